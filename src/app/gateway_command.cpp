@@ -1,0 +1,182 @@
+#include "app/gateway_command.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "core/config.h"
+#include "core/ids.h"
+#include "core/log.h"
+#include "core/paths.h"
+#include "core/redact.h"
+#include "gateway/net_server.h"
+#include "store/atomic_file.h"
+#include "store/instance_lock.h"
+
+namespace pincer::app {
+namespace {
+
+using nlohmann::json;
+
+int fail(int code, const std::string& message) {
+  std::cerr << "pincer: " << message << "\n";
+  return code;
+}
+
+bool is_loopback_host(const std::string& host) {
+  return host == "127.0.0.1" || host == "::1" || host == "localhost" || host.rfind("127.", 0) == 0;
+}
+
+/// First run: no pincer.json and no token from flags/env. Writes a config with a fresh random
+/// token so that the gateway is never started without auth by accident.
+Result<std::string> create_first_config(const std::filesystem::path& path) {
+  const std::string token = ids::random_token(32);
+  const std::string text =
+      "// Pincer configuration (JSON5). Reference: docs/configuration.md\n"
+      "{\n"
+      "  gateway: {\n"
+      "    port: 18789,\n"
+      "    bind: \"loopback\",  // loopback | lan | custom\n"
+      "    auth: {\n"
+      "      mode: \"token\",\n"
+      "      // Clients send this in connect.params.auth.token. Keep it secret.\n"
+      "      token: \"" + token + "\",\n"
+      "    },\n"
+      "  },\n"
+      "}\n";
+  if (auto st = store::write_file_atomic(path, text, 0600); !st) return st.error();
+  return token;
+}
+
+}  // namespace
+
+int run_gateway(const GatewayRunFlags& flags) {
+  const auto env = config::process_env();
+  const auto state = paths::state_dir(env);
+  const auto config_path = paths::config_file(state);
+
+  std::optional<std::string> env_token = env("PINCER_GATEWAY_TOKEN");
+  std::optional<std::string> env_password = env("PINCER_GATEWAY_PASSWORD");
+  std::error_code ec;
+  if (!std::filesystem::exists(config_path, ec) && !flags.token && !env_token && !flags.password && !env_password &&
+      flags.auth.value_or("token") == "token") {
+    auto created = create_first_config(config_path);
+    if (!created) return fail(1, created.error().message);
+    std::cout << "pincer: created " << config_path.string() << " with a new gateway token (gateway.auth.token)\n";
+  }
+
+  auto loaded = config::load(config_path, env);
+  if (!loaded) return fail(2, loaded.error().message);
+  const json& cfg = loaded->effective;
+  const json& gw = cfg["gateway"];
+
+  gateway::GatewaySettings s;
+  s.state_dir = state;
+  s.config_path = config_path;
+  s.config = cfg;
+  s.config_hash = loaded->hash;
+  s.config_exists = loaded->exists;
+
+  // Port: flag > env > config.
+  s.port = gw.value("port", 18789);
+  if (auto p = env("PINCER_GATEWAY_PORT"); p && !p->empty()) {
+    try {
+      s.port = std::stoi(*p);
+    } catch (...) {
+      return fail(2, "PINCER_GATEWAY_PORT: expected a port number, got \"" + *p + "\"");
+    }
+  }
+  if (flags.port) s.port = *flags.port;
+  if (s.port < 0 || s.port > 65535) return fail(2, "--port: expected 0..65535, got " + std::to_string(s.port));
+
+  // Bind: loopback → 127.0.0.1, lan → 0.0.0.0, custom → gateway.customBindHost / --host.
+  std::string bind = flags.host ? "custom" : flags.bind.value_or(gw.value("bind", "loopback"));
+  if (bind == "loopback") s.bind_host = "127.0.0.1";
+  else if (bind == "lan") s.bind_host = "0.0.0.0";
+  else if (bind == "custom") {
+    s.bind_host = flags.host.value_or(gw.value("customBindHost", ""));
+    if (s.bind_host.empty()) return fail(2, "gateway.bind is \"custom\" but gateway.customBindHost is not set (or pass --host)");
+  } else {
+    return fail(2, "--bind: expected one of loopback|lan|custom, got \"" + bind + "\"");
+  }
+
+  // Auth: mode and secrets (flag > env > config).
+  const json& auth = gw["auth"];
+  s.auth.mode = flags.auth.value_or(auth.value("mode", "token"));
+  if (s.auth.mode != "none" && s.auth.mode != "token" && s.auth.mode != "password" && s.auth.mode != "trusted-proxy") {
+    return fail(2, "--auth: expected one of none|token|password|trusted-proxy, got \"" + s.auth.mode + "\"");
+  }
+  s.auth.token = flags.token.value_or(env_token.value_or(auth.value("token", "")));
+  s.auth.password = flags.password.value_or(env_password.value_or(auth.value("password", "")));
+  if (auth.contains("trustedProxy")) {
+    const json& tp = auth["trustedProxy"];
+    s.auth.trusted_user_header = tp.value("userHeader", "");
+    std::transform(s.auth.trusted_user_header.begin(), s.auth.trusted_user_header.end(),
+                   s.auth.trusted_user_header.begin(), [](unsigned char c) { return std::tolower(c); });
+    s.auth.trusted_required_headers = tp.value("requiredHeaders", std::vector<std::string>{});
+    for (auto& h : s.auth.trusted_required_headers) {
+      std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
+    }
+    s.auth.trusted_allow_users = tp.value("allowUsers", std::vector<std::string>{});
+  }
+  s.auth.trusted_proxies = gw.value("trustedProxies", std::vector<std::string>{});
+  if (gw.contains("controlUi")) s.auth.allowed_origins = gw["controlUi"].value("allowedOrigins", std::vector<std::string>{});
+  const json& rl = auth["rateLimit"];
+  s.auth_rate_limit = {rl.value("maxAttempts", 10), rl.value("windowMs", int64_t{60000}),
+                       rl.value("lockoutMs", int64_t{300000}), rl.value("exemptLoopback", true)};
+
+  // AU-1: never expose an unauthenticated gateway beyond loopback.
+  const std::string where = s.bind_host + ":" + std::to_string(s.port);
+  const bool has_secret = (s.auth.mode == "token" && !s.auth.token.empty()) ||
+                          (s.auth.mode == "password" && !s.auth.password.empty()) || s.auth.mode == "trusted-proxy";
+  if (!is_loopback_host(s.bind_host) && !has_secret) {
+    return fail(1, "refusing to bind gateway to " + where +
+                       " without auth: set gateway.auth.mode to token or password with its secret, or bind loopback");
+  }
+  if (s.auth.mode == "token" && s.auth.token.empty()) {
+    return fail(2, "gateway.auth.mode is \"token\" but no token is set: set gateway.auth.token in " +
+                       config_path.string() + " or PINCER_GATEWAY_TOKEN, or pass --token");
+  }
+  if (s.auth.mode == "password" && s.auth.password.empty()) {
+    return fail(2, "gateway.auth.mode is \"password\" but no password is set: set gateway.auth.password or "
+                   "PINCER_GATEWAY_PASSWORD, or pass --password");
+  }
+  if (s.auth.mode == "trusted-proxy" && (s.auth.trusted_proxies.empty() || s.auth.trusted_user_header.empty())) {
+    return fail(2, "gateway.auth.mode is \"trusted-proxy\" but gateway.trustedProxies or "
+                   "gateway.auth.trustedProxy.userHeader is not set");
+  }
+  redact::add_secret(s.auth.token);
+  redact::add_secret(s.auth.password);
+
+  // GW-1: one gateway per state dir.
+  auto lock = store::InstanceLock::acquire(paths::gateway_lock_file(state));
+  if (!lock) return fail(1, lock.error().message);
+
+  const json& logging = cfg["logging"];
+  const std::string log_file = logging.value("file", "");
+  s.log_file = log_file.empty() ? paths::gateway_log_file(state) : std::filesystem::path(log_file);
+  std::filesystem::create_directories(s.log_file.parent_path(), ec);
+  if (auto st = log::init({logging.value("level", "info"), s.log_file, logging.value("consoleStyle", "pretty"), true});
+      !st) {
+    return fail(1, st.error().message);
+  }
+
+  gateway::Gateway gateway(s, SystemClock::instance());
+  gateway::ServerOptions options;
+  options.host = s.bind_host;
+  options.port = s.port;
+  options.on_listening = [&](int port) {
+    const std::string host = s.bind_host.find(':') != std::string::npos ? "[" + s.bind_host + "]" : s.bind_host;
+    std::printf("pincer gateway listening on ws://%s:%d (auth: %s, state: %s)\n", host.c_str(), port,
+                s.auth.mode.c_str(), state.c_str());
+    std::fflush(stdout);
+    spdlog::info("gateway {} listening on {}:{} (auth {})", s.version, s.bind_host, port, s.auth.mode);
+  };
+  if (auto st = gateway::run_server(gateway, options); !st) return fail(1, st.error().message);
+  spdlog::info("gateway stopped");
+  log::flush();
+  return 0;
+}
+
+}  // namespace pincer::app

@@ -1,0 +1,97 @@
+// Configuration: $PINCER_HOME/pincer.json (JSON5), loaded, resolved and validated strictly against
+// one declarative schema (core/config_schema.h), which is also the source of defaults, of the
+// `config.schema` gateway method and of docs/configuration.md (issue #2 "Core").
+//
+// Load pipeline (the order matters, as in OpenClaw's loader):
+//   read file (≤ 2 MiB) → JSON5 parse → resolve "$include" (objects deep-merge, arrays concatenate,
+//   depth ≤ 10, cycles detected, paths relative to the including file and confined to the
+//   top-level config directory) → "${UPPER_CASE}" env substitution in strings ("$${X}" → literal
+//   "${X}", a missing/empty var is an error naming it and the config path) → strict validation
+//   (unknown keys and wrong types are errors naming the JSON path and the expectation, e.g.
+//   `gateway.auth.mode: expected one of none|token|password|trusted-proxy, got "tokn"`) → defaults.
+//
+// Pure functions of their inputs (the environment is passed in); safe on any thread.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace pincer::config {
+
+/// Largest config file (top-level or included) accepted, in bytes (2 MiB, as OpenClaw).
+inline constexpr std::uintmax_t kMaxFileBytes = 2 * 1024 * 1024;
+
+/// Deepest chain of nested "$include"s accepted: the top-level file may include a file that
+/// includes … up to this many levels; one more is an error (as OpenClaw's MAX_INCLUDE_DEPTH).
+inline constexpr int kMaxIncludeDepth = 10;
+
+/// What redact() puts in place of a sensitive value.
+inline constexpr const char* kRedacted = "__PINCER_REDACTED__";
+
+/// Environment lookup; returns nullopt when the variable is unset. Tests pass their own.
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+/// Lookup in the real process environment (getenv).
+EnvLookup process_env();
+
+/// A loaded configuration.
+struct LoadedConfig {
+  std::filesystem::path path;  ///< the top-level file
+  bool exists = false;         ///< false: the file is missing and `effective` holds pure defaults
+  nlohmann::json resolved;     ///< after $include + env substitution, before defaults
+  nlohmann::json effective;    ///< validated, with every schema default filled in
+  std::string hash;            ///< lowercase hex SHA-256 of the top-level file's bytes ("" if missing)
+};
+
+/// Loads and validates `file`. A missing file is not an error (defaults apply).
+/// Errors (code "CONFIG_INVALID"; message names the file, and line:col or the JSON path):
+/// unreadable file, file > 2 MiB, JSON5 syntax, bad/cyclic/too-deep/escaping $include,
+/// missing env var, schema violations (all of them, one per line, in document order).
+/// Message shapes (files are shown as given / as resolved relative to the including file):
+///   "<file>: file not found" | "<file>: not a regular file" | "<file>: file is larger than 2 MiB"
+///   "<file>:<line>:<col>: <what>"                                        (JSON5 syntax; <file> is
+///                                                                         the file holding it)
+///   "<including file>: <json.path>.$include: <what>", e.g.
+///     `… : gateway.$include: "../x.json" is outside the config directory /home/u/.pincer`
+///     `… : $include: circular $include: pincer.json -> a.json -> pincer.json`
+///     `… : $include: "f11.json" exceeds the maximum include depth (10)`
+///     `… : $include: cannot read "x.json" (/home/u/.pincer/x.json): file not found`
+///   "<file>: missing env var "NAME" referenced at config path gateway.auth.token"
+///   "<file>: <json.path>: <violation>"  — one line per schema violation (see validate()).
+/// `env` may be empty (= no variables set).
+Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& env);
+
+/// Validates an already-resolved document against the schema. Error code "CONFIG_INVALID";
+/// message lists every violation, one per line, each "<json.path>: <what was expected>, got <x>":
+///   `gateway.port: expected integer 1..65535, got "abc"`
+///   `gateway.prot: unknown key (expected one of port|bind|...)`
+///   `gateway.trustedProxies[2]: expected string, got 7`
+///   `gateway.auth.trustedProxy.userHeader: missing required key (expected string)`
+/// Objects and arrays are shown as `got object` / `got array`, sensitive values by type only.
+/// The root is named "(root)". "Document order" is nlohmann::json's key order (keys sorted),
+/// depth first; missing required keys follow the keys present in the same object.
+Status validate(const nlohmann::json& doc);
+
+/// Returns `doc` with every default of the schema filled in where the key is absent. An absent
+/// object is created only when something inside it has a default (so optional sections such as
+/// gateway.auth.trustedProxy stay absent). Values of the wrong type are left untouched.
+nlohmann::json with_defaults(const nlohmann::json& doc);
+
+/// The schema as JSON Schema (draft 2020-12) — the payload of the `config.schema` method.
+nlohmann::json json_schema();
+
+/// The schema as a Markdown reference — the content of docs/configuration.md.
+std::string markdown_reference();
+
+/// Copy of `doc` with every value the schema marks sensitive (tokens, passwords, keys) replaced
+/// by "__PINCER_REDACTED__". Used for config.get and logs.
+nlohmann::json redact(const nlohmann::json& doc);
+
+}  // namespace pincer::config

@@ -1,0 +1,124 @@
+// The one declarative schema of pincer.json (issue #2 "Core"). A tree of Nodes built with the small
+// helpers below drives validation, defaults, the JSON Schema export (`config.schema`), the Markdown
+// reference (docs/configuration.md) and redaction — config.cpp walks it; no other list of keys
+// exists anywhere.
+//
+// Example:
+//   object({
+//       field("port", integer().min(1).max(65535).def(18789).doc("TCP port of the gateway.")),
+//       field("token", string().sensitive().doc("Shared secret.")),
+//   })
+//
+// Adding a section: write a `Node foo_section()` in config_schema.cpp and list it in root().
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pincer::config::schema {
+
+enum class Kind {
+  kObject,   ///< fixed, ordered set of named fields; unknown keys are errors
+  kMap,      ///< JSON object with arbitrary string keys, every value matching item()
+  kArray,    ///< JSON array, every element matching item()
+  kString,   ///< optionally with a format (see Node::format)
+  kInteger,  ///< int64 (an integral float such as 5.0 is accepted too); optional min/max
+  kNumber,   ///< any finite number; optional min/max
+  kBoolean,
+  kEnum,     ///< one of a fixed set of strings
+  kAny,      ///< anything, not validated (free-form sections such as `meta`)
+};
+
+struct Field;
+
+/// One node of the schema. Immutable once built; builder methods are for rvalues only, so a
+/// chain like `integer().min(1).def(5)` reads as one declaration.
+class Node {
+ public:
+  // ---- builders -------------------------------------------------------------------------------
+  Node doc(std::string text) &&;            ///< human description (Markdown allowed)
+  Node def(nlohmann::json value) &&;        ///< default filled in by with_defaults()
+  Node default_note(std::string text) &&;   ///< how a default is computed, when not a constant
+  Node min(double value) &&;                ///< inclusive lower bound (integer/number)
+  Node max(double value) &&;                ///< inclusive upper bound (integer/number)
+  Node format(std::string name) &&;         ///< string format; supported: "ipv4"
+  Node sensitive() &&;                      ///< secret: redacted by config::redact(), never echoed
+  Node required() &&;                       ///< must be present whenever its parent object is
+
+  // ---- accessors ------------------------------------------------------------------------------
+  Kind kind() const { return kind_; }
+  const std::string& description() const { return description_; }
+  const std::optional<nlohmann::json>& default_value() const { return default_; }
+  const std::string& default_note() const { return default_note_; }
+  const std::optional<double>& minimum() const { return min_; }
+  const std::optional<double>& maximum() const { return max_; }
+  const std::string& string_format() const { return format_; }
+  const std::vector<std::string>& enum_values() const { return enum_values_; }
+  bool is_sensitive() const { return sensitive_; }
+  bool is_required() const { return required_; }
+  /// Fields of an object node, in declaration order (empty for other kinds).
+  const std::vector<Field>& fields() const { return *fields_; }
+  /// The field named `name` of an object node, or nullptr.
+  const Field* find(std::string_view name) const;
+  /// Element node of an array, value node of a map. Only valid for those kinds.
+  const Node& item() const;
+
+  /// Short human text of what the node accepts, used in error messages and docs:
+  /// "integer 1..65535", "integer >= 0", "one of loopback|lan|custom", "IPv4 address",
+  /// "array of string", "object", "map of string to integer", "any value".
+  std::string expectation() const;
+
+ private:
+  friend Node object(std::vector<Field> fields);
+  friend Node map_of(Node value);
+  friend Node array_of(Node item);
+  friend Node string();
+  friend Node integer();
+  friend Node number();
+  friend Node boolean();
+  friend Node one_of(std::vector<std::string> values);
+  friend Node any();
+
+  explicit Node(Kind kind);
+
+  Kind kind_;
+  std::string description_;
+  std::optional<nlohmann::json> default_;
+  std::string default_note_;
+  std::optional<double> min_;
+  std::optional<double> max_;
+  std::string format_;
+  std::vector<std::string> enum_values_;
+  bool sensitive_ = false;
+  bool required_ = false;
+  std::shared_ptr<const std::vector<Field>> fields_;  // never null
+  std::shared_ptr<const Node> item_;                  // arrays and maps only
+};
+
+/// A named member of an object node.
+struct Field {
+  std::string name;
+  Node node;
+};
+
+// ---- node constructors ------------------------------------------------------------------------
+Field field(std::string name, Node node);
+Node object(std::vector<Field> fields);
+Node map_of(Node value);
+Node array_of(Node item);
+Node string();
+Node integer();
+Node number();
+Node boolean();
+Node one_of(std::vector<std::string> values);
+Node any();
+
+/// The schema of the whole pincer.json document (an object node). Built once, thread-safe.
+const Node& root();
+
+}  // namespace pincer::config::schema

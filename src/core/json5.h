@@ -1,0 +1,32 @@
+// JSON5 parser (https://spec.json5.org/) producing nlohmann::json. Used for pincer.json and any
+// user-edited config (SPEC "Config"; issue #2 "Core"). Hand-written because no maintained C++ JSON5
+// library is packaged for Debian; fuzzed by fuzz/json5_fuzz.cpp.
+//
+// Accepts everything JSON5 allows: // and /* */ comments, trailing commas, unquoted (ECMAScript
+// identifier) and single-quoted keys, single-quoted strings, line continuations in strings
+// (backslash + newline), all JSON5 escapes (\x, \u incl. surrogate pairs, \0, \v ...), hex integers
+// (0x...), leading/trailing decimal points, explicit '+', Infinity/-Infinity/NaN.
+//
+// Numbers: integers that fit become int64 (or uint64 when > INT64_MAX), others double. Duplicate
+// keys: the last one wins (as in JSON.parse). Nesting deeper than kMaxDepth is an error (no stack
+// overflow on hostile input).
+#pragma once
+
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace pincer::json5 {
+
+/// Maximum nesting of arrays/objects accepted.
+inline constexpr int kMaxDepth = 512;
+
+/// Parses one JSON5 value (surrounded by optional whitespace/comments) from `text` (UTF-8).
+/// On failure returns Error{code:"JSON5_PARSE", message:"<source>:<line>:<col>: <what>"} where
+/// line and col are 1-based (col counts Unicode code points) and `source` is omitted (with its
+/// colon) when empty. Never throws.
+Result<nlohmann::json> parse(std::string_view text, std::string_view source = {});
+
+}  // namespace pincer::json5

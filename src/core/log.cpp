@@ -1,0 +1,74 @@
+#include "core/log.h"
+
+#include <mutex>
+#include <vector>
+
+#include <spdlog/sinks/ansicolor_sink.h>
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/sinks/basic_file_sink.h>
+
+#include "core/redact.h"
+
+namespace pincer::log {
+namespace {
+
+/// Forwards each message, with secrets redacted, to the wrapped sinks.
+class RedactingSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit RedactingSink(std::vector<spdlog::sink_ptr> sinks) : sinks_(std::move(sinks)) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    std::string clean = redact::apply(std::string_view(msg.payload.data(), msg.payload.size()));
+    spdlog::details::log_msg copy = msg;
+    copy.payload = spdlog::string_view_t(clean.data(), clean.size());
+    for (auto& sink : sinks_) {
+      if (sink->should_log(copy.level)) sink->log(copy);
+    }
+  }
+  void flush_() override {
+    for (auto& sink : sinks_) sink->flush();
+  }
+
+ private:
+  std::vector<spdlog::sink_ptr> sinks_;
+};
+
+}  // namespace
+
+Status init(const Options& options) {
+  std::vector<spdlog::sink_ptr> sinks;
+  if (options.console) {
+    auto console = std::make_shared<spdlog::sinks::ansicolor_stderr_sink_mt>();
+    if (options.console_style == "json") {
+      console->set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","msg":"%v"})");
+    } else if (options.console_style == "plain") {
+      console->set_color_mode(spdlog::color_mode::never);
+      console->set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
+    } else {
+      console->set_pattern("%H:%M:%S.%e %^%l%$ %v");
+    }
+    sinks.push_back(std::move(console));
+  }
+  if (!options.file.empty()) {
+    try {
+      auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.file.string());
+      file->set_pattern("%Y-%m-%dT%H:%M:%S.%e%z %l %v");
+      sinks.push_back(std::move(file));
+    } catch (const spdlog::spdlog_ex& e) {
+      return Error{"IO_ERROR", "cannot open log file " + options.file.string() + ": " + e.what()};
+    }
+  }
+  auto logger = std::make_shared<spdlog::logger>("pincer", std::make_shared<RedactingSink>(std::move(sinks)));
+  logger->set_level(spdlog::level::from_str(options.level));
+  // Flush every line: logs are low-volume and `logs.tail` must see them at once.
+  logger->flush_on(spdlog::level::trace);
+  spdlog::set_default_logger(std::move(logger));
+  return Ok{};
+}
+
+void flush() {
+  if (auto logger = spdlog::default_logger()) logger->flush();
+}
+
+}  // namespace pincer::log

@@ -1,0 +1,28 @@
+// Logging via spdlog, with every line passed through redact::apply() before it reaches a sink
+// (AU-5). One process-wide logger: console (stderr) plus an optional file.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+#include "core/result.h"
+
+namespace pincer::log {
+
+struct Options {
+  std::string level = "info";          ///< trace|debug|info|warn|error|off (config `logging.level`)
+  std::filesystem::path file;          ///< empty: no file sink
+  std::string console_style = "pretty";  ///< pretty|plain|json (config `logging.consoleStyle`)
+  bool console = true;                 ///< write to stderr
+};
+
+/// (Re)configures the default spdlog logger. Errors when the log file cannot be opened
+/// (code "IO_ERROR"). Call from the main thread before starting the event loop.
+Status init(const Options& options);
+
+/// Flushes all sinks (on shutdown).
+void flush();
+
+}  // namespace pincer::log

@@ -1,0 +1,151 @@
+// The gateway's protocol core (GW-1..6, GW-10, AU-1, AU-2): per-connection state, the connect
+// handshake, request dispatch and the event hub. It knows nothing about sockets — the transport
+// (net_server.cpp) implements ClientLink and feeds it text frames and timer ticks — so that it is
+// testable and fuzzable without a network.
+//
+// Thread affinity: everything here runs on the gateway's single event-loop thread; no locks.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/clock.h"
+#include "gateway/methods/registry.h"
+#include "gateway/protocol/auth_rate_limit.h"
+#include "gateway/protocol/connect.h"
+#include "gateway/protocol/idempotency.h"
+#include "gateway/protocol/write_budget.h"
+
+namespace pincer::gateway {
+
+using ConnId = uint64_t;
+
+/// The transport's side of one WebSocket connection.
+class ClientLink {
+ public:
+  virtual ~ClientLink() = default;
+  /// Queues one text message for sending, in order.
+  virtual void send(std::string text) = 0;
+  /// Bytes queued but not yet written to the socket.
+  virtual std::size_t buffered_bytes() const = 0;
+  /// Sends what is queued, then a close frame, then ends the connection. Idempotent.
+  virtual void close(uint16_t code, std::string reason) = 0;
+  /// Sets the largest inbound message accepted (bytes).
+  virtual void set_max_message_bytes(std::size_t bytes) = 0;
+};
+
+/// One connected (or connecting) client.
+struct Client {
+  ConnId id = 0;
+  ClientLink* link = nullptr;
+  PeerInfo peer;
+  std::string conn_uuid;   ///< server.connId in hello-ok
+  std::string nonce;       ///< connect.challenge nonce
+  bool connected = false;  ///< hello-ok sent
+  bool closing = false;
+  int protocol = 0;
+  std::string role;
+  std::vector<std::string> scopes;
+  std::vector<std::string> caps;
+  ConnectRequest::Client info;
+  int64_t connected_at_ms = 0;
+  int64_t next_seq = 1;    ///< per-connection event sequence
+  int role_denials = 0;    ///< consecutive "unauthorized role" answers
+};
+
+/// Everything the gateway needs to know at start-up.
+struct GatewaySettings {
+  std::string version = PINCER_VERSION;
+  std::filesystem::path state_dir;
+  std::filesystem::path config_path;
+  std::filesystem::path log_file;
+  nlohmann::json config;      ///< effective config (defaults applied)
+  std::string config_hash;
+  bool config_exists = false;
+  std::string bind_host = "127.0.0.1";
+  int port = 18789;
+  AuthSettings auth;
+  AuthRateLimitOptions auth_rate_limit;
+};
+
+class Gateway {
+ public:
+  Gateway(GatewaySettings settings, Clock& clock);
+
+  /// A socket completed the WebSocket upgrade: registers it and sends `connect.challenge`.
+  ConnId open(ClientLink& link, PeerInfo peer);
+  /// One inbound text message.
+  void on_message(ConnId id, std::string_view text);
+  /// The socket is gone (after close or error); the link must not be used again.
+  void on_closed(ConnId id);
+  /// The handshake timer fired: closes the client (1008 "handshake timeout") unless connected.
+  void on_handshake_timeout(ConnId id);
+
+  /// Periodic duties, called by the transport's timers.
+  void tick();             ///< every kTickIntervalMs: `tick` event
+  void refresh_health();   ///< every kHealthRefreshMs: rebuild the health snapshot, `health` event
+
+  /// SIGTERM (GW-10): `shutdown` event to every connected client, then close 1012 to all.
+  void shutdown(const std::string& reason);
+  bool shutting_down() const { return shutting_down_; }
+
+  // ---- for method handlers ----
+  const GatewaySettings& settings() const { return settings_; }
+  Clock& clock() { return clock_; }
+  int64_t uptime_ms() const { return clock_.steady_ms() - started_steady_ms_; }
+  const std::string& health_json() const { return health_json_; }
+  nlohmann::json presence() const;
+  std::size_t connected_count() const;
+  /// All sockets the gateway knows, connected or still in the handshake.
+  std::size_t client_count() const { return clients_.size(); }
+  const MethodRegistry& methods() const { return methods_; }
+  /// Sends a response frame to a client if it is still connected (for late/async answers).
+  void send_to(ConnId id, std::string frame, bool drop_if_slow = false);
+  /// Sends an event to every connected client, each with its own `seq`.
+  void broadcast(std::string_view event, const std::string& payload_json, bool drop_if_slow = false,
+                 const nlohmann::json& state_version = nullptr);
+
+  /// Registry access for tests that add methods.
+  MethodRegistry& mutable_methods() { return methods_; }
+
+ private:
+  void handle_connect(Client& client, const RequestFrame& request);
+  void dispatch(Client& client, const RequestFrame& request);
+  void fail_handshake(Client& client, const std::string& request_id, const RpcError& error, uint16_t close_code);
+  void close_client(Client& client, uint16_t code, const std::string& reason);
+  void send_frame(Client& client, std::string frame, bool drop_if_slow = false);
+  void send_event(Client& client, std::string_view event, const std::string& payload_json, bool drop_if_slow = false,
+                  const nlohmann::json& state_version = nullptr);
+  nlohmann::json hello_payload(const Client& client) const;
+  nlohmann::json state_version() const;
+  void presence_changed();
+  std::string write_budget_key(const Client& client) const;
+
+  GatewaySettings settings_;
+  Clock& clock_;
+  int64_t started_steady_ms_;
+  std::string instance_id_;
+  MethodRegistry methods_;
+  std::unordered_map<ConnId, std::unique_ptr<Client>> clients_;
+  ConnId next_id_ = 1;
+  AuthRateLimiter auth_limiter_;
+  IdempotencyCache idempotency_;
+  WriteBudget write_budget_;
+  nlohmann::json health_;
+  std::string health_json_;
+  int64_t presence_version_ = 1;
+  int64_t health_version_ = 1;
+  bool shutting_down_ = false;
+};
+
+/// The events this gateway emits (hello-ok features.events).
+const std::vector<std::string>& gateway_events();
+
+}  // namespace pincer::gateway

@@ -1,0 +1,36 @@
+// Config methods: config.get, config.schema (GW-7 "config"). Secrets never leave the gateway:
+// config.get answers the effective config with sensitive values redacted.
+#include "core/config.h"
+#include "gateway/gateway.h"
+#include "gateway/methods/registry.h"
+
+namespace pincer::gateway {
+namespace {
+
+using nlohmann::json;
+
+/// `config.get` → `{path, exists, valid, hash, config, issues}` (config = effective, redacted).
+MethodResult config_get(MethodContext& ctx) {
+  const auto& s = ctx.gateway.settings();
+  return json{{"path", s.config_path.string()},
+              {"exists", s.config_exists},
+              {"valid", true},
+              {"hash", s.config_hash},
+              {"config", config::redact(s.config)},
+              {"issues", json::array()}};
+}
+
+/// `config.schema` → `{schema, version}`: the JSON Schema generated from the one declarative schema.
+MethodResult config_schema(MethodContext& ctx) {
+  static const std::string payload = json{{"schema", config::json_schema()}, {"version", PINCER_VERSION}}.dump();
+  return RawJson{payload};
+}
+
+}  // namespace
+
+void register_config_methods(MethodRegistry& registry) {
+  registry.add({"config.get", config_get});
+  registry.add({"config.schema", config_schema});
+}
+
+}  // namespace pincer::gateway

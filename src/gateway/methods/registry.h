@@ -1,0 +1,72 @@
+// The table of gateway RPC methods (GW-7). Each method group registers its handlers from its own
+// file (methods/system.cpp, methods/config.cpp, …); the Gateway dispatches through this table after
+// authorization (protocol/scopes.h), idempotency and write-budget checks.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gateway/protocol/frames.h"
+
+namespace pincer::gateway {
+
+class Gateway;
+struct Client;
+
+/// What a handler sees: the gateway (loop-affine state), the calling client and its request.
+struct MethodContext {
+  Gateway& gateway;
+  const Client& client;
+  const RequestFrame& request;
+};
+
+/// Serialised JSON, for handlers that answer from a cache without re-encoding.
+struct RawJson {
+  std::string text;
+};
+
+/// A handler's answer: a payload (json or pre-serialised) or an error.
+using MethodResult = std::variant<nlohmann::json, RawJson, RpcError>;
+
+struct MethodSpec {
+  std::string name;
+  std::function<MethodResult(MethodContext&)> handler;
+  /// Side-effecting: params.idempotencyKey is required and a repeat gets the cached answer (GW-6).
+  bool requires_idempotency_key = false;
+  /// Counts against the control-plane write budget (GW-8).
+  bool control_plane_write = false;
+};
+
+class MethodRegistry {
+ public:
+  void add(MethodSpec spec) { methods_[spec.name] = std::move(spec); }
+  const MethodSpec* find(const std::string& name) const {
+    auto it = methods_.find(name);
+    return it == methods_.end() ? nullptr : &it->second;
+  }
+  /// Sorted method names (hello-ok features.methods).
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, spec] : methods_) out.push_back(name);
+    return out;
+  }
+
+ private:
+  std::map<std::string, MethodSpec> methods_;
+};
+
+/// Registrations, one per method group.
+void register_system_methods(MethodRegistry& registry);  // health, status, logs.tail
+void register_config_methods(MethodRegistry& registry);  // config.get, config.schema
+
+/// Params validation helper: INVALID_REQUEST "invalid <method> params: <what>".
+inline RpcError invalid_params(const std::string& method, const std::string& what) {
+  return RpcError::invalid("invalid " + method + " params: " + what);
+}
+
+}  // namespace pincer::gateway

@@ -1,0 +1,124 @@
+// System methods: health, status, logs.tail (GW-7 "health/status"; openclaw-protocol.md §2.1).
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "gateway/gateway.h"
+#include "gateway/methods/registry.h"
+
+namespace pincer::gateway {
+namespace {
+
+using nlohmann::json;
+
+/// `health {probe?}`: the cached snapshot (refreshed every 60 s), or a fresh one with probe:true.
+MethodResult health(MethodContext& ctx) {
+  const json& p = ctx.request.params;
+  if (p.is_object() && p.value("probe", false)) ctx.gateway.refresh_health();
+  return RawJson{ctx.gateway.health_json()};
+}
+
+/// `status`: a summary of the running gateway for `pincer status` and dashboards.
+MethodResult status(MethodContext& ctx) {
+  const auto& s = ctx.gateway.settings();
+  return json{
+      {"ok", true},
+      {"version", s.version},
+      {"pid", static_cast<int64_t>(::getpid())},
+      {"uptimeMs", ctx.gateway.uptime_ms()},
+      {"ts", ctx.gateway.clock().wall_ms()},
+      {"gateway", {{"bind", s.bind_host}, {"port", s.port}, {"authMode", s.auth.mode}}},
+      {"connections", {{"clients", ctx.gateway.connected_count()}}},
+      {"stateDir", s.state_dir.string()},
+      {"configPath", s.config_path.string()},
+      {"logFile", s.log_file.string()},
+      {"sessions", {{"count", 0}}},
+      {"agents", {{"defaultAgentId", "main"}}},
+  };
+}
+
+/// Reads an integer param within [lo, hi] with a default; nullopt + error text when invalid.
+std::optional<int64_t> int_param(const json& p, const char* key, int64_t lo, int64_t hi, int64_t def, std::string& error) {
+  if (!p.is_object() || !p.contains(key)) return def;
+  const json& v = p[key];
+  if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi) {
+    error = "/" + std::string(key) + " must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
+    return std::nullopt;
+  }
+  return v.get<int64_t>();
+}
+
+/// `logs.tail {cursor?, limit? 1..5000 (500), maxBytes? 1..1e6 (250000)}` →
+/// `{file, cursor, size, lines[], truncated?, reset?}`. Without a cursor: the last `limit` lines.
+/// With one: complete lines written since that byte offset; a cursor past the end (the file was
+/// rotated or truncated) sets reset:true and reads from the last maxBytes.
+MethodResult logs_tail(MethodContext& ctx) {
+  const json& p = ctx.request.params;
+  if (!p.is_null() && !p.is_object()) return invalid_params("logs.tail", "must be object");
+  if (p.is_object()) {
+    for (const auto& [key, value] : p.items()) {
+      if (key != "cursor" && key != "limit" && key != "maxBytes") {
+        return invalid_params("logs.tail", "must NOT have additional properties (\"" + key + "\")");
+      }
+    }
+  }
+  std::string error;
+  auto cursor = int_param(p, "cursor", 0, INT64_MAX, -1, error);
+  auto limit = cursor ? int_param(p, "limit", 1, 5000, 500, error) : std::nullopt;
+  auto max_bytes = limit ? int_param(p, "maxBytes", 1, 1'000'000, 250'000, error) : std::nullopt;
+  if (!max_bytes) return invalid_params("logs.tail", error);
+
+  const auto& file = ctx.gateway.settings().log_file;
+  json out = {{"file", file.string()}, {"lines", json::array()}};
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  const int64_t size = in ? static_cast<int64_t>(in.tellg()) : 0;
+  out["size"] = size;
+  bool reset = false;
+  int64_t start;
+  if (*cursor < 0) {
+    start = std::max<int64_t>(0, size - *max_bytes);
+  } else if (*cursor > size) {
+    reset = true;
+    start = std::max<int64_t>(0, size - *max_bytes);
+  } else {
+    start = *cursor;
+  }
+  const int64_t len = std::min<int64_t>(size - start, *max_bytes);
+  std::string buf(static_cast<size_t>(std::max<int64_t>(len, 0)), '\0');
+  if (in && len > 0) {
+    in.seekg(start);
+    in.read(buf.data(), len);
+  }
+  // Whole lines only; a window that starts mid-line drops its first partial line.
+  size_t begin = 0;
+  if (start > 0 && *cursor < 0) {
+    auto nl = buf.find('\n');
+    begin = nl == std::string::npos ? buf.size() : nl + 1;
+  }
+  size_t end = buf.rfind('\n');
+  end = end == std::string::npos || end < begin ? begin : end + 1;
+  std::vector<std::string> lines;
+  for (size_t pos = begin; pos < end;) {
+    size_t nl = buf.find('\n', pos);
+    lines.emplace_back(buf, pos, nl - pos);
+    pos = nl + 1;
+  }
+  const bool dropped = lines.size() > static_cast<size_t>(*limit);
+  if (dropped) lines.erase(lines.begin(), lines.end() - *limit);
+  for (auto& l : lines) out["lines"].push_back(std::move(l));
+  out["cursor"] = start + static_cast<int64_t>(end);
+  if (dropped || start + len < size) out["truncated"] = true;
+  if (reset) out["reset"] = true;
+  return out;
+}
+
+}  // namespace
+
+void register_system_methods(MethodRegistry& registry) {
+  registry.add({"health", health});
+  registry.add({"status", status});
+  registry.add({"logs.tail", logs_tail});
+}
+
+}  // namespace pincer::gateway

@@ -1,0 +1,28 @@
+// The gateway's network transport (GW-2, GW-9, GW-10): one TCP port serving HTTP probes and the
+// WebSocket protocol, on a single Boost.Asio event loop. This header is Asio-free; the only Asio/
+// Beast translation unit is net_server.cpp (they are slow to compile).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/result.h"
+#include "gateway/gateway.h"
+
+namespace pincer::gateway {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";  ///< address to bind (IPv4 or IPv6 literal)
+  int port = 18789;                ///< 0 picks a free port
+  /// Called once the socket listens, with the actual port (e.g. to print the URL).
+  std::function<void(int port)> on_listening;
+};
+
+/// Runs `gateway` on the calling thread until SIGTERM or SIGINT, then shuts down gracefully:
+/// `shutdown` event, close 1012 to every client, exit within ~1 s when idle (GW-10).
+/// HTTP routes: GET|HEAD /health, /healthz → {"ok":true,"status":"live"}; /ready, /readyz →
+/// {"ok":true,"status":"ready"}; other paths 404, other methods on probes 405.
+/// Errors: "LISTEN_FAILED" naming host:port and the reason (e.g. address already in use).
+Status run_server(Gateway& gateway, const ServerOptions& options);
+
+}  // namespace pincer::gateway

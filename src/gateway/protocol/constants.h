@@ -1,0 +1,48 @@
+// Protocol constants of the OpenClaw gateway wire protocol that Pincer speaks
+// (../shared/research/openclaw-protocol.md §1.1, §1.8; GW-2, GW-3).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pincer::gateway {
+
+/// Protocol versions we negotiate (OpenClaw baseline v3, current upstream v4).
+inline constexpr int kMinProtocol = 3;
+inline constexpr int kMaxProtocol = 4;
+
+/// Largest accepted WebSocket message after the handshake (MAX_PAYLOAD_BYTES, 25 MiB).
+inline constexpr std::size_t kMaxPayloadBytes = 25u * 1024 * 1024;
+/// Largest message accepted before `hello-ok` (upstream pre-connect cap, 64 KiB).
+inline constexpr std::size_t kMaxPreConnectBytes = 64u * 1024;
+/// Per-connection send-buffer limit (MAX_BUFFERED_BYTES, 50 MiB): beyond it, droppable events are
+/// skipped and anything else closes the socket with 1008 "slow consumer".
+inline constexpr std::size_t kMaxBufferedBytes = 50u * 1024 * 1024;
+/// `tick` event period (TICK_INTERVAL_MS) in ms.
+inline constexpr int64_t kTickIntervalMs = 30'000;
+/// Time a client has to complete `connect` after the socket opens (DEFAULT_HANDSHAKE_TIMEOUT_MS).
+inline constexpr int64_t kHandshakeTimeoutMs = 10'000;
+/// WebSocket ping period in ms (observed on the wire: 25 s).
+inline constexpr int64_t kPingIntervalMs = 25'000;
+/// Health snapshot refresh period (HEALTH_REFRESH_INTERVAL_MS).
+inline constexpr int64_t kHealthRefreshMs = 60'000;
+/// Idempotency cache: entry lifetime and capacity (DEDUPE_TTL_MS, DEDUPE_MAX).
+inline constexpr int64_t kIdempotencyTtlMs = 300'000;
+inline constexpr std::size_t kIdempotencyMaxEntries = 1000;
+/// Control-plane write budget: calls per window per client (control-plane-rate-limit, GW-8).
+inline constexpr int kWriteBudgetCalls = 3;
+inline constexpr int64_t kWriteBudgetWindowMs = 60'000;
+/// Close reasons are cut to this many bytes (close-reason.ts).
+inline constexpr std::size_t kMaxCloseReasonBytes = 120;
+/// Consecutive role-denied calls after which a socket is closed (unauthorized-flood-guard).
+inline constexpr int kUnauthorizedFloodLimit = 10;
+
+/// WebSocket close codes used by the gateway (§1.10).
+enum CloseCode : uint16_t {
+  kCloseNormal = 1000,
+  kCloseProtocolError = 1002,  ///< protocol version mismatch
+  kClosePolicy = 1008,         ///< auth, invalid handshake, slow consumer, flood
+  kCloseServiceRestart = 1012, ///< gateway shutting down
+};
+
+}  // namespace pincer::gateway

@@ -1,0 +1,119 @@
+// Start-up rules and shutdown of the real binary (GW-1, GW-10, AU-1; issue #2 §3-4).
+#include <signal.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "gateway_process.h"
+#include "ws_client.h"
+
+namespace pincer::test {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kToken = "lifecycle-token-0123456789";
+
+std::map<std::string, std::string> home_env(const TempDir& home) {
+  return {{"PINCER_HOME", home.path().string()}, {"PINCER_GATEWAY_TOKEN", "\x01"}};
+}
+
+TEST(GatewayLifecycle, SigtermSendsShutdownClosesWith1012AndExitsCleanly) {
+  TempDir home;
+  home.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } } }");
+  Gateway gw(home.path());
+  WsClient c(gw.port());
+  ASSERT_TRUE(c.recv());
+  c.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
+  ASSERT_EQ(c.recv_response("c1").value()["ok"], true);
+
+  gw.process().signal(SIGTERM);
+  auto closed = c.wait_closed(5s);
+  ASSERT_TRUE(closed);
+  EXPECT_EQ(closed->code, 1012);
+  bool saw_shutdown = false;
+  for (const auto& e : c.events()) saw_shutdown |= e["event"] == "shutdown" && e["payload"].contains("reason");
+  EXPECT_TRUE(saw_shutdown);
+  auto code = gw.process().wait(5s);  // the bench measures the time; tests only require an exit
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, 0);
+}
+
+TEST(GatewayLifecycle, SecondGatewayOnSameStateDirRefusesToStart) {
+  TempDir home;
+  home.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } } }");
+  Gateway first(home.path());
+  auto second = run_pincer({"gateway", "run", "--port", "0"}, home_env(home));
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_NE(second.err.find("already running"), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find(std::to_string(first.process().pid())), std::string::npos) << second.err;
+}
+
+TEST(GatewayLifecycle, NonLoopbackBindWithoutAuthIsRefused) {
+  TempDir home;
+  home.write("pincer.json", "{ gateway: { auth: { mode: 'none' } } }");
+  auto r = run_pincer({"gateway", "run", "--port", "0", "--bind", "lan"}, home_env(home));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("refusing to bind gateway to 0.0.0.0"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one clear line: " << r.err;
+}
+
+TEST(GatewayLifecycle, LoopbackWithAuthNoneServesWithoutToken) {
+  TempDir home;
+  home.write("pincer.json", "{ gateway: { auth: { mode: 'none' } } }");
+  Gateway gw(home.path());
+  WsClient c(gw.port());
+  ASSERT_TRUE(c.recv());
+  c.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params("")}});
+  auto res = c.recv_response("c1");
+  ASSERT_TRUE(res);
+  EXPECT_EQ((*res)["ok"], true) << res->dump();
+}
+
+TEST(GatewayLifecycle, InvalidConfigNamesThePathAndExpectation) {
+  TempDir home;
+  home.write("pincer.json", "{ gateway: { auth: { mode: 'tokn' } } }");
+  auto r = run_pincer({"gateway", "run", "--port", "0"}, home_env(home));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("gateway.auth.mode: expected one of none|token|password|trusted-proxy, got \"tokn\""),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(GatewayLifecycle, Json5SyntaxErrorNamesLineAndColumn) {
+  TempDir home;
+  home.write("pincer.json", "{\n  gateway: {\n    port: 18789,,\n  }\n}\n");
+  auto r = run_pincer({"gateway", "run", "--port", "0"}, home_env(home));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("pincer.json:3:"), std::string::npos) << r.err;
+}
+
+TEST(GatewayLifecycle, FirstRunCreatesAConfigWithAToken) {
+  TempDir home;
+  Gateway gw(home.path(), {}, {{"PINCER_GATEWAY_TOKEN", "\x01"}});
+  std::ifstream in(home.path() / "pincer.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto pos = text.find("token: \"");
+  ASSERT_NE(pos, std::string::npos) << text;
+  std::string token = text.substr(pos + 8, 43);
+  EXPECT_EQ(token.find('"'), std::string::npos);
+
+  WsClient c(gw.port());
+  ASSERT_TRUE(c.recv());
+  c.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(token)}});
+  EXPECT_EQ(c.recv_response("c1").value()["ok"], true);
+}
+
+TEST(GatewayLifecycle, BusyPortIsAClearError) {
+  TempDir a, b;
+  a.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } } }");
+  b.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } } }");
+  Gateway first(a.path());
+  auto r = run_pincer({"gateway", "run", "--port", std::to_string(first.port())}, home_env(b));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot listen on 127.0.0.1:" + std::to_string(first.port())), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pincer::test

@@ -1,0 +1,75 @@
+// A small WebSocket client for integration tests and tools: speaks to a real gateway over a real
+// socket (Boost.Beast). Single-threaded; each call drives its own io_context until done or timeout.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace pincer::test {
+
+using namespace std::chrono_literals;
+
+struct CloseInfo {
+  uint16_t code = 0;  ///< 1006 when the connection dropped without a close frame
+  std::string reason;
+};
+
+class WsClient {
+ public:
+  /// Connects to ws://127.0.0.1:<port>/ with extra upgrade headers (e.g. Origin). Throws
+  /// std::runtime_error when the TCP connect or the upgrade fails.
+  explicit WsClient(int port, const std::map<std::string, std::string>& headers = {},
+                    const std::string& host = "127.0.0.1");
+  ~WsClient();
+  WsClient(const WsClient&) = delete;
+  WsClient& operator=(const WsClient&) = delete;
+
+  void send_text(const std::string& text);
+  void send_json(const nlohmann::json& frame) { send_text(frame.dump()); }
+
+  /// Next text frame parsed as JSON, or nullopt on timeout or when the socket closed
+  /// (then closed() tells how).
+  std::optional<nlohmann::json> recv(std::chrono::milliseconds timeout = 5s);
+  /// Next `res` frame with this id, skipping events (kept in events()); nullopt on timeout/close.
+  std::optional<nlohmann::json> recv_response(const std::string& id, std::chrono::milliseconds timeout = 5s);
+  /// Waits until the server closes the socket; returns how (nullopt on timeout).
+  std::optional<CloseInfo> wait_closed(std::chrono::milliseconds timeout = 5s);
+  const std::optional<CloseInfo>& closed() const { return closed_; }
+  /// Events seen while waiting for responses.
+  std::deque<nlohmann::json>& events() { return events_; }
+
+  /// Sends `req` and returns its response (throws on timeout/close).
+  nlohmann::json request(const std::string& method, const nlohmann::json& params = nlohmann::json::object());
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::optional<CloseInfo> closed_;
+  std::deque<nlohmann::json> events_;
+  int next_id_ = 1;
+};
+
+/// Standard connect params for tests: protocol 3..4, client cli/cli, operator with the given
+/// scopes, and auth.token when non-empty.
+nlohmann::json connect_params(const std::string& token,
+                              const std::vector<std::string>& scopes = {"operator.admin", "operator.read",
+                                                                        "operator.write"});
+
+/// A finished plain HTTP exchange.
+struct HttpResult {
+  int status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  ///< names lower-cased
+};
+
+/// One HTTP/1.1 request to 127.0.0.1:<port>; throws on connection failure.
+HttpResult http_request(int port, const std::string& method, const std::string& target);
+
+}  // namespace pincer::test
