@@ -42,6 +42,7 @@ LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 COMMANDS="$RESULTS/commands.txt"
 : > "$COMMANDS"
 say() { printf '\n== %s\n' "$*"; }
+rel() { printf '%s' "${1#"$ROOT"/}"; }
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 MOCK_PID=""
@@ -65,15 +66,22 @@ fi
 say "build (gateway_bench, pincer) in $BUILD_DIR"
 BENCH_BIN="$BUILD_DIR/bench/gateway_bench"
 P_MISSING=""
+build_bench_direct() {  # the client only needs Boost + nlohmann headers: works even if the project is mid-edit
+  BENCH_BIN="$CACHE/gateway_bench"
+  if [ ! -x "$BENCH_BIN" ] || [ "$ROOT/bench/gateway_bench.cpp" -nt "$BENCH_BIN" ]; then
+    echo "compiling gateway_bench directly into $(rel "$BENCH_BIN")"
+    g++ -std=c++20 -O2 -DBOOST_ASIO_NO_DEPRECATED "$ROOT/bench/gateway_bench.cpp" -pthread -o "$BENCH_BIN"
+  fi
+}
 if [ "${BENCH_NO_BUILD:-0}" != "1" ]; then
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-    cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release || echo "cmake configure failed"
+    # same configuration as the Makefile's build directory
+    GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
+    cmake -S "$ROOT" -B "$BUILD_DIR" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo || echo "cmake configure failed"
   fi
   if ! cmake --build "$BUILD_DIR" --target gateway_bench -j "$JOBS"; then
-    # the project may be mid-edit: the client only needs Boost + nlohmann headers
-    echo "cmake build of gateway_bench failed; compiling it directly"
-    BENCH_BIN="$CACHE/gateway_bench"
-    g++ -std=c++20 -O2 -DBOOST_ASIO_NO_DEPRECATED "$ROOT/bench/gateway_bench.cpp" -pthread -o "$BENCH_BIN"
+    echo "cmake build of gateway_bench failed"
+    build_bench_direct
   fi
   if [ "$ONLY" != "openclaw" ]; then
     if ! cmake --build "$BUILD_DIR" --target pincer -j "$JOBS"; then
@@ -81,20 +89,21 @@ if [ "${BENCH_NO_BUILD:-0}" != "1" ]; then
     fi
   fi
 else
-  [ -x "$BENCH_BIN" ] || BENCH_BIN="$CACHE/gateway_bench"
+  [ -x "$BENCH_BIN" ] || build_bench_direct
 fi
 [ -x "$BENCH_BIN" ] || { echo "no gateway_bench binary ($BENCH_BIN)" >&2; exit 1; }
 if [ "$ONLY" = "openclaw" ]; then P_MISSING="skipped (BENCH_ONLY=openclaw)"
 elif [ -z "$P_MISSING" ] && [ ! -x "$PINCER_BIN" ]; then P_MISSING="no Pincer binary at ${PINCER_BIN#$ROOT/}"; fi
-if [ -f "$BUILD_DIR/CMakeCache.txt" ] && [ -z "$P_MISSING" ]; then
-  bt="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt")"
-  san="$(sed -n 's/^PINCER_SANITIZE:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt")"
-  case "$bt" in Release|RelWithDebInfo|MinSizeRel) ;; *) echo "WARNING: $BUILD_DIR is a '$bt' build: Pincer's figures will not be representative" ;; esac
-  [ "${san:-OFF}" = "OFF" ] || echo "WARNING: $BUILD_DIR has PINCER_SANITIZE=$san: Pincer's figures will not be representative"
+# the build directory Pincer's binary comes from (for the report: build type, sanitizers, compiler)
+P_BUILD_DIR="$(dirname "$PINCER_BIN")"; [ -f "$P_BUILD_DIR/CMakeCache.txt" ] || P_BUILD_DIR="$BUILD_DIR"
+if [ -f "$P_BUILD_DIR/CMakeCache.txt" ] && [ -z "$P_MISSING" ]; then
+  bt="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$P_BUILD_DIR/CMakeCache.txt")"
+  san="$(sed -n 's/^PINCER_SANITIZE:[A-Z]*=//p' "$P_BUILD_DIR/CMakeCache.txt")"
+  case "$bt" in Release|RelWithDebInfo|MinSizeRel) ;; *) echo "WARNING: $P_BUILD_DIR is a '$bt' build: Pincer's figures will not be representative" ;; esac
+  [ "${san:-OFF}" = "OFF" ] || echo "WARNING: $P_BUILD_DIR has PINCER_SANITIZE=$san: Pincer's figures will not be representative"
 fi
 
 COMMON=(--token "$TOKEN" --warmup-starts 1 --starts "$STARTS" --settle-secs "$SETTLE" --rpc-secs "$RPC_SECS")
-rel() { printf '%s' "${1#$ROOT/}"; }
 
 # ---- 3. OpenClaw (with the mock LLM as its model provider)
 if [ -z "$OC_MISSING" ]; then
@@ -138,7 +147,7 @@ fi
 # ---- 5. report
 say "results"
 NODE_BIN="$NODE24"; [ -x "$NODE_BIN" ] || NODE_BIN="$(command -v node)"
-REPORT=("$NODE_BIN" "$ROOT/bench/report.mjs" --root "$ROOT" --build-dir "$BUILD_DIR" --reference-root "$REF_ROOT"
+REPORT=("$NODE_BIN" "$ROOT/bench/report.mjs" --root "$ROOT" --build-dir "$P_BUILD_DIR" --reference-root "$REF_ROOT"
         --load-before "$LOAD_BEFORE" --commands-file "$COMMANDS")
 if [ -z "$P_MISSING" ]; then REPORT+=(--pincer "$RESULTS/pincer.json"); else REPORT+=(--pincer-missing "$P_MISSING"); fi
 if [ -z "$OC_MISSING" ]; then REPORT+=(--openclaw "$RESULTS/openclaw.json"); else REPORT+=(--openclaw-missing "$OC_MISSING"); fi

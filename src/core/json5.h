@@ -10,6 +10,12 @@
 // Numbers: integers that fit become int64 (or uint64 when > INT64_MAX), others double. Duplicate
 // keys: the last one wins (as in JSON.parse). Nesting deeper than kMaxDepth is an error (no stack
 // overflow on hostile input).
+//
+// Stricter or more precise than JavaScript where UTF-8 forces a choice: invalid UTF-8 anywhere in
+// the input and escaped lone surrogates (\uD800 without its pair) are errors rather than U+FFFD.
+// Decimals beyond double's range become +-Infinity or +-0 (as JSON.parse); hex integers must fit
+// in 64 bits. `\q` and other escapes without a special meaning stand for the character itself, as
+// the spec says; \1-\9 and \0 before a digit (octal) are errors.
 #pragma once
 
 #include <string_view>

@@ -20,7 +20,7 @@ const std::regex& patterns() {
   static const std::regex re(
       R"((Bearer\s+)[A-Za-z0-9._~+/=-]{6,})"                                          // Authorization header
       R"(|\b(sk-[A-Za-z0-9_-]{8,}|xox[abprs]-[A-Za-z0-9-]{8,}|gh[pousr]_[A-Za-z0-9]{16,}))"  // API key shapes
-      R"(|((?:"|')?(?:token|password|secret|apiKey|api_key|authorization|deviceToken)(?:"|')?\s*[:=]\s*(?:"|')?)([^"'\s,}&]{3,}))",
+      R"(|((?:"|')?(?:token|password|secret|apiKey|api_key|authorization|deviceToken)(?:"|')?\s*[:=]\s*(?:"|')?(?:Bearer\s+)?)([^"'\s,}&]{3,}))",
       std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
   return re;
 }

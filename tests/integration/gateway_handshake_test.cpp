@@ -28,7 +28,9 @@ class GatewayTest : public ::testing::Test {
     auto c = std::make_unique<WsClient>(gateway().port());
     auto challenge = c->recv();
     EXPECT_TRUE(challenge.has_value());
-    if (challenge) EXPECT_EQ((*challenge)["event"], "connect.challenge");
+    if (challenge) {
+      EXPECT_EQ((*challenge)["event"], "connect.challenge");
+    }
     return c;
   }
   /// Opens and completes the handshake; returns the hello-ok payload.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ testing::AssertionResult same_json(const json& actual, const json& want) {
   return testing::AssertionSuccess();
 }
 
+/// Test input as one ASCII line (for test names listings and failure messages).
+std::string printable(const std::string& text) {
+  return json(text).dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
+}
+
 /// Parses text that must be valid and returns the value (failing the test otherwise).
 json parse_ok(const std::string& text) {
   const Result<json> result = parse(text);
@@ -82,9 +88,11 @@ struct ValidCase {
   std::string strict_json;  // expected value, as strict JSON (see expected())
 };
 
-class Json5Valid : public testing::TestWithParam<ValidCase> {};
+void PrintTo(const ValidCase& c, std::ostream* os) { *os << printable(c.json5); }
 
-TEST_P(Json5Valid, ParsesToExpectedValueAndTypes) {
+class Json5ParseValid : public testing::TestWithParam<ValidCase> {};
+
+TEST_P(Json5ParseValid, ParsesToExpectedValueAndTypes) {
   const ValidCase& c = GetParam();
   const Result<json> result = parse(c.json5);
   ASSERT_TRUE(result.ok()) << "input: " << c.json5 << "\nerror: " << result.error().message;
@@ -92,12 +100,12 @@ TEST_P(Json5Valid, ParsesToExpectedValueAndTypes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Literals, Json5Valid,
+    Literals, Json5ParseValid,
     testing::Values(ValidCase{"null", "null"}, ValidCase{"true", "true"},
                     ValidCase{"false", "false"}, ValidCase{"[true,false,null]", "[true,false,null]"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    Integers, Json5Valid,
+    Integers, Json5ParseValid,
     testing::Values(ValidCase{"0", "0"}, ValidCase{"42", "42"}, ValidCase{"-42", "-42"},
                     ValidCase{"+42", "42"}, ValidCase{"-0", "0"},
                     ValidCase{"9223372036854775807", "9223372036854775807"},
@@ -110,7 +118,7 @@ INSTANTIATE_TEST_SUITE_P(
                     ValidCase{"123456789012345678901234567890", "1.2345678901234568e29"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    HexIntegers, Json5Valid,
+    HexIntegers, Json5ParseValid,
     testing::Values(ValidCase{"0x1F", "31"}, ValidCase{"0XaB", "171"}, ValidCase{"0x0", "0"},
                     ValidCase{"-0x10", "-16"}, ValidCase{"+0x10", "16"},
                     ValidCase{"0x7FFFFFFFFFFFFFFF", "9223372036854775807"},
@@ -120,7 +128,7 @@ INSTANTIATE_TEST_SUITE_P(
                     ValidCase{"0x00000000000000000001", "1"}, ValidCase{"0xdecaf", "912559"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    Decimals, Json5Valid,
+    Decimals, Json5ParseValid,
     testing::Values(ValidCase{"1.5", "1.5"}, ValidCase{".5", "0.5"}, ValidCase{"5.", "5.0"},
                     ValidCase{"-.5", "-0.5"}, ValidCase{"+.5", "0.5"}, ValidCase{"-5.", "-5.0"},
                     ValidCase{"1e3", "1000.0"}, ValidCase{"1E3", "1000.0"},
@@ -131,7 +139,7 @@ INSTANTIATE_TEST_SUITE_P(
                     ValidCase{"4e-320", "4e-320"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    Strings, Json5Valid,
+    Strings, Json5ParseValid,
     testing::Values(
         ValidCase{R"('single')", R"("single")"}, ValidCase{R"("double")", R"("double")"},
         ValidCase{R"('say "hi"')", R"("say \"hi\"")"}, ValidCase{R"("it's")", R"("it's")"},
@@ -150,7 +158,7 @@ INSTANTIATE_TEST_SUITE_P(
         ValidCase{"'ключ 中文 😀'", R"("ключ 中文 😀")"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    Objects, Json5Valid,
+    Objects, Json5ParseValid,
     testing::Values(
         ValidCase{"{}", "{}"}, ValidCase{"{ }", "{}"}, ValidCase{"{a:1}", R"({"a":1})"},
         ValidCase{"{\"a\":1,'b':2,c:3}", R"({"a":1,"b":2,"c":3})"},
@@ -164,13 +172,13 @@ INSTANTIATE_TEST_SUITE_P(
         ValidCase{"{a:{b:{c:[1,{d:2}]}}}", R"({"a":{"b":{"c":[1,{"d":2}]}}})"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    Arrays, Json5Valid,
+    Arrays, Json5ParseValid,
     testing::Values(ValidCase{"[]", "[]"}, ValidCase{"[ ]", "[]"}, ValidCase{"[1]", "[1]"},
                     ValidCase{"[1,]", "[1]"}, ValidCase{"[1, 'a', .5, [], {},]", R"([1,"a",0.5,[],{}])"},
                     ValidCase{"[[[]]]", "[[[]]]"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    CommentsAndWhitespace, Json5Valid,
+    CommentsAndWhitespace, Json5ParseValid,
     testing::Values(
         ValidCase{"// comment\n1", "1"}, ValidCase{"1 // trailing, no newline", "1"},
         ValidCase{"/* c */ 1 /* d */", "1"}, ValidCase{"/**/1/**/", "1"},
@@ -184,7 +192,7 @@ INSTANTIATE_TEST_SUITE_P(
         ValidCase{"\u1680\u2000\u200A\u202F\u205F1", "1"}));
 
 // The example document from https://spec.json5.org/ ("Short Example").
-TEST(Json5, SpecExample) {
+TEST(Json5Parse, SpecExample) {
   const std::string text = R"(// This is the spec's example.
 {
   // comments
@@ -214,7 +222,7 @@ No \\n's!",
 }
 
 // A pincer.json-shaped file with the features users actually write.
-TEST(Json5, ConfigLikeDocument) {
+TEST(Json5Parse, ConfigLikeDocument) {
   const std::string text = R"({
   // Gateway
   gateway: { port: 18789, bind: 'loopback', },
@@ -232,7 +240,7 @@ TEST(Json5, ConfigLikeDocument) {
   })")));
 }
 
-TEST(Json5, NumberTypes) {
+TEST(Json5Parse, NumberTypes) {
   EXPECT_TRUE(parse_ok("1").is_number_integer());
   EXPECT_FALSE(parse_ok("1").is_number_unsigned());
   EXPECT_TRUE(parse_ok("-1").is_number_integer());
@@ -250,7 +258,7 @@ TEST(Json5, NumberTypes) {
   EXPECT_TRUE(std::signbit(negative_zero.get<double>()));
 }
 
-TEST(Json5, InfinityAndNaN) {
+TEST(Json5Parse, InfinityAndNaN) {
   for (const char* text : {"Infinity", "+Infinity", "1e400", "1.5e99999999999999999999"}) {
     const json value = parse_ok(text);
     ASSERT_TRUE(value.is_number_float()) << text;
@@ -274,7 +282,7 @@ TEST(Json5, InfinityAndNaN) {
   EXPECT_TRUE(std::signbit(mixed["b"].get<double>()));
 }
 
-TEST(Json5, EscapedNulAndHighCodePoints) {
+TEST(Json5Parse, EscapedNulAndHighCodePoints) {
   EXPECT_EQ(parse_ok(R"('a\0b')").get<std::string>(), std::string("a\0b", 3));
   EXPECT_EQ(parse_ok(R"('\x00')").get<std::string>(), std::string("\0", 1));
   EXPECT_EQ(parse_ok(R"('\u0000')").get<std::string>(), std::string("\0", 1));
@@ -283,7 +291,7 @@ TEST(Json5, EscapedNulAndHighCodePoints) {
   EXPECT_EQ(parse_ok("'\\\r\n\\\n'").get<std::string>(), "");
 }
 
-TEST(Json5, NestingUpToTheLimitIsAccepted) {
+TEST(Json5Parse, NestingUpToTheLimitIsAccepted) {
   const std::string arrays = std::string(kMaxDepth, '[') + std::string(kMaxDepth, ']');
   EXPECT_TRUE(parse(arrays).ok());
   std::string objects;
@@ -292,7 +300,7 @@ TEST(Json5, NestingUpToTheLimitIsAccepted) {
   EXPECT_TRUE(parse(objects).ok());
 }
 
-TEST(Json5, NestingBeyondTheLimitIsAnError) {
+TEST(Json5Parse, NestingBeyondTheLimitIsAnError) {
   const std::string arrays = std::string(kMaxDepth + 1, '[') + std::string(kMaxDepth + 1, ']');
   EXPECT_EQ(parse_error(arrays), "1:513: nesting too deep (more than 512 levels)");
   std::string mixed;
@@ -304,19 +312,19 @@ TEST(Json5, NestingBeyondTheLimitIsAnError) {
             "1:513: nesting too deep (more than 512 levels)");
 }
 
-TEST(Json5, ColumnsCountCodePoints) {
+TEST(Json5Parse, ColumnsCountCodePoints) {
   EXPECT_EQ(parse_error("{ключ: @}"), "1:8: unexpected character '@' (expected a value)");
   EXPECT_EQ(parse_error("['😀', @]"), "1:7: unexpected character '@' (expected a value)");
   EXPECT_EQ(parse_error("'中文' x"), "1:6: unexpected character 'x' (expected end of input)");
 }
 
-TEST(Json5, SourceNameIsPrefixed) {
+TEST(Json5Parse, SourceNameIsPrefixed) {
   EXPECT_EQ(parse_error("{\n  a: 1,\n  b: nope,\n}", "/home/me/.pincer/pincer.json"),
             "/home/me/.pincer/pincer.json:3:6: unexpected identifier 'nope' (expected a value; "
             "strings must be quoted)");
 }
 
-TEST(Json5, ArbitraryShortInputsNeverCrash) {
+TEST(Json5Parse, ArbitraryShortInputsNeverCrash) {
   // Every 1- and 2-byte input: parse either succeeds or reports a JSON5_PARSE error.
   for (int a = 0; a < 256; ++a) {
     for (int b = -1; b < 256; ++b) {
@@ -338,14 +346,16 @@ struct InvalidCase {
   std::string message;  // "<line>:<col>: <what>" (no source given)
 };
 
-class Json5Invalid : public testing::TestWithParam<InvalidCase> {};
+void PrintTo(const InvalidCase& c, std::ostream* os) { *os << printable(c.json5); }
 
-TEST_P(Json5Invalid, ReportsPositionAndReason) {
+class Json5ParseInvalid : public testing::TestWithParam<InvalidCase> {};
+
+TEST_P(Json5ParseInvalid, ReportsPositionAndReason) {
   EXPECT_EQ(parse_error(GetParam().json5), GetParam().message) << "input: " << GetParam().json5;
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Structure, Json5Invalid,
+    Structure, Json5ParseInvalid,
     testing::Values(
         InvalidCase{"", "1:1: unexpected end of input (expected a value)"},
         InvalidCase{"  // only a comment", "1:20: unexpected end of input (expected a value)"},
@@ -387,7 +397,7 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"[1\u00A0\u00D7]", "1:4: unexpected character '\u00D7' (U+00D7) (expected ',' or ']')"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    Keys, Json5Invalid,
+    Keys, Json5ParseInvalid,
     testing::Values(
         InvalidCase{"{\\u0020:1}",
                     "1:2: invalid escape '\\u0020' in key (not an identifier character; quote the key)"},
@@ -399,7 +409,7 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"{a-b:1}", "1:3: unexpected character '-' (expected ':' after key 'a')"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    Numbers, Json5Invalid,
+    Numbers, Json5ParseInvalid,
     testing::Values(
         InvalidCase{"01", "1:1: invalid number '01' (leading zeros are not allowed)"},
         InvalidCase{"-01", "1:1: invalid number '-01' (leading zeros are not allowed)"},
@@ -431,7 +441,7 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"-nan", "1:2: unexpected character 'n' (expected a number after '-')"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    Strings, Json5Invalid,
+    Strings, Json5ParseInvalid,
     testing::Values(
         InvalidCase{"'abc", "1:1: unterminated string"},
         InvalidCase{"\"abc'", "1:1: unterminated string"},
@@ -455,7 +465,7 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"'\\uD83D\\n'", "1:2: invalid escape '\\uD83D' (lone surrogate)"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    Utf8, Json5Invalid,
+    Utf8, Json5ParseInvalid,
     testing::Values(
         InvalidCase{"\xFF", "1:1: invalid UTF-8 byte 0xFF"},
         InvalidCase{"'\xC3'", "1:2: invalid UTF-8 byte 0xC3"},       // truncated sequence
@@ -469,7 +479,7 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"} // \xFE", "1:6: invalid UTF-8 byte 0xFE"}));
 
 INSTANTIATE_TEST_SUITE_P(
-    Positions, Json5Invalid,
+    Positions, Json5ParseInvalid,
     testing::Values(
         InvalidCase{"{\n  a: 1,\n  b: ?,\n}", "3:6: unexpected character '?' (expected a value)"},
         InvalidCase{"[\r\n1,\r\n@]", "3:1: unexpected character '@' (expected a value)"},

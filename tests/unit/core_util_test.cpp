@@ -1,0 +1,105 @@
+// Small core/store utilities: ids, redaction, atomic writes, the single-instance lock, paths.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "core/ids.h"
+#include "core/paths.h"
+#include "core/redact.h"
+#include "store/atomic_file.h"
+#include "store/instance_lock.h"
+
+namespace pincer {
+namespace {
+
+std::filesystem::path temp_dir(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("pincer-unit-" + name + "-" + ids::random_token(6));
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+TEST(Ids, UuidV4Shape) {
+  static const std::regex re("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(std::regex_match(ids::uuid_v4(), re));
+  EXPECT_NE(ids::uuid_v4(), ids::uuid_v4());
+}
+
+TEST(Ids, TokensAreBase64UrlOf32Bytes) {
+  auto t = ids::random_token();
+  EXPECT_EQ(t.size(), 43u);
+  EXPECT_TRUE(std::regex_match(t, std::regex("^[A-Za-z0-9_-]+$")));
+  EXPECT_EQ(ids::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(Redact, RegisteredSecretsAndCredentialShapes) {
+  redact::clear_secrets();
+  redact::add_secret("my-gateway-token-123");
+  redact::add_secret("abc");  // too short to register
+  EXPECT_EQ(redact::apply("token is my-gateway-token-123!"), "token is ***!");
+  EXPECT_EQ(redact::apply("abc"), "abc");
+  EXPECT_EQ(redact::apply("Authorization: Bearer eyJhbGciOi.xyz"), "Authorization: Bearer ***");
+  EXPECT_EQ(redact::apply("key sk-proj-abcdefghijkl used"), "key *** used");
+  EXPECT_EQ(redact::apply(R"({"password":"hunter22","user":"bob"})"), R"({"password":"***","user":"bob"})");
+  EXPECT_EQ(redact::apply("apiKey=supersecret&x=1"), "apiKey=***&x=1");
+  EXPECT_EQ(redact::apply("nothing to see here"), "nothing to see here");
+  redact::clear_secrets();
+}
+
+TEST(AtomicFile, WritesReplacesAndLeavesNoTempFiles) {
+  auto dir = temp_dir("atomic");
+  auto file = dir / "sub" / "state.json";
+  ASSERT_TRUE(store::write_file_atomic(file, "one"));
+  ASSERT_TRUE(store::write_file_atomic(file, "two"));
+  EXPECT_EQ(*store::read_file(file), "two");
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir / "sub")) ++entries;
+  EXPECT_EQ(entries, 1);
+  EXPECT_EQ(store::read_file(dir / "missing").error().code, "NOT_FOUND");
+  EXPECT_EQ(store::read_file(file, 2).error().code, "TOO_LARGE");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AtomicFile, FailureNamesThePath) {
+  auto st = store::write_file_atomic("/proc/definitely/not/writable", "x");
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, "IO_ERROR");
+  EXPECT_NE(st.error().message.find("/proc/definitely/not"), std::string::npos);
+}
+
+TEST(InstanceLock, SecondAcquireFailsUntilReleased) {
+  auto dir = temp_dir("lock");
+  auto lock_file = dir / "gateway.lock";
+  {
+    auto first = store::InstanceLock::acquire(lock_file);
+    ASSERT_TRUE(first);
+    auto second = store::InstanceLock::acquire(lock_file);
+    ASSERT_FALSE(second);
+    EXPECT_EQ(second.error().code, "GATEWAY_ALREADY_RUNNING");
+    EXPECT_NE(second.error().message.find("pid " + std::to_string(::getpid())), std::string::npos);
+  }
+  EXPECT_TRUE(store::InstanceLock::acquire(lock_file));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Paths, StateDirFromEnvironment) {
+  auto env = [](std::map<std::string, std::string> vars) {
+    return [vars](const std::string& k) -> std::optional<std::string> {
+      auto it = vars.find(k);
+      if (it == vars.end()) return std::nullopt;
+      return it->second;
+    };
+  };
+  EXPECT_EQ(paths::state_dir(env({{"PINCER_HOME", "/x/y"}, {"HOME", "/home/u"}})), "/x/y");
+  EXPECT_EQ(paths::state_dir(env({{"PINCER_HOME", ""}, {"HOME", "/home/u"}})), "/home/u/.pincer");
+  EXPECT_EQ(paths::config_file("/s"), "/s/pincer.json");
+  EXPECT_EQ(paths::gateway_log_file("/s"), "/s/logs/gateway.log");
+}
+
+}  // namespace
+}  // namespace pincer

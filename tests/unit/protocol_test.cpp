@@ -1,0 +1,321 @@
+// Pure protocol pieces: frame parsing, scopes, idempotency cache, write budget, auth rate limit,
+// connect params, authentication (issue #2 §4 "unit tests for … scopes, idempotency").
+#include <gtest/gtest.h>
+
+#include "gateway/protocol/auth_rate_limit.h"
+#include "gateway/protocol/connect.h"
+#include "gateway/protocol/frames.h"
+#include "gateway/protocol/idempotency.h"
+#include "gateway/protocol/scopes.h"
+#include "gateway/protocol/write_budget.h"
+
+namespace pincer::gateway {
+namespace {
+
+using nlohmann::json;
+
+// ---- frames ----
+
+TEST(Frames, ParsesAValidRequest) {
+  auto r = parse_request(R"({"type":"req","id":"1","method":"health","params":{"probe":true}})");
+  ASSERT_TRUE(std::holds_alternative<RequestFrame>(r));
+  const auto& f = std::get<RequestFrame>(r);
+  EXPECT_EQ(f.id, "1");
+  EXPECT_EQ(f.method, "health");
+  EXPECT_EQ(f.params["probe"], true);
+}
+
+TEST(Frames, RejectionsNameTheProblem) {
+  struct Case {
+    const char* text;
+    FrameError::Kind kind;
+    const char* message;
+    const char* id;
+  };
+  const Case cases[] = {
+      {"{oops", FrameError::NotJson, "invalid request frame: not valid JSON", "invalid"},
+      {"[1]", FrameError::Invalid, "invalid request frame: must be an object", "invalid"},
+      {R"({"type":"req","id":"a","method":"m","x":1})", FrameError::Invalid,
+       "invalid request frame: unexpected property \"x\"", "a"},
+      {R"({"id":"a","method":"m"})", FrameError::Invalid, "invalid request frame: must have required property 'type'", "a"},
+      {R"({"type":"res","id":"a","method":"m"})", FrameError::Invalid, "invalid request frame: type must be \"req\"", "a"},
+      {R"({"type":"req","method":"m"})", FrameError::Invalid, "invalid request frame: must have required property 'id'",
+       "invalid"},
+      {R"({"type":"req","id":"","method":"m"})", FrameError::Invalid, "invalid request frame: id must be a non-empty string",
+       "invalid"},
+      {R"({"type":"req","id":"a","method":7})", FrameError::Invalid,
+       "invalid request frame: method must be a non-empty string", "a"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_request(c.text);
+    ASSERT_TRUE(std::holds_alternative<FrameError>(r)) << c.text;
+    const auto& e = std::get<FrameError>(r);
+    EXPECT_EQ(e.kind, c.kind) << c.text;
+    EXPECT_EQ(e.message, c.message) << c.text;
+    EXPECT_EQ(e.request_id, c.id) << c.text;
+  }
+}
+
+TEST(Frames, BuildsResponsesAndEvents) {
+  EXPECT_EQ(build_ok("i\"d", std::string_view(R"({"a":1})")), R"({"type":"res","id":"i\"d","ok":true,"payload":{"a":1}})");
+  RpcError e = RpcError::invalid("nope", {{"code", "X"}});
+  e.retryable = true;
+  e.retry_after_ms = 5;
+  EXPECT_EQ(json::parse(build_error("1", e)),
+            json::parse(R"({"type":"res","id":"1","ok":false,"error":{"code":"INVALID_REQUEST","message":"nope",
+                          "details":{"code":"X"},"retryable":true,"retryAfterMs":5}})"));
+  EXPECT_EQ(build_event("tick", R"({"ts":1})", 7), R"({"type":"event","event":"tick","payload":{"ts":1},"seq":7})");
+  EXPECT_EQ(build_event("connect.challenge", "{}"), R"({"type":"event","event":"connect.challenge","payload":{}})");
+}
+
+TEST(Frames, CloseReasonIsCutOnACodePointBoundary) {
+  std::string reason(118, 'a');
+  reason += "é€";  // 2 + 3 bytes: the cut at 120 would split "€"
+  std::string cut = truncate_close_reason(reason);
+  EXPECT_EQ(cut.size(), 120u);
+  EXPECT_EQ(cut.substr(118), "é");
+  EXPECT_EQ(truncate_close_reason("short"), "short");
+}
+
+// ---- scopes ----
+
+TEST(Scopes, TableAndPrefixRules) {
+  struct Case {
+    const char* method;
+    MethodAccess::Kind kind;
+    std::string_view scope;
+  };
+  const Case cases[] = {
+      {"health", MethodAccess::Anyone, {}},
+      {"status", MethodAccess::OperatorScope, kScopeRead},
+      {"config.get", MethodAccess::OperatorScope, kScopeRead},       // explicit entry beats the prefix
+      {"config.apply", MethodAccess::OperatorScope, kScopeAdmin},    // config.* prefix
+      {"chat.send", MethodAccess::OperatorScope, kScopeWrite},
+      {"device.pair.approve", MethodAccess::OperatorScope, kScopePairing},
+      {"exec.approval.resolve", MethodAccess::OperatorScope, kScopeApprovals},
+      {"node.invoke.result", MethodAccess::NodeOnly, {}},
+      {"totally.unknown", MethodAccess::OperatorScope, kScopeAdmin},  // default-deny
+  };
+  for (const auto& c : cases) {
+    auto a = method_access(c.method);
+    EXPECT_EQ(a.kind, c.kind) << c.method;
+    EXPECT_EQ(a.scope, c.scope) << c.method;
+  }
+}
+
+TEST(Scopes, SatisfactionRules) {
+  EXPECT_TRUE(operator_scope_allows({"operator.admin"}, kScopePairing));
+  EXPECT_TRUE(operator_scope_allows({"operator.write"}, kScopeRead));
+  EXPECT_FALSE(operator_scope_allows({"operator.read"}, kScopeWrite));
+  EXPECT_FALSE(operator_scope_allows({"operator.approvals"}, kScopePairing));
+  EXPECT_FALSE(operator_scope_allows({}, kScopeRead));
+}
+
+TEST(Scopes, AuthorizeMessages) {
+  EXPECT_FALSE(authorize("operator", {"operator.read"}, "status"));
+  EXPECT_EQ(authorize("operator", {"operator.read"}, "chat.send")->message, "missing scope: operator.write");
+  EXPECT_EQ(authorize("node", {}, "status")->message, "unauthorized role: node");
+  EXPECT_EQ(authorize("operator", {"operator.admin"}, "node.event")->message, "unauthorized role: operator");
+  EXPECT_FALSE(authorize("node", {}, "node.event"));
+  EXPECT_FALSE(authorize("node", {}, "health"));
+}
+
+// ---- idempotency ----
+
+TEST(Idempotency, ExpiresAfterTtlAndEvictsOldestBeyondCapacity) {
+  IdempotencyCache cache(1000, 3);
+  cache.store("a", "1", 0);
+  EXPECT_EQ(cache.find("a", 999), "1");
+  EXPECT_FALSE(cache.find("a", 1000));
+  cache.store("a", "1", 2000);
+  cache.store("b", "2", 2001);
+  cache.store("c", "3", 2002);
+  cache.store("d", "4", 2003);  // capacity 3: "a" goes
+  EXPECT_FALSE(cache.find("a", 2004));
+  EXPECT_EQ(cache.find("d", 2004), "4");
+  EXPECT_EQ(cache.size(), 3u);
+}
+
+TEST(Idempotency, DefaultsAreFiveMinutesAndAThousandEntries) {
+  IdempotencyCache cache;
+  for (int i = 0; i < 1500; ++i) cache.store("k" + std::to_string(i), "v", 0);
+  EXPECT_EQ(cache.size(), 1000u);
+  EXPECT_TRUE(cache.find("k1499", 299'999));
+  EXPECT_FALSE(cache.find("k1499", 300'000));
+}
+
+// ---- write budget ----
+
+TEST(WriteBudget, FixedWindowPerClient) {
+  WriteBudget budget;
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(budget.consume("a", 1000 + i));
+  EXPECT_EQ(budget.consume("a", 2000), 59'000);
+  EXPECT_FALSE(budget.consume("b", 2000));  // other clients have their own budget
+  EXPECT_FALSE(budget.consume("a", 61'000));  // window over
+}
+
+// ---- auth rate limit ----
+
+TEST(AuthRateLimit, LocksOutAfterMaxAttemptsAndExemptsLoopback) {
+  AuthRateLimiter limiter({3, 60'000, 300'000, true});
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FALSE(limiter.check("10.0.0.1", false, i));
+    limiter.record_failure("10.0.0.1", false, i);
+  }
+  EXPECT_EQ(limiter.check("10.0.0.1", false, 2), 300'000);
+  EXPECT_FALSE(limiter.check("10.0.0.2", false, 2));
+  EXPECT_FALSE(limiter.check("10.0.0.1", false, 300'002));  // lockout over
+  for (int i = 0; i < 10; ++i) limiter.record_failure("127.0.0.1", true, i);
+  EXPECT_FALSE(limiter.check("127.0.0.1", true, 10));
+}
+
+TEST(AuthRateLimit, FailuresOutsideTheWindowDoNotAccumulate) {
+  AuthRateLimiter limiter({2, 1000, 5000, false});
+  limiter.record_failure("ip", false, 0);
+  limiter.record_failure("ip", false, 1500);  // new window
+  EXPECT_FALSE(limiter.check("ip", false, 1600));
+  limiter.record_success("ip");
+  limiter.record_failure("ip", false, 1700);
+  EXPECT_FALSE(limiter.check("ip", false, 1701));
+}
+
+// ---- connect ----
+
+json good_params() {
+  return {{"minProtocol", 3},
+          {"maxProtocol", 4},
+          {"client", {{"id", "cli"}, {"version", "1.0"}, {"platform", "linux"}, {"mode", "cli"}}},
+          {"auth", {{"token", "t"}}}};
+}
+
+TEST(Connect, AcceptsGoodParamsWithDefaults) {
+  auto r = parse_connect_params(good_params());
+  ASSERT_TRUE(std::holds_alternative<ConnectRequest>(r));
+  const auto& c = std::get<ConnectRequest>(r);
+  EXPECT_EQ(c.role, "operator");
+  EXPECT_TRUE(c.scopes.empty());
+  EXPECT_EQ(c.token, "t");
+}
+
+TEST(Connect, RejectionsNameTheField) {
+  auto expect_error = [](json p, const std::string& message) {
+    auto r = parse_connect_params(p);
+    ASSERT_TRUE(std::holds_alternative<ConnectFailure>(r)) << p.dump();
+    EXPECT_EQ(std::get<ConnectFailure>(r).error.message, "invalid connect params: " + message);
+    EXPECT_EQ(std::get<ConnectFailure>(r).close_code, 1008);
+  };
+  json p = good_params();
+  p["extra"] = 1;
+  expect_error(p, "must NOT have additional properties (\"extra\")");
+  p = good_params();
+  p["client"]["id"] = "nope";
+  expect_error(p, "/client/id must be equal to one of the allowed values (webchat-ui|openclaw-control-ui|"
+                  "openclaw-browser-copilot|openclaw-tui|webchat|cli|gateway-client|openclaw-macos|openclaw-linux|"
+                  "openclaw-ios|openclaw-watchos|openclaw-android|node-host|openclaw-worker|test|fingerprint|"
+                  "openclaw-probe)");
+  p = good_params();
+  p["client"].erase("version");
+  expect_error(p, "/client must have required property 'version'");
+  p = good_params();
+  p["minProtocol"] = 0;
+  expect_error(p, "/minProtocol must be >= 1");
+  p = good_params();
+  p["scopes"] = {"operator.read", 3};
+  expect_error(p, "/scopes/1 must be string");
+  p = good_params();
+  p["auth"]["cookie"] = "x";
+  expect_error(p, "/auth must NOT have additional properties (\"cookie\")");
+  p = good_params();
+  p["device"] = {{"id", "d"}, {"publicKey", "k"}, {"signature", "s"}, {"signedAt", "soon"}, {"nonce", "n"}};
+  expect_error(p, "/device/signedAt must be integer");
+}
+
+TEST(Connect, ProtocolNegotiation) {
+  ConnectRequest r;
+  r.min_protocol = 1;
+  r.max_protocol = 9;
+  EXPECT_EQ(std::get<int>(negotiate_protocol(r)), 4);
+  r.max_protocol = 3;
+  EXPECT_EQ(std::get<int>(negotiate_protocol(r)), 3);
+  r.min_protocol = 5;
+  r.max_protocol = 6;
+  auto f = std::get<ConnectFailure>(negotiate_protocol(r));
+  EXPECT_EQ(f.close_code, 1002);
+  EXPECT_EQ(f.error.details["expectedProtocol"], 4);
+  r.min_protocol = 1;
+  r.max_protocol = 2;
+  EXPECT_TRUE(std::holds_alternative<ConnectFailure>(negotiate_protocol(r)));
+}
+
+TEST(Connect, SharedSecretAuthentication) {
+  AuthSettings token;
+  token.mode = "token";
+  token.token = "s3cret-token";
+  ConnectRequest r;
+  PeerInfo peer;
+  EXPECT_EQ(authenticate(r, peer, token).reason, "token_missing");
+  r.token = "wrong";
+  EXPECT_EQ(authenticate(r, peer, token).reason, "token_mismatch");
+  r.token = "s3cret-token";
+  EXPECT_TRUE(authenticate(r, peer, token).ok);
+
+  AuthSettings password;
+  password.mode = "password";
+  password.password = "hunter22";
+  r.password = "hunter2";
+  EXPECT_EQ(authenticate(r, peer, password).reason, "password_mismatch");
+  r.password = "hunter22";
+  EXPECT_TRUE(authenticate(r, peer, password).ok);
+
+  AuthSettings none;
+  none.mode = "none";
+  EXPECT_TRUE(authenticate(ConnectRequest{}, peer, none).ok);
+
+  auto f = auth_failure(AuthResult{false, "token", "", "token_mismatch"});
+  EXPECT_EQ(f.error.details["code"], "AUTH_TOKEN_MISMATCH");
+  EXPECT_EQ(f.error.details["recommendedNextStep"], "update_auth_credentials");
+  EXPECT_EQ(auth_failure(AuthResult{false, "password", "", "password_missing"}).error.details["code"],
+            "AUTH_PASSWORD_MISSING");
+}
+
+TEST(Connect, TrustedProxyNeedsAKnownProxyAndAUser) {
+  AuthSettings a;
+  a.mode = "trusted-proxy";
+  a.trusted_proxies = {"10.0.0.5"};
+  a.trusted_user_header = "x-forwarded-user";
+  a.trusted_allow_users = {"alice"};
+  PeerInfo peer;
+  peer.remote_ip = "10.0.0.9";
+  EXPECT_EQ(authenticate({}, peer, a).reason, "trusted_proxy_untrusted_source");
+  peer.remote_ip = "10.0.0.5";
+  EXPECT_EQ(authenticate({}, peer, a).reason, "trusted_proxy_user_missing");
+  peer.headers["x-forwarded-user"] = "mallory";
+  EXPECT_EQ(authenticate({}, peer, a).reason, "trusted_proxy_user_not_allowed");
+  peer.headers["x-forwarded-user"] = "alice";
+  auto ok = authenticate({}, peer, a);
+  EXPECT_TRUE(ok.ok);
+  EXPECT_EQ(ok.user, "alice");
+}
+
+TEST(Connect, OriginCheck) {
+  AuthSettings a;
+  PeerInfo peer;
+  peer.host = "127.0.0.1:18789";
+  EXPECT_FALSE(check_origin(peer, a));  // no Origin: not a browser
+  peer.origin = "http://127.0.0.1:18789";
+  EXPECT_FALSE(check_origin(peer, a));  // same origin
+  peer.origin = "http://evil.example";
+  EXPECT_EQ(check_origin(peer, a)->error.details["code"], "CONTROL_UI_ORIGIN_NOT_ALLOWED");
+  a.allowed_origins = {"http://evil.example"};
+  EXPECT_FALSE(check_origin(peer, a));
+}
+
+TEST(Connect, SecretsCompareByValue) {
+  EXPECT_TRUE(secrets_equal("abc", "abc"));
+  EXPECT_FALSE(secrets_equal("abc", "abd"));
+  EXPECT_FALSE(secrets_equal("abc", "abcd"));
+  EXPECT_FALSE(secrets_equal("", "x"));
+}
+
+}  // namespace
+}  // namespace pincer::gateway
