@@ -46,7 +46,7 @@ test: build asan fuzz-build
 	$(MAKE) --no-print-directory fuzz-smoke FUZZ_SECS=$(FUZZ_SECS)
 
 fuzz-smoke:
-	@set -e; for f in $(FUZZBUILD)/*_fuzz; do \
+	@set -e; for f in $(FUZZBUILD)/fuzz/*_fuzz; do \
 	  name=$$(basename $$f); mkdir -p fuzz/corpus-$$name; \
 	  echo "fuzz: $$name for $(FUZZ_SECS)s"; \
 	  $$f -max_total_time=$(FUZZ_SECS) -print_final_stats=0 fuzz/corpus-$$name fuzz/seeds/$$name 2>&1 | tail -2; \

@@ -2,8 +2,8 @@
 // OpenClaw or Pincer) the same way, so `make bench` compares like with like.
 //
 //   gateway_bench --cmd "<command starting the gateway in the foreground>" --port P --token T
-//                 [--env K=V]... [--starts 5] [--warmup-starts 1] [--settle-secs 5] [--rpc-secs 5]
-//                 [--rpc-warmup-secs 1] [--inflight 1,8] [--label NAME] [--log FILE] [--json FILE]
+//                 [--env K=V]... [--starts 5] [--warmup-starts 0] [--stop-delay-secs 2] [--settle-secs 5]
+//                 [--rpc-secs 5] [--rpc-warmup-secs 1] [--inflight 1,8] [--label NAME] [--log FILE] [--json FILE]
 //
 // Figures (all timings with std::chrono::steady_clock, all on 127.0.0.1):
 //   cold start  spawn of the command -> first authenticated `connect` answered by `hello-ok`.
@@ -16,10 +16,12 @@
 //               --stop-delay-secs (2 s) after its hello-ok, so post-ready startup work is not cut off.
 //   idle RSS    VmRSS of the spawned process (and the sum over its process tree) --settle-secs
 //               after the last start's hello-ok, from /proc/<pid>/status.
-//   health RPC  one connection, closed loop with N requests outstanding for --rpc-secs each
-//               (`{"type":"req","id":"<n>","method":"health","params":{}}`); `res` frames are
-//               matched by id, `event` frames ignored; throughput = responses / elapsed, latency =
-//               send -> matching res, median and p99.
+//   health RPC  one new connection, closed loop with N requests outstanding for --rpc-secs each
+//               (`{"type":"req","id":"<n>","method":"health","params":{}}`), after --rpc-warmup-secs
+//               unmeasured at the largest N; `res` frames are matched by id, `event` frames ignored;
+//               throughput = responses / elapsed, latency = send -> matching res, median and p99.
+//               The cold-start probes use Beast; the RPC connection uses RawWs (below), which batches
+//               its sends, so that the client costs as little CPU as possible.
 //
 // Command: if --cmd contains only plain words (no quotes or shell metacharacters), it is split on
 // spaces and exec'd directly (posix_spawnp; leading NAME=value words become environment); otherwise
@@ -289,6 +291,7 @@ bool is_plain_command(const std::string& cmd) {
 struct Spawned {
   pid_t pid = 0;
   Clock::time_point t0;
+  double spawn_ms = 0;  // t0 -> posix_spawnp returned (the child has exec'd by then)
   bool exited = false;
   int status = 0;
 };
@@ -347,6 +350,7 @@ struct Launcher {
     Spawned s;
     s.t0 = Clock::now();
     int rc = posix_spawnp(&s.pid, av[0], &fa, nullptr, av.data(), ev.data());
+    s.spawn_ms = ms_since(s.t0);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) die(std::string("posix_spawnp ") + av[0] + ": " + std::strerror(rc));
     g_child = s.pid;
@@ -1058,6 +1062,7 @@ int main(int argc, char** argv) {
     json js = {{"hello_ok_ms", round3(r.hello_ms)},
                {"challenge_ms", round3(r.challenge_ms)},
                {"tcp_ms", round3(r.tcp_ms)},
+               {"spawn_ms", round3(s.spawn_ms)},
                {"attempts", r.attempts},
                {"refused", r.refused},
                {"retryable", r.retryable},

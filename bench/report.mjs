@@ -52,7 +52,7 @@ const readText = (f) => {
 };
 
 // ---- formatting
-const group = (s) => s.replace(/\B(?=(\d{3})+(?!\d))/g, "\u202f"); // narrow no-break space as thousands separator
+const group = (s) => s.replace(/\B(?=(\d{3})+(?!\d))/g, " "); // thousands separator: a space
 const num = (x, digits) => {
   if (x == null || Number.isNaN(x)) return "–";
   const s = x.toFixed(digits);
@@ -81,9 +81,11 @@ const rows = [
   { label: "RSS after the RPC runs, gateway process", path: "after_rpc.main_rss_kib", fmt: kib, better: "lower" },
   { label: "SIGTERM → process exit (after the RPC runs)", path: "stop_ms", fmt: ms, better: "lower" },
 ];
-// the per-second rows depend on the in-flight values actually run
+// labels follow the settings actually used
 const secs = get(P.data, "config.rpc_secs") ?? get(O.data, "config.rpc_secs");
-if (secs != null) for (const r of rows) r.label = r.label.replace("5 s)", `${secs} s)`);
+const settle = get(P.data, "config.settle_secs") ?? get(O.data, "config.settle_secs") ?? 5;
+if (secs != null) for (const r of rows) r.label = r.label.replace("closed loop, 5 s)", `closed loop, ${secs} s)`);
+for (const r of rows) r.label = r.label.replace("VmRSS, 5 s after", `VmRSS, ${settle} s after`);
 
 function cell(side, r) {
   if (!side.data) return "not measured";
@@ -150,21 +152,25 @@ const commands = opt("commands-file") ? readText(opt("commands-file")).trim() : 
 const mdRow = (row) => `| ${row.join(" | ")} |`;
 const mdTable = [mdRow(header), mdRow(header.map((_, i) => (i === 0 ? "---" : "---:"))), ...table.map((r) => mdRow(r.map((c, i) => (i === 0 ? c.replace(/^ {2}/, "↳ ") : c))))].join("\n");
 
+const relRoot = (s) => String(s).split(ROOT + "/").join("");
 const startDetails = (d, name) => {
   if (!d) return "";
   const s = (d.starts || []).map((x) => num(x.hello_ok_ms, x.hello_ok_ms < 100 ? 2 : 0)).join(" / ");
   const w = (d.warmup_starts || []).map((x) => num(x.hello_ok_ms, x.hello_ok_ms < 100 ? 2 : 0)).join(" / ");
-  const cpu = (d.starts || []).map((x) => x.cpu_secs_at_ready);
+  const cpu = (d.starts || []).map((x) => (x.cpu_secs_at_ready > 0 ? `${x.cpu_secs_at_ready} s` : "<0.01 s"));
+  const spawn = (d.starts || []).map((x) => x.spawn_ms).filter((x) => x != null).sort((a, b) => a - b);
+  const spawnMed = spawn.length ? spawn[spawn.length >> 1] : null;
   const seen = Object.entries(d.starts?.[0]?.first_seen_ms || {}).map(([k, v]) => `\`${k}\` from ${sig(v)} ms`).join(", ");
   const r1 = d.rpc?.inflight1, r8 = d.rpc?.inflight8;
   return [
-    `- **${name}**: starts (ms) ${s}${w ? `; warm-up start (not counted) ${w}` : ""}; CPU time of the gateway process at hello-ok ${cpu.map((x) => `${x} s`).join(" / ")}.`,
+    `- **${name}**: starts (ms) ${s}${w ? `; warm-up start (not counted) ${w}` : ""}; CPU time of the gateway process at hello-ok ${cpu.join(" / ")}` +
+      (spawnMed != null ? `; \`posix_spawnp\` itself returned after ${ms(spawnMed)} (median; the parent waits until the child has exec'd).` : "."),
     seen ? `  Not-ready answers seen during the first counted start: ${seen}.` : "",
     r1 && r8
       ? `  health: ${num(r1.responses, 0)} + ${num(r8.responses, 0)} responses, ${r1.errors + r8.errors} errors, ${num(r1.events_ignored + r8.events_ignored, 0)} events ignored, response ${num(r8.response_bytes, 0)} bytes; ` +
         `CPU seconds during the 1 / 8 in-flight runs: client ${r1.client_cpu_secs} / ${r8.client_cpu_secs}, gateway ${r1.server_cpu_secs} / ${r8.server_cpu_secs}.`
       : "",
-    `  Command (${d.spawn_mode} spawn): \`${d.cmd}\`${d.env_added?.length ? ` with env ${d.env_added.map((e) => `\`${e}\``).join(" ")}` : ""}. Raw result: \`${path.relative(ROOT, d.__file || "")}\`.`,
+    `  Command (${d.spawn_mode} spawn): \`${relRoot(d.cmd)}\`${d.env_added?.length ? ` with env ${d.env_added.map((e) => `\`${relRoot(e)}\``).join(" ")}` : ""}. Raw result: \`${path.relative(ROOT, d.__file || "")}\`.`,
   ]
     .filter(Boolean)
     .join("\n");
@@ -209,7 +215,8 @@ All traffic is on 127.0.0.1. Both gateways use token auth with the same token an
 (no device identity; accepted on loopback with the right token), sent after the server's \`connect.challenge\` event.
 
 - **Cold start**: \`gateway_bench\` spawns the gateway command itself (\`posix_spawnp\`; timestamps from \`std::chrono::steady_clock\`,
-  t0 taken just before the spawn), then retries connecting in a tight loop: refused TCP connect → sleep 200 µs; a \`connect\`
+  t0 taken just before the spawn), then retries connecting in a tight loop: refused TCP connect → sleep 200 µs (once more than
+  0.2 s have passed: 0.1 % of the elapsed time, at most 2 ms, to keep the client's CPU use low during slow starts); a \`connect\`
   answered with a retryable error (OpenClaw answers \`UNAVAILABLE\`, \`details.reason\` \`startup-sidecars\`, for ≈1 s after its
   listener comes up) → sleep 5 ms and reconnect. The figure is the time until a \`connect\` is answered by a \`res\` whose
   \`payload.type\` is \`hello-ok\`. One warm-up start is made first and not counted (the very first start creates the state);

@@ -43,6 +43,15 @@ COMMANDS="$RESULTS/commands.txt"
 : > "$COMMANDS"
 say() { printf '\n== %s\n' "$*"; }
 rel() { printf '%s' "${1#"$ROOT"/}"; }
+# log a command line (paths relative to the repo, shell-quoted only where needed)
+log_cmd() {
+  local a out=""
+  for a in "$@"; do
+    a="$(rel "$a")"; a="${a//"$ROOT"\//}"
+    if [[ "$a" =~ ^[A-Za-z0-9_./=:,@%+-]+$ ]]; then out+="$a "; else out+="'${a//\'/\'\\\'\'}' "; fi
+  done
+  printf '%s\n' "${out% }" >> "$COMMANDS"
+}
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 MOCK_PID=""
@@ -120,8 +129,8 @@ if [ -z "$OC_MISSING" ]; then
     OC_CMD=("$BENCH_BIN" --label openclaw --cmd "$ROOT/bench/reference/start-openclaw.sh run"
             --env "OC_PORT=$OC_PORT" --env "OC_TOKEN=$TOKEN" --env "MOCK_PORT=$MOCK_PORT" --env OC_LOG_LEVEL=warn
             --port "$OC_PORT" "${COMMON[@]}" --log "$LOGS/openclaw-gateway.log" --json "$RESULTS/openclaw.json")
-    echo "node bench/reference/mock-llm.mjs --port $MOCK_PORT &" >> "$COMMANDS"
-    printf '%q ' "${OC_CMD[@]}" | sed "s#$ROOT/##g" >> "$COMMANDS"; echo >> "$COMMANDS"
+    echo "node bench/reference/mock-llm.mjs --port $MOCK_PORT --log bench/.cache/logs/mock-llm.jsonl &" >> "$COMMANDS"
+    log_cmd "${OC_CMD[@]}"
     if ! "${OC_CMD[@]}"; then OC_MISSING="gateway_bench failed (see bench/.cache/logs/openclaw-gateway.log)"; fi
     kill "$MOCK_PID" 2>/dev/null || true; wait "$MOCK_PID" 2>/dev/null || true; MOCK_PID=""
   fi
@@ -138,7 +147,7 @@ if [ -z "$P_MISSING" ]; then
     P_CMD=("$BENCH_BIN" --label pincer --cmd "$PINCER_BIN gateway run --port $P_PORT --token $TOKEN"
            --env "PINCER_HOME=$PINCER_HOME_DIR"
            --port "$P_PORT" "${COMMON[@]}" --log "$LOGS/pincer-gateway.log" --json "$RESULTS/pincer.json")
-    printf '%q ' "${P_CMD[@]}" | sed "s#$ROOT/##g" >> "$COMMANDS"; echo >> "$COMMANDS"
+    log_cmd "${P_CMD[@]}"
     if ! "${P_CMD[@]}"; then P_MISSING="gateway_bench failed (see bench/.cache/logs/pincer-gateway.log)"; fi
     rm -rf "$PINCER_HOME_DIR"; PINCER_HOME_DIR=""
   fi
