@@ -8,7 +8,7 @@
 // Figures (all timings with std::chrono::steady_clock, all on 127.0.0.1):
 //   cold start  spawn of the command -> first authenticated `connect` answered by `hello-ok`.
 //               The client retries in a tight loop: TCP refused -> sleep --retry-us (200 µs; once
-//               more than 0.2 s have passed, 0.1 % of the elapsed time, at most 2 ms);
+//               more than 0.2 s have passed, 0.1 % of the elapsed time, at most 5 ms);
 //               a `connect` answered with a retryable error (OpenClaw: UNAVAILABLE "startup-sidecars")
 //               -> sleep --unavailable-retry-ms (5 ms), reconnect. --warmup-starts starts are run
 //               first and reported apart; then --starts starts, median reported. State is kept
@@ -698,10 +698,10 @@ StartSample cold_start(Launcher& L, Spawned& s, Client& c, Watchdog& wd, const O
     if (!r.first_seen.count(key)) r.first_seen[key] = round3(t);
     if (a.kind == Attempt::Refused) {
       ++r.refused;
-      // --retry-us, but at most 0.1 % of the time elapsed so far (capped at 2 ms): keeps the
+      // --retry-us, but at most 0.1 % of the time elapsed so far (capped at 5 ms): keeps the
       // resolution where it matters (fast starts) and the client's CPU use low during slow ones.
       auto elapsed_us = static_cast<long>(t * 1000.0);
-      std::this_thread::sleep_for(std::chrono::microseconds(std::max<long>(o.retry_us, std::min<long>(2000, elapsed_us / 1000))));
+      std::this_thread::sleep_for(std::chrono::microseconds(std::max<long>(o.retry_us, std::min<long>(5000, elapsed_us / 1000))));
     } else if (a.kind == Attempt::Retryable) {
       ++r.retryable;
       std::this_thread::sleep_for(std::chrono::milliseconds(o.unavailable_retry_ms));

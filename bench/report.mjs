@@ -160,12 +160,15 @@ const startDetails = (d, name) => {
   const cpu = (d.starts || []).map((x) => (x.cpu_secs_at_ready > 0 ? `${x.cpu_secs_at_ready} s` : "<0.01 s"));
   const spawn = (d.starts || []).map((x) => x.spawn_ms).filter((x) => x != null).sort((a, b) => a - b);
   const spawnMed = spawn.length ? spawn[spawn.length >> 1] : null;
+  const ccpu = (d.starts || []).map((x) => x.client_cpu_secs).filter((x) => x != null).sort((a, b) => a - b);
+  const attempts = (d.starts || []).map((x) => x.attempts).sort((a, b) => a - b);
   const seen = Object.entries(d.starts?.[0]?.first_seen_ms || {}).map(([k, v]) => `\`${k}\` from ${sig(v)} ms`).join(", ");
   const r1 = d.rpc?.inflight1, r8 = d.rpc?.inflight8;
   return [
     `- **${name}**: starts (ms) ${s}${w ? `; warm-up start (not counted) ${w}` : ""}; CPU time of the gateway process at hello-ok ${cpu.join(" / ")}` +
       (spawnMed != null ? `; \`posix_spawnp\` itself returned after ${ms(spawnMed)} (median; the parent waits until the child has exec'd).` : "."),
     seen ? `  Not-ready answers seen during the first counted start: ${seen}.` : "",
+    ccpu.length ? `  Connect attempts per start (median) ${attempts[attempts.length >> 1]}; CPU used by the client while polling (median) ${ccpu[ccpu.length >> 1]} s.` : "",
     r1 && r8
       ? `  health: ${num(r1.responses, 0)} + ${num(r8.responses, 0)} responses, ${r1.errors + r8.errors} errors, ${num(r1.events_ignored + r8.events_ignored, 0)} events ignored, response ${num(r8.response_bytes, 0)} bytes; ` +
         `CPU seconds during the 1 / 8 in-flight runs: client ${r1.client_cpu_secs} / ${r8.client_cpu_secs}, gateway ${r1.server_cpu_secs} / ${r8.server_cpu_secs}.`
@@ -216,8 +219,8 @@ All traffic is on 127.0.0.1. Both gateways use token auth with the same token an
 
 - **Cold start**: \`gateway_bench\` spawns the gateway command itself (\`posix_spawnp\`; timestamps from \`std::chrono::steady_clock\`,
   t0 taken just before the spawn), then retries connecting in a tight loop: refused TCP connect → sleep 200 µs (once more than
-  0.2 s have passed: 0.1 % of the elapsed time, at most 2 ms, to keep the client's CPU use low during slow starts); a \`connect\`
-  answered with a retryable error (OpenClaw answers \`UNAVAILABLE\`, \`details.reason\` \`startup-sidecars\`, for ≈1 s after its
+  0.2 s have passed: 0.1 % of the elapsed time, at most 5 ms, to keep the client's CPU use low during slow starts); a \`connect\`
+  answered with a retryable error (OpenClaw answers \`UNAVAILABLE\`, \`details.reason\` \`startup-sidecars\`, for ≈1–2 s after its
   listener comes up) → sleep 5 ms and reconnect. The figure is the time until a \`connect\` is answered by a \`res\` whose
   \`payload.type\` is \`hello-ok\`. One warm-up start is made first and not counted (the very first start creates the state);
   then ${get(P.data, "start.n") ?? get(O.data, "start.n") ?? 5} starts with the state kept (same home directory); the median is reported. Each gateway is stopped with

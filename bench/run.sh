@@ -102,7 +102,7 @@ else
 fi
 [ -x "$BENCH_BIN" ] || { echo "no gateway_bench binary ($BENCH_BIN)" >&2; exit 1; }
 if [ "$ONLY" = "openclaw" ]; then P_MISSING="skipped (BENCH_ONLY=openclaw)"
-elif [ -z "$P_MISSING" ] && [ ! -x "$PINCER_BIN" ]; then P_MISSING="no Pincer binary at ${PINCER_BIN#$ROOT/}"; fi
+elif [ -z "$P_MISSING" ] && [ ! -x "$PINCER_BIN" ]; then P_MISSING="no Pincer binary at $(rel "$PINCER_BIN")"; fi
 # the build directory Pincer's binary comes from (for the report: build type, sanitizers, compiler)
 P_BUILD_DIR="$(dirname "$PINCER_BIN")"; [ -f "$P_BUILD_DIR/CMakeCache.txt" ] || P_BUILD_DIR="$BUILD_DIR"
 if [ -f "$P_BUILD_DIR/CMakeCache.txt" ] && [ -z "$P_MISSING" ]; then

@@ -65,7 +65,8 @@ if [ "${OC_OFFLINE_GUARD:-1}" = "1" ]; then
 fi
 # never leak a real provider key into the anchor
 unset OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY OPENROUTER_API_KEY || true
-export PATH="$(dirname "$NODE24"):$PATH"
+NODE24_DIR="$(dirname "$NODE24")"
+export PATH="$NODE24_DIR:$PATH"
 
 CFG_TMP="$(mktemp)"
 cat > "$CFG_TMP" <<EOF

@@ -1,14 +1,10 @@
 #include "core/paths.h"
 
-#include <pwd.h>
-#include <unistd.h>
-
 namespace pincer::paths {
 
 std::filesystem::path state_dir(const config::EnvLookup& env) {
   if (auto home = env("PINCER_HOME"); home && !home->empty()) return *home;
   if (auto home = env("HOME"); home && !home->empty()) return std::filesystem::path(*home) / ".pincer";
-  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) return std::filesystem::path(pw->pw_dir) / ".pincer";
   return std::filesystem::path(".pincer");
 }
 

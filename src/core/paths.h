@@ -8,7 +8,7 @@
 
 namespace pincer::paths {
 
-/// $PINCER_HOME if set and non-empty, else $HOME/.pincer (falls back to the passwd entry's home).
+/// $PINCER_HOME if set and non-empty, else $HOME/.pincer, else ./.pincer.
 std::filesystem::path state_dir(const config::EnvLookup& env);
 
 /// <state>/pincer.json — the user's config (JSON5).
