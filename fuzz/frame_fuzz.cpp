@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "gateway/gateway.h"
+#include "gateway/protocol/frame_fast_path.h"
 
 namespace {
 
@@ -43,7 +44,14 @@ Gateway& shared_gateway() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  (void)parse_request(text);
+  // Differential: whatever the fast path accepts, the strict parser accepts identically.
+  if (auto fast = try_parse_simple_request(text)) {
+    auto strict = parse_request_strict(text);
+    const auto* frame = std::get_if<RequestFrame>(&strict);
+    if (!frame || frame->id != fast->id || frame->method != fast->method || frame->params != fast->params) {
+      __builtin_trap();
+    }
+  }
 
   // A session: a valid connect first (so later frames reach dispatch), then the input split on
   // newlines into frames.

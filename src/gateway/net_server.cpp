@@ -25,6 +25,12 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
+// Concrete io_context executors instead of the type-erased default: less work per operation on
+// the hot path (docs/benchmarks.md, health RPC/s).
+using Executor = asio::io_context::executor_type;
+using Socket = asio::basic_stream_socket<tcp, Executor>;
+using Acceptor = asio::basic_socket_acceptor<tcp, Executor>;
+using Stream = beast::basic_stream<tcp, Executor>;
 
 constexpr auto kHttpReadTimeout = std::chrono::seconds(30);
 constexpr std::size_t kHttpBodyLimit = 64 * 1024;
@@ -35,7 +41,7 @@ bool is_loopback(const asio::ip::address& a) {
          asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).is_loopback();
 }
 
-PeerInfo peer_info(const tcp::socket& socket, const http::request<http::string_body>& req) {
+PeerInfo peer_info(const Socket& socket, const http::request<http::string_body>& req) {
   PeerInfo peer;
   error_code ec;
   auto ep = socket.remote_endpoint(ec);
@@ -56,7 +62,7 @@ PeerInfo peer_info(const tcp::socket& socket, const http::request<http::string_b
 /// One upgraded WebSocket connection; the Gateway talks to it as a ClientLink.
 class WsSession final : public ClientLink, public std::enable_shared_from_this<WsSession> {
  public:
-  WsSession(tcp::socket socket, Gateway& gateway) : ws_(std::move(socket)), gateway_(gateway), timer_(ws_.get_executor()) {}
+  WsSession(Socket socket, Gateway& gateway) : ws_(std::move(socket)), gateway_(gateway), timer_(ws_.get_executor()) {}
 
   void start(http::request<http::string_body> req) {
     PeerInfo peer = peer_info(beast::get_lowest_layer(ws_).socket(), req);
@@ -162,7 +168,7 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
     }
   }
 
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<Stream> ws_;
   Gateway& gateway_;
   asio::steady_timer timer_;
   beast::flat_buffer buffer_;
@@ -179,7 +185,7 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
 /// Plain HTTP on the same port: probes now; the web UI and HTTP APIs later (GW-9).
 class HttpSession final : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket socket, Gateway& gateway) : stream_(std::move(socket)), gateway_(gateway) {}
+  HttpSession(Socket socket, Gateway& gateway) : stream_(std::move(socket)), gateway_(gateway) {}
 
   void start() { read_next(); }
 
@@ -256,7 +262,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     });
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   Gateway& gateway_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -266,7 +272,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
 class Server {
  public:
   Server(asio::io_context& ioc, Gateway& gateway)
-      : ioc_(ioc), gateway_(gateway), acceptor_(ioc), tick_(ioc), health_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT) {}
+      : ioc_(ioc), gateway_(gateway), acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT) {}
 
   Status listen(const ServerOptions& options) {
     error_code ec;
@@ -296,7 +302,7 @@ class Server {
 
  private:
   void accept_next() {
-    acceptor_.async_accept([this](error_code ec, tcp::socket socket) {
+    acceptor_.async_accept([this](error_code ec, Socket socket) {
       if (ec) {
         if (ec == asio::error::operation_aborted) return;
         spdlog::warn("accept failed: {}", ec.message());
@@ -341,7 +347,7 @@ class Server {
 
   asio::io_context& ioc_;
   Gateway& gateway_;
-  tcp::acceptor acceptor_;
+  Acceptor acceptor_;
   asio::steady_timer tick_, health_, stop_;
   asio::signal_set signals_;
   std::chrono::steady_clock::time_point deadline_;

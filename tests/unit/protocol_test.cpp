@@ -4,6 +4,7 @@
 
 #include "gateway/protocol/auth_rate_limit.h"
 #include "gateway/protocol/connect.h"
+#include "gateway/protocol/frame_fast_path.h"
 #include "gateway/protocol/frames.h"
 #include "gateway/protocol/idempotency.h"
 #include "gateway/protocol/scopes.h"
@@ -315,6 +316,38 @@ TEST(Connect, SecretsCompareByValue) {
   EXPECT_FALSE(secrets_equal("abc", "abd"));
   EXPECT_FALSE(secrets_equal("abc", "abcd"));
   EXPECT_FALSE(secrets_equal("", "x"));
+}
+
+}  // namespace
+}  // namespace pincer::gateway
+
+namespace pincer::gateway {
+namespace {
+
+TEST(FrameFastPath, AcceptsTheCommonShapeAndDefersEverythingElse) {
+  auto f = try_parse_simple_request(R"( {"type":"req","id":"7","method":"health","params":{ }} )");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->id, "7");
+  EXPECT_EQ(f->method, "health");
+  EXPECT_EQ(f->params, nlohmann::json::object());
+  auto p = try_parse_simple_request(R"({"method":"logs.tail","params":{"limit":5,"x":[1,"]}"]},"id":"a","type":"req"})");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->params["limit"], 5);
+  EXPECT_EQ(p->params["x"][1], "]}");
+  const char* unsure[] = {
+      R"({"type":"req","id":"1","method":"m","extra":1})",       // unknown key
+      R"({"type":"req","id":"1","id":"2","method":"m"})",        // repeated key
+      R"({"type":"req","id":"\u0031","method":"m"})",            // escapes
+      R"({"type":"req","id":"1","method":"m","params":[}})",     // broken params
+      R"({"type":"req","id":"1","method":"m"} x)",               // trailing garbage
+      R"({"type":"res","id":"1","method":"m"})",                 // not a request
+      R"({"type":"req","id":"","method":"m"})",                  // empty id
+      "\xEF\xBB\xBF{\"type\":\"req\",\"id\":\"1\",\"method\":\"m\"}",  // BOM
+  };
+  for (const char* text : unsure) EXPECT_FALSE(try_parse_simple_request(text)) << text;
+  // The strict parser still gives the same answers as before for those.
+  EXPECT_EQ(std::get<FrameError>(parse_request(unsure[0])).message, "invalid request frame: unexpected property \"extra\"");
+  EXPECT_EQ(std::get<RequestFrame>(parse_request(unsure[2])).id, "1");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "gateway/protocol/frames.h"
 
+#include <algorithm>
+
 #include "gateway/protocol/constants.h"
+#include "gateway/protocol/frame_fast_path.h"
 
 namespace pincer::gateway {
 namespace {
@@ -8,7 +11,18 @@ namespace {
 using nlohmann::json;
 
 void append_json_string(std::string& out, std::string_view s) {
-  out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+  // Ids are almost always plain ASCII: copy them as they are; anything else goes through the
+  // JSON encoder (escapes, invalid UTF-8 replaced).
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (plain) {
+    out += '"';
+    out += s;
+    out += '"';
+  } else {
+    out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+  }
 }
 
 }  // namespace
@@ -22,6 +36,11 @@ json RpcError::to_json() const {
 }
 
 std::variant<RequestFrame, FrameError> parse_request(std::string_view text) {
+  if (auto frame = try_parse_simple_request(text)) return std::move(*frame);
+  return parse_request_strict(text);
+}
+
+std::variant<RequestFrame, FrameError> parse_request_strict(std::string_view text) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return FrameError{FrameError::NotJson, "invalid request frame: not valid JSON", "invalid"};
   if (!doc.is_object()) return FrameError{FrameError::Invalid, "invalid request frame: must be an object", "invalid"};

@@ -49,8 +49,11 @@ struct FrameError {
   std::string request_id;  ///< the frame's id when one could be read, else "invalid"
 };
 
-/// Parses and validates one inbound text frame. Never throws.
+/// Parses and validates one inbound text frame. Never throws. Tries the fast path
+/// (frame_fast_path.h) first, then the strict parser.
 std::variant<RequestFrame, FrameError> parse_request(std::string_view text);
+/// The strict parser alone (a full JSON parse); the reference for the fast path.
+std::variant<RequestFrame, FrameError> parse_request_strict(std::string_view text);
 
 /// `{"type":"res","id":…,"ok":true,"payload":…}`; `payload_json` is already-serialised JSON.
 std::string build_ok(std::string_view id, std::string_view payload_json);

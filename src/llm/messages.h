@@ -1,0 +1,126 @@
+// The conversation model shared by providers, the agent loop and transcripts (AG-*, PV-1, SS-1).
+// Shapes follow pi-ai's message types (the format of OpenClaw/pi session v3 transcripts, see
+// openclaw-protocol.md §5.3), so that a message round-trips to the transcript JSON unchanged.
+// Internal messages are converted to a provider's wire format only at the call boundary (llm/*).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace pincer::llm {
+
+/// {type:"text", text}
+struct TextContent {
+  std::string text;
+};
+/// {type:"thinking", thinking, thinkingSignature?, redacted?}
+struct ThinkingContent {
+  std::string thinking;
+  std::string signature;  ///< provider signature/encrypted content to replay (Anthropic, Responses)
+  bool redacted = false;
+};
+/// {type:"image", data (base64), mimeType}
+struct ImageContent {
+  std::string data;
+  std::string mime_type;
+};
+/// {type:"toolCall", id, name, arguments (object)}
+struct ToolCall {
+  std::string id;
+  std::string name;
+  nlohmann::json arguments = nlohmann::json::object();
+};
+using ContentBlock = std::variant<TextContent, ThinkingContent, ImageContent, ToolCall>;
+
+/// Token counts of one model call; cost in USD (0 when the price is unknown).
+struct Usage {
+  int64_t input = 0, output = 0, cache_read = 0, cache_write = 0, total_tokens = 0;
+  struct Cost {
+    double input = 0, output = 0, cache_read = 0, cache_write = 0, total = 0;
+  } cost;
+};
+
+/// Why the model stopped: "stop" | "length" | "toolUse" | "error" | "aborted".
+enum class StopReason { Stop, Length, ToolUse, Error, Aborted };
+std::string_view to_string(StopReason reason);
+std::optional<StopReason> stop_reason_from_string(std::string_view s);
+
+/// {role:"user", content: string | (text|image)[], timestamp}
+struct UserMessage {
+  std::vector<ContentBlock> content;  ///< text and image blocks
+  bool content_is_string = true;      ///< serialise as a plain string (single text block)
+  int64_t timestamp = 0;              ///< ms since epoch
+};
+
+/// {role:"assistant", content, api, provider, model, usage, stopReason, errorMessage?, responseId?, timestamp}
+struct AssistantMessage {
+  std::vector<ContentBlock> content;  ///< text, thinking and toolCall blocks
+  std::string api, provider, model;
+  Usage usage;
+  StopReason stop_reason = StopReason::Stop;
+  std::string error_message;
+  std::string response_id;
+  int64_t timestamp = 0;
+
+  /// Concatenated text blocks.
+  std::string text() const;
+  std::vector<const ToolCall*> tool_calls() const;
+};
+
+/// {role:"toolResult", toolCallId, toolName, content:(text|image)[], details?, isError, timestamp}
+struct ToolResultMessage {
+  std::string tool_call_id, tool_name;
+  std::vector<ContentBlock> content;
+  nlohmann::json details;  ///< null: omitted
+  bool is_error = false;
+  int64_t timestamp = 0;
+};
+
+using Message = std::variant<UserMessage, AssistantMessage, ToolResultMessage>;
+
+/// pi-format JSON of a message / content block.
+nlohmann::json to_json(const Message& message);
+nlohmann::json to_json(const ContentBlock& block);
+/// Parses pi-format JSON. Error code "MESSAGE_INVALID" naming the field.
+Result<Message> message_from_json(const nlohmann::json& j);
+
+/// A tool the model may call: name, description, JSON Schema of its arguments.
+struct ToolDefinition {
+  std::string name;
+  std::string description;
+  nlohmann::json parameters = nlohmann::json::object();
+};
+
+/// Everything sent to a model for one call.
+struct Context {
+  std::string system_prompt;
+  std::vector<Message> messages;
+  std::vector<ToolDefinition> tools;
+};
+
+/// A configured model (`models.providers.{id}` + one of its `models[]`).
+struct ModelSpec {
+  std::string provider;   ///< provider id, e.g. "openai", "mock"
+  std::string id;         ///< model id, e.g. "gpt-4.1"
+  std::string api;        ///< "openai-completions" | "openai-responses" | "anthropic-messages" | "ollama"
+  std::string base_url;   ///< e.g. "https://api.openai.com/v1"
+  std::string api_key;    ///< resolved secret ("" = none)
+  std::map<std::string, std::string> headers;  ///< extra HTTP headers
+  int64_t context_window = 128000;  ///< tokens
+  int64_t max_tokens = 4096;        ///< output tokens per call
+  bool reasoning = false;           ///< model supports thinking/reasoning
+  std::vector<std::string> input = {"text"};  ///< "text", "image"
+};
+
+/// Thinking effort requested for a call: off | minimal | low | medium | high.
+enum class ThinkingLevel { Off, Minimal, Low, Medium, High };
+
+}  // namespace pincer::llm

@@ -1,0 +1,838 @@
+#include "store/transcript.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "core/ids.h"
+#include "store/atomic_file.h"
+#include "store/session_keys.h"
+
+namespace pincer::store {
+namespace {
+
+constexpr std::size_t kMaxNesting = 512;
+constexpr std::size_t kMaxTranscriptBytes = std::size_t{1} << 30;
+
+Error io_error(const std::filesystem::path& path, std::string_view step) {
+  return Error{"IO_ERROR", std::string(step) + " " + path.string() + ": " + std::strerror(errno)};
+}
+
+/// Serialises without throwing: invalid UTF-8 in strings becomes U+FFFD.
+std::string dump(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// ---------------------------------------------------------------------------------------------
+// Civil time (proleptic Gregorian, UTC) without the C library's time zone state.
+// ---------------------------------------------------------------------------------------------
+
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+struct Civil {
+  int64_t year;
+  unsigned month, day;
+};
+
+Civil civil_from_days(int64_t z) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  return {static_cast<int64_t>(yoe) + era * 400 + (m <= 2), m, d};
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// Reads exactly `n` digits at `pos`.
+std::optional<int> read_digits(std::string_view s, std::size_t& pos, std::size_t n) {
+  if (pos + n > s.size()) return std::nullopt;
+  int value = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!is_digit(s[pos + i])) return std::nullopt;
+    value = value * 10 + (s[pos + i] - '0');
+  }
+  pos += n;
+  return value;
+}
+
+bool expect(std::string_view s, std::size_t& pos, char c) {
+  if (pos >= s.size() || s[pos] != c) return false;
+  ++pos;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing helpers
+// ---------------------------------------------------------------------------------------------
+
+/// Deepest [ / { nesting outside strings; stops counting once over the limit.
+std::size_t nesting_depth(std::string_view line) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : line) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+    else if ((c == ']' || c == '}') && depth > 0) --depth;
+    if (deepest > kMaxNesting) break;
+  }
+  return deepest;
+}
+
+bool is_blank(std::string_view line) {
+  return std::all_of(line.begin(), line.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
+}
+
+/// The text of nlohmann's parse error without its "[json.exception…] parse error at …: " prefix.
+std::string short_parse_error(const char* what) {
+  std::string_view text(what);
+  if (const auto column = text.find("column "); column != std::string_view::npos) {
+    if (const auto colon = text.find(": ", column); colon != std::string_view::npos) text.remove_prefix(colon + 2);
+  }
+  return std::string(text);
+}
+
+/// One parsed line, or the reason it could not be.
+struct LineValue {
+  Json value;
+  std::string error;  ///< non-empty when the line is not valid JSON
+};
+
+LineValue parse_line(std::string_view line) {
+  // nlohmann stops at a NUL byte as if the input ended there; JSON.parse (pi) rejects the line.
+  // Zero-filled tails are what a power loss often leaves, so they must not read as valid.
+  if (line.find('\0') != std::string_view::npos) return {nullptr, "NUL byte in line"};
+  if (nesting_depth(line) > kMaxNesting) return {nullptr, "nesting too deep"};
+  try {
+    return {Json::parse(line), {}};
+  } catch (const Json::exception& e) {
+    return {nullptr, short_parse_error(e.what())};
+  }
+}
+
+std::string hex8(std::size_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%08zx", n);
+  return buf;
+}
+
+/// v1 → v2: ids and parentIds in file order; compaction firstKeptEntryIndex → firstKeptEntryId.
+/// pi's index counts the header as element 0 of its list.
+void migrate_v1(TranscriptContents& out) {
+  for (std::size_t i = 0; i < out.entries.size(); ++i) {
+    auto& entry = out.entries[i];
+    entry.id = hex8(i + 1);
+    entry.parent_id = i == 0 ? std::nullopt : std::optional<std::string>(hex8(i));
+    entry.raw["id"] = entry.id;
+    entry.raw["parentId"] = entry.parent_id ? Json(*entry.parent_id) : Json(nullptr);
+  }
+  const std::size_t offset = out.header.is_null() ? 0 : 1;
+  for (auto& entry : out.entries) {
+    auto it = entry.raw.find("firstKeptEntryIndex");
+    if (entry.type != "compaction" || it == entry.raw.end() || !it->is_number_unsigned()) continue;
+    const auto index = it->get<std::size_t>();
+    if (index >= offset && index - offset < out.entries.size()) {
+      entry.raw["firstKeptEntryId"] = out.entries[index - offset].id;
+    }
+    entry.raw.erase("firstKeptEntryIndex");
+  }
+}
+
+/// v2 → v3: the "hookMessage" role is now "custom".
+void migrate_v2(TranscriptContents& out) {
+  for (auto& entry : out.entries) {
+    if (entry.type != "message") continue;
+    auto message = entry.raw.find("message");
+    if (message == entry.raw.end() || !message->is_object()) continue;
+    auto role = message->find("role");
+    if (role != message->end() && *role == "hookMessage") *role = "custom";
+  }
+}
+
+/// Adds `value` (a JSON object line) to `out` as the header or an entry; false with a reason if it
+/// is neither. Entry ids are checked later (they depend on the header's version).
+std::string accept_line(Json value, std::size_t line_no, TranscriptContents& out) {
+  if (!value.is_object()) return "not a JSON object";
+  auto type = value.find("type");
+  if (type == value.end() || !type->is_string()) return "no string \"type\"";
+  if (*type == "session") {
+    if (!out.header.is_null() || !out.entries.empty()) return "extra session header ignored";
+    out.header = std::move(value);
+    auto version = out.header.find("version");
+    out.version = (version != out.header.end() && version->is_number_integer()) ? version->get<int>() : 1;
+    return {};
+  }
+  TranscriptEntry entry;
+  entry.type = type->get<std::string>();
+  if (auto id = value.find("id"); id != value.end() && id->is_string()) entry.id = id->get<std::string>();
+  if (auto parent = value.find("parentId"); parent != value.end() && parent->is_string()) {
+    entry.parent_id = parent->get<std::string>();
+  }
+  if (auto ts = value.find("timestamp"); ts != value.end() && ts->is_string()) entry.timestamp = ts->get<std::string>();
+  entry.raw = std::move(value);
+  entry.line = line_no;
+  out.entries.push_back(std::move(entry));
+  return {};
+}
+
+/// For version ≥ 2: drops entries without an id and reports duplicate ids.
+void check_ids(TranscriptContents& out) {
+  std::unordered_map<std::string, std::size_t> seen;  // id → line
+  std::vector<TranscriptEntry> kept;
+  kept.reserve(out.entries.size());
+  for (auto& entry : out.entries) {
+    if (entry.id.empty()) {
+      out.warnings.push_back({entry.line, "entry without a string \"id\" skipped"});
+      continue;
+    }
+    if (auto [it, inserted] = seen.emplace(entry.id, entry.line); !inserted) {
+      out.warnings.push_back({entry.line, "duplicate entry id \"" + entry.id + "\" (first on line " +
+                                              std::to_string(it->second) + "); the later entry wins"});
+      it->second = entry.line;
+    }
+    kept.push_back(std::move(entry));
+  }
+  out.entries = std::move(kept);
+  std::stable_sort(out.warnings.begin(), out.warnings.end(),
+            [](const TranscriptWarning& a, const TranscriptWarning& b) { return a.line < b.line; });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Context helpers
+// ---------------------------------------------------------------------------------------------
+
+const Json* field(const Json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+std::string string_field(const Json& object, std::string_view key) {
+  const Json* value = field(object, key);
+  return value && value->is_string() ? value->get<std::string>() : std::string();
+}
+
+bool bool_field(const Json& object, std::string_view key, bool fallback) {
+  const Json* value = field(object, key);
+  return value && value->is_boolean() ? value->get<bool>() : fallback;
+}
+
+/// The field's value, or `fallback` when absent.
+Json any_field(const Json& object, std::string_view key, Json fallback) {
+  const Json* value = field(object, key);
+  return value ? *value : std::move(fallback);
+}
+
+Json timestamp_ms(const TranscriptEntry& entry) { return parse_iso_timestamp(entry.timestamp).value_or(0); }
+
+/// The AgentMessage an entry contributes to the context, or null (pi's appendMessage).
+Json context_message(const TranscriptEntry& entry) {
+  if (entry.type == "message") {
+    const Json* message = field(entry.raw, "message");
+    return message && message->is_object() ? *message : Json(nullptr);
+  }
+  if (entry.type == "custom_message") {
+    Json message = {{"role", "custom"},
+                    {"customType", string_field(entry.raw, "customType")},
+                    {"content", any_field(entry.raw, "content", "")},
+                    {"display", bool_field(entry.raw, "display", true)},
+                    {"timestamp", timestamp_ms(entry)}};
+    if (const Json* details = field(entry.raw, "details")) message["details"] = *details;
+    return message;
+  }
+  if (entry.type == "branch_summary") {
+    const std::string summary = string_field(entry.raw, "summary");
+    if (summary.empty()) return nullptr;
+    return {{"role", "branchSummary"},
+            {"summary", summary},
+            {"fromId", string_field(entry.raw, "fromId")},
+            {"timestamp", timestamp_ms(entry)}};
+  }
+  return nullptr;
+}
+
+Json compaction_summary_message(const TranscriptEntry& compaction) {
+  return {{"role", "compactionSummary"},
+          {"summary", string_field(compaction.raw, "summary")},
+          {"tokensBefore", any_field(compaction.raw, "tokensBefore", 0)},
+          {"timestamp", timestamp_ms(compaction)}};
+}
+
+Json user_text(std::string text, const Json& timestamp) {
+  return {{"role", "user"},
+          {"content", Json::array({{{"type", "text"}, {"text", std::move(text)}}})},
+          {"timestamp", timestamp}};
+}
+
+std::string bash_execution_text(const Json& m) {
+  std::string text = "Ran `" + string_field(m, "command") + "`\n";
+  const std::string output = string_field(m, "output");
+  text += output.empty() ? "(no output)" : "```\n" + output + "\n```";
+  const Json* exit_code = field(m, "exitCode");
+  if (bool_field(m, "cancelled", false)) {
+    text += "\n\n(command cancelled)";
+  } else if (exit_code && exit_code->is_number() && exit_code->get<double>() != 0) {
+    text += "\n\nCommand exited with code " + dump(*exit_code);
+  }
+  const std::string full_output = string_field(m, "fullOutputPath");
+  if (bool_field(m, "truncated", false) && !full_output.empty()) {
+    text += "\n\n[Output truncated. Full output: " + full_output + "]";
+  }
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing helpers
+// ---------------------------------------------------------------------------------------------
+
+/// mkdir -p with mode 0700 for the directories it creates.
+Status ensure_private_dir(const std::filesystem::path& dir) {
+  std::filesystem::path current;
+  for (const auto& part : dir) {
+    current /= part;
+    if (::mkdir(current.c_str(), 0700) != 0 && errno != EEXIST) return io_error(current, "cannot create directory");
+  }
+  return Ok{};
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+void fsync_dir(const std::filesystem::path& dir) {
+  if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+/// encodeURIComponent: keeps A-Z a-z 0-9 - _ . ! ~ * ' ( ), percent-encodes every other byte.
+std::string encode_uri_component(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (alnum || (c != 0 && std::strchr("-_.!~*'()", c) != nullptr)) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// =============================================================================================
+// Timestamps
+// =============================================================================================
+
+std::string iso_timestamp(int64_t unix_ms) {
+  const int64_t days = floor_div(unix_ms, 86'400'000);
+  const int64_t ms_of_day = unix_ms - days * 86'400'000;
+  const Civil date = civil_from_days(days);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02d:%02d:%02d.%03dZ", static_cast<long long>(date.year),
+                date.month, date.day, static_cast<int>(ms_of_day / 3'600'000),
+                static_cast<int>(ms_of_day / 60'000 % 60), static_cast<int>(ms_of_day / 1000 % 60),
+                static_cast<int>(ms_of_day % 1000));
+  return buf;
+}
+
+std::optional<int64_t> parse_iso_timestamp(std::string_view s) {
+  std::size_t pos = 0;
+  auto year = read_digits(s, pos, 4);
+  if (!year || !expect(s, pos, '-')) return std::nullopt;
+  auto month = read_digits(s, pos, 2);
+  if (!month || !expect(s, pos, '-')) return std::nullopt;
+  auto day = read_digits(s, pos, 2);
+  if (!day || !expect(s, pos, 'T')) return std::nullopt;
+  auto hour = read_digits(s, pos, 2);
+  if (!hour || !expect(s, pos, ':')) return std::nullopt;
+  auto minute = read_digits(s, pos, 2);
+  if (!minute || !expect(s, pos, ':')) return std::nullopt;
+  auto second = read_digits(s, pos, 2);
+  if (!second) return std::nullopt;
+  if (*month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 59) {
+    return std::nullopt;
+  }
+  int millis = 0;
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    const std::size_t start = pos;
+    int scale = 100;
+    for (; pos < s.size() && is_digit(s[pos]); ++pos, scale /= 10) millis += (s[pos] - '0') * scale;
+    if (pos == start) return std::nullopt;
+  }
+  int64_t offset_ms = 0;
+  if (pos < s.size() && s[pos] == 'Z') {
+    ++pos;
+  } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
+    const int sign = s[pos++] == '-' ? -1 : 1;
+    auto oh = read_digits(s, pos, 2);
+    if (!oh || !expect(s, pos, ':')) return std::nullopt;
+    auto om = read_digits(s, pos, 2);
+    if (!om || *oh > 23 || *om > 59) return std::nullopt;
+    offset_ms = sign * (int64_t{*oh} * 3'600'000 + int64_t{*om} * 60'000);
+  } else {
+    return std::nullopt;
+  }
+  if (pos != s.size()) return std::nullopt;
+  const int64_t days = days_from_civil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
+  return days * 86'400'000 + int64_t{*hour} * 3'600'000 + int64_t{*minute} * 60'000 + int64_t{*second} * 1000 +
+         millis - offset_ms;
+}
+
+std::string archive_timestamp(int64_t unix_ms) {
+  std::string ts = iso_timestamp(unix_ms);
+  std::replace(ts.begin(), ts.end(), ':', '-');
+  return ts;
+}
+
+bool is_archive_timestamp(std::string_view s) {
+  // ^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d{3})?Z$
+  static constexpr std::string_view kShape = "dddd-dd-ddTdd-dd-dd";
+  if (s.size() != kShape.size() + 1 && s.size() != kShape.size() + 5) return false;
+  for (std::size_t i = 0; i < kShape.size(); ++i) {
+    if (kShape[i] == 'd' ? !is_digit(s[i]) : s[i] != kShape[i]) return false;
+  }
+  std::string_view tail = s.substr(kShape.size());
+  if (tail.size() == 5) {
+    if (tail[0] != '.' || !is_digit(tail[1]) || !is_digit(tail[2]) || !is_digit(tail[3])) return false;
+    tail.remove_prefix(4);
+  }
+  return tail == "Z";
+}
+
+// =============================================================================================
+// Paths and archives
+// =============================================================================================
+
+Result<std::filesystem::path> transcript_path(const std::filesystem::path& sessions_dir, std::string_view session_id,
+                                              std::optional<std::string_view> topic) {
+  if (!is_valid_session_id(session_id)) {
+    return Error{"SESSION_ID_INVALID", "invalid session id \"" + std::string(session_id) +
+                                           "\" (expected ^[a-z0-9][a-z0-9._-]{0,127}$)"};
+  }
+  std::string name(session_id);
+  if (topic) name += "-topic-" + encode_uri_component(*topic);
+  return sessions_dir / (name + ".jsonl");
+}
+
+std::string_view to_string(ArchiveReason reason) {
+  switch (reason) {
+    case ArchiveReason::Reset: return "reset";
+    case ArchiveReason::Deleted: return "deleted";
+    case ArchiveReason::Bak: return "bak";
+  }
+  return "bak";
+}
+
+Result<std::filesystem::path> archive_transcript(const std::filesystem::path& file, ArchiveReason reason,
+                                                 int64_t now_ms) {
+  return archive_file(file, to_string(reason), now_ms);
+}
+
+Result<std::filesystem::path> archive_file(const std::filesystem::path& file, std::string_view reason,
+                                           int64_t now_ms) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return Error{"NOT_FOUND", file.string() + ": no such file"};
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    std::filesystem::path target = file;
+    target += "." + std::string(reason) + "." + archive_timestamp(now_ms + attempt);
+    // RENAME_NOREPLACE: never clobber an earlier archive that happens to share the millisecond.
+    if (::renameat2(AT_FDCWD, file.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0) {
+      fsync_dir(file.parent_path().empty() ? "." : file.parent_path());
+      return target;
+    }
+    if (errno == EEXIST) continue;
+    if (errno != EINVAL && errno != ENOSYS) return io_error(file, "cannot archive");
+    // The filesystem lacks RENAME_NOREPLACE: check, then rename (racy only against ourselves).
+    if (std::filesystem::exists(target, ec)) continue;
+    if (::rename(file.c_str(), target.c_str()) != 0) return io_error(file, "cannot archive");
+    return target;
+  }
+  return Error{"IO_ERROR", "cannot archive " + file.string() + ": every candidate name exists"};
+}
+
+std::optional<ArchiveName> parse_archive_name(std::string_view name) {
+  for (ArchiveReason reason : {ArchiveReason::Reset, ArchiveReason::Deleted, ArchiveReason::Bak}) {
+    const std::string marker = "." + std::string(to_string(reason)) + ".";
+    const auto pos = name.rfind(marker);
+    if (pos == std::string_view::npos || pos == 0) continue;
+    const std::string_view ts = name.substr(pos + marker.size());
+    if (is_archive_timestamp(ts)) return ArchiveName{std::string(name.substr(0, pos)), reason, std::string(ts)};
+  }
+  return std::nullopt;
+}
+
+// =============================================================================================
+// Reading
+// =============================================================================================
+
+std::string TranscriptContents::session_id() const { return header.is_object() ? string_field(header, "id") : ""; }
+
+std::optional<std::size_t> TranscriptContents::find(std::string_view id) const {
+  for (std::size_t i = entries.size(); i-- > 0;) {
+    if (entries[i].id == id) return i;
+  }
+  return std::nullopt;
+}
+
+TranscriptContents parse_transcript(std::string_view bytes) {
+  TranscriptContents out;
+  out.missing_final_newline = !bytes.empty() && bytes.back() != '\n';
+  std::size_t line_no = 0;
+  while (!bytes.empty()) {
+    ++line_no;
+    const auto end = bytes.find('\n');
+    const bool last_unterminated = end == std::string_view::npos;
+    const std::string_view line = bytes.substr(0, end);
+    bytes.remove_prefix(last_unterminated ? bytes.size() : end + 1);
+    if (is_blank(line)) continue;
+
+    LineValue parsed = parse_line(line);
+    std::string problem = parsed.error.empty() ? accept_line(std::move(parsed.value), line_no, out)
+                                               : "invalid JSON: " + parsed.error;
+    if (problem.empty()) continue;
+    if (last_unterminated) problem = "torn last line (no trailing newline) skipped: " + problem;
+    out.warnings.push_back({line_no, std::move(problem)});
+  }
+  if (out.header.is_null()) {
+    out.version = kTranscriptVersion;  // no header to say otherwise; entries must carry ids
+    out.warnings.insert(out.warnings.begin(), {1, "no session header"});
+  }
+  if (out.version < 2) migrate_v1(out);
+  else check_ids(out);
+  if (out.version < 3) migrate_v2(out);
+  return out;
+}
+
+Result<TranscriptContents> read_transcript(const std::filesystem::path& file) {
+  auto bytes = read_file(file, kMaxTranscriptBytes);
+  if (!bytes) return bytes.error();
+  return parse_transcript(*bytes);
+}
+
+// =============================================================================================
+// Context rebuild
+// =============================================================================================
+
+std::vector<const TranscriptEntry*> active_branch(const std::vector<TranscriptEntry>& entries,
+                                                  std::optional<std::string_view> leaf_id) {
+  if (entries.empty()) return {};
+  std::unordered_map<std::string_view, const TranscriptEntry*> by_id;  // later duplicates win
+  for (const auto& entry : entries) by_id[entry.id] = &entry;
+
+  const TranscriptEntry* current = &entries.back();
+  if (leaf_id) {
+    if (auto it = by_id.find(*leaf_id); it != by_id.end()) current = it->second;
+  }
+  std::vector<const TranscriptEntry*> path;
+  std::unordered_set<const TranscriptEntry*> visited;  // a corrupt file may contain a cycle
+  while (current != nullptr && visited.insert(current).second) {
+    path.push_back(current);
+    if (!current->parent_id) break;
+    auto parent = by_id.find(*current->parent_id);
+    current = parent == by_id.end() ? nullptr : parent->second;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+SessionContext build_context(const std::vector<TranscriptEntry>& entries, std::optional<std::string_view> leaf_id) {
+  SessionContext context;
+  const auto path = active_branch(entries, leaf_id);
+  if (path.empty()) return context;
+  context.leaf_id = path.back()->id;
+
+  std::optional<std::size_t> compaction;  // index into path of the latest compaction
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const TranscriptEntry& entry = *path[i];
+    if (entry.type == "thinking_level_change") {
+      context.thinking_level = string_field(entry.raw, "thinkingLevel");
+    } else if (entry.type == "model_change") {
+      context.provider = string_field(entry.raw, "provider");
+      context.model_id = string_field(entry.raw, "modelId");
+    } else if (const Json* message = field(entry.raw, "message");
+               entry.type == "message" && message && string_field(*message, "role") == "assistant") {
+      context.provider = string_field(*message, "provider");
+      context.model_id = string_field(*message, "model");
+    } else if (entry.type == "compaction") {
+      compaction = i;
+    }
+  }
+
+  auto append = [&](const TranscriptEntry& entry) {
+    if (Json message = context_message(entry); !message.is_null()) context.messages.push_back(std::move(message));
+  };
+  if (!compaction) {
+    for (const auto* entry : path) append(*entry);
+    return context;
+  }
+  const TranscriptEntry& summary = *path[*compaction];
+  context.messages.push_back(compaction_summary_message(summary));
+  const std::string first_kept = string_field(summary.raw, "firstKeptEntryId");
+  bool keeping = false;
+  for (std::size_t i = 0; i < *compaction; ++i) {
+    keeping = keeping || path[i]->id == first_kept;
+    if (keeping) append(*path[i]);
+  }
+  for (std::size_t i = *compaction + 1; i < path.size(); ++i) append(*path[i]);
+  return context;
+}
+
+std::vector<Json> to_llm_messages(const std::vector<Json>& agent_messages) {
+  static constexpr std::string_view kCompactionPrefix =
+      "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+  static constexpr std::string_view kCompactionSuffix = "\n</summary>";
+  static constexpr std::string_view kBranchPrefix =
+      "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+  static constexpr std::string_view kBranchSuffix = "</summary>";
+
+  std::vector<Json> out;
+  for (const Json& m : agent_messages) {
+    if (!m.is_object()) continue;
+    const std::string role = string_field(m, "role");
+    const Json timestamp = any_field(m, "timestamp", 0);
+    if (role == "user" || role == "assistant" || role == "toolResult") {
+      out.push_back(m);
+    } else if (role == "compactionSummary") {
+      out.push_back(user_text(std::string(kCompactionPrefix) + string_field(m, "summary") +
+                                  std::string(kCompactionSuffix), timestamp));
+    } else if (role == "branchSummary") {
+      out.push_back(user_text(std::string(kBranchPrefix) + string_field(m, "summary") + std::string(kBranchSuffix),
+                              timestamp));
+    } else if (role == "custom") {
+      const Json content = any_field(m, "content", "");
+      Json blocks = content.is_string()
+                        ? Json::array({{{"type", "text"}, {"text", content}}})
+                        : content;
+      out.push_back({{"role", "user"}, {"content", std::move(blocks)}, {"timestamp", timestamp}});
+    } else if (role == "bashExecution" && !bool_field(m, "excludeFromContext", false)) {
+      out.push_back(user_text(bash_execution_text(m), timestamp));
+    }
+  }
+  return out;
+}
+
+// =============================================================================================
+// Writing
+// =============================================================================================
+
+TranscriptWriter::TranscriptWriter(std::filesystem::path path, int fd, const Clock& clock, FsyncPolicy fsync)
+    : path_(std::move(path)), fd_(fd), clock_(&clock), fsync_(fsync) {}
+
+TranscriptWriter::TranscriptWriter(TranscriptWriter&& other) noexcept
+    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), clock_(other.clock_),
+      fsync_(other.fsync_), ids_(std::move(other.ids_)), leaf_(std::move(other.leaf_)),
+      needs_newline_(other.needs_newline_) {}
+
+TranscriptWriter& TranscriptWriter::operator=(TranscriptWriter&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = std::exchange(other.fd_, -1);
+    clock_ = other.clock_;
+    fsync_ = other.fsync_;
+    ids_ = std::move(other.ids_);
+    leaf_ = std::move(other.leaf_);
+    needs_newline_ = other.needs_newline_;
+  }
+  return *this;
+}
+
+TranscriptWriter::~TranscriptWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<TranscriptWriter> TranscriptWriter::create(const std::filesystem::path& file,
+                                                  const TranscriptCreateOptions& options, const Clock& clock) {
+  if (!is_valid_session_id(options.session_id)) {
+    return Error{"SESSION_ID_INVALID", "invalid session id \"" + options.session_id + "\""};
+  }
+  const auto dir = file.parent_path().empty() ? std::filesystem::path(".") : file.parent_path();
+  if (auto made = ensure_private_dir(dir); !made) return made.error();
+
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) return Error{"TRANSCRIPT_EXISTS", file.string() + ": transcript already exists"};
+    return io_error(file, "cannot create");
+  }
+  ::fchmod(fd, 0600);  // exact mode whatever the umask
+  TranscriptWriter writer(file, fd, clock, options.fsync);
+
+  // Key order as pi writes it: type, version, id, timestamp, cwd, parentSession.
+  std::string line = R"({"type":"session","version":)" + std::to_string(kTranscriptVersion) +
+                     ",\"id\":" + dump(options.session_id) + ",\"timestamp\":" +
+                     dump(iso_timestamp(clock.wall_ms())) + ",\"cwd\":" + dump(options.cwd);
+  if (options.parent_session) line += ",\"parentSession\":" + dump(*options.parent_session);
+  line += "}";
+  if (auto written = writer.write_line(line); !written) {
+    ::unlink(file.c_str());
+    return written.error();
+  }
+  fsync_dir(dir);
+  return writer;
+}
+
+Result<TranscriptWriter> TranscriptWriter::open(const std::filesystem::path& file, const Clock& clock,
+                                                FsyncPolicy fsync, std::vector<TranscriptWarning>* warnings) {
+  auto contents = read_transcript(file);
+  if (!contents) return contents.error();
+  if (warnings) *warnings = contents->warnings;
+  if (contents->header.is_null()) {
+    return Error{"TRANSCRIPT_INVALID", file.string() + ": no session header on line 1"};
+  }
+  if (contents->version < 2) {
+    return Error{"TRANSCRIPT_VERSION", file.string() + ": version-1 transcript (entries without ids); archive it "
+                                       "and start a new session to append"};
+  }
+  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return io_error(file, "cannot open");
+  TranscriptWriter writer(file, fd, clock, fsync);
+  for (const auto& entry : contents->entries) writer.ids_.insert(entry.id);
+  if (!contents->entries.empty()) writer.leaf_ = contents->entries.back().id;
+  writer.needs_newline_ = contents->missing_final_newline;
+  return writer;
+}
+
+Status TranscriptWriter::set_leaf(std::string_view entry_id) {
+  if (!entry_id.empty() && !contains(entry_id)) {
+    return Error{"ENTRY_NOT_FOUND", "no entry \"" + std::string(entry_id) + "\" in " + path_.string()};
+  }
+  leaf_ = std::string(entry_id);
+  return Ok{};
+}
+
+std::string TranscriptWriter::new_entry_id() const {
+  for (int i = 0; i < 100; ++i) {
+    std::string id = ids::uuid_v4().substr(0, 8);
+    if (!ids_.contains(id)) return id;
+  }
+  return ids::uuid_v4();  // as pi: practically unreachable
+}
+
+Status TranscriptWriter::write_line(const std::string& line) {
+  std::string data;
+  data.reserve(line.size() + 2);
+  if (needs_newline_) data += '\n';  // terminate a torn fragment left by a crash or a failed write
+  data += line;
+  data += '\n';
+  if (!write_all(fd_, data)) {
+    needs_newline_ = true;  // part of the line may be in the file
+    return io_error(path_, "cannot append to");
+  }
+  needs_newline_ = false;
+  if (fsync_ == FsyncPolicy::EveryAppend && ::fdatasync(fd_) != 0) return io_error(path_, "cannot sync");
+  return Ok{};
+}
+
+Result<std::string> TranscriptWriter::append(std::string_view type, const Json& fields) {
+  const std::string id = new_entry_id();
+  std::string line = "{\"type\":" + dump(std::string(type)) + ",\"id\":" + dump(id) +
+                     ",\"parentId\":" + (leaf_.empty() ? std::string("null") : dump(leaf_)) +
+                     ",\"timestamp\":" + dump(iso_timestamp(clock_->wall_ms()));
+  if (fields.is_object()) {
+    for (const auto& [key, value] : fields.items()) {
+      if (key == "type" || key == "id" || key == "parentId" || key == "timestamp") continue;
+      line += "," + dump(key) + ":" + dump(value);
+    }
+  }
+  line += "}";
+  ids_.insert(id);  // even on failure: part of the line may have reached the file
+  if (auto written = write_line(line); !written) return written.error();
+  leaf_ = id;
+  return id;
+}
+
+Result<std::string> TranscriptWriter::append_message(const Json& message) {
+  return append("message", {{"message", message}});
+}
+
+Result<std::string> TranscriptWriter::append_model_change(std::string_view provider, std::string_view model_id) {
+  return append("model_change", {{"provider", provider}, {"modelId", model_id}});
+}
+
+Result<std::string> TranscriptWriter::append_thinking_level_change(std::string_view thinking_level) {
+  return append("thinking_level_change", {{"thinkingLevel", thinking_level}});
+}
+
+Result<std::string> TranscriptWriter::append_compaction(std::string_view summary, std::string_view first_kept_entry_id,
+                                                        int64_t tokens_before, const Json& details, bool from_hook) {
+  Json fields = {{"summary", summary}, {"firstKeptEntryId", first_kept_entry_id}, {"tokensBefore", tokens_before}};
+  if (!details.is_null()) fields["details"] = details;
+  if (from_hook) fields["fromHook"] = true;
+  return append("compaction", fields);
+}
+
+Result<std::string> TranscriptWriter::append_branch_summary(std::string_view from_id, std::string_view summary,
+                                                            const Json& details, bool from_hook) {
+  Json fields = {{"fromId", from_id}, {"summary", summary}};
+  if (!details.is_null()) fields["details"] = details;
+  if (from_hook) fields["fromHook"] = true;
+  return append("branch_summary", fields);
+}
+
+Result<std::string> TranscriptWriter::append_custom(std::string_view custom_type, const Json& data) {
+  Json fields = {{"customType", custom_type}};
+  if (!data.is_null()) fields["data"] = data;
+  return append("custom", fields);
+}
+
+Result<std::string> TranscriptWriter::append_custom_message(std::string_view custom_type, const Json& content,
+                                                            bool display, const Json& details) {
+  Json fields = {{"customType", custom_type}, {"content", content}, {"display", display}};
+  if (!details.is_null()) fields["details"] = details;
+  return append("custom_message", fields);
+}
+
+Result<std::string> TranscriptWriter::append_label(std::string_view target_id, std::optional<std::string_view> label) {
+  Json fields = {{"targetId", target_id}};
+  if (label) fields["label"] = *label;
+  return append("label", fields);
+}
+
+Result<std::string> TranscriptWriter::append_session_info(std::optional<std::string_view> name) {
+  Json fields = Json::object();
+  if (name) fields["name"] = *name;
+  return append("session_info", fields);
+}
+
+}  // namespace pincer::store

@@ -1,0 +1,121 @@
+#include "tools/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/ids.h"
+
+namespace pincer::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+Error io_error(std::string_view step) { return Error{"IO_ERROR", std::string(step) + ": " + std::strerror(errno)}; }
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+/// Mode for the replacement file: the old file's permission bits, else 0666 minus the umask
+/// (applied by open(2) itself, so we pass 0666).
+mode_t mode_for(const fs::path& path, bool& explicit_mode) {
+  struct stat st {};
+  explicit_mode = ::stat(path.c_str(), &st) == 0;
+  return explicit_mode ? (st.st_mode & 07777) : 0666;
+}
+
+}  // namespace
+
+Result<std::string> read_file_bounded(const fs::path& path, std::size_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return Error{"NOT_FOUND", "file not found"};
+    return io_error("cannot open");
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    Error e = io_error("cannot stat");
+    ::close(fd);
+    return e;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{"NOT_A_FILE", S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file"};
+  }
+  if (static_cast<std::size_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    return Error{"TOO_LARGE", "is " + std::to_string(st.st_size) + " bytes; limit " + std::to_string(max_bytes)};
+  }
+  std::string data(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Error e = io_error("cannot read");
+      ::close(fd);
+      return e;
+    }
+    if (n == 0) break;  // file shrank while reading
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  data.resize(got);
+  return data;
+}
+
+bool looks_binary(std::string_view data) { return data.find('\0') != std::string_view::npos; }
+
+Status write_file_atomic(const fs::path& path, std::string_view data) {
+  const fs::path dir = path.parent_path();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error{"IO_ERROR", "cannot create directory " + dir.string() + ": " + ec.message()};
+
+  bool explicit_mode = false;
+  const mode_t mode = mode_for(path, explicit_mode);
+  const fs::path tmp = dir / ("." + path.filename().string() + ".pincer-tmp-" + ids::random_token(6));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) return io_error("cannot create temp file " + tmp.string());
+  // open(2) applies the umask; an existing file's exact bits are restored explicitly.
+  bool ok = (!explicit_mode || ::fchmod(fd, mode) == 0) && write_all(fd, data) && ::fsync(fd) == 0;
+  if (!ok) {
+    Error e = io_error("cannot write temp file " + tmp.string());
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    Error e = io_error("cannot rename temp file onto " + path.string());
+    ::unlink(tmp.c_str());
+    return e;
+  }
+  if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);  // persist the new directory entry; failure here is not worth failing the write
+    ::close(dfd);
+  }
+  return Ok{};
+}
+
+Status remove_file(const fs::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return Error{"NOT_FOUND", "file not found"};
+  if (S_ISDIR(st.st_mode)) return Error{"NOT_A_FILE", "is a directory"};
+  if (::unlink(path.c_str()) != 0) return io_error("cannot delete");
+  return Ok{};
+}
+
+}  // namespace pincer::tools

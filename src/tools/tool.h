@@ -1,0 +1,109 @@
+// The built-in tool contract (SPEC TL-1). A Tool is a stateless object with a name, a description
+// and a JSON Schema for its arguments; the agent loop offers the schemas to the model and calls
+// `invoke_tool` with the model's arguments.
+//
+// Threading: tools run on a worker thread (never the event loop) and may block. A Tool object is
+// immutable after construction, so one instance serves concurrent runs; per-run state lives in
+// ToolContext. Tools never throw: `invoke_tool` turns a stray exception into an error output.
+//
+// Memory (LESSONS 7): every tool bounds what it reads or captures by `max_output_chars` while
+// reading, never after; the caller may cap the text again.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace pincer::tools {
+
+class ProcessTable;
+
+/// Everything a tool may touch during one call. Owned by the agent run; outlives the call.
+struct ToolContext {
+  /// The agent's workspace directory; it must exist. File tools are confined to it (TL-6).
+  std::filesystem::path workspace;
+  /// Set by the run when the user aborts; long tools (exec) poll it and stop. May be null.
+  const std::atomic<bool>* cancelled = nullptr;
+  /// Base environment for `exec` children (usually the gateway's own). Secret-looking variables
+  /// are dropped before a child sees them (see exec_tool.h).
+  std::map<std::string, std::string> env;
+  /// Foreground `exec` timeout when the model gives none, in milliseconds; 0 = no timeout.
+  int64_t default_timeout_ms = 10 * 60 * 1000;
+  /// Upper bound of one tool's result text, in UTF-8 bytes.
+  std::size_t max_output_chars = 100'000;
+  /// Background processes of this agent (`exec background`, `process`). May be null: then exec
+  /// only runs in the foreground and `process` reports that nothing is running.
+  ProcessTable* processes = nullptr;
+
+  bool is_cancelled() const { return cancelled != nullptr && cancelled->load(); }
+};
+
+/// What a tool call produced. `text` goes to the model (valid UTF-8); `details` is structured
+/// data for clients and transcripts (never sent to the model); `is_error` marks a failed call.
+struct ToolOutput {
+  std::string text;
+  nlohmann::json details = nlohmann::json::object();
+  bool is_error = false;
+
+  static ToolOutput ok(std::string text, nlohmann::json details = nlohmann::json::object()) {
+    return ToolOutput{std::move(text), std::move(details), false};
+  }
+  static ToolOutput error(std::string text, nlohmann::json details = nlohmann::json::object()) {
+    return ToolOutput{std::move(text), std::move(details), true};
+  }
+};
+
+class Tool {
+ public:
+  virtual ~Tool() = default;
+
+  /// Identifier the model calls, e.g. "read". Lowercase, [a-z0-9_].
+  virtual std::string_view name() const = 0;
+  /// One paragraph for the model: what it does, limits, how to continue.
+  virtual std::string_view description() const = 0;
+  /// JSON Schema object: {"type":"object","properties":{...},"required":[...]}.
+  virtual const nlohmann::json& parameters() const = 0;
+  /// Policy group without the "group:" prefix, e.g. "fs" or "runtime" (registry.h).
+  virtual std::string_view group() const = 0;
+  /// Runs with arguments already checked by `validate_arguments`. Blocking; worker thread only.
+  virtual ToolOutput run(const nlohmann::json& args, ToolContext& ctx) const = 0;
+};
+
+/// Checks `args` against the top level of `tool.parameters()`: it must be an object, every
+/// `required` property present and non-null, and every present property of the declared `type`
+/// ("string", "integer", "number", "boolean", "array", "object") and in its `enum` if any.
+/// Unknown properties are ignored. Error code "TOOL_ARGS_INVALID" with a message such as
+/// `read: missing required argument "path"` or `read: argument "offset" must be an integer, got string`.
+Status validate_arguments(const Tool& tool, const nlohmann::json& args);
+
+/// Validates, then runs. Validation failures and exceptions become error outputs.
+ToolOutput invoke_tool(const Tool& tool, const nlohmann::json& args, ToolContext& ctx);
+
+// ---- helpers shared by the built-in tools ----
+
+/// Replaces invalid UTF-8 sequences with U+FFFD so the text can be serialised as JSON.
+std::string sanitize_utf8(std::string_view bytes);
+
+/// `args[key]` as T, or `fallback` when absent or null. Call only after validation.
+template <class T>
+T arg_or(const nlohmann::json& args, const char* key, T fallback) {
+  auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return fallback;
+  return it->template get<T>();
+}
+
+/// True when `args` holds a non-null `key`.
+inline bool has_arg(const nlohmann::json& args, const char* key) {
+  auto it = args.find(key);
+  return it != args.end() && !it->is_null();
+}
+
+}  // namespace pincer::tools
