@@ -174,9 +174,16 @@ Status SseStreamDecoder::feed(std::string_view body_bytes) {
 Result<AssistantMessage> SseStreamDecoder::finish() {
   if (error_) return *error_;
   if (!done_) {
+    // Lenient: servers sometimes omit the last blank line, so an unterminated final event is
+    // processed too. When it does not parse it was cut off: that is reported as incomplete below.
     std::vector<SseEvent> events;
-    parser_.flush(events);  // lenient: servers sometimes omit the last blank line
-    if (Status s = handle(events); !s.ok()) return s.error();
+    parser_.flush(events);
+    for (const SseEvent& event : events) {
+      if (done_) break;
+      Status s = on_event(event);
+      if (!s.ok() && s.error().code == "PROVIDER_STREAM_ERROR") return fail(s.error()).error();
+      if (!s.ok()) break;
+    }
   }
   if (!done_ && !complete_without_terminal()) {
     Error e = incomplete_stream(api_);

@@ -78,7 +78,9 @@ class StreamDecoder {
   /// After an error, partial() has stop_reason Error and error_message set.
   virtual Status feed(std::string_view body_bytes) = 0;
   /// End of body. Returns the final message, or the sticky error, or PROVIDER_STREAM_INCOMPLETE
-  /// when the body ended before the API's terminal event (connection cut mid-way).
+  /// when the body ended before the API's terminal event (connection cut mid-way). A last event or
+  /// line without its terminator is still processed (servers omit it); one that does not parse was
+  /// cut off and also gives PROVIDER_STREAM_INCOMPLETE. Later calls return an error.
   virtual Result<AssistantMessage> finish() = 0;
   /// The message as accumulated so far (api, provider, model and timestamp are set from the start).
   virtual const AssistantMessage& partial() const = 0;

@@ -20,6 +20,10 @@
 // Thread affinity: not synchronised; one owner (a worker or a strand). All I/O is blocking: call
 // it off the event loop. The object itself is the per-process cache: load() only re-reads the file
 // when it changed on disk since the last load()/save().
+//
+// Pattern for one change (OpenClaw's updateSessionStore): load(); upsert()/remove(); save(). The
+// load() is free when nothing changed, and picks up edits made by others (a user editing the file)
+// so that save() does not overwrite them. Only one process may write a state dir (GW-1).
 #pragma once
 
 #include <cstdint>

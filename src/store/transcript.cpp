@@ -175,8 +175,8 @@ void migrate_v2(TranscriptContents& out) {
   }
 }
 
-/// Adds `value` (a JSON object line) to `out` as the header or an entry; false with a reason if it
-/// is neither. Entry ids are checked later (they depend on the header's version).
+/// Adds `value` (one parsed line) to `out` as the header or an entry; returns "" on success, else
+/// why the line was skipped. Entry ids are checked later (the rule depends on the header's version).
 std::string accept_line(Json value, std::size_t line_no, TranscriptContents& out) {
   if (!value.is_object()) return "not a JSON object";
   auto type = value.find("type");
@@ -185,7 +185,9 @@ std::string accept_line(Json value, std::size_t line_no, TranscriptContents& out
     if (!out.header.is_null() || !out.entries.empty()) return "extra session header ignored";
     out.header = std::move(value);
     auto version = out.header.find("version");
-    out.version = (version != out.header.end() && version->is_number_integer()) ? version->get<int>() : 1;
+    if (version != out.header.end() && version->is_number_integer()) {
+      out.version = static_cast<int>(std::clamp<int64_t>(version->get<int64_t>(), 0, 1000));
+    }
     return {};
   }
   TranscriptEntry entry;
@@ -717,19 +719,24 @@ Result<TranscriptWriter> TranscriptWriter::open(const std::filesystem::path& fil
   auto contents = read_transcript(file);
   if (!contents) return contents.error();
   if (warnings) *warnings = contents->warnings;
-  if (contents->header.is_null()) {
+  return open(file, *contents, clock, fsync);
+}
+
+Result<TranscriptWriter> TranscriptWriter::open(const std::filesystem::path& file, const TranscriptContents& contents,
+                                                const Clock& clock, FsyncPolicy fsync) {
+  if (contents.header.is_null()) {
     return Error{"TRANSCRIPT_INVALID", file.string() + ": no session header on line 1"};
   }
-  if (contents->version < 2) {
+  if (contents.version < 2) {
     return Error{"TRANSCRIPT_VERSION", file.string() + ": version-1 transcript (entries without ids); archive it "
                                        "and start a new session to append"};
   }
   const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) return io_error(file, "cannot open");
   TranscriptWriter writer(file, fd, clock, fsync);
-  for (const auto& entry : contents->entries) writer.ids_.insert(entry.id);
-  if (!contents->entries.empty()) writer.leaf_ = contents->entries.back().id;
-  writer.needs_newline_ = contents->missing_final_newline;
+  for (const auto& entry : contents.entries) writer.ids_.insert(entry.id);
+  if (!contents.entries.empty()) writer.leaf_ = contents.entries.back().id;
+  writer.needs_newline_ = contents.missing_final_newline;
   return writer;
 }
 

@@ -206,7 +206,8 @@ struct TranscriptCreateOptions {
   FsyncPolicy fsync = FsyncPolicy::EveryAppend;
 };
 
-/// Appends entries to one transcript file. Move-only; closes the file when destroyed.
+/// Appends entries to one transcript file. Move-only; closes the file when destroyed. The clock
+/// (entry timestamps) must outlive the writer.
 class TranscriptWriter {
  public:
   /// Creates a new file with its header line (O_EXCL, mode 0600, parent directories 0700).
@@ -220,6 +221,10 @@ class TranscriptWriter {
   static Result<TranscriptWriter> open(const std::filesystem::path& file, const Clock& clock,
                                        FsyncPolicy fsync = FsyncPolicy::EveryAppend,
                                        std::vector<TranscriptWarning>* warnings = nullptr);
+  /// The same with the file's contents already read (e.g. for the context rebuild), so that a
+  /// large transcript is not read twice. `contents` must be what read_transcript(file) returned.
+  static Result<TranscriptWriter> open(const std::filesystem::path& file, const TranscriptContents& contents,
+                                       const Clock& clock, FsyncPolicy fsync = FsyncPolicy::EveryAppend);
 
   TranscriptWriter(TranscriptWriter&& other) noexcept;
   TranscriptWriter& operator=(TranscriptWriter&& other) noexcept;

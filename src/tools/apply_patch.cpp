@@ -15,10 +15,10 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kBegin = "*** Begin Patch";
 constexpr std::string_view kEnd = "*** End Patch";
-constexpr std::string_view kAdd = "*** Add File: ";
-constexpr std::string_view kDelete = "*** Delete File: ";
-constexpr std::string_view kUpdate = "*** Update File: ";
-constexpr std::string_view kMoveTo = "*** Move to: ";
+constexpr std::string_view kAdd = "*** Add File:";
+constexpr std::string_view kDelete = "*** Delete File:";
+constexpr std::string_view kUpdate = "*** Update File:";
+constexpr std::string_view kMoveTo = "*** Move to:";
 constexpr std::string_view kEndOfFile = "*** End of File";
 
 std::string_view trim(std::string_view s) {
@@ -33,7 +33,7 @@ std::string_view rtrim(std::string_view s) {
   return e == std::string_view::npos ? std::string_view{} : s.substr(0, e + 1);
 }
 
-std::string quoted(std::string_view s) {
+std::string shown_text(std::string_view s) {
   constexpr size_t kShown = 80;
   return "\"" + std::string(s.substr(0, kShown)) + (s.size() > kShown ? "…\"" : "\"");
 }
@@ -102,7 +102,7 @@ class Parser {
 
   Result<std::string> header_path(size_t i, std::string_view prefix) const {
     std::string path(trim(trim(lines_[i]).substr(prefix.size())));
-    if (path.empty()) return error(i, "missing file path after " + quoted(trim(prefix)));
+    if (path.empty()) return error(i, "missing file path after " + shown_text(prefix));
     return path;
   }
 
@@ -126,7 +126,7 @@ class Parser {
       return op;
     }
     if (starts_with(line, kUpdate)) return parse_update(i, end);
-    return error(i, "expected \"*** Add File:\", \"*** Delete File:\" or \"*** Update File:\", got " + quoted(line));
+    return error(i, "expected \"*** Add File:\", \"*** Delete File:\" or \"*** Update File:\", got " + shown_text(line));
   }
 
   Result<FileOp> parse_update(size_t& i, size_t end) {
@@ -166,7 +166,7 @@ class Parser {
       hunk.context = std::string(head.substr(3));
       ++i;
     } else if (!first_hunk) {
-      return error(i, "expected a \"@@\" hunk header, got " + quoted(head));
+      return error(i, "expected a \"@@\" hunk header, got " + shown_text(head));
     }
     const size_t body = i;
     for (; i < end; ++i) {
@@ -179,14 +179,16 @@ class Parser {
       const char tag = line.empty() ? ' ' : line[0];
       const std::string text = line.empty() ? std::string() : line.substr(1);
       if (tag == ' ') {
+        hunk.new_from_old.push_back(static_cast<int>(hunk.old_lines.size()));
         hunk.old_lines.push_back(text);
         hunk.new_lines.push_back(text);
       } else if (tag == '-') {
         hunk.old_lines.push_back(text);
       } else if (tag == '+') {
+        hunk.new_from_old.push_back(-1);
         hunk.new_lines.push_back(text);
       } else if (i == body) {
-        return error(i, "unexpected line in hunk " + quoted(line) + " (hunk lines start with ' ', '-' or '+')");
+        return error(i, "unexpected line in hunk " + shown_text(line) + " (hunk lines start with ' ', '-' or '+')");
       } else {
         break;  // next hunk header or file operation
       }
@@ -281,7 +283,7 @@ Result<std::vector<Replacement>> locate(const std::vector<std::string>& lines, c
     if (h.context) {
       auto at = seek(lines, {*h.context}, cursor, false);
       if (!at) {
-        return Error{"PATCH_MISMATCH", "could not find the context " + quoted("@@ " + *h.context) + " in " +
+        return Error{"PATCH_MISMATCH", "could not find the context " + shown_text("@@ " + *h.context) + " in " +
                                            std::string(shown_path)};
       }
       cursor = *at + 1;
@@ -299,6 +301,11 @@ Result<std::vector<Replacement>> locate(const std::vector<std::string>& lines, c
       at = seek(lines, pattern, cursor, h.end_of_file);
     }
     if (!at) return mismatch(shown_path, h.old_lines);
+    // Context lines keep the file's own text (a loose match must not rewrite their whitespace).
+    for (size_t k = 0; k < replacement.size() && k < h.new_from_old.size(); ++k) {
+      const int from = h.new_from_old[k];
+      if (from >= 0 && static_cast<size_t>(from) < pattern.size()) replacement[k] = lines[*at + static_cast<size_t>(from)];
+    }
     out.push_back({*at, pattern.size(), std::move(replacement)});
     cursor = *at + pattern.size();
   }

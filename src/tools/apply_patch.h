@@ -15,7 +15,8 @@
 // Hunks are located like Codex does: after the `@@` context line (when given), searching forward
 // from the previous hunk, first exactly, then ignoring trailing whitespace, then surrounding
 // whitespace, then typographic punctuation (dashes, quotes, non-breaking spaces). A hunk without
-// removed or context lines appends at the end of the file. Results always end with a newline;
+// removed or context lines appends at the end of the file. Context lines keep the file's own text
+// (a loose match does not rewrite them). Results always end with a newline;
 // CRLF files stay CRLF.
 //
 // Applying to a workspace checks every operation first (paths confined per workspace_path.h,
@@ -38,6 +39,7 @@ struct Hunk {
   std::optional<std::string> context;  ///< text after "@@ ", if any
   std::vector<std::string> old_lines;  ///< context + removed lines, in order
   std::vector<std::string> new_lines;  ///< context + added lines, in order
+  std::vector<int> new_from_old;       ///< per new line: index of the same context line in old_lines, or -1
   bool end_of_file = false;
 };
 

@@ -107,11 +107,13 @@ std::string format_size(size_t bytes) {
 }
 
 std::string continuation_note(const ReadPage& page, size_t first, size_t max_bytes) {
-  if (page.line_truncated) {
-    return "\n\n[Line " + std::to_string(first) + " is longer than " + format_size(max_bytes) +
-           "; showing its beginning only. Use exec (e.g. cut -c) to see the rest.]";
-  }
   const size_t next = page.last_line + 1;
+  if (page.line_truncated) {
+    std::string note = "\n\n[Line " + std::to_string(first) + " is longer than " + format_size(max_bytes) +
+                       "; showing its beginning only. Use exec (e.g. cut -c) to see the rest.";
+    if (next <= page.total_lines) note += " Use offset=" + std::to_string(next) + " for the following lines.";
+    return note + "]";
+  }
   if (page.byte_capped) {
     return "\n\n[Showing lines " + std::to_string(first) + "-" + std::to_string(page.last_line) + " of " +
            std::to_string(page.total_lines) + " (" + format_size(max_bytes) +

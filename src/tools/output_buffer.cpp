@@ -20,6 +20,11 @@ void OutputBuffer::append(std::string_view data) {
   if (tail_.size() > 2 * tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);  // amortised O(1)
 }
 
+std::string_view OutputBuffer::kept_tail() const {
+  std::string_view t(tail_);
+  return t.size() > tail_cap_ ? t.substr(t.size() - tail_cap_) : t;
+}
+
 std::string omitted_marker(uint64_t bytes) {
   std::string digits = std::to_string(bytes);
   for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
@@ -28,8 +33,10 @@ std::string omitted_marker(uint64_t bytes) {
 
 std::string OutputBuffer::render() const {
   const uint64_t gap = dropped();
-  if (gap == 0) return head_ + tail_;
-  return head_ + "\n" + omitted_marker(gap) + "\n" + tail_;
+  std::string out = head_;
+  if (gap != 0) out += "\n" + omitted_marker(gap) + "\n";
+  out += kept_tail();
+  return out;
 }
 
 OutputBuffer::Slice OutputBuffer::read_from(uint64_t offset, size_t max_bytes) const {
@@ -52,7 +59,7 @@ OutputBuffer::Slice OutputBuffer::read_from(uint64_t offset, size_t max_bytes) c
   }
   const size_t room = max_bytes > s.text.size() ? max_bytes - s.text.size() : 0;
   const size_t take = static_cast<size_t>(std::min<uint64_t>(room, total_ - offset));
-  s.text += tail_.substr(static_cast<size_t>(offset - start), take);
+  s.text += kept_tail().substr(static_cast<size_t>(offset - start), take);
   s.next = offset + take;
   return s;
 }

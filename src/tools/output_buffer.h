@@ -22,7 +22,7 @@ class OutputBuffer {
   /// Bytes appended so far (kept or not).
   uint64_t total() const { return total_; }
   /// Bytes appended but no longer held.
-  uint64_t dropped() const { return total_ - head_.size() - tail_.size(); }
+  uint64_t dropped() const { return total_ - head_.size() - kept_tail().size(); }
 
   /// Head, then `[... N bytes omitted ...]` when something was dropped, then tail.
   std::string render() const;
@@ -36,7 +36,9 @@ class OutputBuffer {
   Slice read_from(uint64_t offset, std::size_t max_bytes) const;
 
  private:
-  uint64_t tail_start() const { return total_ - tail_.size(); }
+  /// The last `tail_cap_` bytes of `tail_` (which holds up to twice that between compactions).
+  std::string_view kept_tail() const;
+  uint64_t tail_start() const { return total_ - kept_tail().size(); }
 
   std::size_t head_cap_;
   std::size_t tail_cap_;

@@ -10,11 +10,13 @@
 // The destructor stops every running process group and waits for them (up to the kill grace).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,8 +58,10 @@ class ProcessTable {
     bool more = false;     ///< more new output than `max_bytes`: poll again
   };
   /// New output since the last poll of `id` and the current status. When there is none yet and
-  /// the process runs, waits up to `wait` for some. Error "NOT_FOUND" (unknown or expired id).
-  Result<Poll> poll(const std::string& id, std::size_t max_bytes, std::chrono::milliseconds wait);
+  /// the process runs, waits up to `wait` for some, or until `*cancelled` (may be null) is set.
+  /// Error "NOT_FOUND" (unknown or expired id).
+  Result<Poll> poll(const std::string& id, std::size_t max_bytes, std::chrono::milliseconds wait,
+                    const std::atomic<bool>* cancelled = nullptr);
 
   /// The process, for `log` and `kill`. Error "NOT_FOUND".
   Result<std::shared_ptr<ManagedProcess>> find(const std::string& id);

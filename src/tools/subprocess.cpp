@@ -98,6 +98,7 @@ ManagedProcess::ManagedProcess(SpawnOptions options, pid_t pid, int out_fd)
       started_wall_(std::chrono::system_clock::now()),
       out_(options_.head_bytes, options_.tail_bytes) {
   status_.pid = pid;
+  status_.timeout = options_.timeout;
   pump_ = std::thread(&ManagedProcess::pump, this);
 }
 
@@ -200,6 +201,11 @@ OutputBuffer::Slice ManagedProcess::output_from(uint64_t offset, std::size_t max
 uint64_t ManagedProcess::output_total() const {
   std::lock_guard lock(mu_);
   return out_.total();
+}
+
+uint64_t ManagedProcess::output_dropped() const {
+  std::lock_guard lock(mu_);
+  return out_.dropped();
 }
 
 }  // namespace pincer::tools

@@ -52,6 +52,7 @@ struct ProcessStatus {
   std::optional<int> signal;     ///< set when a signal ended it
   StopReason stopped_by = StopReason::kNone;
   std::chrono::milliseconds runtime{0};
+  std::chrono::milliseconds timeout{0};  ///< the configured lifetime limit (0 = none)
 };
 
 class ManagedProcess {
@@ -64,7 +65,6 @@ class ManagedProcess {
   ManagedProcess& operator=(const ManagedProcess&) = delete;
 
   const std::string& command() const { return options_.command; }
-  std::chrono::milliseconds timeout() const { return options_.timeout; }
   std::chrono::system_clock::time_point started_at() const { return started_wall_; }
 
   /// Stops the group (SIGTERM, later SIGKILL). The first reason given is kept. Non-blocking.
@@ -80,6 +80,8 @@ class ManagedProcess {
   /// Output from absolute byte `offset` on (see OutputBuffer::read_from).
   OutputBuffer::Slice output_from(uint64_t offset, std::size_t max_bytes) const;
   uint64_t output_total() const;
+  /// Bytes of output no longer held (between the kept head and tail).
+  uint64_t output_dropped() const;
 
  private:
   ManagedProcess(SpawnOptions options, pid_t pid, int out_fd);

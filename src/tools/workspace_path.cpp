@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 constexpr int kMaxSymlinkHops = 40;  // Linux's MAXSYMLINKS
 
-std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 /// Pushes the components of `p` (after any root) to the front of `pending`, keeping their order.
 void prepend_components(std::deque<std::string>& pending, const fs::path& p) {
@@ -60,7 +60,7 @@ Result<fs::path> resolve_like_realpath(const fs::path& start, FinalSymlink final
     const bool is_final = pending.empty();
     if (S_ISLNK(st.st_mode) && !(is_final && final_symlink == FinalSymlink::kKeep)) {
       if (++hops > kMaxSymlinkHops) {
-        return Error{"PATH_SYMLINK_LOOP", "path " + quoted(shown) + " has too many levels of symbolic links"};
+        return Error{"PATH_SYMLINK_LOOP", "path " + in_quotes(shown) + " has too many levels of symbolic links"};
       }
       auto target = read_link(next);
       if (!target) return target.error();
@@ -100,7 +100,7 @@ Result<WorkspacePath> resolve_workspace_path(const fs::path& workspace, std::str
   auto real = resolve_like_realpath(start, final_symlink, user_path);
   if (!real) return real.error();
   auto rel = relative_inside(*real, root);
-  if (!rel) return Error{"PATH_OUTSIDE_WORKSPACE", "path " + quoted(user_path) + " is outside the workspace"};
+  if (!rel) return Error{"PATH_OUTSIDE_WORKSPACE", "path " + in_quotes(user_path) + " is outside the workspace"};
   return WorkspacePath{std::move(*real), std::move(*rel)};
 }
 

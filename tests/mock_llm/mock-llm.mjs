@@ -427,7 +427,8 @@ class Streamer {
     this.res = res;
     this.plan = plan;
     this.count = 0;
-    this.gone = false;
+    // The client may have gone before the stream started (its 'close' then fired already).
+    this.gone = res.destroyed || !!res.socket?.destroyed;
     this.lastWrite = Promise.resolve();
     this.writeStreamError = () => {};
     res.on("close", () => {
@@ -453,11 +454,12 @@ class Streamer {
       throw new Stop("stream_error");
     }
   }
-  async delta(text) {
+  /** `event` is the text to write, or a function building it (built only if it is written). */
+  async delta(event) {
     if (this.plan.delayMs > 0) await sleep(this.plan.delayMs);
     await this.checkpoint(false);
     this.count++;
-    this.send(text);
+    this.send(typeof event === "function" ? event() : event);
   }
   /** Call before the terminal event(s): a cut or stream error that has not fired yet fires now. */
   async beforeEnd() {
@@ -685,19 +687,19 @@ const API = {
           const text = item.summary[0].text;
           s.send(ev("response.output_item.added", { output_index, item: { id: item_id, type: "reasoning", summary: [] } }));
           s.send(ev("response.reasoning_summary_part.added", { item_id, output_index, summary_index: 0, part: { type: "summary_text", text: "" } }));
-          for (const p of chunkText(text)) await s.delta(ev("response.reasoning_summary_text.delta", { item_id, output_index, summary_index: 0, delta: p }));
+          for (const p of chunkText(text)) await s.delta(() => ev("response.reasoning_summary_text.delta", { item_id, output_index, summary_index: 0, delta: p }));
           s.send(ev("response.reasoning_summary_text.done", { item_id, output_index, summary_index: 0, text }));
           s.send(ev("response.reasoning_summary_part.done", { item_id, output_index, summary_index: 0, part: { type: "summary_text", text } }));
         } else if (item.type === "message") {
           const text = item.content[0].text;
           s.send(ev("response.output_item.added", { output_index, item: { ...item, status: "in_progress", content: [] } }));
           s.send(ev("response.content_part.added", { item_id, output_index, content_index: 0, part: { type: "output_text", annotations: [], logprobs: [], text: "" } }));
-          for (const p of chunkText(text)) await s.delta(ev("response.output_text.delta", { item_id, output_index, content_index: 0, delta: p, logprobs: [] }));
+          for (const p of chunkText(text)) await s.delta(() => ev("response.output_text.delta", { item_id, output_index, content_index: 0, delta: p, logprobs: [] }));
           s.send(ev("response.output_text.done", { item_id, output_index, content_index: 0, text, logprobs: [] }));
           s.send(ev("response.content_part.done", { item_id, output_index, content_index: 0, part: item.content[0] }));
         } else {
           s.send(ev("response.output_item.added", { output_index, item: { ...item, status: "in_progress", arguments: "" } }));
-          for (const p of chunkArgs(item.arguments)) await s.delta(ev("response.function_call_arguments.delta", { item_id, output_index, delta: p }));
+          for (const p of chunkArgs(item.arguments)) await s.delta(() => ev("response.function_call_arguments.delta", { item_id, output_index, delta: p }));
           s.send(ev("response.function_call_arguments.done", { item_id, output_index, name: item.name, arguments: item.arguments }));
         }
         s.send(ev("response.output_item.done", { output_index, item }));
@@ -974,6 +976,7 @@ export function createMockLlm(options = {}) {
     if (api === "anthropic") headers["request-id"] = `req_${rid()}`;
     else if (api !== "ollama") headers["x-request-id"] = `req_${rid()}`;
     res.writeHead(200, headers);
+    res.flushHeaders(); // like real providers: headers go out before the first delta
     entry.status = 200;
     const s = new Streamer(res, plan);
     try {
@@ -1169,8 +1172,8 @@ async function main() {
   const port = await mock.listen(o.port);
   process.stdout.write(`mock-llm listening on http://${HOST}:${port}\n`);
   const stop = () => {
-    mock.close().then(() => process.exit(0));
-    setTimeout(() => process.exit(0), 500).unref();
+    mock.server.closeAllConnections();
+    process.exit(0);
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -310,7 +310,7 @@ const APIS = {
     usage: (r) => [r.usage?.input_tokens, r.usage?.output_tokens],
     errorCheck: (status, j) => {
       assert.equal(j.type, "error");
-      const want = { 400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error" }[status];
+      const want = { 400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error", 500: "api_error", 503: "overloaded_error", 529: "overloaded_error" }[status];
       assert.equal(j.error?.type, want);
       if (status === 400) assert.match(j.error.message, /prompt is too long/);
     },
@@ -463,6 +463,11 @@ async function main() {
         APIS[api].errorCheck(status, o.json);
       });
     }
+    await test(`${api}: MOCK_ERR:503`, async () => {
+      const o = await call(api, "MOCK_ERR:503");
+      assert.equal(o.status, 503);
+      APIS[api].errorCheck(503, o.json);
+    });
     await test(`${api}: MOCK_429_ONCE fails once then succeeds`, async () => {
       const text = `MOCK_429_ONCE ${api}`;
       assert.equal((await call(api, text)).status, 429);
@@ -588,6 +593,8 @@ async function main() {
     { cut: true, afterDeltas: 1 },
     { delayMs: 80 },
     { error: { status: 529, inStream: true, afterDeltas: 1 } },
+    "a bare string",
+    { error: { status: 400, kind: "overflow" } },
   ];
   fs.writeFileSync(scriptFile, JSON.stringify(script));
   const KEY = "sk-mock-secret-123";
@@ -622,6 +629,10 @@ async function main() {
     assert.ok(d.ms >= 5 * 80 - 20, `delayMs: took ${d.ms}ms`);
     const se = await call("anthropic", "hi", { base: B.base, headers: auth.anthropic });
     assert.equal(se.r.error?.type, "overloaded_error");
+    expectText(await call("chat", "hi", { base: B.base, headers: auth.chat }), "chat", "a bare string");
+    const ov = await call("anthropic", "hi", { base: B.base, headers: auth.anthropic });
+    assert.equal(ov.status, 400);
+    APIS.anthropic.errorCheck(400, ov.json);
     // script exhausted: keywords again
     expectText(await call("responses", "ECHO:k", { base: B.base, headers: auth.responses }), "responses", `${DEFAULT_REPLY} [k]`);
   });

@@ -1,0 +1,528 @@
+// Provider failure classification; the rules and their order are documented in failover.h.
+#include "llm/failover.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <random>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pincer::llm {
+
+using nlohmann::json;
+
+std::string_view to_string(FailoverReason reason) {
+  switch (reason) {
+    case FailoverReason::Billing: return "billing";
+    case FailoverReason::RateLimit: return "rate_limit";
+    case FailoverReason::Auth: return "auth";
+    case FailoverReason::AuthPermanent: return "auth_permanent";
+    case FailoverReason::Timeout: return "timeout";
+    case FailoverReason::Format: return "format";
+    case FailoverReason::ModelNotFound: return "model_not_found";
+    case FailoverReason::SessionExpired: return "session_expired";
+    case FailoverReason::ContextOverflow: return "context_overflow";
+    case FailoverReason::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::optional<FailoverReason> failover_reason_from_string(std::string_view s) {
+  for (auto r : {FailoverReason::Billing, FailoverReason::RateLimit, FailoverReason::Auth,
+                 FailoverReason::AuthPermanent, FailoverReason::Timeout, FailoverReason::Format,
+                 FailoverReason::ModelNotFound, FailoverReason::SessionExpired,
+                 FailoverReason::ContextOverflow, FailoverReason::Unknown}) {
+    if (to_string(r) == s) return r;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+using Reason = FailoverReason;
+constexpr std::size_t kMaxDetailBytes = 300;
+
+// ---------------------------------------------------------------------------------------------
+// Text helpers
+// ---------------------------------------------------------------------------------------------
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool has_any(std::string_view haystack, std::initializer_list<std::string_view> needles) {
+  return std::any_of(needles.begin(), needles.end(),
+                     [&](std::string_view n) { return haystack.find(n) != std::string_view::npos; });
+}
+
+/// Whitespace runs (incl. line breaks) become one space; trimmed; cut to kMaxDetailBytes at a
+/// UTF-8 character boundary with "…".
+std::string one_line(std::string_view s) {
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ' || c == '\v' || c == '\f') {
+      space = !out.empty();
+      continue;
+    }
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) continue;  // other control characters
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  if (out.size() > kMaxDetailBytes) {
+    std::size_t cut = kMaxDetailBytes;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out.resize(cut);
+    out += "\xE2\x80\xA6";  // …
+  }
+  return out;
+}
+
+bool looks_like_html(std::string_view body) {
+  const auto start = body.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos) return false;
+  const std::string head = lower(body.substr(start, 512));
+  return head.front() == '<' || has_any(head, {"<html", "<!doctype", "<body", "<head"});
+}
+
+/// What the provider said: its message and its error codes/types (lowercase).
+struct BodyInfo {
+  std::string message;             ///< provider's message, one line ("" when none or HTML)
+  std::vector<std::string> codes;  ///< e.g. "rate_limit_error", "insufficient_quota"
+};
+
+void collect_codes(const json& obj, std::vector<std::string>& codes) {
+  for (const char* key : {"type", "code", "status"}) {
+    auto it = obj.find(key);
+    if (it == obj.end()) continue;
+    if (it->is_string() && !it->get_ref<const std::string&>().empty() && it->get_ref<const std::string&>() != "error") {
+      codes.push_back(lower(it->get<std::string>()));
+    }
+  }
+}
+
+BodyInfo read_body(std::string_view body) {
+  BodyInfo info;
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    if (!looks_like_html(body)) info.message = one_line(body);
+    return info;
+  }
+  if (j.is_array() && !j.empty()) j = j.front();  // some gateways wrap the error in an array
+  if (!j.is_object()) {
+    if (j.is_string()) info.message = one_line(j.get<std::string>());
+    return info;
+  }
+  collect_codes(j, info.codes);
+  auto err = j.find("error");
+  if (err != j.end() && err->is_object()) {
+    collect_codes(*err, info.codes);
+    if (auto m = err->find("message"); m != err->end() && m->is_string()) info.message = one_line(m->get<std::string>());
+  } else if (err != j.end() && err->is_string()) {
+    info.message = one_line(err->get<std::string>());
+  }
+  for (const char* key : {"message", "detail", "error_description"}) {
+    if (!info.message.empty()) break;
+    if (auto m = j.find(key); m != j.end() && m->is_string()) info.message = one_line(m->get<std::string>());
+  }
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Classifiers
+// ---------------------------------------------------------------------------------------------
+
+bool says_permanent_auth(std::string_view t) {
+  return has_any(t, {"invalid_api_key", "invalid api key", "incorrect api key", "invalid x-api-key",
+                     "revoked", "disabled", "deactivated", "permission_error",
+                     "not allowed for this organization"});
+}
+
+bool says_context_overflow(std::string_view t) {
+  return has_any(t, {"context_length_exceeded", "context length", "context_length", "maximum context",
+                     "context window", "context_window", "prompt is too long", "prompt too long",
+                     "input is too long", "too many tokens", "exceeds the context", "request_too_large",
+                     "request too large", "reduce the length", "maximum number of tokens",
+                     "exceed context limit", "context size"});
+}
+
+bool says_quota_exhausted(std::string_view t) {
+  return has_any(t, {"insufficient_quota", "exceeded your current quota", "credit balance",
+                     "insufficient credits", "insufficient_credits", "billing_hard_limit",
+                     "payment required", "insufficient balance", "out of credits"});
+}
+
+bool says_model_not_found(std::string_view t) {
+  if (has_any(t, {"model_not_found", "unknown model", "no such model", "is not a valid model"})) return true;
+  return t.find("model") != std::string_view::npos &&
+         has_any(t, {"not found", "does not exist", "not exist", "not available"});
+}
+
+/// Stage 2: provider error codes. Specific codes first; generic ones only when nothing else fits.
+std::optional<Reason> by_specific_code(const std::vector<std::string>& codes) {
+  for (const std::string& c : codes) {
+    if (has_any(c, {"insufficient_quota", "billing", "payment_required", "insufficient_credits"})) return Reason::Billing;
+    if (has_any(c, {"context_length_exceeded", "context_window_exceeded", "request_too_large"})) return Reason::ContextOverflow;
+    if (has_any(c, {"rate_limit", "too_many_requests", "resource_exhausted", "throttl"})) return Reason::RateLimit;
+    if (has_any(c, {"overloaded"})) return Reason::RateLimit;
+    if (has_any(c, {"invalid_api_key", "permission_error", "permission_denied", "account_deactivated",
+                    "organization_deactivated"})) {
+      return Reason::AuthPermanent;
+    }
+    if (has_any(c, {"authentication_error", "unauthorized", "unauthenticated", "invalid_authentication",
+                    "expired_token", "token_expired"})) {
+      return Reason::Auth;
+    }
+    if (has_any(c, {"model_not_found", "not_found_error"})) return Reason::ModelNotFound;
+  }
+  return std::nullopt;
+}
+
+std::optional<Reason> by_generic_code(const std::vector<std::string>& codes) {
+  for (const std::string& c : codes) {
+    if (has_any(c, {"invalid_request", "bad_request", "invalid_argument", "invalid_value"})) return Reason::Format;
+    if (has_any(c, {"api_error", "internal", "server_error", "timeout", "unavailable", "deadline_exceeded"})) {
+      return Reason::Timeout;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Stage 4: message heuristics, in OpenClaw's order. `t` is lowercase.
+std::optional<Reason> by_message(std::string_view t) {
+  if (t.empty()) return std::nullopt;
+  if (t.find("image") != std::string_view::npos && has_any(t, {"too large", "exceeds", "dimension", "size"})) {
+    return Reason::Format;
+  }
+  if (has_any(t, {"session expired", "session has expired", "session_expired", "session not found"})) {
+    return Reason::SessionExpired;
+  }
+  if (says_model_not_found(t)) return Reason::ModelNotFound;
+  if (has_any(t, {"bad gateway", "service unavailable", "gateway timeout", "502", "503", "504", "521"})) {
+    return Reason::Timeout;
+  }
+  if (has_any(t, {"api_error", "internal server error", "internal error", "server_error", "server error"})) {
+    return Reason::Timeout;
+  }
+  if (says_quota_exhausted(t)) return Reason::Billing;
+  if (has_any(t, {"rate limit", "rate_limit", "ratelimit", "rate-limit", "too many requests", "429",
+                  "throttl", "resource_exhausted", "resource has been exhausted"})) {
+    return Reason::RateLimit;
+  }
+  if (has_any(t, {"overloaded", "over capacity", "at capacity", "529"})) return Reason::RateLimit;
+  if (says_context_overflow(t)) return Reason::ContextOverflow;
+  if (has_any(t, {"invalid request", "invalid_request", "bad request", "malformed", "validation error",
+                  "invalid parameter", "unexpected field", "roles must alternate", "tool_use", "tool_result",
+                  "invalid schema"})) {
+    return Reason::Format;
+  }
+  if (has_any(t, {"billing", "payment", "credits", "quota", "balance is too low"})) return Reason::Billing;
+  if (has_any(t, {"timeout", "timed out", "etimedout", "econnreset", "econnrefused", "socket hang up",
+                  "network error", "connection reset", "connection refused", "eai_again", "enotfound",
+                  "fetch failed", "premature close", "connection closed"})) {
+    return Reason::Timeout;
+  }
+  if (says_permanent_auth(t)) return Reason::AuthPermanent;
+  if (has_any(t, {"unauthorized", "authentication", "forbidden", "api key", "api_key", "invalid token",
+                  "token expired", "401", "403"})) {
+    return Reason::Auth;
+  }
+  return std::nullopt;
+}
+
+/// Stage 1: the status code (refined by what the body says where documented).
+std::optional<Reason> by_status(int status, std::string_view text, const std::vector<std::string>& codes) {
+  const auto code = by_specific_code(codes);
+  switch (status) {
+    case 402: return Reason::Billing;
+    case 429:
+      return code == Reason::Billing || says_quota_exhausted(text) ? Reason::Billing : Reason::RateLimit;
+    case 401:
+    case 403:
+      return code == Reason::AuthPermanent || says_permanent_auth(text) ? Reason::AuthPermanent : Reason::Auth;
+    case 408: return Reason::Timeout;
+    case 400:
+      if (code == Reason::ContextOverflow || says_context_overflow(text)) return Reason::ContextOverflow;
+      if (code == Reason::Billing || says_quota_exhausted(text)) return Reason::Billing;
+      if (code == Reason::ModelNotFound || says_model_not_found(text)) return Reason::ModelNotFound;
+      return Reason::Format;
+    case 404: return Reason::ModelNotFound;
+    case 410: return Reason::SessionExpired;
+    case 413: return Reason::ContextOverflow;
+    case 422: return Reason::Format;
+    case 529: return Reason::RateLimit;
+    default: break;
+  }
+  if (status >= 500 && status <= 599) {
+    return code == Reason::ContextOverflow || says_context_overflow(text) ? Reason::ContextOverflow
+                                                                          : Reason::Timeout;
+  }
+  return std::nullopt;
+}
+
+Reason classify_text(int status, const BodyInfo& info) {
+  const std::string text = lower(info.message);
+  std::string all = text;
+  for (const auto& c : info.codes) all += " " + c;
+  if (auto r = by_status(status, all, info.codes)) return *r;
+  if (auto r = by_specific_code(info.codes)) return *r;
+  if (auto r = by_message(text)) return *r;
+  if (auto r = by_generic_code(info.codes)) return *r;
+  return Reason::Unknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+// ---------------------------------------------------------------------------------------------
+
+std::string_view phrase(Reason reason, int status, bool overloaded) {
+  switch (reason) {
+    case Reason::Billing: return "billing problem (credits or quota exhausted)";
+    case Reason::RateLimit: return overloaded ? "overloaded" : "rate limited";
+    case Reason::Auth: return "authentication failed";
+    case Reason::AuthPermanent: return "API key rejected";
+    case Reason::Timeout:
+      if (status == 408 || status == 504 || status == 0) return "timed out";
+      if (status == 502 || status == 503 || status == 521) return "service unavailable";
+      return "server error";
+    case Reason::Format: return "request rejected as invalid";
+    case Reason::ModelNotFound: return "model not found";
+    case Reason::SessionExpired: return "session expired";
+    case Reason::ContextOverflow: return "context window exceeded";
+    case Reason::Unknown: return "request failed";
+  }
+  return "request failed";
+}
+
+std::string retry_phrase(int64_t ms) {
+  if (ms < 1000) return "retry in " + std::to_string(ms) + " ms";
+  return "retry in " + std::to_string((ms + 999) / 1000) + " s";
+}
+
+std::string model_label(const ModelSpec& model) {
+  if (model.provider.empty()) return model.id;
+  return model.provider + "/" + model.id;
+}
+
+/// "<provider>/<model>: <what>[: <detail>][, retry in N s]" with the retry part before the detail
+/// when there is no detail.
+std::string compose(const ModelSpec& model, std::string_view what, const std::string& detail,
+                    const std::optional<int64_t>& retry_ms, bool retryable) {
+  std::string out = model_label(model) + ": " + std::string(what);
+  const std::string retry = retryable && retry_ms ? retry_phrase(*retry_ms) : "";
+  if (detail.empty()) return retry.empty() ? out : out + ", " + retry;
+  out += ": " + detail;
+  return retry.empty() ? out : out + "; " + retry;
+}
+
+bool is_retryable(Reason r) { return r == Reason::RateLimit || r == Reason::Timeout; }
+
+/// "try again in 20s" / "in 1.5s" / "in 250ms" / "in 2m" (OpenAI puts this in its messages).
+std::optional<int64_t> retry_hint(std::string_view lowered) {
+  const auto pos = lowered.find("try again in ");
+  if (pos == std::string_view::npos) return std::nullopt;
+  const std::string rest(lowered.substr(pos + 13, 32));
+  double value = 0;
+  char unit[4] = {0};
+  if (std::sscanf(rest.c_str(), "%lf%3[a-z]", &value, unit) != 2 || !(value >= 0) || value > 86400) {
+    return std::nullopt;
+  }
+  const std::string_view u(unit);
+  if (u == "ms") return static_cast<int64_t>(std::ceil(value));
+  if (u == "s" || u == "sec") return static_cast<int64_t>(std::ceil(value * 1000));
+  if (u == "m" || u == "min") return static_cast<int64_t>(std::ceil(value * 60000));
+  return std::nullopt;
+}
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP-date
+// ---------------------------------------------------------------------------------------------
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+std::optional<int64_t> parse_http_date_ms(std::string_view value) {
+  static constexpr std::string_view kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                                 "jul", "aug", "sep", "oct", "nov", "dec"};
+  const std::string s(value.substr(0, 64));
+  char wday[4] = {0}, mon[4] = {0}, zone[4] = {0};
+  int day = 0, year = 0, hh = 0, mm = 0, ss = 0;
+  if (std::sscanf(s.c_str(), "%3[A-Za-z], %d %3[A-Za-z] %d %d:%d:%d %3s", wday, &day, mon, &year, &hh, &mm,
+                  &ss, zone) != 8) {
+    return std::nullopt;
+  }
+  const std::string month = lower(mon);
+  const auto it = std::find(std::begin(kMonths), std::end(kMonths), month);
+  if (it == std::end(kMonths) || lower(zone) != "gmt" || day < 1 || day > 31 || year < 1970 || year > 9999 ||
+      hh > 23 || mm > 59 || ss > 60 || hh < 0 || mm < 0 || ss < 0) {
+    return std::nullopt;
+  }
+  const auto m = static_cast<unsigned>(it - std::begin(kMonths) + 1);
+  const int64_t days = days_from_civil(year, m, static_cast<unsigned>(day));
+  return ((days * 24 + hh) * 60 + mm) * 60'000 + ss * 1000LL;
+}
+
+}  // namespace
+
+std::optional<int64_t> parse_retry_after(std::string_view value, int64_t now) {
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
+  if (value.empty()) return std::nullopt;
+  if (std::isdigit(static_cast<unsigned char>(value.front()))) {
+    if (value.find_first_not_of("0123456789.") != std::string_view::npos || value.size() > 12) return std::nullopt;
+    const double seconds = std::strtod(std::string(value).c_str(), nullptr);
+    return static_cast<int64_t>(std::ceil(seconds * 1000));
+  }
+  const auto at = parse_http_date_ms(value);
+  if (!at) return std::nullopt;
+  return std::max<int64_t>(0, *at - now);
+}
+
+ProviderFailure classify_http(const ModelSpec& model, int status, std::string_view body,
+                              std::string_view retry_after_header) {
+  return classify_http(model, status, body, retry_after_header, now_ms());
+}
+
+ProviderFailure classify_http(const ModelSpec& model, int status, std::string_view body,
+                              std::string_view retry_after_header, int64_t now) {
+  const BodyInfo info = read_body(body);
+  ProviderFailure f;
+  f.http_status = status;
+  f.reason = classify_text(status, info);
+  f.retryable = is_retryable(f.reason);
+  f.retry_after_ms = parse_retry_after(retry_after_header, now);
+  if (!f.retry_after_ms) f.retry_after_ms = retry_hint(lower(info.message));
+  const std::string all = lower(info.message) + " " + [&] {
+    std::string c;
+    for (const auto& code : info.codes) c += code + " ";
+    return c;
+  }();
+  const bool overloaded = status == 529 || status == 503 || all.find("overloaded") != std::string::npos;
+  std::string what(phrase(f.reason, status, overloaded));
+  if (status > 0) what += " (HTTP " + std::to_string(status) + ")";
+  f.message = compose(model, what, info.message, f.retry_after_ms, f.retryable);
+  return f;
+}
+
+namespace {
+
+struct ErrnoInfo {
+  int value;
+  std::string_view name;
+  std::string_view what;
+};
+
+constexpr ErrnoInfo kTransportErrnos[] = {
+    {ECONNREFUSED, "ECONNREFUSED", "connection refused"},
+    {ECONNRESET, "ECONNRESET", "connection reset"},
+    {ECONNABORTED, "ECONNABORTED", "connection aborted"},
+    {ETIMEDOUT, "ETIMEDOUT", "timed out"},
+    {EHOSTUNREACH, "EHOSTUNREACH", "host unreachable"},
+    {ENETUNREACH, "ENETUNREACH", "network unreachable"},
+    {ENETDOWN, "ENETDOWN", "network down"},
+    {EPIPE, "EPIPE", "connection closed"},
+    {ENOTCONN, "ENOTCONN", "connection closed"},
+};
+
+}  // namespace
+
+ProviderFailure classify_transport(const ModelSpec& model, int sys_errno_or_0, std::string_view what,
+                                   bool timed_out) {
+  ProviderFailure f;
+  const std::string detail = one_line(what);
+  const std::string t = lower(detail);
+  std::string phrase_text = "network error";
+  f.reason = Reason::Timeout;
+  if (timed_out) {
+    phrase_text = "timed out";
+  } else if (has_any(t, {"could not resolve", "couldn't resolve", "getaddrinfo", "name or service not known",
+                         "enotfound", "eai_again", "name resolution", "no address associated"})) {
+    phrase_text = "could not resolve host";
+  } else if (has_any(t, {"certificate", "ssl", "tls"})) {
+    f.reason = Reason::Unknown;
+    phrase_text = "TLS error";
+  } else {
+    bool known = false;
+    for (const auto& e : kTransportErrnos) {
+      if (e.value == sys_errno_or_0) {
+        phrase_text = std::string(e.what) + " (" + std::string(e.name) + ")";
+        known = true;
+      }
+    }
+    if (!known) {
+      if (auto r = by_message(t)) f.reason = *r;
+    }
+  }
+  f.retryable = is_retryable(f.reason);
+  f.message = compose(model, phrase_text, detail, std::nullopt, false);
+  return f;
+}
+
+ProviderFailure classify_stream_error(const ModelSpec& model, const Error& error) {
+  ProviderFailure f;
+  const std::string detail = one_line(error.message);
+  if (error.code == "PROVIDER_STREAM_INCOMPLETE") {
+    f.reason = Reason::Timeout;
+    f.retryable = true;
+    f.message = compose(model, "response cut off", "", std::nullopt, false);
+    return f;
+  }
+  if (error.code != "PROVIDER_STREAM_ERROR") {
+    f.reason = Reason::Unknown;
+    f.message = compose(model, "unreadable response", detail, std::nullopt, false);
+    return f;
+  }
+  // "type: message" — the part before ": " is the provider's error type/code when it has no space.
+  BodyInfo info;
+  info.message = detail;
+  const auto colon = detail.find(": ");
+  if (colon != std::string::npos && detail.substr(0, colon).find(' ') == std::string::npos) {
+    info.codes.push_back(lower(detail.substr(0, colon)));
+  }
+  f.reason = classify_text(0, info);
+  f.retryable = is_retryable(f.reason);
+  f.retry_after_ms = retry_hint(lower(detail));
+  const bool overloaded = lower(detail).find("overloaded") != std::string::npos;
+  f.message = compose(model, phrase(f.reason, 0, overloaded), detail, f.retry_after_ms, f.retryable);
+  return f;
+}
+
+int64_t backoff_ms(int attempt, const ProviderFailure& failure) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_real_distribution<double> dist(0.0, 1.0);
+  return backoff_ms(attempt, failure, dist(rng));
+}
+
+int64_t backoff_ms(int attempt, const ProviderFailure& failure, double jitter) {
+  if (!failure.retryable || attempt < 1 || attempt > kMaxRetryAttempts) return 0;
+  if (failure.retry_after_ms && *failure.retry_after_ms > 0) {
+    return *failure.retry_after_ms > kMaxRetryAfterMs ? 0 : *failure.retry_after_ms;
+  }
+  const int64_t delay = std::min(kBackoffCapMs, kBackoffBaseMs << std::min(attempt - 1, 16));
+  jitter = std::clamp(jitter, 0.0, 1.0);
+  return std::max<int64_t>(1, delay / 2 + static_cast<int64_t>(jitter * static_cast<double>(delay / 2)));
+}
+
+}  // namespace pincer::llm
