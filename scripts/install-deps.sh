@@ -10,7 +10,7 @@ PACKAGES=(
   clang libclang-rt-14-dev llvm-14          # libFuzzer targets and sanitizer runtimes
   # libraries (ARCHITECTURE.md "Dependencies")
   libboost1.81-dev                         # Asio + Beast (header-only use)
-  nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libsodium-dev
+  nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libsodium-dev libssl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   procps                                   # ps/pgrep used by tests and make bench

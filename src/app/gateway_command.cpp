@@ -162,6 +162,7 @@ int run_gateway(const GatewayRunFlags& flags) {
     return fail(1, st.error().message);
   }
 
+  EventLoop loop;
   gateway::Gateway gateway(s, SystemClock::instance());
   gateway::ServerOptions options;
   options.host = s.bind_host;
@@ -173,7 +174,7 @@ int run_gateway(const GatewayRunFlags& flags) {
     std::fflush(stdout);
     spdlog::info("gateway {} listening on {}:{} (auth {})", s.version, s.bind_host, port, s.auth.mode);
   };
-  if (auto st = gateway::run_server(gateway, options); !st) return fail(1, st.error().message);
+  if (auto st = gateway::run_server(loop, gateway, options); !st) return fail(1, st.error().message);
   spdlog::info("gateway stopped");
   log::flush();
   return 0;

@@ -355,13 +355,13 @@ class Server {
 
 }  // namespace
 
-Status run_server(Gateway& gateway, const ServerOptions& options) {
-  asio::io_context ioc(1);
+Status run_server(EventLoop& loop, Gateway& gateway, const ServerOptions& options) {
+  asio::io_context& ioc = loop.context();
   Server server(ioc, gateway);
   if (auto st = server.listen(options); !st) return st;
   server.start();
   if (options.on_listening) options.on_listening(server.port());
-  ioc.run();
+  loop.run();
   return Ok{};
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "core/event_loop.h"
 #include "core/result.h"
 #include "gateway/gateway.h"
 
@@ -18,11 +19,11 @@ struct ServerOptions {
   std::function<void(int port)> on_listening;
 };
 
-/// Runs `gateway` on the calling thread until SIGTERM or SIGINT, then shuts down gracefully:
+/// Runs `gateway` on `loop`, on the calling thread, until SIGTERM or SIGINT, then shuts down gracefully:
 /// `shutdown` event, close 1012 to every client, exit within ~1 s when idle (GW-10).
 /// HTTP routes: GET|HEAD /health, /healthz → {"ok":true,"status":"live"}; /ready, /readyz →
 /// {"ok":true,"status":"ready"}; other paths 404, other methods on probes 405.
 /// Errors: "LISTEN_FAILED" naming host:port and the reason (e.g. address already in use).
-Status run_server(Gateway& gateway, const ServerOptions& options);
+Status run_server(EventLoop& loop, Gateway& gateway, const ServerOptions& options);
 
 }  // namespace pincer::gateway

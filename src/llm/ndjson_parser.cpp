@@ -24,6 +24,25 @@ std::string short_reason(const char* what) {
 
 }  // namespace
 
+bool json_nesting_exceeds(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 NdjsonParser::NdjsonParser(std::size_t max_line_bytes) : max_(max_line_bytes) {}
 
 Status NdjsonParser::fail(Error error) {
@@ -72,6 +91,10 @@ Status NdjsonParser::parse_line(std::string_view line, std::vector<nlohmann::jso
   ++line_no_;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (blank(line)) return Ok{};
+  if (json_nesting_exceeds(line)) {
+    return fail({"NDJSON_PARSE", "line " + std::to_string(line_no_) + ": nesting deeper than " +
+                                     std::to_string(kMaxJsonDepth)});
+  }
   try {
     out.push_back(nlohmann::json::parse(line));
   } catch (const nlohmann::json::exception& e) {

@@ -6,7 +6,9 @@
 // The last line may lack its LF: `finish()` parses it.
 //
 // Errors (sticky: the parser then refuses further input):
-//   {code:"NDJSON_PARSE", message:"line <n>: <what>"}  — n is the 1-based line number;
+//   {code:"NDJSON_PARSE", message:"line <n>: <what>"}  — n is the 1-based line number; a line
+//     nesting arrays/objects deeper than kMaxJsonDepth is such an error too (copying or dumping
+//     such a value would recurse that deep);
 //   {code:"NDJSON_LINE_TOO_LARGE", message:"line <n>: longer than <max> bytes"}.
 // Values parsed before the failing line are still appended to `out`.
 #pragma once
@@ -21,6 +23,13 @@
 #include "core/result.h"
 
 namespace pincer::llm {
+
+/// Deepest array/object nesting accepted in streamed JSON (as json5::kMaxDepth).
+inline constexpr int kMaxJsonDepth = 512;
+
+/// Whether `text` nests arrays/objects deeper than `max_depth` (brackets inside strings are
+/// ignored). A cheap pre-check before parsing untrusted JSON.
+bool json_nesting_exceeds(std::string_view text, int max_depth = kMaxJsonDepth);
 
 class NdjsonParser {
  public:

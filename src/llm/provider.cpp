@@ -8,6 +8,7 @@
 #include <set>
 
 #include "llm/anthropic_messages.h"
+#include "llm/ndjson_parser.h"
 #include "llm/ollama.h"
 #include "llm/openai_completions.h"
 #include "llm/openai_responses.h"
@@ -225,6 +226,7 @@ void mark_failed(AssistantMessage& msg, const Error& error) {
 // ---------------------------------------------------------------------------------------------
 
 std::optional<json> parse_json(std::string_view text) {
+  if (json_nesting_exceeds(text)) return std::nullopt;
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return std::nullopt;
   return j;

@@ -195,7 +195,8 @@ Error incomplete_stream(std::string_view api);
 /// Marks `msg` as failed with `error` (stop reason Error, error_message).
 void mark_failed(AssistantMessage& msg, const Error& error);
 
-/// Parses one event's JSON payload; nullopt when it is not valid JSON.
+/// Parses one event's JSON payload; nullopt when it is not valid JSON or nests deeper than
+/// kMaxJsonDepth.
 std::optional<nlohmann::json> parse_json(std::string_view text);
 /// Serialises a request body; invalid UTF-8 is replaced with U+FFFD rather than throwing.
 std::string dump_body(const nlohmann::json& body);

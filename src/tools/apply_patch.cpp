@@ -126,7 +126,8 @@ class Parser {
       return op;
     }
     if (starts_with(line, kUpdate)) return parse_update(i, end);
-    return error(i, "expected \"*** Add File:\", \"*** Delete File:\" or \"*** Update File:\", got " + shown_text(line));
+    return error(i,
+                 "expected \"*** Add File:\", \"*** Delete File:\" or \"*** Update File:\", got " + shown_text(line));
   }
 
   Result<FileOp> parse_update(size_t& i, size_t end) {
@@ -208,10 +209,10 @@ class Parser {
 /// Maps typographic punctuation to ASCII so "smart quotes" in a model's patch still match.
 std::string normalize_punctuation(std::string_view s) {
   static const std::pair<std::string_view, std::string_view> kMap[] = {
-      {"\u2010", "-"}, {"\u2011", "-"}, {"\u2012", "-"}, {"\u2013", "-"}, {"\u2014", "-"}, {"\u2015", "-"},
-      {"\u2212", "-"}, {"\u2018", "'"}, {"\u2019", "'"}, {"\u201A", "'"}, {"\u201B", "'"}, {"\u201C", "\""},
+      {"\u2010", "-"},  {"\u2011", "-"},  {"\u2012", "-"},  {"\u2013", "-"}, {"\u2014", "-"}, {"\u2015", "-"},
+      {"\u2212", "-"},  {"\u2018", "'"},  {"\u2019", "'"},  {"\u201A", "'"}, {"\u201B", "'"}, {"\u201C", "\""},
       {"\u201D", "\""}, {"\u201E", "\""}, {"\u201F", "\""}, {"\u00A0", " "}, {"\u2002", " "}, {"\u2003", " "},
-      {"\u2009", " "}, {"\u202F", " "}, {"\u3000", " "}};
+      {"\u2009", " "},  {"\u202F", " "},  {"\u3000", " "}};
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
@@ -245,8 +246,8 @@ const std::vector<LineEq>& match_passes() {
 
 /// First index >= start where `pattern` matches `lines`, trying ever looser passes; with `eof`
 /// only the position that ends at the last line is tried.
-std::optional<size_t> seek(const std::vector<std::string>& lines, const std::vector<std::string>& pattern,
-                           size_t start, bool eof) {
+std::optional<size_t> seek(const std::vector<std::string>& lines, const std::vector<std::string>& pattern, size_t start,
+                           bool eof) {
   if (pattern.empty()) return start;
   if (pattern.size() > lines.size()) return std::nullopt;
   const size_t last = lines.size() - pattern.size();
@@ -276,15 +277,15 @@ Error mismatch(std::string_view shown_path, const std::vector<std::string>& expe
 }
 
 Result<std::vector<Replacement>> locate(const std::vector<std::string>& lines, const std::vector<Hunk>& hunks,
-                                         std::string_view shown_path) {
+                                        std::string_view shown_path) {
   std::vector<Replacement> out;
   size_t cursor = 0;
   for (const Hunk& h : hunks) {
     if (h.context) {
       auto at = seek(lines, {*h.context}, cursor, false);
       if (!at) {
-        return Error{"PATCH_MISMATCH", "could not find the context " + shown_text("@@ " + *h.context) + " in " +
-                                           std::string(shown_path)};
+        return Error{"PATCH_MISMATCH",
+                     "could not find the context " + shown_text("@@ " + *h.context) + " in " + std::string(shown_path)};
       }
       cursor = *at + 1;
     }
@@ -304,7 +305,8 @@ Result<std::vector<Replacement>> locate(const std::vector<std::string>& lines, c
     // Context lines keep the file's own text (a loose match must not rewrite their whitespace).
     for (size_t k = 0; k < replacement.size() && k < h.new_from_old.size(); ++k) {
       const int from = h.new_from_old[k];
-      if (from >= 0 && static_cast<size_t>(from) < pattern.size()) replacement[k] = lines[*at + static_cast<size_t>(from)];
+      if (from >= 0 && static_cast<size_t>(from) < pattern.size())
+        replacement[k] = lines[*at + static_cast<size_t>(from)];
     }
     out.push_back({*at, pattern.size(), std::move(replacement)});
     cursor = *at + pattern.size();
@@ -407,8 +409,8 @@ Result<Change> stage_update(Stage& stage, const FileOp& op) {
   auto dest = stage.resolve(*op.move_to, FinalSymlink::kFollow);
   if (!dest) return dest.error();
   if (dest->real != src->real && stage.exists(dest->real)) {
-    return Error{"PATCH_CONFLICT", "cannot move " + src->relative + " to " + dest->relative +
-                                       ": the destination already exists"};
+    return Error{"PATCH_CONFLICT",
+                 "cannot move " + src->relative + " to " + dest->relative + ": the destination already exists"};
   }
   if (dest->real != src->real) stage.put(src->real, std::nullopt);
   stage.put(dest->real, std::move(*updated));
@@ -419,7 +421,8 @@ Result<Change> stage_update(Stage& stage, const FileOp& op) {
 
 Result<Patch> parse_patch(std::string_view input) { return Parser(split_lines(input)).parse(); }
 
-Result<std::string> apply_hunks(std::string_view original, const std::vector<Hunk>& hunks, std::string_view shown_path) {
+Result<std::string> apply_hunks(std::string_view original, const std::vector<Hunk>& hunks,
+                                std::string_view shown_path) {
   const bool crlf = original.find("\r\n") != std::string_view::npos;
   std::vector<std::string> lines = split_lines(original);
   if (!lines.empty() && lines.back().empty()) lines.pop_back();  // the final newline

@@ -64,8 +64,7 @@ Result<Patch> parse_patch(std::string_view input);
 
 /// Applies `hunks` to `original`. Error "PATCH_MISMATCH": `could not find the expected lines in
 /// <shown_path>:` followed by the lines, or `could not find the context "@@ x" in <shown_path>`.
-Result<std::string> apply_hunks(std::string_view original, const std::vector<Hunk>& hunks,
-                                std::string_view shown_path);
+Result<std::string> apply_hunks(std::string_view original, const std::vector<Hunk>& hunks, std::string_view shown_path);
 
 /// One applied change: kind 'A' (added), 'M' (modified, possibly moved) or 'D' (deleted), and the
 /// workspace-relative path (the destination for moves).

@@ -43,7 +43,8 @@ std::string signal_name(int sig) {
 
 bool valid_env_name(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 /// The model's `env` overrides. PATH and dynamic-loader variables are refused as in OpenClaw.
@@ -67,7 +68,8 @@ Result<milliseconds> timeout_arg(const json& args, int64_t default_ms) {
   const char* key = has_arg(args, "timeoutSeconds") ? "timeoutSeconds" : has_arg(args, "timeout") ? "timeout" : nullptr;
   if (key == nullptr) return milliseconds(std::max<int64_t>(default_ms, 0));
   const double seconds = args[key].get<double>();
-  if (!std::isfinite(seconds) || seconds < 0) return Error{"TOOL_ARGS_INVALID", std::string(key) + " must be 0 or more"};
+  if (!std::isfinite(seconds) || seconds < 0)
+    return Error{"TOOL_ARGS_INVALID", std::string(key) + " must be 0 or more"};
   return milliseconds(static_cast<int64_t>(std::min(seconds, 1e9) * 1000.0));
 }
 
@@ -111,7 +113,8 @@ class ExecTool final : public Tool {
         {"type", "object"},
         {"properties",
          {{"command", {{"type", "string"}, {"description", "Shell command."}}},
-          {"workdir", {{"type", "string"}, {"description", "Working directory inside the workspace; default: the workspace."}}},
+          {"workdir",
+           {{"type", "string"}, {"description", "Working directory inside the workspace; default: the workspace."}}},
           {"timeoutSeconds", {{"type", "number"}, {"description", "Process lifetime in seconds; 0 disables."}}},
           {"timeout", {{"type", "number"}, {"description", "Alias of timeoutSeconds."}}},
           {"background", {{"type", "boolean"}, {"description", "Start in the background and return a sessionId now."}}},
@@ -238,7 +241,9 @@ class ProcessTool final : public Tool {
             {"description", "Process action."}}},
           {"sessionId", {{"type", "string"}, {"description", "Required for every action except list."}}},
           {"timeout",
-           {{"type", "integer"}, {"minimum", 0}, {"description", "For poll: wait up to this many milliseconds (max 30000)."}}}}},
+           {{"type", "integer"},
+            {"minimum", 0},
+            {"description", "For poll: wait up to this many milliseconds (max 30000)."}}}}},
         {"required", {"action"}}};
     return schema;
   }
@@ -246,10 +251,13 @@ class ProcessTool final : public Tool {
   ToolOutput run(const json& args, ToolContext& ctx) const override {
     const auto action = args["action"].get<std::string>();
     if (action == "list") return list(ctx);
-    if (!has_arg(args, "sessionId")) return fail(name(), "action \"" + action + "\" needs a sessionId", "TOOL_ARGS_INVALID");
+    if (!has_arg(args, "sessionId"))
+      return fail(name(), "action \"" + action + "\" needs a sessionId", "TOOL_ARGS_INVALID");
     const auto id = args["sessionId"].get<std::string>();
-    if (ctx.processes == nullptr) return fail(name(), "no background process with sessionId \"" + id + "\"", "NOT_FOUND");
-    if (action == "poll") return poll(id, std::clamp<int64_t>(arg_or<int64_t>(args, "timeout", 0), 0, kMaxPollWaitMs), ctx);
+    if (ctx.processes == nullptr)
+      return fail(name(), "no background process with sessionId \"" + id + "\"", "NOT_FOUND");
+    if (action == "poll")
+      return poll(id, std::clamp<int64_t>(arg_or<int64_t>(args, "timeout", 0), 0, kMaxPollWaitMs), ctx);
     if (action == "remove") {
       if (auto st = ctx.processes->remove(id); !st) return fail(name(), st.error().message, st.error().code);
       return ToolOutput::ok("Removed background session \"" + id + "\".");
@@ -275,8 +283,9 @@ class ProcessTool final : public Tool {
     json sessions = json::array();
     for (const auto& r : rows) {
       const std::string state = r.status.finished ? describe_status(r.status) : "running";
-      text += r.id + "  " + state + "  " + format_duration(std::chrono::duration_cast<std::chrono::seconds>(r.status.runtime)) +
-              "  " + short_command(r.command) + "\n";
+      text += r.id + "  " + state + "  " +
+              format_duration(std::chrono::duration_cast<std::chrono::seconds>(r.status.runtime)) + "  " +
+              short_command(r.command) + "\n";
       json row = status_details(r.status);
       row["sessionId"] = r.id;
       row["command"] = short_command(r.command);
@@ -287,7 +296,8 @@ class ProcessTool final : public Tool {
   }
 
   ToolOutput poll(const std::string& id, int64_t wait_ms, const ToolContext& ctx) const {
-    auto p = ctx.processes->poll(id, std::max<size_t>(ctx.max_output_chars, 1024), milliseconds(wait_ms), ctx.cancelled);
+    auto p =
+        ctx.processes->poll(id, std::max<size_t>(ctx.max_output_chars, 1024), milliseconds(wait_ms), ctx.cancelled);
     if (!p) return fail(name(), p.error().message, p.error().code);
     std::string text = p->output.empty() ? "(no new output)" : p->output;
     if (text.back() != '\n') text += '\n';

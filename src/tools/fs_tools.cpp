@@ -34,9 +34,9 @@ std::string plural(size_t n, std::string_view word) {
 struct ReadPage {
   std::string text;
   size_t total_lines = 0;
-  size_t last_line = 0;        ///< last line included (0: none)
-  bool byte_capped = false;    ///< stopped before `max_lines` because of `max_bytes`
-  bool line_truncated = false; ///< the first line alone exceeded `max_bytes` and was cut
+  size_t last_line = 0;         ///< last line included (0: none)
+  bool byte_capped = false;     ///< stopped before `max_lines` because of `max_bytes`
+  bool line_truncated = false;  ///< the first line alone exceeded `max_bytes` and was cut
 };
 
 class PageReader {
@@ -95,9 +95,9 @@ class PageReader {
   }
 
   size_t first_, last_wanted_, max_bytes_;
-  size_t line_ = 1;          // line being read, 1-based
-  size_t line_start_ = 0;    // where the current line starts in page_.text
-  bool in_line_ = false;     // bytes seen since the last newline
+  size_t line_ = 1;        // line being read, 1-based
+  size_t line_start_ = 0;  // where the current line starts in page_.text
+  bool in_line_ = false;   // bytes seen since the last newline
   bool collecting_ = true;
   ReadPage page_;
 };
@@ -199,8 +199,8 @@ class ReadTool final : public Tool {
       std::string_view block(buf.data(), static_cast<size_t>(n));
       if (first_block && looks_binary(block.substr(0, 8192))) {
         ::close(fd);
-        return Error{"BINARY_FILE", p.relative + " is a binary file (" + std::to_string(st.st_size) +
-                                        " bytes); read only shows text"};
+        return Error{"BINARY_FILE",
+                     p.relative + " is a binary file (" + std::to_string(st.st_size) + " bytes); read only shows text"};
       }
       first_block = false;
       reader.feed(block);
@@ -237,7 +237,8 @@ class WriteTool final : public Tool {
     if (!p) return fail(name(), p.error());
     std::error_code ec;
     if (std::filesystem::is_directory(p->real, ec)) return fail(name(), p->relative + " is a directory", "NOT_A_FILE");
-    if (auto st = write_file_atomic(p->real, content); !st) return fail(name(), p->relative + ": " + st.error().message);
+    if (auto st = write_file_atomic(p->real, content); !st)
+      return fail(name(), p->relative + ": " + st.error().message);
     return ToolOutput::ok("Wrote " + plural(content.size(), "byte") + " to " + p->relative,
                           {{"path", p->relative}, {"bytes", content.size()}});
   }
@@ -261,7 +262,8 @@ size_t count_occurrences(std::string_view hay, std::string_view needle, size_t& 
 }
 
 std::string replace_all(std::string s, std::string_view from, std::string_view to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -320,7 +322,8 @@ class EditTool final : public Tool {
       if (retry) updated = replace_all(std::move(*retry), "\n", "\r\n");
     }
     if (!updated) return fail(name(), updated.error());
-    if (auto st = write_file_atomic(p->real, *updated); !st) return fail(name(), p->relative + ": " + st.error().message);
+    if (auto st = write_file_atomic(p->real, *updated); !st)
+      return fail(name(), p->relative + ": " + st.error().message);
     return ToolOutput::ok("Edited " + p->relative + ": " + plural(edits->size(), "replacement") + " applied.",
                           {{"path", p->relative}, {"replacements", edits->size()}});
   }
@@ -359,7 +362,8 @@ class EditTool final : public Tool {
       const auto& e = edits[i];
       const std::string what = label(i, edits.size());
       if (e.old_text.empty()) return Error{"EDIT_INVALID", what + " must not be empty"};
-      if (e.old_text == e.new_text) return Error{"EDIT_INVALID", what + " and newText are identical; nothing to change"};
+      if (e.old_text == e.new_text)
+        return Error{"EDIT_INVALID", what + " and newText are identical; nothing to change"};
       size_t at = 0;
       const size_t n = count_occurrences(content, e.old_text, at);
       if (n == 0) {
@@ -379,7 +383,8 @@ class EditTool final : public Tool {
                                          std::to_string(spans[k].index) + "] overlap; merge them into one edit"};
       }
     }
-    for (auto it = spans.rbegin(); it != spans.rend(); ++it) content.replace(it->at, it->len, edits[it->index].new_text);
+    for (auto it = spans.rbegin(); it != spans.rend(); ++it)
+      content.replace(it->at, it->len, edits[it->index].new_text);
     return content;
   }
 };
@@ -402,8 +407,7 @@ class ApplyPatchTool final : public Tool {
         {"type", "object"},
         {"properties",
          {{"input",
-           {{"type", "string"},
-            {"description", "The full patch text, from *** Begin Patch to *** End Patch."}}}}},
+           {{"type", "string"}, {"description", "The full patch text, from *** Begin Patch to *** End Patch."}}}}},
         {"required", {"input"}}};
     return schema;
   }

@@ -11,8 +11,8 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kWaitSlice{100};
 
 Error not_found(const std::string& id) {
-  return Error{"NOT_FOUND", "no background process with sessionId \"" + id +
-                                "\" (it may have expired; use action \"list\")"};
+  return Error{"NOT_FOUND",
+               "no background process with sessionId \"" + id + "\" (it may have expired; use action \"list\")"};
 }
 
 }  // namespace
@@ -30,8 +30,8 @@ ProcessTable::~ProcessTable() {
 }
 
 std::size_t ProcessTable::running_locked() const {
-  return static_cast<std::size_t>(
-      std::count_if(entries_.begin(), entries_.end(), [](const auto& kv) { return !kv.second.process->status().finished; }));
+  return static_cast<std::size_t>(std::count_if(entries_.begin(), entries_.end(),
+                                                [](const auto& kv) { return !kv.second.process->status().finished; }));
 }
 
 void ProcessTable::prune_locked() {
@@ -104,8 +104,9 @@ Result<ProcessTable::Poll> ProcessTable::poll(const std::string& id, std::size_t
   // Wait in short slices so that a cancelled run does not sit out the whole wait.
   const auto until = Clock::now() + wait;
   while (Clock::now() < until && !(cancelled && cancelled->load())) {
-    proc->wait_for_output(offset, std::min<std::chrono::milliseconds>(
-                                      kWaitSlice, std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now())));
+    proc->wait_for_output(offset,
+                          std::min<std::chrono::milliseconds>(
+                              kWaitSlice, std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now())));
     if (proc->output_total() > offset || proc->status().finished) break;
   }
   Poll result;

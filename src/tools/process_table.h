@@ -54,8 +54,8 @@ class ProcessTable {
 
   struct Poll {
     ProcessStatus status;
-    std::string output;    ///< output since the previous poll (omitted marker where output was lost)
-    bool more = false;     ///< more new output than `max_bytes`: poll again
+    std::string output;  ///< output since the previous poll (omitted marker where output was lost)
+    bool more = false;   ///< more new output than `max_bytes`: poll again
   };
   /// New output since the last poll of `id` and the current status. When there is none yet and
   /// the process runs, waits up to `wait` for some, or until `*cancelled` (may be null) is set.

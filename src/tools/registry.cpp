@@ -27,7 +27,8 @@ const std::map<std::string, Names, std::less<>>& groups() {
       {"automation", {"heartbeat_respond", "automations", "cron", "gateway", "plugins", "openclaw"}},
       {"messaging", {"message"}},
       {"nodes", {"nodes", "computer"}},
-      {"agents", {"agents_list", "get_goal", "create_goal", "update_goal", "progress_card", "ask_user", "skill_workshop"}},
+      {"agents",
+       {"agents_list", "get_goal", "create_goal", "update_goal", "progress_card", "ask_user", "skill_workshop"}},
       {"media", {"view_image", "image_generate", "music_generate", "video_generate", "tts", "pdf"}},
   };
   return table;
@@ -79,7 +80,8 @@ bool glob_match(std::string_view pattern, std::string_view text) {
 }
 
 bool any_matches(const Names& entries, const Tool& tool) {
-  return std::any_of(entries.begin(), entries.end(), [&](const std::string& e) { return policy_entry_matches(e, tool); });
+  return std::any_of(entries.begin(), entries.end(),
+                     [&](const std::string& e) { return policy_entry_matches(e, tool); });
 }
 
 /// OpenClaw: `allow: ["write"]` also enables apply_patch.
@@ -150,8 +152,8 @@ Result<std::vector<const Tool*>> ToolRegistry::effective_tools(const ToolPolicy&
   }
   std::vector<const Tool*> out;
   for (const auto& t : tools_) {
-    const bool in_profile = profile_entries == nullptr || any_matches(*profile_entries, *t) ||
-                            allowed_by(policy.also_allow, *t);
+    const bool in_profile =
+        profile_entries == nullptr || any_matches(*profile_entries, *t) || allowed_by(policy.also_allow, *t);
     if (!in_profile) continue;
     if (!policy.allow.empty() && !allowed_by(policy.allow, *t)) continue;
     if (any_matches(policy.deny, *t)) continue;

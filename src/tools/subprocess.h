@@ -33,13 +33,13 @@
 namespace pincer::tools {
 
 struct SpawnOptions {
-  std::string command;                  ///< run as `/bin/sh -c command`
-  std::filesystem::path cwd;            ///< must exist
-  std::vector<std::string> env;         ///< complete environment, "NAME=value" each
-  std::chrono::milliseconds timeout{0}; ///< total lifetime; 0 = unlimited
+  std::string command;                   ///< run as `/bin/sh -c command`
+  std::filesystem::path cwd;             ///< must exist
+  std::vector<std::string> env;          ///< complete environment, "NAME=value" each
+  std::chrono::milliseconds timeout{0};  ///< total lifetime; 0 = unlimited
   std::chrono::milliseconds kill_grace{2000};
-  std::size_t head_bytes = 32 * 1024;   ///< output kept from the start
-  std::size_t tail_bytes = 32 * 1024;   ///< output kept from the end
+  std::size_t head_bytes = 32 * 1024;  ///< output kept from the start
+  std::size_t tail_bytes = 32 * 1024;  ///< output kept from the end
 };
 
 /// Why we stopped a process ourselves.

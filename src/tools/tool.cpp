@@ -51,8 +51,8 @@ Status check_property(const Tool& tool, const std::string& key, const json& sche
   if (auto t = schema.find("type"); t != schema.end() && t->is_string()) {
     const auto type = t->get<std::string>();
     if (!has_type(value, type)) {
-      return invalid(tool, "argument \"" + key + "\" must be " + article(type) + type + ", got " +
-                               json_type_name(value));
+      return invalid(tool,
+                     "argument \"" + key + "\" must be " + article(type) + type + ", got " + json_type_name(value));
     }
   }
   if (auto e = schema.find("enum"); e != schema.end() && e->is_array()) {
@@ -98,8 +98,7 @@ ToolOutput invoke_tool(const Tool& tool, const json& args, ToolContext& ctx) {
     out.text = sanitize_utf8(out.text);
     return out;
   } catch (const std::exception& e) {
-    return ToolOutput::error(std::string(tool.name()) + ": internal error: " + e.what(),
-                             {{"code", "TOOL_INTERNAL"}});
+    return ToolOutput::error(std::string(tool.name()) + ": internal error: " + e.what(), {{"code", "TOOL_INTERNAL"}});
   }
 }
 

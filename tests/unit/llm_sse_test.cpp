@@ -216,5 +216,17 @@ TEST(LlmNdjson, LineTooLarge) {
   EXPECT_EQ(s.error().message, "line 2: longer than 8 bytes");
 }
 
+TEST(LlmNdjson, DeepNestingIsRejected) {
+  EXPECT_FALSE(json_nesting_exceeds(std::string(512, '[') + std::string(512, ']')));
+  EXPECT_TRUE(json_nesting_exceeds(std::string(513, '[')));
+  EXPECT_FALSE(json_nesting_exceeds("\"" + std::string(600, '[') + "\""));  // inside a string
+  EXPECT_FALSE(json_nesting_exceeds("[\"\\\"[[[\"]", 1));  // escaped quote inside a string
+  NdjsonParser p;
+  std::vector<json> out;
+  auto s = p.feed("[1]\n" + std::string(100000, '[') + "\n", out);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "line 2: nesting deeper than 512");
+}
+
 }  // namespace
 }  // namespace pincer::llm

@@ -786,10 +786,14 @@ TEST_F(TranscriptFixture, ForkedBranchesFollowTheLeaf) {
   EXPECT_EQ(path[0]->id, u1);
   EXPECT_EQ(path[2]->id, u2b);
 
-  // Re-opening continues from the last entry in the file.
+  // Re-opening continues from the last entry in the file, also from contents already read.
   auto reopened = TranscriptWriter::open(file, clock, FsyncPolicy::None);
   ASSERT_TRUE(reopened.ok());
   EXPECT_EQ(reopened->leaf_id(), a2b);
+  auto from_contents = TranscriptWriter::open(file, t, clock, FsyncPolicy::None);
+  ASSERT_TRUE(from_contents.ok());
+  EXPECT_EQ(from_contents->leaf_id(), a2b);
+  EXPECT_TRUE(from_contents->contains(u2a));
 }
 
 TEST_F(TranscriptFixture, CompactionReplacesOlderMessagesWithItsSummary) {

@@ -1,5 +1,6 @@
 // Built-in tools (src/tools): workspace confinement, file tools, apply_patch, exec/process and the
 // tool policy. Each test gets its own temp workspace; exec tests use sub-second timeouts.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "core/ids.h"
 #include "tools/apply_patch.h"
@@ -204,7 +203,7 @@ TEST_F(ToolsTest, ArgumentsAreValidatedAgainstTheSchema) {
 TEST(ToolText, SanitizeUtf8ReplacesInvalidSequences) {
   EXPECT_EQ(sanitize_utf8("h\xC3\xA9llo"), "h\xC3\xA9llo");
   EXPECT_EQ(sanitize_utf8("a\xE9z"), "a\xEF\xBF\xBDz");
-  EXPECT_EQ(sanitize_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong
+  EXPECT_EQ(sanitize_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong
   EXPECT_EQ(sanitize_utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
   EXPECT_EQ(sanitize_utf8("\xF0\x9F\x98\x80"), "\xF0\x9F\x98\x80");
   EXPECT_EQ(sanitize_utf8("\xF0\x9F"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // truncated
@@ -241,7 +240,8 @@ TEST_F(ToolsTest, ReadCapsLargeFilesWithAContinuationNote) {
   auto out = call("read", {{"path", "big.txt"}});
   ASSERT_FALSE(out.is_error);
   EXPECT_LE(out.text.size(), kReadMaxBytes + 200);
-  EXPECT_TRUE(contains(out.text, "[Showing lines 1-512 of 3000 (50KB limit). Use offset=513 to continue.]")) << out.text.substr(out.text.size() - 200);
+  EXPECT_TRUE(contains(out.text, "[Showing lines 1-512 of 3000 (50KB limit). Use offset=513 to continue.]"))
+      << out.text.substr(out.text.size() - 200);
   EXPECT_EQ(out.details["truncated"], true);
 
   spit(ws_ / "oneline.txt", std::string(200'000, 'y') + "\nsecond\n");
@@ -253,7 +253,9 @@ TEST_F(ToolsTest, ReadCapsLargeFilesWithAContinuationNote) {
 }
 
 TEST_F(ToolsTest, ReadErrors) {
-  spit(ws_ / "bin.dat", std::string("\x7f" "ELF\0\0\1", 7));
+  spit(ws_ / "bin.dat", std::string("\x7f"
+                                    "ELF\0\0\1",
+                                    7));
   spit(ws_ / "empty.txt", "");
   spit(ws_ / "latin1.txt", "caf\xE9\n");
   fs::create_directories(ws_ / "dir");
@@ -305,7 +307,8 @@ TEST_F(ToolsTest, EditReplacesAUniqueMatch) {
   ASSERT_FALSE(out.is_error) << out.text;
   EXPECT_EQ(slurp(ws_ / "f.txt"), "alpha\nBETA\nbeta2\ngamma\n");
 
-  out = call("edit", {{"path", "f.txt"}, {"edits", {{{"oldText", "alpha"}, {"newText", "A"}}, {{"oldText", "gamma"}, {"newText", "G"}}}}});
+  out = call("edit", {{"path", "f.txt"},
+                      {"edits", {{{"oldText", "alpha"}, {"newText", "A"}}, {{"oldText", "gamma"}, {"newText", "G"}}}}});
   ASSERT_FALSE(out.is_error) << out.text;
   EXPECT_EQ(slurp(ws_ / "f.txt"), "A\nBETA\nbeta2\nG\n");
 }
@@ -321,7 +324,9 @@ TEST_F(ToolsTest, EditErrors) {
   EXPECT_EQ(out.text, "edit: oldText must not be empty");
   out = call("edit", {{"path", "f.txt"}, {"oldText", "two"}, {"newText", "two"}});
   EXPECT_TRUE(contains(out.text, "identical"));
-  out = call("edit", {{"path", "f.txt"}, {"edits", {{{"oldText", "one two"}, {"newText", "x"}}, {{"oldText", "two one"}, {"newText", "y"}}}}});
+  out = call("edit",
+             {{"path", "f.txt"},
+              {"edits", {{{"oldText", "one two"}, {"newText", "x"}}, {{"oldText", "two one"}, {"newText", "y"}}}}});
   EXPECT_TRUE(contains(out.text, "edits[0] and edits[1] overlap")) << out.text;
   out = call("edit", {{"path", "f.txt"}, {"oldText", "two"}});
   EXPECT_EQ(out.text, "edit: oldText and newText must be given together");
@@ -439,7 +444,8 @@ TEST_F(ToolsTest, ApplyPatchAddsUpdatesMovesAndDeletes) {
                                    "*** End Patch"}});
   ASSERT_FALSE(out.is_error) << out.text;
   EXPECT_EQ(out.text,
-            "Success. Updated the following files:\nA docs/new.md\nM src/a.txt\nD old.txt\nM moved/mv.txt (moved from mv.txt)");
+            "Success. Updated the following files:\nA docs/new.md\nM src/a.txt\nD old.txt\nM moved/mv.txt (moved from "
+            "mv.txt)");
   EXPECT_EQ(slurp(ws_ / "docs/new.md"), "# New\n\ntext\n");
   EXPECT_EQ(slurp(ws_ / "src/a.txt"), "one\nTWO\nthree\n");
   EXPECT_FALSE(fs::exists(ws_ / "old.txt"));
@@ -467,7 +473,8 @@ TEST_F(ToolsTest, ApplyPatchChecksEverythingBeforeWriting) {
   };
   for (const auto& c : cases) {
     // Each patch first adds a file; the failing operation after it must prevent that write too.
-    auto out = call("apply_patch", {{"input", "*** Begin Patch\n*** Add File: added.txt\n+x\n" + c.body + "*** End Patch"}});
+    auto out =
+        call("apply_patch", {{"input", "*** Begin Patch\n*** Add File: added.txt\n+x\n" + c.body + "*** End Patch"}});
     EXPECT_TRUE(out.is_error) << c.body;
     EXPECT_TRUE(contains(out.text, c.message)) << out.text;
     EXPECT_FALSE(fs::exists(ws_ / "added.txt")) << c.body;
@@ -477,8 +484,9 @@ TEST_F(ToolsTest, ApplyPatchChecksEverythingBeforeWriting) {
   EXPECT_FALSE(fs::exists(outside_ / "evil.txt"));
 
   // Delete then re-add in one patch is allowed; deleting a symlink removes the link only.
-  auto out = call("apply_patch", {{"input", "*** Begin Patch\n*** Delete File: exists.txt\n*** Add File: exists.txt\n+new\n"
-                                            "*** Delete File: escape\n*** End Patch"}});
+  auto out = call("apply_patch", {{"input",
+                                   "*** Begin Patch\n*** Delete File: exists.txt\n*** Add File: exists.txt\n+new\n"
+                                   "*** Delete File: escape\n*** End Patch"}});
   ASSERT_FALSE(out.is_error) << out.text;
   EXPECT_EQ(slurp(ws_ / "exists.txt"), "new\n");
   EXPECT_FALSE(fs::exists(fs::symlink_status(ws_ / "escape")));
@@ -536,7 +544,8 @@ TEST_F(ToolsTest, ExecScrubsSecretsFromTheEnvironment) {
   for (const char* shown : {"VISIBLE=yes", "EXTRA=given", "HOME=", "LANG=C.UTF-8", "PATH=/usr/local/bin"}) {
     EXPECT_TRUE(contains(out.text, shown)) << shown;
   }
-  EXPECT_EQ(call("exec", {{"command", "true"}, {"env", {{"PATH", "/evil"}}}}).text, "exec: env: overriding PATH is not allowed");
+  EXPECT_EQ(call("exec", {{"command", "true"}, {"env", {{"PATH", "/evil"}}}}).text,
+            "exec: env: overriding PATH is not allowed");
   EXPECT_TRUE(call("exec", {{"command", "true"}, {"env", {{"LD_PRELOAD", "x.so"}}}}).is_error);
 
   EXPECT_TRUE(is_secret_env_name("openai_api_key"));
@@ -745,18 +754,19 @@ TEST(ToolPolicy, ProfilesAllowDenyGroupsAndWildcards) {
       {{"", {"e*"}, {}, {}}, {"edit", "exec"}},
       {{"", {"*_patch", "READ"}, {}, {}}, {"read", "apply_patch"}},
       {{"", {"write"}, {}, {}}, {"write", "apply_patch"}},  // OpenClaw: allowing write allows apply_patch
-      {{"", {}, {}, {"write"}}, {"read", "edit", "apply_patch", "exec", "process"}},  // ...but denying it does not deny it
+      {{"", {}, {}, {"write"}},
+       {"read", "edit", "apply_patch", "exec", "process"}},  // ...but denying it does not deny it
       {{"", {"bash"}, {}, {}}, {"exec"}},
       {{"", {}, {}, {"*"}}, {}},
-      {{"minimal", {"read"}, {}, {}}, {}},                             // allow narrows, never widens
+      {{"minimal", {"read"}, {}, {}}, {}},                                            // allow narrows, never widens
       {{"minimal", {}, {"read", "group:runtime"}, {}}, {"read", "exec", "process"}},  // alsoAllow widens
       {{"messaging", {}, {"group:fs"}, {"edit"}}, {"read", "write", "apply_patch"}},
       {{"", {"group:nope"}, {}, {}}, {}},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(names(reg.effective_tools(c.policy)), c.expected)
-        << "profile=" << c.policy.profile << " allow=" << json(c.policy.allow) << " alsoAllow=" << json(c.policy.also_allow)
-        << " deny=" << json(c.policy.deny);
+        << "profile=" << c.policy.profile << " allow=" << json(c.policy.allow)
+        << " alsoAllow=" << json(c.policy.also_allow) << " deny=" << json(c.policy.deny);
   }
   EXPECT_EQ(names(reg.effective_tools("coding", {"read", "exec"}, {"exec"})), V{"read"});
   auto bad = reg.effective_tools("admin", {}, {});

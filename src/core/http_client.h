@@ -1,0 +1,81 @@
+// Outbound HTTP(S) for LLM providers and channel APIs (ARCHITECTURE.md "Concurrency model"):
+// asynchronous on the gateway's event loop, streaming the response body to the caller as it
+// arrives (SSE/NDJSON decoders sit on top). TLS via OpenSSL with the system CA store and host-name
+// verification. One connection per request for now (no keep-alive pool).
+//
+// Loop affinity: start() and cancel() on the loop thread; callbacks run on the loop thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/event_loop.h"
+
+namespace pincer::net {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpRequestSpec {
+  std::string method = "POST";
+  std::string url;  ///< http:// or https://, host may be an IPv6 literal in brackets
+  Headers headers;
+  std::string body;
+  int64_t connect_timeout_ms = 30'000;  ///< DNS + TCP + TLS
+  int64_t idle_timeout_ms = 120'000;    ///< longest silence while waiting for bytes
+};
+
+struct HttpResponseHead {
+  int status = 0;
+  Headers headers;  ///< names as sent
+  /// First header named `name` (case-insensitive), or "".
+  std::string header(std::string_view name) const;
+};
+
+/// Why a request failed below HTTP. `sys_errno` is 0 when not an OS error.
+struct TransportError {
+  int sys_errno = 0;
+  std::string what;        ///< one line, e.g. "connect to 127.0.0.1:9: Connection refused"
+  bool timed_out = false;
+  bool cancelled = false;
+};
+
+struct HttpCallbacks {
+  std::function<void(const HttpResponseHead&)> on_head;  ///< once, before any data
+  std::function<void(std::string_view)> on_data;         ///< body bytes (de-chunked), any split
+  /// Exactly once, last: nullopt = the whole body arrived.
+  std::function<void(const std::optional<TransportError>&)> on_done;
+};
+
+class HttpClient {
+ public:
+  explicit HttpClient(EventLoop& loop);
+  ~HttpClient();
+
+  using RequestId = uint64_t;
+  /// Starts a request. An invalid URL reports through on_done (posted, never inline).
+  RequestId start(HttpRequestSpec spec, HttpCallbacks callbacks);
+  /// Aborts a request: on_done gets {cancelled:true} unless it already finished.
+  void cancel(RequestId id);
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+/// Splits "scheme://host[:port]/target". Returns nullopt when malformed or not http(s).
+struct ParsedUrl {
+  bool tls = false;
+  std::string host;  ///< without brackets
+  std::string port;
+  std::string target;  ///< path + query, at least "/"
+};
+std::optional<ParsedUrl> parse_url(std::string_view url);
+
+}  // namespace pincer::net

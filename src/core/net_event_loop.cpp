@@ -1,0 +1,70 @@
+#include "core/event_loop.h"
+
+#include <map>
+#include <optional>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+namespace pincer {
+
+namespace asio = boost::asio;
+
+struct EventLoop::Impl {
+  asio::io_context ioc{1};
+  asio::executor_work_guard<asio::io_context::executor_type> guard = asio::make_work_guard(ioc);
+  std::optional<asio::thread_pool> pool;
+  int workers;
+  TimerId next_timer = 1;
+  std::map<TimerId, std::unique_ptr<asio::steady_timer>> timers;
+};
+
+EventLoop::EventLoop(int workers) : impl_(std::make_unique<Impl>()) { impl_->workers = workers; }
+
+EventLoop::~EventLoop() {
+  if (impl_->pool) {
+    impl_->pool->join();
+  }
+}
+
+asio::io_context& EventLoop::context() { return impl_->ioc; }
+
+void EventLoop::post(std::function<void()> fn) { asio::post(impl_->ioc, std::move(fn)); }
+
+EventLoop::TimerId EventLoop::after(int64_t delay_ms, std::function<void()> fn) {
+  const TimerId id = impl_->next_timer++;
+  auto timer = std::make_unique<asio::steady_timer>(impl_->ioc, std::chrono::milliseconds(delay_ms));
+  timer->async_wait([this, id, fn = std::move(fn)](const boost::system::error_code& ec) {
+    if (ec) return;  // cancelled
+    impl_->timers.erase(id);
+    fn();
+  });
+  impl_->timers.emplace(id, std::move(timer));
+  return id;
+}
+
+void EventLoop::cancel(TimerId id) {
+  auto it = impl_->timers.find(id);
+  if (it == impl_->timers.end()) return;
+  it->second->cancel();
+  // The handler still runs (with operation_aborted) and needs the timer alive until then.
+  auto timer = std::shared_ptr<asio::steady_timer>(std::move(it->second));
+  impl_->timers.erase(it);
+  asio::post(impl_->ioc, [timer] {});
+}
+
+void EventLoop::offload(std::function<void()> work, std::function<void()> done) {
+  if (!impl_->pool) impl_->pool.emplace(static_cast<std::size_t>(impl_->workers));
+  asio::post(*impl_->pool, [this, work = std::move(work), done = std::move(done)]() mutable {
+    work();
+    asio::post(impl_->ioc, std::move(done));
+  });
+}
+
+void EventLoop::run() { impl_->ioc.run(); }
+
+void EventLoop::stop() { impl_->ioc.stop(); }
+
+}  // namespace pincer
