@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/agent_service.h"
 #include "core/config.h"
 #include "core/ids.h"
 #include "core/log.h"
@@ -164,6 +165,8 @@ int run_gateway(const GatewayRunFlags& flags) {
 
   EventLoop loop;
   gateway::Gateway gateway(s, SystemClock::instance());
+  agent::AgentService agents(loop, SystemClock::instance(), cfg, state);
+  gateway.attach(&loop, &agents);
   gateway::ServerOptions options;
   options.host = s.bind_host;
   options.port = s.port;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -116,11 +117,18 @@ bool matches_number(const Node& node, const json& v) {
   return true;
 }
 
+// Whether the whole string matches the node's pattern (ECMAScript syntax; none = always).
+bool matches_pattern(const Node& node, const std::string& s) {
+  if (node.string_pattern().empty()) return true;
+  return std::regex_match(s, std::regex(node.string_pattern(), std::regex::ECMAScript));
+}
+
 // Whether a non-container value has the kind (and bounds/format) the node asks for.
 bool matches_scalar(const Node& node, const json& v) {
   switch (node.kind()) {
     case Kind::kString:
-      return v.is_string() && (node.string_format() != "ipv4" || is_ipv4(v.get<std::string>()));
+      return v.is_string() && (node.string_format() != "ipv4" || is_ipv4(v.get<std::string>())) &&
+             matches_pattern(node, v.get<std::string>());
     case Kind::kEnum: {
       if (!v.is_string()) return false;
       const auto& values = node.enum_values();
@@ -131,6 +139,33 @@ bool matches_scalar(const Node& node, const json& v) {
     case Kind::kNumber: return matches_number(node, v);
     default: return true;
   }
+}
+
+// Whether `v` has the JSON type a node is about (ignoring bounds, formats and contents).
+bool accepts_type(const Node& node, const json& v) {
+  switch (node.kind()) {
+    case Kind::kObject:
+    case Kind::kMap: return v.is_object();
+    case Kind::kArray: return v.is_array();
+    case Kind::kString:
+    case Kind::kEnum: return v.is_string();
+    case Kind::kInteger:
+    case Kind::kNumber: return v.is_number();
+    case Kind::kBoolean: return v.is_boolean();
+    case Kind::kAny: return true;
+    case Kind::kUnion:
+      return std::any_of(node.alternatives().begin(), node.alternatives().end(),
+                         [&](const Node& alt) { return accepts_type(alt, v); });
+  }
+  return false;
+}
+
+// The alternative of a union that speaks for `v`: the first whose JSON type fits, or nullptr.
+const Node* alternative_for(const Node& node, const json& v) {
+  for (const Node& alt : node.alternatives()) {
+    if (accepts_type(alt, v)) return &alt;
+  }
+  return nullptr;
 }
 
 std::string field_names(const Node& node) {
@@ -169,6 +204,18 @@ void check(const Node& node, const json& v, const std::string& path, std::vector
   };
   switch (node.kind()) {
     case Kind::kAny: return;
+    case Kind::kUnion: {
+      // Valid when any alternative accepts it; otherwise the errors of the alternative of the
+      // value's JSON type are the useful ones ("model.primary: expected string, got 5").
+      for (const Node& alt : node.alternatives()) {
+        std::vector<std::string> errors;
+        check(alt, v, path, errors);
+        if (errors.empty()) return;
+      }
+      const Node* alt = alternative_for(node, v);
+      if (alt == nullptr) return mismatch();
+      return check(*alt, v, path, out);
+    }
     case Kind::kObject:
       if (!v.is_object()) return mismatch();
       return check_object(node, v, path, out);
@@ -208,6 +255,10 @@ std::optional<json> absent_value(const Node& node) {
 
 json fill_defaults(const Node& node, json v) {
   switch (node.kind()) {
+    case Kind::kUnion: {
+      const Node* alt = alternative_for(node, v);
+      return alt == nullptr ? v : fill_defaults(*alt, std::move(v));
+    }
     case Kind::kObject:
       if (!v.is_object()) return v;
       for (const auto& f : node.fields()) {
@@ -234,6 +285,10 @@ json fill_defaults(const Node& node, json v) {
 json redact_node(const Node& node, json v) {
   if (node.is_sensitive()) return v.is_null() ? v : json(kRedacted);
   switch (node.kind()) {
+    case Kind::kUnion: {
+      const Node* alt = alternative_for(node, v);
+      return alt == nullptr ? v : redact_node(*alt, std::move(v));
+    }
     case Kind::kObject:
       if (!v.is_object()) return v;
       for (auto& [key, child] : v.items()) {
@@ -283,6 +338,7 @@ json to_json_schema(const Node& node) {
     case Kind::kString:
       s["type"] = "string";
       if (!node.string_format().empty()) s["format"] = node.string_format();
+      if (!node.string_pattern().empty()) s["pattern"] = node.string_pattern();
       break;
     case Kind::kInteger:
     case Kind::kNumber:
@@ -298,6 +354,10 @@ json to_json_schema(const Node& node) {
       s["enum"] = node.enum_values();
       break;
     case Kind::kAny:
+      break;
+    case Kind::kUnion:
+      s["anyOf"] = json::array();
+      for (const Node& alt : node.alternatives()) s["anyOf"].push_back(to_json_schema(alt));
       break;
   }
   if (!node.description().empty()) s["description"] = node.description();
@@ -354,6 +414,8 @@ void document_node(const Node& node, const std::string& path, int level, std::st
 void document_children(const Node& node, const std::string& path, std::string& out) {
   if (node.kind() == Kind::kObject) {
     for (const auto& f : node.fields()) document_node(f.node, key_path(path, f.name), 3, out);
+  } else if (node.kind() == Kind::kUnion) {
+    for (const Node& alt : node.alternatives()) document_children(alt, path, out);
   } else if (node.kind() == Kind::kArray || node.kind() == Kind::kMap) {
     const Node& item = node.item();
     if (item.kind() == Kind::kObject || item.kind() == Kind::kArray || item.kind() == Kind::kMap) {

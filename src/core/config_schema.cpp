@@ -11,7 +11,10 @@ namespace pincer::config::schema {
 
 // ---- Node ---------------------------------------------------------------------------------------
 
-Node::Node(Kind kind) : kind_(kind), fields_(std::make_shared<const std::vector<Field>>()) {}
+Node::Node(Kind kind)
+    : kind_(kind),
+      fields_(std::make_shared<const std::vector<Field>>()),
+      alternatives_(std::make_shared<const std::vector<Node>>()) {}
 
 Node Node::doc(std::string text) && {
   description_ = std::move(text);
@@ -38,6 +41,11 @@ Node Node::max(double value) && {
 Node Node::format(std::string name) && {
   assert(kind_ == Kind::kString);
   format_ = std::move(name);
+  return std::move(*this);
+}
+Node Node::pattern(std::string regex) && {
+  assert(kind_ == Kind::kString);
+  pattern_ = std::move(regex);
   return std::move(*this);
 }
 Node Node::sensitive() && {
@@ -87,10 +95,17 @@ std::string Node::expectation() const {
     case Kind::kObject: return "object";
     case Kind::kMap: return "map of string to " + item_->expectation();
     case Kind::kArray: return "array of " + item_->expectation();
-    case Kind::kString: return format_ == "ipv4" ? "IPv4 address" : "string";
+    case Kind::kString:
+      if (format_ == "ipv4") return "IPv4 address";
+      return pattern_.empty() ? "string" : "string matching " + pattern_;
     case Kind::kBoolean: return "boolean";
     case Kind::kEnum: return "one of " + join(enum_values_, "|");
     case Kind::kAny: return "any value";
+    case Kind::kUnion: {
+      std::vector<std::string> parts;
+      for (const Node& alt : *alternatives_) parts.push_back(alt.expectation());
+      return join(parts, " or ");
+    }
     case Kind::kInteger:
     case Kind::kNumber: {
       std::string out = kind_ == Kind::kInteger ? "integer" : "number";
@@ -132,6 +147,12 @@ Node one_of(std::vector<std::string> values) {
   return n;
 }
 Node any() { return Node(Kind::kAny); }
+Node union_of(std::vector<Node> alternatives) {
+  assert(!alternatives.empty());
+  Node n(Kind::kUnion);
+  n.alternatives_ = std::make_shared<const std::vector<Node>>(std::move(alternatives));
+  return n;
+}
 
 // ---- the tree -----------------------------------------------------------------------------------
 namespace {
@@ -203,6 +224,178 @@ Node gateway_section() {
   }).doc("The gateway server: network binding, authentication, reverse proxies, Control UI.");
 }
 
+// ---- models (PV-1) ------------------------------------------------------------------------------
+
+Node model_definition() {
+  return object({
+      field("id", string().required().doc(
+                      "Model id as the provider's API expects it, e.g. `gpt-4.1` or `llama3.2`. "
+                      "Everywhere else the model is named `<provider>/<id>`, e.g. `openai/gpt-4.1`.")),
+      field("name", string().doc("Display name shown by `models.list` and the UIs; defaults to `id`.")),
+      field("contextWindow", integer().min(1).def(128000).doc(
+                                 "Context window in tokens (prompt + reply). Drives the prompt budget "
+                                 "(CX-6), compaction and the tool-result cap (CX-8).")),
+      field("maxTokens", integer().min(1).def(4096).doc(
+                             "Most output tokens requested per model call.")),
+      field("reasoning", boolean().def(false).doc(
+                             "The model can think/reason before answering; thinking levels "
+                             "(`agents.defaults.thinkingDefault`) apply only to such models.")),
+      field("input", array_of(one_of({"text", "image"}))
+                         .def(nlohmann::json::array({"text"}))
+                         .doc("Kinds of input the model accepts; add `image` to send pictures.")),
+  }).doc("One model served by the provider.");
+}
+
+Node provider_definition() {
+  return object({
+      field("baseUrl", string().required().doc(
+                           "Base URL of the API, e.g. `https://api.openai.com/v1`, "
+                           "`https://api.anthropic.com`, `http://127.0.0.1:11434` (Ollama) or "
+                           "`http://127.0.0.1:8080/v1` (llama.cpp server, vLLM, LM Studio).")),
+      field("apiKey", string().sensitive().doc(
+                          "API key. Keep it out of the file with env substitution, e.g. "
+                          "`\"${OPENAI_API_KEY}\"`. Leave it out for local servers that need none.")),
+      field("api", one_of({"openai-completions", "openai-responses", "anthropic-messages", "ollama"})
+                       .def("openai-completions")
+                       .doc("Wire protocol: `openai-completions` = OpenAI Chat Completions (also "
+                            "OpenRouter, DeepSeek, Groq, vLLM, llama.cpp server, LM Studio); "
+                            "`openai-responses` = OpenAI Responses; `anthropic-messages` = "
+                            "Anthropic Messages; `ollama` = Ollama's native `/api/chat`.")),
+      field("headers", map_of(string().sensitive()).doc(
+                           "Extra HTTP headers sent with every request, e.g. "
+                           "`{\"HTTP-Referer\": \"https://example.com\"}`. Values are treated as "
+                           "secrets (redacted by `config.get`).")),
+      field("models", array_of(model_definition()).doc(
+                          "The models this provider serves. Only models listed here can be "
+                          "selected.")),
+  }).doc("One LLM provider: where it is, how to talk to it, which models it serves.");
+}
+
+Node models_section() {
+  return object({
+      field("providers", map_of(provider_definition()).doc(
+                             "Providers by id. The id is the first part of a model name: "
+                             "`models.providers.openai` serves `openai/<model id>`.")),
+  }).doc("LLM providers and their models (PV-1). A model is named `provider/model`.");
+}
+
+// ---- agents (AG-*, CX-2, CX-3) ------------------------------------------------------------------
+
+// `model` of agents.defaults and of agents.list[]: OpenClaw accepts "provider/model" or
+// {primary, fallbacks}.
+Node model_selection(std::string what) {
+  return union_of({
+             string(),
+             object({
+                 field("primary", string().doc(
+                                      "Model used first, as `provider/model` (a model listed "
+                                      "under `models.providers`).")),
+                 field("fallbacks", array_of(string()).doc(
+                                        "Models tried in order when the primary keeps failing "
+                                        "(PV-5), each as `provider/model`. An empty list "
+                                        "disables inherited fallbacks.")),
+             }),
+         })
+      .doc(std::move(what) +
+           " Either `\"provider/model\"` or `{\"primary\": \"provider/model\", \"fallbacks\": [...]}`.");
+}
+
+Node agent_defaults() {
+  return object({
+      field("model", model_selection("Model of every agent that does not choose its own.")),
+      field("workspace", string()
+                             .default_note("`<state dir>/workspace`")
+                             .doc("Workspace directory of the default agent: its working "
+                                  "directory and the home of its bootstrap files (AGENTS.md, "
+                                  "SOUL.md, …). `~` is your home directory; a relative path is "
+                                  "relative to the state directory. Other agents default to "
+                                  "`<state dir>/workspace-<id>`.")),
+      field("thinkingDefault", one_of({"off", "minimal", "low", "medium", "high", "xhigh"})
+                                   .def("off")
+                                   .doc("Thinking level of runs that ask for none (AG-7); only "
+                                        "used with models that have `reasoning: true`. A level "
+                                        "the provider rejects is stepped down.")),
+      field("timeoutSeconds", integer().min(1).def(600).doc(
+                                  "Longest an agent run may take, in seconds; then it is aborted "
+                                  "and the partial reply kept.")),
+      field("contextTokens", integer().min(1).doc(
+                                 "Context budget in tokens, overriding the model's "
+                                 "`contextWindow` (e.g. to spend less per call).")),
+      field("maxConcurrent", integer().min(1).def(4).doc(
+                                 "Agent runs executing at once across all sessions (the `main` "
+                                 "lane). Each session still runs one turn at a time (AG-8).")),
+      field("bootstrapMaxChars", integer().min(1).def(20000).doc(
+                                     "Most characters of one workspace bootstrap file put into "
+                                     "the system prompt; a longer file keeps its first 70 % and "
+                                     "last 20 % with a marker between (CX-3).")),
+      field("bootstrapTotalMaxChars", integer().min(1).def(150000).doc(
+                                          "Most characters of all bootstrap files together "
+                                          "(CX-3).")),
+      field("bootstrapTruncationWarning",
+            one_of({"once", "always", "off"})
+                .def("once")
+                .doc("Tell the model when a bootstrap file was cut: `once` per distinct set of "
+                     "cuts, `always`, or `off` (CX-3).")),
+  }).doc("Settings every agent inherits.");
+}
+
+Node agent_entry() {
+  return object({
+      field("id", string()
+                      .pattern("^[a-z0-9][a-z0-9_-]{0,63}$")
+                      .required()
+                      .doc("Agent id: lowercase letters, digits, `_` and `-`, at most 64 "
+                           "characters, starting with a letter or digit. Used in session keys "
+                           "(`agent:<id>:…`) and state paths (`<state dir>/agents/<id>`).")),
+      field("name", string().doc("Display name.")),
+      field("default", boolean().doc(
+                           "This is the default agent (the first one marked wins; without any "
+                           "mark the first agent listed is the default).")),
+      field("workspace", string().doc(
+                             "Workspace directory of this agent. Default: "
+                             "`agents.defaults.workspace` (or `<state dir>/workspace`) for the "
+                             "default agent, `<state dir>/workspace-<id>` for the others.")),
+      field("model", model_selection(
+                         "Model of this agent, overriding `agents.defaults.model`. Fallbacks "
+                         "are inherited unless given.")),
+  }).doc("One agent.");
+}
+
+Node agents_section() {
+  return object({
+      field("defaults", agent_defaults()),
+      field("list", array_of(agent_entry()).doc(
+                        "The agents. Without a list there is one agent, `main`.")),
+  }).doc("Agents: their models, workspaces and context budgets.");
+}
+
+// ---- tools (TL-1, TL-2) -------------------------------------------------------------------------
+
+Node tools_section() {
+  return object({
+      field("profile", one_of({"minimal", "coding", "messaging", "full"})
+                           .def("coding")
+                           .doc("Base tool set offered to agents: `minimal`, `coding` (files, "
+                                "shell, web, sessions, memory), `messaging`, or `full` (every "
+                                "tool).")),
+      field("allow", array_of(string()).doc(
+                         "When non-empty, only these tools (of the profile's) are offered. "
+                         "Entries are tool names with `*` wildcards or groups such as "
+                         "`group:fs`.")),
+      field("alsoAllow", array_of(string()).doc("Tools added to the profile's set.")),
+      field("deny", array_of(string()).doc("Tools never offered; deny beats allow.")),
+      field("exec",
+            object({
+                field("timeoutSec", integer().min(0).def(1800).doc(
+                                        "Default lifetime of an `exec` command in seconds when "
+                                        "the model gives none; 0 = no limit.")),
+                field("maxOutputChars", integer().min(1024).def(100000).doc(
+                                            "Most output characters an `exec` command keeps "
+                                            "(the head and the tail; the middle is dropped).")),
+            }).doc("The `exec` shell tool.")),
+  }).doc("Which tools agents may use (TL-2) and how the built-in tools behave.");
+}
+
 Node logging_section() {
   return object({
       field("level", one_of({"trace", "debug", "info", "warn", "error", "off"})
@@ -222,6 +415,9 @@ Node build_root() {
       field("$schema", string().doc(
                            "URL or path of a JSON Schema, for editor completion; ignored by Pincer.")),
       field("gateway", gateway_section()),
+      field("models", models_section()),
+      field("agents", agents_section()),
+      field("tools", tools_section()),
       field("logging", logging_section()),
       field("meta", any().doc("Free-form metadata written by tools (e.g. the setup wizard); not "
                               "interpreted by the gateway.")),

@@ -32,6 +32,7 @@ enum class Kind {
   kBoolean,
   kEnum,     ///< one of a fixed set of strings
   kAny,      ///< anything, not validated (free-form sections such as `meta`)
+  kUnion,    ///< any one of several alternatives (e.g. a string or an object); see union_of()
 };
 
 struct Field;
@@ -47,6 +48,7 @@ class Node {
   Node min(double value) &&;                ///< inclusive lower bound (integer/number)
   Node max(double value) &&;                ///< inclusive upper bound (integer/number)
   Node format(std::string name) &&;         ///< string format; supported: "ipv4"
+  Node pattern(std::string regex) &&;       ///< string must match this ECMAScript regex (whole)
   Node sensitive() &&;                      ///< secret: redacted by config::redact(), never echoed
   Node required() &&;                       ///< must be present whenever its parent object is
 
@@ -58,6 +60,8 @@ class Node {
   const std::optional<double>& minimum() const { return min_; }
   const std::optional<double>& maximum() const { return max_; }
   const std::string& string_format() const { return format_; }
+  /// Regex a string must match entirely ("" = none), as given to pattern().
+  const std::string& string_pattern() const { return pattern_; }
   const std::vector<std::string>& enum_values() const { return enum_values_; }
   bool is_sensitive() const { return sensitive_; }
   bool is_required() const { return required_; }
@@ -67,10 +71,13 @@ class Node {
   const Field* find(std::string_view name) const;
   /// Element node of an array, value node of a map. Only valid for those kinds.
   const Node& item() const;
+  /// Alternatives of a union node, in declaration order (empty for other kinds).
+  const std::vector<Node>& alternatives() const { return *alternatives_; }
 
   /// Short human text of what the node accepts, used in error messages and docs:
   /// "integer 1..65535", "integer >= 0", "one of loopback|lan|custom", "IPv4 address",
-  /// "array of string", "object", "map of string to integer", "any value".
+  /// "array of string", "object", "map of string to integer", "any value",
+  /// "string matching ^[a-z]+$", "string or object" (a union).
   std::string expectation() const;
 
  private:
@@ -83,6 +90,7 @@ class Node {
   friend Node boolean();
   friend Node one_of(std::vector<std::string> values);
   friend Node any();
+  friend Node union_of(std::vector<Node> alternatives);
 
   explicit Node(Kind kind);
 
@@ -93,11 +101,13 @@ class Node {
   std::optional<double> min_;
   std::optional<double> max_;
   std::string format_;
+  std::string pattern_;
   std::vector<std::string> enum_values_;
   bool sensitive_ = false;
   bool required_ = false;
   std::shared_ptr<const std::vector<Field>> fields_;  // never null
   std::shared_ptr<const Node> item_;                  // arrays and maps only
+  std::shared_ptr<const std::vector<Node>> alternatives_;  // never null; unions only non-empty
 };
 
 /// A named member of an object node.
@@ -117,6 +127,12 @@ Node number();
 Node boolean();
 Node one_of(std::vector<std::string> values);
 Node any();
+/// A value matching any one of `alternatives`, e.g. `union_of({string(), object({...})})` for a
+/// key OpenClaw accepts as `"provider/model"` or `{primary, fallbacks}`. Alternatives should
+/// differ in JSON type: validation reports the errors of the alternative whose type matches the
+/// value (or "expected string or object, got 5" when none does); defaults and redaction apply
+/// to that alternative.
+Node union_of(std::vector<Node> alternatives);
 
 /// The schema of the whole pincer.json document (an object node). Built once, thread-safe.
 const Node& root();

@@ -23,7 +23,8 @@ std::string host_name() {
 }  // namespace
 
 const std::vector<std::string>& gateway_events() {
-  static const std::vector<std::string> events = {"connect.challenge", "tick", "health", "presence", "shutdown"};
+  static const std::vector<std::string> events = {"connect.challenge", "tick",     "health", "presence",
+                                                  "shutdown",          "agent",    "chat"};
   return events;
 }
 
@@ -35,6 +36,9 @@ Gateway::Gateway(GatewaySettings settings, Clock& clock)
       auth_limiter_(settings_.auth_rate_limit) {
   register_system_methods(methods_);
   register_config_methods(methods_);
+  register_chat_methods(methods_);
+  register_agent_methods(methods_);
+  register_session_methods(methods_);
   refresh_health();
 }
 
@@ -276,6 +280,8 @@ void Gateway::dispatch(Client& client, const RequestFrame& request) {
   } else if (auto* raw = std::get_if<RawJson>(&result)) {
     frame = build_ok(request.id, raw->text);
     cache_body = "1" + raw->text;
+  } else if (std::holds_alternative<Deferred>(result)) {
+    return;  // the handler answers later
   } else {
     const RpcError& error = std::get<RpcError>(result);
     frame = build_error(request.id, error);
@@ -313,6 +319,15 @@ void Gateway::broadcast(std::string_view event, const std::string& payload_json,
                         const json& state_version) {
   for (auto& [id, client] : clients_) {
     if (client->connected && !client->closing) send_event(*client, event, payload_json, drop_if_slow, state_version);
+  }
+}
+
+void Gateway::broadcast_run_event(std::string_view event, const std::string& payload_json, bool tool_event) {
+  for (auto& [id, client] : clients_) {
+    if (!client->connected || client->closing || client->role != "operator") continue;
+    if (!operator_scope_allows(client->scopes, kScopeRead)) continue;  // chat/agent need operator.read
+    if (tool_event && std::find(client->caps.begin(), client->caps.end(), "tool-events") == client->caps.end()) continue;
+    send_event(*client, event, payload_json);
   }
 }
 

@@ -23,6 +23,13 @@
 #include "gateway/protocol/idempotency.h"
 #include "gateway/protocol/write_budget.h"
 
+namespace pincer {
+class EventLoop;
+namespace agent {
+class AgentService;
+}
+}  // namespace pincer
+
 namespace pincer::gateway {
 
 using ConnId = uint64_t;
@@ -112,6 +119,19 @@ class Gateway {
   void broadcast(std::string_view event, const std::string& payload_json, bool drop_if_slow = false,
                  const nlohmann::json& state_version = nullptr);
 
+  /// `chat`/`agent` run events: to connected operators with operator.read; tool events only to
+  /// clients that declared the `tool-events` capability.
+  void broadcast_run_event(std::string_view event, const std::string& payload_json, bool tool_event = false);
+
+  /// The agent runtime and the loop, when this gateway has them (the app attaches both; unit
+  /// tests and the fuzzer run without). Methods that need them answer UNAVAILABLE otherwise.
+  void attach(EventLoop* loop, agent::AgentService* agents) {
+    loop_ = loop;
+    agents_ = agents;
+  }
+  EventLoop* loop() { return loop_; }
+  agent::AgentService* agents() { return agents_; }
+
   /// Registry access for tests that add methods.
   MethodRegistry& mutable_methods() { return methods_; }
 
@@ -143,6 +163,8 @@ class Gateway {
   int64_t presence_version_ = 1;
   int64_t health_version_ = 1;
   bool shutting_down_ = false;
+  EventLoop* loop_ = nullptr;
+  agent::AgentService* agents_ = nullptr;
 };
 
 /// The events this gateway emits (hello-ok features.events).

@@ -184,23 +184,23 @@ class Decoder final : public SseStreamDecoder {
     if (type.empty()) type = event.type;
 
     if (type == "message_start") {
-      const json message = j->value("message", json::object());
+      const json message = obj(*j, "message");
       out_.message().response_id = str(message, "id");
-      read_usage(message.value("usage", json::object()));
+      read_usage(obj(message, "usage"));
     } else if (type == "content_block_start") {
-      block_start(int_at(*j, "index"), j->value("content_block", json::object()));
+      block_start(int_at(*j, "index"), obj(*j, "content_block"));
     } else if (type == "content_block_delta") {
-      block_delta(int_at(*j, "index"), j->value("delta", json::object()));
+      block_delta(int_at(*j, "index"), obj(*j, "delta"));
     } else if (type == "content_block_stop") {
       if (auto it = blocks_.find(int_at(*j, "index")); it != blocks_.end()) out_.end_tool_call(it->second);
     } else if (type == "message_delta") {
-      const json delta = j->value("delta", json::object());
+      const json delta = obj(*j, "delta");
       if (const std::string reason = str(delta, "stop_reason"); !reason.empty()) set_stop(reason);
-      read_usage(j->value("usage", json::object()));
+      read_usage(obj(*j, "usage"));
     } else if (type == "message_stop") {
       mark_done();
     } else if (type == "error") {
-      const json err = j->value("error", json::object());
+      const json err = obj(*j, "error");
       const std::string kind = str(err, "type");
       const std::string message = str(err, "message");
       return stream_error(kind.empty() ? message : kind + ": " + message);

@@ -218,7 +218,9 @@ std::optional<Reason> by_message(std::string_view t) {
                   "throttl", "resource_exhausted", "resource has been exhausted"})) {
     return Reason::RateLimit;
   }
-  if (has_any(t, {"overloaded", "over capacity", "at capacity", "529"})) return Reason::RateLimit;
+  if (has_any(t, {"overloaded", "over capacity", "at capacity", "server busy", "maximum pending requests", "529"})) {
+    return Reason::RateLimit;
+  }
   if (says_context_overflow(t)) return Reason::ContextOverflow;
   if (has_any(t, {"invalid request", "invalid_request", "bad request", "malformed", "validation error",
                   "invalid parameter", "unexpected field", "roles must alternate", "tool_use", "tool_result",

@@ -95,7 +95,8 @@ class Decoder final : public StreamDecoder {
     std::vector<json> lines;
     const Status parsed = parser_.feed(body_bytes, lines);
     if (Status s = handle(lines); !s.ok()) return s;
-    if (!parsed.ok()) return fail(invalid_stream(kApi, parsed.error().message));
+    // Bytes after the final line are ignored, malformed or not.
+    if (!parsed.ok() && !done_) return fail(invalid_stream(kApi, parsed.error().message));
     return Ok{};
   }
 
@@ -166,7 +167,7 @@ class Decoder final : public StreamDecoder {
   }
 
   void read_tool_call(const json& call) {
-    const json fn = call.value("function", json::object());
+    const json fn = obj(call, "function");
     std::string id = str(call, "id");
     if (id.empty()) id = generated_tool_call_id();
     const std::size_t c = out_.begin_tool_call(std::move(id), str(fn, "name"));

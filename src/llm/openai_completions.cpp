@@ -212,7 +212,7 @@ class Decoder final : public SseStreamDecoder {
   void read_tool_call(const json& call) {
     const int64_t index = call.contains("index") ? int_at(call, "index") : 0;
     const std::string id = str(call, "id");
-    const json fn = call.value("function", json::object());
+    const json fn = obj(call, "function");
     auto it = tool_index_.find(index);
     // A new call: unseen index, or (servers that reuse index 0) a different id at the same index.
     if (it == tool_index_.end() || (!id.empty() && !out_.tool_call(it->second).id.empty() &&

@@ -2,6 +2,7 @@
 #include "llm/openai_responses.h"
 
 #include <map>
+#include <optional>
 
 namespace pincer::llm {
 namespace {
@@ -40,6 +41,7 @@ void add_user(const ModelSpec& model, const UserMessage& m, json& out) {
 
 void add_assistant(const ModelSpec& model, const AssistantMessage& m, std::size_t msg_index, json& out) {
   const bool same = m.provider == model.provider && m.api == model.api && m.model == model.id;
+  std::size_t texts = 0;  // message item ids must be unique: msg_<n>, msg_<n>_1, ...
   for (const auto& block : m.content) {
     if (const auto* th = std::get_if<ThinkingContent>(&block)) {
       // A reasoning item can only be replayed when we kept it (thinkingSignature = item JSON) with
@@ -55,7 +57,8 @@ void add_assistant(const ModelSpec& model, const AssistantMessage& m, std::size_
                      {"role", "assistant"},
                      {"content", json::array({{{"type", "output_text"}, {"text", t->text}, {"annotations", json::array()}}})},
                      {"status", "completed"},
-                     {"id", "msg_" + std::to_string(msg_index)}});
+                     {"id", "msg_" + std::to_string(msg_index) + (texts ? "_" + std::to_string(texts) : "")}});
+      ++texts;
     } else if (const auto* call = std::get_if<ToolCall>(&block)) {
       auto [call_id, item_id] = split_id(call->id);
       json fc{{"type", "function_call"},
@@ -130,25 +133,25 @@ class Decoder final : public SseStreamDecoder {
     const int64_t index = int_at(*j, "output_index");
 
     if (type == "response.created" || type == "response.in_progress") {
-      set_response_id(j->value("response", json::object()));
+      set_response_id(obj(*j, "response"));
     } else if (type == "response.output_item.added") {
-      item_added(index, j->value("item", json::object()));
+      item_added(index, obj(*j, "item"));
     } else if (type == "response.output_text.delta" || type == "response.refusal.delta") {
-      out_.add_text(text_block(index), str(*j, "delta"));
+      if (auto c = text_block(index)) out_.add_text(*c, str(*j, "delta"));
     } else if (type == "response.reasoning_summary_text.delta") {
       summary_delta(index, int_at(*j, "summary_index"), str(*j, "delta"));
     } else if (type == "response.reasoning_text.delta") {
-      out_.add_thinking(thinking_block(index), str(*j, "delta"));
+      if (auto c = thinking_block(index)) out_.add_thinking(*c, str(*j, "delta"));
     } else if (type == "response.function_call_arguments.delta") {
       if (auto it = blocks_.find(index); it != blocks_.end()) out_.add_tool_args(it->second.content, str(*j, "delta"));
     } else if (type == "response.function_call_arguments.done") {
       if (auto it = blocks_.find(index); it != blocks_.end()) out_.set_tool_args(it->second.content, str(*j, "arguments"));
     } else if (type == "response.output_item.done") {
-      item_done(index, j->value("item", json::object()));
+      item_done(index, obj(*j, "item"));
     } else if (type == "response.completed" || type == "response.incomplete") {
-      completed(j->value("response", json::object()));
+      completed(obj(*j, "response"));
     } else if (type == "response.failed") {
-      return failed(j->value("response", json::object()));
+      return failed(obj(*j, "response"));
     } else if (type == "error") {
       return error_event(*j);
     }
@@ -183,24 +186,30 @@ class Decoder final : public SseStreamDecoder {
     // message items get their text block with the first delta (no empty blocks for refusals etc.)
   }
 
-  std::size_t text_block(int64_t index) {
+  /// The text block of output item `index` (created on first use); nullopt when that item is
+  /// something else (a malformed stream).
+  std::optional<std::size_t> text_block(int64_t index) {
     auto it = blocks_.find(index);
     if (it == blocks_.end()) it = blocks_.emplace(index, Block{out_.begin_text()}).first;
+    if (!std::holds_alternative<TextContent>(out_.message().content[it->second.content])) return std::nullopt;
     return it->second.content;
   }
 
-  std::size_t thinking_block(int64_t index) {
+  /// The thinking block of output item `index`, as text_block().
+  std::optional<std::size_t> thinking_block(int64_t index) {
     auto it = blocks_.find(index);
     if (it == blocks_.end()) it = blocks_.emplace(index, Block{out_.begin_thinking()}).first;
+    if (!std::holds_alternative<ThinkingContent>(out_.message().content[it->second.content])) return std::nullopt;
     return it->second.content;
   }
 
   void summary_delta(int64_t index, int64_t summary_index, const std::string& delta) {
-    const std::size_t c = thinking_block(index);
+    const auto c = thinking_block(index);
+    if (!c) return;
     Block& block = blocks_.at(index);
-    if (block.summary_index >= 0 && summary_index != block.summary_index) out_.add_thinking(c, "\n\n");
+    if (block.summary_index >= 0 && summary_index != block.summary_index) out_.add_thinking(*c, "\n\n");
     block.summary_index = summary_index;
-    out_.add_thinking(c, delta);
+    out_.add_thinking(*c, delta);
   }
 
   void item_done(int64_t index, const json& item) {
@@ -212,13 +221,14 @@ class Decoder final : public SseStreamDecoder {
       if (!args.empty()) out_.set_tool_args(it->second.content, args);
       out_.end_tool_call(it->second.content);
     } else if (type == "reasoning") {
-      const std::size_t c = thinking_block(index);
-      if (out_.thinking(c).thinking.empty()) out_.add_thinking(c, summary_text(item));
-      out_.thinking(c).signature = dump_body(item);
+      const auto c = thinking_block(index);
+      if (!c) return;
+      if (out_.thinking(*c).thinking.empty()) out_.add_thinking(*c, summary_text(item));
+      out_.thinking(*c).signature = dump_body(item);
     } else if (type == "message" && blocks_.find(index) == blocks_.end()) {
       // No deltas were streamed for this message: take its final text.
       const std::string text = message_text(item);
-      if (!text.empty()) out_.add_text(text_block(index), text);
+      if (auto c = text_block(index); c && !text.empty()) out_.add_text(*c, text);
     }
   }
 
@@ -251,7 +261,7 @@ class Decoder final : public SseStreamDecoder {
     AssistantMessage& m = out_.message();
     const std::string status = str(response, "status");
     if (status == "incomplete") {
-      const std::string reason = str(response.value("incomplete_details", json::object()), "reason");
+      const std::string reason = str(obj(response, "incomplete_details"), "reason");
       if (reason == "content_filter") {
         m.stop_reason = StopReason::Error;
         m.error_message = "response blocked by the provider's content filter";
@@ -268,11 +278,11 @@ class Decoder final : public SseStreamDecoder {
   }
 
   static Status failed(const json& response) {
-    const json err = response.value("error", json::object());
+    const json err = obj(response, "error");
     const std::string code = str(err, "code");
     const std::string message = str(err, "message");
     if (code.empty() && message.empty()) {
-      const std::string reason = str(response.value("incomplete_details", json::object()), "reason");
+      const std::string reason = str(obj(response, "incomplete_details"), "reason");
       return stream_error(reason.empty() ? "response failed" : "response incomplete: " + reason);
     }
     return stream_error(code.empty() ? message : code + ": " + message);

@@ -6,12 +6,14 @@
 //   - instructions = the system prompt;
 //   - user → {role:"user", content:[{type:"input_text", text}, {type:"input_image", detail:"auto",
 //     image_url:data-URL}]};
-//   - assistant → in block order: same-model thinking replays its reasoning item (the JSON kept in
-//     thinkingSignature) when that item carries encrypted_content (store is false, so the server
-//     cannot resolve it by id otherwise); text → {type:"message",
-//     role:"assistant", content:[{type:"output_text", text, annotations:[]}], status:"completed",
-//     id:"msg_<n>"}; toolCall "call_id|item_id" → {type:"function_call", call_id, name, arguments
-//     (JSON text), id:item_id (same model only)};
+//   - assistant → in block order:
+//       thinking (same model) → its reasoning item (the JSON kept in thinkingSignature), only when
+//         that item carries encrypted_content (store is false, so the server cannot resolve it by id);
+//       text → {type:"message", role:"assistant", content:[{type:"output_text", text,
+//         annotations:[]}], status:"completed", id:"msg_<n>"} (n = position in the history;
+//         "msg_<n>_<k>" for further text blocks of the same message);
+//       toolCall "call_id|item_id" → {type:"function_call", call_id, name, arguments (JSON text),
+//         id:item_id (same model only)};
 //   - toolResult → {type:"function_call_output", call_id, output: text}, then a user message with
 //     the images when the model accepts them;
 //   - tools: [{type:"function", name, description, parameters}];

@@ -72,8 +72,9 @@ std::size_t MessageBuilder::begin_text() {
 }
 
 void MessageBuilder::add_text(std::size_t index, std::string_view delta) {
-  if (delta.empty()) return;
-  std::get<TextContent>(msg_.content[index]).text.append(delta);
+  auto* text = index < msg_.content.size() ? std::get_if<TextContent>(&msg_.content[index]) : nullptr;
+  if (delta.empty() || text == nullptr) return;
+  text->text.append(delta);
   emit(StreamEvent::Kind::TextDelta, index, delta);
 }
 
@@ -83,8 +84,9 @@ std::size_t MessageBuilder::begin_thinking() {
 }
 
 void MessageBuilder::add_thinking(std::size_t index, std::string_view delta) {
-  if (delta.empty()) return;
-  std::get<ThinkingContent>(msg_.content[index]).thinking.append(delta);
+  auto* th = index < msg_.content.size() ? std::get_if<ThinkingContent>(&msg_.content[index]) : nullptr;
+  if (delta.empty() || th == nullptr) return;
+  th->thinking.append(delta);
   emit(StreamEvent::Kind::ThinkingDelta, index, delta);
 }
 
@@ -133,11 +135,11 @@ void MessageBuilder::end_all_tool_calls() {
 
 void MessageBuilder::set_usage(int64_t input, int64_t output, int64_t cache_read, int64_t cache_write) {
   Usage& u = msg_.usage;
-  u.input = input;
-  u.output = output;
-  u.cache_read = cache_read;
-  u.cache_write = cache_write;
-  u.total_tokens = input + output + cache_read + cache_write;
+  u.input = std::max<int64_t>(0, input);  // e.g. prompt − cached with a bogus cached count
+  u.output = std::max<int64_t>(0, output);
+  u.cache_read = std::max<int64_t>(0, cache_read);
+  u.cache_write = std::max<int64_t>(0, cache_write);
+  u.total_tokens = u.input + u.output + u.cache_read + u.cache_write;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -168,7 +170,8 @@ Status SseStreamDecoder::feed(std::string_view body_bytes) {
   std::vector<SseEvent> events;
   Status parsed = parser_.feed(body_bytes, events);
   if (Status s = handle(events); !s.ok()) return s;
-  if (!parsed.ok()) return fail(invalid_stream(api_, parsed.error().message));
+  // Bytes after the terminal event are ignored, malformed or not.
+  if (!parsed.ok() && !done_) return fail(invalid_stream(api_, parsed.error().message));
   return Ok{};
 }
 
@@ -267,6 +270,13 @@ void add_headers(HttpRequest& req, const ModelSpec& model,
   for (const auto& [k, v] : model.headers) set_header(req, k, v);
 }
 
+const json& obj(const json& o, std::string_view key) {
+  static const json kEmpty = json::object();
+  if (!o.is_object()) return kEmpty;
+  auto it = o.find(key);
+  return it != o.end() && it->is_object() ? *it : kEmpty;
+}
+
 std::string str(const json& obj, std::string_view key) {
   if (!obj.is_object()) return {};
   auto it = obj.find(key);
@@ -275,12 +285,17 @@ std::string str(const json& obj, std::string_view key) {
 }
 
 int64_t int_at(const json& obj, std::string_view key) {
+  constexpr int64_t kLimit = int64_t{1} << 53;  // keeps sums of a few values far from overflow
   if (!obj.is_object()) return 0;
   auto it = obj.find(key);
   if (it == obj.end() || !it->is_number()) return 0;
-  if (it->is_number_float()) return static_cast<int64_t>(it->get<double>());
-  if (it->is_number_unsigned()) return static_cast<int64_t>(it->get<uint64_t>());
-  return it->get<int64_t>();
+  if (it->is_number_float()) {
+    const double d = it->get<double>();
+    if (!(d > -static_cast<double>(kLimit) && d < static_cast<double>(kLimit))) return 0;  // NaN too
+    return static_cast<int64_t>(d);
+  }
+  if (it->is_number_unsigned()) return static_cast<int64_t>(std::min<uint64_t>(it->get<uint64_t>(), kLimit));
+  return std::clamp<int64_t>(it->get<int64_t>(), -kLimit, kLimit);
 }
 
 bool accepts_images(const ModelSpec& model) {

@@ -110,7 +110,9 @@ std::string_view to_string(ThinkingLevel level);  ///< "off" | "minimal" | "low"
 namespace wire {
 
 /// Accumulates the assistant message of one response and reports every change to the sink.
-/// Indices returned are positions in message().content.
+/// Indices returned are positions in message().content. add_text/add_thinking/…_tool_args ignore
+/// an index that is not a block of their kind (malformed streams must not crash the decoder);
+/// thinking()/tool_call() require one.
 class MessageBuilder {
  public:
   MessageBuilder(const ModelSpec& model, StreamSink sink);
@@ -137,7 +139,7 @@ class MessageBuilder {
   void end_all_tool_calls();
   bool has_tool_calls() const { return !args_.empty(); }
 
-  /// Sets usage and computes total_tokens = input + output + cache_read + cache_write.
+  /// Sets usage (negative counts become 0) and total_tokens = input + output + cache_read + cache_write.
   void set_usage(int64_t input, int64_t output, int64_t cache_read, int64_t cache_write);
 
  private:
@@ -208,9 +210,12 @@ void set_header(HttpRequest& req, std::string_view name, std::string value);
 void add_headers(HttpRequest& req, const ModelSpec& model,
                  std::vector<std::pair<std::string, std::string>> auth, std::string_view accept);
 
+/// Object at `key`, or an empty object when `obj` is not an object or the member is absent or not
+/// an object. (nlohmann's value() throws on non-objects; decoders must not.)
+const nlohmann::json& obj(const nlohmann::json& obj, std::string_view key);
 /// String at `key`, or "" when absent or not a string.
 std::string str(const nlohmann::json& obj, std::string_view key);
-/// Integer at `key`, or 0 when absent or not a number.
+/// Integer at `key` (clamped to ±2^53; fractions truncated), or 0 when absent or not a number.
 int64_t int_at(const nlohmann::json& obj, std::string_view key);
 
 bool accepts_images(const ModelSpec& model);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -170,6 +171,31 @@ Gateway::Gateway(const std::filesystem::path& home, const std::vector<std::strin
   if (!line) throw std::runtime_error("gateway did not start; stderr: " + process_.err());
   auto colon = line->rfind(':', line->find(' ', line->find("ws://")));
   port_ = std::stoi(line->substr(colon + 1));
+}
+
+std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::filesystem::path candidate = std::filesystem::path(dirs.substr(start, end - start)) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    start = end + 1;
+  }
+  return "";
+}
+
+MockLlm::MockLlm(const std::vector<std::string>& extra_args) {
+  const std::string node = find_on_path("node");
+  if (node.empty()) throw std::runtime_error("node is not installed (needed for the mock LLM server)");
+  std::vector<std::string> argv = {node, std::string(PINCER_SOURCE_DIR) + "/tests/mock_llm/mock-llm.mjs", "--port", "0"};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  process_ = std::make_unique<Process>(argv, std::map<std::string, std::string>{});
+  auto line = process_->wait_for_stdout("mock-llm listening on http://127.0.0.1:");
+  if (!line) throw std::runtime_error("mock LLM did not start: " + process_->err());
+  port_ = std::stoi(line->substr(line->rfind(':') + 1));
 }
 
 RunResult run_pincer(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,

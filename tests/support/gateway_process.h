@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,5 +80,23 @@ RunResult run_pincer(const std::vector<std::string>& args, const std::map<std::s
 
 /// Path of the binary under test (PINCER_BINARY compile definition).
 std::string pincer_binary();
+
+/// Absolute path of `name` found on $PATH, or "" when absent.
+std::string find_on_path(const std::string& name);
+
+/// The mock LLM server (tests/mock_llm/mock-llm.mjs) on an ephemeral loopback port.
+class MockLlm {
+ public:
+  /// `extra_args` e.g. {"--api-key", "k"}. Throws std::runtime_error when node is missing or
+  /// the server does not start.
+  explicit MockLlm(const std::vector<std::string>& extra_args = {});
+  int port() const { return port_; }
+  /// "http://127.0.0.1:<port>/v1"
+  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+
+ private:
+  std::unique_ptr<Process> process_;
+  int port_ = 0;
+};
 
 }  // namespace pincer::test

@@ -372,7 +372,7 @@ TEST(ConfigValidate, UnknownKey) {
             "gateway.prot: unknown key (expected one of "
             "port|bind|customBindHost|auth|trustedProxies|controlUi)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
-            "gatway: unknown key (expected one of $schema|gateway|logging|meta)");
+            "gatway: unknown key (expected one of $schema|gateway|models|agents|tools|logging|meta)");
 }
 
 TEST(ConfigValidate, KeysThatAreNotIdentifiersAreQuotedInPaths) {
@@ -424,6 +424,38 @@ TEST(ConfigValidate, ArrayElementsUseIndexPaths) {
             "gateway.trustedProxies[2]: expected string, got 7");
 }
 
+// A union (`model`: "provider/model" or {primary, fallbacks}) reports the errors of the
+// alternative matching the value's JSON type, or the list of alternatives when none matches.
+TEST(ConfigValidate, UnionReportsTheAlternativeOfTheValuesType) {
+  EXPECT_EQ(violations_of(json::parse(R"({"agents": {"defaults": {"model": "a/b"}}})")), "");
+  EXPECT_EQ(violations_of(json::parse(
+                R"({"agents": {"defaults": {"model": {"primary": "a/b", "fallbacks": ["c/d"]}}}})")),
+            "");
+  EXPECT_EQ(violations_of(json::parse(R"({"agents": {"defaults": {"model": 5}}})")),
+            "agents.defaults.model: expected string or object, got 5");
+  EXPECT_EQ(violations_of(json::parse(R"({"agents": {"defaults": {"model": ["a/b"]}}})")),
+            "agents.defaults.model: expected string or object, got array");
+  EXPECT_EQ(violations_of(json::parse(R"({"agents": {"defaults": {"model": {"primary": 5}}}})")),
+            "agents.defaults.model.primary: expected string, got 5");
+  EXPECT_EQ(violations_of(json::parse(R"({"agents": {"defaults": {"model": {"primray": "a/b"}}}})")),
+            "agents.defaults.model.primray: unknown key (expected one of primary|fallbacks)");
+  EXPECT_EQ(violations_of(json::parse(R"({"agents": {"list": [{"id": "x", "model": {"fallbacks": [1]}}]}})")),
+            "agents.list[0].model.fallbacks[0]: expected string, got 1");
+}
+
+TEST(ConfigValidate, PatternIsMatchedAgainstTheWholeString) {
+  EXPECT_EQ(violations_of(json::parse(R"({"agents": {"list": [{"id": "Main"}]}})")),
+            R"(agents.list[0].id: expected string matching ^[a-z0-9][a-z0-9_-]{0,63}$, got "Main")");
+  for (const char* bad : {"", "-x", "_x", "a b", "a.b", "ab\n"}) {
+    EXPECT_NE(violations_of(json{{"agents", {{"list", {{{"id", bad}}}}}}}), "") << bad;
+  }
+  for (const char* good : {"main", "0", "work-2", "a_b", "x"}) {
+    EXPECT_EQ(violations_of(json{{"agents", {{"list", {{{"id", good}}}}}}}), "") << good;
+  }
+  EXPECT_EQ(violations_of(json{{"agents", {{"list", {{{"id", std::string(64, 'a')}}}}}}}), "");
+  EXPECT_NE(violations_of(json{{"agents", {{"list", {{{"id", std::string(65, 'a')}}}}}}}), "");
+}
+
 TEST(ConfigValidate, Ipv4Format) {
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": {"customBindHost": "localhost"}})")),
             R"(gateway.customBindHost: expected IPv4 address, got "localhost")");
@@ -467,7 +499,7 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"
             "logging.level: expected one of trace|debug|info|warn|error|off, got \"loud\"\n"
-            "zzz: unknown key (expected one of $schema|gateway|logging|meta)");
+            "zzz: unknown key (expected one of $schema|gateway|models|agents|tools|logging|meta)");
   EXPECT_EQ(validate(doc).error().code, "CONFIG_INVALID");
 }
 
@@ -490,6 +522,10 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
                   "auth": {"mode": "token",
                            "rateLimit": {"maxAttempts": 10, "windowMs": 60000,
                                          "lockoutMs": 300000, "exemptLoopback": true}}},
+      "agents": {"defaults": {"thinkingDefault": "off", "timeoutSeconds": 600, "maxConcurrent": 4,
+                              "bootstrapMaxChars": 20000, "bootstrapTotalMaxChars": 150000,
+                              "bootstrapTruncationWarning": "once"}},
+      "tools": {"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000}},
       "logging": {"level": "info", "file": "", "consoleStyle": "pretty"}})"));
 }
 
@@ -512,12 +548,28 @@ TEST(ConfigDefaults, GivenValuesAreKept) {
   EXPECT_EQ(filled["meta"], json::parse(R"({"port": 1})"));
 }
 
+TEST(ConfigDefaults, ArrayElementsAndUnionObjectsGetDefaults) {
+  json doc = json::parse(R"({
+      "models": {"providers": {"local": {"baseUrl": "http://127.0.0.1:8080/v1",
+                                         "models": [{"id": "m1"}, {"id": "m2", "maxTokens": 9}]}}},
+      "agents": {"defaults": {"model": {"primary": "local/m1"}}, "list": [{"id": "a", "model": "local/m2"}]}})");
+  json filled = with_defaults(doc);
+  const json& local = filled["models"]["providers"]["local"];
+  EXPECT_EQ(local["api"], "openai-completions");
+  EXPECT_EQ(local["models"][0], json::parse(R"({"id": "m1", "contextWindow": 128000, "maxTokens": 4096,
+                                                "reasoning": false, "input": ["text"]})"));
+  EXPECT_EQ(local["models"][1]["maxTokens"], 9);
+  EXPECT_EQ(filled["agents"]["defaults"]["model"], json::parse(R"({"primary": "local/m1"})"));
+  EXPECT_EQ(filled["agents"]["list"][0], json::parse(R"({"id": "a", "model": "local/m2"})"));
+  EXPECT_EQ(violations_of(filled), "");
+}
+
 TEST(ConfigDefaults, DefaultsAreValid) {
   EXPECT_EQ(violations_of(with_defaults(json::object())), "");
 }
 
 TEST(ConfigDefaults, WrongTypesAreLeftAsTheyAre) {
-  json doc = json::parse(R"({"gateway": 5, "logging": []})");
+  json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null})");
   EXPECT_EQ(with_defaults(doc), doc);
 }
 
@@ -534,6 +586,18 @@ TEST(ConfigRedact, SensitiveValuesAreReplaced) {
   EXPECT_EQ(out["gateway"]["port"], 1);
   EXPECT_EQ(out["meta"]["token"], "not-schema-sensitive");
   EXPECT_EQ(doc["gateway"]["auth"]["token"], "abc");  // the input is untouched
+}
+
+TEST(ConfigRedact, ProviderKeysAndHeaderValuesAreReplaced) {
+  json doc = json::parse(R"({"models": {"providers": {"p": {
+      "baseUrl": "https://x", "apiKey": "sk-123", "headers": {"X-Key": "v"}}}}})");
+  json out = redact(doc);
+  const json& p = out["models"]["providers"]["p"];
+  EXPECT_EQ(p["apiKey"], kRedacted);
+  EXPECT_EQ(p["headers"]["X-Key"], kRedacted);
+  EXPECT_EQ(p["baseUrl"], "https://x");
+  EXPECT_EQ(violations_of(json::parse(R"({"models": {"providers": {"p": {"baseUrl": "u", "apiKey": 5}}}})")),
+            "models.providers.p.apiKey: expected string, got number");
 }
 
 TEST(ConfigRedact, AbsentSecretsStayAbsent) {
@@ -567,12 +631,34 @@ TEST(ConfigJsonSchema, SpotChecks) {
   EXPECT_FALSE(s["properties"]["meta"].contains("type"));  // any value
 }
 
-// Walks the schema through its public accessors: every node must say what it is for.
+TEST(ConfigJsonSchema, UnionsAndPatterns) {
+  json s = json_schema();
+  const json& agents = s["properties"]["agents"]["properties"];
+  const json& model = agents["defaults"]["properties"]["model"];
+  ASSERT_TRUE(model.contains("anyOf"));
+  ASSERT_EQ(model["anyOf"].size(), 2u);
+  EXPECT_EQ(model["anyOf"][0]["type"], "string");
+  EXPECT_EQ(model["anyOf"][1]["type"], "object");
+  EXPECT_EQ(model["anyOf"][1]["properties"]["fallbacks"]["items"]["type"], "string");
+  EXPECT_FALSE(model.contains("type"));
+  EXPECT_EQ(agents["list"]["items"]["properties"]["id"]["pattern"], "^[a-z0-9][a-z0-9_-]{0,63}$");
+  EXPECT_EQ(agents["list"]["items"]["required"], json::parse(R"(["id"])"));
+  const json& provider = s["properties"]["models"]["properties"]["providers"]["additionalProperties"];
+  EXPECT_EQ(provider["required"], json::parse(R"(["baseUrl"])"));
+  EXPECT_EQ(provider["properties"]["apiKey"]["x-sensitive"], true);
+}
+
+// Walks the schema through its public accessors: every field must say what it is for, including
+// the fields of array elements, map values and union alternatives.
 void expect_documented(const schema::Node& node, const std::string& path) {
-  if (!path.empty()) {
-    EXPECT_FALSE(node.description().empty()) << path << " has no description";
+  for (const auto& f : node.fields()) {
+    EXPECT_FALSE(f.node.description().empty()) << path + "." + f.name << " has no description";
+    expect_documented(f.node, path + "." + f.name);
   }
-  for (const auto& f : node.fields()) expect_documented(f.node, path + "." + f.name);
+  if (node.kind() == schema::Kind::kArray || node.kind() == schema::Kind::kMap) {
+    expect_documented(node.item(), path + "[]");
+  }
+  for (const auto& alt : node.alternatives()) expect_documented(alt, path);
 }
 
 TEST(ConfigSchema, EveryKeyIsDocumented) { expect_documented(schema::root(), ""); }
@@ -583,6 +669,11 @@ TEST(ConfigSchema, Expectations) {
   EXPECT_EQ(number().max(0.5).expectation(), "number <= 0.5");
   EXPECT_EQ(map_of(array_of(boolean())).expectation(), "map of string to array of boolean");
   EXPECT_EQ(any().expectation(), "any value");
+  EXPECT_EQ(union_of({string(), object({})}).expectation(), "string or object");
+  EXPECT_EQ(union_of({integer().min(0), boolean()}).expectation(), "integer >= 0 or boolean");
+  EXPECT_EQ(string().pattern("^[a-z]+$").expectation(), "string matching ^[a-z]+$");
+  EXPECT_EQ(union_of({string()}).alternatives().size(), 1u);
+  EXPECT_TRUE(string().alternatives().empty());
 }
 
 // ---- load() -------------------------------------------------------------------------------------

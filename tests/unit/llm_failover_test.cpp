@@ -173,6 +173,7 @@ TEST(LlmFailover, StreamErrors) {
       {{"PROVIDER_STREAM_ERROR", "api_error: Internal server error"}, R::Timeout},
       {{"PROVIDER_STREAM_ERROR", "insufficient_quota: You exceeded your current quota"}, R::Billing},
       {{"PROVIDER_STREAM_ERROR", "model requires more system memory (9.2 GiB) than is available"}, R::Unknown},
+      {{"PROVIDER_STREAM_ERROR", "server busy, please try again.  maximum pending requests exceeded"}, R::RateLimit},
       {{"PROVIDER_STREAM_INCOMPLETE", "anthropic-messages stream ended before the response was complete"}, R::Timeout},
       {{"PROVIDER_STREAM_INVALID", "ollama stream: line 2: syntax error"}, R::Unknown},
   };

@@ -382,6 +382,22 @@ TEST(LlmProviders, ResponsesRequestWithoutThinkingOrEncryptedReasoning) {
   EXPECT_EQ(body["input"][1]["type"], "message");  // the reasoning item is not replayed
 }
 
+TEST(LlmProviders, ResponsesMessageIdsAreUnique) {
+  const ModelSpec m = responses_model();
+  Context c;
+  AssistantMessage a;
+  a.api = m.api;
+  a.provider = m.provider;
+  a.model = m.id;
+  a.content = {TextContent{"one"}, TextContent{"two"}};
+  c.messages = {a};
+  const json body = json::parse(find_api(m.api)->build_request(m, c, {}).body);
+  ASSERT_EQ(body["input"].size(), 2u);
+  EXPECT_EQ(body["input"][0]["id"], "msg_0");
+  EXPECT_EQ(body["input"][1]["id"], "msg_0_1");
+  EXPECT_FALSE(body.contains("instructions"));
+}
+
 TEST(LlmProviders, AnthropicRequest) {
   const ModelSpec m = anthropic_model();
   const HttpRequest req = find_api(m.api)->build_request(m, sample_context(m, "toolu_01", "EqQBsig"), medium_thinking(20000));
@@ -831,6 +847,38 @@ TEST(LlmProviders, OllamaErrorsAndCuts) {
 // ---------------------------------------------------------------------------------------------
 // Decoder contract
 // ---------------------------------------------------------------------------------------------
+
+TEST(LlmProviders, MalformedShapesDoNotThrow) {
+  // Found by fuzzing: wrong member types, deltas aimed at a block of another kind, absurd numbers.
+  Outcome o = run_all_splits(anthropic_model(), typed_sse({
+      R"({"type":"message_start","message":"content_block_delta","usage":7})",
+      R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"n"}})",
+      R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}})",
+      R"({"type":"message_delta","delta":"tool_use","usage":{"output_tokens":1e300,"input_tokens":-5}})",
+      R"({"type":"message_stop"})"}));
+  EXPECT_EQ(o.error_code, "");
+  EXPECT_EQ(o.message["usage"]["output"], 0);
+  EXPECT_EQ(o.message["usage"]["input"], 0);
+  o = run_all_splits(responses_model(), typed_sse({
+      R"({"type":"response.output_item.added","item":{"type":"function_call","id":"fc","call_id":"c","name":"n"}})",
+      R"({"type":"response.output_text.delta","delta":"hi"})",
+      R"({"type":"response.reasoning_summary_text.delta","delta":"hm"})",
+      R"({"type":"response.output_item.done","item":{"type":"reasoning"}})",
+      R"({"type":"response.completed","response":[]})"}));
+  EXPECT_EQ(o.error_code, "");
+  EXPECT_EQ(o.message["content"].size(), 1u);
+  o = run_all_splits(completions_model(), data_sse({R"({"choices":[{"delta":[],"finish_reason":7}]})",
+                                                    R"({"choices":[{"delta":{"tool_calls":[{"function":"x"}]}}]})", "[DONE]"}));
+  EXPECT_EQ(o.error_code, "");
+}
+
+TEST(LlmProviders, BytesAfterTheTerminalEventAreIgnored) {
+  Outcome o = run_all_splits(anthropic_model(), typed_sse(anthropic_tool_stream()) + "data: {garbage\n\n");
+  EXPECT_EQ(o.error_code, "");
+  o = run_all_splits(ollama_model(), ollama_tool_stream() + "{garbage\n");
+  EXPECT_EQ(o.error_code, "");
+  EXPECT_EQ(o.message["stopReason"], "toolUse");
+}
 
 TEST(LlmProviders, ErrorsAreStickyAndFinishIsSingleUse) {
   const ModelSpec m = anthropic_model();

@@ -30,8 +30,12 @@ struct RawJson {
   std::string text;
 };
 
-/// A handler's answer: a payload (json or pre-serialised) or an error.
-using MethodResult = std::variant<nlohmann::json, RawJson, RpcError>;
+/// The handler answers later itself (Gateway::send_to): long-running methods such as agent.wait.
+/// Deferred answers are not cached for idempotent replays.
+struct Deferred {};
+
+/// A handler's answer: a payload (json or pre-serialised), an error, or "later".
+using MethodResult = std::variant<nlohmann::json, RawJson, RpcError, Deferred>;
 
 struct MethodSpec {
   std::string name;
@@ -63,6 +67,9 @@ class MethodRegistry {
 /// Registrations, one per method group.
 void register_system_methods(MethodRegistry& registry);  // health, status, logs.tail
 void register_config_methods(MethodRegistry& registry);  // config.get, config.schema
+void register_chat_methods(MethodRegistry& registry);    // chat.send, chat.history, chat.abort
+void register_agent_methods(MethodRegistry& registry);   // agent, agent.wait
+void register_session_methods(MethodRegistry& registry); // sessions.*, models.list, agents.list
 
 /// Params validation helper: INVALID_REQUEST "invalid <method> params: <what>".
 inline RpcError invalid_params(const std::string& method, const std::string& what) {

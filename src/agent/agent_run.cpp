@@ -1,0 +1,346 @@
+#include "agent/agent_run.h"
+
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "agent/tool_result_cap.h"
+
+namespace pincer::agent {
+
+using nlohmann::json;
+
+namespace {
+
+bool has_text(const llm::AssistantMessage& m) {
+  for (const auto& block : m.content) {
+    if (const auto* t = std::get_if<llm::TextContent>(&block); t && !t->text.empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<llm::Message> sanitize_history(const std::vector<llm::Message>& messages) {
+  std::set<std::string> answered;  // tool call ids that have a result
+  std::set<std::string> called;
+  for (const auto& m : messages) {
+    if (const auto* r = std::get_if<llm::ToolResultMessage>(&m)) answered.insert(r->tool_call_id);
+    if (const auto* a = std::get_if<llm::AssistantMessage>(&m)) {
+      for (const auto* call : a->tool_calls()) called.insert(call->id);
+    }
+  }
+  std::vector<llm::Message> out;
+  for (const auto& m : messages) {
+    if (const auto* a = std::get_if<llm::AssistantMessage>(&m)) {
+      llm::AssistantMessage copy = *a;
+      std::erase_if(copy.content, [&](const llm::ContentBlock& b) {
+        const auto* call = std::get_if<llm::ToolCall>(&b);
+        return call && !answered.contains(call->id);
+      });
+      const bool failed = copy.stop_reason == llm::StopReason::Error || copy.stop_reason == llm::StopReason::Aborted;
+      if (copy.content.empty() || (failed && !has_text(copy) && copy.tool_calls().empty())) continue;
+      out.emplace_back(std::move(copy));
+    } else if (const auto* r = std::get_if<llm::ToolResultMessage>(&m)) {
+      if (called.contains(r->tool_call_id)) out.push_back(m);
+    } else {
+      out.push_back(m);
+    }
+  }
+  return out;
+}
+
+AgentRun::AgentRun(EventLoop& loop, net::HttpClient& http, const Clock& clock, RunInputs inputs,
+                   std::vector<llm::Message> history, store::TranscriptWriter transcript, RunEventSink sink,
+                   std::function<void()> on_finished)
+    : loop_(loop),
+      http_(http),
+      clock_(clock),
+      in_(std::move(inputs)),
+      messages_(std::move(history)),
+      transcript_(std::move(transcript)),
+      sink_(std::move(sink)),
+      on_finished_(std::move(on_finished)),
+      api_(llm::find_api(in_.model.api)) {}
+
+RunEvent AgentRun::event(RunEvent::Kind kind) const {
+  RunEvent e;
+  e.kind = kind;
+  e.run_id = in_.run_id;
+  e.session_key = in_.session_key;
+  e.agent_id = in_.agent_id;
+  e.session_id = in_.session_id;
+  e.provider = in_.model.provider;
+  e.model = in_.model.id;
+  e.ts = clock_.wall_ms();
+  return e;
+}
+
+void AgentRun::record(const llm::Message& message) {
+  messages_.push_back(message);
+  // Appends are small and go to the page cache (FsyncPolicy::None); a torn last line after a
+  // power loss is detected and skipped on the next load (SS-6).
+  if (auto r = transcript_.append_message(llm::to_json(message)); !r) {
+    spdlog::error("run {}: cannot append to {}: {}", in_.run_id, transcript_.path().string(), r.error().message);
+  }
+}
+
+void AgentRun::start(const std::string& user_message) {
+  llm::UserMessage user;
+  user.content.emplace_back(llm::TextContent{user_message});
+  user.timestamp = clock_.wall_ms();
+  record(user);
+  sink_(event(RunEvent::Kind::Start));
+  if (!api_) {
+    return finish_error("model " + in_.model.provider + "/" + in_.model.id + " uses unknown api \"" + in_.model.api +
+                        "\"");
+  }
+  auto self = shared_from_this();
+  deadline_timer_ = loop_.after(in_.timeout_ms, [self] {
+    self->deadline_timer_.reset();
+    self->abort("timeout");
+  });
+  call_model();
+}
+
+void AgentRun::call_model() {
+  if (aborted_) return finish_aborted();
+  if (++model_calls_ > in_.max_model_calls) {
+    return finish_error("stopped after " + std::to_string(in_.max_model_calls) +
+                        " model calls in one run (the model kept calling tools)");
+  }
+  attempt_ = 0;
+  streamed_ = false;
+
+  llm::Context context;
+  context.system_prompt = in_.system_prompt;
+  context.messages = sanitize_history(messages_);
+  for (const auto* tool : in_.tools) {
+    context.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
+  }
+  llm::RequestOptions options;
+  options.thinking = in_.thinking;
+  options.session_id = in_.session_id;
+  const llm::HttpRequest request = api_->build_request(in_.model, context, options);
+
+  auto start_attempt = [this, request]() {
+    ++attempt_;
+    status_ = 0;
+    error_body_.clear();
+    retry_after_.clear();
+    stream_error_.reset();
+    reply_recorded_ = false;
+    std::weak_ptr<AgentRun> weak = weak_from_this();
+    decoder_ = api_->make_decoder(in_.model, [weak](const llm::StreamEvent& e, const llm::AssistantMessage& partial) {
+      auto self = weak.lock();
+      if (!self || self->aborted_ || e.kind != llm::StreamEvent::Kind::TextDelta) return;
+      self->streamed_ = true;
+      RunEvent ev = self->event(RunEvent::Kind::AssistantDelta);
+      ev.text = partial.text();
+      ev.delta = e.delta;
+      self->sink_(ev);
+    });
+    net::HttpRequestSpec spec;
+    spec.method = request.method;
+    spec.url = request.url;
+    spec.headers = request.headers;
+    spec.body = request.body;
+    net::HttpCallbacks cb;
+    cb.on_head = [weak](const net::HttpResponseHead& head) {
+      if (auto self = weak.lock()) {
+        self->status_ = head.status;
+        self->retry_after_ = head.header("retry-after");
+      }
+    };
+    cb.on_data = [weak](std::string_view bytes) {
+      auto self = weak.lock();
+      if (!self) return;
+      if (self->status_ < 200 || self->status_ >= 300) {
+        if (self->error_body_.size() < 64 * 1024) self->error_body_.append(bytes.substr(0, 64 * 1024));
+      } else if (!self->stream_error_) {
+        if (auto st = self->decoder_->feed(bytes); !st) self->stream_error_ = st.error();
+      }
+    };
+    cb.on_done = [weak](const std::optional<net::TransportError>& error) {
+      if (auto self = weak.lock()) self->on_model_done(error);
+    };
+    request_ = http_.start(std::move(spec), std::move(cb));
+  };
+  start_attempt();
+  retry_ = start_attempt;
+}
+
+void AgentRun::on_model_done(const std::optional<net::TransportError>& error) {
+  request_.reset();
+  if (aborted_) return finish_aborted();
+  if (error) return handle_failure(llm::classify_transport(in_.model, error->sys_errno, error->what, error->timed_out));
+  if (status_ < 200 || status_ >= 300) {
+    return handle_failure(llm::classify_http(in_.model, status_, error_body_, retry_after_));
+  }
+  if (stream_error_) return handle_failure(llm::classify_stream_error(in_.model, *stream_error_));
+  auto reply = decoder_->finish();
+  if (!reply) return handle_failure(llm::classify_stream_error(in_.model, reply.error()));
+  handle_reply(std::move(*reply));
+}
+
+void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
+  spdlog::warn("run {}: model call failed ({}, attempt {}): {}", in_.run_id, llm::to_string(failure.reason), attempt_,
+               failure.message);
+  // Retry only while nothing of this reply has been shown: a retry after visible deltas would
+  // repeat text to the user.
+  if (failure.retryable && !streamed_ && attempt_ < in_.max_attempts) {
+    const int64_t wait = llm::backoff_ms(attempt_, failure);
+    if (wait > 0) {
+      auto self = shared_from_this();
+      retry_timer_ = loop_.after(wait, [self] {
+        self->retry_timer_.reset();
+        if (self->aborted_) return self->finish_aborted();
+        self->retry_();
+      });
+      return;
+    }
+  }
+  // Keep what was streamed (if anything) and the error in the transcript, as pi does.
+  llm::AssistantMessage failed = decoder_ ? decoder_->partial() : llm::AssistantMessage{};
+  failed.api = in_.model.api;
+  failed.provider = in_.model.provider;
+  failed.model = in_.model.id;
+  failed.stop_reason = llm::StopReason::Error;
+  failed.error_message = failure.message;
+  if (failed.timestamp == 0) failed.timestamp = clock_.wall_ms();
+  record(failed);
+  reply_recorded_ = true;
+  finish_error(failure.message);
+}
+
+void AgentRun::handle_reply(llm::AssistantMessage reply) {
+  usage_.input += reply.usage.input;
+  usage_.output += reply.usage.output;
+  usage_.cache_read += reply.usage.cache_read;
+  usage_.cache_write += reply.usage.cache_write;
+  usage_.total_tokens += reply.usage.total_tokens;
+  record(reply);
+  reply_recorded_ = true;
+  pending_tools_.clear();
+  for (const auto* call : reply.tool_calls()) pending_tools_.push_back(*call);
+  if (pending_tools_.empty()) return finish_ok(reply);
+  next_tool_ = 0;
+  run_next_tool();
+}
+
+void AgentRun::run_next_tool() {
+  if (aborted_) return finish_aborted();
+  if (next_tool_ >= pending_tools_.size()) return call_model();
+  const llm::ToolCall call = pending_tools_[next_tool_++];
+
+  RunEvent started = event(RunEvent::Kind::ToolStart);
+  started.tool_name = call.name;
+  started.tool_call_id = call.id;
+  started.tool_args = call.arguments;
+  sink_(started);
+
+  const tools::Tool* tool = nullptr;
+  for (const auto* t : in_.tools) {
+    if (t->name() == call.name) tool = t;
+  }
+  auto output = std::make_shared<tools::ToolOutput>();
+  auto work = [tool, call, output, flag = cancel_flag_, workspace = in_.workspace, env = in_.tool_env,
+               timeout = in_.exec_timeout_ms, processes = in_.processes] {
+    if (!tool) {
+      *output = tools::ToolOutput::error("unknown tool \"" + call.name + "\" (not available to this agent)");
+      return;
+    }
+    tools::ToolContext ctx;
+    ctx.workspace = workspace;
+    ctx.cancelled = flag.get();
+    ctx.env = env;
+    ctx.default_timeout_ms = timeout;
+    ctx.processes = processes;
+    *output = tools::invoke_tool(*tool, call.arguments, ctx);
+  };
+  tool_running_ = true;
+  auto self = shared_from_this();
+  loop_.offload(std::move(work), [self, call, output] {
+    self->tool_running_ = false;
+    const CappedText capped = cap_tool_result(output->text, self->in_.model.context_window);
+    llm::ToolResultMessage result;
+    result.tool_call_id = call.id;
+    result.tool_name = call.name;
+    result.content.emplace_back(llm::TextContent{capped.text});
+    result.details = output->details;
+    result.is_error = output->is_error;
+    result.timestamp = self->clock_.wall_ms();
+    self->record(result);
+    RunEvent done = self->event(RunEvent::Kind::ToolResult);
+    done.tool_name = call.name;
+    done.tool_call_id = call.id;
+    done.tool_result = capped.text;
+    done.tool_error = output->is_error;
+    self->sink_(done);
+    self->run_next_tool();
+  });
+}
+
+void AgentRun::abort(const std::string& reason) {
+  if (finished_ || aborted_) return;
+  aborted_ = true;
+  abort_reason_ = reason;
+  cancel_flag_->store(true);
+  if (retry_timer_) {
+    loop_.cancel(*retry_timer_);
+    retry_timer_.reset();
+    return finish_aborted();
+  }
+  if (request_) {
+    http_.cancel(*request_);  // on_model_done follows with the partial reply
+    return;
+  }
+  if (!tool_running_) finish_aborted();  // a running tool sees the flag and its callback finishes
+}
+
+void AgentRun::finish_ok(const llm::AssistantMessage& reply) {
+  RunEvent e = event(RunEvent::Kind::End);
+  e.text = reply.text();
+  e.stop_reason = std::string(llm::to_string(reply.stop_reason));
+  finish(std::move(e));
+}
+
+void AgentRun::finish_error(const std::string& message) {
+  RunEvent e = event(RunEvent::Kind::Error);
+  e.error = message;
+  e.stop_reason = "error";
+  finish(std::move(e));
+}
+
+void AgentRun::finish_aborted() {
+  if (finished_) return;
+  // Keep the partial reply, marked aborted (AG-9).
+  std::string partial_text;
+  if (decoder_ && !reply_recorded_) {
+    llm::AssistantMessage partial = decoder_->partial();
+    std::erase_if(partial.content, [](const llm::ContentBlock& b) { return std::holds_alternative<llm::ToolCall>(b); });
+    if (has_text(partial)) {
+      partial.stop_reason = llm::StopReason::Aborted;
+      partial.error_message = "aborted (" + abort_reason_ + ")";
+      partial_text = partial.text();
+      record(partial);
+    }
+  }
+  RunEvent e = event(RunEvent::Kind::Aborted);
+  e.text = partial_text;
+  e.stop_reason = abort_reason_;
+  finish(std::move(e));
+}
+
+void AgentRun::finish(RunEvent e) {
+  if (finished_) return;
+  finished_ = true;
+  if (deadline_timer_) loop_.cancel(*deadline_timer_);
+  if (retry_timer_) loop_.cancel(*retry_timer_);
+  e.usage = usage_;
+  sink_(e);
+  decoder_.reset();
+  if (on_finished_) on_finished_();
+}
+
+}  // namespace pincer::agent

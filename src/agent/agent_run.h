@@ -1,0 +1,116 @@
+// One agent run: the reason–act loop (AG-1) for one user message in one session. It streams the
+// model through the provider's wire format (llm/), runs the tools the model asks for on worker
+// threads, appends every message to the session transcript as it happens, retries transient
+// provider failures with backoff (PV-4), and can be aborted at any point keeping the partial
+// reply, marked aborted (AG-9).
+//
+// Loop affinity: created, started and aborted on the event-loop thread; callbacks arrive there.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/run_events.h"
+#include "core/clock.h"
+#include "core/event_loop.h"
+#include "core/http_client.h"
+#include "llm/failover.h"
+#include "llm/provider.h"
+#include "store/transcript.h"
+#include "tools/tool.h"
+
+namespace pincer::agent {
+
+/// Everything a run needs, resolved by the caller (AgentService) before it starts.
+struct RunInputs {
+  std::string run_id;        ///< = the client's idempotencyKey
+  std::string session_key;   ///< canonical, e.g. "agent:main:main"
+  std::string agent_id;
+  std::string session_id;
+  llm::ModelSpec model;
+  std::string system_prompt;
+  std::vector<const tools::Tool*> tools;
+  std::filesystem::path workspace;
+  llm::ThinkingLevel thinking = llm::ThinkingLevel::Off;
+  int64_t timeout_ms = 600'000;      ///< whole run (agents.defaults.timeoutSeconds)
+  int max_model_calls = 32;          ///< bound on reason–act iterations
+  int max_attempts = 3;              ///< per model call, for retryable failures (PV-4)
+  int64_t exec_timeout_ms = 1'800'000;
+  std::map<std::string, std::string> tool_env;  ///< base environment for exec (scrubbed by the tool)
+  tools::ProcessTable* processes = nullptr;     ///< background exec sessions (owned by the service)
+};
+
+class AgentRun : public std::enable_shared_from_this<AgentRun> {
+ public:
+  /// `history`: the session's messages so far (already converted from the transcript).
+  /// `on_finished` runs once, after the terminal event.
+  AgentRun(EventLoop& loop, net::HttpClient& http, const Clock& clock, RunInputs inputs,
+           std::vector<llm::Message> history, store::TranscriptWriter transcript, RunEventSink sink,
+           std::function<void()> on_finished);
+
+  /// Records `user_message` and starts the first model call.
+  void start(const std::string& user_message);
+  /// Stops the run (`reason`: "rpc", "stop", "timeout" …); the partial reply is kept as aborted.
+  void abort(const std::string& reason);
+
+  const RunInputs& inputs() const { return in_; }
+  bool finished() const { return finished_; }
+
+ private:
+  void call_model();
+  void on_model_done(const std::optional<net::TransportError>& error);
+  void handle_failure(const llm::ProviderFailure& failure);
+  void handle_reply(llm::AssistantMessage reply);
+  void run_next_tool();
+  void finish_ok(const llm::AssistantMessage& reply);
+  void finish_error(const std::string& message);
+  void finish_aborted();
+  void finish(RunEvent event);
+  void record(const llm::Message& message);
+  RunEvent event(RunEvent::Kind kind) const;
+
+  EventLoop& loop_;
+  net::HttpClient& http_;
+  const Clock& clock_;
+  RunInputs in_;
+  std::vector<llm::Message> messages_;
+  store::TranscriptWriter transcript_;
+  RunEventSink sink_;
+  std::function<void()> on_finished_;
+  const llm::ProviderApi* api_ = nullptr;
+
+  // The model call in flight.
+  std::optional<net::HttpClient::RequestId> request_;
+  std::unique_ptr<llm::StreamDecoder> decoder_;
+  int status_ = 0;
+  std::string error_body_;
+  std::string retry_after_;
+  std::optional<Error> stream_error_;
+  bool streamed_ = false;  ///< deltas were already shown: no silent retry
+  bool reply_recorded_ = false;  ///< the current model call's reply is in the transcript
+  int attempt_ = 0;
+  int model_calls_ = 0;
+  std::optional<EventLoop::TimerId> retry_timer_, deadline_timer_;
+  std::function<void()> retry_;  ///< starts another attempt of the current model call
+
+  // Tools of the current reply.
+  std::vector<llm::ToolCall> pending_tools_;
+  size_t next_tool_ = 0;
+  bool tool_running_ = false;
+  std::shared_ptr<std::atomic<bool>> cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
+
+  llm::Usage usage_;
+  std::string abort_reason_;
+  bool aborted_ = false;
+  bool finished_ = false;
+};
+
+/// Makes a history safe to send: drops failed/aborted assistant messages without text, tool calls
+/// that never got a result and results whose call is missing (providers reject both).
+std::vector<llm::Message> sanitize_history(const std::vector<llm::Message>& messages);
+
+}  // namespace pincer::agent

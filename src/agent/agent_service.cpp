@@ -1,0 +1,427 @@
+#include "agent/agent_service.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "agent/agents_config.h"
+#include "agent/model_registry.h"
+#include "agent/system_prompt.h"
+#include "agent/workspace.h"
+#include "core/ids.h"
+#include "store/session_keys.h"
+#include "store/transcript.h"
+#include "tools/process_table.h"
+#include "tools/registry.h"
+
+extern char** environ;
+
+namespace pincer::agent {
+
+using nlohmann::json;
+
+struct AgentService::Impl {
+  Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
+      : loop(l), clock(c), http(l), config(std::move(cfg)), state_dir(std::move(state)) {
+    // The config was validated at load; resolution only fails on cross-field rules, which then
+    // leave the defaults (one "main" agent) and are reported by every send().
+    if (auto resolved = resolve_agents(config, state_dir, config::process_env())) {
+      agents = std::move(*resolved);
+    } else {
+      agents_error = resolved.error();
+      AgentSettings main;
+      main.id = "main";
+      main.is_default = true;
+      main.workspace = state_dir / "workspace";
+      main.agent_dir = state_dir / "agents" / "main";
+      agents.agents.push_back(std::move(main));
+    }
+    models = ModelRegistry::from_config(config);
+  }
+
+  EventLoop& loop;
+  const Clock& clock;
+  net::HttpClient http;
+  json config;
+  std::filesystem::path state_dir;
+  AgentsConfig agents;
+  std::optional<Error> agents_error;
+  tools::ToolRegistry tools = tools::ToolRegistry::builtin();  // owns the Tool objects runs point to
+  tools::ProcessTable processes;                               // background exec sessions
+  ModelRegistry models;
+  std::map<std::string, std::unique_ptr<store::SessionIndex>> indexes;  // by agent id
+  std::map<std::string, Lane> lanes;                                    // by session key
+  std::deque<std::string> ready;  // session keys waiting for a global slot, in arrival order
+  int running = 0;
+  int max_concurrent = 4;
+  std::map<std::string, std::string> run_session;  // active or queued run id → session key
+  std::map<std::string, std::vector<std::function<void(const RunEvent&)>>> waiters;
+  std::map<std::string, RunEvent> recent;  // terminal events of finished runs (bounded)
+  std::deque<std::string> recent_order;
+};
+
+namespace {
+
+std::map<std::string, std::string> process_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv(*e);
+    if (auto eq = kv.find('='); eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+llm::ThinkingLevel thinking_from(const std::string& s) { return thinking_level(s).value_or(llm::ThinkingLevel::Off); }
+
+}  // namespace
+
+AgentService::AgentService(EventLoop& loop, const Clock& clock, json config, std::filesystem::path state_dir)
+    : impl_(std::make_unique<Impl>(loop, clock, std::move(config), std::move(state_dir))) {
+  impl_->max_concurrent = static_cast<int>(std::max<int64_t>(1, impl_->agents.max_concurrent));
+}
+
+AgentService::~AgentService() { abort_all("shutdown"); }
+
+std::string AgentService::canonical_key(const std::string& session_key, const std::string& agent_id) const {
+  std::string agent = agent_id.empty() ? impl_->agents.default_id : store::normalize_agent_id(agent_id);
+  return store::to_agent_store_session_key(agent, session_key);
+}
+
+store::SessionIndex& AgentService::index_for(const std::string& agent_id) {
+  auto& slot = impl_->indexes[agent_id];
+  if (!slot) slot = std::make_unique<store::SessionIndex>(store::session_index_path(impl_->state_dir, agent_id), impl_->clock);
+  if (auto st = slot->load(); !st) spdlog::error("sessions index of agent {}: {}", agent_id, st.error().message);
+  return *slot;
+}
+
+Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink sink) {
+  if (request.message.empty()) return Error{"INVALID_REQUEST", "message or attachment required"};
+  const std::string key = canonical_key(request.session_key, request.agent_id);
+  const std::string agent_id = store::agent_id_from_session_key(key);
+  // Resolve the model now so that a misconfiguration is answered to the caller, not as an event.
+  if (impl_->agents_error) return *impl_->agents_error;
+  const AgentSettings* spec = impl_->agents.find(agent_id);
+  if (!spec) spec = &impl_->agents.default_agent();
+  if (auto model = impl_->models.resolve(spec->model.primary); !model) return model.error();
+
+  Lane& lane = impl_->lanes[key];
+  const bool queued = lane.active != nullptr || !lane.queue.empty();
+  lane.queue.push_back(Pending{request, key, agent_id, std::move(sink)});
+  impl_->run_session[request.run_id] = key;
+  impl_->ready.push_back(key);
+  pump();
+  return SendAccepted{request.run_id, key, agent_id, queued};
+}
+
+void AgentService::pump() {
+  // Start queued runs while global slots are free; a session with an active run waits (QL-1).
+  for (auto it = impl_->ready.begin(); it != impl_->ready.end() && impl_->running < impl_->max_concurrent;) {
+    Lane& lane = impl_->lanes[*it];
+    if (lane.active || lane.queue.empty()) {
+      if (lane.queue.empty()) {
+        it = impl_->ready.erase(it);
+      } else {
+        ++it;
+      }
+      continue;
+    }
+    Pending next = std::move(lane.queue.front());
+    lane.queue.pop_front();
+    it = impl_->ready.erase(it);
+    start(std::move(next));
+  }
+}
+
+void AgentService::start(Pending p) {
+  Impl& s = *impl_;
+  const std::string key = p.key;
+  auto fail = [&](const std::string& message) {
+    RunEvent e;
+    e.kind = RunEvent::Kind::Error;
+    e.run_id = p.request.run_id;
+    e.session_key = key;
+    e.agent_id = p.agent_id;
+    e.error = message;
+    e.stop_reason = "error";
+    e.ts = s.clock.wall_ms();
+    p.sink(e);
+    finished(key, e);
+  };
+
+  const AgentSettings* spec = s.agents.find(p.agent_id);
+  if (!spec) spec = &s.agents.default_agent();
+  auto model = s.models.resolve(spec->model.primary);
+  if (!model) return fail(model.error().message);
+  if (auto ws = ensure_workspace(spec->workspace); !ws) return fail(ws.error().message);
+
+  // Tools allowed for this agent (tools.profile / allow / deny; TL-2).
+  const json& tcfg = s.config.contains("tools") ? s.config["tools"] : json::object();
+  tools::ToolPolicy policy;
+  policy.profile = tcfg.value("profile", "coding");
+  policy.allow = tcfg.value("allow", std::vector<std::string>{});
+  policy.also_allow = tcfg.value("alsoAllow", std::vector<std::string>{});
+  policy.deny = tcfg.value("deny", std::vector<std::string>{});
+  auto tools = s.tools.effective_tools(policy);
+  if (!tools) return fail(tools.error().message);
+
+  // Session: the index entry, then the transcript (created on first use).
+  store::SessionIndex& index = index_for(p.agent_id);
+  const store::SessionEntry* entry = index.get(key);
+  std::string session_id = entry ? entry->session_id() : ids::uuid_v4();
+  const std::filesystem::path dir = store::sessions_dir(s.state_dir, p.agent_id);
+  auto file = store::transcript_path(dir, session_id);
+  if (!file) return fail(file.error().message);
+
+  std::vector<llm::Message> history;
+  std::optional<store::TranscriptWriter> writer;
+  if (std::filesystem::exists(*file)) {
+    auto contents = store::read_transcript(*file);
+    if (!contents) return fail("cannot read session " + key + ": " + contents.error().message);
+    for (const auto& w : contents->warnings) spdlog::warn("{}:{}: {}", file->string(), w.line, w.message);
+    store::SessionContext ctx = store::build_context(contents->entries);
+    for (const auto& m : store::to_llm_messages(ctx.messages)) {
+      if (auto parsed = llm::message_from_json(m)) history.push_back(std::move(*parsed));
+    }
+    auto w = store::TranscriptWriter::open(*file, *contents, s.clock, store::FsyncPolicy::None);
+    if (!w) return fail("cannot open session " + key + ": " + w.error().message);
+    writer.emplace(std::move(*w));
+  } else {
+    store::TranscriptCreateOptions options;
+    options.session_id = session_id;
+    options.cwd = spec->workspace.string();
+    options.fsync = store::FsyncPolicy::None;
+    auto w = store::TranscriptWriter::create(*file, options, s.clock);
+    if (!w) return fail("cannot create session " + key + ": " + w.error().message);
+    writer.emplace(std::move(*w));
+  }
+  if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", session_id}}); !up) return fail(up.error().message);
+  if (auto st = index.save(); !st) spdlog::error("cannot save {}: {}", index.path().string(), st.error().message);
+
+  RunInputs in;
+  in.run_id = p.request.run_id;
+  in.session_key = key;
+  in.agent_id = p.agent_id;
+  in.session_id = session_id;
+  in.model = std::move(*model);
+  in.tools = std::move(*tools);
+  in.workspace = spec->workspace;
+  in.thinking = thinking_from(p.request.thinking.empty() ? spec->thinking_default : p.request.thinking);
+  in.timeout_ms = spec->timeout_seconds * 1000;
+  in.tool_env = process_environment();
+  in.processes = &s.processes;
+  SystemPromptInput prompt;
+  prompt.agent_id = spec->id;
+  prompt.agent_name = spec->name;
+  prompt.tools = prompt_tools(in.tools);
+  prompt.workspace = spec->workspace;
+  prompt.context_files = load_bootstrap(spec->workspace, s.agents.bootstrap_max_chars, s.agents.bootstrap_total_max_chars).files;
+  prompt.os = runtime_os();
+  prompt.model = in.model.provider + "/" + in.model.id;
+  prompt.thinking = std::string(llm::to_string(in.thinking));
+  in.system_prompt = build_system_prompt(prompt);
+
+  ++s.running;
+  auto sink = [this, key, user_sink = std::move(p.sink)](const RunEvent& e) {
+    user_sink(e);
+    if (e.kind == RunEvent::Kind::End || e.kind == RunEvent::Kind::Error || e.kind == RunEvent::Kind::Aborted) {
+      // Defer: the run is still on the stack.
+      impl_->loop.post([this, key, e] { finished(key, e); });
+    }
+  };
+  auto run = std::make_shared<AgentRun>(s.loop, s.http, s.clock, std::move(in), std::move(history), std::move(*writer),
+                                        std::move(sink), nullptr);
+  s.lanes[key].active = run;
+  run->start(p.request.message);
+}
+
+void AgentService::finished(const std::string& key, const RunEvent& terminal) {
+  Impl& s = *impl_;
+  auto lane = s.lanes.find(key);
+  if (lane != s.lanes.end() && lane->second.active && lane->second.active->inputs().run_id == terminal.run_id) {
+    lane->second.active.reset();
+    --s.running;
+    // Remember the turn in the index (activity, model, usage).
+    store::SessionIndex& index = index_for(terminal.agent_id);
+    store::OrderedJson patch = {{"modelProvider", terminal.provider},
+                                {"model", terminal.model},
+                                {"inputTokens", terminal.usage.input},
+                                {"outputTokens", terminal.usage.output},
+                                {"totalTokens", terminal.usage.total_tokens}};
+    if (index.get(key) && index.upsert(key, patch)) {
+      if (auto st = index.save(); !st) spdlog::error("cannot save {}: {}", index.path().string(), st.error().message);
+    }
+  }
+  s.run_session.erase(terminal.run_id);
+  s.recent[terminal.run_id] = terminal;
+  s.recent_order.push_back(terminal.run_id);
+  while (s.recent_order.size() > 1000) {
+    s.recent.erase(s.recent_order.front());
+    s.recent_order.pop_front();
+  }
+  if (auto w = s.waiters.find(terminal.run_id); w != s.waiters.end()) {
+    auto callbacks = std::move(w->second);
+    s.waiters.erase(w);
+    for (auto& cb : callbacks) cb(terminal);
+  }
+  if (lane != s.lanes.end() && !lane->second.active && !lane->second.queue.empty()) s.ready.push_back(key);
+  if (lane != s.lanes.end() && !lane->second.active && lane->second.queue.empty()) s.lanes.erase(lane);
+  pump();
+}
+
+Result<std::vector<std::string>> AgentService::abort(const std::string& session_key, const std::string& run_id,
+                                                     const std::string& reason) {
+  Impl& s = *impl_;
+  const std::string key = canonical_key(session_key);
+  if (!run_id.empty()) {
+    auto owner = s.run_session.find(run_id);
+    if (owner != s.run_session.end() && owner->second != key) {
+      return Error{"RUN_SESSION_MISMATCH", "runId does not match sessionKey"};
+    }
+  }
+  std::vector<std::string> aborted;
+  auto lane = s.lanes.find(key);
+  if (lane == s.lanes.end()) return aborted;
+  // Queued runs are dropped with an Aborted event.
+  for (auto it = lane->second.queue.begin(); it != lane->second.queue.end();) {
+    if (!run_id.empty() && it->request.run_id != run_id) {
+      ++it;
+      continue;
+    }
+    RunEvent e;
+    e.kind = RunEvent::Kind::Aborted;
+    e.run_id = it->request.run_id;
+    e.session_key = key;
+    e.agent_id = it->agent_id;
+    e.stop_reason = reason;
+    e.ts = s.clock.wall_ms();
+    aborted.push_back(e.run_id);
+    auto sink = std::move(it->sink);
+    it = lane->second.queue.erase(it);
+    sink(e);
+    s.loop.post([this, key, e] { finished(key, e); });
+  }
+  if (auto& active = lane->second.active; active && (run_id.empty() || active->inputs().run_id == run_id)) {
+    aborted.push_back(active->inputs().run_id);
+    active->abort(reason);
+  }
+  return aborted;
+}
+
+void AgentService::abort_all(const std::string& reason) {
+  std::vector<std::string> keys;
+  for (const auto& [key, lane] : impl_->lanes) keys.push_back(key);
+  for (const auto& key : keys) {
+    auto lane = impl_->lanes.find(key);
+    if (lane != impl_->lanes.end() && lane->second.active) lane->second.active->abort(reason);
+  }
+}
+
+bool AgentService::when_finished(const std::string& run_id, std::function<void(const RunEvent&)> done) {
+  if (auto it = impl_->recent.find(run_id); it != impl_->recent.end()) {
+    done(it->second);
+    return true;
+  }
+  if (!impl_->run_session.contains(run_id)) return false;
+  impl_->waiters[run_id].push_back(std::move(done));
+  return true;
+}
+
+bool AgentService::is_active(const std::string& run_id) const { return impl_->run_session.contains(run_id); }
+
+Result<json> AgentService::history(const std::string& session_key, int limit) {
+  const std::string key = canonical_key(session_key);
+  const std::string agent_id = store::agent_id_from_session_key(key);
+  store::SessionIndex& index = index_for(agent_id);
+  json out = {{"sessionKey", key}, {"messages", json::array()}, {"thinkingLevel", "off"}};
+  const store::SessionEntry* entry = index.get(key);
+  if (!entry) return out;
+  out["sessionId"] = entry->session_id();
+  auto file = store::transcript_path(store::sessions_dir(impl_->state_dir, agent_id), entry->session_id());
+  if (!file || !std::filesystem::exists(*file)) return out;
+  auto contents = store::read_transcript(*file);
+  if (!contents) return Error{"SESSION_UNAVAILABLE", "cannot read session " + key + ": " + contents.error().message};
+  store::SessionContext ctx = store::build_context(contents->entries);
+  out["thinkingLevel"] = ctx.thinking_level;
+  const size_t n = ctx.messages.size();
+  const size_t first = limit > 0 && n > static_cast<size_t>(limit) ? n - static_cast<size_t>(limit) : 0;
+  for (size_t i = first; i < n; ++i) out["messages"].push_back(ctx.messages[i]);
+  return out;
+}
+
+json AgentService::list_sessions(int limit) {
+  json rows = json::array();
+  for (const auto& agent : impl_->agents.agents) {
+    for (const auto& listing : index_for(agent.id).list()) {
+      json row = listing.entry.json();
+      row["key"] = listing.key;
+      row["agentId"] = agent.id;
+      rows.push_back(std::move(row));
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const json& a, const json& b) { return a.value("updatedAt", 0) > b.value("updatedAt", 0); });
+  const size_t total = rows.size();
+  if (limit > 0 && rows.size() > static_cast<size_t>(limit)) rows.erase(rows.begin() + limit, rows.end());
+  return json{{"ts", impl_->clock.wall_ms()}, {"count", rows.size()}, {"totalCount", total}, {"sessions", rows}};
+}
+
+namespace {
+
+Result<json> archive_session(AgentService& self, store::SessionIndex& index, const std::filesystem::path& dir,
+                             const std::string& key, store::ArchiveReason reason, const Clock& clock) {
+  const store::SessionEntry* entry = index.get(key);
+  if (!entry) return Error{"SESSION_NOT_FOUND", "no session " + key};
+  const std::string old_id = entry->session_id();
+  if (auto file = store::transcript_path(dir, old_id); file && std::filesystem::exists(*file)) {
+    if (auto archived = store::archive_transcript(*file, reason, clock.wall_ms()); !archived) return archived.error();
+  }
+  (void)self;
+  return json{{"ok", true}, {"key", key}, {"previousSessionId", old_id}};
+}
+
+}  // namespace
+
+Result<json> AgentService::reset_session(const std::string& session_key) {
+  const std::string key = canonical_key(session_key);
+  const std::string agent_id = store::agent_id_from_session_key(key);
+  if (impl_->lanes.contains(key)) (void)abort(key, "", "reset");
+  store::SessionIndex& index = index_for(agent_id);
+  auto archived = archive_session(*this, index, store::sessions_dir(impl_->state_dir, agent_id), key,
+                                  store::ArchiveReason::Reset, impl_->clock);
+  if (!archived) return archived;
+  const std::string new_id = ids::uuid_v4();
+  if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", new_id}}); !up) return up.error();
+  if (auto st = index.save(); !st) return st.error();
+  (*archived)["sessionId"] = new_id;
+  return archived;
+}
+
+Result<json> AgentService::delete_session(const std::string& session_key) {
+  const std::string key = canonical_key(session_key);
+  const std::string agent_id = store::agent_id_from_session_key(key);
+  if (impl_->lanes.contains(key)) (void)abort(key, "", "deleted");
+  store::SessionIndex& index = index_for(agent_id);
+  auto archived = archive_session(*this, index, store::sessions_dir(impl_->state_dir, agent_id), key,
+                                  store::ArchiveReason::Deleted, impl_->clock);
+  if (!archived) return archived;
+  index.remove(key);
+  if (auto st = index.save(); !st) return st.error();
+  (*archived)["deleted"] = true;
+  return archived;
+}
+
+json AgentService::list_models() const {
+  return json{{"models", impl_->models.list()}};
+}
+
+json AgentService::list_agents() const {
+  json agents = json::array();
+  for (const auto& a : impl_->agents.agents) {
+    json row = {{"id", a.id}};
+    if (!a.name.empty()) row["name"] = a.name;
+    agents.push_back(std::move(row));
+  }
+  return json{{"defaultId", impl_->agents.default_id}, {"mainKey", "main"}, {"scope", "per-sender"}, {"agents", agents}};
+}
+
+}  // namespace pincer::agent

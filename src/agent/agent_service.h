@@ -1,0 +1,108 @@
+// The agent runtime as the gateway and the CLI see it: sessions (index + transcripts), the
+// session lane (one run per session at a time, QL-1/AG-8) with a global limit
+// (agents.defaults.maxConcurrent), starting and aborting runs, history and session management.
+//
+// Loop affinity: every method runs on the event-loop thread. Session files are small and are read
+// and appended on the loop (page cache, no fsync); see store/transcript.h.
+#pragma once
+
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/agent_run.h"
+#include "agent/run_events.h"
+#include "core/clock.h"
+#include "core/event_loop.h"
+#include "core/http_client.h"
+#include "core/result.h"
+#include "store/session_index.h"
+
+namespace pincer::agent {
+
+/// A request to run the agent on one message.
+struct SendRequest {
+  std::string session_key;   ///< as the client gave it: "main", "agent:main:main", "work" …
+  std::string agent_id;      ///< "" = the agent named by the key, else the default agent
+  std::string message;
+  std::string run_id;        ///< the client's idempotencyKey
+  std::string thinking;      ///< "" = the agent's default; else off|minimal|low|medium|high
+};
+
+/// What send() accepted.
+struct SendAccepted {
+  std::string run_id;
+  std::string session_key;  ///< canonical
+  std::string agent_id;
+  bool queued = false;      ///< waits behind another run of the same session
+};
+
+class AgentService {
+ public:
+  /// `config`: the effective configuration; `state_dir`: where agents/ lives.
+  AgentService(EventLoop& loop, const Clock& clock, nlohmann::json config, std::filesystem::path state_dir);
+  ~AgentService();
+
+  /// Queues a run on the session's lane. Errors: "INVALID_REQUEST" (empty message),
+  /// "MODEL_NOT_FOUND"/"MODEL_NOT_CONFIGURED" (the agent's model cannot be resolved),
+  /// "SESSION_UNAVAILABLE" (the session files cannot be read or created). `sink` gets every
+  /// event of the run, on the loop, ending with End, Error or Aborted.
+  Result<SendAccepted> send(const SendRequest& request, RunEventSink sink);
+
+  /// Aborts the session's active run (and drops its queued ones). With `run_id`, only that run;
+  /// a run of another session gives "RUN_SESSION_MISMATCH". Returns the aborted run ids.
+  Result<std::vector<std::string>> abort(const std::string& session_key, const std::string& run_id,
+                                         const std::string& reason = "rpc");
+
+  /// Calls `done` with the terminal event of `run_id` (at once when it already ended and is still
+  /// remembered); false when the run is unknown.
+  bool when_finished(const std::string& run_id, std::function<void(const RunEvent&)> done);
+  /// True while the run is queued or running.
+  bool is_active(const std::string& run_id) const;
+
+  /// `chat.history`: {sessionKey, sessionId, messages, thinkingLevel}; the last `limit` messages.
+  Result<nlohmann::json> history(const std::string& session_key, int limit);
+  /// `sessions.list`: rows {key, sessionId, updatedAt, agentId, model?, …} across agents, newest first.
+  nlohmann::json list_sessions(int limit);
+  /// `sessions.reset`: archives the transcript and gives the key a new session id.
+  Result<nlohmann::json> reset_session(const std::string& session_key);
+  /// `sessions.delete`: archives the transcript (…deleted…) and removes the key.
+  Result<nlohmann::json> delete_session(const std::string& session_key);
+  /// `models.list` and `agents.list` payloads.
+  nlohmann::json list_models() const;
+  nlohmann::json list_agents() const;
+
+  /// The canonical store key for a client key ("main" → "agent:<default>:main").
+  std::string canonical_key(const std::string& session_key, const std::string& agent_id = "") const;
+
+  /// Aborts everything (shutdown).
+  void abort_all(const std::string& reason);
+
+ private:
+  struct Pending {
+    SendRequest request;
+    std::string key, agent_id;
+    RunEventSink sink;
+  };
+  struct Lane {
+    std::shared_ptr<AgentRun> active;
+    std::deque<Pending> queue;
+  };
+  struct Impl;
+
+  void pump();
+  void start(Pending pending);
+  void finished(const std::string& key, const RunEvent& terminal);
+  store::SessionIndex& index_for(const std::string& agent_id);
+
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pincer::agent

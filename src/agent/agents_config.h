@@ -1,0 +1,87 @@
+// The agents of a configuration, resolved (SPEC AG-*, MA-*; config keys `agents.defaults` and
+// `agents.list[]`, docs/configuration.md). Pure function of the effective config (defaults filled
+// in) and the state directory; no I/O.
+//
+// Rules (OpenClaw's agent-scope, research/openclaw-protocol.md §6 and §7.4):
+//   * Default agent: the first `agents.list[]` entry with `default: true`, else the first entry,
+//     else "main" (an empty list means one implicit agent "main").
+//   * Workspace: the agent's `workspace`; else, for the default agent, `agents.defaults.workspace`
+//     or `<state>/workspace`; for any other agent `<state>/workspace-<id>`.
+//     Paths: "~" / "~/…" expand to $HOME; a relative path is taken relative to the state dir.
+//   * Agent dir (its state: sessions, credentials): `<state>/agents/<id>`.
+//   * Model: the agent's `model` (string = primary only, fallbacks inherited; object = its
+//     `primary`, and its `fallbacks` when that key is present — an empty list disables them),
+//     else `agents.defaults.model`. No model anywhere leaves `primary` empty; ModelRegistry
+//     then reports the "no model configured" error.
+//   * thinkingDefault, timeoutSeconds, contextTokens come from agents.defaults.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config.h"
+#include "core/result.h"
+#include "llm/messages.h"
+
+namespace pincer::agent {
+
+/// The implicit agent when `agents.list` is empty or names none.
+inline constexpr std::string_view kDefaultAgentId = "main";
+
+/// `model` as configured: "provider/model" refs.
+struct ModelChoice {
+  std::string primary;                 ///< "" = none configured
+  std::vector<std::string> fallbacks;  ///< tried in order after the primary (PV-5)
+};
+
+/// One agent, fully resolved.
+struct AgentSettings {
+  std::string id;                       ///< e.g. "main"
+  std::string name;                     ///< display name; "" when not configured
+  bool is_default = false;
+  std::filesystem::path workspace;      ///< absolute when the state dir is
+  std::filesystem::path agent_dir;      ///< <state>/agents/<id>
+  ModelChoice model;
+  std::string thinking_default = "off";  ///< off|minimal|low|medium|high|xhigh
+  std::int64_t timeout_seconds = 600;
+  std::optional<std::int64_t> context_tokens;  ///< agents.defaults.contextTokens override
+};
+
+/// Every agent plus the agent-wide settings of agents.defaults.
+struct AgentsConfig {
+  std::string default_id = std::string(kDefaultAgentId);
+  std::vector<AgentSettings> agents;  ///< in `agents.list` order; just "main" when it is empty
+  std::int64_t max_concurrent = 4;
+  std::size_t bootstrap_max_chars = 20'000;
+  std::size_t bootstrap_total_max_chars = 150'000;
+  std::string bootstrap_truncation_warning = "once";  ///< once|always|off
+
+  /// The agent with this id, or nullptr.
+  const AgentSettings* find(std::string_view id) const;
+  /// The default agent (always present).
+  const AgentSettings& default_agent() const;
+};
+
+/// Resolves `effective` (a validated config with defaults, config::LoadedConfig::effective).
+/// `env` supplies HOME for "~" expansion (may be empty: then "~" is left as written).
+/// Errors (code "CONFIG_INVALID"), for what the schema cannot express:
+///   `agents.list[1].id: duplicate agent id "work" (also agents.list[0])`
+Result<AgentsConfig> resolve_agents(const nlohmann::json& effective, const std::filesystem::path& state_dir,
+                                    const config::EnvLookup& env = {});
+
+/// Parses a `model` value of the config ("provider/model" or {primary, fallbacks}). Anything
+/// else gives an empty choice. `has_fallbacks` (optional) says whether fallbacks were given.
+ModelChoice parse_model_choice(const nlohmann::json& value, bool* has_fallbacks = nullptr);
+
+/// Thinking level of a config/directive word: off|minimal|low|medium|high; "xhigh" maps to High
+/// (the strongest level providers take today, AG-7 step-down). nullopt for anything else.
+std::optional<llm::ThinkingLevel> thinking_level(std::string_view word);
+
+}  // namespace pincer::agent

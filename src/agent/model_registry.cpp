@@ -1,0 +1,145 @@
+// Configured models (see model_registry.h).
+#include "agent/model_registry.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace pincer::agent {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kMaxNamesInError = 10;
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string string_at(const json& obj, const char* key, std::string fallback = "") {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> split_model_ref(std::string_view ref) {
+  const auto slash = ref.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == ref.size()) return {"", std::string(ref)};
+  return {std::string(ref.substr(0, slash)), std::string(ref.substr(slash + 1))};
+}
+
+ModelRegistry ModelRegistry::from_config(const json& effective) {
+  ModelRegistry registry;
+  if (!effective.is_object() || !effective.contains("models")) return registry;
+  const json& models = effective["models"];
+  if (!models.is_object() || !models.contains("providers") || !models["providers"].is_object()) return registry;
+
+  for (const auto& item : models["providers"].items()) {
+    const std::string& provider_id = item.key();
+    const json& provider = item.value();
+    if (!provider.is_object()) continue;
+    llm::ModelSpec base;
+    base.provider = provider_id;
+    base.api = string_at(provider, "api", "openai-completions");
+    base.base_url = string_at(provider, "baseUrl");
+    base.api_key = string_at(provider, "apiKey");
+    if (auto h = provider.find("headers"); h != provider.end() && h->is_object()) {
+      for (const auto& [name, value] : h->items()) {
+        if (value.is_string()) base.headers[name] = value.get<std::string>();
+      }
+    }
+    auto list = provider.find("models");
+    if (list == provider.end() || !list->is_array()) continue;
+    for (const json& m : *list) {
+      if (!m.is_object()) continue;
+      ModelEntry entry;
+      entry.spec = base;
+      entry.spec.id = string_at(m, "id");
+      if (entry.spec.id.empty()) continue;
+      const bool duplicate = std::any_of(registry.entries_.begin(), registry.entries_.end(), [&](const ModelEntry& e) {
+        return e.spec.provider == provider_id && e.spec.id == entry.spec.id;
+      });
+      if (duplicate) continue;
+      entry.name = string_at(m, "name", entry.spec.id);
+      if (entry.name.empty()) entry.name = entry.spec.id;
+      entry.spec.context_window = m.value("contextWindow", entry.spec.context_window);
+      entry.spec.max_tokens = m.value("maxTokens", entry.spec.max_tokens);
+      entry.spec.reasoning = m.value("reasoning", entry.spec.reasoning);
+      if (auto in = m.find("input"); in != m.end() && in->is_array()) {
+        entry.spec.input.clear();
+        for (const auto& kind : *in) {
+          if (kind.is_string()) entry.spec.input.push_back(kind.get<std::string>());
+        }
+      }
+      registry.entries_.push_back(std::move(entry));
+    }
+  }
+  return registry;
+}
+
+const ModelEntry* ModelRegistry::find(std::string_view ref) const {
+  auto [provider, model] = split_model_ref(ref);
+  if (provider.empty()) {
+    // A bare model id: accept it when exactly one provider serves it.
+    const ModelEntry* only = nullptr;
+    for (const auto& e : entries_) {
+      if (!iequals(e.spec.id, model)) continue;
+      if (only != nullptr) return nullptr;
+      only = &e;
+    }
+    return only;
+  }
+  for (const auto& e : entries_) {
+    if (e.spec.provider == provider && e.spec.id == model) return &e;
+  }
+  for (const auto& e : entries_) {
+    if (iequals(e.spec.provider, provider) && iequals(e.spec.id, model)) return &e;
+  }
+  return nullptr;
+}
+
+Result<llm::ModelSpec> ModelRegistry::resolve(std::string_view ref) const {
+  if (ref.empty()) {
+    return Error{"MODEL_NOT_CONFIGURED",
+                 "no model configured: set agents.defaults.model.primary to provider/model and add the "
+                 "provider under models.providers"};
+  }
+  if (const ModelEntry* e = find(ref)) return e->spec;
+  std::string message = "unknown model \"" + std::string(ref) + "\" (";
+  if (entries_.empty()) {
+    message += "no models are configured under models.providers)";
+  } else {
+    message += "configured: ";
+    for (std::size_t i = 0; i < entries_.size() && i < kMaxNamesInError; ++i) {
+      message += (i == 0 ? "" : ", ") + entries_[i].ref();
+    }
+    if (entries_.size() > kMaxNamesInError) message += ", …";
+    message += ")";
+  }
+  return Error{"MODEL_NOT_FOUND", std::move(message)};
+}
+
+json ModelRegistry::list() const {
+  std::vector<const ModelEntry*> sorted;
+  sorted.reserve(entries_.size());
+  for (const auto& e : entries_) sorted.push_back(&e);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const ModelEntry* a, const ModelEntry* b) {
+    if (a->spec.provider != b->spec.provider) return a->spec.provider < b->spec.provider;
+    if (a->name != b->name) return a->name < b->name;
+    return a->spec.id < b->spec.id;
+  });
+  json rows = json::array();
+  for (const ModelEntry* e : sorted) {
+    rows.push_back({{"id", e->spec.id},
+                    {"name", e->name},
+                    {"provider", e->spec.provider},
+                    {"contextWindow", e->spec.context_window},
+                    {"reasoning", e->spec.reasoning},
+                    {"input", e->spec.input}});
+  }
+  return rows;
+}
+
+}  // namespace pincer::agent

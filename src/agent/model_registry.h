@@ -1,0 +1,73 @@
+// The configured models (SPEC PV-1): every `models.providers.<provider>.models[]` entry as an
+// llm::ModelSpec, looked up by its `provider/model` name. Built once from the effective config;
+// immutable afterwards, so it may be read from any thread.
+//
+// Names: "provider/model" splits at the first '/', so model ids may contain '/' themselves
+// ("openrouter/anthropic/claude-sonnet-4" = provider "openrouter", model
+// "anthropic/claude-sonnet-4"). Lookup is exact first, then ASCII case-insensitive (as OpenClaw's
+// catalog lookup). A bare model id without a provider resolves when exactly one provider has it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "llm/messages.h"
+
+namespace pincer::agent {
+
+/// One configured model.
+struct ModelEntry {
+  llm::ModelSpec spec;
+  std::string name;  ///< display name (`name`, else the model id)
+
+  /// "provider/model".
+  std::string ref() const { return spec.provider + "/" + spec.id; }
+};
+
+/// {"provider", "model"} of "provider/model" (split at the first '/'); {"", ref} when `ref` has
+/// no '/' or either side would be empty.
+std::pair<std::string, std::string> split_model_ref(std::string_view ref);
+
+class ModelRegistry {
+ public:
+  ModelRegistry() = default;
+
+  /// Every model of `effective["models"]["providers"]` (a validated config with defaults):
+  /// providers in key order, models in list order; a repeated id within one provider keeps the
+  /// first. The provider's `apiKey` may be absent or empty (local servers); `headers` are copied;
+  /// a model's contextWindow/maxTokens/reasoning/input come from its entry (schema defaults:
+  /// 128000, 4096, false, ["text"]).
+  static ModelRegistry from_config(const nlohmann::json& effective);
+
+  /// The model named `ref`.
+  /// Errors:
+  ///   "MODEL_NOT_CONFIGURED" when `ref` is empty: "no model configured: set
+  ///     agents.defaults.model.primary to provider/model and add the provider under
+  ///     models.providers"
+  ///   "MODEL_NOT_FOUND": `unknown model "x/y" (configured: mock/mock-model, openai/gpt-4.1)`
+  ///     — at most 10 names, then ", …"; `unknown model "x/y" (no models are configured under
+  ///     models.providers)` when there are none.
+  Result<llm::ModelSpec> resolve(std::string_view ref) const;
+
+  /// The entry named `ref` (same lookup as resolve), or nullptr.
+  const ModelEntry* find(std::string_view ref) const;
+
+  /// Every model, providers in key order, models in config order.
+  const std::vector<ModelEntry>& entries() const { return entries_; }
+  bool empty() const { return entries_.empty(); }
+
+  /// The `models` array of the `models.list` method (OpenClaw's model catalog rows):
+  ///   [{"id", "name", "provider", "contextWindow", "reasoning", "input": ["text", …]}, …]
+  /// sorted by provider, then name, then id (byte order).
+  nlohmann::json list() const;
+
+ private:
+  std::vector<ModelEntry> entries_;
+};
+
+}  // namespace pincer::agent

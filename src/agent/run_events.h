@@ -1,0 +1,43 @@
+// What a run reports while it works (GW-5 "streaming of a run"): the gateway turns these into
+// `agent` and `chat` events; other front ends (CLI, channels) consume them directly.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "llm/messages.h"
+
+namespace pincer::agent {
+
+struct RunEvent {
+  enum class Kind {
+    Start,           ///< the run began (after the user message was recorded)
+    AssistantDelta,  ///< `text` = the assistant text so far in this model step, `delta` = new suffix
+    ToolStart,       ///< tool_name, tool_call_id, tool_args
+    ToolResult,      ///< tool_name, tool_call_id, tool_result (capped text), tool_error
+    End,             ///< finished: `text` = final reply, stop_reason
+    Error,           ///< failed: `error` = one clear line
+    Aborted,         ///< stopped by a client or the timeout: `text` = partial reply, stop_reason
+  };
+  Kind kind;
+  std::string run_id, session_key, agent_id, session_id;
+  std::string text;
+  std::string delta;
+  std::string tool_name, tool_call_id;
+  nlohmann::json tool_args;
+  std::string tool_result;
+  bool tool_error = false;
+  std::string error;
+  std::string stop_reason;  ///< "stop", "length", "toolUse", "error", "aborted", or the abort reason
+  std::string provider, model;
+  llm::Usage usage;  ///< summed over the run's model calls (End)
+  int64_t ts = 0;    ///< wall ms
+};
+
+/// Receives events on the event-loop thread, in order.
+using RunEventSink = std::function<void(const RunEvent&)>;
+
+}  // namespace pincer::agent

@@ -1,0 +1,73 @@
+// Session, model and agent listing methods (GW-7): sessions.list, sessions.reset,
+// sessions.delete, models.list, agents.list.
+#include "agent/agent_service.h"
+#include "gateway/gateway.h"
+#include "gateway/methods/params.h"
+#include "gateway/methods/registry.h"
+
+namespace pincer::gateway {
+namespace {
+
+using nlohmann::json;
+
+RpcError no_runtime() { return RpcError::unavailable("agent runtime not available"); }
+
+MethodResult sessions_list(MethodContext& ctx) {
+  Params p("sessions.list", ctx.request.params);
+  int64_t limit = 0;
+  if (auto e = p.integer("limit", limit, 1, 100000)) return *e;
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  return agents->list_sessions(static_cast<int>(limit));
+}
+
+/// Shared by reset/delete: `{key}` (OpenClaw) or `{sessionKey}`.
+template <class Fn>
+MethodResult with_key(MethodContext& ctx, const char* method, Fn fn) {
+  Params p(method, ctx.request.params);
+  std::string key, session_key;
+  if (auto e = p.string("key", key, false)) return *e;
+  if (auto e = p.string("sessionKey", session_key, false)) return *e;
+  if (key.empty()) key = session_key;
+  if (key.empty()) return invalid_params(method, "must have required property 'key'");
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  auto r = fn(*agents, key);
+  if (!r) {
+    if (r.error().code == "SESSION_NOT_FOUND") return RpcError::invalid(r.error().message);
+    return RpcError::unavailable(r.error().message);
+  }
+  return std::move(*r);
+}
+
+MethodResult sessions_reset(MethodContext& ctx) {
+  return with_key(ctx, "sessions.reset", [](agent::AgentService& a, const std::string& k) { return a.reset_session(k); });
+}
+
+MethodResult sessions_delete(MethodContext& ctx) {
+  return with_key(ctx, "sessions.delete", [](agent::AgentService& a, const std::string& k) { return a.delete_session(k); });
+}
+
+MethodResult models_list(MethodContext& ctx) {
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  return agents->list_models();
+}
+
+MethodResult agents_list(MethodContext& ctx) {
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  return agents->list_agents();
+}
+
+}  // namespace
+
+void register_session_methods(MethodRegistry& registry) {
+  registry.add({"sessions.list", sessions_list});
+  registry.add({"sessions.reset", sessions_reset});
+  registry.add({"sessions.delete", sessions_delete});
+  registry.add({"models.list", models_list});
+  registry.add({"agents.list", agents_list});
+}
+
+}  // namespace pincer::gateway

@@ -1,0 +1,137 @@
+#include "gateway/run_event_bridge.h"
+
+#include <memory>
+#include <optional>
+
+#include "core/event_loop.h"
+#include "gateway/gateway.h"
+
+namespace pincer::gateway {
+namespace {
+
+using agent::RunEvent;
+using nlohmann::json;
+
+/// Per-run state shared by the sink's copies.
+struct RunState {
+  RunState(Gateway& g, std::function<void(const RunEvent&)> t) : gateway(g), on_terminal(std::move(t)) {}
+  Gateway& gateway;
+  std::function<void(const RunEvent&)> on_terminal;
+  int64_t seq = 0;
+  std::string text;          // assistant text so far (current model step)
+  std::string sent_text;     // what the last chat delta carried
+  std::string pending_delta; // chat deltaText not yet sent
+  int64_t last_delta_ms = 0;
+  std::optional<EventLoop::TimerId> timer;
+
+  json base(const RunEvent& e) {
+    return json{{"runId", e.run_id}, {"sessionKey", e.session_key}, {"agentId", e.agent_id}, {"seq", seq}};
+  }
+  static json assistant_message(const std::string& text, int64_t ts) {
+    return json{{"role", "assistant"}, {"content", json::array({json{{"type", "text"}, {"text", text}}})}, {"timestamp", ts}};
+  }
+  void agent_event(const RunEvent& e, const char* stream, json data, bool tool = false) {
+    ++seq;
+    json p = {{"runId", e.run_id}, {"stream", stream},  {"data", std::move(data)}, {"sessionKey", e.session_key},
+              {"agentId", e.agent_id}, {"seq", seq}, {"ts", e.ts}};
+    if (!e.session_id.empty()) p["sessionId"] = e.session_id;
+    gateway.broadcast_run_event("agent", p.dump(-1, ' ', false, json::error_handler_t::replace), tool);
+  }
+  void chat_event(json payload) {
+    gateway.broadcast_run_event("chat", payload.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+  void flush_delta(const RunEvent& e) {
+    if (pending_delta.empty()) return;
+    json p = base(e);
+    p["state"] = "delta";
+    p["deltaText"] = pending_delta;
+    p["message"] = assistant_message(text, e.ts);
+    chat_event(std::move(p));
+    sent_text = text;
+    pending_delta.clear();
+    last_delta_ms = e.ts;
+  }
+};
+
+}  // namespace
+
+agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(const RunEvent&)> on_terminal) {
+  auto state = std::make_shared<RunState>(gateway, std::move(on_terminal));
+  return [state](const RunEvent& e) {
+    RunState& s = *state;
+    switch (e.kind) {
+      case RunEvent::Kind::Start:
+        s.agent_event(e, "lifecycle", {{"phase", "start"}, {"startedAt", e.ts}});
+        break;
+      case RunEvent::Kind::AssistantDelta: {
+        s.text = e.text;
+        s.pending_delta += e.delta;
+        s.agent_event(e, "assistant", {{"text", e.text}, {"delta", e.delta}});
+        EventLoop* loop = s.gateway.loop();
+        if (!loop || e.ts - s.last_delta_ms >= kChatDeltaThrottleMs) {
+          s.flush_delta(e);
+        } else if (!s.timer) {
+          // Send the coalesced delta when the throttle window ends.
+          const int64_t wait = kChatDeltaThrottleMs - (e.ts - s.last_delta_ms);
+          RunEvent later = e;
+          s.timer = loop->after(wait, [state, later]() mutable {
+            state->timer.reset();
+            later.ts += kChatDeltaThrottleMs;
+            state->flush_delta(later);
+          });
+        }
+        break;
+      }
+      case RunEvent::Kind::ToolStart:
+        // A new model step follows the tools: its text starts afresh.
+        s.flush_delta(e);
+        s.text.clear();
+        s.sent_text.clear();
+        s.agent_event(e, "tool", {{"phase", "start"}, {"name", e.tool_name}, {"toolCallId", e.tool_call_id}, {"args", e.tool_args}},
+                      /*tool=*/true);
+        break;
+      case RunEvent::Kind::ToolResult:
+        s.agent_event(e, "tool",
+                      {{"phase", "result"}, {"name", e.tool_name}, {"toolCallId", e.tool_call_id},
+                       {"isError", e.tool_error}, {"result", e.tool_result}},
+                      /*tool=*/true);
+        break;
+      case RunEvent::Kind::End:
+      case RunEvent::Kind::Error:
+      case RunEvent::Kind::Aborted: {
+        if (s.timer && s.gateway.loop()) s.gateway.loop()->cancel(*s.timer);
+        s.timer.reset();
+        if (e.kind != RunEvent::Kind::Error) {
+          if (s.text != e.text && e.text.size() >= s.text.size() && e.text.compare(0, s.text.size(), s.text) == 0) {
+            s.pending_delta += e.text.substr(s.text.size());
+          }
+          s.text = e.text;
+          s.flush_delta(e);  // catch-up delta: the final is preceded by the complete text
+        }
+        json chat = s.base(e);
+        if (e.kind == RunEvent::Kind::End) {
+          s.agent_event(e, "lifecycle", {{"phase", "end"}, {"stopReason", e.stop_reason}, {"endedAt", e.ts}});
+          chat["state"] = "final";
+          chat["stopReason"] = e.stop_reason;
+          chat["message"] = RunState::assistant_message(e.text, e.ts);
+          chat["usage"] = {{"input", e.usage.input}, {"output", e.usage.output}, {"totalTokens", e.usage.total_tokens}};
+        } else if (e.kind == RunEvent::Kind::Error) {
+          s.agent_event(e, "lifecycle", {{"phase", "error"}, {"error", e.error}, {"endedAt", e.ts}});
+          chat["state"] = "error";
+          chat["errorMessage"] = e.error;
+        } else {
+          s.agent_event(e, "lifecycle", {{"phase", "end"}, {"stopReason", e.stop_reason}, {"aborted", true}, {"endedAt", e.ts}});
+          chat["state"] = "aborted";
+          chat["stopReason"] = e.stop_reason;
+          if (!e.text.empty()) chat["message"] = RunState::assistant_message(e.text, e.ts);
+        }
+        chat["seq"] = s.seq;
+        s.chat_event(std::move(chat));
+        if (s.on_terminal) s.on_terminal(e);
+        break;
+      }
+    }
+  };
+}
+
+}  // namespace pincer::gateway
