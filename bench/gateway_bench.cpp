@@ -22,6 +22,22 @@
 //               throughput = responses / elapsed, latency = send -> matching res, median and p99.
 //               The cold-start probes use Beast; the RPC connection uses RawWs (below), which batches
 //               its sends, so that the client costs as little CPU as possible.
+//   chat turns  (--turns N > 0; the gateway's model must be a mock LLM whose reply ends with "[X]" for a
+//               message containing "ECHO:X", as bench/reference/mock-llm.mjs does.) A new connection sends
+//               `chat.send {sessionKey, message:"bench turn i ECHO:ti", idempotencyKey}` and waits for the `chat`
+//               event of that runId with a terminal state; a turn counts as good when the state is "final" and
+//               the text ends with "[ti]". --turn-warmup turns first (reported apart), then N turns in the same
+//               session, one after the other: latency = request queued -> final event parsed (p50/p90/min/max),
+//               ack = -> `res` {runId, status:"started"}. Then, after --turn-settle-secs, the RSS snapshot.
+//   mock alone  (--mock-port P) the body of the gateway's last model request is fetched from the mock
+//               (GET /__bench/last-chat-request) and replayed by this client as a streamed POST
+//               /v1/chat/completions, --mock-requests times on one keep-alive connection and as many times
+//               with a new connection each, timed until the end of the chunked response. Gateway overhead =
+//               turn p50 - keep-alive replay p50 (the lower baseline, so the overhead is not understated).
+//   concurrency (--sessions S) S sessions (distinct sessionKeys) in parallel over --conc-conns connections
+//               (one thread, poll()), each making --session-turns turns one after the other; counts errors
+//               (rejected chat.send, state error/aborted, wrong text) and turns not done within
+//               --conc-timeout-secs (the run is then cut short and reported as capped).
 //
 // Command: if --cmd contains only plain words (no quotes or shell metacharacters), it is split on
 // spaces and exec'd directly (posix_spawnp; leading NAME=value words become environment); otherwise
@@ -60,6 +76,8 @@
 #include <string_view>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <poll.h>
+#include <unordered_map>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <random>
@@ -121,6 +139,17 @@ struct Options {
   double stop_delay_secs = 2;
   std::string log = "/dev/null";
   std::string json_out;
+  // agent turns (chat.send against a mock LLM); 0 turns = skipped
+  int turns = 0;
+  int turn_warmup = 1;
+  double turn_timeout_secs = 120;
+  double turn_settle_secs = 1;
+  int mock_port = 0;         // mock LLM to time alone (replays the gateway's last request); 0 = skipped
+  int mock_requests = 0;     // 0 = max(--turns, 20)
+  int sessions = 0;          // concurrency run: sessions in parallel (0 = skipped)
+  int session_turns = 10;    // turns per session, one after the other
+  int conc_conns = 4;        // client connections the sessions are spread over
+  double conc_timeout_secs = 300;  // cap of the concurrency run
 };
 
 void usage() {
@@ -128,6 +157,9 @@ void usage() {
                "         [--starts 5] [--warmup-starts 0] [--settle-secs 5] [--rpc-secs 5] [--rpc-warmup-secs 1]\n"
                "         [--inflight 1,8] [--retry-us 200] [--unavailable-retry-ms 5] [--start-timeout-secs 120]\n"
                "         [--stop-delay-secs 2] [--stop-timeout-secs 20]\n"
+               "         [--turns 0] [--turn-warmup 1] [--turn-timeout-secs 120] [--turn-settle-secs 1]\n"
+               "         [--mock-port 0] [--mock-requests 0]\n"
+               "         [--sessions 0] [--session-turns 10] [--conc-conns 4] [--conc-timeout-secs 300]\n"
                "         [--label NAME] [--log FILE] [--json FILE]\n";
 }
 
@@ -156,6 +188,16 @@ Options parse_args(int argc, char** argv) {
     else if (a == "--stop-delay-secs") o.stop_delay_secs = std::stod(val());
     else if (a == "--log") o.log = val();
     else if (a == "--json") o.json_out = val();
+    else if (a == "--turns") o.turns = std::stoi(val());
+    else if (a == "--turn-warmup") o.turn_warmup = std::stoi(val());
+    else if (a == "--turn-timeout-secs") o.turn_timeout_secs = std::stod(val());
+    else if (a == "--turn-settle-secs") o.turn_settle_secs = std::stod(val());
+    else if (a == "--mock-port") o.mock_port = std::stoi(val());
+    else if (a == "--mock-requests") o.mock_requests = std::stoi(val());
+    else if (a == "--sessions") o.sessions = std::stoi(val());
+    else if (a == "--session-turns") o.session_turns = std::stoi(val());
+    else if (a == "--conc-conns") o.conc_conns = std::stoi(val());
+    else if (a == "--conc-timeout-secs") o.conc_timeout_secs = std::stod(val());
     else if (a == "--inflight") {
       o.inflight.clear();
       std::stringstream ss(val());
@@ -175,6 +217,10 @@ Options parse_args(int argc, char** argv) {
   if (o.starts < 1) die("--starts must be >= 1");
   for (int n : o.inflight)
     if (n < 1 || n > 4096) die("--inflight values must be in 1..4096");
+  if (o.turns < 0 || o.turn_warmup < 0 || o.sessions < 0 || o.session_turns < 1 || o.mock_requests < 0)
+    die("--turns, --turn-warmup, --sessions, --mock-requests must be >= 0, --session-turns >= 1");
+  if (o.conc_conns < 1 || o.conc_conns > 64) die("--conc-conns must be in 1..64");
+  if (o.mock_requests == 0) o.mock_requests = std::max(o.turns, 20);
   return o;
 }
 
@@ -1013,6 +1059,528 @@ std::string now_iso() {
   return b;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Agent turns: chat.send -> terminal `chat` event, against the mock LLM.
+
+// Next message, waiting at most until `deadline`; false on timeout (a server close still dies).
+bool read_until(RawWs& ws, std::string_view& m, Clock::time_point deadline, const char* what) {
+  while (!ws.next(m)) {
+    if (ws.pending()) ws.flush();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{ws.fd(), POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 60000)));
+    if (r < 0 && errno != EINTR) die(std::string("poll: ") + std::strerror(errno));
+    if (r > 0) ws.fill(what);
+  }
+  return true;
+}
+
+std::string chat_send_frame(const std::string& id, const std::string& session, const std::string& message,
+                            const std::string& key) {
+  json j = {{"type", "req"},
+            {"id", id},
+            {"method", "chat.send"},
+            {"params", {{"sessionKey", session}, {"message", message}, {"idempotencyKey", key}}}};
+  return j.dump();
+}
+
+// Cheap pre-filter: does this frame look like a terminal `chat` event? (confirmed by a full parse)
+bool maybe_terminal(std::string_view m) {
+  return m.find("\"state\":\"final\"") != std::string_view::npos || m.find("\"state\":\"error\"") != std::string_view::npos ||
+         m.find("\"state\":\"aborted\"") != std::string_view::npos;
+}
+
+// payload of a `chat` event frame with a terminal state, or null
+json terminal_chat_payload(std::string_view m) {
+  if (!maybe_terminal(m)) return nullptr;
+  json j = json::parse(m, nullptr, false);
+  if (!j.is_object() || j.value("type", "") != "event" || j.value("event", "") != "chat") return nullptr;
+  auto it = j.find("payload");
+  if (it == j.end() || !it->is_object()) return nullptr;
+  std::string st = it->value("state", "");
+  if (st != "final" && st != "error" && st != "aborted") return nullptr;
+  return std::move(*it);
+}
+
+std::string message_text(const json& payload) {
+  auto it = payload.find("message");
+  if (it == payload.end()) return "";
+  const json& msg = *it;
+  if (msg.is_string()) return msg.get<std::string>();
+  if (!msg.is_object()) return "";
+  auto c = msg.find("content");
+  if (c == msg.end()) return "";
+  if (c->is_string()) return c->get<std::string>();
+  std::string out;
+  if (c->is_array())
+    for (const auto& part : *c)
+      if (part.is_object() && part.contains("text") && part["text"].is_string()) out += part["text"].get<std::string>();
+  return out;
+}
+
+bool ends_with_marker(std::string text, const std::string& marker) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  std::string want = "[" + marker + "]";
+  return text.size() >= want.size() && text.compare(text.size() - want.size(), want.size(), want) == 0;
+}
+
+std::string terminal_error(const json& payload, const std::string& marker) {
+  std::string st = payload.value("state", "");
+  if (st == "final") {
+    std::string text = message_text(payload);
+    if (ends_with_marker(text, marker)) return "";
+    return "final text does not end with [" + marker + "]: " + text.substr(0, 200);
+  }
+  std::string msg = payload.value("errorMessage", "");
+  if (msg.empty() && payload.contains("stopReason") && payload["stopReason"].is_string()) msg = payload["stopReason"].get<std::string>();
+  return "state " + st + (msg.empty() ? "" : ": " + msg.substr(0, 200));
+}
+
+std::string g_key_prefix;  // unique per bench invocation: idempotency keys never repeat across runs
+uint64_t g_key_seq = 0;
+std::string next_key() { return g_key_prefix + "-" + std::to_string(++g_key_seq); }
+
+struct TurnResult {
+  double ack_ms = -1, first_delta_ms = -1, final_ms = -1;
+  std::string error;  // "" = good turn
+};
+
+// One turn on `ws`, in `session`; blocks until the terminal event (and the ack) or the timeout.
+TurnResult run_turn(RawWs& ws, const std::string& session, int i, double timeout_secs) {
+  TurnResult r;
+  std::string marker = "t" + std::to_string(i);
+  std::string key = next_key(), id = "turn" + std::to_string(g_key_seq);
+  std::string run_id = key;
+  ws.queue_text(chat_send_frame(id, session, "bench turn " + std::to_string(i) + " ECHO:" + marker, key));
+  auto t0 = Clock::now();
+  ws.flush();
+  auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_secs));
+  bool acked = false, terminal = false;
+  while (!(acked && terminal)) {
+    std::string_view m;
+    if (!read_until(ws, m, deadline, "chat turn")) {
+      r.error = std::string("timeout after ") + fmt(timeout_secs, 0) + " s (" + (acked ? "acked" : "no ack") + ", no terminal chat event)";
+      return r;
+    }
+    auto now = Clock::now();
+    FrameHead h;
+    if (!scan_head(m, h)) continue;
+    if (h.type == "res") {
+      if (h.id != id) continue;
+      r.ack_ms = ms_since(t0, now);
+      acked = true;
+      json j = json::parse(m, nullptr, false);
+      if (h.ok != 1 || !j.is_object()) {
+        r.error = "chat.send rejected: " + std::string(m.substr(0, 300));
+        return r;
+      }
+      if (j.contains("payload") && j["payload"].is_object() && j["payload"].contains("runId") && j["payload"]["runId"].is_string())
+        run_id = j["payload"]["runId"].get<std::string>();
+      continue;
+    }
+    if (h.type != "event") continue;
+    if (r.first_delta_ms < 0 && m.find("\"state\":\"delta\"") != std::string_view::npos && m.find(run_id) != std::string_view::npos)
+      r.first_delta_ms = ms_since(t0, now);
+    json p = terminal_chat_payload(m);
+    if (p.is_null() || (p.value("runId", "") != run_id && p.value("runId", "") != key)) continue;
+    r.final_ms = ms_since(t0, now);
+    r.error = terminal_error(p, marker);
+    terminal = true;
+  }
+  return r;
+}
+
+json dist(const std::vector<double>& v) {
+  if (v.empty()) return {{"n", 0}};
+  double sum = 0;
+  for (double x : v) sum += x;
+  return {{"n", v.size()},
+          {"p50_ms", round3(median(v))},
+          {"p90_ms", round3(percentile(v, 90))},
+          {"p99_ms", round3(percentile(v, 99))},
+          {"min_ms", round3(*std::min_element(v.begin(), v.end()))},
+          {"max_ms", round3(*std::max_element(v.begin(), v.end()))},
+          {"mean_ms", round3(sum / static_cast<double>(v.size()))}};
+}
+
+// The single-session series: --turn-warmup + --turns turns on one new connection.
+json turn_series(const Options& o, Watchdog& wd, pid_t server) {
+  RawWs ws;
+  raw_connect(ws, wd, o);
+  std::string session = "bench-turns-" + g_key_prefix;
+  json warm = json::array(), all = json::array(), errs = json::array();
+  std::vector<double> lat, ack, delta;
+  int errors = 0;
+  double scpu0 = 0, ccpu0 = 0;
+  auto tseries = Clock::now();
+  for (int i = 0; i < o.turn_warmup + o.turns; ++i) {
+    bool warmup = i < o.turn_warmup;
+    if (i == o.turn_warmup) {
+      scpu0 = tree_cpu_secs(server);
+      ccpu0 = self_cpu_secs();
+      tseries = Clock::now();
+    }
+    TurnResult r = run_turn(ws, session, i, o.turn_timeout_secs);
+    json jt = {{"turn", i}, {"ack_ms", round3(r.ack_ms)}, {"first_delta_ms", round3(r.first_delta_ms)}, {"final_ms", round3(r.final_ms)}};
+    if (!r.error.empty()) jt["error"] = r.error;
+    std::cerr << "[" << o.label << "] " << (warmup ? "warm-up turn " : "turn ") << i << ": " << fmt(r.final_ms, 3) << " ms (ack "
+              << fmt(r.ack_ms, 3) << ")" << (r.error.empty() ? "" : " ERROR " + r.error) << "\n";
+    (warmup ? warm : all).push_back(jt);
+    if (warmup) continue;
+    if (!r.error.empty()) {
+      ++errors;
+      if (errs.size() < 5) errs.push_back(r.error);
+      continue;
+    }
+    lat.push_back(r.final_ms);
+    ack.push_back(r.ack_ms);
+    if (r.first_delta_ms >= 0) delta.push_back(r.first_delta_ms);
+  }
+  double series_secs = std::chrono::duration<double>(Clock::now() - tseries).count();
+  double scpu = tree_cpu_secs(server) - scpu0, ccpu = self_cpu_secs() - ccpu0;
+  ws.close();
+  json out = {{"session", session},
+              {"warmup", warm},
+              {"turns", all},
+              {"n", o.turns},
+              {"good", lat.size()},
+              {"errors", errors},
+              {"error_samples", errs},
+              {"latency", dist(lat)},
+              {"ack", dist(ack)},
+              {"first_delta", dist(delta)},
+              {"series_secs", round3(series_secs)},
+              {"server_cpu_ms_per_turn", o.turns ? round3(scpu * 1000 / o.turns) : 0},
+              {"client_cpu_ms_per_turn", o.turns ? round3(ccpu * 1000 / o.turns) : 0}};
+  std::cerr << "[" << o.label << "] chat turn p50 " << fmt(median(lat), 3) << " ms over " << lat.size() << " turns (p90 "
+            << fmt(percentile(lat, 90), 3) << ", ack p50 " << fmt(median(ack), 3) << ", errors " << errors << ")\n";
+  return out;
+}
+
+// ---- the mock LLM alone: plain HTTP/1.1 on a blocking socket
+int tcp_open(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) die(std::string("socket: ") + std::strerror(errno));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  timeval tv{30, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+struct HttpResponse {
+  int status = 0;
+  std::string body;
+  bool keep_alive = true;
+  std::string error;
+};
+
+// Send `request` on fd and read one complete response (Content-Length or chunked).
+HttpResponse http_exchange(int fd, const std::string& request) {
+  HttpResponse r;
+  size_t off = 0;
+  while (off < request.size()) {
+    ssize_t w = ::send(fd, request.data() + off, request.size() - off, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      r.error = std::string("send: ") + std::strerror(errno);
+      return r;
+    }
+    off += static_cast<size_t>(w);
+  }
+  std::string in;
+  char buf[65536];
+  auto more = [&]() -> bool {
+    ssize_t n;
+    do n = ::recv(fd, buf, sizeof buf, 0);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      r.error = n == 0 ? "connection closed" : std::string("recv: ") + std::strerror(errno);
+      return false;
+    }
+    in.append(buf, static_cast<size_t>(n));
+    return true;
+  };
+  size_t hend;
+  while ((hend = in.find("\r\n\r\n")) == std::string::npos)
+    if (!more()) return r;
+  std::string head = in.substr(0, hend);
+  for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (head.compare(0, 9, "http/1.1 ") != 0 && head.compare(0, 9, "http/1.0 ") != 0) {
+    r.error = "bad status line";
+    return r;
+  }
+  r.status = std::atoi(head.c_str() + 9);
+  r.keep_alive = head.find("\r\nconnection: close") == std::string::npos;
+  size_t pos = hend + 4;
+  if (head.find("\r\ntransfer-encoding: chunked") != std::string::npos) {
+    for (;;) {
+      size_t le;
+      while ((le = in.find("\r\n", pos)) == std::string::npos)
+        if (!more()) return r;
+      size_t n = std::strtoul(in.c_str() + pos, nullptr, 16);
+      size_t need = le + 2 + n + 2;
+      while (in.size() < need)
+        if (!more()) return r;
+      if (n == 0) break;  // (no trailers from Node)
+      r.body.append(in, le + 2, n);
+      pos = need;
+    }
+  } else {
+    size_t cl = 0, i = head.find("\r\ncontent-length:");
+    if (i != std::string::npos) cl = std::strtoul(head.c_str() + i + 17, nullptr, 10);
+    while (in.size() < pos + cl)
+      if (!more()) return r;
+    r.body = in.substr(pos, cl);
+  }
+  return r;
+}
+
+json mock_baseline(const Options& o, double turn_p50) {
+  int fd = tcp_open(o.mock_port);
+  if (fd < 0) return {{"error", "mock LLM not reachable on port " + std::to_string(o.mock_port)}};
+  std::string host = "127.0.0.1:" + std::to_string(o.mock_port);
+  HttpResponse last = http_exchange(fd, "GET /__bench/last-chat-request HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+  ::close(fd);
+  if (last.status != 200 || last.body.empty())
+    return {{"error", "could not fetch the gateway's last model request from the mock (status " + std::to_string(last.status) + " " + last.error + ")"}};
+  json jb = json::parse(last.body, nullptr, false);
+  std::string request = "POST /v1/chat/completions HTTP/1.1\r\nHost: " + host +
+                        "\r\nContent-Type: application/json\r\nAuthorization: Bearer mock-local\r\nAccept: text/event-stream\r\n"
+                        "Content-Length: " + std::to_string(last.body.size()) + "\r\n\r\n" + last.body;
+  json out = {{"request_bytes", last.body.size()},
+              {"request_stream", jb.is_object() ? jb.value("stream", false) : false},
+              {"request_messages", jb.is_object() && jb.contains("messages") ? jb["messages"].size() : 0},
+              {"request_tools", jb.is_object() && jb.contains("tools") ? jb["tools"].size() : 0}};
+  int errors = 0;
+  std::string err_sample;
+  size_t resp_bytes = 0;
+  auto check = [&](const HttpResponse& r) {
+    bool ok = r.error.empty() && r.status == 200 && r.body.find("[DONE]") != std::string::npos;
+    if (!ok) {
+      ++errors;
+      if (err_sample.empty()) err_sample = "status " + std::to_string(r.status) + " " + r.error + " " + r.body.substr(0, 200);
+    }
+    resp_bytes = r.body.size();
+    return ok;
+  };
+  // 1) one keep-alive connection (one warm-up request, not counted)
+  std::vector<double> ka, fresh;
+  fd = -1;
+  for (int i = 0; i <= o.mock_requests; ++i) {
+    auto t0 = Clock::now();
+    if (fd < 0 && (fd = tcp_open(o.mock_port)) < 0) die("mock LLM: connect failed");
+    HttpResponse r = http_exchange(fd, request);
+    double ms = ms_since(t0);
+    if (!r.keep_alive || !r.error.empty()) {
+      ::close(fd);
+      fd = -1;
+    }
+    if (check(r) && i > 0) ka.push_back(ms);
+  }
+  if (fd >= 0) ::close(fd);
+  // 2) a new connection per request (connect + request + response)
+  for (int i = 0; i <= o.mock_requests; ++i) {
+    auto t0 = Clock::now();
+    int f = tcp_open(o.mock_port);
+    if (f < 0) die("mock LLM: connect failed");
+    HttpResponse r = http_exchange(f, request);
+    double ms = ms_since(t0);
+    ::close(f);
+    if (check(r) && i > 0) fresh.push_back(ms);
+  }
+  out["response_body_bytes"] = resp_bytes;
+  out["keepalive"] = dist(ka);
+  out["new_connection"] = dist(fresh);
+  out["errors"] = errors;
+  if (!err_sample.empty()) out["error_sample"] = err_sample;
+  if (!ka.empty() && turn_p50 > 0) {
+    out["overhead_p50_ms"] = round3(turn_p50 - median(ka));
+    if (!fresh.empty()) out["overhead_vs_new_connection_p50_ms"] = round3(turn_p50 - median(fresh));
+  }
+  return out;
+}
+
+// ---- concurrency: S sessions x T turns over C connections, one thread
+json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
+  struct Sess {
+    std::string key_session, run_key, run_id, req_id;
+    int conn = 0, turn = 0, good = 0, errors = 0;
+    Clock::time_point t0;
+    bool acked = false, terminal = false, done = false;
+  };
+  int C = std::min(o.conc_conns, o.sessions), S = o.sessions, T = o.session_turns;
+  std::vector<std::unique_ptr<RawWs>> conns;
+  for (int c = 0; c < C; ++c) {
+    conns.push_back(std::make_unique<RawWs>());
+    raw_connect(*conns.back(), wd, o);
+  }
+  std::vector<Sess> ss(static_cast<size_t>(S));
+  std::unordered_map<std::string, int> by_run;
+  by_run.reserve(static_cast<size_t>(S * T * 2));
+  std::vector<double> lat, ack;
+  lat.reserve(static_cast<size_t>(S * T));
+  json errs = json::array();
+  long errors = 0, good = 0;
+  std::map<std::string, long> error_kinds;
+  auto note_error = [&](const std::string& e) {
+    ++errors;
+    if (errs.size() < 8) errs.push_back(e);
+    error_kinds[e.substr(0, std::min<size_t>(e.find(':'), 40))]++;
+  };
+  auto send_turn = [&](int i) {
+    Sess& s = ss[static_cast<size_t>(i)];
+    std::string marker = "s" + std::to_string(i) + "t" + std::to_string(s.turn);
+    s.run_key = next_key();
+    s.run_id = s.run_key;
+    s.req_id = "c" + std::to_string(i) + "_" + std::to_string(s.turn);
+    s.acked = s.terminal = false;
+    by_run[s.run_key] = i;
+    conns[static_cast<size_t>(s.conn)]->queue_text(
+        chat_send_frame(s.req_id, s.key_session, "bench session " + std::to_string(i) + " turn " + std::to_string(s.turn) + " ECHO:" + marker, s.run_key));
+    s.t0 = Clock::now();
+  };
+  int active = S;
+  bool capped = false;
+  auto t_start = Clock::now();
+  auto t_last = t_start;
+  auto deadline = t_start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.conc_timeout_secs));
+  auto advance = [&](int i) {  // the session's current turn is over (good or not)
+    Sess& s = ss[static_cast<size_t>(i)];
+    ++s.turn;
+    if (s.turn < T && Clock::now() < deadline) send_turn(i);
+    else {
+      s.done = true;
+      --active;
+    }
+  };
+  double scpu0 = tree_cpu_secs(server), ccpu0 = self_cpu_secs();
+  for (int i = 0; i < S; ++i) {
+    ss[static_cast<size_t>(i)].conn = i % C;
+    ss[static_cast<size_t>(i)].key_session = "bench-conc-" + g_key_prefix + "-" + std::to_string(i);
+    send_turn(i);
+  }
+  std::vector<pollfd> pfds(static_cast<size_t>(C));
+  size_t frames = 0;
+  while (active > 0) {
+    for (auto& c : conns)
+      if (c->pending()) c->flush();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      capped = true;
+      break;
+    }
+    for (int c = 0; c < C; ++c) pfds[static_cast<size_t>(c)] = {conns[static_cast<size_t>(c)]->fd(), POLLIN, 0};
+    int r = ::poll(pfds.data(), pfds.size(), static_cast<int>(std::min<long long>(left, 1000)));
+    if (r < 0 && errno != EINTR) die(std::string("poll: ") + std::strerror(errno));
+    if (r <= 0) continue;
+    for (int c = 0; c < C; ++c) {
+      if (!(pfds[static_cast<size_t>(c)].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      RawWs& ws = *conns[static_cast<size_t>(c)];
+      ws.fill("concurrent turns");
+      std::string_view m;
+      while (ws.next(m)) {
+        ++frames;
+        auto now = Clock::now();
+        FrameHead h;
+        if (!scan_head(m, h)) continue;
+        if (h.type == "res") {
+          // id "c<session>_<turn>"
+          if (h.id.size() < 4 || h.id[0] != 'c') continue;
+          int i = std::atoi(std::string(h.id.substr(1)).c_str());
+          if (i < 0 || i >= S) continue;
+          Sess& s = ss[static_cast<size_t>(i)];
+          if (s.done || h.id != s.req_id || s.acked) continue;
+          s.acked = true;
+          ack.push_back(ms_since(s.t0, now));
+          json j = json::parse(m, nullptr, false);
+          if (h.ok != 1 || !j.is_object()) {
+            note_error("chat.send rejected: " + std::string(m.substr(0, 300)));
+            ++s.errors;
+            advance(i);
+            continue;
+          }
+          if (j.contains("payload") && j["payload"].is_object() && j["payload"].contains("runId") && j["payload"]["runId"].is_string()) {
+            std::string rid = j["payload"]["runId"].get<std::string>();
+            if (rid != s.run_key) {
+              s.run_id = rid;
+              by_run[rid] = i;
+            }
+          }
+          if (s.terminal) advance(i);
+          continue;
+        }
+        if (h.type != "event") continue;
+        json p = terminal_chat_payload(m);
+        if (p.is_null()) continue;
+        auto it = by_run.find(p.value("runId", ""));
+        if (it == by_run.end()) continue;
+        int i = it->second;
+        Sess& s = ss[static_cast<size_t>(i)];
+        if (s.conn != c || s.done || s.terminal || (p.value("runId", "") != s.run_id && p.value("runId", "") != s.run_key)) continue;
+        s.terminal = true;
+        t_last = now;
+        std::string e = terminal_error(p, "s" + std::to_string(i) + "t" + std::to_string(s.turn));
+        if (e.empty()) {
+          ++good;
+          ++s.good;
+          lat.push_back(ms_since(s.t0, now));
+        } else {
+          note_error(e);
+          ++s.errors;
+        }
+        if (s.acked) advance(i);
+      }
+    }
+  }
+  double wall = std::chrono::duration<double>(t_last - t_start).count();
+  double scpu = tree_cpu_secs(server) - scpu0, ccpu = self_cpu_secs() - ccpu0;
+  long unfinished = 0, in_flight = 0;
+  int sessions_complete = 0;
+  for (auto& s : ss) {
+    unfinished += T - s.good - s.errors;
+    if (!s.done) ++in_flight;
+    if (s.good == T) ++sessions_complete;
+  }
+  for (auto& c : conns) c->close();
+  json kinds = json::object();
+  for (auto& [k, n] : error_kinds) kinds[k] = n;
+  json out = {{"sessions", S},
+              {"turns_per_session", T},
+              {"connections", C},
+              {"planned_turns", S * T},
+              {"good_turns", good},
+              {"errors", errors},
+              {"not_done", unfinished},
+              {"errors_and_not_done", errors + unfinished},
+              {"sessions_complete", sessions_complete},
+              {"in_flight_at_end", in_flight},
+              {"capped", capped},
+              {"timeout_secs", o.conc_timeout_secs},
+              {"wall_secs", round3(capped ? std::chrono::duration<double>(Clock::now() - t_start).count() : wall)},
+              {"good_turns_per_sec", wall > 0 ? round1(static_cast<double>(good) / wall) : 0},
+              {"latency", dist(lat)},
+              {"ack", dist(ack)},
+              {"error_samples", errs},
+              {"error_kinds", kinds},
+              {"frames_received", frames},
+              {"server_cpu_secs", round3(scpu)},
+              {"client_cpu_secs", round3(ccpu)}};
+  std::cerr << "[" << o.label << "] concurrency " << S << " sessions x " << T << " turns over " << C << " connections: " << good
+            << " good, " << errors << " errors, " << unfinished << " not done" << (capped ? " (CAPPED at " + fmt(o.conc_timeout_secs, 0) + " s)" : "")
+            << " in " << fmt(wall, 2) << " s; turn p50 " << fmt(median(lat), 2) << " ms, p90 " << fmt(percentile(lat, 90), 2) << " ms\n";
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1041,7 +1609,16 @@ int main(int argc, char** argv) {
                 {"inflight", o.inflight},
                 {"retry_us", o.retry_us},
                 {"stop_delay_secs", o.stop_delay_secs},
-                {"unavailable_retry_ms", o.unavailable_retry_ms}}}};
+                {"unavailable_retry_ms", o.unavailable_retry_ms},
+                {"turns", o.turns},
+                {"turn_warmup", o.turn_warmup},
+                {"turn_settle_secs", o.turn_settle_secs},
+                {"mock_port", o.mock_port},
+                {"mock_requests", o.mock_requests},
+                {"sessions", o.sessions},
+                {"session_turns", o.session_turns},
+                {"conc_conns", o.conc_conns},
+                {"conc_timeout_secs", o.conc_timeout_secs}}}};
 
   {  // the port must be free, or we would measure someone else's gateway
     beast::error_code ec;
@@ -1142,6 +1719,36 @@ int main(int argc, char** argv) {
   out["rpc"] = rpc;
   rws.close();
   out["after_rpc"] = mem_snapshot(s.pid);
+
+  // 4) agent turns against the mock LLM, the mock alone, then the concurrency run
+  g_key_prefix = "b" + std::to_string(std::time(nullptr)) + "-" + std::to_string(getpid());
+  if (o.turns > 0) {
+    json t = turn_series(o, wd, s.pid);
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.turn_settle_secs));
+    if (poll_exit(s)) die("gateway exited after the chat turns: " + exit_text(s.status));
+    json mem = mem_snapshot(s.pid);
+    mem["turns"] = o.turn_warmup + o.turns;
+    out["after_turns"] = mem;
+    std::cerr << "[" << o.label << "] RSS after " << o.turn_warmup + o.turns << " turns: main " << mem["main_rss_kib"] << " KiB, tree "
+              << mem["tree_rss_kib"] << " KiB\n";
+    double p50 = t["latency"].value("p50_ms", 0.0);
+    out["turns"] = std::move(t);
+    if (o.mock_port > 0) {
+      json b = mock_baseline(o, p50);
+      if (b.contains("keepalive"))
+        std::cerr << "[" << o.label << "] mock alone (" << b["request_bytes"] << "-byte request replayed): p50 "
+                  << fmt(b["keepalive"].value("p50_ms", 0.0), 3) << " ms keep-alive, " << fmt(b["new_connection"].value("p50_ms", 0.0), 3)
+                  << " ms new connection; gateway overhead p50 " << fmt(b.value("overhead_p50_ms", 0.0), 3) << " ms\n";
+      else
+        std::cerr << "[" << o.label << "] mock alone: " << b.value("error", "?") << "\n";
+      out["mock_baseline"] = std::move(b);
+    }
+  }
+  if (o.sessions > 0) {
+    out["concurrency"] = concurrency_run(o, wd, s.pid);
+    if (poll_exit(s)) die("gateway exited during the concurrency run: " + exit_text(s.status));
+    out["after_concurrency"] = mem_snapshot(s.pid);
+  }
   out["stop_ms"] = round1(stop_gateway(s, o.stop_timeout_secs));
   out["exit"] = exit_text(s.status);
 

@@ -118,6 +118,7 @@ void AgentRun::call_model() {
   for (const auto* tool : in_.tools) {
     context.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
   }
+  if (in_.hooks.transform_context) in_.hooks.transform_context(context);
   llm::RequestOptions options;
   options.thinking = in_.thinking;
   options.session_id = in_.session_id;
@@ -244,8 +245,14 @@ void AgentRun::run_next_tool() {
     if (t->name() == call.name) tool = t;
   }
   auto output = std::make_shared<tools::ToolOutput>();
-  auto work = [tool, call, output, flag = cancel_flag_, workspace = in_.workspace, env = in_.tool_env,
+  std::optional<std::string> denied;
+  if (in_.hooks.before_tool_call) denied = in_.hooks.before_tool_call(call);
+  auto work = [tool, call, output, denied, flag = cancel_flag_, workspace = in_.workspace, env = in_.tool_env,
                timeout = in_.exec_timeout_ms, processes = in_.processes] {
+    if (denied) {
+      *output = tools::ToolOutput::error(*denied);
+      return;
+    }
     if (!tool) {
       *output = tools::ToolOutput::error("unknown tool \"" + call.name + "\" (not available to this agent)");
       return;
@@ -262,6 +269,7 @@ void AgentRun::run_next_tool() {
   auto self = shared_from_this();
   loop_.offload(std::move(work), [self, call, output] {
     self->tool_running_ = false;
+    if (self->in_.hooks.after_tool_call) self->in_.hooks.after_tool_call(call, *output);
     const CappedText capped = cap_tool_result(output->text, self->in_.model.context_window);
     llm::ToolResultMessage result;
     result.tool_call_id = call.id;

@@ -25,6 +25,17 @@
 
 namespace pincer::agent {
 
+/// Extension points of the loop (AG-3), all called on the event-loop thread; each may be empty.
+struct RunHooks {
+  /// Before a tool runs. A returned message denies the call: the model receives it as an error
+  /// result instead (the approval gate plugs in here).
+  std::function<std::optional<std::string>(const llm::ToolCall&)> before_tool_call;
+  /// After a tool ran, before the CX-8 cap: may rewrite the output.
+  std::function<void(const llm::ToolCall&, tools::ToolOutput&)> after_tool_call;
+  /// Before every model call: may rewrite the context (compaction plugs in here).
+  std::function<void(llm::Context&)> transform_context;
+};
+
 /// Everything a run needs, resolved by the caller (AgentService) before it starts.
 struct RunInputs {
   std::string run_id;        ///< = the client's idempotencyKey
@@ -42,6 +53,7 @@ struct RunInputs {
   int64_t exec_timeout_ms = 1'800'000;
   std::map<std::string, std::string> tool_env;  ///< base environment for exec (scrubbed by the tool)
   tools::ProcessTable* processes = nullptr;     ///< background exec sessions (owned by the service)
+  RunHooks hooks;
 };
 
 class AgentRun : public std::enable_shared_from_this<AgentRun> {

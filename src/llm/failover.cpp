@@ -506,7 +506,7 @@ ProviderFailure classify_stream_error(const ModelSpec& model, const Error& error
   f.reason = classify_text(0, info);
   f.retryable = is_retryable(f.reason);
   f.retry_after_ms = retry_hint(lower(detail));
-  const bool overloaded = lower(detail).find("overloaded") != std::string::npos;
+  const bool overloaded = has_any(lower(detail), {"overloaded", "busy"});
   f.message = compose(model, phrase(f.reason, 0, overloaded), detail, f.retry_after_ms, f.retryable);
   return f;
 }

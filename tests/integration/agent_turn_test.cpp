@@ -2,6 +2,7 @@
 // Chat Completions wire format over real HTTP, a real WebSocket client, real tools, real files.
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -18,19 +19,22 @@ using nlohmann::json;
 constexpr const char* kToken = "agent-test-token-0123456789";
 
 std::string agent_config(const MockLlm& mock, const std::string& model = "mock/mock-model",
-                         const std::string& api_key = "mock-key") {
+                         const std::string& api_key = "mock-key", const std::string& api = "openai-completions") {
+  // OpenAI-style APIs take the /v1 base; Anthropic and Ollama append their own paths to the host.
+  const bool v1 = api == "openai-completions" || api == "openai-responses";
+  const std::string base = v1 ? mock.base_url() : "http://127.0.0.1:" + std::to_string(mock.port());
   return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() + "', apiKey: '" + api_key +
-         "', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
+         "  models: { providers: { mock: { baseUrl: '" + base + "', apiKey: '" + api_key + "', api: '" + api +
+         "', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
          "  agents: { defaults: { model: { primary: '" + model + "' } } } }\n";
 }
 
 class AgentTurnTest : public ::testing::Test {
  protected:
   void start(const std::vector<std::string>& mock_args = {}, const std::string& model = "mock/mock-model",
-             const std::string& api_key = "mock-key") {
+             const std::string& api_key = "mock-key", const std::string& api = "openai-completions") {
     mock_ = std::make_unique<MockLlm>(mock_args);
-    home_.write("pincer.json", agent_config(*mock_, model, api_key));
+    home_.write("pincer.json", agent_config(*mock_, model, api_key, api));
     gateway_ = std::make_unique<Gateway>(home_.path());
   }
   std::unique_ptr<WsClient> client(const std::vector<std::string>& caps = {}) {
@@ -229,6 +233,23 @@ TEST_F(AgentTurnTest, AbortMidStreamKeepsThePartialReplyMarkedAborted) {
   EXPECT_EQ(text_of(messages[1]), partial);
 }
 
+TEST_F(AgentTurnTest, OneRunPerSessionAtATimeAndIdempotentSends) {
+  start();
+  auto c = client();
+  auto a = c->request("chat.send", {{"sessionKey", "main"}, {"message", "MOCK_SLOW:20 ECHO:a"}, {"idempotencyKey", "run-a"}});
+  auto b = c->request("chat.send", {{"sessionKey", "main"}, {"message", "ECHO:b"}, {"idempotencyKey", "run-b"}});
+  auto again = c->request("chat.send", {{"sessionKey", "main"}, {"message", "ECHO:b"}, {"idempotencyKey", "run-b"}});
+  ASSERT_EQ(a["ok"], true);
+  ASSERT_EQ(b["ok"], true);
+  EXPECT_EQ(again["payload"], b["payload"]);  // a retried key gets the first answer, runs once
+  std::vector<json> events;
+  EXPECT_EQ(wait_terminal(*c, "run-a", &events)["state"], "final");
+  for (const auto& e : events) EXPECT_NE(e["payload"].value("runId", ""), "run-b") << "run-b started before run-a ended";
+  EXPECT_EQ(text_of(wait_terminal(*c, "run-b")["message"]), "Hello from the mock LLM. [b]");
+  auto history = c->request("chat.history", {{"sessionKey", "main"}});
+  EXPECT_EQ(history["payload"]["messages"].size(), 4u) << "run-b ran exactly once";
+}
+
 TEST_F(AgentTurnTest, UnknownModelIsAClearError) {
   start({}, "mock/no-such-model");
   auto c = client();
@@ -282,6 +303,31 @@ TEST_F(AgentTurnTest, HugeToolOutputIsCapped) {
   }
   EXPECT_TRUE(seen);
 }
+
+/// The same turn — text, then a tool call and its answer — over every wire API (PV-1).
+class AgentWireApiTest : public AgentTurnTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(AgentWireApiTest, TextAndToolTurns) {
+  start({}, "mock/mock-model", "mock-key", GetParam());
+  auto c = client();
+  json final = turn(*c, "hello ECHO:api", "run-api-1");
+  ASSERT_EQ(final["state"], "final") << final.dump();
+  EXPECT_EQ(text_of(final["message"]), "Hello from the mock LLM. [api]");
+  json tool = turn(*c, R"(MOCK_TOOL:exec:{"command":"echo wire-ok"})", "run-api-2");
+  ASSERT_EQ(tool["state"], "final") << tool.dump();
+  EXPECT_NE(text_of(tool["message"]).find("wire-ok"), std::string::npos) << tool.dump();
+  json reasoning = turn(*c, "MOCK_REASON ECHO:think", "run-api-3");
+  ASSERT_EQ(reasoning["state"], "final") << reasoning.dump();
+  EXPECT_NE(text_of(reasoning["message"]).find("[think]"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Apis, AgentWireApiTest,
+                         ::testing::Values("openai-completions", "openai-responses", "anthropic-messages", "ollama"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace pincer::test

@@ -215,6 +215,16 @@ TEST_F(GatewayCoreTest, ShutdownAnnouncesAndCloses1012) {
   EXPECT_EQ(pending.sent.size(), 1u);
 }
 
+TEST_F(GatewayCoreTest, AgentMethodsWithoutARuntimeAreUnavailable) {
+  FakeLink link;
+  ConnId id = connect(link);
+  json res = call(id, link, "chat.send", {{"sessionKey", "main"}, {"message", "hi"}, {"idempotencyKey", "k"}});
+  EXPECT_EQ(res["error"]["code"], "UNAVAILABLE");
+  EXPECT_EQ(res["error"]["message"], "agent runtime not available");
+  EXPECT_EQ(call(id, link, "chat.send", {{"sessionKey", "main"}, {"idempotencyKey", "k2"}})["error"]["message"],
+            "invalid chat.send params: must have required property 'message'");
+}
+
 TEST_F(GatewayCoreTest, NodeRoleWithoutDeviceIdentityIsRefused) {
   FakeLink link;
   ConnId id = gateway_.open(link, PeerInfo{"127.0.0.1", true, "", std::nullopt, {}});
