@@ -36,7 +36,7 @@ fuzz-build: deps $(FUZZBUILD)/build.ninja
 run: deps
 	@cmake -S . -B $(BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target pincer
-	exec ./$(BUILD)/pincer gateway run $(ARGS)
+	@exec ./$(BUILD)/pincer gateway run $(ARGS)
 
 # Every test: release build (warnings as errors), then the same tests under ASan+UBSan, then a
 # short run of every fuzzer over its seeds.

@@ -1430,7 +1430,7 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
   std::vector<double> lat, ack;
   lat.reserve(static_cast<size_t>(S * T));
   json errs = json::array();
-  long errors = 0, good = 0;
+  long errors = 0, good = 0, aborted_at_cap = 0, good_after_cap = 0;
   std::map<std::string, long> error_kinds;
   auto note_error = [&](const std::string& e) {
     ++errors;
@@ -1445,23 +1445,105 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
     s.req_id = "c" + std::to_string(i) + "_" + std::to_string(s.turn);
     s.acked = s.terminal = false;
     by_run[s.run_key] = i;
-    conns[static_cast<size_t>(s.conn)]->queue_text(
-        chat_send_frame(s.req_id, s.key_session, "bench session " + std::to_string(i) + " turn " + std::to_string(s.turn) + " ECHO:" + marker, s.run_key));
+    conns[static_cast<size_t>(s.conn)]->queue_text(chat_send_frame(
+        s.req_id, s.key_session, "bench session " + std::to_string(i) + " turn " + std::to_string(s.turn) + " ECHO:" + marker, s.run_key));
     s.t0 = Clock::now();
   };
   int active = S;
-  bool capped = false;
+  bool capped = false, draining = false;
   auto t_start = Clock::now();
   auto t_last = t_start;
   auto deadline = t_start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.conc_timeout_secs));
   auto advance = [&](int i) {  // the session's current turn is over (good or not)
     Sess& s = ss[static_cast<size_t>(i)];
     ++s.turn;
-    if (s.turn < T && Clock::now() < deadline) send_turn(i);
+    if (!draining && s.turn < T && Clock::now() < deadline) send_turn(i);
     else {
       s.done = true;
       --active;
     }
+  };
+  auto handle = [&](int c, std::string_view m, Clock::time_point now) {
+    FrameHead h;
+    if (!scan_head(m, h)) return;
+    if (h.type == "res") {  // id "c<session>_<turn>" (chat.send) or "a<session>" (chat.abort, ignored)
+      if (h.id.size() < 4 || h.id[0] != 'c') return;
+      int i = std::atoi(std::string(h.id.substr(1)).c_str());
+      if (i < 0 || i >= S) return;
+      Sess& s = ss[static_cast<size_t>(i)];
+      if (s.done || h.id != s.req_id || s.acked) return;
+      s.acked = true;
+      ack.push_back(ms_since(s.t0, now));
+      json j = json::parse(m, nullptr, false);
+      if (h.ok != 1 || !j.is_object()) {
+        note_error("chat.send rejected: " + std::string(m.substr(0, 300)));
+        ++s.errors;
+        advance(i);
+        return;
+      }
+      if (j.contains("payload") && j["payload"].is_object() && j["payload"].contains("runId") && j["payload"]["runId"].is_string()) {
+        std::string rid = j["payload"]["runId"].get<std::string>();
+        if (rid != s.run_key) {
+          s.run_id = rid;
+          by_run[rid] = i;
+        }
+      }
+      if (s.terminal) advance(i);
+      return;
+    }
+    if (h.type != "event") return;
+    json p = terminal_chat_payload(m);
+    if (p.is_null()) return;
+    std::string rid = p.value("runId", "");
+    auto it = by_run.find(rid);
+    if (it == by_run.end()) return;
+    int i = it->second;
+    Sess& s = ss[static_cast<size_t>(i)];
+    // every connection gets every run's events: act on the copy sent to the session's own connection
+    if (s.conn != c || s.done || s.terminal || (rid != s.run_id && rid != s.run_key)) return;
+    s.terminal = true;
+    std::string e = terminal_error(p, "s" + std::to_string(i) + "t" + std::to_string(s.turn));
+    if (draining) {  // after the cap: our chat.abort ended it, or it finished meanwhile
+      if (e.empty()) ++good_after_cap;
+      else ++aborted_at_cap;
+      s.acked = true;
+    } else if (e.empty()) {
+      t_last = now;
+      ++good;
+      ++s.good;
+      lat.push_back(ms_since(s.t0, now));
+    } else {
+      t_last = now;
+      note_error(e);
+      ++s.errors;
+    }
+    if (s.acked) advance(i);
+  };
+  std::vector<pollfd> pfds(static_cast<size_t>(C));
+  size_t frames = 0;
+  // poll all connections and handle every frame until no session is active or `until` passes
+  auto pump = [&](Clock::time_point until) {
+    while (active > 0) {
+      for (auto& c : conns)
+        if (c->pending()) c->flush();
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+      if (left <= 0) return false;
+      for (int c = 0; c < C; ++c) pfds[static_cast<size_t>(c)] = {conns[static_cast<size_t>(c)]->fd(), POLLIN, 0};
+      int r = ::poll(pfds.data(), pfds.size(), static_cast<int>(std::min<long long>(left, 1000)));
+      if (r < 0 && errno != EINTR) die(std::string("poll: ") + std::strerror(errno));
+      if (r <= 0) continue;
+      for (int c = 0; c < C; ++c) {
+        if (!(pfds[static_cast<size_t>(c)].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        RawWs& ws = *conns[static_cast<size_t>(c)];
+        ws.fill("concurrent turns");
+        std::string_view m;
+        while (ws.next(m)) {
+          ++frames;
+          handle(c, m, Clock::now());
+        }
+      }
+    }
+    return true;
   };
   double scpu0 = tree_cpu_secs(server), ccpu0 = self_cpu_secs();
   for (int i = 0; i < S; ++i) {
@@ -1469,80 +1551,8 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
     ss[static_cast<size_t>(i)].key_session = "bench-conc-" + g_key_prefix + "-" + std::to_string(i);
     send_turn(i);
   }
-  std::vector<pollfd> pfds(static_cast<size_t>(C));
-  size_t frames = 0;
-  while (active > 0) {
-    for (auto& c : conns)
-      if (c->pending()) c->flush();
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      capped = true;
-      break;
-    }
-    for (int c = 0; c < C; ++c) pfds[static_cast<size_t>(c)] = {conns[static_cast<size_t>(c)]->fd(), POLLIN, 0};
-    int r = ::poll(pfds.data(), pfds.size(), static_cast<int>(std::min<long long>(left, 1000)));
-    if (r < 0 && errno != EINTR) die(std::string("poll: ") + std::strerror(errno));
-    if (r <= 0) continue;
-    for (int c = 0; c < C; ++c) {
-      if (!(pfds[static_cast<size_t>(c)].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      RawWs& ws = *conns[static_cast<size_t>(c)];
-      ws.fill("concurrent turns");
-      std::string_view m;
-      while (ws.next(m)) {
-        ++frames;
-        auto now = Clock::now();
-        FrameHead h;
-        if (!scan_head(m, h)) continue;
-        if (h.type == "res") {
-          // id "c<session>_<turn>"
-          if (h.id.size() < 4 || h.id[0] != 'c') continue;
-          int i = std::atoi(std::string(h.id.substr(1)).c_str());
-          if (i < 0 || i >= S) continue;
-          Sess& s = ss[static_cast<size_t>(i)];
-          if (s.done || h.id != s.req_id || s.acked) continue;
-          s.acked = true;
-          ack.push_back(ms_since(s.t0, now));
-          json j = json::parse(m, nullptr, false);
-          if (h.ok != 1 || !j.is_object()) {
-            note_error("chat.send rejected: " + std::string(m.substr(0, 300)));
-            ++s.errors;
-            advance(i);
-            continue;
-          }
-          if (j.contains("payload") && j["payload"].is_object() && j["payload"].contains("runId") && j["payload"]["runId"].is_string()) {
-            std::string rid = j["payload"]["runId"].get<std::string>();
-            if (rid != s.run_key) {
-              s.run_id = rid;
-              by_run[rid] = i;
-            }
-          }
-          if (s.terminal) advance(i);
-          continue;
-        }
-        if (h.type != "event") continue;
-        json p = terminal_chat_payload(m);
-        if (p.is_null()) continue;
-        auto it = by_run.find(p.value("runId", ""));
-        if (it == by_run.end()) continue;
-        int i = it->second;
-        Sess& s = ss[static_cast<size_t>(i)];
-        if (s.conn != c || s.done || s.terminal || (p.value("runId", "") != s.run_id && p.value("runId", "") != s.run_key)) continue;
-        s.terminal = true;
-        t_last = now;
-        std::string e = terminal_error(p, "s" + std::to_string(i) + "t" + std::to_string(s.turn));
-        if (e.empty()) {
-          ++good;
-          ++s.good;
-          lat.push_back(ms_since(s.t0, now));
-        } else {
-          note_error(e);
-          ++s.errors;
-        }
-        if (s.acked) advance(i);
-      }
-    }
-  }
-  double wall = std::chrono::duration<double>(t_last - t_start).count();
+  capped = !pump(deadline);
+  double wall = std::chrono::duration<double>((capped ? Clock::now() : t_last) - t_start).count();
   double scpu = tree_cpu_secs(server) - scpu0, ccpu = self_cpu_secs() - ccpu0;
   long unfinished = 0, in_flight = 0;
   int sessions_complete = 0;
@@ -1550,6 +1560,22 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
     unfinished += T - s.good - s.errors;
     if (!s.done) ++in_flight;
     if (s.good == T) ++sessions_complete;
+  }
+  // Capped: abort what is still running (chat.abort, as a client would) and wait up to 60 s for those runs to end,
+  // so that the gateway is quiet again for the RSS snapshot and the stop.
+  double drain_secs = 0;
+  bool drained = true;
+  if (capped) {
+    draining = true;
+    auto t0 = Clock::now();
+    for (int i = 0; i < S; ++i) {
+      Sess& s = ss[static_cast<size_t>(i)];
+      if (s.done) continue;
+      json j = {{"type", "req"}, {"id", "a" + std::to_string(i)}, {"method", "chat.abort"}, {"params", {{"sessionKey", s.key_session}, {"runId", s.run_id}}}};
+      conns[static_cast<size_t>(s.conn)]->queue_text(j.dump());
+    }
+    drained = pump(t0 + std::chrono::seconds(60));
+    drain_secs = std::chrono::duration<double>(Clock::now() - t0).count();
   }
   for (auto& c : conns) c->close();
   json kinds = json::object();
@@ -1566,7 +1592,7 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
               {"in_flight_at_end", in_flight},
               {"capped", capped},
               {"timeout_secs", o.conc_timeout_secs},
-              {"wall_secs", round3(capped ? std::chrono::duration<double>(Clock::now() - t_start).count() : wall)},
+              {"wall_secs", round3(wall)},
               {"good_turns_per_sec", wall > 0 ? round1(static_cast<double>(good) / wall) : 0},
               {"latency", dist(lat)},
               {"ack", dist(ack)},
@@ -1575,12 +1601,16 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
               {"frames_received", frames},
               {"server_cpu_secs", round3(scpu)},
               {"client_cpu_secs", round3(ccpu)}};
+  if (capped)
+    out["after_cap"] = {{"aborted", aborted_at_cap}, {"finished_anyway", good_after_cap}, {"drain_secs", round3(drain_secs)}, {"all_ended", drained}};
   std::cerr << "[" << o.label << "] concurrency " << S << " sessions x " << T << " turns over " << C << " connections: " << good
-            << " good, " << errors << " errors, " << unfinished << " not done" << (capped ? " (CAPPED at " + fmt(o.conc_timeout_secs, 0) + " s)" : "")
+            << " good, " << errors << " errors, " << unfinished << " not done"
+            << (capped ? " (CAPPED at " + fmt(o.conc_timeout_secs, 0) + " s; " + std::to_string(in_flight) + " runs aborted with chat.abort, ended after " +
+                             fmt(drain_secs, 1) + " s" + (drained ? "" : " - NOT ALL") + ")"
+                       : "")
             << " in " << fmt(wall, 2) << " s; turn p50 " << fmt(median(lat), 2) << " ms, p90 " << fmt(percentile(lat, 90), 2) << " ms\n";
   return out;
 }
-
 }  // namespace
 
 int main(int argc, char** argv) {

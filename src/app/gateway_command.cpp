@@ -1,5 +1,9 @@
 #include "app/gateway_command.h"
 
+#include <arpa/inet.h>
+#include <sys/stat.h>
+
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 
@@ -59,7 +63,17 @@ int run_gateway(const GatewayRunFlags& flags) {
 
   std::optional<std::string> env_token = env("PINCER_GATEWAY_TOKEN");
   std::optional<std::string> env_password = env("PINCER_GATEWAY_PASSWORD");
+
+  // Everything the gateway writes (config, sessions, logs) is private to the user.
+  ::umask(0077);
   std::error_code ec;
+  std::filesystem::create_directories(state, ec);
+
+  // GW-1: one gateway per state dir — taken before anything is written, so that two first starts
+  // racing on an empty state dir cannot both create a config with different tokens.
+  auto lock = store::InstanceLock::acquire(paths::gateway_lock_file(state));
+  if (!lock) return fail(1, lock.error().message);
+
   if (!std::filesystem::exists(config_path, ec) && !flags.token && !env_token && !flags.password && !env_password &&
       flags.auth.value_or("token") == "token") {
     auto created = create_first_config(config_path);
@@ -82,14 +96,17 @@ int run_gateway(const GatewayRunFlags& flags) {
   // Port: flag > env > config.
   s.port = gw.value("port", 18789);
   if (auto p = env("PINCER_GATEWAY_PORT"); p && !p->empty()) {
-    try {
-      s.port = std::stoi(*p);
-    } catch (...) {
-      return fail(2, "PINCER_GATEWAY_PORT: expected a port number, got \"" + *p + "\"");
+    int port = -1;
+    auto [end, err] = std::from_chars(p->data(), p->data() + p->size(), port);
+    if (err != std::errc() || end != p->data() + p->size() || port < 0 || port > 65535) {
+      return fail(2, "PINCER_GATEWAY_PORT: expected a port number 0..65535, got \"" + *p + "\"");
     }
+    s.port = port;
   }
-  if (flags.port) s.port = *flags.port;
-  if (s.port < 0 || s.port > 65535) return fail(2, "--port: expected 0..65535, got " + std::to_string(s.port));
+  if (flags.port) {
+    if (*flags.port < 0 || *flags.port > 65535) return fail(2, "--port: expected 0..65535, got " + std::to_string(*flags.port));
+    s.port = *flags.port;
+  }
 
   // Bind: loopback → 127.0.0.1, lan → 0.0.0.0, custom → gateway.customBindHost / --host.
   std::string bind = flags.host ? "custom" : flags.bind.value_or(gw.value("bind", "loopback"));
@@ -98,6 +115,10 @@ int run_gateway(const GatewayRunFlags& flags) {
   else if (bind == "custom") {
     s.bind_host = flags.host.value_or(gw.value("customBindHost", ""));
     if (s.bind_host.empty()) return fail(2, "gateway.bind is \"custom\" but gateway.customBindHost is not set (or pass --host)");
+    unsigned char addr[sizeof(in6_addr)];
+    if (::inet_pton(AF_INET, s.bind_host.c_str(), addr) != 1 && ::inet_pton(AF_INET6, s.bind_host.c_str(), addr) != 1) {
+      return fail(2, "--host: expected an IPv4 or IPv6 address, got \"" + s.bind_host + "\"");
+    }
   } else {
     return fail(2, "--bind: expected one of loopback|lan|custom, got \"" + bind + "\"");
   }
@@ -149,10 +170,6 @@ int run_gateway(const GatewayRunFlags& flags) {
   }
   redact::add_secret(s.auth.token);
   redact::add_secret(s.auth.password);
-
-  // GW-1: one gateway per state dir.
-  auto lock = store::InstanceLock::acquire(paths::gateway_lock_file(state));
-  if (!lock) return fail(1, lock.error().message);
 
   const json& logging = cfg["logging"];
   const std::string log_file = logging.value("file", "");

@@ -39,7 +39,19 @@ int main(int argc, char** argv) {
   bool markdown = false;
   schema->add_flag("--markdown", markdown, "Print the Markdown reference (docs/configuration.md) instead of JSON Schema");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line, the documented exit code for bad arguments.
+    std::cerr << "pincer: " << e.what() << " (see pincer --help)\n";
+    return 2;
+  }
 
   if (run->parsed()) return pincer::app::run_gateway(flags);
   if (schema->parsed()) {

@@ -12,14 +12,33 @@
 namespace pincer::log {
 namespace {
 
-/// Forwards each message, with secrets redacted, to the wrapped sinks.
+/// Client-supplied text can reach log messages (a frame's key, a header): newlines and terminal
+/// escapes are written as \n, \xNN so that nobody can forge log lines or drive a terminal.
+std::string escape_controls(std::string text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+/// Forwards each message, with secrets redacted and controls escaped, to the wrapped sinks.
 class RedactingSink final : public spdlog::sinks::base_sink<std::mutex> {
  public:
   explicit RedactingSink(std::vector<spdlog::sink_ptr> sinks) : sinks_(std::move(sinks)) {}
 
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
-    std::string clean = redact::apply(std::string_view(msg.payload.data(), msg.payload.size()));
+    std::string clean = escape_controls(redact::apply(std::string_view(msg.payload.data(), msg.payload.size())));
     spdlog::details::log_msg copy = msg;
     copy.payload = spdlog::string_view_t(clean.data(), clean.size());
     for (auto& sink : sinks_) {

@@ -368,9 +368,13 @@ json Gateway::presence() const {
   return entries;
 }
 
-void Gateway::presence_changed() {
+void Gateway::presence_changed() { presence_dirty_ = true; }
+
+void Gateway::flush_presence() {
+  if (!presence_dirty_) return;
+  presence_dirty_ = false;
   ++presence_version_;
-  broadcast("presence", json{{"presence", presence()}}.dump(), false, state_version());
+  broadcast("presence", json{{"presence", presence()}}.dump(), /*drop_if_slow=*/true, state_version());
 }
 
 void Gateway::tick() { broadcast("tick", json{{"ts", clock_.wall_ms()}}.dump(), /*drop_if_slow=*/true); }

@@ -112,6 +112,12 @@ class Gateway {
   std::size_t connected_count() const;
   /// All sockets the gateway knows, connected or still in the handshake.
   std::size_t client_count() const { return clients_.size(); }
+  /// Sockets still in the handshake (no hello-ok yet).
+  std::size_t pending_handshakes() const { return clients_.size() - connected_count(); }
+  /// Sends one `presence` event if presence changed since the last one. Called every
+  /// kPresenceFlushMs by the transport: a burst of connects costs one event per client, not one
+  /// per connect (which grows with the cube of the client count).
+  void flush_presence();
   const MethodRegistry& methods() const { return methods_; }
   /// Sends a response frame to a client if it is still connected (for late/async answers).
   void send_to(ConnId id, std::string frame, bool drop_if_slow = false);
@@ -161,6 +167,7 @@ class Gateway {
   nlohmann::json health_;
   std::string health_json_;
   int64_t presence_version_ = 1;
+  bool presence_dirty_ = false;
   int64_t health_version_ = 1;
   bool shutting_down_ = false;
   EventLoop* loop_ = nullptr;

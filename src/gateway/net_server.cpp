@@ -3,6 +3,8 @@
 // one io_context thread (ARCHITECTURE.md "Concurrency model").
 #include "gateway/net_server.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -33,6 +35,9 @@ using Acceptor = asio::basic_socket_acceptor<tcp, Executor>;
 using Stream = beast::basic_stream<tcp, Executor>;
 
 constexpr auto kHttpReadTimeout = std::chrono::seconds(30);
+constexpr int64_t kAcceptBackoffMs = 200;
+// Sockets that have not completed `connect` yet (each holds a descriptor for up to 10 s).
+constexpr std::size_t kMaxPendingHandshakes = 256;
 constexpr std::size_t kHttpBodyLimit = 64 * 1024;
 
 bool is_loopback(const asio::ip::address& a) {
@@ -122,6 +127,8 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
     const auto data = buffer_.cdata();
     gateway_.on_message(id_, std::string_view(static_cast<const char*>(data.data()), data.size()));
     buffer_.consume(buffer_.size());
+    // One large message must not pin its buffer for the connection's lifetime (LESSONS 7).
+    if (buffer_.capacity() > 256 * 1024) buffer_.shrink_to_fit();
     read_next();  // keep one read pending until the socket dies: it also completes the close handshake
   }
 
@@ -272,7 +279,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
 class Server {
  public:
   Server(asio::io_context& ioc, Gateway& gateway)
-      : ioc_(ioc), gateway_(gateway), acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT) {}
+      : ioc_(ioc), gateway_(gateway), acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), presence_(ioc), accept_retry_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT) {}
 
   Status listen(const ServerOptions& options) {
     error_code ec;
@@ -294,7 +301,11 @@ class Server {
   void start() {
     accept_next();
     schedule(tick_, kTickIntervalMs, [this] { gateway_.tick(); });
-    schedule(health_, kHealthRefreshMs, [this] { gateway_.refresh_health(); });
+    schedule(health_, kHealthRefreshMs, [this] {
+      gateway_.refresh_health();
+      ::malloc_trim(0);  // give memory freed after a burst back to the system
+    });
+    schedule(presence_, kPresenceFlushMs, [this] { gateway_.flush_presence(); });
     signals_.async_wait([this](error_code ec, int signo) {
       if (!ec) begin_shutdown(signo == SIGTERM ? "SIGTERM" : "SIGINT");
     });
@@ -305,7 +316,19 @@ class Server {
     acceptor_.async_accept([this](error_code ec, Socket socket) {
       if (ec) {
         if (ec == asio::error::operation_aborted) return;
-        spdlog::warn("accept failed: {}", ec.message());
+        // Out of descriptors (EMFILE/ENFILE) or similar: the pending connection stays in the
+        // backlog, so accepting again at once would spin. Pause, and log once per pause.
+        spdlog::warn("accept failed: {}; pausing accepts for {} ms", ec.message(), kAcceptBackoffMs);
+        accept_retry_.expires_after(std::chrono::milliseconds(kAcceptBackoffMs));
+        accept_retry_.async_wait([this](error_code wait_ec) {
+          if (!wait_ec && !gateway_.shutting_down()) accept_next();
+        });
+        return;
+      }
+      if (gateway_.pending_handshakes() >= kMaxPendingHandshakes) {
+        // Unauthenticated sockets are capped so that they cannot take every descriptor.
+        error_code ignored;
+        socket.close(ignored);
       } else {
         socket.set_option(tcp::no_delay(true), ec);  // small frames, pipelined: no Nagle delays
         std::make_shared<HttpSession>(std::move(socket), gateway_)->start();
@@ -330,6 +353,8 @@ class Server {
     acceptor_.close(ignored);
     tick_.cancel();
     health_.cancel();
+    presence_.cancel();
+    accept_retry_.cancel();
     gateway_.shutdown(std::string("gateway stopping (") + why + ")");
     deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
     wait_for_clients();
@@ -348,7 +373,7 @@ class Server {
   asio::io_context& ioc_;
   Gateway& gateway_;
   Acceptor acceptor_;
-  asio::steady_timer tick_, health_, stop_;
+  asio::steady_timer tick_, health_, presence_, accept_retry_, stop_;
   asio::signal_set signals_;
   std::chrono::steady_clock::time_point deadline_;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -248,6 +249,37 @@ TEST_F(AgentTurnTest, OneRunPerSessionAtATimeAndIdempotentSends) {
   EXPECT_EQ(text_of(wait_terminal(*c, "run-b")["message"]), "Hello from the mock LLM. [b]");
   auto history = c->request("chat.history", {{"sessionKey", "main"}});
   EXPECT_EQ(history["payload"]["messages"].size(), 4u) << "run-b ran exactly once";
+}
+
+TEST_F(AgentTurnTest, AgentMethodAnswersTwiceAndAgentWaitWaits) {
+  start();
+  auto c = client();
+  c->send_json({{"type", "req"}, {"id", "a1"}, {"method", "agent"},
+                {"params", {{"message", "MOCK_SLOW:10 ECHO:ag"}, {"idempotencyKey", "run-ag"}}}});
+  auto ack = c->recv_response("a1");
+  ASSERT_TRUE(ack);
+  EXPECT_EQ((*ack)["payload"]["status"], "accepted");
+  EXPECT_EQ((*ack)["payload"]["runId"], "run-ag");
+  c->send_json({{"type", "req"}, {"id", "w1"}, {"method", "agent.wait"}, {"params", {{"runId", "run-ag"}}}});
+  std::optional<json> final, waited;
+  for (int i = 0; i < 500 && !(final && waited); ++i) {
+    std::optional<json> f;
+    if (!c->events().empty()) {
+      f = c->events().front();
+      c->events().pop_front();
+    } else {
+      f = c->recv(10s);
+    }
+    ASSERT_TRUE(f);
+    if ((*f)["type"] == "res" && (*f)["id"] == "a1") final = f;
+    if ((*f)["type"] == "res" && (*f)["id"] == "w1") waited = f;
+  }
+  ASSERT_TRUE(final && waited);
+  EXPECT_EQ((*final)["payload"]["status"], "ok");
+  EXPECT_EQ((*final)["payload"]["result"]["payloads"][0]["text"], "Hello from the mock LLM. [ag]");
+  EXPECT_EQ((*waited)["payload"]["status"], "ok");
+  auto unknown = c->request("agent.wait", {{"runId", "no-such-run"}, {"timeoutMs", 10}});
+  EXPECT_EQ(unknown["payload"]["status"], "error");
 }
 
 TEST_F(AgentTurnTest, UnknownModelIsAClearError) {

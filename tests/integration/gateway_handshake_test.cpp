@@ -157,6 +157,20 @@ TEST_F(GatewayTest, ExtraTopLevelKeyIsRejected) {
   EXPECT_EQ(c->request("health")["ok"], true);
 }
 
+TEST_F(GatewayTest, ClientTextCannotForgeLogLines) {
+  auto bad = open();
+  bad->send_text(R"({"type":"req","id":"x","method":"connect","a\n2026-01-01 info FORGED LINE\u001b[31m":1})");
+  EXPECT_TRUE(bad->wait_closed());
+  auto c = connected();
+  auto res = c->request("logs.tail", {{"limit", 100}});
+  ASSERT_EQ(res["ok"], true);
+  for (const auto& line : res["payload"]["lines"]) {
+    const std::string text = line;
+    EXPECT_NE(text.rfind("2026-01-01 info FORGED", 0), 0u) << text;
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  }
+}
+
 TEST_F(GatewayTest, InvalidConnectParamsNameTheField) {
   auto c = open();
   auto params = connect_params(kToken);

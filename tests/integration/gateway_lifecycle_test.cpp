@@ -1,6 +1,8 @@
 // Start-up rules and shutdown of the real binary (GW-1, GW-10, AU-1; issue #2 §3-4).
 #include <signal.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -103,6 +105,38 @@ TEST(GatewayLifecycle, FirstRunCreatesAConfigWithAToken) {
   ASSERT_TRUE(c.recv());
   c.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(token)}});
   EXPECT_EQ(c.recv_response("c1").value()["ok"], true);
+}
+
+TEST(GatewayLifecycle, BadArgumentsExitWith2AndOneLine) {
+  TempDir home;
+  home.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } } }");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"gateway", "run", "--port", "abc"},
+           {"gateway", "run", "--bind", "weird"},
+           {"gateway", "run", "--no-such-flag"},
+           {"gateway", "run", "--port", "70000"},
+           {"gateway", "run", "--host", "999.1.1.1"},
+       }) {
+    auto r = run_pincer(args, home_env(home));
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("pincer: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  auto env = home_env(home);
+  env["PINCER_GATEWAY_PORT"] = "19000abc";
+  auto r = run_pincer({"gateway", "run"}, env);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("PINCER_GATEWAY_PORT"), std::string::npos) << r.err;
+}
+
+TEST(GatewayLifecycle, StateIsPrivateToTheUser) {
+  TempDir home;
+  Gateway gw(home.path() / "state", {}, {{"PINCER_GATEWAY_TOKEN", "\x01"}});
+  for (const char* name : {"pincer.json", "logs/gateway.log"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat((home.path() / "state" / name).c_str(), &st), 0) << name;
+    EXPECT_EQ(st.st_mode & 077, 0u) << name << " is readable by others";
+  }
 }
 
 TEST(GatewayLifecycle, BusyPortIsAClearError) {

@@ -113,12 +113,18 @@ TEST_F(GatewayCoreTest, PresenceEventWhenANonCliClientArrivesAndLeaves) {
     }
     return last;
   };
+  EXPECT_TRUE(last_presence().is_null()) << "coalesced until the next flush";
+  gateway_.flush_presence();
   json on_join = last_presence();
   ASSERT_FALSE(on_join.is_null());
   EXPECT_EQ(on_join["payload"]["presence"].size(), 2u);  // the gateway itself + the ui client
   EXPECT_TRUE(on_join["stateVersion"]["presence"].is_number_integer());
   gateway_.on_closed(id);
+  gateway_.flush_presence();
   EXPECT_EQ(last_presence()["payload"]["presence"].size(), 1u);
+  const size_t events = watcher.sent.size();
+  gateway_.flush_presence();  // nothing changed: no event
+  EXPECT_EQ(watcher.sent.size(), events);
 }
 
 TEST_F(GatewayCoreTest, IdempotencyKeyReplaysTheFirstAnswerWithoutRunningAgain) {

@@ -24,6 +24,8 @@ inline constexpr int64_t kTickIntervalMs = 30'000;
 inline constexpr int64_t kHandshakeTimeoutMs = 10'000;
 /// WebSocket ping period in ms (observed on the wire: 25 s).
 inline constexpr int64_t kPingIntervalMs = 25'000;
+/// Presence changes are coalesced into at most one `presence` event per this many ms.
+inline constexpr int64_t kPresenceFlushMs = 250;
 /// Health snapshot refresh period (HEALTH_REFRESH_INTERVAL_MS).
 inline constexpr int64_t kHealthRefreshMs = 60'000;
 /// Idempotency cache: entry lifetime and capacity (DEDUPE_TTL_MS, DEDUPE_MAX).
