@@ -1,4 +1,4 @@
-// The gateway's event loop (ARCHITECTURE.md "Concurrency model"): one thread owns all mutable
+// The gateway's event loop (docs/architecture.md "Concurrency model"): one thread owns all mutable
 // state; other threads hand work to it with post(). Blocking work (file I/O, tools, exec) runs on a
 // small worker pool via offload() and resumes on the loop. The header is Asio-free; the
 // implementation (net_event_loop.cpp) wraps a Boost.Asio io_context.

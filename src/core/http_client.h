@@ -1,4 +1,4 @@
-// Outbound HTTP(S) for LLM providers and channel APIs (ARCHITECTURE.md "Concurrency model"):
+// Outbound HTTP(S) for LLM providers and channel APIs (docs/architecture.md "Concurrency model"):
 // asynchronous on the gateway's event loop, streaming the response body to the caller as it
 // arrives (SSE/NDJSON decoders sit on top). TLS via OpenSSL with the system CA store and host-name
 // verification. One connection per request for now (no keep-alive pool).

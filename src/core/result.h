@@ -1,4 +1,4 @@
-// Result<T>: the value of an operation that can fail in an expected way (ARCHITECTURE.md "Errors").
+// Result<T>: the value of an operation that can fail in an expected way (docs/architecture.md "Errors").
 // Expected failures are values carrying a machine-readable code and a human message; they cross
 // layers as data. Programming errors are assertions, and exceptions never cross the event loop.
 #pragma once

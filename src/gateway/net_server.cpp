@@ -1,6 +1,6 @@
 // Boost.Beast transport for the gateway: accepts TCP connections, answers HTTP probes, upgrades
 // WebSocket requests and bridges each socket to Gateway through ClientLink. All handlers run on
-// one io_context thread (ARCHITECTURE.md "Concurrency model").
+// one io_context thread (docs/architecture.md "Concurrency model").
 #include "gateway/net_server.h"
 
 #include <malloc.h>

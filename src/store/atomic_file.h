@@ -1,4 +1,4 @@
-// Atomic state-file writes (ARCHITECTURE.md "Storage"): write a temp file in the same directory,
+// Atomic state-file writes (docs/architecture.md "Storage"): write a temp file in the same directory,
 // fsync it, rename it over the target, fsync the directory. A crash at any point leaves either the
 // old file or the new one — never a half-written file. Blocking I/O: call off the event loop
 // for large files.
