@@ -960,6 +960,78 @@ double tree_cpu_secs(pid_t pid) {
   return sum;
 }
 
+// Whole machine, from /proc/stat: CPU seconds busy (not idle/iowait) and wall seconds x cores, so a phase can
+// say how much of the machine other processes (and the mock) used meanwhile: the main source of noise here.
+struct SysCpu {
+  double busy = 0, total = 0;
+};
+SysCpu sys_cpu() {
+  std::ifstream f("/proc/stat");
+  std::string cpu;
+  SysCpu r;
+  f >> cpu;
+  if (cpu != "cpu") return r;
+  static const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  double v[8] = {0};
+  for (double& x : v) f >> x;
+  for (double x : v) r.total += x;
+  r.busy = (r.total - v[3] - v[4]) / hz;  // minus idle, iowait
+  r.total /= hz;
+  return r;
+}
+// The process listening on 127.0.0.1:port (the mock LLM), from /proc/net/tcp and /proc/*/fd; 0 if not found.
+pid_t pid_listening_on(int port) {
+  std::ifstream f("/proc/net/tcp");
+  std::string line, inode;
+  std::getline(f, line);  // header
+  while (std::getline(f, line)) {
+    std::istringstream ss(line);
+    std::vector<std::string> fld;
+    for (std::string x; ss >> x;) fld.push_back(x);
+    if (fld.size() < 10 || fld[3] != "0A") continue;  // LISTEN
+    auto colon = fld[1].find(':');
+    if (colon == std::string::npos || std::stoi(fld[1].substr(colon + 1), nullptr, 16) != port) continue;
+    inode = fld[9];
+    break;
+  }
+  if (inode.empty()) return 0;
+  std::string want = "socket:[" + inode + "]";
+  pid_t found = 0;
+  if (DIR* d = opendir("/proc")) {
+    for (dirent* e = readdir(d); !found && e; e = readdir(d)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      std::string fdir = std::string("/proc/") + e->d_name + "/fd";
+      if (DIR* fd = opendir(fdir.c_str())) {
+        while (dirent* x = readdir(fd)) {
+          char buf[64];
+          ssize_t n = readlink((fdir + "/" + x->d_name).c_str(), buf, sizeof buf - 1);
+          if (n > 0 && want.compare(0, std::string::npos, buf, static_cast<size_t>(n)) == 0) {
+            found = std::atoi(e->d_name);
+            break;
+          }
+        }
+        closedir(fd);
+      }
+    }
+    closedir(d);
+  }
+  return found;
+}
+pid_t g_mock_pid = 0;
+double mock_cpu_secs() { return g_mock_pid > 0 ? read_stat(g_mock_pid).cpu_secs : 0; }
+
+// What used the CPUs during a phase: the whole machine, the gateway (process tree), this client, the mock
+// LLM and everything else (other processes: builds etc.).
+json cpu_share(const SysCpu& a, const SysCpu& b, double gateway, double client, double mock) {
+  double busy = b.busy - a.busy, total = b.total - a.total;
+  return {{"machine_busy_secs", round3(busy)},
+          {"machine_secs", round3(total)},
+          {"gateway_secs", round3(gateway)},
+          {"client_secs", round3(client)},
+          {"mock_secs", round3(mock)},
+          {"others_secs", round3(std::max(0.0, busy - gateway - client - mock))}};
+}
+
 struct RpcStats {
   int inflight = 0;
   double client_cpu_secs = 0, server_cpu_secs = 0;
@@ -1212,13 +1284,16 @@ json turn_series(const Options& o, Watchdog& wd, pid_t server) {
   json warm = json::array(), all = json::array(), errs = json::array();
   std::vector<double> lat, ack, delta;
   int errors = 0;
-  double scpu0 = 0, ccpu0 = 0;
+  double scpu0 = 0, ccpu0 = 0, mcpu0 = 0;
+  SysCpu sys0;
   auto tseries = Clock::now();
   for (int i = 0; i < o.turn_warmup + o.turns; ++i) {
     bool warmup = i < o.turn_warmup;
     if (i == o.turn_warmup) {
       scpu0 = tree_cpu_secs(server);
       ccpu0 = self_cpu_secs();
+      sys0 = sys_cpu();
+      mcpu0 = mock_cpu_secs();
       tseries = Clock::now();
     }
     TurnResult r = run_turn(ws, session, i, o.turn_timeout_secs);
@@ -1239,6 +1314,7 @@ json turn_series(const Options& o, Watchdog& wd, pid_t server) {
   }
   double series_secs = std::chrono::duration<double>(Clock::now() - tseries).count();
   double scpu = tree_cpu_secs(server) - scpu0, ccpu = self_cpu_secs() - ccpu0;
+  json cpu = cpu_share(sys0, sys_cpu(), scpu, ccpu, mock_cpu_secs() - mcpu0);
   ws.close();
   json out = {{"session", session},
               {"warmup", warm},
@@ -1252,7 +1328,8 @@ json turn_series(const Options& o, Watchdog& wd, pid_t server) {
               {"first_delta", dist(delta)},
               {"series_secs", round3(series_secs)},
               {"server_cpu_ms_per_turn", o.turns ? round3(scpu * 1000 / o.turns) : 0},
-              {"client_cpu_ms_per_turn", o.turns ? round3(ccpu * 1000 / o.turns) : 0}};
+              {"client_cpu_ms_per_turn", o.turns ? round3(ccpu * 1000 / o.turns) : 0},
+              {"cpu", cpu}};
   std::cerr << "[" << o.label << "] chat turn p50 " << fmt(median(lat), 3) << " ms over " << lat.size() << " turns (p90 "
             << fmt(percentile(lat, 90), 3) << ", ack p50 " << fmt(median(ack), 3) << ", errors " << errors << ")\n";
   return out;
@@ -1378,7 +1455,10 @@ json mock_baseline(const Options& o, double turn_p50) {
   fd = -1;
   for (int i = 0; i <= o.mock_requests; ++i) {
     auto t0 = Clock::now();
-    if (fd < 0 && (fd = tcp_open(o.mock_port)) < 0) die("mock LLM: connect failed");
+    if (fd < 0 && (fd = tcp_open(o.mock_port)) < 0) {
+      check(HttpResponse{0, "", false, "connect failed"});
+      continue;
+    }
     HttpResponse r = http_exchange(fd, request);
     double ms = ms_since(t0);
     if (!r.keep_alive || !r.error.empty()) {
@@ -1392,7 +1472,10 @@ json mock_baseline(const Options& o, double turn_p50) {
   for (int i = 0; i <= o.mock_requests; ++i) {
     auto t0 = Clock::now();
     int f = tcp_open(o.mock_port);
-    if (f < 0) die("mock LLM: connect failed");
+    if (f < 0) {
+      check(HttpResponse{0, "", false, "connect failed"});
+      continue;
+    }
     HttpResponse r = http_exchange(f, request);
     double ms = ms_since(t0);
     ::close(f);
@@ -1546,6 +1629,8 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
     return true;
   };
   double scpu0 = tree_cpu_secs(server), ccpu0 = self_cpu_secs();
+  SysCpu sys0 = sys_cpu();
+  double mcpu0 = mock_cpu_secs();
   for (int i = 0; i < S; ++i) {
     ss[static_cast<size_t>(i)].conn = i % C;
     ss[static_cast<size_t>(i)].key_session = "bench-conc-" + g_key_prefix + "-" + std::to_string(i);
@@ -1554,6 +1639,7 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
   capped = !pump(deadline);
   double wall = std::chrono::duration<double>((capped ? Clock::now() : t_last) - t_start).count();
   double scpu = tree_cpu_secs(server) - scpu0, ccpu = self_cpu_secs() - ccpu0;
+  json cpu = cpu_share(sys0, sys_cpu(), scpu, ccpu, mock_cpu_secs() - mcpu0);
   long unfinished = 0, in_flight = 0;
   int sessions_complete = 0;
   for (auto& s : ss) {
@@ -1600,7 +1686,8 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
               {"error_kinds", kinds},
               {"frames_received", frames},
               {"server_cpu_secs", round3(scpu)},
-              {"client_cpu_secs", round3(ccpu)}};
+              {"client_cpu_secs", round3(ccpu)},
+              {"cpu", cpu}};
   if (capped)
     out["after_cap"] = {{"aborted", aborted_at_cap}, {"finished_anyway", good_after_cap}, {"drain_secs", round3(drain_secs)}, {"all_ended", drained}};
   std::cerr << "[" << o.label << "] concurrency " << S << " sessions x " << T << " turns over " << C << " connections: " << good
@@ -1752,6 +1839,7 @@ int main(int argc, char** argv) {
 
   // 4) agent turns against the mock LLM, the mock alone, then the concurrency run
   g_key_prefix = "b" + std::to_string(std::time(nullptr)) + "-" + std::to_string(getpid());
+  if (o.mock_port > 0) g_mock_pid = pid_listening_on(o.mock_port);
   if (o.turns > 0) {
     json t = turn_series(o, wd, s.pid);
     std::this_thread::sleep_for(std::chrono::duration<double>(o.turn_settle_secs));

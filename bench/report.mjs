@@ -212,6 +212,12 @@ const startDetails = (d, name) => {
     .filter(Boolean)
     .join("\n");
 };
+// "the machine was busy …": who used the CPUs during a phase (gateway_bench's /proc/stat + /proc/<pid>/stat figures)
+const cpuText = (c) =>
+  c && c.machine_secs > 0
+    ? `the machine's CPUs were busy ${sig(c.machine_busy_secs)} of ${sig(c.machine_secs)} core-seconds: gateway ${sig(c.gateway_secs)}, client ${sig(c.client_secs)}, mock ${sig(c.mock_secs)}, other processes ${sig(c.others_secs)}`
+    : "";
+const othersShare = (c) => (c && c.machine_secs > 0 ? c.others_secs / c.machine_secs : 0);
 function agentDetails(d) {
   const out = [];
   const t = d.turns;
@@ -221,8 +227,9 @@ function agentDetails(d) {
     out.push(
       `  Chat turns (ms, in order) ${list}; warm-up turn ${warm || "–"}. ${t.good} good of ${t.n}` +
         (t.errors ? `, **${t.errors} errors** (${(t.error_samples || []).map((e) => `\`${e}\``).join("; ")})` : ", no errors") +
-        `; first \`chat\` delta after ${ms(t.first_delta?.p50_ms)} (p50); gateway CPU ${sig(t.server_cpu_ms_per_turn)} ms per turn` +
-        ` (process tree; client ${sig(t.client_cpu_ms_per_turn)} ms).`,
+        `; first \`chat\` delta after ${ms(t.first_delta?.p50_ms)} (p50); gateway CPU ≈ ${sig(t.server_cpu_ms_per_turn)} ms per turn` +
+        ` (process tree, from /proc clock ticks of 10 ms, so coarse; client ${sig(t.client_cpu_ms_per_turn)} ms)` +
+        (cpuText(t.cpu) ? `; during the measured turns ${cpuText(t.cpu)}.` : "."),
     );
   }
   const b = d.mock_baseline;
@@ -245,7 +252,9 @@ function agentDetails(d) {
           ? `, **capped** at ${c.timeout_secs} s with ${num(c.not_done, 0)} turns not done (${c.in_flight_at_end} sessions still busy, ${c.sessions_complete} of ${c.sessions} sessions complete)`
           : `, all ${c.sessions} sessions complete`) +
         `; turn latency p50 ${ms(c.latency?.p50_ms)}, p90 ${ms(c.latency?.p90_ms)}, max ${ms(c.latency?.max_ms)}; ack p50 ${ms(c.ack?.p50_ms)};` +
-        ` CPU seconds: gateway ${c.server_cpu_secs}, client ${c.client_cpu_secs}; ${num(c.frames_received, 0)} frames received (every connection gets every run's events).`,
+        ` ${num(c.frames_received, 0)} frames received (every connection gets every run's events)` +
+        (c.after_cap ? `; after the cap, ${c.after_cap.aborted} runs ended aborted by \`chat.abort\` and ${c.after_cap.finished_anyway} finished anyway, within ${sig(c.after_cap.drain_secs)} s${c.after_cap.all_ended ? "" : " (**not all ended**)"}` : "") +
+        (cpuText(c.cpu) ? `; during the run ${cpuText(c.cpu)}.` : "."),
     );
   }
   return out;
@@ -266,6 +275,9 @@ for (const [name, side] of [["Pincer", P], ["OpenClaw", O]]) {
   const c = d.concurrency;
   if (c?.capped) warnings.push(`${name}: the parallel run was **capped** at ${c.timeout_secs} s: ${num(c.good_turns, 0)} of ${num(c.planned_turns, 0)} turns were done, ${num(c.not_done, 0)} were not (\`BENCH_CONC_TIMEOUT_SECS\`).`);
   if (c?.errors) warnings.push(`${name}: ${c.errors} turns of the parallel run failed (see the details below).`);
+  for (const [what, cpu] of [["chat turns", d.turns?.cpu], ["parallel run", c?.cpu]])
+    if (othersShare(cpu) > 0.2)
+      warnings.push(`${name}, ${what}: other processes used ${num(100 * othersShare(cpu), 0)} % of the machine's CPU time meanwhile: these figures are inflated by that load.`);
 }
 
 const md = `# Benchmarks: Pincer vs the reference OpenClaw gateway

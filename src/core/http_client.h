@@ -1,7 +1,10 @@
 // Outbound HTTP(S) for LLM providers and channel APIs (docs/architecture.md "Concurrency model"):
 // asynchronous on the gateway's event loop, streaming the response body to the caller as it
 // arrives (SSE/NDJSON decoders sit on top). TLS via OpenSSL with the system CA store and host-name
-// verification. One connection per request for now (no keep-alive pool).
+// verification. Forward proxies from HTTPS_PROXY / HTTP_PROXY / ALL_PROXY (CONNECT tunnels for
+// https, absolute-form requests for http; user:password in the proxy URL becomes
+// Proxy-Authorization) unless NO_PROXY exempts the host, as curl reads them. One connection per
+// request for now (no keep-alive pool, HTTP/1.1 only).
 //
 // Loop affinity: start() and cancel() on the loop thread; callbacks run on the loop thread.
 #pragma once

@@ -1,8 +1,11 @@
 #include "core/http_client.h"
 
+#include "core/result.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 
 #include <boost/asio/connect.hpp>
@@ -96,6 +99,87 @@ TransportError make_error(const error_code& ec, const std::string& step) {
 
 }  // namespace
 
+namespace {
+
+/// A forward proxy to go through.
+struct Proxy {
+  ParsedUrl url;
+  std::string authorization;  ///< "Basic …" when the proxy URL carries user:password
+};
+
+std::string env_value(const char* upper, const char* lower) {
+  if (const char* v = std::getenv(lower); v && *v) return v;
+  if (const char* v = std::getenv(upper); v && *v) return v;
+  return {};
+}
+
+/// NO_PROXY: "*", or a comma list of host names/suffixes (".example.com" or "example.com" both
+/// match sub.example.com) and literal addresses, as curl reads it.
+bool bypasses_proxy(const std::string& host) {
+  const std::string list = env_value("NO_PROXY", "no_proxy");
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    std::string entry = list.substr(start, end - start);
+    entry.erase(0, entry.find_first_not_of(" \t"));
+    entry.erase(entry.find_last_not_of(" \t") + 1);
+    if (!entry.empty() && entry[0] == '.') entry.erase(0, 1);
+    if (entry == "*") return true;
+    if (!entry.empty() && (host == entry || (host.size() > entry.size() &&
+                                             host.compare(host.size() - entry.size(), entry.size(), entry) == 0 &&
+                                             host[host.size() - entry.size() - 1] == '.'))) {
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+std::string base64(std::string_view in) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
+                       static_cast<unsigned char>(in[i + 2]);
+    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], kAlphabet[v & 63]};
+  }
+  if (i + 1 == in.size()) {
+    const unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8);
+    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+/// The proxy for `url` from HTTPS_PROXY / HTTP_PROXY / ALL_PROXY (lower case first), unless
+/// NO_PROXY exempts the host. An unusable proxy URL is an error (never a silent direct connection).
+pincer::Result<std::optional<Proxy>> proxy_for(const ParsedUrl& url) {
+  std::string value = url.tls ? env_value("HTTPS_PROXY", "https_proxy") : env_value("HTTP_PROXY", "http_proxy");
+  if (value.empty()) value = env_value("ALL_PROXY", "all_proxy");
+  if (value.empty() || bypasses_proxy(url.host)) return std::optional<Proxy>{};
+  if (value.find("://") == std::string::npos) value = "http://" + value;
+  Proxy proxy;
+  // user:password@ is allowed here (and only here): it becomes Proxy-Authorization.
+  const size_t scheme_end = value.find("://") + 3;
+  const size_t at = value.find('@', scheme_end);
+  if (at != std::string::npos && at < value.find('/', scheme_end)) {
+    proxy.authorization = "Basic " + base64(value.substr(scheme_end, at - scheme_end));
+    value.erase(scheme_end, at - scheme_end + 1);
+  }
+  auto parsed = parse_url(value);
+  if (!parsed || parsed->tls) {
+    return pincer::Error{"PROXY_INVALID", "proxy setting \"" + value + "\" is not an http:// proxy URL"};
+  }
+  proxy.url = *parsed;
+  return std::optional<Proxy>(std::move(proxy));
+}
+
+}  // namespace
+
 /// Shared state of all requests of one client (so that in-flight requests can outlive it safely).
 struct HttpClient::Impl {
   explicit Impl(EventLoop& l) : loop(l) {}
@@ -115,16 +199,21 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
       : client_(std::move(client)), id_(id), url_(std::move(url)), spec_(std::move(spec)), cb_(std::move(cb)),
         stream_(std::move(stream)), resolver_(client_->loop.context()) {}
 
-  void start() {
+  void start(std::optional<Proxy> proxy) {
+    proxy_ = std::move(proxy);
     auto self = this->shared_from_this();
     client_->cancellers[id_] = [weak = this->weak_from_this()] {
       if (auto s = weak.lock()) s->cancel();
     };
-    resolver_.async_resolve(url_.host, url_.port, [self](error_code ec, tcp::resolver::results_type results) {
-      if (ec) return self->fail(ec, "resolve " + self->url_.host);
+    // With a proxy, the TCP connection goes to the proxy (HTTP_PROXY / HTTPS_PROXY, as curl).
+    const std::string& host = proxy_ ? proxy_->url.host : url_.host;
+    const std::string& port = proxy_ ? proxy_->url.port : url_.port;
+    resolver_.async_resolve(host, port, [self, host, port](error_code ec, tcp::resolver::results_type results) {
+      if (ec) return self->fail(ec, "resolve " + host);
       self->tcp().expires_after(std::chrono::milliseconds(self->spec_.connect_timeout_ms));
-      self->tcp().async_connect(results, [self](error_code ec, const tcp::endpoint&) {
-        if (ec) return self->fail(ec, "connect to " + self->url_.host + ":" + self->url_.port);
+      self->tcp().async_connect(results, [self, host, port](error_code ec, const tcp::endpoint&) {
+        if (ec) return self->fail(ec, "connect to " + host + ":" + port);
+        if (self->proxy_ && self->url_.tls) return self->open_tunnel();
         self->after_connect();
       });
     });
@@ -140,6 +229,34 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
 
  private:
   beast::tcp_stream& tcp() { return beast::get_lowest_layer(stream_); }
+
+  /// HTTPS through a proxy: `CONNECT host:port`, then TLS inside the tunnel.
+  void open_tunnel() {
+    auto self = this->shared_from_this();
+    auto connect = std::make_shared<http::request<http::empty_body>>(http::verb::connect, authority(), 11);
+    connect->set(http::field::host, authority());
+    if (!proxy_->authorization.empty()) connect->set(http::field::proxy_authorization, proxy_->authorization);
+    http::async_write(tcp(), *connect, [self, connect](error_code ec, std::size_t) {
+      if (ec) return self->fail(ec, "send CONNECT to proxy " + self->proxy_->url.host);
+      auto res = std::make_shared<http::response_parser<http::empty_body>>();
+      res->skip(true);  // a CONNECT answer has no body
+      http::async_read(self->tcp(), self->buffer_, *res, [self, res](error_code ec, std::size_t) {
+        if (ec) return self->fail(ec, "read CONNECT answer from proxy " + self->proxy_->url.host);
+        if (res->get().result_int() != 200) {
+          TransportError e;
+          e.what = "proxy " + self->proxy_->url.host + " refused CONNECT " + self->authority() + ": HTTP " +
+                   std::to_string(res->get().result_int());
+          return self->finish(e);
+        }
+        self->after_connect();
+      });
+    });
+  }
+
+  std::string authority() const {
+    const std::string host = url_.host.find(':') != std::string::npos ? "[" + url_.host + "]" : url_.host;
+    return host + ":" + url_.port;
+  }
 
   void after_connect() {
     if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
@@ -159,7 +276,9 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
 
   void send_request() {
     req_.method_string(spec_.method);
-    req_.target(url_.target);
+    // Plain HTTP through a proxy uses the absolute form of the target.
+    req_.target(proxy_ && !url_.tls ? "http://" + authority() + url_.target : url_.target);
+    if (proxy_ && !url_.tls && !proxy_->authorization.empty()) req_.set(http::field::proxy_authorization, proxy_->authorization);
     req_.version(11);
     const bool default_port = url_.port == (url_.tls ? "443" : "80");
     const std::string host = url_.host.find(':') != std::string::npos ? "[" + url_.host + "]" : url_.host;
@@ -239,6 +358,7 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
   HttpCallbacks cb_;
   Stream stream_;
   tcp::resolver resolver_;
+  std::optional<Proxy> proxy_;
   beast::flat_buffer buffer_;
   http::request<http::string_body> req_;
   http::response_parser<http::buffer_body> parser_;
@@ -268,15 +388,24 @@ HttpClient::RequestId HttpClient::start(HttpRequestSpec spec, HttpCallbacks call
     });
     return id;
   }
+  auto proxy = proxy_for(*url);
+  if (!proxy) {
+    TransportError e;
+    e.what = proxy.error().message;
+    asio::post(impl_->loop.context(), [cb = std::move(callbacks.on_done), e] {
+      if (cb) cb(e);
+    });
+    return id;
+  }
   auto& ioc = impl_->loop.context();
   if (url->tls) {
     auto ex = std::make_shared<Exchange<beast::ssl_stream<beast::tcp_stream>>>(
         impl_, id, *url, std::move(spec), std::move(callbacks), beast::ssl_stream<beast::tcp_stream>(ioc, tls_context()));
-    ex->start();
+    ex->start(std::move(*proxy));
   } else {
     auto ex = std::make_shared<Exchange<beast::tcp_stream>>(impl_, id, *url, std::move(spec), std::move(callbacks),
                                                             beast::tcp_stream(ioc));
-    ex->start();
+    ex->start(std::move(*proxy));
   }
   return id;
 }

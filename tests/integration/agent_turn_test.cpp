@@ -336,6 +336,41 @@ TEST_F(AgentTurnTest, HugeToolOutputIsCapped) {
   EXPECT_TRUE(seen);
 }
 
+TEST_F(AgentTurnTest, ProviderCallsGoThroughHttpProxyUnlessNoProxy) {
+  const std::string node = find_on_path("node");
+  ASSERT_FALSE(node.empty());
+  Process proxy({node, std::string(PINCER_SOURCE_DIR) + "/tests/mock_llm/http-proxy.mjs", "--port", "0"}, {});
+  auto line = proxy.wait_for_stdout("http-proxy listening on http://127.0.0.1:");
+  ASSERT_TRUE(line);
+  const int proxy_port = std::stoi(line->substr(line->rfind(':') + 1));
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", agent_config(*mock_));
+  const std::string proxy_url = "http://user:secret@127.0.0.1:" + std::to_string(proxy_port);
+  gateway_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{},
+                                       std::map<std::string, std::string>{{"HTTP_PROXY", proxy_url},
+                                                                          {"http_proxy", proxy_url},
+                                                                          {"NO_PROXY", "\x01"},
+                                                                          {"no_proxy", "\x01"}});
+  auto c = client();
+  ASSERT_EQ(turn(*c, "via proxy ECHO:p", "run-proxy")["state"], "final");
+  auto stats = json::parse(http_request(proxy_port, "GET", "/__proxy/stats").body);
+  EXPECT_EQ(stats["forward"], 1);
+  EXPECT_EQ(stats["authorization"], "Basic dXNlcjpzZWNyZXQ=");  // user:secret
+
+  // NO_PROXY exempts the host: the proxy sees nothing more.
+  gateway_->process().signal(SIGTERM);
+  gateway_->process().wait(5s);
+  gateway_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{},
+                                       std::map<std::string, std::string>{{"HTTP_PROXY", proxy_url},
+                                                                          {"http_proxy", proxy_url},
+                                                                          {"NO_PROXY", "localhost,127.0.0.1"},
+                                                                          {"no_proxy", "\x01"}});
+  auto c2 = client();
+  ASSERT_EQ(turn(*c2, "direct ECHO:d", "run-direct")["state"], "final");
+  stats = json::parse(http_request(proxy_port, "GET", "/__proxy/stats").body);
+  EXPECT_EQ(stats["forward"], 1);
+}
+
 /// The same turn — text, then a tool call and its answer — over every wire API (PV-1).
 class AgentWireApiTest : public AgentTurnTest, public ::testing::WithParamInterface<std::string> {};
 

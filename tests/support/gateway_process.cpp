@@ -163,7 +163,12 @@ Gateway::Gateway(const std::filesystem::path& home, const std::vector<std::strin
         return argv;
       }(),
                [&] {
-                 auto e = env;
+                 // A proxy in the developer's environment must not reroute the tests' loopback
+                 // traffic; tests that want one set it explicitly.
+                 std::map<std::string, std::string> e = {{"HTTP_PROXY", "\x01"}, {"http_proxy", "\x01"},
+                                                         {"HTTPS_PROXY", "\x01"}, {"https_proxy", "\x01"},
+                                                         {"ALL_PROXY", "\x01"}, {"all_proxy", "\x01"}};
+                 for (const auto& [k, v] : env) e[k] = v;
                  e["PINCER_HOME"] = home.string();
                  return e;
                }()) {
