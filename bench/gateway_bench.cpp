@@ -1647,7 +1647,7 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
     if (!s.done) ++in_flight;
     if (s.good == T) ++sessions_complete;
   }
-  // Capped: abort what is still running (chat.abort, as a client would) and wait up to 60 s for those runs to end,
+  // Capped: abort what is still running (chat.abort, as a client would) and wait up to 30 s for those runs to end,
   // so that the gateway is quiet again for the RSS snapshot and the stop.
   double drain_secs = 0;
   bool drained = true;
@@ -1660,7 +1660,7 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
       json j = {{"type", "req"}, {"id", "a" + std::to_string(i)}, {"method", "chat.abort"}, {"params", {{"sessionKey", s.key_session}, {"runId", s.run_id}}}};
       conns[static_cast<size_t>(s.conn)]->queue_text(j.dump());
     }
-    drained = pump(t0 + std::chrono::seconds(60));
+    drained = pump(t0 + std::chrono::seconds(30));
     drain_secs = std::chrono::duration<double>(Clock::now() - t0).count();
   }
   for (auto& c : conns) c->close();

@@ -359,7 +359,8 @@ prompt and 12 tool schemas, Pincer's is smaller (sizes in the details); the mock
 - **Parallel sessions**: ${nSess} sessions with distinct \`sessionKey\`s, spread round-robin over ${nConns} connections served by one client thread
   (\`poll()\`); each session sends its next turn as soon as the previous one ended, ${nSessTurns} turns each, so up to ${nSess} turns are
   in flight. Errors: \`chat.send\` rejected, terminal state \`error\`/\`aborted\`, or wrong text; a turn not done within
-  ${cfg("conc_timeout_secs") ?? 180} s (\`BENCH_CONC_TIMEOUT_SECS\`) is counted as "not done" and the run is marked capped. Both gateways broadcast
+  ${cfg("conc_timeout_secs") ?? 120} s (\`BENCH_CONC_TIMEOUT_SECS\`) is counted as "not done" and the run is marked capped (what is still running is then stopped with \`chat.abort\`, and up to
+  30 s are given for those runs to end before the RSS snapshot). Both gateways broadcast
   every run's \`chat\`/\`agent\` events to every operator connection, so each connection receives all of them. Both run at their
   default agent concurrency (\`agents.defaults.maxConcurrent\`: Pincer 4; OpenClaw max(8, 4 × CPUs)); turns beyond it queue, so the
   latency under load is mostly waiting. Wall time runs from the first \`chat.send\` to the last terminal event.
@@ -382,7 +383,7 @@ ${commands ? `\nCommands run by this invocation:\n\n\`\`\`bash\n${commands}\n\`\
 Knobs (environment of \`bench/run.sh\`): \`BENCH_STARTS\` (5), \`BENCH_RPC_SECS\` (5), \`BENCH_SETTLE_SECS\` (5),
 \`BENCH_ONLY\` (\`pincer\` or \`openclaw\`; partial runs do not rewrite this file), \`BENCH_PINCER_PORT\` (19189),
 \`BENCH_OPENCLAW_PORT\` (19089), \`BENCH_MOCK_PORT\` (18989), \`BUILD_DIR\` (build), \`PINCER_BIN\`, \`BENCH_NO_BUILD=1\`, \`BENCH_DOC\`,
-\`BENCH_TURNS\` (20), \`BENCH_SESSIONS\` (100), \`BENCH_SESSION_TURNS\` (10), \`BENCH_CONC_CONNS\` (4), \`BENCH_CONC_TIMEOUT_SECS\` (180).
+\`BENCH_TURNS\` (20), \`BENCH_SESSIONS\` (100), \`BENCH_SESSION_TURNS\` (10), \`BENCH_CONC_CONNS\` (4), \`BENCH_CONC_TIMEOUT_SECS\` (120).
 `;
 fs.mkdirSync(path.dirname(MD), { recursive: true });
 fs.writeFileSync(MD, md);

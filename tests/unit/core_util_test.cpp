@@ -103,3 +103,29 @@ TEST(Paths, StateDirFromEnvironment) {
 
 }  // namespace
 }  // namespace pincer
+
+#include "core/http_client.h"
+
+namespace pincer {
+namespace {
+
+TEST(ParseUrl, SplitsSchemeHostPortAndTarget) {
+  auto u = net::parse_url("https://api.openai.com/v1/chat/completions?x=1");
+  ASSERT_TRUE(u);
+  EXPECT_TRUE(u->tls);
+  EXPECT_EQ(u->host, "api.openai.com");
+  EXPECT_EQ(u->port, "443");
+  EXPECT_EQ(u->target, "/v1/chat/completions?x=1");
+  auto v6 = net::parse_url("http://[::1]:11434");
+  ASSERT_TRUE(v6);
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_EQ(v6->port, "11434");
+  EXPECT_EQ(v6->target, "/");
+  EXPECT_EQ(net::parse_url("http://127.0.0.1:8080?q")->target, "/?q");
+  for (const char* bad : {"ftp://x", "http://", "http://user:pw@host/", "http://h:port/", "http://[::1/", "https://h:1234567/"}) {
+    EXPECT_FALSE(net::parse_url(bad)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace pincer
