@@ -7,7 +7,7 @@ JOBS      ?= $(shell nproc)
 BUILD     ?= build
 ASAN      ?= build-asan
 FUZZBUILD ?= build-fuzz
-FUZZ_SECS ?= 20
+FUZZ_SECS ?= 10
 GEN       := -G Ninja
 
 .PHONY: run test deps build asan fuzz-build fuzz fuzz-smoke bench docs clean unit integration
