@@ -231,6 +231,8 @@ void AgentService::start(Pending p) {
   auto run = std::make_shared<AgentRun>(s.loop, s.http, s.clock, std::move(in), std::move(history), std::move(*writer),
                                         std::move(sink), nullptr);
   s.lanes[key].active = run;
+  spdlog::info("run {} started: session {} agent {} model {}/{}", p.request.run_id, key, p.agent_id,
+               run->inputs().model.provider, run->inputs().model.id);
   run->start(p.request.message);
 }
 
@@ -251,6 +253,11 @@ void AgentService::finished(const std::string& key, const RunEvent& terminal) {
       if (auto st = index.save(); !st) spdlog::error("cannot save {}: {}", index.path().string(), st.error().message);
     }
   }
+  spdlog::info("run {} {}: {} in, {} out tokens{}", terminal.run_id,
+               terminal.kind == RunEvent::Kind::End       ? "finished"
+               : terminal.kind == RunEvent::Kind::Aborted ? "aborted (" + terminal.stop_reason + ")"
+                                                          : "failed",
+               terminal.usage.input, terminal.usage.output, terminal.error.empty() ? "" : ": " + terminal.error);
   s.run_session.erase(terminal.run_id);
   s.recent[terminal.run_id] = terminal;
   s.recent_order.push_back(terminal.run_id);
