@@ -1,6 +1,7 @@
 #include "agent/agent_service.h"
 
 #include <algorithm>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -57,6 +58,7 @@ struct AgentService::Impl {
   std::map<std::string, std::string> run_session;  // active or queued run id → session key
   std::map<std::string, std::vector<std::function<void(const RunEvent&)>>> waiters;
   std::map<std::string, RunEvent> recent;  // terminal events of finished runs (bounded)
+  std::set<std::string> pending_saves;     // agents whose index has a save scheduled
   std::deque<std::string> recent_order;
 };
 
@@ -80,7 +82,30 @@ AgentService::AgentService(EventLoop& loop, const Clock& clock, json config, std
   impl_->max_concurrent = static_cast<int>(std::max<int64_t>(1, impl_->agents.max_concurrent));
 }
 
-AgentService::~AgentService() { abort_all("shutdown"); }
+AgentService::~AgentService() {
+  abort_all("shutdown");
+  flush_indexes();
+}
+
+void AgentService::schedule_index_save(const std::string& agent_id) {
+  // Activity and token counts after each turn are batched: at most one atomic write (with its
+  // fsync) per index per kIndexSaveDelayMs, and a final one at shutdown.
+  if (!impl_->pending_saves.insert(agent_id).second) return;
+  impl_->loop.after(kIndexSaveDelayMs, [this, agent_id] {
+    impl_->pending_saves.erase(agent_id);
+    store::SessionIndex& index = index_for(agent_id);
+    if (auto st = index.save(); !st) spdlog::error("cannot save {}: {}", index.path().string(), st.error().message);
+  });
+}
+
+void AgentService::flush_indexes() {
+  for (auto& [agent_id, index] : impl_->indexes) {
+    if (index && index->dirty()) {
+      if (auto st = index->save(); !st) spdlog::error("cannot save {}: {}", index->path().string(), st.error().message);
+    }
+  }
+  impl_->pending_saves.clear();
+}
 
 std::string AgentService::canonical_key(const std::string& session_key, const std::string& agent_id) const {
   std::string agent = agent_id.empty() ? impl_->agents.default_id : store::normalize_agent_id(agent_id);
@@ -109,7 +134,8 @@ Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink
   lane.queue.push_back(Pending{request, key, agent_id, std::move(sink)});
   impl_->run_session[request.run_id] = key;
   impl_->ready.push_back(key);
-  pump();
+  // Start on the next loop turn: the caller's acknowledgement goes out before the run's work.
+  impl_->loop.post([this] { pump(); });
   return SendAccepted{request.run_id, key, agent_id, queued};
 }
 
@@ -194,8 +220,11 @@ void AgentService::start(Pending p) {
     if (!w) return fail("cannot create session " + key + ": " + w.error().message);
     writer.emplace(std::move(*w));
   }
-  if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", session_id}}); !up) return fail(up.error().message);
-  if (auto st = index.save(); !st) spdlog::error("cannot save {}: {}", index.path().string(), st.error().message);
+  if (!entry) {
+    // A new session is recorded at once (its transcript exists from now on).
+    if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", session_id}}); !up) return fail(up.error().message);
+    if (auto st = index.save(); !st) spdlog::error("cannot save {}: {}", index.path().string(), st.error().message);
+  }
 
   RunInputs in;
   in.run_id = p.request.run_id;
@@ -249,9 +278,7 @@ void AgentService::finished(const std::string& key, const RunEvent& terminal) {
                                 {"inputTokens", terminal.usage.input},
                                 {"outputTokens", terminal.usage.output},
                                 {"totalTokens", terminal.usage.total_tokens}};
-    if (index.get(key) && index.upsert(key, patch)) {
-      if (auto st = index.save(); !st) spdlog::error("cannot save {}: {}", index.path().string(), st.error().message);
-    }
+    if (index.get(key) && index.upsert(key, patch)) schedule_index_save(terminal.agent_id);
   }
   spdlog::info("run {} {}: {} in, {} out tokens{}", terminal.run_id,
                terminal.kind == RunEvent::Kind::End       ? "finished"

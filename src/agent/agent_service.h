@@ -44,6 +44,9 @@ struct SendAccepted {
   bool queued = false;      ///< waits behind another run of the same session
 };
 
+/// Delay before the sessions index is written after a turn (batches the writes of busy agents).
+inline constexpr int64_t kIndexSaveDelayMs = 1000;
+
 class AgentService {
  public:
   /// `config`: the effective configuration; `state_dir`: where agents/ lives.
@@ -98,6 +101,8 @@ class AgentService {
   struct Impl;
 
   void pump();
+  void schedule_index_save(const std::string& agent_id);
+  void flush_indexes();
   void start(Pending pending);
   void finished(const std::string& key, const RunEvent& terminal);
   store::SessionIndex& index_for(const std::string& agent_id);
