@@ -1702,6 +1702,7 @@ json concurrency_run(const Options& o, Watchdog& wd, pid_t server) {
 
 int main(int argc, char** argv) {
   Options o = parse_args(argc, argv);
+  if (o.mock_port > 0) g_mock_pid = pid_listening_on(o.mock_port);  // for the CPU accounting of each phase
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   std::signal(SIGPIPE, SIG_IGN);
@@ -1813,7 +1814,10 @@ int main(int argc, char** argv) {
   }
   json rpc = json::object();
   for (int n : o.inflight) {
+    SysCpu sys0 = sys_cpu();
+    double mcpu0 = mock_cpu_secs();
     RpcStats st = rpc_loop(rws, wd, s.pid, n, o.rpc_secs, next_id);
+    json cpu = cpu_share(sys0, sys_cpu(), st.server_cpu_secs, st.client_cpu_secs, mock_cpu_secs() - mcpu0);
     rpc["inflight" + std::to_string(n)] = {{"inflight", n},
                                            {"responses", st.responses},
                                            {"errors", st.errors},
@@ -1827,7 +1831,8 @@ int main(int argc, char** argv) {
                                            {"client_cpu_secs", round3(st.client_cpu_secs)},
                                            {"client_recv_calls", st.recvs},
                                            {"client_send_calls", st.sends},
-                                           {"server_cpu_secs", round3(st.server_cpu_secs)}};
+                                           {"server_cpu_secs", round3(st.server_cpu_secs)},
+                                           {"cpu", cpu}};
     std::cerr << "[" << o.label << "] health x" << n << " in flight: " << fmt(st.per_sec) << " /s (median "
               << fmt(st.median_ms, 3) << " ms, p99 " << fmt(st.p99_ms, 3) << " ms, errors " << st.errors << "; cpu s: client "
               << fmt(st.client_cpu_secs, 2) << ", gateway " << fmt(st.server_cpu_secs, 2) << ")\n";
@@ -1839,7 +1844,6 @@ int main(int argc, char** argv) {
 
   // 4) agent turns against the mock LLM, the mock alone, then the concurrency run
   g_key_prefix = "b" + std::to_string(std::time(nullptr)) + "-" + std::to_string(getpid());
-  if (o.mock_port > 0) g_mock_pid = pid_listening_on(o.mock_port);
   if (o.turns > 0) {
     json t = turn_series(o, wd, s.pid);
     std::this_thread::sleep_for(std::chrono::duration<double>(o.turn_settle_secs));

@@ -204,7 +204,8 @@ const startDetails = (d, name) => {
     ccpu.length ? `  Connect attempts per start (median) ${attempts[attempts.length >> 1]}; CPU used by the client while polling (median) ${ccpu[ccpu.length >> 1]} s.` : "",
     r1 && r8
       ? `  health: ${num(r1.responses, 0)} + ${num(r8.responses, 0)} responses, ${r1.errors + r8.errors} errors, ${num(r1.events_ignored + r8.events_ignored, 0)} events ignored, response ${num(r8.response_bytes, 0)} bytes; ` +
-        `CPU seconds during the 1 / 8 in-flight runs: client ${r1.client_cpu_secs} / ${r8.client_cpu_secs}, gateway ${r1.server_cpu_secs} / ${r8.server_cpu_secs}.`
+        `CPU seconds during the 1 / 8 in-flight runs: client ${r1.client_cpu_secs} / ${r8.client_cpu_secs}, gateway ${r1.server_cpu_secs} / ${r8.server_cpu_secs}` +
+        (r1.cpu && r8.cpu ? `; other processes used ${sig(r1.cpu.others_secs)} / ${sig(r8.cpu.others_secs)} of the machine's ${sig(r1.cpu.machine_secs)} / ${sig(r8.cpu.machine_secs)} core-seconds.` : ".")
       : "",
     ...agentDetails(d),
     `  Command (${d.spawn_mode} spawn): \`${relRoot(d.cmd)}\`${d.env_added?.length ? ` with env ${d.env_added.map((e) => `\`${relRoot(e)}\``).join(" ")}` : ""}. Raw result: \`${path.relative(ROOT, d.__file || "")}\`.`,
@@ -275,7 +276,7 @@ for (const [name, side] of [["Pincer", P], ["OpenClaw", O]]) {
   const c = d.concurrency;
   if (c?.capped) warnings.push(`${name}: the parallel run was **capped** at ${c.timeout_secs} s: ${num(c.good_turns, 0)} of ${num(c.planned_turns, 0)} turns were done, ${num(c.not_done, 0)} were not (\`BENCH_CONC_TIMEOUT_SECS\`).`);
   if (c?.errors) warnings.push(`${name}: ${c.errors} turns of the parallel run failed (see the details below).`);
-  for (const [what, cpu] of [["chat turns", d.turns?.cpu], ["parallel run", c?.cpu]])
+  for (const [what, cpu] of [["health x1", d.rpc?.inflight1?.cpu], ["health x8", d.rpc?.inflight8?.cpu], ["chat turns", d.turns?.cpu], ["parallel run", c?.cpu]])
     if (othersShare(cpu) > 0.2)
       warnings.push(`${name}, ${what}: other processes used ${num(100 * othersShare(cpu), 0)} % of the machine's CPU time meanwhile: these figures are inflated by that load.`);
 }
@@ -371,7 +372,9 @@ up directly: with other builds running on this machine, Pincer's turn p50 was se
 parallel run took ≈20 s instead of ≈2 s. For each agent-runtime phase the client therefore records, from \`/proc\`, how much CPU
 time the machine spent and on what (gateway, client, mock, other processes; in the details below), and the report warns when
 other processes took more than 20 % of it. The overhead is the difference of two medians from two series (expect ± a few
-tenths of a millisecond between quiet runs).
+tenths of a millisecond between quiet runs). Pincer's health figure at 1 in flight has been bimodal across runs of the same binary,
+with no other process using the CPUs: ≈15–18 k/s, with about three times the CPU time per round trip in both client and
+gateway, or ≈60–65 k/s (0.015 ms); the CPU seconds in the details show which mode a run was in.
 
 ### Details of this run
 
