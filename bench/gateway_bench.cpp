@@ -1302,12 +1302,19 @@ json turn_series(const Options& o, Watchdog& wd, pid_t server) {
     std::cerr << "[" << o.label << "] " << (warmup ? "warm-up turn " : "turn ") << i << ": " << fmt(r.final_ms, 3) << " ms (ack "
               << fmt(r.ack_ms, 3) << ")" << (r.error.empty() ? "" : " ERROR " + r.error) << "\n";
     (warmup ? warm : all).push_back(jt);
-    if (warmup) continue;
-    if (!r.error.empty()) {
+    bool timed_out = r.error.compare(0, 7, "timeout") == 0;
+    if (!warmup && !r.error.empty()) {
       ++errors;
       if (errs.size() < 5) errs.push_back(r.error);
-      continue;
     }
+    if (timed_out) {  // a gateway that does not answer within --turn-timeout-secs: do not wait that long again and again
+      int left = o.turn_warmup + o.turns - i - 1;
+      errors += std::min(left, o.turns);
+      if (left > 0) errs.push_back(std::to_string(left) + " turns not run after the timeout");
+      std::cerr << "[" << o.label << "] turn series stopped after a timeout\n";
+      break;
+    }
+    if (warmup || !r.error.empty()) continue;
     lat.push_back(r.final_ms);
     ack.push_back(r.ack_ms);
     if (r.first_delta_ms >= 0) delta.push_back(r.first_delta_ms);
