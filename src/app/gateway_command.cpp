@@ -1,11 +1,14 @@
 #include "app/gateway_command.h"
 
+#include "app/commands.h"
+
 #include <arpa/inet.h>
 #include <sys/stat.h>
 
 #include <charconv>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include <spdlog/spdlog.h>
 
@@ -198,6 +201,22 @@ int run_gateway(const GatewayRunFlags& flags) {
   spdlog::info("gateway stopped");
   log::flush();
   return 0;
+}
+
+void register_gateway_commands(CLI::App& app, Action& action) {
+  auto* gateway = app.add_subcommand("gateway", "Run and manage the gateway");
+  gateway->require_subcommand(1);
+  auto flags = std::make_shared<GatewayRunFlags>();
+  auto* run = gateway->add_subcommand("run", "Run the gateway in the foreground (stop with Ctrl-C / SIGTERM)");
+  run->add_option("--port", flags->port, "Port to listen on (0 = any free port; default gateway.port or 18789)");
+  run->add_option("--bind", flags->bind, "loopback | lan | custom (default gateway.bind or loopback)")
+      ->check(CLI::IsMember({"loopback", "lan", "custom"}));
+  run->add_option("--host", flags->host, "Address to bind (implies --bind custom)");
+  run->add_option("--auth", flags->auth, "none | token | password | trusted-proxy (default gateway.auth.mode)")
+      ->check(CLI::IsMember({"none", "token", "password", "trusted-proxy"}));
+  run->add_option("--token", flags->token, "Gateway token (default PINCER_GATEWAY_TOKEN or gateway.auth.token)");
+  run->add_option("--password", flags->password, "Gateway password (default PINCER_GATEWAY_PASSWORD or gateway.auth.password)");
+  on_parsed(run, action, [flags] { return run_gateway(*flags); });
 }
 
 }  // namespace pincer::app

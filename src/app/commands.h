@@ -1,0 +1,29 @@
+// The command-line surface, one family of subcommands per file. main.cpp builds the CLI11 app and
+// calls every register_* function; the subcommand that parses sets `action`, which main runs after
+// parsing (so argument errors are reported before anything starts).
+//
+// Exit codes (docs/cli.md): 0 success; 1 runtime failure (gateway unreachable, request failed,
+// cannot start); 2 invalid arguments or configuration.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace pincer::app {
+
+/// What the parsed command line asks for; returns the process exit code.
+using Action = std::function<int()>;
+
+/// Sets `action` to `run` when `sub` is parsed.
+inline void on_parsed(CLI::App* sub, Action& action, Action run) {
+  sub->callback([&action, run = std::move(run)] { action = run; });
+}
+
+void register_gateway_commands(CLI::App& app, Action& action);  // gateway run|call|install|uninstall|status
+void register_config_commands(CLI::App& app, Action& action);   // config schema|get|set|unset|validate
+void register_client_commands(CLI::App& app, Action& action);   // agent, status, health, sessions, models
+void register_chat_command(CLI::App& app, Action& action);      // chat (alias tui)
+void register_setup_commands(CLI::App& app, Action& action);    // onboard, doctor, logs
+
+}  // namespace pincer::app
