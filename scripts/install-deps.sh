@@ -11,9 +11,12 @@ PACKAGES=(
   # libraries (docs/architecture.md "Dependencies")
   libboost1.81-dev                         # Asio + Beast (header-only use)
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libsodium-dev libssl-dev
+  libedit-dev                              # line editing in `pincer chat` (BSD licence)
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   procps                                   # ps/pgrep used by tests and make bench
+  chromium                                 # headless browser of the web chat test (tests/web)
+  tmux                                     # drives `pincer chat` in the terminal-chat test
 )
 
 missing=()

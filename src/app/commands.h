@@ -21,9 +21,12 @@ inline void on_parsed(CLI::App* sub, Action& action, Action run) {
 }
 
 void register_gateway_commands(CLI::App& app, Action& action);  // gateway run|call|install|uninstall|status
+/// gateway install|uninstall|status (a systemd user unit); call after register_gateway_commands.
+void register_service_commands(CLI::App& app, Action& action);
 void register_config_commands(CLI::App& app, Action& action);   // config schema|get|set|unset|validate
 void register_client_commands(CLI::App& app, Action& action);   // agent, status, health, sessions, models
 void register_chat_command(CLI::App& app, Action& action);      // chat (alias tui)
-void register_setup_commands(CLI::App& app, Action& action);    // onboard, doctor, logs
+void register_setup_commands(CLI::App& app, Action& action);    // doctor, logs
+void register_onboard_command(CLI::App& app, Action& action);   // onboard
 
 }  // namespace pincer::app

@@ -1,11 +1,292 @@
-// `pincer config …`: inspect, validate and edit pincer.json.
+// `pincer config …`: inspect, validate and edit pincer.json (docs/cli.md "pincer config").
+//
+//   config get PATH [--json] [--show-secrets]   the value as configured, else its default
+//   config set PATH VALUE [--strict-json|--string] [--json]
+//   config unset PATH [--json]
+//   config validate [--json]
+//   config schema [--markdown]
+// Every command takes --file FILE (default $PINCER_HOME/pincer.json). Exit codes (app/commands.h):
+// 0 done; 1 not set (get) or I/O failure; 2 unknown path, invalid value or invalid configuration.
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
 
+#include "agent/agents_config.h"
+#include "agent/model_registry.h"
 #include "app/commands.h"
+#include "cli/config_file.h"
 #include "core/config.h"
+#include "core/ids.h"
+#include "core/json5.h"
+#include "core/json5_edit.h"
+#include "core/paths.h"
 
 namespace pincer::app {
+namespace {
+
+using nlohmann::json;
+using config::schema::Kind;
+using config::schema::Node;
+
+struct ConfigFlags {
+  std::optional<std::string> file;
+  std::string path;
+  std::string value;
+  bool json = false;
+  bool show_secrets = false;
+  bool strict_json = false;
+  bool as_string = false;
+};
+
+int fail(int code, const std::string& message) {
+  std::cerr << "pincer: " << message << "\n";
+  return code;
+}
+
+/// Strings bare, everything else as indented JSON.
+std::string shown(const json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+bool accepts(const Node& node, const json& v) {
+  switch (node.kind()) {
+    case Kind::kAny: return true;
+    case Kind::kObject: case Kind::kMap: return v.is_object();
+    case Kind::kArray: return v.is_array();
+    case Kind::kString: case Kind::kEnum: return v.is_string();
+    case Kind::kInteger: case Kind::kNumber: return v.is_number();
+    case Kind::kBoolean: return v.is_boolean();
+    case Kind::kUnion:
+      for (const Node& alt : node.alternatives()) {
+        if (accepts(alt, v)) return true;
+      }
+      return false;
+  }
+  return true;
+}
+
+/// VALUE of `config set`: parsed as JSON5; taken as a plain string when it does not parse, or
+/// when the schema expects a string there and JSON5 gave something else (`token 12345`).
+Result<json> parse_value(const ConfigFlags& f, const Node& node) {
+  if (f.as_string) return json(f.value);
+  auto parsed = json5::parse(f.value);
+  if (f.strict_json) {
+    if (!parsed) return Error{"INVALID_VALUE", f.path + ": VALUE is not valid JSON5: " + parsed.error().message};
+    return *parsed;
+  }
+  if (!parsed || (accepts(node, json("")) && !accepts(node, *parsed))) return json(f.value);
+  return *parsed;
+}
+
+/// `value` as it may be shown: secrets masked unless asked.
+json display_value(const json5::Path& path, const json& value, bool show_secrets) {
+  if (show_secrets) return value;
+  auto doc = json5::apply_set(json::object(), path, value);
+  if (!doc) return value;
+  const json masked = cli::mask_secrets(*doc);
+  const json* at = json5::find(masked, path);
+  return at ? *at : value;
+}
+
+/// Parses PATH and checks it against the schema. Exit code 2 on failure (printed).
+std::optional<std::pair<json5::Path, const Node*>> checked_path(const std::string& text, const char* command) {
+  auto path = json5::parse_path(text);
+  if (!path) {
+    fail(2, std::string("config ") + command + ": invalid path " + path.error().message);
+    return std::nullopt;
+  }
+  auto node = cli::schema_node_at(*path);
+  if (!node) {
+    fail(2, std::string("config ") + command + ": " + node.error().message);
+    return std::nullopt;
+  }
+  return std::make_pair(std::move(*path), *node);
+}
+
+int run_get(const ConfigFlags& f) {
+  auto checked = checked_path(f.path, "get");
+  if (!checked) return 2;
+  const auto& path = checked->first;
+  const auto file = cli::config_path(f.file, config::process_env());
+  json resolved;
+  auto loaded = config::load(file, cli::keep_env_references());
+  if (loaded) {
+    resolved = loaded->resolved;
+  } else {
+    // An invalid file can still be inspected, as written.
+    auto text = cli::read_config_text(file);
+    if (!text) return fail(1, text.error().message);
+    auto parsed = json5::parse(text->text, file.string());
+    if (!parsed) return fail(2, parsed.error().message);
+    std::cerr << "pincer: warning: " << file.string() << " is not valid (see `pincer config validate`); showing it as written\n";
+    resolved = std::move(*parsed);
+  }
+  const json effective = config::with_defaults(resolved);
+  const char* source = "file";
+  const json* value = json5::find(resolved, path);
+  if (value == nullptr) {
+    source = "default";
+    value = json5::find(effective, path);
+  }
+  if (value == nullptr) {
+    return fail(1, json5::format_path(path) + " is not set in " + file.string() + " and has no default");
+  }
+  const json shown_value = f.show_secrets ? *value : *json5::find(cli::mask_secrets(effective), path);
+  if (f.json) {
+    std::cout << json{{"path", json5::format_path(path)}, {"value", shown_value}, {"source", source}}.dump(2) << "\n";
+  } else {
+    std::cout << shown(shown_value) << "\n";
+  }
+  return 0;
+}
+
+int run_set(const ConfigFlags& f) {
+  auto checked = checked_path(f.path, "set");
+  if (!checked) return 2;
+  const auto& [path, node] = *checked;
+  auto value = parse_value(f, *node);
+  if (!value) return fail(2, "config set: " + value.error().message);
+  const auto file = cli::config_path(f.file, config::process_env());
+  auto original = cli::read_config_text(file);
+  if (!original) return fail(1, original.error().message);
+  // A new file starts from the commented template, with a gateway token (as `gateway run` would).
+  const std::string base = original->exists ? original->text : cli::config_template(18789, ids::random_token(32));
+  auto edited = json5::set(base, path, *value);
+  if (!edited) {
+    const int code = edited.error().code == "EDIT_FAILED" ? 1 : 2;
+    const std::string where = edited.error().code == "JSON5_PARSE" ? file.string() + ":" : "";
+    return fail(code, "config set: " + where + edited.error().message);
+  }
+  const bool changed = !original->exists || *edited != original->text;
+  if (changed) {
+    if (auto st = cli::write_config_text(*original, *edited); !st) {
+      return fail(st.error().code == "CONFIG_INVALID" ? 2 : 1,
+                  "config set " + json5::format_path(path) + ": not written, the result would be invalid:\n" +
+                      st.error().message);
+    }
+  }
+  const json display = display_value(path, *value, false);
+  if (f.json) {
+    std::cout << json{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"value", display},
+                      {"changed", changed}, {"created", !original->exists}}
+                     .dump(2)
+              << "\n";
+  } else {
+    if (!original->exists) std::cout << "Created " << file.string() << " (with a new gateway token)\n";
+    std::cout << (changed ? "Set " : "Unchanged: ") << json5::format_path(path) << " = "
+              << display.dump(-1, ' ', false, json::error_handler_t::replace) << " in " << file.string() << "\n";
+  }
+  return 0;
+}
+
+int run_unset(const ConfigFlags& f) {
+  auto checked = checked_path(f.path, "unset");
+  if (!checked) return 2;
+  const auto& path = checked->first;
+  const auto file = cli::config_path(f.file, config::process_env());
+  auto original = cli::read_config_text(file);
+  if (!original) return fail(1, original.error().message);
+  bool changed = false;
+  if (original->exists) {
+    auto edited = json5::unset(original->text, path);
+    if (edited) {
+      if (auto st = cli::write_config_text(*original, *edited); !st) {
+        return fail(st.error().code == "CONFIG_INVALID" ? 2 : 1,
+                    "config unset " + json5::format_path(path) + ": not written, the result would be invalid:\n" +
+                        st.error().message);
+      }
+      changed = true;
+    } else if (edited.error().code != "PATH_NOT_FOUND") {
+      const std::string where = edited.error().code == "JSON5_PARSE" ? file.string() + ":" : "";
+      return fail(edited.error().code == "EDIT_FAILED" ? 1 : 2, "config unset: " + where + edited.error().message);
+    }
+  }
+  if (f.json) {
+    std::cout << json{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"changed", changed}}.dump(2)
+              << "\n";
+  } else if (changed) {
+    std::cout << "Removed " << json5::format_path(path) << " from " << file.string() << "\n";
+  } else {
+    std::cout << json5::format_path(path) << " is not set in " << file.string() << "; nothing to remove\n";
+  }
+  return 0;
+}
+
+/// Lines of a multi-line message.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+/// What the gateway checks at start beyond the schema (gateway_command.cpp), and model references.
+void semantic_checks(const json& effective, const config::EnvLookup& env, std::vector<std::string>& errors,
+                     std::vector<std::string>& warnings) {
+  const json& auth = effective["gateway"]["auth"];
+  const std::string mode = auth.value("mode", "token");
+  const auto env_set = [&](const char* name) { auto v = env(name); return v && !v->empty(); };
+  if (mode == "token" && auth.value("token", "").empty() && !env_set("PINCER_GATEWAY_TOKEN")) {
+    errors.push_back("gateway.auth.token: required when gateway.auth.mode is \"token\" (or set PINCER_GATEWAY_TOKEN)");
+  }
+  if (mode == "password" && auth.value("password", "").empty() && !env_set("PINCER_GATEWAY_PASSWORD")) {
+    errors.push_back("gateway.auth.password: required when gateway.auth.mode is \"password\" (or set PINCER_GATEWAY_PASSWORD)");
+  }
+  auto agents = agent::resolve_agents(effective, paths::state_dir(env), env);
+  if (!agents) {
+    for (auto& line : lines_of(agents.error().message)) errors.push_back(line);
+    return;
+  }
+  const auto registry = agent::ModelRegistry::from_config(effective);
+  for (const auto& a : agents->agents) {
+    if (a.model.primary.empty()) {
+      warnings.push_back("agent \"" + a.id + "\" has no model: set agents.defaults.model.primary (`pincer onboard` does)");
+      continue;
+    }
+    for (const auto& ref : [&] { auto all = a.model.fallbacks; all.insert(all.begin(), a.model.primary); return all; }()) {
+      if (auto m = registry.resolve(ref); !m) warnings.push_back("agent \"" + a.id + "\": " + m.error().message);
+    }
+  }
+}
+
+int run_validate(const ConfigFlags& f) {
+  const auto env = config::process_env();
+  const auto file = cli::config_path(f.file, env);
+  std::vector<std::string> errors, warnings;
+  auto loaded = config::load(file, env);
+  bool exists = false;
+  if (!loaded) {
+    errors = lines_of(loaded.error().message);
+    std::error_code ec;
+    exists = std::filesystem::exists(file, ec);
+  } else {
+    exists = loaded->exists;
+    if (!exists) warnings.push_back(file.string() + " does not exist; every default applies");
+    semantic_checks(loaded->effective, env, errors, warnings);
+  }
+  const bool valid = errors.empty();
+  if (f.json) {
+    std::cout << json{{"valid", valid}, {"file", file.string()}, {"exists", exists}, {"errors", errors}, {"warnings", warnings}}
+                     .dump(2)
+              << "\n";
+  } else {
+    for (const auto& w : warnings) std::cerr << "pincer: warning: " << w << "\n";
+    for (const auto& e : errors) std::cerr << "pincer: " << e << "\n";
+    if (valid) std::cout << file.string() << ": valid\n";
+  }
+  return valid ? 0 : 2;
+}
+
+void add_file_option(CLI::App* sub, ConfigFlags& f) {
+  sub->add_option("--file", f.file, "Config file (default: $PINCER_HOME/pincer.json, ~/.pincer/pincer.json)");
+}
+
+}  // namespace
 
 void register_config_commands(CLI::App& app, Action& action) {
   auto* config = app.add_subcommand("config", "Inspect and edit the configuration");
@@ -17,6 +298,41 @@ void register_config_commands(CLI::App& app, Action& action) {
     std::cout << (*markdown ? config::markdown_reference() : config::json_schema().dump(2) + "\n");
     return 0;
   });
+
+  auto f = std::make_shared<ConfigFlags>();
+  constexpr const char* kPathHelp = "Config path, e.g. gateway.port, agents.list[0].id, models.providers[\"my.lab\"].baseUrl";
+
+  auto* get = config->add_subcommand("get", "Print a value: as set in the file, else its default");
+  get->add_option("PATH", f->path, kPathHelp)->required();
+  get->add_flag("--json", f->json, "Print {path, value, source: file|default}");
+  get->add_flag("--show-secrets", f->show_secrets, "Show tokens, passwords and API keys instead of " + std::string(config::kRedacted));
+  add_file_option(get, *f);
+  on_parsed(get, action, [f] { return run_get(*f); });
+
+  auto* set = config->add_subcommand(
+      "set", "Set a value, keeping the file's comments and formatting; the whole result is validated before writing");
+  set->add_option("PATH", f->path, kPathHelp)->required();
+  set->add_option("VALUE", f->value,
+                  "JSON5 value (42, true, \"x\", [1, 2], {a: 1}); taken as a string when it is not JSON5 or the key "
+                  "expects a string")
+      ->required();
+  auto* strict = set->add_flag("--strict-json,--json-value", f->strict_json, "VALUE must be JSON5 (no string fallback)");
+  set->add_flag("--string", f->as_string, "Take VALUE as a string, always")->excludes(strict);
+  set->add_flag("--json", f->json, "Print {ok, file, path, value, changed, created}");
+  add_file_option(set, *f);
+  on_parsed(set, action, [f] { return run_set(*f); });
+
+  auto* unset = config->add_subcommand("unset", "Remove a value (and its comment lines) so that its default applies");
+  unset->add_option("PATH", f->path, kPathHelp)->required();
+  unset->add_flag("--json", f->json, "Print {ok, file, path, changed}");
+  add_file_option(unset, *f);
+  on_parsed(unset, action, [f] { return run_unset(*f); });
+
+  auto* validate = config->add_subcommand(
+      "validate", "Check the file as the gateway would load it (schema, env vars, auth, model references)");
+  validate->add_flag("--json", f->json, "Print {valid, file, exists, errors, warnings}");
+  add_file_option(validate, *f);
+  on_parsed(validate, action, [f] { return run_validate(*f); });
 }
 
 }  // namespace pincer::app

@@ -191,9 +191,13 @@ int run_gateway(const GatewayRunFlags& flags) {
   options.host = s.bind_host;
   options.port = s.port;
   options.on_listening = [&](int port) {
+    gateway.set_listening_port(port);
     const std::string host = s.bind_host.find(':') != std::string::npos ? "[" + s.bind_host + "]" : s.bind_host;
     std::printf("pincer gateway listening on ws://%s:%d (auth: %s, state: %s)\n", host.c_str(), port,
                 s.auth.mode.c_str(), state.c_str());
+    // The web chat UI is served on the same port; a wildcard bind is opened through loopback.
+    const std::string web_host = s.bind_host == "0.0.0.0" ? "127.0.0.1" : s.bind_host == "::" ? "[::1]" : host;
+    std::printf("pincer web chat: http://%s:%d/\n", web_host.c_str(), port);
     std::fflush(stdout);
     spdlog::info("gateway {} listening on {}:{} (auth {})", s.version, s.bind_host, port, s.auth.mode);
   };

@@ -17,10 +17,12 @@ int main(int argc, char** argv) {
 
   pincer::app::Action action;
   pincer::app::register_gateway_commands(app, action);
+  pincer::app::register_service_commands(app, action);
   pincer::app::register_config_commands(app, action);
   pincer::app::register_client_commands(app, action);
   pincer::app::register_chat_command(app, action);
   pincer::app::register_setup_commands(app, action);
+  pincer::app::register_onboard_command(app, action);
 
   try {
     app.parse(argc, argv);

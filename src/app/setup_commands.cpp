@@ -1,8 +1,87 @@
-// `pincer onboard`, `pincer doctor`, `pincer logs`.
+// `pincer doctor` and `pincer logs [-f]`.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "app/client_support.h"
 #include "app/commands.h"
+#include "cli/doctor.h"
 
 namespace pincer::app {
+namespace {
 
-void register_setup_commands(CLI::App& app, Action& action) {}
+using nlohmann::json;
+
+int run_doctor(bool as_json) {
+  const auto env = config::process_env();
+  const auto state = paths::state_dir(env);
+  auto findings = cli::run_doctor(state, paths::config_file(state), env);
+  bool any_fail = false;
+  json out = json::array();
+  for (const auto& f : findings) {
+    any_fail = any_fail || f.status == "fail";
+    out.push_back(cli::to_json(f));
+    if (as_json) continue;
+    const char* mark = f.status == "ok" ? "✓" : f.status == "warn" ? "!" : "✗";
+    std::cout << mark << " " << f.check << ": " << f.message << "\n";
+    if (!f.fix.empty()) std::cout << "    fix: " << f.fix << "\n";
+  }
+  if (as_json) print_json(json{{"ok", !any_fail}, {"findings", out}});
+  return any_fail ? 1 : 0;
+}
+
+/// Prints the last `lines` lines of the gateway log; with `follow`, keeps printing what is
+/// appended (and starts over when the file is truncated or replaced), until interrupted.
+int run_logs(int lines, bool follow) {
+  const auto file = paths::gateway_log_file(paths::state_dir(config::process_env()));
+  std::ifstream in(file, std::ios::binary);
+  if (!in && !follow) return fail(1, "no gateway log at " + file.string() + " yet (start the gateway: pincer gateway run)");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t start = text.size();
+  for (int n = 0; start > 0 && n <= lines;) {
+    --start;
+    if (text[start] == '\n' && start + 1 < text.size() && ++n > lines) {
+      ++start;
+      break;
+    }
+  }
+  if (lines == 0) start = text.size();
+  std::cout << text.substr(start) << std::flush;
+  if (!follow) return 0;
+  std::uintmax_t offset = text.size();
+  while (true) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(file, ec);
+    if (ec) continue;
+    if (size < offset) offset = 0;  // rotated or truncated
+    if (size == offset) continue;
+    std::ifstream f(file, std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(offset));
+    std::string chunk((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    offset += chunk.size();
+    std::cout << chunk << std::flush;
+  }
+}
+
+}  // namespace
+
+void register_setup_commands(CLI::App& app, Action& action) {
+  {
+    auto as_json = std::make_shared<bool>(false);
+    auto* doctor = app.add_subcommand("doctor", "Check the installation and suggest fixes");
+    doctor->add_flag("--json", *as_json, "Print the findings as JSON");
+    on_parsed(doctor, action, [as_json] { return run_doctor(*as_json); });
+  }
+  {
+    auto lines = std::make_shared<int>(100);
+    auto follow = std::make_shared<bool>(false);
+    auto* logs = app.add_subcommand("logs", "Print the gateway log");
+    logs->add_option("-n,--lines", *lines, "How many of the last lines (default 100)")->check(CLI::Range(0, 1000000));
+    logs->add_flag("-f,--follow", *follow, "Keep printing new lines");
+    on_parsed(logs, action, [lines, follow] { return run_logs(*lines, *follow); });
+  }
+}
 
 }  // namespace pincer::app

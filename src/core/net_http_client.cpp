@@ -1,4 +1,5 @@
 #include "core/http_client.h"
+#include "core/net_tls.h"
 
 #include "core/result.h"
 
@@ -74,9 +75,7 @@ std::optional<ParsedUrl> parse_url(std::string_view url) {
   return out;
 }
 
-namespace {
-
-ssl::context& tls_context() {
+ssl::context& client_tls_context() {
   static ssl::context ctx = [] {
     ssl::context c(ssl::context::tls_client);
     c.set_default_verify_paths();
@@ -87,6 +86,8 @@ ssl::context& tls_context() {
   }();
   return ctx;
 }
+
+namespace {
 
 TransportError make_error(const error_code& ec, const std::string& step) {
   TransportError e;
@@ -400,7 +401,7 @@ HttpClient::RequestId HttpClient::start(HttpRequestSpec spec, HttpCallbacks call
   auto& ioc = impl_->loop.context();
   if (url->tls) {
     auto ex = std::make_shared<Exchange<beast::ssl_stream<beast::tcp_stream>>>(
-        impl_, id, *url, std::move(spec), std::move(callbacks), beast::ssl_stream<beast::tcp_stream>(ioc, tls_context()));
+        impl_, id, *url, std::move(spec), std::move(callbacks), beast::ssl_stream<beast::tcp_stream>(ioc, client_tls_context()));
     ex->start(std::move(*proxy));
   } else {
     auto ex = std::make_shared<Exchange<beast::tcp_stream>>(impl_, id, *url, std::move(spec), std::move(callbacks),

@@ -33,12 +33,20 @@ Gateway::Gateway(GatewaySettings settings, Clock& clock)
       clock_(clock),
       started_steady_ms_(clock.steady_ms()),
       instance_id_(ids::uuid_v4()),
-      auth_limiter_(settings_.auth_rate_limit) {
+      auth_limiter_(settings_.auth_rate_limit),
+      devices_(std::make_unique<store::DeviceStore>(
+          settings_.state_dir.empty() ? std::filesystem::path() : settings_.state_dir / "devices",
+          [](const std::string& role, const std::vector<std::string>& requested, const std::vector<std::string>& allowed) {
+            return device_auth::role_scopes_allow(role, requested, allowed);
+          },
+          clock.wall_ms())) {
+  for (const auto& w : devices_->load_warnings()) spdlog::warn("device store: {}", w);
   register_system_methods(methods_);
   register_config_methods(methods_);
   register_chat_methods(methods_);
   register_agent_methods(methods_);
   register_session_methods(methods_);
+  register_device_methods(methods_);
   refresh_health();
 }
 
@@ -148,37 +156,151 @@ void Gateway::handle_connect(Client& client, const RequestFrame& request) {
     return fail_handshake(client, request.id, f.error, f.close_code);
   }
   AuthResult auth = authenticate(req, client.peer, settings_.auth);
-  if (!auth.ok) {
+  if (!auth.ok && !req.device) {
     auth_limiter_.record_failure(client.peer.remote_ip, client.peer.loopback, now);
     auto f = auth_failure(auth);
     return fail_handshake(client, request.id, f.error, f.close_code);
   }
-  auth_limiter_.record_success(client.peer.remote_ip);
-
-  // Nodes always prove a device identity; device verification and pairing arrive with issue #6.
-  if (req.role == "node" && !req.has_device) {
+  // Nodes always prove a device identity (§1.4 step 6).
+  if (req.role == "node" && !req.device) {
     return fail_handshake(client, request.id,
                           RpcError{"NOT_PAIRED", "device identity required", {{"code", "DEVICE_IDENTITY_REQUIRED"}},
                                    std::nullopt, std::nullopt},
                           kClosePolicy);
   }
+  std::optional<store::DeviceToken> issued;
+  if (req.device && !connect_device(client, request, req, auth, issued)) return;
+  auth_limiter_.record_success(client.peer.remote_ip);
 
   client.connected = true;
   client.protocol = std::get<int>(protocol);
   client.role = req.role;
-  client.scopes = req.scopes;  // shared auth succeeded: self-declared scopes are kept (§1.4 step 6)
+  client.scopes = req.scopes;  // shared or device-token auth succeeded: requested scopes are kept (§1.4 step 6)
   client.caps = req.caps;
   client.info = req.client;
+  client.auth_method = auth.method;
   client.connected_at_ms = clock_.wall_ms();
   client.link->set_max_message_bytes(kMaxPayloadBytes);
-  spdlog::info("conn {}: connected {} ({}/{}) from {} protocol {} role {}", client.id, client.conn_uuid,
-               client.info.id, client.info.mode, client.peer.remote_ip, client.protocol, client.role);
+  spdlog::info("conn {}: connected {} ({}/{}) from {} protocol {} role {}{}", client.id, client.conn_uuid,
+               client.info.id, client.info.mode, client.peer.remote_ip, client.protocol, client.role,
+               client.device_id.empty() ? "" : " device " + client.device_id.substr(0, 12));
 
-  send_frame(client, build_ok_value(request.id, hello_payload(client)));
+  send_frame(client, build_ok_value(request.id, hello_payload(client, issued ? &*issued : nullptr)));
   if (client.info.mode != "cli") presence_changed();  // CLI clients are not presence (§1.4 step 13)
 }
 
-json Gateway::hello_payload(const Client& client) const {
+bool Gateway::connect_device(Client& client, const RequestFrame& request, const ConnectRequest& req,
+                             AuthResult& auth, std::optional<store::DeviceToken>& issued) {
+  const int64_t now = clock_.wall_ms();
+  device_auth::SignedFields fields;
+  fields.client_id = req.client.id;
+  fields.client_mode = req.client.mode;
+  fields.role = req.role;
+  fields.scopes = req.scopes;
+  fields.token = req.token ? *req.token : req.device_token ? *req.device_token : req.bootstrap_token.value_or("");
+  fields.platform = req.client.platform;
+  fields.device_family = req.client.device_family;
+  auto proof = device_auth::verify_proof(*req.device, fields, client.nonce, now);
+  if (auto* f = std::get_if<device_auth::ProofFailure>(&proof)) {
+    fail_handshake(client, request.id, device_auth::proof_error(*f), kClosePolicy);
+    return false;
+  }
+  const auto& device = std::get<device_auth::VerifiedDevice>(proof);
+
+  const bool shared_ok = auth.ok;
+  if (!auth.ok) {
+    // Device-token auth (§1.4 step 8, §4.4): auth.deviceToken, else auth.token, as this device's role token.
+    const std::string candidate = req.device_token ? *req.device_token : req.token.value_or("");
+    if (!candidate.empty()) {
+      auto verdict = devices_->verify_token(device.device_id, req.role, candidate, req.scopes, now);
+      if (verdict && !*verdict) {
+        auth = AuthResult{true, "device-token", "", ""};
+      } else if (req.device_token) {
+        auth.reason = "device_token_mismatch";
+      }
+    }
+    if (!auth.ok) {
+      auth_limiter_.record_failure(client.peer.remote_ip, client.peer.loopback, clock_.steady_ms());
+      const bool can_retry = auth.reason == "token_mismatch" && req.token && !req.device_token;
+      auto f = auth_failure(auth, can_retry);
+      fail_handshake(client, request.id, f.error, f.close_code);
+      return false;
+    }
+  }
+
+  // Loopback without proxy headers or a foreign browser page, holding the shared secret: pairing
+  // is approved silently (§1.4 step 9). Everyone else waits for device.pair.approve.
+  const auto& h = client.peer.headers;
+  const bool proxied = h.count("x-forwarded-for") || h.count("x-real-ip") || h.count("forwarded");
+  const bool ui = req.client.id == "openclaw-control-ui" || req.client.id == "webchat-ui" || req.client.mode == "webchat";
+  const bool local = client.peer.loopback && !proxied && (!client.peer.origin || ui);
+  const bool shared_secret = shared_ok && (auth.method == "token" || auth.method == "password" || auth.method == "none");
+  // A local backend holding the shared secret is the gateway's own helper: no pairing, no token.
+  if (local && shared_secret && req.client.id == "gateway-client" && req.client.mode == "backend") {
+    client.device_id = device.device_id;
+    return true;
+  }
+  if (auto reason = device_auth::pairing_reason(devices_->paired(device.device_id), device, req.client.platform,
+                                                req.client.device_family, req.role, req.scopes)) {
+    if (!require_pairing(client, request, req, device, *reason, local && shared_secret)) return false;
+  } else if (auto st = devices_->touch(device.device_id, req.client.display_name, req.client.id, req.client.mode,
+                                       client.peer.loopback ? "" : client.peer.remote_ip);
+             !st) {
+    spdlog::warn("device store: {}", st.error().message);
+  }
+  auto token = devices_->ensure_token(device.device_id, req.role, req.scopes, now);
+  if (!token) {
+    fail_handshake(client, request.id, RpcError::unavailable("device store: " + token.error().message), kClosePolicy);
+    return false;
+  }
+  issued = *token;
+  client.device_id = device.device_id;
+  return true;
+}
+
+bool Gateway::require_pairing(Client& client, const RequestFrame& request, const ConnectRequest& req,
+                              const device_auth::VerifiedDevice& device, const std::string& reason, bool silent) {
+  const int64_t now = clock_.wall_ms();
+  store::PendingPairing in;
+  in.device_id = device.device_id;
+  in.public_key = device.public_key;
+  in.display_name = req.client.display_name;
+  in.platform = req.client.platform;
+  in.device_family = req.client.device_family;
+  in.client_id = req.client.id;
+  in.client_mode = req.client.mode;
+  in.role = req.role;
+  in.scopes = req.scopes;
+  in.remote_ip = client.peer.loopback ? "" : client.peer.remote_ip;
+  in.silent = silent;
+  auto requested = devices_->request_pairing(std::move(in), now);
+  if (!requested) {
+    fail_handshake(client, request.id, RpcError::unavailable("device store: " + requested.error().message), kClosePolicy);
+    return false;
+  }
+  const std::string request_id = requested->request.request_id;
+  if (requested->request.silent) {
+    auto approved = devices_->approve(request_id, now);
+    if (approved && *approved) {
+      spdlog::info("device pairing auto-approved device={} role={} reason={}", device.device_id, req.role, reason);
+      broadcast_pairing_event("device.pair.resolved", {{"requestId", request_id},
+                                                       {"deviceId", device.device_id},
+                                                       {"decision", "approved"},
+                                                       {"ts", now}});
+      return true;
+    }
+  }
+  if (requested->created) broadcast_pairing_event("device.pair.requested", store::to_json(requested->request));
+  const store::PairedDevice* paired = devices_->paired(device.device_id);
+  if (paired && paired->public_key != device.public_key) paired = nullptr;
+  RpcError error = device_auth::pairing_required_error(reason, request_id, device.device_id, req.role, req.scopes, paired);
+  spdlog::info("conn {}: pairing required ({}) for device {} request {}", client.id, reason, device.device_id, request_id);
+  send_frame(client, build_error(request.id, error));
+  close_client(client, kClosePolicy, device_auth::pairing_close_reason(reason, request_id));
+  return false;
+}
+
+json Gateway::hello_payload(const Client& client, const store::DeviceToken* device_token) const {
   json snapshot = {
       {"presence", presence()},
       {"health", health_},
@@ -190,13 +312,19 @@ json Gateway::hello_payload(const Client& client) const {
        {{"defaultAgentId", "main"}, {"mainKey", "main"}, {"mainSessionKey", "agent:main:main"}, {"scope", "per-sender"}}},
       {"authMode", settings_.auth.mode},
   };
+  json auth = {{"method", client.auth_method}, {"role", client.role}, {"scopes", client.scopes}};
+  if (device_token) {
+    auth["deviceToken"] = device_token->token;
+    auth["scopes"] = device_token->scopes;  // what the token grants (OpenClaw reports the token's scopes)
+    auth["issuedAtMs"] = device_token->rotated_at_ms.value_or(device_token->created_at_ms);
+  }
   return json{
       {"type", "hello-ok"},
       {"protocol", client.protocol},
       {"server", {{"version", settings_.version}, {"connId", client.conn_uuid}}},
       {"features", {{"methods", methods_.names()}, {"events", gateway_events()}}},
       {"snapshot", std::move(snapshot)},
-      {"auth", {{"method", settings_.auth.mode}, {"role", client.role}, {"scopes", client.scopes}}},
+      {"auth", std::move(auth)},
       {"policy",
        {{"maxPayload", kMaxPayloadBytes}, {"maxBufferedBytes", kMaxBufferedBytes}, {"tickIntervalMs", kTickIntervalMs}}},
   };
@@ -208,7 +336,7 @@ json Gateway::hello_payload(const Client& client) const {
 std::string Gateway::write_budget_key(const Client& client) const {
   // "<deviceId>|<ip>" as OpenClaw keys it; without device identity all clients of one IP share.
   std::string ip = client.peer.remote_ip.empty() ? "unknown-ip" : client.peer.remote_ip;
-  std::string key = "unknown-device|" + ip;
+  std::string key = (client.device_id.empty() ? "unknown-device" : client.device_id) + "|" + ip;
   if (client.peer.remote_ip.empty()) key += "|conn=" + client.conn_uuid;
   return key;
 }
@@ -331,6 +459,30 @@ void Gateway::broadcast_run_event(std::string_view event, const std::string& pay
   }
 }
 
+void Gateway::broadcast_pairing_event(std::string_view event, const json& payload) {
+  const std::string text = payload.dump(-1, ' ', false, json::error_handler_t::replace);
+  for (auto& [id, client] : clients_) {
+    if (!client->connected || client->closing || client->role != "operator") continue;
+    if (!operator_scope_allows(client->scopes, kScopePairing)) continue;  // §1.9 event scope guards
+    send_event(*client, event, text, /*drop_if_slow=*/true);
+  }
+}
+
+bool Gateway::device_connected(const std::string& device_id) const {
+  for (const auto& [id, client] : clients_) {
+    if (client->connected && !client->closing && client->device_id == device_id) return true;
+  }
+  return false;
+}
+
+void Gateway::disconnect_device(const std::string& device_id, const std::string& role, const std::string& reason) {
+  for (auto& [id, client] : clients_) {
+    if (client->device_id != device_id || device_id.empty()) continue;
+    if (!role.empty() && client->role != role) continue;
+    close_client(*client, kClosePolicy, reason);
+  }
+}
+
 std::size_t Gateway::connected_count() const {
   std::size_t n = 0;
   for (const auto& [id, client] : clients_) n += client->connected ? 1 : 0;
@@ -363,6 +515,7 @@ json Gateway::presence() const {
               {"scopes", c->scopes},
               {"ts", c->connected_at_ms}};
     if (!c->info.device_family.empty()) e["deviceFamily"] = c->info.device_family;
+    if (!c->device_id.empty()) e["deviceId"] = c->device_id;
     entries.push_back(std::move(e));
   }
   return entries;

@@ -22,6 +22,7 @@
 #include "gateway/protocol/connect.h"
 #include "gateway/protocol/idempotency.h"
 #include "gateway/protocol/write_budget.h"
+#include "store/device_store.h"
 
 namespace pincer {
 class EventLoop;
@@ -62,6 +63,8 @@ struct Client {
   std::vector<std::string> scopes;
   std::vector<std::string> caps;
   ConnectRequest::Client info;
+  std::string device_id;     ///< verified device identity (empty: device-less connect)
+  std::string auth_method;   ///< "token" | "password" | "none" | "trusted-proxy" | "device-token"
   int64_t connected_at_ms = 0;
   int64_t next_seq = 1;    ///< per-connection event sequence
   int role_denials = 0;    ///< consecutive "unauthorized role" answers
@@ -105,6 +108,9 @@ class Gateway {
 
   // ---- for method handlers ----
   const GatewaySettings& settings() const { return settings_; }
+  /// Records the port actually bound (differs from settings().port when that was 0), so that
+  /// `status` reports where clients can connect. Loop thread.
+  void set_listening_port(int port) { settings_.port = port; }
   Clock& clock() { return clock_; }
   int64_t uptime_ms() const { return clock_.steady_ms() - started_steady_ms_; }
   const std::string& health_json() const { return health_json_; }
@@ -138,18 +144,33 @@ class Gateway {
   EventLoop* loop() { return loop_; }
   agent::AgentService* agents() { return agents_; }
 
+  /// Device pairing (AU-3): the store under <state>/devices (in memory without a state dir).
+  store::DeviceStore& devices() { return *devices_; }
+  /// Sends a `device.pair.*` event to connected operators holding operator.pairing (or admin).
+  void broadcast_pairing_event(std::string_view event, const nlohmann::json& payload);
+  /// Whether a connected client authenticated as this device.
+  bool device_connected(const std::string& device_id) const;
+  /// Closes (1008 `reason`) every connection of this device, of one role when `role` is non-empty;
+  /// queued answers are still delivered first.
+  void disconnect_device(const std::string& device_id, const std::string& role, const std::string& reason);
+
   /// Registry access for tests that add methods.
   MethodRegistry& mutable_methods() { return methods_; }
 
  private:
   void handle_connect(Client& client, const RequestFrame& request);
+  /// Device proof, device-token auth and pairing (§1.4 steps 6-11). Returns false after refusing.
+  bool connect_device(Client& client, const RequestFrame& request, const ConnectRequest& req, AuthResult& auth,
+                      std::optional<store::DeviceToken>& issued);
+  bool require_pairing(Client& client, const RequestFrame& request, const ConnectRequest& req,
+                       const device_auth::VerifiedDevice& device, const std::string& reason, bool silent);
   void dispatch(Client& client, const RequestFrame& request);
   void fail_handshake(Client& client, const std::string& request_id, const RpcError& error, uint16_t close_code);
   void close_client(Client& client, uint16_t code, const std::string& reason);
   void send_frame(Client& client, std::string frame, bool drop_if_slow = false);
   void send_event(Client& client, std::string_view event, const std::string& payload_json, bool drop_if_slow = false,
                   const nlohmann::json& state_version = nullptr);
-  nlohmann::json hello_payload(const Client& client) const;
+  nlohmann::json hello_payload(const Client& client, const store::DeviceToken* device_token) const;
   nlohmann::json state_version() const;
   void presence_changed();
   std::string write_budget_key(const Client& client) const;
@@ -164,6 +185,7 @@ class Gateway {
   AuthRateLimiter auth_limiter_;
   IdempotencyCache idempotency_;
   WriteBudget write_budget_;
+  std::unique_ptr<store::DeviceStore> devices_;
   nlohmann::json health_;
   std::string health_json_;
   int64_t presence_version_ = 1;

@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gateway/protocol/constants.h"
+#include "gateway/web_assets.h"
 
 namespace pincer::gateway {
 namespace {
@@ -189,7 +190,29 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
   bool registered_ = false;
 };
 
-/// Plain HTTP on the same port: probes now; the web UI and HTTP APIs later (GW-9).
+/// The embedded web UI file `asset` as a GET answer (or 304 when If-None-Match matches): revalidated
+/// on every use (no-cache + strong ETag), never sniffed, framed or given a referrer, and locked to
+/// this origin by the Content-Security-Policy.
+void answer_asset(const http::request<http::string_body>& req, const WebAsset& asset,
+                  http::response<http::string_body>& res) {
+  const auto host = req.find(http::field::host);
+  res.set("Content-Security-Policy",
+          web_ui_csp(host == req.end() ? std::string_view() : std::string_view(host->value().data(), host->value().size())));
+  res.set("Cross-Origin-Opener-Policy", "same-origin");
+  res.set("Cross-Origin-Resource-Policy", "same-origin");
+  res.set(http::field::etag, asset.etag);
+  res.set(http::field::cache_control, "no-cache");
+  const auto inm = req.find(http::field::if_none_match);
+  if (inm != req.end() && etag_matches(std::string_view(inm->value().data(), inm->value().size()), asset.etag)) {
+    res.result(http::status::not_modified);
+    return;
+  }
+  res.result(http::status::ok);
+  res.set(http::field::content_type, asset.content_type);
+  res.body().assign(asset.bytes());
+}
+
+/// Plain HTTP on the same port: probes and the web chat UI; HTTP APIs later (GW-9).
 class HttpSession final : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(Socket socket, Gateway& gateway) : stream_(std::move(socket)), gateway_(gateway) {}
@@ -228,6 +251,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     const std::string_view path = target.substr(0, target.find('?'));
     const bool live = path == "/health" || path == "/healthz";
     const bool ready = path == "/ready" || path == "/readyz";
+    const WebAsset* asset = live || ready ? nullptr : find_web_asset(path);
     http::response<http::string_body> res;
     res.version(req.version());
     res.keep_alive(req.keep_alive());
@@ -235,7 +259,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     res.set("X-Content-Type-Options", "nosniff");
     res.set("Referrer-Policy", "no-referrer");
     res.set("X-Frame-Options", "DENY");
-    if (!live && !ready) {
+    if (!live && !ready && !asset) {
       res.result(http::status::not_found);
       res.set(http::field::content_type, "text/plain; charset=utf-8");
       res.body() = "Not Found\n";
@@ -244,6 +268,8 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
       res.set(http::field::allow, "GET, HEAD");
       res.set(http::field::content_type, "text/plain; charset=utf-8");
       res.body() = "Method Not Allowed\n";
+    } else if (asset) {
+      answer_asset(req, *asset, res);
     } else {
       const bool shutting_down = gateway_.shutting_down();
       res.result(ready && shutting_down ? http::status::service_unavailable : http::status::ok);
@@ -252,6 +278,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
       if (live) res.body() = R"({"ok":true,"status":"live"})";
       else res.body() = shutting_down ? R"({"ok":false,"status":"stopping"})" : R"({"ok":true,"status":"ready"})";
     }
+    if (res.result() == http::status::not_modified) return res;  // no body, no Content-Length
     res.prepare_payload();
     if (req.method() == http::verb::head) res.body().clear();  // Content-Length stays that of GET
     return res;

@@ -22,7 +22,9 @@ struct ServerOptions {
 /// Runs `gateway` on `loop`, on the calling thread, until SIGTERM or SIGINT, then shuts down gracefully:
 /// `shutdown` event, close 1012 to every client, exit within ~1 s when idle (GW-10).
 /// HTTP routes: GET|HEAD /health, /healthz → {"ok":true,"status":"live"}; /ready, /readyz →
-/// {"ok":true,"status":"ready"}; other paths 404, other methods on probes 405.
+/// {"ok":true,"status":"ready"}; / and the web chat UI's files (gateway/web_assets.h) with ETag /
+/// If-None-Match → 304, Cache-Control: no-cache and a Content-Security-Policy; other paths 404,
+/// other methods on these paths 405.
 /// Errors: "LISTEN_FAILED" naming host:port and the reason (e.g. address already in use).
 Status run_server(EventLoop& loop, Gateway& gateway, const ServerOptions& options);
 

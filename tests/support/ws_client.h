@@ -69,7 +69,9 @@ struct HttpResult {
   std::map<std::string, std::string> headers;  ///< names lower-cased
 };
 
-/// One HTTP/1.1 request to 127.0.0.1:<port>; throws on connection failure.
-HttpResult http_request(int port, const std::string& method, const std::string& target);
+/// One HTTP/1.1 request to 127.0.0.1:<port> with extra request headers (e.g. If-None-Match; a
+/// "Host" entry replaces the default 127.0.0.1:<port>); throws on connection failure.
+HttpResult http_request(int port, const std::string& method, const std::string& target,
+                        const std::map<std::string, std::string>& headers = {});
 
 }  // namespace pincer::test

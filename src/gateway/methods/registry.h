@@ -70,6 +70,7 @@ void register_config_methods(MethodRegistry& registry);  // config.get, config.s
 void register_chat_methods(MethodRegistry& registry);    // chat.send, chat.history, chat.abort
 void register_agent_methods(MethodRegistry& registry);   // agent, agent.wait
 void register_session_methods(MethodRegistry& registry); // sessions.*, models.list, agents.list
+void register_device_methods(MethodRegistry& registry);  // device.pair.*, device.token.*
 
 /// Params validation helper: INVALID_REQUEST "invalid <method> params: <what>".
 inline RpcError invalid_params(const std::string& method, const std::string& what) {

@@ -139,22 +139,28 @@ std::variant<ConnectRequest, ConnectFailure> parse_connect_params(const json& p)
   }
   if (good && p.contains("device")) {
     const json& d = p["device"];
-    std::string ignored;
+    device_auth::DeviceProof proof;
     good = c.object(d, "/device", {"id", "publicKey", "signature", "signedAt", "nonce"}) &&
            c.required(d, "/device", "id") && c.required(d, "/device", "publicKey") &&
            c.required(d, "/device", "signature") && c.required(d, "/device", "signedAt") &&
-           c.required(d, "/device", "nonce") && c.str(d, "/device", "id", ignored, true) &&
-           c.str(d, "/device", "publicKey", ignored, true) && c.str(d, "/device", "signature", ignored, true) &&
-           c.str(d, "/device", "nonce", ignored);
+           c.required(d, "/device", "nonce") && c.str(d, "/device", "id", proof.id, true) &&
+           c.str(d, "/device", "publicKey", proof.public_key, true) &&
+           c.str(d, "/device", "signature", proof.signature, true) && c.str(d, "/device", "nonce", proof.nonce);
     if (good && !d["signedAt"].is_number_integer()) good = c.fail("/device/signedAt", "must be integer");
+    if (good) {
+      // An unsigned value beyond int64 saturates (and is then simply "expired").
+      proof.signed_at_ms = d["signedAt"].is_number_unsigned() && d["signedAt"].get<uint64_t>() > uint64_t(INT64_MAX)
+                               ? INT64_MAX
+                               : d["signedAt"].get<int64_t>();
+      r.device = std::move(proof);
+    }
     r.has_device = good;
   }
   if (good && p.contains("auth")) {
     const json& a = p["auth"];
-    std::optional<std::string> bootstrap;
     good = c.object(a, "/auth", {"token", "deviceToken", "password", "bootstrapToken"}) &&
            c.opt_str(a, "/auth", "token", r.token) && c.opt_str(a, "/auth", "deviceToken", r.device_token) &&
-           c.opt_str(a, "/auth", "password", r.password) && c.opt_str(a, "/auth", "bootstrapToken", bootstrap);
+           c.opt_str(a, "/auth", "password", r.password) && c.opt_str(a, "/auth", "bootstrapToken", r.bootstrap_token);
   }
   if (!good) return invalid_params(*c.error);
   return r;
@@ -241,11 +247,13 @@ AuthResult authenticate(const ConnectRequest& r, const PeerInfo& peer, const Aut
   return out;
 }
 
-ConnectFailure auth_failure(const AuthResult& result) {
+ConnectFailure auth_failure(const AuthResult& result, bool can_retry_with_device_token) {
   struct Mapping {
     std::string_view reason, code, message, next;
   };
-  static constexpr std::array<Mapping, 6> kMap = {{
+  static constexpr std::array<Mapping, 7> kMap = {{
+      {"device_token_mismatch", "AUTH_DEVICE_TOKEN_MISMATCH",
+       "unauthorized: device token mismatch (rotate/reissue device token)", "update_auth_credentials"},
       {"token_missing", "AUTH_TOKEN_MISSING",
        "unauthorized: gateway token missing (send auth.token in connect params)", "update_auth_configuration"},
       {"token_mismatch", "AUTH_TOKEN_MISMATCH",
@@ -268,9 +276,10 @@ ConnectFailure auth_failure(const AuthResult& result) {
       next = m.next;
     }
   }
+  if (can_retry_with_device_token) next = "retry_with_device_token";
   return ConnectFailure{RpcError::invalid(message, {{"code", code},
                                                     {"authReason", result.reason},
-                                                    {"canRetryWithDeviceToken", false},
+                                                    {"canRetryWithDeviceToken", can_retry_with_device_token},
                                                     {"recommendedNextStep", next}}),
                         kClosePolicy};
 }

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gateway/protocol/device_auth.h"
 #include "gateway/protocol/frames.h"
 
 namespace pincer::gateway {
@@ -41,8 +42,11 @@ struct ConnectRequest {
   std::vector<std::string> caps;
   std::string role = "operator";
   std::vector<std::string> scopes;   ///< requested scopes, in the order sent
-  bool has_device = false;           ///< a `device` identity block was sent (verified by issue #6)
-  std::optional<std::string> token, device_token, password;
+  bool has_device = false;           ///< a `device` identity block was sent
+  /// The `device` block {id, publicKey, signature, signedAt, nonce}, shape-checked only: the Gateway
+  /// verifies the proof (device_auth::verify_proof) against its challenge nonce.
+  std::optional<device_auth::DeviceProof> device;
+  std::optional<std::string> token, device_token, password, bootstrap_token;
   std::string locale, user_agent;
 };
 
@@ -82,7 +86,9 @@ AuthResult authenticate(const ConnectRequest& request, const PeerInfo& peer, con
 
 /// The failure answered for a failed AuthResult: INVALID_REQUEST "unauthorized: …" with
 /// details {code: AUTH_*, authReason, canRetryWithDeviceToken, recommendedNextStep}, close 1008.
-ConnectFailure auth_failure(const AuthResult& result);
+/// Reason "device_token_mismatch" → AUTH_DEVICE_TOKEN_MISMATCH. `can_retry_with_device_token`: a
+/// device sent a mismatching shared token and no device token (next step retry_with_device_token).
+ConnectFailure auth_failure(const AuthResult& result, bool can_retry_with_device_token = false);
 
 /// The failure answered while an IP is locked out: AUTH_RATE_LIMITED, retryable, retryAfterMs.
 ConnectFailure rate_limited_failure(int64_t retry_after_ms);

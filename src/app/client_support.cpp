@@ -1,0 +1,67 @@
+#include "app/client_support.h"
+
+#include <iostream>
+
+namespace pincer::app {
+
+using nlohmann::json;
+
+void add_client_flags(CLI::App* cmd, ClientFlags& flags, bool json_flag) {
+  cmd->add_option("--url", flags.conn.url, "Gateway URL (default PINCER_GATEWAY_URL or ws://127.0.0.1:<gateway.port>)");
+  cmd->add_option("--token", flags.conn.token, "Gateway token (default PINCER_GATEWAY_TOKEN or gateway.auth.token)");
+  cmd->add_option("--password", flags.conn.password, "Gateway password (default PINCER_GATEWAY_PASSWORD)");
+  cmd->add_option("--timeout", flags.conn.timeout_ms, "Request timeout in ms")->check(CLI::Range(1, 24 * 3600 * 1000));
+  if (json_flag) cmd->add_flag("--json", flags.json, "Print the result as JSON");
+}
+
+int fail(int code, const std::string& message) {
+  std::cerr << "pincer: " << message << "\n";
+  return code;
+}
+
+int request_failed(const std::string& method, const Error& error) {
+  return fail(1, method + ": " + error.message + (error.code.empty() ? "" : " [" + error.code + "]"));
+}
+
+int print_json(const json& payload) {
+  std::cout << payload.dump(2) << "\n";
+  return 0;
+}
+
+int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body, cli::EventHandler on_event,
+                 std::vector<std::string> caps) {
+  auto options = cli::resolve_connection(flags.conn, config::process_env());
+  if (!options) return fail(2, options.error().message);
+  options->caps = std::move(caps);
+  flags.url_shown = options->url;
+  auto client = cli::GatewayClient::connect(*options, std::move(on_event));
+  if (!client) {
+    const Error& e = client.error();
+    if (e.code == "INVALID_URL") return fail(2, e.message);
+    if (e.code == "UNREACHABLE" || e.code == "TIMEOUT") {
+      return fail(1, "cannot reach the gateway at " + options->url + " (" + e.message +
+                         "). Is it running? Start it with: pincer gateway run");
+    }
+    return fail(1, "the gateway at " + options->url + " refused the connection: " + e.message +
+                       " (check --token / PINCER_GATEWAY_TOKEN / gateway.auth.token)");
+  }
+  return body(**client);
+}
+
+std::string message_text(const json& message) {
+  if (!message.contains("content")) return "";
+  const json& c = message["content"];
+  if (c.is_string()) return c.get<std::string>();
+  std::string out;
+  if (c.is_array()) {
+    for (const auto& block : c) {
+      if (block.is_object() && block.value("type", "") == "text") {
+        if (!out.empty()) out += "\n";
+        out += block.value("text", "");
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace pincer::app

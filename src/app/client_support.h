@@ -1,0 +1,44 @@
+// Shared plumbing of the CLI commands that talk to a running gateway: the connection flags
+// (--url --token --password --timeout --json), connecting with one clear error, printing.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/connection.h"
+#include "cli/gateway_client.h"
+#include "core/clock.h"
+#include "core/event_loop.h"
+#include "core/paths.h"
+
+namespace pincer::app {
+
+struct ClientFlags {
+  cli::ConnectionFlags conn;
+  bool json = false;
+  mutable std::string url_shown;  ///< the URL actually used (set by with_gateway)
+  std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(conn.timeout_ms); }
+};
+
+/// Adds --url, --token, --password, --timeout (ms) and, when `json_flag`, --json.
+void add_client_flags(CLI::App* cmd, ClientFlags& flags, bool json_flag = true);
+
+/// Resolves the connection (cli/connection.h), connects, and runs `body`. Failures print one
+/// "pincer: …" line with a hint and return 1 (unreachable, auth refused) or 2 (bad config/flags).
+int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body,
+                 cli::EventHandler on_event = {}, std::vector<std::string> caps = {});
+
+/// Prints "pincer: <method>: <message>" and returns 1.
+int request_failed(const std::string& method, const Error& error);
+/// Prints `payload` as indented JSON; returns 0.
+int print_json(const nlohmann::json& payload);
+/// Prints "pincer: <message>" to stderr; returns `code`.
+int fail(int code, const std::string& message);
+/// The text of a transcript/history message (string content, or its text blocks joined).
+std::string message_text(const nlohmann::json& message);
+
+}  // namespace pincer::app

@@ -1,0 +1,187 @@
+// pincer.json editing for the CLI (contract in config_file.h).
+#include "cli/config_file.h"
+
+#include <system_error>
+#include <utility>
+
+#include "core/ids.h"
+#include "core/paths.h"
+#include "store/atomic_file.h"
+
+namespace pincer::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using config::schema::Kind;
+using config::schema::Node;
+
+/// Replaces every occurrence of `from` in `text` with `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+/// Whether `node` can take a key step (objects, maps) or an index step (arrays).
+bool takes_step(const Node& node, bool key_step) {
+  return key_step ? node.kind() == Kind::kObject || node.kind() == Kind::kMap : node.kind() == Kind::kArray;
+}
+
+/// The alternative of a union that can hold the next path step.
+const Node* pick(const Node& node, bool key_step) {
+  if (node.kind() != Kind::kUnion) return &node;
+  for (const Node& alt : node.alternatives()) {
+    if (takes_step(alt, key_step)) return &alt;
+  }
+  return nullptr;
+}
+
+std::string field_names(const Node& node) {
+  std::string out;
+  for (const auto& f : node.fields()) out += (out.empty() ? "" : "|") + f.name;
+  return out;
+}
+
+void restore_env_references(json& masked, const json& original) {
+  if (masked.is_string() && original.is_string()) {
+    if (masked.get_ref<const std::string&>() == config::kRedacted && is_env_reference(original.get_ref<const std::string&>())) {
+      masked = original;
+    }
+  } else if (masked.is_object() && original.is_object()) {
+    for (auto& [key, child] : masked.items()) {
+      if (auto it = original.find(key); it != original.end()) restore_env_references(child, *it);
+    }
+  } else if (masked.is_array() && original.is_array()) {
+    for (std::size_t i = 0; i < masked.size() && i < original.size(); ++i) restore_env_references(masked[i], original[i]);
+  }
+}
+
+}  // namespace
+
+fs::path config_path(const std::optional<std::string>& file_flag, const config::EnvLookup& env) {
+  if (file_flag && !file_flag->empty()) return fs::path(*file_flag);
+  return paths::config_file(paths::state_dir(env));
+}
+
+config::EnvLookup keep_env_references() {
+  return [](const std::string& name) -> std::optional<std::string> { return "${" + name + "}"; };
+}
+
+bool is_env_reference(std::string_view value) {
+  if (value.size() < 4 || value.substr(0, 2) != "${" || value.back() != '}') return false;
+  const std::string_view name = value.substr(2, value.size() - 3);
+  if (name[0] >= '0' && name[0] <= '9') return false;
+  for (char c : name) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
+Result<ConfigText> read_config_text(const fs::path& path) {
+  ConfigText out;
+  out.path = path;
+  auto text = store::read_file(path, config::kMaxFileBytes);
+  if (!text) {
+    if (text.error().code == "NOT_FOUND") return out;
+    if (text.error().code == "TOO_LARGE") return Error{"TOO_LARGE", path.string() + ": file is larger than 2 MiB"};
+    return text.error();
+  }
+  out.exists = true;
+  out.text = std::move(*text);
+  return out;
+}
+
+Status validate_config_text(const fs::path& path, const std::string& text) {
+  // Validate from a file next to the real one, so that $include paths resolve exactly as the
+  // gateway will resolve them; the private temp file is removed before returning.
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::path probe = dir / (".pincer-check-" + ids::random_token(9) + ".json");
+  if (auto st = store::write_file_atomic(probe, text, 0600); !st) return st.error();
+  auto loaded = config::load(probe, keep_env_references());
+  std::error_code ec;
+  fs::remove(probe, ec);
+  if (!loaded) return Error{loaded.error().code, replace_all(loaded.error().message, probe.string(), path.string())};
+  return Ok{};
+}
+
+Status write_config_text(const ConfigText& original, const std::string& text) {
+  if (auto st = validate_config_text(original.path, text); !st) return st;
+  auto now = read_config_text(original.path);
+  if (!now) return now.error();
+  if (now->exists != original.exists || now->text != original.text) {
+    return Error{"CONFLICT", original.path.string() + ": the file changed while it was being edited; try again"};
+  }
+  fs::path target = original.path;
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(target, ec))) {
+    const fs::path resolved = fs::canonical(target, ec);
+    if (!ec) target = resolved;
+  }
+  return store::write_file_atomic(target, text, 0600);
+}
+
+std::string config_template(int port, const std::string& token) {
+  return "// Pincer configuration (JSON5: comments, trailing commas and unquoted keys are fine).\n"
+         "// Reference: docs/configuration.md. Edit by hand or with `pincer config set PATH VALUE`;\n"
+         "// `pincer config validate` checks it. Secrets can stay out of this file: \"${ENV_VAR}\".\n"
+         "{\n"
+         "  // The gateway: the local server the CLI, the web chat and channels connect to.\n"
+         "  gateway: {\n"
+         "    port: " + std::to_string(port) + ",\n"
+         "    bind: \"loopback\",  // loopback = this machine only; lan = every interface (needs auth)\n"
+         "    auth: {\n"
+         "      mode: \"token\",\n"
+         "      // Clients present this token to connect. Keep it secret.\n"
+         "      token: \"" + token + "\",\n"
+         "    },\n"
+         "  },\n"
+         "  // Model providers: where the agent's LLM runs. A model is named \"<provider>/<model id>\".\n"
+         "  models: {\n"
+         "    providers: {},\n"
+         "  },\n"
+         "  // Agents: the model they use and their workspace (AGENTS.md, SOUL.md, ... live there).\n"
+         "  agents: {\n"
+         "    defaults: {},\n"
+         "  },\n"
+         "}\n";
+}
+
+Result<const Node*> schema_node_at(const json5::Path& path) {
+  const Node* node = &config::schema::root();
+  json5::Path walked;
+  for (const auto& seg : path) {
+    if (node->kind() == Kind::kAny) return node;
+    const bool key_step = std::holds_alternative<std::string>(seg);
+    const std::string here = walked.empty() ? std::string("the configuration") : json5::format_path(walked);
+    walked.push_back(seg);
+    const std::string full = json5::format_path(walked);
+    const Node* holder = pick(*node, key_step);
+    if (holder == nullptr || !takes_step(*holder, key_step)) {
+      return Error{"PATH_UNKNOWN", full + ": " + here + (key_step ? " has no keys" : " is not a list") + " (it is " +
+                                       node->expectation() + ")"};
+    }
+    if (holder->kind() == Kind::kObject) {
+      const auto& key = std::get<std::string>(seg);
+      const auto* field = holder->find(key);
+      if (field == nullptr) {
+        return Error{"PATH_UNKNOWN", full + ": unknown config key \"" + key + "\" in " + here + " (expected one of " +
+                                         field_names(*holder) + ")"};
+      }
+      node = &field->node;
+    } else {
+      node = &holder->item();
+    }
+  }
+  return node;
+}
+
+json mask_secrets(const json& doc) {
+  json masked = config::redact(doc);
+  restore_env_references(masked, doc);
+  return masked;
+}
+
+}  // namespace pincer::cli

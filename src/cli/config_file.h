@@ -1,0 +1,68 @@
+// pincer.json as the CLI edits it (`pincer config set|unset`, `pincer onboard`): read the text,
+// change it with json5_edit (comments and formatting survive), validate the whole resulting
+// document against the schema, and write it atomically with mode 0600. Blocking file I/O; CLI use.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config.h"
+#include "core/config_schema.h"
+#include "core/json5_edit.h"
+#include "core/result.h"
+
+namespace pincer::cli {
+
+/// The file the config commands work on: `file_flag` (--file) when given, else
+/// $PINCER_HOME/pincer.json (core/paths, the file the gateway reads).
+std::filesystem::path config_path(const std::optional<std::string>& file_flag, const config::EnvLookup& env);
+
+/// An EnvLookup under which every "${NAME}" reference stays as written (the lookup of NAME
+/// answers "${NAME}"). Validating with it checks the structure of a config without needing the
+/// secrets it references to be set in this shell.
+config::EnvLookup keep_env_references();
+
+/// True when `value` is exactly one env reference, e.g. "${OPENAI_API_KEY}".
+bool is_env_reference(std::string_view value);
+
+/// A config file as read for editing.
+struct ConfigText {
+  std::filesystem::path path;
+  bool exists = false;
+  std::string text;  ///< the file's bytes ("" when it does not exist)
+};
+
+/// Reads `path` for editing. A missing file gives exists=false. Errors: "IO_ERROR", or
+/// "TOO_LARGE" past config::kMaxFileBytes — messages name the path.
+Result<ConfigText> read_config_text(const std::filesystem::path& path);
+
+/// Validates `text` exactly as the gateway would load it from `path` ($include resolved relative
+/// to it), except that env references are kept (keep_env_references). Errors: "CONFIG_INVALID"
+/// with config::load's message — one line per problem, each starting with `path`.
+Status validate_config_text(const std::filesystem::path& path, const std::string& text);
+
+/// Validates `text` (validate_config_text), then atomically replaces `original.path` with it
+/// (mode 0600, parent directories created 0700). A symlinked config is written through to its
+/// target. Refuses with "CONFLICT" when the file changed on disk since `original` was read.
+Status write_config_text(const ConfigText& original, const std::string& text);
+
+/// A new, commented pincer.json: the gateway on `port`, loopback, token auth with `token`, and
+/// empty `models.providers` and `agents.defaults` sections, each explained by a comment.
+std::string config_template(int port, const std::string& token);
+
+/// The schema node describing the value at `path`. Walks object fields, map values, array items
+/// and the matching alternative of unions; below an `any` node every path is accepted (the `any`
+/// node is returned). Errors: "PATH_UNKNOWN", e.g.
+///   `gateway.prot: unknown config key "prot" in gateway (expected one of port|bind|...)`
+///   `gateway.port[0]: gateway.port is not a list`
+Result<const config::schema::Node*> schema_node_at(const json5::Path& path);
+
+/// `doc` with secrets replaced by config::kRedacted (config::redact), except values that are
+/// just an env reference such as "${OPENAI_API_KEY}", which are not secret and stay visible.
+nlohmann::json mask_secrets(const nlohmann::json& doc);
+
+}  // namespace pincer::cli

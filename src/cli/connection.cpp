@@ -1,0 +1,46 @@
+#include "cli/connection.h"
+
+#include <charconv>
+
+#include "core/paths.h"
+
+namespace pincer::cli {
+
+Result<ClientOptions> resolve_connection(const ConnectionFlags& flags, const config::EnvLookup& env) {
+  ClientOptions out;
+  out.connect_timeout = std::chrono::milliseconds(std::min(flags.timeout_ms, 10'000));
+  auto non_empty = [](const std::optional<std::string>& v) { return v && !v->empty() ? v : std::nullopt; };
+
+  std::optional<std::string> url = flags.url ? flags.url : non_empty(env("PINCER_GATEWAY_URL"));
+  std::optional<std::string> token = flags.token ? flags.token : non_empty(env("PINCER_GATEWAY_TOKEN"));
+  std::optional<std::string> password = flags.password ? flags.password : non_empty(env("PINCER_GATEWAY_PASSWORD"));
+
+  const bool need_config = !url || (!token && !password);
+  nlohmann::json gw = nlohmann::json::object();
+  if (need_config && !url) {
+    auto loaded = config::load(paths::config_file(paths::state_dir(env)), env);
+    if (!loaded) return Error{"CONFIG_INVALID", loaded.error().message};
+    gw = loaded->effective.value("gateway", nlohmann::json::object());
+  }
+  if (!url) {
+    int port = gw.value("port", 18789);
+    if (auto p = non_empty(env("PINCER_GATEWAY_PORT"))) {
+      auto [end, err] = std::from_chars(p->data(), p->data() + p->size(), port);
+      if (err != std::errc() || end != p->data() + p->size() || port <= 0 || port > 65535) {
+        return Error{"INVALID_ARGUMENT", "PINCER_GATEWAY_PORT: expected a port number 1..65535, got \"" + *p + "\""};
+      }
+    }
+    url = "ws://127.0.0.1:" + std::to_string(port);
+    const auto& auth = gw.value("auth", nlohmann::json::object());
+    if (!token && !password) {
+      if (auto t = auth.value("token", ""); !t.empty()) token = t;
+      if (auto pw = auth.value("password", ""); !pw.empty()) password = pw;
+    }
+  }
+  out.url = *url;
+  out.token = token.value_or("");
+  out.password = password.value_or("");
+  return out;
+}
+
+}  // namespace pincer::cli

@@ -1,0 +1,204 @@
+#include "cli/doctor.h"
+
+#include <sys/stat.h>
+
+#include <future>
+#include <optional>
+
+#include "agent/model_registry.h"
+#include "core/event_loop.h"
+#include "core/http_client.h"
+
+namespace pincer::cli {
+namespace {
+
+using nlohmann::json;
+
+Finding ok(std::string check, std::string message) { return {std::move(check), "ok", std::move(message), ""}; }
+Finding warn(std::string check, std::string message, std::string fix) {
+  return {std::move(check), "warn", std::move(message), std::move(fix)};
+}
+Finding failed(std::string check, std::string message, std::string fix) {
+  return {std::move(check), "fail", std::move(message), std::move(fix)};
+}
+
+struct HttpOutcome {
+  int status = 0;
+  std::string body;
+  std::optional<std::string> transport_error;
+};
+
+// One blocking GET on a private event loop (the doctor runs outside the gateway).
+HttpOutcome http_get(const std::string& url, const net::Headers& headers, int64_t timeout_ms) {
+  EventLoop loop(1);
+  net::HttpClient http(loop);
+  HttpOutcome out;
+  loop.post([&] {
+    net::HttpRequestSpec spec;
+    spec.method = "GET";
+    spec.url = url;
+    spec.headers = headers;
+    spec.connect_timeout_ms = timeout_ms;
+    spec.idle_timeout_ms = timeout_ms;
+    http.start(spec, {[&](const net::HttpResponseHead& h) { out.status = h.status; },
+                      [&](std::string_view d) {
+                        if (out.body.size() < 4096) out.body.append(d.substr(0, 4096 - out.body.size()));
+                      },
+                      [&](const std::optional<net::TransportError>& e) {
+                        if (e) out.transport_error = e->what;
+                        loop.stop();
+                      }});
+  });
+  loop.run();
+  return out;
+}
+
+std::string strip_slash(std::string s) {
+  while (!s.empty() && s.back() == '/') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+json to_json(const Finding& f) {
+  json j = {{"check", f.check}, {"status", f.status}, {"message", f.message}};
+  if (!f.fix.empty()) j["fix"] = f.fix;
+  return j;
+}
+
+std::vector<Finding> check_security(const json& effective) {
+  std::vector<Finding> out;
+  const json& gw = effective.value("gateway", json::object());
+  const json& auth = gw.value("auth", json::object());
+  const std::string mode = auth.value("mode", "token");
+  const std::string bind = gw.value("bind", "loopback");
+  const bool loopback = bind == "loopback" ||
+                        (bind == "custom" && (gw.value("customBindHost", "").rfind("127.", 0) == 0 || gw.value("customBindHost", "") == "::1"));
+  if (!loopback && mode == "none") {
+    out.push_back(failed("bind", "gateway.bind is \"" + bind + "\" with gateway.auth.mode \"none\": anyone on the network could drive your agents",
+                         "pincer config set gateway.bind loopback (or set gateway.auth.mode to token)"));
+  } else if (!loopback) {
+    out.push_back(warn("bind", "gateway.bind is \"" + bind + "\": the gateway is reachable from other machines",
+                       "prefer loopback and reach it through SSH or a VPN tunnel"));
+  } else {
+    out.push_back(ok("bind", "listens on loopback only, auth " + mode));
+  }
+  if (mode == "token") {
+    const std::string token = auth.value("token", "");
+    if (token.empty()) {
+      out.push_back(warn("token", "gateway.auth.token is not set (PINCER_GATEWAY_TOKEN must provide it)",
+                         "run pincer onboard, or set gateway.auth.token"));
+    } else if (token.size() < 16) {
+      out.push_back(failed("token", "gateway.auth.token is only " + std::to_string(token.size()) + " characters: easy to guess",
+                           "pincer config set gateway.auth.token \"$(openssl rand -hex 24)\""));
+    } else if (token.size() < 24) {
+      out.push_back(warn("token", "gateway.auth.token is " + std::to_string(token.size()) + " characters; 24 or more is recommended",
+                         "use a longer random token"));
+    } else {
+      out.push_back(ok("token", "gateway token is " + std::to_string(token.size()) + " characters"));
+    }
+  } else if (mode == "password") {
+    const std::string pw = auth.value("password", "");
+    if (pw.size() < 12) out.push_back(warn("token", "gateway.auth.password is shorter than 12 characters", "use a longer password"));
+    else out.push_back(ok("token", "gateway password set"));
+  }
+  return out;
+}
+
+Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file) {
+  std::string loose;
+  for (const auto& p : {state_dir, config_file}) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) continue;
+    if (st.st_mode & 0077) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
+      loose += (loose.empty() ? "" : ", ") + p.string() + " is mode " + mode;
+    }
+  }
+  if (!loose.empty()) {
+    return warn("permissions", loose + " (others on this machine can read secrets and transcripts)",
+                "chmod 700 " + state_dir.string() + " && chmod 600 " + config_file.string());
+  }
+  return ok("permissions", state_dir.string() + " is private");
+}
+
+Finding check_port(int port) {
+  const std::string where = "127.0.0.1:" + std::to_string(port);
+  auto r = http_get("http://" + where + "/health", {}, 2000);
+  if (r.transport_error) {
+    if (r.transport_error->find("refused") != std::string::npos) {
+      return warn("port", "nothing listens on " + where + ": the gateway is not running", "start it with: pincer gateway run");
+    }
+    return failed("port", where + ": " + *r.transport_error, "free the port or set gateway.port");
+  }
+  auto body = json::parse(r.body, nullptr, false);
+  if (r.status == 200 && body.is_object() && body.value("status", "") == "live") {
+    return ok("port", "a gateway answers on " + where);
+  }
+  return failed("port", where + " is used by another program (HTTP " + std::to_string(r.status) + " on /health)",
+                "stop it, or choose another port: pincer config set gateway.port 18790");
+}
+
+Finding check_provider(const json& effective, int64_t timeout_ms) {
+  const std::string primary = effective["agents"]["defaults"]["model"].value("primary", "");
+  if (primary.empty()) {
+    return failed("provider", "no model configured (agents.defaults.model.primary is empty)",
+                  "run pincer onboard to choose a provider and model");
+  }
+  auto registry = agent::ModelRegistry::from_config(effective);
+  auto spec = registry.resolve(primary);
+  if (!spec) return failed("provider", spec.error().message, "pincer config set agents.defaults.model.primary <provider/model>");
+  const std::string base = strip_slash(spec->base_url);
+  std::string url;
+  net::Headers headers(spec->headers.begin(), spec->headers.end());
+  if (spec->api == "anthropic-messages") {
+    url = (base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0 ? base : base + "/v1") + "/models";
+    if (!spec->api_key.empty()) headers.emplace_back("x-api-key", spec->api_key);
+    headers.emplace_back("anthropic-version", "2023-06-01");
+  } else if (spec->api == "ollama") {
+    url = base + "/api/tags";
+  } else {
+    url = base + "/models";
+    if (!spec->api_key.empty()) headers.emplace_back("Authorization", "Bearer " + spec->api_key);
+  }
+  const std::string name = "provider \"" + spec->provider + "\" (" + base + ")";
+  auto r = http_get(url, headers, timeout_ms);
+  if (r.transport_error) {
+    return failed("provider", name + " is unreachable: " + *r.transport_error,
+                  "check models.providers." + spec->provider + ".baseUrl and your network/proxy");
+  }
+  if (r.status == 401 || r.status == 403) {
+    return failed("provider", name + " rejected the API key (HTTP " + std::to_string(r.status) + ")",
+                  "check models.providers." + spec->provider + ".apiKey (or the environment variable it names)");
+  }
+  if (r.status < 200 || r.status >= 300) {
+    return warn("provider", name + " answered HTTP " + std::to_string(r.status) + " to " + url,
+                "the server may not list models; try a turn: pincer agent -m hi");
+  }
+  return ok("provider", name + " is reachable and accepts the key; default model " + primary);
+}
+
+std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const std::filesystem::path& config_file,
+                                const config::EnvLookup& env) {
+  std::vector<Finding> out;
+  auto loaded = config::load(config_file, env);
+  if (!loaded) {
+    out.push_back(failed("config", loaded.error().message, "fix the file (pincer config validate shows the same error)"));
+    out.push_back(check_permissions(state_dir, config_file));
+    return out;
+  }
+  if (!loaded->exists) {
+    out.push_back(warn("config", config_file.string() + " does not exist (defaults apply)", "run pincer onboard"));
+  } else {
+    out.push_back(ok("config", config_file.string() + " is valid"));
+  }
+  out.push_back(check_permissions(state_dir, config_file));
+  const json& cfg = loaded->effective;
+  out.push_back(check_port(cfg["gateway"].value("port", 18789)));
+  for (auto& f : check_security(cfg)) out.push_back(std::move(f));
+  out.push_back(check_provider(cfg));
+  return out;
+}
+
+}  // namespace pincer::cli

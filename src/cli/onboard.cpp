@@ -1,0 +1,403 @@
+// `pincer onboard` logic (contract in onboard.h).
+#include "cli/onboard.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "agent/agents_config.h"
+#include "agent/workspace.h"
+#include "cli/config_file.h"
+#include "core/event_loop.h"
+#include "core/http_client.h"
+#include "core/ids.h"
+#include "core/json5.h"
+#include "core/json5_edit.h"
+#include "core/paths.h"
+
+namespace pincer::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct ProviderDefaults {
+  const char* name;
+  const char* api;
+  const char* base_url;  ///< "" = asked for (custom) or the Ollama URL
+  const char* key_env;   ///< "" = no key by default
+  const char* model;     ///< "" = asked for, or Ollama's first model
+};
+
+constexpr ProviderDefaults kProviders[] = {
+    {"openai", "openai-completions", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4.1"},
+    {"anthropic", "anthropic-messages", "https://api.anthropic.com", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"},
+    {"ollama", "ollama", "", "", ""},
+    {"custom", "openai-completions", "", "", ""},
+};
+
+const ProviderDefaults* find_provider(const std::string& name) {
+  for (const auto& p : kProviders) {
+    if (name == p.name) return &p;
+  }
+  return nullptr;
+}
+
+Error invalid_argument(std::string message) { return Error{"INVALID_ARGUMENT", std::move(message)}; }
+
+bool is_env_name(const std::string& name) {
+  return is_env_reference("${" + name + "}");
+}
+
+std::string without_trailing_slash(std::string url) {
+  while (url.size() > 1 && url.back() == '/') url.pop_back();
+  return url;
+}
+
+std::string ask(const Prompt& prompt, const std::string& question, const std::string& default_value,
+                const std::vector<std::string>& choices = {}) {
+  return prompt ? prompt(question, default_value, choices) : default_value;
+}
+
+/// Collects the edits onboarding makes: only values that differ from the current document.
+class Edits {
+ public:
+  explicit Edits(const json& current) : current_(current) {}
+  void want(json5::Path path, json value) {
+    const json* now = json5::find(current_, path);
+    if (now != nullptr && json5::same_json(*now, value)) return;
+    edits_.emplace_back(std::move(path), std::move(value));
+  }
+  const std::vector<std::pair<json5::Path, json>>& list() const { return edits_; }
+
+ private:
+  const json& current_;
+  std::vector<std::pair<json5::Path, json>> edits_;
+};
+
+json5::Path provider_path(const std::string& id, const char* key) { return {"models", "providers", id, key}; }
+
+/// The model currently configured for every agent ("" when none).
+std::string current_model(const json& doc) {
+  const json* model = json5::find(doc, {"agents", "defaults", "model"});
+  if (model == nullptr) return "";
+  if (model->is_string()) return model->get<std::string>();
+  if (model->is_object() && model->contains("primary") && (*model)["primary"].is_string()) {
+    return (*model)["primary"].get<std::string>();
+  }
+  return "";
+}
+
+fs::path expand_path(const std::string& text, const config::EnvLookup& env) {
+  if (text == "~" || text.rfind("~/", 0) == 0) {
+    if (auto home = env("HOME"); home && !home->empty()) return fs::path(*home) / text.substr(text.size() > 1 ? 2 : 1);
+  }
+  std::error_code ec;
+  fs::path abs = fs::absolute(text, ec);
+  return ec ? fs::path(text) : abs.lexically_normal();
+}
+
+struct ProviderChoice {
+  std::string id, api, base_url, api_key_value, api_key_shown, model;
+};
+
+/// Works out provider, URL, key and model from options, prompts and what Ollama lists.
+Result<std::optional<ProviderChoice>> choose_provider(const OnboardOptions& o, const json& current,
+                                                      const config::EnvLookup& env, const Prompt& prompt,
+                                                      std::vector<std::string>& warnings) {
+  std::optional<Result<std::vector<std::string>>> probed;
+  std::string probed_url;
+  const auto probe = [&](const std::string& url) -> const Result<std::vector<std::string>>& {
+    if (!probed || probed_url != url) {
+      probed = ollama_models(url, o.probe_timeout);
+      probed_url = url;
+    }
+    return *probed;
+  };
+  const auto ollama_ready = [&] {
+    const auto& r = probe(o.ollama_url);
+    return r.ok() && !r->empty();
+  };
+
+  std::string name;
+  const std::string existing = current_model(current);
+  if (o.provider) {
+    name = *o.provider;
+  } else if (prompt) {
+    const std::string guess = existing.empty() ? (ollama_ready() ? "ollama" : "openai")
+                                               : existing.substr(0, existing.find('/'));
+    if (ollama_ready()) std::printf("Found Ollama at %s with %zu model(s).\n", o.ollama_url.c_str(), probe(o.ollama_url)->size());
+    name = ask(prompt, "Model provider", find_provider(guess) ? guess : "openai", {"openai", "anthropic", "ollama", "custom"});
+  } else if (ollama_ready()) {
+    name = "ollama";
+  } else if (!existing.empty()) {
+    return std::optional<ProviderChoice>();  // keep the configured model
+  } else {
+    return invalid_argument("--provider is required with --non-interactive (openai|anthropic|ollama|custom); no Ollama "
+                            "answered at " + o.ollama_url);
+  }
+  const ProviderDefaults* p = find_provider(name);
+  if (p == nullptr) return invalid_argument("--provider: expected one of openai|anthropic|ollama|custom, got \"" + name + "\"");
+
+  ProviderChoice c;
+  c.id = p->name;
+  c.api = p->api;
+  const bool ollama = c.id == "ollama";
+  const std::string default_url = o.base_url.value_or(ollama ? o.ollama_url : p->base_url);
+  c.base_url = without_trailing_slash(o.base_url ? *o.base_url
+                                                 : ask(prompt, ollama ? "Ollama URL" : "Base URL of the API", default_url));
+  if (c.base_url.empty()) return invalid_argument("--base-url is required with --provider " + c.id);
+  if (!net::parse_url(c.base_url)) {
+    return invalid_argument("--base-url: expected http(s)://host[:port][/path], got \"" + c.base_url + "\"");
+  }
+
+  if (o.api_key) {
+    if (o.api_key->empty()) return invalid_argument("--api-key: empty");
+    c.api_key_value = *o.api_key;
+    c.api_key_shown = "(stored in the file)";
+    warnings.push_back("the API key is stored in plain text in pincer.json (mode 0600); --api-key-env NAME keeps it "
+                       "out of the file");
+  } else {
+    std::string env_name = o.api_key_env.value_or(p->key_env);
+    if (!o.api_key_env && !ollama) {
+      env_name = ask(prompt, "Environment variable holding the API key (\"-\" for none)", env_name.empty() ? "-" : env_name);
+      if (env_name == "-") env_name.clear();
+    }
+    if (!env_name.empty()) {
+      if (!is_env_name(env_name)) {
+        return invalid_argument("--api-key-env: expected a variable name such as OPENAI_API_KEY (A-Z, 0-9, _), got \"" +
+                                env_name + "\"");
+      }
+      c.api_key_value = c.api_key_shown = "${" + env_name + "}";
+      if (auto v = env(env_name); !v || v->empty()) {
+        warnings.push_back(env_name + " is not set in this shell: the gateway needs it (export " + env_name +
+                           "=..., or put it in the service's environment file; see pincer gateway install)");
+      }
+    }
+  }
+
+  std::string default_model = p->model;
+  if (ollama && !o.model) {
+    const auto& listed = probe(c.base_url);
+    if (listed && !listed->empty()) default_model = listed->front();
+    if (!prompt && default_model.empty()) {
+      return invalid_argument("--model is required: Ollama at " + c.base_url + " lists no models" +
+                              (listed ? std::string(" (run `ollama pull llama3.2`)") : " (" + listed.error().message + ")"));
+    }
+    if (prompt && listed && !listed->empty()) {
+      std::string names;
+      for (const auto& m : *listed) names += (names.empty() ? "" : ", ") + m;
+      std::printf("Ollama models: %s\n", names.c_str());
+    }
+  }
+  c.model = o.model ? *o.model : ask(prompt, "Model id", default_model);
+  if (c.model.empty()) return invalid_argument("--model is required with --provider " + c.id);
+  if (ollama && o.model) {
+    const auto& listed = probe(c.base_url);
+    if (listed && std::find(listed->begin(), listed->end(), c.model) == listed->end()) {
+      warnings.push_back("Ollama at " + c.base_url + " does not list " + c.model + " (run `ollama pull " + c.model + "`)");
+    }
+  }
+  return std::optional<ProviderChoice>(std::move(c));
+}
+
+void add_provider_edits(const ProviderChoice& c, const json& current, Edits& edits) {
+  edits.want(provider_path(c.id, "baseUrl"), c.base_url);
+  edits.want(provider_path(c.id, "api"), c.api);
+  if (!c.api_key_value.empty()) edits.want(provider_path(c.id, "apiKey"), c.api_key_value);
+  const json5::Path models = provider_path(c.id, "models");
+  const json* listed = json5::find(current, models);
+  if (listed != nullptr && listed->is_array()) {
+    const bool present = std::any_of(listed->begin(), listed->end(), [&](const json& m) {
+      return m.is_object() && m.value("id", "") == c.model;
+    });
+    if (!present) {
+      json5::Path append = models;
+      append.emplace_back(listed->size());
+      edits.want(append, json{{"id", c.model}});
+    }
+  } else {
+    edits.want(models, json::array({json{{"id", c.model}}}));
+  }
+  const std::string ref = c.id + "/" + c.model;
+  const json* model = json5::find(current, {"agents", "defaults", "model"});
+  if (model != nullptr && model->is_string()) edits.want({"agents", "defaults", "model"}, ref);
+  else edits.want({"agents", "defaults", "model", "primary"}, ref);
+}
+
+}  // namespace
+
+json OnboardResult::to_json() const {
+  return json{{"configFile", config_file.string()},
+              {"created", created},
+              {"changed", changed},
+              {"provider", provider},
+              {"api", api},
+              {"baseUrl", base_url},
+              {"apiKey", api_key},
+              {"model", model},
+              {"workspace", workspace.string()},
+              {"workspaceCreated", workspace_created},
+              {"port", port},
+              {"tokenGenerated", token_generated},
+              {"warnings", warnings},
+              {"nextSteps", next_steps}};
+}
+
+Result<HttpGetResult> http_get(const std::string& url, std::chrono::milliseconds timeout) {
+  EventLoop loop(1);
+  net::HttpClient http(loop);
+  HttpGetResult out;
+  std::optional<net::TransportError> failure;
+  loop.post([&] {
+    net::HttpRequestSpec spec;
+    spec.method = "GET";
+    spec.url = url;
+    spec.connect_timeout_ms = timeout.count();
+    spec.idle_timeout_ms = timeout.count();
+    const auto id = http.start(spec, {[&](const net::HttpResponseHead& head) { out.status = head.status; },
+                                      [&](std::string_view data) {
+                                        if (out.body.size() < kMaxGetBody) out.body.append(data);
+                                      },
+                                      [&](const std::optional<net::TransportError>& e) {
+                                        failure = e;
+                                        loop.stop();
+                                      }});
+    loop.after(timeout.count(), [&http, id] { http.cancel(id); });
+  });
+  loop.run();
+  if (failure) {
+    return Error{"UNREACHABLE", "GET " + url + ": " + (failure->timed_out || failure->cancelled ? "no answer" : failure->what)};
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> ollama_models(const std::string& url, std::chrono::milliseconds timeout) {
+  const std::string target = without_trailing_slash(url) + "/api/tags";
+  auto got = http_get(target, timeout);
+  if (!got) return got.error();
+  if (got->status != 200) return Error{"UNREACHABLE", "GET " + target + ": HTTP " + std::to_string(got->status)};
+  const json doc = json::parse(got->body, nullptr, false);
+  if (!doc.is_object() || !doc.contains("models") || !doc["models"].is_array()) {
+    return Error{"BAD_RESPONSE", "GET " + target + ": not an Ollama /api/tags answer"};
+  }
+  std::vector<std::string> names;
+  for (const auto& m : doc["models"]) {
+    if (m.is_object() && m.contains("name") && m["name"].is_string()) names.push_back(m["name"].get<std::string>());
+  }
+  return names;
+}
+
+Result<OnboardResult> onboard(const OnboardOptions& o, const fs::path& state, const config::EnvLookup& env,
+                              const Prompt& prompt) {
+  OnboardResult r;
+  r.config_file = paths::config_file(state);
+  if (o.port && (*o.port < 1 || *o.port > 65535)) {
+    return invalid_argument("--port: expected 1..65535, got " + std::to_string(*o.port));
+  }
+  auto original = read_config_text(r.config_file);
+  if (!original) return original.error();
+  r.created = !original->exists;
+  const std::string base =
+      original->exists ? original->text : config_template(o.port.value_or(18789), ids::random_token(32));
+
+  // What is configured now: the file with its $includes resolved (env references kept), or as
+  // written when it does not validate yet (onboarding may be what fixes it).
+  auto parsed = json5::parse(base, r.config_file.string());
+  if (!parsed) {
+    return Error{"CONFIG_INVALID", parsed.error().message + " (fix the file, or move it away and run pincer onboard again)"};
+  }
+  json current = std::move(*parsed);
+  if (original->exists) {
+    if (auto loaded = config::load(r.config_file, keep_env_references())) current = loaded->resolved;
+  }
+  Edits edits(current);
+
+  // Gateway: port and token.
+  const json* port_now = json5::find(current, {"gateway", "port"});
+  const int port_before = port_now && port_now->is_number_integer() ? port_now->get<int>() : 18789;
+  std::optional<int> port = o.port;
+  if (!port && prompt) {
+    const std::string answer = ask(prompt, "Gateway port", std::to_string(port_before));
+    int value = 0;
+    try {
+      value = std::stoi(answer);
+    } catch (const std::exception&) {
+    }
+    if (value < 1 || value > 65535) return invalid_argument("port: expected 1..65535, got \"" + answer + "\"");
+    if (value != port_before) port = value;
+  }
+  if (port) edits.want({"gateway", "port"}, *port);
+  r.port = port.value_or(port_before);
+  const json* mode = json5::find(current, {"gateway", "auth", "mode"});
+  const json* token = json5::find(current, {"gateway", "auth", "token"});
+  const bool token_mode = mode == nullptr || (mode->is_string() && mode->get<std::string>() == "token");
+  r.token_generated = r.created;
+  if (token_mode && (token == nullptr || (token->is_string() && token->get<std::string>().empty()))) {
+    edits.want({"gateway", "auth", "token"}, ids::random_token(32));
+    r.token_generated = true;
+  }
+
+  // Model provider.
+  auto choice = choose_provider(o, current, env, prompt, r.warnings);
+  if (!choice) return choice.error();
+  if (*choice) {
+    const ProviderChoice& c = **choice;
+    add_provider_edits(c, current, edits);
+    r.provider = c.id;
+    r.api = c.api;
+    r.base_url = c.base_url;
+    r.api_key = c.api_key_shown;
+    r.model = c.id + "/" + c.model;
+  } else {
+    r.model = current_model(current);
+  }
+
+  // Workspace: only written when chosen; the default is <state>/workspace.
+  std::optional<std::string> workspace = o.workspace;
+  if (!workspace && prompt) {
+    auto agents = agent::resolve_agents(config::with_defaults(current), state, env);
+    const std::string now = agents ? agents->default_agent().workspace.string() : (state / "workspace").string();
+    const std::string answer = ask(prompt, "Workspace directory", now);
+    if (answer != now) workspace = answer;
+  }
+  if (workspace) {
+    if (workspace->empty()) return invalid_argument("--workspace: empty");
+    edits.want({"agents", "defaults", "workspace"}, expand_path(*workspace, env).string());
+  }
+
+  // Write: edit the text in place, validate the whole result, replace the file atomically.
+  std::string text = base;
+  for (const auto& [path, value] : edits.list()) {
+    auto edited = json5::set(text, path, value);
+    if (!edited) {
+      const bool bad_file = edited.error().code == "PATH_CONFLICT";
+      return Error{bad_file ? "CONFIG_INVALID" : edited.error().code, r.config_file.string() + ": " + edited.error().message};
+    }
+    text = std::move(*edited);
+    r.changed.push_back(json5::format_path(path));
+  }
+  if (r.created || text != original->text) {
+    if (auto st = write_config_text(*original, text); !st) return st.error();
+  }
+
+  // Workspace of the default agent, as the gateway will resolve it.
+  auto loaded = config::load(r.config_file, keep_env_references());
+  if (!loaded) return loaded.error();
+  auto agents = agent::resolve_agents(loaded->effective, state, env);
+  if (!agents) return agents.error();
+  r.workspace = agents->default_agent().workspace;
+  auto made = agent::ensure_workspace(r.workspace);
+  if (!made) return made.error();
+  r.workspace_created = made->created;
+
+  r.next_steps = {
+      "Start the gateway:      pincer gateway run   (or run it as a service: pincer gateway install)",
+      "Open the web chat:      http://127.0.0.1:" + std::to_string(r.port) +
+          "/   (token: pincer config get gateway.auth.token --show-secrets)",
+      "Chat in the terminal:   pincer chat",
+  };
+  return r;
+}
+
+}  // namespace pincer::cli

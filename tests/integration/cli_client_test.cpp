@@ -1,0 +1,165 @@
+// The CLI's gateway commands (issue #4 §2, §6): the real binary as a client of a real gateway,
+// which answers from the mock LLM. Asserts exit codes, human output and --json shapes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gateway_process.h"
+
+namespace pincer::test {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kToken = "cli-test-token-0123456789";
+
+std::string config_for(const MockLlm& mock) {
+  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
+         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n";
+}
+
+class CliClientTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    mock_ = new MockLlm();
+    home_ = new TempDir();
+    home_->write("pincer.json", config_for(*mock_));
+    gateway_ = new Gateway(home_->path());
+  }
+  static void TearDownTestSuite() {
+    delete gateway_;
+    delete home_;
+    delete mock_;
+  }
+  /// The CLI finds the gateway through PINCER_HOME (token) and PINCER_GATEWAY_PORT (the test port).
+  static std::map<std::string, std::string> env() {
+    return {{"PINCER_HOME", home_->path().string()}, {"PINCER_GATEWAY_PORT", std::to_string(gateway_->port())},
+            {"PINCER_GATEWAY_TOKEN", "\x01"}, {"PINCER_GATEWAY_URL", "\x01"}};
+  }
+  static RunResult pincer(const std::vector<std::string>& args) { return run_pincer(args, env(), 30s); }
+  static json json_of(const RunResult& r) {
+    json j = json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << "not JSON: " << r.out << r.err;
+    return j;
+  }
+
+  static MockLlm* mock_;
+  static TempDir* home_;
+  static Gateway* gateway_;
+};
+MockLlm* CliClientTest::mock_ = nullptr;
+TempDir* CliClientTest::home_ = nullptr;
+Gateway* CliClientTest::gateway_ = nullptr;
+
+TEST_F(CliClientTest, HealthHumanAndJson) {
+  auto r = pincer({"health"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("ok · pincer ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("ws://127.0.0.1:" + std::to_string(gateway_->port())), std::string::npos) << r.out;
+
+  auto j = json_of(pincer({"health", "--json"}));
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_TRUE(j["uptimeMs"].is_number());
+}
+
+TEST_F(CliClientTest, StatusJsonNamesTheStateDir) {
+  auto r = pincer({"status", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json_of(r);
+  EXPECT_EQ(j["stateDir"], home_->path().string());
+  EXPECT_EQ(j["gateway"]["port"], gateway_->port());
+  auto human = pincer({"status"});
+  EXPECT_NE(human.out.find("Config    " + (home_->path() / "pincer.json").string()), std::string::npos) << human.out;
+}
+
+TEST_F(CliClientTest, AgentTurnThenSessionsAndHistory) {
+  auto r = pincer({"agent", "-m", "hello ECHO:cli", "--session", "cli-s1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Hello from the mock LLM. [cli]\n");
+
+  auto j = json_of(pincer({"agent", "--message", "again ECHO:two", "--session", "cli-s1", "--json"}));
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_EQ(j["result"]["payloads"][0]["text"], "Hello from the mock LLM. [two]");
+  EXPECT_EQ(j["result"]["meta"]["model"], "mock-model");
+
+  auto list = json_of(pincer({"sessions", "list", "--json"}));
+  bool found = false;
+  for (const auto& s : list["sessions"]) found = found || s["key"] == "agent:main:cli-s1";
+  EXPECT_TRUE(found) << list.dump();
+  auto human_list = pincer({"sessions", "list"});
+  EXPECT_NE(human_list.out.find("agent:main:cli-s1"), std::string::npos) << human_list.out;
+
+  auto show = pincer({"sessions", "show", "cli-s1"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("you: hello ECHO:cli\nagent: Hello from the mock LLM. [cli]\n"), std::string::npos) << show.out;
+
+  auto reset = pincer({"sessions", "reset", "cli-s1"});
+  EXPECT_EQ(reset.exit_code, 0) << reset.err;
+  auto after = json_of(pincer({"sessions", "show", "cli-s1", "--json"}));
+  EXPECT_TRUE(after["messages"].empty()) << after.dump();
+}
+
+TEST_F(CliClientTest, ModelsListAndRawCall) {
+  auto r = pincer({"models", "list"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("mock/mock-model"), std::string::npos) << r.out;
+  auto call = json_of(pincer({"gateway", "call", "agents.list"}));
+  EXPECT_EQ(call["defaultId"], "main");
+  auto bad = pincer({"gateway", "call", "no.such.method"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("no.such.method"), std::string::npos) << bad.err;
+  auto bad_params = pincer({"gateway", "call", "health", "--params", "[1"});
+  EXPECT_EQ(bad_params.exit_code, 2);
+  EXPECT_NE(bad_params.err.find("--params"), std::string::npos) << bad_params.err;
+}
+
+TEST_F(CliClientTest, WrongTokenIsRefusedWithAHint) {
+  auto e = env();
+  e["PINCER_GATEWAY_TOKEN"] = "wrong-token";
+  auto r = run_pincer({"health"}, e, 30s);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("refused"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("AUTH_TOKEN_MISMATCH"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("wrong-token"), std::string::npos) << "never echo a secret: " << r.err;
+}
+
+TEST_F(CliClientTest, UnreachableGatewaySaysHowToStartIt) {
+  auto r = run_pincer({"health", "--url", "ws://127.0.0.1:1", "--token", "x"}, env(), 30s);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot reach the gateway at ws://127.0.0.1:1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pincer gateway run"), std::string::npos) << r.err;
+  auto bad_url = run_pincer({"health", "--url", "http://127.0.0.1:1"}, env(), 30s);
+  EXPECT_EQ(bad_url.exit_code, 2);
+  EXPECT_NE(bad_url.err.find("ws://"), std::string::npos) << bad_url.err;
+}
+
+TEST_F(CliClientTest, ArgumentErrorsExitTwo) {
+  auto r = pincer({"agent"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--message"), std::string::npos) << r.err;
+  EXPECT_EQ(pincer({"agent", "-m", "x", "--thinking", "loud"}).exit_code, 2);
+  EXPECT_EQ(pincer({"sessions"}).exit_code, 2);
+}
+
+TEST_F(CliClientTest, LocalAgentRefusesWhileTheGatewayOwnsTheStateDir) {
+  auto r = pincer({"agent", "--local", "-m", "hi"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("running"), std::string::npos) << r.err;
+}
+
+TEST(CliLocalAgent, RunsInProcessWithoutAGateway) {
+  MockLlm mock;
+  TempDir home;
+  home.write("pincer.json", config_for(mock));
+  auto r = run_pincer({"agent", "--local", "-m", "hi ECHO:local"}, {{"PINCER_HOME", home.path().string()}}, 30s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Hello from the mock LLM. [local]\n");
+  auto again = run_pincer({"agent", "--local", "-m", "more ECHO:l2", "--json"}, {{"PINCER_HOME", home.path().string()}}, 30s);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out)["result"]["payloads"][0]["text"], "Hello from the mock LLM. [l2]");
+}
+
+}  // namespace
+}  // namespace pincer::test
