@@ -34,22 +34,32 @@ int run_doctor(bool as_json) {
 /// Prints the last `lines` lines of the gateway log; with `follow`, keeps printing what is
 /// appended (and starts over when the file is truncated or replaced), until interrupted.
 int run_logs(int lines, bool follow) {
-  const auto file = paths::gateway_log_file(paths::state_dir(config::process_env()));
-  std::ifstream in(file, std::ios::binary);
-  if (!in && !follow) return fail(1, "no gateway log at " + file.string() + " yet (start the gateway: pincer gateway run)");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::size_t start = text.size();
-  for (int n = 0; start > 0 && n <= lines;) {
-    --start;
-    if (text[start] == '\n' && start + 1 < text.size() && ++n > lines) {
-      ++start;
-      break;
-    }
+  // The gateway's file: logging.file when the config sets it, else <state>/logs/gateway.log.
+  const auto env = config::process_env();
+  const auto state = paths::state_dir(env);
+  auto file = paths::gateway_log_file(state);
+  if (auto loaded = config::load(paths::config_file(state), env); loaded) {
+    if (auto configured = loaded->effective["logging"].value("file", ""); !configured.empty()) file = configured;
   }
-  if (lines == 0) start = text.size();
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in && !follow) return fail(1, "no gateway log at " + file.string() + " yet (start the gateway: pincer gateway run)");
+  // The tail only: at most the last 8 MiB are read.
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : 0;
+  const std::streamoff from = std::max<std::streamoff>(0, size - (8 << 20));
+  std::string text;
+  if (in) {
+    in.seekg(from);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::size_t end = text.size();
+  if (end > 0 && text[end - 1] == '\n') --end;  // the final newline ends the last line
+  std::size_t start = lines == 0 ? text.size() : end;
+  for (int n = 0; lines > 0 && start > 0; --start) {
+    if (text[start - 1] == '\n' && ++n == lines) break;
+  }
   std::cout << text.substr(start) << std::flush;
   if (!follow) return 0;
-  std::uintmax_t offset = text.size();
+  std::uintmax_t offset = static_cast<std::uintmax_t>(from) + text.size();
   while (true) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     std::error_code ec;

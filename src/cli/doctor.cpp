@@ -195,7 +195,16 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
   }
   out.push_back(check_permissions(state_dir, config_file));
   const json& cfg = loaded->effective;
-  out.push_back(check_port(cfg["gateway"].value("port", 18789)));
+  int port = cfg["gateway"].value("port", 18789);
+  if (auto p = env("PINCER_GATEWAY_PORT"); p && !p->empty()) {  // as `pincer gateway run` reads it
+    try {
+      port = std::stoi(*p);
+    } catch (const std::exception&) {
+      out.push_back(failed("port", "PINCER_GATEWAY_PORT is not a number: \"" + *p + "\"", "unset it or set a port number"));
+      port = 0;
+    }
+  }
+  if (port > 0) out.push_back(check_port(port));
   for (auto& f : check_security(cfg)) out.push_back(std::move(f));
   out.push_back(check_provider(cfg));
   return out;

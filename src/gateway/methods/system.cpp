@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "agent/agent_service.h"
 #include "gateway/gateway.h"
 #include "gateway/methods/registry.h"
 
@@ -22,6 +23,13 @@ MethodResult health(MethodContext& ctx) {
 /// `status`: a summary of the running gateway for `pincer status` and dashboards.
 MethodResult status(MethodContext& ctx) {
   const auto& s = ctx.gateway.settings();
+  json sessions = {{"count", 0}};
+  json agents = {{"defaultAgentId", "main"}};
+  if (auto* service = ctx.gateway.agents()) {
+    sessions["count"] = service->list_sessions(1).value("totalCount", 0);
+    const json list = service->list_agents();
+    agents = {{"defaultAgentId", list.value("defaultId", "main")}, {"count", list["agents"].size()}};
+  }
   return json{
       {"ok", true},
       {"version", s.version},
@@ -33,8 +41,8 @@ MethodResult status(MethodContext& ctx) {
       {"stateDir", s.state_dir.string()},
       {"configPath", s.config_path.string()},
       {"logFile", s.log_file.string()},
-      {"sessions", {{"count", 0}}},
-      {"agents", {{"defaultAgentId", "main"}}},
+      {"sessions", std::move(sessions)},
+      {"agents", std::move(agents)},
   };
 }
 

@@ -1,0 +1,113 @@
+// `pincer doctor` and `pincer logs` (issue #4 §2): the real binary against real files, a real
+// gateway and the mock LLM as the provider. Asserts findings, fixes, exit codes and that no
+// secret is printed.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gateway_process.h"
+
+namespace pincer::test {
+namespace {
+
+using nlohmann::json;
+
+std::string config_with(const MockLlm& mock, const std::string& api_key, const std::string& gateway = "auth: { token: 'doctor-token-0123456789abcdefghij' }") {
+  return "{ gateway: { " + gateway + " },\n" +
+         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() + "', apiKey: '" + api_key +
+         "', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
+         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n";
+}
+
+json finding(const json& report, const std::string& check) {
+  for (const auto& f : report["findings"]) {
+    if (f["check"] == check) return f;
+  }
+  return json();
+}
+
+TEST(CliDoctor, HealthyInstallIsAllOk) {
+  MockLlm mock({"--api-key", "right-key"});
+  TempDir home;
+  home.write("pincer.json", config_with(mock, "right-key"));
+  ::chmod(home.path().c_str(), 0700);
+  ::chmod((home.path() / "pincer.json").c_str(), 0600);
+  Gateway gateway(home.path());
+  std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()},
+                                            {"PINCER_GATEWAY_PORT", std::to_string(gateway.port())}};
+  auto r = run_pincer({"doctor", "--json"}, env, 30s);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto report = json::parse(r.out);
+  EXPECT_EQ(report["ok"], true);
+  for (const char* check : {"config", "permissions", "port", "bind", "token", "provider"}) {
+    EXPECT_EQ(finding(report, check)["status"], "ok") << check << ": " << report.dump(2);
+  }
+  auto human = run_pincer({"doctor"}, env, 30s);
+  EXPECT_NE(human.out.find("✓ provider: provider \"mock\""), std::string::npos) << human.out;
+  EXPECT_NE(human.out.find("✓ port: a gateway answers"), std::string::npos) << human.out;
+}
+
+TEST(CliDoctor, FindsProblemsAndSaysHowToFixThem) {
+  MockLlm mock({"--api-key", "right-key"});
+  TempDir home;
+  home.write("pincer.json", config_with(mock, "wrong-secret-key", "bind: 'lan', auth: { mode: 'none' }"));
+  ::chmod(home.path().c_str(), 0755);
+  ::chmod((home.path() / "pincer.json").c_str(), 0644);
+  auto r = run_pincer({"doctor", "--json"}, {{"PINCER_HOME", home.path().string()}, {"PINCER_GATEWAY_PORT", "1"}}, 30s);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.out.find("wrong-secret-key"), std::string::npos) << "never print a secret: " << r.out;
+  auto report = json::parse(r.out);
+  EXPECT_EQ(report["ok"], false);
+  EXPECT_EQ(finding(report, "bind")["status"], "fail");
+  EXPECT_NE(finding(report, "bind")["fix"].get<std::string>().find("pincer config set gateway.bind loopback"), std::string::npos);
+  EXPECT_EQ(finding(report, "provider")["status"], "fail");
+  EXPECT_NE(finding(report, "provider")["message"].get<std::string>().find("rejected the API key"), std::string::npos);
+  EXPECT_EQ(finding(report, "permissions")["status"], "warn");
+  EXPECT_NE(finding(report, "permissions")["fix"].get<std::string>().find("chmod 700"), std::string::npos);
+  EXPECT_EQ(finding(report, "port")["status"], "warn");  // nothing listens: not running
+}
+
+TEST(CliDoctor, ShortTokenAndBrokenConfig) {
+  MockLlm mock;
+  TempDir home;
+  home.write("pincer.json", config_with(mock, "k", "auth: { token: 'short' }"));
+  auto r = run_pincer({"doctor", "--json"}, {{"PINCER_HOME", home.path().string()}, {"PINCER_GATEWAY_PORT", "1"}}, 30s);
+  EXPECT_EQ(finding(json::parse(r.out), "token")["status"], "fail") << r.out;
+
+  home.write("pincer.json", "{ gateway: { port: 'x' } }\n");
+  auto bad = run_pincer({"doctor"}, {{"PINCER_HOME", home.path().string()}}, 30s);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("✗ config:"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("gateway.port"), std::string::npos) << bad.out;
+}
+
+TEST(CliLogs, PrintsTheLastLinesOfTheGatewayLog) {
+  MockLlm mock;
+  TempDir home;
+  home.write("pincer.json", config_with(mock, "k"));
+  std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()}};
+  auto none = run_pincer({"logs"}, env, 10s);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no gateway log"), std::string::npos) << none.err;
+
+  home.write("logs/gateway.log", "line one\nline two\nline three\n");
+  auto r = run_pincer({"logs", "-n", "2"}, env, 10s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "line two\nline three\n");
+  EXPECT_EQ(run_pincer({"logs", "--lines", "10"}, env, 10s).out, "line one\nline two\nline three\n");
+
+  // -f follows appended lines.
+  Process follow({pincer_binary(), "logs", "-f", "-n", "0"}, env);
+  std::this_thread::sleep_for(300ms);
+  home.write("logs/gateway.log", "line one\nline two\nline three\nline four\n");
+  EXPECT_TRUE(follow.wait_for_stdout("line four", 5s)) << follow.out();
+  follow.signal(SIGTERM);
+}
+
+}  // namespace
+}  // namespace pincer::test
