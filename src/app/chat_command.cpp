@@ -2,6 +2,7 @@
 // libedit; the reply streams in as the gateway's events arrive (cli/chat_renderer.h).
 // Ctrl-C during a run aborts it; a second Ctrl-C (or Ctrl-C / Ctrl-D at the prompt) quits.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <editline/readline.h>
@@ -295,7 +296,15 @@ void register_chat_command(CLI::App& app, Action& action) {
     rl_catch_signals = 0;         // before libedit initialises (using_history does)
     rl_getc_function = read_char;
     using_history();
-    return Chat(*flags, *opts).run();
+    // Input history survives restarts: <state>/chat_history, private, last 1000 lines.
+    const auto history_file = paths::state_dir(config::process_env()) / "chat_history";
+    read_history(history_file.c_str());
+    const int rc = Chat(*flags, *opts).run();
+    stifle_history(1000);
+    const mode_t old_mask = ::umask(077);
+    write_history(history_file.c_str());
+    ::umask(old_mask);
+    return rc;
   });
 }
 

@@ -198,6 +198,9 @@ int run_gateway(const GatewayRunFlags& flags) {
     // The web chat UI is served on the same port; a wildcard bind is opened through loopback.
     const std::string web_host = s.bind_host == "0.0.0.0" ? "127.0.0.1" : s.bind_host == "::" ? "[::1]" : host;
     std::printf("pincer web chat: http://%s:%d/\n", web_host.c_str(), port);
+    if (cfg["agents"]["defaults"]["model"].value("primary", "").empty()) {
+      std::printf("pincer: no model configured yet: run `pincer onboard` (./build/pincer onboard) to choose a provider\n");
+    }
     std::fflush(stdout);
     spdlog::info("gateway {} listening on {}:{} (auth {})", s.version, s.bind_host, port, s.auth.mode);
   };

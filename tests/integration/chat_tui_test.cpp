@@ -3,6 +3,7 @@
 // capture-pane. Covers a streamed turn, a tool call line, slash commands, Ctrl-C abort and exit.
 #include <unistd.h>
 
+#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -104,6 +105,12 @@ TEST_F(ChatTuiTest, StreamedTurnToolCallAndSlashCommands) {
   tmux.keys({"C-d"});
   s = tmux.wait_for("CHAT-EXITED-0");
   EXPECT_NE(s.find("CHAT-EXITED-0"), std::string::npos) << s;
+  // Input history is kept for the next chat, privately.
+  std::ifstream history(home_.path() / "chat_history");
+  std::string saved((std::istreambuf_iterator<char>(history)), std::istreambuf_iterator<char>());
+  EXPECT_NE(saved.find("hello ECHO:tui-one"), std::string::npos) << saved;
+  EXPECT_EQ(std::filesystem::status(home_.path() / "chat_history").permissions() & std::filesystem::perms::others_read,
+            std::filesystem::perms::none);
 
   // A new chat on the same session shows the history.
   Tmux again(chat_command());
