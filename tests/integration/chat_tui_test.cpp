@@ -108,7 +108,7 @@ TEST_F(ChatTuiTest, StreamedTurnToolCallAndSlashCommands) {
   // Input history is kept for the next chat, privately.
   std::ifstream history(home_.path() / "chat_history");
   std::string saved((std::istreambuf_iterator<char>(history)), std::istreambuf_iterator<char>());
-  EXPECT_NE(saved.find("hello ECHO:tui-one"), std::string::npos) << saved;
+  EXPECT_NE(saved.find("hello\\040ECHO:tui-one"), std::string::npos) << saved;  // libedit escapes spaces
   EXPECT_EQ(std::filesystem::status(home_.path() / "chat_history").permissions() & std::filesystem::perms::others_read,
             std::filesystem::perms::none);
 
