@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent_service.h"
+#include "agent/agents_config.h"
 #include "core/config.h"
 #include "core/ids.h"
 #include "core/log.h"
@@ -198,7 +199,8 @@ int run_gateway(const GatewayRunFlags& flags) {
     // The web chat UI is served on the same port; a wildcard bind is opened through loopback.
     const std::string web_host = s.bind_host == "0.0.0.0" ? "127.0.0.1" : s.bind_host == "::" ? "[::1]" : host;
     std::printf("pincer web chat: http://%s:%d/\n", web_host.c_str(), port);
-    if (cfg["agents"]["defaults"]["model"].value("primary", "").empty()) {
+    auto agents_config = agent::resolve_agents(cfg, state, env);
+    if (agents_config && agents_config->default_agent().model.primary.empty()) {
       std::printf("pincer: no model configured yet: run `pincer onboard` (./build/pincer onboard) to choose a provider\n");
     }
     std::fflush(stdout);

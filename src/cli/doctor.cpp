@@ -5,6 +5,7 @@
 #include <future>
 #include <optional>
 
+#include "agent/agents_config.h"
 #include "agent/model_registry.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
@@ -141,9 +142,11 @@ Finding check_port(int port) {
 }
 
 Finding check_provider(const json& effective, int64_t timeout_ms) {
-  const std::string primary = effective["agents"]["defaults"]["model"].value("primary", "");
+  auto agents = agent::resolve_agents(effective, {});
+  if (!agents) return failed("provider", agents.error().message, "fix agents in pincer.json");
+  const std::string primary = agents->default_agent().model.primary;
   if (primary.empty()) {
-    return failed("provider", "no model configured (agents.defaults.model.primary is empty)",
+    return failed("provider", "no model configured for the default agent (agents.defaults.model.primary is empty)",
                   "run pincer onboard to choose a provider and model");
   }
   auto registry = agent::ModelRegistry::from_config(effective);
