@@ -1,6 +1,7 @@
 // pincer — command-line entry point. Thin: build the CLI, parse, run the chosen action.
 // Exit codes: see app/commands.h.
 #include <sodium.h>
+#include <sys/stat.h>
 
 #include <iostream>
 
@@ -11,6 +12,8 @@ int main(int argc, char** argv) {
     std::cerr << "pincer: libsodium failed to initialise\n";
     return 1;
   }
+  // Everything Pincer writes (config, state, sessions, logs) is private to the user.
+  ::umask(0077);
   CLI::App app{"Pincer — a local-first personal AI agent gateway"};
   app.set_version_flag("--version", std::string("pincer ") + PINCER_VERSION);
   app.require_subcommand(1);
@@ -23,6 +26,8 @@ int main(int argc, char** argv) {
   pincer::app::register_chat_command(app, action);
   pincer::app::register_setup_commands(app, action);
   pincer::app::register_onboard_command(app, action);
+  pincer::app::register_devices_commands(app, action);
+  pincer::app::register_import_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -111,3 +111,24 @@ TEST(CliLogs, PrintsTheLastLinesOfTheGatewayLog) {
 
 }  // namespace
 }  // namespace pincer::test
+
+namespace pincer::test {
+namespace {
+
+TEST(CliDoctor, OnboardingLeavesAPrivateStateDir) {
+  MockLlm mock;
+  TempDir tmp;
+  const auto home = tmp.path() / "fresh-home";
+  std::map<std::string, std::string> env = {{"PINCER_HOME", home.string()}, {"PINCER_GATEWAY_PORT", "1"}};
+  auto onboard = run_pincer({"onboard", "--non-interactive", "--provider", "custom", "--base-url", mock.base_url(),
+                             "--api-key", "k", "--model", "mock-model"},
+                            env, 30s);
+  ASSERT_EQ(onboard.exit_code, 0) << onboard.err;
+  auto r = run_pincer({"doctor", "--json"}, env, 30s);
+  auto report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(finding(report, "permissions")["status"], "ok") << r.out;
+  EXPECT_EQ(finding(report, "provider")["status"], "ok") << r.out;
+}
+
+}  // namespace
+}  // namespace pincer::test
