@@ -27,6 +27,9 @@ void register_config_commands(CLI::App& app, Action& action);   // config schema
 void register_client_commands(CLI::App& app, Action& action);   // agent, status, health, sessions, models
 void register_chat_command(CLI::App& app, Action& action);      // chat (alias tui)
 void register_setup_commands(CLI::App& app, Action& action);    // doctor, logs
+void register_pairing_commands(CLI::App& app, Action& action);  // pairing list|approve|reject
 void register_onboard_command(CLI::App& app, Action& action);   // onboard
+void register_devices_commands(CLI::App& app, Action& action);  // devices list|approve|reject|remove|revoke
+void register_import_command(CLI::App& app, Action& action);    // import openclaw
 
 }  // namespace pincer::app

@@ -14,6 +14,7 @@
 
 #include "agent/agent_service.h"
 #include "agent/agents_config.h"
+#include "channels/channel_manager.h"
 #include "core/config.h"
 #include "core/ids.h"
 #include "core/log.h"
@@ -188,6 +189,11 @@ int run_gateway(const GatewayRunFlags& flags) {
   gateway::Gateway gateway(s, SystemClock::instance());
   agent::AgentService agents(loop, SystemClock::instance(), cfg, state);
   gateway.attach(&loop, &agents);
+  // Chat platforms (channels.*): started once the loop runs; a channel that cannot be built
+  // (e.g. no botToken) stops the start-up with the config path named.
+  channels::ChannelManager channel_manager(loop, SystemClock::instance(), agents, cfg, state);
+  if (auto st = channel_manager.start(); !st) return fail(2, st.error().message);
+  gateway.set_channels_status([&channel_manager] { return channel_manager.status(); });
   gateway::ServerOptions options;
   options.host = s.bind_host;
   options.port = s.port;

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   pincer::app::register_client_commands(app, action);
   pincer::app::register_chat_command(app, action);
   pincer::app::register_setup_commands(app, action);
+  pincer::app::register_pairing_commands(app, action);
   pincer::app::register_onboard_command(app, action);
   pincer::app::register_devices_commands(app, action);
   pincer::app::register_import_command(app, action);

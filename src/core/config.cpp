@@ -502,6 +502,25 @@ Status substitute_env(json& v, const EnvLookup& env, const std::string& path) {
   return Ok{};
 }
 
+// Every unescaped "${NAME}" in the strings below `v`, scanned as substitute_string() does.
+void collect_env_references(const json& v, const std::string& path, std::vector<EnvReference>& out) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] != '$') continue;
+      bool escaped = i + 1 < s.size() && s[i + 1] == '$';
+      if (auto ref = env_reference(s, i + (escaped ? 2 : 1))) {
+        if (!escaped) out.push_back(EnvReference{ref->first, shown(path)});
+        i = ref->second;
+      }
+    }
+  } else if (v.is_object()) {
+    for (const auto& [key, child] : v.items()) collect_env_references(child, key_path(path, key), out);
+  } else if (v.is_array()) {
+    for (std::size_t i = 0; i < v.size(); ++i) collect_env_references(v[i], index_path(path, i), out);
+  }
+}
+
 // ---- files --------------------------------------------------------------------------------------
 
 // Reads a whole config file. On failure the error message is only the reason ("file not found");
@@ -687,6 +706,27 @@ std::string prefix_lines(const std::string& file, const std::string& message) {
   return out;
 }
 
+// JSON5 text of `file` → "$include"s resolved → env references per `refs`. Error messages name
+// the file as given (see load()).
+Result<json> resolve_text(const std::string& text, const fs::path& file, const EnvLookup& env, EnvRefs refs) {
+  auto parsed = parse_file(text, file);
+  if (!parsed) return parsed.error();
+
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(fs::absolute(file), ec);
+  if (ec) return invalid(file.string() + ": " + ec.message());
+  IncludeResolver includes(canonical.parent_path());
+  auto resolved = includes.resolve(*parsed, Source{file, {canonical}}, "");
+  if (!resolved) return resolved.error();
+
+  if (refs == EnvRefs::kSubstitute) {
+    if (auto st = substitute_env(*resolved, env, ""); !st) {
+      return invalid(file.string() + ": " + st.error().message);
+    }
+  }
+  return resolved;
+}
+
 }  // namespace
 
 // ---- public API ---------------------------------------------------------------------------------
@@ -715,24 +755,26 @@ Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& en
   config.exists = true;
   config.hash = sha256_hex(*text);
 
-  auto parsed = parse_file(*text, file);
-  if (!parsed) return parsed.error();
-
-  fs::path canonical = fs::weakly_canonical(fs::absolute(file), ec);
-  if (ec) return invalid(shown_file + ": " + ec.message());
-  IncludeResolver includes(canonical.parent_path());
-  auto resolved = includes.resolve(*parsed, Source{file, {canonical}}, "");
+  auto resolved = resolve_text(*text, file, env, EnvRefs::kSubstitute);
   if (!resolved) return resolved.error();
-
-  if (auto st = substitute_env(*resolved, env, ""); !st) {
-    return invalid(shown_file + ": " + st.error().message);
-  }
   if (auto st = validate(*resolved); !st) {
     return invalid(prefix_lines(shown_file, st.error().message));
   }
   config.resolved = std::move(*resolved);
   config.effective = with_defaults(config.resolved);
   return config;
+}
+
+Result<nlohmann::json> resolve_file(const std::filesystem::path& file, const EnvLookup& env, EnvRefs refs) {
+  auto text = read_file(file);
+  if (!text) return invalid(file.string() + ": " + text.error().message);
+  return resolve_text(*text, file, env, refs);
+}
+
+std::vector<EnvReference> env_references(const nlohmann::json& doc) {
+  std::vector<EnvReference> out;
+  collect_env_references(doc, "", out);
+  return out;
 }
 
 Status validate(const nlohmann::json& doc) {

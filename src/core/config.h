@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -67,6 +68,34 @@ struct LoadedConfig {
 ///   "<file>: <json.path>: <violation>"  — one line per schema violation (see validate()).
 /// `env` may be empty (= no variables set).
 Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& env);
+
+/// How resolve_file() treats "${NAME}" references in strings.
+enum class EnvRefs {
+  kSubstitute,  ///< replace them as load() does; a missing or empty variable is an error
+  kKeep,        ///< leave every string as written ("${NAME}" and "$${NAME}" stay verbatim)
+};
+
+/// Reads `file` and resolves it as load() does — size limit, JSON5, "$include" (same rules:
+/// relative to the including file, confined to the directory of `file`, depth and cycle checks),
+/// then env references per `refs` — but WITHOUT validating against Pincer's schema and without
+/// defaults. For JSON5 configs of other programs that share these file conventions, e.g.
+/// OpenClaw's openclaw.json read by `pincer import openclaw`. Returns the resolved document
+/// (any JSON value; not necessarily an object).
+/// Errors (code "CONFIG_INVALID"), with load()'s message shapes: "<file>: file not found" (a
+/// missing file IS an error here), "<file>: file is larger than 2 MiB", "<file>:<line>:<col>: …",
+/// "<file>: <json.path>.$include: …", and with kSubstitute "<file>: missing env var …".
+Result<nlohmann::json> resolve_file(const std::filesystem::path& file, const EnvLookup& env,
+                                    EnvRefs refs = EnvRefs::kSubstitute);
+
+/// One "${NAME}" reference in a string of a document.
+struct EnvReference {
+  std::string name;  ///< NAME, e.g. "OPENAI_API_KEY"
+  std::string path;  ///< JSON path of the string holding it, e.g. "models.providers.openai.apiKey"
+};
+
+/// Every env reference load() would substitute in the strings of `doc`, in document order (keys
+/// sorted, depth first); escaped "$${NAME}" and malformed references are not included.
+std::vector<EnvReference> env_references(const nlohmann::json& doc);
 
 /// Validates an already-resolved document against the schema. Error code "CONFIG_INVALID";
 /// message lists every violation, one per line, each "<json.path>: <what was expected>, got <x>":

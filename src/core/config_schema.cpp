@@ -410,6 +410,125 @@ Node logging_section() {
   }).doc("Gateway logs. Secrets are redacted before anything is written.");
 }
 
+// ---- session, bindings, channels (RT-1..RT-4, CH-3, CH-4; src/routing/, src/delivery/) --------
+
+Node session_section() {
+  return object({
+      field("dmScope", one_of({"main", "per-peer", "per-channel-peer", "per-account-channel-peer"})
+                           .default_note("`main`")
+                           .doc("Which session a direct message joins (RT-2): `main` = one session "
+                                "for all direct messages of an agent (`agent:<id>:main`), "
+                                "`per-peer` = one per sender (`agent:<id>:direct:<peer>`), "
+                                "`per-channel-peer` = one per channel and sender "
+                                "(`agent:<id>:<channel>:direct:<peer>`), `per-account-channel-peer` "
+                                "= one per bot account, channel and sender. Groups and channels "
+                                "always get their own session.")),
+      field("mainKey", string().doc(
+                           "Accepted for OpenClaw compatibility and ignored, as OpenClaw does: "
+                           "the main session key is always `main`.")),
+      field("identityLinks", map_of(array_of(string())).doc(
+                                 "One person's ids on several channels, so their direct messages "
+                                 "share a session under the non-`main` scopes (RT-4): "
+                                 "`{\"alice\": [\"telegram:123\", \"discord:456\"]}` makes both "
+                                 "`agent:<id>:direct:alice`. Ids are `<channel>:<peer id>` or a bare "
+                                 "peer id.")),
+  }).doc("How messages map onto sessions.");
+}
+
+Node binding_entry() {
+  return object({
+      field("type", one_of({"route", "acp"}).doc(
+                        "`route` (or omitted) routes messages to `agentId`; `acp` bindings are "
+                        "accepted for OpenClaw compatibility and not used.")),
+      field("agentId", string().required().doc(
+                           "Agent that receives the matching messages. An id not in "
+                           "`agents.list` falls back to the default agent.")),
+      field("comment", string().doc("Free text for people reading the file.")),
+      field("match",
+            object({
+                field("channel", string().required().doc("Channel id, e.g. `telegram`.")),
+                field("accountId", string().doc(
+                                       "Bot account of the channel; omitted = only the `default` "
+                                       "account, `*` = any account.")),
+                field("peer",
+                      object({
+                          field("kind", one_of({"direct", "group", "channel", "dm"})
+                                            .required()
+                                            .doc("Conversation kind (`dm` is a legacy alias of "
+                                                 "`direct`; `group` and `channel` match each "
+                                                 "other).")),
+                          field("id", string().required().doc(
+                                          "Platform id of the user, group or channel, exactly.")),
+                      }).doc("One conversation. A thread matches its parent's binding when it "
+                             "has none of its own.")),
+                field("guildId", string().doc("Discord server id.")),
+                field("teamId", string().doc("Slack/Teams workspace id.")),
+                field("roles", array_of(string()).doc(
+                                   "With `guildId`: the sender must have one of these role ids.")),
+            })
+                .required()
+                .doc("What a message must match. The most specific binding wins: peer, parent "
+                     "peer, guild + roles, guild, team, account, channel; then the default "
+                     "agent (RT-3).")),
+      field("acp", any().doc("Settings of an `acp` binding; not used.")),
+  }).doc("One binding.");
+}
+
+Node channel_group_entry() {
+  return object({
+      field("requireMention", boolean().doc(
+                                  "Answer only when the bot is mentioned or replied to (default "
+                                  "true; a `*` entry sets it for every chat).")),
+      field("enabled", boolean().doc("`false` ignores this chat.")),
+      field("allowFrom", array_of(union_of({string(), integer()})).doc(
+                             "Senders allowed in this chat, overriding `groupAllowFrom`.")),
+  }).doc("Settings of one group chat.");
+}
+
+Node channel_entry() {
+  return object({
+      field("enabled", boolean().doc("`false` keeps the channel configured but not running (default true).")),
+      field("botToken", string().sensitive().doc(
+                            "Telegram: the bot token from @BotFather (or `${TELEGRAM_BOT_TOKEN}`). "
+                            "Required to run the Telegram channel.")),
+      field("apiRoot", string().doc(
+                           "Telegram: Bot API server (default `https://api.telegram.org`; a "
+                           "self-hosted Bot API server or a test server).")),
+      field("pollTimeoutSeconds", integer().min(0).max(50).doc(
+                                      "Telegram: long-polling timeout of `getUpdates`, seconds "
+                                      "(default 25).")),
+      field("dmPolicy", one_of({"pairing", "allowlist", "open", "disabled"})
+                            .def("pairing")
+                            .doc("Direct messages: `pairing` = unknown senders get a pairing "
+                                 "code the owner approves; `allowlist` = only `allowFrom`; "
+                                 "`open` = anyone (OpenClaw also requires `allowFrom: [\"*\"]`); "
+                                 "`disabled` = ignore them.")),
+      field("allowFrom", array_of(union_of({string(), integer()})).doc(
+                             "Senders allowed to message the bot: platform user ids, `@username`, "
+                             "or `*` for everyone. A `<channel>:` prefix is accepted.")),
+      field("groupPolicy", one_of({"open", "allowlist", "disabled"})
+                               .def("allowlist")
+                               .doc("Group chats: `open` = any group (mention gating still "
+                                    "applies); `allowlist` = only chats in `groups` and senders "
+                                    "in `groupAllowFrom`; `disabled` = ignore groups.")),
+      field("groupAllowFrom", array_of(union_of({string(), integer()})).doc(
+                                  "Senders allowed in group chats; defaults to `allowFrom`.")),
+      field("groups", map_of(channel_group_entry()).doc(
+                          "Group chats by chat id; `*` applies to every chat. Under `allowlist` "
+                          "only the chats listed here are answered.")),
+      field("textChunkLimit", integer().min(16).doc(
+                                  "Longest message sent, in the platform's units (UTF-16 code "
+                                  "units for Telegram and Discord). Longer replies are split. "
+                                  "Default: the channel's own limit (4000 for most, 2000 for "
+                                  "Discord).")),
+      field("chunkMode", one_of({"length", "newline"})
+                             .def("length")
+                             .doc("How long replies are split: `length` = only when over "
+                                  "`textChunkLimit`; `newline` = also one message per "
+                                  "paragraph.")),
+  }).doc("Settings of one channel.");
+}
+
 Node build_root() {
   return object({
       field("$schema", string().doc(
@@ -419,6 +538,13 @@ Node build_root() {
       field("agents", agents_section()),
       field("tools", tools_section()),
       field("logging", logging_section()),
+      field("session", session_section()),
+      field("bindings", array_of(binding_entry()).doc(
+                            "Which agent answers which channel, account, conversation, server or "
+                            "team (RT-3).")),
+      field("channels", map_of(channel_entry()).doc(
+                            "Messaging channels by id (`telegram`, `irc`, …): who may talk to the "
+                            "bot (CH-3) and how replies are split (CH-4).")),
       field("meta", any().doc("Free-form metadata written by tools (e.g. the setup wizard); not "
                               "interpreted by the gateway.")),
   }).doc("Pincer configuration (`$PINCER_HOME/pincer.json`).");

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -143,6 +144,9 @@ class Gateway {
   }
   EventLoop* loop() { return loop_; }
   agent::AgentService* agents() { return agents_; }
+  /// The channel layer's `channels.status` payload, when the app runs channels (loop thread).
+  void set_channels_status(std::function<nlohmann::json()> status) { channels_status_ = std::move(status); }
+  const std::function<nlohmann::json()>& channels_status() const { return channels_status_; }
 
   /// Device pairing (AU-3): the store under <state>/devices (in memory without a state dir).
   store::DeviceStore& devices() { return *devices_; }
@@ -194,6 +198,7 @@ class Gateway {
   bool shutting_down_ = false;
   EventLoop* loop_ = nullptr;
   agent::AgentService* agents_ = nullptr;
+  std::function<nlohmann::json()> channels_status_;
 };
 
 /// The events this gateway emits (hello-ok features.events).

@@ -13,6 +13,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kMaxStoreFileBytes = 16u << 20;
+constexpr int64_t kLastUsedWriteMs = 60'000;
 
 // ---- JSON field helpers: absent or mistyped optional fields read as empty ----
 
@@ -397,8 +398,12 @@ Result<std::optional<std::string>> DeviceStore::verify_token(const std::string& 
   if (t->second.revoked_at_ms) return R("token-revoked");
   if (!tokens_equal(token, t->second.token)) return R("token-mismatch");
   if (!allow_(role, scopes, t->second.scopes)) return R("scope-mismatch");
+  // lastUsedAtMs is informational: written through at most once a minute, not on every connect.
+  const bool stale = !t->second.last_used_at_ms || now_ms - *t->second.last_used_at_ms >= kLastUsedWriteMs;
   t->second.last_used_at_ms = now_ms;
-  if (auto st = persist(); !st) return st.error();
+  if (stale) {
+    if (auto st = persist(); !st) return st.error();
+  }
   return R();
 }
 

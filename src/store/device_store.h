@@ -101,7 +101,7 @@ class DeviceStore {
 
   /// Checks a device token for (device, role, requested scopes). Failure reasons (verifyDeviceToken):
   /// device-not-paired, role-missing, token-missing, token-revoked, token-mismatch, scope-mismatch.
-  /// Success records lastUsedAtMs.
+  /// Success records lastUsedAtMs (in memory at once; on disk at most once a minute per token).
   Result<std::optional<std::string>> verify_token(const std::string& device_id, const std::string& role,
                                                   const std::string& token, const std::vector<std::string>& scopes,
                                                   int64_t now_ms);

@@ -15,16 +15,19 @@
 // Offline: every non-local DNS lookup of the CLI fails at once (a preload written to the temp dir),
 // and the env switches of OpenClaw's embedding docs turn off channels, updates and discovery.
 import { spawn, spawnSync } from "node:child_process";
+import crypto from "node:crypto";
 import dns from "node:dns";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "../..");
 const TOKEN = "compat-token-0123456789abcdef";
 const SKIP = 77;
+const FOREIGN_ORIGIN = "http://compat.example";  // an allowed browser page that is not the Control UI
 
 const args = process.argv.slice(2);
 const argValue = (name) => {
@@ -97,6 +100,37 @@ function assert(cond, message) {
   if (!cond) throw new Error(message);
 }
 
+/** Connects as a fresh Ed25519 device (Node's crypto, v3 payload) from FOREIGN_ORIGIN with the shared
+ * token; resolves with the connect response. Uses the `ws` package installed with openclaw. */
+function requestPairing(cache, port) {
+  const WebSocket = createRequire(path.join(cache, "openclaw/package.json"))("ws");
+  const { publicKey, privateKey } = crypto.generateKeyPairSync("ed25519");
+  const raw = publicKey.export({ type: "spki", format: "der" }).subarray(12);  // SPKI prefix is 12 bytes
+  const id = crypto.createHash("sha256").update(raw).digest("hex");
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}`, { headers: { Origin: FOREIGN_ORIGIN } });
+    const timer = setTimeout(() => reject(new Error("pairing request timed out")), 10000);
+    ws.on("error", reject);
+    ws.on("message", (data) => {
+      const m = JSON.parse(data.toString());
+      if (m.event === "connect.challenge") {
+        const { nonce, ts } = m.payload;
+        const scopes = ["operator.read"];
+        const payload = ["v3", id, "cli", "cli", "operator", scopes.join(","), ts, TOKEN, nonce, "linux", ""].join("|");
+        const signature = crypto.sign(null, Buffer.from(payload), privateKey).toString("base64url");
+        ws.send(JSON.stringify({ type: "req", id: "c1", method: "connect", params: {
+          minProtocol: 4, maxProtocol: 4, client: { id: "cli", version: "compat", platform: "linux", mode: "cli" },
+          role: "operator", scopes, auth: { token: TOKEN },
+          device: { id, publicKey: raw.toString("base64url"), signature, signedAt: ts, nonce } } }));
+      } else if (m.type === "res") {
+        clearTimeout(timer);
+        ws.close();
+        resolve(m);
+      }
+    });
+  });
+}
+
 async function main() {
   if (!fs.existsSync(pincer)) {
     log(`pincer binary not found at ${pincer} (pass --pincer)`);
@@ -126,7 +160,7 @@ async function main() {
 
   // 2. Pincer, isolated, its model pointed at the mock.
   fs.writeFileSync(path.join(pincerHome, "pincer.json"), JSON.stringify({
-    gateway: { auth: { mode: "token", token: TOKEN } },
+    gateway: { auth: { mode: "token", token: TOKEN }, controlUi: { allowedOrigins: [FOREIGN_ORIGIN] } },
     models: { providers: { mock: { baseUrl: `http://127.0.0.1:${mockPort}/v1`, apiKey: "mock-local",
       api: "openai-completions", models: [{ id: "mock-model", contextWindow: 128000 }] } } },
     agents: { defaults: { model: { primary: "mock/mock-model" } } },
@@ -236,6 +270,37 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
   } else {
     log(`note: host name ${host} does not resolve to loopback; the signed-device step is skipped`);
   }
+
+  // 6. `openclaw devices …` manages a pairing request that waits for approval: a device signing its
+  // connect from a browser page (allowed origin, not the Control UI) is not paired silently.
+  writeOcConfig(`ws://127.0.0.1:${port}`);
+  const pending = await requestPairing(cache, port);
+  check("a device from a foreign page waits for approval (NOT_PAIRED / PAIRING_REQUIRED)", () => {
+    assert(pending.error?.code === "NOT_PAIRED" && pending.error?.details?.code === "PAIRING_REQUIRED",
+      `unexpected answer ${JSON.stringify(pending)}`);
+    return `requestId ${pending.error.details.requestId}`;
+  });
+  const requestId = pending.error?.details?.requestId;
+  const deviceId = pending.error?.details?.deviceId;
+  check("openclaw devices list --json", () => {
+    const out = cli("devices", "list", "--json");
+    assert(out.pending?.some((p) => p.requestId === requestId), `request not listed: ${JSON.stringify(out).slice(0, 600)}`);
+    return `${out.pending.length} pending, ${out.paired.length} paired`;
+  });
+  check("openclaw devices approve <requestId> --json", () => {
+    const out = cli("devices", "approve", requestId, "--json");
+    assert(out.device?.deviceId === deviceId, `unexpected ${JSON.stringify(out).slice(0, 400)}`);
+  });
+  check("openclaw devices rotate|revoke|remove --json", () => {
+    const rotated = cli("devices", "rotate", "--device", deviceId, "--role", "operator", "--json");
+    assert(rotated.role === "operator" && rotated.tokenDelivery === "withheld-cross-device", JSON.stringify(rotated));
+    const revoked = cli("devices", "revoke", "--device", deviceId, "--role", "operator", "--json");
+    assert(Number.isInteger(revoked.revokedAtMs), JSON.stringify(revoked));
+    const removed = cli("devices", "remove", deviceId, "--json");
+    assert(removed.deviceId === deviceId, JSON.stringify(removed));
+    const after = cli("devices", "list", "--json");
+    assert(!after.paired.some((d) => d.deviceId === deviceId), "device still paired after remove");
+  });
 
   const failed = results.filter((r) => !r.ok).length;
   log(`${results.length - failed}/${results.length} passed`);

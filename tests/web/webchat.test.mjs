@@ -9,13 +9,13 @@
 // that must be ignored.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launch, stop, cleanEnv } from '../support/processes.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'webchat-browser-test-token-0123456789';
@@ -42,42 +42,7 @@ const { chromium } = createRequire(path.join(cacheDir, 'package.json'))('playwri
 
 // --- processes -----------------------------------------------------------------------------------
 
-/// Starts a child process and resolves with {child, match} once a stdout line matches `pattern`.
-function launch(cmd, args, env, pattern) {
-  const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  const ready = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${cmd} did not start: ${out}\n${err}`)), WAIT);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = pattern.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`${cmd} exited with ${code}: ${out}\n${err}`)));
-  });
-  return { child, ready, output: () => out + err };
-}
-
-function stop(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-const baseEnv = { ...process.env };
-for (const k of ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy',
-  'PINCER_GATEWAY_TOKEN', 'PINCER_GATEWAY_PASSWORD', 'PINCER_GATEWAY_PORT']) delete baseEnv[k];
+const baseEnv = cleanEnv();
 
 let mock, mockPort, gateway, gwPort, pageUrl, home, browser;
 

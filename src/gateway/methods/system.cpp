@@ -46,6 +46,13 @@ MethodResult status(MethodContext& ctx) {
   };
 }
 
+/// `channels.status`: every channel account and the inbound pipeline's counters (CH-6).
+MethodResult channels_status(MethodContext& ctx) {
+  const auto& provider = ctx.gateway.channels_status();
+  if (!provider) return json{{"channels", json::array()}};
+  return provider();
+}
+
 /// Reads an integer param within [lo, hi] with a default; nullopt + error text when invalid.
 std::optional<int64_t> int_param(const json& p, const char* key, int64_t lo, int64_t hi, int64_t def, std::string& error) {
   if (!p.is_object() || !p.contains(key)) return def;
@@ -126,6 +133,7 @@ MethodResult logs_tail(MethodContext& ctx) {
 void register_system_methods(MethodRegistry& registry) {
   registry.add({"health", health});
   registry.add({"status", status});
+  registry.add({"channels.status", channels_status});
   registry.add({"logs.tail", logs_tail});
 }
 

@@ -1,0 +1,85 @@
+// The channel contract (SPEC CH-1, CH-2, CH-7): a chat platform account as the gateway sees it.
+// A small mandatory core — id, account, capabilities, start/stop, send — and the pipeline asks
+// capabilities, never a channel's type. Inbound messages arrive normalised (InboundMessage) at the
+// ChannelHost; replies leave as already-rendered, already-chunked text (delivery/), one call per
+// platform message, in order.
+//
+// Loop affinity: every method is called on the gateway's event-loop thread, and channels call
+// the host back on it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "delivery/chunker.h"
+
+namespace pincer::channels {
+
+/// What a channel can do; the pipeline adapts to it (CH-1).
+struct ChannelCapabilities {
+  delivery::TextFormat format = delivery::TextFormat::Plain;  ///< what send_text() takes
+  delivery::LengthUnit unit = delivery::LengthUnit::Utf16;    ///< how the platform measures text
+  std::size_t text_limit = delivery::kDefaultTextChunkLimit;  ///< per message, in `unit`
+  bool groups = false;   ///< group chats exist (mention gating applies)
+  bool threads = false;  ///< threads/topics exist (session key suffix)
+  bool typing = false;   ///< send_typing() does something
+};
+
+/// One normalised inbound message (CH-2).
+struct InboundMessage {
+  std::string channel;     ///< "telegram"
+  std::string account_id;  ///< "default" unless configured
+  bool is_group = false;   ///< group/supergroup/channel chat, else a direct message
+  std::string chat_id;     ///< where replies go (Telegram chat id)
+  std::string thread_id;   ///< forum topic / thread ("" = none)
+  std::string sender_id;
+  std::string sender_username;  ///< without "@", "" when none
+  std::string sender_name;
+  std::string message_id;  ///< platform id, for dedupe (QL-4)
+  std::string text;
+  bool mentions_bot = false;  ///< @bot, a reply to the bot, or a bot command
+  int64_t ts_ms = 0;
+};
+
+/// One outbound platform message.
+struct OutboundMessage {
+  std::string chat_id;
+  std::string thread_id;
+  std::string text;  ///< rendered in capabilities().format and within text_limit
+};
+
+/// The pipeline side: receives inbound messages.
+class ChannelHost {
+ public:
+  virtual ~ChannelHost() = default;
+  virtual void on_inbound(InboundMessage message) = 0;
+};
+
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  virtual const std::string& id() const = 0;          ///< "telegram"
+  virtual const std::string& account_id() const = 0;  ///< "default"
+  virtual ChannelCapabilities capabilities() const = 0;
+
+  /// Starts receiving (e.g. long polling); `on_failed` is called once if the account cannot run
+  /// (bad token, unreachable API): the manager restarts it with backoff.
+  virtual void start(ChannelHost& host, std::function<void(const std::string& why)> on_failed) = 0;
+  /// Stops receiving and cancels requests in flight; no callback runs afterwards.
+  virtual void stop() = 0;
+
+  /// Sends one message; `done` gets the platform message id or an error whose code is
+  /// "RATE_LIMITED" (retry later), "REJECTED" (will never succeed) or "UNAVAILABLE".
+  virtual void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) = 0;
+  /// Shows "typing…" where supported; best effort.
+  virtual void send_typing(const std::string& chat_id, const std::string& thread_id) {}
+
+  /// For `channels.status`: {running, lastError?, …}.
+  virtual nlohmann::json status() const = 0;
+};
+
+}  // namespace pincer::channels

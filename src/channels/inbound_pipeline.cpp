@@ -1,0 +1,161 @@
+#include "channels/inbound_pipeline.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/ids.h"
+#include "routing/routing_config.h"
+#include "routing/session_routing.h"
+
+namespace pincer::channels {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> string_list(const json& v) {
+  std::vector<std::string> out;
+  if (!v.is_array()) return out;
+  for (const auto& e : v) {
+    if (e.is_string()) out.push_back(e.get<std::string>());
+    else if (e.is_number_integer()) out.push_back(std::to_string(e.get<int64_t>()));
+  }
+  return out;
+}
+
+constexpr const char* kHelp =
+    "Commands: /new or /reset — start a fresh session; /status — agent, model and session; "
+    "/stop — stop the current reply; /help — this list.";
+
+}  // namespace
+
+routing::ChannelAccessConfig access_config_from_json(const json& c, const std::string& channel) {
+  routing::ChannelAccessConfig out;
+  if (!c.is_object()) return out;
+  if (auto p = routing::parse_dm_policy(c.value("dmPolicy", "pairing"))) out.dm_policy = *p;
+  if (auto p = routing::parse_group_policy(c.value("groupPolicy", "allowlist"))) out.group_policy = *p;
+  out.allow_from = string_list(c.value("allowFrom", json::array()));
+  if (c.contains("groupAllowFrom")) out.group_allow_from = string_list(c["groupAllowFrom"]);
+  const json groups = c.value("groups", json::object());
+  for (const auto& [chat, g] : groups.items()) {
+    routing::GroupSettings s;
+    if (g.contains("requireMention") && g["requireMention"].is_boolean()) s.require_mention = g["requireMention"].get<bool>();
+    if (g.contains("enabled") && g["enabled"].is_boolean()) s.enabled = g["enabled"].get<bool>();
+    if (g.contains("allowFrom")) s.allow_from = string_list(g["allowFrom"]);
+    out.groups[chat] = s;
+  }
+  out.id_prefixes = {channel};
+  if (channel == "telegram") out.id_prefixes.push_back("tg");
+  return out;
+}
+
+InboundPipeline::InboundPipeline(const Clock& clock, agent::AgentService& agents, ReplyDelivery& delivery,
+                                 PairingStore& pairing, json effective_config)
+    : clock_(clock),
+      agents_(agents),
+      delivery_(delivery),
+      pairing_(pairing),
+      config_(std::move(effective_config)),
+      routing_(routing::routing_config_from_json(config_)),
+      dedupe_(clock) {}
+
+json InboundPipeline::stats() const {
+  return {{"received", received_}, {"duplicates", duplicates_}, {"dropped", dropped_}, {"runs", runs_}};
+}
+
+void InboundPipeline::reply(Channel& channel, const InboundMessage& m, const std::string& id, const std::string& text) {
+  if (auto st = delivery_.deliver(channel, id, m.chat_id, m.thread_id, text); !st) {
+    spdlog::error("{}[{}]: reply to {} not queued: {}", m.channel, m.account_id, m.chat_id, st.error().message);
+  }
+}
+
+void InboundPipeline::handle(Channel& channel, InboundMessage m) {
+  ++received_;
+  const routing::Peer peer{m.is_group ? routing::PeerKind::Group : routing::PeerKind::Direct,
+                          m.is_group ? m.chat_id : m.sender_id};
+  // 1. The same platform message twice (webhook retry, re-polled update) is handled once (QL-4).
+  if (dedupe_.seen({m.channel, m.account_id, peer, m.thread_id, m.message_id})) {
+    ++duplicates_;
+    spdlog::debug("{}[{}]: duplicate message {} ignored", m.channel, m.account_id, m.message_id);
+    return;
+  }
+  // 2. Access control (CH-3).
+  const json channel_cfg = config_.value("channels", json::object()).value(m.channel, json::object());
+  routing::AccessRequest req;
+  req.is_group = m.is_group;
+  req.group_id = m.is_group ? m.chat_id : "";
+  req.sender = {m.sender_id, m.sender_username};
+  req.was_mentioned = m.mentions_bot;
+  const bool is_command = !m.text.empty() && m.text[0] == '/';
+  req.paired_allow_from = pairing_.approved(m.channel, m.account_id);
+  auto decision = routing::decide_access(access_config_from_json(channel_cfg, m.channel), req);
+  if (decision.action == routing::AccessAction::Pair) {
+    auto p = pairing_.request(m.channel, m.account_id, m.sender_id, m.sender_username, clock_.wall_ms());
+    if (p) {
+      reply(channel, m, "pair-" + m.channel + "-" + m.message_id,
+            "I don't know you yet. Your pairing code is **" + p->code + "**. Ask my owner to approve it with: `pincer pairing approve " +
+                m.channel + " " + p->code + "`");
+    }
+    ++dropped_;
+    return;
+  }
+  if (decision.action == routing::AccessAction::Drop) {
+    ++dropped_;
+    spdlog::info("{}[{}]: message from {} dropped ({})", m.channel, m.account_id, m.sender_id,
+                 routing::to_string(decision.reason));
+    return;
+  }
+  // 3. Route: agent and session (RT-1..RT-4); a topic/thread gets its own session.
+  routing::RouteInput in;
+  in.channel = m.channel;
+  in.account_id = m.account_id;
+  in.peer = peer;
+  const auto route = routing::resolve_route(routing_, in);
+  const std::string session_key = routing::resolve_thread_session_keys(route.session_key, m.thread_id).session_key;
+  // 4. Slash commands (UI-4).
+  if (is_command && command(channel, m, session_key, route.agent_id)) return;
+  // 5. A run on the session's lane; the reply goes back where the message came from.
+  std::string text = m.text;
+  if (m.is_group && !m.sender_name.empty()) text = m.sender_name + ": " + text;  // who speaks, in a group
+  const std::string run_id = m.channel + "-" + m.account_id + "-" + m.chat_id + "-" + m.message_id + "-" + ids::uuid_v4().substr(0, 8);
+  if (channel.capabilities().typing) channel.send_typing(m.chat_id, m.thread_id);
+  Channel* ch = &channel;
+  auto accepted = agents_.send({session_key, route.agent_id, text, run_id, ""}, [this, ch, m, run_id](const agent::RunEvent& e) {
+    using K = agent::RunEvent::Kind;
+    if (e.kind == K::End && !e.text.empty()) reply(*ch, m, run_id, e.text);
+    if (e.kind == K::Error) reply(*ch, m, run_id, "⚠️ " + e.error);
+  });
+  if (!accepted) {
+    spdlog::error("{}[{}]: cannot start a run for {}: {}", m.channel, m.account_id, session_key, accepted.error().message);
+    reply(channel, m, run_id, "⚠️ " + accepted.error().message);
+    return;
+  }
+  ++runs_;
+}
+
+bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const std::string& session_key,
+                              const std::string& agent_id) {
+  std::string word = m.text.substr(1, m.text.find_first_of(" @\n") - 1);
+  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string id = "cmd-" + m.channel + "-" + m.chat_id + "-" + m.message_id;
+  if (word == "new" || word == "reset") {
+    auto r = agents_.reset_session(session_key);
+    reply(channel, m, id, r || r.error().code == "SESSION_NOT_FOUND" ? "Started a fresh session." : "⚠️ " + r.error().message);
+    return true;
+  }
+  if (word == "stop") {
+    auto r = agents_.abort(session_key, "", "stop");
+    reply(channel, m, id, r && !r->empty() ? "Stopped." : "Nothing to stop.");
+    return true;
+  }
+  if (word == "status") {
+    reply(channel, m, id, "Agent `" + agent_id + "`, session `" + session_key + "`.");
+    return true;
+  }
+  if (word == "help") {
+    reply(channel, m, id, kHelp);
+    return true;
+  }
+  return false;  // not ours: the agent sees it as text
+}
+
+}  // namespace pincer::channels

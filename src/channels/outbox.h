@@ -1,0 +1,55 @@
+// Outbound delivery records (SPEC CH-5 idempotency; LESSONS 5 "duplicate and lost replies"): a
+// reply's chunks are written to `<state>/channels/outbox.jsonl` *before* the first is sent, and
+// every sent chunk is recorded, so a retry or a restart finishes a reply without sending any chunk
+// twice. Append-only JSON lines, one fsync-free append per event (page cache; a torn last line is
+// ignored on load):
+//   {"op":"queue","id":…,"channel":…,"account":…,"chat":…,"thread":…,"chunks":[…]}
+//   {"op":"sent","id":…,"index":n}
+//   {"op":"done","id":…}            (all chunks sent, or given up)
+// load() keeps the unfinished entries and rewrites the file compactly (atomic rename).
+//
+// Loop affinity: event-loop thread only.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace pincer::channels {
+
+struct OutboxEntry {
+  std::string id;  ///< unique per reply (run id)
+  std::string channel, account_id, chat_id, thread_id;
+  std::vector<std::string> chunks;
+  std::size_t next = 0;  ///< index of the first chunk not yet sent
+};
+
+class Outbox {
+ public:
+  explicit Outbox(std::filesystem::path file) : file_(std::move(file)) {}
+
+  /// Reads the file; returns the unfinished entries (also kept in memory) and compacts the file.
+  /// Errors: "IO_ERROR" naming the file.
+  Result<std::vector<OutboxEntry>> load();
+
+  /// Records a new reply before any chunk is sent. Errors: "IO_ERROR".
+  Status queue(const OutboxEntry& entry);
+  /// Records that chunk `index` of `id` was delivered.
+  Status mark_sent(const std::string& id, std::size_t index);
+  /// Records that the reply is finished (all sent, or abandoned).
+  Status mark_done(const std::string& id);
+
+  /// In-memory view of unfinished entries.
+  const std::map<std::string, OutboxEntry>& pending() const { return pending_; }
+
+ private:
+  Status append(const std::string& line);
+
+  std::filesystem::path file_;
+  std::map<std::string, OutboxEntry> pending_;
+};
+
+}  // namespace pincer::channels

@@ -1,0 +1,158 @@
+#include "channels/telegram/telegram_api.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+namespace pincer::channels::telegram {
+
+using nlohmann::json;
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string id_string(const json& v) {
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_string()) return v.get<std::string>();
+  return "";
+}
+
+// UTF-16 offset/length of an entity → byte range of the UTF-8 text.
+std::string utf16_slice(const std::string& text, int64_t offset, int64_t length) {
+  std::size_t i = 0;
+  int64_t units = 0;
+  auto advance = [&](int64_t until) {
+    while (i < text.size() && units < until) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+      units += len == 4 ? 2 : 1;
+      i += len;
+    }
+  };
+  advance(offset);
+  const std::size_t start = std::min(i, text.size());
+  advance(offset + length);
+  return text.substr(start, std::min(i, text.size()) - start);
+}
+
+bool mentions(const json& msg, const std::string& text, const std::string& bot_username, int64_t bot_id) {
+  const std::string at_bot = "@" + lower(bot_username);
+  if (!bot_username.empty() && lower(text).find(at_bot) != std::string::npos) return true;
+  if (msg.contains("reply_to_message") && msg["reply_to_message"].is_object()) {
+    const json& from = msg["reply_to_message"].value("from", json::object());
+    if (bot_id != 0 && from.value("id", int64_t{0}) == bot_id) return true;
+  }
+  for (const auto& e : msg.value("entities", json::array())) {
+    if (!e.is_object()) continue;
+    const std::string type = e.value("type", "");
+    const std::string piece = lower(utf16_slice(text, e.value("offset", int64_t{0}), e.value("length", int64_t{0})));
+    if (type == "mention" && piece == at_bot) return true;
+    if (type == "bot_command" && (piece.find('@') == std::string::npos || piece.ends_with(at_bot))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string method_url(const std::string& api_root, const std::string& token, const std::string& method) {
+  std::string root = api_root;
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  return root + "/bot" + token + "/" + method;
+}
+
+json get_updates_body(int64_t offset, int timeout_s) {
+  return {{"offset", offset}, {"timeout", timeout_s}, {"allowed_updates", json::array({"message"})}};
+}
+
+json send_message_body(const OutboundMessage& message, bool html) {
+  json body = {{"chat_id", message.chat_id}, {"text", message.text}};
+  if (html) body["parse_mode"] = "HTML";
+  if (!message.thread_id.empty()) body["message_thread_id"] = message.thread_id;
+  body["link_preview_options"] = {{"is_disabled", true}};
+  return body;
+}
+
+Result<std::vector<Update>> parse_updates(const json& answer, const std::string& account_id,
+                                          const std::string& bot_username, int64_t bot_id) {
+  if (!answer.is_object()) return Error{"PROTOCOL", "getUpdates: answer is not a JSON object"};
+  if (!answer.value("ok", false)) return Error{"TELEGRAM_ERROR", answer.value("description", "getUpdates failed")};
+  if (!answer.contains("result") || !answer["result"].is_array()) return Error{"PROTOCOL", "getUpdates: no result array"};
+  std::vector<Update> out;
+  for (const auto& u : answer["result"]) {
+    if (!u.is_object() || !u.contains("update_id") || !u["update_id"].is_number_integer()) continue;
+    Update update;
+    update.update_id = u["update_id"].get<int64_t>();
+    const json& msg = u.contains("message") && u["message"].is_object() ? u["message"] : json();
+    if (msg.is_object() && msg.contains("text") && msg["text"].is_string() && msg.contains("chat") && msg["chat"].is_object()) {
+      const json& from = msg.value("from", json::object());
+      if (!from.value("is_bot", false)) {
+        InboundMessage m;
+        m.channel = "telegram";
+        m.account_id = account_id;
+        const std::string chat_type = msg["chat"].value("type", "private");
+        m.is_group = chat_type != "private";
+        m.chat_id = id_string(msg["chat"].value("id", json()));
+        if (msg.value("is_topic_message", false) && msg.contains("message_thread_id")) {
+          m.thread_id = id_string(msg["message_thread_id"]);
+        }
+        m.sender_id = id_string(from.value("id", json()));
+        m.sender_username = from.value("username", "");
+        m.sender_name = from.value("first_name", "");
+        m.message_id = id_string(msg.value("message_id", json()));
+        m.text = msg["text"].get<std::string>();
+        m.mentions_bot = mentions(msg, m.text, bot_username, bot_id);
+        m.ts_ms = msg.value("date", int64_t{0}) * 1000;
+        if (!m.chat_id.empty()) update.message = std::move(m);
+      }
+    }
+    out.push_back(std::move(update));
+  }
+  return out;
+}
+
+std::optional<ApiError> parse_error(const json& answer, int http_status) {
+  if (answer.is_object() && answer.value("ok", false) && http_status >= 200 && http_status < 300) return std::nullopt;
+  ApiError e;
+  e.code = answer.is_object() ? answer.value("error_code", http_status) : http_status;
+  e.description = answer.is_object() ? answer.value("description", "") : "";
+  if (e.description.empty()) e.description = "HTTP " + std::to_string(http_status);
+  if (answer.is_object() && answer.contains("parameters") && answer["parameters"].is_object()) {
+    e.retry_after_s = answer["parameters"].value("retry_after", 0);
+  }
+  e.parse_entities = lower(e.description).find("can't parse entities") != std::string::npos;
+  return e;
+}
+
+std::string html_to_plain(const std::string& html) {
+  std::string out;
+  for (std::size_t i = 0; i < html.size(); ++i) {
+    if (html[i] == '<') {
+      auto end = html.find('>', i);
+      if (end == std::string::npos) break;
+      i = end;
+      continue;
+    }
+    if (html[i] == '&') {
+      static const std::pair<const char*, const char*> entities[] = {
+          {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}};
+      bool matched = false;
+      for (const auto& [name, ch] : entities) {
+        if (html.compare(i, std::strlen(name), name) == 0) {
+          out += ch;
+          i += std::strlen(name) - 1;
+          matched = true;
+          break;
+        }
+      }
+      if (matched) continue;
+    }
+    out += html[i];
+  }
+  return out;
+}
+
+}  // namespace pincer::channels::telegram

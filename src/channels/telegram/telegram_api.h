@@ -1,0 +1,52 @@
+// Telegram Bot API shapes (https://core.telegram.org/bots/api), pure: request bodies for
+// getUpdates / sendMessage / sendChatAction, and parsing of updates and error answers.
+// The transport lives in telegram_channel.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "channels/channel.h"
+#include "core/result.h"
+
+namespace pincer::channels::telegram {
+
+/// `{apiRoot}/bot{token}/{method}`; apiRoot without a trailing slash (default https://api.telegram.org).
+std::string method_url(const std::string& api_root, const std::string& token, const std::string& method);
+
+/// getUpdates body: {offset, timeout (s), allowed_updates:["message"]}.
+nlohmann::json get_updates_body(int64_t offset, int timeout_s);
+
+/// sendMessage body; `html` sets parse_mode HTML (else plain text).
+nlohmann::json send_message_body(const OutboundMessage& message, bool html);
+
+/// One update as the pipeline needs it. `update_id` is always set; `message` only for text
+/// messages from humans (service messages, bots and non-text updates are skipped).
+struct Update {
+  int64_t update_id = 0;
+  std::optional<InboundMessage> message;
+};
+
+/// Parses a getUpdates answer {ok, result:[…]}. `bot_username` (without "@") decides
+/// mentions_bot: an "@bot" mention (entity or text, case-insensitive), a reply to one of the
+/// bot's messages (`bot_id`), or a "/command@bot" / "/command" entity. Errors: "TELEGRAM_ERROR"
+/// with the API's description, "PROTOCOL" when the answer is not the documented shape.
+Result<std::vector<Update>> parse_updates(const nlohmann::json& answer, const std::string& account_id,
+                                          const std::string& bot_username, int64_t bot_id);
+
+/// What an API error answer means for a retry.
+struct ApiError {
+  int code = 0;                  ///< error_code (HTTP status)
+  std::string description;
+  int retry_after_s = 0;         ///< parameters.retry_after (429)
+  bool parse_entities = false;   ///< "can't parse entities": resend as plain text
+};
+std::optional<ApiError> parse_error(const nlohmann::json& answer, int http_status);
+
+/// The text of Telegram HTML without tags, with entities decoded (the plain-text fallback).
+std::string html_to_plain(const std::string& html);
+
+}  // namespace pincer::channels::telegram

@@ -1,0 +1,180 @@
+#include "channels/telegram/telegram_channel.h"
+
+#include <spdlog/spdlog.h>
+
+#include "channels/telegram/telegram_api.h"
+#include "core/clock.h"
+#include "store/atomic_file.h"
+
+namespace pincer::channels::telegram {
+
+using nlohmann::json;
+
+TelegramChannel::TelegramChannel(EventLoop& loop, TelegramSettings settings)
+    : loop_(loop), settings_(std::move(settings)), http_(loop) {
+  if (!settings_.offset_file.empty()) {
+    if (auto text = store::read_file(settings_.offset_file); text) {
+      try {
+        offset_ = std::stoll(*text);
+      } catch (const std::exception&) {
+        spdlog::warn("telegram[{}]: ignoring unreadable offset file {}", settings_.account_id, settings_.offset_file.string());
+      }
+    }
+  }
+}
+
+TelegramChannel::~TelegramChannel() { stop(); }
+
+ChannelCapabilities TelegramChannel::capabilities() const {
+  ChannelCapabilities c;
+  c.format = delivery::TextFormat::TelegramHtml;
+  c.unit = delivery::LengthUnit::Utf16;
+  c.text_limit = delivery::kDefaultTextChunkLimit;  // under Telegram's 4096 after entity parsing
+  c.groups = true;
+  c.threads = true;
+  c.typing = true;
+  return c;
+}
+
+void TelegramChannel::call(const std::string& method, const json& body, int64_t idle_timeout_ms,
+                           std::function<void(int, const json&, const std::string&)> done) {
+  net::HttpRequestSpec spec;
+  spec.method = "POST";
+  spec.url = method_url(settings_.api_root, settings_.token, method);
+  spec.headers = {{"Content-Type", "application/json"}};
+  spec.body = body.dump();
+  spec.connect_timeout_ms = 15'000;
+  spec.idle_timeout_ms = idle_timeout_ms;
+  auto status = std::make_shared<int>(0);
+  auto buffer = std::make_shared<std::string>();
+  std::weak_ptr<bool> alive = alive_;
+  http_.start(std::move(spec),
+              {[status](const net::HttpResponseHead& h) { *status = h.status; },
+               [buffer](std::string_view d) {
+                 if (buffer->size() < (8u << 20)) buffer->append(d);
+               },
+               [alive, status, buffer, done = std::move(done)](const std::optional<net::TransportError>& e) {
+                 auto a = alive.lock();
+                 if (!a || !*a) return;
+                 if (e) return done(0, json(), e->what);
+                 done(*status, json::parse(*buffer, nullptr, false), "");
+               }});
+}
+
+void TelegramChannel::start(ChannelHost& host, std::function<void(const std::string&)> on_failed) {
+  host_ = &host;
+  on_failed_ = std::move(on_failed);
+  alive_ = std::make_shared<bool>(true);
+  poll_failures_ = 0;
+  get_me();
+}
+
+void TelegramChannel::stop() {
+  if (alive_) *alive_ = false;
+  alive_.reset();
+}
+
+void TelegramChannel::get_me() {
+  call("getMe", json::object(), 15'000, [this](int status, const json& answer, const std::string& transport) {
+    if (!transport.empty() || status == 401 || status == 404 || !answer.is_object() || !answer.value("ok", false)) {
+      last_error_ = !transport.empty() ? transport
+                    : status == 401 || status == 404 ? "the bot token was rejected (HTTP " + std::to_string(status) + ")"
+                                                     : "getMe failed (HTTP " + std::to_string(status) + ")";
+      if (auto f = on_failed_) f("telegram[" + settings_.account_id + "]: " + last_error_);
+      return;
+    }
+    bot_username_ = answer["result"].value("username", "");
+    bot_id_ = answer["result"].value("id", int64_t{0});
+    last_error_.clear();
+    spdlog::info("telegram[{}]: connected as @{}", settings_.account_id, bot_username_);
+    poll();
+  });
+}
+
+void TelegramChannel::schedule_poll(int64_t delay_ms) {
+  std::weak_ptr<bool> alive = alive_;
+  loop_.after(delay_ms, [this, alive] {
+    if (auto a = alive.lock(); a && *a) poll();
+  });
+}
+
+void TelegramChannel::poll() {
+  const int64_t started = SystemClock::instance().steady_ms();
+  const int64_t idle = (settings_.poll_timeout_s + 15) * 1000LL;
+  call("getUpdates", get_updates_body(offset_, settings_.poll_timeout_s), idle,
+       [this, started](int status, const json& answer, const std::string& transport) {
+         auto updates = transport.empty() ? parse_updates(answer, settings_.account_id, bot_username_, bot_id_)
+                                          : Result<std::vector<Update>>(Error{"UNAVAILABLE", transport});
+         if (!updates) {
+           last_error_ = updates.error().message;
+           if (status == 401) {
+             if (auto f = on_failed_) f("telegram[" + settings_.account_id + "]: the bot token was rejected");
+             return;
+           }
+           const int64_t backoff = std::min<int64_t>(30'000, 1000LL << std::min(poll_failures_++, 5));
+           spdlog::warn("telegram[{}]: getUpdates failed ({}); retrying in {} ms", settings_.account_id, last_error_, backoff);
+           return schedule_poll(backoff);
+         }
+         poll_failures_ = 0;
+         if (updates->empty()) {
+           // A real Bot API holds the request up to the timeout; an early empty answer means a
+           // server that does not long-poll: pace it.
+           const bool early = SystemClock::instance().steady_ms() - started < settings_.empty_poll_delay_ms;
+           return schedule_poll(early ? settings_.empty_poll_delay_ms : 0);
+         }
+         for (auto& u : *updates) offset_ = std::max(offset_, u.update_id + 1);
+         // The offset is stored before the messages are handled: a crash never answers an update
+         // twice (replies in flight are finished from the outbox).
+         if (!settings_.offset_file.empty()) {
+           if (auto st = store::write_file_atomic(settings_.offset_file, std::to_string(offset_), 0600); !st) {
+             spdlog::warn("telegram[{}]: cannot persist offset: {}", settings_.account_id, st.error().message);
+           }
+         }
+         for (auto& u : *updates) {
+           if (!u.message) continue;
+           ++updates_seen_;
+           if (host_) host_->on_inbound(std::move(*u.message));
+         }
+         poll();
+       });
+}
+
+void TelegramChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
+  send_attempt(message, /*html=*/true, std::move(done));
+}
+
+void TelegramChannel::send_attempt(OutboundMessage message, bool html, std::function<void(Result<std::string>)> done) {
+  call("sendMessage", send_message_body(message, html), 30'000,
+       [this, message, html, done](int status, const json& answer, const std::string& transport) mutable {
+         if (!transport.empty()) return done(Error{"UNAVAILABLE", transport});
+         if (auto e = parse_error(answer, status)) {
+           if (e->parse_entities && html) {
+             spdlog::warn("telegram[{}]: HTML rejected ({}); sending as plain text", settings_.account_id, e->description);
+             message.text = html_to_plain(message.text);
+             return send_attempt(std::move(message), false, std::move(done));
+           }
+           if (e->code == 429) {
+             return done(Error{"RATE_LIMITED", std::to_string(std::max(1, e->retry_after_s))});
+           }
+           return done(Error{e->code >= 500 ? "UNAVAILABLE" : "REJECTED", e->description});
+         }
+         ++messages_sent_;
+         const json& result = answer.value("result", json::object());
+         done(result.contains("message_id") ? result["message_id"].dump() : std::string());
+       });
+}
+
+void TelegramChannel::send_typing(const std::string& chat_id, const std::string& thread_id) {
+  json body = {{"chat_id", chat_id}, {"action", "typing"}};
+  if (!thread_id.empty()) body["message_thread_id"] = thread_id;
+  call("sendChatAction", body, 15'000, [](int, const json&, const std::string&) {});  // best effort
+}
+
+json TelegramChannel::status() const {
+  json s = {{"channel", id_}, {"accountId", settings_.account_id}, {"running", alive_ && *alive_},
+            {"bot", bot_username_}, {"offset", offset_}, {"updatesSeen", updates_seen_}, {"messagesSent", messages_sent_}};
+  if (!last_error_.empty()) s["lastError"] = last_error_;
+  return s;
+}
+
+}  // namespace pincer::channels::telegram

@@ -1,0 +1,65 @@
+// Telegram as a Channel (issue #5 §5): long polling of getUpdates with the offset persisted after
+// each batch, sendMessage in HTML parse mode with a plain-text fallback when Telegram cannot parse
+// the entities, 429 retry_after reported as RATE_LIMITED, typing indicator, configurable apiRoot
+// (tests and self-hosted Bot API servers). Webhook mode is not implemented yet.
+//
+// Loop affinity: all methods on the event-loop thread (HTTP via core/http_client.h).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "channels/channel.h"
+#include "core/event_loop.h"
+#include "core/http_client.h"
+
+namespace pincer::channels::telegram {
+
+struct TelegramSettings {
+  std::string account_id = "default";
+  std::string token;  ///< bot token (channels.telegram.botToken)
+  std::string api_root = "https://api.telegram.org";
+  int poll_timeout_s = 25;             ///< getUpdates long-poll timeout
+  int64_t empty_poll_delay_ms = 300;   ///< pause after an empty answer that came back early
+  std::filesystem::path offset_file;   ///< where the next update offset is kept ("" = memory only)
+};
+
+class TelegramChannel final : public Channel {
+ public:
+  TelegramChannel(EventLoop& loop, TelegramSettings settings);
+  ~TelegramChannel() override;
+
+  const std::string& id() const override { return id_; }
+  const std::string& account_id() const override { return settings_.account_id; }
+  ChannelCapabilities capabilities() const override;
+  void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
+  void stop() override;
+  void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
+  void send_typing(const std::string& chat_id, const std::string& thread_id) override;
+  nlohmann::json status() const override;
+
+ private:
+  void call(const std::string& method, const nlohmann::json& body, int64_t idle_timeout_ms,
+            std::function<void(int http_status, const nlohmann::json& answer, const std::string& transport_error)> done);
+  void get_me();
+  void poll();
+  void schedule_poll(int64_t delay_ms);
+  void send_attempt(OutboundMessage message, bool html, std::function<void(Result<std::string>)> done);
+
+  EventLoop& loop_;
+  TelegramSettings settings_;
+  std::string id_ = "telegram";
+  net::HttpClient http_;
+  ChannelHost* host_ = nullptr;
+  std::function<void(const std::string&)> on_failed_;
+  std::shared_ptr<bool> alive_;  ///< false after stop(): late callbacks do nothing
+  int64_t offset_ = 0;
+  std::string bot_username_;
+  int64_t bot_id_ = 0;
+  int poll_failures_ = 0;
+  std::string last_error_;
+  int64_t updates_seen_ = 0;
+  int64_t messages_sent_ = 0;
+};
+
+}  // namespace pincer::channels::telegram

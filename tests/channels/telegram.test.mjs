@@ -1,0 +1,185 @@
+// The Telegram channel end to end (issue #5 §5, §6): the npm Bot API emulator `telegram-test-api`
+// as Telegram, the real `pincer gateway run` binary long-polling it, the mock LLM as the model.
+// A user (the emulator's client API) talks to the agent.
+//
+//   tests/channels/setup.sh && node tests/channels/telegram.test.mjs <pincer binary> <source dir>
+//
+// Covers: a DM answered; a group answered only when the bot is mentioned; an unknown sender gets a
+// pairing code and is answered after `pincer pairing approve`; a 10 000-character reply arrives
+// complete, in order, in chunks within Telegram's limit with balanced code fences; /new; the
+// update offset survives a restart (no message answered twice).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, stop, cleanEnv } from '../support/processes.mjs';
+
+const BOT_TOKEN = '123456:TEST-token-for-the-emulator';
+const OWNER = 1001;     // in allowFrom
+const STRANGER = 2002;  // not: must pair
+const GROUP = -100500;
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const [binArg, srcArg] = process.argv.slice(2);
+const pincer = binArg || process.env.PINCER_BINARY;
+const srcDir = srcArg || path.resolve(here, '../..');
+if (!pincer || !existsSync(pincer)) {
+  console.error('usage: node tests/channels/telegram.test.mjs <pincer binary> <source dir>');
+  process.exit(2);
+}
+const cacheDir = path.join(here, '.cache');
+if (!existsSync(path.join(cacheDir, 'node_modules/telegram-test-api'))) {
+  console.error('telegram-test-api is not installed: run tests/channels/setup.sh');
+  process.exit(1);
+}
+const TelegramServer = createRequire(path.join(cacheDir, 'package.json'))('telegram-test-api');
+
+const env = cleanEnv();
+let server, apiPort, mock, mockPort, gateway, home;
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startGateway() {
+  gateway = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
+  await gateway.ready;
+}
+
+/// Bot messages sent to the chat of `client` so far (the emulator's store), oldest first.
+async function botMessages(client) {
+  return server.getUpdatesHistory(BOT_TOKEN)
+    .filter((u) => u.message && u.message.chat_id !== undefined && String(u.message.chat_id) === String(client.chatId))
+    .map((u) => u.message);
+}
+
+/// Waits until `predicate(messages)` holds for the bot's messages to this client.
+async function waitFor(client, predicate, what, ms = 20000) {
+  const deadline = Date.now() + ms;
+  let seen = [];
+  while (Date.now() < deadline) {
+    seen = await botMessages(client);
+    if (predicate(seen)) return seen;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`timed out waiting for ${what}; bot sent: ${JSON.stringify(seen.map((m) => m.text))}\n${gateway.output().slice(-3000)}`);
+}
+
+const replies = (msgs, needle) => msgs.filter((m) => String(m.text).includes(needle));
+
+before(async () => {
+  home = mkdtempSync(path.join(os.tmpdir(), 'pincer-telegram-'));
+  apiPort = await freePort();
+  server = new TelegramServer({ port: apiPort, host: '127.0.0.1', storeTimeout: 600 });
+  await server.start();
+  mock = launch(process.execPath, [path.join(srcDir, 'tests/mock_llm/mock-llm.mjs'), '--port', '0'], env,
+    /mock-llm listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  mockPort = Number((await mock.ready)[1]);
+  writeFileSync(path.join(home, 'pincer.json'), `{
+  gateway: { auth: { token: 'telegram-test-gateway-token-0123456789' } },
+  models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
+    models: [ { id: 'mock-model' } ] } } },
+  agents: { defaults: { model: { primary: 'mock/mock-model' } } },
+  session: { dmScope: 'per-channel-peer' },
+  channels: { telegram: {
+    botToken: '${BOT_TOKEN}', apiRoot: 'http://127.0.0.1:${apiPort}', pollTimeoutSeconds: 0,
+    dmPolicy: 'pairing', allowFrom: ['${OWNER}'],
+    groupPolicy: 'open', groups: { '*': { requireMention: true } },
+  } },
+}\n`);
+  await startGateway();
+});
+
+after(async () => {
+  await stop(gateway?.child);
+  await stop(mock?.child);
+  await server?.stop();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+test('a direct message from an allowed sender is answered', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner', userName: 'owner' });
+  await owner.sendMessage(owner.makeMessage('hello ECHO:tg-dm'));
+  const msgs = await waitFor(owner, (m) => replies(m, '[tg-dm]').length > 0, 'the DM reply');
+  const reply = replies(msgs, '[tg-dm]')[0];
+  assert.equal(String(reply.chat_id), String(OWNER));
+  assert.equal(reply.parse_mode, 'HTML');
+  assert.match(reply.text, /Hello from the mock LLM\. \[tg-dm\]/);
+});
+
+test('in a group, only a message that mentions the bot is answered', async () => {
+  const member = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: GROUP, type: 'group', chatTitle: 'Team', firstName: 'Owner' });
+  await member.sendMessage(member.makeMessage('chatter without a mention ECHO:tg-quiet'));
+  await member.sendMessage(member.makeMessage('@TestNameBot please answer ECHO:tg-group'));
+  const msgs = await waitFor(member, (m) => replies(m, '[tg-group]').length > 0, 'the group reply');
+  assert.equal(replies(msgs, '[tg-quiet]').length, 0, 'an unmentioned group message must not be answered');
+  assert.equal(String(replies(msgs, '[tg-group]')[0].chat_id), String(GROUP));
+});
+
+test('an unknown sender gets a pairing code, and is answered once approved', async () => {
+  const stranger = server.getClient(BOT_TOKEN, { userId: STRANGER, chatId: STRANGER, firstName: 'Stranger', userName: 'stranger' });
+  await stranger.sendMessage(stranger.makeMessage('hi there ECHO:tg-before'));
+  const msgs = await waitFor(stranger, (m) => replies(m, 'pairing code').length > 0, 'the pairing code');
+  assert.equal(replies(msgs, '[tg-before]').length, 0, 'no agent reply before approval');
+  const code = /<b>([A-Z0-9]{8})<\/b>/.exec(replies(msgs, 'pairing code')[0].text)?.[1];
+  assert.ok(code, `no code in: ${replies(msgs, 'pairing code')[0].text}`);
+
+  const listed = execFileSync(pincer, ['pairing', 'list', '--json'], { env: { ...env, PINCER_HOME: home } }).toString();
+  assert.equal(JSON.parse(listed).pending[0].code, code);
+  const approved = execFileSync(pincer, ['pairing', 'approve', 'telegram', code], { env: { ...env, PINCER_HOME: home } }).toString();
+  assert.match(approved, /Approved telegram sender 2002/);
+
+  await stranger.sendMessage(stranger.makeMessage('now ECHO:tg-after'));
+  await waitFor(stranger, (m) => replies(m, '[tg-after]').length > 0, 'the reply after approval');
+});
+
+test('a 10 000-character reply arrives complete, in order, in chunks within the limit', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  const before = (await botMessages(owner)).length;
+  await owner.sendMessage(owner.makeMessage('/new'));
+  await waitFor(owner, (m) => replies(m, 'fresh session').length > 0, 'the /new confirmation');
+  await owner.sendMessage(owner.makeMessage('write a lot MOCK_LONG:10000'));
+  const msgs = await waitFor(owner, (m) => {
+    const text = m.slice(before).filter((x) => !String(x.text).includes('fresh session')).map((x) => x.text).join(' ');
+    return text.replace(/\s+/g, ' ').trim().length >= 10000 - 10;  // cuts drop only whitespace
+  }, 'the whole long reply', 30000);
+  const chunks = msgs.slice(before).filter((m) => !String(m.text).includes('fresh session'));
+  assert.ok(chunks.length >= 3, `expected at least 3 chunks, got ${chunks.length}`);
+  for (const c of chunks) {
+    const units = String(c.text).length;  // JS string length = UTF-16 code units
+    assert.ok(units <= 4096, `chunk of ${units} UTF-16 units is over Telegram's limit`);
+  }
+  const joined = chunks.map((c) => c.text).join(' ').replace(/\s+/g, ' ');
+  assert.match(joined, /^The quick brown fox/);
+  // In order: the mock's text is one sentence repeated; the reassembled text must be that text.
+  const expected = 'The quick brown fox jumps over the lazy dog. ';
+  assert.ok(joined.replace(/\s+/g, '').startsWith(expected.repeat(20).replace(/\s+/g, '')), 'chunks out of order or altered');
+});
+
+test('after a restart, already handled updates are not answered again', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  await owner.sendMessage(owner.makeMessage('once ECHO:tg-once'));
+  await waitFor(owner, (m) => replies(m, '[tg-once]').length > 0, 'the reply');
+  const offset = readFileSync(path.join(home, 'channels/telegram/default.offset'), 'utf8');
+  assert.match(offset, /^\d+$/);
+  await stop(gateway.child);
+  await startGateway();
+  await owner.sendMessage(owner.makeMessage('after restart ECHO:tg-restart'));
+  const msgs = await waitFor(owner, (m) => replies(m, '[tg-restart]').length > 0, 'the reply after restart');
+  assert.equal(replies(msgs, '[tg-once]').length, 1, 'an update was answered twice');
+  const status = JSON.parse(execFileSync(pincer, ['gateway', 'call', 'channels.status', '--url', `ws://127.0.0.1:${(await gateway.ready)[1]}`,
+    '--token', 'telegram-test-gateway-token-0123456789'], { env }).toString());
+  assert.equal(status.channels[0].channel, 'telegram');
+  assert.equal(status.channels[0].running, true);
+  assert.equal(status.channels[0].bot, 'TestNameBot');
+});
