@@ -22,7 +22,7 @@ $(ASAN)/build.ninja: | deps
 	cmake -S . -B $(ASAN) $(GEN) -DCMAKE_BUILD_TYPE=Debug -DPINCER_WERROR=ON -DPINCER_SANITIZE=ON -DPINCER_BENCH=OFF
 
 $(FUZZBUILD)/build.ninja: | deps
-	CXX=clang++ cmake -S . -B $(FUZZBUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINCER_FUZZ=ON
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZBUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINCER_FUZZ=ON
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)

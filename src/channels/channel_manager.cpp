@@ -26,7 +26,7 @@ ChannelManager::ChannelManager(EventLoop& loop, const Clock& clock, agent::Agent
       outbox_(state_dir / "channels" / "outbox.jsonl"),
       pairing_(state_dir / "channels" / "pairing.json"),
       delivery_(loop, outbox_, [this](const std::string& c, const std::string& a) { return find(c, a); }),
-      pipeline_(clock, agents, delivery_, pairing_, effective) {}
+      pipeline_(loop, clock, agents, delivery_, pairing_, effective) {}
 
 ChannelManager::~ChannelManager() { stop(); }
 

@@ -48,7 +48,7 @@ routing::ChannelAccessConfig access_config_from_json(const json& c, const std::s
   return out;
 }
 
-InboundPipeline::InboundPipeline(const Clock& clock, agent::AgentService& agents, ReplyDelivery& delivery,
+InboundPipeline::InboundPipeline(EventLoop& loop, const Clock& clock, agent::AgentService& agents, ReplyDelivery& delivery,
                                  PairingStore& pairing, json effective_config)
     : clock_(clock),
       agents_(agents),
@@ -56,10 +56,18 @@ InboundPipeline::InboundPipeline(const Clock& clock, agent::AgentService& agents
       pairing_(pairing),
       config_(std::move(effective_config)),
       routing_(routing::routing_config_from_json(config_)),
-      dedupe_(clock) {}
+      dedupe_(clock),
+      loop_(loop) {
+  const json q = config_.value("messages", json::object()).value("queue", json::object());
+  queue_.mode = q.value("mode", queue_.mode);
+  queue_.debounce_ms = q.value("debounceMs", queue_.debounce_ms);
+  queue_.cap = q.value("cap", queue_.cap);
+  queue_.drop = q.value("drop", queue_.drop);
+}
 
 json InboundPipeline::stats() const {
-  return {{"received", received_}, {"duplicates", duplicates_}, {"dropped", dropped_}, {"runs", runs_}};
+  return {{"received", received_}, {"duplicates", duplicates_}, {"dropped", dropped_}, {"runs", runs_},
+          {"queued", queued_}, {"interrupted", interrupted_}, {"queueMode", queue_.mode}};
 }
 
 void InboundPipeline::reply(Channel& channel, const InboundMessage& m, const std::string& id, const std::string& text) {
@@ -113,23 +121,109 @@ void InboundPipeline::handle(Channel& channel, InboundMessage m) {
   const std::string session_key = routing::resolve_thread_session_keys(route.session_key, m.thread_id).session_key;
   // 4. Slash commands (UI-4).
   if (is_command && command(channel, m, session_key, route.agent_id)) return;
-  // 5. A run on the session's lane; the reply goes back where the message came from.
-  std::string text = m.text;
-  if (m.is_group && !m.sender_name.empty()) text = m.sender_name + ": " + text;  // who speaks, in a group
-  const std::string run_id = m.channel + "-" + m.account_id + "-" + m.chat_id + "-" + m.message_id + "-" + ids::uuid_v4().substr(0, 8);
-  if (channel.capabilities().typing) channel.send_typing(m.chat_id, m.thread_id);
-  Channel* ch = &channel;
-  auto accepted = agents_.send({session_key, route.agent_id, text, run_id, ""}, [this, ch, m, run_id](const agent::RunEvent& e) {
-    using K = agent::RunEvent::Kind;
-    if (e.kind == K::End && !e.text.empty()) reply(*ch, m, run_id, e.text);
-    if (e.kind == K::Error) reply(*ch, m, run_id, "⚠️ " + e.error);
-  });
+  // 5. A run now, or the session's queue when a run is busy (QL-3).
+  enqueue(channel, std::move(m), session_key, route.agent_id);
+}
+
+void InboundPipeline::enqueue(Channel& channel, InboundMessage m, const std::string& session_key, const std::string& agent_id) {
+  SessionQueue& q = sessions_[session_key];
+  q.channel = &channel;
+  q.agent_id = agent_id;
+  if (q.active_run.empty() && q.waiting.empty()) return start_run(session_key, {std::move(m)});
+  ++queued_;
+  if (queue_.mode == "interrupt") {
+    q.waiting.clear();
+    q.waiting.push_back(std::move(m));
+    if (!q.active_run.empty()) {
+      ++interrupted_;
+      superseded_.insert(q.active_run);
+      (void)agents_.abort(session_key, q.active_run, "interrupt");  // run_ended() starts the newest
+    }
+    return;
+  }
+  if (q.waiting.size() >= queue_.cap) {
+    ++dropped_;
+    if (queue_.drop == "new") return;
+    q.waiting.pop_front();
+    ++q.dropped;
+  }
+  q.waiting.push_back(std::move(m));
+  // collect: a new message during the quiet time after a run restarts it.
+  if (q.active_run.empty() && q.debounce) {
+    loop_.cancel(*q.debounce);
+    q.debounce.reset();
+    run_ended(session_key, "");
+  }
+}
+
+void InboundPipeline::start_run(const std::string& session_key, std::vector<InboundMessage> messages) {
+  SessionQueue& q = sessions_[session_key];
+  const InboundMessage& last = messages.back();
+  std::string text;
+  if (messages.size() == 1 && q.dropped == 0) {
+    text = last.is_group && !last.sender_name.empty() ? last.sender_name + ": " + last.text : last.text;
+  } else {
+    text = "[Messages received while you were busy]";
+    if (q.dropped > 0 && queue_.drop == "summarize") text += "\n(" + std::to_string(q.dropped) + " earlier messages were dropped)";
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      const auto& mm = messages[i];
+      text += "\n---\n#" + std::to_string(i + 1) + (mm.sender_name.empty() ? "" : " " + mm.sender_name) + ": " + mm.text;
+    }
+  }
+  q.dropped = 0;
+  Channel* channel = q.channel;
+  const std::string run_id = last.channel + "-" + last.account_id + "-" + last.chat_id + "-" + last.message_id + "-" +
+                             ids::uuid_v4().substr(0, 8);
+  if (channel->capabilities().typing) channel->send_typing(last.chat_id, last.thread_id);
+  q.active_run = run_id;
+  auto accepted = agents_.send({session_key, q.agent_id, text, run_id, ""},
+                               [this, channel, last, run_id, session_key](const agent::RunEvent& e) {
+                                 using K = agent::RunEvent::Kind;
+                                 const bool dropped = superseded_.count(run_id) > 0;
+                                 if (e.kind == K::End && !e.text.empty() && !dropped) reply(*channel, last, run_id, e.text);
+                                 if (e.kind == K::Error && !dropped) reply(*channel, last, run_id, "⚠️ " + e.error);
+                                 if (e.kind == K::End || e.kind == K::Error || e.kind == K::Aborted) {
+                                   superseded_.erase(run_id);
+                                   // After the sink returns: the lane is free for the next run.
+                                   loop_.post([this, session_key, run_id] { run_ended(session_key, run_id); });
+                                 }
+                               });
   if (!accepted) {
-    spdlog::error("{}[{}]: cannot start a run for {}: {}", m.channel, m.account_id, session_key, accepted.error().message);
-    reply(channel, m, run_id, "⚠️ " + accepted.error().message);
+    q.active_run.clear();
+    spdlog::error("{}[{}]: cannot start a run for {}: {}", last.channel, last.account_id, session_key, accepted.error().message);
+    reply(*channel, last, run_id, "⚠️ " + accepted.error().message);
     return;
   }
   ++runs_;
+}
+
+void InboundPipeline::run_ended(const std::string& session_key, const std::string& run_id) {
+  auto it = sessions_.find(session_key);
+  if (it == sessions_.end()) return;
+  SessionQueue& q = it->second;
+  if (!run_id.empty() && q.active_run == run_id) q.active_run.clear();
+  if (!q.active_run.empty()) return;
+  if (q.waiting.empty()) {
+    sessions_.erase(it);
+    return;
+  }
+  if (queue_.mode == "collect") {
+    // Wait for a quiet moment, then everything that gathered runs as one turn.
+    if (q.debounce) loop_.cancel(*q.debounce);
+    q.debounce = loop_.after(queue_.debounce_ms, [this, session_key] {
+      auto s = sessions_.find(session_key);
+      if (s == sessions_.end() || !s->second.active_run.empty()) return;
+      s->second.debounce.reset();
+      std::vector<InboundMessage> all(s->second.waiting.begin(), s->second.waiting.end());
+      s->second.waiting.clear();
+      if (!all.empty()) start_run(session_key, std::move(all));
+    });
+    return;
+  }
+  // followup / steer / interrupt: the oldest waiting message runs next, alone.
+  InboundMessage next = std::move(q.waiting.front());
+  q.waiting.pop_front();
+  start_run(session_key, {std::move(next)});
 }
 
 bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const std::string& session_key,
@@ -143,6 +237,7 @@ bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const s
     return true;
   }
   if (word == "stop") {
+    if (auto q = sessions_.find(session_key); q != sessions_.end()) q->second.waiting.clear();
     auto r = agents_.abort(session_key, "", "stop");
     reply(channel, m, id, r && !r->empty() ? "Stopped." : "Nothing to stop.");
     return true;

@@ -4,12 +4,20 @@
 // slash commands (/new, /reset, /status, /stop, /help) or a run on the session's lane → the
 // reply delivered through ReplyDelivery. Channel-agnostic: it asks capabilities, never types.
 //
-// Not yet: queue modes other than the session lane's FIFO (QL-3 collect/steer/interrupt).
+// Messages for a busy session follow `messages.queue` (QL-3): collect (default) gathers them into
+// one run after a quiet `debounceMs`; followup runs them one by one; interrupt aborts the busy run
+// (its reply is dropped) and answers the newest; steer/steer-backlog act as followup (no injection
+// into a running loop yet). At most `cap` wait per session; `drop` says which go.
 // Loop affinity: event-loop thread only.
 #pragma once
 
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +26,7 @@
 #include "channels/pairing_store.h"
 #include "channels/reply_delivery.h"
 #include "core/clock.h"
+#include "core/event_loop.h"
 #include "routing/access_policy.h"
 #include "routing/bindings.h"
 #include "routing/dedupe.h"
@@ -29,8 +38,8 @@ routing::ChannelAccessConfig access_config_from_json(const nlohmann::json& chann
 
 class InboundPipeline {
  public:
-  InboundPipeline(const Clock& clock, agent::AgentService& agents, ReplyDelivery& delivery, PairingStore& pairing,
-                  nlohmann::json effective_config);
+  InboundPipeline(EventLoop& loop, const Clock& clock, agent::AgentService& agents, ReplyDelivery& delivery,
+                  PairingStore& pairing, nlohmann::json effective_config);
 
   /// Handles one message from `channel` (which must outlive the reply's delivery).
   void handle(Channel& channel, InboundMessage message);
@@ -39,8 +48,27 @@ class InboundPipeline {
   nlohmann::json stats() const;
 
  private:
+  /// Per session: the run in flight and the messages waiting for it (QL-3).
+  struct SessionQueue {
+    std::string active_run;  ///< "" when idle
+    std::deque<InboundMessage> waiting;
+    int dropped = 0;         ///< dropped by `cap` since the last run (drop: summarize)
+    std::optional<EventLoop::TimerId> debounce;
+    Channel* channel = nullptr;
+    std::string agent_id;
+  };
+  struct QueueSettings {
+    std::string mode = "collect";
+    int64_t debounce_ms = 1000;
+    std::size_t cap = 20;
+    std::string drop = "summarize";
+  };
+
   void reply(Channel& channel, const InboundMessage& m, const std::string& id, const std::string& text);
   bool command(Channel& channel, const InboundMessage& m, const std::string& session_key, const std::string& agent_id);
+  void enqueue(Channel& channel, InboundMessage m, const std::string& session_key, const std::string& agent_id);
+  void start_run(const std::string& session_key, std::vector<InboundMessage> messages);
+  void run_ended(const std::string& session_key, const std::string& run_id);
 
   const Clock& clock_;
   agent::AgentService& agents_;
@@ -49,7 +77,11 @@ class InboundPipeline {
   nlohmann::json config_;
   routing::RoutingConfig routing_;
   routing::InboundDedupe dedupe_;
-  int64_t received_ = 0, duplicates_ = 0, dropped_ = 0, runs_ = 0;
+  EventLoop& loop_;
+  QueueSettings queue_;
+  std::map<std::string, SessionQueue> sessions_;
+  std::set<std::string> superseded_;  ///< runs aborted by `interrupt`: their replies are dropped
+  int64_t received_ = 0, duplicates_ = 0, dropped_ = 0, runs_ = 0, queued_ = 0, interrupted_ = 0;
 };
 
 }  // namespace pincer::channels

@@ -435,6 +435,34 @@ Node session_section() {
   }).doc("How messages map onto sessions.");
 }
 
+Node messages_section() {
+  return object({
+      field("queue", object({
+                         field("mode", one_of({"collect", "followup", "steer", "steer-backlog", "interrupt"})
+                                           .def("collect")
+                                           .doc("What a channel message does while its session is "
+                                                "busy (QL-3): `collect` = gather them into one run "
+                                                "after the current one; `followup` = one run each, "
+                                                "in order; `steer`/`steer-backlog` = behave as "
+                                                "`followup` for now (injection into a running loop "
+                                                "is not implemented); `interrupt` = abort the "
+                                                "current run, drop its reply, answer the new "
+                                                "message.")),
+                         field("debounceMs", integer().min(0).max(60000).def(1000).doc(
+                                                 "`collect`: quiet time after the busy run ends "
+                                                 "before the gathered messages run, in ms.")),
+                         field("cap", integer().min(1).max(1000).def(20).doc(
+                                          "Most messages waiting per session.")),
+                         field("drop", one_of({"summarize", "old", "new"})
+                                           .def("summarize")
+                                           .doc("Over `cap`: `old` drops the oldest waiting "
+                                                "message, `new` the arriving one, `summarize` "
+                                                "drops the oldest and tells the agent how many "
+                                                "were dropped.")),
+                     }).doc("Queueing of messages that arrive while a run is busy (QL-3).")),
+  }).doc("Message handling for channels.");
+}
+
 Node binding_entry() {
   return object({
       field("type", one_of({"route", "acp"}).doc(
@@ -539,6 +567,7 @@ Node build_root() {
       field("tools", tools_section()),
       field("logging", logging_section()),
       field("session", session_section()),
+      field("messages", messages_section()),
       field("bindings", array_of(binding_entry()).doc(
                             "Which agent answers which channel, account, conversation, server or "
                             "team (RT-3).")),

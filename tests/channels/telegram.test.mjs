@@ -77,6 +77,13 @@ async function waitFor(client, predicate, what, ms = 20000) {
 
 const replies = (msgs, needle) => msgs.filter((m) => String(m.text).includes(needle));
 
+async function mockCall(pathname, body) {
+  const res = await fetch(`http://127.0.0.1:${mockPort}${pathname}`, body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) });
+  assert.equal(res.status, 200, `${pathname}: HTTP ${res.status}`);
+  return res.json();
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
 before(async () => {
   home = mkdtempSync(path.join(os.tmpdir(), 'pincer-telegram-'));
   apiPort = await freePort();
@@ -182,4 +189,41 @@ test('after a restart, already handled updates are not answered again', async ()
   assert.equal(status.channels[0].channel, 'telegram');
   assert.equal(status.channels[0].running, true);
   assert.equal(status.channels[0].bot, 'TestNameBot');
+});
+
+test('collect (default): messages sent while a run is busy become one run', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  await mockCall('/__mock/reset?script=1', {});
+  await mockCall('/__mock/script', [{ text: 'SLOW FIRST REPLY', delayMs: 300 }, { text: 'ONE MERGED REPLY' }]);
+  await owner.sendMessage(owner.makeMessage('start something slow'));
+  await sleep(250);  // the slow run is busy now
+  for (const t of ['collect one', 'collect two', 'collect three']) await owner.sendMessage(owner.makeMessage(t));
+  const msgs = await waitFor(owner, (m) => replies(m, 'ONE MERGED REPLY').length > 0, 'the merged reply');
+  assert.equal(replies(msgs, 'SLOW FIRST REPLY').length, 1);
+  await sleep(1500);  // nothing else may follow
+  const after = await botMessages(owner);
+  assert.equal(replies(after, 'ONE MERGED REPLY').length, 1, 'the three messages must be answered once');
+  const health = await mockCall('/health');
+  assert.equal(health.requests, 2, 'two model calls: the slow run and one merged run');
+  const requests = await mockCall('/__mock/requests');
+  const last = JSON.stringify(requests[requests.length - 1]);
+  for (const t of ['collect one', 'collect two', 'collect three']) assert.ok(last.includes(t), `merged run lacks "${t}"`);
+});
+
+test('interrupt: a new message aborts the busy run and only it is answered', async () => {
+  await stop(gateway.child);
+  const configFile = path.join(home, 'pincer.json');
+  writeFileSync(configFile, readFileSync(configFile, 'utf8').replace("session: {", "messages: { queue: { mode: 'interrupt' } },\n  session: {"));
+  await startGateway();
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  await mockCall('/__mock/reset?script=1', {});
+  await mockCall('/__mock/script', [{ text: 'OLD REPLY THAT MUST NOT ARRIVE', delayMs: 400 }, { text: 'NEW REPLY ONLY' }]);
+  await owner.sendMessage(owner.makeMessage('slow question'));
+  await sleep(500);
+  await owner.sendMessage(owner.makeMessage('never mind, this instead'));
+  await waitFor(owner, (m) => replies(m, 'NEW REPLY ONLY').length > 0, 'the reply to the newest message');
+  await sleep(1500);
+  const msgs = await botMessages(owner);
+  assert.equal(replies(msgs, 'OLD REPLY').length, 0, 'the interrupted run must not answer');
+  assert.equal(replies(msgs, 'NEW REPLY ONLY').length, 1);
 });
