@@ -1,4 +1,4 @@
-// `pincer agent|status|health|sessions|models` and `pincer gateway call`: one-shot requests to a
+// `pincer agent|status|health|sessions|models|channels status` and `pincer gateway call`: one-shot requests to a
 // running gateway (UI-1). Data commands take --json (the gateway's payload, unchanged).
 #include <iostream>
 #include <memory>
@@ -197,6 +197,24 @@ int run_models_list(const ClientFlags& f) {
   });
 }
 
+int run_channels_status(const ClientFlags& f) {
+  return with_gateway(f, [&](cli::GatewayClient& client) {
+    auto r = client.call("channels.status", json::object(), f.timeout());
+    if (!r) return request_failed("channels.status", r.error());
+    if (f.json) return print_json(*r);
+    const auto& list = (*r)["channels"];
+    if (list.empty()) std::cout << "No channels configured (see docs/channels.md).\n";
+    for (const auto& c : list) {
+      std::cout << c.value("channel", "?") << "[" << c.value("accountId", "default") << "]  "
+                << (c.value("running", false) ? "running" : "stopped");
+      if (c.contains("bot") && !c["bot"].get<std::string>().empty()) std::cout << "  @" << c["bot"].get<std::string>();
+      if (c.contains("lastError")) std::cout << "  last error: " << c["lastError"].get<std::string>();
+      std::cout << "\n";
+    }
+    return 0;
+  });
+}
+
 int run_call(const ClientFlags& f, const std::string& method, const std::string& params_text, bool until_final) {
   json params = json::object();
   if (!params_text.empty()) {
@@ -276,6 +294,15 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto* list = models->add_subcommand("list", "List the models the gateway can use");
     add_client_flags(list, *f);
     on_parsed(list, action, [f] { return run_models_list(*f); });
+  }
+  // channels
+  {
+    auto* channels = app.add_subcommand("channels", "Inspect the chat platform channels");
+    channels->require_subcommand(1);
+    auto f = std::make_shared<ClientFlags>();
+    auto* status = channels->add_subcommand("status", "Each channel account: running, bot, last error");
+    add_client_flags(status, *f);
+    on_parsed(status, action, [f] { return run_channels_status(*f); });
   }
   // gateway call (raw RPC, as `openclaw gateway call`)
   {

@@ -189,6 +189,9 @@ test('after a restart, already handled updates are not answered again', async ()
   assert.equal(status.channels[0].channel, 'telegram');
   assert.equal(status.channels[0].running, true);
   assert.equal(status.channels[0].bot, 'TestNameBot');
+  const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${(await gateway.ready)[1]}`,
+    '--token', 'telegram-test-gateway-token-0123456789'], { env }).toString();
+  assert.match(human, /^telegram\[default\]  running  @TestNameBot/);
 });
 
 test('collect (default): messages sent while a run is busy become one run', async () => {
