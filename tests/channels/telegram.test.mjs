@@ -23,6 +23,7 @@ const BOT_TOKEN = '123456:TEST-token-for-the-emulator';
 const OWNER = 1001;     // in allowFrom
 const STRANGER = 2002;  // not: must pair
 const GROUP = -100500;
+const WORK_GROUP = -100600;  // bound to the agent "work"
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const [binArg, srcArg] = process.argv.slice(2);
@@ -96,7 +97,8 @@ before(async () => {
   gateway: { auth: { token: 'telegram-test-gateway-token-0123456789' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
     models: [ { id: 'mock-model' } ] } } },
-  agents: { defaults: { model: { primary: 'mock/mock-model' } } },
+  agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
+  bindings: [ { agentId: 'work', match: { channel: 'telegram', peer: { kind: 'group', id: '${WORK_GROUP}' } } } ],
   session: { dmScope: 'per-channel-peer' },
   channels: { telegram: {
     botToken: '${BOT_TOKEN}', apiRoot: 'http://127.0.0.1:${apiPort}', pollTimeoutSeconds: 0,
@@ -131,6 +133,17 @@ test('in a group, only a message that mentions the bot is answered', async () =>
   const msgs = await waitFor(member, (m) => replies(m, '[tg-group]').length > 0, 'the group reply');
   assert.equal(replies(msgs, '[tg-quiet]').length, 0, 'an unmentioned group message must not be answered');
   assert.equal(String(replies(msgs, '[tg-group]')[0].chat_id), String(GROUP));
+});
+
+test('bindings send two groups to two agents', async () => {
+  const team = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: WORK_GROUP, type: 'group', chatTitle: 'Work', firstName: 'Owner' });
+  await team.sendMessage(team.makeMessage('@TestNameBot status ECHO:tg-work'));
+  await waitFor(team, (m) => replies(m, '[tg-work]').length > 0, 'the work group reply');
+  const list = JSON.parse(execFileSync(pincer, ['gateway', 'call', 'sessions.list', '--url', `ws://127.0.0.1:${(await gateway.ready)[1]}`,
+    '--token', 'telegram-test-gateway-token-0123456789'], { env }).toString());
+  const keys = list.sessions.map((s) => s.key);
+  assert.ok(keys.includes(`agent:work:telegram:group:${WORK_GROUP}`), `work group not on agent work: ${keys}`);
+  assert.ok(keys.includes(`agent:main:telegram:group:${GROUP}`), `other group not on the default agent: ${keys}`);
 });
 
 test('an unknown sender gets a pairing code, and is answered once approved', async () => {

@@ -1,0 +1,118 @@
+// Reply delivery and the outbox (SPEC CH-4, CH-5; LESSONS 5): chunks recorded before sending, sent
+// in order, retried on rate limits, and after a crash (a new Outbox over the same file) only the
+// chunks not yet delivered are sent. The channel here is a recording stand-in for a remote chat
+// platform; the event loop, the files and the chunker are real.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "channels/outbox.h"
+#include "channels/reply_delivery.h"
+#include "core/ids.h"
+
+namespace pincer::channels {
+namespace {
+
+/// Records what it is asked to send; fails the calls listed in `fail_with` (by call number).
+class RecordingChannel final : public Channel {
+ public:
+  const std::string& id() const override { return id_; }
+  const std::string& account_id() const override { return account_; }
+  ChannelCapabilities capabilities() const override {
+    ChannelCapabilities c;
+    c.format = delivery::TextFormat::Plain;
+    c.unit = delivery::LengthUnit::Utf16;
+    c.text_limit = 40;
+    return c;
+  }
+  void start(ChannelHost&, std::function<void(const std::string&)>) override {}
+  void stop() override {}
+  void send_text(const OutboundMessage& m, std::function<void(Result<std::string>)> done) override {
+    const int call = calls++;
+    if (auto f = fail_with.find(call); f != fail_with.end()) return done(f->second);
+    sent.push_back(m.text);
+    done(std::to_string(call));
+  }
+  nlohmann::json status() const override { return nlohmann::json::object(); }
+
+  std::vector<std::string> sent;
+  std::map<int, Error> fail_with;
+  int calls = 0;
+
+ private:
+  std::string id_ = "test", account_ = "default";
+};
+
+class ReplyDeliveryTest : public ::testing::Test {
+ protected:
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("pincer-outbox-" + ids::uuid_v4());
+  std::filesystem::path file = dir / "outbox.jsonl";
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  /// Runs the loop until it is idle for a moment.
+  static void drain(EventLoop& loop, int64_t ms = 300) {
+    loop.after(ms, [&loop] { loop.stop(); });
+    loop.run();
+  }
+  static const std::string kReply;
+};
+const std::string ReplyDeliveryTest::kReply =
+    "First paragraph of the reply.\n\nSecond paragraph, a bit longer.\n\nThird and last one.";
+
+TEST_F(ReplyDeliveryTest, ChunksAreRecordedThenSentInOrderThenDone) {
+  EventLoop loop;
+  Outbox outbox(file);
+  RecordingChannel channel;
+  ReplyDelivery delivery(loop, outbox, [&](const std::string&, const std::string&) -> Channel* { return &channel; });
+  loop.post([&] { ASSERT_TRUE(delivery.deliver(channel, "run-1", "chat", "", kReply)); });
+  drain(loop);
+  ASSERT_EQ(channel.sent.size(), 3u);
+  EXPECT_EQ(channel.sent[0], "First paragraph of the reply.");
+  EXPECT_EQ(channel.sent[2], "Third and last one.");
+  for (const auto& c : channel.sent) EXPECT_LE(c.size(), 40u);
+  EXPECT_TRUE(outbox.pending().empty());
+  // A restart finds nothing to resend.
+  Outbox reopened(file);
+  auto left = reopened.load();
+  ASSERT_TRUE(left);
+  EXPECT_TRUE(left->empty());
+}
+
+TEST_F(ReplyDeliveryTest, AfterACrashOnlyTheUnsentChunksGoOut) {
+  {
+    // The process "dies" after the first chunk: the record says 3 chunks, 1 sent.
+    Outbox outbox(file);
+    ASSERT_TRUE(outbox.queue({"run-2", "test", "default", "chat", "", {"one", "two", "three"}, 0}));
+    ASSERT_TRUE(outbox.mark_sent("run-2", 0));
+    std::ofstream(file, std::ios::app) << R"({"op":"sent","id":"run-2","ind)";  // a torn last write
+  }
+  EventLoop loop;
+  Outbox outbox(file);
+  auto left = outbox.load();
+  ASSERT_TRUE(left) << left.error().message;
+  ASSERT_EQ(left->size(), 1u);
+  EXPECT_EQ((*left)[0].next, 1u);
+  RecordingChannel channel;
+  ReplyDelivery delivery(loop, outbox, [&](const std::string&, const std::string&) -> Channel* { return &channel; });
+  delivery.resume();
+  drain(loop);
+  EXPECT_EQ(channel.sent, (std::vector<std::string>{"two", "three"}));
+  EXPECT_TRUE(outbox.pending().empty());
+}
+
+TEST_F(ReplyDeliveryTest, RateLimitWaitsAndRejectedChunkIsSkippedInOrder) {
+  EventLoop loop;
+  Outbox outbox(file);
+  RecordingChannel channel;
+  channel.fail_with[0] = Error{"RATE_LIMITED", "0"};       // retry (after 0 s)
+  channel.fail_with[2] = Error{"REJECTED", "bad request"};  // chunk 2 can never be sent
+  ReplyDelivery delivery(loop, outbox, [&](const std::string&, const std::string&) -> Channel* { return &channel; });
+  loop.post([&] { ASSERT_TRUE(delivery.deliver(channel, "run-3", "chat", "", kReply)); });
+  drain(loop);
+  EXPECT_EQ(channel.sent, (std::vector<std::string>{"First paragraph of the reply.", "Third and last one."}));
+  EXPECT_TRUE(outbox.pending().empty());
+}
+
+}  // namespace
+}  // namespace pincer::channels
