@@ -194,6 +194,7 @@ int run_gateway(const GatewayRunFlags& flags) {
   channels::ChannelManager channel_manager(loop, SystemClock::instance(), agents, cfg, state);
   if (auto st = channel_manager.start(); !st) return fail(2, st.error().message);
   gateway.set_channels_status([&channel_manager] { return channel_manager.status(); });
+  for (const auto& route : channel_manager.http_routes()) gateway.http_routes().add(route);
   gateway::ServerOptions options;
   options.host = s.bind_host;
   options.port = s.port;

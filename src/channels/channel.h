@@ -27,6 +27,9 @@ struct ChannelCapabilities {
   bool groups = false;   ///< group chats exist (mention gating applies)
   bool threads = false;  ///< threads/topics exist (session key suffix)
   bool typing = false;   ///< send_typing() does something
+  /// Senders are authenticated by the channel itself (a signed webhook): DM access policy and
+  /// pairing do not apply.
+  bool verified_senders = false;
 };
 
 /// One normalised inbound message (CH-2).
@@ -52,11 +55,18 @@ struct OutboundMessage {
   std::string text;  ///< rendered in capabilities().format and within text_limit
 };
 
+/// What the pipeline did with an inbound message (a webhook answers its caller with it).
+enum class InboundOutcome {
+  Accepted,   ///< a run (or a command) will answer through send_text()
+  Duplicate,  ///< already handled (QL-4): nothing will be sent
+  Dropped,    ///< refused by access control (a pairing code may be sent)
+};
+
 /// The pipeline side: receives inbound messages.
 class ChannelHost {
  public:
   virtual ~ChannelHost() = default;
-  virtual void on_inbound(InboundMessage message) = 0;
+  virtual InboundOutcome on_inbound(InboundMessage message) = 0;
 };
 
 class Channel {

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "channels/irc/irc_channel.h"
 #include "channels/telegram/telegram_channel.h"
+#include "channels/webhook/webhook_channel.h"
 
 namespace pincer::channels {
 
@@ -14,7 +16,7 @@ struct ChannelManager::Account : ChannelHost {
   std::unique_ptr<Channel> channel;
   int failures = 0;
   std::string last_failure;
-  void on_inbound(InboundMessage message) override { manager->pipeline_.handle(*channel, std::move(message)); }
+  InboundOutcome on_inbound(InboundMessage message) override { return manager->pipeline_.handle(*channel, std::move(message)); }
 };
 
 ChannelManager::ChannelManager(EventLoop& loop, const Clock& clock, agent::AgentService& agents, const json& effective,
@@ -53,6 +55,37 @@ Status ChannelManager::start() {
       a->channel = std::make_unique<telegram::TelegramChannel>(loop_, s);
       accounts_.push_back(std::move(a));
     }
+  }
+  if (channels.contains("irc") && channels["irc"].value("enabled", true)) {
+    auto s = irc::irc_settings_from_json(channels["irc"]);
+    if (!s) return s.error();
+    auto a = std::make_unique<Account>();
+    a->manager = this;
+    a->channel = std::make_unique<irc::IrcChannel>(loop_, std::move(*s));
+    accounts_.push_back(std::move(a));
+  }
+  if (channels.contains("webhook") && channels["webhook"].value("enabled", true)) {
+    const json& w = channels["webhook"];
+    webhook::WebhookSettings s;
+    s.secret = w.value("secret", "");
+    if (s.secret.size() < 16) {
+      return Error{"CONFIG_INVALID", "channels.webhook.secret: required, at least 16 characters (it signs every request)"};
+    }
+    s.path = w.value("path", s.path);
+    if (s.path.empty() || s.path[0] != '/') return Error{"CONFIG_INVALID", "channels.webhook.path: must start with /"};
+    s.sync = w.value("mode", "sync") == "sync";
+    s.callback_url = w.value("callbackUrl", "");
+    if (!s.sync && s.callback_url.empty()) {
+      return Error{"CONFIG_INVALID", "channels.webhook.callbackUrl: required when channels.webhook.mode is \"callback\""};
+    }
+    s.max_body_bytes = w.value("maxBodyBytes", s.max_body_bytes);
+    s.reply_timeout_ms = w.value("replyTimeoutSeconds", int64_t{120}) * 1000;
+    auto channel = std::make_unique<webhook::WebhookChannel>(loop_, std::move(s));
+    http_routes_.push_back(channel->route());
+    auto a = std::make_unique<Account>();
+    a->manager = this;
+    a->channel = std::move(channel);
+    accounts_.push_back(std::move(a));
   }
   if (auto loaded = outbox_.load(); !loaded) spdlog::error("outbox: {}", loaded.error().message);
   for (auto& a : accounts_) start_account(*a);

@@ -1,7 +1,7 @@
 // Runs the configured channel accounts (SPEC CH-6, CH-7): builds each from `channels.<id>`,
 // starts it, restarts a failed one with exponential backoff (1 s … 5 min), and reports
 // `channels.status`. Owns the outbox, the pairing store, reply delivery and the inbound pipeline.
-// Channels built so far: telegram (long polling).
+// Channels built so far: telegram (long polling), irc, webhook (HTTP on the gateway port).
 //
 // Loop affinity: event-loop thread only (construct and start on it, or before the loop runs).
 #pragma once
@@ -19,6 +19,7 @@
 #include "channels/pairing_store.h"
 #include "channels/reply_delivery.h"
 #include "core/event_loop.h"
+#include "core/http_route.h"
 
 namespace pincer::channels {
 
@@ -38,6 +39,9 @@ class ChannelManager {
   /// `channels.status` payload: {channels:[{channel, accountId, running, …}], pipeline:{…}}.
   nlohmann::json status() const;
 
+  /// HTTP endpoints the channels serve on the gateway's port (the webhook), after start().
+  const std::vector<net::HttpRoute>& http_routes() const { return http_routes_; }
+
  private:
   struct Account;
   void start_account(Account& a);
@@ -52,6 +56,7 @@ class ChannelManager {
   ReplyDelivery delivery_;
   InboundPipeline pipeline_;
   std::vector<std::unique_ptr<Account>> accounts_;
+  std::vector<net::HttpRoute> http_routes_;
 };
 
 }  // namespace pincer::channels

@@ -76,7 +76,7 @@ void InboundPipeline::reply(Channel& channel, const InboundMessage& m, const std
   }
 }
 
-void InboundPipeline::handle(Channel& channel, InboundMessage m) {
+InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   ++received_;
   const routing::Peer peer{m.is_group ? routing::PeerKind::Group : routing::PeerKind::Direct,
                           m.is_group ? m.chat_id : m.sender_id};
@@ -84,7 +84,7 @@ void InboundPipeline::handle(Channel& channel, InboundMessage m) {
   if (dedupe_.seen({m.channel, m.account_id, peer, m.thread_id, m.message_id})) {
     ++duplicates_;
     spdlog::debug("{}[{}]: duplicate message {} ignored", m.channel, m.account_id, m.message_id);
-    return;
+    return InboundOutcome::Duplicate;
   }
   // 2. Access control (CH-3).
   const json channel_cfg = config_.value("channels", json::object()).value(m.channel, json::object());
@@ -95,7 +95,12 @@ void InboundPipeline::handle(Channel& channel, InboundMessage m) {
   req.was_mentioned = m.mentions_bot;
   const bool is_command = !m.text.empty() && m.text[0] == '/';
   req.paired_allow_from = pairing_.approved(m.channel, m.account_id);
-  auto decision = routing::decide_access(access_config_from_json(channel_cfg, m.channel), req);
+  auto access = access_config_from_json(channel_cfg, m.channel);
+  if (channel.capabilities().verified_senders) {
+    access.dm_policy = routing::DmPolicy::Open;  // the channel authenticated the sender
+    access.allow_from = {"*"};
+  }
+  auto decision = routing::decide_access(access, req);
   if (decision.action == routing::AccessAction::Pair) {
     auto p = pairing_.request(m.channel, m.account_id, m.sender_id, m.sender_username, clock_.wall_ms());
     if (p) {
@@ -104,13 +109,13 @@ void InboundPipeline::handle(Channel& channel, InboundMessage m) {
                 m.channel + " " + p->code + "`");
     }
     ++dropped_;
-    return;
+    return InboundOutcome::Dropped;
   }
   if (decision.action == routing::AccessAction::Drop) {
     ++dropped_;
     spdlog::info("{}[{}]: message from {} dropped ({})", m.channel, m.account_id, m.sender_id,
                  routing::to_string(decision.reason));
-    return;
+    return InboundOutcome::Dropped;
   }
   // 3. Route: agent and session (RT-1..RT-4); a topic/thread gets its own session.
   routing::RouteInput in;
@@ -120,9 +125,10 @@ void InboundPipeline::handle(Channel& channel, InboundMessage m) {
   const auto route = routing::resolve_route(routing_, in);
   const std::string session_key = routing::resolve_thread_session_keys(route.session_key, m.thread_id).session_key;
   // 4. Slash commands (UI-4).
-  if (is_command && command(channel, m, session_key, route.agent_id)) return;
+  if (is_command && command(channel, m, session_key, route.agent_id)) return InboundOutcome::Accepted;
   // 5. A run now, or the session's queue when a run is busy (QL-3).
   enqueue(channel, std::move(m), session_key, route.agent_id);
+  return InboundOutcome::Accepted;
 }
 
 void InboundPipeline::enqueue(Channel& channel, InboundMessage m, const std::string& session_key, const std::string& agent_id) {

@@ -42,7 +42,7 @@ class InboundPipeline {
                   PairingStore& pairing, nlohmann::json effective_config);
 
   /// Handles one message from `channel` (which must outlive the reply's delivery).
-  void handle(Channel& channel, InboundMessage message);
+  InboundOutcome handle(Channel& channel, InboundMessage message);
 
   /// Counters for channels.status.
   nlohmann::json stats() const;

@@ -522,9 +522,47 @@ Node channel_entry() {
       field("apiRoot", string().doc(
                            "Telegram: Bot API server (default `https://api.telegram.org`; a "
                            "self-hosted Bot API server or a test server).")),
+      field("secret", string().sensitive().doc(
+                          "Webhook: HMAC-SHA256 key; callers sign each body "
+                          "(`X-Pincer-Signature: sha256=<hex>`). At least 16 characters.")),
+      field("path", string().doc("Webhook: the HTTP path on the gateway's port (default `/webhook`).")),
+      field("mode", one_of({"sync", "callback"}).doc(
+                        "Webhook: `sync` = the reply is the HTTP response (default); `callback` = "
+                        "answer 202 at once and POST the reply to `callbackUrl`.")),
+      field("callbackUrl", string().doc("Webhook, `callback` mode: where replies are POSTed (signed).")),
+      field("maxBodyBytes", integer().min(256).max(8 * 1024 * 1024).doc(
+                                "Webhook: largest request body, bytes (default 1 MiB).")),
+      field("replyTimeoutSeconds", integer().min(1).max(3600).doc(
+                                       "Webhook, `sync` mode: how long a caller waits for the "
+                                       "reply before 504 (default 120).")),
       field("pollTimeoutSeconds", integer().min(0).max(50).doc(
                                       "Telegram: long-polling timeout of `getUpdates`, seconds "
                                       "(default 25).")),
+      field("host", string().doc("IRC: server host name or address. Required to run the IRC channel.")),
+      field("port", integer().min(1).max(65535).doc(
+                        "IRC: server port (default 6697 with `tls`, else 6667).")),
+      field("tls", boolean().doc(
+                       "IRC: connect with TLS; the server certificate is verified against the "
+                       "system CA store and the host name (default false).")),
+      field("nick", string().doc("IRC: the bot's nick. Required to run the IRC channel; `nick_`, "
+                                 "`nick__`, … are tried when it is taken.")),
+      field("username", string().doc("IRC: the user name sent with USER (default: the nick).")),
+      field("realname", string().doc("IRC: the real name sent with USER (default `Pincer`).")),
+      field("password", string().sensitive().doc("IRC: server password (PASS), when the server needs one.")),
+      field("sasl", object({
+                        field("username", string().doc("Account name.")),
+                        field("password", string().sensitive().doc("Account password.")),
+                    }).doc("IRC: log in with SASL PLAIN during registration (both keys needed); "
+                           "the connection fails rather than continue without it.")),
+      field("nickserv", object({
+                            field("enabled", boolean().doc("`false` skips IDENTIFY (default true).")),
+                            field("service", string().doc("The service's nick (default `NickServ`).")),
+                            field("password", string().sensitive().doc(
+                                                  "Sent as `IDENTIFY <password>` after registration.")),
+                        }).doc("IRC: identify to NickServ after connecting.")),
+      field("channels", array_of(string()).doc(
+                            "IRC: channels joined after connecting (`#name`, or `#name key` for a "
+                            "channel with a key). Use the same spelling in `groups`.")),
       field("dmPolicy", one_of({"pairing", "allowlist", "open", "disabled"})
                             .def("pairing")
                             .doc("Direct messages: `pairing` = unknown senders get a pairing "

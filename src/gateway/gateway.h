@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"
+#include "core/http_route.h"
 #include "gateway/methods/registry.h"
 #include "gateway/protocol/auth_rate_limit.h"
 #include "gateway/protocol/connect.h"
@@ -144,6 +145,8 @@ class Gateway {
   }
   EventLoop* loop() { return loop_; }
   agent::AgentService* agents() { return agents_; }
+  /// Extra HTTP endpoints on the gateway's port (webhooks); see core/http_route.h.
+  net::HttpRoutes& http_routes() { return http_routes_; }
   /// The channel layer's `channels.status` payload, when the app runs channels (loop thread).
   void set_channels_status(std::function<nlohmann::json()> status) { channels_status_ = std::move(status); }
   const std::function<nlohmann::json()>& channels_status() const { return channels_status_; }
@@ -199,6 +202,7 @@ class Gateway {
   EventLoop* loop_ = nullptr;
   agent::AgentService* agents_ = nullptr;
   std::function<nlohmann::json()> channels_status_;
+  net::HttpRoutes http_routes_;
 };
 
 /// The events this gateway emits (hello-ok features.events).

@@ -40,6 +40,8 @@ constexpr int64_t kAcceptBackoffMs = 200;
 // Sockets that have not completed `connect` yet (each holds a descriptor for up to 10 s).
 constexpr std::size_t kMaxPendingHandshakes = 256;
 constexpr std::size_t kHttpBodyLimit = 64 * 1024;
+/// Largest body any route may take (routes set their own, smaller limits).
+constexpr std::size_t kHttpRouteBodyLimit = 8 * 1024 * 1024;
 
 bool is_loopback(const asio::ip::address& a) {
   if (a.is_loopback()) return true;
@@ -222,7 +224,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
  private:
   void read_next() {
     parser_.emplace();
-    parser_->body_limit(kHttpBodyLimit);
+    parser_->body_limit(kHttpRouteBodyLimit);  // per-route limits are checked after the read
     parser_->header_limit(16 * 1024);
     stream_.expires_after(kHttpReadTimeout);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, std::size_t) {
@@ -231,6 +233,14 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   }
 
   void on_read(error_code ec) {
+    if (ec == http::error::body_limit) {
+      http::response<http::string_body> res{http::status::payload_too_large, 11};
+      res.set(http::field::content_type, "text/plain; charset=utf-8");
+      res.body() = "Payload Too Large\n";
+      res.keep_alive(false);
+      res.prepare_payload();
+      return respond(std::move(res));
+    }
     if (ec == http::error::end_of_stream || ec) {
       error_code ignored;
       stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
@@ -243,7 +253,66 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
       ws->start(std::move(req));
       return;
     }
+    const std::string path(req.target().substr(0, req.target().find('?')));
+    if (const net::HttpRoute* route = gateway_.http_routes().find(path)) return dispatch(*route, std::move(req));
+    if (req.body().size() > kHttpBodyLimit) {
+      http::response<http::string_body> res{http::status::payload_too_large, req.version()};
+      res.keep_alive(false);
+      res.prepare_payload();
+      return respond(std::move(res));
+    }
     respond(handle(req));
+  }
+
+  // A route added by another layer (webhooks): it answers now or later through the responder.
+  void dispatch(const net::HttpRoute& route, http::request<http::string_body> req) {
+    const unsigned version = req.version();
+    const bool keep_alive = req.keep_alive();
+    auto make = [version, keep_alive](net::HttpRouteResponse r) {
+      http::response<http::string_body> res{static_cast<http::status>(r.status), version};
+      res.keep_alive(keep_alive);
+      res.set(http::field::server, "pincer/" PINCER_VERSION);
+      res.set("X-Content-Type-Options", "nosniff");
+      res.set(http::field::cache_control, "no-store");
+      res.set(http::field::content_type, r.content_type);
+      for (const auto& [k, v] : r.headers) res.set(k, v);
+      res.body() = std::move(r.body);
+      res.prepare_payload();
+      return res;
+    };
+    if (req.body().size() > route.max_body_bytes) {
+      return respond(make({413, "application/json; charset=utf-8", R"({"ok":false,"error":"body too large"})", {}}));
+    }
+    net::HttpRouteRequest in;
+    in.method = std::string(req.method_string());
+    const std::string_view target(req.target().data(), req.target().size());
+    in.path = std::string(target.substr(0, target.find('?')));
+    if (auto q = target.find('?'); q != std::string_view::npos) in.query = std::string(target.substr(q + 1));
+    for (const auto& f : req) {
+      std::string name(f.name_string());
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+      in.headers[name] = std::string(f.value());
+    }
+    in.body = std::move(req.body());
+    error_code ignored;
+    in.remote_address = stream_.socket().remote_endpoint(ignored).address().to_string();
+    // Exactly one answer: later calls are ignored; a responder dropped unanswered gives 500.
+    struct Once {
+      std::shared_ptr<HttpSession> session;  // kept open until answered
+      std::function<http::response<http::string_body>(net::HttpRouteResponse)> make;
+      bool done = false;
+      ~Once() {
+        if (!done) session->respond(make({500, "application/json; charset=utf-8", R"({"ok":false,"error":"no answer"})", {}}));
+      }
+    };
+    auto once = std::make_shared<Once>();  // built in place: a moved-from copy would answer 500
+    once->session = shared_from_this();
+    once->make = make;
+    route.handle(in, [once](net::HttpRouteResponse r) {
+      if (once->done) return;
+      once->done = true;
+      once->session->respond(once->make(std::move(r)));
+    });
   }
 
   http::response<http::string_body> handle(const http::request<http::string_body>& req) {
