@@ -40,7 +40,7 @@ constexpr int64_t kAcceptBackoffMs = 200;
 // Sockets that have not completed `connect` yet (each holds a descriptor for up to 10 s).
 constexpr std::size_t kMaxPendingHandshakes = 256;
 constexpr std::size_t kHttpBodyLimit = 64 * 1024;
-/// Largest body any route may take (routes set their own, smaller limits).
+/// Largest body any route may take (each route sets its own limit up to this).
 constexpr std::size_t kHttpRouteBodyLimit = 8 * 1024 * 1024;
 
 bool is_loopback(const asio::ip::address& a) {
@@ -224,11 +224,18 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
  private:
   void read_next() {
     parser_.emplace();
-    parser_->body_limit(kHttpRouteBodyLimit);  // per-route limits are checked after the read
     parser_->header_limit(16 * 1024);
     stream_.expires_after(kHttpReadTimeout);
-    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, std::size_t) {
-      self->on_read(ec);
+    // The header first: the body limit depends on where the request goes (a webhook route's
+    // own limit, else kHttpBodyLimit), so no request is buffered beyond what its target accepts.
+    http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, std::size_t) {
+      if (ec) return self->on_read(ec);
+      const auto target = self->parser_->get().target();
+      const std::string path(target.substr(0, target.find('?')));
+      const net::HttpRoute* route = self->gateway_.http_routes().find(path);
+      self->parser_->body_limit(route ? std::min(route->max_body_bytes, kHttpRouteBodyLimit) : kHttpBodyLimit);
+      http::async_read(self->stream_, self->buffer_, *self->parser_,
+                       [self](error_code ec2, std::size_t) { self->on_read(ec2); });
     });
   }
 
@@ -255,12 +262,6 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     }
     const std::string path(req.target().substr(0, req.target().find('?')));
     if (const net::HttpRoute* route = gateway_.http_routes().find(path)) return dispatch(*route, std::move(req));
-    if (req.body().size() > kHttpBodyLimit) {
-      http::response<http::string_body> res{http::status::payload_too_large, req.version()};
-      res.keep_alive(false);
-      res.prepare_payload();
-      return respond(std::move(res));
-    }
     respond(handle(req));
   }
 
