@@ -17,6 +17,7 @@ PACKAGES=(
   procps                                   # ps/pgrep used by tests and make bench
   chromium                                 # headless browser of the web chat test (tests/web)
   tmux                                     # drives `pincer chat` in the terminal-chat test
+  ngircd                                   # a real IRC server for the IRC channel test (tests/channels/irc.test.mjs)
 )
 
 missing=()

@@ -225,6 +225,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   void read_next() {
     parser_.emplace();
     parser_->header_limit(16 * 1024);
+    parser_->body_limit(kHttpRouteBodyLimit);  // checked against Content-Length when the header ends
     stream_.expires_after(kHttpReadTimeout);
     // The header first: the body limit depends on where the request goes (a webhook route's
     // own limit, else kHttpBodyLimit), so no request is buffered beyond what its target accepts.
@@ -233,7 +234,11 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
       const auto target = self->parser_->get().target();
       const std::string path(target.substr(0, target.find('?')));
       const net::HttpRoute* route = self->gateway_.http_routes().find(path);
-      self->parser_->body_limit(route ? std::min(route->max_body_bytes, kHttpRouteBodyLimit) : kHttpBodyLimit);
+      const std::size_t limit = route ? std::min(route->max_body_bytes, kHttpRouteBodyLimit) : kHttpBodyLimit;
+      if (const auto length = self->parser_->content_length(); length && *length > limit) {
+        return self->on_read(http::error::body_limit);  // 413 without reading the body
+      }
+      self->parser_->body_limit(limit);  // for bodies without Content-Length (chunked)
       http::async_read(self->stream_, self->buffer_, *self->parser_,
                        [self](error_code ec2, std::size_t) { self->on_read(ec2); });
     });

@@ -180,6 +180,10 @@ void IrcSession::finish_cap_ls(SessionOutput& out) {
 
 void IrcSession::on_welcome(const Message& m, SessionOutput& out) {
   if (registered_) return;
+  if (wants_sasl() && !cap_done_) {  // a server without CAP registered us before any SASL
+    out.fatal = "SASL: the server registered the connection without capability negotiation";
+    return;
+  }
   registered_ = true;
   out.registered = true;
   if (!m.param(0).empty()) nick_ = m.param(0);

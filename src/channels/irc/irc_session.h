@@ -6,8 +6,9 @@
 //   on connect   CAP LS 302, PASS <password> (when set), NICK <nick>, USER <username> 0 * :<realname>
 //   CAP LS       (multi-line "CAP * LS * :…" gathered) → CAP REQ :sasl when SASL is configured and
 //                the server offers it (with PLAIN, when it lists mechanisms), else CAP END.
-//                SASL configured but not offered, or the REQ NAKed → fatal: the bot never
-//                continues unauthenticated when credentials were given.
+//                SASL configured but not offered, the REQ NAKed, or 001 before SASL finished
+//                (a server without CAP) → fatal: the bot never continues unauthenticated when
+//                credentials were given.
 //   AUTHENTICATE PLAIN; on "AUTHENTICATE +" the base64 of "user\0user\0password" in 400-byte
 //                pieces (an exact multiple of 400 ends with "AUTHENTICATE +").
 //   903          CAP END.  902/904/905/906 → fatal "SASL authentication failed".  907 → CAP END.
