@@ -16,7 +16,10 @@ struct ChannelManager::Account : ChannelHost {
   std::unique_ptr<Channel> channel;
   int failures = 0;
   std::string last_failure;
-  InboundOutcome on_inbound(InboundMessage message) override { return manager->pipeline_.handle(*channel, std::move(message)); }
+  InboundOutcome on_inbound(InboundMessage message) override {
+    failures = 0;  // it works again: the next failure starts the backoff over
+    return manager->pipeline_.handle(*channel, std::move(message));
+  }
 };
 
 ChannelManager::ChannelManager(EventLoop& loop, const Clock& clock, agent::AgentService& agents, const json& effective,

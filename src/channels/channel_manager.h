@@ -1,7 +1,7 @@
 // Runs the configured channel accounts (SPEC CH-6, CH-7): builds each from `channels.<id>`,
 // starts it, restarts a failed one with exponential backoff (1 s … 5 min), and reports
 // `channels.status`. Owns the outbox, the pairing store, reply delivery and the inbound pipeline.
-// Channels built so far: telegram (long polling), irc, webhook (HTTP on the gateway port).
+// Channels: telegram (long polling), irc, webhook (HTTP on the gateway port).
 //
 // Loop affinity: event-loop thread only (construct and start on it, or before the loop runs).
 #pragma once
