@@ -14,7 +14,8 @@ using nlohmann::json;
 struct ChannelManager::Account : ChannelHost {
   ChannelManager* manager = nullptr;
   std::unique_ptr<Channel> channel;
-  int failures = 0;
+  int failures = 0;  ///< consecutive, for the backoff
+  int restarts = 0;  ///< total, for status
   std::string last_failure;
   InboundOutcome on_inbound(InboundMessage message) override {
     failures = 0;  // it works again: the next failure starts the backoff over
@@ -103,6 +104,7 @@ void ChannelManager::start_account(Account& a) {
     account->last_failure = why;
     account->channel->stop();
     const int64_t delay = std::min<int64_t>(300'000, 1000LL << std::min(account->failures++, 8));
+    ++account->restarts;
     spdlog::error("{}; restarting in {} ms", why, delay);
     loop_.after(delay, [this, account] { start_account(*account); });
   });
@@ -116,7 +118,7 @@ json ChannelManager::status() const {
   json list = json::array();
   for (const auto& a : accounts_) {
     json s = a->channel->status();
-    s["restarts"] = a->failures;
+    s["restarts"] = a->restarts;
     if (!a->last_failure.empty()) s["lastFailure"] = a->last_failure;
     list.push_back(std::move(s));
   }
