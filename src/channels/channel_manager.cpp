@@ -54,9 +54,17 @@ Status ChannelManager::start() {
       s.api_root = t.value("apiRoot", s.api_root);
       s.poll_timeout_s = t.value("pollTimeoutSeconds", s.poll_timeout_s);
       s.offset_file = state_dir_ / "channels" / "telegram" / (s.account_id + ".offset");
+      s.webhook_url = t.value("webhookUrl", "");
+      s.webhook_path = t.value("webhookPath", s.webhook_path);
+      s.webhook_secret = t.value("webhookSecret", "");
+      if (s.webhook_path.empty() || s.webhook_path[0] != '/') {
+        return Error{"CONFIG_INVALID", "channels.telegram.webhookPath: must start with /"};
+      }
+      auto channel = std::make_unique<telegram::TelegramChannel>(loop_, s);
+      if (!s.webhook_url.empty()) http_routes_.push_back(channel->route());
       auto a = std::make_unique<Account>();
       a->manager = this;
-      a->channel = std::make_unique<telegram::TelegramChannel>(loop_, s);
+      a->channel = std::move(channel);
       accounts_.push_back(std::move(a));
     }
   }

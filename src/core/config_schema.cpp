@@ -535,6 +535,16 @@ Node channel_entry() {
       field("replyTimeoutSeconds", integer().min(1).max(3600).doc(
                                        "Webhook, `sync` mode: how long a caller waits for the "
                                        "reply before 504 (default 120).")),
+      field("webhookUrl", string().doc(
+                              "Telegram: receive updates by webhook instead of long polling: the public "
+                              "HTTPS URL that reaches `webhookPath` on this gateway (registered with "
+                              "setWebhook).")),
+      field("webhookPath", string().doc("Telegram, webhook mode: the path on the gateway's port "
+                                        "(default `/telegram-webhook`).")),
+      field("webhookSecret", string().sensitive().doc(
+                                 "Telegram, webhook mode: secret_token Telegram sends in "
+                                 "`X-Telegram-Bot-Api-Secret-Token`; other POSTs are refused. Strongly "
+                                 "recommended.")),
       field("pollTimeoutSeconds", integer().min(0).max(50).doc(
                                       "Telegram: long-polling timeout of `getUpdates`, seconds "
                                       "(default 25).")),

@@ -52,8 +52,8 @@ function freePort() {
   });
 }
 
-async function startGateway() {
-  gateway = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
+async function startGateway(port = 0) {
+  gateway = launch(pincer, ['gateway', 'run', '--port', String(port)], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
   await gateway.ready;
 }
 
@@ -242,4 +242,32 @@ test('interrupt: a new message aborts the busy run and only it is answered', asy
   const msgs = await botMessages(owner);
   assert.equal(replies(msgs, 'OLD REPLY').length, 0, 'the interrupted run must not answer');
   assert.equal(replies(msgs, 'NEW REPLY ONLY').length, 1);
+});
+
+test('webhook mode: updates arrive by POST, and the same update twice is answered once', async () => {
+  await stop(gateway.child);
+  const port = await freePort();
+  const configFile = path.join(home, 'pincer.json');
+  writeFileSync(configFile, readFileSync(configFile, 'utf8').replace("pollTimeoutSeconds: 0,",
+    `pollTimeoutSeconds: 0, webhookUrl: 'http://127.0.0.1:${port}/telegram-webhook',`));
+  await startGateway(port);
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  // The emulator POSTs to the webhook once it is set; wait for setWebhook to land.
+  const deadline = Date.now() + 10000;
+  while (!server.webhooks?.[BOT_TOKEN] && Date.now() < deadline) await sleep(50);
+  assert.ok(server.webhooks?.[BOT_TOKEN], 'setWebhook was not called');
+  await mockCall('/__mock/reset?script=1', {});
+  await owner.sendMessage(owner.makeMessage('by webhook ECHO:tg-hook'));
+  await waitFor(owner, (m) => replies(m, '[tg-hook]').length > 0, 'the reply to a webhook update');
+
+  // Telegram retries a webhook delivery it thinks failed: the same update must be answered once.
+  const update = { update_id: 900001, message: { message_id: 777001, date: Math.floor(Date.now() / 1000), text: 'twice ECHO:tg-twice',
+    from: { id: OWNER, is_bot: false, first_name: 'Owner' }, chat: { id: OWNER, type: 'private' } } };
+  for (let i = 0; i < 2; i++) {
+    const res = await fetch(`http://127.0.0.1:${port}/telegram-webhook`, { method: 'POST', body: JSON.stringify(update), headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 200);
+  }
+  await waitFor(owner, (m) => replies(m, '[tg-twice]').length > 0, 'the reply to the repeated update');
+  await sleep(1500);
+  assert.equal(replies(await botMessages(owner), '[tg-twice]').length, 1, 'a repeated update was answered twice');
 });

@@ -1,5 +1,7 @@
 #include "channels/telegram/telegram_channel.h"
 
+#include <sodium.h>
+
 #include <spdlog/spdlog.h>
 
 #include "channels/telegram/telegram_api.h"
@@ -87,8 +89,55 @@ void TelegramChannel::get_me() {
     bot_id_ = answer["result"].value("id", int64_t{0});
     last_error_.clear();
     spdlog::info("telegram[{}]: connected as @{}", settings_.account_id, bot_username_);
-    poll();
+    if (!settings_.webhook_url.empty()) return set_webhook();
+    // Polling and a webhook exclude each other on Telegram's side: drop any webhook first.
+    call("deleteWebhook", json::object(), 15'000, [this](int, const json&, const std::string&) { poll(); });
   });
+}
+
+void TelegramChannel::set_webhook() {
+  json body = {{"url", settings_.webhook_url}, {"allowed_updates", json::array({"message"})}};
+  if (!settings_.webhook_secret.empty()) body["secret_token"] = settings_.webhook_secret;
+  else spdlog::warn("telegram[{}]: webhook mode without webhookSecret: anyone who finds {} can post updates",
+                    settings_.account_id, settings_.webhook_path);
+  call("setWebhook", body, 15'000, [this](int status, const json& answer, const std::string& transport) {
+    if (!transport.empty() || !answer.is_object() || !answer.value("ok", false)) {
+      last_error_ = "setWebhook failed: " + (!transport.empty() ? transport : answer.is_object() ? answer.value("description", "HTTP " + std::to_string(status)) : "HTTP " + std::to_string(status));
+      if (auto f = on_failed_) f("telegram[" + settings_.account_id + "]: " + last_error_);
+      return;
+    }
+    spdlog::info("telegram[{}]: webhook mode, updates arrive at {}", settings_.account_id, settings_.webhook_path);
+  });
+}
+
+net::HttpRoute TelegramChannel::route() {
+  return {settings_.webhook_path, 1 << 20,
+          [this](const net::HttpRouteRequest& r, net::HttpResponder respond) { handle_webhook(r, std::move(respond)); }};
+}
+
+void TelegramChannel::handle_webhook(const net::HttpRouteRequest& req, net::HttpResponder respond) {
+  auto reply = [&](int status, const char* body) { respond({status, "application/json; charset=utf-8", body, {}}); };
+  if (req.method != "POST") return reply(405, R"({"ok":false})");
+  if (!settings_.webhook_secret.empty()) {
+    auto h = req.headers.find("x-telegram-bot-api-secret-token");
+    const std::string& want = settings_.webhook_secret;
+    if (h == req.headers.end() || h->second.size() != want.size() ||
+        sodium_memcmp(h->second.data(), want.data(), want.size()) != 0) {
+      spdlog::warn("telegram[{}]: webhook POST from {} without the right secret token", settings_.account_id, req.remote_address);
+      return reply(401, R"({"ok":false})");
+    }
+  }
+  json update = json::parse(req.body, nullptr, false);
+  // Telegram retries anything but 2xx: a malformed update is acknowledged and dropped.
+  if (!update.is_object() || !alive_ || !*alive_) return reply(200, R"({"ok":true})");
+  auto parsed = parse_updates(json{{"ok", true}, {"result", json::array({update})}}, settings_.account_id, bot_username_, bot_id_);
+  reply(200, R"({"ok":true})");
+  if (!parsed) return;
+  for (auto& u : *parsed) {
+    if (!u.message) continue;
+    ++updates_seen_;
+    if (host_) host_->on_inbound(std::move(*u.message));
+  }
 }
 
 void TelegramChannel::schedule_poll(int64_t delay_ms) {
@@ -172,6 +221,7 @@ void TelegramChannel::send_typing(const std::string& chat_id, const std::string&
 
 json TelegramChannel::status() const {
   json s = {{"channel", id_}, {"accountId", settings_.account_id}, {"running", alive_ && *alive_},
+            {"mode", settings_.webhook_url.empty() ? "polling" : "webhook"},
             {"bot", bot_username_}, {"offset", offset_}, {"updatesSeen", updates_seen_}, {"messagesSent", messages_sent_}};
   if (!last_error_.empty()) s["lastError"] = last_error_;
   return s;

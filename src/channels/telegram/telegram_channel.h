@@ -1,7 +1,8 @@
 // Telegram as a Channel (issue #5 §5): long polling of getUpdates with the offset persisted after
-// each batch, sendMessage in HTML parse mode with a plain-text fallback when Telegram cannot parse
+// each batch — or webhook mode (`webhookUrl`: setWebhook, then Telegram POSTs each update to
+// `webhookPath` on the gateway's port, checked against `webhookSecret` when set) — sendMessage in HTML parse mode with a plain-text fallback when Telegram cannot parse
 // the entities, 429 retry_after reported as RATE_LIMITED, typing indicator, configurable apiRoot
-// (tests and self-hosted Bot API servers). Webhook mode is not implemented yet.
+// (tests and self-hosted Bot API servers).
 //
 // Loop affinity: all methods on the event-loop thread (HTTP via core/http_client.h).
 #pragma once
@@ -12,6 +13,7 @@
 #include "channels/channel.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
+#include "core/http_route.h"
 
 namespace pincer::channels::telegram {
 
@@ -22,6 +24,9 @@ struct TelegramSettings {
   int poll_timeout_s = 25;             ///< getUpdates long-poll timeout
   int64_t empty_poll_delay_ms = 300;   ///< pause after an empty answer that came back early
   std::filesystem::path offset_file;   ///< where the next update offset is kept ("" = memory only)
+  std::string webhook_url;             ///< "" = long polling; else the public URL given to setWebhook
+  std::string webhook_path = "/telegram-webhook";  ///< where the gateway receives the POSTs
+  std::string webhook_secret;          ///< secret_token: checked on X-Telegram-Bot-Api-Secret-Token
 };
 
 class TelegramChannel final : public Channel {
@@ -38,7 +43,12 @@ class TelegramChannel final : public Channel {
   void send_typing(const std::string& chat_id, const std::string& thread_id) override;
   nlohmann::json status() const override;
 
+  /// Webhook mode's HTTP endpoint (add it to the gateway when settings.webhook_url is set).
+  net::HttpRoute route();
+
  private:
+  void handle_webhook(const net::HttpRouteRequest& request, net::HttpResponder respond);
+  void set_webhook();
   void call(const std::string& method, const nlohmann::json& body, int64_t idle_timeout_ms,
             std::function<void(int http_status, const nlohmann::json& answer, const std::string& transport_error)> done);
   void get_me();
