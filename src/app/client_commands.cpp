@@ -6,6 +6,7 @@
 #include "agent/agent_service.h"
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "cli/chat_renderer.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/paths.h"
@@ -70,7 +71,7 @@ struct AgentFlags {
 
 void print_agent_reply(const json& final_payload) {
   for (const auto& p : final_payload["result"].value("payloads", json::array())) {
-    std::cout << p.value("text", "") << "\n";
+    std::cout << cli::terminal_safe(p.value("text", "")) << "\n";  // model text: no terminal escapes
   }
 }
 
@@ -108,7 +109,7 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
   loop.post([&] {
     auto accepted = agents.send(req, [&](const agent::RunEvent& e) {
       using K = agent::RunEvent::Kind;
-      if (e.kind == K::AssistantDelta && !f.json) std::cout << e.delta << std::flush;
+      if (e.kind == K::AssistantDelta && !f.json) std::cout << cli::terminal_safe(e.delta) << std::flush;
       if (e.kind == K::End) {
         if (!f.json) std::cout << "\n";
         final_payload = {{"runId", e.run_id}, {"status", "ok"},
@@ -149,8 +150,8 @@ int run_sessions_list(const ClientFlags& f, int limit) {
     }
     const int64_t now = r->value("ts", int64_t{0});
     for (const auto& s : rows) {
-      std::cout << s.value("key", "?") << "  " << age_text(now, s.value("updatedAt", int64_t{0}));
-      if (s.contains("model") && s["model"].is_string()) std::cout << "  " << s["model"].get<std::string>();
+      std::cout << cli::terminal_safe(s.value("key", "?")) << "  " << age_text(now, s.value("updatedAt", int64_t{0}));
+      if (s.contains("model") && s["model"].is_string()) std::cout << "  " << cli::terminal_safe(s["model"].get<std::string>());
       if (s.contains("totalTokens") && s["totalTokens"].is_number()) std::cout << "  " << s["totalTokens"] << " tokens";
       std::cout << "\n";
     }
@@ -165,7 +166,8 @@ int run_sessions_show(const ClientFlags& f, const std::string& key, int limit) {
     if (f.json) return print_json(*r);
     for (const auto& m : (*r)["messages"]) {
       const std::string role = m.value("role", "?");
-      std::cout << (role == "user" ? "you" : role == "assistant" ? "agent" : role) << ": " << message_text(m) << "\n";
+      std::cout << (role == "user" ? "you" : role == "assistant" ? "agent" : cli::terminal_safe(role)) << ": "
+                << cli::terminal_safe(message_text(m)) << "\n";
     }
     return 0;
   });

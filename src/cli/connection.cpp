@@ -18,9 +18,27 @@ Result<ClientOptions> resolve_connection(const ConnectionFlags& flags, const con
   const bool need_config = !url || (!token && !password);
   nlohmann::json gw = nlohmann::json::object();
   if (need_config && !url) {
-    auto loaded = config::load(paths::config_file(paths::state_dir(env)), env);
-    if (!loaded) return Error{"CONFIG_INVALID", loaded.error().message};
-    gw = loaded->effective.value("gateway", nlohmann::json::object());
+    const auto file = paths::config_file(paths::state_dir(env));
+    auto loaded = config::load(file, env);
+    if (loaded) {
+      gw = loaded->effective.value("gateway", nlohmann::json::object());
+    } else {
+      // Only gateway.* matters here: a provider key's ${VAR} missing from this shell (it lives in
+      // the service's environment) must not stop `pincer status`.
+      auto raw = config::resolve_file(file, env, config::EnvRefs::kKeep);
+      if (!raw || !raw->is_object()) return Error{"CONFIG_INVALID", loaded.error().message};
+      gw = config::with_defaults(*raw).value("gateway", nlohmann::json::object());
+      if (!gw.is_object()) return Error{"CONFIG_INVALID", loaded.error().message};
+      auto unresolved = [](const nlohmann::json& v) { return v.is_string() && v.get<std::string>().find("${") != std::string::npos; };
+      if (unresolved(gw.value("port", nlohmann::json())) || !gw.value("port", nlohmann::json(18789)).is_number_integer()) {
+        return Error{"CONFIG_INVALID", loaded.error().message};
+      }
+      auto auth = gw.value("auth", nlohmann::json::object());
+      for (const char* k : {"token", "password"}) {
+        if (auth.is_object() && unresolved(auth.value(k, nlohmann::json()))) auth.erase(k);  // PINCER_GATEWAY_* may supply it
+      }
+      gw["auth"] = auth;
+    }
   }
   if (!url) {
     int port = gw.value("port", 18789);

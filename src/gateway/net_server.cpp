@@ -381,7 +381,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
 class Server {
  public:
   Server(asio::io_context& ioc, Gateway& gateway)
-      : ioc_(ioc), gateway_(gateway), acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), presence_(ioc), accept_retry_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT) {}
+      : ioc_(ioc), gateway_(gateway), acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), presence_(ioc), accept_retry_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT, SIGHUP) {}
 
   Status listen(const ServerOptions& options) {
     error_code ec;

@@ -19,7 +19,8 @@ struct ServerOptions {
   std::function<void(int port)> on_listening;
 };
 
-/// Runs `gateway` on `loop`, on the calling thread, until SIGTERM or SIGINT, then shuts down gracefully:
+/// Runs `gateway` on `loop`, on the calling thread, until SIGTERM, SIGINT or SIGHUP (a closed
+/// terminal), then shuts down gracefully:
 /// `shutdown` event, close 1012 to every client, exit within ~1 s when idle (GW-10).
 /// HTTP routes: GET|HEAD /health, /healthz → {"ok":true,"status":"live"}; /ready, /readyz →
 /// {"ok":true,"status":"ready"}; / and the web chat UI's files (gateway/web_assets.h) with ETag /

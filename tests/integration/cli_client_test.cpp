@@ -163,3 +163,67 @@ TEST(CliLocalAgent, RunsInProcessWithoutAGateway) {
 
 }  // namespace
 }  // namespace pincer::test
+
+namespace pincer::test {
+namespace {
+
+// The provider key lives in the gateway's environment (e.g. the service's env file), not in the
+// shell that runs `pincer status`: client commands still work.
+TEST(CliClientEnv, ClientCommandsDoNotNeedTheProvidersEnvVars) {
+  MockLlm mock;
+  TempDir home;
+  home.write("pincer.json", std::string("{ gateway: { auth: { token: 'env-test-token-0123456789' } },\n") +
+                                "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+                                "', apiKey: '${PINCER_TEST_PROVIDER_KEY}', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
+                                "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+  Gateway gateway(home.path(), {}, {{"PINCER_TEST_PROVIDER_KEY", "k"}});
+  std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()},
+                                            {"PINCER_GATEWAY_PORT", std::to_string(gateway.port())},
+                                            {"PINCER_TEST_PROVIDER_KEY", "\x01"}, {"PINCER_GATEWAY_TOKEN", "\x01"}};
+  auto r = run_pincer({"agent", "-m", "hi ECHO:env"}, env, 30s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Hello from the mock LLM. [env]\n");
+  EXPECT_EQ(run_pincer({"health"}, env, 30s).exit_code, 0);
+}
+
+// Model text printed by the CLI cannot drive the terminal.
+TEST(CliClientEnv, RepliesArePrintedWithoutTerminalEscapes) {
+  MockLlm mock;
+  TempDir home;
+  home.write("pincer.json", std::string("{ gateway: { auth: { token: 'esc-test-token-0123456789' } },\n") +
+                                "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+                                "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
+                                "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+  Gateway gateway(home.path());
+  std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()},
+                                            {"PINCER_GATEWAY_PORT", std::to_string(gateway.port())}};
+  auto r = run_pincer({"agent", "-m", "ECHO:\x1b]0;PWNED\x07\x1b[2J"}, env, 30s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PWNED"), std::string::npos) << r.out;
+}
+
+// A corrupt sessions index is moved aside and the agent keeps working.
+TEST(CliClientEnv, CorruptSessionsIndexIsQuarantinedNotFatal) {
+  MockLlm mock;
+  TempDir home;
+  home.write("pincer.json", std::string("{ gateway: { auth: { token: 'idx-test-token-0123456789' } },\n") +
+                                "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+                                "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
+                                "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+  home.write("agents/main/sessions/sessions.json", "{\"agent:main:main\": 5, broken");
+  Gateway gateway(home.path());
+  std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()},
+                                            {"PINCER_GATEWAY_PORT", std::to_string(gateway.port())}};
+  auto r = run_pincer({"agent", "-m", "hi ECHO:idx"}, env, 30s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Hello from the mock LLM. [idx]\n");
+  bool quarantined = false;
+  for (const auto& e : std::filesystem::directory_iterator(home.path() / "agents/main/sessions")) {
+    quarantined = quarantined || (e.path().filename().string().rfind("sessions.json.", 0) == 0);
+  }
+  EXPECT_TRUE(quarantined) << "the corrupt index should be kept next to the new one";
+}
+
+}  // namespace
+}  // namespace pincer::test

@@ -101,11 +101,11 @@ TEST(CliLogs, PrintsTheLastLinesOfTheGatewayLog) {
   EXPECT_EQ(r.out, "line two\nline three\n");
   EXPECT_EQ(run_pincer({"logs", "--lines", "10"}, env, 10s).out, "line one\nline two\nline three\n");
 
-  // -f follows appended lines.
-  Process follow({pincer_binary(), "logs", "-f", "-n", "0"}, env);
-  std::this_thread::sleep_for(300ms);
+  // -f follows appended lines: once it has printed the current last line, append one.
+  Process follow({pincer_binary(), "logs", "-f", "-n", "1"}, env);
+  ASSERT_TRUE(follow.wait_for_stdout("line three", 30s)) << follow.out();
   home.write("logs/gateway.log", "line one\nline two\nline three\nline four\n");
-  EXPECT_TRUE(follow.wait_for_stdout("line four", 5s)) << follow.out();
+  EXPECT_TRUE(follow.wait_for_stdout("line four", 30s)) << follow.out();
   follow.signal(SIGTERM);
 }
 

@@ -93,7 +93,7 @@ TEST_F(OpenClawImport, ImportsTheFixtureAndTheGatewayServesIt) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("Imported into " + home.string()), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mapped   models.providers.mock.baseUrl"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("skipped  channels: messaging channels are not supported"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("skipped  channels: not imported: set up channels again"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("copied   cron jobs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("not yet scheduled"), std::string::npos) << r.out;
   const fs::path transcript = fs::path("agents/main/sessions") / (kSessionId + ".jsonl");

@@ -382,7 +382,7 @@ TEST_F(ImportFixture, DryRunReportsEverythingAndWritesNothing) {
   EXPECT_EQ(out.report.copied[3].count, 1u);
   EXPECT_THAT(out.report.copied[3].note, HasSubstr("not yet scheduled"));
   const std::string text = to_text(out);
-  EXPECT_THAT(text, HasSubstr("skipped  channels: messaging channels are not supported"));
+  EXPECT_THAT(text, HasSubstr("skipped  channels: not imported: set up channels again"));
   EXPECT_THAT(text, HasSubstr("skipped  devices/pending.json"));
   EXPECT_THAT(text, HasSubstr("1 archived transcript(s)"));
   EXPECT_THAT(text, HasSubstr("Dry run: nothing was written"));

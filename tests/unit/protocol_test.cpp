@@ -311,6 +311,25 @@ TEST(Connect, OriginCheck) {
   EXPECT_FALSE(check_origin(peer, a));
 }
 
+TEST(Connect, WithoutAuthSameOriginMustBeLoopbackAgainstDnsRebinding) {
+  AuthSettings a;
+  a.mode = "none";
+  PeerInfo peer;
+  for (const char* host : {"127.0.0.1:18789", "localhost:18789", "[::1]:18789", "localhost"}) {
+    peer.host = host;
+    peer.origin = std::string("http://") + host;
+    EXPECT_FALSE(check_origin(peer, a)) << host;
+  }
+  peer.host = "rebind.example:18789";  // a page that re-pointed its own name at 127.0.0.1
+  peer.origin = "http://rebind.example:18789";
+  ASSERT_TRUE(check_origin(peer, a));
+  EXPECT_EQ(check_origin(peer, a)->error.details["code"], "CONTROL_UI_ORIGIN_NOT_ALLOWED");
+  a.mode = "token";  // with a token the page still has to authenticate: same origin is fine
+  EXPECT_FALSE(check_origin(peer, a));
+  EXPECT_FALSE(is_loopback_host_header("127.evil.example"));
+  EXPECT_TRUE(is_loopback_host_header("127.0.0.1"));
+}
+
 TEST(Connect, SecretsCompareByValue) {
   EXPECT_TRUE(secrets_equal("abc", "abc"));
   EXPECT_FALSE(secrets_equal("abc", "abd"));

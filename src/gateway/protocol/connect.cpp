@@ -1,5 +1,6 @@
 #include "gateway/protocol/connect.h"
 
+#include <arpa/inet.h>
 #include <sodium.h>
 
 #include <algorithm>
@@ -177,6 +178,21 @@ std::variant<int, ConnectFailure> negotiate_protocol(const ConnectRequest& r) {
   return std::min(r.max_protocol, kMaxProtocol);
 }
 
+bool is_loopback_host_header(std::string_view host) {
+  // Strip the port: "[::1]:18789" → "::1", "localhost:18789" → "localhost".
+  std::string_view name = host;
+  if (!name.empty() && name.front() == '[') {
+    name = name.substr(1, name.find(']') == std::string_view::npos ? std::string_view::npos : name.find(']') - 1);
+  } else if (auto colon = name.rfind(':'); colon != std::string_view::npos) {
+    name = name.substr(0, colon);
+  }
+  if (name == "localhost" || name == "::1") return true;
+  // 127.0.0.0/8 as an IPv4 literal only: "127.evil.example" is a name anyone can point anywhere.
+  in_addr addr{};
+  const std::string literal(name);
+  return literal.rfind("127.", 0) == 0 && ::inet_pton(AF_INET, literal.c_str(), &addr) == 1;
+}
+
 std::optional<ConnectFailure> check_origin(const PeerInfo& peer, const AuthSettings& auth) {
   if (!peer.origin || peer.origin->empty()) return std::nullopt;  // not a browser
   const std::string& origin = *peer.origin;
@@ -184,8 +200,11 @@ std::optional<ConnectFailure> check_origin(const PeerInfo& peer, const AuthSetti
       std::find(auth.allowed_origins.begin(), auth.allowed_origins.end(), "*") != auth.allowed_origins.end()) {
     return std::nullopt;
   }
-  // Same origin as the page we serve: scheme://<Host header>.
-  if (!peer.host.empty() && (origin == "http://" + peer.host || origin == "https://" + peer.host)) return std::nullopt;
+  // Same origin as the page we serve: scheme://<Host header>. Without auth, only under a loopback
+  // host name: a DNS-rebinding page (Host: evil.example → 127.0.0.1) would otherwise pass as
+  // "same origin" and drive an unauthenticated gateway.
+  const bool same_origin = !peer.host.empty() && (origin == "http://" + peer.host || origin == "https://" + peer.host);
+  if (same_origin && (auth.mode != "none" || is_loopback_host_header(peer.host))) return std::nullopt;
   return ConnectFailure{RpcError::invalid("origin not allowed (open the web UI from the gateway's own address or add "
                                           "the origin to gateway.controlUi.allowedOrigins)",
                                           {{"code", "CONTROL_UI_ORIGIN_NOT_ALLOWED"}, {"origin", origin}}),

@@ -71,7 +71,12 @@ struct AuthSettings {
 /// Browser origin check: a request with an Origin header must come from the page the gateway
 /// serves (same host) or from an allowed origin. Failure: INVALID_REQUEST
 /// "origin not allowed (…)", details.code CONTROL_UI_ORIGIN_NOT_ALLOWED, close 1008.
+/// With auth mode "none", same-origin is accepted only when the Host header names loopback
+/// (localhost, 127.x, [::1]) — DNS rebinding protection.
 std::optional<ConnectFailure> check_origin(const PeerInfo& peer, const AuthSettings& auth);
+
+/// True for a Host header value naming loopback: localhost, 127.x.x.x or [::1], with or without a port.
+bool is_loopback_host_header(std::string_view host);
 
 /// Result of shared-secret authentication.
 struct AuthResult {
