@@ -162,7 +162,7 @@ TEST(OpenClawMap, TheFixtureConfig) {
                            "agents.list[0].identity", "models.providers.mock.models[0].cost"}) {
     EXPECT_TRUE(has_skip(m, path)) << path << "\n" << skipped_text(m);
   }
-  EXPECT_TRUE(has_skip(m, "channels", "not supported"));
+  EXPECT_TRUE(has_skip(m, "channels", "not imported"));
   ASSERT_EQ(m.workspaces.size(), 1u);
   EXPECT_EQ(m.workspaces[0].agent_id, "main");
   EXPECT_EQ(m.workspaces[0].source, kFixture / "workspace");
