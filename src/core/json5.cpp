@@ -115,21 +115,6 @@ void append_utf8(std::string& out, char32_t cp) {
 // ---------------------------------------------------------------------------------------------
 // Character classes (JSON5 / ECMAScript 5.1)
 
-bool is_line_terminator(char32_t cp) {
-  return cp == '\n' || cp == '\r' || cp == 0x2028 || cp == 0x2029;
-}
-
-/// JSON5 WhiteSpace plus LineTerminator: ASCII blanks, NBSP, BOM and the Unicode Zs category.
-bool is_space(char32_t cp) {
-  switch (cp) {
-    case '\t': case '\n': case '\v': case '\f': case '\r': case ' ':
-    case 0x00A0: case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
-    case 0xFEFF:
-      return true;
-    default:
-      return cp >= 0x2000 && cp <= 0x200A;
-  }
-}
 
 bool is_ascii_digit(char32_t cp) { return cp >= '0' && cp <= '9'; }
 
@@ -773,6 +758,22 @@ Error make_error(std::string_view text, std::string_view source, std::size_t off
 }
 
 }  // namespace
+
+bool is_line_terminator(char32_t cp) {
+  return cp == '\n' || cp == '\r' || cp == 0x2028 || cp == 0x2029;
+}
+
+/// JSON5 WhiteSpace plus LineTerminator: ASCII blanks, NBSP, BOM and the Unicode Zs category.
+bool is_space(char32_t cp) {
+  switch (cp) {
+    case '\t': case '\n': case '\v': case '\f': case '\r': case ' ':
+    case 0x00A0: case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
+    case 0xFEFF:
+      return true;
+    default:
+      return cp >= 0x2000 && cp <= 0x200A;
+  }
+}
 
 Result<nlohmann::json> parse(std::string_view text, std::string_view source) {
   // Nothing may escape: allocation failures (or a bug surfacing as an exception) become errors.

@@ -35,4 +35,9 @@ inline constexpr int kMaxDepth = 512;
 /// colon) when empty. Never throws.
 Result<nlohmann::json> parse(std::string_view text, std::string_view source = {});
 
+/// JSON5 LineTerminator: LF, CR, U+2028, U+2029 (shared by the parser and json5_edit).
+bool is_line_terminator(char32_t cp);
+/// JSON5 WhiteSpace plus LineTerminator: ASCII blanks, NBSP, BOM and the Unicode Zs category.
+bool is_space(char32_t cp);
+
 }  // namespace pincer::json5

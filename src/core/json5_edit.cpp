@@ -48,18 +48,6 @@ CodePoint decode_at(std::string_view t, std::size_t pos) {
   return {b0, 1};
 }
 
-bool is_line_terminator(char32_t cp) { return cp == '\n' || cp == '\r' || cp == 0x2028 || cp == 0x2029; }
-
-bool is_space(char32_t cp) {
-  switch (cp) {
-    case '\t': case '\n': case '\v': case '\f': case '\r': case ' ':
-    case 0x00A0: case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
-    case 0xFEFF:
-      return true;
-    default:
-      return cp >= 0x2000 && cp <= 0x200A;
-  }
-}
 
 /// Whether `s` is well-formed UTF-8 (what nlohmann::json::dump and json5::parse require).
 bool valid_utf8(std::string_view s) {
