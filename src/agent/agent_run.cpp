@@ -231,6 +231,8 @@ void AgentRun::handle_reply(llm::AssistantMessage reply) {
 
 void AgentRun::run_next_tool() {
   if (aborted_) return finish_aborted();
+  // A boundary (AG-4): a tool of this reply has completed. Steering needs one more model call.
+  if (next_tool_ > 0 && !steering_.empty() && model_calls_ < in_.max_model_calls) return inject_steering();
   if (next_tool_ >= pending_tools_.size()) return call_model();
   const llm::ToolCall call = pending_tools_[next_tool_++];
 
@@ -287,6 +289,43 @@ void AgentRun::run_next_tool() {
     self->sink_(done);
     self->run_next_tool();
   });
+}
+
+void AgentRun::inject_steering() {
+  // The reply's calls not run yet get an error result: providers reject a call without one.
+  const size_t skipped_count = pending_tools_.size() - next_tool_;
+  for (; next_tool_ < pending_tools_.size(); ++next_tool_) {
+    const llm::ToolCall& call = pending_tools_[next_tool_];
+    llm::ToolResultMessage skipped;
+    skipped.tool_call_id = call.id;
+    skipped.tool_name = call.name;
+    skipped.content.emplace_back(llm::TextContent{kSteeringSkippedResult});
+    skipped.is_error = true;
+    skipped.timestamp = clock_.wall_ms();
+    record(skipped);
+  }
+  std::vector<std::string> texts = std::move(steering_);
+  steering_.clear();
+  std::string joined;
+  for (const auto& text : texts) joined += (joined.empty() ? "" : "\n\n") + text;
+  llm::UserMessage user;
+  user.content.emplace_back(llm::TextContent{joined});
+  user.timestamp = clock_.wall_ms();
+  record(user);
+  spdlog::info("run {}: {} steering message(s) injected, {} tool call(s) skipped", in_.run_id, texts.size(),
+               skipped_count);
+  for (auto& text : texts) {
+    RunEvent e = event(RunEvent::Kind::Steered);
+    e.text = std::move(text);
+    sink_(e);
+  }
+  call_model();
+}
+
+bool AgentRun::steer(std::string text) {
+  if (finished_ || aborted_) return false;
+  steering_.push_back(std::move(text));
+  return true;
 }
 
 void AgentRun::abort(const std::string& reason) {

@@ -4,6 +4,13 @@
 // provider failures with backoff (PV-4), and can be aborted at any point keeping the partial
 // reply, marked aborted (AG-9).
 //
+// Steering (AG-4, QL-3 `steer`): a message given to steer() while the run works enters the loop at
+// the next tool-call boundary — after the running tool completes, the reply's remaining tool calls
+// are not run (each gets the error result kSteeringSkippedResult, as providers want a result for
+// every call), the steering text is recorded as a user message and the model is called again. A
+// run that ends before such a boundary (the model answers without tool calls, an error, an abort)
+// never injects it: the caller then runs it as a turn of its own.
+//
 // Loop affinity: created, started and aborted on the event-loop thread; callbacks arrive there.
 #pragma once
 
@@ -24,6 +31,9 @@
 #include "tools/tool.h"
 
 namespace pincer::agent {
+
+/// The result given to a tool call that was not run because a steering message arrived.
+inline constexpr const char* kSteeringSkippedResult = "Skipped: the user sent a new message.";
 
 /// Extension points of the loop (AG-3), all called on the event-loop thread; each may be empty.
 struct RunHooks {
@@ -68,6 +78,12 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void start(const std::string& user_message);
   /// Stops the run (`reason`: "rpc", "stop", "timeout" …); the partial reply is kept as aborted.
   void abort(const std::string& reason);
+  /// Queues `text` (a user message) for the next tool-call boundary (see the file comment). True
+  /// when queued; false when the run has finished or is being aborted. A queued text is either
+  /// injected — reported by a Steered event (`text` = it) before the next model call — or, when
+  /// the run ends first, never: the terminal event is the last word. Several texts queued before
+  /// one boundary enter as one user message (joined by blank lines), one Steered event each.
+  bool steer(std::string text);
 
   const RunInputs& inputs() const { return in_; }
   bool finished() const { return finished_; }
@@ -78,6 +94,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void handle_failure(const llm::ProviderFailure& failure);
   void handle_reply(llm::AssistantMessage reply);
   void run_next_tool();
+  void inject_steering();
   void finish_ok(const llm::AssistantMessage& reply);
   void finish_error(const std::string& message);
   void finish_aborted();
@@ -114,6 +131,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   size_t next_tool_ = 0;
   bool tool_running_ = false;
   std::shared_ptr<std::atomic<bool>> cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
+  std::vector<std::string> steering_;  ///< steer() texts waiting for the next boundary
 
   llm::Usage usage_;
   std::string abort_reason_;

@@ -23,9 +23,16 @@ using nlohmann::json;
 
 struct AgentService::Impl {
   Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
-      : loop(l), clock(c), http(l), config(std::move(cfg)), state_dir(std::move(state)) {
+      : loop(l), clock(c), http(l), state_dir(std::move(state)) {
+    configure(std::move(cfg));
+  }
+
+  void configure(json cfg) {
+    config = std::move(cfg);
     // The config was validated at load; resolution only fails on cross-field rules, which then
     // leave the defaults (one "main" agent) and are reported by every send().
+    agents = AgentsConfig{};
+    agents_error.reset();
     if (auto resolved = resolve_agents(config, state_dir, config::process_env())) {
       agents = std::move(*resolved);
     } else {
@@ -38,6 +45,7 @@ struct AgentService::Impl {
       agents.agents.push_back(std::move(main));
     }
     models = ModelRegistry::from_config(config);
+    max_concurrent = static_cast<int>(std::max<int64_t>(1, agents.max_concurrent));
   }
 
   EventLoop& loop;
@@ -78,8 +86,11 @@ llm::ThinkingLevel thinking_from(const std::string& s) { return thinking_level(s
 }  // namespace
 
 AgentService::AgentService(EventLoop& loop, const Clock& clock, json config, std::filesystem::path state_dir)
-    : impl_(std::make_unique<Impl>(loop, clock, std::move(config), std::move(state_dir))) {
-  impl_->max_concurrent = static_cast<int>(std::max<int64_t>(1, impl_->agents.max_concurrent));
+    : impl_(std::make_unique<Impl>(loop, clock, std::move(config), std::move(state_dir))) {}
+
+void AgentService::reconfigure(json config) {
+  impl_->configure(std::move(config));
+  pump();  // a higher maxConcurrent may start waiting runs now
 }
 
 AgentService::~AgentService() {
@@ -350,6 +361,14 @@ Result<std::vector<std::string>> AgentService::abort(const std::string& session_
     active->abort(reason);
   }
   return aborted;
+}
+
+bool AgentService::steer(const std::string& session_key, const std::string& run_id, std::string text) {
+  auto lane = impl_->lanes.find(canonical_key(session_key));
+  if (lane == impl_->lanes.end() || !lane->second.active) return false;
+  AgentRun& run = *lane->second.active;
+  if (!run_id.empty() && run.inputs().run_id != run_id) return false;
+  return run.steer(std::move(text));
 }
 
 void AgentService::abort_all(const std::string& reason) {

@@ -64,6 +64,14 @@ class AgentService {
   Result<std::vector<std::string>> abort(const std::string& session_key, const std::string& run_id,
                                          const std::string& reason = "rpc");
 
+  /// Steers the session's running run (QL-3 `steer`, AG-4): `text` joins it as a user message at
+  /// its next tool-call boundary (AgentRun::steer). With `run_id`, only that run. False when the
+  /// session has no started run (idle, or its run still queued), the run differs from `run_id`,
+  /// or it is finishing. True means queued, not injected: the run's sink gets a Steered event
+  /// when it is; if the terminal event comes first it never is, and the caller should run `text`
+  /// as a turn of its own.
+  bool steer(const std::string& session_key, const std::string& run_id, std::string text);
+
   /// Calls `done` with the terminal event of `run_id` (at once when it already ended and is still
   /// remembered); false when the run is unknown.
   bool when_finished(const std::string& run_id, std::function<void(const RunEvent&)> done);
@@ -84,6 +92,11 @@ class AgentService {
 
   /// The canonical store key for a client key ("main" → "agent:<default>:main").
   std::string canonical_key(const std::string& session_key, const std::string& agent_id = "") const;
+
+  /// Applies a new validated config (hot reload): agents, models, tools and
+  /// agents.defaults.maxConcurrent apply to runs started from now on; running and queued runs
+  /// keep what they resolved. Session stores stay open.
+  void reconfigure(nlohmann::json config);
 
   /// Aborts everything (shutdown).
   void abort_all(const std::string& reason);

@@ -18,6 +18,8 @@ struct RunEvent {
     AssistantDelta,  ///< `text` = the assistant text so far in this model step, `delta` = new suffix
     ToolStart,       ///< tool_name, tool_call_id, tool_args
     ToolResult,      ///< tool_name, tool_call_id, tool_result (capped text), tool_error
+    Steered,         ///< a message given to AgentRun::steer() entered the loop (AG-4): `text` = it;
+                     ///< one event per steer() call, in call order, before the next model call
     End,             ///< finished: `text` = final reply, stop_reason
     Error,           ///< failed: `error` = one clear line
     Aborted,         ///< stopped by a client or the timeout: `text` = partial reply, stop_reason

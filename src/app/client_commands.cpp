@@ -1,6 +1,11 @@
 // `pincer agent|status|health|sessions|models|channels status` and `pincer gateway call`: one-shot requests to a
 // running gateway (UI-1). Data commands take --json (the gateway's payload, unchanged).
+#include <signal.h>
+
+#include <atomic>
+#include <future>
 #include <iostream>
+#include <iterator>
 #include <memory>
 
 #include "agent/agent_service.h"
@@ -75,17 +80,56 @@ void print_agent_reply(const json& final_payload) {
   }
 }
 
+std::atomic<int> g_agent_interrupts{0};
+void on_agent_sigint(int) { g_agent_interrupts.fetch_add(1); }
+
+/// SIGINT counted in g_agent_interrupts while alive; the previous handler comes back after.
+struct InterruptCounter {
+  struct sigaction old {};
+  InterruptCounter() {
+    g_agent_interrupts = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_agent_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+  }
+  ~InterruptCounter() { sigaction(SIGINT, &old, nullptr); }
+};
+
+// Ctrl-C aborts the run on the gateway (the partial reply is printed); a second Ctrl-C quits.
 int run_agent_remote(const ClientFlags& f, const AgentFlags& a) {
   return with_gateway(f, [&](cli::GatewayClient& client) {
-    json params = {{"message", a.message}, {"idempotencyKey", ids::uuid_v4()}};
+    const std::string run_id = ids::uuid_v4();
+    json params = {{"message", a.message}, {"idempotencyKey", run_id}};
     if (!a.agent_id.empty()) params["agentId"] = a.agent_id;
     if (!a.session_key.empty()) params["sessionKey"] = a.session_key;
     if (!a.thinking.empty()) params["thinking"] = a.thinking;
-    auto r = client.call("agent", params, f.timeout(), /*until_final=*/true);
+    std::string session_key = a.session_key.empty() ? "main" : a.session_key;
+    if (!a.agent_id.empty() && session_key.rfind("agent:", 0) != 0) session_key = "agent:" + a.agent_id + ":" + session_key;
+
+    InterruptCounter interrupts;
+    auto answer = std::make_shared<std::promise<Result<json>>>();  // outlives an early return
+    auto result = answer->get_future();
+    client.call_async("agent", params, [answer](Result<json> r) { answer->set_value(std::move(r)); }, /*until_final=*/true);
+    const auto deadline = std::chrono::steady_clock::now() + f.timeout();
+    bool abort_sent = false;
+    while (result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+      if (g_agent_interrupts >= 2) return 130;
+      if (g_agent_interrupts == 1 && !abort_sent) {
+        abort_sent = true;
+        std::cerr << "\npincer: aborting the run (Ctrl-C again to quit)\n";
+        client.call_async("chat.abort", {{"sessionKey", session_key}, {"runId", run_id}});
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        return request_failed("agent", Error{"TIMEOUT", "no answer within the timeout; the run goes on in the gateway"});
+      }
+    }
+    auto r = result.get();
+    if (!r && abort_sent) return fail(130, "run aborted");
     if (!r) return request_failed("agent", r.error());
-    if (f.json) return print_json(*r);
-    print_agent_reply(*r);
-    return 0;
+    if (f.json) print_json(*r);
+    else print_agent_reply(*r);
+    return abort_sent ? 130 : 0;
   });
 }
 
@@ -164,6 +208,11 @@ int run_sessions_show(const ClientFlags& f, const std::string& key, int limit) {
     auto r = client.call("chat.history", {{"sessionKey", key}, {"limit", limit}}, f.timeout());
     if (!r) return request_failed("chat.history", r.error());
     if (f.json) return print_json(*r);
+    if (!r->contains("sessionId")) {
+      std::cerr << "pincer: no session \"" << cli::terminal_safe(key) << "\" (" << r->value("sessionKey", key)
+                << "); see pincer sessions list\n";
+      return 1;
+    }
     for (const auto& m : (*r)["messages"]) {
       const std::string role = m.value("role", "?");
       std::cout << (role == "user" ? "you" : role == "assistant" ? "agent" : cli::terminal_safe(role)) << ": "
@@ -199,21 +248,29 @@ int run_models_list(const ClientFlags& f) {
   });
 }
 
-int run_channels_status(const ClientFlags& f) {
+int run_channels_status(const ClientFlags& f, bool probe) {
   return with_gateway(f, [&](cli::GatewayClient& client) {
-    auto r = client.call("channels.status", json::object(), f.timeout());
+    auto r = client.call("channels.status", probe ? json{{"probe", true}} : json::object(), f.timeout());
     if (!r) return request_failed("channels.status", r.error());
     if (f.json) return print_json(*r);
     const auto& list = (*r)["channels"];
     if (list.empty()) std::cout << "No channels configured (see docs/channels.md).\n";
+    bool probe_failed = false;
     for (const auto& c : list) {
       std::cout << c.value("channel", "?") << "[" << c.value("accountId", "default") << "]  "
                 << (c.value("running", false) ? "running" : "stopped");
       if (c.contains("bot") && !c["bot"].get<std::string>().empty()) std::cout << "  @" << c["bot"].get<std::string>();
-      if (c.contains("lastError")) std::cout << "  last error: " << c["lastError"].get<std::string>();
+      if (c.contains("lastError")) std::cout << "  last error: " << cli::terminal_safe(c["lastError"].get<std::string>());
+      if (c.contains("probe")) {
+        const json& pr = c["probe"];
+        probe_failed = probe_failed || !pr.value("ok", false);
+        std::cout << "  probe: " << (pr.value("ok", false) ? "ok" : "failed");
+        if (pr.contains("elapsedMs")) std::cout << " (" << pr["elapsedMs"] << " ms)";
+        if (pr.contains("error")) std::cout << ": " << cli::terminal_safe(pr.value("error", ""));
+      }
       std::cout << "\n";
     }
-    return 0;
+    return probe_failed ? 1 : 0;
   });
 }
 
@@ -252,14 +309,22 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto a = std::make_shared<AgentFlags>();
     f->conn.timeout_ms = 600'000;
     auto* cmd = app.add_subcommand("agent", "Run one agent turn and print the reply");
-    cmd->add_option("-m,--message", a->message, "The message to send")->required();
+    cmd->add_option("-m,--message", a->message, "The message to send (- reads it from standard input)")->required();
     cmd->add_option("--agent", a->agent_id, "Agent id (default: the default agent)");
     cmd->add_option("--session", a->session_key, "Session key (default: main)");
     cmd->add_option("--thinking", a->thinking, "Thinking level")
         ->check(CLI::IsMember({"off", "minimal", "low", "medium", "high"}));
     cmd->add_flag("--local", a->local, "Run the agent in this process, without a gateway");
     add_client_flags(cmd, *f);
-    on_parsed(cmd, action, [f, a] { return a->local ? run_agent_local(*f, *a) : run_agent_remote(*f, *a); });
+    on_parsed(cmd, action, [f, a] {
+      if (a->message == "-") {  // a long message from stdin: pincer agent -m - < notes.md
+        a->message.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+      }
+      if (a->message.find_first_not_of(" \t\r\n") == std::string::npos) {
+        return fail(2, "--message: empty; give the text to send (or - to read it from standard input)");
+      }
+      return a->local ? run_agent_local(*f, *a) : run_agent_remote(*f, *a);
+    });
   }
   // sessions
   {
@@ -303,8 +368,10 @@ void register_client_commands(CLI::App& app, Action& action) {
     channels->require_subcommand(1);
     auto f = std::make_shared<ClientFlags>();
     auto* status = channels->add_subcommand("status", "Each channel account: running, bot, last error");
+    auto probe = std::make_shared<bool>(false);
+    status->add_flag("--probe", *probe, "Also check each account against its platform now (e.g. Telegram getMe)");
     add_client_flags(status, *f);
-    on_parsed(status, action, [f] { return run_channels_status(*f); });
+    on_parsed(status, action, [f, probe] { return run_channels_status(*f, *probe); });
   }
   // gateway call (raw RPC, as `openclaw gateway call`)
   {

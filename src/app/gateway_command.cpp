@@ -1,6 +1,7 @@
 #include "app/gateway_command.h"
 
 #include "app/commands.h"
+#include "app/config_reloader.h"
 
 #include <arpa/inet.h>
 #include <sys/stat.h>
@@ -61,7 +62,9 @@ Result<std::string> create_first_config(const std::filesystem::path& path) {
 
 }  // namespace
 
-int run_gateway(const GatewayRunFlags& flags) {
+/// One life of the gateway; `restart` is set when it stopped to start again (SIGUSR1 or a
+/// config change that needs it).
+static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   const auto env = config::process_env();
   const auto state = paths::state_dir(env);
   const auto config_path = paths::config_file(state);
@@ -173,6 +176,13 @@ int run_gateway(const GatewayRunFlags& flags) {
     return fail(2, "gateway.auth.mode is \"trusted-proxy\" but gateway.trustedProxies or "
                    "gateway.auth.trustedProxy.userHeader is not set");
   }
+  // Reachable from other machines with a guessable secret: start (the owner chose it) but say so.
+  const std::size_t secret_size = s.auth.mode == "token" ? s.auth.token.size() : s.auth.password.size();
+  const std::size_t strong_size = s.auth.mode == "token" ? 24 : 12;
+  if (!is_loopback_host(s.bind_host) && (s.auth.mode == "token" || s.auth.mode == "password") && secret_size < strong_size) {
+    std::cerr << "pincer: warning: the gateway listens on " << where << " and its " << s.auth.mode << " is only "
+              << secret_size << " characters; use " << strong_size << " or more (pincer doctor explains)\n";
+  }
   redact::add_secret(s.auth.token);
   redact::add_secret(s.auth.password);
 
@@ -191,10 +201,15 @@ int run_gateway(const GatewayRunFlags& flags) {
   gateway.attach(&loop, &agents);
   // Chat platforms (channels.*): started once the loop runs; a channel that cannot be built
   // (e.g. no botToken) stops the start-up with the config path named.
-  channels::ChannelManager channel_manager(loop, SystemClock::instance(), agents, cfg, state);
+  channels::ChannelManager channel_manager(loop, SystemClock::instance(), agents, cfg, state, gateway.http_routes());
   if (auto st = channel_manager.start(); !st) return fail(2, st.error().message);
   gateway.set_channels_status([&channel_manager] { return channel_manager.status(); });
-  for (const auto& route : channel_manager.http_routes()) gateway.http_routes().add(route);
+  gateway.set_channels_probe([&channel_manager](int64_t timeout_ms, std::function<void(json)> done) {
+    channel_manager.probe(timeout_ms, std::move(done));
+  });
+  // Edits of pincer.json apply while running (CF-2, CH-7).
+  ConfigReloader reloader(loop, config_path, env, cfg, gateway, agents, channel_manager);
+  reloader.start();
   gateway::ServerOptions options;
   options.host = s.bind_host;
   options.port = s.port;
@@ -213,10 +228,18 @@ int run_gateway(const GatewayRunFlags& flags) {
     std::fflush(stdout);
     spdlog::info("gateway {} listening on {}:{} (auth {})", s.version, s.bind_host, port, s.auth.mode);
   };
-  if (auto st = gateway::run_server(loop, gateway, options); !st) return fail(1, st.error().message);
-  spdlog::info("gateway stopped");
+  if (auto st = gateway::run_server(loop, gateway, options, &restart); !st) return fail(1, st.error().message);
+  spdlog::info(restart ? "gateway stopped for a restart" : "gateway stopped");
   log::flush();
   return 0;
+}
+
+int run_gateway(const GatewayRunFlags& flags) {
+  for (;;) {
+    bool restart = false;
+    const int code = run_gateway_once(flags, restart);
+    if (!restart || code != 0) return code;
+  }
 }
 
 void register_gateway_commands(CLI::App& app, Action& action) {

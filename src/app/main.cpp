@@ -30,6 +30,19 @@ int main(int argc, char** argv) {
   pincer::app::register_devices_commands(app, action);
   pincer::app::register_import_command(app, action);
 
+  // An unknown command word gets its own message (CLI11 would say "a subcommand is required").
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->check_name(argv[1]);
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "pincer: unknown command \"" << argv[1] << "\" (commands: " << names << "; see pincer --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -27,6 +27,11 @@ struct ChannelCapabilities {
   bool groups = false;   ///< group chats exist (mention gating applies)
   bool threads = false;  ///< threads/topics exist (session key suffix)
   bool typing = false;   ///< send_typing() does something
+  /// edit_text() replaces the text of a message the channel sent: replies can stream as a preview
+  /// edited in place (CH-4, `streaming: "partial"`); without it a channel falls back to "off".
+  bool edit = false;
+  /// The sender waits for exactly one answer (a webhook in sync mode): replies are never streamed.
+  bool single_reply = false;
   /// Senders are authenticated by the channel itself (a signed webhook): DM access policy and
   /// pairing do not apply.
   bool verified_senders = false;
@@ -85,11 +90,29 @@ class Channel {
   /// Sends one message; `done` gets the platform message id or an error whose code is
   /// "RATE_LIMITED" (retry later), "REJECTED" (will never succeed) or "UNAVAILABLE".
   virtual void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) = 0;
+  /// Replaces the text of message `message_id` (an id send_text() returned) in `chat_id` with
+  /// `text` (rendered in capabilities().format, within text_limit). `done` gets Ok — also when the
+  /// message already shows that text — or an error coded as for send_text(). Only meaningful when
+  /// capabilities().edit; the default fails with "REJECTED".
+  virtual void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
+                         std::function<void(Status)> done) {
+    (void)chat_id, (void)message_id, (void)text;
+    done(Error{"REJECTED", "this channel cannot edit messages"});
+  }
   /// Shows "typing…" where supported; best effort.
   virtual void send_typing(const std::string& chat_id, const std::string& thread_id) {}
 
   /// For `channels.status`: {running, lastError?, …}.
   virtual nlohmann::json status() const = 0;
+
+  /// For `channels.status {probe:true}` (`pincer channels status --probe`): checks the account
+  /// against its platform now and calls `done` once with {ok, error?, elapsedMs?, …} — possibly
+  /// never when the channel is stopped meanwhile (the caller bounds the wait). The default
+  /// reports whether the channel is running.
+  virtual void probe(std::function<void(nlohmann::json)> done) {
+    const bool running = status().value("running", false);
+    done(running ? nlohmann::json{{"ok", true}} : nlohmann::json{{"ok", false}, {"error", "not running"}});
+  }
 };
 
 }  // namespace pincer::channels

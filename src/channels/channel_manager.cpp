@@ -10,12 +10,19 @@ namespace pincer::channels {
 
 using nlohmann::json;
 
-/// One running account: the channel, its host adapter and its restart state.
+/// One account: what it was built from, the channel, its host adapter and its restart state.
 struct ChannelManager::Account : ChannelHost {
   ChannelManager* manager = nullptr;
+  ChannelAccount spec;
   std::unique_ptr<Channel> channel;
+  std::string route_prefix;  ///< HTTP route on the gateway's port ("" = none)
+  net::HttpRoute route;
+  bool route_added = false;
+  bool channel_started = false;
+  std::optional<EventLoop::TimerId> restart_timer;
   int failures = 0;  ///< consecutive, for the backoff
   int restarts = 0;  ///< total, for status
+  int64_t started_at_ms = 0;  ///< wall time of the last start (a reload that keeps it running keeps it)
   std::string last_failure;
   InboundOutcome on_inbound(InboundMessage message) override {
     failures = 0;  // it works again: the next failure starts the backoff over
@@ -24,11 +31,12 @@ struct ChannelManager::Account : ChannelHost {
 };
 
 ChannelManager::ChannelManager(EventLoop& loop, const Clock& clock, agent::AgentService& agents, const json& effective,
-                               const std::filesystem::path& state_dir)
+                               const std::filesystem::path& state_dir, net::HttpRoutes& routes)
     : loop_(loop),
       clock_(clock),
       config_(effective),
       state_dir_(state_dir),
+      routes_(routes),
       outbox_(state_dir / "channels" / "outbox.jsonl"),
       pairing_(state_dir / "channels" / "pairing.json"),
       delivery_(loop, outbox_, [this](const std::string& c, const std::string& a) { return find(c, a); }),
@@ -38,88 +46,221 @@ ChannelManager::~ChannelManager() { stop(); }
 
 Channel* ChannelManager::find(const std::string& channel, const std::string& account_id) {
   for (auto& a : accounts_) {
-    if (a->channel->id() == channel && a->channel->account_id() == account_id) return a->channel.get();
+    if (a->spec.channel == channel && a->spec.account_id == account_id) return a->channel.get();
   }
   return nullptr;
 }
 
-Status ChannelManager::start() {
-  const json channels = config_.value("channels", json::object());
-  if (channels.contains("telegram")) {
-    const json& t = channels["telegram"];
-    if (t.value("enabled", true)) {
-      telegram::TelegramSettings s;
-      s.token = t.value("botToken", "");
-      if (s.token.empty()) return Error{"CONFIG_INVALID", "channels.telegram.botToken: required to run the Telegram channel"};
-      s.api_root = t.value("apiRoot", s.api_root);
-      s.poll_timeout_s = t.value("pollTimeoutSeconds", s.poll_timeout_s);
-      s.offset_file = state_dir_ / "channels" / "telegram" / (s.account_id + ".offset");
-      s.webhook_url = t.value("webhookUrl", "");
-      s.webhook_path = t.value("webhookPath", s.webhook_path);
-      s.webhook_secret = t.value("webhookSecret", "");
-      if (s.webhook_path.empty() || s.webhook_path[0] != '/') {
-        return Error{"CONFIG_INVALID", "channels.telegram.webhookPath: must start with /"};
-      }
-      auto channel = std::make_unique<telegram::TelegramChannel>(loop_, s);
-      if (!s.webhook_url.empty()) http_routes_.push_back(channel->route());
-      auto a = std::make_unique<Account>();
-      a->manager = this;
-      a->channel = std::move(channel);
-      accounts_.push_back(std::move(a));
+Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const ChannelAccount& spec) {
+  const json& c = spec.config;
+  const std::string& at = spec.config_path;
+  auto a = std::make_unique<Account>();
+  a->manager = this;
+  a->spec = spec;
+  if (spec.channel == "telegram") {
+    telegram::TelegramSettings s;
+    s.account_id = spec.account_id;
+    s.token = c.value("botToken", "");
+    if (s.token.empty()) return Error{"CONFIG_INVALID", at + ".botToken: required to run the Telegram channel"};
+    s.api_root = c.value("apiRoot", s.api_root);
+    s.poll_timeout_s = c.value("pollTimeoutSeconds", s.poll_timeout_s);
+    s.offset_file = state_dir_ / "channels" / "telegram" / (s.account_id + ".offset");
+    s.webhook_url = c.value("webhookUrl", "");
+    s.webhook_path = c.value("webhookPath", s.webhook_path);
+    s.webhook_secret = c.value("webhookSecret", "");
+    if (s.webhook_path.empty() || s.webhook_path[0] != '/') return Error{"CONFIG_INVALID", at + ".webhookPath: must start with /"};
+    auto channel = std::make_unique<telegram::TelegramChannel>(loop_, s);
+    if (!s.webhook_url.empty()) {
+      a->route = channel->route();
+      a->route_prefix = s.webhook_path;
     }
-  }
-  if (channels.contains("irc") && channels["irc"].value("enabled", true)) {
-    auto s = irc::irc_settings_from_json(channels["irc"]);
-    if (!s) return s.error();
-    auto a = std::make_unique<Account>();
-    a->manager = this;
-    a->channel = std::make_unique<irc::IrcChannel>(loop_, std::move(*s));
-    accounts_.push_back(std::move(a));
-  }
-  if (channels.contains("webhook") && channels["webhook"].value("enabled", true)) {
-    const json& w = channels["webhook"];
-    webhook::WebhookSettings s;
-    s.secret = w.value("secret", "");
-    if (s.secret.size() < 16) {
-      return Error{"CONFIG_INVALID", "channels.webhook.secret: required, at least 16 characters (it signs every request)"};
-    }
-    s.path = w.value("path", s.path);
-    if (s.path.empty() || s.path[0] != '/') return Error{"CONFIG_INVALID", "channels.webhook.path: must start with /"};
-    s.sync = w.value("mode", "sync") == "sync";
-    s.callback_url = w.value("callbackUrl", "");
-    if (!s.sync && s.callback_url.empty()) {
-      return Error{"CONFIG_INVALID", "channels.webhook.callbackUrl: required when channels.webhook.mode is \"callback\""};
-    }
-    s.max_body_bytes = w.value("maxBodyBytes", s.max_body_bytes);
-    s.reply_timeout_ms = w.value("replyTimeoutSeconds", int64_t{120}) * 1000;
-    auto channel = std::make_unique<webhook::WebhookChannel>(loop_, std::move(s));
-    http_routes_.push_back(channel->route());
-    auto a = std::make_unique<Account>();
-    a->manager = this;
     a->channel = std::move(channel);
-    accounts_.push_back(std::move(a));
+  } else if (spec.channel == "irc") {
+    auto s = irc::irc_settings_from_json(c, at);
+    if (!s) return s.error();
+    s->account_id = spec.account_id;
+    a->channel = std::make_unique<irc::IrcChannel>(loop_, std::move(*s));
+  } else if (spec.channel == "webhook") {
+    webhook::WebhookSettings s;
+    s.account_id = spec.account_id;
+    s.secret = c.value("secret", "");
+    if (s.secret.size() < 16) {
+      return Error{"CONFIG_INVALID", at + ".secret: required, at least 16 characters (it signs every request)"};
+    }
+    s.path = c.value("path", s.path);
+    if (s.path.empty() || s.path[0] != '/') return Error{"CONFIG_INVALID", at + ".path: must start with /"};
+    s.sync = c.value("mode", "sync") == "sync";
+    s.callback_url = c.value("callbackUrl", "");
+    if (!s.sync && s.callback_url.empty()) {
+      return Error{"CONFIG_INVALID", at + ".callbackUrl: required when the mode is \"callback\""};
+    }
+    s.max_body_bytes = c.value("maxBodyBytes", s.max_body_bytes);
+    s.reply_timeout_ms = c.value("replyTimeoutSeconds", int64_t{120}) * 1000;
+    auto channel = std::make_unique<webhook::WebhookChannel>(loop_, std::move(s));
+    a->route = channel->route();
+    a->route_prefix = a->route.path_prefix;
+    a->channel = std::move(channel);
+  } else {
+    return Error{"CONFIG_INVALID", at + ": no channel named \"" + spec.channel + "\" (available: telegram, irc, webhook)"};
   }
+  return a;
+}
+
+namespace {
+
+/// Two accounts must not share one HTTP path on the gateway's port.
+Status check_routes(const std::vector<std::pair<std::string, std::string>>& prefixes) {
+  for (std::size_t i = 0; i < prefixes.size(); ++i) {
+    for (std::size_t j = i + 1; j < prefixes.size(); ++j) {
+      if (!prefixes[i].first.empty() && prefixes[i].first == prefixes[j].first) {
+        return Error{"CONFIG_INVALID", prefixes[j].second + ": the path " + prefixes[j].first + " is already served by " +
+                                           prefixes[i].second};
+      }
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Status ChannelManager::start() {
+  std::vector<std::unique_ptr<Account>> built;
+  std::vector<std::pair<std::string, std::string>> prefixes;
+  for (const auto& spec : list_channel_accounts(config_.value("channels", json::object()))) {
+    auto a = build(spec);
+    if (!a) return a.error();
+    prefixes.emplace_back((*a)->route_prefix, spec.config_path);
+    built.push_back(std::move(*a));
+  }
+  if (auto st = check_routes(prefixes); !st) return st;
+  accounts_ = std::move(built);
   if (auto loaded = outbox_.load(); !loaded) spdlog::error("outbox: {}", loaded.error().message);
   for (auto& a : accounts_) start_account(*a);
   delivery_.resume();
   return Ok{};
 }
 
+Status ChannelManager::reload(const json& effective) {
+  const auto specs = list_channel_accounts(effective.value("channels", json::object()));
+  // Build every new or changed account first: a config that cannot run changes nothing.
+  std::vector<std::unique_ptr<Account>> next;
+  std::vector<std::pair<std::string, std::string>> prefixes;
+  std::vector<std::unique_ptr<Account>*> kept;  // into accounts_
+  for (const auto& spec : specs) {
+    std::unique_ptr<Account>* same = nullptr;
+    for (auto& a : accounts_) {
+      if (a->spec.channel == spec.channel && a->spec.account_id == spec.account_id && a->spec.config == spec.config) same = &a;
+    }
+    if (same) {
+      kept.push_back(same);
+      prefixes.emplace_back((*same)->route_prefix, spec.config_path);
+      next.push_back(nullptr);
+      continue;
+    }
+    auto a = build(spec);
+    if (!a) return a.error();
+    prefixes.emplace_back((*a)->route_prefix, spec.config_path);
+    next.push_back(std::move(*a));
+  }
+  if (auto st = check_routes(prefixes); !st) return st;
+
+  // Stop what goes away or changes, then start what is new, in config order.
+  std::vector<std::unique_ptr<Account>> result;
+  for (auto& a : accounts_) {
+    bool keep = false;
+    for (auto* k : kept) keep = keep || k == &a;
+    if (!keep) {
+      spdlog::info("channel {}[{}] stopped (config changed)", a->spec.channel, a->spec.account_id);
+      stop_account(*a);
+    }
+  }
+  std::size_t k = 0;
+  for (auto& n : next) {
+    if (n) {
+      result.push_back(std::move(n));
+    } else {
+      result.push_back(std::move(*kept[k++]));
+    }
+  }
+  accounts_ = std::move(result);
+  config_ = effective;
+  pipeline_.reconfigure(effective);
+  for (auto& a : accounts_) {
+    if (!a->channel_started) start_account(*a);
+  }
+  return Ok{};
+}
+
 void ChannelManager::start_account(Account& a) {
-  spdlog::info("channel {}[{}] starting", a.channel->id(), a.channel->account_id());
+  spdlog::info("channel {}[{}] starting", a.spec.channel, a.spec.account_id);
+  if (!a.route_prefix.empty() && !a.route_added) {
+    routes_.add(a.route);
+    a.route_added = true;
+  }
+  a.channel_started = true;
+  a.started_at_ms = clock_.wall_ms();
   Account* account = &a;
   a.channel->start(a, [this, account](const std::string& why) {
     account->last_failure = why;
     account->channel->stop();
+    delivery_.channel_stopped(account->spec.channel, account->spec.account_id);
     const int64_t delay = std::min<int64_t>(300'000, 1000LL << std::min(account->failures++, 8));
     ++account->restarts;
     spdlog::error("{}; restarting in {} ms", why, delay);
-    loop_.after(delay, [this, account] { start_account(*account); });
+    account->restart_timer = loop_.after(delay, [this, account] {
+      account->restart_timer.reset();
+      start_account(*account);
+    });
   });
 }
 
+void ChannelManager::stop_account(Account& a) {
+  if (a.restart_timer) loop_.cancel(*a.restart_timer);
+  a.restart_timer.reset();
+  if (a.route_added) routes_.remove(a.route_prefix);
+  a.route_added = false;
+  a.channel->stop();
+  a.channel_started = false;
+  delivery_.channel_stopped(a.spec.channel, a.spec.account_id);
+}
+
 void ChannelManager::stop() {
-  for (auto& a : accounts_) a->channel->stop();
+  for (auto& a : accounts_) stop_account(*a);
+}
+
+void ChannelManager::probe(int64_t timeout_ms, std::function<void(json)> done) {
+  struct Pending {
+    json status;
+    std::size_t waiting = 0;
+    std::function<void(json)> done;
+    std::optional<EventLoop::TimerId> timer;
+  };
+  auto p = std::make_shared<Pending>();
+  p->status = status();
+  p->done = std::move(done);
+  auto finish = [this, p] {
+    if (!p->done) return;
+    if (p->timer) loop_.cancel(*p->timer);
+    for (auto& c : p->status["channels"]) {
+      if (!c.contains("probe")) c["probe"] = {{"ok", false}, {"error", "timed out"}};
+    }
+    auto done = std::move(p->done);
+    p->done = nullptr;
+    done(std::move(p->status));
+  };
+  p->waiting = accounts_.size();
+  if (p->waiting == 0) return finish();
+  p->timer = loop_.after(timeout_ms, [p, finish] {
+    p->timer.reset();
+    finish();
+  });
+  for (std::size_t i = 0; i < accounts_.size(); ++i) {
+    accounts_[i]->channel->probe([p, i, finish](json result) {
+      if (!p->done || p->status["channels"][i].contains("probe")) return;
+      p->status["channels"][i]["probe"] = std::move(result);
+      if (--p->waiting == 0) finish();
+    });
+  }
 }
 
 json ChannelManager::status() const {
@@ -127,6 +268,8 @@ json ChannelManager::status() const {
   for (const auto& a : accounts_) {
     json s = a->channel->status();
     s["restarts"] = a->restarts;
+    s["startedAt"] = a->started_at_ms;
+    if (a->spec.config.contains("name")) s["name"] = a->spec.config["name"];
     if (!a->last_failure.empty()) s["lastFailure"] = a->last_failure;
     list.push_back(std::move(s));
   }

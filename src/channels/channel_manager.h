@@ -1,19 +1,23 @@
-// Runs the configured channel accounts (SPEC CH-6, CH-7): builds each from `channels.<id>`,
-// starts it, restarts a failed one with exponential backoff (1 s … 5 min), and reports
-// `channels.status`. Owns the outbox, the pairing store, reply delivery and the inbound pipeline.
-// Channels: telegram (long polling), irc, webhook (HTTP on the gateway port).
+// Runs the configured channel accounts (SPEC CH-6, CH-7): builds one Channel per account of
+// `channels.<id>` (channel_accounts.h), starts it, restarts a failed one with exponential backoff
+// (1 s … 5 min), applies a new config by restarting only the accounts whose settings changed
+// (CH-7), and reports `channels.status`. Owns the outbox, the pairing store, reply delivery and
+// the inbound pipeline. Channels: telegram (long polling or webhook), irc, webhook (HTTP on the
+// gateway port; its routes are added to and removed from the gateway's HttpRoutes).
 //
 // Loop affinity: event-loop thread only (construct and start on it, or before the loop runs).
 #pragma once
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_service.h"
 #include "channels/channel.h"
+#include "channels/channel_accounts.h"
 #include "channels/inbound_pipeline.h"
 #include "channels/outbox.h"
 #include "channels/pairing_store.h"
@@ -25,38 +29,52 @@ namespace pincer::channels {
 
 class ChannelManager {
  public:
-  /// `effective`: the validated config; `state_dir`: where channels/ lives.
+  /// `effective`: the validated config; `state_dir`: where channels/ lives; `routes`: the
+  /// gateway's HTTP routes, which must outlive the manager.
   ChannelManager(EventLoop& loop, const Clock& clock, agent::AgentService& agents, const nlohmann::json& effective,
-                 const std::filesystem::path& state_dir);
+                 const std::filesystem::path& state_dir, net::HttpRoutes& routes);
   ~ChannelManager();
 
-  /// Starts every enabled account and resumes unfinished replies. Errors: "CONFIG_INVALID" for a
-  /// channel that cannot be built (e.g. telegram without botToken: names the config path).
+  /// Starts every enabled account and resumes unfinished replies. Errors: "CONFIG_INVALID" for an
+  /// account that cannot be built, naming its config path (e.g.
+  /// `channels.telegram.accounts.alerts.botToken: required …`); nothing is started then.
   Status start();
   /// Stops every account.
   void stop();
 
-  /// `channels.status` payload: {channels:[{channel, accountId, running, …}], pipeline:{…}}.
+  /// Applies a new validated config (CH-7): accounts that were removed or whose merged settings
+  /// changed are stopped; new and changed ones are built and started; the others keep running
+  /// untouched. Routing, access and queue settings take effect for the next message.
+  /// Errors: "CONFIG_INVALID" when a new or changed account cannot be built — then nothing
+  /// changes (the running accounts and settings are kept).
+  Status reload(const nlohmann::json& effective);
+
+  /// `channels.status` payload: {channels:[{channel, accountId, running, restarts, startedAt, …}],
+  /// pipeline:{…}}.
   nlohmann::json status() const;
 
-  /// HTTP endpoints the channels serve on the gateway's port (the webhook), after start().
-  const std::vector<net::HttpRoute>& http_routes() const { return http_routes_; }
+  /// The same payload with a fresh `probe` result in each account ({ok, error?, …}, see
+  /// Channel::probe), once every account answered or after `timeout_ms` (an account still
+  /// silent gets {ok:false, error:"timed out"}). `done` runs on the loop, exactly once.
+  void probe(int64_t timeout_ms, std::function<void(nlohmann::json)> done);
 
  private:
   struct Account;
+  Result<std::unique_ptr<Account>> build(const ChannelAccount& spec);
   void start_account(Account& a);
+  void stop_account(Account& a);
   Channel* find(const std::string& channel, const std::string& account_id);
 
   EventLoop& loop_;
   const Clock& clock_;
   nlohmann::json config_;
   std::filesystem::path state_dir_;
+  net::HttpRoutes& routes_;
   Outbox outbox_;
   PairingStore pairing_;
   ReplyDelivery delivery_;
   InboundPipeline pipeline_;
   std::vector<std::unique_ptr<Account>> accounts_;
-  std::vector<net::HttpRoute> http_routes_;
 };
 
 }  // namespace pincer::channels

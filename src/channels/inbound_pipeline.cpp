@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "channels/channel_accounts.h"
+#include "channels/reply_stream.h"
 #include "core/ids.h"
 #include "routing/routing_config.h"
 #include "routing/session_routing.h"
@@ -54,11 +56,16 @@ InboundPipeline::InboundPipeline(EventLoop& loop, const Clock& clock, agent::Age
       agents_(agents),
       delivery_(delivery),
       pairing_(pairing),
-      config_(std::move(effective_config)),
-      routing_(routing::routing_config_from_json(config_)),
       dedupe_(clock),
       loop_(loop) {
+  reconfigure(std::move(effective_config));
+}
+
+void InboundPipeline::reconfigure(json effective_config) {
+  config_ = std::move(effective_config);
+  routing_ = routing::routing_config_from_json(config_);
   const json q = config_.value("messages", json::object()).value("queue", json::object());
+  queue_ = QueueSettings{};
   queue_.mode = q.value("mode", queue_.mode);
   queue_.debounce_ms = q.value("debounceMs", queue_.debounce_ms);
   queue_.cap = q.value("cap", queue_.cap);
@@ -87,7 +94,7 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
     return InboundOutcome::Duplicate;
   }
   // 2. Access control (CH-3).
-  const json channel_cfg = config_.value("channels", json::object()).value(m.channel, json::object());
+  const json channel_cfg = channel_account_config(config_.value("channels", json::object()), m.channel, m.account_id);
   routing::AccessRequest req;
   req.is_group = m.is_group;
   req.group_id = m.is_group ? m.chat_id : "";
@@ -147,12 +154,26 @@ void InboundPipeline::enqueue(Channel& channel, InboundMessage m, const std::str
     }
     return;
   }
+  // steer / steer-backlog: hand the message to the running run, to enter its loop at the next
+  // tool-call boundary (AG-4); run_ended() runs the ones it did not take in as followups.
+  auto steer = [&](const InboundMessage& msg) {
+    return !q.active_run.empty() && q.steered.size() < queue_.cap &&
+           agents_.steer(session_key, q.active_run,
+                         msg.is_group && !msg.sender_name.empty() ? msg.sender_name + ": " + msg.text : msg.text);
+  };
+  // (steer waits behind older waiting messages: steering past them would answer out of order.)
+  if (queue_.mode == "steer" && q.waiting.empty() && steer(m)) {
+    q.steered.push_back(std::move(m));
+    return;
+  }
   if (q.waiting.size() >= queue_.cap) {
     ++dropped_;
     if (queue_.drop == "new") return;
     q.waiting.pop_front();
     ++q.dropped;
   }
+  // steer-backlog: steered, and its followup copy waits as well (marked by an empty entry).
+  if (queue_.mode == "steer-backlog" && steer(m)) q.steered.emplace_back(std::nullopt);
   q.waiting.push_back(std::move(m));
   // collect: a new message during the quiet time after a run restarts it.
   if (q.active_run.empty() && q.debounce) {
@@ -182,14 +203,29 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
                              ids::uuid_v4().substr(0, 8);
   if (channel->capabilities().typing) channel->send_typing(last.chat_id, last.thread_id);
   q.active_run = run_id;
+  // The reply streams to the chat as the run writes it (CH-4; channels.<id>.streaming).
+  auto stream = ReplyStream::create(delivery_, clock_, std::make_shared<LoopStreamTimers>(loop_),
+                                    {channel->id(), channel->account_id(), last.chat_id, last.thread_id, run_id},
+                                    stream_settings_from_json(config_, channel->id(), channel->account_id(),
+                                                              channel->capabilities()));
   auto accepted = agents_.send({session_key, q.agent_id, text, run_id, ""},
-                               [this, channel, last, run_id, session_key](const agent::RunEvent& e) {
+                               [this, run_id, session_key, stream](const agent::RunEvent& e) {
                                  using K = agent::RunEvent::Kind;
                                  const bool dropped = superseded_.count(run_id) > 0;
-                                 if (e.kind == K::End && !e.text.empty() && !dropped) reply(*channel, last, run_id, e.text);
-                                 if (e.kind == K::Error && !dropped) reply(*channel, last, run_id, "⚠️ " + e.error);
+                                 stream->on_event(e, dropped);  // End/Error: the reply (or "⚠️ error")
+                                 if (e.kind == K::Steered) {
+                                   // The oldest steered message is in the run's loop now: its reply answers it.
+                                   if (auto s = sessions_.find(session_key); s != sessions_.end() && !s->second.steered.empty()) {
+                                     s->second.steered.pop_front();
+                                   }
+                                 }
                                  if (e.kind == K::End || e.kind == K::Error || e.kind == K::Aborted) {
                                    superseded_.erase(run_id);
+                                   // /stop drops what waits, steered messages included.
+                                   if (auto s = sessions_.find(session_key); s != sessions_.end() && e.kind == K::Aborted &&
+                                                                             e.stop_reason == "stop") {
+                                     s->second.steered.clear();
+                                   }
                                    // After the sink returns: the lane is free for the next run.
                                    loop_.post([this, session_key, run_id] { run_ended(session_key, run_id); });
                                  }
@@ -207,7 +243,15 @@ void InboundPipeline::run_ended(const std::string& session_key, const std::strin
   auto it = sessions_.find(session_key);
   if (it == sessions_.end()) return;
   SessionQueue& q = it->second;
-  if (!run_id.empty() && q.active_run == run_id) q.active_run.clear();
+  if (!run_id.empty() && q.active_run == run_id) {
+    q.active_run.clear();
+    // Steered messages the run ended without taking in run next, as followups, in their order
+    // (a steer-backlog entry's followup copy is waiting already).
+    for (auto s = q.steered.rbegin(); s != q.steered.rend(); ++s) {
+      if (*s) q.waiting.push_front(std::move(**s));
+    }
+    q.steered.clear();
+  }
   if (!q.active_run.empty()) return;
   if (q.waiting.empty()) {
     sessions_.erase(it);
@@ -226,7 +270,7 @@ void InboundPipeline::run_ended(const std::string& session_key, const std::strin
     });
     return;
   }
-  // followup / steer / interrupt: the oldest waiting message runs next, alone.
+  // followup / steer / steer-backlog / interrupt: the oldest waiting message runs next, alone.
   InboundMessage next = std::move(q.waiting.front());
   q.waiting.pop_front();
   start_run(session_key, {std::move(next)});

@@ -6,8 +6,11 @@
 //
 // Messages for a busy session follow `messages.queue` (QL-3): collect (default) gathers them into
 // one run after a quiet `debounceMs`; followup runs them one by one; interrupt aborts the busy run
-// (its reply is dropped) and answers the newest; steer/steer-backlog act as followup (no injection
-// into a running loop yet). At most `cap` wait per session; `drop` says which go.
+// (its reply is dropped) and answers the newest; steer hands the message to the running run, which
+// injects it at its next tool-call boundary (AG-4) — when the run ends before one (or cannot take
+// it), the message runs after it as a followup, so it is answered exactly once; steer-backlog
+// steers and also keeps the message for a followup turn. At most `cap` wait per session (and at
+// most `cap` are steered into one run); `drop` says which go.
 // Loop affinity: event-loop thread only.
 #pragma once
 
@@ -44,6 +47,10 @@ class InboundPipeline {
   /// Handles one message from `channel` (which must outlive the reply's delivery).
   InboundOutcome handle(Channel& channel, InboundMessage message);
 
+  /// Applies a new validated config (hot reload): bindings, session scopes, access policies and
+  /// `messages.queue` apply from the next message; runs and queued messages are kept.
+  void reconfigure(nlohmann::json effective_config);
+
   /// Counters for channels.status.
   nlohmann::json stats() const;
 
@@ -52,6 +59,9 @@ class InboundPipeline {
   struct SessionQueue {
     std::string active_run;  ///< "" when idle
     std::deque<InboundMessage> waiting;
+    /// Handed to the active run (steer), not injected yet, oldest first; nullopt = a steer-backlog
+    /// message, whose followup copy is in `waiting`.
+    std::deque<std::optional<InboundMessage>> steered;
     int dropped = 0;         ///< dropped by `cap` since the last run (drop: summarize)
     std::optional<EventLoop::TimerId> debounce;
     Channel* channel = nullptr;

@@ -17,8 +17,10 @@ using nlohmann::json;
 namespace {
 
 json entry_json(const OutboxEntry& e) {
-  return {{"op", "queue"}, {"id", e.id}, {"channel", e.channel}, {"account", e.account_id},
-          {"chat", e.chat_id}, {"thread", e.thread_id}, {"chunks", e.chunks}};
+  json j = {{"op", "queue"}, {"id", e.id}, {"channel", e.channel}, {"account", e.account_id},
+            {"chat", e.chat_id}, {"thread", e.thread_id}, {"chunks", e.chunks}};
+  if (!e.edit_message_id.empty()) j["edit"] = e.edit_message_id;
+  return j;
 }
 
 }  // namespace
@@ -42,6 +44,7 @@ Result<std::vector<OutboxEntry>> Outbox::load() {
         e.account_id = line.value("account", "");
         e.chat_id = line.value("chat", "");
         e.thread_id = line.value("thread", "");
+        e.edit_message_id = line.value("edit", "");
         for (const auto& c : line.value("chunks", json::array())) {
           if (c.is_string()) e.chunks.push_back(c.get<std::string>());
         }

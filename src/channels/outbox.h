@@ -3,7 +3,8 @@
 // every sent chunk is recorded, so a retry or a restart finishes a reply without sending any chunk
 // twice. Append-only JSON lines, one fsync-free append per event (page cache; a torn last line is
 // ignored on load):
-//   {"op":"queue","id":…,"channel":…,"account":…,"chat":…,"thread":…,"chunks":[…]}
+//   {"op":"queue","id":…,"channel":…,"account":…,"chat":…,"thread":…,"chunks":[…],"edit":…}
+//                                   ("edit", optional: chunk 0 replaces that message's text)
 //   {"op":"sent","id":…,"index":n}
 //   {"op":"done","id":…}            (all chunks sent, or given up)
 // load() keeps the unfinished entries and rewrites the file compactly (atomic rename).
@@ -25,6 +26,9 @@ struct OutboxEntry {
   std::string channel, account_id, chat_id, thread_id;
   std::vector<std::string> chunks;
   std::size_t next = 0;  ///< index of the first chunk not yet sent
+  /// Non-empty: chunk 0 is an edit of this platform message (a streamed preview, CH-4) rather
+  /// than a new message; the other chunks are sent as new messages.
+  std::string edit_message_id{};
 };
 
 class Outbox {

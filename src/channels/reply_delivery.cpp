@@ -17,18 +17,41 @@ std::string render_for(delivery::TextFormat format, const std::string& markdown)
 
 Status ReplyDelivery::deliver(Channel& channel, const std::string& id, const std::string& chat_id,
                               const std::string& thread_id, const std::string& markdown, std::size_t text_limit_override) {
+  DeliverOptions options;
+  options.text_limit_override = text_limit_override;
+  return deliver(channel, id, chat_id, thread_id, markdown, std::move(options));
+}
+
+Status ReplyDelivery::deliver(Channel& channel, const std::string& id, const std::string& chat_id,
+                              const std::string& thread_id, const std::string& markdown, DeliverOptions opts) {
   const ChannelCapabilities caps = channel.capabilities();
   delivery::ChunkOptions options;
   options.format = caps.format;
   options.unit = caps.unit;
-  options.limit = text_limit_override ? std::min(text_limit_override, caps.text_limit) : caps.text_limit;
+  options.limit = opts.text_limit_override ? std::min(opts.text_limit_override, caps.text_limit) : caps.text_limit;
   auto chunks = delivery::chunk_text(render_for(caps.format, markdown), options);
   if (!chunks) return Error{"DELIVERY_FAILED", chunks.error().message};
-  if (chunks->empty()) return Ok{};
-  OutboxEntry entry{id, channel.id(), channel.account_id(), chat_id, thread_id, std::move(*chunks), 0};
+  if (chunks->empty()) {
+    if (opts.on_done) opts.on_done();
+    return Ok{};
+  }
+  const bool already_shown = !opts.edit_message_id.empty() && (*chunks)[0] == opts.edit_shown_text;
+  OutboxEntry entry{id, channel.id(), channel.account_id(), chat_id, thread_id, std::move(*chunks), 0, opts.edit_message_id};
   if (auto st = outbox_.queue(entry); !st) return Error{"DELIVERY_FAILED", st.error().message};
+  if (opts.on_done) on_done_[id] = std::move(opts.on_done);
+  if (already_shown) (void)outbox_.mark_sent(id, 0);  // the preview shows it already: no edit
   send_next(id, 0);
   return Ok{};
+}
+
+void ReplyDelivery::finished(const std::string& id) {
+  (void)outbox_.mark_done(id);
+  edit_refused_.erase(id);
+  if (auto it = on_done_.find(id); it != on_done_.end()) {
+    auto fn = std::move(it->second);
+    on_done_.erase(it);
+    fn();
+  }
 }
 
 void ReplyDelivery::resume() {
@@ -39,14 +62,25 @@ void ReplyDelivery::resume() {
   }
 }
 
+void ReplyDelivery::channel_stopped(const std::string& channel, const std::string& account) {
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    auto entry = outbox_.pending().find(*it);
+    if (entry == outbox_.pending().end() || entry->second.channel != channel || entry->second.account_id != account) {
+      ++it;
+      continue;
+    }
+    spdlog::info("outbox: {}[{}] stopped with reply {} in flight; it continues when the account runs again", channel,
+                 account, *it);
+    loop_.post([this, id = *it] { send_next(id, 0); });
+    it = in_flight_.erase(it);
+  }
+}
+
 void ReplyDelivery::send_next(const std::string& id, int attempt) {
   auto it = outbox_.pending().find(id);
   if (it == outbox_.pending().end()) return;
   const OutboxEntry& e = it->second;
-  if (e.next >= e.chunks.size()) {
-    (void)outbox_.mark_done(id);
-    return;
-  }
+  if (e.next >= e.chunks.size()) return finished(id);
   Channel* channel = find_(e.channel, e.account_id);
   if (!channel) {  // not running (yet): try again shortly
     loop_.after(2000, [this, id] { send_next(id, 0); });
@@ -54,7 +88,9 @@ void ReplyDelivery::send_next(const std::string& id, int attempt) {
   }
   const std::size_t index = e.next;
   OutboundMessage message{e.chat_id, e.thread_id, e.chunks[index]};
-  channel->send_text(message, [this, id, index, attempt](Result<std::string> sent) {
+  in_flight_.insert(id);
+  auto on_result = [this, id, index, attempt](Status sent) {
+    in_flight_.erase(id);
     if (sent) {
       if (auto st = outbox_.mark_sent(id, index); !st) spdlog::warn("outbox: {}", st.error().message);
       return send_next(id, 0);
@@ -68,12 +104,25 @@ void ReplyDelivery::send_next(const std::string& id, int attempt) {
       const int64_t wait_ms = 500LL << attempt;
       spdlog::warn("delivery {}: {} (retry {} in {} ms)", id, err.message, attempt + 1, wait_ms);
       loop_.after(wait_ms, [this, id, attempt] { send_next(id, attempt + 1); });
+    } else if (index == 0 && !edit_refused_.count(id) && outbox_.pending().count(id) &&
+               !outbox_.pending().at(id).edit_message_id.empty()) {
+      // The preview cannot be edited (deleted, too old): the reply still arrives, as a new message.
+      spdlog::warn("delivery {}: preview not editable ({}); sending the reply as a new message", id, err.message);
+      edit_refused_[id] = true;
+      send_next(id, 0);
     } else {
       spdlog::error("delivery {}: chunk {} not delivered: {}", id, index + 1, err.message);
       (void)outbox_.mark_sent(id, index);  // skip it: the rest still arrives, in order
       send_next(id, 0);
     }
-  });
+  };
+  if (index == 0 && !e.edit_message_id.empty() && !edit_refused_.count(id)) {
+    channel->edit_text(e.chat_id, e.edit_message_id, e.chunks[0], std::move(on_result));
+  } else {
+    channel->send_text(message, [on_result = std::move(on_result)](Result<std::string> sent) {
+      on_result(sent ? Status(Ok{}) : Status(sent.error()));
+    });
+  }
 }
 
 }  // namespace pincer::channels

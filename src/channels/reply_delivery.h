@@ -5,11 +5,18 @@
 // backoff (5 tries); REJECTED gives up on that chunk (logged) and continues. resume() finishes
 // replies left unfinished by a crash, without repeating sent chunks.
 //
+// A streamed reply (reply_stream.h) may name a message to edit: chunk 0 then replaces the text of
+// that message (the live preview) through Channel::edit_text() — skipped when the preview already
+// shows exactly that text — and the other chunks follow as new messages. The edit is recorded in
+// the outbox like a send, so a retry or a restart never repeats it or a chunk; an edit the platform
+// refuses (REJECTED: the message is gone or too old) is sent as a new message instead.
+//
 // Loop affinity: event-loop thread only.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include "channels/channel.h"
@@ -17,6 +24,19 @@
 #include "core/event_loop.h"
 
 namespace pincer::channels {
+
+/// Optional parts of a delivery.
+struct DeliverOptions {
+  std::size_t text_limit_override = 0;  ///< > 0: a smaller per-message limit than the channel's
+  /// Non-empty: chunk 0 edits this message (an id the channel's send_text() returned).
+  std::string edit_message_id;
+  /// With edit_message_id: the rendered text that message shows now; a chunk 0 equal to it is not
+  /// edited again.
+  std::string edit_shown_text;
+  /// Called once on the loop when every chunk is delivered or given up (also when there was
+  /// nothing to send, then synchronously). Not persisted: a resumed reply has none.
+  std::function<void()> on_done;
+};
 
 class ReplyDelivery {
  public:
@@ -28,16 +48,31 @@ class ReplyDelivery {
   /// per reply (the run id). Errors: "DELIVERY_FAILED" when the outbox cannot record it.
   Status deliver(Channel& channel, const std::string& id, const std::string& chat_id, const std::string& thread_id,
                  const std::string& markdown, std::size_t text_limit_override = 0);
+  /// The same with options (edit a preview, completion callback). On an error `on_done` is not
+  /// called.
+  Status deliver(Channel& channel, const std::string& id, const std::string& chat_id, const std::string& thread_id,
+                 const std::string& markdown, DeliverOptions options);
+
+  /// The running channel `channel`/`account`, or nullptr (the lookup given to the constructor).
+  Channel* find(const std::string& channel, const std::string& account) const { return find_(channel, account); }
 
   /// Continues every unfinished outbox entry (after load()).
   void resume();
+  /// `channel`/`account` was stopped (a restart after a failure, a config reload): a send it had
+  /// in flight will never answer (Channel::stop), so those replies continue from that chunk once
+  /// the account runs again. At-least-once for that one chunk, as after a crash.
+  void channel_stopped(const std::string& channel, const std::string& account);
 
  private:
   void send_next(const std::string& id, int attempt);
+  void finished(const std::string& id);
 
   EventLoop& loop_;
   Outbox& outbox_;
   std::function<Channel*(const std::string&, const std::string&)> find_;
+  std::map<std::string, std::function<void()>> on_done_;   ///< by reply id
+  std::map<std::string, bool> edit_refused_;               ///< by reply id: send chunk 0 instead
+  std::set<std::string> in_flight_;  ///< reply ids with a channel call outstanding
 };
 
 /// Renders Markdown for a channel's format (Telegram HTML, plain, or unchanged Markdown).

@@ -221,6 +221,21 @@ Node gateway_section() {
                                             "allowed to connect. Required when the gateway is not "
                                             "bound to loopback.")),
             }).doc("The browser Control UI served by the gateway.")),
+      field("reload",
+            object({
+                field("mode", one_of({"hybrid", "hot", "restart", "off"})
+                                  .def("hybrid")
+                                  .doc("What an edit of the config file does while the gateway runs "
+                                       "(CF-2): `hybrid` = apply channel, routing, agent and model "
+                                       "changes at once (only a changed channel account restarts) "
+                                       "and restart the gateway in place for the rest (port, auth, "
+                                       "logging …); `hot` = apply what can be applied, log the rest "
+                                       "as needing a restart; `restart` = restart in place on any "
+                                       "change; `off` = ignore edits. An invalid file is rejected "
+                                       "and the running config kept.")),
+                field("debounceMs", integer().min(0).max(60000).def(300).doc(
+                                        "Quiet time after the last write before the file is read, ms.")),
+            }).doc("Applying edits of the config file without a restart.")),
   }).doc("The gateway server: network binding, authentication, reverse proxies, Control UI.");
 }
 
@@ -300,6 +315,24 @@ Node model_selection(std::string what) {
            " Either `\"provider/model\"` or `{\"primary\": \"provider/model\", \"fallbacks\": [...]}`.");
 }
 
+// blockStreamingCoalesce of agents.defaults and of a channel (CH-4; OpenClaw
+// src/auto-reply/reply/block-reply-coalescer.ts).
+Node block_streaming_coalesce() {
+  return object({
+             field("minChars", integer().min(1).max(100000).doc(
+                                   "Joined blocks wait until they hold this many characters "
+                                   "(default: the chunk `minChars`).")),
+             field("maxChars", integer().min(1).max(100000).doc(
+                                   "Joined blocks are sent before they would exceed this (default: "
+                                   "the chunk `maxChars`; at most the channel's text limit).")),
+             field("idleMs", integer().min(0).max(600000).doc(
+                                 "Send what waits after this long without new text, ms (default "
+                                 "1000; 0 = only at the limits and at the end).")),
+         })
+      .doc("Block streaming: consecutive blocks are joined before sending, so short blocks do not "
+           "arrive as a burst of tiny messages.");
+}
+
 Node agent_defaults() {
   return object({
       field("model", model_selection("Model of every agent that does not choose its own.")),
@@ -336,6 +369,36 @@ Node agent_defaults() {
                 .def("once")
                 .doc("Tell the model when a bootstrap file was cut: `once` per distinct set of "
                      "cuts, `always`, or `off` (CX-3).")),
+      field("blockStreamingDefault", one_of({"on", "off"})
+                                         .default_note("`off`")
+                                         .doc("`on` = block streaming (CH-4) on every channel whose "
+                                              "`blockStreaming` is not `false`: replies arrive in "
+                                              "blocks while they are written.")),
+      field("blockStreamingChunk",
+            object({
+                field("minChars", integer().min(1).max(100000).doc(
+                                      "A block is cut once the text holds this many characters "
+                                      "(default 800).")),
+                field("maxChars", integer().min(1).max(100000).doc(
+                                      "Longest block before a forced cut (default 1200; at most "
+                                      "the channel's text limit).")),
+                field("breakPreference", one_of({"paragraph", "newline", "sentence"}).doc(
+                                             "Where a block is preferably cut (default `paragraph`; "
+                                             "never inside a code block).")),
+            }).doc("Block streaming: how the reply is cut into blocks (CH-4).")),
+      field("blockStreamingCoalesce", block_streaming_coalesce()),
+      field("humanDelay",
+            object({
+                field("mode", one_of({"off", "natural", "custom"})
+                                  .default_note("`off`")
+                                  .doc("`natural` = a random 800–2500 ms; `custom` = a random "
+                                       "`minMs`..`maxMs`; `off` = none.")),
+                field("minMs", integer().min(0).max(60000).doc(
+                                   "`custom`: shortest pause, ms (default 800).")),
+                field("maxMs", integer().min(0).max(60000).doc(
+                                   "`custom`: longest pause, ms (default 2500; not above `minMs` = "
+                                   "always `minMs`).")),
+            }).doc("Block streaming: a human-like pause between blocks (not before the first).")),
   }).doc("Settings every agent inherits.");
 }
 
@@ -443,9 +506,11 @@ Node messages_section() {
                                            .doc("What a channel message does while its session is "
                                                 "busy (QL-3): `collect` = gather them into one run "
                                                 "after the current one; `followup` = one run each, "
-                                                "in order; `steer`/`steer-backlog` = behave as "
-                                                "`followup` for now (injection into a running loop "
-                                                "is not implemented); `interrupt` = abort the "
+                                                "in order; `steer` = inject it into the running "
+                                                "run at its next tool-call boundary (a followup "
+                                                "when the run ends before one); `steer-backlog` = "
+                                                "steer and also keep it for a followup turn; "
+                                                "`interrupt` = abort the "
                                                 "current run, drop its reply, answer the new "
                                                 "message.")),
                          field("debounceMs", integer().min(0).max(60000).def(1000).doc(
@@ -513,9 +578,12 @@ Node channel_group_entry() {
   }).doc("Settings of one group chat.");
 }
 
-Node channel_entry() {
-  return object({
-      field("enabled", boolean().doc("`false` keeps the channel configured but not running (default true).")),
+/// `channels.<id>` (with_accounts) and `channels.<id>.accounts.<account>` (CH-6): the same keys.
+Node channel_entry(bool with_accounts = true) {
+  std::vector<Field> fields = {
+      field("enabled", boolean().doc("`false` keeps the channel (or account) configured but not running "
+                                     "(default true).")),
+      field("name", string().doc("Display name of the account, for people reading status output.")),
       field("botToken", string().sensitive().doc(
                             "Telegram: the bot token from @BotFather (or `${TELEGRAM_BOT_TOKEN}`). "
                             "Required to run the Telegram channel.")),
@@ -602,7 +670,35 @@ Node channel_entry() {
                              .doc("How long replies are split: `length` = only when over "
                                   "`textChunkLimit`; `newline` = also one message per "
                                   "paragraph.")),
-  }).doc("Settings of one channel.");
+      field("streaming", union_of({one_of({"off", "partial", "block", "progress"}), boolean()})
+                             .default_note("`partial` where the channel can edit messages "
+                                           "(Telegram), else `off`")
+                             .doc("How replies stream (CH-4): `partial` = a preview message "
+                                  "edited as the reply is written, then replaced by the reply; "
+                                  "`block` = the reply in blocks, one message each; `off` = the "
+                                  "whole reply at the end; `progress` = accepted, behaves as "
+                                  "`off` for now. Legacy booleans: `true` = `partial`, `false` = "
+                                  "`off`. A channel that cannot edit messages treats `partial` "
+                                  "as `off`; the webhook channel in `sync` mode is always `off`.")),
+      field("streamMode", one_of({"off", "partial", "block"}).doc(
+                              "Legacy alias of `streaming` (used when `streaming` is not set).")),
+      field("blockStreaming", boolean().doc(
+                                  "`true` = block streaming on this channel whatever `streaming` "
+                                  "says (no preview); `false` = not even with "
+                                  "`agents.defaults.blockStreamingDefault: \"on\"`.")),
+      field("blockStreamingCoalesce", block_streaming_coalesce()),
+  };
+  if (!with_accounts) return object(std::move(fields)).doc("Settings of one bot account of the channel.");
+  fields.push_back(field("accounts", map_of(channel_entry(false)).doc(
+                                         "Several bot accounts of this channel (CH-6), by account id. "
+                                         "Each account takes the channel's settings, overridden key by "
+                                         "key by its own; credentials and endpoints (`botToken`, "
+                                         "`webhook*`, `nick`, `password`, `sasl`, `nickserv`, `secret`, "
+                                         "`path`, `callbackUrl`) are never inherited. The channel's own "
+                                         "settings are the `default` account when they hold its "
+                                         "credentials. Bindings select an account with "
+                                         "`match.accountId`.")));
+  return object(std::move(fields)).doc("Settings of one channel.");
 }
 
 Node build_root() {

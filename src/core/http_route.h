@@ -42,6 +42,11 @@ struct HttpRoute {
 class HttpRoutes {
  public:
   void add(HttpRoute route) { routes_.push_back(std::move(route)); }
+  /// Removes the route added with exactly this prefix (a channel stopped by a reload); requests
+  /// already dispatched to it keep their responder.
+  void remove(const std::string& path_prefix) {
+    std::erase_if(routes_, [&](const HttpRoute& r) { return r.path_prefix == path_prefix; });
+  }
   const HttpRoute* find(const std::string& path) const {
     const HttpRoute* best = nullptr;
     for (const auto& r : routes_) {

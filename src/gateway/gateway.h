@@ -102,7 +102,9 @@ class Gateway {
 
   /// Periodic duties, called by the transport's timers.
   void tick();             ///< every kTickIntervalMs: `tick` event
-  void refresh_health();   ///< every kHealthRefreshMs: rebuild the health snapshot, `health` event
+  /// Every kHealthRefreshMs: rebuilds the health snapshot (channels, agents, sessions, clients)
+  /// and, with `broadcast_event`, sends the `health` event.
+  void refresh_health(bool broadcast_event = true);
 
   /// SIGTERM (GW-10): `shutdown` event to every connected client, then close 1012 to all.
   void shutdown(const std::string& reason);
@@ -113,9 +115,18 @@ class Gateway {
   /// Records the port actually bound (differs from settings().port when that was 0), so that
   /// `status` reports where clients can connect. Loop thread.
   void set_listening_port(int port) { settings_.port = port; }
+  /// A config reload applied `effective` (from the file whose SHA-256 is `hash`): `config.get`
+  /// shows it from now on. Loop thread.
+  void set_config(nlohmann::json effective, std::string hash) {
+    settings_.config = std::move(effective);
+    settings_.config_hash = std::move(hash);
+    settings_.config_exists = true;
+  }
   Clock& clock() { return clock_; }
   int64_t uptime_ms() const { return clock_.steady_ms() - started_steady_ms_; }
-  const std::string& health_json() const { return health_json_; }
+  /// The `health` payload: the snapshot, rebuilt first when `fresh` (probe) or older than
+  /// kHealthMaxAgeMs, so that uptime and counts are never more than a second old.
+  const std::string& health_json(bool fresh = false);
   nlohmann::json presence() const;
   std::size_t connected_count() const;
   /// All sockets the gateway knows, connected or still in the handshake.
@@ -150,6 +161,10 @@ class Gateway {
   /// The channel layer's `channels.status` payload, when the app runs channels (loop thread).
   void set_channels_status(std::function<nlohmann::json()> status) { channels_status_ = std::move(status); }
   const std::function<nlohmann::json()>& channels_status() const { return channels_status_; }
+  /// `channels.status {probe:true}`: checks every account now (ChannelManager::probe).
+  using ChannelsProbe = std::function<void(int64_t timeout_ms, std::function<void(nlohmann::json)> done)>;
+  void set_channels_probe(ChannelsProbe probe) { channels_probe_ = std::move(probe); }
+  const ChannelsProbe& channels_probe() const { return channels_probe_; }
 
   /// Device pairing (AU-3): the store under <state>/devices (in memory without a state dir).
   store::DeviceStore& devices() { return *devices_; }
@@ -198,10 +213,12 @@ class Gateway {
   int64_t presence_version_ = 1;
   bool presence_dirty_ = false;
   int64_t health_version_ = 1;
+  int64_t health_built_ms_ = 0;  ///< steady ms
   bool shutting_down_ = false;
   EventLoop* loop_ = nullptr;
   agent::AgentService* agents_ = nullptr;
   std::function<nlohmann::json()> channels_status_;
+  ChannelsProbe channels_probe_;
   net::HttpRoutes http_routes_;
 };
 

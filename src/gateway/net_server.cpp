@@ -381,7 +381,9 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
 class Server {
  public:
   Server(asio::io_context& ioc, Gateway& gateway)
-      : ioc_(ioc), gateway_(gateway), acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), presence_(ioc), accept_retry_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT, SIGHUP) {}
+      : ioc_(ioc), gateway_(gateway), acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), presence_(ioc), accept_retry_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT, SIGHUP) {
+    signals_.add(SIGUSR1);  // restart in process (as OpenClaw), also raised by a config reload
+  }
 
   Status listen(const ServerOptions& options) {
     error_code ec;
@@ -409,9 +411,13 @@ class Server {
     });
     schedule(presence_, kPresenceFlushMs, [this] { gateway_.flush_presence(); });
     signals_.async_wait([this](error_code ec, int signo) {
-      if (!ec) begin_shutdown(signo == SIGTERM ? "SIGTERM" : "SIGINT");
+      if (ec) return;
+      restart_ = signo == SIGUSR1;
+      begin_shutdown(signo == SIGTERM ? "SIGTERM" : signo == SIGHUP ? "SIGHUP" : restart_ ? "SIGUSR1, restarting" : "SIGINT");
     });
   }
+
+  bool restart_requested() const { return restart_; }
 
  private:
   void accept_next() {
@@ -478,17 +484,19 @@ class Server {
   asio::steady_timer tick_, health_, presence_, accept_retry_, stop_;
   asio::signal_set signals_;
   std::chrono::steady_clock::time_point deadline_;
+  bool restart_ = false;
 };
 
 }  // namespace
 
-Status run_server(EventLoop& loop, Gateway& gateway, const ServerOptions& options) {
+Status run_server(EventLoop& loop, Gateway& gateway, const ServerOptions& options, bool* restart) {
   asio::io_context& ioc = loop.context();
   Server server(ioc, gateway);
   if (auto st = server.listen(options); !st) return st;
   server.start();
   if (options.on_listening) options.on_listening(server.port());
   loop.run();
+  if (restart) *restart = server.restart_requested();
   return Ok{};
 }
 

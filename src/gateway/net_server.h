@@ -19,14 +19,15 @@ struct ServerOptions {
   std::function<void(int port)> on_listening;
 };
 
-/// Runs `gateway` on `loop`, on the calling thread, until SIGTERM, SIGINT or SIGHUP (a closed
-/// terminal), then shuts down gracefully:
+/// Runs `gateway` on `loop`, on the calling thread, until SIGTERM, SIGINT, SIGHUP (a closed
+/// terminal) or SIGUSR1 (restart: `*restart` is set to true, and the caller starts again with the
+/// config re-read, as OpenClaw's in-process restart), then shuts down gracefully:
 /// `shutdown` event, close 1012 to every client, exit within ~1 s when idle (GW-10).
 /// HTTP routes: GET|HEAD /health, /healthz → {"ok":true,"status":"live"}; /ready, /readyz →
 /// {"ok":true,"status":"ready"}; / and the web chat UI's files (gateway/web_assets.h) with ETag /
 /// If-None-Match → 304, Cache-Control: no-cache and a Content-Security-Policy; other paths 404,
 /// other methods on these paths 405.
 /// Errors: "LISTEN_FAILED" naming host:port and the reason (e.g. address already in use).
-Status run_server(EventLoop& loop, Gateway& gateway, const ServerOptions& options);
+Status run_server(EventLoop& loop, Gateway& gateway, const ServerOptions& options, bool* restart = nullptr);
 
 }  // namespace pincer::gateway

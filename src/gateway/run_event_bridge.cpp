@@ -96,6 +96,10 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
                        {"isError", e.tool_error}, {"result", e.tool_result}},
                       /*tool=*/true);
         break;
+      case RunEvent::Kind::Steered:
+        // The steering message is a user message in the transcript (chat.history shows it); the
+        // OpenClaw protocol has no agent stream for it, so clients are not told here.
+        break;
       case RunEvent::Kind::End:
       case RunEvent::Kind::Error:
       case RunEvent::Kind::Aborted: {

@@ -1,5 +1,8 @@
 // The CLI's gateway commands (issue #4 §2, §6): the real binary as a client of a real gateway,
 // which answers from the mock LLM. Asserts exit codes, human output and --json shapes.
+#include <csignal>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -141,6 +144,35 @@ TEST_F(CliClientTest, ArgumentErrorsExitTwo) {
   EXPECT_NE(r.err.find("--message"), std::string::npos) << r.err;
   EXPECT_EQ(pincer({"agent", "-m", "x", "--thinking", "loud"}).exit_code, 2);
   EXPECT_EQ(pincer({"sessions"}).exit_code, 2);
+  auto empty = pincer({"agent", "-m", "  "});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("--message: empty"), std::string::npos) << empty.err;
+  auto unknown = pincer({"frobnicate"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown command \"frobnicate\""), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("agent"), std::string::npos) << "should list the commands: " << unknown.err;
+}
+
+TEST_F(CliClientTest, CtrlCAbortsTheRunInTheGateway) {
+  std::map<std::string, std::string> e = env();
+  Process agent({pincer_binary(), "agent", "-m", "take your time MOCK_SLOW:300 MOCK_LONG:400", "--session", "cli-ctrlc"}, e);
+  std::this_thread::sleep_for(1500ms);  // the run is streaming now
+  agent.signal(SIGINT);
+  auto code = agent.wait(20s);
+  ASSERT_TRUE(code.has_value()) << "pincer agent did not stop after Ctrl-C: " << agent.err();
+  EXPECT_EQ(*code, 130) << agent.err();
+  EXPECT_NE(agent.err().find("aborting the run"), std::string::npos) << agent.err();
+  // The gateway stopped the run: its transcript ends with the partial reply marked aborted.
+  auto history = json_of(pincer({"sessions", "show", "cli-ctrlc", "--json"}));
+  ASSERT_FALSE(history["messages"].empty()) << history.dump();
+  EXPECT_EQ(history["messages"].back().value("stopReason", ""), "aborted") << history["messages"].back().dump();
+}
+
+TEST_F(CliClientTest, ShowingAnUnknownSessionFails) {
+  auto r = pincer({"sessions", "show", "no-such-session"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no session \"no-such-session\""), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 TEST_F(CliClientTest, LocalAgentRefusesWhileTheGatewayOwnsTheStateDir) {

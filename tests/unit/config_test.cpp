@@ -370,7 +370,7 @@ TEST(ConfigValidate, ValidDocumentsPass) {
 TEST(ConfigValidate, UnknownKey) {
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": {"prot": 1}})")),
             "gateway.prot: unknown key (expected one of "
-            "port|bind|customBindHost|auth|trustedProxies|controlUi)");
+            "port|bind|customBindHost|auth|trustedProxies|controlUi|reload)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
             "gatway: unknown key (expected one of $schema|gateway|models|agents|tools|logging|session|messages|bindings|channels|meta)");
 }
@@ -495,7 +495,7 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.bind: expected one of loopback|lan|custom, got \"wan\"\n"
             "gateway.port: expected integer 1..65535, got \"abc\"\n"
             "gateway.prot: unknown key (expected one of "
-            "port|bind|customBindHost|auth|trustedProxies|controlUi)\n"
+            "port|bind|customBindHost|auth|trustedProxies|controlUi|reload)\n"
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"
             "logging.level: expected one of trace|debug|info|warn|error|off, got \"loud\"\n"
@@ -521,7 +521,8 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
       "gateway": {"port": 18789, "bind": "loopback",
                   "auth": {"mode": "token",
                            "rateLimit": {"maxAttempts": 10, "windowMs": 60000,
-                                         "lockoutMs": 300000, "exemptLoopback": true}}},
+                                         "lockoutMs": 300000, "exemptLoopback": true}},
+                  "reload": {"mode": "hybrid", "debounceMs": 300}},
       "agents": {"defaults": {"thinkingDefault": "off", "timeoutSeconds": 600, "maxConcurrent": 4,
                               "bootstrapMaxChars": 20000, "bootstrapTotalMaxChars": 150000,
                               "bootstrapTruncationWarning": "once"}},

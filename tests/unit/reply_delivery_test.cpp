@@ -30,6 +30,7 @@ class RecordingChannel final : public Channel {
   void stop() override {}
   void send_text(const OutboundMessage& m, std::function<void(Result<std::string>)> done) override {
     const int call = calls++;
+    if (hold_from >= 0 && call >= hold_from) return held.push_back(m.text);  // never answered (a stopped channel)
     if (auto f = fail_with.find(call); f != fail_with.end()) return done(f->second);
     sent.push_back(m.text);
     done(std::to_string(call));
@@ -39,6 +40,8 @@ class RecordingChannel final : public Channel {
   std::vector<std::string> sent;
   std::map<int, Error> fail_with;
   int calls = 0;
+  int hold_from = -1;              ///< calls from this number on are never answered
+  std::vector<std::string> held;
 
  private:
   std::string id_ = "test", account_ = "default";
@@ -98,6 +101,26 @@ TEST_F(ReplyDeliveryTest, AfterACrashOnlyTheUnsentChunksGoOut) {
   delivery.resume();
   drain(loop);
   EXPECT_EQ(channel.sent, (std::vector<std::string>{"two", "three"}));
+  EXPECT_TRUE(outbox.pending().empty());
+}
+
+TEST_F(ReplyDeliveryTest, AChannelStoppedWithASendInFlightContinuesOnItsSuccessor) {
+  EventLoop loop;
+  Outbox outbox(file);
+  RecordingChannel first, second;
+  first.hold_from = 1;  // chunk 2 goes out, then the account stops: no answer will ever come
+  Channel* running = &first;
+  ReplyDelivery delivery(loop, outbox, [&](const std::string&, const std::string&) { return running; });
+  loop.post([&] { ASSERT_TRUE(delivery.deliver(first, "run-s", "chat", "", kReply)); });
+  loop.after(100, [&] {
+    ASSERT_EQ(first.sent, std::vector<std::string>{"First paragraph of the reply."});
+    ASSERT_EQ(first.held.size(), 1u);
+    // The manager restarts the account (a reload): the new channel takes over from chunk 2.
+    running = &second;
+    delivery.channel_stopped("test", "default");
+  });
+  drain(loop, 300);
+  EXPECT_EQ(second.sent, (std::vector<std::string>{"Second paragraph, a bit longer.", "Third and last one."}));
   EXPECT_TRUE(outbox.pending().empty());
 }
 

@@ -8,8 +8,8 @@ using nlohmann::json;
 
 namespace {
 
-Error invalid(const std::string& key, const std::string& why) {
-  return Error{"CONFIG_INVALID", "channels.irc." + key + ": " + why};
+Error invalid(const std::string& at, const std::string& key, const std::string& why) {
+  return Error{"CONFIG_INVALID", at + "." + key + ": " + why};
 }
 
 std::string str(const json& o, const char* key) {
@@ -23,24 +23,24 @@ bool valid_nick(const std::string& nick) {
 
 }  // namespace
 
-Result<IrcSettings> irc_settings_from_json(const json& c) {
+Result<IrcSettings> irc_settings_from_json(const json& c, const std::string& at) {
   IrcSettings s;
   s.host = str(c, "host");
-  if (s.host.empty()) return invalid("host", "required to run the IRC channel");
+  if (s.host.empty()) return invalid(at, "host", "required to run the IRC channel");
   s.tls = c.value("tls", false);
   s.port = static_cast<uint16_t>(c.value("port", s.tls ? 6697 : 6667));
   SessionSettings& ss = s.session;
   ss.nick = str(c, "nick");
-  if (ss.nick.empty()) return invalid("nick", "required to run the IRC channel");
-  if (!valid_nick(ss.nick)) return invalid("nick", "\"" + ss.nick + "\" is not a valid IRC nick (letters, digits, - [ ] \\ ` _ ^ { | })");
+  if (ss.nick.empty()) return invalid(at, "nick", "required to run the IRC channel");
+  if (!valid_nick(ss.nick)) return invalid(at, "nick", "\"" + ss.nick + "\" is not a valid IRC nick (letters, digits, - [ ] \\ ` _ ^ { | })");
   ss.username = str(c, "username");
-  if (ss.username.find_first_of(" @!\r\n") != std::string::npos) return invalid("username", "must not contain spaces, '@' or '!'");
+  if (ss.username.find_first_of(" @!\r\n") != std::string::npos) return invalid(at, "username", "must not contain spaces, '@' or '!'");
   ss.realname = str(c, "realname");
   ss.password = str(c, "password");
   const json sasl = c.value("sasl", json::object());
   ss.sasl_username = str(sasl, "username");
   ss.sasl_password = str(sasl, "password");
-  if (ss.sasl_username.empty() != ss.sasl_password.empty()) return invalid("sasl", "needs both username and password");
+  if (ss.sasl_username.empty() != ss.sasl_password.empty()) return invalid(at, "sasl", "needs both username and password");
   const json nickserv = c.value("nickserv", json::object());
   if (nickserv.value("enabled", true)) {
     ss.nickserv_password = str(nickserv, "password");
@@ -51,7 +51,7 @@ Result<IrcSettings> irc_settings_from_json(const json& c) {
     const std::string name = entry.get<std::string>();
     const std::string chan = name.substr(0, name.find(' '));
     if (!is_channel_name(chan) || chan.size() < 2 || chan.find_first_of(",\x07\r\n") != std::string::npos) {
-      return invalid("channels", "\"" + name + "\" is not a channel (\"#name\" or \"#name key\")");
+      return invalid(at, "channels", "\"" + name + "\" is not a channel (\"#name\" or \"#name key\")");
     }
     ss.channels.push_back(name);
   }

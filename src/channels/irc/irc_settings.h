@@ -35,6 +35,7 @@ struct IrcSettings {
 /// Reads a validated `channels.irc` object. Errors ("CONFIG_INVALID", naming the key): no host,
 /// no nick, a nick with characters IRC does not allow (RFC 2812 §2.3.1), a channel entry that is
 /// not "#name" / "&name" (optionally followed by a space and a key).
-Result<IrcSettings> irc_settings_from_json(const nlohmann::json& config);
+/// `config_path` prefixes the key in errors ("channels.irc", "channels.irc.accounts.<id>").
+Result<IrcSettings> irc_settings_from_json(const nlohmann::json& config, const std::string& config_path = "channels.irc");
 
 }  // namespace pincer::channels::irc

@@ -76,6 +76,17 @@ json send_message_body(const OutboundMessage& message, bool html) {
   return body;
 }
 
+json edit_message_body(const std::string& chat_id, const std::string& message_id, const std::string& text, bool html) {
+  json body = {{"chat_id", chat_id}, {"text", text}};
+  const bool numeric = !message_id.empty() && message_id.size() < 19 &&
+                       std::all_of(message_id.begin(), message_id.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (numeric) body["message_id"] = std::stoll(message_id);
+  else body["message_id"] = message_id;
+  if (html) body["parse_mode"] = "HTML";
+  body["link_preview_options"] = {{"is_disabled", true}};
+  return body;
+}
+
 Result<std::vector<Update>> parse_updates(const json& answer, const std::string& account_id,
                                           const std::string& bot_username, int64_t bot_id) {
   if (!answer.is_object()) return Error{"PROTOCOL", "getUpdates: answer is not a JSON object"};
@@ -124,6 +135,7 @@ std::optional<ApiError> parse_error(const json& answer, int http_status) {
     e.retry_after_s = answer["parameters"].value("retry_after", 0);
   }
   e.parse_entities = lower(e.description).find("can't parse entities") != std::string::npos;
+  e.not_modified = lower(e.description).find("message is not modified") != std::string::npos;
   return e;
 }
 

@@ -1,5 +1,5 @@
 // Telegram Bot API shapes (https://core.telegram.org/bots/api), pure: request bodies for
-// getUpdates / sendMessage / sendChatAction, and parsing of updates and error answers.
+// getUpdates / sendMessage / editMessageText / sendChatAction, and parsing of updates and error answers.
 // The transport lives in telegram_channel.cpp.
 #pragma once
 
@@ -23,6 +23,11 @@ nlohmann::json get_updates_body(int64_t offset, int timeout_s);
 /// sendMessage body; `html` sets parse_mode HTML (else plain text).
 nlohmann::json send_message_body(const OutboundMessage& message, bool html);
 
+/// editMessageText body {chat_id, message_id, text, parse_mode?, link_preview_options}; a numeric
+/// `message_id` is sent as a number (as Telegram documents it), anything else as given.
+nlohmann::json edit_message_body(const std::string& chat_id, const std::string& message_id, const std::string& text,
+                                 bool html);
+
 /// One update as the pipeline needs it. `update_id` is always set; `message` only for text
 /// messages from humans (service messages, bots and non-text updates are skipped).
 struct Update {
@@ -43,6 +48,7 @@ struct ApiError {
   std::string description;
   int retry_after_s = 0;         ///< parameters.retry_after (429)
   bool parse_entities = false;   ///< "can't parse entities": resend as plain text
+  bool not_modified = false;     ///< editMessageText: "message is not modified" (the edit is a no-op)
 };
 std::optional<ApiError> parse_error(const nlohmann::json& answer, int http_status);
 

@@ -2,6 +2,8 @@
 
 #include <sodium.h>
 
+#include <chrono>
+
 #include <spdlog/spdlog.h>
 
 #include "channels/telegram/telegram_api.h"
@@ -35,6 +37,7 @@ ChannelCapabilities TelegramChannel::capabilities() const {
   c.groups = true;
   c.threads = true;
   c.typing = true;
+  c.edit = true;
   return c;
 }
 
@@ -92,6 +95,25 @@ void TelegramChannel::get_me() {
     if (!settings_.webhook_url.empty()) return set_webhook();
     // Polling and a webhook exclude each other on Telegram's side: drop any webhook first.
     call("deleteWebhook", json::object(), 15'000, [this](int, const json&, const std::string&) { poll(); });
+  });
+}
+
+void TelegramChannel::probe(std::function<void(json)> done) {
+  if (!alive_ || !*alive_) return done({{"ok", false}, {"error", last_error_.empty() ? "not running" : last_error_}});
+  const auto started = std::chrono::steady_clock::now();
+  call("getMe", json::object(), 10'000, [started, done = std::move(done)](int status, const json& answer, const std::string& transport) {
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    if (!transport.empty()) return done({{"ok", false}, {"error", transport}, {"elapsedMs", elapsed}});
+    if (!answer.is_object() || !answer.value("ok", false)) {
+      const std::string why = answer.is_object() ? answer.value("description", "") : "";
+      return done({{"ok", false}, {"error", "getMe failed (HTTP " + std::to_string(status) + (why.empty() ? "" : ": " + why) + ")"},
+                   {"elapsedMs", elapsed}});
+    }
+    const json& bot = answer["result"];
+    done({{"ok", true},
+          {"bot", {{"id", bot.value("id", int64_t{0})}, {"username", bot.value("username", "")}}},
+          {"elapsedMs", elapsed}});
   });
 }
 
@@ -213,6 +235,33 @@ void TelegramChannel::send_attempt(OutboundMessage message, bool html, std::func
        });
 }
 
+void TelegramChannel::edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
+                                std::function<void(Status)> done) {
+  edit_attempt(chat_id, message_id, text, /*html=*/true, std::move(done));
+}
+
+void TelegramChannel::edit_attempt(std::string chat_id, std::string message_id, std::string text, bool html,
+                                   std::function<void(Status)> done) {
+  json body = edit_message_body(chat_id, message_id, text, html);
+  call("editMessageText", body, 30'000,
+       [this, chat_id = std::move(chat_id), message_id = std::move(message_id), text = std::move(text), html,
+        done = std::move(done)](int status, const json& answer, const std::string& transport) mutable {
+         if (!transport.empty()) return done(Error{"UNAVAILABLE", transport});
+         if (auto e = parse_error(answer, status)) {
+           if (e->not_modified) return done(Ok{});
+           if (e->parse_entities && html) {
+             spdlog::warn("telegram[{}]: HTML rejected in an edit ({}); editing as plain text", settings_.account_id,
+                          e->description);
+             return edit_attempt(std::move(chat_id), std::move(message_id), html_to_plain(text), false, std::move(done));
+           }
+           if (e->code == 429) return done(Error{"RATE_LIMITED", std::to_string(std::max(1, e->retry_after_s))});
+           return done(Error{e->code >= 500 ? "UNAVAILABLE" : "REJECTED", e->description});
+         }
+         ++messages_edited_;
+         done(Ok{});
+       });
+}
+
 void TelegramChannel::send_typing(const std::string& chat_id, const std::string& thread_id) {
   json body = {{"chat_id", chat_id}, {"action", "typing"}};
   if (!thread_id.empty()) body["message_thread_id"] = thread_id;
@@ -222,7 +271,8 @@ void TelegramChannel::send_typing(const std::string& chat_id, const std::string&
 json TelegramChannel::status() const {
   json s = {{"channel", id_}, {"accountId", settings_.account_id}, {"running", alive_ && *alive_},
             {"mode", settings_.webhook_url.empty() ? "polling" : "webhook"},
-            {"bot", bot_username_}, {"offset", offset_}, {"updatesSeen", updates_seen_}, {"messagesSent", messages_sent_}};
+            {"bot", bot_username_}, {"offset", offset_}, {"updatesSeen", updates_seen_}, {"messagesSent", messages_sent_},
+            {"messagesEdited", messages_edited_}};
   if (!last_error_.empty()) s["lastError"] = last_error_;
   return s;
 }

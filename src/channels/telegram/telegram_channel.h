@@ -1,7 +1,7 @@
 // Telegram as a Channel (issue #5 §5): long polling of getUpdates with the offset persisted after
 // each batch — or webhook mode (`webhookUrl`: setWebhook, then Telegram POSTs each update to
-// `webhookPath` on the gateway's port, checked against `webhookSecret` when set) — sendMessage in HTML parse mode with a plain-text fallback when Telegram cannot parse
-// the entities, 429 retry_after reported as RATE_LIMITED, typing indicator, configurable apiRoot
+// `webhookPath` on the gateway's port, checked against `webhookSecret` when set) — sendMessage (and editMessageText, for streamed previews) in HTML parse mode with a plain-text
+// fallback when Telegram cannot parse the entities, 429 retry_after reported as RATE_LIMITED, typing indicator, configurable apiRoot
 // (tests and self-hosted Bot API servers).
 //
 // Loop affinity: all methods on the event-loop thread (HTTP via core/http_client.h).
@@ -40,8 +40,15 @@ class TelegramChannel final : public Channel {
   void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
   void stop() override;
   void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
+  /// editMessageText in HTML parse mode, again as plain text when Telegram cannot parse the
+  /// entities; "message is not modified" counts as success (the Bot API answers the edited Message
+  /// or `true`; the test emulator `{ok:true,result:null}`: only `ok` is looked at).
+  void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
+                 std::function<void(Status)> done) override;
   void send_typing(const std::string& chat_id, const std::string& thread_id) override;
   nlohmann::json status() const override;
+  /// getMe now: {ok, bot:{id, username}, elapsedMs} or {ok:false, error, elapsedMs?}.
+  void probe(std::function<void(nlohmann::json)> done) override;
 
   /// Webhook mode's HTTP endpoint (add it to the gateway when settings.webhook_url is set).
   net::HttpRoute route();
@@ -55,6 +62,7 @@ class TelegramChannel final : public Channel {
   void poll();
   void schedule_poll(int64_t delay_ms);
   void send_attempt(OutboundMessage message, bool html, std::function<void(Result<std::string>)> done);
+  void edit_attempt(std::string chat_id, std::string message_id, std::string text, bool html, std::function<void(Status)> done);
 
   EventLoop& loop_;
   TelegramSettings settings_;
@@ -70,6 +78,7 @@ class TelegramChannel final : public Channel {
   std::string last_error_;
   int64_t updates_seen_ = 0;
   int64_t messages_sent_ = 0;
+  int64_t messages_edited_ = 0;
 };
 
 }  // namespace pincer::channels::telegram

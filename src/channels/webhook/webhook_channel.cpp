@@ -46,6 +46,7 @@ ChannelCapabilities WebhookChannel::capabilities() const {
   c.unit = delivery::LengthUnit::CodePoints;
   c.text_limit = 1'000'000;  // one reply, one answer
   c.verified_senders = true;
+  c.single_reply = settings_.sync;
   return c;
 }
 
@@ -86,7 +87,7 @@ void WebhookChannel::handle(const net::HttpRouteRequest& req, net::HttpResponder
   ++received_;
   InboundMessage m;
   m.channel = id_;
-  m.account_id = account_;
+  m.account_id = settings_.account_id;
   m.sender_id = str("senderId", "webhook");
   m.sender_name = str("senderName", "");
   m.chat_id = str("conversationId", m.sender_id);
@@ -162,7 +163,7 @@ void WebhookChannel::send_text(const OutboundMessage& message, std::function<voi
 }
 
 json WebhookChannel::status() const {
-  json s = {{"channel", id_}, {"accountId", account_}, {"running", host_ != nullptr}, {"path", settings_.path},
+  json s = {{"channel", id_}, {"accountId", settings_.account_id}, {"running", host_ != nullptr}, {"path", settings_.path},
             {"mode", settings_.sync ? "sync" : "callback"}, {"received", received_}, {"rejected", rejected_}, {"replied", replied_}};
   if (!last_error_.empty()) s["lastError"] = last_error_;
   return s;

@@ -25,6 +25,7 @@
 namespace pincer::channels::webhook {
 
 struct WebhookSettings {
+  std::string account_id = "default";
   std::string secret;  ///< HMAC key (required)
   std::string path = "/webhook";
   bool sync = true;
@@ -44,7 +45,7 @@ class WebhookChannel final : public Channel {
   ~WebhookChannel() override;
 
   const std::string& id() const override { return id_; }
-  const std::string& account_id() const override { return account_; }
+  const std::string& account_id() const override { return settings_.account_id; }
   ChannelCapabilities capabilities() const override;
   void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
   void stop() override;
@@ -63,7 +64,7 @@ class WebhookChannel final : public Channel {
 
   EventLoop& loop_;
   WebhookSettings settings_;
-  std::string id_ = "webhook", account_ = "default";
+  std::string id_ = "webhook";
   ChannelHost* host_ = nullptr;
   net::HttpClient http_;
   std::map<std::string, std::deque<std::shared_ptr<Waiting>>> waiting_;  ///< by conversation (sync)

@@ -6,6 +6,7 @@
 
 #include "agent/agent_service.h"
 #include "gateway/gateway.h"
+#include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
 
 namespace pincer::gateway {
@@ -13,11 +14,10 @@ namespace {
 
 using nlohmann::json;
 
-/// `health {probe?}`: the cached snapshot (refreshed every 60 s), or a fresh one with probe:true.
+/// `health {probe?}`: the snapshot (at most a second old), or a fresh one with probe:true.
 MethodResult health(MethodContext& ctx) {
   const json& p = ctx.request.params;
-  if (p.is_object() && p.value("probe", false)) ctx.gateway.refresh_health();
-  return RawJson{ctx.gateway.health_json()};
+  return RawJson{ctx.gateway.health_json(p.is_object() && p.value("probe", false))};
 }
 
 /// `status`: a summary of the running gateway for `pincer status` and dashboards.
@@ -46,11 +46,24 @@ MethodResult status(MethodContext& ctx) {
   };
 }
 
-/// `channels.status`: every channel account and the inbound pipeline's counters (CH-6).
+/// `channels.status {probe?, timeoutMs? 1..60000 (10000)}`: every channel account and the inbound
+/// pipeline's counters (CH-6); with probe:true each account is checked against its platform first
+/// (a `probe` object per account) and the answer comes when all answered or at the timeout.
 MethodResult channels_status(MethodContext& ctx) {
+  Params p("channels.status", ctx.request.params);
+  int64_t timeout_ms = 10'000;
+  if (auto e = p.only({"probe", "timeoutMs"})) return *e;
+  if (auto e = p.integer("timeoutMs", timeout_ms, 1, 60'000)) return *e;
+  const json& params = ctx.request.params;
+  const bool probe = params.is_object() && params.contains("probe") && params["probe"].is_boolean() && params["probe"].get<bool>();
   const auto& provider = ctx.gateway.channels_status();
   if (!provider) return json{{"channels", json::array()}};
-  return provider();
+  if (!probe || !ctx.gateway.channels_probe()) return provider();
+  Gateway& gw = ctx.gateway;
+  const ConnId conn = ctx.client.id;
+  const std::string request_id = ctx.request.id;
+  gw.channels_probe()(timeout_ms, [&gw, conn, request_id](json result) { gw.send_to(conn, build_ok_value(request_id, result)); });
+  return Deferred{};
 }
 
 /// Reads an integer param within [lo, hi] with a default; nullopt + error text when invalid.

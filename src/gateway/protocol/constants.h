@@ -28,6 +28,8 @@ inline constexpr int64_t kPingIntervalMs = 25'000;
 inline constexpr int64_t kPresenceFlushMs = 250;
 /// Health snapshot refresh period (HEALTH_REFRESH_INTERVAL_MS).
 inline constexpr int64_t kHealthRefreshMs = 60'000;
+/// Oldest health snapshot the `health` method answers with before rebuilding it (ms).
+inline constexpr int64_t kHealthMaxAgeMs = 1000;
 /// Idempotency cache: entry lifetime and capacity (DEDUPE_TTL_MS, DEDUPE_MAX).
 inline constexpr int64_t kIdempotencyTtlMs = 300'000;
 inline constexpr std::size_t kIdempotencyMaxEntries = 1000;

@@ -1,0 +1,177 @@
+// Several bot accounts per channel and hot reload of pincer.json (issue #5 §1; SPEC CH-6, CH-7,
+// CF-2) end to end: the npm Bot API emulator `telegram-test-api` as Telegram (two bots), the real
+// `pincer gateway run`, the mock LLM. The test edits the config file while the gateway runs.
+//
+//   tests/channels/setup.sh && node tests/channels/telegram_reload.test.mjs <pincer binary> <source dir>
+//
+// Covers: adding an account (and a binding to it) starts it without touching the running one;
+// changing one account's settings restarts only that account; an invalid edit is rejected with a
+// log line and everything keeps working; a change the running gateway cannot apply in place
+// (logging) restarts it in process (same pid) and it answers again.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch, stop, cleanEnv } from '../support/processes.mjs';
+import { freePort, sleep, startMockLlm, telegramServerClass, testArguments } from './harness.mjs';
+
+const BOT_A = '111111:bot-a-token-for-the-emulator';
+const BOT_B = '222222:bot-b-token-for-the-emulator';
+const OWNER = 1001;
+const TOKEN = 'telegram-reload-gateway-token-0123456789';
+
+const { pincer, srcDir } = testArguments('telegram_reload.test.mjs');
+const TelegramServer = telegramServerClass();
+
+const env = cleanEnv();
+let server, apiPort, mock, mockPort, gateway, home;
+
+
+/// The port of the newest "listening on" line (an in-process restart prints another one).
+function gatewayPort() {
+  const all = [...gateway.output().matchAll(/listening on ws:\/\/127\.0\.0\.1:(\d+)/g)];
+  return all.length ? all[all.length - 1][1] : undefined;
+}
+function call(method, params) {
+  const args = ['gateway', 'call', method, '--url', `ws://127.0.0.1:${gatewayPort()}`, '--token', TOKEN];
+  if (params) args.push('--params', JSON.stringify(params));
+  return JSON.parse(execFileSync(pincer, args, { env }).toString());
+}
+async function until(predicate, what, ms = 20000) {
+  const deadline = Date.now() + ms;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await predicate();
+      if (last) return last;
+    } catch (e) {
+      last = e.message;
+    }
+    await sleep(100);
+  }
+  assert.fail(`timed out waiting for ${what} (last: ${JSON.stringify(last)})\n${gateway.output().slice(-3000)}`);
+}
+const account = (status, id) => status.channels.find((c) => c.channel === 'telegram' && c.accountId === id);
+
+function configText({ accounts = '', bindings = '', logging = '' } = {}) {
+  return `{
+  gateway: { auth: { token: '${TOKEN}' } },
+  models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
+    models: [ { id: 'mock-model' } ] } } },
+  agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
+  bindings: [ ${bindings} ],
+  session: { dmScope: 'per-account-channel-peer' },
+  ${logging}
+  channels: { telegram: {
+    botToken: '${BOT_A}', apiRoot: 'http://127.0.0.1:${apiPort}', pollTimeoutSeconds: 0,
+    dmPolicy: 'allowlist', allowFrom: ['${OWNER}'],
+    ${accounts}
+  } },
+}\n`;
+}
+/// Saves the config as editors do: write aside, then rename over the file.
+function saveConfig(text) {
+  const file = path.join(home, 'pincer.json');
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+async function answered(token, tag) {
+  const owner = server.getClient(token, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  await owner.sendMessage(owner.makeMessage(`hello ECHO:${tag}`));
+  await until(() => server.getUpdatesHistory(token).some((u) => u.message && String(u.message.text).includes(`[${tag}]`)),
+    `the reply [${tag}] from bot ${token.split(':')[0]}`);
+}
+
+before(async () => {
+  home = mkdtempSync(path.join(os.tmpdir(), 'pincer-reload-'));
+  apiPort = await freePort();
+  server = new TelegramServer({ port: apiPort, host: '127.0.0.1', storeTimeout: 600 });
+  await server.start();
+  ({ mock, port: mockPort } = await startMockLlm(srcDir, env));
+  writeFileSync(path.join(home, 'pincer.json'), configText());
+  gateway = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
+  await gateway.ready;
+});
+
+after(async () => {
+  await stop(gateway?.child);
+  await stop(mock?.child);
+  await server?.stop();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+test('an added account starts, its binding applies, and the running account is not restarted', async () => {
+  await answered(BOT_A, 'a-before');
+  const before = account(call('channels.status'), 'default');
+  assert.equal(before.running, true);
+
+  saveConfig(configText({
+    accounts: `accounts: { alerts: { botToken: '${BOT_B}', name: 'Alerts bot' } },`,
+    bindings: `{ agentId: 'work', match: { channel: 'telegram', accountId: 'alerts' } }`,
+  }));
+  const status = await until(() => { const s = call('channels.status'); return account(s, 'alerts')?.running && s; },
+    'the alerts account to run');
+  assert.equal(account(status, 'alerts').name, 'Alerts bot');
+  assert.equal(account(status, 'default').startedAt, before.startedAt, 'the unchanged account was restarted');
+  assert.equal(account(status, 'default').restarts, 0);
+
+  const human = execFileSync(pincer, ['channels', 'status', '--probe', '--url', `ws://127.0.0.1:${gatewayPort()}`, '--token', TOKEN],
+    { env }).toString();
+  assert.match(human, /^telegram\[default\]  running  @\S+.*probe: ok \(\d+ ms\)$/m, human);
+  assert.match(human, /^telegram\[alerts\]  running  @\S+.*probe: ok \(\d+ ms\)$/m, human);
+  const probed = call('channels.status', { probe: true });
+  assert.equal(account(probed, 'alerts').probe.ok, true);
+  assert.equal(typeof account(probed, 'alerts').probe.bot.username, 'string');
+
+  await answered(BOT_B, 'b-work');  // inherits dmPolicy/allowFrom from the channel
+  await answered(BOT_A, 'a-main');
+  const keys = call('sessions.list').sessions.map((s) => s.key);
+  assert.ok(keys.includes(`agent:work:telegram:alerts:direct:${OWNER}`), `alerts is not on agent work: ${keys}`);
+  assert.ok(keys.includes(`agent:main:telegram:default:direct:${OWNER}`), `default is not on agent main: ${keys}`);
+  // The health snapshot is current (at most a second old) and names channels, agents, sessions.
+  await sleep(1100);
+  const health = call('health');
+  assert.equal(health.channels.telegram?.running, true, JSON.stringify(health.channels));
+  assert.deepEqual(Object.keys(health.channels.telegram.accounts).sort(), ['alerts', 'default']);
+  assert.deepEqual(health.channelOrder, ['telegram']);
+  assert.deepEqual(health.agents.map((a) => a.agentId).sort(), ['main', 'work']);
+  assert.ok(health.sessions.count >= 2, JSON.stringify(health.sessions));
+});
+
+test('changing one account restarts only that account', async () => {
+  const before = call('channels.status');
+  saveConfig(configText({
+    accounts: `accounts: { alerts: { botToken: '${BOT_B}', name: 'Alerts bot (renamed)' } },`,
+    bindings: `{ agentId: 'work', match: { channel: 'telegram', accountId: 'alerts' } }`,
+  }));
+  const after = await until(() => { const s = call('channels.status'); return account(s, 'alerts')?.name === 'Alerts bot (renamed)' && s; },
+    'the alerts account to restart with its new name');
+  assert.ok(account(after, 'alerts').startedAt >= account(before, 'alerts').startedAt);
+  assert.equal(account(after, 'default').startedAt, account(before, 'default').startedAt, 'the other account was restarted');
+  await answered(BOT_B, 'b-after-change');
+});
+
+test('an invalid edit is rejected, logged, and the running config is kept', async () => {
+  const hash = call('config.get').hash;
+  saveConfig(configText().replace("dmPolicy: 'allowlist'", "dmPolicy: 'allowlist', dmPolicyy: 'open'"));
+  await until(() => /config reload rejected.*channels\.telegram\.dmPolicyy/.test(gateway.output()), 'the rejection in the log');
+  assert.equal(call('config.get').hash, hash);
+  const status = call('channels.status');
+  assert.equal(account(status, 'alerts')?.running, true, 'the rejected edit stopped an account');
+  await answered(BOT_A, 'a-after-invalid');
+});
+
+test('a change that needs a restart restarts the gateway in process', async () => {
+  const pid = gateway.child.pid;
+  const port = gatewayPort();
+  saveConfig(configText({ logging: "logging: { level: 'debug' },",
+    accounts: `accounts: { alerts: { botToken: '${BOT_B}' } },` }));
+  await until(() => gatewayPort() !== port, 'a second "listening on" line');
+  assert.match(gateway.output(), /logging\.level changed; restarting the gateway in place/);
+  assert.equal(gateway.child.exitCode, null, 'the process exited');
+  assert.equal(gateway.child.pid, pid);
+  await answered(BOT_A, 'a-after-restart');
+  await answered(BOT_B, 'b-after-restart');
+});
