@@ -11,13 +11,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { launch, stop, cleanEnv } from '../support/processes.mjs';
+import { freePort, sleep, startMockLlm, telegramServerClass, testArguments } from './harness.mjs';
 
 const BOT_TOKEN = '123456:TEST-token-for-the-emulator';
 const OWNER = 1001;     // in allowFrom
@@ -25,32 +23,11 @@ const STRANGER = 2002;  // not: must pair
 const GROUP = -100500;
 const WORK_GROUP = -100600;  // bound to the agent "work"
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const [binArg, srcArg] = process.argv.slice(2);
-const pincer = binArg || process.env.PINCER_BINARY;
-const srcDir = srcArg || path.resolve(here, '../..');
-if (!pincer || !existsSync(pincer)) {
-  console.error('usage: node tests/channels/telegram.test.mjs <pincer binary> <source dir>');
-  process.exit(2);
-}
-const cacheDir = path.join(here, '.cache');
-if (!existsSync(path.join(cacheDir, 'node_modules/telegram-test-api'))) {
-  console.error('telegram-test-api is not installed: run tests/channels/setup.sh');
-  process.exit(1);
-}
-const TelegramServer = createRequire(path.join(cacheDir, 'package.json'))('telegram-test-api');
+const { pincer, srcDir } = testArguments('telegram.test.mjs');
+const TelegramServer = telegramServerClass();
 
 const env = cleanEnv();
 let server, apiPort, mock, mockPort, gateway, home;
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startGateway(port = 0) {
   gateway = launch(pincer, ['gateway', 'run', '--port', String(port)], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
@@ -83,16 +60,13 @@ async function mockCall(pathname, body) {
   assert.equal(res.status, 200, `${pathname}: HTTP ${res.status}`);
   return res.json();
 }
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 before(async () => {
   home = mkdtempSync(path.join(os.tmpdir(), 'pincer-telegram-'));
   apiPort = await freePort();
   server = new TelegramServer({ port: apiPort, host: '127.0.0.1', storeTimeout: 600 });
   await server.start();
-  mock = launch(process.execPath, [path.join(srcDir, 'tests/mock_llm/mock-llm.mjs'), '--port', '0'], env,
-    /mock-llm listening on http:\/\/127\.0\.0\.1:(\d+)/);
-  mockPort = Number((await mock.ready)[1]);
+  ({ mock, port: mockPort } = await startMockLlm(srcDir, env));
   writeFileSync(path.join(home, 'pincer.json'), `{
   gateway: { auth: { token: 'telegram-test-gateway-token-0123456789' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',

@@ -10,46 +10,23 @@
 // in order, with no edits.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { launch, stop, cleanEnv } from '../support/processes.mjs';
+import { freePort, sleep, startMockLlm, telegramServerClass, testArguments } from './harness.mjs';
 
 const BOT_TOKEN = '123456:TEST-token-for-the-emulator';
 const OWNER = 1001;  // in allowFrom
 const FILLER = 'The quick brown fox jumps over the lazy dog. ';  // the mock's MOCK_LONG text
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const [binArg, srcArg] = process.argv.slice(2);
-const pincer = binArg || process.env.PINCER_BINARY;
-const srcDir = srcArg || path.resolve(here, '../..');
-if (!pincer || !existsSync(pincer)) {
-  console.error('usage: node tests/channels/telegram_streaming.test.mjs <pincer binary> <source dir>');
-  process.exit(2);
-}
-const cacheDir = path.join(here, '.cache');
-if (!existsSync(path.join(cacheDir, 'node_modules/telegram-test-api'))) {
-  console.error('telegram-test-api is not installed: run tests/channels/setup.sh');
-  process.exit(1);
-}
-const TelegramServer = createRequire(path.join(cacheDir, 'package.json'))('telegram-test-api');
+const { pincer, srcDir } = testArguments('telegram_streaming.test.mjs');
+const TelegramServer = telegramServerClass();
 
 const env = cleanEnv();
 let server, apiPort, mock, mockPort, gateway, home;
 /// Every editMessageText the emulator applied: the edited message's id and its text afterwards.
 const edits = [];
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startGateway() {
   gateway = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
@@ -88,7 +65,6 @@ async function waitFor(client, predicate, what, ms = 30000) {
   assert.fail(`timed out waiting for ${what}; bot sent: ${JSON.stringify(seen.map((m) => m.text))}\n${gateway.output().slice(-3000)}`);
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const squash = (s) => String(s).replace(/\s+/g, ' ').trim();
 const longText = (n) => FILLER.repeat(Math.ceil(n / FILLER.length)).slice(0, n);
 
@@ -102,9 +78,7 @@ before(async () => {
     const latest = server.storage.botMessages.map((u) => ({ id: u.messageId, text: String(u.message.text) }));
     edits.push(latest);
   });
-  mock = launch(process.execPath, [path.join(srcDir, 'tests/mock_llm/mock-llm.mjs'), '--port', '0'], env,
-    /mock-llm listening on http:\/\/127\.0\.0\.1:(\d+)/);
-  mockPort = Number((await mock.ready)[1]);
+  ({ mock, port: mockPort } = await startMockLlm(srcDir, env));
   writeConfig('partial');
   await startGateway();
 });
