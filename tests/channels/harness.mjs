@@ -2,11 +2,11 @@
 // arguments (<pincer binary> <source dir>), the npm Bot API emulator `telegram-test-api` installed
 // by tests/channels/setup.sh, the mock LLM, free loopback ports and small waits.
 import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch } from '../support/processes.mjs';
+import { launch, stop } from '../support/processes.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -48,4 +48,19 @@ export async function startMockLlm(srcDir, env) {
   const mock = launch(process.execPath, [path.join(srcDir, 'tests/mock_llm/mock-llm.mjs'), '--port', '0'], env,
     /mock-llm listening on http:\/\/127\.0\.0\.1:(\d+)/);
   return { mock, port: Number((await mock.ready)[1]) };
+}
+
+/// `pincer gateway run --port <port>` with PINCER_HOME=<home> (launch handle; `ready` matches the
+/// port of the first "listening on" line).
+export function launchGateway(pincer, env, home, port = 0) {
+  return launch(pincer, ['gateway', 'run', '--port', String(port)], { ...env, PINCER_HOME: home },
+    /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
+}
+
+/// Stops the gateway and the mock (SIGTERM), the emulator, and removes the home dir.
+export async function tearDown({ gateway, mock, server, home }) {
+  await stop(gateway?.child);
+  await stop(mock?.child);
+  await server?.stop();
+  if (home) rmSync(home, { recursive: true, force: true });
 }

@@ -8,12 +8,12 @@
 //   tests/channels/setup.sh && node tests/channels/telegram_crash.test.mjs <pincer binary> <source dir>
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, stop, cleanEnv } from '../support/processes.mjs';
-import { freePort, sleep, startMockLlm, telegramServerClass, testArguments } from './harness.mjs';
+import { stop, cleanEnv } from '../support/processes.mjs';
+import { freePort, launchGateway, sleep, startMockLlm, tearDown, telegramServerClass, testArguments } from './harness.mjs';
 
 const BOT_TOKEN = '333333:crash-test-token-for-the-emulator';
 const OWNER = 1001;
@@ -57,7 +57,7 @@ function startProxy() {
 }
 
 function startGateway() {
-  gateway = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
+  gateway = launchGateway(pincer, env, home);
   return gateway.ready;
 }
 
@@ -89,12 +89,9 @@ before(async () => {
 });
 
 after(async () => {
-  await stop(gateway?.child);
-  await stop(mock?.child);
   proxy?.closeAllConnections?.();
   proxy?.close();
-  await server?.stop();
-  if (home) rmSync(home, { recursive: true, force: true });
+  await tearDown({ gateway, mock, server, home });
 });
 
 test('SIGKILL while a chunk is in flight: after a restart the reply is complete, in order, once', async () => {

@@ -10,12 +10,13 @@
 // (logging) restarts it in process (same pid) and it answers again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, stop, cleanEnv } from '../support/processes.mjs';
-import { freePort, sleep, startMockLlm, telegramServerClass, testArguments } from './harness.mjs';
+import { stop, cleanEnv } from '../support/processes.mjs';
+import { freePort, launchGateway, sleep, startMockLlm, tearDown, telegramServerClass, testArguments } from './harness.mjs';
 
 const BOT_A = '111111:bot-a-token-for-the-emulator';
 const BOT_B = '222222:bot-b-token-for-the-emulator';
@@ -26,6 +27,7 @@ const { pincer, srcDir } = testArguments('telegram_reload.test.mjs');
 const TelegramServer = telegramServerClass();
 
 const env = cleanEnv();
+const execFileAsync = promisify(execFile);
 let server, apiPort, mock, mockPort, gateway, home;
 
 
@@ -91,16 +93,11 @@ before(async () => {
   await server.start();
   ({ mock, port: mockPort } = await startMockLlm(srcDir, env));
   writeFileSync(path.join(home, 'pincer.json'), configText());
-  gateway = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
+  gateway = launchGateway(pincer, env, home);
   await gateway.ready;
 });
 
-after(async () => {
-  await stop(gateway?.child);
-  await stop(mock?.child);
-  await server?.stop();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
+after(() => tearDown({ gateway, mock, server, home }));
 
 test('an added account starts, its binding applies, and the running account is not restarted', async () => {
   await answered(BOT_A, 'a-before');
@@ -117,11 +114,13 @@ test('an added account starts, its binding applies, and the running account is n
   assert.equal(account(status, 'default').startedAt, before.startedAt, 'the unchanged account was restarted');
   assert.equal(account(status, 'default').restarts, 0);
 
-  const human = execFileSync(pincer, ['channels', 'status', '--probe', '--url', `ws://127.0.0.1:${gatewayPort()}`, '--token', TOKEN],
-    { env }).toString();
+  // Asynchronously: the emulator lives in this process and must answer the probes' getMe.
+  const { stdout: human } = await execFileAsync(pincer, ['channels', 'status', '--probe', '--url', `ws://127.0.0.1:${gatewayPort()}`,
+    '--token', TOKEN], { env });
   assert.match(human, /^telegram\[default\]  running  @\S+.*probe: ok \(\d+ ms\)$/m, human);
   assert.match(human, /^telegram\[alerts\]  running  @\S+.*probe: ok \(\d+ ms\)$/m, human);
-  const probed = call('channels.status', { probe: true });
+  const probed = JSON.parse((await execFileAsync(pincer, ['gateway', 'call', 'channels.status', '--params', '{"probe":true}',
+    '--url', `ws://127.0.0.1:${gatewayPort()}`, '--token', TOKEN], { env })).stdout);
   assert.equal(account(probed, 'alerts').probe.ok, true);
   assert.equal(typeof account(probed, 'alerts').probe.bot.username, 'string');
 

@@ -10,11 +10,11 @@
 // exactly once.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, stop, cleanEnv } from '../support/processes.mjs';
-import { freePort, sleep, startMockLlm, telegramServerClass, testArguments } from './harness.mjs';
+import { stop, cleanEnv } from '../support/processes.mjs';
+import { freePort, launchGateway, sleep, startMockLlm, tearDown, telegramServerClass, testArguments } from './harness.mjs';
 
 const BOT_TOKEN = '123456:TEST-token-for-the-emulator';
 const OWNER = 1001;
@@ -84,16 +84,11 @@ before(async () => {
     dmPolicy: 'allowlist', allowFrom: ['${OWNER}'],
   } },
 }\n`);
-  gateway = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
+  gateway = launchGateway(pincer, env, home);
   await gateway.ready;
 });
 
-after(async () => {
-  await stop(gateway?.child);
-  await stop(mock?.child);
-  await server?.stop();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
+after(() => tearDown({ gateway, mock, server, home }));
 
 test('steer: a message sent while a tool runs enters that run, and one reply answers both', async () => {
   const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });

@@ -10,11 +10,11 @@
 // in order, with no edits.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, stop, cleanEnv } from '../support/processes.mjs';
-import { freePort, sleep, startMockLlm, telegramServerClass, testArguments } from './harness.mjs';
+import { stop, cleanEnv } from '../support/processes.mjs';
+import { freePort, launchGateway, sleep, startMockLlm, tearDown, telegramServerClass, testArguments } from './harness.mjs';
 
 const BOT_TOKEN = '123456:TEST-token-for-the-emulator';
 const OWNER = 1001;  // in allowFrom
@@ -29,7 +29,7 @@ let server, apiPort, mock, mockPort, gateway, home;
 const edits = [];
 
 async function startGateway() {
-  gateway = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
+  gateway = launchGateway(pincer, env, home);
   await gateway.ready;
 }
 
@@ -83,12 +83,7 @@ before(async () => {
   await startGateway();
 });
 
-after(async () => {
-  await stop(gateway?.child);
-  await stop(mock?.child);
-  await server?.stop();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
+after(() => tearDown({ gateway, mock, server, home }));
 
 test('partial: a preview is edited while the reply is written, then the chat shows the reply once', async () => {
   const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
