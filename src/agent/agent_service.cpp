@@ -1,5 +1,7 @@
 #include "agent/agent_service.h"
 
+#include <array>
+
 #include <algorithm>
 #include <set>
 
@@ -20,6 +22,16 @@ extern char** environ;
 namespace pincer::agent {
 
 using nlohmann::json;
+
+const char* to_string(RunLane lane) {
+  switch (lane) {
+    case RunLane::Main: return "main";
+    case RunLane::Subagent: return "subagent";
+    case RunLane::Cron: return "cron";
+    case RunLane::Nested: return "nested";
+  }
+  return "main";
+}
 
 struct AgentService::Impl {
   Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
@@ -45,7 +57,8 @@ struct AgentService::Impl {
       agents.agents.push_back(std::move(main));
     }
     models = ModelRegistry::from_config(config);
-    max_concurrent = static_cast<int>(std::max<int64_t>(1, agents.max_concurrent));
+    limits[static_cast<std::size_t>(RunLane::Main)] = static_cast<int>(std::max<int64_t>(1, agents.max_concurrent));
+    limits[static_cast<std::size_t>(RunLane::Subagent)] = static_cast<int>(std::max<int64_t>(1, agents.subagents_max_concurrent));
   }
 
   EventLoop& loop;
@@ -61,8 +74,8 @@ struct AgentService::Impl {
   std::map<std::string, std::unique_ptr<store::SessionIndex>> indexes;  // by agent id
   std::map<std::string, Lane> lanes;                                    // by session key
   std::deque<std::string> ready;  // session keys waiting for a global slot, in arrival order
-  int running = 0;
-  int max_concurrent = 4;
+  std::array<int, kRunLaneCount> running{};            // by RunLane
+  std::array<int, kRunLaneCount> limits = {4, 8, 1, 1};  // by RunLane (QL-2)
   std::map<std::string, std::string> run_session;  // active or queued run id → session key
   std::map<std::string, std::vector<std::function<void(const RunEvent&)>>> waiters;
   std::map<std::string, RunEvent> recent;  // terminal events of finished runs (bounded)
@@ -148,7 +161,11 @@ Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink
   // Resolve the model now so that a misconfiguration is answered to the caller, not as an event.
   if (impl_->agents_error) return *impl_->agents_error;
   const AgentSettings* spec = impl_->agents.find(agent_id);
-  if (!spec) spec = &impl_->agents.default_agent();
+  if (!spec) {  // a typo must not quietly start sessions (and directories) for a phantom agent
+    std::string known;
+    for (const auto& a : impl_->agents.agents) known += (known.empty() ? "" : ", ") + a.id;
+    return Error{"INVALID_REQUEST", "unknown agent \"" + agent_id + "\" (agents: " + known + ")"};
+  }
   if (auto model = impl_->models.resolve(spec->model.primary); !model) return model.error();
 
   Lane& lane = impl_->lanes[key];
@@ -163,7 +180,7 @@ Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink
 
 void AgentService::pump() {
   // Start queued runs while global slots are free; a session with an active run waits (QL-1).
-  for (auto it = impl_->ready.begin(); it != impl_->ready.end() && impl_->running < impl_->max_concurrent;) {
+  for (auto it = impl_->ready.begin(); it != impl_->ready.end();) {
     Lane& lane = impl_->lanes[*it];
     if (lane.active || lane.queue.empty()) {
       if (lane.queue.empty()) {
@@ -171,6 +188,11 @@ void AgentService::pump() {
       } else {
         ++it;
       }
+      continue;
+    }
+    const auto global = static_cast<std::size_t>(lane.queue.front().request.lane);
+    if (impl_->running[global] >= impl_->limits[global]) {  // its global lane is full: wait
+      ++it;
       continue;
     }
     Pending next = std::move(lane.queue.front());
@@ -271,7 +293,7 @@ void AgentService::start(Pending p) {
   prompt.thinking = std::string(llm::to_string(in.thinking));
   in.system_prompt = build_system_prompt(prompt);
 
-  ++s.running;
+  ++s.running[static_cast<std::size_t>(p.request.lane)];
   auto sink = [this, key, user_sink = std::move(p.sink)](const RunEvent& e) {
     user_sink(e);
     if (e.kind == RunEvent::Kind::End || e.kind == RunEvent::Kind::Error || e.kind == RunEvent::Kind::Aborted) {
@@ -282,6 +304,7 @@ void AgentService::start(Pending p) {
   auto run = std::make_shared<AgentRun>(s.loop, s.http, s.clock, std::move(in), std::move(history), std::move(*writer),
                                         std::move(sink), nullptr);
   s.lanes[key].active = run;
+  s.lanes[key].active_lane = p.request.lane;
   spdlog::info("run {} started: session {} agent {} model {}/{}", p.request.run_id, key, p.agent_id,
                run->inputs().model.provider, run->inputs().model.id);
   run->start(p.request.message);
@@ -292,7 +315,7 @@ void AgentService::finished(const std::string& key, const RunEvent& terminal) {
   auto lane = s.lanes.find(key);
   if (lane != s.lanes.end() && lane->second.active && lane->second.active->inputs().run_id == terminal.run_id) {
     lane->second.active.reset();
-    --s.running;
+    --s.running[static_cast<std::size_t>(lane->second.active_lane)];
     // Remember the turn in the index (activity, model, usage).
     store::SessionIndex& index = index_for(terminal.agent_id);
     store::OrderedJson patch = {{"modelProvider", terminal.provider},
@@ -388,6 +411,12 @@ bool AgentService::when_finished(const std::string& run_id, std::function<void(c
   if (!impl_->run_session.contains(run_id)) return false;
   impl_->waiters[run_id].push_back(std::move(done));
   return true;
+}
+
+std::size_t AgentService::active_runs() const {
+  std::size_t n = 0;
+  for (const auto& [key, lane] : impl_->lanes) n += (lane.active ? 1 : 0) + lane.queue.size();
+  return n;
 }
 
 bool AgentService::is_active(const std::string& run_id) const { return impl_->run_session.contains(run_id); }

@@ -28,12 +28,21 @@
 namespace pincer::agent {
 
 /// A request to run the agent on one message.
+/// The global lanes (QL-2): runs of different kinds wait for their own slots, so background work
+/// never holds up a conversation and never deadlocks it. Limits (as OpenClaw): `main`
+/// agents.defaults.maxConcurrent (4), `subagent` agents.defaults.subagents.maxConcurrent (8),
+/// `cron` 1, `nested` 1 (a run started by a tool of another run; it never takes the cron lane).
+enum class RunLane { Main, Subagent, Cron, Nested };
+inline constexpr std::size_t kRunLaneCount = 4;
+const char* to_string(RunLane lane);
+
 struct SendRequest {
   std::string session_key;   ///< as the client gave it: "main", "agent:main:main", "work" …
   std::string agent_id;      ///< "" = the agent named by the key, else the default agent
   std::string message;
   std::string run_id;        ///< the client's idempotencyKey
   std::string thinking;      ///< "" = the agent's default; else off|minimal|low|medium|high
+  RunLane lane = RunLane::Main;
 };
 
 /// What send() accepted.
@@ -53,7 +62,8 @@ class AgentService {
   AgentService(EventLoop& loop, const Clock& clock, nlohmann::json config, std::filesystem::path state_dir);
   ~AgentService();
 
-  /// Queues a run on the session's lane. Errors: "INVALID_REQUEST" (empty message),
+  /// Queues a run on the session's lane. Errors: "INVALID_REQUEST" (empty message, or an agent
+  /// id — given or in the session key — that is not configured),
   /// "MODEL_NOT_FOUND"/"MODEL_NOT_CONFIGURED" (the agent's model cannot be resolved),
   /// "SESSION_UNAVAILABLE" (the session files cannot be read or created). `sink` gets every
   /// event of the run, on the loop, ending with End, Error or Aborted.
@@ -77,6 +87,8 @@ class AgentService {
   bool when_finished(const std::string& run_id, std::function<void(const RunEvent&)> done);
   /// True while the run is queued or running.
   bool is_active(const std::string& run_id) const;
+  /// Runs queued or running, across all sessions.
+  std::size_t active_runs() const;
 
   /// `chat.history`: {sessionKey, sessionId, messages, thinkingLevel}; the last `limit` messages.
   Result<nlohmann::json> history(const std::string& session_key, int limit);
@@ -107,8 +119,9 @@ class AgentService {
     std::string key, agent_id;
     RunEventSink sink;
   };
-  struct Lane {
+  struct Lane {  ///< a session's lane (QL-1): one run at a time
     std::shared_ptr<AgentRun> active;
+    RunLane active_lane = RunLane::Main;  ///< the global lane the active run holds a slot of
     std::deque<Pending> queue;
   };
   struct Impl;

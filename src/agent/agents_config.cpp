@@ -96,6 +96,9 @@ Result<AgentsConfig> resolve_agents(const json& effective, const fs::path& state
 
   AgentsConfig out;
   out.max_concurrent = number_at<std::int64_t>(defaults, "maxConcurrent", out.max_concurrent);
+  if (defaults.contains("subagents") && defaults["subagents"].is_object()) {
+    out.subagents_max_concurrent = number_at<std::int64_t>(defaults["subagents"], "maxConcurrent", out.subagents_max_concurrent);
+  }
   out.bootstrap_max_chars = number_at<std::size_t>(defaults, "bootstrapMaxChars", out.bootstrap_max_chars);
   out.bootstrap_total_max_chars =
       number_at<std::size_t>(defaults, "bootstrapTotalMaxChars", out.bootstrap_total_max_chars);

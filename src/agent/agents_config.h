@@ -58,7 +58,8 @@ struct AgentSettings {
 struct AgentsConfig {
   std::string default_id = std::string(kDefaultAgentId);
   std::vector<AgentSettings> agents;  ///< in `agents.list` order; just "main" when it is empty
-  std::int64_t max_concurrent = 4;
+  std::int64_t max_concurrent = 4;             ///< agents.defaults.maxConcurrent: the main lane
+  std::int64_t subagents_max_concurrent = 8;   ///< agents.defaults.subagents.maxConcurrent
   std::size_t bootstrap_max_chars = 20'000;
   std::size_t bootstrap_total_max_chars = 150'000;
   std::string bootstrap_truncation_warning = "once";  ///< once|always|off

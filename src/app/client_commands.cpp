@@ -149,7 +149,8 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
   agent::AgentService agents(loop, SystemClock::instance(), loaded->effective, state);
   int code = 0;
   json final_payload;
-  agent::SendRequest req{a.session_key.empty() ? "main" : a.session_key, a.agent_id, a.message, ids::uuid_v4(), a.thinking};
+  agent::SendRequest req{a.session_key.empty() ? "main" : a.session_key, a.agent_id, a.message, ids::uuid_v4(), a.thinking,
+                         agent::RunLane::Main};
   loop.post([&] {
     auto accepted = agents.send(req, [&](const agent::RunEvent& e) {
       using K = agent::RunEvent::Kind;

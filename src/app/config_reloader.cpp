@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/clock.h"
+
 namespace pincer::app {
 
 using nlohmann::json;
@@ -18,17 +20,24 @@ std::string join_paths(const std::vector<std::string>& paths) {
   return out;
 }
 
+gateway::ReloadMode mode_of(const json& effective) {
+  return gateway::reload_mode_from(effective["gateway"]["reload"].value("mode", "hybrid"));
+}
+
 }  // namespace
 
 ConfigReloader::ConfigReloader(EventLoop& loop, std::filesystem::path config_path, config::EnvLookup env, json running,
-                               gateway::Gateway& gateway, agent::AgentService& agents, channels::ChannelManager& channels)
-    : config_path_(std::move(config_path)),
+                               gateway::Gateway& gateway, agent::AgentService& agents, channels::ChannelManager& channels,
+                               Preflight preflight)
+    : loop_(loop),
+      config_path_(std::move(config_path)),
       env_(std::move(env)),
       running_(std::move(running)),
       gateway_(gateway),
       agents_(agents),
       channels_(channels),
-      mode_(gateway::reload_mode_from(running_["gateway"]["reload"].value("mode", "hybrid"))),
+      preflight_(std::move(preflight)),
+      mode_(mode_of(running_)),
       watcher_(loop, config_path_, kConfigPollMs, running_["gateway"]["reload"].value("debounceMs", int64_t{300}),
                [this] { on_change(); }) {}
 
@@ -37,23 +46,43 @@ void ConfigReloader::start() {
 }
 
 void ConfigReloader::on_change() {
+  if (restart_pending_) return;  // the coming restart reads the file as it is then
   auto next = config::load(config_path_, env_);
   if (!next) {
     spdlog::error("config reload rejected, the running config is kept: {}", next.error().message);
+    return;
+  }
+  if (!next->exists) {  // deleted or moved away: not a wish for the defaults
+    spdlog::error("config reload rejected, the running config is kept: {} was removed (put it back, or restart the "
+                  "gateway to start from a new one)",
+                  config_path_.string());
     return;
   }
   const gateway::ReloadPlan plan = gateway::plan_reload(running_, next->effective);
   if (plan.changed.empty()) return;
   spdlog::info("config changed: {}", join_paths(plan.changed));
   using gateway::ReloadMode;
-  if (mode_ == ReloadMode::Restart) return restart(join_paths(plan.changed));
-  if (!plan.restart_reasons.empty() && mode_ == ReloadMode::Hybrid) return restart(join_paths(plan.restart_reasons));
+  const ReloadMode mode = mode_of(next->effective);  // the file's own wish applies to this edit
+  const bool restart = mode == ReloadMode::Restart || (mode == ReloadMode::Hybrid && !plan.restart_reasons.empty());
+  if (restart) {
+    if (auto st = preflight_ ? preflight_(*next) : Status(Ok{}); !st) {
+      spdlog::error("config reload rejected, the running config is kept: {}", st.error().message);
+      return;
+    }
+    return restart_when_idle(join_paths(mode == ReloadMode::Restart ? plan.changed : plan.restart_reasons));
+  }
   if (plan.hot && !apply_hot(*next)) return;
   if (!plan.restart_reasons.empty()) {
-    spdlog::warn("config: {} take effect after a restart (gateway.reload.mode is \"hot\")", join_paths(plan.restart_reasons));
+    spdlog::warn("config: {} need a gateway restart to take effect (gateway.reload.mode is \"hot\")",
+                 join_paths(plan.restart_reasons));
   }
   running_ = next->effective;
   gateway_.set_config(next->effective, next->hash);
+  mode_ = mode;
+  if (mode_ == ReloadMode::Off) {
+    watcher_.stop();
+    spdlog::info("config: gateway.reload.mode is \"off\": later edits apply at the next start");
+  }
 }
 
 bool ConfigReloader::apply_hot(const config::LoadedConfig& next) {
@@ -67,7 +96,32 @@ bool ConfigReloader::apply_hot(const config::LoadedConfig& next) {
   return true;
 }
 
-void ConfigReloader::restart(const std::string& why) {
+void ConfigReloader::restart_when_idle(const std::string& why) {
+  if (restart_pending_) return;  // one restart at a time; it reads the newest file
+  restart_pending_ = true;
+  restart_asked_ms_ = SystemClock::instance().steady_ms();
+  const std::size_t busy = agents_.active_runs();
+  if (busy > 0) spdlog::info("config: {} changed; the gateway restarts once {} run(s) in progress finish", why, busy);
+  poll_restart(why);
+}
+
+void ConfigReloader::poll_restart(const std::string& why) {
+  const bool waited_enough = SystemClock::instance().steady_ms() - restart_asked_ms_ >= kRestartMaxWaitMs;
+  if (agents_.active_runs() > 0 && !waited_enough) {
+    loop_.after(500, [this, why] { poll_restart(why); });
+    return;
+  }
+  // The file may have changed while runs finished: the restart must be able to run what is there.
+  auto next = config::load(config_path_, env_);
+  Status ready = !next ? Status(next.error())
+                 : !next->exists ? Status(Error{"CONFIG_INVALID", config_path_.string() + " was removed"})
+                 : preflight_ ? preflight_(*next)
+                              : Status(Ok{});
+  if (!ready) {
+    restart_pending_ = false;
+    spdlog::error("config: restart cancelled, the running config is kept: {}", ready.error().message);
+    return;
+  }
   spdlog::warn("config: {} changed; restarting the gateway in place", why);
   ::kill(::getpid(), SIGUSR1);  // the transport's signal handler shuts down; run_gateway starts again
 }

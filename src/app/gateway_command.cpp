@@ -4,10 +4,15 @@
 #include "app/config_reloader.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 
@@ -62,6 +67,129 @@ Result<std::string> create_first_config(const std::filesystem::path& path) {
 
 }  // namespace
 
+/// The gateway's settings from flags > env > config (GW-1, AU-1): port, bind address, auth. Errors
+/// carry the exit code as their code ("1": unsafe or impossible, "2": invalid) and one clear line.
+/// Also used before an in-process restart, so that a config change that cannot run is rejected
+/// while the running gateway keeps going.
+static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& flags, const config::EnvLookup& env,
+                                                  const config::LoadedConfig& loaded, const std::filesystem::path& state) {
+  const std::filesystem::path& config_path = loaded.path;
+  const json& cfg = loaded.effective;
+  const json& gw = cfg["gateway"];
+  std::optional<std::string> env_token = env("PINCER_GATEWAY_TOKEN");
+  std::optional<std::string> env_password = env("PINCER_GATEWAY_PASSWORD");
+  gateway::GatewaySettings s;
+  s.state_dir = state;
+  s.config_path = config_path;
+  s.config = cfg;
+  s.config_hash = loaded.hash;
+  s.config_exists = loaded.exists;
+
+  // Port: flag > env > config.
+  s.port = gw.value("port", 18789);
+  if (auto p = env("PINCER_GATEWAY_PORT"); p && !p->empty()) {
+    int port = -1;
+    auto [end, err] = std::from_chars(p->data(), p->data() + p->size(), port);
+    if (err != std::errc() || end != p->data() + p->size() || port < 0 || port > 65535) {
+      return Error{"2", "PINCER_GATEWAY_PORT: expected a port number 0..65535, got \"" + *p + "\""};
+    }
+    s.port = port;
+  }
+  if (flags.port) {
+    if (*flags.port < 0 || *flags.port > 65535) return Error{"2", "--port: expected 0..65535, got " + std::to_string(*flags.port)};
+    s.port = *flags.port;
+  }
+
+  // Bind: loopback → 127.0.0.1, lan → 0.0.0.0, custom → gateway.customBindHost / --host.
+  std::string bind = flags.host ? "custom" : flags.bind.value_or(gw.value("bind", "loopback"));
+  if (bind == "loopback") s.bind_host = "127.0.0.1";
+  else if (bind == "lan") s.bind_host = "0.0.0.0";
+  else if (bind == "custom") {
+    s.bind_host = flags.host.value_or(gw.value("customBindHost", ""));
+    if (s.bind_host.empty()) return Error{"2", "gateway.bind is \"custom\" but gateway.customBindHost is not set (or pass --host)"};
+    unsigned char addr[sizeof(in6_addr)];
+    if (::inet_pton(AF_INET, s.bind_host.c_str(), addr) != 1 && ::inet_pton(AF_INET6, s.bind_host.c_str(), addr) != 1) {
+      return Error{"2", "--host: expected an IPv4 or IPv6 address, got \"" + s.bind_host + "\""};
+    }
+  } else {
+    return Error{"2", "--bind: expected one of loopback|lan|custom, got \"" + bind + "\""};
+  }
+
+  // Auth: mode and secrets (flag > env > config).
+  const json& auth = gw["auth"];
+  s.auth.mode = flags.auth.value_or(auth.value("mode", "token"));
+  if (s.auth.mode != "none" && s.auth.mode != "token" && s.auth.mode != "password" && s.auth.mode != "trusted-proxy") {
+    return Error{"2", "--auth: expected one of none|token|password|trusted-proxy, got \"" + s.auth.mode + "\""};
+  }
+  s.auth.token = flags.token.value_or(env_token.value_or(auth.value("token", "")));
+  s.auth.password = flags.password.value_or(env_password.value_or(auth.value("password", "")));
+  if (auth.contains("trustedProxy")) {
+    const json& tp = auth["trustedProxy"];
+    s.auth.trusted_user_header = tp.value("userHeader", "");
+    std::transform(s.auth.trusted_user_header.begin(), s.auth.trusted_user_header.end(),
+                   s.auth.trusted_user_header.begin(), [](unsigned char c) { return std::tolower(c); });
+    s.auth.trusted_required_headers = tp.value("requiredHeaders", std::vector<std::string>{});
+    for (auto& h : s.auth.trusted_required_headers) {
+      std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
+    }
+    s.auth.trusted_allow_users = tp.value("allowUsers", std::vector<std::string>{});
+  }
+  s.auth.trusted_proxies = gw.value("trustedProxies", std::vector<std::string>{});
+  if (gw.contains("controlUi")) s.auth.allowed_origins = gw["controlUi"].value("allowedOrigins", std::vector<std::string>{});
+  const json& rl = auth["rateLimit"];
+  s.auth_rate_limit = {rl.value("maxAttempts", 10), rl.value("windowMs", int64_t{60000}),
+                       rl.value("lockoutMs", int64_t{300000}), rl.value("exemptLoopback", true)};
+
+  // AU-1: never expose an unauthenticated gateway beyond loopback.
+  const std::string where = s.bind_host + ":" + std::to_string(s.port);
+  const bool has_secret = (s.auth.mode == "token" && !s.auth.token.empty()) ||
+                          (s.auth.mode == "password" && !s.auth.password.empty()) || s.auth.mode == "trusted-proxy";
+  if (!is_loopback_host(s.bind_host) && !has_secret) {
+    return Error{"1", "refusing to bind gateway to " + where +
+                       " without auth: set gateway.auth.mode to token or password with its secret, or bind loopback"};
+  }
+  if (s.auth.mode == "token" && s.auth.token.empty()) {
+    return Error{"2", "gateway.auth.mode is \"token\" but no token is set: set gateway.auth.token in " +
+                       config_path.string() + " or PINCER_GATEWAY_TOKEN, or pass --token"};
+  }
+  if (s.auth.mode == "password" && s.auth.password.empty()) {
+    return Error{"2", "gateway.auth.mode is \"password\" but no password is set: set gateway.auth.password or "
+                   "PINCER_GATEWAY_PASSWORD, or pass --password"};
+  }
+  if (s.auth.mode == "trusted-proxy" && (s.auth.trusted_proxies.empty() || s.auth.trusted_user_header.empty())) {
+    return Error{"2", "gateway.auth.mode is \"trusted-proxy\" but gateway.trustedProxies or "
+                   "gateway.auth.trustedProxy.userHeader is not set"};
+  }
+  return s;
+}
+
+/// Whether `host:port` can be bound now (a port another process holds cannot).
+static Status can_listen(const std::string& host, int port) {
+  const bool v6 = host.find(':') != std::string::npos;
+  const int fd = ::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Error{"LISTEN_FAILED", std::string("socket: ") + std::strerror(errno)};
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  int rc = -1;
+  if (v6) {
+    sockaddr_in6 a{};
+    a.sin6_family = AF_INET6;
+    a.sin6_port = htons(static_cast<uint16_t>(port));
+    ::inet_pton(AF_INET6, host.c_str(), &a.sin6_addr);
+    rc = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  } else {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    ::inet_pton(AF_INET, host.c_str(), &a.sin_addr);
+    rc = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  }
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return Error{"LISTEN_FAILED", "cannot listen on " + host + ":" + std::to_string(port) + ": " + std::strerror(err)};
+  return Ok{};
+}
+
 /// One life of the gateway; `restart` is set when it stopped to start again (SIGUSR1 or a
 /// config change that needs it).
 static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
@@ -92,90 +220,11 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   auto loaded = config::load(config_path, env);
   if (!loaded) return fail(2, loaded.error().message);
   const json& cfg = loaded->effective;
-  const json& gw = cfg["gateway"];
 
-  gateway::GatewaySettings s;
-  s.state_dir = state;
-  s.config_path = config_path;
-  s.config = cfg;
-  s.config_hash = loaded->hash;
-  s.config_exists = loaded->exists;
-
-  // Port: flag > env > config.
-  s.port = gw.value("port", 18789);
-  if (auto p = env("PINCER_GATEWAY_PORT"); p && !p->empty()) {
-    int port = -1;
-    auto [end, err] = std::from_chars(p->data(), p->data() + p->size(), port);
-    if (err != std::errc() || end != p->data() + p->size() || port < 0 || port > 65535) {
-      return fail(2, "PINCER_GATEWAY_PORT: expected a port number 0..65535, got \"" + *p + "\"");
-    }
-    s.port = port;
-  }
-  if (flags.port) {
-    if (*flags.port < 0 || *flags.port > 65535) return fail(2, "--port: expected 0..65535, got " + std::to_string(*flags.port));
-    s.port = *flags.port;
-  }
-
-  // Bind: loopback → 127.0.0.1, lan → 0.0.0.0, custom → gateway.customBindHost / --host.
-  std::string bind = flags.host ? "custom" : flags.bind.value_or(gw.value("bind", "loopback"));
-  if (bind == "loopback") s.bind_host = "127.0.0.1";
-  else if (bind == "lan") s.bind_host = "0.0.0.0";
-  else if (bind == "custom") {
-    s.bind_host = flags.host.value_or(gw.value("customBindHost", ""));
-    if (s.bind_host.empty()) return fail(2, "gateway.bind is \"custom\" but gateway.customBindHost is not set (or pass --host)");
-    unsigned char addr[sizeof(in6_addr)];
-    if (::inet_pton(AF_INET, s.bind_host.c_str(), addr) != 1 && ::inet_pton(AF_INET6, s.bind_host.c_str(), addr) != 1) {
-      return fail(2, "--host: expected an IPv4 or IPv6 address, got \"" + s.bind_host + "\"");
-    }
-  } else {
-    return fail(2, "--bind: expected one of loopback|lan|custom, got \"" + bind + "\"");
-  }
-
-  // Auth: mode and secrets (flag > env > config).
-  const json& auth = gw["auth"];
-  s.auth.mode = flags.auth.value_or(auth.value("mode", "token"));
-  if (s.auth.mode != "none" && s.auth.mode != "token" && s.auth.mode != "password" && s.auth.mode != "trusted-proxy") {
-    return fail(2, "--auth: expected one of none|token|password|trusted-proxy, got \"" + s.auth.mode + "\"");
-  }
-  s.auth.token = flags.token.value_or(env_token.value_or(auth.value("token", "")));
-  s.auth.password = flags.password.value_or(env_password.value_or(auth.value("password", "")));
-  if (auth.contains("trustedProxy")) {
-    const json& tp = auth["trustedProxy"];
-    s.auth.trusted_user_header = tp.value("userHeader", "");
-    std::transform(s.auth.trusted_user_header.begin(), s.auth.trusted_user_header.end(),
-                   s.auth.trusted_user_header.begin(), [](unsigned char c) { return std::tolower(c); });
-    s.auth.trusted_required_headers = tp.value("requiredHeaders", std::vector<std::string>{});
-    for (auto& h : s.auth.trusted_required_headers) {
-      std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
-    }
-    s.auth.trusted_allow_users = tp.value("allowUsers", std::vector<std::string>{});
-  }
-  s.auth.trusted_proxies = gw.value("trustedProxies", std::vector<std::string>{});
-  if (gw.contains("controlUi")) s.auth.allowed_origins = gw["controlUi"].value("allowedOrigins", std::vector<std::string>{});
-  const json& rl = auth["rateLimit"];
-  s.auth_rate_limit = {rl.value("maxAttempts", 10), rl.value("windowMs", int64_t{60000}),
-                       rl.value("lockoutMs", int64_t{300000}), rl.value("exemptLoopback", true)};
-
-  // AU-1: never expose an unauthenticated gateway beyond loopback.
+  auto settings = gateway_settings(flags, env, *loaded, state);
+  if (!settings) return fail(settings.error().code == "1" ? 1 : 2, settings.error().message);
+  gateway::GatewaySettings s = std::move(*settings);
   const std::string where = s.bind_host + ":" + std::to_string(s.port);
-  const bool has_secret = (s.auth.mode == "token" && !s.auth.token.empty()) ||
-                          (s.auth.mode == "password" && !s.auth.password.empty()) || s.auth.mode == "trusted-proxy";
-  if (!is_loopback_host(s.bind_host) && !has_secret) {
-    return fail(1, "refusing to bind gateway to " + where +
-                       " without auth: set gateway.auth.mode to token or password with its secret, or bind loopback");
-  }
-  if (s.auth.mode == "token" && s.auth.token.empty()) {
-    return fail(2, "gateway.auth.mode is \"token\" but no token is set: set gateway.auth.token in " +
-                       config_path.string() + " or PINCER_GATEWAY_TOKEN, or pass --token");
-  }
-  if (s.auth.mode == "password" && s.auth.password.empty()) {
-    return fail(2, "gateway.auth.mode is \"password\" but no password is set: set gateway.auth.password or "
-                   "PINCER_GATEWAY_PASSWORD, or pass --password");
-  }
-  if (s.auth.mode == "trusted-proxy" && (s.auth.trusted_proxies.empty() || s.auth.trusted_user_header.empty())) {
-    return fail(2, "gateway.auth.mode is \"trusted-proxy\" but gateway.trustedProxies or "
-                   "gateway.auth.trustedProxy.userHeader is not set");
-  }
   // Reachable from other machines with a guessable secret: start (the owner chose it) but say so.
   const std::size_t secret_size = s.auth.mode == "token" ? s.auth.token.size() : s.auth.password.size();
   const std::size_t strong_size = s.auth.mode == "token" ? 24 : 12;
@@ -208,7 +257,18 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     channel_manager.probe(timeout_ms, std::move(done));
   });
   // Edits of pincer.json apply while running (CF-2, CH-7).
-  ConfigReloader reloader(loop, config_path, env, cfg, gateway, agents, channel_manager);
+  // Before an in-process restart: the new settings must resolve, a new address be free, and every
+  // channel account build — else the change is rejected and this gateway keeps running.
+  auto preflight = [&flags, &env, &state, &channel_manager, host = s.bind_host, port = s.port](
+                       const config::LoadedConfig& next) -> Status {
+    auto settings = gateway_settings(flags, env, next, state);
+    if (!settings) return Error{"CONFIG_INVALID", settings.error().message};
+    if ((settings->bind_host != host || settings->port != port) && settings->port != 0) {
+      if (auto st = can_listen(settings->bind_host, settings->port); !st) return st;
+    }
+    return channel_manager.validate(next.effective);
+  };
+  ConfigReloader reloader(loop, config_path, env, cfg, gateway, agents, channel_manager, preflight);
   reloader.start();
   gateway::ServerOptions options;
   options.host = s.bind_host;
@@ -228,7 +288,11 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     std::fflush(stdout);
     spdlog::info("gateway {} listening on {}:{} (auth {})", s.version, s.bind_host, port, s.auth.mode);
   };
-  if (auto st = gateway::run_server(loop, gateway, options, &restart); !st) return fail(1, st.error().message);
+  if (auto st = gateway::run_server(loop, gateway, options, &restart); !st) {
+    spdlog::error("{}", st.error().message);  // the log says why the gateway is gone
+    log::flush();
+    return fail(1, st.error().message);
+  }
   spdlog::info(restart ? "gateway stopped for a restart" : "gateway stopped");
   log::flush();
   return 0;

@@ -1,5 +1,8 @@
 #include "channels/channel_manager.h"
 
+#include <cctype>
+#include <string_view>
+
 #include <spdlog/spdlog.h>
 
 #include "channels/irc/irc_channel.h"
@@ -51,6 +54,10 @@ Channel* ChannelManager::find(const std::string& channel, const std::string& acc
   return nullptr;
 }
 
+namespace {
+std::optional<std::string> route_path_problem(const std::string& path);
+}  // namespace
+
 Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const ChannelAccount& spec) {
   const json& c = spec.config;
   const std::string& at = spec.config_path;
@@ -68,7 +75,7 @@ Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const Cha
     s.webhook_url = c.value("webhookUrl", "");
     s.webhook_path = c.value("webhookPath", s.webhook_path);
     s.webhook_secret = c.value("webhookSecret", "");
-    if (s.webhook_path.empty() || s.webhook_path[0] != '/') return Error{"CONFIG_INVALID", at + ".webhookPath: must start with /"};
+    if (auto problem = route_path_problem(s.webhook_path)) return Error{"CONFIG_INVALID", at + ".webhookPath: " + *problem};
     auto channel = std::make_unique<telegram::TelegramChannel>(loop_, s);
     if (!s.webhook_url.empty()) {
       a->route = channel->route();
@@ -88,7 +95,7 @@ Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const Cha
       return Error{"CONFIG_INVALID", at + ".secret: required, at least 16 characters (it signs every request)"};
     }
     s.path = c.value("path", s.path);
-    if (s.path.empty() || s.path[0] != '/') return Error{"CONFIG_INVALID", at + ".path: must start with /"};
+    if (auto problem = route_path_problem(s.path)) return Error{"CONFIG_INVALID", at + ".path: " + *problem};
     s.sync = c.value("mode", "sync") == "sync";
     s.callback_url = c.value("callbackUrl", "");
     if (!s.sync && s.callback_url.empty()) {
@@ -108,31 +115,60 @@ Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const Cha
 
 namespace {
 
-/// Two accounts must not share one HTTP path on the gateway's port.
-Status check_routes(const std::vector<std::pair<std::string, std::string>>& prefixes) {
-  for (std::size_t i = 0; i < prefixes.size(); ++i) {
-    for (std::size_t j = i + 1; j < prefixes.size(); ++j) {
-      if (!prefixes[i].first.empty() && prefixes[i].first == prefixes[j].first) {
-        return Error{"CONFIG_INVALID", prefixes[j].second + ": the path " + prefixes[j].first + " is already served by " +
-                                           prefixes[i].second};
+/// Why `path` cannot be an HTTP route on the gateway's port, or nullopt when it can: it must be a
+/// plain path, and neither the gateway's probes nor the web chat's files (whose first segment has a
+/// dot: /index.html, /app.mjs …) may be shadowed.
+std::optional<std::string> route_path_problem(const std::string& path) {
+  if (path.size() < 2 || path[0] != '/') return "must start with / and name a path, e.g. /telegram-webhook";
+  for (const char c : path) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("/-._~").find(c) == std::string_view::npos) {
+      return "may contain only letters, digits and / - . _ ~, got \"" + path + "\"";
+    }
+  }
+  for (const std::string probe : {"/health", "/healthz", "/ready", "/readyz"}) {
+    if (path == probe || path.rfind(probe + "/", 0) == 0) return "is the gateway's own " + probe + " endpoint";
+  }
+  const std::string first = path.substr(1, path.find('/', 1) - 1);
+  if (first.find('.') != std::string::npos || first.empty()) return "would shadow a file of the web chat (" + path + ")";
+  return std::nullopt;
+}
+
+/// What two accounts must not share: an HTTP path on the gateway's port, a Telegram bot token (one
+/// bot polled twice gets 409 conflicts and splits the updates).
+struct Exclusive {
+  std::string what, value, config_path;
+};
+
+Status check_exclusive(const std::vector<Exclusive>& taken) {
+  for (std::size_t i = 0; i < taken.size(); ++i) {
+    for (std::size_t j = i + 1; j < taken.size(); ++j) {
+      if (!taken[i].value.empty() && taken[i].what == taken[j].what && taken[i].value == taken[j].value) {
+        return Error{"CONFIG_INVALID", taken[j].config_path + ": " + (taken[j].what == "path" ? "the path " + taken[j].value : "the same bot token") +
+                                           " is already used by " + taken[i].config_path};
       }
     }
   }
   return Ok{};
 }
 
+std::vector<Exclusive> exclusives(const ChannelAccount& spec, const std::string& route_prefix) {
+  std::vector<Exclusive> out = {{"path", route_prefix, spec.config_path}};
+  if (spec.channel == "telegram") out.push_back({"botToken", spec.config.value("botToken", ""), spec.config_path});
+  return out;
+}
+
 }  // namespace
 
 Status ChannelManager::start() {
   std::vector<std::unique_ptr<Account>> built;
-  std::vector<std::pair<std::string, std::string>> prefixes;
+  std::vector<Exclusive> taken;
   for (const auto& spec : list_channel_accounts(config_.value("channels", json::object()))) {
     auto a = build(spec);
     if (!a) return a.error();
-    prefixes.emplace_back((*a)->route_prefix, spec.config_path);
+    for (auto& e : exclusives(spec, (*a)->route_prefix)) taken.push_back(std::move(e));
     built.push_back(std::move(*a));
   }
-  if (auto st = check_routes(prefixes); !st) return st;
+  if (auto st = check_exclusive(taken); !st) return st;
   accounts_ = std::move(built);
   if (auto loaded = outbox_.load(); !loaded) spdlog::error("outbox: {}", loaded.error().message);
   for (auto& a : accounts_) start_account(*a);
@@ -144,7 +180,7 @@ Status ChannelManager::reload(const json& effective) {
   const auto specs = list_channel_accounts(effective.value("channels", json::object()));
   // Build every new or changed account first: a config that cannot run changes nothing.
   std::vector<std::unique_ptr<Account>> next;
-  std::vector<std::pair<std::string, std::string>> prefixes;
+  std::vector<Exclusive> taken;
   std::vector<std::unique_ptr<Account>*> kept;  // into accounts_
   for (const auto& spec : specs) {
     std::unique_ptr<Account>* same = nullptr;
@@ -153,16 +189,16 @@ Status ChannelManager::reload(const json& effective) {
     }
     if (same) {
       kept.push_back(same);
-      prefixes.emplace_back((*same)->route_prefix, spec.config_path);
+      for (auto& e : exclusives(spec, (*same)->route_prefix)) taken.push_back(std::move(e));
       next.push_back(nullptr);
       continue;
     }
     auto a = build(spec);
     if (!a) return a.error();
-    prefixes.emplace_back((*a)->route_prefix, spec.config_path);
+    for (auto& e : exclusives(spec, (*a)->route_prefix)) taken.push_back(std::move(e));
     next.push_back(std::move(*a));
   }
-  if (auto st = check_routes(prefixes); !st) return st;
+  if (auto st = check_exclusive(taken); !st) return st;
 
   // Stop what goes away or changes, then start what is new, in config order.
   std::vector<std::unique_ptr<Account>> result;
@@ -189,6 +225,16 @@ Status ChannelManager::reload(const json& effective) {
     if (!a->channel_started) start_account(*a);
   }
   return Ok{};
+}
+
+Status ChannelManager::validate(const json& effective) {
+  std::vector<Exclusive> taken;
+  for (const auto& spec : list_channel_accounts(effective.value("channels", json::object()))) {
+    auto a = build(spec);  // built, never started
+    if (!a) return a.error();
+    for (auto& e : exclusives(spec, (*a)->route_prefix)) taken.push_back(std::move(e));
+  }
+  return check_exclusive(taken);
 }
 
 void ChannelManager::start_account(Account& a) {

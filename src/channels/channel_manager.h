@@ -49,6 +49,10 @@ class ChannelManager {
   /// changes (the running accounts and settings are kept).
   Status reload(const nlohmann::json& effective);
 
+  /// Whether `effective` could run: every account builds, and no two share an HTTP path or a bot
+  /// token. Errors as start(). Nothing is started or changed (used before an in-process restart).
+  Status validate(const nlohmann::json& effective);
+
   /// `channels.status` payload: {channels:[{channel, accountId, running, restarts, startedAt, …}],
   /// pipeline:{…}}.
   nlohmann::json status() const;

@@ -83,6 +83,7 @@ ReplyStreamSettings stream_settings_from_json(const json& config, const std::str
   if (const json* v = key(acct, "textChunkLimit"); v && v->is_number_integer() && v->get<int64_t>() > 0) {
     limit = std::min<std::size_t>(limit, v->get<int64_t>());
   }
+  if (limit < caps.text_limit) s.text_limit = limit;
   auto& b = s.block;
   b.unit = caps.unit;
   b.max_chars = std::min(positive(chunk, "maxChars", delivery::kBlockStreamMaxChars), limit);
@@ -155,7 +156,9 @@ void ReplyStream::deliver_whole(const std::string& markdown, const std::string& 
                   target_.chat_id);
     return;
   }
-  if (auto st = delivery_.deliver(*ch, target_.reply_id + id_suffix, target_.chat_id, target_.thread_id, markdown); !st) {
+  if (auto st = delivery_.deliver(*ch, target_.reply_id + id_suffix, target_.chat_id, target_.thread_id, markdown,
+                                  settings_.text_limit);
+      !st) {
     spdlog::error("{}[{}]: reply to {} not queued: {}", target_.channel, target_.account_id, target_.chat_id,
                   st.error().message);
   }
@@ -233,7 +236,7 @@ void ReplyStream::update_preview() {
   delivery::ChunkOptions options;
   options.format = caps.format;
   options.unit = caps.unit;
-  options.limit = caps.text_limit;
+  options.limit = settings_.text_limit ? std::min(settings_.text_limit, caps.text_limit) : caps.text_limit;
   auto chunks = delivery::chunk_text(render_for(caps.format, text_), options);
   if (!chunks || chunks->empty()) return;
   std::string preview = std::move((*chunks)[0]);  // over the limit: the preview shows the first part
@@ -316,6 +319,7 @@ void ReplyStream::run_final() {
     return;
   }
   DeliverOptions options;
+  options.text_limit_override = settings_.text_limit;
   if (has_preview) {
     options.edit_message_id = preview_id_;
     options.edit_shown_text = shown_;
@@ -397,6 +401,7 @@ void ReplyStream::pump_blocks() {
   }
   block_busy_ = true;
   DeliverOptions options;
+  options.text_limit_override = settings_.text_limit;
   auto self = shared_from_this();
   options.on_done = [self] {
     self->block_busy_ = false;

@@ -69,6 +69,9 @@ const char* to_string(StreamMode mode);
 
 struct ReplyStreamSettings {
   StreamMode mode = StreamMode::Off;
+  /// `textChunkLimit` when below the channel's own limit (in its units), else 0: every message —
+  /// previews, blocks, the final chunks — stays within it.
+  std::size_t text_limit = 0;
   int64_t preview_throttle_ms = kPreviewThrottleMs;       ///< partial: min ms between preview calls
   std::size_t preview_min_chars = kPreviewMinInitialChars;  ///< partial: in the channel's units
   delivery::BlockStreamerOptions block;                   ///< block: cutting and coalescing

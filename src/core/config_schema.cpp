@@ -357,6 +357,11 @@ Node agent_defaults() {
       field("maxConcurrent", integer().min(1).def(4).doc(
                                  "Agent runs executing at once across all sessions (the `main` "
                                  "lane). Each session still runs one turn at a time (AG-8).")),
+      field("subagents", object({
+                             field("maxConcurrent", integer().min(1).default_note("8").doc(
+                                                        "Sub-agent runs executing at once (the "
+                                                        "`subagent` lane, QL-2).")),
+                         }).doc("Sub-agent runs.")),
       field("bootstrapMaxChars", integer().min(1).def(20000).doc(
                                      "Most characters of one workspace bootstrap file put into "
                                      "the system prompt; a longer file keeps its first 70 % and "
@@ -396,8 +401,8 @@ Node agent_defaults() {
                 field("minMs", integer().min(0).max(60000).doc(
                                    "`custom`: shortest pause, ms (default 800).")),
                 field("maxMs", integer().min(0).max(60000).doc(
-                                   "`custom`: longest pause, ms (default 2500; not above `minMs` = "
-                                   "always `minMs`).")),
+                                   "`custom`: longest pause, ms (default 2500). A `maxMs` at or below "
+                                   "`minMs` means always `minMs`.")),
             }).doc("Block streaming: a human-like pause between blocks (not before the first).")),
   }).doc("Settings every agent inherits.");
 }
@@ -663,8 +668,8 @@ Node channel_entry(bool with_accounts = true) {
       field("textChunkLimit", integer().min(16).doc(
                                   "Longest message sent, in the platform's units (UTF-16 code "
                                   "units for Telegram and Discord). Longer replies are split. "
-                                  "Default: the channel's own limit (4000 for most, 2000 for "
-                                  "Discord).")),
+                                  "Default and maximum: the channel's own limit (4000 for most, "
+                                  "2000 for Discord); a larger value is capped to it.")),
       field("chunkMode", one_of({"length", "newline"})
                              .def("length")
                              .doc("How long replies are split: `length` = only when over "

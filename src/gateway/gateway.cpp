@@ -591,10 +591,11 @@ const std::string& Gateway::health_json(bool fresh) {
   return health_json_;
 }
 
-void Gateway::shutdown(const std::string& reason) {
+void Gateway::shutdown(const std::string& reason, std::optional<int64_t> restart_expected_ms) {
   if (shutting_down_) return;
   shutting_down_ = true;
-  const std::string payload = json{{"reason", reason}, {"restartExpectedMs", nullptr}}.dump();
+  const std::string payload =
+      json{{"reason", reason}, {"restartExpectedMs", restart_expected_ms ? json(*restart_expected_ms) : json(nullptr)}}.dump();
   for (auto& [id, client] : clients_) {
     if (client->connected && !client->closing) send_event(*client, "shutdown", payload);
     close_client(*client, kCloseServiceRestart, "service restart");

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -107,7 +108,9 @@ class Gateway {
   void refresh_health(bool broadcast_event = true);
 
   /// SIGTERM (GW-10): `shutdown` event to every connected client, then close 1012 to all.
-  void shutdown(const std::string& reason);
+  /// `restart_expected_ms`: set for an in-process restart, so that clients reconnect (the event's
+  /// `restartExpectedMs`, null otherwise).
+  void shutdown(const std::string& reason, std::optional<int64_t> restart_expected_ms = std::nullopt);
   bool shutting_down() const { return shutting_down_; }
 
   // ---- for method handlers ----

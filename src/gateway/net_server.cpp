@@ -377,6 +377,9 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   std::optional<http::request_parser<http::string_body>> parser_;
 };
 
+/// How soon clients may expect the gateway back after an in-process restart (the shutdown event).
+constexpr int64_t kRestartExpectedMs = 1500;
+
 /// Accept loop, periodic timers and signal handling.
 class Server {
  public:
@@ -413,7 +416,7 @@ class Server {
     signals_.async_wait([this](error_code ec, int signo) {
       if (ec) return;
       restart_ = signo == SIGUSR1;
-      begin_shutdown(signo == SIGTERM ? "SIGTERM" : signo == SIGHUP ? "SIGHUP" : restart_ ? "SIGUSR1, restarting" : "SIGINT");
+      begin_shutdown(signo == SIGTERM ? "SIGTERM" : signo == SIGHUP ? "SIGHUP" : restart_ ? "SIGUSR1" : "SIGINT");
     });
   }
 
@@ -456,14 +459,16 @@ class Server {
   }
 
   void begin_shutdown(const char* why) {
-    spdlog::info("received {}; shutting down", why);
+    if (restart_) spdlog::info("restart requested ({}); stopping to start again", why);
+    else spdlog::info("received {}; shutting down", why);
     error_code ignored;
     acceptor_.close(ignored);
     tick_.cancel();
     health_.cancel();
     presence_.cancel();
     accept_retry_.cancel();
-    gateway_.shutdown(std::string("gateway stopping (") + why + ")");
+    gateway_.shutdown(std::string(restart_ ? "gateway restarting (" : "gateway stopping (") + why + ")",
+                      restart_ ? std::optional<int64_t>(kRestartExpectedMs) : std::nullopt);
     deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
     wait_for_clients();
   }

@@ -51,10 +51,10 @@ export async function startMockLlm(srcDir, env) {
 }
 
 /// `pincer gateway run --port <port>` with PINCER_HOME=<home> (launch handle; `ready` matches the
-/// port of the first "listening on" line).
+/// port of the first "listening on" line). `port` null: no flag (gateway.port from the config).
 export function launchGateway(pincer, env, home, port = 0) {
-  return launch(pincer, ['gateway', 'run', '--port', String(port)], { ...env, PINCER_HOME: home },
-    /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
+  const args = port === null ? ['gateway', 'run'] : ['gateway', 'run', '--port', String(port)];
+  return launch(pincer, args, { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
 }
 
 /// Stops the gateway and the mock (SIGTERM), the emulator, and removes the home dir.

@@ -5,14 +5,16 @@
 //   tests/channels/setup.sh && node tests/channels/telegram_reload.test.mjs <pincer binary> <source dir>
 //
 // Covers: adding an account (and a binding to it) starts it without touching the running one;
-// changing one account's settings restarts only that account; an invalid edit is rejected with a
-// log line and everything keeps working; a change the running gateway cannot apply in place
-// (logging) restarts it in process (same pid) and it answers again.
+// changing one account's settings restarts only that account; an invalid edit, a removed file, one
+// bot token in two accounts, a reserved webhook path and a busy port are rejected with a log line
+// while everything keeps working; a change the running gateway cannot apply in place (logging)
+// waits for the run in progress to finish, then restarts it in process (same pid).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { stop, cleanEnv } from '../support/processes.mjs';
@@ -28,7 +30,7 @@ const TelegramServer = telegramServerClass();
 
 const env = cleanEnv();
 const execFileAsync = promisify(execFile);
-let server, apiPort, mock, mockPort, gateway, home;
+let server, apiPort, mock, mockPort, gateway, home, gatewayConfigPort;
 
 
 /// The port of the newest "listening on" line (an in-process restart prints another one).
@@ -57,9 +59,9 @@ async function until(predicate, what, ms = 20000) {
 }
 const account = (status, id) => status.channels.find((c) => c.channel === 'telegram' && c.accountId === id);
 
-function configText({ accounts = '', bindings = '', logging = '' } = {}) {
+function configText({ accounts = '', bindings = '', logging = '', port = gatewayConfigPort, extra = '' } = {}) {
   return `{
-  gateway: { auth: { token: '${TOKEN}' } },
+  gateway: { port: ${port}, auth: { token: '${TOKEN}' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
     models: [ { id: 'mock-model' } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
@@ -69,6 +71,7 @@ function configText({ accounts = '', bindings = '', logging = '' } = {}) {
   channels: { telegram: {
     botToken: '${BOT_A}', apiRoot: 'http://127.0.0.1:${apiPort}', pollTimeoutSeconds: 0,
     dmPolicy: 'allowlist', allowFrom: ['${OWNER}'],
+    ${extra}
     ${accounts}
   } },
 }\n`;
@@ -92,8 +95,9 @@ before(async () => {
   server = new TelegramServer({ port: apiPort, host: '127.0.0.1', storeTimeout: 600 });
   await server.start();
   ({ mock, port: mockPort } = await startMockLlm(srcDir, env));
+  gatewayConfigPort = await freePort();
   writeFileSync(path.join(home, 'pincer.json'), configText());
-  gateway = launchGateway(pincer, env, home);
+  gateway = launchGateway(pincer, env, home, null);  // gateway.port from the file: a reload may change it
   await gateway.ready;
 });
 
@@ -162,12 +166,48 @@ test('an invalid edit is rejected, logged, and the running config is kept', asyn
   await answered(BOT_A, 'a-after-invalid');
 });
 
-test('a change that needs a restart restarts the gateway in process', async () => {
+test('removing the file, a shared bot token, a reserved path or a busy port is rejected; the gateway goes on', async () => {
+  const file = path.join(home, 'pincer.json');
+  const kept = readFileSync(file, 'utf8');
+  const rejections = () => (gateway.output().match(/config reload rejected/g) ?? []).length;
+  let seen = rejections();
+  const rejected = async (edit, why, pattern) => {
+    edit();
+    await until(() => rejections() > seen, `the rejection of ${why}`);
+    seen = rejections();
+    const lines = gateway.output().split('\n').filter((l) => l.includes('config reload rejected'));
+    assert.match(lines[lines.length - 1], pattern);
+  };
+  await rejected(() => rmSync(file), 'a removed file', /pincer\.json was removed/);
+  saveConfig(kept);
+  await rejected(() => saveConfig(configText({ accounts: `accounts: { alerts: { botToken: '${BOT_A}' } },` })),
+    'a bot token used twice', /channels\.telegram\.accounts\.alerts: the same bot token is already used by channels\.telegram\b/);
+  await rejected(() => saveConfig(configText({ extra: "webhookPath: '/health'," })),
+    'a reserved path', /webhookPath: is the gateway's own \/health endpoint/);
+  const busy = net.createServer();
+  await new Promise((r) => busy.listen(0, '127.0.0.1', r));
+  await rejected(() => saveConfig(configText({ port: busy.address().port })), 'a busy port',
+    new RegExp(`cannot listen on 127\\.0\\.0\\.1:${busy.address().port}`));
+  busy.close();
+  assert.equal((gateway.output().match(/listening on ws:/g) ?? []).length, 1, 'the gateway restarted');
+  await answered(BOT_A, 'a-after-rejections');
+});
+
+test('a change that needs a restart waits for the run in progress, then restarts the gateway in process', async () => {
   const pid = gateway.child.pid;
-  const port = gatewayPort();
-  saveConfig(configText({ logging: "logging: { level: 'debug' },",
-    accounts: `accounts: { alerts: { botToken: '${BOT_B}' } },` }));
-  await until(() => gatewayPort() !== port, 'a second "listening on" line');
+  const listening = () => (gateway.output().match(/listening on ws:/g) ?? []).length;
+  const before = listening();
+  const owner = server.getClient(BOT_A, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  await owner.sendMessage(owner.makeMessage('take your time MOCK_SLOW:300 ECHO:a-slow'));
+  await until(() => /run \S+ started/.test(gateway.output().split('config changed').pop()), 'the slow run to start');
+  saveConfig(configText({ logging: "logging: { level: 'debug' },", accounts: `accounts: { alerts: { botToken: '${BOT_B}' } },` }));
+  await until(() => /logging\.level changed; the gateway restarts once 1 run\(s\) in progress finish/.test(gateway.output()),
+    'the restart to wait for the run');
+  await until(() => listening() > before, 'a second "listening on" line');
+  // The reply was finished before the restart: complete, not a frozen preview.
+  const replies = server.getUpdatesHistory(BOT_A).filter((u) => u.message && String(u.message.text).includes('[a-slow]'));
+  assert.equal(replies.length, 1);
+  assert.match(replies[0].message.text, /^Hello from the mock LLM\. \[a-slow\]$/);
   assert.match(gateway.output(), /logging\.level changed; restarting the gateway in place/);
   assert.equal(gateway.child.exitCode, null, 'the process exited');
   assert.equal(gateway.child.pid, pid);

@@ -168,6 +168,13 @@ TEST_F(CliClientTest, CtrlCAbortsTheRunInTheGateway) {
   EXPECT_EQ(history["messages"].back().value("stopReason", ""), "aborted") << history["messages"].back().dump();
 }
 
+TEST_F(CliClientTest, AnUnknownAgentIsRefusedWithTheKnownOnes) {
+  auto r = pincer({"agent", "-m", "hi", "--agent", "nosuch"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown agent \"nosuch\" (agents: main)"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(home_->path() / "agents" / "nosuch")) << "a phantom agent got a directory";
+}
+
 TEST_F(CliClientTest, ShowingAnUnknownSessionFails) {
   auto r = pincer({"sessions", "show", "no-such-session"});
   EXPECT_EQ(r.exit_code, 1);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,7 +100,7 @@ TEST(AgentSteering, SteeringSkipsTheRemainingToolCallsAndTheModelSeesTheMessage)
   std::optional<bool> steered;
   json history;
   loop.post([&] {
-    auto accepted = agents.send({"main", "", "run two tools", "run-steer", ""}, [&](const RunEvent& e) {
+    auto accepted = agents.send({"main", "", "run two tools", "run-steer", "", agent::RunLane::Main}, [&](const RunEvent& e) {
       events.push_back(e);
       // While the first tool runs (it starts on a worker right after this event).
       if (e.kind == K::ToolStart && !steered) steered = agents.steer("main", "run-steer", "STEER: look at this instead");
@@ -174,7 +175,7 @@ TEST(AgentSteering, AMessageSteeredDuringTheFinalReplyIsNotInjected) {
   json history;
   loop.post([&] {
     idle_before = agents.steer("main", "", "nobody is running");
-    auto accepted = agents.send({"main", "", "just answer", "run-final", ""}, [&](const RunEvent& e) {
+    auto accepted = agents.send({"main", "", "just answer", "run-final", "", agent::RunLane::Main}, [&](const RunEvent& e) {
       events.push_back(e);
       if (e.kind == K::AssistantDelta && !during) {
         wrong_run = agents.steer("main", "some-other-run", "not this run");
@@ -352,6 +353,37 @@ TEST(PipelineSteering, SteerBacklogInjectsAndAlsoRunsAFollowup) {
   const auto third = user_texts(requests[2]);
   ASSERT_FALSE(third.empty());
   EXPECT_EQ(third.back(), "second: and mind this");
+}
+
+
+// ---- global lanes (QL-2) --------------------------------------------------------------------
+
+TEST(AgentLanes, CronRunsOneAtATimeWithoutHoldingUpTheMainLane) {
+  Fixture f(json::array());  // keyword replies: MOCK_SLOW:ms paces the stream
+  EventLoop loop;
+  agent::AgentService agents(loop, SystemClock::instance(), f.config, f.home.path());
+  std::map<std::string, int64_t> started, ended;  // by run id, steady ms
+  int finished = 0;
+  auto sink = [&](const RunEvent& e) {
+    const int64_t now = SystemClock::instance().steady_ms();
+    if (e.kind == K::Start) started[e.run_id] = now;
+    if (e.kind == K::End || e.kind == K::Error || e.kind == K::Aborted) {
+      ended[e.run_id] = now;
+      EXPECT_EQ(e.kind, K::End) << e.run_id << ": " << e.error;
+      if (++finished == 3) loop.stop();
+    }
+  };
+  loop.post([&] {
+    ASSERT_TRUE(agents.send({"cron-a", "", "job a MOCK_SLOW:150", "cron-a", "", agent::RunLane::Cron}, sink));
+    ASSERT_TRUE(agents.send({"cron-b", "", "job b MOCK_SLOW:150", "cron-b", "", agent::RunLane::Cron}, sink));
+    ASSERT_TRUE(agents.send({"chat", "", "hello", "main-c", "", agent::RunLane::Main}, sink));
+  });
+  run_for(loop, 20000);
+  ASSERT_EQ(finished, 3);
+  // The cron lane holds one run: b starts only after a ended.
+  EXPECT_GE(started["cron-b"], ended["cron-a"]);
+  // The main lane does not wait for cron work.
+  EXPECT_LT(ended["main-c"], ended["cron-a"]);
 }
 
 }  // namespace

@@ -187,6 +187,7 @@ void TelegramChannel::poll() {
            return schedule_poll(backoff);
          }
          poll_failures_ = 0;
+         last_error_.clear();  // it works again: status shows no stale error
          if (updates->empty()) {
            // A real Bot API holds the request up to the timeout; an early empty answer means a
            // server that does not long-poll: pace it.

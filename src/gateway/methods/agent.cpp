@@ -57,7 +57,7 @@ MethodResult agent_run(MethodContext& ctx) {
       gw.send_to(conn, build_error(request_id, err));
     }
   };
-  agent::SendRequest req{session_key.empty() ? "main" : session_key, agent_id, message, key, thinking};
+  agent::SendRequest req{session_key.empty() ? "main" : session_key, agent_id, message, key, thinking, agent::RunLane::Main};
   auto accepted = agents->send(req, make_run_event_sink(gw, on_terminal));
   if (!accepted) return RpcError::unavailable(accepted.error().message, {{"code", accepted.error().code}});
   return json{{"runId", accepted->run_id}, {"status", "accepted"}, {"acceptedAt", gw.clock().wall_ms()}};

@@ -50,7 +50,7 @@ MethodResult chat_send(MethodContext& ctx) {
     return json{{"ok", true}, {"aborted", !aborted->empty()}, {"runIds", *aborted}};
   }
   if (agents->is_active(key)) return json{{"runId", key}, {"status", "in_flight"}};
-  agent::SendRequest req{session_key, "", message, key, thinking};
+  agent::SendRequest req{session_key, "", message, key, thinking, agent::RunLane::Main};
   auto accepted = agents->send(req, make_run_event_sink(ctx.gateway));
   if (!accepted) return from_error(accepted.error());
   return json{{"runId", accepted->run_id}, {"status", "started"}};
