@@ -278,7 +278,10 @@ void InboundPipeline::run_ended(const std::string& session_key, const std::strin
 
 bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const std::string& session_key,
                               const std::string& agent_id) {
-  std::string word = m.text.substr(1, m.text.find_first_of(" @\n") - 1);
+  const std::size_t end = m.text.find_first_of(" @\n");
+  // "/new@OtherBot" is addressed to another bot (the channel saw no mention of ours): not a command.
+  if (end != std::string::npos && m.text[end] == '@' && !m.mentions_bot) return false;
+  std::string word = m.text.substr(1, end - 1);
   std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
   const std::string id = "cmd-" + m.channel + "-" + m.chat_id + "-" + m.message_id;
   if (word == "new" || word == "reset") {

@@ -155,6 +155,14 @@ test('a 10 000-character reply arrives complete, in order, in chunks within the 
   assert.ok(joined.replace(/\s+/g, '').startsWith(expected.repeat(20).replace(/\s+/g, '')), 'chunks out of order or altered');
 });
 
+test('a command addressed to another bot is not ours: the agent gets it as text', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  const before = (await botMessages(owner)).length;
+  await owner.sendMessage(owner.makeMessage('/new@SomeOtherBot ECHO:tg-otherbot'));
+  const msgs = await waitFor(owner, (m) => replies(m.slice(before), '[tg-otherbot]').length > 0, 'the agent reply');
+  assert.equal(replies(msgs.slice(before), 'fresh session').length, 0, 'another bot\'s /new reset our session');
+});
+
 test('after a restart, already handled updates are not answered again', async () => {
   const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
   await owner.sendMessage(owner.makeMessage('once ECHO:tg-once'));
