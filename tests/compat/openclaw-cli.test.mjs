@@ -221,6 +221,15 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     assert(typeof out.version === "string" && out.version.length > 0, `no version: ${JSON.stringify(out).slice(0, 400)}`);
     return `version ${out.version}`;
   });
+  check("openclaw status --json", () => {
+    const out = cli("status", "--json");
+    const text = JSON.stringify(out).slice(0, 800);
+    assert(out.gateway?.reachable === true, `gateway not reachable: ${text}`);
+    const main = out.agents?.agents?.find((a) => a.id === "main");
+    assert(main && main.sessionsPath.endsWith("agents/main/sessions/sessions.json"), `agent main missing: ${text}`);
+    assert(typeof out.agents.totalSessions === "number", `no session total: ${text}`);
+    return `reachable, agent main with ${main.sessionsCount} sessions`;
+  });
   check("openclaw gateway call sessions.list --json", () => {
     const out = cli("gateway", "call", "sessions.list", "--json");
     assert(Array.isArray(out.sessions), `no sessions array: ${JSON.stringify(out).slice(0, 400)}`);

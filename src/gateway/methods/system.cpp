@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 
 #include "agent/agent_service.h"
 #include "gateway/gateway.h"
@@ -20,19 +21,63 @@ MethodResult health(MethodContext& ctx) {
   return RawJson{ctx.gateway.health_json(p.is_object() && p.value("probe", false))};
 }
 
-/// `status`: a summary of the running gateway for `pincer status` and dashboards.
+/// OpenClaw's StatusSummary `sessions` (what `openclaw status` reads): totals, the 10 most recent
+/// sessions, and per agent its sessions.json path, count and 10 most recent. `age` is ms since the
+/// last activity.
+json sessions_summary(agent::AgentService& service, const gateway::GatewaySettings& s, int64_t now_ms) {
+  const json all = service.list_sessions(0);
+  json recent = json::array(), paths = json::array(), by_agent = json::array();
+  std::map<std::string, json> per_agent;
+  const json agents = service.list_agents();
+  for (const auto& a : agents.value("agents", json::array())) {
+    const std::string id = a.value("id", "");
+    const std::string path = (s.state_dir / "agents" / id / "sessions" / "sessions.json").string();
+    paths.push_back(path);
+    per_agent[id] = {{"agentId", id}, {"path", path}, {"count", 0}, {"recent", json::array()}};
+  }
+  for (const auto& row : all.value("sessions", json::array())) {
+    const int64_t updated = row.value("updatedAt", int64_t{0});
+    json item = {{"key", row.value("key", "")}, {"updatedAt", updated}, {"age", updated > 0 ? json(now_ms - updated) : json()}};
+    if (recent.size() < 10) recent.push_back(item);
+    auto agent = per_agent.find(row.value("agentId", ""));
+    if (agent == per_agent.end()) continue;
+    agent->second["count"] = agent->second["count"].get<int64_t>() + 1;
+    if (agent->second["recent"].size() < 10) agent->second["recent"].push_back(std::move(item));
+  }
+  for (auto& [id, entry] : per_agent) by_agent.push_back(std::move(entry));
+  return {{"count", all.value("totalCount", 0)},
+          {"paths", std::move(paths)},
+          {"defaults", {{"model", nullptr}, {"contextTokens", nullptr}}},
+          {"recent", std::move(recent)},
+          {"byAgent", std::move(by_agent)}};
+}
+
+/// `status`: a summary of the running gateway for `pincer status`, dashboards and `openclaw
+/// status` (OpenClaw's StatusSummary fields: runtimeVersion, heartbeat, channelSummary, tasks,
+/// taskAudit, sessions{count, paths, defaults, recent, byAgent}; task, heartbeat and channel
+/// summaries are empty until those features exist).
 MethodResult status(MethodContext& ctx) {
   const auto& s = ctx.gateway.settings();
-  json sessions = {{"count", 0}};
+  json sessions = {{"count", 0}, {"paths", json::array()}, {"defaults", {{"model", nullptr}, {"contextTokens", nullptr}}},
+                   {"recent", json::array()}, {"byAgent", json::array()}};
   json agents = {{"defaultAgentId", "main"}};
   if (auto* service = ctx.gateway.agents()) {
-    sessions["count"] = service->list_sessions(1).value("totalCount", 0);
+    sessions = sessions_summary(*service, s, ctx.gateway.clock().wall_ms());
     const json list = service->list_agents();
     agents = {{"defaultAgentId", list.value("defaultId", "main")}, {"count", list["agents"].size()}};
   }
+  const json task_counts = {{"total", 0}, {"active", 0}, {"terminal", 0}, {"failures", 0},
+                            {"byStatus", {{"queued", 0}, {"running", 0}, {"succeeded", 0}, {"failed", 0}, {"timed_out", 0},
+                                          {"cancelled", 0}, {"lost", 0}}},
+                            {"byRuntime", {{"subagent", 0}, {"acp", 0}, {"cli", 0}, {"cron", 0}}}};
+  const json task_audit = {{"total", 0}, {"warnings", 0}, {"errors", 0},
+                           {"byCode", {{"stale_queued", 0}, {"stale_running", 0}, {"lost", 0}, {"delivery_failed", 0},
+                                       {"missing_cleanup", 0}, {"inconsistent_timestamps", 0}}}};
+  const std::string default_agent = agents.value("defaultAgentId", "main");
   return json{
       {"ok", true},
       {"version", s.version},
+      {"runtimeVersion", s.version},
       {"pid", static_cast<int64_t>(::getpid())},
       {"uptimeMs", ctx.gateway.uptime_ms()},
       {"ts", ctx.gateway.clock().wall_ms()},
@@ -43,6 +88,12 @@ MethodResult status(MethodContext& ctx) {
       {"logFile", s.log_file.string()},
       {"sessions", std::move(sessions)},
       {"agents", std::move(agents)},
+      {"heartbeat", {{"defaultAgentId", default_agent}, {"agents", json::array()}}},
+      {"channelSummary", json::array()},
+      {"queuedSystemEvents", json::array()},
+      {"degradedSecretOwners", json::array()},
+      {"tasks", task_counts},
+      {"taskAudit", task_audit},
   };
 }
 
