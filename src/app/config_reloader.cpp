@@ -100,14 +100,17 @@ void ConfigReloader::restart_when_idle(const std::string& why) {
   if (restart_pending_) return;  // one restart at a time; it reads the newest file
   restart_pending_ = true;
   restart_asked_ms_ = SystemClock::instance().steady_ms();
-  const std::size_t busy = agents_.active_runs();
-  if (busy > 0) spdlog::info("config: {} changed; the gateway restarts once {} run(s) in progress finish", why, busy);
+  const std::size_t runs = agents_.active_runs(), messages = channels_.pending();
+  if (runs + messages > 0) {
+    spdlog::info("config: {} changed; the gateway restarts once {} run(s) and {} channel message(s) in progress are done",
+                 why, runs, messages);
+  }
   poll_restart(why);
 }
 
 void ConfigReloader::poll_restart(const std::string& why) {
   const bool waited_enough = SystemClock::instance().steady_ms() - restart_asked_ms_ >= kRestartMaxWaitMs;
-  if (agents_.active_runs() > 0 && !waited_enough) {
+  if (agents_.active_runs() + channels_.pending() > 0 && !waited_enough) {
     loop_.after(500, [this, why] { poll_restart(why); });
     return;
   }

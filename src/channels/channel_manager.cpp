@@ -119,7 +119,7 @@ namespace {
 /// plain path, and neither the gateway's probes nor the web chat's files (whose first segment has a
 /// dot: /index.html, /app.mjs …) may be shadowed.
 std::optional<std::string> route_path_problem(const std::string& path) {
-  if (path.size() < 2 || path[0] != '/') return "must start with / and name a path, e.g. /telegram-webhook";
+  if (path.size() < 2 || path[0] != '/') return "must start with / and name a path, e.g. /hooks/pincer";
   for (const char c : path) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("/-._~").find(c) == std::string_view::npos) {
       return "may contain only letters, digits and / - . _ ~, got \"" + path + "\"";
@@ -136,24 +136,37 @@ std::optional<std::string> route_path_problem(const std::string& path) {
 /// What two accounts must not share: an HTTP path on the gateway's port, a Telegram bot token (one
 /// bot polled twice gets 409 conflicts and splits the updates).
 struct Exclusive {
-  std::string what, value, config_path;
+  std::string what;   ///< how the error names it: "the path /x", "the same bot token" …
+  std::string value;  ///< "" = nothing taken
+  std::string config_path;
 };
 
 Status check_exclusive(const std::vector<Exclusive>& taken) {
   for (std::size_t i = 0; i < taken.size(); ++i) {
     for (std::size_t j = i + 1; j < taken.size(); ++j) {
       if (!taken[i].value.empty() && taken[i].what == taken[j].what && taken[i].value == taken[j].value) {
-        return Error{"CONFIG_INVALID", taken[j].config_path + ": " + (taken[j].what == "path" ? "the path " + taken[j].value : "the same bot token") +
-                                           " is already used by " + taken[i].config_path};
+        return Error{"CONFIG_INVALID", taken[j].config_path + ": " + taken[j].what + " is already used by " + taken[i].config_path};
       }
     }
   }
   return Ok{};
 }
 
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 std::vector<Exclusive> exclusives(const ChannelAccount& spec, const std::string& route_prefix) {
-  std::vector<Exclusive> out = {{"path", route_prefix, spec.config_path}};
-  if (spec.channel == "telegram") out.push_back({"botToken", spec.config.value("botToken", ""), spec.config_path});
+  std::vector<Exclusive> out = {{"the path " + route_prefix, route_prefix, spec.config_path}};
+  const json& c = spec.config;
+  if (spec.channel == "telegram") out.push_back({"the same bot token", c.value("botToken", ""), spec.config_path});
+  if (spec.channel == "irc" && c.contains("host") && c.contains("nick")) {
+    // Two accounts with one nick on one server would take it from each other at every reconnect.
+    out.push_back({"the same nick on the same server",
+                   lower(c.value("host", "")) + ":" + std::to_string(c.value("port", 0)) + "/" + lower(c.value("nick", "")),
+                   spec.config_path});
+  }
   return out;
 }
 
@@ -308,6 +321,8 @@ void ChannelManager::probe(int64_t timeout_ms, std::function<void(json)> done) {
     });
   }
 }
+
+std::size_t ChannelManager::pending() const { return pipeline_.pending() + outbox_.pending().size(); }
 
 json ChannelManager::status() const {
   json list = json::array();

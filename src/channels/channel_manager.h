@@ -53,6 +53,9 @@ class ChannelManager {
   /// token. Errors as start(). Nothing is started or changed (used before an in-process restart).
   Status validate(const nlohmann::json& effective);
 
+  /// Work that a restart would cut off: messages not answered yet and replies not delivered yet.
+  std::size_t pending() const;
+
   /// `channels.status` payload: {channels:[{channel, accountId, running, restarts, startedAt, …}],
   /// pipeline:{…}}.
   nlohmann::json status() const;

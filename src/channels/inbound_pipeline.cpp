@@ -72,6 +72,15 @@ void InboundPipeline::reconfigure(json effective_config) {
   queue_.drop = q.value("drop", queue_.drop);
 }
 
+std::size_t InboundPipeline::pending() const {
+  std::size_t n = 0;
+  for (const auto& [key, q] : sessions_) {
+    n += q.waiting.size() + (q.active_run.empty() ? 0 : 1);
+    for (const auto& s : q.steered) n += s ? 1 : 0;
+  }
+  return n;
+}
+
 json InboundPipeline::stats() const {
   return {{"received", received_}, {"duplicates", duplicates_}, {"dropped", dropped_}, {"runs", runs_},
           {"queued", queued_}, {"interrupted", interrupted_}, {"queueMode", queue_.mode}};
@@ -198,7 +207,9 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
     }
   }
   q.dropped = 0;
-  Channel* channel = q.channel;
+  // The reply goes where the (last) message came from: a session may gather several channels.
+  Channel* channel = delivery_.find(last.channel, last.account_id);
+  if (!channel) channel = q.channel;
   const std::string run_id = last.channel + "-" + last.account_id + "-" + last.chat_id + "-" + last.message_id + "-" +
                              ids::uuid_v4().substr(0, 8);
   if (channel->capabilities().typing) channel->send_typing(last.chat_id, last.thread_id);
@@ -264,9 +275,18 @@ void InboundPipeline::run_ended(const std::string& session_key, const std::strin
       auto s = sessions_.find(session_key);
       if (s == sessions_.end() || !s->second.active_run.empty()) return;
       s->second.debounce.reset();
-      std::vector<InboundMessage> all(s->second.waiting.begin(), s->second.waiting.end());
-      s->second.waiting.clear();
-      if (!all.empty()) start_run(session_key, std::move(all));
+      // One turn per chat: messages from other chats sharing the session (dmScope "main") wait
+      // for their own turn, so that each reply reaches the chat it answers.
+      std::vector<InboundMessage> batch;
+      std::deque<InboundMessage> others;
+      for (auto& m : s->second.waiting) {
+        const bool same = batch.empty() || (m.channel == batch[0].channel && m.account_id == batch[0].account_id &&
+                                            m.chat_id == batch[0].chat_id && m.thread_id == batch[0].thread_id);
+        if (same) batch.push_back(std::move(m));
+        else others.push_back(std::move(m));
+      }
+      s->second.waiting = std::move(others);
+      if (!batch.empty()) start_run(session_key, std::move(batch));
     });
     return;
   }

@@ -53,6 +53,8 @@ class InboundPipeline {
 
   /// Counters for channels.status.
   nlohmann::json stats() const;
+  /// Messages not answered yet: running, steered in, or waiting (a restart waits for them).
+  std::size_t pending() const;
 
  private:
   /// Per session: the run in flight and the messages waiting for it (QL-3).

@@ -247,8 +247,8 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   void on_read(error_code ec) {
     if (ec == http::error::body_limit) {
       http::response<http::string_body> res{http::status::payload_too_large, 11};
-      res.set(http::field::content_type, "text/plain; charset=utf-8");
-      res.body() = "Payload Too Large\n";
+      res.set(http::field::content_type, "application/json; charset=utf-8");  // as every other API error
+      res.body() = R"({"ok":false,"error":"body too large"})";
       res.keep_alive(false);
       res.prepare_payload();
       return respond(std::move(res));

@@ -201,13 +201,17 @@ test('a change that needs a restart waits for the run in progress, then restarts
   await owner.sendMessage(owner.makeMessage('take your time MOCK_SLOW:300 ECHO:a-slow'));
   await until(() => /run \S+ started/.test(gateway.output().split('config changed').pop()), 'the slow run to start');
   saveConfig(configText({ logging: "logging: { level: 'debug' },", accounts: `accounts: { alerts: { botToken: '${BOT_B}' } },` }));
-  await until(() => /logging\.level changed; the gateway restarts once 1 run\(s\) in progress finish/.test(gateway.output()),
-    'the restart to wait for the run');
+  await until(() => /logging\.level changed; the gateway restarts once 1 run\(s\) and \d+ channel message\(s\) in progress are done/
+    .test(gateway.output()), 'the restart to wait for the run');
+  // A message that arrives while the restart waits is answered too (collect gathers it after the run).
+  await owner.sendMessage(owner.makeMessage('meanwhile ECHO:a-queued'));
   await until(() => listening() > before, 'a second "listening on" line');
   // The reply was finished before the restart: complete, not a frozen preview.
   const replies = server.getUpdatesHistory(BOT_A).filter((u) => u.message && String(u.message.text).includes('[a-slow]'));
   assert.equal(replies.length, 1);
   assert.match(replies[0].message.text, /^Hello from the mock LLM\. \[a-slow\]$/);
+  const queued = server.getUpdatesHistory(BOT_A).filter((u) => u.message && String(u.message.text).includes('[a-queued]'));
+  assert.equal(queued.length, 1, 'the message that arrived while the restart waited was not answered once');
   assert.match(gateway.output(), /logging\.level changed; restarting the gateway in place/);
   assert.equal(gateway.child.exitCode, null, 'the process exited');
   assert.equal(gateway.child.pid, pid);

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,6 +82,26 @@ test('the same messageId twice is answered once', async () => {
   assert.deepEqual(again.json, { ok: true, duplicate: true });
 });
 
+test('two conversations of one sender are two sessions: concurrent sync requests get their own replies', async () => {
+  const [a, b] = await Promise.all([
+    post(syncBase, { text: 'first MOCK_SLOW:100 ECHO:wh-conv-a', senderId: 'svc-3', conversationId: 'conv-a' }),
+    post(syncBase, { text: 'second MOCK_SLOW:100 ECHO:wh-conv-b', senderId: 'svc-3', conversationId: 'conv-b' }),
+  ]);
+  assert.equal(a.status, 200, JSON.stringify(a.json));
+  assert.equal(b.status, 200, JSON.stringify(b.json));
+  assert.equal(a.json.reply, 'Hello from the mock LLM. [wh-conv-a]');
+  assert.equal(b.json.reply, 'Hello from the mock LLM. [wh-conv-b]');
+  // The sessions index is written at most a second after a turn.
+  const index = path.join(homes[0], 'agents/main/sessions/sessions.json');
+  let keys = [];
+  for (let i = 0; i < 50 && keys.filter((k) => k.includes(':thread:conv-')).length < 2; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    keys = existsSync(index) ? Object.keys(JSON.parse(readFileSync(index, 'utf8'))) : [];
+  }
+  assert.ok(keys.some((k) => k.endsWith(':thread:conv-a')) && keys.some((k) => k.endsWith(':thread:conv-b')),
+    `one session per conversation expected: ${keys}`);
+});
+
 test('bad requests are refused with a clear status', async () => {
   const body = JSON.stringify({ text: 'x' });
   assert.equal((await post(syncBase, body, { 'x-pincer-signature': sign(body, 'another-secret-0123456789') })).status, 401);
@@ -91,7 +111,9 @@ test('bad requests are refused with a clear status', async () => {
   assert.equal((await post(syncBase, '{not json')).status, 400);
   assert.equal((await post(syncBase, { text: '' })).status, 400);
   assert.equal((await fetch(syncBase + '/webhook')).status, 405);
-  assert.equal((await post(syncBase, { text: 'a'.repeat(4000) })).status, 413);
+  const big = await post(syncBase, { text: 'a'.repeat(4000) });
+  assert.equal(big.status, 413);
+  assert.deepEqual(big.json, { ok: false, error: 'body too large' });  // JSON like every other error
   assert.equal((await fetch(syncBase + '/webhookx', { method: 'POST', body })).status, 404);
   // Still serving after all that.
   const ok = await post(syncBase, { text: 'still there ECHO:wh-after', senderId: 'svc-2' });

@@ -46,6 +46,7 @@ ChannelCapabilities WebhookChannel::capabilities() const {
   c.unit = delivery::LengthUnit::CodePoints;
   c.text_limit = 1'000'000;  // one reply, one answer
   c.verified_senders = true;
+  c.threads = true;  // conversationId
   c.single_reply = settings_.sync;
   return c;
 }
@@ -91,6 +92,8 @@ void WebhookChannel::handle(const net::HttpRouteRequest& req, net::HttpResponder
   m.sender_id = str("senderId", "webhook");
   m.sender_name = str("senderName", "");
   m.chat_id = str("conversationId", m.sender_id);
+  // A conversation is a thread of its sender: its own session (and queue), whoever sends.
+  if (m.chat_id != m.sender_id) m.thread_id = m.chat_id;
   m.message_id = str("messageId", "");
   m.text = body["text"].get<std::string>();
   m.mentions_bot = true;
