@@ -223,11 +223,13 @@ class RecordingChannel final : public channels::Channel {
   void stop() override {}
   void send_text(const channels::OutboundMessage& m, std::function<void(Result<std::string>)> done) override {
     sent.push_back(m.text);
+    chats.push_back(m.chat_id);
     done(std::to_string(sent.size()));
   }
   nlohmann::json status() const override { return nlohmann::json::object(); }
 
   std::vector<std::string> sent;
+  std::vector<std::string> chats;  ///< where each message went
 
  private:
   std::string id_ = "test", account_ = "default";
@@ -259,12 +261,12 @@ struct Pipeline {
   }
   /// A direct message from one user, `after_ms` from now; `model_calls_then`, when given, gets the
   /// number of model calls made by then.
-  void say(const std::string& text, int64_t after_ms, size_t* model_calls_then = nullptr) {
+  void say(const std::string& text, int64_t after_ms, size_t* model_calls_then = nullptr, const std::string& chat = "42") {
     channels::InboundMessage m;
     m.channel = "test";
     m.account_id = "default";
-    m.chat_id = "42";
-    m.sender_id = "42";
+    m.chat_id = chat;
+    m.sender_id = chat;
     m.sender_name = "Ann";
     m.message_id = std::to_string(next_id++);
     m.text = text;
@@ -355,6 +357,23 @@ TEST(PipelineSteering, SteerBacklogInjectsAndAlsoRunsAFollowup) {
   EXPECT_EQ(third.back(), "second: and mind this");
 }
 
+
+TEST(PipelineQueue, CollectInASharedSessionAnswersEachChatFromItsOwnTurn) {
+  // dmScope "main" (the default): two people's direct messages share one session. While the first
+  // run is busy, chat 43 and then chat 42 write; each must get its own answer, in its own chat.
+  Fixture f(json::array());  // keyword replies: ECHO:tag, MOCK_SLOW:ms
+  Pipeline p(f, "collect");
+  p.say("slow first MOCK_SLOW:200 ECHO:first", 0, nullptr, "42");
+  p.say("from the other chat ECHO:other", 300, nullptr, "43");
+  p.say("again from 42 ECHO:again", 400, nullptr, "42");
+  p.run_until(3);
+
+  ASSERT_EQ(p.channel.sent.size(), 3u);
+  EXPECT_EQ(p.channel.chats, (std::vector<std::string>{"42", "43", "42"}));
+  EXPECT_TRUE(contains(p.channel.sent[0], "[first]")) << p.channel.sent[0];
+  EXPECT_TRUE(contains(p.channel.sent[1], "[other]")) << p.channel.sent[1];
+  EXPECT_TRUE(contains(p.channel.sent[2], "[again]")) << p.channel.sent[2];
+}
 
 // ---- global lanes (QL-2) --------------------------------------------------------------------
 

@@ -186,6 +186,7 @@ void TelegramChannel::poll() {
            spdlog::warn("telegram[{}]: getUpdates failed ({}); retrying in {} ms", settings_.account_id, last_error_, backoff);
            return schedule_poll(backoff);
          }
+         if (poll_failures_ > 0) spdlog::info("telegram[{}]: getUpdates works again", settings_.account_id);
          poll_failures_ = 0;
          last_error_.clear();  // it works again: status shows no stale error
          if (updates->empty()) {
