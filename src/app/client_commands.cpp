@@ -261,6 +261,10 @@ int run_channels_status(const ClientFlags& f, bool probe) {
       std::cout << c.value("channel", "?") << "[" << c.value("accountId", "default") << "]  "
                 << (c.value("running", false) ? "running" : "stopped");
       if (c.contains("bot") && !c["bot"].get<std::string>().empty()) std::cout << "  @" << c["bot"].get<std::string>();
+      if (c.contains("nick") && c.contains("server")) {  // IRC
+        std::cout << "  " << cli::terminal_safe(c.value("nick", "")) << " on " << cli::terminal_safe(c.value("server", ""));
+      }
+      if (c.contains("path") && c.value("channel", "") == "webhook") std::cout << "  " << cli::terminal_safe(c.value("path", ""));
       if (c.contains("lastError")) std::cout << "  last error: " << cli::terminal_safe(c["lastError"].get<std::string>());
       if (c.contains("probe")) {
         const json& pr = c["probe"];
