@@ -26,6 +26,9 @@ Result<ClientOptions> resolve_connection(const ConnectionFlags& flags, const con
       // Only gateway.* matters here: a provider key's ${VAR} missing from this shell (it lives in
       // the service's environment) must not stop `pincer status`.
       auto raw = config::resolve_file(file, env, config::EnvRefs::kKeep);
+      // Unreadable (a syntax error): with a secret from flags/env the defaults (and
+      // PINCER_GATEWAY_PORT) still reach the running gateway, e.g. to inspect it before fixing.
+      if ((!raw || !raw->is_object()) && (token || password)) raw = nlohmann::json::object();
       if (!raw || !raw->is_object()) return Error{"CONFIG_INVALID", loaded.error().message};
       gw = config::with_defaults(*raw).value("gateway", nlohmann::json::object());
       if (!gw.is_object()) return Error{"CONFIG_INVALID", loaded.error().message};

@@ -175,6 +175,19 @@ TEST_F(CliClientTest, AnUnknownAgentIsRefusedWithTheKnownOnes) {
   EXPECT_FALSE(std::filesystem::exists(home_->path() / "agents" / "nosuch")) << "a phantom agent got a directory";
 }
 
+TEST_F(CliClientTest, ABrokenConfigFileStillLetsTheEnvironmentReachTheGateway) {
+  TempDir broken;
+  broken.write("pincer.json", "{ gateway: { port: 1, ");  // a half-saved file
+  auto e = env();
+  e["PINCER_HOME"] = broken.path().string();
+  auto without = run_pincer({"health"}, e, 30s);  // no secret anywhere: the file's error, exit 2
+  EXPECT_EQ(without.exit_code, 2) << without.err;
+  EXPECT_NE(without.err.find("pincer.json"), std::string::npos) << without.err;
+  e["PINCER_GATEWAY_TOKEN"] = kToken;
+  auto with = run_pincer({"health"}, e, 30s);
+  EXPECT_EQ(with.exit_code, 0) << with.err;
+}
+
 TEST_F(CliClientTest, ShowingAnUnknownSessionFails) {
   auto r = pincer({"sessions", "show", "no-such-session"});
   EXPECT_EQ(r.exit_code, 1);
