@@ -83,7 +83,7 @@ std::string skip_reason(const std::string& parent, const std::string& k) {
       {"meta", "OpenClaw's own bookkeeping"},
       {"wizard", "OpenClaw's own bookkeeping"},
       {"channels", "not imported: set up channels again in pincer.json (docs/channels.md: Telegram, IRC, webhook)"},
-      {"bindings", "routing bindings apply to channels, which Pincer does not have yet"},
+      {"bindings", "not imported: bindings route channels, which are set up again in pincer.json (docs/channels.md)"},
       {"plugins", "OpenClaw plugins cannot run in Pincer"},
       {"hooks", "webhooks are not supported by Pincer yet"},
       {"cron", "the cron scheduler is not implemented yet (cron/jobs.json is copied for it)"},
@@ -100,20 +100,19 @@ std::string skip_reason(const std::string& parent, const std::string& k) {
       {"mode", "Pincer has no remote mode; the CLI takes --url instead"},
       {"tailscale", "Tailscale serve/funnel is not managed by Pincer"},
       {"remote", "remote-gateway client settings are not used; the CLI takes --url and --token"},
-      {"reload", "config hot reload is not implemented yet"},
       {"tls", "TLS is not terminated by Pincer; put a reverse proxy in front of it"},
       {"http", "the OpenAI-compatible HTTP endpoints are not implemented yet"},
       {"nodes", "nodes are not supported by Pincer yet"},
       {"tools", "the HTTP /tools/invoke endpoint is not supported by Pincer"},
       {"allowRealIpFallback", "not supported: Pincer reads x-forwarded-for from trusted proxies only"},
-      {"channelHealthCheckMinutes", "Pincer has no channels yet"},
+      {"channelHealthCheckMinutes", "not needed: Pincer restarts a failed channel account with backoff"},
   };
   static const std::map<std::string, std::string, std::less<>> agents_defaults = {
       {"heartbeat", "heartbeats are not implemented yet"},
       {"models", "the model allowlist and aliases are not supported; list models under models.providers"},
       {"compaction", "compaction settings are not configurable in Pincer yet"},
       {"sandbox", "sandboxes are not supported by Pincer yet"},
-      {"subagents", "sub-agents are not supported by Pincer yet"},
+      {"subagents", "sub-agents are not supported by Pincer yet (only subagents.maxConcurrent is kept)"},
   };
   const std::map<std::string, std::string, std::less<>>* table = nullptr;
   if (parent.empty()) table = &top;
@@ -276,7 +275,20 @@ class Mapper {
       else if (k == "bind") bind(v, p);
       else if (k == "auth") auth(v, p);
       else if (k == "controlUi") control_ui(v, p);
+      else if (k == "reload") reload(v, p);
       else skip(p, skip_reason("gateway", k));
+    }
+  }
+
+  // gateway.reload: the same modes and debounce (CF-2).
+  void reload(const json& r, const Path& at) {
+    if (!r.is_object()) return expect_object_or_skip(r, at);
+    for (const auto& [k, v] : r.items()) {
+      Path p = key(at, k);
+      if (k == "mode" && is_one_of(v, {"hybrid", "hot", "restart", "off"})) map(p, p, v);
+      else if (k == "debounceMs" && v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 60000) map(p, p, v);
+      else if (k == "mode" || k == "debounceMs") skip(p, "expected hybrid|hot|restart|off / 0..60000 ms, got " + v.dump());
+      else skip(p, "no Pincer equivalent");
     }
   }
 
@@ -456,6 +468,10 @@ class Mapper {
       } else if (k == "timeoutSeconds" || k == "contextTokens" || k == "maxConcurrent" || k == "bootstrapMaxChars" ||
                  k == "bootstrapTotalMaxChars" || k == "bootstrapTruncationWarning") {
         map(p, p, v);
+      } else if (k == "subagents" && v.is_object() && v.contains("maxConcurrent")) {
+        // The subagent lane's limit (QL-2) carries over; spawning settings do not.
+        map(key(p, "maxConcurrent"), key(p, "maxConcurrent"), v["maxConcurrent"]);
+        skip(p, skip_reason("agents.defaults", k));
       } else {
         skip(p, skip_reason("agents.defaults", k));
       }

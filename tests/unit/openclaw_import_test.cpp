@@ -175,11 +175,13 @@ TEST(OpenClawMap, GatewayBindAuthAndSecrets) {
   ConfigMapping m = map_config(json::parse(R"({"gateway": {"bind": "auto", "customBindHost": "10.0.0.2",
       "auth": {"password": "$OC_PASS", "allowTailscale": true, "rateLimit": {"maxAttempts": 3}},
       "trustedProxies": ["10.0.0.1"], "controlUi": {"allowedOrigins": ["https://x"], "basePath": "/oc"},
-      "remote": {"url": "wss://x"}}})"),
+      "remote": {"url": "wss://x"}, "reload": {"mode": "hot", "debounceMs": 500, "x": 1}}})"),
                                kCtx);
   EXPECT_EQ(m.config["gateway"], json::parse(R"({"bind": "loopback", "customBindHost": "10.0.0.2",
       "auth": {"mode": "password", "password": "${OC_PASS}", "rateLimit": {"maxAttempts": 3}},
-      "trustedProxies": ["10.0.0.1"], "controlUi": {"allowedOrigins": ["https://x"]}})"));
+      "trustedProxies": ["10.0.0.1"], "controlUi": {"allowedOrigins": ["https://x"]},
+      "reload": {"mode": "hot", "debounceMs": 500}})"));
+  EXPECT_TRUE(has_skip(m, "gateway.reload.x"));
   EXPECT_THAT(find_mapped(m, "gateway.bind")->note, HasSubstr("\"auto\""));
   EXPECT_THAT(find_mapped(m, "gateway.auth.password")->note, HasSubstr("$NAME shorthand"));
   EXPECT_TRUE(has_skip(m, "gateway.auth.allowTailscale", "Tailscale"));
@@ -242,17 +244,19 @@ TEST(OpenClawMap, ProvidersAndModels) {
 
 TEST(OpenClawMap, AgentsListIdsAndPerAgentKeys) {
   ConfigMapping m = map_config(json::parse(R"({"agents": {
-      "defaults": {"thinkingDefault": "adaptive", "maxConcurrent": 2, "sandbox": {"mode": "all"}},
+      "defaults": {"thinkingDefault": "adaptive", "maxConcurrent": 2, "sandbox": {"mode": "all"},
+                   "subagents": {"maxConcurrent": 3, "maxSpawnDepth": 2}},
       "list": [{"id": "Work Bot", "model": "lab/x", "tools": {"deny": ["exec"]}},
                {"id": "main", "default": true, "agentDir": "/x"},
                {"id": "work-bot", "name": "dup"},
                {"name": "no id"}]}})"),
                                kCtx);
-  EXPECT_EQ(m.config["agents"], json::parse(R"({"defaults": {"maxConcurrent": 2},
+  EXPECT_EQ(m.config["agents"], json::parse(R"({"defaults": {"maxConcurrent": 2, "subagents": {"maxConcurrent": 3}},
       "list": [{"id": "work-bot", "model": "lab/x"}, {"id": "main", "default": true}]})"));
   EXPECT_THAT(find_mapped(m, "agents.list[0].id")->note, HasSubstr("normalised from \"Work Bot\""));
   EXPECT_TRUE(has_skip(m, "agents.defaults.thinkingDefault", "adaptive"));
   EXPECT_TRUE(has_skip(m, "agents.defaults.sandbox"));
+  EXPECT_TRUE(has_skip(m, "agents.defaults.subagents", "only subagents.maxConcurrent"));
   EXPECT_TRUE(has_skip(m, "agents.list[0].tools", "per-agent \"tools\""));
   EXPECT_TRUE(has_skip(m, "agents.list[1].agentDir"));
   EXPECT_TRUE(has_skip(m, "agents.list[2]", "duplicate agent id \"work-bot\""));
