@@ -25,10 +25,6 @@ namespace {
 
 using nlohmann::json;
 
-std::atomic<int> g_interrupts{0};
-
-void on_sigint(int) { g_interrupts.fetch_add(1); }
-
 // libedit's character reader, replaced so that Ctrl-C at the prompt ends readline() (EOF) instead
 // of being retried: the chat loop then sees the interrupt count.
 int read_char(FILE* in) {
@@ -37,7 +33,7 @@ int read_char(FILE* in) {
     const ssize_t n = ::read(::fileno(in), &c, 1);
     if (n == 1) return c;
     if (n < 0 && errno == EINTR) {
-      if (g_interrupts.load() > 0) return EOF;
+      if (InterruptCounter::count() > 0) return EOF;
       continue;
     }
     return EOF;
@@ -72,12 +68,12 @@ class Chat {
     std::cout << "pincer chat · " << flags_.url_shown << " · session " << session_key() << "\n"
               << "Type a message, /help for commands, Ctrl-D to quit.\n";
     show_history(10);
-    install_sigint();
+    InterruptCounter interrupts;  // Ctrl-C aborts a run / quits instead of killing the chat
     auto last_interrupt = std::chrono::steady_clock::time_point{};
     while (true) {
-      g_interrupts = 0;
+      InterruptCounter::reset();
       char* raw = readline("> ");  // ASCII: libedit cannot draw a multibyte prompt in the C locale
-      if (!raw && g_interrupts.load() > 0) {
+      if (!raw && InterruptCounter::count() > 0) {
         // Ctrl-C at the prompt: a second one within 2 s (e.g. right after an abort) quits.
         const auto now = std::chrono::steady_clock::now();
         if (now - std::max(last_interrupt, last_abort_) < std::chrono::seconds(2)) {
@@ -158,13 +154,6 @@ class Chat {
     }
   }
 
-  static void install_sigint() {
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0;  // no SA_RESTART: a blocking read returns so readline gives up the line
-    sigaction(SIGINT, &sa, nullptr);
-  }
 
   Outcome send(const std::string& text) {
     if (!ensure_connected()) return Outcome::Done;
@@ -187,7 +176,7 @@ class Chat {
     std::unique_lock lock(mu_);
     while (renderer_.running() && !lost_) {
       cv_.wait_for(lock, std::chrono::milliseconds(50));
-      const int interrupts = g_interrupts.load();
+      const int interrupts = InterruptCounter::count();
       if (interrupts >= 2) {
         std::cout << "\n";
         return Outcome::Quit;

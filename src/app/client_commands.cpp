@@ -1,8 +1,5 @@
 // `pincer agent|status|health|sessions|models|channels status` and `pincer gateway call`: one-shot requests to a
 // running gateway (UI-1). Data commands take --json (the gateway's payload, unchanged).
-#include <signal.h>
-
-#include <atomic>
 #include <future>
 #include <iostream>
 #include <iterator>
@@ -80,22 +77,6 @@ void print_agent_reply(const json& final_payload) {
   }
 }
 
-std::atomic<int> g_agent_interrupts{0};
-void on_agent_sigint(int) { g_agent_interrupts.fetch_add(1); }
-
-/// SIGINT counted in g_agent_interrupts while alive; the previous handler comes back after.
-struct InterruptCounter {
-  struct sigaction old {};
-  InterruptCounter() {
-    g_agent_interrupts = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_agent_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
-  }
-  ~InterruptCounter() { sigaction(SIGINT, &old, nullptr); }
-};
-
 // Ctrl-C aborts the run on the gateway (the partial reply is printed); a second Ctrl-C quits.
 int run_agent_remote(const ClientFlags& f, const AgentFlags& a) {
   return with_gateway(f, [&](cli::GatewayClient& client) {
@@ -114,8 +95,8 @@ int run_agent_remote(const ClientFlags& f, const AgentFlags& a) {
     const auto deadline = std::chrono::steady_clock::now() + f.timeout();
     bool abort_sent = false;
     while (result.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
-      if (g_agent_interrupts >= 2) return 130;
-      if (g_agent_interrupts == 1 && !abort_sent) {
+      if (InterruptCounter::count() >= 2) return 130;
+      if (InterruptCounter::count() == 1 && !abort_sent) {
         abort_sent = true;
         std::cerr << "\npincer: aborting the run (Ctrl-C again to quit)\n";
         client.call_async("chat.abort", {{"sessionKey", session_key}, {"runId", run_id}});

@@ -1,5 +1,7 @@
 #include "app/client_support.h"
 
+#include <atomic>
+
 #include <iostream>
 
 namespace pincer::app {
@@ -63,5 +65,25 @@ std::string message_text(const json& message) {
   }
   return out;
 }
+
+namespace {
+std::atomic<int> g_interrupts{0};
+void on_sigint(int) { g_interrupts.fetch_add(1); }
+}  // namespace
+
+InterruptCounter::InterruptCounter() {
+  g_interrupts = 0;
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;
+  sigaction(SIGINT, &sa, &old_);
+}
+
+InterruptCounter::~InterruptCounter() { sigaction(SIGINT, &old_, nullptr); }
+
+int InterruptCounter::count() { return g_interrupts.load(); }
+
+void InterruptCounter::reset() { g_interrupts = 0; }
 
 }  // namespace pincer::app

@@ -2,6 +2,8 @@
 // (--url --token --password --timeout --json), connecting with one clear error, printing.
 #pragma once
 
+#include <signal.h>
+
 #include <chrono>
 #include <functional>
 #include <string>
@@ -40,5 +42,21 @@ int print_json(const nlohmann::json& payload);
 int fail(int code, const std::string& message);
 /// The text of a transcript/history message (string content, or its text blocks joined).
 std::string message_text(const nlohmann::json& message);
+
+/// Counts Ctrl-C (SIGINT) while it lives, from zero, instead of the default (killing the process);
+/// the previous handler comes back after. No SA_RESTART: a blocking read returns EINTR, so a
+/// prompt can give up its line. One at a time (the count is process-wide).
+class InterruptCounter {
+ public:
+  InterruptCounter();
+  ~InterruptCounter();
+  InterruptCounter(const InterruptCounter&) = delete;
+  InterruptCounter& operator=(const InterruptCounter&) = delete;
+  static int count();
+  static void reset();
+
+ private:
+  struct sigaction old_ {};
+};
 
 }  // namespace pincer::app
