@@ -29,6 +29,7 @@
 #include "gateway/net_server.h"
 #include "store/atomic_file.h"
 #include "store/instance_lock.h"
+#include "tools/process_guard.h"
 
 namespace pincer::app {
 namespace {
@@ -299,6 +300,9 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
 }
 
 int run_gateway(const GatewayRunFlags& flags) {
+  // The environment holds provider keys: no process of the same user (the agent's own exec
+  // commands included) may read /proc/<pid>/environ or attach to the gateway (issue 22 §3).
+  tools::process_guard::protect_this_process();
   for (;;) {
     bool restart = false;
     const int code = run_gateway_once(flags, restart);

@@ -77,7 +77,7 @@ json build_body(const ModelSpec& model, const Context& context, const RequestOpt
     body["tools"] = std::move(tools);
   }
   if (model.reasoning) body["think"] = options.thinking != ThinkingLevel::Off;
-  if (options.max_tokens) body["options"] = {{"num_predict", *options.max_tokens}};
+  body["options"] = {{"num_predict", options.max_tokens.value_or(model.max_tokens)}};
   return body;
 }
 

@@ -2,7 +2,7 @@
 //
 // Request: POST {baseUrl}/api/chat (baseUrl like http://127.0.0.1:11434), `Authorization: Bearer`
 // only when an api_key is set (Ollama cloud); body {model, messages, stream:true, tools?, think?,
-// options?:{num_predict}}:
+// options:{num_predict}}:
 //   - system prompt → {role:"system", content};
 //   - user → {role:"user", content: texts joined by "\n", images?: [base64 …]} (images only when the
 //     model accepts them);
@@ -12,7 +12,7 @@
 //     model accepts them;
 //   - tools: [{type:"function", function:{name, description, parameters}}];
 //   - think: true/false when model.reasoning (thinking != off), omitted otherwise (non-thinking
-//     models reject it); options.num_predict = RequestOptions::max_tokens when set.
+//     models reject it); options.num_predict = RequestOptions::max_tokens or model.max_tokens.
 //
 // Stream: one JSON object per line {message:{content, thinking?, tool_calls?:[{id?, function:{name,
 // arguments (object, or JSON text)}}]}, done:false}, ending with {done:true, done_reason,

@@ -111,9 +111,7 @@ json build_body(const ModelSpec& model, const Context& context, const RequestOpt
             {"stream", true},
             {"stream_options", {{"include_usage", true}}}};
   if (is_openai_host(model)) body["store"] = false;
-  if (options.max_tokens) {
-    body[is_openai_host(model) ? "max_completion_tokens" : "max_tokens"] = *options.max_tokens;
-  }
+  body[is_openai_host(model) ? "max_completion_tokens" : "max_tokens"] = options.max_tokens.value_or(model.max_tokens);
   if (!context.tools.empty()) {
     json tools = json::array();
     for (const auto& t : context.tools) {

@@ -3,7 +3,7 @@
 //
 // Request: POST {baseUrl}/chat/completions, `Authorization: Bearer <api_key>` (omitted when the key
 // is empty), body {model, messages, stream:true, stream_options:{include_usage:true}, tools?,
-// reasoning_effort?, max_completion_tokens|max_tokens?, store?}:
+// reasoning_effort?, max_completion_tokens|max_tokens, store?}:
 //   - system prompt: first message, role "developer" for reasoning models on api.openai.com, else
 //     "system";
 //   - user: content string, or parts [{type:"text"}, {type:"image_url", image_url:{url:data-URL}}]
@@ -16,8 +16,9 @@
 //   - tool-call ids: the part before '|' (Responses ids are "call|item"), at most 40 characters;
 //   - tools: [{type:"function", function:{name, description, parameters}}];
 //   - reasoning_effort = thinking level when model.reasoning and thinking != off;
-//   - max tokens (only when RequestOptions::max_tokens is set): `max_completion_tokens` on
-//     api.openai.com, `max_tokens` elsewhere; `store:false` on api.openai.com.
+//   - max tokens = RequestOptions::max_tokens or model.max_tokens (`maxTokens` of the model's
+//     config entry): `max_completion_tokens` on api.openai.com, `max_tokens` elsewhere;
+//     `store:false` on api.openai.com.
 //
 // Stream: SSE `data:` chunks {id, choices:[{delta:{content, reasoning_content | reasoning,
 // tool_calls:[{index, id?, function:{name?, arguments?}}]}, finish_reason}], usage?}, then

@@ -100,7 +100,7 @@ json build_input(const ModelSpec& model, const Context& context) {
 json build_body(const ModelSpec& model, const Context& context, const RequestOptions& options) {
   json body{{"model", model.id}, {"input", build_input(model, context)}, {"stream", true}, {"store", false}};
   if (!context.system_prompt.empty()) body["instructions"] = context.system_prompt;
-  if (options.max_tokens) body["max_output_tokens"] = *options.max_tokens;
+  body["max_output_tokens"] = options.max_tokens.value_or(model.max_tokens);
   if (!options.session_id.empty()) body["prompt_cache_key"] = options.session_id;
   if (!context.tools.empty()) {
     json tools = json::array();

@@ -1,7 +1,7 @@
 // "openai-responses": the OpenAI Responses wire format, streamed (PV-1).
 //
 // Request: POST {baseUrl}/responses, `Authorization: Bearer <api_key>`, body {model, input,
-// instructions?, stream:true, store:false, tools?, max_output_tokens?, prompt_cache_key?,
+// instructions?, stream:true, store:false, tools?, max_output_tokens, prompt_cache_key?,
 // reasoning?:{effort, summary:"auto"}, include?:["reasoning.encrypted_content"]}:
 //   - instructions = the system prompt;
 //   - user → {role:"user", content:[{type:"input_text", text}, {type:"input_image", detail:"auto",

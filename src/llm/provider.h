@@ -46,7 +46,7 @@ struct HttpRequest {
 /// Per-call choices.
 struct RequestOptions {
   ThinkingLevel thinking = ThinkingLevel::Off;  ///< only used when model.reasoning
-  std::optional<int64_t> max_tokens;            ///< output token cap; unset = API default (model.max_tokens for Anthropic)
+  std::optional<int64_t> max_tokens;            ///< output token cap; unset = model.max_tokens (every API)
   std::string session_id;                       ///< prompt-cache key where the API has one (Responses)
 };
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 #include "tools/process_table.h"
 #include "tools/workspace_path.h"
 
@@ -131,7 +133,10 @@ class ExecTool final : public Tool {
     auto options = spawn_options(args, ctx);
     if (!options) return fail(name(), options.error().message, options.error().code);
     auto proc = ManagedProcess::spawn(std::move(*options));
-    if (!proc) return fail(name(), proc.error().message, proc.error().code);
+    if (!proc) {
+      spdlog::warn("exec: {}", proc.error().message);
+      return fail(name(), proc.error().message, proc.error().code);
+    }
 
     const bool can_background = ctx.processes != nullptr;
     if (can_background && arg_or<bool>(args, "background", false)) return to_background(*proc, ctx);
@@ -340,11 +345,17 @@ bool is_secret_env_name(std::string_view name) {
   return false;
 }
 
+bool is_state_env_name(std::string_view name) {
+  const std::string up = upper(name);
+  return up.rfind("PINCER_", 0) == 0 || up == "OPENCLAW_STATE_DIR" || up == "OPENCLAW_CONFIG_PATH" ||
+         up == "OPENCLAW_HOME";
+}
+
 std::vector<std::string> child_environment(const std::map<std::string, std::string>& base,
                                            const std::map<std::string, std::string>& overrides) {
   std::map<std::string, std::string> env;
   for (const auto& [k, v] : base) {
-    if (valid_env_name(k) && !is_secret_env_name(k)) env[k] = v;
+    if (valid_env_name(k) && !is_secret_env_name(k) && !is_state_env_name(k)) env[k] = v;
   }
   for (const auto& [k, v] : overrides) env[k] = v;
   if (!env.count("PATH")) env["PATH"] = kDefaultPath;

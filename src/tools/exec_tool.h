@@ -37,7 +37,13 @@ namespace pincer::tools {
 /// every PINCER_GATEWAY_* variable.
 bool is_secret_env_name(std::string_view name);
 
-/// The child environment as "NAME=value" entries: `base` without secret-looking names, then
+/// True for variables that locate this gateway's state, which tools have no business finding
+/// (issue 22 §3): every PINCER_* variable (PINCER_HOME, the gateway's port/URL/token …) and
+/// OpenClaw's OPENCLAW_STATE_DIR, OPENCLAW_CONFIG_PATH and OPENCLAW_HOME.
+bool is_state_env_name(std::string_view name);
+
+/// The child environment as "NAME=value" entries: `base` without secret-looking names and state
+/// variables, then
 /// `overrides` (set by the model, kept as given), and PATH=/usr/local/bin:/usr/bin:/bin if unset.
 std::vector<std::string> child_environment(const std::map<std::string, std::string>& base,
                                            const std::map<std::string, std::string>& overrides = {});

@@ -174,9 +174,12 @@ class ReadTool final : public Tool {
  private:
   static Result<ReadPage> read_page(const WorkspacePath& p, size_t first, size_t limit, size_t max_bytes,
                                     const ToolContext& ctx) {
-    int fd = ::open(p.real.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = open_in_workspace(p, O_RDONLY);
     if (fd < 0) {
       if (errno == ENOENT || errno == ENOTDIR) return Error{"NOT_FOUND", p.relative + ": file not found"};
+      if (errno == ELOOP || errno == EXDEV) {
+        return Error{"PATH_OUTSIDE_WORKSPACE", p.relative + ": changed into a symbolic link while being opened"};
+      }
       return Error{"IO_ERROR", p.relative + ": cannot open: " + std::strerror(errno)};
     }
     struct stat st {};

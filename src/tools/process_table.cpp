@@ -64,6 +64,7 @@ Result<std::string> ProcessTable::add(std::shared_ptr<ManagedProcess> process) {
   do {
     id = ids::random_token(6);
   } while (entries_.count(id) != 0);
+  process->set_background_session(id);
   entries_[id] = Entry{std::move(process), 0, next_seq_++, std::nullopt};
   return id;
 }

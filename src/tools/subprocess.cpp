@@ -3,12 +3,17 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include <spdlog/spdlog.h>
+
+#include "core/redact.h"
+#include "tools/process_guard.h"
 
 namespace pincer::tools {
 namespace {
@@ -20,86 +25,198 @@ using std::chrono::milliseconds;
 constexpr milliseconds kDrainAfterExit{200};
 /// Poll tick: bounds how late a timeout or stop request is noticed.
 constexpr int kTickMs = 50;
+/// Longest command text in a log line.
+constexpr size_t kMaxLoggedCommand = 400;
 
-class SpawnResources {
- public:
-  SpawnResources() {
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attr);
+/// The command for one log line: secrets redacted, control characters escaped (no forged
+/// lines), long commands shortened.
+std::string loggable(const std::string& command) {
+  std::string r = redact::apply(command);
+  std::string out;
+  for (unsigned char c : r) {
+    if (out.size() >= kMaxLoggedCommand && (c & 0xC0) != 0x80) {  // cut between UTF-8 sequences
+      out += "…";
+      break;
+    }
+    if (c == '\n') out += "\\n";
+    else if (c < 0x20 || c == 0x7f) out += ' ';
+    else out += static_cast<char>(c);
   }
-  ~SpawnResources() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  SpawnResources(const SpawnResources&) = delete;
-  SpawnResources& operator=(const SpawnResources&) = delete;
+  return out;
+}
 
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
+/// What the forked child reports through the close-on-exec status pipe when it cannot exec.
+struct ChildFailure {
+  int stage;  // 0 = chdir, 1 = execve
+  int error;
 };
 
-/// stdin from /dev/null, stdout+stderr to `out_fd`, cwd, nothing else inherited; own process
-/// group; default dispositions for signals the gateway may ignore or block.
-int prepare(SpawnResources& r, int out_fd, const std::filesystem::path& cwd) {
-  int rc = 0;
-  auto step = [&rc](int result) {
-    if (rc == 0) rc = result;
-  };
-  step(posix_spawn_file_actions_addopen(&r.actions, 0, "/dev/null", O_RDONLY, 0));
-  step(posix_spawn_file_actions_adddup2(&r.actions, out_fd, 1));
-  step(posix_spawn_file_actions_adddup2(&r.actions, out_fd, 2));
-  step(posix_spawn_file_actions_addchdir_np(&r.actions, cwd.c_str()));
-  step(posix_spawn_file_actions_addclosefrom_np(&r.actions, 3));
+/// Everything the child needs, prepared before fork: the child of a multi-threaded process may
+/// only make async-signal-safe calls (no allocation).
+struct ChildPlan {
+  pid_t parent;
+  int out_fd;
+  int status_fd;
+  int guard_fd;
+  const char* cwd;
+  char* const* argv;
+  char* const* envp;
+};
 
-  sigset_t mask;
-  sigemptyset(&mask);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN,
-                  SIGTTOU, SIGXFSZ}) {
-    sigaddset(&defaults, sig);
+/// Runs in the forked child; never returns. Own process group, killed with its parent thread
+/// (the pump, which lives until the shell is reaped) or by the guard when the gateway dies;
+/// stdin /dev/null, stdout+stderr to the pipe, nothing else inherited, default signal state.
+[[noreturn]] void exec_child(const ChildPlan& plan) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != plan.parent) ::_exit(127);  // the gateway died before the prctl
+  struct sigaction sa {};
+  sa.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &sa, nullptr);  // a dead guard must not kill us mid-registration
+  process_guard::register_group_from_child(plan.guard_fd, ::getpid());
+  process_guard::drop_ptrace_capability_in_child();
+
+  sa.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &sa, nullptr);  // EINVAL for reserved ones
   }
-  step(posix_spawnattr_setflags(&r.attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
-  step(posix_spawnattr_setpgroup(&r.attr, 0));
-  step(posix_spawnattr_setsigmask(&r.attr, &mask));
-  step(posix_spawnattr_setsigdefault(&r.attr, &defaults));
-  return rc;
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+
+  const int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0 && devnull != 0) {
+    ::dup2(devnull, 0);
+    ::close(devnull);
+  }
+  ::dup2(plan.out_fd, 1);
+  ::dup2(plan.out_fd, 2);
+  ChildFailure failure{0, 0};
+  if (::chdir(plan.cwd) != 0) {
+    failure.error = errno;
+  } else {
+    // Keep only 0-2 and the status pipe (close-on-exec: EOF tells the parent exec worked).
+    if (plan.status_fd > 3) ::close_range(3, static_cast<unsigned>(plan.status_fd) - 1, 0);
+    ::close_range(static_cast<unsigned>(plan.status_fd) + 1, ~0U, 0);
+    ::execve("/bin/sh", plan.argv, plan.envp);
+    failure = {1, errno};
+  }
+  while (::write(plan.status_fd, &failure, sizeof failure) < 0 && errno == EINTR) {
+  }
+  ::_exit(127);
 }
 
 }  // namespace
 
 Result<std::shared_ptr<ManagedProcess>> ManagedProcess::spawn(SpawnOptions options) {
+  process_guard::protect_this_process();  // for hosts other than the gateway (agent --local)
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Error{"SPAWN_FAILED", std::string("pipe: ") + std::strerror(errno)};
-  SpawnResources r;
-  int rc = prepare(r, fds[1], options.cwd);
-
-  std::string sh = "/bin/sh", dash_c = "-c";
-  char* argv[] = {sh.data(), dash_c.data(), options.command.data(), nullptr};
-  std::vector<char*> envp;
-  for (auto& kv : options.env) envp.push_back(kv.data());
-  envp.push_back(nullptr);
-
-  pid_t pid = -1;
-  if (rc == 0) rc = ::posix_spawn(&pid, "/bin/sh", &r.actions, &r.attr, argv, envp.data());
-  ::close(fds[1]);
-  if (rc != 0) {
-    ::close(fds[0]);
-    return Error{"SPAWN_FAILED", "cannot start /bin/sh in " + options.cwd.string() + ": " + std::strerror(rc)};
+  std::shared_ptr<ManagedProcess> proc(new ManagedProcess(std::move(options), fds[0], fds[1]));
+  if (auto started = proc->spawned_.get_future().get(); !started) {
+    proc->pump_.join();  // it has already returned
+    return started.error();
   }
-  return std::shared_ptr<ManagedProcess>(new ManagedProcess(std::move(options), pid, fds[0]));
+  return proc;
 }
 
-ManagedProcess::ManagedProcess(SpawnOptions options, pid_t pid, int out_fd)
+ManagedProcess::ManagedProcess(SpawnOptions options, int out_fd, int child_out_fd)
     : options_(std::move(options)),
-      pid_(pid),
       out_fd_(out_fd),
-      started_(Clock::now()),
+      started_steady_(Clock::now()),
       started_wall_(std::chrono::system_clock::now()),
       out_(options_.head_bytes, options_.tail_bytes) {
-  status_.pid = pid;
   status_.timeout = options_.timeout;
-  pump_ = std::thread(&ManagedProcess::pump, this);
+  pump_ = std::thread(&ManagedProcess::run, this, child_out_fd);
+}
+
+void ManagedProcess::run(int child_out_fd) {
+  // Forked here, not by the caller: PR_SET_PDEATHSIG fires when the *thread* that forked ends,
+  // and this thread ends only after the shell has been reaped.
+  auto started = fork_child(child_out_fd);
+  ::close(child_out_fd);
+  if (!started) {
+    ::close(out_fd_);
+    spawned_.set_value(started.error());
+    return;
+  }
+  pid_ = *started;
+  {
+    std::lock_guard lock(mu_);
+    status_.pid = pid_;
+  }
+  spdlog::info("exec: started pid {} in {}: {}", pid_, options_.cwd.string(), loggable(options_.command));
+  spawned_.set_value(Ok{});
+  pump();
+  log_end();
+}
+
+Result<pid_t> ManagedProcess::fork_child(int child_out_fd) {
+  int status_pipe[2];
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
+    return Error{"SPAWN_FAILED", std::string("pipe: ") + std::strerror(errno)};
+  }
+  std::string sh = "/bin/sh", dash_c = "-c", command = options_.command;
+  char* argv[] = {sh.data(), dash_c.data(), command.data(), nullptr};
+  std::vector<std::string> env = options_.env;
+  std::vector<char*> envp;
+  for (auto& kv : env) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  const std::string cwd = options_.cwd.string();
+  const ChildPlan plan{::getpid(), child_out_fd, status_pipe[1], process_guard::lifeline_fd(),
+                       cwd.c_str(), argv, envp.data()};
+
+  const pid_t pid = ::fork();
+  if (pid == 0) exec_child(plan);
+  const int fork_errno = errno;
+  ::close(status_pipe[1]);
+  if (pid < 0) {
+    ::close(status_pipe[0]);
+    return Error{"SPAWN_FAILED", "cannot start /bin/sh in " + cwd + ": fork: " + std::strerror(fork_errno)};
+  }
+  ::setpgid(pid, pid);  // also here, so a group kill right after spawn cannot miss (EACCES after exec: fine)
+  ChildFailure failure{};
+  ssize_t n;
+  while ((n = ::read(status_pipe[0], &failure, sizeof failure)) < 0 && errno == EINTR) {
+  }
+  ::close(status_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof failure)) {
+    int ws = 0;
+    while (::waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+    }
+    return Error{"SPAWN_FAILED", "cannot start /bin/sh in " + cwd + ": " +
+                                     (failure.stage == 0 ? "chdir: " : "") + std::strerror(failure.error)};
+  }
+  return pid;
+}
+
+void ManagedProcess::log_end() const {
+  const ProcessStatus st = status();
+  std::string how = st.exit_code ? "exit code " + std::to_string(*st.exit_code)
+                    : st.signal ? "signal " + std::to_string(*st.signal)
+                                : "no exit status";
+  switch (st.stopped_by) {
+    case StopReason::kTimeout: how += ", timed out"; break;
+    case StopReason::kCancelled: how += ", cancelled"; break;
+    case StopReason::kKilled: how += ", killed"; break;
+    case StopReason::kNone: break;
+  }
+  const std::string session = background_session();
+  spdlog::info("exec: pid {} ended ({}) after {} ms{}: {}", st.pid, how, st.runtime.count(),
+               session.empty() ? "" : " (background session " + session + ")", loggable(options_.command));
+}
+
+void ManagedProcess::set_background_session(std::string id) {
+  {
+    std::lock_guard lock(mu_);
+    background_session_ = id;
+  }
+  spdlog::info("exec: pid {} continues in the background as session {}", pid_, id);
+}
+
+std::string ManagedProcess::background_session() const {
+  std::lock_guard lock(mu_);
+  return background_session_;
 }
 
 ManagedProcess::~ManagedProcess() {
@@ -117,7 +234,7 @@ void ManagedProcess::pump() {
   bool eof = false, exited = false, term_sent = false, kill_sent = false;
   Clock::time_point exited_at{}, term_at{};
   const std::optional<Clock::time_point> deadline =
-      options_.timeout.count() > 0 ? std::optional(started_ + options_.timeout) : std::nullopt;
+      options_.timeout.count() > 0 ? std::optional(started_steady_ + options_.timeout) : std::nullopt;
 
   for (;;) {
     const auto now = Clock::now();
@@ -168,7 +285,7 @@ void ManagedProcess::record_exit(int ws) {
   std::lock_guard lock(mu_);
   if (WIFEXITED(ws)) status_.exit_code = WEXITSTATUS(ws);
   if (WIFSIGNALED(ws)) status_.signal = WTERMSIG(ws);
-  status_.runtime = std::chrono::duration_cast<milliseconds>(Clock::now() - started_);
+  status_.runtime = std::chrono::duration_cast<milliseconds>(Clock::now() - started_steady_);
 }
 
 bool ManagedProcess::wait_for(milliseconds d) {
@@ -184,7 +301,7 @@ void ManagedProcess::wait_for_output(uint64_t offset, milliseconds d) {
 ProcessStatus ManagedProcess::status() const {
   std::lock_guard lock(mu_);
   ProcessStatus s = status_;
-  if (!s.finished) s.runtime = std::chrono::duration_cast<milliseconds>(Clock::now() - started_);
+  if (!s.finished) s.runtime = std::chrono::duration_cast<milliseconds>(Clock::now() - started_steady_);
   return s;
 }
 

@@ -1,12 +1,19 @@
 // One shell command running as a child process in its own process group, with its combined
 // stdout+stderr captured into a bounded OutputBuffer by a small pump thread.
 //
-// - Started with posix_spawn: `/bin/sh -c <command>`, stdin /dev/null, cwd and environment as
-//   given, no inherited descriptors beyond 0-2, default signal dispositions and an empty mask.
+// - Started by the pump thread (fork + execve): `/bin/sh -c <command>`, stdin /dev/null, cwd and
+//   environment as given, no inherited descriptors beyond 0-2, default signal dispositions and an
+//   empty mask, no CAP_SYS_PTRACE.
+// - Tied to this process's life: the shell gets PR_SET_PDEATHSIG(SIGKILL) (the pump thread forks
+//   it and outlives it), and its process group is registered with the process guard
+//   (process_guard.h), which SIGKILLs the group — grandchildren included — when this process
+//   dies, even by kill -9.
 // - Stopping (timeout, cancel, kill) signals the whole group: SIGTERM, then SIGKILL after
 //   `kill_grace` (or as soon as the shell itself has exited).
 // - When the shell exits but a grandchild still holds the output pipe (`sleep 100 &`), the
 //   capture stops after a short drain period instead of waiting for the grandchild.
+// - Logged at info level: the start (pid, cwd, command) and the end (exit code or signal, how it
+//   was stopped, duration, background session), the command redacted (redact::apply).
 //
 // Threading: every public member is thread-safe. The pump thread is joined by the destructor,
 // which first stops a still-running group; destroying a running process can therefore block for
@@ -22,6 +29,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <future>
 #include <optional>
 #include <string>
 #include <thread>
@@ -57,7 +65,8 @@ struct ProcessStatus {
 
 class ManagedProcess {
  public:
-  /// Starts the command. Error "SPAWN_FAILED" (e.g. missing cwd) with strerror.
+  /// Starts the command; returns once the shell has exec'd. Error "SPAWN_FAILED" (e.g. missing
+  /// cwd: "cannot start /bin/sh in /x: chdir: No such file or directory").
   static Result<std::shared_ptr<ManagedProcess>> spawn(SpawnOptions options);
 
   ~ManagedProcess();
@@ -75,6 +84,8 @@ class ManagedProcess {
   void wait_for_output(uint64_t offset, std::chrono::milliseconds d);
 
   ProcessStatus status() const;
+  /// Names the background session (process tool) this process belongs to, for the log.
+  void set_background_session(std::string id);
   /// Everything kept: head, omitted marker, tail.
   std::string output() const;
   /// Output from absolute byte `offset` on (see OutputBuffer::read_from).
@@ -84,21 +95,28 @@ class ManagedProcess {
   uint64_t output_dropped() const;
 
  private:
-  ManagedProcess(SpawnOptions options, pid_t pid, int out_fd);
+  ManagedProcess(SpawnOptions options, int out_fd, int child_out_fd);
+  /// The pump thread: forks the shell, reports through spawned_, pumps, logs the end.
+  void run(int child_out_fd);
+  Result<pid_t> fork_child(int child_out_fd);
   void pump();
   void record_exit(int wait_status);
+  void log_end() const;
+  std::string background_session() const;
 
   const SpawnOptions options_;
-  const pid_t pid_;
+  pid_t pid_ = 0;  // written once by the pump thread before spawned_ is set
   const int out_fd_;
-  const std::chrono::steady_clock::time_point started_;
+  const std::chrono::steady_clock::time_point started_steady_;
   const std::chrono::system_clock::time_point started_wall_;
   std::atomic<StopReason> stop_request_{StopReason::kNone};
+  std::promise<Status> spawned_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
   OutputBuffer out_;      // guarded by mu_
   ProcessStatus status_;  // guarded by mu_
+  std::string background_session_;  // guarded by mu_
   std::thread pump_;      // last: starts after everything above is initialised
 };
 

@@ -1,6 +1,9 @@
 #include "tools/workspace_path.h"
 
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,44 +37,87 @@ Result<std::string> read_link(const fs::path& link) {
   }
 }
 
-/// Walks `start` component by component like realpath(3); components from the first missing one
-/// on are appended lexically (`..` still pops). See the header for `final_symlink`.
-Result<fs::path> resolve_like_realpath(const fs::path& start, FinalSymlink final_symlink, std::string_view shown) {
+/// Where the walk ended: the resolved path, and how many trailing components of it do not exist.
+struct Walk {
+  fs::path real;
+  int missing = 0;
+  bool kept_link = false;  ///< the final component is a symlink kept under FinalSymlink::kKeep
+};
+
+/// Walks `start` component by component like realpath(3). From the first component that does not
+/// exist on, components are appended as given (nothing below a missing directory can be a
+/// symlink), but a `..` pops them again, and once it is back at an existing directory every later
+/// component is resolved again. See the header for `final_symlink`.
+Result<Walk> resolve_like_realpath(const fs::path& start, FinalSymlink final_symlink, std::string_view shown) {
   std::deque<std::string> pending;
   prepend_components(pending, start);
-  fs::path cur = "/";
-  bool missing = false;
+  Walk w;
+  w.real = "/";
   int hops = 0;
   while (!pending.empty()) {
     std::string comp = std::move(pending.front());
     pending.pop_front();
     if (comp.empty() || comp == ".") continue;
+    w.kept_link = false;
     if (comp == "..") {
-      cur = cur.parent_path();
+      if (w.missing > 0) --w.missing;
+      w.real = w.real.parent_path();
       continue;
     }
-    fs::path next = cur / comp;
+    fs::path next = w.real / comp;
     struct stat st {};
-    if (missing || ::lstat(next.c_str(), &st) != 0) {
-      missing = true;  // ENOENT/ENOTDIR: nothing below can be a symlink yet
-      cur = std::move(next);
+    if (w.missing > 0 || ::lstat(next.c_str(), &st) != 0) {
+      ++w.missing;  // ENOENT/ENOTDIR/EACCES: nothing below can be a symlink yet
+      w.real = std::move(next);
       continue;
     }
     const bool is_final = pending.empty();
-    if (S_ISLNK(st.st_mode) && !(is_final && final_symlink == FinalSymlink::kKeep)) {
+    if (S_ISLNK(st.st_mode)) {
+      if (is_final && final_symlink == FinalSymlink::kKeep) {
+        w.kept_link = true;
+        w.real = std::move(next);
+        continue;
+      }
       if (++hops > kMaxSymlinkHops) {
         return Error{"PATH_SYMLINK_LOOP", "path " + in_quotes(shown) + " has too many levels of symbolic links"};
       }
       auto target = read_link(next);
       if (!target) return target.error();
       fs::path t(*target);
-      if (t.is_absolute()) cur = "/";
+      if (t.is_absolute()) w.real = "/";
       prepend_components(pending, t);
       continue;
     }
-    cur = std::move(next);
+    w.real = std::move(next);
   }
-  return cur;
+  return w;
+}
+
+long openat2_raw(int dirfd, const char* path, int flags, mode_t mode, uint64_t resolve) {
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags);
+  how.mode = (flags & (O_CREAT | O_TMPFILE)) != 0 ? mode : 0;
+  how.resolve = resolve;
+  return ::syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+constexpr uint64_t kBeneathNoLinks = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+
+/// The kernel's view of the existing part of a walk's result (`rel_existing`, relative to
+/// `root`): false when reaching it crosses a symlink or leaves the root (ELOOP, EXDEV). True
+/// when the kernel cannot tell (ENOSYS: no openat2; ENOENT: the part vanished meanwhile; …).
+bool kernel_confirms_beneath(const fs::path& root, const fs::path& rel_existing) {
+  const int root_fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0) return false;
+  const std::string rel = rel_existing.empty() ? "." : rel_existing.string();
+  const long fd = openat2_raw(root_fd, rel.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, kBeneathNoLinks);
+  const int err = errno;
+  ::close(root_fd);
+  if (fd >= 0) {
+    ::close(static_cast<int>(fd));
+    return true;
+  }
+  return err != ELOOP && err != EXDEV;
 }
 
 /// `p` relative to `root` when `p` is `root` or below it.
@@ -97,11 +143,28 @@ Result<WorkspacePath> resolve_workspace_path(const fs::path& workspace, std::str
 
   const fs::path given{std::string(user_path)};
   const fs::path start = given.is_absolute() ? given : root / given;
-  auto real = resolve_like_realpath(start, final_symlink, user_path);
-  if (!real) return real.error();
-  auto rel = relative_inside(*real, root);
-  if (!rel) return Error{"PATH_OUTSIDE_WORKSPACE", "path " + in_quotes(user_path) + " is outside the workspace"};
-  return WorkspacePath{std::move(*real), std::move(*rel)};
+  auto walk = resolve_like_realpath(start, final_symlink, user_path);
+  if (!walk) return walk.error();
+  const Error outside{"PATH_OUTSIDE_WORKSPACE", "path " + in_quotes(user_path) + " is outside the workspace"};
+  auto rel = relative_inside(walk->real, root);
+  if (!rel) return outside;
+  // The part that exists (the link's directory for a kept final link) must be reachable from the
+  // root by the kernel without a symlink and without leaving it.
+  fs::path existing = fs::path(*rel == "." ? "" : *rel);
+  for (int i = 0; i < walk->missing + (walk->kept_link ? 1 : 0); ++i) existing = existing.parent_path();
+  if (!kernel_confirms_beneath(root, existing)) return outside;
+  return WorkspacePath{std::move(walk->real), std::move(*rel), root};
+}
+
+int open_in_workspace(const WorkspacePath& p, int flags, mode_t mode) {
+  const int root_fd = ::open(p.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0) return -1;
+  long fd = openat2_raw(root_fd, p.relative.c_str(), flags | O_CLOEXEC, mode, kBeneathNoLinks);
+  const int err = errno;
+  ::close(root_fd);
+  if (fd < 0 && (err == ENOSYS || err == EPERM)) return ::open(p.real.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, mode);
+  errno = err;
+  return static_cast<int>(fd);
 }
 
 }  // namespace pincer::tools

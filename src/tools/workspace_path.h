@@ -4,14 +4,21 @@
 // directory name (not the home directory), absolute paths are accepted only when they land inside.
 // Resolution follows the kernel's rules the way realpath(3) does — `..` after a symlink goes to the
 // symlink target's parent — and also follows dangling symlinks to where a write would create the
-// file, so neither `..` nor a symlink (existing or dangling) can lead outside.
+// file, so neither `..` nor a symlink (existing or dangling) can lead outside. Components below a
+// missing one cannot be symlinks; a `..` that climbs back out of the missing part resumes the
+// resolution (`nope/../link/x` follows `link`). The existing part of the result is then opened
+// by the kernel with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) below the workspace, which
+// refuses it if anything on the way is (by now) a symlink or outside; kernels without openat2
+// (< 5.6, ENOSYS) rely on the walk alone.
 //
 // Race note: a concurrent process (e.g. a background exec) could swap a directory for a symlink
-// between resolution and use; tools open the resolved real path, which narrows but does not close
-// that window.
+// between resolution and use. open_in_workspace() closes that window for the tools that use it
+// (read); the others open the resolved real path, which narrows but does not close it.
 //
-// Pure functions over the filesystem state; thread-safe; blocking (lstat/readlink).
+// Pure functions over the filesystem state; thread-safe; blocking (lstat/readlink/openat2).
 #pragma once
+
+#include <sys/types.h>
 
 #include <filesystem>
 #include <string>
@@ -28,6 +35,8 @@ struct WorkspacePath {
   std::filesystem::path real;
   /// `real` relative to the workspace root ("." for the root itself), for messages to the model.
   std::string relative;
+  /// The canonical workspace root `real` is below.
+  std::filesystem::path root;
 };
 
 enum class FinalSymlink {
@@ -43,5 +52,11 @@ enum class FinalSymlink {
 ///  - "WORKSPACE_MISSING": the workspace itself cannot be resolved
 Result<WorkspacePath> resolve_workspace_path(const std::filesystem::path& workspace, std::string_view user_path,
                                              FinalSymlink final_symlink = FinalSymlink::kFollow);
+
+/// open(2) of a resolved path that follows no symlink at all and cannot leave `p.root`
+/// (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS; open(O_NOFOLLOW) of `p.real` without openat2).
+/// `flags` as for open(2) (O_CLOEXEC is added). Returns the descriptor, or -1 with errno set
+/// (ELOOP/EXDEV: something on the way was replaced by a symlink since resolution).
+int open_in_workspace(const WorkspacePath& p, int flags, mode_t mode = 0);
 
 }  // namespace pincer::tools

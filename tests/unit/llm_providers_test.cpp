@@ -344,7 +344,7 @@ TEST(LlmProviders, CompletionsToolResultImagesFollowAsUserMessage) {
     {"role":"user","content":[{"type":"text","text":"Attached image(s) from tool result:"},
                               {"type":"image_url","image_url":{"url":"data:image/jpeg;base64,QUJD"}}]}])json"));
   EXPECT_FALSE(body.contains("tools"));
-  EXPECT_FALSE(body.contains("max_completion_tokens"));
+  EXPECT_EQ(body["max_completion_tokens"], m.max_tokens);  // no per-call cap: the model's maxTokens
 }
 
 TEST(LlmProviders, ResponsesRequest) {
@@ -378,7 +378,7 @@ TEST(LlmProviders, ResponsesRequestWithoutThinkingOrEncryptedReasoning) {
   const json body = json::parse(find_api(m.api)->build_request(m, sample_context(m, "call_1|fc_1", item), {}).body);
   EXPECT_FALSE(body.contains("reasoning"));
   EXPECT_FALSE(body.contains("include"));
-  EXPECT_FALSE(body.contains("max_output_tokens"));
+  EXPECT_EQ(body["max_output_tokens"], m.max_tokens);
   EXPECT_EQ(body["input"][1]["type"], "message");  // the reasoning item is not replayed
 }
 
@@ -476,7 +476,26 @@ TEST(LlmProviders, OllamaRequest) {
   plain.reasoning = false;
   const json body = json::parse(find_api(m.api)->build_request(plain, Context{}, {}).body);
   EXPECT_FALSE(body.contains("think"));
-  EXPECT_FALSE(body.contains("options"));
+  EXPECT_EQ(body["options"], json({{"num_predict", plain.max_tokens}}));
+}
+
+// models.providers.*.models[].maxTokens (ModelSpec::max_tokens) reaches every wire API when the
+// call sets no cap of its own (issue 11 §11), under the field that API reads.
+TEST(LlmProviders, EveryApiSendsTheModelsMaxTokens) {
+  struct Case {
+    ModelSpec model;
+    std::string pointer;
+  };
+  ModelSpec elsewhere = completions_model();
+  elsewhere.base_url = "http://127.0.0.1:8080/v1";  // not api.openai.com: the classic field
+  for (auto [model, pointer] : {Case{completions_model(), "/max_completion_tokens"}, Case{elsewhere, "/max_tokens"},
+                                Case{responses_model(), "/max_output_tokens"}, Case{anthropic_model(), "/max_tokens"},
+                                Case{ollama_model(), "/options/num_predict"}}) {
+    model.max_tokens = 777;
+    model.reasoning = false;
+    const json body = json::parse(find_api(model.api)->build_request(model, Context{}, {}).body);
+    EXPECT_EQ(body.value(json::json_pointer(pointer), json()), 777) << model.api << " " << pointer << ": " << body.dump();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

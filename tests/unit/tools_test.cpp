@@ -535,10 +535,13 @@ TEST_F(ToolsTest, ExecScrubsSecretsFromTheEnvironment) {
   ctx_.env["GITHUB_AUTH"] = "auth-value";
   ctx_.env["aws_secret_access_key"] = "aws-value";
   ctx_.env["PINCER_GATEWAY_URL"] = "ws://gateway";
+  ctx_.env["PINCER_HOME"] = "/state/of/the/gateway";
+  ctx_.env["OPENCLAW_STATE_DIR"] = "/state/of/openclaw";
   ctx_.env["VISIBLE"] = "yes";
   auto out = call("exec", {{"command", "env"}, {"env", {{"EXTRA", "given"}}}});
   ASSERT_FALSE(out.is_error) << out.text;
-  for (const char* hidden : {"tok-value", "key-value", "pw-value", "auth-value", "aws-value", "ws://gateway"}) {
+  for (const char* hidden : {"tok-value", "key-value", "pw-value", "auth-value", "aws-value", "ws://gateway",
+                             "PINCER_HOME", "/state/of/openclaw"}) {
     EXPECT_FALSE(contains(out.text, hidden)) << hidden;
   }
   for (const char* shown : {"VISIBLE=yes", "EXTRA=given", "HOME=", "LANG=C.UTF-8", "PATH=/usr/local/bin"}) {
@@ -551,6 +554,9 @@ TEST_F(ToolsTest, ExecScrubsSecretsFromTheEnvironment) {
   EXPECT_TRUE(is_secret_env_name("openai_api_key"));
   EXPECT_TRUE(is_secret_env_name("PINCER_GATEWAY_PORT"));
   EXPECT_FALSE(is_secret_env_name("PINCER_HOME"));
+  EXPECT_TRUE(is_state_env_name("PINCER_HOME"));
+  EXPECT_TRUE(is_state_env_name("openclaw_state_dir"));
+  EXPECT_FALSE(is_state_env_name("HOME"));
   EXPECT_FALSE(is_secret_env_name("PATH"));
   auto env = child_environment({});
   EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/local/bin:/usr/bin:/bin"}));
