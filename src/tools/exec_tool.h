@@ -6,7 +6,9 @@
 //           background?: return a sessionId at once, yieldMs?: run in the foreground but move
 //           to the background after this many milliseconds, env?: {NAME: value} overrides}
 //           Runs `/bin/sh -c` (subprocess.h) in its own process group with stdin /dev/null and a
-//           scrubbed environment. The result text is the combined stdout+stderr — the first
+//           scrubbed environment (no secret-looking names, no PINCER_* state variables); the
+//           group dies with the gateway, even on kill -9 (process_guard.h); start and end are
+//           logged at info level. The result text is the combined stdout+stderr — the first
 //           quarter and last three quarters of max_output_chars, with
 //           "[... N bytes omitted ...]" between — followed by a status line such as
 //           "[exit code 0]", "[exit code 2]", "[timed out after 5s; process group killed]",

@@ -96,8 +96,9 @@ struct ChildPlan {
     failure.error = errno;
   } else {
     // Keep only 0-2 and the status pipe (close-on-exec: EOF tells the parent exec worked).
-    if (plan.status_fd > 3) ::close_range(3, static_cast<unsigned>(plan.status_fd) - 1, 0);
-    ::close_range(static_cast<unsigned>(plan.status_fd) + 1, ~0U, 0);
+    const unsigned keep = static_cast<unsigned>(plan.status_fd);
+    if (keep > 3) ::close_range(3, keep - 1, 0);
+    ::close_range(keep >= 3 ? keep + 1 : 3, ~0U, 0);
     ::execve("/bin/sh", plan.argv, plan.envp);
     failure = {1, errno};
   }

@@ -103,14 +103,24 @@ long openat2_raw(int dirfd, const char* path, int flags, mode_t mode, uint64_t r
 
 constexpr uint64_t kBeneathNoLinks = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 
-/// The kernel's view of the existing part of a walk's result (`rel_existing`, relative to
-/// `root`): false when reaching it crosses a symlink or leaves the root (ELOOP, EXDEV). True
-/// when the kernel cannot tell (ENOSYS: no openat2; ENOENT: the part vanished meanwhile; …).
-bool kernel_confirms_beneath(const fs::path& root, const fs::path& rel_existing) {
+/// The kernel's view of `rel` (relative to `root`, lexically normal, not climbing): its longest
+/// prefix that exists (found by lstat, independently of the walk's own bookkeeping) must be
+/// reachable from the root without a symlink and without leaving it — a trailing symlink only
+/// under `keep_final_link`. False on ELOOP/EXDEV; true when the kernel cannot tell (ENOSYS: no
+/// openat2; ENOENT: the part vanished meanwhile; …).
+bool kernel_confirms_beneath(const fs::path& root, const fs::path& rel, bool keep_final_link) {
+  fs::path existing;
+  for (const auto& c : rel) {
+    if (c.empty() || c == ".") continue;
+    struct stat st {};
+    if (::lstat((root / existing / c).c_str(), &st) != 0) break;
+    existing /= c;
+  }
   const int root_fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0) return false;
-  const std::string rel = rel_existing.empty() ? "." : rel_existing.string();
-  const long fd = openat2_raw(root_fd, rel.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, kBeneathNoLinks);
+  const std::string path = existing.empty() ? "." : existing.string();
+  const int nofollow = keep_final_link && existing == rel ? O_NOFOLLOW : 0;
+  const long fd = openat2_raw(root_fd, path.c_str(), O_PATH | O_CLOEXEC | nofollow, 0, kBeneathNoLinks);
   const int err = errno;
   ::close(root_fd);
   if (fd >= 0) {
@@ -148,11 +158,7 @@ Result<WorkspacePath> resolve_workspace_path(const fs::path& workspace, std::str
   const Error outside{"PATH_OUTSIDE_WORKSPACE", "path " + in_quotes(user_path) + " is outside the workspace"};
   auto rel = relative_inside(walk->real, root);
   if (!rel) return outside;
-  // The part that exists (the link's directory for a kept final link) must be reachable from the
-  // root by the kernel without a symlink and without leaving it.
-  fs::path existing = fs::path(*rel == "." ? "" : *rel);
-  for (int i = 0; i < walk->missing + (walk->kept_link ? 1 : 0); ++i) existing = existing.parent_path();
-  if (!kernel_confirms_beneath(root, existing)) return outside;
+  if (!kernel_confirms_beneath(root, *rel, walk->kept_link)) return outside;
   return WorkspacePath{std::move(walk->real), std::move(*rel), root};
 }
 

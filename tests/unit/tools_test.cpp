@@ -686,9 +686,11 @@ TEST_F(ToolsTest, ProcessTableIsBounded) {
 
 TEST_F(ToolsTest, FinishedProcessesExpire) {
   table({.max_running = 4, .max_finished = 4, .finished_ttl = 0ms});
-  auto out = call("exec", {{"command", "true"}, {"background", true}});
+  // It ends only once the test has its handle (a finished entry expires on the next lookup).
+  auto out = call("exec", {{"command", "while [ ! -e go ]; do sleep 0.01; done"}, {"background", true}});
   auto proc = table_->find(out.details["sessionId"]);
   ASSERT_TRUE(proc.ok());
+  spit(ws_ / "go", "");
   (*proc)->wait_for(60s);  // generous: the machine may be busy
   EXPECT_TRUE(table_->list().empty());
 }
