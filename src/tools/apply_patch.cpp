@@ -336,22 +336,23 @@ class Stage {
       if (!it->second) return Error{"NOT_FOUND", p.relative + ": file not found (deleted earlier in this patch)"};
       return *it->second;
     }
-    auto data = read_file_bounded(p.real, kMaxEditableFileBytes);
+    auto data = read_file_bounded(p, kMaxEditableFileBytes);
     if (!data) return Error{data.error().code, p.relative + ": " + data.error().message};
     return data;
   }
 
-  void put(const fs::path& real, std::optional<std::string> content) {
-    if (!staged_.count(real)) order_.push_back(real);
-    staged_[real] = std::move(content);
+  void put(const WorkspacePath& p, std::optional<std::string> content) {
+    if (!staged_.count(p.real)) order_.push_back(p);
+    staged_[p.real] = std::move(content);
   }
 
   /// Writes (or deletes) every staged path in first-touched order.
   Status commit() const {
     std::vector<std::string> done;
-    for (const auto& real : order_) {
+    for (const auto& p : order_) {
+      const fs::path& real = p.real;
       const auto& content = staged_.at(real);
-      Status st = content ? write_file_atomic(real, *content) : remove_file(real);
+      Status st = content ? write_file_atomic(p, *content) : remove_file(p);
       if (!st && !(content == std::nullopt && st.error().code == "NOT_FOUND")) {
         std::string msg = real.string() + ": " + st.error().message;
         if (!done.empty()) {
@@ -369,7 +370,7 @@ class Stage {
  private:
   fs::path workspace_;
   std::map<fs::path, std::optional<std::string>> staged_;
-  std::vector<fs::path> order_;
+  std::vector<WorkspacePath> order_;
 };
 
 Result<Change> stage_add(Stage& stage, const FileOp& op) {
@@ -379,7 +380,7 @@ Result<Change> stage_add(Stage& stage, const FileOp& op) {
     return Error{"PATCH_CONFLICT", "cannot add " + p->relative +
                                        ": the file already exists (delete it first or use \"*** Update File:\")"};
   }
-  stage.put(p->real, op.content);
+  stage.put(*p, op.content);
   return Change{'A', p->relative, {}};
 }
 
@@ -391,7 +392,7 @@ Result<Change> stage_delete(Stage& stage, const FileOp& op) {
   if (fs::is_directory(fs::symlink_status(p->real, ec))) {
     return Error{"NOT_A_FILE", "cannot delete " + p->relative + ": is a directory"};
   }
-  stage.put(p->real, std::nullopt);
+  stage.put(*p, std::nullopt);
   return Change{'D', p->relative, {}};
 }
 
@@ -403,7 +404,7 @@ Result<Change> stage_update(Stage& stage, const FileOp& op) {
   auto updated = apply_hunks(*original, op.hunks, src->relative);
   if (!updated) return updated.error();
   if (!op.move_to) {
-    stage.put(src->real, std::move(*updated));
+    stage.put(*src, std::move(*updated));
     return Change{'M', src->relative, {}};
   }
   auto dest = stage.resolve(*op.move_to, FinalSymlink::kFollow);
@@ -412,8 +413,8 @@ Result<Change> stage_update(Stage& stage, const FileOp& op) {
     return Error{"PATCH_CONFLICT",
                  "cannot move " + src->relative + " to " + dest->relative + ": the destination already exists"};
   }
-  if (dest->real != src->real) stage.put(src->real, std::nullopt);
-  stage.put(dest->real, std::move(*updated));
+  if (dest->real != src->real) stage.put(*src, std::nullopt);
+  stage.put(*dest, std::move(*updated));
   return Change{'M', dest->relative, dest->real != src->real ? src->relative : std::string()};
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "tools/workspace_path.h"
 
 namespace pincer::tools {
 
@@ -31,5 +32,15 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view dat
 
 /// Unlinks a file or symlink (not a directory). Errors "NOT_FOUND", "NOT_A_FILE", "IO_ERROR".
 Status remove_file(const std::filesystem::path& path);
+
+// The same for a resolved workspace path, through descriptors, so that a directory replaced by
+// a symlink after resolution (by a concurrent command) is refused instead of followed outside:
+// the file is opened with open_in_workspace(); the parent directory is opened component by
+// component from the root with O_NOFOLLOW (write creates missing ones), and the temp file, the
+// rename and the unlink happen inside that directory. The extra error is "IO_ERROR"
+// ("… is no longer a directory (replaced by a link or a file?)").
+Result<std::string> read_file_bounded(const WorkspacePath& p, std::size_t max_bytes);
+Status write_file_atomic(const WorkspacePath& p, std::string_view data);
+Status remove_file(const WorkspacePath& p);
 
 }  // namespace pincer::tools

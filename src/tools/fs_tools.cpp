@@ -240,7 +240,7 @@ class WriteTool final : public Tool {
     if (!p) return fail(name(), p.error());
     std::error_code ec;
     if (std::filesystem::is_directory(p->real, ec)) return fail(name(), p->relative + " is a directory", "NOT_A_FILE");
-    if (auto st = write_file_atomic(p->real, content); !st)
+    if (auto st = write_file_atomic(*p, content); !st)
       return fail(name(), p->relative + ": " + st.error().message);
     return ToolOutput::ok("Wrote " + plural(content.size(), "byte") + " to " + p->relative,
                           {{"path", p->relative}, {"bytes", content.size()}});
@@ -309,7 +309,7 @@ class EditTool final : public Tool {
     if (!edits) return fail(name(), edits.error());
     auto p = resolve_workspace_path(ctx.workspace, args["path"].get<std::string>());
     if (!p) return fail(name(), p.error());
-    auto original = read_file_bounded(p->real, kMaxEditableFileBytes);
+    auto original = read_file_bounded(*p, kMaxEditableFileBytes);
     if (!original) return fail(name(), p->relative + ": " + original.error().message, original.error().code);
     if (looks_binary(std::string_view(*original).substr(0, 8192))) {
       return fail(name(), p->relative + " is a binary file", "BINARY_FILE");
@@ -325,7 +325,7 @@ class EditTool final : public Tool {
       if (retry) updated = replace_all(std::move(*retry), "\n", "\r\n");
     }
     if (!updated) return fail(name(), updated.error());
-    if (auto st = write_file_atomic(p->real, *updated); !st)
+    if (auto st = write_file_atomic(*p, *updated); !st)
       return fail(name(), p->relative + ": " + st.error().message);
     return ToolOutput::ok("Edited " + p->relative + ": " + plural(edits->size(), "replacement") + " applied.",
                           {{"path", p->relative}, {"replacements", edits->size()}});

@@ -12,8 +12,9 @@
 // (< 5.6, ENOSYS) rely on the walk alone.
 //
 // Race note: a concurrent process (e.g. a background exec) could swap a directory for a symlink
-// between resolution and use. open_in_workspace() closes that window for the tools that use it
-// (read); the others open the resolved real path, which narrows but does not close it.
+// between resolution and use. open_in_workspace() and the descriptor-based file I/O of
+// file_io.h close that window for read, write, edit and apply_patch; exec's workdir is still
+// entered by path (chdir), which narrows but does not close it.
 //
 // Pure functions over the filesystem state; thread-safe; blocking (lstat/readlink/openat2).
 #pragma once

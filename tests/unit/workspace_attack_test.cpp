@@ -1,6 +1,7 @@
 // Attacks on workspace confinement (issue 22 §2): a path whose `..` climbs out of a missing
 // directory and then walks through a symlink that leads outside, against every tool that takes a
-// path, and a directory swapped for a symlink after the check (open_in_workspace).
+// path, and a directory swapped for a symlink after the check (open_in_workspace and the
+// descriptor-based file I/O of write, edit and apply_patch).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "core/ids.h"
+#include "tools/file_io.h"
 #include "tools/registry.h"
 #include "tools/workspace_path.h"
 
@@ -130,6 +132,31 @@ TEST_F(WorkspaceAttackTest, OpenInWorkspaceRefusesADirectorySwappedForASymlink) 
   auto out = call("read", {{"path", "sub/secret.txt"}});
   EXPECT_TRUE(out.is_error);
   EXPECT_EQ(out.text.find("top secret"), std::string::npos) << out.text;
+}
+
+TEST_F(WorkspaceAttackTest, FileIoThroughAResolvedPathRefusesASwappedDirectory) {
+  fs::create_directories(ws_ / "sub" / "deeper");
+  std::ofstream(ws_ / "sub" / "deeper" / "secret.txt") << "inside\n";
+  fs::create_directories(outside_ / "deeper");
+  std::ofstream(outside_ / "deeper" / "secret.txt") << "outside\n";
+  auto existing = resolve_workspace_path(ws_, "sub/deeper/secret.txt");
+  auto fresh = resolve_workspace_path(ws_, "sub/deeper/new/file.txt");
+  auto link = resolve_workspace_path(ws_, "sub/deeper/secret.txt", FinalSymlink::kKeep);
+  ASSERT_TRUE(existing.ok() && fresh.ok() && link.ok());
+  ASSERT_TRUE(write_file_atomic(*fresh, "ok\n").ok());  // the unswapped tree works
+  ASSERT_TRUE(remove_file(*fresh).ok());
+
+  fs::rename(ws_ / "sub", ws_ / "sub.old");
+  fs::create_symlink(outside_, ws_ / "sub");
+  auto read = read_file_bounded(*existing, 1 << 20);
+  EXPECT_FALSE(read.ok()) << "read " << *read;
+  auto wrote = write_file_atomic(*existing, "pwned\n");
+  ASSERT_FALSE(wrote.ok());
+  EXPECT_NE(wrote.error().message.find("is no longer a directory"), std::string::npos) << wrote.error().message;
+  EXPECT_FALSE(write_file_atomic(*fresh, "planted\n").ok());
+  EXPECT_FALSE(remove_file(*link).ok());
+  EXPECT_EQ(slurp(outside_ / "deeper" / "secret.txt"), "outside\n");
+  EXPECT_FALSE(fs::exists(outside_ / "deeper" / "new"));
 }
 
 }  // namespace
