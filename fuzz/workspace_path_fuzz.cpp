@@ -12,7 +12,10 @@
 //   final link, of its directory) and so is inside the root as the kernel sees it;
 // - when the kernel can resolve the whole path (realpath of root/path succeeds), the resolver
 //   accepts it exactly when the kernel's answer is inside the root, and (following final links)
-//   gives that same answer.
+//   gives that same answer;
+// - an accepted path that exists can be opened from the root one component at a time with
+//   O_NOFOLLOW (detail::open_beneath_by_walk).
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -166,5 +169,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(inside(*k, t.root));
   }
   if (whole) check(*whole == real);
+  // When it exists, the no-symlink walk (the fallback without openat2) reaches it too.
+  if (::lstat(real.c_str(), &st) == 0) {
+    const int fd = pincer::tools::detail::open_beneath_by_walk(t.root, r->relative, O_PATH | O_NOFOLLOW, 0);
+    check(fd >= 0);
+    ::close(fd);
+  }
   return 0;
 }

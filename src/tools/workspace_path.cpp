@@ -116,18 +116,13 @@ bool kernel_confirms_beneath(const fs::path& root, const fs::path& rel, bool kee
     if (::lstat((root / existing / c).c_str(), &st) != 0) break;
     existing /= c;
   }
-  const int root_fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root_fd < 0) return false;
-  const std::string path = existing.empty() ? "." : existing.string();
   const int nofollow = keep_final_link && existing == rel ? O_NOFOLLOW : 0;
-  const long fd = openat2_raw(root_fd, path.c_str(), O_PATH | O_CLOEXEC | nofollow, 0, kBeneathNoLinks);
-  const int err = errno;
-  ::close(root_fd);
+  const int fd = detail::open_beneath(root, existing, O_PATH | nofollow, 0);
   if (fd >= 0) {
-    ::close(static_cast<int>(fd));
+    ::close(fd);
     return true;
   }
-  return err != ELOOP && err != EXDEV;
+  return errno != ELOOP && errno != EXDEV;
 }
 
 /// `p` relative to `root` when `p` is `root` or below it.
@@ -163,14 +158,51 @@ Result<WorkspacePath> resolve_workspace_path(const fs::path& workspace, std::str
 }
 
 int open_in_workspace(const WorkspacePath& p, int flags, mode_t mode) {
-  const int root_fd = ::open(p.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root_fd < 0) return -1;
-  long fd = openat2_raw(root_fd, p.relative.c_str(), flags | O_CLOEXEC, mode, kBeneathNoLinks);
-  const int err = errno;
-  ::close(root_fd);
-  if (fd < 0 && (err == ENOSYS || err == EPERM)) return ::open(p.real.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, mode);
-  errno = err;
-  return static_cast<int>(fd);
+  return detail::open_beneath(p.root, p.relative, flags, mode);
 }
+
+namespace detail {
+
+int open_beneath(const fs::path& root, const fs::path& rel, int flags, mode_t mode) {
+  const int root_fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0) return -1;
+  const std::string path = rel.empty() ? "." : rel.string();
+  const long fd = openat2_raw(root_fd, path.c_str(), flags | O_CLOEXEC, mode, kBeneathNoLinks);
+  int err = errno;
+  ::close(root_fd);
+  if (fd >= 0 || (err != ENOSYS && err != EPERM)) {  // EPERM: a seccomp filter that denies openat2
+    errno = err;
+    return static_cast<int>(fd);
+  }
+  return open_beneath_by_walk(root, rel, flags, mode);
+}
+
+int open_beneath_by_walk(const fs::path& root, const fs::path& rel, int flags, mode_t mode) {
+  std::vector<std::string> parts;
+  for (const auto& c : rel) {
+    if (c.empty() || c == ".") continue;
+    if (c == "..") {
+      errno = EXDEV;  // resolved paths never climb; refuse rather than track the depth
+      return -1;
+    }
+    parts.push_back(c.string());
+  }
+  int fd = ::open(root.c_str(), parts.empty() ? (flags | O_CLOEXEC | O_DIRECTORY) : (O_PATH | O_DIRECTORY | O_CLOEXEC),
+                  mode);
+  for (size_t i = 0; fd >= 0 && i < parts.size(); ++i) {
+    const bool last = i + 1 == parts.size();
+    // O_NOFOLLOW on every step: a directory that is a symlink fails (ENOTDIR with O_DIRECTORY,
+    // ELOOP otherwise); the final one follows nothing either.
+    const int next = last ? ::openat(fd, parts[i].c_str(), flags | O_CLOEXEC | O_NOFOLLOW, mode)
+                          : ::openat(fd, parts[i].c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int err = errno;
+    ::close(fd);
+    fd = next;
+    if (fd < 0) errno = err == ENOTDIR && !last ? ELOOP : err;
+  }
+  return fd;
+}
+
+}  // namespace detail
 
 }  // namespace pincer::tools

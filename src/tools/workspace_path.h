@@ -9,7 +9,7 @@
 // resolution (`nope/../link/x` follows `link`). The existing part of the result is then opened
 // by the kernel with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) below the workspace, which
 // refuses it if anything on the way is (by now) a symlink or outside; kernels without openat2
-// (< 5.6, ENOSYS) rely on the walk alone.
+// (< 5.6, ENOSYS) get the same check from a component-by-component O_NOFOLLOW walk.
 //
 // Race note: a concurrent process (e.g. a background exec) could swap a directory for a symlink
 // between resolution and use. open_in_workspace() and the descriptor-based file I/O of
@@ -55,9 +55,20 @@ Result<WorkspacePath> resolve_workspace_path(const std::filesystem::path& worksp
                                              FinalSymlink final_symlink = FinalSymlink::kFollow);
 
 /// open(2) of a resolved path that follows no symlink at all and cannot leave `p.root`
-/// (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS; open(O_NOFOLLOW) of `p.real` without openat2).
+/// (detail::open_beneath).
 /// `flags` as for open(2) (O_CLOEXEC is added). Returns the descriptor, or -1 with errno set
 /// (ELOOP/EXDEV: something on the way was replaced by a symlink since resolution).
 int open_in_workspace(const WorkspacePath& p, int flags, mode_t mode = 0);
+
+namespace detail {
+/// open(2) of `rel` below `root` crossing no symlink: openat2(RESOLVE_BENEATH |
+/// RESOLVE_NO_SYMLINKS), or open_beneath_by_walk() where the kernel has no openat2 (ENOSYS, or
+/// EPERM from a seccomp filter). -1 with errno (ELOOP/EXDEV: a symlink or a climb on the way).
+int open_beneath(const std::filesystem::path& root, const std::filesystem::path& rel, int flags, mode_t mode);
+/// The fallback, one component at a time with O_NOFOLLOW from a descriptor of `root` (public for
+/// its tests; the kernel here may well have openat2).
+int open_beneath_by_walk(const std::filesystem::path& root, const std::filesystem::path& rel, int flags,
+                         mode_t mode);
+}  // namespace detail
 
 }  // namespace pincer::tools

@@ -120,6 +120,9 @@ TEST_F(WorkspaceAttackTest, OpenInWorkspaceRefusesADirectorySwappedForASymlink) 
   int fd = open_in_workspace(*p, O_RDONLY);
   ASSERT_GE(fd, 0) << std::strerror(errno);
   ::close(fd);
+  fd = detail::open_beneath_by_walk(ws_, "sub/secret.txt", O_RDONLY, 0);  // the fallback without openat2
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  ::close(fd);
 
   // After the check, `sub` becomes a link to the outside directory (a racing command could).
   fs::rename(ws_ / "sub", ws_ / "sub.old");
@@ -128,6 +131,16 @@ TEST_F(WorkspaceAttackTest, OpenInWorkspaceRefusesADirectorySwappedForASymlink) 
   EXPECT_LT(fd, 0) << "opened " << p->real << " through the swapped symlink";
   if (fd >= 0) ::close(fd);
   EXPECT_TRUE(errno == ELOOP || errno == EXDEV) << std::strerror(errno);
+  fd = detail::open_beneath_by_walk(ws_, "sub/secret.txt", O_RDONLY, 0);
+  EXPECT_LT(fd, 0) << "the fallback walk opened it through the swapped symlink";
+  if (fd >= 0) ::close(fd);
+  EXPECT_EQ(errno, ELOOP) << std::strerror(errno);
+  fd = detail::open_beneath_by_walk(ws_, "out", O_RDONLY, 0);  // a final link is not followed
+  EXPECT_LT(fd, 0);
+  if (fd >= 0) ::close(fd);
+  fd = detail::open_beneath_by_walk(ws_, "out", O_PATH | O_NOFOLLOW, 0);  // … but can be opened itself
+  EXPECT_GE(fd, 0) << std::strerror(errno);
+  if (fd >= 0) ::close(fd);
   // The read tool goes through the same open.
   auto out = call("read", {{"path", "sub/secret.txt"}});
   EXPECT_TRUE(out.is_error);
