@@ -1,5 +1,8 @@
 #include "tools/exec_tool.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -19,6 +22,23 @@ using std::chrono::milliseconds;
 constexpr std::string_view kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
 constexpr milliseconds kWaitTick{50};
 constexpr int64_t kMaxPollWaitMs = 30'000;
+
+/// A descriptor closed when it goes out of scope.
+class ScopedFd {
+ public:
+  ScopedFd() = default;
+  ~ScopedFd() { reset(); }
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  int get() const { return fd_; }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
 
 ToolOutput fail(std::string_view tool, const std::string& message, std::string_view code = "TOOL_ERROR") {
   return ToolOutput::error(std::string(tool) + ": " + message, {{"code", code}});
@@ -130,9 +150,11 @@ class ExecTool final : public Tool {
   }
 
   ToolOutput run(const json& args, ToolContext& ctx) const override {
-    auto options = spawn_options(args, ctx);
+    ScopedFd workdir;  // entered by descriptor: a directory swapped for a symlink meanwhile is not followed
+    auto options = spawn_options(args, ctx, workdir);
     if (!options) return fail(name(), options.error().message, options.error().code);
     auto proc = ManagedProcess::spawn(std::move(*options));
+    workdir.reset();
     if (!proc) {
       spdlog::warn("exec: {}", proc.error().message);
       return fail(name(), proc.error().message, proc.error().code);
@@ -155,15 +177,16 @@ class ExecTool final : public Tool {
   }
 
  private:
-  static Result<SpawnOptions> spawn_options(const json& args, const ToolContext& ctx) {
+  static Result<SpawnOptions> spawn_options(const json& args, const ToolContext& ctx, ScopedFd& workdir) {
     SpawnOptions o;
     o.command = args["command"].get<std::string>();
     if (o.command.find_first_not_of(" \t\r\n") == std::string::npos) {
       return Error{"TOOL_ARGS_INVALID", "command must not be empty"};
     }
-    auto cwd = working_directory(args, ctx);
+    auto cwd = working_directory(args, ctx, workdir);
     if (!cwd) return cwd.error();
     o.cwd = std::move(*cwd);
+    o.cwd_fd = workdir.get();
     auto overrides = env_overrides(args);
     if (!overrides) return overrides.error();
     o.env = child_environment(ctx.env, *overrides);
@@ -176,7 +199,7 @@ class ExecTool final : public Tool {
     return o;
   }
 
-  static Result<std::filesystem::path> working_directory(const json& args, const ToolContext& ctx) {
+  static Result<std::filesystem::path> working_directory(const json& args, const ToolContext& ctx, ScopedFd& dir) {
     const auto workdir = arg_or<std::string>(args, "workdir", "");
     if (!workdir.empty() && workdir.find_first_not_of(" \t") == std::string::npos) {
       return Error{"TOOL_ARGS_INVALID", "workdir must not be blank"};
@@ -186,6 +209,14 @@ class ExecTool final : public Tool {
     std::error_code ec;
     if (!std::filesystem::is_directory(p->real, ec)) {
       return Error{"NOT_A_DIRECTORY", "workdir \"" + workdir + "\" is not a directory"};
+    }
+    dir.reset(open_in_workspace(*p, O_PATH | O_DIRECTORY));
+    if (dir.get() < 0) {
+      const int err = errno;
+      if (err == ELOOP || err == EXDEV || err == ENOTDIR) {
+        return Error{"PATH_OUTSIDE_WORKSPACE", "workdir \"" + workdir + "\" changed into a symbolic link"};
+      }
+      return Error{"SPAWN_FAILED", "cannot open workdir \"" + workdir + "\": " + std::strerror(err)};
     }
     return p->real;
   }

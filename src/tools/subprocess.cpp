@@ -58,6 +58,7 @@ struct ChildPlan {
   int out_fd;
   int status_fd;
   int guard_fd;
+  int cwd_fd;  // -1: enter `cwd` by path
   const char* cwd;
   char* const* argv;
   char* const* envp;
@@ -92,7 +93,7 @@ struct ChildPlan {
   ::dup2(plan.out_fd, 1);
   ::dup2(plan.out_fd, 2);
   ChildFailure failure{0, 0};
-  if (::chdir(plan.cwd) != 0) {
+  if ((plan.cwd_fd >= 0 ? ::fchdir(plan.cwd_fd) : ::chdir(plan.cwd)) != 0) {
     failure.error = errno;
   } else {
     // Keep only 0-2 and the status pipe (close-on-exec: EOF tells the parent exec worked).
@@ -164,7 +165,7 @@ Result<pid_t> ManagedProcess::fork_child(int child_out_fd) {
   for (auto& kv : env) envp.push_back(kv.data());
   envp.push_back(nullptr);
   const std::string cwd = options_.cwd.string();
-  const ChildPlan plan{::getpid(), child_out_fd, status_pipe[1], process_guard::lifeline_fd(),
+  const ChildPlan plan{::getpid(), child_out_fd, status_pipe[1], process_guard::lifeline_fd(), options_.cwd_fd,
                        cwd.c_str(), argv, envp.data()};
 
   const pid_t pid = ::fork();

@@ -43,6 +43,8 @@ namespace pincer::tools {
 struct SpawnOptions {
   std::string command;                   ///< run as `/bin/sh -c command`
   std::filesystem::path cwd;             ///< must exist
+  int cwd_fd = -1;  ///< when >= 0: the same directory as a descriptor (O_PATH is fine), entered with
+                    ///< fchdir instead of by path; the caller keeps it open until spawn() returns
   std::vector<std::string> env;          ///< complete environment, "NAME=value" each
   std::chrono::milliseconds timeout{0};  ///< total lifetime; 0 = unlimited
   std::chrono::milliseconds kill_grace{2000};

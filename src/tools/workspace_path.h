@@ -13,8 +13,8 @@
 //
 // Race note: a concurrent process (e.g. a background exec) could swap a directory for a symlink
 // between resolution and use. open_in_workspace() and the descriptor-based file I/O of
-// file_io.h close that window for read, write, edit and apply_patch; exec's workdir is still
-// entered by path (chdir), which narrows but does not close it.
+// file_io.h close that window for read, write, edit and apply_patch, and exec enters its workdir
+// through a descriptor opened the same way (SpawnOptions::cwd_fd).
 //
 // Pure functions over the filesystem state; thread-safe; blocking (lstat/readlink/openat2).
 #pragma once

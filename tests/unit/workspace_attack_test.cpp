@@ -12,6 +12,7 @@
 #include "core/ids.h"
 #include "tools/file_io.h"
 #include "tools/registry.h"
+#include "tools/subprocess.h"
 #include "tools/workspace_path.h"
 
 namespace pincer::tools {
@@ -170,6 +171,26 @@ TEST_F(WorkspaceAttackTest, FileIoThroughAResolvedPathRefusesASwappedDirectory) 
   EXPECT_FALSE(remove_file(*link).ok());
   EXPECT_EQ(slurp(outside_ / "deeper" / "secret.txt"), "outside\n");
   EXPECT_FALSE(fs::exists(outside_ / "deeper" / "new"));
+}
+
+TEST_F(WorkspaceAttackTest, ExecEntersItsWorkdirByDescriptor) {
+  // The directory checked is the directory entered, even if its path leads elsewhere by then.
+  auto p = resolve_workspace_path(ws_, "sub");
+  ASSERT_TRUE(p.ok());
+  const int dir = open_in_workspace(*p, O_PATH | O_DIRECTORY);
+  ASSERT_GE(dir, 0) << std::strerror(errno);
+  fs::rename(ws_ / "sub", ws_ / "sub.old");
+  fs::create_symlink(outside_, ws_ / "sub");
+  SpawnOptions o;
+  o.command = "pwd -P; cat secret.txt 2>/dev/null || echo no-secret";
+  o.cwd = p->real;
+  o.cwd_fd = dir;
+  o.env = {"PATH=/usr/bin:/bin"};
+  auto proc = ManagedProcess::spawn(std::move(o));
+  ::close(dir);
+  ASSERT_TRUE(proc.ok()) << proc.error().message;
+  ASSERT_TRUE((*proc)->wait_for(std::chrono::seconds(30)));
+  EXPECT_EQ((*proc)->output(), (fs::canonical(ws_) / "sub.old").string() + "\nno-secret\n");
 }
 
 }  // namespace
