@@ -98,7 +98,9 @@ test('sync: a signed message gets the agent reply in the HTTP response', async (
 });
 
 test('the same messageId twice is answered once', async () => {
-  const again = await post(syncBase, { text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' });
+  // Signed anew (another timestamp): the same signature again would be a replay (409).
+  const again = await post(syncBase, { text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' },
+    signed(JSON.stringify({ text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' }), String(Number(now()) - 1)));
   assert.equal(again.status, 200);
   assert.deepEqual(again.json, { ok: true, duplicate: true });
 });
