@@ -138,6 +138,9 @@ test('bad requests are refused with a clear status', async () => {
   assert.match(old.json.error, /X-Pincer-Timestamp/);
   // A timestamp that is not Unix seconds, or one signed for another time.
   assert.equal((await post(syncBase, body, { 'x-pincer-timestamp': '2026-12-01T10:00:00Z' })).status, 401);
+  const latin1 = await post(syncBase, body, { 'x-pincer-timestamp': '\u00e9t\u00e9' });  // not UTF-8 on the wire
+  assert.equal(latin1.status, 401);
+  assert.match(latin1.json.error, /X-Pincer-Timestamp must be/);
   assert.equal((await post(syncBase, body, { 'x-pincer-timestamp': String(Number(ts) + 1) })).status, 401);
   assert.equal((await post(syncBase, '{not json')).status, 400);
   assert.equal((await post(syncBase, { text: '' })).status, 400);

@@ -66,7 +66,8 @@ std::optional<WebhookChannel::Refusal> WebhookChannel::authenticate(const net::H
                         "(X-Pincer-Signature: sha256=<hex HMAC>; docs/channels.md, Webhook)"};
   }
   const auto ts = parse_timestamp(*ts_text);
-  if (!ts) return Refusal{401, "X-Pincer-Timestamp must be the Unix time in seconds (decimal digits), got \"" + ts_text->substr(0, 40) + "\""};
+  // (The value is not echoed: it may be any bytes, and the answer is JSON.)
+  if (!ts) return Refusal{401, "X-Pincer-Timestamp must be the Unix time in seconds (1 to 12 decimal digits)"};
   const std::string* sig = header("x-pincer-signature");
   if (!sig || !signature_valid(settings_.secret, *ts_text, req.body, *sig)) {
     return Refusal{401, "missing or wrong X-Pincer-Signature (sha256=<hex HMAC-SHA256 of \"<timestamp>.<body>\">)"};
