@@ -94,7 +94,8 @@ ReplyStreamSettings stream_settings_from_json(const json& config, const std::str
                                             : delivery::BreakPreference::Paragraph;
   // chunkMode "newline": one message per paragraph — for blocks as they are cut, and for every
   // message delivered (final replies, blocks, notes), as OpenClaw's chunkMarkdownTextWithMode.
-  if (const json* v = key(acct, "chunkMode"); v && v->is_string() && *v == "newline") {
+  // (Not for a single-reply channel: its caller gets one answer, so the reply stays one message.)
+  if (const json* v = key(acct, "chunkMode"); v && v->is_string() && *v == "newline" && !caps.single_reply) {
     b.flush_on_paragraph = true;
     s.chunk_mode = delivery::ChunkMode::Newline;
   }

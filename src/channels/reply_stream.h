@@ -98,7 +98,8 @@ struct ReplyStreamSettings {
 ///          `blockStreamingCoalesce {minChars, maxChars, idleMs}` (the channel's own
 ///          `blockStreamingCoalesce` wins), maxChars clamped to the channel's text limit (and
 ///          `textChunkLimit`), `chunkMode: "newline"` flushes every paragraph.
-///   chunk_mode: `chunkMode: "newline"` (account, else channel) = ChunkMode::Newline.
+///   chunk_mode: `chunkMode: "newline"` (account, else channel) = ChunkMode::Newline, except on
+///          a caps.single_reply channel (one answer: the reply stays one message).
 ///   human delay: `agents.defaults.humanDelay {mode: off|natural|custom, minMs, maxMs}`.
 ReplyStreamSettings stream_settings_from_json(const nlohmann::json& config, const std::string& channel,
                                               const std::string& account, const ChannelCapabilities& caps);

@@ -550,6 +550,9 @@ TEST_F(ReplyStreamTest, SettingsFollowTheConfig) {
   ChannelCapabilities one_reply = cannot;
   one_reply.single_reply = true;  // a webhook in sync mode
   EXPECT_EQ(stream_settings_from_json(webhook, "webhook", "default", one_reply).mode, StreamMode::Off) << "sync = one response";
+  webhook["channels"]["webhook"]["chunkMode"] = "newline";
+  EXPECT_EQ(stream_settings_from_json(webhook, "webhook", "default", one_reply).chunk_mode, delivery::ChunkMode::Length)
+      << "a sync caller gets one answer: the reply is not split into paragraphs";
   webhook["channels"]["webhook"]["mode"] = "callback";
   EXPECT_EQ(stream_settings_from_json(webhook, "webhook", "default", cannot).mode, StreamMode::Block);
 
