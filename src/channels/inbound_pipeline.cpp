@@ -1,8 +1,5 @@
 #include "channels/inbound_pipeline.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include <spdlog/spdlog.h>
 
 #include "channels/channel_accounts.h"

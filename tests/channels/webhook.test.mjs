@@ -129,7 +129,7 @@ test('bad requests are refused with a clear status', async () => {
   const body = JSON.stringify({ text: 'x' });
   const ts = now();
   assert.equal((await post(syncBase, body, { 'x-pincer-signature': sign(body, ts, 'another-secret-0123456789'), 'x-pincer-timestamp': ts })).status, 401);
-  const unsigned = await fetch(syncBase + '/webhook', { method: 'POST', body, headers: { 'x-pincer-timestamp': ts } });
+  const unsigned = await fetch(syncBase + '/webhook', { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-pincer-timestamp': ts } });
   assert.equal(unsigned.status, 401);
   assert.match((await unsigned.json()).error, /X-Pincer-Signature/);
   // The old form (the body alone signed, no timestamp) is refused with what to send instead.
