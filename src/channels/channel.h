@@ -43,10 +43,19 @@ struct InboundMessage {
   std::string account_id;  ///< "default" unless configured
   bool is_group = false;   ///< group/supergroup/channel chat, else a direct message
   std::string chat_id;     ///< where replies go (Telegram chat id)
-  std::string thread_id;   ///< forum topic / thread ("" = none)
+  std::string thread_id;   ///< where replies go inside the chat: topic / thread ("" = none)
+  /// A forum topic that is a conversation of its own (Telegram forums, General = "1"; "" = none):
+  /// the peer becomes "<chat_id>:topic:<topic_id>" (OpenClaw's form; a binding can name it) with
+  /// the chat as its parent peer, and the session key needs no thread suffix. Without it a
+  /// non-empty thread_id gives the session key a ":thread:<thread_id>" suffix.
+  std::string topic_id;
   std::string sender_id;
   std::string sender_username;  ///< without "@", "" when none
   std::string sender_name;
+  /// Where the sender connects from, on platforms where a sender can take a new id for free (IRC:
+  /// the host of nick!user@host, which a nick change keeps): at most one pairing request waits
+  /// per origin. "" = ids are not free (Telegram user ids).
+  std::string sender_origin;
   std::string message_id;  ///< platform id, for dedupe (QL-4)
   std::string text;
   bool mentions_bot = false;  ///< @bot, a reply to the bot, or a bot command

@@ -103,6 +103,7 @@ Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const Cha
     }
     s.max_body_bytes = c.value("maxBodyBytes", s.max_body_bytes);
     s.reply_timeout_ms = c.value("replyTimeoutSeconds", int64_t{120}) * 1000;
+    s.replay_file = state_dir_ / "channels" / "webhook" / (s.account_id + ".replay.json");
     auto channel = std::make_unique<webhook::WebhookChannel>(loop_, std::move(s));
     a->route = channel->route();
     a->route_prefix = a->route.path_prefix;

@@ -92,10 +92,49 @@ void InboundPipeline::reply(Channel& channel, const InboundMessage& m, const std
   }
 }
 
+void InboundPipeline::pair(Channel& channel, const InboundMessage& m) {
+  // The code goes out once per request (again only after a while, sooner when asked for), never
+  // once per message: an unpaired sender cannot make the bot talk at the rate it writes.
+  std::string word = m.text.substr(0, m.text.find_first_of(" @\n"));
+  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+  const bool asked = word == "/start" || word == "/pair";
+  auto p = pairing_.request(m.channel, m.account_id, m.sender_id, m.sender_username, clock_.wall_ms(), m.sender_origin, asked);
+  if (p) {
+    if (p->created) {
+      spdlog::info("{}[{}]: pairing request from {} (`pincer pairing list` shows its code)", m.channel, m.account_id,
+                   m.sender_id);
+    }
+    if (!p->notify) return;
+    const std::string& code = p->pending.code;
+    reply(channel, m, "pair-" + m.channel + "-" + m.message_id,
+          "I don't know you yet. Your pairing code is **" + code + "**. Ask my owner to approve it with: `pincer pairing approve " +
+              m.channel + " " + code + "`");
+    return;
+  }
+  // Refused requests are logged (the owner sees who waits in vain), at most once a minute per
+  // account with a count, so a flood cannot flood the log either.
+  const std::string key = m.channel + ":" + m.account_id;
+  auto& log = pairing_refused_[key];
+  ++log.count;
+  const int64_t now = clock_.steady_ms();
+  if (log.last_ms != 0 && now - log.last_ms < 60'000) return;
+  const std::string why = p.error().code == "PAIRING_FULL"
+                              ? "already " + std::to_string(kPairingMaxPending) + " requests wait (`pincer pairing list`)"
+                              : p.error().message;
+  spdlog::warn("{}[{}]: pairing request from {} refused: {}{}", m.channel, m.account_id, m.sender_id, why,
+               log.count > 1 ? " (" + std::to_string(log.count) + " refused since the last notice)" : "");
+  log.last_ms = now;
+  log.count = 0;
+}
+
 InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   ++received_;
+  // A forum topic is a conversation of its own: "<chat>:topic:<id>" (OpenClaw's peer id).
+  const bool topic = m.is_group && !m.topic_id.empty();
   const routing::Peer peer{m.is_group ? routing::PeerKind::Group : routing::PeerKind::Direct,
-                          m.is_group ? m.chat_id : m.sender_id};
+                          topic ? routing::telegram_topic_peer_id(m.chat_id, m.topic_id)
+                          : m.is_group ? m.chat_id
+                                       : m.sender_id};
   // 1. The same platform message twice (webhook retry, re-polled update) is handled once (QL-4).
   if (dedupe_.seen({m.channel, m.account_id, peer, m.thread_id, m.message_id})) {
     ++duplicates_;
@@ -118,12 +157,7 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   }
   auto decision = routing::decide_access(access, req);
   if (decision.action == routing::AccessAction::Pair) {
-    auto p = pairing_.request(m.channel, m.account_id, m.sender_id, m.sender_username, clock_.wall_ms());
-    if (p) {
-      reply(channel, m, "pair-" + m.channel + "-" + m.message_id,
-            "I don't know you yet. Your pairing code is **" + p->code + "**. Ask my owner to approve it with: `pincer pairing approve " +
-                m.channel + " " + p->code + "`");
-    }
+    pair(channel, m);
     ++dropped_;
     return InboundOutcome::Dropped;
   }
@@ -133,13 +167,16 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
                  routing::to_string(decision.reason));
     return InboundOutcome::Dropped;
   }
-  // 3. Route: agent and session (RT-1..RT-4); a topic/thread gets its own session.
+  // 3. Route: agent and session (RT-1..RT-4); a topic/thread gets its own session. A topic's
+  // peer carries the topic (a binding may name it) and inherits its chat's bindings (tier 2).
   routing::RouteInput in;
   in.channel = m.channel;
   in.account_id = m.account_id;
   in.peer = peer;
+  if (topic) in.parent_peer = routing::Peer{routing::PeerKind::Group, m.chat_id};
   const auto route = routing::resolve_route(routing_, in);
-  const std::string session_key = routing::resolve_thread_session_keys(route.session_key, m.thread_id).session_key;
+  const std::string session_key =
+      topic ? route.session_key : routing::resolve_thread_session_keys(route.session_key, m.thread_id).session_key;
   // 4. Slash commands (UI-4).
   if (is_command && command(channel, m, session_key, route.agent_id)) return InboundOutcome::Accepted;
   // 5. A run now, or the session's queue when a run is busy (QL-3).

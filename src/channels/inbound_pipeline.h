@@ -77,6 +77,8 @@ class InboundPipeline {
   };
 
   void reply(Channel& channel, const InboundMessage& m, const std::string& id, const std::string& text);
+  /// An unknown sender under dmPolicy "pairing": its request, the code when due, a logged refusal.
+  void pair(Channel& channel, const InboundMessage& m);
   bool command(Channel& channel, const InboundMessage& m, const std::string& session_key, const std::string& agent_id);
   void enqueue(Channel& channel, InboundMessage m, const std::string& session_key, const std::string& agent_id);
   void start_run(const std::string& session_key, std::vector<InboundMessage> messages);
@@ -93,6 +95,11 @@ class InboundPipeline {
   QueueSettings queue_;
   std::map<std::string, SessionQueue> sessions_;
   std::set<std::string> superseded_;  ///< runs aborted by `interrupt`: their replies are dropped
+  struct RefusalLog {
+    int64_t last_ms = 0;  ///< steady ms of the last warning
+    int64_t count = 0;    ///< refusals since
+  };
+  std::map<std::string, RefusalLog> pairing_refused_;  ///< by "<channel>:<account>" (bounded by the config)
   int64_t received_ = 0, duplicates_ = 0, dropped_ = 0, runs_ = 0, queued_ = 0, interrupted_ = 0;
 };
 

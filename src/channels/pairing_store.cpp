@@ -27,15 +27,19 @@ std::string new_code() {
 }
 
 PendingPairing from_json(const json& j) {
+  const int64_t created = j.value("createdAt", int64_t{0});
   return {j.value("channel", ""), j.value("account", ""), j.value("senderId", ""), j.value("username", ""),
-          j.value("code", ""), j.value("createdAt", int64_t{0})};
+          j.value("code", ""), created, j.value("origin", ""), j.value("notifiedAt", created)};
 }
 
 }  // namespace
 
 json to_json(const PendingPairing& p) {
-  return {{"channel", p.channel}, {"account", p.account_id}, {"senderId", p.sender_id},
-          {"username", p.username}, {"code", p.code}, {"createdAt", p.created_at_ms}};
+  json j = {{"channel", p.channel}, {"account", p.account_id}, {"senderId", p.sender_id},
+            {"username", p.username}, {"code", p.code}, {"createdAt", p.created_at_ms}};
+  if (!p.origin.empty()) j["origin"] = p.origin;
+  if (p.notified_at_ms != 0 && p.notified_at_ms != p.created_at_ms) j["notifiedAt"] = p.notified_at_ms;
+  return j;
 }
 
 json PairingStore::read() const {
@@ -72,30 +76,50 @@ std::vector<PendingPairing> PairingStore::pending(int64_t now_ms) const {
   return out;
 }
 
-Result<PendingPairing> PairingStore::request(const std::string& channel, const std::string& account_id,
-                                             const std::string& sender_id, const std::string& username, int64_t now_ms) {
+Result<PairingRequest> PairingStore::request(const std::string& channel, const std::string& account_id,
+                                             const std::string& sender_id, const std::string& username, int64_t now_ms,
+                                             const std::string& origin, bool asked) {
   json doc = read();
   json live = json::array();
   std::size_t same_account = 0;
-  std::optional<PendingPairing> existing;
+  std::optional<std::size_t> existing;  ///< index in `live`
+  bool origin_busy = false;
   for (const auto& p : doc["pending"]) {
     auto pp = from_json(p);
     if (now_ms - pp.created_at_ms >= kPairingTtlMs) continue;  // expired
     if (pp.channel == channel && pp.account_id == account_id) {
       ++same_account;
-      if (pp.sender_id == sender_id) existing = pp;
+      if (pp.sender_id == sender_id) existing = live.size();
+      else if (!origin.empty() && pp.origin == origin) origin_busy = true;
     }
     live.push_back(p);
   }
-  if (existing) return *existing;
+  const bool expired_dropped = live.size() != doc["pending"].size();
+  if (existing) {
+    PairingRequest r{from_json(live[*existing]), false, false};
+    const int64_t interval = asked ? kPairingAskResendMs : kPairingResendMs;
+    r.notify = now_ms - r.pending.notified_at_ms >= interval;
+    if (r.notify) {
+      r.pending.notified_at_ms = now_ms;
+      live[*existing] = to_json(r.pending);
+    }
+    if (r.notify || expired_dropped) {
+      doc["pending"] = live;
+      if (auto st = write(doc); !st) return st.error();
+    }
+    return r;
+  }
+  if (origin_busy) {
+    return Error{"PAIRING_ORIGIN_BUSY", "a pairing request from " + origin + " already waits on " + channel + ":" + account_id};
+  }
   if (same_account >= kPairingMaxPending) {
     return Error{"PAIRING_FULL", "too many pending pairing requests on " + channel + ":" + account_id};
   }
-  PendingPairing p{channel, account_id, sender_id, username, new_code(), now_ms};
+  const PendingPairing p{channel, account_id, sender_id, username, new_code(), now_ms, origin, now_ms};
   live.push_back(to_json(p));
   doc["pending"] = live;
   if (auto st = write(doc); !st) return st.error();
-  return p;
+  return PairingRequest{p, true, true};
 }
 
 Result<PendingPairing> PairingStore::resolve(const std::string& channel, const std::string& code, int64_t now_ms, bool approve) {

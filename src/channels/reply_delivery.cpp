@@ -28,6 +28,7 @@ Status ReplyDelivery::deliver(Channel& channel, const std::string& id, const std
   delivery::ChunkOptions options;
   options.format = caps.format;
   options.unit = caps.unit;
+  options.mode = opts.chunk_mode;
   options.limit = opts.text_limit_override ? std::min(opts.text_limit_override, caps.text_limit) : caps.text_limit;
   auto chunks = delivery::chunk_text(render_for(caps.format, markdown), options);
   if (!chunks) return Error{"DELIVERY_FAILED", chunks.error().message};

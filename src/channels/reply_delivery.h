@@ -28,6 +28,9 @@ namespace pincer::channels {
 /// Optional parts of a delivery.
 struct DeliverOptions {
   std::size_t text_limit_override = 0;  ///< > 0: a smaller per-message limit than the channel's
+  /// `channels.<id>.chunkMode`: Newline also starts a new message at every paragraph break
+  /// outside code (one message per paragraph), Length splits only over the limit.
+  delivery::ChunkMode chunk_mode = delivery::ChunkMode::Length;
   /// Non-empty: chunk 0 edits this message (an id the channel's send_text() returned).
   std::string edit_message_id;
   /// With edit_message_id: the rendered text that message shows now; a chunk 0 equal to it is not

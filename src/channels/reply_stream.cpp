@@ -92,7 +92,13 @@ ReplyStreamSettings stream_settings_from_json(const json& config, const std::str
   b.break_preference = pref == "newline"    ? delivery::BreakPreference::Newline
                        : pref == "sentence" ? delivery::BreakPreference::Sentence
                                             : delivery::BreakPreference::Paragraph;
-  if (const json* v = key(acct, "chunkMode"); v && v->is_string()) b.flush_on_paragraph = *v == "newline";
+  // chunkMode "newline": one message per paragraph — for blocks as they are cut, and for every
+  // message delivered (final replies, blocks, notes), as OpenClaw's chunkMarkdownTextWithMode.
+  // (Not for a single-reply channel: its caller gets one answer, so the reply stays one message.)
+  if (const json* v = key(acct, "chunkMode"); v && v->is_string() && *v == "newline" && !caps.single_reply) {
+    b.flush_on_paragraph = true;
+    s.chunk_mode = delivery::ChunkMode::Newline;
+  }
   json coalesce = defaults.is_object() ? defaults.value("blockStreamingCoalesce", json::object()) : json::object();
   if (const json* v = key(acct, "blockStreamingCoalesce"); v && v->is_object()) coalesce = *v;
   b.coalesce_max_chars = std::min(positive(coalesce, "maxChars", b.max_chars), limit);
@@ -156,8 +162,11 @@ void ReplyStream::deliver_whole(const std::string& markdown, const std::string& 
                   target_.chat_id);
     return;
   }
+  DeliverOptions options;
+  options.text_limit_override = settings_.text_limit;
+  options.chunk_mode = settings_.chunk_mode;
   if (auto st = delivery_.deliver(*ch, target_.reply_id + id_suffix, target_.chat_id, target_.thread_id, markdown,
-                                  settings_.text_limit);
+                                  std::move(options));
       !st) {
     spdlog::error("{}[{}]: reply to {} not queued: {}", target_.channel, target_.account_id, target_.chat_id,
                   st.error().message);
@@ -320,6 +329,7 @@ void ReplyStream::run_final() {
   }
   DeliverOptions options;
   options.text_limit_override = settings_.text_limit;
+  options.chunk_mode = settings_.chunk_mode;
   if (has_preview) {
     options.edit_message_id = preview_id_;
     options.edit_shown_text = shown_;
@@ -402,6 +412,7 @@ void ReplyStream::pump_blocks() {
   block_busy_ = true;
   DeliverOptions options;
   options.text_limit_override = settings_.text_limit;
+  options.chunk_mode = settings_.chunk_mode;
   auto self = shared_from_this();
   options.on_done = [self] {
     self->block_busy_ = false;

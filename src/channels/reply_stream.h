@@ -72,6 +72,10 @@ struct ReplyStreamSettings {
   /// `textChunkLimit` when below the channel's own limit (in its units), else 0: every message —
   /// previews, blocks, the final chunks — stays within it.
   std::size_t text_limit = 0;
+  /// `chunkMode`: Newline = every delivered message (final reply, block, note) is split at each
+  /// paragraph break outside code, one message per paragraph; previews are not (they show the
+  /// text so far, and the final reply's first paragraph replaces the preview).
+  delivery::ChunkMode chunk_mode = delivery::ChunkMode::Length;
   int64_t preview_throttle_ms = kPreviewThrottleMs;       ///< partial: min ms between preview calls
   std::size_t preview_min_chars = kPreviewMinInitialChars;  ///< partial: in the channel's units
   delivery::BlockStreamerOptions block;                   ///< block: cutting and coalescing
@@ -94,6 +98,8 @@ struct ReplyStreamSettings {
 ///          `blockStreamingCoalesce {minChars, maxChars, idleMs}` (the channel's own
 ///          `blockStreamingCoalesce` wins), maxChars clamped to the channel's text limit (and
 ///          `textChunkLimit`), `chunkMode: "newline"` flushes every paragraph.
+///   chunk_mode: `chunkMode: "newline"` (account, else channel) = ChunkMode::Newline, except on
+///          a caps.single_reply channel (one answer: the reply stays one message).
 ///   human delay: `agents.defaults.humanDelay {mode: off|natural|custom, minMs, maxMs}`.
 ReplyStreamSettings stream_settings_from_json(const nlohmann::json& config, const std::string& channel,
                                               const std::string& account, const ChannelCapabilities& caps);

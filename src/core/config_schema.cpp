@@ -596,13 +596,15 @@ Node channel_entry(bool with_accounts = true) {
                            "Telegram: Bot API server (default `https://api.telegram.org`; a "
                            "self-hosted Bot API server or a test server).")),
       field("secret", string().sensitive().doc(
-                          "Webhook: HMAC-SHA256 key; callers sign each body "
-                          "(`X-Pincer-Signature: sha256=<hex>`). At least 16 characters.")),
+                          "Webhook: HMAC-SHA256 key; callers sign `<timestamp>.<body>` "
+                          "(`X-Pincer-Timestamp: <Unix seconds>`, `X-Pincer-Signature: "
+                          "sha256=<hex>`; see channels.md). At least 16 characters.")),
       field("path", string().doc("Webhook: the HTTP path on the gateway's port (default `/webhook`).")),
       field("mode", one_of({"sync", "callback"}).doc(
                         "Webhook: `sync` = the reply is the HTTP response (default); `callback` = "
                         "answer 202 at once and POST the reply to `callbackUrl`.")),
-      field("callbackUrl", string().doc("Webhook, `callback` mode: where replies are POSTed (signed).")),
+      field("callbackUrl", string().doc("Webhook, `callback` mode: where replies are POSTed, signed "
+                                        "with the callback key derived from `secret` (channels.md).")),
       field("maxBodyBytes", integer().min(256).max(8 * 1024 * 1024).doc(
                                 "Webhook: largest request body, bytes (default 1 MiB).")),
       field("replyTimeoutSeconds", integer().min(1).max(3600).doc(

@@ -134,7 +134,24 @@ std::string_view to_string(SessionKeyShape shape) {
   return "legacy_or_alias";
 }
 
-std::string canonical_store_key(std::string_view key) { return lowercase(trim(key)); }
+std::string canonical_store_key(std::string_view key) {
+  std::string k = lowercase(trim(key));
+  // Pincer's old Telegram forum topic key, agent:<a>:telegram:group:<chat>:thread:<topic>, is
+  // OpenClaw's agent:<a>:telegram:group:<chat>:topic:<topic> (the topic is part of the peer).
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t colon = k.find(':', start);
+    parts.push_back(std::string_view(k).substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+    if (colon == std::string::npos || parts.size() > 7) break;
+    start = colon + 1;
+  }
+  if (parts.size() == 7 && parts[0] == "agent" && parts[2] == "telegram" && parts[3] == "group" && !parts[4].empty() &&
+      parts[5] == "thread" && !parts[6].empty()) {
+    const std::size_t at = static_cast<std::size_t>(parts[5].data() - k.data());
+    k.replace(at, parts[5].size(), "topic");
+  }
+  return k;
+}
 
 bool is_valid_session_id(std::string_view id) {
   if (id.empty() || id.size() > 128 || !is_alnum_lower(lower(id.front()))) return false;

@@ -68,7 +68,11 @@ SessionKeyShape classify_session_key_shape(std::string_view key);
 /// "missing" | "agent" | "malformed_agent" | "legacy_or_alias" (OpenClaw's names).
 std::string_view to_string(SessionKeyShape shape);
 
-/// The form in which keys are stored in sessions.json: trimmed and lowercased.
+/// The form in which keys are stored in sessions.json: trimmed and lowercased. One legacy shape
+/// is rewritten: the Telegram forum topic key of earlier Pincer versions,
+/// "agent:<a>:telegram:group:<chat>:thread:<topic>", becomes OpenClaw's
+/// "agent:<a>:telegram:group:<chat>:topic:<topic>" — so old topic sessions are found under the new
+/// key (and migrated by the index's next save), and the old key still reaches them.
 std::string canonical_store_key(std::string_view key);
 
 /// True when `id` matches ^[a-z0-9][a-z0-9._-]{0,127}$ case-insensitively (OpenClaw's rule for

@@ -120,8 +120,8 @@ class IrcClient {
     this.buffer = Buffer.alloc(0);
   }
 
-  connect() {
-    this.socket = net.connect(ircPort, '127.0.0.1');
+  connect(localAddress = undefined) {
+    this.socket = net.connect({ port: ircPort, host: '127.0.0.1', localAddress });
     this.socket.on('data', (d) => this.onData(d));
     this.socket.on('error', () => {});
     this.send(`NICK ${this.nick}`);
@@ -296,6 +296,35 @@ test('an unknown nick gets a pairing code, and is answered once approved', async
   bob.send(`PRIVMSG ${BOT} :now ECHO:irc-after`);
   await bob.waitBotText('[irc-after]');
   bob.close();
+});
+
+test('nick changes from one host cannot take every pairing slot, and the code is sent once per request', async () => {
+  const mallory = new IrcClient('mallory');
+  await mallory.connect();
+  await mallory.waitBotIn(CHANNEL);
+  mallory.send(`PRIVMSG ${BOT} :let me in`);
+  await mallory.waitBotText('pairing code', 'mallory');
+  for (let i = 1; i <= 4; i++) {
+    mallory.send(`NICK mallory${i}`);
+    await mallory.waitLine((l) => l.command === 'NICK' && l.params[0] === `mallory${i}`, `the nick mallory${i}`);
+    mallory.nick = `mallory${i}`;
+    mallory.send(`PRIVMSG ${BOT} :let me in as mallory${i}`);
+  }
+  mallory.send(`PRIVMSG ${BOT} :let me in again`);
+  // A newcomer from another address still gets a code.
+  const nina = new IrcClient('nina');
+  await nina.connect('127.0.0.2');
+  nina.send(`PRIVMSG ${BOT} :hello`);
+  await nina.waitBotText('pairing code');
+  const codes = mallory.lines.filter((l) => l.command === 'PRIVMSG' && l.prefix.split('!')[0] === BOT && l.params[1].includes('pairing code'));
+  assert.equal(codes.length, 1, `mallory got ${codes.length} codes`);
+  const pending = JSON.parse(execFileSync(pincer, ['pairing', 'list', '--json'], { env: { ...env, PINCER_HOME: home } }).toString())
+    .pending.filter((p) => p.channel === 'irc');
+  assert.deepEqual(pending.map((p) => p.senderId.split('!')[0]).sort(), ['mallory', 'nina'], JSON.stringify(pending));
+  assert.match(gateway.output(), /pairing request from mallory1!\S+ refused/);
+  for (const p of pending) execFileSync(pincer, ['pairing', 'reject', 'irc', p.code], { env: { ...env, PINCER_HOME: home } });
+  mallory.close();
+  nina.close();
 });
 
 test('in a channel, only a message that mentions the bot is answered', async () => {

@@ -22,6 +22,8 @@ const OWNER = 1001;     // in allowFrom
 const STRANGER = 2002;  // not: must pair
 const GROUP = -100500;
 const WORK_GROUP = -100600;  // bound to the agent "work"
+const FORUM = -100700;       // a forum supergroup; its topic 42 is bound to the agent "work"
+const FLOODER = 2003;        // an unknown sender who keeps writing
 
 const { pincer, srcDir } = testArguments('telegram.test.mjs');
 const TelegramServer = telegramServerClass();
@@ -72,7 +74,8 @@ before(async () => {
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
     models: [ { id: 'mock-model' } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
-  bindings: [ { agentId: 'work', match: { channel: 'telegram', peer: { kind: 'group', id: '${WORK_GROUP}' } } } ],
+  bindings: [ { agentId: 'work', match: { channel: 'telegram', peer: { kind: 'group', id: '${WORK_GROUP}' } } },
+              { agentId: 'work', match: { channel: 'telegram', peer: { kind: 'group', id: '${FORUM}:topic:42' } } } ],
   session: { dmScope: 'per-channel-peer' },
   channels: { telegram: {
     botToken: '${BOT_TOKEN}', apiRoot: 'http://127.0.0.1:${apiPort}', pollTimeoutSeconds: 0,
@@ -98,9 +101,13 @@ test('a direct message from an allowed sender is answered', async () => {
 test('in a group, only a message that mentions the bot is answered', async () => {
   const member = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: GROUP, type: 'group', chatTitle: 'Team', firstName: 'Owner' });
   await member.sendMessage(member.makeMessage('chatter without a mention ECHO:tg-quiet'));
+  // Not mentions of @TestNameBot: another user whose name starts like it, an e-mail address.
+  await member.sendMessage(member.makeMessage('@TestNameBotfan says hi ECHO:tg-fan'));
+  await member.sendMessage(member.makeMessage('mail x@TestNameBot.example ECHO:tg-mail'));
   await member.sendMessage(member.makeMessage('@TestNameBot please answer ECHO:tg-group'));
   const msgs = await waitFor(member, (m) => replies(m, '[tg-group]').length > 0, 'the group reply');
   assert.equal(replies(msgs, '[tg-quiet]').length, 0, 'an unmentioned group message must not be answered');
+  assert.equal(replies(msgs, '[tg-fan]').length + replies(msgs, '[tg-mail]').length, 0, 'a substring is not a mention');
   assert.equal(String(replies(msgs, '[tg-group]')[0].chat_id), String(GROUP));
 });
 
@@ -113,6 +120,27 @@ test('bindings send two groups to two agents', async () => {
   const keys = list.sessions.map((s) => s.key);
   assert.ok(keys.includes(`agent:work:telegram:group:${WORK_GROUP}`), `work group not on agent work: ${keys}`);
   assert.ok(keys.includes(`agent:main:telegram:group:${GROUP}`), `other group not on the default agent: ${keys}`);
+});
+
+test('forum topics: a session per topic (OpenClaw keys), a binding can name one, General has no thread id', async () => {
+  const member = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: FORUM, type: 'supergroup', chatTitle: 'Forum', firstName: 'Owner' });
+  const inTopic = (id) => ({ chat: { is_forum: true }, message_thread_id: id, is_topic_message: true });
+  await member.sendMessage(member.makeMessage('@TestNameBot in topic 42 ECHO:tg-topic42', inTopic(42)));
+  await member.sendMessage(member.makeMessage('@TestNameBot in topic 7 ECHO:tg-topic7', inTopic(7)));
+  await member.sendMessage(member.makeMessage('@TestNameBot in General ECHO:tg-general', { chat: { is_forum: true } }));
+  const msgs = await waitFor(member, (m) => ['[tg-topic42]', '[tg-topic7]', '[tg-general]'].every((n) => replies(m, n).length > 0),
+    'the three topic replies');
+  assert.equal(String(replies(msgs, '[tg-topic42]')[0].message_thread_id), '42', 'the reply goes into its topic');
+  assert.equal(String(replies(msgs, '[tg-topic7]')[0].message_thread_id), '7');
+  assert.equal(replies(msgs, '[tg-general]')[0].message_thread_id, undefined, 'Telegram refuses message_thread_id 1');
+  const list = JSON.parse(execFileSync(pincer, ['gateway', 'call', 'sessions.list', '--url', `ws://127.0.0.1:${(await gateway.ready)[1]}`,
+    '--token', 'telegram-test-gateway-token-0123456789'], { env }).toString());
+  const keys = list.sessions.map((s) => s.key);
+  for (const key of [`agent:work:telegram:group:${FORUM}:topic:42`, `agent:main:telegram:group:${FORUM}:topic:7`,
+    `agent:main:telegram:group:${FORUM}:topic:1`]) {
+    assert.ok(keys.includes(key), `${key} missing: ${keys}`);
+  }
+  assert.ok(!keys.some((k) => k.includes(':thread:')), `no thread keys for topics: ${keys}`);
 });
 
 test('an unknown sender gets a pairing code, and is answered once approved', async () => {
@@ -130,6 +158,15 @@ test('an unknown sender gets a pairing code, and is answered once approved', asy
 
   await stranger.sendMessage(stranger.makeMessage('now ECHO:tg-after'));
   await waitFor(stranger, (m) => replies(m, '[tg-after]').length > 0, 'the reply after approval');
+});
+
+test('an unknown sender gets the pairing code once, not once per message', async () => {
+  const flooder = server.getClient(BOT_TOKEN, { userId: FLOODER, chatId: FLOODER, firstName: 'Flooder', userName: 'flooder' });
+  for (let i = 0; i < 5; i++) await flooder.sendMessage(flooder.makeMessage(`let me in ${i}`));
+  await waitFor(flooder, (m) => replies(m, 'pairing code').length > 0, 'the pairing code');
+  await sleep(1500);  // every message has been handled by now
+  assert.equal(replies(await botMessages(flooder), 'pairing code').length, 1, 'one code per request');
+  assert.match(gateway.output(), /pairing request from 2003/);
 });
 
 test('a 10 000-character reply arrives complete, in order, in chunks within the limit', async () => {

@@ -1,6 +1,8 @@
-// The webhook channel end to end (issue #5 §5): signed HTTP POSTs to the real gateway's port, the
-// agent answering from the mock LLM, the reply in the HTTP response (sync) or POSTed, signed, to a
-// callback server (callback). No npm dependencies.
+// The webhook channel end to end (issue #5 §5, issue 22 §8): signed HTTP POSTs to the real
+// gateway's port, the agent answering from the mock LLM, the reply in the HTTP response (sync) or
+// POSTed, signed with the callback key, to a callback server (callback). Replays are refused: the
+// same signed request twice, a stale timestamp, a captured callback posted back in, and a replay
+// after a gateway restart. No npm dependencies.
 //
 //   node tests/channels/webhook.test.mjs <pincer binary> <source dir>
 import { test, before, after } from 'node:test';
@@ -28,11 +30,19 @@ const homes = [];
 const children = [];
 let mockPort;
 
-const sign = (body, secret = SECRET) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+const hmac = (key, text) => createHmac('sha256', key).update(text).digest('hex');
+const now = () => String(Math.floor(Date.now() / 1000));
+/// What a sender computes (docs/channels.md, Webhook): HMAC-SHA256(secret, "<timestamp>.<body>").
+const sign = (body, ts, secret = SECRET) => 'sha256=' + hmac(secret, `${ts}.${body}`);
+/// The key callbacks are signed with: hex(HMAC-SHA256(secret, "pincer-webhook-callback")).
+const callbackKey = (secret = SECRET) => hmac(secret, 'pincer-webhook-callback');
 
-async function gateway(webhookConfig) {
-  const home = mkdtempSync(path.join(os.tmpdir(), 'pincer-webhook-'));
-  homes.push(home);
+/// Starts a gateway with `webhookConfig` (in `home`, a new one by default); returns its base URL.
+async function gateway(webhookConfig, home = undefined) {
+  if (!home) {
+    home = mkdtempSync(path.join(os.tmpdir(), 'pincer-webhook-'));
+    homes.push(home);
+  }
   writeFileSync(path.join(home, 'pincer.json'), `{
   gateway: { auth: { token: 'webhook-test-gateway-token-0123456789' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
@@ -44,13 +54,24 @@ async function gateway(webhookConfig) {
 }\n`);
   const gw = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
   children.push(gw.child);
+  lastGateway = gw.child;
   return `http://127.0.0.1:${(await gw.ready)[1]}`;
+}
+let lastGateway;
+
+/// The headers of a signed request for `text` (now, unless `ts` is given).
+function signed(text, ts = now()) {
+  return { 'content-type': 'application/json', 'x-pincer-timestamp': ts, 'x-pincer-signature': sign(text, ts) };
+}
+
+async function send(base, text, headers, pathname = '/webhook') {
+  const res = await fetch(base + pathname, { method: 'POST', body: text, headers });
+  return { status: res.status, json: await res.json().catch(() => null) };
 }
 
 async function post(base, body, headers = {}, pathname = '/webhook') {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  const res = await fetch(base + pathname, { method: 'POST', body: text, headers: { 'content-type': 'application/json', 'x-pincer-signature': sign(text), ...headers } });
-  return { status: res.status, json: await res.json().catch(() => null) };
+  return send(base, text, { ...signed(text), ...headers }, pathname);
 }
 
 let syncBase;
@@ -77,7 +98,9 @@ test('sync: a signed message gets the agent reply in the HTTP response', async (
 });
 
 test('the same messageId twice is answered once', async () => {
-  const again = await post(syncBase, { text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' });
+  // Signed anew (another timestamp): the same signature again would be a replay (409).
+  const again = await post(syncBase, { text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' },
+    signed(JSON.stringify({ text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' }), String(Number(now()) - 1)));
   assert.equal(again.status, 200);
   assert.deepEqual(again.json, { ok: true, duplicate: true });
 });
@@ -104,10 +127,21 @@ test('two conversations of one sender are two sessions: concurrent sync requests
 
 test('bad requests are refused with a clear status', async () => {
   const body = JSON.stringify({ text: 'x' });
-  assert.equal((await post(syncBase, body, { 'x-pincer-signature': sign(body, 'another-secret-0123456789') })).status, 401);
-  const unsigned = await fetch(syncBase + '/webhook', { method: 'POST', body });
+  const ts = now();
+  assert.equal((await post(syncBase, body, { 'x-pincer-signature': sign(body, ts, 'another-secret-0123456789'), 'x-pincer-timestamp': ts })).status, 401);
+  const unsigned = await fetch(syncBase + '/webhook', { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-pincer-timestamp': ts } });
   assert.equal(unsigned.status, 401);
   assert.match((await unsigned.json()).error, /X-Pincer-Signature/);
+  // The old form (the body alone signed, no timestamp) is refused with what to send instead.
+  const old = await send(syncBase, body, { 'content-type': 'application/json', 'x-pincer-signature': 'sha256=' + hmac(SECRET, body) });
+  assert.equal(old.status, 401);
+  assert.match(old.json.error, /X-Pincer-Timestamp/);
+  // A timestamp that is not Unix seconds, or one signed for another time.
+  assert.equal((await post(syncBase, body, { 'x-pincer-timestamp': '2026-12-01T10:00:00Z' })).status, 401);
+  const latin1 = await post(syncBase, body, { 'x-pincer-timestamp': '\u00e9t\u00e9' });  // not UTF-8 on the wire
+  assert.equal(latin1.status, 401);
+  assert.match(latin1.json.error, /X-Pincer-Timestamp must be/);
+  assert.equal((await post(syncBase, body, { 'x-pincer-timestamp': String(Number(ts) + 1) })).status, 401);
   assert.equal((await post(syncBase, '{not json')).status, 400);
   assert.equal((await post(syncBase, { text: '' })).status, 400);
   assert.equal((await fetch(syncBase + '/webhook')).status, 405);
@@ -120,13 +154,56 @@ test('bad requests are refused with a clear status', async () => {
   assert.equal(ok.json.reply, 'Hello from the mock LLM. [wh-after]');
 });
 
-test('callback: 202 at once, then the reply is POSTed, signed, to callbackUrl', async () => {
+test('a replayed request is refused, and a retry signed anew is answered once by its messageId', async () => {
+  const text = JSON.stringify({ text: 'once ECHO:wh-replay', senderId: 'svc-r', messageId: 'r-1' });
+  const headers = signed(text);
+  const first = await send(syncBase, text, headers);
+  assert.equal(first.status, 200, JSON.stringify(first.json));
+  assert.equal(first.json.reply, 'Hello from the mock LLM. [wh-replay]');
+  const replay = await send(syncBase, text, headers);
+  assert.equal(replay.status, 409, JSON.stringify(replay.json));
+  assert.match(replay.json.error, /replayed/);
+  // A sender's retry is a new request (new timestamp): the messageId keeps it from running twice.
+  await new Promise((r) => setTimeout(r, 1100));
+  const retry = await send(syncBase, text, signed(text));
+  assert.deepEqual(retry.json, { ok: true, duplicate: true });
+});
+
+test('a stale or far-future timestamp is refused even with a valid signature', async () => {
+  const text = JSON.stringify({ text: 'late ECHO:wh-stale', senderId: 'svc-s' });
+  for (const offset of [-301, -3600, 301]) {
+    const r = await send(syncBase, text, signed(text, String(Number(now()) + offset)));
+    assert.equal(r.status, 401, `offset ${offset}: ${JSON.stringify(r.json)}`);
+    assert.match(r.json.error, /stale X-Pincer-Timestamp/);
+  }
+  const inside = await send(syncBase, text, signed(text, String(Number(now()) - 240)));
+  assert.equal(inside.status, 200, 'four minutes of clock skew are accepted');
+});
+
+test('a request replayed after a gateway restart is refused', async () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'pincer-webhook-'));
+  homes.push(home);
+  const config = { secret: SECRET, replyTimeoutSeconds: 20 };
+  let base = await gateway(config, home);
+  const text = JSON.stringify({ text: 'before the restart ECHO:wh-restart', senderId: 'svc-x' });  // no messageId
+  const headers = signed(text);
+  const first = await send(base, text, headers);
+  assert.equal(first.status, 200, JSON.stringify(first.json));
+  await stop(lastGateway);
+  base = await gateway(config, home);
+  const replay = await send(base, text, headers);
+  assert.equal(replay.status, 409, `replayed after the restart: ${JSON.stringify(replay.json)}`);
+  const fresh = await post(base, { text: 'after the restart ECHO:wh-restart-2', senderId: 'svc-x' });
+  assert.equal(fresh.json.reply, 'Hello from the mock LLM. [wh-restart-2]');
+});
+
+test('callback: 202 at once, then the reply is POSTed, signed with the callback key, to callbackUrl', async () => {
   const received = [];
   const server = http.createServer((req, res) => {
     let data = '';
     req.on('data', (d) => (data += d));
     req.on('end', () => {
-      received.push({ body: data, signature: req.headers['x-pincer-signature'] });
+      received.push({ body: data, signature: req.headers['x-pincer-signature'], timestamp: req.headers['x-pincer-timestamp'] });
       res.writeHead(200).end('{}');
     });
   });
@@ -139,8 +216,16 @@ test('callback: 202 at once, then the reply is POSTed, signed, to callbackUrl', 
     const deadline = Date.now() + 20000;
     while (received.length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
     assert.equal(received.length, 1, 'no callback arrived');
-    assert.equal(received[0].signature, sign(received[0].body));
-    assert.deepEqual(JSON.parse(received[0].body), { conversationId: 'conv-9', text: 'Hello from the mock LLM. [wh-cb]' });
+    const cb = received[0];
+    assert.ok(Math.abs(Number(cb.timestamp) - Number(now())) <= 60, `callback timestamp ${cb.timestamp}`);
+    assert.equal(cb.signature, 'sha256=' + hmac(callbackKey(), `${cb.timestamp}.${cb.body}`));
+    assert.deepEqual(JSON.parse(cb.body), { conversationId: 'conv-9', text: 'Hello from the mock LLM. [wh-cb]' });
+    // A captured callback is not a valid inbound request: posted back in, it is refused.
+    const back = await send(base, cb.body, { 'content-type': 'application/json', 'x-pincer-timestamp': cb.timestamp,
+      'x-pincer-signature': cb.signature });
+    assert.equal(back.status, 401, JSON.stringify(back.json));
+    await new Promise((res) => setTimeout(res, 500));
+    assert.equal(received.length, 1, 'the captured callback ran the agent');
   } finally {
     server.close();
   }

@@ -406,6 +406,48 @@ TEST_F(ReplyStreamTest, WithoutEditAPartialStreamFallsBackToOneReplyAtTheEnd) {
   EXPECT_EQ(channel.ops[0].text, chunks_of(reply, 40)[0]);
 }
 
+// chunkMode "newline" (OpenClaw chunkMarkdownTextWithMode): the final reply is one message per
+// paragraph, not only blocks while streaming — whatever the streaming mode.
+TEST_F(ReplyStreamTest, ChunkModeNewlineSendsTheFinalReplyOneParagraphPerMessage) {
+  const std::string reply = "First paragraph.\n\nSecond paragraph.\n\nThird paragraph.";
+  {
+    FakeChannel channel(clock, /*can_edit=*/false, 4000);
+    auto delivery = delivery_for(channel, outbox);
+    ReplyStreamSettings off;
+    off.chunk_mode = delivery::ChunkMode::Newline;
+    auto s = stream(*delivery, off, "run-off");
+    s->on_event(end(reply));
+    ASSERT_EQ(channel.ops.size(), 3u) << "off: one message per paragraph";
+    EXPECT_EQ(channel.ops[0].text, "First paragraph.");
+    EXPECT_EQ(channel.ops[1].text, "Second paragraph.");
+    EXPECT_EQ(channel.ops[2].text, "Third paragraph.");
+  }
+  {
+    FakeChannel channel(clock, /*can_edit=*/true, 4000);
+    auto delivery = delivery_for(channel, outbox);
+    auto settings = partial();
+    settings.chunk_mode = delivery::ChunkMode::Newline;
+    auto s = stream(*delivery, settings, "run-partial");
+    s->on_event(delta(reply.substr(0, 36)));
+    ASSERT_EQ(channel.ops.size(), 1u) << "the preview";
+    timers->advance(5000);
+    s->on_event(end(reply));
+    ASSERT_EQ(channel.ops.size(), 4u);
+    EXPECT_EQ(channel.ops[1].kind, "edit");
+    EXPECT_EQ(channel.ops[1].text, "First paragraph.") << "the preview becomes the first paragraph";
+    EXPECT_EQ(channel.ops[2].kind, "send");
+    EXPECT_EQ(channel.ops[2].text, "Second paragraph.");
+    EXPECT_EQ(channel.ops[3].text, "Third paragraph.");
+  }
+  {
+    FakeChannel channel(clock, /*can_edit=*/false, 4000);
+    auto delivery = delivery_for(channel, outbox);
+    auto s = stream(*delivery, ReplyStreamSettings{}, "run-length");
+    s->on_event(end(reply));
+    ASSERT_EQ(channel.ops.size(), 1u) << "length (default): one message while it fits";
+  }
+}
+
 ReplyStreamSettings blocks(int64_t delay_ms) {
   ReplyStreamSettings s;
   s.mode = StreamMode::Block;
@@ -497,10 +539,20 @@ TEST_F(ReplyStreamTest, SettingsFollowTheConfig) {
             StreamMode::Block);
   EXPECT_EQ(stream_settings_from_json(cfg({{"accounts", {{"alerts", {{"streaming", "off"}}}}}}), "telegram", "alerts", can_edit).mode,
             StreamMode::Off);
+  EXPECT_EQ(stream_settings_from_json(json::object(), "telegram", "default", can_edit).chunk_mode, delivery::ChunkMode::Length);
+  auto newline = stream_settings_from_json(cfg({{"chunkMode", "newline"}}), "telegram", "default", can_edit);
+  EXPECT_EQ(newline.chunk_mode, delivery::ChunkMode::Newline);
+  EXPECT_TRUE(newline.block.flush_on_paragraph);
+  EXPECT_EQ(stream_settings_from_json(cfg({{"accounts", {{"alerts", {{"chunkMode", "newline"}}}}}}), "telegram", "alerts", can_edit)
+                .chunk_mode,
+            delivery::ChunkMode::Newline);
   json webhook = {{"channels", {{"webhook", {{"streaming", "block"}}}}}};
   ChannelCapabilities one_reply = cannot;
   one_reply.single_reply = true;  // a webhook in sync mode
   EXPECT_EQ(stream_settings_from_json(webhook, "webhook", "default", one_reply).mode, StreamMode::Off) << "sync = one response";
+  webhook["channels"]["webhook"]["chunkMode"] = "newline";
+  EXPECT_EQ(stream_settings_from_json(webhook, "webhook", "default", one_reply).chunk_mode, delivery::ChunkMode::Length)
+      << "a sync caller gets one answer: the reply is not split into paragraphs";
   webhook["channels"]["webhook"]["mode"] = "callback";
   EXPECT_EQ(stream_settings_from_json(webhook, "webhook", "default", cannot).mode, StreamMode::Block);
 

@@ -141,6 +141,7 @@ void IrcChannel::deliver(InboundPrivmsg msg) {
   m.sender_id = p.user.empty() || p.host.empty() ? p.nick : p.nick + "!" + p.user + "@" + p.host;
   m.sender_username = p.nick;
   m.sender_name = p.nick;
+  m.sender_origin = p.host;  // a nick change (a new sender id) keeps it: one pairing request per host
   m.message_id = usable_msgid(msg.msgid) ? msg.msgid : std::to_string(connected_at_ms_) + "-" + std::to_string(++seq_);
   m.text = msg.is_group ? strip_address(msg.text, session_.nick(), session_.casemapping()) : msg.text;
   if (msg.action) m.text = "*" + m.text + "*";

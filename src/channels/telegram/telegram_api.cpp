@@ -39,20 +39,51 @@ std::string utf16_slice(const std::string& text, int64_t offset, int64_t length)
   return text.substr(start, std::min(i, text.size()) - start);
 }
 
+// A character that can continue a Telegram username ([A-Za-z0-9_]); bytes of non-ASCII letters
+// count too, so "é@bot" is not a mention either.
+bool username_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return std::isalnum(u) || c == '_' || u >= 0x80;
+}
+
+// "@bot" as a word of `text` (lowercased): not inside "x@bot.example", "@botfan" or "@@bot".
+bool standalone_mention(const std::string& text, const std::string& at_bot) {
+  for (std::size_t pos = text.find(at_bot); pos != std::string::npos; pos = text.find(at_bot, pos + 1)) {
+    const std::size_t end = pos + at_bot.size();
+    if (pos > 0 && (username_char(text[pos - 1]) || text[pos - 1] == '@')) continue;
+    if (end < text.size() && username_char(text[end])) continue;
+    // "@bot.example.org": a host name, not a mention ("@bot." at the end of a sentence is one).
+    if (end + 1 < text.size() && text[end] == '.' && username_char(text[end + 1])) continue;
+    return true;
+  }
+  return false;
+}
+
 bool mentions(const json& msg, const std::string& text, const std::string& bot_username, int64_t bot_id) {
   const std::string at_bot = "@" + lower(bot_username);
-  if (!bot_username.empty() && lower(text).find(at_bot) != std::string::npos) return true;
   if (msg.contains("reply_to_message") && msg["reply_to_message"].is_object()) {
     const json& from = msg["reply_to_message"].value("from", json::object());
     if (bot_id != 0 && from.value("id", int64_t{0}) == bot_id) return true;
   }
-  for (const auto& e : msg.value("entities", json::array())) {
+  // Telegram marks every @username it recognises with a "mention" entity (and users without a
+  // username with "text_mention"): when the message has entities, they decide.
+  const bool has_entities = msg.contains("entities") && msg["entities"].is_array();
+  for (const auto& e : has_entities ? msg["entities"] : json::array()) {
     if (!e.is_object()) continue;
     const std::string type = e.value("type", "");
+    if (type == "text_mention") {
+      const json& user = e.value("user", json::object());
+      if (bot_id != 0 && user.is_object() && user.value("id", int64_t{0}) == bot_id) return true;
+      continue;
+    }
+    if (type != "mention" && type != "bot_command") continue;
     const std::string piece = lower(utf16_slice(text, e.value("offset", int64_t{0}), e.value("length", int64_t{0})));
+    if (bot_username.empty()) continue;
     if (type == "mention" && piece == at_bot) return true;
     if (type == "bot_command" && (piece.find('@') == std::string::npos || piece.ends_with(at_bot))) return true;
   }
+  // Without entities (a Bot API emulator, a hand-made update): "@bot" as a whole word.
+  if (!has_entities && !bot_username.empty() && standalone_mention(lower(text), at_bot)) return true;
   return false;
 }
 
@@ -107,8 +138,16 @@ Result<std::vector<Update>> parse_updates(const json& answer, const std::string&
         const std::string chat_type = msg["chat"].value("type", "private");
         m.is_group = chat_type != "private";
         m.chat_id = id_string(msg["chat"].value("id", json()));
-        if (msg.value("is_topic_message", false) && msg.contains("message_thread_id")) {
-          m.thread_id = id_string(msg["message_thread_id"]);
+        const std::string thread = msg.contains("message_thread_id") ? id_string(msg["message_thread_id"]) : "";
+        const bool in_topic = msg.value("is_topic_message", false) && !thread.empty();
+        if (m.is_group && msg["chat"].value("is_forum", false)) {
+          // A forum: every message belongs to a topic; one without is_topic_message is in the
+          // General topic (id 1), where replies go without message_thread_id (Telegram refuses
+          // message_thread_id 1 for sends). A reply thread inside General is not a topic.
+          m.topic_id = in_topic ? thread : std::string(kGeneralTopicId);
+          if (in_topic && thread != kGeneralTopicId) m.thread_id = thread;
+        } else if (in_topic) {
+          m.thread_id = thread;  // a private chat's topic (threaded bot DMs): its own session
         }
         m.sender_id = id_string(from.value("id", json()));
         m.sender_username = from.value("username", "");

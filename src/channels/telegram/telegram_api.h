@@ -28,6 +28,9 @@ nlohmann::json send_message_body(const OutboundMessage& message, bool html);
 nlohmann::json edit_message_body(const std::string& chat_id, const std::string& message_id, const std::string& text,
                                  bool html);
 
+/// Telegram's General topic of a forum supergroup.
+inline constexpr const char* kGeneralTopicId = "1";
+
 /// One update as the pipeline needs it. `update_id` is always set; `message` only for text
 /// messages from humans (service messages, bots and non-text updates are skipped).
 struct Update {
@@ -35,9 +38,16 @@ struct Update {
   std::optional<InboundMessage> message;
 };
 
-/// Parses a getUpdates answer {ok, result:[…]}. `bot_username` (without "@") decides
-/// mentions_bot: an "@bot" mention (entity or text, case-insensitive), a reply to one of the
-/// bot's messages (`bot_id`), or a "/command@bot" / "/command" entity. Errors: "TELEGRAM_ERROR"
+/// Parses a getUpdates answer {ok, result:[…]}. Topics (OpenClaw resolveTelegramForumThreadId):
+/// in a forum (`chat.is_forum`) `topic_id` is the message's topic — `message_thread_id` when
+/// `is_topic_message`, else the General topic "1" — and `thread_id` (where replies go) is that
+/// topic, or "" for General; outside forums `topic_id` is "" and `thread_id` is the topic of a
+/// private chat with topics, else "" (reply threads in ordinary groups are not topics). `bot_username` (without "@") decides
+/// mentions_bot: a "mention" entity whose text is "@bot" (case-insensitive; offsets in UTF-16
+/// units), a "text_mention" entity of the bot's user (`bot_id`), a reply to one of the bot's
+/// messages, or a "/command@bot" / "/command" bot_command entity. Only when the message has no
+/// `entities` at all is the text searched, for "@bot" as a whole word ("@botfan" and
+/// "x@bot.example" are not mentions). Errors: "TELEGRAM_ERROR"
 /// with the API's description, "PROTOCOL" when the answer is not the documented shape.
 Result<std::vector<Update>> parse_updates(const nlohmann::json& answer, const std::string& account_id,
                                           const std::string& bot_username, int64_t bot_id);

@@ -1,11 +1,11 @@
 #include "channels/webhook/webhook_channel.h"
 
-#include <sodium.h>
-
 #include <algorithm>
 #include <cctype>
 
 #include <spdlog/spdlog.h>
+
+#include "core/clock.h"
 
 namespace pincer::channels::webhook {
 
@@ -17,26 +17,12 @@ net::HttpRouteResponse answer(int status, json body) { return {status, "applicat
 
 }  // namespace
 
-std::string signature(const std::string& secret, const std::string& body) {
-  unsigned char mac[crypto_auth_hmacsha256_BYTES];
-  crypto_auth_hmacsha256_state st;
-  crypto_auth_hmacsha256_init(&st, reinterpret_cast<const unsigned char*>(secret.data()), secret.size());
-  crypto_auth_hmacsha256_update(&st, reinterpret_cast<const unsigned char*>(body.data()), body.size());
-  crypto_auth_hmacsha256_final(&st, mac);
-  char hex[sizeof mac * 2 + 1];
-  sodium_bin2hex(hex, sizeof hex, mac, sizeof mac);
-  return std::string("sha256=") + hex;
-}
-
-bool signature_valid(const std::string& secret, const std::string& body, const std::string& header_value) {
-  const std::string expected = signature(secret, body);
-  std::string given = header_value;
-  for (auto& c : given) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return given.size() == expected.size() && sodium_memcmp(given.data(), expected.data(), expected.size()) == 0;
-}
-
 WebhookChannel::WebhookChannel(EventLoop& loop, WebhookSettings settings)
-    : loop_(loop), settings_(std::move(settings)), http_(loop) {}
+    : loop_(loop),
+      settings_(std::move(settings)),
+      http_(loop),
+      replay_(settings_.replay_file),
+      callback_key_(callback_key(settings_.secret)) {}
 
 WebhookChannel::~WebhookChannel() { stop(); }
 
@@ -69,13 +55,49 @@ net::HttpRoute WebhookChannel::route() {
           [this](const net::HttpRouteRequest& r, net::HttpResponder respond) { handle(r, std::move(respond)); }};
 }
 
+std::optional<WebhookChannel::Refusal> WebhookChannel::authenticate(const net::HttpRouteRequest& req) {
+  auto header = [&](const char* name) -> const std::string* {
+    auto it = req.headers.find(name);
+    return it == req.headers.end() ? nullptr : &it->second;
+  };
+  const std::string* ts_text = header("x-pincer-timestamp");
+  if (!ts_text) {
+    return Refusal{401, "missing X-Pincer-Timestamp: send the Unix time in seconds and sign \"<timestamp>.<body>\" "
+                        "(X-Pincer-Signature: sha256=<hex HMAC>; docs/channels.md, Webhook)"};
+  }
+  const auto ts = parse_timestamp(*ts_text);
+  // (The value is not echoed: it may be any bytes, and the answer is JSON.)
+  if (!ts) return Refusal{401, "X-Pincer-Timestamp must be the Unix time in seconds (1 to 12 decimal digits)"};
+  const std::string* sig = header("x-pincer-signature");
+  if (!sig || !signature_valid(settings_.secret, *ts_text, req.body, *sig)) {
+    return Refusal{401, "missing or wrong X-Pincer-Signature (sha256=<hex HMAC-SHA256 of \"<timestamp>.<body>\">)"};
+  }
+  const int64_t now = SystemClock::instance().wall_ms() / 1000;
+  if (*ts < now - kWebhookWindowS || *ts > now + kWebhookWindowS) {
+    return Refusal{401, "stale X-Pincer-Timestamp: " + std::to_string(*ts - now) + " s from the gateway's clock (at most ±" +
+                            std::to_string(kWebhookWindowS) + " s); sign the request again with the current time"};
+  }
+  std::string key = sig->substr(sig->find('=') + 1);
+  for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto verdict = replay_.admit(key, *ts, now);
+  if (!verdict) return Refusal{503, "cannot record the request for replay protection: " + verdict.error().message};
+  if (*verdict == ReplayGuard::Verdict::Replayed) {
+    return Refusal{409, "replayed request: this signature was used already (sign each request with a new timestamp; "
+                        "a retry keeps its messageId)"};
+  }
+  if (*verdict == ReplayGuard::Verdict::Full) {
+    return Refusal{429, "too many requests within " + std::to_string(kWebhookWindowS) + " s; try again later"};
+  }
+  return std::nullopt;
+}
+
 void WebhookChannel::handle(const net::HttpRouteRequest& req, net::HttpResponder respond) {
   if (req.method != "POST") return respond(answer(405, {{"ok", false}, {"error", "use POST"}}));
-  auto sig = req.headers.find("x-pincer-signature");
-  if (sig == req.headers.end() || !signature_valid(settings_.secret, req.body, sig->second)) {
+  if (auto refused = authenticate(req)) {
     ++rejected_;
-    spdlog::warn("webhook: request from {} with a missing or wrong X-Pincer-Signature", req.remote_address);
-    return respond(answer(401, {{"ok", false}, {"error", "missing or wrong X-Pincer-Signature (sha256=<hex HMAC of the body>)"}}));
+    spdlog::warn("webhook[{}]: request from {} refused ({}): {}", settings_.account_id, req.remote_address, refused->status,
+                 refused->error);
+    return respond(answer(refused->status, {{"ok", false}, {"error", refused->error}}));
   }
   json body = json::parse(req.body, nullptr, false);
   if (!body.is_object() || !body.contains("text") || !body["text"].is_string() || body["text"].get<std::string>().empty()) {
@@ -145,7 +167,12 @@ void WebhookChannel::send_text(const OutboundMessage& message, std::function<voi
   net::HttpRequestSpec spec;
   spec.method = "POST";
   spec.url = settings_.callback_url;
-  spec.headers = {{"Content-Type", "application/json"}, {"X-Pincer-Signature", signature(settings_.secret, body)}};
+  // Signed with the callback key, not the inbound secret: a captured callback posted back to the
+  // gateway does not verify.
+  const std::string ts = std::to_string(SystemClock::instance().wall_ms() / 1000);
+  spec.headers = {{"Content-Type", "application/json"},
+                  {"X-Pincer-Timestamp", ts},
+                  {"X-Pincer-Signature", signature(callback_key_, ts, body)}};
   spec.body = body;
   spec.connect_timeout_ms = 10'000;
   spec.idle_timeout_ms = 30'000;

@@ -3,21 +3,28 @@
 // signed POST to `callbackUrl` (`mode: "callback"`).
 //
 // Request: POST <path> (default /webhook), JSON {"text", "senderId"?, "senderName"?,
-// "conversationId"?, "messageId"?}, header `X-Pincer-Signature: sha256=<hex HMAC-SHA256 of the raw
-// body with channels.webhook.secret>` (checked in constant time). Answers: 200 {ok, reply} (sync),
-// 202 {ok, accepted} (callback), 200 {ok, duplicate:true} for a messageId seen before (QL-4),
-// 400 bad JSON / no text, 401 bad signature, 403 refused, 405 not POST, 413 over maxBodyBytes,
-// 504 no reply within replyTimeoutSeconds. Callback body: {"conversationId", "text"} with the same
-// signature header.
+// "conversationId"?, "messageId"?}, headers `X-Pincer-Timestamp: <Unix seconds>` and
+// `X-Pincer-Signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` (checked in
+// constant time; the timestamp within ±5 min; each signature once, remembered across restarts —
+// webhook_signing.h). Answers: 200 {ok, reply} (sync), 202 {ok, accepted} (callback),
+// 200 {ok, duplicate:true} for a messageId seen before (QL-4), 400 bad JSON / no text, 401 missing
+// or bad timestamp or signature, or a stale timestamp, 403 refused, 405 not POST, 409 a replayed
+// signature, 413 over maxBodyBytes, 429 too many requests within the window, 503 the replay
+// record cannot be written, 504 no reply within replyTimeoutSeconds. Callback body:
+// {"conversationId", "text"} with the same two headers, signed with the callback key
+// (webhook_signing.h callback_key), never the inbound one.
 //
 // Loop affinity: event-loop thread only.
 #pragma once
 
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "channels/channel.h"
+#include "channels/webhook/webhook_signing.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
 #include "core/http_route.h"
@@ -32,12 +39,9 @@ struct WebhookSettings {
   std::string callback_url;  ///< required when !sync
   std::size_t max_body_bytes = 1 << 20;
   int64_t reply_timeout_ms = 120'000;
+  /// Where accepted signatures are remembered across restarts ("" = memory only).
+  std::filesystem::path replay_file;
 };
-
-/// "sha256=<hex>" of HMAC-SHA256(secret, body).
-std::string signature(const std::string& secret, const std::string& body);
-/// Constant-time check of a signature header value against the body.
-bool signature_valid(const std::string& secret, const std::string& body, const std::string& header_value);
 
 class WebhookChannel final : public Channel {
  public:
@@ -60,6 +64,13 @@ class WebhookChannel final : public Channel {
     net::HttpResponder respond;
     EventLoop::TimerId timer;
   };
+  struct Refusal {
+    int status;
+    std::string error;
+  };
+  /// Timestamp, signature, window and replay checks (webhook_signing.h); nullopt = accepted (and
+  /// its signature recorded).
+  std::optional<Refusal> authenticate(const net::HttpRouteRequest& request);
   void handle(const net::HttpRouteRequest& request, net::HttpResponder respond);
 
   EventLoop& loop_;
@@ -67,6 +78,8 @@ class WebhookChannel final : public Channel {
   std::string id_ = "webhook";
   ChannelHost* host_ = nullptr;
   net::HttpClient http_;
+  ReplayGuard replay_;
+  std::string callback_key_;
   std::map<std::string, std::deque<std::shared_ptr<Waiting>>> waiting_;  ///< by conversation (sync)
   int64_t received_ = 0, rejected_ = 0, replied_ = 0;
   std::string last_error_;
