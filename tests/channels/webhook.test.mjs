@@ -105,7 +105,7 @@ test('two conversations of one sender are two sessions: concurrent sync requests
 test('bad requests are refused with a clear status', async () => {
   const body = JSON.stringify({ text: 'x' });
   assert.equal((await post(syncBase, body, { 'x-pincer-signature': sign(body, 'another-secret-0123456789') })).status, 401);
-  const unsigned = await fetch(syncBase + '/webhook', { method: 'POST', body });
+  const unsigned = await fetch(syncBase + '/webhook', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
   assert.equal(unsigned.status, 401);
   assert.match((await unsigned.json()).error, /X-Pincer-Signature/);
   assert.equal((await post(syncBase, '{not json')).status, 400);
