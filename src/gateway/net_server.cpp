@@ -106,6 +106,7 @@ class HttpSession;
 struct ReadingSessions {
   std::list<std::weak_ptr<HttpSession>> sessions;
   std::chrono::steady_clock::time_point last_warning;
+  bool proxy_hint_given = false;  ///< "forwarding headers from a proxy not in trustedProxies" logged
   /// Drops the oldest while `kMaxReadingSessions` are reading, to make room for one more.
   void make_room();
 };
@@ -206,6 +207,13 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   void upgrade(http::request<http::string_body> req) {
     if (gateway_.shutting_down()) return;
     PeerInfo peer = peer_info(stream_.socket(), req, gateway_.settings().auth);
+    if (peer.forwarded && peer.proxied_client_ip.empty() && !reading_->proxy_hint_given) {
+      // Behind a proxy that is not listed, all its clients share one address (and one rate limit).
+      reading_->proxy_hint_given = true;
+      spdlog::warn("connections from {} carry forwarding headers (X-Forwarded-For …) but {} is not in "
+                   "gateway.trustedProxies: its clients are treated as one client {}; list the proxy there",
+                   peer.remote_ip, peer.remote_ip, peer.remote_ip);
+    }
     const bool full = gateway_.pending_handshakes() >= kMaxPendingHandshakes;
     if (full || gateway_.pending_handshakes_from(peer.client_ip()) >= kMaxPendingHandshakesPerClient) {
       warn_throttled(reading_->last_warning,

@@ -63,6 +63,8 @@ TEST(AuthLimiterBehindProxy, ProxiedConnectionsAreNotExemptEvenWithoutTrustedPro
   EXPECT_EQ(code_of(attempt(gw.port(), kToken, proxied)), "AUTH_RATE_LIMITED");
   // The local CLI (a direct loopback client) stays exempt.
   EXPECT_EQ(attempt(gw.port(), kToken)["ok"], true);
+  // The owner is told how to tell the clients apart.
+  EXPECT_NE(gw.process().err().find("is not in gateway.trustedProxies"), std::string::npos) << gw.process().err();
 }
 
 TEST(BrowserOrigin, ADnsRebindingPageCannotEvenTryThePassword) {
