@@ -224,8 +224,11 @@ Node gateway_section() {
             object({
                 field("allowedOrigins", array_of(string()).doc(
                                             "Browser origins (e.g. `https://pincer.example.com`) "
-                                            "allowed to connect. Required when the gateway is not "
-                                            "bound to loopback.")),
+                                            "allowed to connect (`*` = any). Without an entry a page "
+                                            "is accepted only from the gateway's own address: "
+                                            "`localhost`, `127.x` or `[::1]` on a loopback bind, "
+                                            "also an IP address on other binds — never under a host "
+                                            "name, which a DNS-rebinding page could point here.")),
             }).doc("The browser Control UI served by the gateway.")),
       field("reload",
             object({
