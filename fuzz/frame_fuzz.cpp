@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // newlines into frames.
   NullLink link;
   Gateway& gw = shared_gateway();
-  ConnId id = gw.open(link, PeerInfo{"127.0.0.1", true, "", std::nullopt, {}});
+  ConnId id = gw.open(link, PeerInfo{"127.0.0.1", true, "", std::nullopt, {}, "", false});
   const bool authenticated = size > 0 && (data[0] & 1);
   if (authenticated) {
     gw.on_message(id, R"({"type":"req","id":"c","method":"connect","params":{"minProtocol":3,"maxProtocol":4,)"

@@ -136,6 +136,13 @@ static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& 
     s.auth.trusted_allow_users = tp.value("allowUsers", std::vector<std::string>{});
   }
   s.auth.trusted_proxies = gw.value("trustedProxies", std::vector<std::string>{});
+  for (std::size_t i = 0; i < s.auth.trusted_proxies.size(); ++i) {
+    if (!gateway::valid_trusted_proxy_entry(s.auth.trusted_proxies[i])) {
+      return Error{"2", "gateway.trustedProxies[" + std::to_string(i) + "]: expected an IP address or CIDR range (e.g. "
+                        "127.0.0.1, 10.0.0.0/8), got \"" + s.auth.trusted_proxies[i] + "\""};
+    }
+  }
+  s.auth.loopback_bind = is_loopback_host(s.bind_host);
   if (gw.contains("controlUi")) s.auth.allowed_origins = gw["controlUi"].value("allowedOrigins", std::vector<std::string>{});
   const json& rl = auth["rateLimit"];
   s.auth_rate_limit = {rl.value("maxAttempts", 10), rl.value("windowMs", int64_t{60000}),

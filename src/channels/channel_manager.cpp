@@ -56,6 +56,20 @@ Channel* ChannelManager::find(const std::string& channel, const std::string& acc
 
 namespace {
 std::optional<std::string> route_path_problem(const std::string& path);
+
+/// Why `secret` cannot be a Telegram webhook secret_token, or nullopt: at least 16 characters
+/// (as every other secret of Pincer), at most 256 of A-Z a-z 0-9 _ - (what Telegram accepts).
+std::optional<std::string> telegram_secret_problem(const std::string& secret) {
+  const std::string how = " (Telegram sends it back with every update; e.g. `openssl rand -hex 24`)";
+  if (secret.size() < 16) return "required with webhookUrl, at least 16 characters" + how;
+  if (secret.size() > 256) return "at most 256 characters" + how;
+  for (const char c : secret) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
+      return "may contain only letters, digits, _ and - (Telegram's rule)";
+    }
+  }
+  return std::nullopt;
+}
 }  // namespace
 
 Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const ChannelAccount& spec) {
@@ -76,6 +90,11 @@ Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const Cha
     s.webhook_path = c.value("webhookPath", s.webhook_path);
     s.webhook_secret = c.value("webhookSecret", "");
     if (auto problem = route_path_problem(s.webhook_path)) return Error{"CONFIG_INVALID", at + ".webhookPath: " + *problem};
+    if (!s.webhook_url.empty()) {
+      // Without it anyone who finds the path could post updates in the owner's name (as OpenClaw,
+      // webhookUrl requires webhookSecret).
+      if (auto problem = telegram_secret_problem(s.webhook_secret)) return Error{"CONFIG_INVALID", at + ".webhookSecret: " + *problem};
+    }
     auto channel = std::make_unique<telegram::TelegramChannel>(loop_, s);
     if (!s.webhook_url.empty()) {
       a->route = channel->route();

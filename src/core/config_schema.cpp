@@ -181,8 +181,12 @@ Node gateway_auth() {
                                        "How long a client stays locked out after too many failed "
                                        "attempts, in milliseconds.")),
                 field("exemptLoopback", boolean().def(true).doc(
-                                            "Never rate-limit clients connecting from loopback.")),
-            }).doc("Failed-authentication rate limit, per client IP address.")),
+                                            "Never rate-limit clients connecting directly from "
+                                            "loopback. Connections through a proxy (forwarding "
+                                            "headers) and browser pages are limited all the same.")),
+            }).doc("Failed-authentication rate limit, per client IP address (a browser page on this "
+                   "machine: per origin), counted separately for the shared token/password and for "
+                   "device tokens.")),
       field("trustedProxy",
             object({
                 field("userHeader", string().required().doc(
@@ -211,15 +215,20 @@ Node gateway_section() {
                                   "IPv4 address to listen on when `gateway.bind` is `custom`.")),
       field("auth", gateway_auth()),
       field("trustedProxies", array_of(string()).doc(
-                                  "IP addresses of reverse proxies whose forwarding headers "
-                                  "(`x-forwarded-for`, …) are trusted. Required by "
-                                  "`trusted-proxy` auth.")),
+                                  "IP addresses or CIDR ranges (`10.0.0.0/8`) of reverse proxies "
+                                  "whose forwarding headers are trusted: behind one, the client's "
+                                  "address (for the auth rate limit, presence, logs) is the rightmost "
+                                  "`x-forwarded-for` hop that is not a trusted proxy, and unknown "
+                                  "when it names none. Required by `trusted-proxy` auth.")),
       field("controlUi",
             object({
                 field("allowedOrigins", array_of(string()).doc(
                                             "Browser origins (e.g. `https://pincer.example.com`) "
-                                            "allowed to connect. Required when the gateway is not "
-                                            "bound to loopback.")),
+                                            "allowed to connect (`*` = any). Without an entry a page "
+                                            "is accepted only from the gateway's own address: "
+                                            "`localhost`, `127.x` or `[::1]` on a loopback bind, "
+                                            "also an IP address on other binds — never under a host "
+                                            "name, which a DNS-rebinding page could point here.")),
             }).doc("The browser Control UI served by the gateway.")),
       field("reload",
             object({
@@ -618,8 +627,8 @@ Node channel_entry(bool with_accounts = true) {
                                         "(default `/telegram-webhook`).")),
       field("webhookSecret", string().sensitive().doc(
                                  "Telegram, webhook mode: secret_token Telegram sends in "
-                                 "`X-Telegram-Bot-Api-Secret-Token`; other POSTs are refused. Strongly "
-                                 "recommended.")),
+                                 "`X-Telegram-Bot-Api-Secret-Token`; other POSTs are refused. Required "
+                                 "with `webhookUrl`: 16–256 characters of A-Z a-z 0-9 _ -.")),
       field("pollTimeoutSeconds", integer().min(0).max(50).doc(
                                       "Telegram: long-polling timeout of `getUpdates`, seconds "
                                       "(default 25).")),

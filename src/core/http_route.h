@@ -20,7 +20,7 @@ struct HttpRouteRequest {
   std::string query;                          ///< after '?', "" when none
   std::map<std::string, std::string> headers;  ///< names lower-cased
   std::string body;                           ///< at most the route's body limit
-  std::string remote_address;                 ///< peer IP
+  std::string remote_address;                 ///< the client's IP (behind gateway.trustedProxies: the one they name)
 };
 
 struct HttpRouteResponse {
@@ -32,10 +32,15 @@ struct HttpRouteResponse {
 
 using HttpResponder = std::function<void(HttpRouteResponse)>;
 
+/// One endpoint. Before `handle` runs, the transport refuses (gateway/protocol/route_guard.h)
+/// browser requests from other sites (403) and bodies not of `body_type` (415): a route never has
+/// to guard itself against web pages.
 struct HttpRoute {
   std::string path_prefix;             ///< e.g. "/webhook": matches "/webhook" and "/webhook/…"
   std::size_t max_body_bytes = 1 << 20;  ///< larger bodies are answered 413 without calling `handle`
   std::function<void(const HttpRouteRequest&, HttpResponder)> handle;
+  /// The media type a request body must have ("" = any); anything else is answered 415.
+  std::string body_type = "application/json";
 };
 
 /// The routes of one gateway, matched by the longest path prefix.

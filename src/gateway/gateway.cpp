@@ -65,7 +65,7 @@ ConnId Gateway::open(ClientLink& link, PeerInfo peer) {
   Client& c = *client;
   clients_.emplace(c.id, std::move(client));
   if (shutting_down_) {
-    close_client(c, kCloseServiceRestart, "service restart");
+    close_client(c, shutdown_close_code_, shutdown_close_code_ == kCloseServiceRestart ? "service restart" : "going away");
     return c.id;
   }
   // The server speaks first (§1.4): the challenge carries the nonce a device signature must include.
@@ -152,13 +152,17 @@ void Gateway::handle_connect(Client& client, const RequestFrame& request) {
   if (auto f = check_origin(client.peer, settings_.auth)) return fail_handshake(client, request.id, f->error, f->close_code);
 
   const int64_t now = clock_.steady_ms();
-  if (auto wait = auth_limiter_.check(client.peer.remote_ip, client.peer.loopback, now)) {
+  const AuthSource source = auth_source(client.peer);
+  // A device token alone is limited in its own scope (connect_device); everything else tries the
+  // shared secret.
+  const bool device_token_only = req.device && req.device_token && !req.token && !req.password;
+  if (auto wait = device_token_only ? std::nullopt : auth_limiter_.check(AuthScope::SharedSecret, source, now)) {
     auto f = rate_limited_failure(*wait);
     return fail_handshake(client, request.id, f.error, f.close_code);
   }
   AuthResult auth = authenticate(req, client.peer, settings_.auth);
   if (!auth.ok && !req.device) {
-    auth_limiter_.record_failure(client.peer.remote_ip, client.peer.loopback, now);
+    auth_limiter_.record_failure(AuthScope::SharedSecret, source, now);
     auto f = auth_failure(auth);
     return fail_handshake(client, request.id, f.error, f.close_code);
   }
@@ -171,7 +175,9 @@ void Gateway::handle_connect(Client& client, const RequestFrame& request) {
   }
   std::optional<store::DeviceToken> issued;
   if (req.device && !connect_device(client, request, req, auth, issued)) return;
-  auth_limiter_.record_success(client.peer.remote_ip);
+  // Only the credential class that succeeded is forgiven (an operator.read device token must not
+  // reset the count of guesses at the shared secret).
+  auth_limiter_.record_success(auth.method == "device-token" ? AuthScope::DeviceToken : AuthScope::SharedSecret, source);
 
   client.connected = true;
   client.protocol = std::get<int>(protocol);
@@ -212,6 +218,13 @@ bool Gateway::connect_device(Client& client, const RequestFrame& request, const 
   if (!auth.ok) {
     // Device-token auth (§1.4 step 8, §4.4): auth.deviceToken, else auth.token, as this device's role token.
     const std::string candidate = req.device_token ? *req.device_token : req.token.value_or("");
+    const AuthSource source = auth_source(client.peer);
+    const int64_t steady = clock_.steady_ms();
+    if (auto wait = auth_limiter_.check(AuthScope::DeviceToken, source, steady); wait && !candidate.empty()) {
+      auto f = rate_limited_failure(*wait);
+      fail_handshake(client, request.id, f.error, f.close_code);
+      return false;
+    }
     if (!candidate.empty()) {
       auto verdict = devices_->verify_token(device.device_id, req.role, candidate, req.scopes, now);
       if (verdict && !*verdict) {
@@ -221,7 +234,9 @@ bool Gateway::connect_device(Client& client, const RequestFrame& request, const 
       }
     }
     if (!auth.ok) {
-      auth_limiter_.record_failure(client.peer.remote_ip, client.peer.loopback, clock_.steady_ms());
+      // A wrong explicit device token counts against device tokens; a wrong auth.token (neither the
+      // shared secret nor this device's token) against the shared secret.
+      auth_limiter_.record_failure(req.device_token ? AuthScope::DeviceToken : AuthScope::SharedSecret, source, steady);
       const bool can_retry = auth.reason == "token_mismatch" && req.token && !req.device_token;
       auto f = auth_failure(auth, can_retry);
       fail_handshake(client, request.id, f.error, f.close_code);
@@ -302,17 +317,20 @@ bool Gateway::require_pairing(Client& client, const RequestFrame& request, const
 }
 
 json Gateway::hello_payload(const Client& client, const store::DeviceToken* device_token) const {
+  const bool reader = may_read(client);  // others learn no addresses, devices, sessions or paths
   json snapshot = {
-      {"presence", presence()},
-      {"health", health_},
+      {"presence", reader ? presence() : json::array()},
+      {"health", reader ? health_ : json::object()},
       {"stateVersion", state_version()},
       {"uptimeMs", uptime_ms()},
-      {"configPath", settings_.config_path.string()},
-      {"stateDir", settings_.state_dir.string()},
       {"sessionDefaults",
        {{"defaultAgentId", "main"}, {"mainKey", "main"}, {"mainSessionKey", "agent:main:main"}, {"scope", "per-sender"}}},
       {"authMode", settings_.auth.mode},
   };
+  if (reader) {
+    snapshot["configPath"] = settings_.config_path.string();
+    snapshot["stateDir"] = settings_.state_dir.string();
+  }
   json auth = {{"method", client.auth_method}, {"role", client.role}, {"scopes", client.scopes}};
   if (device_token) {
     auth["deviceToken"] = device_token->token;
@@ -446,9 +464,17 @@ void Gateway::send_event(Client& client, std::string_view event, const std::stri
 
 void Gateway::broadcast(std::string_view event, const std::string& payload_json, bool drop_if_slow,
                         const json& state_version) {
+  // Presence (other clients' addresses and devices) and health (session keys, channel accounts)
+  // are for operators who may read; a zero-scope client gets ticks and shutdown only.
+  const bool readers_only = event == "presence" || event == "health";
   for (auto& [id, client] : clients_) {
-    if (client->connected && !client->closing) send_event(*client, event, payload_json, drop_if_slow, state_version);
+    if (!client->connected || client->closing || (readers_only && !may_read(*client))) continue;
+    send_event(*client, event, payload_json, drop_if_slow, state_version);
   }
+}
+
+bool Gateway::may_read(const Client& client) {
+  return client.role == "operator" && operator_scope_allows(client.scopes, kScopeRead);
 }
 
 void Gateway::broadcast_run_event(std::string_view event, const std::string& payload_json, bool tool_event) {
@@ -506,7 +532,7 @@ json Gateway::presence() const {
   for (const auto& [id, c] : clients_) {
     if (!c->connected || c->info.mode == "cli") continue;
     json e = {{"host", c->info.display_name.empty() ? c->info.id : c->info.display_name},
-              {"ip", c->peer.remote_ip},
+              {"ip", c->peer.client_ip()},
               {"version", c->info.version},
               {"platform", c->info.platform},
               {"mode", c->info.mode},
@@ -533,72 +559,16 @@ void Gateway::flush_presence() {
 
 void Gateway::tick() { broadcast("tick", json{{"ts", clock_.wall_ms()}}.dump(), /*drop_if_slow=*/true); }
 
-void Gateway::refresh_health(bool broadcast_event) {
-  const int64_t started = clock_.steady_ms();
-  // Channels by id, each with its accounts (OpenClaw's health shape: channels, channelOrder, labels).
-  json channels = json::object(), order = json::array(), labels = json::object();
-  if (channels_status_) {
-    for (const auto& account : channels_status_().value("channels", json::array())) {
-      const std::string id = account.value("channel", "?");
-      if (!channels.contains(id)) {
-        channels[id] = {{"configured", true}, {"running", false}, {"accounts", json::object()}};
-        order.push_back(id);
-        labels[id] = id == "irc" ? "IRC" : std::string(1, static_cast<char>(std::toupper(id[0]))) + id.substr(1);
-      }
-      channels[id]["accounts"][account.value("accountId", "default")] = account;
-      if (account.value("running", false)) channels[id]["running"] = true;
-    }
-  }
-  json agents = json::array(), sessions = {{"count", 0}, {"recent", json::array()}};
-  std::string default_agent = "main";
-  if (agents_) {
-    const json list = agents_->list_agents();
-    default_agent = list.value("defaultId", default_agent);
-    for (const auto& a : list.value("agents", json::array())) {
-      agents.push_back({{"agentId", a.value("id", "")}, {"isDefault", a.value("id", "") == default_agent}});
-    }
-    const json recent = agents_->list_sessions(5);
-    sessions["count"] = recent.value("totalCount", 0);
-    for (const auto& row : recent.value("sessions", json::array())) {
-      sessions["recent"].push_back({{"key", row.value("key", "")}, {"updatedAt", row.value("updatedAt", json())}});
-    }
-  }
-  health_ = json{
-      {"ok", true},
-      {"ts", clock_.wall_ms()},
-      {"durationMs", 0},
-      {"version", settings_.version},
-      {"uptimeMs", uptime_ms()},
-      {"plugins", {{"loaded", json::array()}, {"errors", json::array()}, {"unavailable", json::array()}}},
-      {"channels", std::move(channels)},
-      {"channelOrder", std::move(order)},
-      {"channelLabels", std::move(labels)},
-      {"heartbeatSeconds", 0},
-      {"defaultAgentId", default_agent},
-      {"agents", std::move(agents)},
-      {"sessions", std::move(sessions)},
-      {"connections", {{"clients", connected_count()}}},
-  };
-  health_built_ms_ = clock_.steady_ms();
-  health_["durationMs"] = health_built_ms_ - started;
-  health_json_ = health_.dump();
-  ++health_version_;
-  if (broadcast_event) broadcast("health", health_json_, /*drop_if_slow=*/true, state_version());
-}
-
-const std::string& Gateway::health_json(bool fresh) {
-  if (fresh || clock_.steady_ms() - health_built_ms_ >= kHealthMaxAgeMs) refresh_health(/*broadcast_event=*/false);
-  return health_json_;
-}
-
 void Gateway::shutdown(const std::string& reason, std::optional<int64_t> restart_expected_ms) {
   if (shutting_down_) return;
   shutting_down_ = true;
+  // 1012 tells clients to reconnect soon; 1001 that this gateway is going away.
+  shutdown_close_code_ = restart_expected_ms ? kCloseServiceRestart : kCloseGoingAway;
   const std::string payload =
       json{{"reason", reason}, {"restartExpectedMs", restart_expected_ms ? json(*restart_expected_ms) : json(nullptr)}}.dump();
   for (auto& [id, client] : clients_) {
     if (client->connected && !client->closing) send_event(*client, "shutdown", payload);
-    close_client(*client, kCloseServiceRestart, "service restart");
+    close_client(*client, shutdown_close_code_, restart_expected_ms ? "service restart" : "going away");
   }
 }
 

@@ -107,9 +107,9 @@ class Gateway {
   /// and, with `broadcast_event`, sends the `health` event.
   void refresh_health(bool broadcast_event = true);
 
-  /// SIGTERM (GW-10): `shutdown` event to every connected client, then close 1012 to all.
-  /// `restart_expected_ms`: set for an in-process restart, so that clients reconnect (the event's
-  /// `restartExpectedMs`, null otherwise).
+  /// SIGTERM (GW-10): `shutdown` event to every connected client, then close 1001 "going away" to
+  /// all. `restart_expected_ms`: set for an in-process restart, so that clients reconnect (the
+  /// event's `restartExpectedMs`, null otherwise; close 1012 "service restart").
   void shutdown(const std::string& reason, std::optional<int64_t> restart_expected_ms = std::nullopt);
   bool shutting_down() const { return shutting_down_; }
 
@@ -136,6 +136,12 @@ class Gateway {
   std::size_t client_count() const { return clients_.size(); }
   /// Sockets still in the handshake (no hello-ok yet).
   std::size_t pending_handshakes() const { return clients_.size() - connected_count(); }
+  /// Sockets still in the handshake whose client address (PeerInfo::client_ip) is `client_ip`.
+  std::size_t pending_handshakes_from(const std::string& client_ip) const {
+    std::size_t n = 0;
+    for (const auto& [id, c] : clients_) n += !c->connected && c->peer.client_ip() == client_ip;
+    return n;
+  }
   /// Sends one `presence` event if presence changed since the last one. Called every
   /// kPresenceFlushMs by the transport: a burst of connects costs one event per client, not one
   /// per connect (which grows with the cube of the client count).
@@ -143,9 +149,14 @@ class Gateway {
   const MethodRegistry& methods() const { return methods_; }
   /// Sends a response frame to a client if it is still connected (for late/async answers).
   void send_to(ConnId id, std::string frame, bool drop_if_slow = false);
-  /// Sends an event to every connected client, each with its own `seq`.
+  /// Sends an event to every connected client, each with its own `seq`; `presence` and `health`
+  /// only to clients that may read (may_read).
   void broadcast(std::string_view event, const std::string& payload_json, bool drop_if_slow = false,
                  const nlohmann::json& state_version = nullptr);
+
+  /// An operator holding operator.read (or a scope that implies it): may see presence, health,
+  /// state paths.
+  static bool may_read(const Client& client);
 
   /// `chat`/`agent` run events: to connected operators with operator.read; tool events only to
   /// clients that declared the `tool-events` capability.
@@ -218,6 +229,7 @@ class Gateway {
   int64_t health_version_ = 1;
   int64_t health_built_ms_ = 0;  ///< steady ms
   bool shutting_down_ = false;
+  uint16_t shutdown_close_code_ = 1001;  ///< kCloseGoingAway, or kCloseServiceRestart for a restart
   EventLoop* loop_ = nullptr;
   agent::AgentService* agents_ = nullptr;
   std::function<nlohmann::json()> channels_status_;

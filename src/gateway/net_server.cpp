@@ -4,52 +4,44 @@
 #include "gateway/net_server.h"
 
 #include <malloc.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
-#include <deque>
+#include <list>
+#include <map>
 #include <memory>
 
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/websocket.hpp>
 #include <spdlog/spdlog.h>
 
+#include "gateway/net_transport.h"
 #include "gateway/protocol/constants.h"
+#include "gateway/protocol/route_guard.h"
 #include "gateway/web_assets.h"
 
 namespace pincer::gateway {
-namespace {
+namespace transport {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace websocket = beast::websocket;
-using tcp = asio::ip::tcp;
-using boost::system::error_code;
-// Concrete io_context executors instead of the type-erased default: less work per operation on
-// the hot path (docs/benchmarks.md, health RPC/s).
-using Executor = asio::io_context::executor_type;
-using Socket = asio::basic_stream_socket<tcp, Executor>;
-using Acceptor = asio::basic_socket_acceptor<tcp, Executor>;
-using Stream = beast::basic_stream<tcp, Executor>;
-
-constexpr auto kHttpReadTimeout = std::chrono::seconds(30);
+// A request's header must arrive within kHttpHeaderTimeout (a slow or silent sender holds a
+// descriptor no longer), its body within kHttpBodyTimeout.
+constexpr auto kHttpHeaderTimeout = std::chrono::seconds(10);
+constexpr auto kHttpBodyTimeout = std::chrono::seconds(30);
+constexpr std::size_t kHttpHeaderLimit = 16 * 1024;  // larger: 431
+// Connections still sending their request: past this many the oldest is dropped to admit a new
+// one. A complete request arrives in one packet and leaves at once; what stays is slow or silent.
+constexpr std::size_t kMaxReadingSessions = 512;
 constexpr int64_t kAcceptBackoffMs = 200;
-// Sockets that have not completed `connect` yet (each holds a descriptor for up to 10 s).
+// WebSocket upgrades that have not completed `connect` yet (each holds a descriptor for up to
+// 10 s): at the cap, or at the per-client cap, a new upgrade is answered 503 — plain HTTP (probes,
+// routes) and connected clients are not affected.
 constexpr std::size_t kMaxPendingHandshakes = 256;
+constexpr std::size_t kMaxPendingHandshakesPerClient = 32;
 constexpr std::size_t kHttpBodyLimit = 64 * 1024;
 /// Largest body any route may take (each route sets its own limit up to this).
 constexpr std::size_t kHttpRouteBodyLimit = 8 * 1024 * 1024;
 
-bool is_loopback(const asio::ip::address& a) {
-  if (a.is_loopback()) return true;
-  return a.is_v6() && a.to_v6().is_v4_mapped() &&
-         asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).is_loopback();
-}
-
-PeerInfo peer_info(const Socket& socket, const http::request<http::string_body>& req) {
+PeerInfo peer_info(const Socket& socket, const http::request<http::string_body>& req, const AuthSettings& auth) {
   PeerInfo peer;
   error_code ec;
   auto ep = socket.remote_endpoint(ec);
@@ -57,140 +49,33 @@ PeerInfo peer_info(const Socket& socket, const http::request<http::string_body>&
     peer.remote_ip = ep.address().to_string();
     peer.loopback = is_loopback(ep.address());
   }
-  for (const auto& field : req) {
-    std::string name(field.name_string());
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    peer.headers[name] = std::string(field.value());
+  peer.headers = header_map(req);
+  const auto& h = peer.headers;
+  if (auto it = h.find("host"); it != h.end()) peer.host = it->second;
+  if (auto it = h.find("origin"); it != h.end()) peer.origin = it->second;
+  peer.forwarded = h.count("x-forwarded-for") || h.count("x-real-ip") || h.count("forwarded");
+  if (is_trusted_proxy(peer.remote_ip, auth.trusted_proxies)) {
+    auto xff = h.find("x-forwarded-for");
+    peer.proxied_client_ip =
+        resolve_client_ip(peer.remote_ip, xff == h.end() ? std::string_view() : std::string_view(xff->second),
+                          auth.trusted_proxies)
+            .value_or("unknown");
   }
-  if (auto it = req.find(http::field::host); it != req.end()) peer.host = std::string(it->value());
-  if (auto it = req.find(http::field::origin); it != req.end()) peer.origin = std::string(it->value());
   return peer;
 }
 
-/// One upgraded WebSocket connection; the Gateway talks to it as a ClientLink.
-class WsSession final : public ClientLink, public std::enable_shared_from_this<WsSession> {
- public:
-  WsSession(Socket socket, Gateway& gateway) : ws_(std::move(socket)), gateway_(gateway), timer_(ws_.get_executor()) {}
+void warn_throttled(std::chrono::steady_clock::time_point& last, const std::string& what) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last < std::chrono::seconds(1)) return;
+  last = now;
+  spdlog::warn("{}", what);
+}
 
-  void start(http::request<http::string_body> req) {
-    PeerInfo peer = peer_info(beast::get_lowest_layer(ws_).socket(), req);
-    beast::get_lowest_layer(ws_).expires_never();
-    websocket::stream_base::timeout timeouts{};
-    timeouts.handshake_timeout = std::chrono::seconds(10);
-    // Beast pings after half the idle timeout: a ping every kPingIntervalMs, and a peer silent for
-    // twice that is dropped.
-    timeouts.idle_timeout = std::chrono::milliseconds(2 * kPingIntervalMs);
-    timeouts.keep_alive_pings = true;
-    ws_.set_option(timeouts);
-    ws_.set_option(websocket::stream_base::decorator(
-        [](websocket::response_type& res) { res.set(http::field::server, "pincer/" PINCER_VERSION); }));
-    ws_.text(true);
-    ws_.auto_fragment(false);
-    ws_.read_message_max(kMaxPreConnectBytes);
-    ws_.async_accept(req, [self = shared_from_this(), peer = std::move(peer)](error_code ec) mutable {
-      if (ec) return;  // upgrade failed; the socket simply goes away
-      self->on_accepted(std::move(peer));
-    });
-  }
+}  // namespace transport
 
-  // ClientLink
-  void send(std::string text) override {
-    if (close_started_) return;
-    buffered_ += text.size();
-    queue_.push_back(std::move(text));
-    if (!writing_) write_next();
-  }
-  std::size_t buffered_bytes() const override { return buffered_; }
-  void close(uint16_t code, std::string reason) override {
-    if (close_requested_) return;
-    close_requested_ = true;
-    close_reason_ = websocket::close_reason(static_cast<websocket::close_code>(code), reason);
-    if (!writing_) start_close();
-  }
-  void set_max_message_bytes(std::size_t bytes) override { ws_.read_message_max(bytes); }
+namespace {
 
- private:
-  void on_accepted(PeerInfo peer) {
-    id_ = gateway_.open(*this, std::move(peer));
-    registered_ = true;
-    timer_.expires_after(std::chrono::milliseconds(kHandshakeTimeoutMs));
-    timer_.async_wait([weak = weak_from_this()](error_code ec) {
-      auto self = weak.lock();
-      if (!ec && self && self->registered_) self->gateway_.on_handshake_timeout(self->id_);
-    });
-    read_next();
-  }
-
-  void read_next() {
-    ws_.async_read(buffer_, [self = shared_from_this()](error_code ec, std::size_t) { self->on_read(ec); });
-  }
-
-  void on_read(error_code ec) {
-    if (ec) return finish(ec);
-    const auto data = buffer_.cdata();
-    gateway_.on_message(id_, std::string_view(static_cast<const char*>(data.data()), data.size()));
-    buffer_.consume(buffer_.size());
-    // One large message must not pin its buffer for the connection's lifetime (LESSONS 7).
-    if (buffer_.capacity() > 256 * 1024) buffer_.shrink_to_fit();
-    read_next();  // keep one read pending until the socket dies: it also completes the close handshake
-  }
-
-  void write_next() {
-    writing_ = true;
-    ws_.async_write(asio::buffer(queue_.front()), [self = shared_from_this()](error_code ec, std::size_t) {
-      self->on_write(ec);
-    });
-  }
-
-  void on_write(error_code ec) {
-    writing_ = false;
-    buffered_ -= queue_.front().size();
-    queue_.pop_front();
-    if (ec) {
-      queue_.clear();
-      buffered_ = 0;
-      beast::get_lowest_layer(ws_).socket().close(ec);
-      return;
-    }
-    if (!queue_.empty()) return write_next();
-    if (close_requested_) start_close();
-  }
-
-  void start_close() {
-    if (close_started_) return;
-    close_started_ = true;
-    ws_.async_close(close_reason_, [self = shared_from_this()](error_code ec) {
-      if (ec) {
-        error_code ignored;
-        beast::get_lowest_layer(self->ws_).socket().close(ignored);
-      }
-    });
-  }
-
-  void finish(error_code ec) {
-    timer_.cancel();
-    if (registered_) {
-      registered_ = false;
-      gateway_.on_closed(id_);
-    }
-    if (ec != websocket::error::closed && ec != asio::error::operation_aborted && ec != asio::error::eof) {
-      spdlog::debug("conn {}: socket ended: {}", id_, ec.message());
-    }
-  }
-
-  websocket::stream<Stream> ws_;
-  Gateway& gateway_;
-  asio::steady_timer timer_;
-  beast::flat_buffer buffer_;
-  std::deque<std::string> queue_;
-  std::size_t buffered_ = 0;
-  bool writing_ = false;
-  bool close_requested_ = false;
-  bool close_started_ = false;
-  websocket::close_reason close_reason_;
-  ConnId id_ = 0;
-  bool registered_ = false;
-};
+using namespace transport;
 
 /// The embedded web UI file `asset` as a GET answer (or 304 when If-None-Match matches): revalidated
 /// on every use (no-cache + strong ETag), never sniffed, framed or given a referrer, and locked to
@@ -214,60 +99,133 @@ void answer_asset(const http::request<http::string_body>& req, const WebAsset& a
   res.body().assign(asset.bytes());
 }
 
-/// Plain HTTP on the same port: probes and the web chat UI; HTTP APIs later (GW-9).
+class HttpSession;
+
+/// HTTP sessions still reading a request (or draining after a refusal), oldest first. Shared by
+/// the server and its sessions; touched on the loop thread only.
+struct ReadingSessions {
+  std::list<std::weak_ptr<HttpSession>> sessions;
+  std::chrono::steady_clock::time_point last_warning;
+  bool proxy_hint_given = false;  ///< "forwarding headers from a proxy not in trustedProxies" logged
+  /// Drops the oldest while `kMaxReadingSessions` are reading, to make room for one more.
+  void make_room();
+};
+
+/// Plain HTTP on the same port: probes, the web chat UI, routes of other layers (webhooks), and
+/// the WebSocket upgrade.
 class HttpSession final : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(Socket socket, Gateway& gateway) : stream_(std::move(socket)), gateway_(gateway) {}
+  HttpSession(Socket socket, Gateway& gateway, std::shared_ptr<ReadingSessions> reading)
+      : stream_(std::move(socket)), gateway_(gateway), reading_(std::move(reading)) {}
 
   void start() { read_next(); }
+  /// Closes the socket now (the pending read ends with operation_aborted).
+  void evict() {
+    untrack();
+    stream_.close();
+  }
 
  private:
+  void track() {
+    if (!tracked_) tracked_ = reading_->sessions.insert(reading_->sessions.end(), weak_from_this());
+  }
+  void untrack() {
+    if (tracked_) reading_->sessions.erase(*tracked_);
+    tracked_.reset();
+  }
+
   void read_next() {
     parser_.emplace();
-    parser_->header_limit(16 * 1024);
+    parser_->header_limit(kHttpHeaderLimit);
     parser_->body_limit(kHttpRouteBodyLimit);  // checked against Content-Length when the header ends
-    stream_.expires_after(kHttpReadTimeout);
+    track();
+    stream_.expires_after(kHttpHeaderTimeout);
     // The header first: the body limit depends on where the request goes (a webhook route's
     // own limit, else kHttpBodyLimit), so no request is buffered beyond what its target accepts.
     http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, std::size_t) {
       if (ec) return self->on_read(ec);
-      const auto target = self->parser_->get().target();
-      const std::string path(target.substr(0, target.find('?')));
-      const net::HttpRoute* route = self->gateway_.http_routes().find(path);
-      const std::size_t limit = route ? std::min(route->max_body_bytes, kHttpRouteBodyLimit) : kHttpBodyLimit;
-      if (const auto length = self->parser_->content_length(); length && *length > limit) {
-        return self->on_read(http::error::body_limit);  // 413 without reading the body
-      }
-      self->parser_->body_limit(limit);  // for bodies without Content-Length (chunked)
-      http::async_read(self->stream_, self->buffer_, *self->parser_,
-                       [self](error_code ec2, std::size_t) { self->on_read(ec2); });
+      self->on_header();
     });
   }
 
-  void on_read(error_code ec) {
-    if (ec == http::error::body_limit) {
-      http::response<http::string_body> res{http::status::payload_too_large, 11};
-      res.set(http::field::content_type, "application/json; charset=utf-8");  // as every other API error
-      res.body() = R"({"ok":false,"error":"body too large"})";
-      res.keep_alive(false);
-      res.prepare_payload();
-      return respond(std::move(res));
+  void on_header() {
+    const auto& req = parser_->get();
+    const std::string path(req.target().substr(0, req.target().find('?')));
+    const net::HttpRoute* route = gateway_.http_routes().find(path);
+    if (route && !websocket::is_upgrade(req)) {
+      // Web pages never reach a route: refused before its body is read (route_guard.h).
+      if (auto refused = check_route_request(std::string(req.method_string()), header_map(req), route->body_type,
+                                             gateway_.settings().auth)) {
+        return respond(error_response(static_cast<http::status>(refused->status), refused->error, req.version()));
+      }
     }
-    if (ec == http::error::end_of_stream || ec) {
+    const std::size_t limit = route ? std::min(route->max_body_bytes, kHttpRouteBodyLimit) : kHttpBodyLimit;
+    if (const auto length = parser_->content_length(); length && *length > limit) {
+      return on_read(http::error::body_limit);  // 413 without reading the body
+    }
+    parser_->body_limit(limit);  // for bodies without Content-Length (chunked)
+    stream_.expires_after(kHttpBodyTimeout);
+    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  static http::response<http::string_body> error_response(http::status status, const std::string& error, unsigned version,
+                                                          bool keep_alive = false) {
+    http::response<http::string_body> res{status, version};
+    res.set(http::field::server, "pincer/" PINCER_VERSION);
+    res.set(http::field::content_type, "application/json; charset=utf-8");  // as every other API error
+    res.set("X-Content-Type-Options", "nosniff");
+    res.set(http::field::cache_control, "no-store");
+    res.body() = nlohmann::json{{"ok", false}, {"error", error}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    res.keep_alive(keep_alive);
+    res.prepare_payload();
+    return res;
+  }
+
+  void on_read(error_code ec) {
+    const unsigned version = parser_->get().version() ? parser_->get().version() : 11;
+    if (ec == http::error::body_limit) return respond(error_response(http::status::payload_too_large, "body too large", version));
+    if (ec == http::error::header_limit) {
+      return respond(error_response(static_cast<http::status>(431),
+                                    "request header fields too large (at most " + std::to_string(kHttpHeaderLimit / 1024) +
+                                        " KiB)",
+                                    version));
+    }
+    if (ec) {
+      untrack();
       error_code ignored;
       stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
       return;
     }
+    untrack();
     auto req = parser_->release();
-    if (websocket::is_upgrade(req)) {
-      if (gateway_.shutting_down()) return;
-      auto ws = std::make_shared<WsSession>(stream_.release_socket(), gateway_);
-      ws->start(std::move(req));
-      return;
-    }
+    if (websocket::is_upgrade(req)) return upgrade(std::move(req));
     const std::string path(req.target().substr(0, req.target().find('?')));
     if (const net::HttpRoute* route = gateway_.http_routes().find(path)) return dispatch(*route, std::move(req));
     respond(handle(req));
+  }
+
+  void upgrade(http::request<http::string_body> req) {
+    if (gateway_.shutting_down()) return;
+    PeerInfo peer = peer_info(stream_.socket(), req, gateway_.settings().auth);
+    if (peer.forwarded && peer.proxied_client_ip.empty() && !reading_->proxy_hint_given) {
+      // Behind a proxy that is not listed, all its clients share one address (and one rate limit).
+      reading_->proxy_hint_given = true;
+      spdlog::warn("connections from {} carry forwarding headers (X-Forwarded-For …) but {} is not in "
+                   "gateway.trustedProxies: its clients are treated as one client {}; list the proxy there",
+                   peer.remote_ip, peer.remote_ip, peer.remote_ip);
+    }
+    const bool full = gateway_.pending_handshakes() >= kMaxPendingHandshakes;
+    if (full || gateway_.pending_handshakes_from(peer.client_ip()) >= kMaxPendingHandshakesPerClient) {
+      warn_throttled(reading_->last_warning,
+                     full ? "refusing WebSocket upgrades: " + std::to_string(kMaxPendingHandshakes) + " connections have not completed connect"
+                          : "refusing WebSocket upgrades from " + peer.client_ip() + ": " +
+                                std::to_string(kMaxPendingHandshakesPerClient) + " of its connections have not completed connect");
+      auto res = error_response(http::status::service_unavailable, "too many pending WebSocket handshakes; retry later",
+                                req.version());
+      res.set(http::field::retry_after, "10");
+      return respond(std::move(res));
+    }
+    start_websocket(stream_.release_socket(), gateway_, std::move(req), std::move(peer));
   }
 
   // A route added by another layer (webhooks): it answers now or later through the responder.
@@ -294,14 +252,9 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     const std::string_view target(req.target().data(), req.target().size());
     in.path = std::string(target.substr(0, target.find('?')));
     if (auto q = target.find('?'); q != std::string_view::npos) in.query = std::string(target.substr(q + 1));
-    for (const auto& f : req) {
-      std::string name(f.name_string());
-      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-      in.headers[name] = std::string(f.value());
-    }
+    in.remote_address = peer_info(stream_.socket(), req, gateway_.settings().auth).client_ip();
+    in.headers = header_map(req);
     in.body = std::move(req.body());
-    error_code ignored;
-    in.remote_address = stream_.socket().remote_endpoint(ignored).address().to_string();
     // Exactly one answer: later calls are ignored; a responder dropped unanswered gives 500.
     struct Once {
       std::shared_ptr<HttpSession> session;  // kept open until answered
@@ -361,21 +314,60 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
 
   void respond(http::response<http::string_body> res) {
     auto sp = std::make_shared<http::response<http::string_body>>(std::move(res));
+    stream_.expires_after(kHttpBodyTimeout);  // a route may answer long after the request was read
     http::async_write(stream_, *sp, [self = shared_from_this(), sp](error_code ec, std::size_t) {
-      if (ec || !sp->keep_alive()) {
+      if (ec) {
+        self->untrack();
         error_code ignored;
         self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
         return;
       }
+      if (!sp->keep_alive()) return self->linger();
       self->read_next();
+    });
+  }
+
+  // The answer is out and the connection ends: read and drop what the peer still sends (the rest
+  // of a refused request), so that closing does not reset the connection before it read the answer.
+  void linger() {
+    error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    track();
+    stream_.expires_after(kLingerTimeout);
+    drain_ = std::make_unique<std::array<char, 16 * 1024>>();
+    drain_next();
+  }
+  void drain_next() {
+    stream_.async_read_some(asio::buffer(*drain_), [self = shared_from_this()](error_code ec, std::size_t n) {
+      self->drained_ += n;
+      if (ec || self->drained_ > kLingerBytes) {
+        self->untrack();
+        self->stream_.close();
+        return;
+      }
+      self->drain_next();
     });
   }
 
   Stream stream_;
   Gateway& gateway_;
+  std::shared_ptr<ReadingSessions> reading_;
+  std::optional<std::list<std::weak_ptr<HttpSession>>::iterator> tracked_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  std::unique_ptr<std::array<char, 16 * 1024>> drain_;
+  std::size_t drained_ = 0;
 };
+
+void ReadingSessions::make_room() {
+  if (sessions.size() < kMaxReadingSessions) return;
+  warn_throttled(last_warning, std::to_string(sessions.size()) +
+                                   " connections are still sending a request (slow or silent clients); dropping the oldest");
+  while (sessions.size() >= kMaxReadingSessions) {
+    if (auto oldest = sessions.front().lock()) oldest->evict();  // untracks itself
+    else sessions.pop_front();
+  }
+}
 
 /// How soon clients may expect the gateway back after an in-process restart (the shutdown event).
 constexpr int64_t kRestartExpectedMs = 1500;
@@ -436,14 +428,9 @@ class Server {
         });
         return;
       }
-      if (gateway_.pending_handshakes() >= kMaxPendingHandshakes) {
-        // Unauthenticated sockets are capped so that they cannot take every descriptor.
-        error_code ignored;
-        socket.close(ignored);
-      } else {
-        socket.set_option(tcp::no_delay(true), ec);  // small frames, pipelined: no Nagle delays
-        std::make_shared<HttpSession>(std::move(socket), gateway_)->start();
-      }
+      socket.set_option(tcp::no_delay(true), ec);  // small frames, pipelined: no Nagle delays
+      reading_->make_room();
+      std::make_shared<HttpSession>(std::move(socket), gateway_, reading_)->start();
       accept_next();
     });
   }
@@ -490,11 +477,25 @@ class Server {
   asio::signal_set signals_;
   std::chrono::steady_clock::time_point deadline_;
   bool restart_ = false;
+  std::shared_ptr<ReadingSessions> reading_ = std::make_shared<ReadingSessions>();
 };
+
+/// Raises the soft limit on open descriptors to the hard limit (at most 65 536): the default soft
+/// limit of 1 024 is a few hundred slow clients away from "Too many open files".
+void raise_descriptor_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  const rlim_t want = lim.rlim_max == RLIM_INFINITY ? rlim_t{65536} : std::min<rlim_t>(lim.rlim_max, 65536);
+  if (lim.rlim_cur >= want) return;
+  const rlim_t before = lim.rlim_cur;
+  lim.rlim_cur = want;
+  if (::setrlimit(RLIMIT_NOFILE, &lim) == 0) spdlog::debug("open-file limit raised from {} to {}", before, want);
+}
 
 }  // namespace
 
 Status run_server(EventLoop& loop, Gateway& gateway, const ServerOptions& options, bool* restart) {
+  raise_descriptor_limit();
   asio::io_context& ioc = loop.context();
   Server server(ioc, gateway);
   if (auto st = server.listen(options); !st) return st;

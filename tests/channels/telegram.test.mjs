@@ -11,6 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -262,8 +263,16 @@ test('webhook mode: updates arrive by POST, and the same update twice is answere
   await stop(gateway.child);
   const port = await freePort();
   const configFile = path.join(home, 'pincer.json');
+  const secret = 'tg-webhook-secret-0123456789';  // required with webhookUrl
   writeFileSync(configFile, readFileSync(configFile, 'utf8').replace("pollTimeoutSeconds: 0,",
-    `pollTimeoutSeconds: 0, webhookUrl: 'http://127.0.0.1:${port}/telegram-webhook',`));
+    `pollTimeoutSeconds: 0, webhookUrl: 'http://127.0.0.1:${port}/telegram-webhook', webhookSecret: '${secret}',`));
+  // Telegram sends setWebhook's secret_token back with every update; the emulator (its axios) does not.
+  const axios = createRequire(new URL('./.cache/package.json', import.meta.url))('axios');
+  axios.interceptors.request.use((request) => {
+    const hook = Object.values(server.webhooks ?? {}).find((w) => w.url === request.url);
+    if (hook?.secret_token) request.headers = { ...request.headers, 'X-Telegram-Bot-Api-Secret-Token': hook.secret_token };
+    return request;
+  });
   await startGateway(port);
   const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
   // The emulator POSTs to the webhook once it is set; wait for setWebhook to land.
@@ -278,7 +287,8 @@ test('webhook mode: updates arrive by POST, and the same update twice is answere
   const update = { update_id: 900001, message: { message_id: 777001, date: Math.floor(Date.now() / 1000), text: 'twice ECHO:tg-twice',
     from: { id: OWNER, is_bot: false, first_name: 'Owner' }, chat: { id: OWNER, type: 'private' } } };
   for (let i = 0; i < 2; i++) {
-    const res = await fetch(`http://127.0.0.1:${port}/telegram-webhook`, { method: 'POST', body: JSON.stringify(update), headers: { 'content-type': 'application/json' } });
+    const res = await fetch(`http://127.0.0.1:${port}/telegram-webhook`, { method: 'POST', body: JSON.stringify(update),
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret } });
     assert.equal(res.status, 200);
   }
   await waitFor(owner, (m) => replies(m, '[tg-twice]').length > 0, 'the reply to the repeated update');

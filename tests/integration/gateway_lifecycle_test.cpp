@@ -21,7 +21,7 @@ std::map<std::string, std::string> home_env(const TempDir& home) {
   return {{"PINCER_HOME", home.path().string()}, {"PINCER_GATEWAY_TOKEN", "\x01"}};
 }
 
-TEST(GatewayLifecycle, SigtermSendsShutdownClosesWith1012AndExitsCleanly) {
+TEST(GatewayLifecycle, SigtermSendsShutdownClosesWith1001AndExitsCleanly) {
   TempDir home;
   home.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } } }");
   Gateway gw(home.path());
@@ -33,7 +33,8 @@ TEST(GatewayLifecycle, SigtermSendsShutdownClosesWith1012AndExitsCleanly) {
   gw.process().signal(SIGTERM);
   auto closed = c.wait_closed(5s);
   ASSERT_TRUE(closed);
-  EXPECT_EQ(closed->code, 1012);
+  EXPECT_EQ(closed->code, 1001);  // going away for good (a restart closes with 1012)
+  EXPECT_EQ(closed->reason, "going away");
   bool saw_shutdown = false;
   for (const auto& e : c.events()) saw_shutdown |= e["event"] == "shutdown" && e["payload"].contains("reason");
   EXPECT_TRUE(saw_shutdown);

@@ -209,16 +209,26 @@ TEST_F(GatewayCoreTest, SlowConsumerDropsTicksButClosesForOtherFrames) {
   EXPECT_EQ(link.close_reason, "slow consumer");
 }
 
-TEST_F(GatewayCoreTest, ShutdownAnnouncesAndCloses1012) {
-  FakeLink link, pending;
+TEST_F(GatewayCoreTest, ShutdownAnnouncesAndCloses1001) {
+  FakeLink link, pending, late;
   connect(link);
   gateway_.open(pending, PeerInfo{});
   gateway_.shutdown("test");
   EXPECT_EQ(link.sent.back()["event"], "shutdown");
   EXPECT_EQ(link.sent.back()["payload"]["reason"], "test");
-  EXPECT_EQ(link.close_code, kCloseServiceRestart);
-  EXPECT_EQ(pending.close_code, kCloseServiceRestart);  // no event: it never completed the handshake
+  EXPECT_EQ(link.close_code, kCloseGoingAway);  // stopping for good: going away
+  EXPECT_EQ(pending.close_code, kCloseGoingAway);  // no event: it never completed the handshake
   EXPECT_EQ(pending.sent.size(), 1u);
+  gateway_.open(late, PeerInfo{});
+  EXPECT_EQ(late.close_code, kCloseGoingAway);
+}
+
+TEST_F(GatewayCoreTest, ARestartClosesWith1012) {
+  FakeLink link;
+  connect(link);
+  gateway_.shutdown("restart", 1500);
+  EXPECT_EQ(link.sent.back()["payload"]["restartExpectedMs"], 1500);
+  EXPECT_EQ(link.close_code, kCloseServiceRestart);
 }
 
 TEST_F(GatewayCoreTest, AgentMethodsWithoutARuntimeAreUnavailable) {
@@ -233,7 +243,7 @@ TEST_F(GatewayCoreTest, AgentMethodsWithoutARuntimeAreUnavailable) {
 
 TEST_F(GatewayCoreTest, NodeRoleWithoutDeviceIdentityIsRefused) {
   FakeLink link;
-  ConnId id = gateway_.open(link, PeerInfo{"127.0.0.1", true, "", std::nullopt, {}});
+  ConnId id = gateway_.open(link, PeerInfo{"127.0.0.1", true, "", std::nullopt, {}, "", false});
   json params = {{"minProtocol", 3},
                  {"maxProtocol", 4},
                  {"client", {{"id", "node-host"}, {"version", "1"}, {"platform", "linux"}, {"mode", "node"}}},

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "gateway/protocol/auth_rate_limit.h"
+#include "gateway/protocol/client_address.h"
+#include "gateway/protocol/route_guard.h"
 #include "gateway/protocol/connect.h"
 #include "gateway/protocol/frame_fast_path.h"
 #include "gateway/protocol/frames.h"
@@ -159,25 +161,59 @@ TEST(WriteBudget, FixedWindowPerClient) {
 
 TEST(AuthRateLimit, LocksOutAfterMaxAttemptsAndExemptsLoopback) {
   AuthRateLimiter limiter({3, 60'000, 300'000, true});
+  const AuthSource remote{"10.0.0.1", false}, other{"10.0.0.2", false}, local{"127.0.0.1", true};
+  const auto shared = AuthScope::SharedSecret;
   for (int i = 0; i < 3; ++i) {
-    EXPECT_FALSE(limiter.check("10.0.0.1", false, i));
-    limiter.record_failure("10.0.0.1", false, i);
+    EXPECT_FALSE(limiter.check(shared, remote, i));
+    limiter.record_failure(shared, remote, i);
   }
-  EXPECT_EQ(limiter.check("10.0.0.1", false, 2), 300'000);
-  EXPECT_FALSE(limiter.check("10.0.0.2", false, 2));
-  EXPECT_FALSE(limiter.check("10.0.0.1", false, 300'002));  // lockout over
-  for (int i = 0; i < 10; ++i) limiter.record_failure("127.0.0.1", true, i);
-  EXPECT_FALSE(limiter.check("127.0.0.1", true, 10));
+  EXPECT_EQ(limiter.check(shared, remote, 2), 300'000);
+  EXPECT_FALSE(limiter.check(shared, other, 2));
+  EXPECT_FALSE(limiter.check(shared, remote, 300'002));  // lockout over
+  for (int i = 0; i < 10; ++i) limiter.record_failure(shared, local, i);
+  EXPECT_FALSE(limiter.check(shared, local, 10));
 }
 
 TEST(AuthRateLimit, FailuresOutsideTheWindowDoNotAccumulate) {
   AuthRateLimiter limiter({2, 1000, 5000, false});
-  limiter.record_failure("ip", false, 0);
-  limiter.record_failure("ip", false, 1500);  // new window
-  EXPECT_FALSE(limiter.check("ip", false, 1600));
-  limiter.record_success("ip");
-  limiter.record_failure("ip", false, 1700);
-  EXPECT_FALSE(limiter.check("ip", false, 1701));
+  const AuthSource ip{"ip", false};
+  const auto shared = AuthScope::SharedSecret;
+  limiter.record_failure(shared, ip, 0);
+  limiter.record_failure(shared, ip, 1500);  // new window
+  EXPECT_FALSE(limiter.check(shared, ip, 1600));
+  limiter.record_success(shared, ip);
+  limiter.record_failure(shared, ip, 1700);
+  EXPECT_FALSE(limiter.check(shared, ip, 1701));
+}
+
+TEST(AuthRateLimit, ASuccessInOneScopeKeepsTheFailuresOfTheOther) {
+  AuthRateLimiter limiter({2, 60'000, 300'000, false});
+  const AuthSource ip{"10.0.0.1", false};
+  limiter.record_failure(AuthScope::SharedSecret, ip, 0);
+  limiter.record_success(AuthScope::DeviceToken, ip);  // a read-only device token logs in
+  limiter.record_failure(AuthScope::SharedSecret, ip, 1);
+  EXPECT_TRUE(limiter.check(AuthScope::SharedSecret, ip, 2));
+  EXPECT_FALSE(limiter.check(AuthScope::DeviceToken, ip, 2));
+}
+
+TEST(AuthRateLimit, OnlyDirectLocalClientsAreExempt) {
+  PeerInfo cli{"127.0.0.1", true, "127.0.0.1:1", std::nullopt, {}, "", false};
+  EXPECT_TRUE(auth_source(cli).local);
+  PeerInfo proxied = cli;
+  proxied.forwarded = true;  // X-Forwarded-For from an untrusted loopback proxy
+  EXPECT_FALSE(auth_source(proxied).local);
+  EXPECT_EQ(auth_source(proxied).key, "127.0.0.1");
+  PeerInfo page = cli;
+  page.origin = "http://127.0.0.1:1";
+  EXPECT_FALSE(auth_source(page).local);
+  EXPECT_EQ(auth_source(page).key, "browser-origin:http://127.0.0.1:1");
+  PeerInfo behind = cli;
+  behind.forwarded = true;
+  behind.proxied_client_ip = "203.0.113.7";  // through a trusted proxy
+  EXPECT_EQ(auth_source(behind).key, "203.0.113.7");
+  behind.proxied_client_ip = "unknown";
+  EXPECT_EQ(auth_source(behind).key, "unknown");
+  EXPECT_FALSE(auth_source(behind).local);
 }
 
 // ---- connect ----
@@ -311,23 +347,97 @@ TEST(Connect, OriginCheck) {
   EXPECT_FALSE(check_origin(peer, a));
 }
 
-TEST(Connect, WithoutAuthSameOriginMustBeLoopbackAgainstDnsRebinding) {
-  AuthSettings a;
-  a.mode = "none";
-  PeerInfo peer;
-  for (const char* host : {"127.0.0.1:18789", "localhost:18789", "[::1]:18789", "localhost"}) {
-    peer.host = host;
-    peer.origin = std::string("http://") + host;
-    EXPECT_FALSE(check_origin(peer, a)) << host;
+TEST(Connect, SameOriginMustBeLoopbackAgainstDnsRebindingInEveryMode) {
+  for (const char* mode : {"none", "token", "password"}) {
+    AuthSettings a;
+    a.mode = mode;
+    PeerInfo peer;
+    for (const char* host : {"127.0.0.1:18789", "localhost:18789", "[::1]:18789", "localhost", "LOCALHOST:1"}) {
+      peer.host = host;
+      peer.origin = std::string("http://") + host;
+      EXPECT_FALSE(check_origin(peer, a)) << mode << " " << host;
+    }
+    // A page that re-pointed its own name at 127.0.0.1 is "same origin" only with itself.
+    for (const char* host : {"rebind.example:18789", "[::1]evil.example", "127.0.0.1:evil", "127.evil.example"}) {
+      peer.host = host;
+      peer.origin = std::string("http://") + host;
+      ASSERT_TRUE(check_origin(peer, a)) << mode << " " << host;
+      EXPECT_EQ(check_origin(peer, a)->error.details["code"], "CONTROL_UI_ORIGIN_NOT_ALLOWED");
+    }
+    // On a LAN bind an IP literal is fine (no name to re-point), a name needs allowedOrigins.
+    a.loopback_bind = false;
+    peer.host = "192.168.1.5:18789";
+    peer.origin = "http://192.168.1.5:18789";
+    EXPECT_FALSE(check_origin(peer, a)) << mode;
+    peer.host = "box.lan:18789";
+    peer.origin = "http://box.lan:18789";
+    EXPECT_TRUE(check_origin(peer, a)) << mode;
+    a.allowed_origins = {"http://box.lan:18789"};
+    EXPECT_FALSE(check_origin(peer, a)) << mode;
   }
-  peer.host = "rebind.example:18789";  // a page that re-pointed its own name at 127.0.0.1
-  peer.origin = "http://rebind.example:18789";
-  ASSERT_TRUE(check_origin(peer, a));
-  EXPECT_EQ(check_origin(peer, a)->error.details["code"], "CONTROL_UI_ORIGIN_NOT_ALLOWED");
-  a.mode = "token";  // with a token the page still has to authenticate: same origin is fine
-  EXPECT_FALSE(check_origin(peer, a));
-  EXPECT_FALSE(is_loopback_host_header("127.evil.example"));
-  EXPECT_TRUE(is_loopback_host_header("127.0.0.1"));
+}
+
+TEST(ClientAddress, HostHeadersAreParsedStrictly) {
+  for (const char* loopback : {"127.0.0.1", "127.1.2.3:80", "localhost", "LocalHost:18789", "[::1]", "[::1]:18789",
+                               "[::ffff:127.0.0.1]:1"}) {
+    EXPECT_TRUE(is_loopback_host_header(loopback)) << loopback;
+  }
+  for (const char* not_loopback : {"[::1]evil.com", "127.0.0.1:evil", "127.0.0.1:", "127.0.0.1:99999", "::1",
+                                   "127.evil.example", "localhost.evil", "127.0.0.1 x", "", "[::1", "evil.com"}) {
+    EXPECT_FALSE(is_loopback_host_header(not_loopback)) << not_loopback;
+  }
+  EXPECT_TRUE(is_ip_literal_host_header("10.0.0.1:80"));
+  EXPECT_TRUE(is_ip_literal_host_header("[fd00::1]"));
+  EXPECT_FALSE(is_ip_literal_host_header("box.lan"));
+  auto h = parse_host_header("[FD00::1]:8080");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->name, "fd00::1");
+  EXPECT_EQ(h->port, 8080);
+}
+
+TEST(ClientAddress, TheClientBehindTrustedProxiesIsTheRightmostUntrustedHop) {
+  const std::vector<std::string> trusted = {"127.0.0.1", "10.0.0.0/8", "fd00::/8"};
+  EXPECT_EQ(resolve_client_ip("203.0.113.9", "1.2.3.4", trusted), "203.0.113.9");  // not a proxy: its header is ignored
+  EXPECT_EQ(resolve_client_ip("127.0.0.1", "1.2.3.4", trusted), "1.2.3.4");
+  EXPECT_EQ(resolve_client_ip("127.0.0.1", "6.6.6.6, 1.2.3.4, 10.1.2.3", trusted), "1.2.3.4");  // forged left part
+  EXPECT_EQ(resolve_client_ip("::ffff:127.0.0.1", "[2001:db8::1]:443", trusted), "2001:db8::1");
+  EXPECT_EQ(resolve_client_ip("127.0.0.1", "1.2.3.4:5678", trusted), "1.2.3.4");
+  EXPECT_EQ(resolve_client_ip("127.0.0.1", "", trusted), std::nullopt);            // names no client
+  EXPECT_EQ(resolve_client_ip("127.0.0.1", "10.0.0.7, 127.0.0.1", trusted), std::nullopt);  // all trusted
+  EXPECT_EQ(resolve_client_ip("127.0.0.1", "1.2.3.4, garbage", trusted), std::nullopt);
+  EXPECT_TRUE(is_trusted_proxy("fd00::5", trusted));
+  EXPECT_FALSE(is_trusted_proxy("fe00::5", trusted));
+  EXPECT_TRUE(is_trusted_proxy("::ffff:10.9.9.9", trusted));
+  for (const char* bad : {"10.0.0.0/33", "localhost", "10.0.0.0/", "1.2.3.4/x", ""}) {
+    EXPECT_FALSE(valid_trusted_proxy_entry(bad)) << bad;
+  }
+  EXPECT_TRUE(valid_trusted_proxy_entry("0.0.0.0/0"));
+  EXPECT_TRUE(valid_trusted_proxy_entry("::1"));
+}
+
+TEST(RouteGuard, PagesFromOtherSitesAndNonJsonBodiesAreRefused) {
+  AuthSettings a;
+  using H = std::map<std::string, std::string>;
+  const H server = {{"host", "127.0.0.1:1"}, {"content-type", "application/json"}};
+  EXPECT_FALSE(check_route_request("POST", server, "application/json", a));
+  H page = server;
+  page["origin"] = "https://evil.example";
+  EXPECT_EQ(check_route_request("POST", page, "application/json", a)->status, 403);
+  page["origin"] = "http://127.0.0.1:1";  // the gateway's own page
+  EXPECT_FALSE(check_route_request("POST", page, "application/json", a));
+  page.erase("origin");
+  page["sec-fetch-site"] = "cross-site";
+  EXPECT_EQ(check_route_request("POST", page, "application/json", a)->status, 403);
+  page["sec-fetch-site"] = "same-origin";
+  page["host"] = "rebind.example:1";
+  EXPECT_EQ(check_route_request("POST", page, "application/json", a)->status, 403);
+  H plain = server;
+  plain["content-type"] = "text/plain;charset=UTF-8";
+  EXPECT_EQ(check_route_request("POST", plain, "application/json", a)->status, 415);
+  EXPECT_FALSE(check_route_request("POST", plain, "", a));  // a route that takes any body
+  EXPECT_FALSE(check_route_request("GET", {{"host", "127.0.0.1:1"}}, "application/json", a));  // no body
+  EXPECT_FALSE(check_route_request("POST", {{"host", "x"}, {"content-type", " Application/JSON ; charset=utf-8"}},
+                                   "application/json", a));
 }
 
 TEST(Connect, SecretsCompareByValue) {

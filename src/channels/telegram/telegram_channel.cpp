@@ -118,10 +118,10 @@ void TelegramChannel::probe(std::function<void(json)> done) {
 }
 
 void TelegramChannel::set_webhook() {
-  json body = {{"url", settings_.webhook_url}, {"allowed_updates", json::array({"message"})}};
-  if (!settings_.webhook_secret.empty()) body["secret_token"] = settings_.webhook_secret;
-  else spdlog::warn("telegram[{}]: webhook mode without webhookSecret: anyone who finds {} can post updates",
-                    settings_.account_id, settings_.webhook_path);
+  // The secret is required (channel_manager.cpp): Telegram sends it back with every update.
+  json body = {{"url", settings_.webhook_url},
+               {"allowed_updates", json::array({"message"})},
+               {"secret_token", settings_.webhook_secret}};
   call("setWebhook", body, 15'000, [this](int status, const json& answer, const std::string& transport) {
     if (!transport.empty() || !answer.is_object() || !answer.value("ok", false)) {
       last_error_ = "setWebhook failed: " + (!transport.empty() ? transport : answer.is_object() ? answer.value("description", "HTTP " + std::to_string(status)) : "HTTP " + std::to_string(status));
@@ -140,14 +140,13 @@ net::HttpRoute TelegramChannel::route() {
 void TelegramChannel::handle_webhook(const net::HttpRouteRequest& req, net::HttpResponder respond) {
   auto reply = [&](int status, const char* body) { respond({status, "application/json; charset=utf-8", body, {}}); };
   if (req.method != "POST") return reply(405, R"({"ok":false})");
-  if (!settings_.webhook_secret.empty()) {
-    auto h = req.headers.find("x-telegram-bot-api-secret-token");
-    const std::string& want = settings_.webhook_secret;
-    if (h == req.headers.end() || h->second.size() != want.size() ||
-        sodium_memcmp(h->second.data(), want.data(), want.size()) != 0) {
-      spdlog::warn("telegram[{}]: webhook POST from {} without the right secret token", settings_.account_id, req.remote_address);
-      return reply(401, R"({"ok":false})");
-    }
+  // Fail closed: without a configured secret no POST is an update.
+  auto h = req.headers.find("x-telegram-bot-api-secret-token");
+  const std::string& want = settings_.webhook_secret;
+  if (want.empty() || h == req.headers.end() || h->second.size() != want.size() ||
+      sodium_memcmp(h->second.data(), want.data(), want.size()) != 0) {
+    spdlog::warn("telegram[{}]: webhook POST from {} without the right secret token", settings_.account_id, req.remote_address);
+    return reply(401, R"({"ok":false})");
   }
   json update = json::parse(req.body, nullptr, false);
   // Telegram retries anything but 2xx: a malformed update is acknowledged and dropped.

@@ -1,6 +1,6 @@
 // Telegram as a Channel (issue #5 §5): long polling of getUpdates with the offset persisted after
 // each batch — or webhook mode (`webhookUrl`: setWebhook, then Telegram POSTs each update to
-// `webhookPath` on the gateway's port, checked against `webhookSecret` when set) — sendMessage (and editMessageText, for streamed previews) in HTML parse mode with a plain-text
+// `webhookPath` on the gateway's port, checked against the required `webhookSecret`) — sendMessage (and editMessageText, for streamed previews) in HTML parse mode with a plain-text
 // fallback when Telegram cannot parse the entities, 429 retry_after reported as RATE_LIMITED, typing indicator, configurable apiRoot
 // (tests and self-hosted Bot API servers).
 //
@@ -26,7 +26,7 @@ struct TelegramSettings {
   std::filesystem::path offset_file;   ///< where the next update offset is kept ("" = memory only)
   std::string webhook_url;             ///< "" = long polling; else the public URL given to setWebhook
   std::string webhook_path = "/telegram-webhook";  ///< where the gateway receives the POSTs
-  std::string webhook_secret;          ///< secret_token: checked on X-Telegram-Bot-Api-Secret-Token
+  std::string webhook_secret;          ///< secret_token (required with a webhook_url): checked on X-Telegram-Bot-Api-Secret-Token
 };
 
 class TelegramChannel final : public Channel {

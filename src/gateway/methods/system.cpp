@@ -15,8 +15,13 @@ namespace {
 
 using nlohmann::json;
 
-/// `health {probe?}`: the snapshot (at most a second old), or a fresh one with probe:true.
+/// `health {probe?}`: the snapshot (at most a second old), or a fresh one with probe:true. A client
+/// that may not read (no scopes) learns only that the gateway is alive: the snapshot names sessions
+/// (with user ids) and channel accounts.
 MethodResult health(MethodContext& ctx) {
+  if (!Gateway::may_read(ctx.client)) {
+    return json{{"ok", true}, {"status", "live"}, {"ts", ctx.gateway.clock().wall_ms()}};
+  }
   const json& p = ctx.request.params;
   return RawJson{ctx.gateway.health_json(p.is_object() && p.value("probe", false))};
 }

@@ -1,6 +1,5 @@
 #include "gateway/protocol/connect.h"
 
-#include <arpa/inet.h>
 #include <sodium.h>
 
 #include <algorithm>
@@ -178,35 +177,30 @@ std::variant<int, ConnectFailure> negotiate_protocol(const ConnectRequest& r) {
   return std::min(r.max_protocol, kMaxProtocol);
 }
 
-bool is_loopback_host_header(std::string_view host) {
-  // Strip the port: "[::1]:18789" → "::1", "localhost:18789" → "localhost".
-  std::string_view name = host;
-  if (!name.empty() && name.front() == '[') {
-    name = name.substr(1, name.find(']') == std::string_view::npos ? std::string_view::npos : name.find(']') - 1);
-  } else if (auto colon = name.rfind(':'); colon != std::string_view::npos) {
-    name = name.substr(0, colon);
+bool browser_origin_allowed(std::string_view origin, std::string_view host, const AuthSettings& auth) {
+  const auto& allowed = auth.allowed_origins;
+  if (std::find(allowed.begin(), allowed.end(), origin) != allowed.end() ||
+      std::find(allowed.begin(), allowed.end(), "*") != allowed.end()) {
+    return true;
   }
-  if (name == "localhost" || name == "::1") return true;
-  // 127.0.0.0/8 as an IPv4 literal only: "127.evil.example" is a name anyone can point anywhere.
-  in_addr addr{};
-  const std::string literal(name);
-  return literal.rfind("127.", 0) == 0 && ::inet_pton(AF_INET, literal.c_str(), &addr) == 1;
+  // Same origin as the page we serve (scheme://<Host header>) counts only under a Host no page can
+  // re-point: a DNS-rebinding page (evil.example → 127.0.0.1) is "same origin" with itself, so on a
+  // loopback bind the Host must name loopback, elsewhere it must be an IP literal — in every auth
+  // mode (with a password, such a page could guess it from the owner's browser).
+  if (!parse_host_header(host)) return false;
+  const std::string h(host);
+  const bool same_origin = origin == "http://" + h || origin == "https://" + h;
+  const bool vouched = is_loopback_host_header(host) || (!auth.loopback_bind && is_ip_literal_host_header(host));
+  return same_origin && vouched;
 }
 
 std::optional<ConnectFailure> check_origin(const PeerInfo& peer, const AuthSettings& auth) {
   if (!peer.origin || peer.origin->empty()) return std::nullopt;  // not a browser
   const std::string& origin = *peer.origin;
-  if (std::find(auth.allowed_origins.begin(), auth.allowed_origins.end(), origin) != auth.allowed_origins.end() ||
-      std::find(auth.allowed_origins.begin(), auth.allowed_origins.end(), "*") != auth.allowed_origins.end()) {
-    return std::nullopt;
-  }
-  // Same origin as the page we serve: scheme://<Host header>. Without auth, only under a loopback
-  // host name: a DNS-rebinding page (Host: evil.example → 127.0.0.1) would otherwise pass as
-  // "same origin" and drive an unauthenticated gateway.
-  const bool same_origin = !peer.host.empty() && (origin == "http://" + peer.host || origin == "https://" + peer.host);
-  if (same_origin && (auth.mode != "none" || is_loopback_host_header(peer.host))) return std::nullopt;
-  return ConnectFailure{RpcError::invalid("origin not allowed (open the web UI from the gateway's own address or add "
-                                          "the origin to gateway.controlUi.allowedOrigins)",
+  if (browser_origin_allowed(origin, peer.host, auth)) return std::nullopt;
+  return ConnectFailure{RpcError::invalid("origin not allowed (open the web UI from the gateway's own address, e.g. "
+                                          "http://127.0.0.1:<port>/, or add the origin to "
+                                          "gateway.controlUi.allowedOrigins)",
                                           {{"code", "CONTROL_UI_ORIGIN_NOT_ALLOWED"}, {"origin", origin}}),
                         kClosePolicy};
 }
@@ -241,8 +235,7 @@ AuthResult authenticate(const ConnectRequest& r, const PeerInfo& peer, const Aut
     };
     if (auth.trusted_proxies.empty() || auth.trusted_user_header.empty()) {
       out.reason = "trusted_proxy_config_missing";
-    } else if (std::find(auth.trusted_proxies.begin(), auth.trusted_proxies.end(), peer.remote_ip) ==
-               auth.trusted_proxies.end()) {
+    } else if (!is_trusted_proxy(peer.remote_ip, auth.trusted_proxies)) {
       out.reason = "trusted_proxy_untrusted_source";
     } else {
       for (const auto& h : auth.trusted_required_headers) {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gateway/protocol/client_address.h"
 #include "gateway/protocol/device_auth.h"
 #include "gateway/protocol/frames.h"
 
@@ -19,11 +20,18 @@ namespace pincer::gateway {
 
 /// What the transport knows about the other end of a socket.
 struct PeerInfo {
-  std::string remote_ip;                      ///< "127.0.0.1", "::1", …
+  std::string remote_ip;                      ///< the socket's peer: "127.0.0.1", "::1", …
   bool loopback = false;                      ///< remote_ip is a loopback address
   std::string host;                           ///< the HTTP Host header
   std::optional<std::string> origin;          ///< the Origin header (browsers)
   std::map<std::string, std::string> headers; ///< all request headers, names lower-cased
+  /// Set when remote_ip is a trusted proxy (gateway.trustedProxies): the client it names
+  /// (resolve_client_ip), or "unknown" when it named none.
+  std::string proxied_client_ip;
+  bool forwarded = false;                     ///< the request carries X-Forwarded-For, X-Real-IP or Forwarded
+
+  /// The client's address: remote_ip, or behind a trusted proxy the address that proxy names.
+  const std::string& client_ip() const { return proxied_client_ip.empty() ? remote_ip : proxied_client_ip; }
 };
 
 /// A handshake failure: the error answered to `connect`, then the socket is closed.
@@ -66,17 +74,19 @@ struct AuthSettings {
   std::string trusted_user_header;
   std::vector<std::string> trusted_required_headers, trusted_allow_users, trusted_proxies;
   std::vector<std::string> allowed_origins;  ///< gateway.controlUi.allowedOrigins
+  bool loopback_bind = true;                 ///< the gateway listens on a loopback address only
 };
 
-/// Browser origin check: a request with an Origin header must come from the page the gateway
-/// serves (same host) or from an allowed origin. Failure: INVALID_REQUEST
-/// "origin not allowed (…)", details.code CONTROL_UI_ORIGIN_NOT_ALLOWED, close 1008.
-/// With auth mode "none", same-origin is accepted only when the Host header names loopback
-/// (localhost, 127.x, [::1]) — DNS rebinding protection.
-std::optional<ConnectFailure> check_origin(const PeerInfo& peer, const AuthSettings& auth);
+/// Whether a browser page at `origin` may talk to this gateway (WebSocket or HTTP route) when its
+/// request carries the Host header `host`: an origin in gateway.controlUi.allowedOrigins ("*" = any),
+/// or the gateway's own page (scheme://<host>) under a Host no DNS-rebinding page can produce — a
+/// loopback Host (localhost, 127.x, [::1]) on a loopback bind; on other binds also an IP literal.
+bool browser_origin_allowed(std::string_view origin, std::string_view host, const AuthSettings& auth);
 
-/// True for a Host header value naming loopback: localhost, 127.x.x.x or [::1], with or without a port.
-bool is_loopback_host_header(std::string_view host);
+/// Browser origin check of a WebSocket upgrade (browser_origin_allowed; no Origin = not a browser).
+/// Failure: INVALID_REQUEST "origin not allowed (…)", details.code CONTROL_UI_ORIGIN_NOT_ALLOWED,
+/// close 1008.
+std::optional<ConnectFailure> check_origin(const PeerInfo& peer, const AuthSettings& auth);
 
 /// Result of shared-secret authentication.
 struct AuthResult {

@@ -44,9 +44,11 @@ inline constexpr int kUnauthorizedFloodLimit = 10;
 /// WebSocket close codes used by the gateway (§1.10).
 enum CloseCode : uint16_t {
   kCloseNormal = 1000,
+  kCloseGoingAway = 1001,      ///< gateway stopping for good (SIGTERM, SIGINT, SIGHUP)
   kCloseProtocolError = 1002,  ///< protocol version mismatch
   kClosePolicy = 1008,         ///< auth, invalid handshake, slow consumer, flood
-  kCloseServiceRestart = 1012, ///< gateway shutting down
+  kCloseTooBig = 1009,         ///< a message over the connection's limit
+  kCloseServiceRestart = 1012, ///< gateway restarting in process (SIGUSR1, config reload)
 };
 
 }  // namespace pincer::gateway
