@@ -98,9 +98,10 @@ test('sync: a signed message gets the agent reply in the HTTP response', async (
 });
 
 test('the same messageId twice is answered once', async () => {
-  // Signed anew (another timestamp): the same signature again would be a replay (409).
+  // Signed anew (another timestamp): the same signature again would be a replay (409). 100 s back
+  // (inside the ±300 s window) can never be the second the first test signed in, a second ago.
   const again = await post(syncBase, { text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' },
-    signed(JSON.stringify({ text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' }), String(Number(now()) - 1)));
+    signed(JSON.stringify({ text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' }), String(Number(now()) - 100)));
   assert.equal(again.status, 200);
   assert.deepEqual(again.json, { ok: true, duplicate: true });
 });
@@ -171,7 +172,7 @@ test('a replayed request is refused, and a retry signed anew is answered once by
 
 test('a stale or far-future timestamp is refused even with a valid signature', async () => {
   const text = JSON.stringify({ text: 'late ECHO:wh-stale', senderId: 'svc-s' });
-  for (const offset of [-301, -3600, 301]) {
+  for (const offset of [-310, -3600, 310]) {  // clear of the ±300 s edge: the two clocks may tick apart
     const r = await send(syncBase, text, signed(text, String(Number(now()) + offset)));
     assert.equal(r.status, 401, `offset ${offset}: ${JSON.stringify(r.json)}`);
     assert.match(r.json.error, /stale X-Pincer-Timestamp/);
