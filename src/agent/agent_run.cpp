@@ -211,7 +211,7 @@ void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
   if (failed.timestamp == 0) failed.timestamp = clock_.wall_ms();
   record(failed);
   reply_recorded_ = true;
-  finish_error(failure.message);
+  finish_error(failure.message, llm::to_string(failure.reason));
 }
 
 void AgentRun::handle_reply(llm::AssistantMessage reply) {
@@ -352,9 +352,10 @@ void AgentRun::finish_ok(const llm::AssistantMessage& reply) {
   finish(std::move(e));
 }
 
-void AgentRun::finish_error(const std::string& message) {
+void AgentRun::finish_error(const std::string& message, std::string_view reason) {
   RunEvent e = event(RunEvent::Kind::Error);
   e.error = message;
+  e.error_reason = reason;
   e.stop_reason = "error";
   finish(std::move(e));
 }

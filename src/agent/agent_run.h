@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/run_events.h"
@@ -96,7 +97,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void run_next_tool();
   void inject_steering();
   void finish_ok(const llm::AssistantMessage& reply);
-  void finish_error(const std::string& message);
+  void finish_error(const std::string& message, std::string_view reason = {});
   void finish_aborted();
   void finish(RunEvent event);
   void record(const llm::Message& message);

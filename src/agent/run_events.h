@@ -32,7 +32,10 @@ struct RunEvent {
   nlohmann::json tool_args;
   std::string tool_result;
   bool tool_error = false;
-  std::string error;
+  std::string error;         ///< Error: one clear line for operators (secrets masked)
+  std::string error_reason;  ///< Error from the model provider: its failover reason ("auth",
+                             ///< "rate_limit", … llm::to_string); "" for the gateway's own errors.
+                             ///< Chat platforms show a generic line by it (channel_error_text).
   std::string stop_reason;  ///< "stop", "length", "toolUse", "error", "aborted", or the abort reason
   std::string provider, model;
   llm::Usage usage;  ///< summed over the run's model calls (End)

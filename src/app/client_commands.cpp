@@ -12,6 +12,7 @@
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/paths.h"
+#include "core/redact.h"
 #include "store/instance_lock.h"
 
 namespace pincer::app {
@@ -123,6 +124,7 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
   if (!lock) return fail(1, "the gateway is running on this state dir; drop --local to send the turn through it");
   auto loaded = config::load(paths::config_file(state), env);
   if (!loaded) return fail(2, loaded.error().message);
+  for (const auto& secret : config::sensitive_values(loaded->effective)) redact::add_secret(secret);
   log::Options log_options;
   log_options.level = "warn";  // stdout is the reply; problems go to stderr
   (void)log::init(log_options);

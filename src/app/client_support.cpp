@@ -1,17 +1,50 @@
 #include "app/client_support.h"
 
-#include <atomic>
+#include <sys/stat.h>
 
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 namespace pincer::app {
 
 using nlohmann::json;
 
+void add_secret_option(CLI::App* cmd, const std::string& name, std::optional<std::string>& target,
+                       const std::string& help) {
+  auto* direct = cmd->add_option("--" + name, target, help + " (visible in ps: prefer --" + name + "-file)");
+  direct->each([name](const std::string&) {
+    std::cerr << "pincer: warning: --" << name << " is visible to every local user (ps, /proc/<pid>/cmdline); use --"
+              << name << "-file or the environment instead\n";
+  });
+  auto* file = cmd->add_option_function<std::string>(
+      "--" + name + "-file",
+      [name, &target](const std::string& path) {
+        const std::string flag = "--" + name + "-file";
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0) throw CLI::ValidationError(flag, path + ": " + std::strerror(errno));
+        if (!S_ISREG(st.st_mode)) throw CLI::ValidationError(flag, path + ": not a regular file");
+        if (st.st_size > 4096) throw CLI::ValidationError(flag, path + ": larger than 4 KiB (expected one line)");
+        std::ifstream in(path, std::ios::binary);
+        std::string line;
+        if (!in || !std::getline(in, line)) throw CLI::ValidationError(flag, path + ": cannot read it, or it is empty");
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) throw CLI::ValidationError(flag, path + ": the first line is empty");
+        if (st.st_mode & 0077) {
+          std::cerr << "pincer: warning: " << path << " is readable by other users; chmod 600 it\n";
+        }
+        target = line;
+      },
+      help + ", read from the first line of this file");
+  file->excludes(direct);
+}
+
 void add_client_flags(CLI::App* cmd, ClientFlags& flags, bool json_flag) {
   cmd->add_option("--url", flags.conn.url, "Gateway URL (default PINCER_GATEWAY_URL or ws://127.0.0.1:<gateway.port>)");
-  cmd->add_option("--token", flags.conn.token, "Gateway token (default PINCER_GATEWAY_TOKEN or gateway.auth.token)");
-  cmd->add_option("--password", flags.conn.password, "Gateway password (default PINCER_GATEWAY_PASSWORD)");
+  add_secret_option(cmd, "token", flags.conn.token, "Gateway token (default PINCER_GATEWAY_TOKEN or gateway.auth.token)");
+  add_secret_option(cmd, "password", flags.conn.password, "Gateway password (default PINCER_GATEWAY_PASSWORD)");
   cmd->add_option("--timeout", flags.conn.timeout_ms, "Request timeout in ms")->check(CLI::Range(1, 24 * 3600 * 1000));
   if (json_flag) cmd->add_flag("--json", flags.json, "Print the result as JSON");
 }

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -26,8 +27,17 @@ struct ClientFlags {
   std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(conn.timeout_ms); }
 };
 
-/// Adds --url, --token, --password, --timeout (ms) and, when `json_flag`, --json.
+/// Adds --url, --token, --token-file, --password, --password-file, --timeout (ms) and, when
+/// `json_flag`, --json.
 void add_client_flags(CLI::App* cmd, ClientFlags& flags, bool json_flag = true);
+
+/// Adds `--<name>` (the secret itself; a warning on stderr when used: every local user sees it
+/// in `ps` and /proc/<pid>/cmdline) and `--<name>-file PATH` (the secret is the file's first
+/// line) to `cmd`, both filling `target`. A file that is missing, not a regular file, larger
+/// than 4 KiB or empty fails the command line with a message naming it; a file other users can
+/// read gets a warning. The two exclude each other.
+void add_secret_option(CLI::App* cmd, const std::string& name, std::optional<std::string>& target,
+                       const std::string& help);
 
 /// Resolves the connection (cli/connection.h), connects, and runs `body`. Failures print one
 /// "pincer: …" line with a hint and return 1 (unreachable, auth refused) or 2 (bad config/flags).

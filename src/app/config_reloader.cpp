@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/clock.h"
+#include "core/redact.h"
 
 namespace pincer::app {
 
@@ -48,6 +49,10 @@ void ConfigReloader::start() {
 void ConfigReloader::on_change() {
   if (restart_pending_) return;  // the coming restart reads the file as it is then
   auto next = config::load(config_path_, env_);
+  // New keys and tokens are masked before anything about the new config is logged or applied.
+  if (next) {
+    for (const auto& secret : config::sensitive_values(next->effective)) redact::add_secret(secret);
+  }
   if (!next) {
     spdlog::error("config reload rejected, the running config is kept: {}", next.error().message);
     return;
@@ -77,7 +82,7 @@ void ConfigReloader::on_change() {
                  join_paths(plan.restart_reasons));
   }
   running_ = next->effective;
-  gateway_.set_config(next->effective, next->hash);
+  gateway_.set_config(next->effective, next->hash, next->written);
   mode_ = mode;
   if (mode_ == ReloadMode::Off) {
     watcher_.stop();

@@ -1,5 +1,6 @@
 // `pincer devices list|approve|reject|remove|revoke`: device pairing from the command line (AU-3),
-// through the running gateway's device.pair.* / device.token.* methods (gateway/methods/devices.cpp).
+// through the running gateway's device.pair.* / device.token.* methods (gateway/methods/devices.cpp);
+// `revoke --all` also edits the state dir's files when no gateway runs on it.
 // Same verbs as `openclaw devices`. Data commands take --json (the gateway's payload, unchanged).
 #include <algorithm>
 #include <iostream>
@@ -8,6 +9,9 @@
 
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "core/paths.h"
+#include "store/device_store.h"
+#include "store/instance_lock.h"
 
 namespace pincer::app {
 namespace {
@@ -125,6 +129,44 @@ int run_revoke(const ClientFlags& f, const Target& t) {
   });
 }
 
+/// `revoke --all`: every live device token. Through the gateway when one runs on this state dir
+/// (or --url names one): its store is the one in memory. Otherwise in the files themselves.
+int run_revoke_all(const ClientFlags& f) {
+  const auto env = config::process_env();
+  const auto state = paths::state_dir(env);
+  if (!f.conn.url) {
+    auto lock = store::InstanceLock::acquire(paths::gateway_lock_file(state));
+    if (lock) {
+      store::DeviceStore devices(state / "devices", {}, SystemClock::instance().wall_ms());
+      for (const auto& w : devices.load_warnings()) std::cerr << "pincer: warning: " << w << "\n";
+      auto revoked = devices.revoke_all_tokens(SystemClock::instance().wall_ms());
+      if (!revoked) return fail(1, revoked.error().message);
+      if (f.json) return print_json({{"revoked", *revoked}, {"via", "files"}});
+      std::cout << "Revoked " << *revoked << " device token(s) in " << (state / "devices" / "paired.json").string()
+                << "; devices connect again with the shared token (which issues a fresh one) or are approved again\n";
+      return 0;
+    }
+  }
+  return with_gateway(f, [&](cli::GatewayClient& client) {
+    auto list = client.call("device.pair.list", json::object(), f.timeout());
+    if (!list) return request_failed("device.pair.list", list.error());
+    int revoked = 0;
+    for (const auto& d : (*list)["paired"]) {
+      for (const auto& t : d.value("tokens", json::array())) {
+        if (t.contains("revokedAtMs")) continue;
+        auto r = client.call("device.token.revoke", {{"deviceId", d.value("deviceId", "")}, {"role", t.value("role", "")}},
+                             f.timeout());
+        if (!r) return request_failed("device.token.revoke", r.error());
+        ++revoked;
+      }
+    }
+    if (f.json) return print_json({{"revoked", revoked}, {"via", "gateway"}});
+    std::cout << "Revoked " << revoked << " device token(s); their connections were closed. Devices connect again "
+              << "with the shared token (which issues a fresh one) or are approved again\n";
+    return 0;
+  });
+}
+
 }  // namespace
 
 void register_devices_commands(CLI::App& app, Action& action) {
@@ -163,11 +205,20 @@ void register_devices_commands(CLI::App& app, Action& action) {
   {
     auto f = std::make_shared<ClientFlags>();
     auto t = std::make_shared<Target>();
-    auto* cmd = devices->add_subcommand("revoke", "Revoke a paired device's token for one role");
-    cmd->add_option("deviceId", t->id, "The device id (pincer devices list)")->required();
+    auto all = std::make_shared<bool>(false);
+    auto* cmd = devices->add_subcommand("revoke", "Revoke a paired device's token for one role, or --all tokens");
+    auto* id = cmd->add_option("deviceId", t->id, "The device id (pincer devices list)");
+    auto* every = cmd->add_flag("--all", *all,
+                                "Every device token of every paired device (e.g. after a leaked token or a switch "
+                                "from auth none); works without a running gateway too");
+    id->excludes(every);
     cmd->add_option("--role", t->role, "The token's role (default operator)")->check(CLI::IsMember({"operator", "node"}));
     add_client_flags(cmd, *f);
-    on_parsed(cmd, action, [f, t] { return run_revoke(*f, *t); });
+    on_parsed(cmd, action, [f, t, all] {
+      if (*all) return run_revoke_all(*f);
+      if (t->id.empty()) return fail(2, "give a deviceId or --all (see pincer devices list)");
+      return run_revoke(*f, *t);
+    });
   }
 }
 

@@ -1,5 +1,6 @@
 #include "app/gateway_command.h"
 
+#include "app/client_support.h"
 #include "app/commands.h"
 #include "app/config_reloader.h"
 
@@ -36,11 +37,6 @@ namespace {
 
 using nlohmann::json;
 
-int fail(int code, const std::string& message) {
-  std::cerr << "pincer: " << message << "\n";
-  return code;
-}
-
 bool is_loopback_host(const std::string& host) {
   return host == "127.0.0.1" || host == "::1" || host == "localhost" || host.rfind("127.", 0) == 0;
 }
@@ -66,6 +62,20 @@ Result<std::string> create_first_config(const std::filesystem::path& path) {
   return token;
 }
 
+/// Warns (stderr) for each of the state dir and the config file that other users can read:
+/// they hold the gateway's secrets, sessions and transcripts (doctor says the same).
+void warn_loose_permissions(const std::filesystem::path& state, const std::filesystem::path& config_path) {
+  for (const auto& p : {state, config_path}) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0 || (st.st_mode & 0077) == 0) continue;
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
+    std::cerr << "pincer: warning: " << p.string() << " is mode " << mode
+              << ": other users on this machine can read the gateway's secrets and transcripts; chmod "
+              << (S_ISDIR(st.st_mode) ? "700 " : "600 ") << p.string() << "\n";
+  }
+}
+
 }  // namespace
 
 /// The gateway's settings from flags > env > config (GW-1, AU-1): port, bind address, auth. Errors
@@ -83,6 +93,7 @@ static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& 
   s.state_dir = state;
   s.config_path = config_path;
   s.config = cfg;
+  s.config_written = loaded.written;
   s.config_hash = loaded.hash;
   s.config_exists = loaded.exists;
 
@@ -228,6 +239,7 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   auto loaded = config::load(config_path, env);
   if (!loaded) return fail(2, loaded.error().message);
   const json& cfg = loaded->effective;
+  warn_loose_permissions(state, config_path);
 
   auto settings = gateway_settings(flags, env, *loaded, state);
   if (!settings) return fail(settings.error().code == "1" ? 1 : 2, settings.error().message);
@@ -240,8 +252,10 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     std::cerr << "pincer: warning: the gateway listens on " << where << " and its " << s.auth.mode << " is only "
               << secret_size << " characters; use " << strong_size << " or more (pincer doctor explains)\n";
   }
+  // Every secret the config holds (also those from "${ENV}") is masked wherever it would show.
   redact::add_secret(s.auth.token);
   redact::add_secret(s.auth.password);
+  for (const auto& secret : config::sensitive_values(cfg)) redact::add_secret(secret);
 
   const json& logging = cfg["logging"];
   const std::string log_file = logging.value("file", "");
@@ -328,8 +342,9 @@ void register_gateway_commands(CLI::App& app, Action& action) {
   run->add_option("--host", flags->host, "Address to bind (implies --bind custom)");
   run->add_option("--auth", flags->auth, "none | token | password | trusted-proxy (default gateway.auth.mode)")
       ->check(CLI::IsMember({"none", "token", "password", "trusted-proxy"}));
-  run->add_option("--token", flags->token, "Gateway token (default PINCER_GATEWAY_TOKEN or gateway.auth.token)");
-  run->add_option("--password", flags->password, "Gateway password (default PINCER_GATEWAY_PASSWORD or gateway.auth.password)");
+  add_secret_option(run, "token", flags->token, "Gateway token (default PINCER_GATEWAY_TOKEN or gateway.auth.token)");
+  add_secret_option(run, "password", flags->password,
+                    "Gateway password (default PINCER_GATEWAY_PASSWORD or gateway.auth.password)");
   on_parsed(run, action, [flags] { return run_gateway(*flags); });
 }
 

@@ -3,7 +3,8 @@
 // $XDG_CONFIG_HOME/systemd/user/pincer-gateway.service (XDG_CONFIG_HOME defaults to ~/.config)
 // and runs this binary's absolute path with `gateway run`, Restart=on-failure, PINCER_HOME when
 // set, and the optional environment file <state>/gateway.env for the secrets pincer.json refers
-// to as "${NAME}" (a service does not see the login shell's environment).
+// to as "${NAME}" (a service does not see the login shell's environment), with the sandboxing
+// directives that leave the agent's workspace commands working (docs/security.md).
 // Exit codes: 0 done (status: always, the state is in the output); 1 failure; 2 bad arguments.
 #include <fcntl.h>
 #include <spawn.h>
@@ -83,7 +84,26 @@ std::string unit_text(const fs::path& binary, const config::EnvLookup& env, cons
       "Type=simple\n"
       "ExecStart=" + unit_quote(binary.string()) + " gateway run\n"
       "Restart=on-failure\n"
-      "RestartSec=5\n";
+      "RestartSec=5\n"
+      "# Hardening (docs/security.md \"The systemd unit\"): what cannot break the agent's commands in\n"
+      "# its workspace. Left out on purpose: ProtectSystem=strict and ProtectHome (commands write caches\n"
+      "# and configs in the home directory), PrivateDevices, RestrictNamespaces, RestrictAddressFamilies,\n"
+      "# MemoryDenyWriteExecute, SystemCallFilter (compilers, JITs, containers and devices in tools).\n"
+      "NoNewPrivileges=yes\n"
+      "ProtectSystem=full\n"
+      "PrivateTmp=yes\n"
+      "ProtectKernelTunables=yes\n"
+      "ProtectKernelModules=yes\n"
+      "ProtectKernelLogs=yes\n"
+      "ProtectControlGroups=yes\n"
+      "ProtectClock=yes\n"
+      "ProtectHostname=yes\n"
+      "RestrictSUIDSGID=yes\n"
+      "RestrictRealtime=yes\n"
+      "LockPersonality=yes\n"
+      "SystemCallArchitectures=native\n"
+      "UMask=0077\n"
+      "LimitNOFILE=65536\n";
   if (auto home = env("PINCER_HOME"); home && !home->empty()) {
     std::error_code ec;
     const fs::path abs = fs::absolute(*home, ec);

@@ -5,6 +5,7 @@
 #include "channels/channel_accounts.h"
 #include "channels/reply_stream.h"
 #include "core/ids.h"
+#include "core/redact.h"
 #include "routing/routing_config.h"
 #include "routing/session_routing.h"
 
@@ -281,7 +282,7 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   if (!accepted) {
     q.active_run.clear();
     spdlog::error("{}[{}]: cannot start a run for {}: {}", last.channel, last.account_id, session_key, accepted.error().message);
-    reply(*channel, last, run_id, "⚠️ " + accepted.error().message);
+    reply(*channel, last, run_id, "⚠️ " + redact::apply(accepted.error().message));
     return;
   }
   ++runs_;
@@ -343,7 +344,7 @@ bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const s
   const std::string id = "cmd-" + m.channel + "-" + m.chat_id + "-" + m.message_id;
   if (word == "new" || word == "reset") {
     auto r = agents_.reset_session(session_key);
-    reply(channel, m, id, r || r.error().code == "SESSION_NOT_FOUND" ? "Started a fresh session." : "⚠️ " + r.error().message);
+    reply(channel, m, id, r || r.error().code == "SESSION_NOT_FOUND" ? "Started a fresh session." : "⚠️ " + redact::apply(r.error().message));
     return true;
   }
   if (word == "stop") {

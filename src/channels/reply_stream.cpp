@@ -43,6 +43,19 @@ std::optional<StreamMode> parse_stream_mode(const std::string& name) {
   return std::nullopt;
 }
 
+std::string channel_error_text(const agent::RunEvent& e) {
+  const std::string& r = e.error_reason;
+  const char* what = "something went wrong on the gateway";
+  if (r == "auth" || r == "auth_permanent") what = "the model provider refused the gateway's credentials";
+  else if (r == "billing") what = "the model provider account is out of credit";
+  else if (r == "rate_limit") what = "the model provider is busy or rate-limited; try again in a moment";
+  else if (r == "timeout") what = "the model provider did not answer in time; try again in a moment";
+  else if (r == "context_overflow") what = "the conversation no longer fits the model; send /new to start afresh";
+  else if (r == "model_not_found") what = "the configured model was not found at the provider";
+  else if (!r.empty()) what = "the model call failed";
+  return std::string("⚠️ Sorry, I could not answer: ") + what + ". (The owner can find the details in the gateway log.)";
+}
+
 const char* to_string(StreamMode mode) {
   switch (mode) {
     case StreamMode::Off: return "off";
@@ -182,7 +195,7 @@ void ReplyStream::on_event(const agent::RunEvent& e, bool superseded) {
       if (terminal) ended_ = true;
       if (superseded) return;
       if (e.kind == K::End && !e.text.empty()) deliver_whole(e.text, "");
-      if (e.kind == K::Error) deliver_whole("⚠️ " + e.error, "");
+      if (e.kind == K::Error) deliver_whole(channel_error_text(e), "");
       return;
 
     case StreamMode::Partial:
@@ -200,7 +213,7 @@ void ReplyStream::on_event(const agent::RunEvent& e, bool superseded) {
       } else if (e.kind == K::Error) {
         ended_ = true;
         const bool has_preview = !preview_id_.empty() || preview_busy_;
-        finish_preview(has_preview ? text_ : "", "⚠️ " + e.error);
+        finish_preview(has_preview ? text_ : "", channel_error_text(e));
       }
       return;
 
@@ -226,7 +239,7 @@ void ReplyStream::on_event(const agent::RunEvent& e, bool superseded) {
         end_blocks("");
       } else if (e.kind == K::Error) {
         ended_ = true;
-        end_blocks("⚠️ " + e.error);
+        end_blocks(channel_error_text(e));
       }
       return;
   }

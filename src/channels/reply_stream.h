@@ -2,7 +2,9 @@
 // platform messages, in one of three modes, as OpenClaw's `channels.<id>.streaming`:
 //
 //   off      the whole reply when the run ends, chunked (ReplyDelivery). An error is answered
-//            "⚠️ <error>"; an aborted run sends nothing.
+//            "⚠️ <error>" — channel_error_text(): a short generic line, never the provider's
+//            detail (operators read that in the log and in `chat` events); an aborted run sends
+//            nothing.
 //   partial  a live preview (OpenClaw's Telegram "draft" stream, src/telegram/draft-stream.ts):
 //            once the current model step's text holds kPreviewMinInitialChars, one message is
 //            sent, then edited in place as text arrives, at most once per kPreviewThrottleMs.
@@ -66,6 +68,12 @@ enum class StreamMode { Off, Partial, Block };
 /// "off" | "partial" | "block" (and "progress", which streams nothing yet: Off); nullopt otherwise.
 std::optional<StreamMode> parse_stream_mode(const std::string& name);
 const char* to_string(StreamMode mode);
+
+/// What a chat user is told when a run fails: "⚠️ " and a short line chosen by the event's
+/// error_reason (e.g. "the model provider refused the gateway's credentials"), pointing at the
+/// gateway log. Never the error's own text: a provider may echo a key or internal detail in it,
+/// and chat senders need not be the owner (issue 22, item 6).
+std::string channel_error_text(const agent::RunEvent& e);
 
 struct ReplyStreamSettings {
   StreamMode mode = StreamMode::Off;

@@ -755,12 +755,15 @@ Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& en
   config.exists = true;
   config.hash = sha256_hex(*text);
 
-  auto resolved = resolve_text(*text, file, env, EnvRefs::kSubstitute);
-  if (!resolved) return resolved.error();
-  if (auto st = validate(*resolved); !st) {
+  auto written = resolve_text(*text, file, env, EnvRefs::kKeep);
+  if (!written) return written.error();
+  json resolved = *written;
+  if (auto st = substitute_env(resolved, env, ""); !st) return invalid(shown_file + ": " + st.error().message);
+  if (auto st = validate(resolved); !st) {
     return invalid(prefix_lines(shown_file, st.error().message));
   }
-  config.resolved = std::move(*resolved);
+  config.written = std::move(*written);
+  config.resolved = std::move(resolved);
   config.effective = with_defaults(config.resolved);
   return config;
 }

@@ -46,6 +46,7 @@ EnvLookup process_env();
 struct LoadedConfig {
   std::filesystem::path path;  ///< the top-level file
   bool exists = false;         ///< false: the file is missing and `effective` holds pure defaults
+  nlohmann::json written;      ///< after $include, before env substitution ("${NAME}" kept)
   nlohmann::json resolved;     ///< after $include + env substitution, before defaults
   nlohmann::json effective;    ///< validated, with every schema default filled in
   std::string hash;            ///< lowercase hex SHA-256 of the top-level file's bytes ("" if missing)
@@ -122,5 +123,19 @@ std::string markdown_reference();
 /// Copy of `doc` with every value the schema marks sensitive (tokens, passwords, keys) replaced
 /// by "__PINCER_REDACTED__". Used for config.get and logs.
 nlohmann::json redact(const nlohmann::json& doc);
+
+/// Every non-empty string in `doc` at a place the schema marks sensitive (gateway token and
+/// password, provider API keys and header values, bot tokens, webhook secrets, IRC passwords …),
+/// in document order, duplicates removed. `doc` is a resolved document (after "${ENV}"
+/// substitution), so values that came from the environment are included. The gateway registers
+/// them with redact::add_secret() at start and at every reload.
+std::vector<std::string> sensitive_values(const nlohmann::json& doc);
+
+/// What `config.get` shows a client: redact(effective), then every string that held an
+/// unescaped "${NAME}" reference in `written` (the document as written: after "$include", before
+/// substitution — LoadedConfig::written) shown as written instead of its substituted value, and
+/// the userinfo of every URL ("https://user:pass@host") replaced by "***". Strings are matched
+/// by position (same keys, same array indexes); `written` null = nothing was substituted.
+nlohmann::json redact_for_clients(const nlohmann::json& effective, const nlohmann::json& written);
 
 }  // namespace pincer::config

@@ -192,9 +192,10 @@ Node gateway_auth() {
                 field("userHeader", string().required().doc(
                                         "Request header carrying the authenticated user name "
                                         "(e.g. `x-forwarded-user`).")),
-                field("requiredHeaders", array_of(string()).doc(
-                                             "Headers that must be present on every proxied "
-                                             "request; a request lacking one is rejected.")),
+                field("requiredHeaders", array_of(string().pattern(R"(^[!#$%&'*+.^_`|~0-9A-Za-z-]+$)")).doc(
+                                             "Header names that must be present, with a non-empty "
+                                             "value, on every proxied request; a request lacking "
+                                             "one is rejected. Each must be a valid header name.")),
                 field("allowUsers", array_of(string()).doc(
                                         "When non-empty, only these users are accepted.")),
             }).doc("Settings of `trusted-proxy` mode (required by it).")),

@@ -28,7 +28,7 @@ const std::regex& patterns() {
 }  // namespace
 
 void add_secret(std::string_view value) {
-  if (value.size() < 6) return;
+  if (value.size() < kMinSecretBytes) return;
   std::unique_lock lock(g_mutex);
   auto& s = secrets();
   if (std::find(s.begin(), s.end(), value) == s.end()) s.emplace_back(value);

@@ -42,6 +42,7 @@ Gateway::Gateway(GatewaySettings settings, Clock& clock)
           },
           clock.wall_ms())) {
   for (const auto& w : devices_->load_warnings()) spdlog::warn("device store: {}", w);
+  bind_device_tokens_to_auth_epoch();
   register_system_methods(methods_);
   register_config_methods(methods_);
   register_chat_methods(methods_);
@@ -250,9 +251,12 @@ bool Gateway::connect_device(Client& client, const RequestFrame& request, const 
   const bool proxied = h.count("x-forwarded-for") || h.count("x-real-ip") || h.count("forwarded");
   const bool ui = req.client.id == "openclaw-control-ui" || req.client.id == "webchat-ui" || req.client.mode == "webchat";
   const bool local = client.peer.loopback && !proxied && (!client.peer.origin || ui);
-  const bool shared_secret = shared_ok && (auth.method == "token" || auth.method == "password" || auth.method == "none");
+  const bool shared_secret = shared_ok && (auth.method == "token" || auth.method == "password");
   // A local backend holding the shared secret is the gateway's own helper: no pairing, no token.
-  if (local && shared_secret && req.client.id == "gateway-client" && req.client.mode == "backend") {
+  // Under `auth: none` (loopback only) a local device works for this connection alone: it is
+  // neither paired nor given a token that would outlive a switch to token auth (issue 22 item 7).
+  if (local && ((shared_secret && req.client.id == "gateway-client" && req.client.mode == "backend") ||
+                (shared_ok && auth.method == "none"))) {
     client.device_id = device.device_id;
     return true;
   }

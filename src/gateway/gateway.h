@@ -80,6 +80,7 @@ struct GatewaySettings {
   std::filesystem::path config_path;
   std::filesystem::path log_file;
   nlohmann::json config;      ///< effective config (defaults applied)
+  nlohmann::json config_written;  ///< the config as written ("${NAME}" kept; config::LoadedConfig::written)
   std::string config_hash;
   bool config_exists = false;
   std::string bind_host = "127.0.0.1";
@@ -120,8 +121,9 @@ class Gateway {
   void set_listening_port(int port) { settings_.port = port; }
   /// A config reload applied `effective` (from the file whose SHA-256 is `hash`): `config.get`
   /// shows it from now on. Loop thread.
-  void set_config(nlohmann::json effective, std::string hash) {
+  void set_config(nlohmann::json effective, std::string hash, nlohmann::json written = nullptr) {
     settings_.config = std::move(effective);
+    settings_.config_written = std::move(written);
     settings_.config_hash = std::move(hash);
     settings_.config_exists = true;
   }
@@ -200,6 +202,9 @@ class Gateway {
                       std::optional<store::DeviceToken>& issued);
   bool require_pairing(Client& client, const RequestFrame& request, const ConnectRequest& req,
                        const device_auth::VerifiedDevice& device, const std::string& reason, bool silent);
+  /// At start: device tokens issued under another auth mode or shared secret are revoked
+  /// (store/auth_epoch.h; gateway/device_epoch.cpp).
+  void bind_device_tokens_to_auth_epoch();
   void dispatch(Client& client, const RequestFrame& request);
   void fail_handshake(Client& client, const std::string& request_id, const RpcError& error, uint16_t close_code);
   void close_client(Client& client, uint16_t code, const std::string& reason);

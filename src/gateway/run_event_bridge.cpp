@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/event_loop.h"
+#include "core/redact.h"
 #include "gateway/gateway.h"
 
 namespace pincer::gateway {
@@ -120,9 +121,11 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
           chat["message"] = RunState::assistant_message(e.text, e.ts);
           chat["usage"] = {{"input", e.usage.input}, {"output", e.usage.output}, {"totalTokens", e.usage.total_tokens}};
         } else if (e.kind == RunEvent::Kind::Error) {
-          s.agent_event(e, "lifecycle", {{"phase", "error"}, {"error", e.error}, {"endedAt", e.ts}});
+          // Operators get the detail, masked once more (errors from any layer end here).
+          const std::string error = redact::apply(e.error);
+          s.agent_event(e, "lifecycle", {{"phase", "error"}, {"error", error}, {"endedAt", e.ts}});
           chat["state"] = "error";
-          chat["errorMessage"] = e.error;
+          chat["errorMessage"] = error;
         } else {
           s.agent_event(e, "lifecycle", {{"phase", "end"}, {"stopReason", e.stop_reason}, {"aborted", true}, {"endedAt", e.ts}});
           chat["state"] = "aborted";

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/redact.h"
+
 namespace pincer::llm {
 
 using nlohmann::json;
@@ -63,12 +65,20 @@ bool has_any(std::string_view haystack, std::initializer_list<std::string_view> 
                      [&](std::string_view n) { return haystack.find(n) != std::string_view::npos; });
 }
 
-/// Whitespace runs (incl. line breaks) become one space; trimmed; cut to kMaxDetailBytes at a
-/// UTF-8 character boundary with "…".
+/// Whitespace runs (incl. line breaks) become one space; trimmed; secrets masked
+/// (redact::apply: registered keys and tokens, credential-shaped text — a provider may echo the
+/// key it refused); cut to kMaxDetailBytes at a UTF-8 character boundary with "…". Masking
+/// happens before the cut, so that a key cut in half cannot escape it.
 std::string one_line(std::string_view s) {
   std::string out;
   bool space = false;
+  bool bounded = false;
   for (char c : s) {
+    // Only the start is ever shown: the patterns run over a bounded text.
+    if (out.size() >= 4 * kMaxDetailBytes) {
+      bounded = true;
+      break;
+    }
     if (c == '\n' || c == '\r' || c == '\t' || c == ' ' || c == '\v' || c == '\f') {
       space = !out.empty();
       continue;
@@ -78,12 +88,19 @@ std::string one_line(std::string_view s) {
     space = false;
     out += c;
   }
+  // At a UTF-8 character boundary at or before `n` (out.size() > n).
+  auto cut_at = [&out](std::size_t n) {
+    while (n > 0 && (static_cast<unsigned char>(out[n]) & 0xC0) == 0x80) --n;
+    out.resize(n);
+  };
+  // A secret cut in half at the bound would escape the masking: drop what could hold one.
+  if (bounded) cut_at(out.size() - 256);
+  out = redact::apply(out);
   if (out.size() > kMaxDetailBytes) {
-    std::size_t cut = kMaxDetailBytes;
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
-    out.resize(cut);
-    out += "\xE2\x80\xA6";  // …
+    cut_at(kMaxDetailBytes);
+    bounded = true;
   }
+  if (bounded) out += "\xE2\x80\xA6";  // …
   return out;
 }
 

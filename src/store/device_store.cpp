@@ -457,4 +457,26 @@ Result<DeviceToken> DeviceStore::revoke_token(const std::string& device_id, cons
   return copy;
 }
 
+Result<int> DeviceStore::revoke_all_tokens(int64_t now_ms) {
+  int revoked = 0;
+  for (auto& [id, d] : paired_) {
+    for (auto& [role, t] : d.tokens) {
+      if (t.revoked_at_ms) continue;
+      t.revoked_at_ms = now_ms;
+      ++revoked;
+    }
+  }
+  if (revoked == 0) return 0;
+  if (auto st = persist(); !st) return st.error();
+  return revoked;
+}
+
+int DeviceStore::live_tokens() const {
+  int live = 0;
+  for (const auto& [id, d] : paired_) {
+    for (const auto& [role, t] : d.tokens) live += t.revoked_at_ms ? 0 : 1;
+  }
+  return live;
+}
+
 }  // namespace pincer::store

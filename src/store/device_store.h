@@ -116,6 +116,11 @@ class DeviceStore {
                                    const std::optional<std::vector<std::string>>& scopes, int64_t now_ms);
   /// Marks the role's token revoked. Error "UNKNOWN_DEVICE_OR_ROLE" when there is no such token.
   Result<DeviceToken> revoke_token(const std::string& device_id, const std::string& role, int64_t now_ms);
+  /// Marks every live token of every paired device revoked (the pairings stay: a device that
+  /// connects with the shared secret again gets a new token). Returns how many were live.
+  Result<int> revoke_all_tokens(int64_t now_ms);
+  /// How many tokens are live (not revoked).
+  int live_tokens() const;
 
  private:
   void prune(int64_t now_ms);

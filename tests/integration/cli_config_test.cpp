@@ -422,6 +422,13 @@ TEST_F(CliConfigTest, GatewayInstallWritesAUserUnitAndUninstallRemovesIt) {
   EXPECT_NE(text.find("\nEnvironment=PINCER_HOME=" + home_.path().string() + "\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nEnvironmentFile=-" + (home_.path() / "gateway.env").string() + "\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nWantedBy=default.target\n"), std::string::npos) << text;
+  // Hardening that leaves workspace commands working (issue 22 item 14; docs/security.md).
+  for (const char* directive : {"NoNewPrivileges=yes", "ProtectSystem=full", "PrivateTmp=yes", "ProtectKernelTunables=yes",
+                                "ProtectKernelModules=yes", "ProtectControlGroups=yes", "RestrictSUIDSGID=yes",
+                                "LockPersonality=yes", "UMask=0077", "LimitNOFILE=65536"}) {
+    EXPECT_NE(text.find(std::string("\n") + directive + "\n"), std::string::npos) << directive << "\n" << text;
+  }
+  EXPECT_EQ(text.find("\nProtectHome="), std::string::npos) << "the workspace lives in the home directory";
 
   auto status = pincer({"gateway", "status", "--json"}, {{"PINCER_GATEWAY_PORT", "9"}});  // nothing listens on 9
   ASSERT_EQ(status.exit_code, 0) << status.err;

@@ -10,7 +10,10 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 
 #include "gateway_process.h"
 #include "ws_client.h"
@@ -354,6 +357,136 @@ TEST_F(DevicePairingTest, PairingSurvivesARestartAndNeedsThePairingScope) {
   ASSERT_TRUE(a.ok()) << a.response.dump();
   auto denied = a.ws->request("device.pair.list");
   EXPECT_EQ(denied["error"]["message"], "missing scope: operator.pairing");
+}
+
+// ---- issue 22: device tokens do not outlive a change of auth (item 7), approvals (item 14) -------
+
+/// Log file and console of the gateway, for warnings.
+std::string gateway_output(Gateway& gw, const std::filesystem::path& home) {
+  std::ifstream in(home / "logs" / "gateway.log");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return gw.process().out() + gw.process().err() + ss.str();
+}
+
+TEST_F(DevicePairingTest, AuthNoneDoesNotPairDevicesSilently) {
+  gw_.reset();
+  gw_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{"--auth", "none"});
+  TestDevice dev;
+  // Under `none` a local device works for its connection, whatever scopes it asks for …
+  auto a = attempt(dev, params_for({"operator.admin"}, ""));
+  ASSERT_TRUE(a.ok()) << a.response.dump();
+  const std::string issued = a.response["payload"]["auth"].value("deviceToken", "");
+  EXPECT_TRUE(issued.empty()) << a.response.dump();
+  auto list = a.ws->request("device.pair.list");
+  ASSERT_EQ(list["ok"], true) << list.dump();
+  EXPECT_TRUE(find_paired(list["payload"], dev.id).is_null()) << "not stored as paired: " << list.dump();
+  EXPECT_TRUE(list["payload"]["pending"].empty()) << list.dump();
+  a.ws.reset();
+  // … and nothing of it is left once the owner turns token auth on.
+  gw_.reset();
+  gw_ = std::make_unique<Gateway>(home_.path());
+  auto after = attempt(dev, params_for({"operator.admin"}, "", issued));
+  EXPECT_FALSE(after.ok()) << after.response.dump();
+}
+
+TEST_F(DevicePairingTest, ChangingTheSharedTokenRevokesEarlierDeviceTokens) {
+  TestDevice dev;
+  const std::string token = pair(dev);
+  ASSERT_FALSE(token.empty());
+  ASSERT_TRUE(attempt(dev, params_for({"operator.read"}, "", token)).ok());
+
+  // The owner rotates a leaked shared token: the device token issued under the old one is dead.
+  const std::string rotated = "rotated-device-test-token-987654";
+  gw_.reset();
+  gw_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{"--token", rotated});
+  auto stale = attempt(dev, params_for({"operator.read"}, "", token));
+  EXPECT_FALSE(stale.ok()) << stale.response.dump();
+  EXPECT_NE(gateway_output(*gw_, home_.path()).find("revoked 1 device token(s)"), std::string::npos)
+      << gateway_output(*gw_, home_.path());
+  // The pairing stays: with the new shared token the device gets a fresh token, which lasts.
+  auto again = attempt(dev, params_for({"operator.read"}, rotated));
+  ASSERT_TRUE(again.ok()) << again.response.dump();
+  const std::string fresh = again.response["payload"]["auth"].value("deviceToken", "");
+  ASSERT_FALSE(fresh.empty());
+  EXPECT_NE(fresh, token);
+  gw_.reset();
+  gw_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{"--token", rotated});
+  EXPECT_TRUE(attempt(dev, params_for({"operator.read"}, "", fresh)).ok()) << "same auth, same epoch";
+  // A change of mode is a new epoch too.
+  gw_.reset();
+  gw_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{"--auth", "password", "--password", rotated});
+  EXPECT_FALSE(attempt(dev, params_for({"operator.read"}, "", fresh)).ok());
+  // The record holds no secret.
+  std::ifstream in(home_.path() / "devices" / "auth-epoch.json");
+  std::stringstream record;
+  record << in.rdbuf();
+  EXPECT_EQ(record.str().find(rotated), std::string::npos) << record.str();
+}
+
+TEST_F(DevicePairingTest, TokensFromBeforeTheEpochRecordAreReported) {
+  TestDevice dev;
+  const std::string token = pair(dev);
+  gw_.reset();
+  std::filesystem::remove(home_.path() / "devices" / "auth-epoch.json");  // as a state dir of an older Pincer
+  gw_ = std::make_unique<Gateway>(home_.path());
+  EXPECT_NE(gateway_output(*gw_, home_.path()).find("pincer devices revoke --all"), std::string::npos)
+      << gateway_output(*gw_, home_.path());
+  EXPECT_TRUE(attempt(dev, params_for({"operator.read"}, "", token)).ok()) << "warned, not revoked";
+}
+
+TEST_F(DevicePairingTest, DevicesRevokeAllThroughTheGatewayAndWithoutIt) {
+  TestDevice one, two;
+  const std::string t1 = pair(one), t2 = pair(two, {"operator.admin"});
+  const std::map<std::string, std::string> env = {{"PINCER_HOME", home_.path().string()}};
+  const std::string url = "ws://127.0.0.1:" + std::to_string(gw_->port());
+  auto online = run_pincer({"devices", "revoke", "--all", "--url", url, "--token", kToken}, env);
+  ASSERT_EQ(online.exit_code, 0) << online.err;
+  EXPECT_NE(online.out.find("Revoked 2 device token(s)"), std::string::npos) << online.out;
+  EXPECT_NE(online.err.find("warning: --token is visible"), std::string::npos) << online.err;
+  EXPECT_FALSE(attempt(one, params_for({"operator.read"}, "", t1)).ok());
+  EXPECT_FALSE(attempt(two, params_for({"operator.admin"}, "", t2)).ok());
+
+  // No gateway running: the files are edited, under the state dir's lock.
+  const std::string t3 = pair(one);
+  gw_.reset();
+  auto offline = run_pincer({"devices", "revoke", "--all"}, env);
+  ASSERT_EQ(offline.exit_code, 0) << offline.err;
+  EXPECT_NE(offline.out.find("Revoked 1 device token(s) in " + (home_.path() / "devices" / "paired.json").string()),
+            std::string::npos)
+      << offline.out;
+  gw_ = std::make_unique<Gateway>(home_.path());
+  EXPECT_FALSE(attempt(one, params_for({"operator.read"}, "", t3)).ok());
+  auto usage = run_pincer({"devices", "revoke"}, env);
+  EXPECT_EQ(usage.exit_code, 2) << usage.err;
+}
+
+TEST_F(DevicePairingTest, TheApproverMustHoldTheScopesTheDeviceAsksFor) {
+  // A client that may pair devices but is not an admin.
+  auto pairing_only = std::make_unique<WsClient>(gw_->port());
+  pairing_only->recv();
+  pairing_only->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"},
+                           {"params", connect_params(kToken, {"operator.pairing", "operator.read"})}});
+  ASSERT_EQ((*pairing_only->recv_response("c1"))["ok"], true);
+  const std::map<std::string, std::string> origin = {{"Origin", "http://ui.example"}};  // not silently paired
+
+  TestDevice greedy;
+  auto asked = attempt(greedy, params_for({"operator.admin"}, kToken), {}, origin);
+  const std::string request_id = asked.error()["details"].value("requestId", "");
+  ASSERT_FALSE(request_id.empty()) << asked.response.dump();
+  auto denied = pairing_only->request("device.pair.approve", {{"requestId", request_id}});
+  EXPECT_EQ(denied["ok"], false);
+  EXPECT_EQ(denied["error"]["message"], "missing scope: operator.admin") << denied.dump();
+  EXPECT_TRUE(find_paired(admin()->request("device.pair.list")["payload"], greedy.id).is_null());
+  auto by_admin = admin()->request("device.pair.approve", {{"requestId", request_id}});
+  EXPECT_EQ(by_admin["ok"], true) << by_admin.dump();
+
+  // Scopes the approver holds (operator.read) it may grant.
+  TestDevice modest;
+  auto small = attempt(modest, params_for({"operator.read"}, kToken), {}, origin);
+  const std::string small_id = small.error()["details"].value("requestId", "");
+  auto granted = pairing_only->request("device.pair.approve", {{"requestId", small_id}});
+  EXPECT_EQ(granted["ok"], true) << granted.dump();
 }
 
 }  // namespace

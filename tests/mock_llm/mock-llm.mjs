@@ -345,6 +345,12 @@ function keywordPlan(api, conv, opts, state) {
       return plan;
     }
   }
+  // A careless provider (or proxy) that quotes the credentials it was sent in its error body.
+  const echoKey = /\bMOCK_ECHO_KEY(?::(\d{3}))?\b/.exec(userText);
+  if (echoKey) {
+    plan.error = { ...normaliseError({ status: Number(echoKey[1] ?? 401) }), echoCredentials: true };
+    return plan;
+  }
   const streamErr = /MOCK_STREAM_ERROR(?::(\d+))?/.exec(userText);
   if (streamErr) plan.error = normaliseError({ status: 529, inStream: true, afterDeltas: streamErr[1] ?? 2 });
   const cut = /MOCK_CUT(?::(\d+))?/.exec(userText);
@@ -859,6 +865,18 @@ function checkAuth(api, req, apiKey) {
   return { message: `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.` };
 }
 
+/** MOCK_ECHO_KEY: an error message quoting the request's credentials and custom header values verbatim. */
+function echoCredentials(req) {
+  const auth = req.headers.authorization ?? "";
+  const bearer = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim() ?? "";
+  const key = req.headers["x-api-key"] ?? bearer;
+  const custom = Object.entries(req.headers)
+    .filter(([k]) => k.startsWith("x-") && k !== "x-api-key")
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ");
+  return `Invalid API key provided: ${key || "(none)"}; headers: ${custom || "(none)"}`;
+}
+
 const SECRET_HEADERS = new Set(["authorization", "x-api-key", "api-key", "cookie", "proxy-authorization", "x-goog-api-key"]);
 function redactHeaders(headers) {
   const out = {};
@@ -951,6 +969,7 @@ export function createMockLlm(options = {}) {
     if (plan.error && (!plan.error.inStream || !stream)) {
       entry.status = plan.error.status;
       entry.outcome = "error";
+      if (plan.error.echoCredentials) return sendError(api, res, { ...plan.error, message: echoCredentials(req) }, ctx);
       return sendError(api, res, plan.error, ctx);
     }
     if (!stream) {

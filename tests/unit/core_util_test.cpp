@@ -38,6 +38,10 @@ TEST(Redact, RegisteredSecretsAndCredentialShapes) {
   redact::clear_secrets();
   redact::add_secret("my-gateway-token-123");
   redact::add_secret("abc");  // too short to register
+  redact::add_secret("seven77");  // 7 bytes: below kMinSecretBytes, ordinary words stay readable
+  EXPECT_EQ(redact::apply("seven77 dwarfs"), "seven77 dwarfs");
+  redact::add_secret("eight888");
+  EXPECT_EQ(redact::apply("x eight888 y"), "x *** y");
   EXPECT_EQ(redact::apply("token is my-gateway-token-123!"), "token is ***!");
   EXPECT_EQ(redact::apply("abc"), "abc");
   EXPECT_EQ(redact::apply("Authorization: Bearer eyJhbGciOi.xyz"), "Authorization: Bearer ***");

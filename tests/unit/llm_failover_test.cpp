@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <string>
 
+#include "core/redact.h"
+
 namespace pincer::llm {
 namespace {
 
@@ -29,6 +31,32 @@ TEST(LlmFailover, ReasonNamesAreTheClosedSet) {
     EXPECT_EQ(to_string(*r), name);
   }
   EXPECT_FALSE(failover_reason_from_string("overloaded").has_value());
+}
+
+// Issue 22 item 6: a provider that quotes the key it refused. The registered key is masked in
+// the message, also where the 300-byte cut would fall inside it (a prefix must not escape), and
+// in the stream-error and transport paths.
+TEST(LlmFailover, ProviderMessagesNeverCarryARegisteredSecret) {
+  const std::string key = "Prov1derKey0fTheOwner7730xyz";
+  redact::clear_secrets();
+  redact::add_secret(key);
+  for (std::size_t pad : {0, 100, 280, 290, 299, 2000}) {
+    const std::string text = std::string(pad, 'a') + " " + key + " more";
+    const std::string body = R"({"error":{"message":")" + text + R"(","type":"invalid_request_error"}})";
+    for (const std::string& b : {body, text}) {  // JSON and plain-text bodies
+      const ProviderFailure f = classify_http(mock_model(), 401, b, "");
+      EXPECT_EQ(f.message.find(key.substr(0, 6)), std::string::npos) << pad << ": " << f.message;
+      EXPECT_EQ(f.reason, R::Auth) << f.message;
+    }
+  }
+  const ProviderFailure s = classify_stream_error(mock_model(), Error{"PROVIDER_STREAM_ERROR", "api_error: bad " + key});
+  EXPECT_EQ(s.message.find(key.substr(0, 6)), std::string::npos) << s.message;
+  const ProviderFailure t = classify_transport(mock_model(), ECONNREFUSED, "connect to https://x/?k=" + key, false);
+  EXPECT_EQ(t.message.find(key.substr(0, 6)), std::string::npos) << t.message;
+  // A long body without spaces is no trouble for the patterns (bounded input).
+  const ProviderFailure big = classify_http(mock_model(), 500, "sk-" + std::string(60000, 'a'), "");
+  EXPECT_LT(big.message.size(), 400u);
+  redact::clear_secrets();
 }
 
 struct HttpCase {

@@ -332,6 +332,15 @@ TEST(Connect, TrustedProxyNeedsAKnownProxyAndAUser) {
   auto ok = authenticate({}, peer, a);
   EXPECT_TRUE(ok.ok);
   EXPECT_EQ(ok.user, "alice");
+  // Issue 22 item 14: a required header must carry a value; present but blank is missing.
+  a.trusted_required_headers = {"x-proxy-auth"};
+  EXPECT_EQ(authenticate({}, peer, a).reason, "trusted_proxy_missing_header_x-proxy-auth");
+  for (const char* blank : {"", "  ", "\t"}) {
+    peer.headers["x-proxy-auth"] = blank;
+    EXPECT_EQ(authenticate({}, peer, a).reason, "trusted_proxy_missing_header_x-proxy-auth") << "[" << blank << "]";
+  }
+  peer.headers["x-proxy-auth"] = "v1";
+  EXPECT_TRUE(authenticate({}, peer, a).ok);
 }
 
 TEST(Connect, OriginCheck) {

@@ -2,6 +2,7 @@
 // and the result when the run ends — and `agent.wait` waits for a run to end.
 #include "agent/agent_service.h"
 #include "core/event_loop.h"
+#include "core/redact.h"
 #include "gateway/gateway.h"
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
@@ -86,7 +87,7 @@ MethodResult agent_wait(MethodContext& ctx) {
     *answered = true;
     if (*timer) loop->cancel(**timer);
     json r = {{"runId", run_id}, {"status", status_of(e)}};
-    if (e.kind == agent::RunEvent::Kind::Error) r["error"] = e.error;
+    if (e.kind == agent::RunEvent::Kind::Error) r["error"] = redact::apply(e.error);
     gw.send_to(conn, build_ok_value(request_id, r));
   });
   if (!known) return json{{"runId", run_id}, {"status", "error"}, {"error", "unknown runId"}};

@@ -1,5 +1,6 @@
 // Config methods: config.get, config.schema (GW-7 "config"). Secrets never leave the gateway:
-// config.get answers the effective config with sensitive values redacted.
+// config.get answers the effective config with sensitive values redacted, values that came from
+// "${NAME}" shown as written and URL userinfo masked (config::redact_for_clients).
 #include "core/config.h"
 #include "gateway/gateway.h"
 #include "gateway/methods/registry.h"
@@ -9,14 +10,15 @@ namespace {
 
 using nlohmann::json;
 
-/// `config.get` → `{path, exists, valid, hash, config, issues}` (config = effective, redacted).
+/// `config.get` → `{path, exists, valid, hash, config, issues}` (config = effective, redacted;
+/// operator.read is enough, so nothing substituted from the environment is shown).
 MethodResult config_get(MethodContext& ctx) {
   const auto& s = ctx.gateway.settings();
   return json{{"path", s.config_path.string()},
               {"exists", s.config_exists},
               {"valid", true},
               {"hash", s.config_hash},
-              {"config", config::redact(s.config)},
+              {"config", config::redact_for_clients(s.config, s.config_written)},
               {"issues", json::array()}};
 }
 

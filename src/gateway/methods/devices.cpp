@@ -4,6 +4,7 @@
 // manage its own device.
 //   device.pair.list    {}                          → {pending: Pending[], paired: Paired[] (tokens summarized, connected)}
 //   device.pair.approve {requestId}                 → {requestId, device}     + event device.pair.resolved
+//                       (the approver must hold the scopes requested: "missing scope: <scope>")
 //   device.pair.reject  {requestId}                 → {requestId, deviceId}   + event device.pair.resolved
 //   device.pair.remove  {deviceId}                  → {deviceId}              (its connections are closed)
 //   device.token.rotate {deviceId, role, scopes?}   → {deviceId, role, token?, scopes, rotatedAtMs, tokenDelivery}
@@ -63,10 +64,32 @@ std::optional<RpcError> request_param(MethodContext& ctx, const char* method, st
   return std::nullopt;
 }
 
+/// OpenClaw's approval rule (device-pairing approve with callerScopes): the approver must hold
+/// every operator scope the device asks for (operator.admin covers all, write covers read), so
+/// an operator.pairing client cannot mint an operator.admin device; a role other than operator
+/// needs operator.admin. The error names the first missing scope.
+std::optional<RpcError> approver_lacks_scopes(const MethodContext& ctx, const store::PendingPairing& pending) {
+  std::vector<std::string> roles = pending.roles;
+  if (!pending.role.empty()) roles.push_back(pending.role);
+  for (const auto& role : roles) {
+    if (role != "operator" && !has_admin(ctx.client)) return RpcError::invalid("device pairing approval denied");
+  }
+  for (const auto& scope : device_auth::normalize_scopes(pending.scopes)) {
+    if (!scope.starts_with("operator.")) continue;
+    if (!device_auth::role_scopes_allow("operator", {scope}, ctx.client.scopes)) {
+      return RpcError::invalid("missing scope: " + scope);
+    }
+  }
+  return std::nullopt;
+}
+
 MethodResult pair_approve(MethodContext& ctx) {
   std::string request_id;
   if (auto e = request_param(ctx, "device.pair.approve", request_id, "device pairing approval denied")) return *e;
   const int64_t now = ctx.gateway.clock().wall_ms();
+  if (const auto* pending = ctx.gateway.devices().pending(request_id, now)) {
+    if (auto e = approver_lacks_scopes(ctx, *pending)) return *e;
+  }
   auto approved = ctx.gateway.devices().approve(request_id, now);
   if (!approved) return store_error(approved.error());
   if (!*approved) return RpcError::invalid("unknown requestId");

@@ -239,7 +239,12 @@ AuthResult authenticate(const ConnectRequest& r, const PeerInfo& peer, const Aut
       out.reason = "trusted_proxy_untrusted_source";
     } else {
       for (const auto& h : auth.trusted_required_headers) {
-        if (!header(h)) { out.reason = "trusted_proxy_missing_header_" + h; return out; }
+        // Present but empty (or blank) proves nothing about the proxy: as good as missing.
+        const std::string* v = header(h);
+        if (!v || v->find_first_not_of(" \t") == std::string::npos) {
+          out.reason = "trusted_proxy_missing_header_" + h;
+          return out;
+        }
       }
       const std::string* user = header(auth.trusted_user_header);
       if (!user || user->empty()) {
