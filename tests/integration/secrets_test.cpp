@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -131,6 +132,34 @@ TEST_F(SecretsTest, AProviderEchoingTheKeyLeaksItNowhere) {
   EXPECT_NE(transcripts.find("errorMessage"), std::string::npos) << "the error is in the transcript";
   expect_no_secret("the transcript", transcripts);
   expect_no_secret("the gateway's console", gateway_->process().out() + gateway_->process().err());
+}
+
+TEST_F(SecretsTest, ASecretAddedByAHotReloadIsMaskedToo) {
+  constexpr const char* kNewHeader = "Hdr0rgValueAfterReload9981";
+  home_.write("pincer.json",
+              std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+                  "  models: { providers: { mock: { baseUrl: '${PINCER_TEST_BASE_URL}', apiKey: '${PINCER_TEST_KEY}',\n" +
+                  "    headers: { 'X-Org-Ref': '" + kNewHeader + "' },\n" +
+                  "    models: [ { id: 'mock-model' } ] } } },\n" +
+                  "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+  // Wait (bounded) until the gateway has applied the edit.
+  bool reloaded = false;
+  for (int i = 0; i < 100 && !reloaded; ++i) {
+    auto tail = client_->request("logs.tail", {{"limit", 1000}});
+    reloaded = tail["payload"]["lines"].dump().find("config reloaded") != std::string::npos;
+    if (!reloaded) std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_TRUE(reloaded) << gateway_->process().err();
+  auto frames = turn("MOCK_ECHO_KEY", "run-reload");
+  ASSERT_EQ(frames.back()["payload"]["state"], "error") << frames.back().dump();
+  std::string all;
+  for (const auto& f : frames) all += f.dump() + "\n";
+  EXPECT_EQ(all.find(kNewHeader), std::string::npos) << all;
+  const std::string log = all_files_under(home_.path() / "logs");
+  EXPECT_EQ(log.find(kNewHeader), std::string::npos) << log;
+  EXPECT_EQ(all_files_under(home_.path() / "agents").find(kNewHeader), std::string::npos);
+  auto requests = http_request(mock_->port(), "GET", "/__mock/requests");
+  EXPECT_NE(requests.body.find(kNewHeader), std::string::npos) << "the new header reached the provider";
 }
 
 TEST_F(SecretsTest, ConfigGetShowsEnvReferencesAsWritten) {
