@@ -239,11 +239,11 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   auto loaded = config::load(config_path, env);
   if (!loaded) return fail(2, loaded.error().message);
   const json& cfg = loaded->effective;
-  warn_loose_permissions(state, config_path);
 
   auto settings = gateway_settings(flags, env, *loaded, state);
   if (!settings) return fail(settings.error().code == "1" ? 1 : 2, settings.error().message);
   gateway::GatewaySettings s = std::move(*settings);
+  warn_loose_permissions(state, config_path);  // once the start is sure: a refusal stays one line
   const std::string where = s.bind_host + ":" + std::to_string(s.port);
   // Reachable from other machines with a guessable secret: start (the owner chose it) but say so.
   const std::size_t secret_size = s.auth.mode == "token" ? s.auth.token.size() : s.auth.password.size();

@@ -172,5 +172,53 @@ TEST_F(SecretsTest, ConfigGetShowsEnvReferencesAsWritten) {
       << "no substituted value: " << res.dump();
 }
 
+// Issue 22 item 14: a state dir or pincer.json that other users can read is said at start.
+TEST(GatewayStart, WarnsAboutAStateDirOthersCanRead) {
+  TempDir home;
+  home.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } } }\n");
+  std::filesystem::permissions(home.path(), std::filesystem::perms(0755));
+  std::filesystem::permissions(home.path() / "pincer.json", std::filesystem::perms(0644));
+  {
+    Gateway gw(home.path());
+    const std::string err = gw.process().err();
+    EXPECT_NE(err.find(home.path().string() + " is mode 755"), std::string::npos) << err;
+    EXPECT_NE(err.find("chmod 700 " + home.path().string()), std::string::npos) << err;
+    EXPECT_NE(err.find("pincer.json is mode 644"), std::string::npos) << err;
+  }
+  std::filesystem::permissions(home.path(), std::filesystem::perms(0700));
+  std::filesystem::permissions(home.path() / "pincer.json", std::filesystem::perms(0600));
+  Gateway gw(home.path());
+  EXPECT_EQ(gw.process().err().find("is mode"), std::string::npos) << gw.process().err();
+}
+
+// Issue 22 item 14: the gateway token from a file instead of the command line (visible in ps).
+TEST(GatewayStart, TakesItsTokenFromAFile) {
+  TempDir home;
+  home.write("pincer.json", "{ gateway: { auth: { mode: 'token' } } }\n");
+  home.write("token.txt", std::string(kToken) + "\n");
+  std::filesystem::permissions(home.path() / "token.txt", std::filesystem::perms(0600));
+  {
+    Gateway gw(home.path(), {"--token-file", (home.path() / "token.txt").string()});
+    EXPECT_EQ(gw.process().err().find("warning: --token"), std::string::npos) << gw.process().err();
+    WsClient c(gw.port());
+    ASSERT_TRUE(c.recv());
+    c.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
+    auto res = c.recv_response("c1");
+    ASSERT_TRUE(res);
+    EXPECT_EQ((*res)["ok"], true) << res->dump();
+  }
+  const std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()}};
+  auto missing = run_pincer({"gateway", "run", "--port", "0", "--token-file", (home.path() / "nope").string()}, env);
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find((home.path() / "nope").string()), std::string::npos) << missing.err;
+  auto both = run_pincer({"gateway", "run", "--port", "0", "--token", kToken, "--token-file",
+                          (home.path() / "token.txt").string()},
+                         env);
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  Gateway flagged(home.path(), {"--token", kToken});
+  EXPECT_NE(flagged.process().err().find("warning: --token is visible to every local user"), std::string::npos)
+      << flagged.process().err();
+}
+
 }  // namespace
 }  // namespace pincer::test
