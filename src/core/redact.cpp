@@ -1,6 +1,8 @@
 #include "core/redact.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <mutex>
 #include <regex>
 #include <shared_mutex>
@@ -15,14 +17,31 @@ std::vector<std::string>& secrets() {
   return s;
 }
 
+// Every quantifier is bounded: libstdc++'s regex executor recurses once per repetition, so an
+// unbounded one over a long run (a 100 KB "sk-aaaa…" in a log line) overflows the stack. A
+// credential longer than the bound (256) is masked to its end by extend() below.
+
 const std::regex& patterns() {
   // Compiled once. ECMAScript flavour; kept deliberately small so that logging stays cheap.
   static const std::regex re(
-      R"((Bearer\s+)[A-Za-z0-9._~+/=-]{6,})"                                          // Authorization header
-      R"(|\b(sk-[A-Za-z0-9_-]{8,}|xox[abprs]-[A-Za-z0-9-]{8,}|gh[pousr]_[A-Za-z0-9]{16,}))"  // API key shapes
-      R"(|((?:"|')?(?:token|password|secret|apiKey|api_key|authorization|deviceToken)(?:"|')?\s*[:=]\s*(?:"|')?(?:Bearer\s+)?)([^"'\s,}&]{3,}))",
+      R"((Bearer\s{1,16})[A-Za-z0-9._~+/=-]{6,256})"                                          // Authorization header
+      R"(|\b(sk-[A-Za-z0-9_-]{8,256}|xox[abprs]-[A-Za-z0-9-]{8,256}|gh[pousr]_[A-Za-z0-9]{16,256}))"  // API key shapes
+      R"(|((?:"|')?(?:token|password|secret|apiKey|api_key|authorization|deviceToken)(?:"|')?\s{0,16}[:=]\s{0,16}(?:"|')?(?:Bearer\s{1,16})?)([^"'\s,}&]{3,256}))",
       std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
   return re;
+}
+
+bool bearer_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._~+/=-", c) != nullptr; }
+bool key_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
+bool value_char(char c) {
+  return !std::isspace(static_cast<unsigned char>(c)) && c != '\0' && std::strchr("\"',}&", c) == nullptr;
+}
+
+/// The end of a credential whose match stopped at `pos` (the pattern's bound): past the rest of
+/// its characters.
+std::size_t extend(const std::string& s, std::size_t pos, bool (*in_run)(char)) {
+  while (pos < s.size() && in_run(s[pos])) ++pos;
+  return pos;
 }
 
 }  // namespace
@@ -53,21 +72,29 @@ std::string apply(std::string_view text) {
   }
   std::string result;
   result.reserve(out.size());
-  auto begin = std::sregex_iterator(out.begin(), out.end(), patterns());
-  size_t last = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    const auto& m = *it;
-    result.append(out, last, static_cast<size_t>(m.position(0)) - last);
+  // Searched from where the last mask ended (not a regex_iterator: a mask may extend past its
+  // match, and a credential right after it must still be found).
+  std::size_t pos = 0;
+  std::smatch m;
+  auto flags = std::regex_constants::match_default;
+  while (pos < out.size() && std::regex_search(out.cbegin() + static_cast<std::ptrdiff_t>(pos), out.cend(), m, patterns(), flags)) {
+    const std::size_t start = pos + static_cast<std::size_t>(m.position(0));
+    std::size_t end = start + static_cast<std::size_t>(m.length(0));
+    result.append(out, pos, start - pos);
     if (m[1].matched) {
       result += m[1].str() + "***";
+      end = extend(out, end, bearer_char);
     } else if (m[2].matched) {
       result += "***";
+      end = extend(out, end, key_char);
     } else {
       result += m[3].str() + "***";
+      end = extend(out, end, value_char);
     }
-    last = static_cast<size_t>(m.position(0) + m.length(0));
+    pos = end;
+    flags |= std::regex_constants::match_prev_avail;  // \b sees the character before `pos`
   }
-  result.append(out, last, std::string::npos);
+  if (pos < out.size()) result.append(out, pos, std::string::npos);
   return result;
 }
 

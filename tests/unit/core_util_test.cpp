@@ -52,6 +52,21 @@ TEST(Redact, RegisteredSecretsAndCredentialShapes) {
   redact::clear_secrets();
 }
 
+// A log line with a very long credential-shaped run used to overflow the stack of the regex
+// engine (one recursion per repeated character): a remote crash for whoever gets such text logged.
+TEST(Redact, LongRunsAreMaskedToTheirEndWithoutRecursingDeeply) {
+  redact::clear_secrets();
+  for (std::size_t n : {300u, 100000u, 2000000u}) {
+    EXPECT_EQ(redact::apply("k sk-" + std::string(n, 'a') + " end"), "k *** end") << n;
+    EXPECT_EQ(redact::apply("token=" + std::string(n, 'b') + " end"), "token=*** end") << n;
+    EXPECT_EQ(redact::apply("Bearer " + std::string(n, 'c') + " end"), "Bearer *** end") << n;
+    EXPECT_EQ(redact::apply("x" + std::string(n, ' ') + "y").size(), n + 2) << n;
+  }
+  // A credential right after a long one is still found.
+  EXPECT_EQ(redact::apply("sk-" + std::string(400, 'a') + ",token=SECRETVALUE"), "***,token=***");
+  EXPECT_EQ(redact::apply("a sk-abcdefghij b sk-klmnopqrst c"), "a *** b *** c");
+}
+
 TEST(AtomicFile, WritesReplacesAndLeavesNoTempFiles) {
   auto dir = temp_dir("atomic");
   auto file = dir / "sub" / "state.json";
