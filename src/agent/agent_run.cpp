@@ -1,10 +1,12 @@
 #include "agent/agent_run.h"
 
+#include <algorithm>
 #include <set>
 
 #include <spdlog/spdlog.h>
 
 #include "agent/tool_result_cap.h"
+#include "core/utf8.h"
 
 namespace pincer::agent {
 
@@ -20,6 +22,16 @@ bool has_text(const llm::AssistantMessage& m) {
 }
 
 }  // namespace
+
+std::string incomplete_reply_note(const llm::AssistantMessage& m) {
+  // Our own abort reasons are short and say why ("aborted (stop)", kInterruptedTurnMessage); a
+  // provider's error text is not repeated to the model.
+  const std::string why = m.stop_reason == llm::StopReason::Error ? "the model call failed"
+                          : m.error_message.empty()                ? "aborted"
+                                                                   : m.error_message;
+  const std::string note = "[this reply is incomplete: " + why + "]";
+  return has_text(m) ? "\n\n" + note : note;
+}
 
 std::vector<llm::Message> sanitize_history(const std::vector<llm::Message>& messages) {
   std::set<std::string> answered;  // tool call ids that have a result
@@ -39,7 +51,17 @@ std::vector<llm::Message> sanitize_history(const std::vector<llm::Message>& mess
         return call && !answered.contains(call->id);
       });
       const bool failed = copy.stop_reason == llm::StopReason::Error || copy.stop_reason == llm::StopReason::Aborted;
-      if (copy.content.empty() || (failed && !has_text(copy) && copy.tool_calls().empty())) continue;
+      if (failed) {
+        // The providers' history rules drop failed and aborted replies, which would leave the
+        // turn's request unanswered (two user messages in a row): the model would answer it again
+        // as if it were new. Keep the turn, marked, as an ordinary reply instead (AG-2).
+        auto first_call = std::find_if(copy.content.begin(), copy.content.end(), [](const llm::ContentBlock& b) {
+          return std::holds_alternative<llm::ToolCall>(b);
+        });
+        copy.content.insert(first_call, llm::TextContent{incomplete_reply_note(copy)});
+        copy.stop_reason = copy.tool_calls().empty() ? llm::StopReason::Stop : llm::StopReason::ToolUse;
+      }
+      if (copy.content.empty()) continue;
       out.emplace_back(std::move(copy));
     } else if (const auto* r = std::get_if<llm::ToolResultMessage>(&m)) {
       if (called.contains(r->tool_call_id)) out.push_back(m);
@@ -76,21 +98,45 @@ RunEvent AgentRun::event(RunEvent::Kind kind) const {
   return e;
 }
 
-void AgentRun::record(const llm::Message& message) {
+bool AgentRun::record(const llm::Message& message) {
   messages_.push_back(message);
   // Appends are small and go to the page cache (FsyncPolicy::None); a torn last line after a
-  // power loss is detected and skipped on the next load (SS-6).
+  // power loss is detected and skipped on the next load (SS-6). A failed append (a full disk) is
+  // taken back by the writer and fails the turn: a reply that is not saved must not look saved.
   if (auto r = transcript_.append_message(llm::to_json(message)); !r) {
-    spdlog::error("run {}: cannot append to {}: {}", in_.run_id, transcript_.path().string(), r.error().message);
+    spdlog::error("run {}: {}", in_.run_id, r.error().message);
+    if (save_error_.empty()) {
+      save_error_ = "the conversation could not be saved (" + r.error().message + "); this turn is not in the session";
+    }
+    return false;
   }
+  last_recorded_assistant_ = std::holds_alternative<llm::AssistantMessage>(message);
+  return true;
+}
+
+void AgentRun::close_turn(llm::StopReason reason, const std::string& error_message) {
+  // A turn ends in an assistant message, even when nothing was answered: otherwise the next turn
+  // would send two user messages in a row and the model would answer the lost one again.
+  if (last_recorded_assistant_) return;  // (after a failed save too: this small entry may fit)
+  llm::AssistantMessage closing;
+  closing.api = in_.model.api;
+  closing.provider = in_.model.provider;
+  closing.model = in_.model.id;
+  closing.stop_reason = reason;
+  closing.error_message = error_message;
+  closing.timestamp = clock_.wall_ms();
+  record(closing);
 }
 
 void AgentRun::start(const std::string& user_message) {
   llm::UserMessage user;
-  user.content.emplace_back(llm::TextContent{user_message});
+  // Bytes that are not UTF-8 (a raw IRC line, say) are replaced here, deliberately, so that the
+  // transcript and the provider request carry the same text.
+  user.content.emplace_back(llm::TextContent{utf8::replace_invalid(user_message)});
   user.timestamp = clock_.wall_ms();
-  record(user);
+  const bool saved = record(user);
   sink_(event(RunEvent::Kind::Start));
+  if (!saved) return finish_error(save_error_);
   if (!api_) {
     return finish_error("model " + in_.model.provider + "/" + in_.model.id + " uses unknown api \"" + in_.model.api +
                         "\"");
@@ -211,7 +257,8 @@ void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
   if (failed.timestamp == 0) failed.timestamp = clock_.wall_ms();
   record(failed);
   reply_recorded_ = true;
-  finish_error(failure.message, llm::to_string(failure.reason));
+  finish_error(save_error_.empty() ? failure.message : failure.message + "; " + save_error_,
+               llm::to_string(failure.reason));
 }
 
 void AgentRun::handle_reply(llm::AssistantMessage reply) {
@@ -220,8 +267,9 @@ void AgentRun::handle_reply(llm::AssistantMessage reply) {
   usage_.cache_read += reply.usage.cache_read;
   usage_.cache_write += reply.usage.cache_write;
   usage_.total_tokens += reply.usage.total_tokens;
-  record(reply);
+  const bool saved = record(reply);
   reply_recorded_ = true;
+  if (!saved) return finish_error(save_error_);
   pending_tools_.clear();
   for (const auto* call : reply.tool_calls()) pending_tools_.push_back(*call);
   if (pending_tools_.empty()) return finish_ok(reply);
@@ -280,7 +328,7 @@ void AgentRun::run_next_tool() {
     result.details = output->details;
     result.is_error = output->is_error;
     result.timestamp = self->clock_.wall_ms();
-    self->record(result);
+    if (!self->record(result)) return self->finish_error(self->save_error_);
     RunEvent done = self->event(RunEvent::Kind::ToolResult);
     done.tool_name = call.name;
     done.tool_call_id = call.id;
@@ -302,7 +350,7 @@ void AgentRun::inject_steering() {
     skipped.content.emplace_back(llm::TextContent{kSteeringSkippedResult});
     skipped.is_error = true;
     skipped.timestamp = clock_.wall_ms();
-    record(skipped);
+    if (!record(skipped)) return finish_error(save_error_);
   }
   std::vector<std::string> texts = std::move(steering_);
   steering_.clear();
@@ -311,7 +359,7 @@ void AgentRun::inject_steering() {
   llm::UserMessage user;
   user.content.emplace_back(llm::TextContent{joined});
   user.timestamp = clock_.wall_ms();
-  record(user);
+  if (!record(user)) return finish_error(save_error_);
   spdlog::info("run {}: {} steering message(s) injected, {} tool call(s) skipped", in_.run_id, texts.size(),
                skipped_count);
   for (auto& text : texts) {
@@ -353,6 +401,8 @@ void AgentRun::finish_ok(const llm::AssistantMessage& reply) {
 }
 
 void AgentRun::finish_error(const std::string& message, std::string_view reason) {
+  if (finished_) return;
+  close_turn(llm::StopReason::Error, message);
   RunEvent e = event(RunEvent::Kind::Error);
   e.error = message;
   e.error_reason = reason;
@@ -374,6 +424,7 @@ void AgentRun::finish_aborted() {
       record(partial);
     }
   }
+  close_turn(llm::StopReason::Aborted, "aborted (" + abort_reason_ + ")");
   RunEvent e = event(RunEvent::Kind::Aborted);
   e.text = partial_text;
   e.stop_reason = abort_reason_;
@@ -389,6 +440,23 @@ void AgentRun::finish(RunEvent e) {
   sink_(e);
   decoder_.reset();
   if (on_finished_) on_finished_();
+}
+
+std::optional<json> interrupted_turn_marker(const std::vector<store::TranscriptEntry>& entries, int64_t now_ms) {
+  const store::SessionContext context = store::build_context(entries);
+  for (auto it = context.messages.rbegin(); it != context.messages.rend(); ++it) {
+    const std::string role = it->is_object() ? it->value("role", "") : "";
+    if (role == "assistant") return std::nullopt;
+    if (role != "user" && role != "toolResult") continue;  // summaries and notices end no turn
+    llm::AssistantMessage marker;
+    marker.provider = context.provider;
+    marker.model = context.model_id;
+    marker.stop_reason = llm::StopReason::Aborted;
+    marker.error_message = kInterruptedTurnMessage;
+    marker.timestamp = now_ms;
+    return llm::to_json(marker);
+  }
+  return std::nullopt;
 }
 
 }  // namespace pincer::agent

@@ -100,7 +100,11 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void finish_error(const std::string& message, std::string_view reason = {});
   void finish_aborted();
   void finish(RunEvent event);
-  void record(const llm::Message& message);
+  /// Appends to the transcript; false (and save_error_ set) when the append failed.
+  bool record(const llm::Message& message);
+  /// Records an empty assistant message (`reason`, `error_message`) when the last recorded message
+  /// is not an assistant one, so that the transcript never ends a turn on a user message.
+  void close_turn(llm::StopReason reason, const std::string& error_message);
   RunEvent event(RunEvent::Kind kind) const;
 
   EventLoop& loop_;
@@ -122,6 +126,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::optional<Error> stream_error_;
   bool streamed_ = false;  ///< deltas were already shown: no silent retry
   bool reply_recorded_ = false;  ///< the current model call's reply is in the transcript
+  bool last_recorded_assistant_ = false;  ///< the transcript's last message of this run is the assistant's
+  std::string save_error_;  ///< why a transcript append failed ("" = none): the run ends with it
   int attempt_ = 0;
   int model_calls_ = 0;
   std::optional<EventLoop::TimerId> retry_timer_, deadline_timer_;
@@ -140,8 +146,27 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool finished_ = false;
 };
 
-/// Makes a history safe to send: drops failed/aborted assistant messages without text, tool calls
-/// that never got a result and results whose call is missing (providers reject both).
+/// The errorMessage of the assistant entry that closes a turn the gateway never finished (it was
+/// killed or crashed mid-run): added when the session is next loaded (interrupted_turn_marker).
+inline constexpr const char* kInterruptedTurnMessage = "interrupted (the gateway stopped before this reply was finished)";
+
+/// Makes a history safe to send: drops tool calls that never got a result and results whose call
+/// is missing (providers reject both), and turns failed/aborted assistant messages (which the
+/// providers' rules would drop, leaving the request unanswered) into ordinary replies carrying
+/// incomplete_reply_note, so the model sees that the turn was interrupted instead of answering its
+/// request again. Assistant messages left empty are dropped.
 std::vector<llm::Message> sanitize_history(const std::vector<llm::Message>& messages);
+
+/// "[this reply is incomplete: <errorMessage, e.g. aborted (stop)>]" for an aborted reply, "[this
+/// reply is incomplete: the model call failed]" for a failed one (the provider's error text is not
+/// repeated to the model); preceded by a blank line when `m` has text.
+std::string incomplete_reply_note(const llm::AssistantMessage& m);
+
+/// When the active branch of `entries` ends its last turn without an assistant message (the last
+/// message is a user message or a tool result: the process died mid-run), the pi assistant message
+/// to append so the turn reads as interrupted: content [], stopReason "aborted", errorMessage
+/// kInterruptedTurnMessage, the branch's provider/model, timestamp `now_ms`. nullopt otherwise.
+std::optional<nlohmann::json> interrupted_turn_marker(const std::vector<store::TranscriptEntry>& entries,
+                                                      int64_t now_ms);
 
 }  // namespace pincer::agent

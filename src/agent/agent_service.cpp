@@ -249,11 +249,18 @@ void AgentService::start(Pending p) {
     if (!contents) return fail("cannot read session " + key + ": " + contents.error().message);
     for (const auto& w : contents->warnings) spdlog::warn("{}:{}: {}", file->string(), w.line, w.message);
     store::SessionContext ctx = store::build_context(contents->entries);
+    auto w = store::TranscriptWriter::open(*file, *contents, s.clock, store::FsyncPolicy::None);
+    if (!w) return fail("cannot open session " + key + ": " + w.error().message);
+    // The previous turn never ended (the gateway was killed mid-run): say so in the transcript
+    // before the next turn, so neither the model nor a client takes the lost request as pending.
+    if (auto marker = interrupted_turn_marker(contents->entries, s.clock.wall_ms())) {
+      if (auto r = w->append_message(*marker); !r) return fail("cannot save session " + key + ": " + r.error().message);
+      spdlog::warn("session {}: its last turn was interrupted (no reply was saved); marked it so", key);
+      ctx.messages.push_back(std::move(*marker));
+    }
     for (const auto& m : store::to_llm_messages(ctx.messages)) {
       if (auto parsed = llm::message_from_json(m)) history.push_back(std::move(*parsed));
     }
-    auto w = store::TranscriptWriter::open(*file, *contents, s.clock, store::FsyncPolicy::None);
-    if (!w) return fail("cannot open session " + key + ": " + w.error().message);
     writer.emplace(std::move(*w));
   } else {
     store::TranscriptCreateOptions options;
@@ -267,7 +274,13 @@ void AgentService::start(Pending p) {
   if (!entry) {
     // A new session is recorded at once (its transcript exists from now on).
     if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", session_id}}); !up) return fail(up.error().message);
-    if (auto st = index.save(); !st) spdlog::error("cannot save {}: {}", index.path().string(), st.error().message);
+    if (auto st = index.save(); !st) {
+      // Without its index entry the new transcript would be unreachable: fail the turn visibly.
+      index.remove(key);
+      std::error_code ec;
+      std::filesystem::remove(*file, ec);
+      return fail("cannot save the sessions index: " + st.error().message + "; the message was not sent");
+    }
   }
 
   RunInputs in;
@@ -434,6 +447,17 @@ Result<json> AgentService::history(const std::string& session_key, int limit) {
   auto contents = store::read_transcript(*file);
   if (!contents) return Error{"SESSION_UNAVAILABLE", "cannot read session " + key + ": " + contents.error().message};
   store::SessionContext ctx = store::build_context(contents->entries);
+  // A turn cut off by a crash (no run of this session is going on here) reads as interrupted;
+  // it is recorded as such, the same way the next run would (start()).
+  if (!impl_->lanes.contains(key)) {
+    if (auto marker = interrupted_turn_marker(contents->entries, impl_->clock.wall_ms())) {
+      auto w = store::TranscriptWriter::open(*file, *contents, impl_->clock, store::FsyncPolicy::None);
+      if (auto r = w ? w->append_message(*marker) : Result<std::string>(w.error()); !r) {
+        spdlog::error("session {}: cannot mark its interrupted turn: {}", key, r.error().message);
+      }
+      ctx.messages.push_back(std::move(*marker));
+    }
+  }
   out["thinkingLevel"] = ctx.thinking_level;
   const size_t n = ctx.messages.size();
   const size_t first = limit > 0 && n > static_cast<size_t>(limit) ? n - static_cast<size_t>(limit) : 0;

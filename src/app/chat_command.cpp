@@ -19,6 +19,7 @@
 #include "app/commands.h"
 #include "cli/chat_renderer.h"
 #include "core/ids.h"
+#include "core/utf8.h"
 
 namespace pincer::app {
 namespace {
@@ -61,7 +62,8 @@ constexpr const char* kHelp =
 
 class Chat {
  public:
-  Chat(const ClientFlags& flags, ChatOptions options) : flags_(flags), opts_(std::move(options)), renderer_(std::cout) {}
+  Chat(const ClientFlags& flags, ChatOptions options, std::string history_file)
+      : flags_(flags), opts_(std::move(options)), renderer_(std::cout), history_file_(std::move(history_file)) {}
 
   int run() {
     if (int rc = connect(); rc != 0) return rc;
@@ -92,7 +94,12 @@ class Chat {
       std::string line(raw);
       std::free(raw);
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
+      if (const std::string problem = utf8::describe_invalid(line); !problem.empty()) {
+        std::cout << "[error] that line is not UTF-8 text (" << problem << "); nothing was sent\n";
+        continue;
+      }
       add_history(line.c_str());
+      remember_line();
       if (auto cmd = cli::parse_slash(line); !cmd.name.empty()) {
         if (cmd.name == "quit" || cmd.name == "exit") return 0;
         slash(cmd);
@@ -150,7 +157,7 @@ class Chat {
     for (const auto& m : (*r)["messages"]) {
       const std::string role = m.value("role", "");
       if (role != "user" && role != "assistant") continue;
-      std::cout << (role == "user" ? "> " : "") << cli::terminal_safe(message_text(m)) << "\n";
+      std::cout << (role == "user" ? "> " : "") << cli::terminal_safe(history_text(m)) << "\n";
     }
   }
 
@@ -192,7 +199,7 @@ class Chat {
     }
     if (lost_) {
       renderer_.begin_run("");
-      std::cout << "\n[connection lost]\n";
+      std::cout << "\n[connection lost while the agent was replying: the reply may be incomplete]\n";
     }
     return Outcome::Done;
   }
@@ -258,6 +265,12 @@ class Chat {
     }
   }
 
+  /// Appends the line just added to the history file at once, so that a crash or a kill of the
+  /// chat loses none of it (the file is rewritten, trimmed, on a clean exit).
+  void remember_line() {
+    if (!history_file_.empty()) (void)append_history(1, history_file_.c_str());
+  }
+
   const ClientFlags& flags_;
   ChatOptions opts_;
   std::unique_ptr<cli::GatewayClient> client_;
@@ -265,6 +278,7 @@ class Chat {
   std::condition_variable cv_;
   cli::ChatRenderer renderer_;
   bool lost_ = false;
+  std::string history_file_;
   std::chrono::steady_clock::time_point last_abort_{};  ///< when Ctrl-C last aborted a run
 };
 
@@ -285,11 +299,12 @@ void register_chat_command(CLI::App& app, Action& action) {
     rl_catch_signals = 0;         // before libedit initialises (using_history does)
     rl_getc_function = read_char;
     using_history();
-    // Input history survives restarts: <state>/chat_history, private, last 1000 lines.
+    // Input history survives restarts and crashes: <state>/chat_history, private (libedit makes
+    // it 0600), each line appended as it is entered, the last 1000 kept.
     const auto history_file = paths::state_dir(config::process_env()) / "chat_history";
     read_history(history_file.c_str());
-    const int rc = Chat(*flags, *opts).run();
     stifle_history(1000);
+    const int rc = Chat(*flags, *opts, history_file.string()).run();
     const mode_t old_mask = ::umask(077);
     write_history(history_file.c_str());
     ::umask(old_mask);

@@ -6,13 +6,16 @@
 #include <memory>
 
 #include "agent/agent_service.h"
+#include "agent/agents_config.h"
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "app/sessions_local.h"
 #include "cli/chat_renderer.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/paths.h"
 #include "core/redact.h"
+#include "core/utf8.h"
 #include "store/instance_lock.h"
 
 namespace pincer::app {
@@ -164,46 +167,75 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
 
 // ---- sessions / models -------------------------------------------------------------------------
 
-int run_sessions_list(const ClientFlags& f, int limit) {
-  return with_gateway(f, [&](cli::GatewayClient& client) {
-    json params = json::object();
-    if (limit > 0) params["limit"] = limit;
-    auto r = client.call("sessions.list", params, f.timeout());
-    if (!r) return request_failed("sessions.list", r.error());
-    if (f.json) return print_json(*r);
-    const auto& rows = (*r)["sessions"];
-    if (rows.empty()) {
-      std::cout << "No sessions yet. Start one with: pincer chat\n";
-      return 0;
-    }
-    const int64_t now = r->value("ts", int64_t{0});
-    for (const auto& s : rows) {
-      std::cout << cli::terminal_safe(s.value("key", "?")) << "  " << age_text(now, s.value("updatedAt", int64_t{0}));
-      if (s.contains("model") && s["model"].is_string()) std::cout << "  " << cli::terminal_safe(s["model"].get<std::string>());
-      if (s.contains("totalTokens") && s["totalTokens"].is_number()) std::cout << "  " << s["totalTokens"] << " tokens";
-      std::cout << "\n";
-    }
+int print_sessions_list(const ClientFlags& f, const json& r) {
+  if (f.json) return print_json(r);
+  const auto& rows = r["sessions"];
+  if (rows.empty()) {
+    std::cout << "No sessions yet. Start one with: pincer chat\n";
     return 0;
-  });
+  }
+  const int64_t now = r.value("ts", int64_t{0});
+  for (const auto& s : rows) {
+    std::cout << cli::terminal_safe(s.value("key", "?")) << "  " << age_text(now, s.value("updatedAt", int64_t{0}));
+    if (s.contains("model") && s["model"].is_string()) std::cout << "  " << cli::terminal_safe(s["model"].get<std::string>());
+    if (s.contains("totalTokens") && s["totalTokens"].is_number()) std::cout << "  " << s["totalTokens"] << " tokens";
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+int print_session(const ClientFlags& f, const std::string& key, const json& r) {
+  if (f.json) return print_json(r);
+  if (!r.contains("sessionId")) {
+    std::cerr << "pincer: no session \"" << cli::terminal_safe(key) << "\" (" << r.value("sessionKey", key)
+              << "); see pincer sessions list\n";
+    return 1;
+  }
+  for (const auto& m : r["messages"]) {
+    const std::string role = m.value("role", "?");
+    std::cout << (role == "user" ? "you" : role == "assistant" ? "agent" : cli::terminal_safe(role)) << ": "
+              << cli::terminal_safe(history_text(m)) << "\n";
+  }
+  return 0;
+}
+
+// Sessions are local files: without a running gateway these read them directly (offline data).
+int run_sessions_list(const ClientFlags& f, int limit) {
+  return with_gateway_or_local(
+      f,
+      [&](cli::GatewayClient& client) {
+        json params = json::object();
+        if (limit > 0) params["limit"] = limit;
+        auto r = client.call("sessions.list", params, f.timeout());
+        if (!r) return request_failed("sessions.list", r.error());
+        return print_sessions_list(f, *r);
+      },
+      [&] {
+        const auto state = paths::state_dir(config::process_env());
+        return print_sessions_list(f, local_sessions_list(state, limit, SystemClock::instance().wall_ms()));
+      });
 }
 
 int run_sessions_show(const ClientFlags& f, const std::string& key, int limit) {
-  return with_gateway(f, [&](cli::GatewayClient& client) {
-    auto r = client.call("chat.history", {{"sessionKey", key}, {"limit", limit}}, f.timeout());
-    if (!r) return request_failed("chat.history", r.error());
-    if (f.json) return print_json(*r);
-    if (!r->contains("sessionId")) {
-      std::cerr << "pincer: no session \"" << cli::terminal_safe(key) << "\" (" << r->value("sessionKey", key)
-                << "); see pincer sessions list\n";
-      return 1;
-    }
-    for (const auto& m : (*r)["messages"]) {
-      const std::string role = m.value("role", "?");
-      std::cout << (role == "user" ? "you" : role == "assistant" ? "agent" : cli::terminal_safe(role)) << ": "
-                << cli::terminal_safe(message_text(m)) << "\n";
-    }
-    return 0;
-  });
+  return with_gateway_or_local(
+      f,
+      [&](cli::GatewayClient& client) {
+        auto r = client.call("chat.history", {{"sessionKey", key}, {"limit", limit}}, f.timeout());
+        if (!r) return request_failed("chat.history", r.error());
+        return print_session(f, key, *r);
+      },
+      [&] {
+        const auto env = config::process_env();
+        const auto state = paths::state_dir(env);
+        // The default agent names "main"; a config that cannot be read leaves OpenClaw's default.
+        std::string default_agent = "main";
+        if (auto loaded = config::load(paths::config_file(state), env)) {
+          if (auto agents = agent::resolve_agents(loaded->effective, state, env)) default_agent = agents->default_id;
+        }
+        auto r = local_session_history(state, default_agent, key, limit);
+        if (!r) return request_failed("sessions show", r.error());
+        return print_session(f, key, *r);
+      });
 }
 
 int run_sessions_reset(const ClientFlags& f, const std::string& key) {
@@ -307,6 +339,9 @@ void register_client_commands(CLI::App& app, Action& action) {
     on_parsed(cmd, action, [f, a] {
       if (a->message == "-") {  // a long message from stdin: pincer agent -m - < notes.md
         a->message.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+        if (const std::string problem = utf8::describe_invalid(a->message); !problem.empty()) {
+          return fail(2, "--message -: standard input is not UTF-8 text (" + problem + ")");
+        }
       }
       if (a->message.find_first_not_of(" \t\r\n") == std::string::npos) {
         return fail(2, "--message: empty; give the text to send (or - to read it from standard input)");

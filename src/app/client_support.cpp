@@ -59,7 +59,7 @@ int request_failed(const std::string& method, const Error& error) {
 }
 
 int print_json(const json& payload) {
-  std::cout << payload.dump(2) << "\n";
+  std::cout << payload.dump(2, ' ', false, json::error_handler_t::replace) << "\n";  // never throws
   return 0;
 }
 
@@ -83,6 +83,27 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
   return body(**client);
 }
 
+int with_gateway_or_local(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body,
+                          const std::function<int()>& offline) {
+  const auto env = config::process_env();
+  const bool local = !flags.conn.url && !env("PINCER_GATEWAY_URL");
+  auto options = cli::resolve_connection(flags.conn, env);
+  if (local && options) {
+    auto probe = *options;
+    auto client = cli::GatewayClient::connect(probe);
+    if (!client && (client.error().code == "UNREACHABLE" || client.error().code == "TIMEOUT")) {
+      std::cerr << "pincer: no gateway answers at " << options->url << "; showing the local files of "
+                << paths::state_dir(env).string() << " (offline data)\n";
+      return offline();
+    }
+    if (client) {
+      flags.url_shown = options->url;
+      return body(**client);
+    }
+  }
+  return with_gateway(flags, body);
+}
+
 std::string message_text(const json& message) {
   if (!message.contains("content")) return "";
   const json& c = message["content"];
@@ -97,6 +118,17 @@ std::string message_text(const json& message) {
     }
   }
   return out;
+}
+
+std::string history_text(const json& message) {
+  std::string text = message_text(message);
+  const std::string stop = message.is_object() ? message.value("stopReason", "") : "";
+  if ((stop == "aborted" || stop == "error") && message.value("role", "") == "assistant") {
+    const json& why = message.contains("errorMessage") ? message["errorMessage"] : json();
+    const std::string note = "[" + (why.is_string() && !why.get<std::string>().empty() ? why.get<std::string>() : stop) + "]";
+    text += text.empty() ? note : " " + note;
+  }
+  return text;
 }
 
 namespace {

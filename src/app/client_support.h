@@ -44,6 +44,12 @@ void add_secret_option(CLI::App* cmd, const std::string& name, std::optional<std
 int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body,
                  cli::EventHandler on_event = {}, std::vector<std::string> caps = {});
 
+/// with_gateway, except that when no gateway answers on the local connection (no --url and no
+/// PINCER_GATEWAY_URL: the gateway of this state dir) it says so on stderr and runs `offline`
+/// instead, which reads the local files.
+int with_gateway_or_local(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body,
+                          const std::function<int()>& offline);
+
 /// Prints "pincer: <method>: <message>" and returns 1.
 int request_failed(const std::string& method, const Error& error);
 /// Prints `payload` as indented JSON; returns 0.
@@ -52,6 +58,10 @@ int print_json(const nlohmann::json& payload);
 int fail(int code, const std::string& message);
 /// The text of a transcript/history message (string content, or its text blocks joined).
 std::string message_text(const nlohmann::json& message);
+/// message_text for showing a history: an assistant message that ended without its reply
+/// (stopReason error/aborted) gets "[<errorMessage>]" after its text, e.g. "[interrupted (the
+/// gateway stopped before this reply was finished)]".
+std::string history_text(const nlohmann::json& message);
 
 /// Counts Ctrl-C (SIGINT) while it lives, from zero, instead of the default (killing the process);
 /// the previous handler comes back after. No SA_RESTART: a blocking read returns EINTR, so a

@@ -6,6 +6,24 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "core/utf8.h"
+
+namespace {
+
+/// The name of the option whose value is argv[i] ("--message" for `-m <bad>` shows "-m"), or
+/// "argument N" for a positional one: what to name when argv[i] is not UTF-8.
+std::string argument_name(int argc, char** argv, int i) {
+  const std::string arg = argv[i];
+  if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) return arg.substr(0, arg.find('='));
+  if (arg.size() > 2 && arg[0] == '-' && arg[1] != '-') return arg.substr(0, 2);  // -mVALUE
+  if (i > 1 && argv[i - 1][0] == '-' && argv[i - 1][1] != '\0' && std::string(argv[i - 1]) != "--") {
+    return argv[i - 1];
+  }
+  (void)argc;
+  return "argument " + std::to_string(i);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (sodium_init() < 0) {
@@ -30,6 +48,15 @@ int main(int argc, char** argv) {
   pincer::app::register_devices_commands(app, action);
   pincer::app::register_import_command(app, action);
 
+  // Every argument ends up in JSON (a request, the config, a report) and JSON text is UTF-8: refuse
+  // other bytes here, once for every command, naming the argument, instead of failing later.
+  for (int i = 1; i < argc; ++i) {
+    if (const std::string problem = pincer::utf8::describe_invalid(argv[i]); !problem.empty()) {
+      std::cerr << "pincer: " << argument_name(argc, argv, i) << ": " << problem
+                << " (arguments must be UTF-8 text)\n";
+      return 2;
+    }
+  }
   // An unknown command word gets its own message (CLI11 would say "a subcommand is required").
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

@@ -11,6 +11,7 @@
 #include "cli/onboard.h"
 #include "core/config.h"
 #include "core/paths.h"
+#include "core/utf8.h"
 
 namespace pincer::app {
 namespace {
@@ -47,6 +48,10 @@ std::string terminal_prompt(const std::string& question, const std::string& defa
       return default_value;
     }
     line = trimmed(line);
+    if (const std::string problem = utf8::describe_invalid(line); !problem.empty()) {
+      std::cout << "That answer is not UTF-8 text (" << problem << "); please type it again.\n";
+      continue;
+    }
     if (line.empty()) return default_value;
     if (choices.empty() || std::find(choices.begin(), choices.end(), line) != choices.end()) return line;
     std::cout << "Please answer one of the choices.\n";

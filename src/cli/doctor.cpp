@@ -1,7 +1,12 @@
 #include "cli/doctor.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <future>
 #include <optional>
 
@@ -124,6 +129,46 @@ Finding check_permissions(const std::filesystem::path& state_dir, const std::fil
   return ok("permissions", state_dir.string() + " is private");
 }
 
+Finding check_state_writable(const std::filesystem::path& state_dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(state_dir, ec)) {
+    return ok("state", state_dir.string() + " does not exist yet (the gateway creates it)");
+  }
+  // A real write, as the gateway's appends do: a read-only mount, a foreign owner or a full disk
+  // shows here, before a turn's message and reply fail to save.
+  const auto probe = state_dir / (".doctor-write-test." + std::to_string(::getpid()));
+  const std::string data(4096, 'x');
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  int err = fd < 0 ? errno : 0;
+  if (fd >= 0) {
+    for (std::size_t done = 0; done < data.size() && err == 0;) {  // a short write, then the error
+      const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+      if (n > 0) done += static_cast<std::size_t>(n);
+      else if (n < 0 && errno != EINTR) err = errno;
+      else if (n == 0) err = EIO;
+    }
+    if (err == 0 && ::fsync(fd) != 0) err = errno;
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
+  if (err != 0) {
+    return failed("state", "cannot write in " + state_dir.string() + ": " + std::strerror(err) +
+                               " (sessions and replies could not be saved)",
+                  err == ENOSPC || err == EDQUOT || err == EFBIG
+                      ? "free some disk space on that filesystem (or raise the file-size limit, ulimit -f)"
+                                                 : "make it writable by this user (or set PINCER_HOME to a writable directory)");
+  }
+  struct statvfs fs {};
+  if (::statvfs(state_dir.c_str(), &fs) == 0) {
+    const auto free_mb = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize / (1024 * 1024);
+    if (free_mb < 100) {
+      return warn("state", state_dir.string() + " is writable but only " + std::to_string(free_mb) +
+                               " MiB are free (a full disk fails turns)", "free some disk space on that filesystem");
+    }
+  }
+  return ok("state", state_dir.string() + " is writable");
+}
+
 Finding check_port(int port) {
   const std::string where = "127.0.0.1:" + std::to_string(port);
   auto r = http_get("http://" + where + "/health", {}, 2000);
@@ -189,6 +234,7 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
   if (!loaded) {
     out.push_back(failed("config", loaded.error().message, "fix the file (pincer config validate shows the same error)"));
     out.push_back(check_permissions(state_dir, config_file));
+    out.push_back(check_state_writable(state_dir));
     return out;
   }
   if (!loaded->exists) {
@@ -197,6 +243,7 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
     out.push_back(ok("config", config_file.string() + " is valid"));
   }
   out.push_back(check_permissions(state_dir, config_file));
+  out.push_back(check_state_writable(state_dir));
   const json& cfg = loaded->effective;
   int port = cfg["gateway"].value("port", 18789);
   if (auto p = env("PINCER_GATEWAY_PORT"); p && !p->empty()) {  // as `pincer gateway run` reads it

@@ -1,5 +1,5 @@
 // `pincer doctor` (UI-1): checks a Pincer installation and says how to fix what is wrong.
-// Checks, in order: config valid; state dir and config private; port free or held by our gateway;
+// Checks, in order: config valid; state dir and config private; state dir writable; port free or held by our gateway;
 // bind/auth safety (AU-1); gateway token strength; the default model's provider reachable with the
 // configured key. Each yields one Finding; the command exits 1 when any is "fail".
 #pragma once
@@ -31,6 +31,11 @@ std::vector<Finding> check_security(const nlohmann::json& effective);
 
 /// Mode bits of the state dir and pincer.json: warn when group/other can read them.
 Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file);
+
+/// Whether the state dir takes a real write (4 KiB, fsync'd, removed): fail with strerror when it
+/// does not (read-only, not ours, disk full), warn when under 100 MiB are free, ok when it does
+/// not exist yet (the gateway creates it).
+Finding check_state_writable(const std::filesystem::path& state_dir);
 
 /// Whether 127.0.0.1:port is free, held by a live Pincer gateway (GET /health answers as ours),
 /// or held by something else (fail). Blocks up to ~2 s.

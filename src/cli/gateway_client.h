@@ -53,11 +53,13 @@ class GatewayClient {
   /// Sends a request and blocks the calling thread (not the I/O thread) for its response payload.
   /// With `until_final`, interim responses whose payload.status is "accepted" (e.g. `agent`'s ack)
   /// are skipped. Errors: the response's error code and message ("details.code" appended when
-  /// present), "TIMEOUT" after `timeout`, "CLOSED" when the connection ended first.
+  /// present), "TIMEOUT" after `timeout`, "CLOSED" when the connection ended first, "INVALID_UTF8"
+  /// (nothing sent) when a string in `params` is not UTF-8 text (the message names its path).
   Result<nlohmann::json> call(const std::string& method, const nlohmann::json& params = nlohmann::json::object(),
                               std::chrono::milliseconds timeout = std::chrono::seconds(30), bool until_final = false);
 
-  /// Sends a request without waiting; `done` (optional) gets the final response on the I/O thread.
+  /// Sends a request without waiting; `done` (optional) gets the final response on the I/O thread
+  /// (or at once, on the calling thread, for "INVALID_UTF8": see call()).
   void call_async(const std::string& method, const nlohmann::json& params,
                   std::function<void(Result<nlohmann::json>)> done = {}, bool until_final = false);
 

@@ -17,6 +17,7 @@
 #include "cli/gateway_client.h"
 #include "core/http_client.h"
 #include "core/net_tls.h"
+#include "core/utf8.h"
 
 namespace pincer::cli {
 
@@ -210,7 +211,9 @@ struct GatewayClient::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void send(json frame) {
-    outbox.push_back(frame.dump());
+    // Never throws: call_async refused invalid UTF-8 in params; anything else (a token from the
+    // environment, say) is replaced rather than aborting the process.
+    outbox.push_back(frame.dump(-1, ' ', false, json::error_handler_t::replace));
     if (outbox.size() == 1) write_next();
   }
 
@@ -310,6 +313,14 @@ bool GatewayClient::connected() const { return impl_->open; }
 
 void GatewayClient::call_async(const std::string& method, const json& params, std::function<void(Result<json>)> done,
                                bool until_final) {
+  // Text that is not UTF-8 cannot be sent as JSON: refuse the request and say where it is.
+  if (auto bad = utf8::find_invalid(params)) {
+    if (done) {
+      done(Error{"INVALID_UTF8", "parameter " + (bad->path.empty() ? std::string("(params)") : bad->path.substr(1)) +
+                                     " is not UTF-8 text (" + bad->problem + ")"});
+    }
+    return;
+  }
   auto impl = impl_;
   asio::post(impl->ioc, [impl, method, params, done = std::move(done), until_final]() mutable {
     if (!impl->open) {

@@ -436,7 +436,7 @@ void Gateway::dispatch(Client& client, const RequestFrame& request) {
   } else {
     const RpcError& error = std::get<RpcError>(result);
     frame = build_error(request.id, error);
-    cache_body = "0" + error.to_json().dump();
+    cache_body = "0" + error.to_json().dump(-1, ' ', false, json::error_handler_t::replace);
   }
   if (!idem_key.empty()) idempotency_.store(idem_key, std::move(cache_body), now);
   send_frame(client, std::move(frame));

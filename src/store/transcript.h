@@ -22,9 +22,12 @@
 // complete line, and existing bytes are never rewritten. Files are created with mode 0600.
 // Durability (FsyncPolicy): by default every append is followed by fdatasync(2) before it is
 // acknowledged, so an acknowledged entry survives power loss (SS-6); a crash in the middle of a
-// write leaves at most a torn last line, which the reader skips with a warning. If a file is found
-// to end without "\n" when it is opened for appending, a single "\n" is appended first so that the
-// torn fragment becomes an (ignored) invalid line instead of swallowing the next entry.
+// write leaves at most a torn last line, which the reader skips with a warning. A write that fails
+// (a full disk: ENOSPC, EFBIG, EIO) is taken back: the file is truncated to the size it had before
+// the append, so it still ends in its last complete line and stays valid JSONL. If a file is found
+// to end without "\n" when it is opened for appending (a crash), or the truncation itself fails, a
+// single "\n" is appended first so that the torn fragment becomes an (ignored) invalid line
+// instead of swallowing the next entry.
 //
 // Messages inside entries stay nlohmann::json in pi's AgentMessage shape; src/llm/messages.h
 // converts user/assistant/toolResult messages to typed values, so this layer does not depend on llm/.
@@ -242,7 +245,8 @@ class TranscriptWriter {
 
   /// Appends {type, id, parentId: leaf, timestamp: now, …fields} and makes it the leaf. `fields`
   /// must be an object; its keys type/id/parentId/timestamp are ignored. Returns the new id.
-  /// Errors: "IO_ERROR" (nothing is acknowledged; the leaf does not move).
+  /// Errors: "IO_ERROR" naming the file and strerror (e.g. "No space left on device"): nothing is
+  /// acknowledged, the leaf does not move, and the partial line is truncated away.
   Result<std::string> append(std::string_view type, const Json& fields);
 
   Result<std::string> append_message(const Json& message);

@@ -1,6 +1,7 @@
 // The terminal chat (issue #4 §3, §6) driven in a real terminal: tmux runs `pincer chat` against a
 // real gateway answering from the mock LLM; keys go in with send-keys, the screen comes back with
 // capture-pane. Covers a streamed turn, a tool call line, slash commands, Ctrl-C abort and exit.
+#include <signal.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -44,6 +45,7 @@ class Tmux {
     }
     return s;
   }
+  int pane_pid() { return std::stoi(run({"list-panes", "-t", "t", "-F", "#{pane_pid}"})); }
   bool pane_dead() { return run({"list-panes", "-t", "t", "-F", "#{pane_dead}"}).find('1') != std::string::npos; }
 
  private:
@@ -145,6 +147,22 @@ TEST_F(ChatTuiTest, CtrlCAbortsTheRunThenSecondCtrlCQuits) {
   tmux.keys({"C-c"});
   s = tmux.wait_for("CHAT-EXITED-130");
   EXPECT_NE(s.find("CHAT-EXITED-130"), std::string::npos) << s;
+}
+
+TEST_F(ChatTuiTest, EachLineReachesTheHistoryFileAtOnceSoAKillLosesNone) {
+  // exec: the pane's process is the chat itself, so that the test can kill it.
+  Tmux tmux("exec env PINCER_HOME=" + home_.path().string() + " PINCER_GATEWAY_PORT=" +
+            std::to_string(gateway_->port()) + " " + pincer_binary() + " chat");
+  tmux.wait_for("/help for commands");
+  tmux.type_line("remember me ECHO:kept");
+  auto s = tmux.wait_for("[kept]");
+  ASSERT_NE(s.find("Hello from the mock LLM. [kept]"), std::string::npos) << s;
+  ASSERT_EQ(::kill(tmux.pane_pid(), SIGKILL), 0);  // no clean exit: nothing is written at the end
+  std::ifstream history(home_.path() / "chat_history");
+  std::string saved((std::istreambuf_iterator<char>(history)), std::istreambuf_iterator<char>());
+  EXPECT_NE(saved.find("remember\\040me\\040ECHO:kept"), std::string::npos) << saved;
+  EXPECT_EQ(std::filesystem::status(home_.path() / "chat_history").permissions() & std::filesystem::perms::others_read,
+            std::filesystem::perms::none);
 }
 
 TEST_F(ChatTuiTest, UnreachableGatewayIsOneClearLine) {

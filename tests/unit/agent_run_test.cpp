@@ -1,5 +1,5 @@
-// History sanitising before a provider call (AG-2): failed and aborted replies without text and
-// unanswered tool calls never reach a provider (they reject orphans).
+// History sanitising before a provider call (AG-2): unanswered tool calls never reach a provider
+// (they reject orphans); failed and aborted replies reach it marked as incomplete.
 #include <gtest/gtest.h>
 
 #include "agent/agent_run.h"
@@ -35,12 +35,19 @@ TEST(SanitizeHistory, KeepsAWellFormedConversation) {
   EXPECT_EQ(sanitize_history(h).size(), 4u);
 }
 
-TEST(SanitizeHistory, DropsFailedRepliesWithoutTextButKeepsAbortedPartialText) {
+TEST(SanitizeHistory, FailedAndAbortedRepliesReachTheModelMarkedIncomplete) {
+  // The providers' history rules drop error/aborted replies; a dropped reply would leave its
+  // request unanswered (two user messages in a row) and the model would answer it again.
   std::vector<llm::Message> h = {user("a"), assistant("", llm::StopReason::Error), user("b"),
                                  assistant("partial", llm::StopReason::Aborted), user("c")};
   auto out = sanitize_history(h);
-  ASSERT_EQ(out.size(), 4u);
-  EXPECT_EQ(std::get<llm::AssistantMessage>(out[2]).text(), "partial");
+  ASSERT_EQ(out.size(), 5u);
+  const auto& failed = std::get<llm::AssistantMessage>(out[1]);
+  EXPECT_EQ(failed.text(), "[this reply is incomplete: the model call failed]");
+  EXPECT_EQ(failed.stop_reason, llm::StopReason::Stop);
+  const auto& partial = std::get<llm::AssistantMessage>(out[3]);
+  EXPECT_EQ(partial.text(), "partial\n\n[this reply is incomplete: aborted]");
+  EXPECT_EQ(partial.stop_reason, llm::StopReason::Stop);
 }
 
 TEST(SanitizeHistory, DropsUnansweredToolCallsAndOrphanResults) {

@@ -5,7 +5,8 @@
 //
 // Covers: token entry, a streamed Markdown reply, model output with HTML/script shown as text,
 // abort, new session and switching back to the first one's history, reload (token and history
-// remembered), reconnect after a gateway restart, and a link carrying ?token=…&gatewayUrl=…
+// remembered), reconnect after a gateway restart, a reply cut off by kill -9 of the gateway
+// (shown as interrupted, not as still replying), and a link carrying ?token=…&gatewayUrl=…
 // that must be ignored.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -239,6 +240,33 @@ test('the page reconnects after the gateway restarts', async () => {
   await waitReply(page, 'Hello from the mock LLM. [bold]');  // history reloaded
   await send(page, 'after restart ECHO:back');
   await waitReply(page, '[back]');
+});
+
+test('a reply cut off by kill -9 shows as interrupted after the restart, not as still replying', async () => {
+  const { page } = main;
+  await send(page, 'cut off MOCK_SLOW:1500');
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.msg.assistant.streaming .bubble')].some((b) => b.textContent.trim() !== ''),
+    null,
+    { timeout: WAIT },
+  );
+  await stop(gateway.child, 'SIGKILL');
+  await page.waitForFunction(() => document.getElementById('conn').dataset.state !== 'connected', null, { timeout: WAIT });
+  await startGateway(gwPort);
+  await waitState(page, 'connected');
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.note.aborted')].some((n) => n.textContent.startsWith('Interrupted')),
+    null,
+    { timeout: WAIT },
+  );
+  await page.waitForSelector('#stop', { state: 'hidden', timeout: WAIT });
+  await page.waitForFunction(
+    () => ![...document.querySelectorAll('#session-list .meta')].some((m) => m.textContent === 'replying…'),
+    null,
+    { timeout: WAIT },
+  );
+  await send(page, 'after the cut ECHO:resumed');
+  await waitReply(page, '[resumed]');
 });
 
 test('a link with ?token= and ?gatewayUrl= is not obeyed', async () => {

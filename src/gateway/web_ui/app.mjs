@@ -162,7 +162,9 @@ function showHistory(list) {
         }
       }
       if (text.trim()) addAssistant(text);
-      if (m.stopReason === 'aborted') addNote('Stopped.', 'aborted');
+      if (m.stopReason === 'aborted' && String(m.errorMessage || '').startsWith('interrupted')) {
+        addNote('Interrupted: the gateway stopped before this reply was finished.', 'aborted');
+      } else if (m.stopReason === 'aborted') addNote('Stopped.', 'aborted');
       else if (m.stopReason === 'error' && m.errorMessage) addNote(String(m.errorMessage), 'error');
     }
   }
@@ -373,6 +375,32 @@ async function stop() {
   }
 }
 
+/// After a reconnect, the runs this page saw as replying may be gone (the gateway restarted, or
+/// the run ended while the socket was down): ask the gateway about each and forget the ended ones,
+/// so the page does not stay on "replying…" with a Stop button for a run that no longer exists.
+async function reconcileRuns() {
+  const gone = [];
+  await Promise.all([...state.active].map(async ([key, runId]) => {
+    let status = 'error';
+    try {
+      const res = await client.request('agent.wait', { runId, timeoutMs: 0 });
+      status = res && res.status;
+    } catch {
+      /* unknown here: treat as ended */
+    }
+    if (status !== 'timeout' && state.active.get(key) === runId) gone.push([key, runId]);
+  }));
+  for (const [key, runId] of gone) {
+    state.active.delete(key);
+    const v = state.runs.get(runId);
+    if (v && v.bubble) v.bubble.row.classList.remove('streaming');
+    state.runs.delete(runId);
+  }
+  if (gone.some(([key]) => key === state.current)) loadHistory();  // shows how the turn ended
+  if (gone.length) renderSessions();
+  updateComposer();
+}
+
 // --- connection and token ----------------------------------------------------------------------
 
 const STATE_TEXT = {
@@ -397,6 +425,7 @@ function onState(s, info) {
     renderSessions();
     refreshSessions();
     loadHistory();
+    if (state.active.size) reconcileRuns();
   } else if (s === 'auth' || s === 'refused') {
     // No token yet is the normal first visit: just ask for it.
     const first = s === 'auth' && info && info.code === 'AUTH_TOKEN_MISSING' && !store.get(KEY_TOKEN);

@@ -1,0 +1,43 @@
+// UTF-8 validity for bytes that come from outside (command-line arguments, standard input,
+// terminal lines, environment, files) before they are put into JSON: nlohmann::json throws
+// type_error 316 when it serialises a string that is not well-formed UTF-8, so every path that
+// turns user bytes into a JSON document checks them here first and either refuses them with a
+// message naming where the bad byte is, or replaces them deliberately (replace_invalid_utf8).
+//
+// Well-formed means RFC 3629: no overlong forms, no UTF-16 surrogates (U+D800..U+DFFF), nothing
+// above U+10FFFF, no truncated sequence. Pure functions; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace pincer::utf8 {
+
+/// Byte offset of the first byte that does not begin a well-formed sequence, or nullopt when all
+/// of `bytes` is well-formed UTF-8.
+std::optional<std::size_t> first_invalid(std::string_view bytes);
+
+inline bool is_valid(std::string_view bytes) { return !first_invalid(bytes).has_value(); }
+
+/// `bytes` with every byte that does not begin a well-formed sequence replaced by U+FFFD (one
+/// replacement per bad byte, as nlohmann's error_handler_t::replace and JavaScript's decoder).
+std::string replace_invalid(std::string_view bytes);
+
+/// "invalid UTF-8 at byte 3 (0xff)" for `bytes` (offset 0-based), or "" when it is valid. For
+/// messages such as "--message: invalid UTF-8 at byte 3 (0xff)".
+std::string describe_invalid(std::string_view bytes);
+
+/// The first string (or object key) in `value` that is not well-formed UTF-8, as a JSON-pointer-
+/// like path ("" = the value itself, "/params/message", "/items/2"), with describe_invalid's text;
+/// nullopt when every string is valid (then value.dump() cannot throw).
+struct InvalidString {
+  std::string path;
+  std::string problem;
+};
+std::optional<InvalidString> find_invalid(const nlohmann::json& value);
+
+}  // namespace pincer::utf8
