@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/ids.h"
+#include "core/utf8.h"
 #include "store/atomic_file.h"
 #include "store/session_keys.h"
 #include "store/transcript.h"
@@ -21,8 +22,12 @@ constexpr int kMaxNesting = 512;
 // escapes but not on numbers (it writes 1e-05 where JavaScript writes 0.00001).
 // ---------------------------------------------------------------------------------------------
 
-void append_js_string(std::string& out, const std::string& s) {
+void append_js_string(std::string& out, const std::string& raw) {
   static constexpr char kHex[] = "0123456789abcdef";
+  // Bytes that are not UTF-8 (a key built from a raw IRC nick, say) would make the whole file
+  // unparsable, and the index would be quarantined at the next load: write U+FFFD for them.
+  const std::string replaced = utf8::is_valid(raw) ? std::string() : utf8::replace_invalid(raw);
+  const std::string& s = replaced.empty() ? raw : replaced;
   out += '"';
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);

@@ -12,6 +12,7 @@
 #include "core/ids.h"
 #include "core/utf8.h"
 #include "store/atomic_file.h"
+#include "store/session_index.h"
 #include "store/transcript.h"
 
 namespace pincer {
@@ -131,6 +132,20 @@ TEST(InterruptedTurn, AUserMessageWithoutAReplyGetsAnAbortedAssistantEntry) {
   EXPECT_EQ(reply->stop_reason, llm::StopReason::Stop);  // not dropped by the providers' history rules
   EXPECT_NE(reply->text().find("incomplete"), std::string::npos) << reply->text();
   EXPECT_NE(reply->text().find("interrupted"), std::string::npos) << reply->text();
+}
+
+TEST(SessionIndexUtf8, AKeyWithBytesThatAreNotUtf8StillLeavesAParsableIndex) {
+  TempDir dir;
+  ManualClock clock;
+  const fs::path file = dir.path() / "sessions.json";
+  store::SessionIndex index(file, clock);
+  ASSERT_TRUE(index.load().ok());
+  ASSERT_TRUE(index.upsert("agent:main:irc:direct:caf\xE9", store::OrderedJson{{"sessionId", "s1"}}).ok());
+  ASSERT_TRUE(index.save().ok());
+  store::SessionIndex again(file, clock);
+  auto loaded = again.load();
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;  // not quarantined as corrupt
+  EXPECT_EQ(again.size(), 1u);
 }
 
 TEST(Utf8, FindsTheFirstInvalidByteAndReplacesEachBadByte) {
