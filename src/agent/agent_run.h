@@ -105,6 +105,10 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   /// Records an empty assistant message (`reason`, `error_message`) when the last recorded message
   /// is not an assistant one, so that the transcript never ends a turn on a user message.
   void close_turn(llm::StopReason reason, const std::string& error_message);
+  /// Saves the streamed text so far to partial_reply_path (at most once a second).
+  void checkpoint_partial(const std::string& text);
+  /// Removes that file (the reply is in the transcript now).
+  void drop_partial();
   RunEvent event(RunEvent::Kind kind) const;
 
   EventLoop& loop_;
@@ -128,6 +132,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool reply_recorded_ = false;  ///< the current model call's reply is in the transcript
   bool last_recorded_assistant_ = false;  ///< the transcript's last message of this run is the assistant's
   std::string save_error_;  ///< why a transcript append failed ("" = none): the run ends with it
+  bool partial_written_ = false;      ///< partial_reply_path exists for this run
+  int64_t partial_written_at_ = 0;    ///< steady ms of its last write
   int attempt_ = 0;
   int model_calls_ = 0;
   std::optional<EventLoop::TimerId> retry_timer_, deadline_timer_;
@@ -164,9 +170,17 @@ std::string incomplete_reply_note(const llm::AssistantMessage& m);
 
 /// When the active branch of `entries` ends its last turn without an assistant message (the last
 /// message is a user message or a tool result: the process died mid-run), the pi assistant message
-/// to append so the turn reads as interrupted: content [], stopReason "aborted", errorMessage
-/// kInterruptedTurnMessage, the branch's provider/model, timestamp `now_ms`. nullopt otherwise.
+/// to append so the turn reads as interrupted: content = `partial_text` as one text block (none
+/// when empty), stopReason "aborted", errorMessage kInterruptedTurnMessage, the branch's
+/// provider/model, timestamp `now_ms`. nullopt otherwise.
 std::optional<nlohmann::json> interrupted_turn_marker(const std::vector<store::TranscriptEntry>& entries,
-                                                      int64_t now_ms);
+                                                      int64_t now_ms, const std::string& partial_text = "");
+
+/// `<transcript>.partial`: {runId, text}, the text a run has streamed so far in its current model
+/// step, rewritten at most once a second while it streams and removed once the reply is in the
+/// transcript; what is left of it after a crash goes into the interrupted marker.
+std::filesystem::path partial_reply_path(const std::filesystem::path& transcript);
+/// The text of partial_reply_path(transcript), "" when there is none (or it does not parse).
+std::string read_partial_reply(const std::filesystem::path& transcript);
 
 }  // namespace pincer::agent

@@ -253,11 +253,13 @@ void AgentService::start(Pending p) {
     if (!w) return fail("cannot open session " + key + ": " + w.error().message);
     // The previous turn never ended (the gateway was killed mid-run): say so in the transcript
     // before the next turn, so neither the model nor a client takes the lost request as pending.
-    if (auto marker = interrupted_turn_marker(contents->entries, s.clock.wall_ms())) {
+    if (auto marker = interrupted_turn_marker(contents->entries, s.clock.wall_ms(), read_partial_reply(*file))) {
       if (auto r = w->append_message(*marker); !r) return fail("cannot save session " + key + ": " + r.error().message);
       spdlog::warn("session {}: its last turn was interrupted (no reply was saved); marked it so", key);
       ctx.messages.push_back(std::move(*marker));
     }
+    std::error_code ec;
+    std::filesystem::remove(partial_reply_path(*file), ec);  // in the transcript now, or stale
     for (const auto& m : store::to_llm_messages(ctx.messages)) {
       if (auto parsed = llm::message_from_json(m)) history.push_back(std::move(*parsed));
     }
@@ -450,10 +452,13 @@ Result<json> AgentService::history(const std::string& session_key, int limit) {
   // A turn cut off by a crash (no run of this session is going on here) reads as interrupted;
   // it is recorded as such, the same way the next run would (start()).
   if (!impl_->lanes.contains(key)) {
-    if (auto marker = interrupted_turn_marker(contents->entries, impl_->clock.wall_ms())) {
+    if (auto marker = interrupted_turn_marker(contents->entries, impl_->clock.wall_ms(), read_partial_reply(*file))) {
       auto w = store::TranscriptWriter::open(*file, *contents, impl_->clock, store::FsyncPolicy::None);
       if (auto r = w ? w->append_message(*marker) : Result<std::string>(w.error()); !r) {
         spdlog::error("session {}: cannot mark its interrupted turn: {}", key, r.error().message);
+      } else {
+        std::error_code ec;
+        std::filesystem::remove(partial_reply_path(*file), ec);
       }
       ctx.messages.push_back(std::move(*marker));
     }

@@ -270,8 +270,14 @@ TEST_F(StoreRobustnessTest, AReplyCutOffByKill9IsMarkedInterruptedAndNotAnswered
   EXPECT_EQ(shown[1]["role"], "assistant");
   EXPECT_EQ(shown[1]["stopReason"], "aborted");
   EXPECT_EQ(shown[1]["errorMessage"], "interrupted (the gateway stopped before this reply was finished)");
+  // What had streamed before the kill is kept (checkpointed beside the transcript while streaming).
+  ASSERT_TRUE(shown[1]["content"].is_array() && !shown[1]["content"].empty()) << shown[1].dump();
+  const std::string partial = shown[1]["content"][0].value("text", "");
+  EXPECT_FALSE(partial.empty());
+  EXPECT_EQ(std::string("Hello from the mock LLM.").rfind(partial, 0), 0u) << partial;
+  EXPECT_FALSE(fs::exists(the_transcript(home_.path()).string() + ".partial"));
   auto listed = run_pincer({"sessions", "show", "main"}, cli_env(), 30s);
-  EXPECT_NE(listed.out.find("agent: [interrupted (the gateway stopped before this reply was finished)]"),
+  EXPECT_NE(listed.out.find("agent: " + partial + " [interrupted (the gateway stopped before this reply was finished)]"),
             std::string::npos) << listed.out << listed.err;
 
   // The next model call sees the lost request answered by the marker, not pending.

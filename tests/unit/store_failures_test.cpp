@@ -111,6 +111,10 @@ TEST(InterruptedTurn, AUserMessageWithoutAReplyGetsAnAbortedAssistantEntry) {
   EXPECT_EQ((*marker)["errorMessage"], agent::kInterruptedTurnMessage);
   EXPECT_EQ((*marker)["content"], json::array());
 
+  auto with_text = agent::interrupted_turn_marker(contents->entries, 42, "what had streamed");
+  ASSERT_TRUE(with_text.has_value());
+  EXPECT_EQ((*with_text)["content"][0]["text"], "what had streamed");
+
   // Once it is recorded the turn is closed: no second marker.
   ASSERT_TRUE(writer->append_message(*marker).ok());
   contents = store::read_transcript(file);
