@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/redact.h"
+#include "core/utf8.h"
 
 namespace pincer::llm {
 
@@ -68,8 +69,11 @@ bool has_any(std::string_view haystack, std::initializer_list<std::string_view> 
 /// Whitespace runs (incl. line breaks) become one space; trimmed; secrets masked
 /// (redact::apply: registered keys and tokens, credential-shaped text — a provider may echo the
 /// key it refused); cut to kMaxDetailBytes at a UTF-8 character boundary with "…". Masking
-/// happens before the cut, so that a key cut in half cannot escape it.
-std::string one_line(std::string_view s) {
+/// happens before the cut, so that a key cut in half cannot escape it. Bytes that are not UTF-8
+/// (a proxy's Latin-1 page) become U+FFFD: the message goes into JSON events and platform requests.
+std::string one_line(std::string_view raw) {
+  const std::string text = utf8::replace_invalid(raw);
+  const std::string_view s = text;
   std::string out;
   bool space = false;
   bool bounded = false;

@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/utf8.h"
+#include "llm/failover.h"
 #include "store/atomic_file.h"
 #include "store/session_index.h"
 #include "store/transcript.h"
@@ -150,6 +151,16 @@ TEST(SessionIndexUtf8, AKeyWithBytesThatAreNotUtf8StillLeavesAParsableIndex) {
   auto loaded = again.load();
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;  // not quarantined as corrupt
   EXPECT_EQ(again.size(), 1u);
+}
+
+TEST(ProviderErrorUtf8, AnErrorBodyThatIsNotUtf8GivesAUtf8Message) {
+  // The message reaches JSON events and platform requests (which would throw on bad bytes).
+  llm::ModelSpec model;
+  model.provider = "mock";
+  model.id = "m";
+  const auto failure = llm::classify_http(model, 502, "Proxy-Fehler: ung\xFCltig", "");
+  EXPECT_TRUE(utf8::is_valid(failure.message)) << failure.message;
+  EXPECT_NE(failure.message.find("ung\xEF\xBF\xBDltig"), std::string::npos) << failure.message;
 }
 
 TEST(Utf8, FindsTheFirstInvalidByteAndReplacesEachBadByte) {
