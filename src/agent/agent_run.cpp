@@ -399,7 +399,7 @@ void AgentRun::inject_steering() {
   std::string joined;
   for (const auto& text : texts) joined += (joined.empty() ? "" : "\n\n") + text;
   llm::UserMessage user;
-  user.content.emplace_back(llm::TextContent{joined});
+  user.content.emplace_back(llm::TextContent{utf8::replace_invalid(joined)});  // as in start()
   user.timestamp = clock_.wall_ms();
   if (!record(user)) return finish_error(save_error_);
   spdlog::info("run {}: {} steering message(s) injected, {} tool call(s) skipped", in_.run_id, texts.size(),
