@@ -558,7 +558,8 @@ void Gateway::flush_presence() {
   if (!presence_dirty_) return;
   presence_dirty_ = false;
   ++presence_version_;
-  broadcast("presence", json{{"presence", presence()}}.dump(), /*drop_if_slow=*/true, state_version());
+  broadcast("presence", json{{"presence", presence()}}.dump(-1, ' ', false, json::error_handler_t::replace),
+            /*drop_if_slow=*/true, state_version());
 }
 
 void Gateway::tick() { broadcast("tick", json{{"ts", clock_.wall_ms()}}.dump(), /*drop_if_slow=*/true); }

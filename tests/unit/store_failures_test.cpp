@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/utf8.h"
+#include "gateway/gateway.h"
 #include "llm/failover.h"
 #include "store/atomic_file.h"
 #include "store/session_index.h"
@@ -161,6 +162,22 @@ TEST(ProviderErrorUtf8, AnErrorBodyThatIsNotUtf8GivesAUtf8Message) {
   const auto failure = llm::classify_http(model, 502, "Proxy-Fehler: ung\xFCltig", "");
   EXPECT_TRUE(utf8::is_valid(failure.message)) << failure.message;
   EXPECT_NE(failure.message.find("ung\xEF\xBF\xBDltig"), std::string::npos) << failure.message;
+}
+
+TEST(GatewayHealthUtf8, AChannelErrorThatIsNotUtf8DoesNotBreakTheHealthSnapshot) {
+  // The snapshot is rebuilt on a timer of the event loop: a throw there would end the process.
+  ManualClock clock;
+  gateway::GatewaySettings settings;
+  settings.auth.mode = "none";
+  gateway::Gateway gateway(settings, clock);
+  gateway.set_channels_status([] {
+    return json{{"channels", json::array({{{"channel", "irc"}, {"accountId", "default"}, {"running", false},
+                                           {"lastError", "ERROR :Closing link (caf\xE9)"}}})}};
+  });
+  EXPECT_NO_THROW(gateway.refresh_health(/*broadcast_event=*/true));
+  const std::string text = gateway.health_json();
+  EXPECT_TRUE(utf8::is_valid(text));
+  EXPECT_NE(text.find("caf\xEF\xBF\xBD"), std::string::npos) << text;
 }
 
 TEST(Utf8, FindsTheFirstInvalidByteAndReplacesEachBadByte) {
