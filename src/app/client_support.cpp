@@ -89,8 +89,7 @@ int with_gateway_or_local(const ClientFlags& flags, const std::function<int(cli:
   const bool local = !flags.conn.url && !env("PINCER_GATEWAY_URL");
   auto options = cli::resolve_connection(flags.conn, env);
   if (local && options) {
-    auto probe = *options;
-    auto client = cli::GatewayClient::connect(probe);
+    auto client = cli::GatewayClient::connect(*options);
     if (!client && (client.error().code == "UNREACHABLE" || client.error().code == "TIMEOUT")) {
       std::cerr << "pincer: no gateway answers at " << options->url << "; showing the local files of "
                 << paths::state_dir(env).string() << " (offline data)\n";
