@@ -6,6 +6,7 @@
 #include "channels/reply_stream.h"
 #include "core/ids.h"
 #include "core/redact.h"
+#include "core/utf8.h"
 #include "routing/routing_config.h"
 #include "routing/session_routing.h"
 
@@ -130,6 +131,20 @@ void InboundPipeline::pair(Channel& channel, const InboundMessage& m) {
 
 InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   ++received_;
+  // Platform bytes are not always UTF-8 (IRC is raw bytes), and every store below writes JSON,
+  // which cannot hold them. Text is repaired (U+FFFD); an id is where a reply goes, so a message
+  // whose ids are not UTF-8 is refused rather than answered somewhere else.
+  for (std::string* text : {&m.text, &m.sender_name, &m.sender_username}) {
+    if (!utf8::is_valid(*text)) *text = utf8::replace_invalid(*text);
+  }
+  for (const std::string* id : {&m.chat_id, &m.thread_id, &m.topic_id, &m.sender_id, &m.sender_origin, &m.message_id,
+                                &m.account_id}) {
+    if (!utf8::is_valid(*id)) {
+      spdlog::warn("{}[{}]: message dropped: an id is not UTF-8 ({})", m.channel, utf8::replace_invalid(m.account_id),
+                   utf8::describe_invalid(*id));
+      return InboundOutcome::Dropped;
+    }
+  }
   // A forum topic is a conversation of its own: "<chat>:topic:<id>" (OpenClaw's peer id).
   const bool topic = m.is_group && !m.topic_id.empty();
   const routing::Peer peer{m.is_group ? routing::PeerKind::Group : routing::PeerKind::Direct,

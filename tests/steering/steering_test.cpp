@@ -375,6 +375,31 @@ TEST(PipelineQueue, CollectInASharedSessionAnswersEachChatFromItsOwnTurn) {
   EXPECT_TRUE(contains(p.channel.sent[2], "[again]")) << p.channel.sent[2];
 }
 
+TEST(PipelineBytes, TextThatIsNotUtf8IsRepairedAndAnIdThatIsNotIsRefused) {
+  // IRC delivers raw bytes: "caf\xe9" is Latin-1. Every store behind the pipeline writes JSON,
+  // which throws on such bytes; the text is repaired, a reply target that is not UTF-8 refused.
+  Fixture f(json::array());  // keyword replies: ECHO:tag
+  Pipeline p(f, "followup");
+  p.say("caf\xe9 ECHO:latin1", 0, nullptr, "42");
+  p.loop.after(100, [&p] {
+    channels::InboundMessage m;
+    m.channel = "test";
+    m.account_id = "default";
+    m.chat_id = "#caf\xe9";
+    m.sender_id = "ann";
+    m.message_id = "bad-id-1";
+    m.text = "hello ECHO:never";
+    EXPECT_EQ(p.pipeline.handle(p.channel, m), channels::InboundOutcome::Dropped);
+  });
+  p.run_until(1);
+
+  ASSERT_EQ(p.channel.sent.size(), 1u);
+  EXPECT_TRUE(contains(p.channel.sent[0], "[latin1]")) << p.channel.sent[0];
+  auto requests = f.requests();
+  ASSERT_EQ(requests.size(), 1u) << "the message with a bad chat id must not run";
+  EXPECT_EQ(user_texts(requests[0]), (std::vector<std::string>{"caf\xef\xbf\xbd ECHO:latin1"}));
+}
+
 // ---- global lanes (QL-2) --------------------------------------------------------------------
 
 TEST(AgentLanes, CronRunsOneAtATimeWithoutHoldingUpTheMainLane) {
