@@ -1,4 +1,5 @@
 #include "agent/agent_service.h"
+#include "agent/chat_commands.h"
 
 #include <array>
 
@@ -155,7 +156,8 @@ store::SessionIndex& AgentService::index_for(const std::string& agent_id) {
 }
 
 Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink sink) {
-  if (request.message.empty()) return Error{"INVALID_REQUEST", "message or attachment required"};
+  if (is_blank_message(request.message)) return Error{"INVALID_REQUEST", "message or attachment required"};
+  if (auto problem = store::session_key_problem(request.session_key)) return Error{"INVALID_REQUEST", "sessionKey: " + *problem};
   const std::string key = canonical_key(request.session_key, request.agent_id);
   const std::string agent_id = store::agent_id_from_session_key(key);
   // Resolve the model now so that a misconfiguration is answered to the caller, not as an event.
@@ -293,7 +295,12 @@ void AgentService::start(Pending p) {
   in.model = std::move(*model);
   in.tools = std::move(*tools);
   in.workspace = spec->workspace;
-  in.thinking = thinking_from(p.request.thinking.empty() ? spec->thinking_default : p.request.thinking);
+  // The run's own level, else the session's (/think), else the agent's default.
+  std::string thinking = p.request.thinking;
+  if (const store::SessionEntry* e = thinking.empty() ? index.get(key) : nullptr) {
+    if (const auto* level = e->field("thinkingLevel"); level && level->is_string()) thinking = level->get<std::string>();
+  }
+  in.thinking = thinking_from(thinking.empty() ? spec->thinking_default : thinking);
   in.timeout_ms = spec->timeout_seconds * 1000;
   in.tool_env = process_environment();
   in.processes = &s.processes;
@@ -530,6 +537,42 @@ Result<json> AgentService::delete_session(const std::string& session_key) {
   if (auto st = index.save(); !st) return st.error();
   (*archived)["deleted"] = true;
   return archived;
+}
+
+json AgentService::session_status(const std::string& session_key) {
+  const std::string key = canonical_key(session_key);
+  const std::string agent_id = store::agent_id_from_session_key(key);
+  json out = {{"sessionKey", key}, {"agentId", agent_id}, {"model", ""}, {"messages", 0}};
+  const AgentSettings* spec = impl_->agents.find(agent_id);
+  if (!spec) spec = &impl_->agents.default_agent();
+  if (auto model = impl_->models.resolve(spec->model.primary)) out["model"] = model->provider + "/" + model->id;
+  else out["modelError"] = model.error().message;
+  std::string thinking = spec->thinking_default.empty() ? "off" : spec->thinking_default;
+  store::SessionIndex& index = index_for(agent_id);
+  if (const store::SessionEntry* entry = index.get(key)) {
+    out["sessionId"] = entry->session_id();
+    if (const auto* level = entry->field("thinkingLevel"); level && level->is_string()) thinking = level->get<std::string>();
+    auto file = store::transcript_path(store::sessions_dir(impl_->state_dir, agent_id), entry->session_id());
+    if (file && std::filesystem::exists(*file)) {
+      if (auto contents = store::read_transcript(*file)) {
+        out["messages"] = store::build_context(contents->entries).messages.size();
+      }
+    }
+  }
+  out["thinkingLevel"] = thinking;
+  return out;
+}
+
+Status AgentService::set_session_thinking(const std::string& session_key, const std::string& level) {
+  if (!thinking_level(level)) return Error{"INVALID_REQUEST", "unknown thinking level \"" + level + "\" (off|minimal|low|medium|high)"};
+  const std::string key = canonical_key(session_key);
+  store::SessionIndex& index = index_for(store::agent_id_from_session_key(key));
+  store::OrderedJson patch = {{"thinkingLevel", level}};
+  if (!index.get(key)) patch["sessionId"] = ids::uuid_v4();
+  store::UpsertOptions options;
+  options.policy = store::MergePolicy::PreserveActivity;
+  if (auto up = index.upsert(key, patch, options); !up) return up.error();
+  return index.save();
 }
 
 json AgentService::list_models() const {

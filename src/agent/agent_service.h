@@ -98,6 +98,15 @@ class AgentService {
   Result<nlohmann::json> reset_session(const std::string& session_key);
   /// `sessions.delete`: archives the transcript (…deleted…) and removes the key.
   Result<nlohmann::json> delete_session(const std::string& session_key);
+  /// What `/status` shows of a session: {sessionKey (canonical), agentId, sessionId? (absent before
+  /// the first turn), model ("provider/id", or "" when none resolves), modelError? (why not),
+  /// thinkingLevel (the session's, else the agent's default), messages (in the transcript)}.
+  nlohmann::json session_status(const std::string& session_key);
+  /// `/think LEVEL`: the thinking level of the session's next runs, kept in its sessions.json entry
+  /// as "thinkingLevel" (OpenClaw's field); a run's own `thinking` still wins. The session is
+  /// created when it has no entry yet. Errors: "INVALID_REQUEST" (not off|minimal|low|medium|high),
+  /// index write errors ("IO_ERROR" …).
+  Status set_session_thinking(const std::string& session_key, const std::string& level);
   /// `models.list` and `agents.list` payloads.
   nlohmann::json list_models() const;
   nlohmann::json list_agents() const;

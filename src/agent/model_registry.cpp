@@ -1,6 +1,8 @@
 // Configured models (see model_registry.h).
 #include "agent/model_registry.h"
 
+#include "agent/agents_config.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -140,6 +142,25 @@ json ModelRegistry::list() const {
                     {"input", e->spec.input}});
   }
   return rows;
+}
+
+std::vector<std::string> model_reference_warnings(const json& effective) {
+  std::vector<std::string> out;
+  auto agents = resolve_agents(effective, {});
+  if (!agents) return out;  // the config's own error says more
+  const ModelRegistry registry = ModelRegistry::from_config(effective);
+  for (const auto& a : agents->agents) {
+    std::vector<std::string> refs;
+    if (!a.model.primary.empty()) refs.push_back(a.model.primary);
+    refs.insert(refs.end(), a.model.fallbacks.begin(), a.model.fallbacks.end());
+    for (const auto& ref : refs) {
+      if (auto r = registry.resolve(ref); !r) {
+        out.push_back("agent \"" + a.id + "\": model \"" + ref + "\" (" +
+                      (ref == a.model.primary ? "primary" : "fallback") + "): " + r.error().message);
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace pincer::agent

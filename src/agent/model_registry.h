@@ -70,4 +70,11 @@ class ModelRegistry {
   std::vector<ModelEntry> entries_;
 };
 
+/// Model names of the config that name nothing configured — each agent's primary model and its
+/// fallbacks, checked against models.providers — one line each, e.g. `agent "main": model
+/// "opnai/gpt-4.1" (agents.defaults.model.primary or agents.list[].model): unknown model …`.
+/// An empty primary is not reported (onboarding has not run yet: the gateway says so itself).
+/// The gateway warns with these at start and on reload, `pincer config validate` and `doctor` too.
+std::vector<std::string> model_reference_warnings(const nlohmann::json& effective);
+
 }  // namespace pincer::agent

@@ -15,11 +15,13 @@
 #include <memory>
 #include <mutex>
 
+#include "agent/chat_commands.h"
 #include "app/client_support.h"
 #include "app/commands.h"
 #include "cli/chat_renderer.h"
 #include "core/ids.h"
 #include "core/utf8.h"
+#include "store/session_keys.h"
 
 namespace pincer::app {
 namespace {
@@ -47,18 +49,10 @@ struct ChatOptions {
   std::string thinking;
 };
 
-constexpr const char* kHelp =
-    "Commands:\n"
-    "  /new            start a fresh session (a new session key)\n"
-    "  /reset          start this session over (the transcript is archived)\n"
-    "  /status         gateway, session, agent and model\n"
-    "  /model          list the models\n"
-    "  /think LEVEL    off|minimal|low|medium|high for the next turns\n"
-    "  /abort          stop the running reply (or press Ctrl-C)\n"
-    "  /agents         list the agents\n"
-    "  /agent NAME     talk to another agent\n"
-    "  /help           this list\n"
-    "Ctrl-C aborts a run; Ctrl-C again or Ctrl-D quits.\n";
+// /help: the command table every chat surface shares (agent/chat_commands.h), then the keys.
+std::string help_text() {
+  return agent::chat_commands_help(/*terminal=*/true) + "\nCtrl-C aborts a run; Ctrl-C again or Ctrl-D quits.\n";
+}
 
 class Chat {
  public:
@@ -100,9 +94,13 @@ class Chat {
       }
       add_history(line.c_str());
       remember_line();
-      if (auto cmd = cli::parse_slash(line); !cmd.name.empty()) {
-        if (cmd.name == "quit" || cmd.name == "exit") return 0;
-        slash(cmd);
+      if (auto cmd = agent::parse_chat_command(line)) {
+        if (cmd->command->name == "quit") return 0;
+        if (slash(*cmd, line) == Outcome::Quit) return 130;
+        continue;
+      }
+      if (auto word = cli::parse_slash(line); !word.name.empty() && word.name.find('/') == std::string::npos) {
+        std::cout << "Unknown command /" << cli::terminal_safe(word.name) << " — /help lists them.\n";
         continue;
       }
       if (send(line) == Outcome::Quit) return 130;
@@ -178,6 +176,12 @@ class Chat {
       std::cout << "[error] " << ack.error().message << "\n";
       return Outcome::Done;
     }
+    if (!ack->contains("runId")) {  // a stop request ("/stop") answers at once, without a run
+      std::lock_guard lock(mu_);
+      renderer_.begin_run("");
+      std::cout << (ack->value("aborted", false) ? "Stopped.\n" : "Nothing to stop.\n");
+      return Outcome::Done;
+    }
     // Wait for the end of the run, watching Ctrl-C.
     bool abort_sent = false;
     std::unique_lock lock(mu_);
@@ -204,65 +208,25 @@ class Chat {
     return Outcome::Done;
   }
 
-  void print_result(const std::string& method, const Result<json>& r, const std::function<void(const json&)>& show) {
-    if (!r) std::cout << "[error] " << method << ": " << r.error().message << "\n";
-    else show(*r);
-  }
-
-  void slash(const cli::SlashCommand& cmd) {
-    if (cmd.name == "help") {
-      std::cout << kHelp;
-      return;
+  // Terminal-only commands are handled here; the others go to the gateway like any message
+  // (chat.send runs them, agent/chat_commands.h) and their answer is rendered as a reply.
+  Outcome slash(const agent::CommandInvocation& cmd, const std::string& line) {
+    const std::string& name = cmd.command->name;
+    if (name == "help") {
+      std::cout << help_text();
+      return Outcome::Done;
     }
-    if (!ensure_connected()) return;
-    if (cmd.name == "new") {
-      opts_.session = "chat-" + ids::uuid_v4().substr(0, 8);
-      std::cout << "New session " << session_key() << "\n";
-    } else if (cmd.name == "reset") {
-      print_result("sessions.reset", client_->call("sessions.reset", {{"key", session_key()}}, flags_.timeout()),
-                   [&](const json&) { std::cout << "Session " << session_key() << " reset.\n"; });
-    } else if (cmd.name == "status") {
-      print_result("status", client_->call("status", json::object(), flags_.timeout()), [&](const json& s) {
-        std::cout << "gateway " << flags_.url_shown << " · pincer " << s.value("version", "?") << "\n"
-                  << "session " << session_key() << " · thinking " << (opts_.thinking.empty() ? "default" : opts_.thinking)
-                  << "\n";
-      });
-    } else if (cmd.name == "model" || cmd.name == "models") {
-      if (!cmd.arg.empty()) {
-        std::cout << "Per-session model switching is not available yet; set agents.defaults.model.primary "
-                     "(pincer config set) and restart the gateway.\n";
-      }
-      print_result("models.list", client_->call("models.list", json::object(), flags_.timeout()), [](const json& r) {
-        for (const auto& m : r["models"]) std::cout << "  " << m.value("provider", "?") << "/" << m.value("id", "?") << "\n";
-      });
-    } else if (cmd.name == "think") {
-      static const std::vector<std::string> levels = {"off", "minimal", "low", "medium", "high"};
-      if (std::find(levels.begin(), levels.end(), cmd.arg) == levels.end()) {
-        std::cout << "Usage: /think off|minimal|low|medium|high\n";
-      } else {
-        opts_.thinking = cmd.arg;
-        std::cout << "Thinking: " << cmd.arg << "\n";
-      }
-    } else if (cmd.name == "abort") {
-      print_result("chat.abort", client_->call("chat.abort", {{"sessionKey", session_key()}}, flags_.timeout()),
-                   [](const json& r) { std::cout << (r.value("aborted", false) ? "Aborted.\n" : "Nothing to abort.\n"); });
-    } else if (cmd.name == "agents") {
-      print_result("agents.list", client_->call("agents.list", json::object(), flags_.timeout()), [](const json& r) {
-        for (const auto& a : r["agents"]) {
-          std::cout << "  " << a.value("id", "?") << (a.value("id", "") == r.value("defaultId", "") ? " (default)" : "") << "\n";
-        }
-      });
-    } else if (cmd.name == "agent") {
+    if (name == "agent") {
       if (cmd.arg.empty()) {
         std::cout << "Usage: /agent NAME\n";
-        return;
+        return Outcome::Done;
       }
       opts_.agent = cmd.arg;
       opts_.session = "main";
       std::cout << "Talking to agent " << cmd.arg << " · session " << session_key() << "\n";
-    } else {
-      std::cout << "Unknown command /" << cmd.name << " — /help lists them.\n";
+      return Outcome::Done;
     }
+    return send(line);
   }
 
   /// Appends the line just added to the history file at once, so that a crash or a kill of the
@@ -294,6 +258,7 @@ void register_chat_command(CLI::App& app, Action& action) {
   chat->add_option("--thinking", opts->thinking, "Thinking level")->check(CLI::IsMember({"off", "minimal", "low", "medium", "high"}));
   add_client_flags(chat, *flags, /*json_flag=*/false);
   on_parsed(chat, action, [flags, opts] {
+    if (auto problem = store::session_key_problem(opts->session)) return fail(2, "--session: " + *problem);
     // UTF-8 input editing: the user's locale, else glibc's built-in C.UTF-8 (static binary).
     if (!std::setlocale(LC_CTYPE, "")) std::setlocale(LC_CTYPE, "C.UTF-8");
     rl_catch_signals = 0;         // before libedit initialises (using_history does)

@@ -7,6 +7,7 @@
 
 #include "agent/agent_service.h"
 #include "agent/agents_config.h"
+#include "agent/chat_commands.h"
 #include "app/client_support.h"
 #include "app/commands.h"
 #include "app/sessions_local.h"
@@ -17,6 +18,7 @@
 #include "core/redact.h"
 #include "core/utf8.h"
 #include "store/instance_lock.h"
+#include "store/session_keys.h"
 
 namespace pincer::app {
 namespace {
@@ -64,6 +66,13 @@ int run_status(const ClientFlags& f) {
               << "Config    " << r->value("configPath", "") << "\n"
               << "State     " << r->value("stateDir", "") << "\n"
               << "Log       " << r->value("logFile", "") << "\n";
+    // The config the gateway runs may not be the file (a rejected reload): say so and how to fix it.
+    const json cfg = r->value("config", json::object());
+    if (const json rejected = cfg.value("lastRejectedReload", json()); rejected.is_object() && !cfg.value("matchesFile", true)) {
+      std::cout << "Warning   the gateway runs an older config: its reload of " << r->value("configPath", "")
+                << " was rejected: " << rejected.value("reason", "") << "\n"
+                << "          fix: " << rejected.value("fix", "") << "\n";
+    }
     return 0;
   });
 }
@@ -124,7 +133,13 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
   const auto state = paths::state_dir(env);
   // The gateway owns the state dir while it runs (GW-1): two writers would lose session updates.
   auto lock = store::InstanceLock::acquire(paths::gateway_lock_file(state));
-  if (!lock) return fail(1, "the gateway is running on this state dir; drop --local to send the turn through it");
+  if (!lock) {
+    // Only a lock held by a gateway means one runs; a read-only or missing state dir is said as it is.
+    if (lock.error().code == "GATEWAY_ALREADY_RUNNING") {
+      return fail(1, "the gateway is running on this state dir; drop --local to send the turn through it");
+    }
+    return fail(1, "--local needs to write the state dir " + state.string() + ": " + lock.error().message);
+  }
   auto loaded = config::load(paths::config_file(state), env);
   if (!loaded) return fail(2, loaded.error().message);
   for (const auto& secret : config::sensitive_values(loaded->effective)) redact::add_secret(secret);
@@ -138,6 +153,18 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
   agent::SendRequest req{a.session_key.empty() ? "main" : a.session_key, a.agent_id, a.message, ids::uuid_v4(), a.thinking,
                          agent::RunLane::Main};
   loop.post([&] {
+    if (auto command = agent::parse_chat_command(a.message)) {  // the same commands as every chat surface
+      agent::CommandContext context{agents, agents.canonical_key(req.session_key, a.agent_id), {}};
+      const agent::CommandReply reply = agent::run_chat_command(*command, context);
+      if (!f.json) std::cout << reply.text << "\n";
+      final_payload = {{"status", "ok"}, {"summary", "command"},
+                       {"result", {{"payloads", json::array({json{{"text", reply.text}}})},
+                                   {"meta", {{"sessionKey", context.session_key}, {"command", command->command->name},
+                                             {"ok", reply.ok}}}}}};
+      code = reply.ok ? 0 : 1;
+      loop.stop();
+      return;
+    }
     auto accepted = agents.send(req, [&](const agent::RunEvent& e) {
       using K = agent::RunEvent::Kind;
       if (e.kind == K::AssistantDelta && !f.json) std::cout << cli::terminal_safe(e.delta) << std::flush;
@@ -343,7 +370,10 @@ void register_client_commands(CLI::App& app, Action& action) {
           return fail(2, "--message -: standard input is not UTF-8 text (" + problem + ")");
         }
       }
-      if (a->message.find_first_not_of(" \t\r\n") == std::string::npos) {
+      if (!a->session_key.empty()) {
+        if (auto problem = store::session_key_problem(a->session_key)) return fail(2, "--session: " + *problem);
+      }
+      if (agent::is_blank_message(a->message)) {
         return fail(2, "--message: empty; give the text to send (or - to read it from standard input)");
       }
       return a->local ? run_agent_local(*f, *a) : run_agent_remote(*f, *a);

@@ -21,6 +21,7 @@
 #include "core/json5.h"
 #include "core/json5_edit.h"
 #include "core/paths.h"
+#include "core/secret_rules.h"
 
 namespace pincer::app {
 namespace {
@@ -141,6 +142,14 @@ int run_get(const ConfigFlags& f) {
   return 0;
 }
 
+/// A config edit that was not saved, with the true reason: an invalid result (exit 2), or the
+/// file changed meanwhile / could not be written (exit 1; e.g. a read-only state dir).
+int not_written(const std::string& command, const std::string& path, const Error& e) {
+  if (e.code == "CONFIG_INVALID") return fail(2, command + " " + path + ": not written, the result would be invalid:\n" + e.message);
+  if (e.code == "CONFLICT") return fail(1, command + " " + path + ": not written: " + e.message);
+  return fail(1, command + " " + path + ": not written, the file could not be saved: " + e.message);
+}
+
 int run_set(const ConfigFlags& f) {
   auto checked = checked_path(f.path, "set");
   if (!checked) return 2;
@@ -161,9 +170,7 @@ int run_set(const ConfigFlags& f) {
   const bool changed = !original->exists || *edited != original->text;
   if (changed) {
     if (auto st = cli::write_config_text(*original, *edited); !st) {
-      return fail(st.error().code == "CONFIG_INVALID" ? 2 : 1,
-                  "config set " + json5::format_path(path) + ": not written, the result would be invalid:\n" +
-                      st.error().message);
+      return not_written("config set", json5::format_path(path), st.error());
     }
   }
   const json display = display_value(path, *value, false);
@@ -192,9 +199,7 @@ int run_unset(const ConfigFlags& f) {
     auto edited = json5::unset(original->text, path);
     if (edited) {
       if (auto st = cli::write_config_text(*original, *edited); !st) {
-        return fail(st.error().code == "CONFIG_INVALID" ? 2 : 1,
-                    "config unset " + json5::format_path(path) + ": not written, the result would be invalid:\n" +
-                        st.error().message);
+        return not_written("config unset", json5::format_path(path), st.error());
       }
       changed = true;
     } else if (edited.error().code != "PATH_NOT_FOUND") {
@@ -234,6 +239,10 @@ void semantic_checks(const json& effective, const config::EnvLookup& env, std::v
   if (mode == "token" && auth.value("token", "").empty() && !env_set("PINCER_GATEWAY_TOKEN")) {
     errors.push_back("gateway.auth.token: required when gateway.auth.mode is \"token\" (or set PINCER_GATEWAY_TOKEN)");
   }
+  if (const std::string token = auth.value("token", "");
+      mode == "token" && !token.empty() && secrets::secret_strength("token", token.size()) == secrets::Strength::Refused) {
+    errors.push_back("gateway.auth.token: " + secrets::refused_token_message(token.size()));
+  }
   if (mode == "password" && auth.value("password", "").empty() && !env_set("PINCER_GATEWAY_PASSWORD")) {
     errors.push_back("gateway.auth.password: required when gateway.auth.mode is \"password\" (or set PINCER_GATEWAY_PASSWORD)");
   }
@@ -242,16 +251,12 @@ void semantic_checks(const json& effective, const config::EnvLookup& env, std::v
     for (auto& line : lines_of(agents.error().message)) errors.push_back(line);
     return;
   }
-  const auto registry = agent::ModelRegistry::from_config(effective);
   for (const auto& a : agents->agents) {
     if (a.model.primary.empty()) {
       warnings.push_back("agent \"" + a.id + "\" has no model: set agents.defaults.model.primary (`pincer onboard` does)");
-      continue;
-    }
-    for (const auto& ref : [&] { auto all = a.model.fallbacks; all.insert(all.begin(), a.model.primary); return all; }()) {
-      if (auto m = registry.resolve(ref); !m) warnings.push_back("agent \"" + a.id + "\": " + m.error().message);
     }
   }
+  for (auto& w : agent::model_reference_warnings(effective)) warnings.push_back(std::move(w));
 }
 
 int run_validate(const ConfigFlags& f) {

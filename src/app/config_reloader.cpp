@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/model_registry.h"
 #include "core/clock.h"
 #include "core/redact.h"
 
@@ -53,15 +54,9 @@ void ConfigReloader::on_change() {
   if (next) {
     for (const auto& secret : config::sensitive_values(next->effective)) redact::add_secret(secret);
   }
-  if (!next) {
-    spdlog::error("config reload rejected, the running config is kept: {}", next.error().message);
-    return;
-  }
+  if (!next) return reject(next.error().message);
   if (!next->exists) {  // deleted or moved away: not a wish for the defaults
-    spdlog::error("config reload rejected, the running config is kept: {} was removed (put it back, or restart the "
-                  "gateway to start from a new one)",
-                  config_path_.string());
-    return;
+    return reject(config_path_.string() + " was removed (put it back, or restart the gateway to start from a new one)");
   }
   const gateway::ReloadPlan plan = gateway::plan_reload(running_, next->effective);
   if (plan.changed.empty()) return;
@@ -70,10 +65,7 @@ void ConfigReloader::on_change() {
   const ReloadMode mode = mode_of(next->effective);  // the file's own wish applies to this edit
   const bool restart = mode == ReloadMode::Restart || (mode == ReloadMode::Hybrid && !plan.restart_reasons.empty());
   if (restart) {
-    if (auto st = preflight_ ? preflight_(*next) : Status(Ok{}); !st) {
-      spdlog::error("config reload rejected, the running config is kept: {}", st.error().message);
-      return;
-    }
+    if (auto st = preflight_ ? preflight_(*next) : Status(Ok{}); !st) return reject(st.error().message);
     return restart_when_idle(join_paths(mode == ReloadMode::Restart ? plan.changed : plan.restart_reasons));
   }
   if (plan.hot && !apply_hot(*next)) return;
@@ -90,14 +82,21 @@ void ConfigReloader::on_change() {
   }
 }
 
+void ConfigReloader::reject(const std::string& why) {
+  spdlog::error("config reload rejected, the running config is kept: {}", why);
+  // Clients learn it too (status.config, errors of chat.send/agent): only the console saw it before.
+  gateway_.config_reload_rejected(why);
+}
+
 bool ConfigReloader::apply_hot(const config::LoadedConfig& next) {
   // Channels first: an account that cannot be built rejects the whole change.
   if (auto st = channels_.reload(next.effective); !st) {
-    spdlog::error("config reload rejected, the running config is kept: {}", st.error().message);
+    reject(st.error().message);
     return false;
   }
   agents_.reconfigure(next.effective);
   spdlog::info("config reloaded");
+  for (const auto& w : agent::model_reference_warnings(next.effective)) spdlog::warn("config: {}", w);
   return true;
 }
 
@@ -128,6 +127,7 @@ void ConfigReloader::poll_restart(const std::string& why) {
   if (!ready) {
     restart_pending_ = false;
     spdlog::error("config: restart cancelled, the running config is kept: {}", ready.error().message);
+    gateway_.config_reload_rejected(ready.error().message);
     return;
   }
   spdlog::warn("config: {} changed; restarting the gateway in place", why);

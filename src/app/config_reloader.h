@@ -51,6 +51,8 @@ class ConfigReloader {
 
  private:
   void on_change();
+  /// Logs a rejected reload and tells the gateway (status.config, client errors).
+  void reject(const std::string& why);
   /// False (logged) when the channels reject it: then nothing was applied.
   bool apply_hot(const config::LoadedConfig& next);
   void restart_when_idle(const std::string& why);

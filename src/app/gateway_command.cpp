@@ -21,12 +21,15 @@
 
 #include "agent/agent_service.h"
 #include "agent/agents_config.h"
+#include "agent/model_registry.h"
 #include "channels/channel_manager.h"
+#include "channels/dm_scope_check.h"
 #include "core/config.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/paths.h"
 #include "core/redact.h"
+#include "core/secret_rules.h"
 #include "gateway/net_server.h"
 #include "store/atomic_file.h"
 #include "store/instance_lock.h"
@@ -171,6 +174,10 @@ static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& 
     return Error{"2", "gateway.auth.mode is \"token\" but no token is set: set gateway.auth.token in " +
                        config_path.string() + " or PINCER_GATEWAY_TOKEN, or pass --token"};
   }
+  if (s.auth.mode == "token" && secrets::secret_strength("token", s.auth.token.size()) == secrets::Strength::Refused) {
+    const char* from = flags.token ? "--token" : env_token ? "PINCER_GATEWAY_TOKEN" : "gateway.auth.token";
+    return Error{"2", std::string(from) + ": " + secrets::refused_token_message(s.auth.token.size())};
+  }
   if (s.auth.mode == "password" && s.auth.password.empty()) {
     return Error{"2", "gateway.auth.mode is \"password\" but no password is set: set gateway.auth.password or "
                    "PINCER_GATEWAY_PASSWORD, or pass --password"};
@@ -247,8 +254,8 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   const std::string where = s.bind_host + ":" + std::to_string(s.port);
   // Reachable from other machines with a guessable secret: start (the owner chose it) but say so.
   const std::size_t secret_size = s.auth.mode == "token" ? s.auth.token.size() : s.auth.password.size();
-  const std::size_t strong_size = s.auth.mode == "token" ? 24 : 12;
-  if (!is_loopback_host(s.bind_host) && (s.auth.mode == "token" || s.auth.mode == "password") && secret_size < strong_size) {
+  const std::size_t strong_size = s.auth.mode == "token" ? secrets::kStrongTokenChars : secrets::kStrongPasswordChars;
+  if (!is_loopback_host(s.bind_host) && secrets::secret_strength(s.auth.mode, secret_size) != secrets::Strength::Strong) {
     std::cerr << "pincer: warning: the gateway listens on " << where << " and its " << s.auth.mode << " is only "
               << secret_size << " characters; use " << strong_size << " or more (pincer doctor explains)\n";
   }
@@ -306,6 +313,14 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     auto agents_config = agent::resolve_agents(cfg, state, env);
     if (agents_config && agents_config->default_agent().model.primary.empty()) {
       std::printf("pincer: no model configured yet: run `pincer onboard` (./build/pincer onboard) to choose a provider\n");
+    }
+    for (const auto& w : agent::model_reference_warnings(cfg)) {  // a typo in a model name fails every turn
+      std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
+      spdlog::warn("config: {}", w);
+    }
+    for (const auto& w : channels::dm_scope_warnings(cfg, state)) {  // DMs of several people in one session
+      std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
+      spdlog::warn("config: {}", w);
     }
     std::fflush(stdout);
     spdlog::info("gateway {} listening on {}:{} (auth {})", s.version, s.bind_host, port, s.auth.mode);

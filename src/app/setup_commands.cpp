@@ -6,6 +6,7 @@
 
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "channels/dm_scope_check.h"
 #include "cli/doctor.h"
 
 namespace pincer::app {
@@ -17,6 +18,12 @@ int run_doctor(bool as_json) {
   const auto env = config::process_env();
   const auto state = paths::state_dir(env);
   auto findings = cli::run_doctor(state, paths::config_file(state), env);
+  // Direct messages of several people in one main session (session.dmScope "main").
+  if (auto loaded = config::load(paths::config_file(state), env); loaded) {
+    for (auto& w : channels::dm_scope_warnings(loaded->effective, state)) {
+      findings.push_back({"dm-scope", "warn", std::move(w), "pincer config set session.dmScope per-channel-peer"});
+    }
+  }
   bool any_fail = false;
   json out = json::array();
   for (const auto& f : findings) {

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/chat_commands.h"
 #include "channels/channel_accounts.h"
 #include "channels/reply_stream.h"
 #include "core/ids.h"
@@ -26,9 +27,6 @@ std::vector<std::string> string_list(const json& v) {
   return out;
 }
 
-constexpr const char* kHelp =
-    "Commands: /new or /reset — start a fresh session; /status — agent, model and session; "
-    "/stop — stop the current reply; /help — this list.";
 
 }  // namespace
 
@@ -351,32 +349,18 @@ void InboundPipeline::run_ended(const std::string& session_key, const std::strin
 
 bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const std::string& session_key,
                               const std::string& agent_id) {
-  const std::size_t end = m.text.find_first_of(" @\n");
-  // "/new@OtherBot" is addressed to another bot (the channel saw no mention of ours): not a command.
-  if (end != std::string::npos && m.text[end] == '@' && !m.mentions_bot) return false;
-  std::string word = m.text.substr(1, end - 1);
-  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
-  const std::string id = "cmd-" + m.channel + "-" + m.chat_id + "-" + m.message_id;
-  if (word == "new" || word == "reset") {
-    auto r = agents_.reset_session(session_key);
-    reply(channel, m, id, r || r.error().code == "SESSION_NOT_FOUND" ? "Started a fresh session." : "⚠️ " + redact::apply(r.error().message));
-    return true;
-  }
-  if (word == "stop") {
-    if (auto q = sessions_.find(session_key); q != sessions_.end()) q->second.waiting.clear();
-    auto r = agents_.abort(session_key, "", "stop");
-    reply(channel, m, id, r && !r->empty() ? "Stopped." : "Nothing to stop.");
-    return true;
-  }
-  if (word == "status") {
-    reply(channel, m, id, "Agent `" + agent_id + "`, session `" + session_key + "`.");
-    return true;
-  }
-  if (word == "help") {
-    reply(channel, m, id, kHelp);
-    return true;
-  }
-  return false;  // not ours: the agent sees it as text
+  (void)agent_id;  // the session key names the agent
+  // The commands of every chat surface (agent/chat_commands.h); anything else is text for the agent.
+  auto invocation = agent::parse_chat_command(m.text, m.mentions_bot);
+  if (!invocation || invocation->command->terminal_only) return false;
+  agent::CommandContext context{agents_, session_key, [this, &session_key] {
+                                  if (auto q = sessions_.find(session_key); q != sessions_.end()) q->second.waiting.clear();
+                                }};
+  const agent::CommandReply answer = agent::run_chat_command(*invocation, context);
+  // A failing command's error text may quote config values: masked like every reply's error.
+  reply(channel, m, "cmd-" + m.channel + "-" + m.chat_id + "-" + m.message_id,
+        answer.ok ? answer.text : redact::apply(answer.text));
+  return true;
 }
 
 }  // namespace pincer::channels

@@ -1,8 +1,9 @@
 // The inbound pipeline (docs/architecture.md "the path of a message"; SPEC CH-2, CH-3, QL-4,
 // RT-1..RT-4, UI-4): a normalised message from any channel → dedupe → access control (dmPolicy,
 // groupPolicy, allowFrom, mention gating, pairing) → route (bindings → agent, session key) →
-// slash commands (/new, /reset, /status, /stop, /help) or a run on the session's lane → the
-// reply delivered through ReplyDelivery. Channel-agnostic: it asks capabilities, never types.
+// slash commands (agent/chat_commands.h, the table of every chat surface) or a run on the
+// session's lane → the reply delivered through ReplyDelivery. Channel-agnostic: it asks
+// capabilities, never types.
 //
 // Messages for a busy session follow `messages.queue` (QL-3): collect (default) gathers them into
 // one run after a quiet `debounceMs`; followup runs them one by one; interrupt aborts the busy run

@@ -5,6 +5,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <future>
@@ -14,6 +15,8 @@
 #include "agent/model_registry.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
+#include "cli/connection.h"
+#include "core/secret_rules.h"
 
 namespace pincer::cli {
 namespace {
@@ -94,18 +97,19 @@ std::vector<Finding> check_security(const json& effective) {
     if (token.empty()) {
       out.push_back(warn("token", "gateway.auth.token is not set (PINCER_GATEWAY_TOKEN must provide it)",
                          "run pincer onboard, or set gateway.auth.token"));
-    } else if (token.size() < 16) {
-      out.push_back(failed("token", "gateway.auth.token is only " + std::to_string(token.size()) + " characters: easy to guess",
+    } else if (secrets::secret_strength("token", token.size()) == secrets::Strength::Refused) {
+      out.push_back(failed("token", "gateway.auth.token: " + secrets::refused_token_message(token.size()) + "; the gateway refuses to start with it",
                            "pincer config set gateway.auth.token \"$(openssl rand -hex 24)\""));
-    } else if (token.size() < 24) {
-      out.push_back(warn("token", "gateway.auth.token is " + std::to_string(token.size()) + " characters; 24 or more is recommended",
+    } else if (secrets::secret_strength("token", token.size()) == secrets::Strength::Weak) {
+      out.push_back(warn("token", "gateway.auth.token is " + std::to_string(token.size()) + " characters; " +
+                                      std::to_string(secrets::kStrongTokenChars) + " or more is recommended",
                          "use a longer random token"));
     } else {
       out.push_back(ok("token", "gateway token is " + std::to_string(token.size()) + " characters"));
     }
   } else if (mode == "password") {
     const std::string pw = auth.value("password", "");
-    if (pw.size() < 12) out.push_back(warn("token", "gateway.auth.password is shorter than 12 characters", "use a longer password"));
+    if (secrets::secret_strength("password", pw.size()) != secrets::Strength::Strong) out.push_back(warn("token", "gateway.auth.password is shorter than 12 characters", "use a longer password"));
     else out.push_back(ok("token", "gateway password set"));
   }
   return out;
@@ -227,17 +231,96 @@ Finding check_provider(const json& effective, int64_t timeout_ms) {
   return ok("provider", name + " is reachable and accepts the key; default model " + primary);
 }
 
+std::vector<MissingEnvVar> missing_env_vars(const std::filesystem::path& config_file, const config::EnvLookup& env) {
+  std::vector<MissingEnvVar> out;
+  auto raw = config::resolve_file(config_file, env, config::EnvRefs::kKeep);
+  if (!raw || !raw->is_object()) return out;
+  const json vars = raw->contains("env") && (*raw)["env"].is_object() ? (*raw)["env"] : json::object();
+  for (const auto& ref : config::env_references(*raw)) {
+    if (auto v = env(ref.name); v && !v->empty()) continue;
+    if (vars.contains(ref.name) && vars[ref.name].is_string() && !vars[ref.name].get<std::string>().empty()) continue;
+    out.push_back({ref.name, ref.path});
+  }
+  return out;
+}
+
+Finding check_running_gateway(const std::filesystem::path& state_dir, const std::filesystem::path& config_file,
+                              const config::EnvLookup& env) {
+  auto options = resolve_connection({}, env);
+  if (!options) return warn("gateway", "cannot ask the running gateway: " + options.error().message, "fix the error above");
+  options->connect_timeout = std::chrono::milliseconds(3000);
+  auto client = GatewayClient::connect(*options);
+  if (!client) {
+    return failed("gateway",
+                  "a gateway answers on " + options->url + " but refuses this home's credentials (" + client.error().message +
+                      "): it is probably another home's gateway, or its token changed",
+                  "compare gateway.auth.token in " + config_file.string() +
+                      " (or PINCER_GATEWAY_TOKEN) with the running gateway's; or give this home another gateway.port");
+  }
+  auto status = (*client)->call("status", json::object(), std::chrono::milliseconds(5000));
+  if (!status) return warn("gateway", "the gateway on " + options->url + " did not answer status: " + status.error().message, "");
+  auto same = [](const std::string& a, const std::filesystem::path& b) {
+    std::error_code e1, e2;
+    return std::filesystem::weakly_canonical(a, e1) == std::filesystem::weakly_canonical(b, e2);
+  };
+  const std::string their_state = status->value("stateDir", ""), their_config = status->value("configPath", "");
+  if (!same(their_state, state_dir) || !same(their_config, config_file)) {
+    return failed("gateway",
+                  "the gateway on " + options->url + " belongs to another home (state dir " + their_state + ", config " +
+                      their_config + "); this CLI uses " + state_dir.string() + " and " + config_file.string(),
+                  "to talk to that gateway: PINCER_HOME=" + their_state + " pincer …; to run this home's: stop that one, "
+                  "or set another gateway.port in " + config_file.string());
+  }
+  const json cfg = status->value("config", json::object());
+  const json rejected = cfg.value("lastRejectedReload", json());
+  if (!cfg.value("matchesFile", true) && rejected.is_object()) {
+    return failed("gateway",
+                  "the running gateway (pid " + std::to_string(status->value("pid", 0)) + ") does not run " +
+                      config_file.string() + " as it is now: its reload was rejected: " + rejected.value("reason", ""),
+                  rejected.value("fix", ""));
+  }
+  if (!cfg.value("matchesFile", true)) {
+    return warn("gateway", "the running gateway has not applied the latest edit of " + config_file.string() + " yet",
+                "run doctor again in a moment; gateway.reload.mode \"off\" applies edits only at a restart");
+  }
+  return ok("gateway", "the gateway on " + options->url + " (pid " + std::to_string(status->value("pid", 0)) +
+                           ") runs this home's config");
+}
+
 std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const std::filesystem::path& config_file,
                                 const config::EnvLookup& env) {
   std::vector<Finding> out;
   auto loaded = config::load(config_file, env);
+  std::vector<MissingEnvVar> missing;
   if (!loaded) {
-    out.push_back(failed("config", loaded.error().message, "fix the file (pincer config validate shows the same error)"));
-    out.push_back(check_permissions(state_dir, config_file));
-    out.push_back(check_state_writable(state_dir));
-    return out;
-  }
-  if (!loaded->exists) {
+    missing = missing_env_vars(config_file, env);
+    if (missing.empty()) {
+      out.push_back(failed("config", loaded.error().message, "fix the file (pincer config validate shows the same error)"));
+      out.push_back(check_permissions(state_dir, config_file));
+      out.push_back(check_state_writable(state_dir));
+      return out;
+    }
+    // The file is fine; this shell lacks a variable it names. Say which, then check the rest
+    // with the references left as written.
+    for (const auto& m : missing) {
+      out.push_back(failed("config", "environment variable " + m.name + " is not set (" + config_file.string() +
+                                         " uses it at " + m.path + ")",
+                           "export " + m.name + "=… in this shell and in the gateway's environment (restart the gateway "
+                           "there), or put it in the env section of " + config_file.string() + ": env: { " + m.name +
+                           ": \"…\" }"));
+    }
+    auto as_written = [env](const std::string& name) -> std::optional<std::string> {
+      if (auto v = env(name); v && !v->empty()) return v;
+      return "${" + name + "}";
+    };
+    loaded = config::load(config_file, as_written);
+    if (!loaded) {
+      out.push_back(failed("config", loaded.error().message, "fix the file (pincer config validate shows the same error)"));
+      out.push_back(check_permissions(state_dir, config_file));
+      out.push_back(check_state_writable(state_dir));
+      return out;
+    }
+  } else if (!loaded->exists) {
     out.push_back(warn("config", config_file.string() + " does not exist (defaults apply)", "run pincer onboard"));
   } else {
     out.push_back(ok("config", config_file.string() + " is valid"));
@@ -254,9 +337,21 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
       port = 0;
     }
   }
-  if (port > 0) out.push_back(check_port(port));
+  if (port > 0) {
+    out.push_back(check_port(port));
+    // A gateway answers: check what it runs (its home, whether it applied this file).
+    if (out.back().status == "ok") out.push_back(check_running_gateway(state_dir, config_file, env));
+  }
   for (auto& f : check_security(cfg)) out.push_back(std::move(f));
-  out.push_back(check_provider(cfg));
+  auto provider_var = std::find_if(missing.begin(), missing.end(), [](const MissingEnvVar& m) {
+    return m.path.rfind("models.", 0) == 0 || m.path.rfind("agents.", 0) == 0;
+  });
+  if (provider_var != missing.end()) {
+    out.push_back(failed("provider", "not checked: " + provider_var->name + " (" + provider_var->path + ") is not set here",
+                         "set " + provider_var->name + " (see the config finding above)"));
+  } else {
+    out.push_back(check_provider(cfg));
+  }
   return out;
 }
 

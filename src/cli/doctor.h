@@ -1,7 +1,9 @@
 // `pincer doctor` (UI-1): checks a Pincer installation and says how to fix what is wrong.
-// Checks, in order: config valid; state dir and config private; state dir writable; port free or held by our gateway;
-// bind/auth safety (AU-1); gateway token strength; the default model's provider reachable with the
-// configured key. Each yields one Finding; the command exits 1 when any is "fail".
+// Checks, in order: config valid (or which env vars it lacks); state dir and config private; state
+// dir writable; port free or held by our gateway, and that gateway's own view (its home, the
+// config it runs);
+// bind/auth safety (AU-1); gateway token strength; the default model's provider reachable with
+// the configured key. Each yields one Finding; the command exits 1 when any is "fail".
 #pragma once
 
 #include <filesystem>
@@ -24,8 +26,8 @@ struct Finding {
 nlohmann::json to_json(const Finding& f);
 
 /// The pure checks over an effective config (no I/O): bind/auth safety and token strength.
-/// Token: fail when auth.mode is token and the token is shorter than 16 chars; warn under 24
-/// (ids::random_token(32) gives 43). Password: warn under 12 chars. Bind: fail when bind is not
+/// Token and password lengths follow core/secret_rules.h (the gateway's own rule: a token it
+/// refuses to start with fails, a weak one warns). Bind: fail when bind is not
 /// loopback and auth.mode is none; warn when lan with any auth (prefer loopback + a tunnel).
 std::vector<Finding> check_security(const nlohmann::json& effective);
 
@@ -46,7 +48,24 @@ Finding check_port(int port);
 /// other HTTP statuses warn, transport errors fail. Blocks up to `timeout_ms`.
 Finding check_provider(const nlohmann::json& effective, int64_t timeout_ms = 8000);
 
-/// Every check, for the state dir and config file given.
+/// A `${NAME}` of the config that neither the environment nor the config's `env` section sets.
+struct MissingEnvVar {
+  std::string name;  ///< "OPENAI_API_KEY"
+  std::string path;  ///< where the config uses it: "models.providers.openai.apiKey"
+};
+/// Every such reference of `config_file` (empty when the file cannot be read or parsed).
+std::vector<MissingEnvVar> missing_env_vars(const std::filesystem::path& config_file, const config::EnvLookup& env);
+
+/// The running gateway's own view, asked over the protocol with this home's credentials
+/// (`status`): fail when it belongs to another home (its state dir or config path differ from
+/// ours, or it refuses our token), or when it does not run the file as it is now because a reload
+/// was rejected (the reason and the fix, e.g. a variable missing from its environment); warn when
+/// it has not applied the latest edit yet. Blocks up to ~8 s.
+Finding check_running_gateway(const std::filesystem::path& state_dir, const std::filesystem::path& config_file,
+                              const config::EnvLookup& env);
+
+/// Every check, for the state dir and config file given. A config that only lacks environment
+/// variables is reported per variable (name and config path), and the other checks still run.
 std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const std::filesystem::path& config_file,
                                 const config::EnvLookup& env);
 

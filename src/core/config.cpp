@@ -86,6 +86,42 @@ std::string describe_value(const json& v, bool sensitive) {
 // ---- validation ---------------------------------------------------------------------------------
 
 // Dotted-quad IPv4 without leading zeros ("127.0.0.1"), as inet_pton(AF_INET) accepts.
+// An absolute http:// or https:// URL with a host (and a valid port when one is given), no
+// whitespace. A value still holding a "${NAME}" reference (`config set` validates before
+// substitution) is checked once substituted, at load.
+bool is_http_url(const std::string& s) {
+  if (s.find("${") != std::string::npos) return true;
+  if (s.find_first_of(" \t\r\n") != std::string::npos) return false;
+  std::string lower_s = s.substr(0, 8);
+  std::transform(lower_s.begin(), lower_s.end(), lower_s.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::size_t start = lower_s.rfind("https://", 0) == 0 ? 8 : lower_s.rfind("http://", 0) == 0 ? 7 : 0;
+  if (start == 0) return false;
+  std::string authority = s.substr(start, s.find_first_of("/?#", start) - start);
+  if (auto at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
+  std::string host = authority, port;
+  if (!authority.empty() && authority[0] == '[') {
+    const auto close = authority.find(']');
+    if (close == std::string::npos) return false;
+    host = authority.substr(0, close + 1);
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':') return false;
+      port = authority.substr(close + 2);
+      if (port.empty()) return false;
+    }
+  } else if (auto colon = authority.rfind(':'); colon != std::string::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+    if (port.empty()) return false;
+  }
+  if (host.empty() || host == "[]") return false;
+  if (!port.empty()) {
+    if (port.size() > 5 || !std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); })) return false;
+    const int n = std::stoi(port);
+    if (n < 1 || n > 65535) return false;
+  }
+  return true;
+}
+
 bool is_ipv4(const std::string& s) {
   int parts = 0;
   std::size_t i = 0;
@@ -128,6 +164,7 @@ bool matches_scalar(const Node& node, const json& v) {
   switch (node.kind()) {
     case Kind::kString:
       return v.is_string() && (node.string_format() != "ipv4" || is_ipv4(v.get<std::string>())) &&
+             (node.string_format() != "http-url" || is_http_url(v.get<std::string>())) &&
              matches_pattern(node, v.get<std::string>());
     case Kind::kEnum: {
       if (!v.is_string()) return false;
@@ -337,7 +374,7 @@ json to_json_schema(const Node& node) {
       break;
     case Kind::kString:
       s["type"] = "string";
-      if (!node.string_format().empty()) s["format"] = node.string_format();
+      if (!node.string_format().empty()) s["format"] = node.string_format() == "http-url" ? "uri" : node.string_format();
       if (!node.string_pattern().empty()) s["pattern"] = node.string_pattern();
       break;
     case Kind::kInteger:
@@ -405,7 +442,7 @@ std::string type_text(const Node& node) {
     return text;
   }
   std::string text = node.expectation();
-  return node.string_format() == "ipv4" ? text + " (string)" : text;
+  return node.string_format().empty() ? text : text + " (string)";
 }
 
 void document_node(const Node& node, const std::string& path, int level, std::string& out);
@@ -720,7 +757,16 @@ Result<json> resolve_text(const std::string& text, const fs::path& file, const E
   if (!resolved) return resolved.error();
 
   if (refs == EnvRefs::kSubstitute) {
-    if (auto st = substitute_env(*resolved, env, ""); !st) {
+    // The file's own `env` section fills in what the environment leaves unset (as OpenClaw's).
+    EnvLookup lookup = env;
+    if (resolved->is_object() && resolved->contains("env") && (*resolved)["env"].is_object()) {
+      lookup = [env, vars = (*resolved)["env"]](const std::string& name) -> std::optional<std::string> {
+        if (auto v = env ? env(name) : std::nullopt; v && !v->empty()) return v;
+        if (auto it = vars.find(name); it != vars.end() && it->is_string()) return it->get<std::string>();
+        return std::nullopt;
+      };
+    }
+    if (auto st = substitute_env(*resolved, lookup, ""); !st) {
       return invalid(file.string() + ": " + st.error().message);
     }
   }
@@ -766,6 +812,11 @@ Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& en
   config.resolved = std::move(resolved);
   config.effective = with_defaults(config.resolved);
   return config;
+}
+
+std::string file_sha256(const std::filesystem::path& file) {
+  auto text = read_file(file);
+  return text ? sha256_hex(*text) : "";
 }
 
 Result<nlohmann::json> resolve_file(const std::filesystem::path& file, const EnvLookup& env, EnvRefs refs) {

@@ -70,6 +70,10 @@ struct LoadedConfig {
 /// `env` may be empty (= no variables set).
 Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& env);
 
+/// Lowercase hex SHA-256 of `file`'s bytes as they are now (LoadedConfig::hash of a load now), or
+/// "" when it cannot be read. Lets a running gateway tell whether the file still is what it runs.
+std::string file_sha256(const std::filesystem::path& file);
+
 /// How resolve_file() treats "${NAME}" references in strings.
 enum class EnvRefs {
   kSubstitute,  ///< replace them as load() does; a missing or empty variable is an error

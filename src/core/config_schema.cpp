@@ -97,6 +97,7 @@ std::string Node::expectation() const {
     case Kind::kArray: return "array of " + item_->expectation();
     case Kind::kString:
       if (format_ == "ipv4") return "IPv4 address";
+      if (format_ == "http-url") return "http:// or https:// URL with a host";
       return pattern_.empty() ? "string" : "string matching " + pattern_;
     case Kind::kBoolean: return "boolean";
     case Kind::kEnum: return "one of " + join(enum_values_, "|");
@@ -258,8 +259,9 @@ Node model_definition() {
                       "Everywhere else the model is named `<provider>/<id>`, e.g. `openai/gpt-4.1`.")),
       field("name", string().doc("Display name shown by `models.list` and the UIs; defaults to `id`.")),
       field("contextWindow", integer().min(1).def(128000).doc(
-                                 "Context window in tokens (prompt + reply). Drives the prompt budget "
-                                 "(CX-6), compaction and the tool-result cap (CX-8).")),
+                                 "Context window in tokens (prompt + reply). Today it sizes the cap on "
+                                 "one tool result (CX-8) and is listed by `models.list`; Pincer does "
+                                 "not yet budget the prompt or compact long sessions by it.")),
       field("maxTokens", integer().min(1).def(4096).doc(
                              "Most output tokens requested per model call.")),
       field("reasoning", boolean().def(false).doc(
@@ -273,7 +275,7 @@ Node model_definition() {
 
 Node provider_definition() {
   return object({
-      field("baseUrl", string().required().doc(
+      field("baseUrl", string().format("http-url").required().doc(
                            "Base URL of the API, e.g. `https://api.openai.com/v1`, "
                            "`https://api.anthropic.com`, `http://127.0.0.1:11434` (Ollama) or "
                            "`http://127.0.0.1:8080/v1` (llama.cpp server, vLLM, LM Studio).")),
@@ -362,8 +364,9 @@ Node agent_defaults() {
                                   "Longest an agent run may take, in seconds; then it is aborted "
                                   "and the partial reply kept.")),
       field("contextTokens", integer().min(1).doc(
-                                 "Context budget in tokens, overriding the model's "
-                                 "`contextWindow` (e.g. to spend less per call).")),
+                                 "Context budget in tokens (OpenClaw's override of the model's "
+                                 "`contextWindow`). Accepted and imported, but not used yet: Pincer "
+                                 "has no prompt budget or compaction so far.")),
       field("maxConcurrent", integer().min(1).def(4).doc(
                                  "Agent runs executing at once across all sessions (the `main` "
                                  "lane). Each session still runs one turn at a time (AG-8).")),
@@ -453,9 +456,12 @@ Node tools_section() {
   return object({
       field("profile", one_of({"minimal", "coding", "messaging", "full"})
                            .def("coding")
-                           .doc("Base tool set offered to agents: `minimal`, `coding` (files, "
-                                "shell, web, sessions, memory), `messaging`, or `full` (every "
-                                "tool).")),
+                           .doc("Base tool set offered to agents, by OpenClaw's profile lists. "
+                                "With the tools Pincer has today: `minimal` (no tool), `coding` "
+                                "(read, write, edit, apply_patch, exec, process), `messaging` (no "
+                                "tool), `full` (read, write, edit, apply_patch, exec, process). "
+                                "OpenClaw's web, sessions and memory tools join the profiles that "
+                                "list them when Pincer has them.")),
       field("allow", array_of(string()).doc(
                          "When non-empty, only these tools (of the profile's) are offered. "
                          "Entries are tool names with `*` wildcards or groups such as "
@@ -602,7 +608,7 @@ Node channel_entry(bool with_accounts = true) {
       field("botToken", string().sensitive().doc(
                             "Telegram: the bot token from @BotFather (or `${TELEGRAM_BOT_TOKEN}`). "
                             "Required to run the Telegram channel.")),
-      field("apiRoot", string().doc(
+      field("apiRoot", string().format("http-url").doc(
                            "Telegram: Bot API server (default `https://api.telegram.org`; a "
                            "self-hosted Bot API server or a test server).")),
       field("secret", string().sensitive().doc(
@@ -722,6 +728,11 @@ Node build_root() {
   return object({
       field("$schema", string().doc(
                            "URL or path of a JSON Schema, for editor completion; ignored by Pincer.")),
+      field("env", map_of(string().sensitive()).doc(
+                       "Values for `${NAME}` references in this file, used when the environment "
+                       "of the process reading it (the gateway, the CLI) does not set NAME, e.g. "
+                       "`env: { OPENAI_API_KEY: \"sk-…\" }`. A variable set in the environment wins. "
+                       "Only substitution reads them: they are not exported to tools.")),
       field("gateway", gateway_section()),
       field("models", models_section()),
       field("agents", agents_section()),

@@ -47,7 +47,7 @@ class Node {
   Node default_note(std::string text) &&;   ///< how a default is computed, when not a constant
   Node min(double value) &&;                ///< inclusive lower bound (integer/number)
   Node max(double value) &&;                ///< inclusive upper bound (integer/number)
-  Node format(std::string name) &&;         ///< string format; supported: "ipv4"
+  Node format(std::string name) &&;         ///< string format: "ipv4", "http-url" (http/https with a host)
   Node pattern(std::string regex) &&;       ///< string must match this ECMAScript regex (whole)
   Node sensitive() &&;                      ///< secret: redacted by config::redact(), never echoed
   Node required() &&;                       ///< must be present whenever its parent object is

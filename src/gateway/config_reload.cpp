@@ -20,6 +20,7 @@ constexpr Rule kRules[] = {
     {"messages", ChangeKind::Hot},      {"agents", ChangeKind::Hot},   {"models", ChangeKind::Hot},
     {"tools", ChangeKind::Hot},         {"gateway.reload", ChangeKind::None},
     {"meta", ChangeKind::None},         {"$schema", ChangeKind::None},
+    {"env", ChangeKind::None},  // its values reach the config through substitution: those paths change
 };
 
 bool has_prefix(const std::string& path, const std::string& prefix) {
@@ -81,6 +82,22 @@ ReloadPlan plan_reload(const json& before, const json& after) {
     }
   }
   return plan;
+}
+
+}  // namespace pincer::gateway
+
+namespace pincer::gateway {
+
+std::string config_reload_fix(const std::string& reason, const std::string& config_path) {
+  const std::string marker = "missing env var \"";
+  if (auto at = reason.find(marker); at != std::string::npos) {
+    const auto start = at + marker.size();
+    const std::string name = reason.substr(start, reason.find('"', start) - start);
+    return "the gateway's environment has no " + name + ": restart the gateway from a shell where " + name +
+           " is set (or set it in the service's environment), or put it in the env section of " + config_path +
+           " (env: { " + name + ": \"…\" })";
+  }
+  return "fix " + config_path + " (pincer config validate shows the problem); the gateway applies it once it is valid";
 }
 
 }  // namespace pincer::gateway

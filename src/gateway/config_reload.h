@@ -40,6 +40,11 @@ std::vector<std::string> changed_paths(const nlohmann::json& before, const nlohm
 /// The rule for one changed path (longest matching prefix).
 ChangeKind change_kind(const std::string& path);
 
+/// What to do about a rejected reload, for people: when `reason` is a missing env var (the
+/// gateway runs in an environment without it), restart where it is set or put it in the config's
+/// `env` section; otherwise fix the file. `config_path` is named in the advice.
+std::string config_reload_fix(const std::string& reason, const std::string& config_path);
+
 /// The plan for going from `before` to `after` (both effective configs).
 ReloadPlan plan_reload(const nlohmann::json& before, const nlohmann::json& after);
 

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "agent/agent_service.h"
@@ -22,12 +24,6 @@ std::string host_name() {
 }
 
 }  // namespace
-
-const std::vector<std::string>& gateway_events() {
-  static const std::vector<std::string> events = {"connect.challenge", "tick",     "health", "presence",
-                                                  "shutdown",          "agent",    "chat"};
-  return events;
-}
 
 Gateway::Gateway(GatewaySettings settings, Clock& clock)
     : settings_(std::move(settings)),
@@ -463,6 +459,11 @@ void Gateway::send_to(ConnId id, std::string frame, bool drop_if_slow) {
 
 void Gateway::send_event(Client& client, std::string_view event, const std::string& payload_json, bool drop_if_slow,
                          const json& state_version) {
+  const auto& advertised = gateway_events();
+  if (std::find(advertised.begin(), advertised.end(), event) == advertised.end()) {
+    spdlog::error("internal: event \"{}\" is not in gateway_events() (hello-ok features.events); not sent", event);
+    return;
+  }
   send_frame(client, build_event(event, payload_json, client.next_seq++, state_version), drop_if_slow);
 }
 

@@ -126,7 +126,22 @@ class Gateway {
     settings_.config_written = std::move(written);
     settings_.config_hash = std::move(hash);
     settings_.config_exists = true;
+    reload_rejected_reason_.clear();
+    reload_rejected_at_ms_ = 0;
   }
+  /// A reload of the config file was rejected (the running config is kept): `status` and the
+  /// errors of chat.send/agent say so, with `reason`, until a reload is applied. Loop thread.
+  void config_reload_rejected(std::string reason) {
+    reload_rejected_reason_ = std::move(reason);
+    reload_rejected_at_ms_ = clock_.wall_ms();
+  }
+  /// `status.config`: {path, hash (of the file the running config came from), fileHash (of the
+  /// file now; "" unreadable or missing), matchesFile, lastRejectedReload: {atMs, reason, fix} |
+  /// null}. Reads and hashes the file (≤ 2 MiB).
+  nlohmann::json config_status() const;
+  /// "" while the running config matches the file; else one sentence for a client's error: that
+  /// the gateway runs an older config, why its reload was rejected and how to fix it.
+  std::string config_drift_note() const;
   Clock& clock() { return clock_; }
   int64_t uptime_ms() const { return clock_.steady_ms() - started_steady_ms_; }
   /// The `health` payload: the snapshot, rebuilt first when `fresh` (probe) or older than
@@ -235,6 +250,8 @@ class Gateway {
   int64_t health_built_ms_ = 0;  ///< steady ms
   bool shutting_down_ = false;
   uint16_t shutdown_close_code_ = 1001;  ///< kCloseGoingAway, or kCloseServiceRestart for a restart
+  std::string reload_rejected_reason_;  ///< "" when the last reload was applied (or none failed)
+  int64_t reload_rejected_at_ms_ = 0;
   EventLoop* loop_ = nullptr;
   agent::AgentService* agents_ = nullptr;
   std::function<nlohmann::json()> channels_status_;

@@ -1,8 +1,24 @@
 #include "store/session_keys.h"
 
+#include <cstdio>
 #include <vector>
 
 namespace pincer::store {
+
+std::optional<std::string> session_key_problem(std::string_view key) {
+  if (key.find_first_not_of(" \t\r\n\v\f") == std::string_view::npos) return "session key is empty";
+  if (key.size() > kMaxSessionKeyBytes) {
+    return "session key is " + std::to_string(key.size()) + " bytes; at most " + std::to_string(kMaxSessionKeyBytes);
+  }
+  for (unsigned char c : key) {
+    if (c < 0x20 || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02x", c);
+      return std::string("session key contains a control character (") + code + ")";
+    }
+  }
+  return std::nullopt;
+}
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }

@@ -9,6 +9,7 @@
 // Pure functions of their arguments; thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,15 @@ namespace pincer::store {
 inline constexpr std::string_view kDefaultAgentId = "main";
 inline constexpr std::string_view kDefaultMainKey = "main";
 inline constexpr std::string_view kDefaultAccountId = "default";
+
+/// Longest session key accepted, in bytes.
+inline constexpr std::size_t kMaxSessionKeyBytes = 512;
+
+/// The one check of a session key given by a client or a flag (chat.send, agent, sessions.*,
+/// `pincer agent|chat --session`): nullopt when acceptable, else why not — empty or only
+/// whitespace, longer than kMaxSessionKeyBytes, or holding a control character (a newline would
+/// split the lines of `sessions list` and of logs). Printable Unicode is fine.
+std::optional<std::string> session_key_problem(std::string_view key);
 
 /// Agent id as OpenClaw normalises it: trimmed; if it matches ^[a-z0-9][a-z0-9_-]{0,63}$
 /// (case-insensitive) it is lowercased; otherwise lowercased, every run of characters outside

@@ -100,6 +100,9 @@ TEST_F(ChatTuiTest, StreamedTurnToolCallAndSlashCommands) {
   tmux.type_line("/model");
   s = tmux.wait_for("mock/mock-model");
   EXPECT_NE(s.find("  mock/mock-model"), std::string::npos) << s;
+  tmux.type_line("/status");  // answered by the gateway's command table, like /help promises
+  s = tmux.wait_for("thinking high");
+  EXPECT_NE(s.find("model `mock/mock-model` · thinking high"), std::string::npos) << s;
   tmux.type_line("/nonsense");
   s = tmux.wait_for("Unknown command /nonsense");
   EXPECT_NE(s.find("Unknown command /nonsense"), std::string::npos) << s;
@@ -133,7 +136,7 @@ TEST_F(ChatTuiTest, CtrlCAbortsTheRunThenSecondCtrlCQuits) {
 
   // Still usable after the abort (in a new session: the mock would read the aborted turn's keywords).
   tmux.type_line("/new");
-  tmux.wait_for("New session");
+  tmux.wait_for("Started a fresh session.");
   tmux.type_line("after ECHO:still-here");
   s = tmux.wait_for("[still-here]\n>");  // the reply, then the prompt again
   EXPECT_NE(s.find("Hello from the mock LLM. [still-here]"), std::string::npos) << s;

@@ -1,6 +1,7 @@
 // Agent methods (GW-7 "agent"; openclaw-protocol.md §2.1): `agent` answers twice — an ack at once
 // and the result when the run ends — and `agent.wait` waits for a run to end.
 #include "agent/agent_service.h"
+#include "agent/chat_commands.h"
 #include "core/event_loop.h"
 #include "core/redact.h"
 #include "gateway/gateway.h"
@@ -35,6 +36,19 @@ MethodResult agent_run(MethodContext& ctx) {
   auto* agents = ctx.gateway.agents();
   if (!agents) return RpcError::unavailable("agent runtime not available");
 
+  if (agent::is_blank_message(message)) return RpcError::invalid("message or attachment required");
+  if (auto command = agent::parse_chat_command(message)) {
+    // A slash command (agent/chat_commands.h) answers at once, in the shape of a finished run.
+    const std::string key_used = agents->canonical_key(session_key.empty() ? "main" : session_key, agent_id);
+    agent::CommandContext context{*agents, key_used, {}};
+    const agent::CommandReply reply = agent::run_chat_command(*command, context);
+    return json{{"runId", key},
+                {"status", "ok"},
+                {"summary", "command"},
+                {"result",
+                 {{"payloads", json::array({json{{"text", reply.text}}})},
+                  {"meta", {{"sessionKey", key_used}, {"command", command->command->name}, {"ok", reply.ok}}}}}};
+  }
   Gateway& gw = ctx.gateway;
   const ConnId conn = ctx.client.id;
   const std::string request_id = ctx.request.id;
@@ -60,7 +74,11 @@ MethodResult agent_run(MethodContext& ctx) {
   };
   agent::SendRequest req{session_key.empty() ? "main" : session_key, agent_id, message, key, thinking, agent::RunLane::Main};
   auto accepted = agents->send(req, make_run_event_sink(gw, on_terminal));
-  if (!accepted) return RpcError::unavailable(accepted.error().message, {{"code", accepted.error().code}});
+  if (!accepted) {
+    const std::string note = gw.config_drift_note();  // e.g. the model is in a file that could not be reloaded
+    return RpcError::unavailable(note.empty() ? accepted.error().message : accepted.error().message + " (" + note + ")",
+                                 {{"code", accepted.error().code}});
+  }
   return json{{"runId", accepted->run_id}, {"status", "accepted"}, {"acceptedAt", gw.clock().wall_ms()}};
 }
 

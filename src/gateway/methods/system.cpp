@@ -90,6 +90,7 @@ MethodResult status(MethodContext& ctx) {
       {"connections", {{"clients", ctx.gateway.connected_count()}}},
       {"stateDir", s.state_dir.string()},
       {"configPath", s.config_path.string()},
+      {"config", ctx.gateway.config_status()},
       {"logFile", s.log_file.string()},
       {"sessions", std::move(sessions)},
       {"agents", std::move(agents)},

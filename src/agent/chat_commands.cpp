@@ -1,0 +1,154 @@
+#include "agent/chat_commands.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/agent_service.h"
+
+namespace pincer::agent {
+namespace {
+
+using nlohmann::json;
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+CommandReply reset(CommandContext& c) {
+  auto r = c.agents.reset_session(c.session_key);
+  if (r || r.error().code == "SESSION_NOT_FOUND") return {"Started a fresh session."};
+  return {"⚠️ " + r.error().message, false};
+}
+
+CommandReply stop(CommandContext& c) {
+  if (c.drop_queued) c.drop_queued();
+  auto r = c.agents.abort(c.session_key, "", "stop");
+  if (!r) return {"⚠️ " + r.error().message, false};
+  return {r->empty() ? "Nothing to stop." : "Stopped."};
+}
+
+CommandReply status(CommandContext& c) {
+  const json s = c.agents.session_status(c.session_key);
+  std::string text = "Agent `" + s.value("agentId", "") + "` · session `" + s.value("sessionKey", "") + "`";
+  if (s.contains("sessionId")) {
+    text += " (" + std::to_string(s.value("messages", 0)) + " messages)";
+  } else {
+    text += " (no messages yet)";
+  }
+  const std::string model = s.value("model", "");
+  text += model.empty() ? " · no model: " + s.value("modelError", "") : " · model `" + model + "`";
+  text += " · thinking " + s.value("thinkingLevel", "off");
+  return {text};
+}
+
+CommandReply models(CommandContext& c, const std::string& arg) {
+  const json list = c.agents.list_models();
+  std::string text;
+  if (!arg.empty()) {
+    text = "Switching the model per session is not available yet; set agents.defaults.model.primary "
+           "(pincer config set) instead.\n";
+  }
+  const std::string current = c.agents.session_status(c.session_key).value("model", "");
+  text += "Models:";
+  for (const auto& m : list.value("models", json::array())) {
+    const std::string id = m.value("provider", "?") + "/" + m.value("id", "?");
+    text += "\n  " + id + (id == current ? " (this session)" : "");
+  }
+  if (list.value("models", json::array()).empty()) text += " none configured (pincer onboard adds a provider)";
+  return {text, arg.empty()};
+}
+
+CommandReply think(CommandContext& c, const std::string& arg) {
+  if (arg.empty()) {
+    return {"Thinking: " + c.agents.session_status(c.session_key).value("thinkingLevel", "off") +
+            " (set it with /think off|minimal|low|medium|high)"};
+  }
+  if (auto st = c.agents.set_session_thinking(c.session_key, lower(arg)); !st) return {"⚠️ " + st.error().message, false};
+  return {"Thinking: " + lower(arg)};
+}
+
+CommandReply agents(CommandContext& c) {
+  const json list = c.agents.list_agents();
+  std::string text = "Agents:";
+  for (const auto& a : list.value("agents", json::array())) {
+    text += "\n  " + a.value("id", "?") + (a.value("id", "") == list.value("defaultId", "") ? " (default)" : "");
+  }
+  return {text};
+}
+
+}  // namespace
+
+bool is_blank_message(std::string_view text) { return text.find_first_not_of(" \t\r\n\v\f") == std::string_view::npos; }
+
+const std::vector<ChatCommand>& chat_commands() {
+  static const std::vector<ChatCommand> table = {
+      {"new", {}, "", "start a fresh session (the transcript is archived)"},
+      {"reset", {}, "", "the same as /new"},
+      {"stop", {"abort"}, "", "stop the running reply (and drop queued messages)"},
+      {"status", {}, "", "agent, session, message count, model and thinking level"},
+      {"model", {"models"}, "", "list the models"},
+      {"think", {}, "LEVEL", "off|minimal|low|medium|high for this session's next replies"},
+      {"agents", {}, "", "list the agents"},
+      {"agent", {}, "NAME", "talk to another agent", /*terminal_only=*/true},
+      {"quit", {"exit"}, "", "leave the chat (or press Ctrl-D)", /*terminal_only=*/true},
+      {"help", {}, "", "this list"},
+  };
+  return table;
+}
+
+std::optional<CommandInvocation> parse_chat_command(std::string_view text, bool addressed_to_us) {
+  const std::string line = trim(text);
+  if (line.size() < 2 || line[0] != '/') return std::nullopt;
+  std::size_t end = line.find_first_of(" \t\n@");
+  std::string word = lower(line.substr(1, end == std::string::npos ? std::string::npos : end - 1));
+  if (end != std::string::npos && line[end] == '@') {
+    // "/new@OtherBot" is addressed to another bot (the channel saw no mention of ours).
+    if (!addressed_to_us) return std::nullopt;
+    end = line.find_first_of(" \t\n", end);
+  }
+  for (const auto& c : chat_commands()) {
+    if (c.name != word && std::find(c.aliases.begin(), c.aliases.end(), word) == c.aliases.end()) continue;
+    return CommandInvocation{&c, end == std::string::npos ? "" : trim(std::string_view(line).substr(end))};
+  }
+  return std::nullopt;
+}
+
+std::string chat_commands_help(bool terminal) {
+  std::string out = "Commands:";
+  for (const auto& c : chat_commands()) {
+    if (c.terminal_only && !terminal) continue;
+    std::string usage = "/" + c.name + (c.args.empty() ? "" : " " + c.args);
+    for (const auto& a : c.aliases) usage += ", /" + a;
+    out += "\n  " + usage + std::string(usage.size() < 18 ? 18 - usage.size() : 1, ' ') + c.help;
+  }
+  return out;
+}
+
+CommandReply run_chat_command(const CommandInvocation& inv, CommandContext& context) {
+  const std::string& name = inv.command->name;
+  if (inv.command->terminal_only) return {"/" + name + " works only in the terminal chat (pincer chat).", false};
+  try {
+    if (name == "new" || name == "reset") return reset(context);
+    if (name == "stop") return stop(context);
+    if (name == "status") return status(context);
+    if (name == "model") return models(context, inv.arg);
+    if (name == "think") return think(context, inv.arg);
+    if (name == "agents") return agents(context);
+    if (name == "help") return {chat_commands_help(false)};
+  } catch (const std::exception& e) {
+    return {"⚠️ /" + name + " failed: " + e.what(), false};
+  }
+  return {"/" + name + " has no handler", false};
+}
+
+}  // namespace pincer::agent
