@@ -46,7 +46,10 @@ std::unique_ptr<WsClient> operator_client(int port) {
 }
 
 json wait_chat_final(WsClient& c, const std::string& run_id) {
-  auto match = [&](const json& f) { return f["event"] == "chat" && f["payload"]["runId"] == run_id; };
+  auto match = [&](const json& f) {
+    const std::string state = f["payload"].value("state", "");
+    return f["event"] == "chat" && f["payload"]["runId"] == run_id && (state == "final" || state == "error" || state == "aborted");
+  };
   for (auto& f : c.events()) {
     if (match(f)) return f["payload"];
   }

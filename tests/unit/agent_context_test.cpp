@@ -129,20 +129,20 @@ TEST(AgentConfigSchema, ViolationMessagesAreExact) {
                        "reasoning": false, "input": ["text", "image"]}]}}}})",
        ""},
       {R"({"models": {"providers": {"local": {"models": [{"id": "m"}]}}}})",
-       "models.providers.local.baseUrl: missing required key (expected string)"},
-      {R"({"models": {"providers": {"p": {"baseUrl": "u", "api": "gemini"}}}})",
+       "models.providers.local.baseUrl: missing required key (expected http:// or https:// URL with a host)"},
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "api": "gemini"}}}})",
        R"(models.providers.p.api: expected one of openai-completions|openai-responses|anthropic-messages|ollama, got "gemini")"},
-      {R"({"models": {"providers": {"p": {"baseUrl": "u", "models": [{"name": "x"}]}}}})",
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": [{"name": "x"}]}}}})",
        "models.providers.p.models[0].id: missing required key (expected string)"},
-      {R"({"models": {"providers": {"p": {"baseUrl": "u", "models": [{"id": "m", "contextWindow": 0}]}}}})",
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": [{"id": "m", "contextWindow": 0}]}}}})",
        "models.providers.p.models[0].contextWindow: expected integer >= 1, got 0"},
-      {R"({"models": {"providers": {"p": {"baseUrl": "u", "models": [{"id": "m", "input": ["text", "audio"]}]}}}})",
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": [{"id": "m", "input": ["text", "audio"]}]}}}})",
        R"(models.providers.p.models[0].input[1]: expected one of text|image, got "audio")"},
-      {R"({"models": {"providers": {"p": {"baseUrl": "u", "models": [{"id": "m", "reasoning": "yes"}]}}}})",
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": [{"id": "m", "reasoning": "yes"}]}}}})",
        R"(models.providers.p.models[0].reasoning: expected boolean, got "yes")"},
-      {R"({"models": {"providers": {"p": {"baseUrl": "u", "headers": {"X": 1}}}}})",
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "headers": {"X": 1}}}}})",
        "models.providers.p.headers.X: expected string, got number"},
-      {R"({"models": {"providers": {"p": {"baseUrl": "u", "models": {"id": "m"}}}}})",
+      {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": {"id": "m"}}}}})",
        "models.providers.p.models: expected array of object, got object"},
       {R"({"models": {"provider": {}}})", "models.provider: unknown key (expected one of providers)"},
       // agents
@@ -439,7 +439,7 @@ TEST(ModelRegistry, ErrorMessages) {
             R"(unknown model "mock/mock-model" (no models are configured under models.providers))");
 
   // More than ten models: the list is cut with an ellipsis.
-  json many = json::parse(R"({"models": {"providers": {"p": {"baseUrl": "u", "models": []}}}})");
+  json many = json::parse(R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": []}}}})");
   for (int i = 0; i < 12; ++i) many["models"]["providers"]["p"]["models"].push_back({{"id", "m" + std::to_string(i)}});
   ModelRegistry big = ModelRegistry::from_config(config::with_defaults(many));
   EXPECT_EQ(big.resolve("p/zz").error().message,

@@ -372,7 +372,7 @@ TEST(ConfigValidate, UnknownKey) {
             "gateway.prot: unknown key (expected one of "
             "port|bind|customBindHost|auth|trustedProxies|controlUi|reload)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
-            "gatway: unknown key (expected one of $schema|gateway|models|agents|tools|logging|session|messages|bindings|channels|meta)");
+            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|logging|session|messages|bindings|channels|meta)");
 }
 
 TEST(ConfigValidate, KeysThatAreNotIdentifiersAreQuotedInPaths) {
@@ -499,7 +499,7 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"
             "logging.level: expected one of trace|debug|info|warn|error|off, got \"loud\"\n"
-            "zzz: unknown key (expected one of $schema|gateway|models|agents|tools|logging|session|messages|bindings|channels|meta)");
+            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|logging|session|messages|bindings|channels|meta)");
   EXPECT_EQ(validate(doc).error().code, "CONFIG_INVALID");
 }
 
@@ -598,7 +598,7 @@ TEST(ConfigRedact, ProviderKeysAndHeaderValuesAreReplaced) {
   EXPECT_EQ(p["apiKey"], kRedacted);
   EXPECT_EQ(p["headers"]["X-Key"], kRedacted);
   EXPECT_EQ(p["baseUrl"], "https://x");
-  EXPECT_EQ(violations_of(json::parse(R"({"models": {"providers": {"p": {"baseUrl": "u", "apiKey": 5}}}})")),
+  EXPECT_EQ(violations_of(json::parse(R"({"models": {"providers": {"p": {"baseUrl": "http://u", "apiKey": 5}}}})")),
             "models.providers.p.apiKey: expected string, got number");
 }
 

@@ -203,7 +203,9 @@ TEST(AdvertisedEvents, HelloOkListsEveryEventTheGatewaySends) {
   gw.broadcast_pairing_event("device.pair.changed", json::object());
   gw.broadcast("not.an.advertised.event", "{}");
   for (const auto& f : link.sent) {
-    if (f.value("type", "") == "event") EXPECT_TRUE(events.contains(f.value("event", ""))) << f.dump();
+    if (f.value("type", "") == "event") {
+      EXPECT_TRUE(events.contains(f.value("event", ""))) << f.dump();
+    }
   }
 }
 
