@@ -59,7 +59,10 @@ void ConfigReloader::on_change() {
     return reject(config_path_.string() + " was removed (put it back, or restart the gateway to start from a new one)");
   }
   const gateway::ReloadPlan plan = gateway::plan_reload(running_, next->effective);
-  if (plan.changed.empty()) return;
+  if (plan.changed.empty()) {  // e.g. an edit undone: the file matches what runs again
+    gateway_.set_config(next->effective, next->hash);
+    return;
+  }
   spdlog::info("config changed: {}", join_paths(plan.changed));
   using gateway::ReloadMode;
   const ReloadMode mode = mode_of(next->effective);  // the file's own wish applies to this edit
