@@ -619,14 +619,15 @@ Node channel_entry(bool with_accounts = true) {
       field("mode", one_of({"sync", "callback"}).doc(
                         "Webhook: `sync` = the reply is the HTTP response (default); `callback` = "
                         "answer 202 at once and POST the reply to `callbackUrl`.")),
-      field("callbackUrl", string().doc("Webhook, `callback` mode: where replies are POSTed, signed "
-                                        "with the callback key derived from `secret` (channels.md).")),
+      field("callbackUrl", string().format("http-url").doc(
+                               "Webhook, `callback` mode: where replies are POSTed, signed with the "
+                               "callback key derived from `secret` (channels.md).")),
       field("maxBodyBytes", integer().min(256).max(8 * 1024 * 1024).doc(
                                 "Webhook: largest request body, bytes (default 1 MiB).")),
       field("replyTimeoutSeconds", integer().min(1).max(3600).doc(
                                        "Webhook, `sync` mode: how long a caller waits for the "
                                        "reply before 504 (default 120).")),
-      field("webhookUrl", string().doc(
+      field("webhookUrl", string().format("http-url").doc(
                               "Telegram: receive updates by webhook instead of long polling: the public "
                               "HTTPS URL that reaches `webhookPath` on this gateway (registered with "
                               "setWebhook).")),

@@ -121,6 +121,19 @@ TEST(InputRules, ProviderBaseUrlMustBeHttpWithAHost) {
   }
 }
 
+TEST(InputRules, ChannelUrlsAreCheckedTheSameWay) {
+  for (const char* key : {"webhookUrl", "callbackUrl", "apiRoot"}) {
+    json doc = {{"channels", {{"telegram", {{key, "not a url"}}}}}};
+    auto st = config::validate(doc);
+    ASSERT_FALSE(st) << key;
+    EXPECT_NE(st.error().message.find(std::string("channels.telegram.") + key + ": expected http:// or https:// URL"),
+              std::string::npos)
+        << st.error().message;
+    doc["channels"]["telegram"][key] = "https://bot.example/hook";
+    EXPECT_TRUE(config::validate(doc)) << key;
+  }
+}
+
 // ---- the config's env section and the reload advice ---------------------------------------------
 
 struct TempFile {
