@@ -88,7 +88,7 @@ void ConfigReloader::on_change() {
 void ConfigReloader::reject(const std::string& why) {
   spdlog::error("config reload rejected, the running config is kept: {}", why);
   // Clients learn it too (status.config, errors of chat.send/agent): only the console saw it before.
-  gateway_.config_reload_rejected(why);
+  gateway_.config_reload_rejected(redact::apply(why));
 }
 
 bool ConfigReloader::apply_hot(const config::LoadedConfig& next) {
@@ -130,7 +130,7 @@ void ConfigReloader::poll_restart(const std::string& why) {
   if (!ready) {
     restart_pending_ = false;
     spdlog::error("config: restart cancelled, the running config is kept: {}", ready.error().message);
-    gateway_.config_reload_rejected(ready.error().message);
+    gateway_.config_reload_rejected(redact::apply(ready.error().message));
     return;
   }
   spdlog::warn("config: {} changed; restarting the gateway in place", why);

@@ -745,6 +745,16 @@ std::string prefix_lines(const std::string& file, const std::string& message) {
 
 // JSON5 text of `file` → "$include"s resolved → env references per `refs`. Error messages name
 // the file as given (see load()).
+// The file's own `env` section fills in what the environment leaves unset (as OpenClaw's).
+EnvLookup with_env_section(const EnvLookup& env, const json& doc) {
+  if (!doc.is_object() || !doc.contains("env") || !doc["env"].is_object()) return env;
+  return [env, vars = doc["env"]](const std::string& name) -> std::optional<std::string> {
+    if (auto v = env ? env(name) : std::nullopt; v && !v->empty()) return v;
+    if (auto it = vars.find(name); it != vars.end() && it->is_string()) return it->get<std::string>();
+    return std::nullopt;
+  };
+}
+
 Result<json> resolve_text(const std::string& text, const fs::path& file, const EnvLookup& env, EnvRefs refs) {
   auto parsed = parse_file(text, file);
   if (!parsed) return parsed.error();
@@ -757,16 +767,7 @@ Result<json> resolve_text(const std::string& text, const fs::path& file, const E
   if (!resolved) return resolved.error();
 
   if (refs == EnvRefs::kSubstitute) {
-    // The file's own `env` section fills in what the environment leaves unset (as OpenClaw's).
-    EnvLookup lookup = env;
-    if (resolved->is_object() && resolved->contains("env") && (*resolved)["env"].is_object()) {
-      lookup = [env, vars = (*resolved)["env"]](const std::string& name) -> std::optional<std::string> {
-        if (auto v = env ? env(name) : std::nullopt; v && !v->empty()) return v;
-        if (auto it = vars.find(name); it != vars.end() && it->is_string()) return it->get<std::string>();
-        return std::nullopt;
-      };
-    }
-    if (auto st = substitute_env(*resolved, lookup, ""); !st) {
+    if (auto st = substitute_env(*resolved, with_env_section(env, *resolved), ""); !st) {
       return invalid(file.string() + ": " + st.error().message);
     }
   }
@@ -804,7 +805,9 @@ Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& en
   auto written = resolve_text(*text, file, env, EnvRefs::kKeep);
   if (!written) return written.error();
   json resolved = *written;
-  if (auto st = substitute_env(resolved, env, ""); !st) return invalid(shown_file + ": " + st.error().message);
+  if (auto st = substitute_env(resolved, with_env_section(env, resolved), ""); !st) {
+    return invalid(shown_file + ": " + st.error().message);
+  }
   if (auto st = validate(resolved); !st) {
     return invalid(prefix_lines(shown_file, st.error().message));
   }
