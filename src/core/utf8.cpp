@@ -4,9 +4,7 @@
 #include <cstdio>
 
 namespace pincer::utf8 {
-namespace {
 
-/// Length of the well-formed sequence starting at bytes[i], or 0.
 std::size_t sequence_length(std::string_view s, std::size_t i) {
   const auto b0 = static_cast<unsigned char>(s[i]);
   if (b0 < 0x80) return 1;
@@ -34,6 +32,8 @@ std::size_t sequence_length(std::string_view s, std::size_t i) {
   if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
   return len;
 }
+
+namespace {
 
 void escape_pointer_token(std::string& out, std::string_view token) {
   for (char c : token) {

@@ -17,6 +17,11 @@
 
 namespace pincer::utf8 {
 
+/// Length in bytes (1..4) of the well-formed sequence that starts at bytes[i], or 0 when the byte
+/// there does not begin one (a continuation byte, an overlong form, a surrogate, beyond U+10FFFF,
+/// or a sequence cut short by the end). Precondition: i < bytes.size().
+std::size_t sequence_length(std::string_view bytes, std::size_t i);
+
 /// Byte offset of the first byte that does not begin a well-formed sequence, or nullopt when all
 /// of `bytes` is well-formed UTF-8.
 std::optional<std::size_t> first_invalid(std::string_view bytes);
