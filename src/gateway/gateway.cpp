@@ -341,7 +341,7 @@ json Gateway::hello_payload(const Client& client, const store::DeviceToken* devi
       {"type", "hello-ok"},
       {"protocol", client.protocol},
       {"server", {{"version", settings_.version}, {"connId", client.conn_uuid}}},
-      {"features", {{"methods", methods_.names()}, {"events", gateway_events()}}},
+      {"features", {{"methods", methods_.names()}, {"events", gateway_events()}, {"capabilities", gateway_capabilities()}}},
       {"snapshot", std::move(snapshot)},
       {"auth", std::move(auth)},
       {"policy",

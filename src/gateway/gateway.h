@@ -261,5 +261,7 @@ class Gateway {
 
 /// The events this gateway emits (hello-ok features.events).
 const std::vector<std::string>& gateway_events();
+/// The server capabilities in hello-ok features.capabilities (OpenClaw's GATEWAY_SERVER_CAPS).
+const std::vector<std::string>& gateway_capabilities();
 
 }  // namespace pincer::gateway

@@ -210,6 +210,15 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     }
   };
 
+  // Text output (the human formatters read more of each payload than --json does).
+  const cliText = (...argv) => {
+    const r = spawnSync(node24, [openclaw, ...argv], { env: ocEnv, encoding: "utf8", timeout: 120000 });
+    const shown = `openclaw ${argv.join(" ")} → exit ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+    if (process.env.COMPAT_VERBOSE) log(shown);
+    if (r.status !== 0) throw new Error(shown);
+    return { stdout: r.stdout, stderr: r.stderr, shown };
+  };
+
   // 4. The checks.
   check("openclaw gateway call health --json", () => {
     const out = cli("gateway", "call", "health", "--json");
@@ -249,6 +258,31 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     return `status ${out.status}, reply "Hello from the mock LLM. [x]"`;
   });
 
+  check("openclaw health", () => {
+    // After the turn above. Its formatter walks health.agents[].sessions and .heartbeat (it crashed on Pincer's first shape).
+    const { stdout, shown } = cliText("health");
+    assert(/Agents: main \(default\)/.test(stdout), `no agent line: ${shown}`);
+    assert(/Session store \(main\): \S*agents\/main\/sessions\/sessions\.json \(1 entries\)/.test(stdout), `no session store line: ${shown}`);
+    assert(/^- agent:main:main \(\d+m ago\)$/m.test(stdout), `the turn's session is not listed: ${shown}`);
+    return stdout.split("\n").find((l) => l.includes("Session store"));
+  });
+  check("openclaw models list --json", () => {
+    // The CLI asks a gateway only when hello-ok advertises published-model-catalog.
+    const out = cli("models", "list", "--json");
+    const text = JSON.stringify(out).slice(0, 800);
+    const rows = out.models ?? out;
+    assert(Array.isArray(rows) && rows.some((m) => m.key === "mock/mock-model"), `mock/mock-model not listed: ${text}`);
+    return `models: ${rows.map((m) => m.key).join(", ")}`;
+  });
+  check("openclaw models list", () => {
+    const { stdout, shown } = cliText("models", "list");
+    assert(stdout.includes("mock/mock-model"), `mock/mock-model not in the table: ${shown}`);
+  });
+  check("openclaw status --all", () => {
+    const { stdout, shown } = cliText("status", "--all");
+    assert(!/TypeError|Cannot read prop/.test(stdout + shown), `a formatter crashed: ${shown}`);
+    assert(/main/.test(stdout), `agent main not shown: ${shown}`);
+  });
   // 5. The CLI's own device identity: it signs its connect when the URL is not a loopback literal.
   const host = os.hostname();
   const resolved = await dns.promises.lookup(host).catch(() => null);

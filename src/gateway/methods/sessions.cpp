@@ -12,13 +12,24 @@ using nlohmann::json;
 
 RpcError no_runtime() { return RpcError::unavailable("agent runtime not available"); }
 
+/// `sessions.list {limit?, agentId?, …}` → `{ts, path, count, totalCount, defaults, sessions}`.
+/// `defaults` (the model, context and thinking defaults of the agent's sessions) is what
+/// OpenClaw's Control UI reads before it renders the chat; `path` is the agent's sessions.json.
 MethodResult sessions_list(MethodContext& ctx) {
   Params p("sessions.list", ctx.request.params);
   int64_t limit = 0;
+  std::string agent_id;
   if (auto e = p.integer("limit", limit, 1, 100000)) return *e;
+  if (auto e = p.string("agentId", agent_id, false)) return *e;
   auto* agents = ctx.gateway.agents();
   if (!agents) return no_runtime();
-  return agents->list_sessions(static_cast<int>(limit));
+  json out = agents->list_sessions(static_cast<int>(limit));
+  json defaults = agents->session_defaults(agent_id);
+  out["path"] = (ctx.gateway.settings().state_dir / "agents" / defaults.value("agentId", "main") / "sessions" /
+                 "sessions.json").string();
+  defaults.erase("agentId");
+  out["defaults"] = std::move(defaults);
+  return out;
 }
 
 /// Shared by reset/delete: `{key}` (OpenClaw) or `{sessionKey}`.
