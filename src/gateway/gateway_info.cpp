@@ -13,7 +13,7 @@ const std::vector<std::string>& gateway_events() {
   // fall behind what is emitted.
   static const std::vector<std::string> events = {
       "connect.challenge", "tick", "health", "presence", "shutdown", "agent", "chat",
-      "device.pair.requested", "device.pair.resolved", "device.pair.changed"};
+      "device.pair.requested", "device.pair.resolved", "device.pair.changed", "sessions.changed", "session.message"};
   return events;
 }
 

@@ -32,6 +32,33 @@ MethodResult sessions_list(MethodContext& ctx) {
   return out;
 }
 
+/// `sessions.subscribe {…sessions.list params}` → `{subscribed:true}` (with params also
+/// `list`: the sessions.list answer). From then on the connection gets `sessions.changed` (a run
+/// starts, ends or fails) and `session.message` (a reply was written) events.
+MethodResult sessions_subscribe(MethodContext& ctx) {
+  const json& params = ctx.request.params;
+  if (!params.is_null() && !params.is_object()) return invalid_params("sessions.subscribe", "must be object");
+  json out = {{"subscribed", true}};
+  if (params.is_object() && !params.empty()) {
+    MethodContext list_ctx{ctx.gateway, ctx.client, ctx.request};
+    MethodResult list = sessions_list(list_ctx);
+    if (auto* error = std::get_if<RpcError>(&list)) {
+      RpcError e = *error;
+      if (e.message.rfind("invalid sessions.list", 0) == 0) e.message.replace(0, 21, "invalid sessions.subscribe");
+      return e;
+    }
+    out["list"] = std::move(std::get<json>(list));
+  }
+  ctx.gateway.set_session_events(ctx.client.id, true);
+  return out;
+}
+
+/// `sessions.unsubscribe` → `{subscribed:false}`: no more session events for this connection.
+MethodResult sessions_unsubscribe(MethodContext& ctx) {
+  ctx.gateway.set_session_events(ctx.client.id, false);
+  return json{{"subscribed", false}};
+}
+
 /// Shared by reset/delete: `{key}` (OpenClaw) or `{sessionKey}`.
 template <class Fn>
 MethodResult with_key(MethodContext& ctx, const char* method, Fn fn) {
@@ -75,6 +102,8 @@ MethodResult agents_list(MethodContext& ctx) {
 
 void register_session_methods(MethodRegistry& registry) {
   registry.add({"sessions.list", sessions_list});
+  registry.add({"sessions.subscribe", sessions_subscribe});
+  registry.add({"sessions.unsubscribe", sessions_unsubscribe});
   registry.add({"sessions.reset", sessions_reset});
   registry.add({"sessions.delete", sessions_delete});
   registry.add({"models.list", models_list});
