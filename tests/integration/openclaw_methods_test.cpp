@@ -73,6 +73,8 @@ TEST_F(OpenClawMethodsTest, TwoTurnsInOneSessionWithTheSessionIdTheUiSends) {
   EXPECT_EQ(history["payload"]["totalMessages"], 4);
   EXPECT_EQ(history["payload"]["hasMore"], false);
   EXPECT_TRUE(history["payload"]["inputReceipts"].is_array());
+  EXPECT_EQ(c->request("chat.history", {{"sessionKey", "main"}, {"inputRunIds", {"r2", "r2"}}})["error"]["message"],
+            "invalid chat.history params: /inputRunIds must NOT have duplicate items (0 and 1)");
   EXPECT_EQ(history["payload"]["defaults"]["model"], "mock-model");
   // Another session id (e.g. from before a reset) has no messages.
   auto other = c->request("chat.history", {{"sessionKey", "main"}, {"sessionId", "not-this-one"}});

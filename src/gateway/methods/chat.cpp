@@ -125,9 +125,15 @@ MethodResult history_of(MethodContext& ctx, const char* method) {
     if (!ids.is_array() || ids.empty() || ids.size() > 50) {
       return invalid_params(method, "/inputRunIds must be an array of 1..50 run ids");
     }
-    for (const auto& id : ids) {
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const json& id = ids[i];
       if (!id.is_string() || id.get_ref<const std::string&>().empty() || id.get_ref<const std::string&>().size() > 256) {
         return invalid_params(method, "/inputRunIds items must be strings of 1..256 characters");
+      }
+      for (size_t j = 0; j < i; ++j) {
+        if (ids[j] != id) continue;
+        return invalid_params(method, "/inputRunIds must NOT have duplicate items (" + std::to_string(j) + " and " +
+                                          std::to_string(i) + ")");
       }
     }
   }
