@@ -579,14 +579,54 @@ json AgentService::list_models() const {
   return json{{"models", impl_->models.list()}};
 }
 
+namespace {
+
+// The thinking levels a Pincer run understands (AgentSettings::thinking_default), as OpenClaw's
+// clients list them ({id, label}).
+json thinking_levels() {
+  json levels = json::array();
+  for (const char* id : {"off", "minimal", "low", "medium", "high", "xhigh"}) levels.push_back({{"id", id}, {"label", id}});
+  return levels;
+}
+
+}  // namespace
+
 json AgentService::list_agents() const {
   json agents = json::array();
   for (const auto& a : impl_->agents.agents) {
-    json row = {{"id", a.id}};
+    json row = {{"id", a.id}, {"workspace", a.workspace.string()}, {"thinkingDefault", a.thinking_default}};
     if (!a.name.empty()) row["name"] = a.name;
+    // OpenClaw's AgentSummary.model: clients read model.primary (absent when none is configured).
+    json model = json::object();
+    if (!a.model.primary.empty()) model["primary"] = a.model.primary;
+    if (!a.model.fallbacks.empty()) model["fallbacks"] = a.model.fallbacks;
+    row["model"] = std::move(model);
     agents.push_back(std::move(row));
   }
   return json{{"defaultId", impl_->agents.default_id}, {"mainKey", "main"}, {"scope", "per-sender"}, {"agents", agents}};
+}
+
+json AgentService::session_defaults(const std::string& agent_id) const {
+  const AgentSettings* agent = agent_id.empty() ? &impl_->agents.default_agent() : impl_->agents.find(agent_id);
+  if (!agent) agent = &impl_->agents.default_agent();
+  const std::string& ref = agent->model.primary;
+  json out = {{"agentId", agent->id}, {"modelProvider", nullptr}, {"model", nullptr}, {"contextTokens", nullptr},
+              {"thinkingDefault", agent->thinking_default}, {"thinkingLevels", thinking_levels()}};
+  json options = json::array();
+  for (const auto& level : out["thinkingLevels"]) options.push_back(level["label"]);
+  out["thinkingOptions"] = std::move(options);
+  if (const ModelEntry* entry = ref.empty() ? nullptr : impl_->models.find(ref)) {
+    out["modelProvider"] = entry->spec.provider;
+    out["model"] = entry->spec.id;
+    out["contextWindow"] = entry->spec.context_window;
+    out["contextTokens"] = agent->context_tokens ? std::min<int64_t>(*agent->context_tokens, entry->spec.context_window)
+                                                 : entry->spec.context_window;
+  } else if (!ref.empty()) {  // configured but unknown: name it, as the run's error will
+    auto split = ref.find('/');
+    out["modelProvider"] = split == std::string::npos ? json(nullptr) : json(ref.substr(0, split));
+    out["model"] = split == std::string::npos ? ref : ref.substr(split + 1);
+  }
+  return out;
 }
 
 }  // namespace pincer::agent

@@ -110,6 +110,11 @@ class AgentService {
   /// `models.list` and `agents.list` payloads.
   nlohmann::json list_models() const;
   nlohmann::json list_agents() const;
+  /// The model defaults of an agent's sessions (the default agent when `agent_id` is empty or
+  /// unknown), as OpenClaw's `sessions.list` `defaults`: {agentId, modelProvider, model,
+  /// contextTokens, contextWindow?, thinkingDefault, thinkingLevels[{id,label}], thinkingOptions};
+  /// modelProvider/model/contextTokens are null when no model is configured.
+  nlohmann::json session_defaults(const std::string& agent_id = "") const;
 
   /// The canonical store key for a client key ("main" → "agent:<default>:main").
   std::string canonical_key(const std::string& session_key, const std::string& agent_id = "") const;

@@ -45,6 +45,7 @@ Gateway::Gateway(GatewaySettings settings, Clock& clock)
   register_agent_methods(methods_);
   register_session_methods(methods_);
   register_device_methods(methods_);
+  register_compat_methods(methods_);
   refresh_health();
 }
 
@@ -341,7 +342,7 @@ json Gateway::hello_payload(const Client& client, const store::DeviceToken* devi
       {"type", "hello-ok"},
       {"protocol", client.protocol},
       {"server", {{"version", settings_.version}, {"connId", client.conn_uuid}}},
-      {"features", {{"methods", methods_.names()}, {"events", gateway_events()}}},
+      {"features", {{"methods", methods_.names()}, {"events", gateway_events()}, {"capabilities", gateway_capabilities()}}},
       {"snapshot", std::move(snapshot)},
       {"auth", std::move(auth)},
       {"policy",
@@ -361,6 +362,13 @@ std::string Gateway::write_budget_key(const Client& client) const {
 }
 
 void Gateway::dispatch(Client& client, const RequestFrame& request) {
+  // A method this gateway does not have is "unknown method" for everyone (hello-ok lists them all
+  // anyway): answering "missing scope" would send a client after a scope that cannot help.
+  const MethodSpec* spec = methods_.find(request.method);
+  if (!spec) {
+    send_frame(client, build_error(request.id, RpcError::invalid("unknown method: " + request.method)));
+    return;
+  }
   if (auto denied = authorize(client.role, client.scopes, request.method)) {
     send_frame(client, build_error(request.id, *denied));
     if (denied->message.rfind("unauthorized role", 0) == 0 && ++client.role_denials > kUnauthorizedFloodLimit) {
@@ -369,12 +377,6 @@ void Gateway::dispatch(Client& client, const RequestFrame& request) {
     return;
   }
   client.role_denials = 0;
-
-  const MethodSpec* spec = methods_.find(request.method);
-  if (!spec) {
-    send_frame(client, build_error(request.id, RpcError::invalid("unknown method: " + request.method)));
-    return;
-  }
 
   const int64_t now = clock_.steady_ms();
   std::string idem_key;
@@ -488,6 +490,14 @@ void Gateway::broadcast_run_event(std::string_view event, const std::string& pay
     if (!operator_scope_allows(client->scopes, kScopeRead)) continue;  // chat/agent need operator.read
     if (tool_event && std::find(client->caps.begin(), client->caps.end(), "tool-events") == client->caps.end()) continue;
     send_event(*client, event, payload_json);
+  }
+}
+
+void Gateway::broadcast_session_event(std::string_view event, const json& payload) {
+  const std::string text = payload.dump(-1, ' ', false, json::error_handler_t::replace);
+  for (auto& [id, client] : clients_) {
+    if (!client->connected || client->closing || !client->session_events || !may_read(*client)) continue;
+    send_event(*client, event, text, /*drop_if_slow=*/true);
   }
 }
 

@@ -71,6 +71,7 @@ struct Client {
   int64_t connected_at_ms = 0;
   int64_t next_seq = 1;    ///< per-connection event sequence
   int role_denials = 0;    ///< consecutive "unauthorized role" answers
+  bool session_events = false;  ///< sessions.subscribe: gets sessions.changed / session.message
 };
 
 /// Everything the gateway needs to know at start-up.
@@ -178,12 +179,20 @@ class Gateway {
   /// `chat`/`agent` run events: to connected operators with operator.read; tool events only to
   /// clients that declared the `tool-events` capability.
   void broadcast_run_event(std::string_view event, const std::string& payload_json, bool tool_event = false);
+  /// `sessions.changed` / `session.message`: to connected operators with operator.read that
+  /// subscribed (sessions.subscribe).
+  void broadcast_session_event(std::string_view event, const nlohmann::json& payload);
+  /// sessions.subscribe / sessions.unsubscribe of one connection.
+  void set_session_events(ConnId id, bool on) {
+    if (auto it = clients_.find(id); it != clients_.end()) it->second->session_events = on;
+  }
 
   /// The agent runtime and the loop, when this gateway has them (the app attaches both; unit
   /// tests and the fuzzer run without). Methods that need them answer UNAVAILABLE otherwise.
   void attach(EventLoop* loop, agent::AgentService* agents) {
     loop_ = loop;
     agents_ = agents;
+    refresh_health(/*broadcast_event=*/false);  // the snapshot names the agents from the first call on
   }
   EventLoop* loop() { return loop_; }
   agent::AgentService* agents() { return agents_; }
@@ -261,5 +270,7 @@ class Gateway {
 
 /// The events this gateway emits (hello-ok features.events).
 const std::vector<std::string>& gateway_events();
+/// The server capabilities in hello-ok features.capabilities (OpenClaw's GATEWAY_SERVER_CAPS).
+const std::vector<std::string>& gateway_capabilities();
 
 }  // namespace pincer::gateway

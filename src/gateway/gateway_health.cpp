@@ -1,7 +1,9 @@
 // The gateway's health snapshot (GW-7): channels, agents, recent sessions and clients, rebuilt on
 // the transport's timer and on demand, broadcast as the `health` event (to clients that may read).
 // Loop thread only.
+#include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "agent/agent_service.h"
 #include "gateway/gateway.h"
@@ -27,19 +29,45 @@ void Gateway::refresh_health(bool broadcast_event) {
       if (account.value("running", false)) channels[id]["running"] = true;
     }
   }
-  json agents = json::array(), sessions = {{"count", 0}, {"recent", json::array()}};
+  // Per agent its session store (OpenClaw's HealthSessionSummary: path, count, the 5 most recent
+  // with their age) and heartbeat (Pincer has none yet: disabled); the top-level `sessions` is the
+  // default agent's store. `openclaw health` prints both.
+  const int64_t now = clock_.wall_ms();
+  auto store_summary = [&](const std::string& agent_id) {
+    return json{{"path", (settings_.state_dir / "agents" / agent_id / "sessions" / "sessions.json").string()},
+                {"count", 0},
+                {"recent", json::array()}};
+  };
+  json agents = json::array(), sessions = store_summary("main");
   std::string default_agent = "main";
   if (agents_) {
     const json list = agents_->list_agents();
     default_agent = list.value("defaultId", default_agent);
+    std::map<std::string, json> by_agent;
+    for (const auto& a : list.value("agents", json::array())) by_agent[a.value("id", "")] = store_summary(a.value("id", ""));
+    for (const auto& row : agents_->list_sessions(0).value("sessions", json::array())) {
+      auto it = by_agent.find(row.value("agentId", ""));
+      if (it == by_agent.end()) continue;
+      json& summary = it->second;
+      summary["count"] = summary["count"].get<int64_t>() + 1;
+      if (summary["recent"].size() >= 5) continue;
+      const int64_t updated = row.value("updatedAt", int64_t{0});
+      summary["recent"].push_back({{"key", row.value("key", "")},
+                                   {"updatedAt", updated > 0 ? json(updated) : json(nullptr)},
+                                   {"age", updated > 0 ? json(std::max<int64_t>(0, now - updated)) : json(nullptr)}});
+    }
     for (const auto& a : list.value("agents", json::array())) {
-      agents.push_back({{"agentId", a.value("id", "")}, {"isDefault", a.value("id", "") == default_agent}});
+      const std::string id = a.value("id", "");
+      json entry = {{"agentId", id},
+                    {"isDefault", id == default_agent},
+                    {"heartbeat",
+                     {{"enabled", false}, {"every", "disabled"}, {"everyMs", nullptr}, {"prompt", ""}, {"target", "none"},
+                      {"ackMaxChars", 0}}},
+                    {"sessions", by_agent[id]}};
+      if (a.contains("name")) entry["name"] = a["name"];
+      agents.push_back(std::move(entry));
     }
-    const json recent = agents_->list_sessions(5);
-    sessions["count"] = recent.value("totalCount", 0);
-    for (const auto& row : recent.value("sessions", json::array())) {
-      sessions["recent"].push_back({{"key", row.value("key", "")}, {"updatedAt", row.value("updatedAt", json())}});
-    }
+    if (by_agent.count(default_agent)) sessions = by_agent[default_agent];
   }
   health_ = json{
       {"ok", true},

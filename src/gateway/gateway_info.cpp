@@ -1,5 +1,5 @@
 // What the gateway says about itself beyond the protocol core: the events it emits (hello-ok
-// features.events) and the state of its configuration (`status.config`, client errors).
+// features.events), its capabilities (features.capabilities) and the state of its configuration (`status.config`, client errors).
 #include "core/config.h"
 #include "gateway/config_reload.h"
 #include "gateway/gateway.h"
@@ -13,8 +13,15 @@ const std::vector<std::string>& gateway_events() {
   // fall behind what is emitted.
   static const std::vector<std::string> events = {
       "connect.challenge", "tick", "health", "presence", "shutdown", "agent", "chat",
-      "device.pair.requested", "device.pair.resolved", "device.pair.changed"};
+      "device.pair.requested", "device.pair.resolved", "device.pair.changed", "sessions.changed", "session.message"};
   return events;
+}
+
+const std::vector<std::string>& gateway_capabilities() {
+  // Only what Pincer honours: models.list answers the published catalog (`openclaw models list`
+  // asks only a gateway that says so).
+  static const std::vector<std::string> caps = {"published-model-catalog"};
+  return caps;
 }
 
 json Gateway::config_status() const {

@@ -38,6 +38,13 @@ struct RunState {
     if (!e.session_id.empty()) p["sessionId"] = e.session_id;
     gateway.broadcast_run_event("agent", p.dump(-1, ' ', false, json::error_handler_t::replace), tool);
   }
+  /// OpenClaw's `sessions.changed` for subscribed clients: phase start | end | error of a run.
+  void session_changed(const RunEvent& e, const char* phase) {
+    json p = {{"sessionKey", e.session_key}, {"agentId", e.agent_id}, {"phase", phase},
+              {"runId", e.run_id},           {"clientRunId", e.run_id}, {"updatedAt", e.ts}};
+    if (!e.session_id.empty()) p["sessionId"] = e.session_id;
+    gateway.broadcast_session_event("sessions.changed", p);
+  }
   void chat_event(json payload) {
     gateway.broadcast_run_event("chat", payload.dump(-1, ' ', false, json::error_handler_t::replace));
   }
@@ -63,6 +70,7 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
     switch (e.kind) {
       case RunEvent::Kind::Start:
         s.agent_event(e, "lifecycle", {{"phase", "start"}, {"startedAt", e.ts}});
+        s.session_changed(e, "start");
         break;
       case RunEvent::Kind::AssistantDelta: {
         s.text = e.text;
@@ -133,6 +141,14 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
           if (!e.text.empty()) chat["message"] = RunState::assistant_message(e.text, e.ts);
         }
         chat["seq"] = s.seq;
+        if (chat.contains("message")) {
+          // The reply as it is now in the transcript (OpenClaw's session.message), then the run's end.
+          json m = {{"sessionKey", e.session_key}, {"agentId", e.agent_id}, {"runId", e.run_id},
+                    {"message", chat["message"]}, {"updatedAt", e.ts}};
+          if (!e.session_id.empty()) m["sessionId"] = e.session_id;
+          s.gateway.broadcast_session_event("session.message", m);
+        }
+        s.session_changed(e, e.kind == RunEvent::Kind::Error ? "error" : "end");
         s.chat_event(std::move(chat));
         if (s.on_terminal) s.on_terminal(e);
         break;

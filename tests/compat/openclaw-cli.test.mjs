@@ -7,7 +7,8 @@
 // starts the mock LLM (tests/mock_llm/mock-llm.mjs) and `pincer gateway run` on ephemeral loopback
 // ports with an isolated HOME / PINCER_HOME, points an isolated OpenClaw home at that gateway (url +
 // token), and runs `openclaw gateway call health|status|sessions.list|models.list --json` and a full
-// `openclaw agent --message "hi ECHO:x" --json` turn, checking each output. A last step runs the CLI
+// `openclaw agent --message "hi ECHO:x" --json` turn, then `openclaw health`, `models list`,
+// `status --all` and (with tmux) `openclaw tui`: history, a typed message, the reply. A last step runs the CLI
 // against the host name when it resolves to loopback: the CLI then signs its connect with its own
 // Ed25519 device identity, which Pincer verifies and pairs (hello-ok.auth.deviceToken).
 //
@@ -210,6 +211,15 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     }
   };
 
+  // Text output (the human formatters read more of each payload than --json does).
+  const cliText = (...argv) => {
+    const r = spawnSync(node24, [openclaw, ...argv], { env: ocEnv, encoding: "utf8", timeout: 120000 });
+    const shown = `openclaw ${argv.join(" ")} → exit ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+    if (process.env.COMPAT_VERBOSE) log(shown);
+    if (r.status !== 0) throw new Error(shown);
+    return { stdout: r.stdout, stderr: r.stderr, shown };
+  };
+
   // 4. The checks.
   check("openclaw gateway call health --json", () => {
     const out = cli("gateway", "call", "health", "--json");
@@ -248,6 +258,71 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     assert(out.status === "ok", `status ${out.status}`);
     return `status ${out.status}, reply "Hello from the mock LLM. [x]"`;
   });
+
+  check("openclaw health", () => {
+    // After the turn above. Its formatter walks health.agents[].sessions and .heartbeat (it crashed on Pincer's first shape).
+    const { stdout, shown } = cliText("health");
+    assert(/Agents: main \(default\)/.test(stdout), `no agent line: ${shown}`);
+    assert(/Session store \(main\): \S*agents\/main\/sessions\/sessions\.json \(1 entries\)/.test(stdout), `no session store line: ${shown}`);
+    assert(/^- agent:main:main \(\d+m ago\)$/m.test(stdout), `the turn's session is not listed: ${shown}`);
+    return stdout.split("\n").find((l) => l.includes("Session store"));
+  });
+  check("openclaw models list --json", () => {
+    // The CLI asks a gateway only when hello-ok advertises published-model-catalog.
+    const out = cli("models", "list", "--json");
+    const text = JSON.stringify(out).slice(0, 800);
+    const rows = out.models ?? out;
+    assert(Array.isArray(rows) && rows.some((m) => m.key === "mock/mock-model"), `mock/mock-model not listed: ${text}`);
+    return `models: ${rows.map((m) => m.key).join(", ")}`;
+  });
+  check("openclaw models list", () => {
+    const { stdout, shown } = cliText("models", "list");
+    assert(stdout.includes("mock/mock-model"), `mock/mock-model not in the table: ${shown}`);
+  });
+  check("openclaw status --all", () => {
+    const { stdout, shown } = cliText("status", "--all");
+    assert(!/TypeError|Cannot read prop/.test(stdout + shown), `a formatter crashed: ${shown}`);
+    assert(/main/.test(stdout), `agent main not shown: ${shown}`);
+  });
+  // `openclaw tui` in tmux (a private server): it loads the session's history, sends, shows the reply.
+  if (spawnSync("tmux", ["-V"]).status === 0) {
+    const q = (v) => `'${String(v).replace(/'/g, "'\\''")}'`;
+    const script = path.join(tmp, "tui.sh");
+    fs.writeFileSync(script, ["#!/bin/sh",
+      ...Object.entries(ocEnv).filter(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && v !== undefined && !["TERM", "TMUX"].includes(k))
+        .map(([k, v]) => `export ${k}=${q(v)}`),
+      `exec ${q(node24)} ${q(openclaw)} tui 2>${q(path.join(tmp, "tui.err"))}`].join("\n") + "\n", { mode: 0o700 });
+    const server = `pincer-compat-${process.pid}`;
+    const tmux = (...a) => spawnSync("tmux", ["-L", server, ...a], { encoding: "utf8" });
+    const screen = () => tmux("capture-pane", "-p", "-t", "tui").stdout ?? "";
+    const waitFor = async (re, what, ms = 60000) => {
+      for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
+        if (re.test(screen())) return;
+      }
+      throw new Error(`${what} not shown; screen:\n${screen()}\nstderr: ${fs.existsSync(path.join(tmp, "tui.err")) ? fs.readFileSync(path.join(tmp, "tui.err"), "utf8").slice(-2000) : ""}`);
+    };
+    tmux("new-session", "-d", "-s", "tui", "-x", "160", "-y", "45", script);
+    try {
+      const results = {};
+      try {
+        await waitFor(/connected \| idle/, "the connected status line");
+        await waitFor(/Hello from the mock LLM\. \[x\]/, "the history (the reply of the first agent turn)");
+        results.history = null;
+      } catch (e) { results.history = e; }
+      check("openclaw tui: connects and shows the session's history", () => { if (results.history) throw results.history; });
+      try {
+        tmux("send-keys", "-t", "tui", "-l", "from the tui ECHO:tui");
+        tmux("send-keys", "-t", "tui", "Enter");
+        await waitFor(/Hello from the mock LLM\. \[tui\]/, "the reply to a message typed in the TUI");
+        results.send = null;
+      } catch (e) { results.send = e; }
+      check("openclaw tui: a typed message gets the model's reply", () => { if (results.send) throw results.send; });
+    } finally {
+      tmux("kill-server");
+    }
+  } else {
+    log("note: tmux not found; the openclaw tui step is skipped");
+  }
 
   // 5. The CLI's own device identity: it signs its connect when the URL is not a loopback literal.
   const host = os.hostname();

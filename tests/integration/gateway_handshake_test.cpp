@@ -210,10 +210,12 @@ TEST_F(GatewayTest, ScopesAreEnforcedPerMethod) {
   auto reader = connected({"operator.read"});
   EXPECT_EQ(reader->request("status")["ok"], true);
   EXPECT_EQ(reader->request("config.get")["ok"], true);  // explicitly read, despite the config.* rule
-  auto denied = reader->request("config.schema.lookup");  // config.* prefix → admin
+  auto denied = reader->request("sessions.delete", {{"key", "main"}});  // unclassified → admin (default-deny)
   EXPECT_EQ(denied["error"]["message"], "missing scope: operator.admin");
-  auto unknown = reader->request("no.such.method");  // unclassified → admin (default-deny)
-  EXPECT_EQ(unknown["error"]["message"], "missing scope: operator.admin");
+  // A method the gateway does not have is unknown to every caller, not a scope problem.
+  EXPECT_EQ(reader->request("config.schema.lookup")["error"]["message"], "unknown method: config.schema.lookup");
+  EXPECT_EQ(reader->request("no.such.method")["error"]["message"], "unknown method: no.such.method");
+  EXPECT_EQ(connected({})->request("gateway.stability")["error"]["message"], "unknown method: gateway.stability");
 
   auto admin = connected({"operator.admin"});
   EXPECT_EQ(admin->request("no.such.method")["error"]["message"], "unknown method: no.such.method");

@@ -187,6 +187,8 @@ TEST_F(GatewayCoreTest, HandlerExceptionsBecomeUnavailable) {
 }
 
 TEST_F(GatewayCoreTest, RepeatedRoleDenialsCloseTheSocket) {
+  // A node-only method this gateway has (a method it does not have is "unknown method" to all).
+  gateway_.mutable_methods().add({"node.event", [](MethodContext&) -> MethodResult { return nlohmann::json::object(); }});
   FakeLink link;
   ConnId id = connect(link);
   for (int i = 0; i <= kUnauthorizedFloodLimit; ++i) {
@@ -194,6 +196,15 @@ TEST_F(GatewayCoreTest, RepeatedRoleDenialsCloseTheSocket) {
   }
   EXPECT_EQ(link.close_code, kClosePolicy);
   EXPECT_EQ(link.close_reason, "repeated unauthorized calls");
+}
+
+TEST_F(GatewayCoreTest, MethodsThisGatewayLacksAreUnknownWhateverTheScopes) {
+  FakeLink reader, nobody;
+  ConnId r = connect(reader, {"operator.read"});
+  ConnId n = connect(nobody, {});
+  EXPECT_EQ(call(r, reader, "gateway.stability")["error"]["message"], "unknown method: gateway.stability");
+  EXPECT_EQ(call(n, nobody, "node.event")["error"]["message"], "unknown method: node.event");
+  EXPECT_EQ(call(n, nobody, "status")["error"]["message"], "missing scope: operator.read");  // it exists
 }
 
 TEST_F(GatewayCoreTest, SlowConsumerDropsTicksButClosesForOtherFrames) {

@@ -267,6 +267,45 @@ TEST(Connect, RejectionsNameTheField) {
   expect_error(p, "/device/signedAt must be integer");
 }
 
+// What OpenClaw 2026.9's clients send: the Control UI's buildId and timeZone, the model catalog
+// scope, the runtime tokens; still strict on what that schema does not know.
+TEST(Connect, AcceptsTheFieldsOfOpenClaw2026_9) {
+  json p = good_params();
+  p["client"]["id"] = "openclaw-control-ui";
+  p["client"]["mode"] = "webchat";
+  p["client"]["buildId"] = "3f2a9c1";
+  p["client"]["timeZone"] = "Europe/Berlin";
+  p["modelCatalog"] = {{"agentId", "main"}, {"sessionKey", "agent:main:main"}};
+  p["auth"]["approvalRuntimeToken"] = "x";
+  p["computerUse"] = {{"anything", true}};
+  auto r = parse_connect_params(p);
+  ASSERT_TRUE(std::holds_alternative<ConnectRequest>(r)) << std::get<ConnectFailure>(r).error.message;
+  EXPECT_EQ(std::get<ConnectRequest>(r).client.build_id, "3f2a9c1");
+  EXPECT_EQ(std::get<ConnectRequest>(r).client.time_zone, "Europe/Berlin");
+  p["modelCatalog"] = {{"shortId", "abc"}, {"slugHint", "x"}};
+  EXPECT_TRUE(std::holds_alternative<ConnectRequest>(parse_connect_params(p)));
+
+  auto error_of = [](const json& bad) {
+    auto r = parse_connect_params(bad);
+    return std::holds_alternative<ConnectFailure>(r) ? std::get<ConnectFailure>(r).error.message : "accepted";
+  };
+  json bad = p;
+  bad["client"]["timeZone"] = std::string(65, 'z');
+  EXPECT_EQ(error_of(bad), "invalid connect params: /client/timeZone must NOT have more than 64 characters");
+  bad = p;
+  bad["client"]["buildId"] = "";
+  EXPECT_EQ(error_of(bad), "invalid connect params: /client/buildId must NOT have fewer than 1 characters");
+  bad = p;
+  bad["client"]["colour"] = "red";
+  EXPECT_EQ(error_of(bad), "invalid connect params: /client must NOT have additional properties (\"colour\")");
+  bad = p;
+  bad["modelCatalog"]["sessionKey"] = "k";  // shortId and sessionKey do not go together
+  EXPECT_EQ(error_of(bad), "invalid connect params: /modelCatalog must NOT have additional properties (\"sessionKey\")");
+  bad = p;
+  bad["workerRuns"] = "v1";
+  EXPECT_EQ(error_of(bad), "invalid connect params: /workerRuns must be object");
+}
+
 TEST(Connect, ProtocolNegotiation) {
   ConnectRequest r;
   r.min_protocol = 1;

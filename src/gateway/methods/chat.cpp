@@ -1,6 +1,7 @@
 // Chat methods (GW-7 "chat"; openclaw-protocol.md §2.1): chat.send, chat.history, chat.abort.
 #include <algorithm>
 #include <cctype>
+#include <vector>
 
 #include "agent/agent_service.h"
 #include "agent/chat_commands.h"
@@ -16,6 +17,12 @@ namespace {
 using nlohmann::json;
 
 RpcError no_runtime() { return RpcError::unavailable("agent runtime not available"); }
+
+/// The agent id of a canonical store key ("agent:<id>:…"); "" for anything else.
+std::string store_agent_of(const std::string& key) {
+  if (key.rfind("agent:", 0) != 0) return "";
+  return key.substr(6, key.find(':', 6) - 6);
+}
 
 /// `note`: Gateway::config_drift_note() — why the running config may not be what the file says.
 RpcError from_error(const Error& e, const std::string& note = "") {
@@ -57,16 +64,23 @@ std::string answer_chat_command(Gateway& gateway, const agent::CommandInvocation
   return reply.text;
 }
 
-/// `chat.send {sessionKey, message, thinking?, deliver?, attachments?, timeoutMs?, idempotencyKey}`
-/// → `{runId, status:"started"}`; the reply streams as `chat`/`agent` events.
+/// `chat.send {sessionKey, agentId?, sessionId?, message, thinking?, deliver?, attachments?,
+/// timeoutMs?, idempotencyKey}` → `{runId, status:"started"}`; the reply streams as `chat`/`agent`
+/// events. `sessionId` (OpenClaw's Control UI sends the one it shows) is accepted; Pincer routes by
+/// the session key, whose current session the turn joins.
 MethodResult chat_send(MethodContext& ctx) {
   Params p("chat.send", ctx.request.params);
-  std::string session_key, message, key, thinking;
-  if (auto e = p.only({"sessionKey", "message", "thinking", "deliver", "attachments", "timeoutMs", "idempotencyKey"})) return *e;
+  std::string session_key, message, key, thinking, agent_id, session_id;
+  if (auto e = p.only({"sessionKey", "agentId", "sessionId", "message", "thinking", "deliver", "attachments", "timeoutMs",
+                       "idempotencyKey"})) {
+    return *e;
+  }
   if (auto e = p.string("sessionKey", session_key, true)) return *e;
   if (auto e = p.string("message", message, true)) return *e;
   if (auto e = p.string("idempotencyKey", key, true, true)) return *e;
   if (auto e = p.string("thinking", thinking, false)) return *e;
+  if (auto e = p.string("agentId", agent_id, false, true)) return *e;
+  if (auto e = p.string("sessionId", session_id, false, true)) return *e;
   auto* agents = ctx.gateway.agents();
   if (!agents) return no_runtime();
 
@@ -78,28 +92,101 @@ MethodResult chat_send(MethodContext& ctx) {
   }
   if (agents->is_active(key)) return json{{"runId", key}, {"status", "in_flight"}};
   if (auto command = agent::parse_chat_command(message)) {
-    answer_chat_command(ctx.gateway, *command, session_key, key);
+    answer_chat_command(ctx.gateway, *command, agent_id.empty() ? session_key : agents->canonical_key(session_key, agent_id),
+                        key);
     return json{{"runId", key}, {"status", "started"}};
   }
-  agent::SendRequest req{session_key, "", message, key, thinking, agent::RunLane::Main};
+  agent::SendRequest req{session_key, agent_id, message, key, thinking, agent::RunLane::Main};
   auto accepted = agents->send(req, make_run_event_sink(ctx.gateway));
   if (!accepted) return from_error(accepted.error(), ctx.gateway.config_drift_note());
   return json{{"runId", accepted->run_id}, {"status", "started"}};
 }
 
-/// `chat.history {sessionKey, limit? 1..1000 (200)}` → `{sessionKey, sessionId, messages, thinkingLevel}`.
-MethodResult chat_history(MethodContext& ctx) {
-  Params p("chat.history", ctx.request.params);
-  std::string session_key;
-  int64_t limit = 200;
-  if (auto e = p.only({"sessionKey", "limit"})) return *e;
-  if (auto e = p.string("sessionKey", session_key, true)) return *e;
+/// `chat.history {sessionKey, agentId?, sessionId?, limit? 1..1000 (200), maxBytes? >=1024,
+/// inputRunIds?}` → `{sessionKey, sessionId, messages, thinkingLevel, defaults, totalMessages,
+/// hasMore, pendingInputs, inputReceipts?}`. The newest `limit` messages, then the oldest of those
+/// dropped until the JSON array fits in maxBytes (the newest one always stays); hasMore says that
+/// older messages were left out. A `sessionId` other than the key's current one (the session was
+/// reset) has no messages. Pincer queues no inputs outside a run, so pendingInputs is empty and
+/// each of `inputRunIds` has no receipt.
+MethodResult history_of(MethodContext& ctx, const char* method) {
+  Params p(method, ctx.request.params);
+  std::string session_key, agent_id, session_id;
+  int64_t limit = 200, max_bytes = INT64_MAX;
+  if (auto e = p.only({"sessionKey", "agentId", "sessionId", "limit", "maxBytes", "inputRunIds"})) return *e;
+  if (auto e = p.string("sessionKey", session_key, true, true)) return *e;
+  if (auto e = p.string("agentId", agent_id, false, true)) return *e;
+  if (auto e = p.string("sessionId", session_id, false, true)) return *e;
   if (auto e = p.integer("limit", limit, 1, 1000)) return *e;
+  if (auto e = p.integer("maxBytes", max_bytes, 1024, INT64_MAX)) return *e;
+  const json& params = ctx.request.params;
+  if (params.is_object() && params.contains("inputRunIds")) {
+    const json& ids = params["inputRunIds"];
+    if (!ids.is_array() || ids.empty() || ids.size() > 50) {
+      return invalid_params(method, "/inputRunIds must be an array of 1..50 run ids");
+    }
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const json& id = ids[i];
+      if (!id.is_string() || id.get_ref<const std::string&>().empty() || id.get_ref<const std::string&>().size() > 256) {
+        return invalid_params(method, "/inputRunIds items must be strings of 1..256 characters");
+      }
+      for (size_t j = 0; j < i; ++j) {
+        if (ids[j] != id) continue;
+        return invalid_params(method, "/inputRunIds must NOT have duplicate items (" + std::to_string(j) + " and " +
+                                          std::to_string(i) + ")");
+      }
+    }
+  }
   auto* agents = ctx.gateway.agents();
   if (!agents) return no_runtime();
-  auto history = agents->history(session_key, static_cast<int>(limit));
+  auto history = agents->history(agents->canonical_key(session_key, agent_id), 0);
   if (!history) return from_error(history.error());
-  return std::move(*history);
+  json out = std::move(*history);
+  json all = std::move(out["messages"]);
+  if (!session_id.empty() && out.value("sessionId", "") != session_id) all = json::array();
+  const size_t total = all.size();
+  size_t first = total > static_cast<size_t>(limit) ? total - static_cast<size_t>(limit) : 0;
+  // Bytes of the messages array as sent: "[" + items joined by "," + "]".
+  std::vector<size_t> sizes;
+  size_t bytes = 2;
+  for (size_t i = first; i < total; ++i) {
+    sizes.push_back(all[i].dump(-1, ' ', false, json::error_handler_t::replace).size());
+    bytes += sizes.back() + (i > first ? 1 : 0);
+  }
+  for (size_t k = 0; bytes > static_cast<uint64_t>(max_bytes) && first + 1 < total; ++k, ++first) bytes -= sizes[k] + 1;
+  json messages = json::array();
+  for (size_t i = first; i < total; ++i) messages.push_back(std::move(all[i]));
+  out["messages"] = std::move(messages);
+  out["totalMessages"] = total;
+  out["hasMore"] = first > 0;
+  out["pendingInputs"] = {{"items", json::array()}, {"total", 0}};
+  if (params.is_object() && params.contains("inputRunIds")) {
+    out["inputReceipts"] = json::array();
+    out["inputConsumptions"] = json::array();
+  }
+  json defaults = agents->session_defaults(store_agent_of(out.value("sessionKey", "")));
+  defaults.erase("agentId");
+  out["defaults"] = std::move(defaults);
+  return out;
+}
+
+MethodResult chat_history(MethodContext& ctx) { return history_of(ctx, "chat.history"); }
+
+/// `chat.startup`: the Control UI's first page of a conversation. The sessionKey form answers as
+/// chat.history; the short-link form ({shortId, agentId, …}) finds nothing, as Pincer has no
+/// short chat links: `{resolution: {ok: false}}`.
+MethodResult chat_startup(MethodContext& ctx) {
+  const json& params = ctx.request.params;
+  if (params.is_object() && params.contains("shortId") && !params.contains("sessionKey")) {
+    Params p("chat.startup", params);
+    std::string short_id, agent_id, slug;
+    if (auto e = p.only({"shortId", "slugHint", "agentId", "limit", "maxBytes"})) return *e;
+    if (auto e = p.string("shortId", short_id, true, true)) return *e;
+    if (auto e = p.string("agentId", agent_id, true, true)) return *e;
+    if (auto e = p.string("slugHint", slug, false, true)) return *e;
+    return json{{"resolution", {{"ok", false}}}};
+  }
+  return history_of(ctx, "chat.startup");
 }
 
 /// `chat.abort {sessionKey, runId?}` → `{ok:true, aborted, runIds}`.
@@ -121,6 +208,7 @@ MethodResult chat_abort(MethodContext& ctx) {
 void register_chat_methods(MethodRegistry& registry) {
   registry.add({"chat.send", chat_send, /*requires_idempotency_key=*/true});
   registry.add({"chat.history", chat_history});
+  registry.add({"chat.startup", chat_startup});
   registry.add({"chat.abort", chat_abort});
 }
 

@@ -71,6 +71,8 @@ void register_chat_methods(MethodRegistry& registry);    // chat.send, chat.hist
 void register_agent_methods(MethodRegistry& registry);   // agent, agent.wait
 void register_session_methods(MethodRegistry& registry); // sessions.*, models.list, agents.list
 void register_device_methods(MethodRegistry& registry);  // device.pair.*, device.token.*
+/// OpenClaw clients' per-page methods: empty lists for features Pincer lacks, small reads.
+void register_compat_methods(MethodRegistry& registry);  // *.approval.list, cron.*, system.info, …
 
 /// Params validation helper: INVALID_REQUEST "invalid <method> params: <what>".
 inline RpcError invalid_params(const std::string& method, const std::string& what) {

@@ -12,13 +12,51 @@ using nlohmann::json;
 
 RpcError no_runtime() { return RpcError::unavailable("agent runtime not available"); }
 
+/// `sessions.list {limit?, agentId?, …}` → `{ts, path, count, totalCount, defaults, sessions}`.
+/// `defaults` (the model, context and thinking defaults of the agent's sessions) is what
+/// OpenClaw's Control UI reads before it renders the chat; `path` is the agent's sessions.json.
 MethodResult sessions_list(MethodContext& ctx) {
   Params p("sessions.list", ctx.request.params);
   int64_t limit = 0;
+  std::string agent_id;
   if (auto e = p.integer("limit", limit, 1, 100000)) return *e;
+  if (auto e = p.string("agentId", agent_id, false)) return *e;
   auto* agents = ctx.gateway.agents();
   if (!agents) return no_runtime();
-  return agents->list_sessions(static_cast<int>(limit));
+  json out = agents->list_sessions(static_cast<int>(limit));
+  json defaults = agents->session_defaults(agent_id);
+  out["path"] = (ctx.gateway.settings().state_dir / "agents" / defaults.value("agentId", "main") / "sessions" /
+                 "sessions.json").string();
+  defaults.erase("agentId");
+  out["defaults"] = std::move(defaults);
+  return out;
+}
+
+/// `sessions.subscribe {…sessions.list params}` → `{subscribed:true}` (with params also
+/// `list`: the sessions.list answer). From then on the connection gets `sessions.changed` (a run
+/// starts, ends or fails) and `session.message` (a reply was written) events.
+MethodResult sessions_subscribe(MethodContext& ctx) {
+  const json& params = ctx.request.params;
+  if (!params.is_null() && !params.is_object()) return invalid_params("sessions.subscribe", "must be object");
+  json out = {{"subscribed", true}};
+  if (params.is_object() && !params.empty()) {
+    MethodContext list_ctx{ctx.gateway, ctx.client, ctx.request};
+    MethodResult list = sessions_list(list_ctx);
+    if (auto* error = std::get_if<RpcError>(&list)) {
+      RpcError e = *error;
+      if (e.message.rfind("invalid sessions.list", 0) == 0) e.message.replace(0, 21, "invalid sessions.subscribe");
+      return e;
+    }
+    out["list"] = std::move(std::get<json>(list));
+  }
+  ctx.gateway.set_session_events(ctx.client.id, true);
+  return out;
+}
+
+/// `sessions.unsubscribe` → `{subscribed:false}`: no more session events for this connection.
+MethodResult sessions_unsubscribe(MethodContext& ctx) {
+  ctx.gateway.set_session_events(ctx.client.id, false);
+  return json{{"subscribed", false}};
 }
 
 /// Shared by reset/delete: `{key}` (OpenClaw) or `{sessionKey}`.
@@ -64,6 +102,8 @@ MethodResult agents_list(MethodContext& ctx) {
 
 void register_session_methods(MethodRegistry& registry) {
   registry.add({"sessions.list", sessions_list});
+  registry.add({"sessions.subscribe", sessions_subscribe});
+  registry.add({"sessions.unsubscribe", sessions_unsubscribe});
   registry.add({"sessions.reset", sessions_reset});
   registry.add({"sessions.delete", sessions_delete});
   registry.add({"models.list", models_list});

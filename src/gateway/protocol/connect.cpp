@@ -59,6 +59,16 @@ class Checker {
     if (non_empty && out.empty()) return fail(path + "/" + std::string(key), "must NOT have fewer than 1 characters");
     return true;
   }
+  // An optional string of 1..max_len characters (code points, as Ajv counts them).
+  bool bounded_str(const json& obj, const std::string& path, std::string_view key, std::string& out, size_t max_len) {
+    if (!str(obj, path, key, out, true)) return false;
+    size_t code_points = 0;
+    for (unsigned char ch : out) code_points += (ch & 0xC0) != 0x80;
+    if (code_points > max_len) {
+      return fail(path + "/" + std::string(key), "must NOT have more than " + std::to_string(max_len) + " characters");
+    }
+    return true;
+  }
   bool opt_str(const json& obj, const std::string& path, std::string_view key, std::optional<std::string>& out) {
     if (!obj.contains(key)) return true;
     std::string s;
@@ -100,14 +110,16 @@ std::variant<ConnectRequest, ConnectFailure> parse_connect_params(const json& p)
   Checker c;
   ConnectRequest r;
   bool good =
-      c.object(p, "", {"minProtocol", "maxProtocol", "client", "caps", "commands", "permissions", "pathEnv", "role",
-                       "scopes", "device", "auth", "locale", "userAgent"}) &&
+      c.object(p, "", {"minProtocol", "maxProtocol", "client", "caps", "commands", "computerUse", "workerRuns",
+                       "permissions", "pathEnv", "role", "scopes", "modelCatalog", "device", "auth", "locale",
+                       "userAgent"}) &&
       c.required(p, "", "minProtocol") && c.required(p, "", "maxProtocol") && c.required(p, "", "client") &&
       c.integer_min1(p, "", "minProtocol", r.min_protocol) && c.integer_min1(p, "", "maxProtocol", r.max_protocol);
   if (good) {
     const json& cl = p.at("client");
     good = c.object(cl, "/client",
-                    {"id", "displayName", "version", "platform", "deviceFamily", "modelIdentifier", "mode", "instanceId"}) &&
+                    {"id", "displayName", "version", "buildId", "platform", "deviceFamily", "modelIdentifier",
+                     "timeZone", "mode", "instanceId"}) &&
            c.required(cl, "/client", "id") && c.required(cl, "/client", "version") &&
            c.required(cl, "/client", "platform") && c.required(cl, "/client", "mode") &&
            c.str(cl, "/client", "id", r.client.id) && c.str(cl, "/client", "version", r.client.version, true) &&
@@ -115,7 +127,9 @@ std::variant<ConnectRequest, ConnectFailure> parse_connect_params(const json& p)
            c.str(cl, "/client", "displayName", r.client.display_name) &&
            c.str(cl, "/client", "deviceFamily", r.client.device_family) &&
            c.str(cl, "/client", "modelIdentifier", r.client.model_identifier) &&
-           c.str(cl, "/client", "instanceId", r.client.instance_id);
+           c.str(cl, "/client", "instanceId", r.client.instance_id) &&
+           c.bounded_str(cl, "/client", "buildId", r.client.build_id, 96) &&
+           c.bounded_str(cl, "/client", "timeZone", r.client.time_zone, 64);
     if (good && !one_of(kClientIds, r.client.id)) {
       good = c.fail("/client/id", "must be equal to one of the allowed values (" + join(kClientIds) + ")");
     }
@@ -156,9 +170,30 @@ std::variant<ConnectRequest, ConnectFailure> parse_connect_params(const json& p)
     }
     r.has_device = good;
   }
+  // workerRuns (a worker's build identity) and computerUse are for OpenClaw workers and node hosts,
+  // which Pincer does not admit yet: shape-checked only as far as "an object", then ignored.
+  if (good && p.contains("workerRuns") && !p["workerRuns"].is_object()) good = c.fail("/workerRuns", "must be object");
+  if (good && p.contains("modelCatalog")) {
+    // One of {agentId?, sessionKey?} or {agentId?, shortId, slugHint?}: the model catalog scope a
+    // client reads first; Pincer has one catalog, so it is checked, not used.
+    const json& m = p["modelCatalog"];
+    std::string ignored;
+    if (m.is_object() && m.contains("shortId")) {
+      good = c.object(m, "/modelCatalog", {"agentId", "shortId", "slugHint"}) &&
+             c.str(m, "/modelCatalog", "agentId", ignored, true) && c.str(m, "/modelCatalog", "shortId", ignored, true) &&
+             c.str(m, "/modelCatalog", "slugHint", ignored, true);
+    } else {
+      good = c.object(m, "/modelCatalog", {"agentId", "sessionKey"}) &&
+             c.str(m, "/modelCatalog", "agentId", ignored, true) && c.str(m, "/modelCatalog", "sessionKey", ignored, true);
+    }
+  }
   if (good && p.contains("auth")) {
     const json& a = p["auth"];
-    good = c.object(a, "/auth", {"token", "deviceToken", "password", "bootstrapToken"}) &&
+    std::optional<std::string> runtime_token;  // approval/agent runtime tokens: OpenClaw-internal, never valid here
+    good = c.object(a, "/auth", {"token", "deviceToken", "password", "bootstrapToken", "approvalRuntimeToken",
+                                 "agentRuntimeIdentityToken"}) &&
+           c.opt_str(a, "/auth", "approvalRuntimeToken", runtime_token) &&
+           c.opt_str(a, "/auth", "agentRuntimeIdentityToken", runtime_token) &&
            c.opt_str(a, "/auth", "token", r.token) && c.opt_str(a, "/auth", "deviceToken", r.device_token) &&
            c.opt_str(a, "/auth", "password", r.password) && c.opt_str(a, "/auth", "bootstrapToken", r.bootstrap_token);
   }

@@ -40,12 +40,14 @@ struct ConnectFailure {
   uint16_t close_code;  ///< 1008 (policy) or 1002 (protocol mismatch)
 };
 
-/// Validated `connect` params (ConnectParamsSchema; unknown keys rejected at every level).
+/// Validated `connect` params (OpenClaw 2026.9's ConnectParamsSchema; unknown keys rejected at every level).
 struct ConnectRequest {
   int min_protocol = 0;
   int max_protocol = 0;
   struct Client {
     std::string id, display_name, version, platform, device_family, model_identifier, mode, instance_id;
+    std::string build_id;   ///< the client's build (1..96 characters), e.g. the Control UI's bundle hash
+    std::string time_zone;  ///< the client's self-reported IANA zone (1..64 characters)
   } client;
   std::vector<std::string> caps;
   std::string role = "operator";

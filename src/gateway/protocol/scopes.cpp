@@ -23,6 +23,9 @@ constexpr std::array kExplicit = {
     Entry{"last-heartbeat", kScopeRead}, Entry{"node.list", kScopeRead}, Entry{"node.describe", kScopeRead},
     Entry{"chat.history", kScopeRead}, Entry{"config.get", kScopeRead}, Entry{"config.schema", kScopeRead},
     Entry{"talk.config", kScopeRead}, Entry{"agents.files.list", kScopeRead}, Entry{"agents.files.get", kScopeRead},
+    Entry{"models.authStatus", kScopeRead}, Entry{"sessions.subscribe", kScopeRead},
+    Entry{"sessions.unsubscribe", kScopeRead}, Entry{"sessions.describe", kScopeRead}, Entry{"chat.startup", kScopeRead},
+    Entry{"system.info", kScopeRead}, Entry{"plugins.list", kScopeRead}, Entry{"sessions.observer.visibility", kScopeRead},
     // write
     Entry{"send", kScopeWrite}, Entry{"poll", kScopeWrite}, Entry{"agent", kScopeWrite},
     Entry{"agent.wait", kScopeWrite}, Entry{"wake", kScopeWrite}, Entry{"talk.mode", kScopeWrite},
@@ -32,7 +35,10 @@ constexpr std::array kExplicit = {
     Entry{"push.test", kScopeWrite},
     // approvals
     Entry{"exec.approval.request", kScopeApprovals}, Entry{"exec.approval.waitDecision", kScopeApprovals},
-    Entry{"exec.approval.resolve", kScopeApprovals},
+    Entry{"exec.approval.resolve", kScopeApprovals}, Entry{"exec.approval.list", kScopeApprovals},
+    Entry{"plugin.approval.list", kScopeApprovals}, Entry{"openclaw.approval.list", kScopeApprovals},
+    // questions
+    Entry{"question.list", kScopeQuestions},
     // pairing
     Entry{"device.token.rotate", kScopePairing}, Entry{"device.token.revoke", kScopePairing},
     Entry{"node.rename", kScopePairing},

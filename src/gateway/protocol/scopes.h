@@ -16,6 +16,7 @@ inline constexpr std::string_view kScopeWrite = "operator.write";
 inline constexpr std::string_view kScopeAdmin = "operator.admin";
 inline constexpr std::string_view kScopeApprovals = "operator.approvals";
 inline constexpr std::string_view kScopePairing = "operator.pairing";
+inline constexpr std::string_view kScopeQuestions = "operator.questions";  ///< question.* (the agent asks the user)
 
 /// What calling a method requires.
 struct MethodAccess {

@@ -1,0 +1,186 @@
+// Methods OpenClaw's clients call on every page (issue 23): the per-page lists of features Pincer
+// does not have yet, answered as an empty list in OpenClaw's shape (docs/compatibility.md lists
+// them as "empty: not in Pincer yet"), and the small read methods backed by what Pincer has —
+// agent.identity.get, update.status, system.info, models.authStatus, sessions.describe,
+// sessions.observer.visibility.
+#include <sys/statvfs.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "agent/agent_service.h"
+#include "gateway/gateway.h"
+#include "gateway/methods/params.h"
+#include "gateway/methods/registry.h"
+
+namespace pincer::gateway {
+namespace {
+
+using nlohmann::json;
+
+RpcError no_runtime() { return RpcError::unavailable("agent runtime not available"); }
+
+/// An approval queue Pincer does not have (exec, plugin and system-agent approvals): nothing is
+/// ever pending, so the answer is OpenClaw's empty array.
+MethodResult empty_approvals(MethodContext&) { return json::array(); }
+
+/// `question.list`: the agent's ask-the-user questions (not in Pincer yet) → `{questions: []}`.
+MethodResult question_list(MethodContext&) { return json{{"questions", json::array()}}; }
+
+/// `cron.list {limit?, offset?, …}` → OpenClaw's page with no jobs; scopeHint says why.
+MethodResult cron_list(MethodContext& ctx) {
+  Params p("cron.list", ctx.request.params);
+  int64_t limit = 50, offset = 0;
+  if (auto e = p.integer("limit", limit, 0, 1000)) return *e;
+  if (auto e = p.integer("offset", offset, 0, INT64_MAX)) return *e;
+  return json{{"jobs", json::array()}, {"total", 0},        {"offset", offset}, {"limit", limit},
+              {"hasMore", false},      {"nextOffset", nullptr}, {"scope", "gateway"},
+              {"scopeHint", "Pincer has no cron scheduler yet: there are no jobs"}};
+}
+
+/// `cron.status` → the scheduler is off (Pincer has none yet).
+MethodResult cron_status(MethodContext&) { return json{{"enabled", false}, {"jobs", 0}, {"nextWakeAtMs", nullptr}}; }
+
+/// `plugins.list` → no plugins, and none can be installed from a client.
+MethodResult plugins_list(MethodContext&) {
+  return json{{"plugins", json::array()}, {"diagnostics", json::array()}, {"mutationAllowed", false}};
+}
+
+/// `agent.identity.get {agentId?, sessionKey?}` → `{agentId, name?, nameSource}` from the config
+/// (agents.list[].name); the session key's agent when only a key is given.
+MethodResult agent_identity_get(MethodContext& ctx) {
+  Params p("agent.identity.get", ctx.request.params);
+  std::string agent_id, session_key;
+  if (auto e = p.only({"agentId", "sessionKey"})) return *e;
+  if (auto e = p.string("agentId", agent_id, false)) return *e;
+  if (auto e = p.string("sessionKey", session_key, false)) return *e;
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  const json list = agents->list_agents();
+  if (agent_id.empty() && !session_key.empty()) {
+    const std::string key = agents->canonical_key(session_key);  // agent:<id>:<rest>
+    if (key.rfind("agent:", 0) == 0) agent_id = key.substr(6, key.find(':', 6) - 6);
+  }
+  if (agent_id.empty()) agent_id = list.value("defaultId", "main");
+  for (const auto& a : list.value("agents", json::array())) {
+    if (a.value("id", "") != agent_id) continue;
+    json out = {{"agentId", agent_id}};
+    if (a.contains("name")) {
+      out["name"] = a["name"];
+      out["nameSource"] = "config";
+    } else {
+      out["nameSource"] = "default";
+    }
+    return out;
+  }
+  return invalid_params("agent.identity.get", "unknown agent \"" + agent_id + "\"");
+}
+
+/// `update.status` → Pincer does not update itself (no sentinel, nothing available).
+MethodResult update_status(MethodContext&) { return json{{"sentinel", nullptr}, {"updateAvailable", nullptr}}; }
+
+/// `system.info`: the gateway host (uname, CPUs, memory, load, the state dir's disk).
+MethodResult system_info(MethodContext& ctx) {
+  struct utsname u {};
+  ::uname(&u);
+  struct sysinfo si {};
+  ::sysinfo(&si);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  std::string cpu_model;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) cpu_model = line.substr(line.find_first_not_of(' ', colon + 1));
+      break;
+    }
+  }
+  const auto& s = ctx.gateway.settings();
+  json out = {{"machineName", host},
+              {"hostname", host},
+              {"platform", "linux"},
+              {"release", u.release},
+              {"arch", u.machine},
+              {"osLabel", std::string(u.sysname) + " " + u.release},
+              {"port", s.port},
+              {"nodeVersion", ""},  // Pincer is native code: no Node.js runtime
+              {"pid", static_cast<int64_t>(::getpid())},
+              {"uptimeMs", ctx.gateway.uptime_ms()},
+              {"cpuCount", static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()))},
+              {"memoryTotalBytes", static_cast<int64_t>(si.totalram) * si.mem_unit},
+              {"memoryFreeBytes", static_cast<int64_t>(si.freeram) * si.mem_unit}};
+  if (!cpu_model.empty()) out["cpuModel"] = cpu_model;
+  double load[3];
+  if (::getloadavg(load, 3) == 3) out["loadAverage"] = {load[0], load[1], load[2]};
+  struct statvfs fs {};
+  if (!s.state_dir.empty() && ::statvfs(s.state_dir.c_str(), &fs) == 0) {
+    out["diskPath"] = s.state_dir.string();
+    out["diskTotalBytes"] = static_cast<int64_t>(fs.f_blocks) * static_cast<int64_t>(fs.f_frsize);
+    out["diskAvailableBytes"] = static_cast<int64_t>(fs.f_bavail) * static_cast<int64_t>(fs.f_frsize);
+  }
+  return out;
+}
+
+/// `models.authStatus`: Pincer keeps no auth profiles (keys come from the environment or the
+/// config), so it answers OpenClaw's "unavailable" form with the reason and where to look.
+MethodResult models_auth_status(MethodContext& ctx) {
+  return json{{"ts", ctx.gateway.clock().wall_ms()},
+              {"providers", json::array()},
+              {"unavailable",
+               {{"code", "PINCER_NO_AUTH_PROFILES"},
+                {"message", "Pincer has no auth profiles: provider keys come from models.providers and the "
+                            "environment; `pincer doctor` checks that each provider accepts its key."}}}};
+}
+
+/// `sessions.describe {key, agentId?}` → `{session: <sessions.list row> | null}`.
+MethodResult sessions_describe(MethodContext& ctx) {
+  Params p("sessions.describe", ctx.request.params);
+  std::string key, agent_id;
+  if (auto e = p.string("key", key, true, true)) return *e;
+  if (auto e = p.string("agentId", agent_id, false)) return *e;
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  const std::string canonical = agents->canonical_key(key, agent_id);
+  for (auto& row : agents->list_sessions(0)["sessions"]) {
+    if (row.value("key", "") == canonical) return json{{"session", std::move(row)}};
+  }
+  return json{{"session", nullptr}};
+}
+
+/// `sessions.observer.visibility {visible}` → `{ok:true}`: Pincer has no session observer whose
+/// output it would hold back, so the declaration changes nothing.
+MethodResult sessions_observer_visibility(MethodContext& ctx) {
+  Params p("sessions.observer.visibility", ctx.request.params);
+  if (auto e = p.only({"visible"})) return *e;
+  const json& params = ctx.request.params;
+  if (!params.is_object() || !params.contains("visible")) {
+    return invalid_params("sessions.observer.visibility", "must have required property 'visible'");
+  }
+  if (!params["visible"].is_boolean()) return invalid_params("sessions.observer.visibility", "/visible must be boolean");
+  return json{{"ok", true}};
+}
+
+}  // namespace
+
+void register_compat_methods(MethodRegistry& registry) {
+  registry.add({"exec.approval.list", empty_approvals});
+  registry.add({"plugin.approval.list", empty_approvals});
+  registry.add({"openclaw.approval.list", empty_approvals});
+  registry.add({"question.list", question_list});
+  registry.add({"cron.list", cron_list});
+  registry.add({"cron.status", cron_status});
+  registry.add({"plugins.list", plugins_list});
+  registry.add({"agent.identity.get", agent_identity_get});
+  registry.add({"update.status", update_status});
+  registry.add({"system.info", system_info});
+  registry.add({"models.authStatus", models_auth_status});
+  registry.add({"sessions.describe", sessions_describe});
+  registry.add({"sessions.observer.visibility", sessions_observer_visibility});
+}
+
+}  // namespace pincer::gateway
