@@ -1,6 +1,7 @@
 // `pincer chat` (alias `tui`): the terminal chat (UI-2). Line editing and history come from
 // libedit; the reply streams in as the gateway's events arrive (cli/chat_renderer.h).
 // Ctrl-C during a run aborts it; a second Ctrl-C (or Ctrl-C / Ctrl-D at the prompt) quits.
+#include <langinfo.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,8 +30,10 @@ namespace {
 using nlohmann::json;
 
 // libedit's character reader, replaced so that Ctrl-C at the prompt ends readline() (EOF) instead
-// of being retried: the chat loop then sees the interrupt count.
-int read_char(FILE* in) {
+// of being retried: the chat loop then sees the interrupt count. libedit takes what this returns
+// as one whole character (a wchar_t), so a UTF-8 sequence is decoded here into its code point; a
+// byte that begins no well-formed sequence becomes U+FFFD (a line is never sent as Latin-1).
+int read_byte(FILE* in) {
   unsigned char c;
   while (true) {
     const ssize_t n = ::read(::fileno(in), &c, 1);
@@ -41,6 +44,29 @@ int read_char(FILE* in) {
     }
     return EOF;
   }
+}
+
+int pending_byte = EOF;  // a byte read past a broken sequence, handed out next
+
+int read_char(FILE* in) {
+  const int first = pending_byte != EOF ? pending_byte : read_byte(in);
+  pending_byte = EOF;
+  if (first == EOF || first < 0x80) return first;
+  const std::size_t want = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1;
+  std::string bytes(1, static_cast<char>(first));
+  while (bytes.size() < want) {
+    const int next = read_byte(in);
+    if (next == EOF) return EOF;
+    if ((next & 0xC0) != 0x80) {  // not a continuation: the sequence is broken, keep this byte
+      pending_byte = next;
+      break;
+    }
+    bytes.push_back(static_cast<char>(next));
+  }
+  if (utf8::sequence_length(bytes, 0) != bytes.size()) return 0xFFFD;
+  std::uint32_t cp = static_cast<unsigned char>(bytes[0]) & (0x7F >> bytes.size());
+  for (std::size_t k = 1; k < bytes.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(bytes[k]) & 0x3F);
+  return static_cast<int>(cp);
 }
 
 struct ChatOptions {
@@ -260,7 +286,9 @@ void register_chat_command(CLI::App& app, Action& action) {
   on_parsed(chat, action, [flags, opts] {
     if (auto problem = store::session_key_problem(opts->session)) return fail(2, "--session: " + *problem);
     // UTF-8 input editing: the user's locale, else glibc's built-in C.UTF-8 (static binary).
-    if (!std::setlocale(LC_CTYPE, "")) std::setlocale(LC_CTYPE, "C.UTF-8");
+    // libedit encodes what it reads in LC_CTYPE's charset: under "C" it would drop non-ASCII.
+    const char* locale = std::setlocale(LC_CTYPE, "");
+    if (!locale || std::string_view(nl_langinfo(CODESET)) != "UTF-8") std::setlocale(LC_CTYPE, "C.UTF-8");
     rl_catch_signals = 0;         // before libedit initialises (using_history does)
     rl_getc_function = read_char;
     using_history();

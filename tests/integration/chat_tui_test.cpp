@@ -50,7 +50,7 @@ class Tmux {
 
  private:
   std::string run(std::vector<std::string> args) {
-    args.insert(args.begin(), {find_on_path("tmux"), "-L", socket_});
+    args.insert(args.begin(), {find_on_path("tmux"), "-u", "-L", socket_});  // -u: UTF-8 whatever the locale
     Process p(args, {{"TMUX", "\x01"}});
     p.wait(10s);
     return p.out();
@@ -166,6 +166,23 @@ TEST_F(ChatTuiTest, EachLineReachesTheHistoryFileAtOnceSoAKillLosesNone) {
   EXPECT_NE(saved.find("remember\\040me\\040ECHO:kept"), std::string::npos) << saved;
   EXPECT_EQ(std::filesystem::status(home_.path() / "chat_history").permissions() & std::filesystem::perms::others_read,
             std::filesystem::perms::none);
+}
+
+TEST_F(ChatTuiTest, TypedUtf8ReachesTheModelIntactWhateverTheLocale) {
+  // libedit takes each value its reader returns as a whole character: bytes handed over one by
+  // one arrived as Latin-1 ("cafÃ©"), and under the C locale non-ASCII was dropped.
+  Tmux tmux("env LANG= LC_ALL= " + chat_command());
+  tmux.wait_for("/help for commands");
+  tmux.type_line("caf\u00e9 \u65e5\u672c ECHO:utf8-typed");
+  auto s = tmux.wait_for("[utf8-typed]");
+  ASSERT_NE(s.find("Hello from the mock LLM. [utf8-typed]"), std::string::npos) << s;
+  std::string transcripts;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(home_.path() / "agents")) {
+    if (e.path().extension() != ".jsonl") continue;
+    std::ifstream in(e.path());
+    transcripts.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  EXPECT_NE(transcripts.find("caf\u00e9 \u65e5\u672c ECHO:utf8-typed"), std::string::npos) << transcripts.substr(0, 2000);
 }
 
 TEST_F(ChatTuiTest, UnreachableGatewayIsOneClearLine) {
