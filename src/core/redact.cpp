@@ -60,6 +60,17 @@ void clear_secrets() {
   secrets().clear();
 }
 
+// `token: required` in an error message is prose, not a credential: an unquoted value after a
+// colon is masked only when it looks like one (a digit or one of _ - . / + =, or 12+ characters).
+// `token=word` and quoted `"token":"word"` are machine forms and always masked.
+namespace {
+bool reads_as_prose(const std::string& key_part, const std::string& value) {
+  if (key_part.find(':') == std::string::npos || key_part.find_first_of("\"'") != std::string::npos) return false;
+  if (value.size() >= 12) return false;
+  return value.find_first_of("0123456789_-./+=") == std::string::npos;
+}
+}  // namespace
+
 std::string apply(std::string_view text) {
   std::string out(text);
   {
@@ -87,6 +98,8 @@ std::string apply(std::string_view text) {
     } else if (m[2].matched) {
       result += "***";
       end = extend(out, end, key_char);
+    } else if (reads_as_prose(m[3].str(), m[4].str())) {
+      result += m[0].str();  // "gateway.auth.token: gateway token is 5 characters" stays readable
     } else {
       result += m[3].str() + "***";
       end = extend(out, end, value_char);

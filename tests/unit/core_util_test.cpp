@@ -49,6 +49,12 @@ TEST(Redact, RegisteredSecretsAndCredentialShapes) {
   EXPECT_EQ(redact::apply(R"({"password":"hunter22","user":"bob"})"), R"({"password":"***","user":"bob"})");
   EXPECT_EQ(redact::apply("apiKey=supersecret&x=1"), "apiKey=***&x=1");
   EXPECT_EQ(redact::apply("nothing to see here"), "nothing to see here");
+  // Prose after a colon stays readable (config errors name the key, then say what is wrong)...
+  EXPECT_EQ(redact::apply("gateway.auth.token: gateway token is 5 characters"), "gateway.auth.token: gateway token is 5 characters");
+  EXPECT_EQ(redact::apply("channels.webhook.secret: required, at least 16"), "channels.webhook.secret: required, at least 16");
+  // ...while a value that looks like a credential is still masked in that form.
+  EXPECT_EQ(redact::apply("password: hunter22 ok"), "password: *** ok");
+  EXPECT_EQ(redact::apply("token: abcdefghijklmnop"), "token: ***");
   redact::clear_secrets();
 }
 
