@@ -130,9 +130,10 @@ std::optional<std::pair<uintptr_t, uintptr_t>> environment_block() {
 void scrub_environment_block() {
   auto block = environment_block();
   if (!block) return;
-  // The environment from now on: never freed, so that getenv() stays valid during exit.
-  auto* strings = new std::vector<std::string>;
-  auto* pointers = new std::vector<char*>;
+  // The environment from now on: never freed, so that getenv() stays valid during exit (held by
+  // statics so that LeakSanitizer sees them reachable).
+  static auto* strings = new std::vector<std::string>;
+  static auto* pointers = new std::vector<char*>;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) strings->emplace_back(*e);
   for (auto& s : *strings) pointers->push_back(s.data());
   pointers->push_back(nullptr);
