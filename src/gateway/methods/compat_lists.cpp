@@ -146,7 +146,8 @@ MethodResult sessions_describe(MethodContext& ctx) {
   auto* agents = ctx.gateway.agents();
   if (!agents) return no_runtime();
   const std::string canonical = agents->canonical_key(key, agent_id);
-  for (auto& row : agents->list_sessions(0)["sessions"]) {
+  json listed = agents->list_sessions(0);  // held: a range-for over ["sessions"] of a temporary reads freed memory
+  for (auto& row : listed["sessions"]) {
     if (row.value("key", "") == canonical) return json{{"session", std::move(row)}};
   }
   return json{{"session", nullptr}};
