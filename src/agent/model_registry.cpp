@@ -19,7 +19,7 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
-std::string string_at(const json& obj, const char* key, std::string fallback = "") {
+std::string string_or(const json& obj, const char* key, std::string fallback = "") {
   auto it = obj.find(key);
   return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
@@ -44,9 +44,9 @@ ModelRegistry ModelRegistry::from_config(const json& effective) {
     if (!provider.is_object()) continue;
     llm::ModelSpec base;
     base.provider = provider_id;
-    base.api = string_at(provider, "api", "openai-completions");
-    base.base_url = string_at(provider, "baseUrl");
-    base.api_key = string_at(provider, "apiKey");
+    base.api = string_or(provider, "api", "openai-completions");
+    base.base_url = string_or(provider, "baseUrl");
+    base.api_key = string_or(provider, "apiKey");
     if (auto h = provider.find("headers"); h != provider.end() && h->is_object()) {
       for (const auto& [name, value] : h->items()) {
         if (value.is_string()) base.headers[name] = value.get<std::string>();
@@ -58,13 +58,13 @@ ModelRegistry ModelRegistry::from_config(const json& effective) {
       if (!m.is_object()) continue;
       ModelEntry entry;
       entry.spec = base;
-      entry.spec.id = string_at(m, "id");
+      entry.spec.id = string_or(m, "id");
       if (entry.spec.id.empty()) continue;
       const bool duplicate = std::any_of(registry.entries_.begin(), registry.entries_.end(), [&](const ModelEntry& e) {
         return e.spec.provider == provider_id && e.spec.id == entry.spec.id;
       });
       if (duplicate) continue;
-      entry.name = string_at(m, "name", entry.spec.id);
+      entry.name = string_or(m, "name", entry.spec.id);
       if (entry.name.empty()) entry.name = entry.spec.id;
       entry.spec.context_window = m.value("contextWindow", entry.spec.context_window);
       entry.spec.max_tokens = m.value("maxTokens", entry.spec.max_tokens);

@@ -14,6 +14,7 @@
 
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
+#include "app/client_support.h"
 #include "app/commands.h"
 #include "cli/config_file.h"
 #include "core/config.h"
@@ -40,10 +41,6 @@ struct ConfigFlags {
   bool as_string = false;
 };
 
-int fail(int code, const std::string& message) {
-  std::cerr << "pincer: " << message << "\n";
-  return code;
-}
 
 /// Strings bare, everything else as indented JSON.
 std::string shown(const json& v) {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 
+#include "app/client_support.h"
 #include "app/commands.h"
 #include "cli/config_file.h"
 #include "cli/onboard.h"
@@ -40,10 +41,6 @@ struct ServiceFlags {
   bool json = false;
 };
 
-int fail(int code, const std::string& message) {
-  std::cerr << "pincer: " << message << "\n";
-  return code;
-}
 
 fs::path unit_path(const config::EnvLookup& env) {
   fs::path base;

@@ -22,6 +22,11 @@
 #include "store/transcript.h"
 
 namespace pincer::cli::openclaw {
+
+bool is_below(const std::filesystem::path& p, const std::filesystem::path& dir) {
+  std::filesystem::path rel = p.lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != ".." && rel != ".";
+}
 namespace {
 
 namespace fs = std::filesystem;
@@ -36,10 +41,6 @@ Error io_error(const std::string& step, const fs::path& p, const std::error_code
   return Error{"IO_ERROR", step + " " + p.string() + ": " + ec.message()};
 }
 
-bool is_below(const fs::path& p, const fs::path& dir) {
-  fs::path rel = p.lexically_relative(dir);
-  return !rel.empty() && *rel.begin() != ".." && rel != ".";
-}
 
 // ---- file operations ------------------------------------------------------------------------------
 

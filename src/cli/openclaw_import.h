@@ -171,6 +171,9 @@ struct ImportOutcome {
 /// (exit 1: names the file and the failing step; nothing was left half-imported).
 ImportOutcome run_import(const ImportOptions& options);
 
+/// True when `p` is strictly below `dir` (both lexically normal and absolute; `dir` itself is not).
+bool is_below(const std::filesystem::path& p, const std::filesystem::path& dir);
+
 /// The report as JSON: {ok, dryRun, force, written, source, target, config {source, target,
 /// sourceExists, mapped [{from, to, note?}], skipped [{path, reason}]}, copied [{kind, agentId?,
 /// from, to, files, bytes, count, note?}], skipped [{path, reason}], conflicts [path],

@@ -146,11 +146,6 @@ fs::path resolve_path(std::string raw, const fs::path& base, const std::string& 
   return p.lexically_normal();
 }
 
-// True when `p` is strictly below `dir` (both lexically normal and absolute).
-bool is_below(const fs::path& p, const fs::path& dir) {
-  fs::path rel = p.lexically_relative(dir);
-  return !rel.empty() && *rel.begin() != ".." && rel != ".";
-}
 
 // The path of a schema violation line "<path>: <what>": the text before the first ": " that is
 // not inside brackets or quotes.

@@ -29,6 +29,8 @@
 #include <string>
 #include <utility>
 
+#include "core/utf8.h"
+
 namespace pincer::json5 {
 namespace {
 
@@ -73,24 +75,8 @@ std::size_t find_invalid_utf8(std::string_view text) {
   return std::string_view::npos;
 }
 
-struct CodePoint {
-  char32_t cp;
-  std::size_t len;  // bytes
-};
-
-/// Decodes the code point at text[pos]; the text must already be known to be well-formed UTF-8.
-CodePoint decode_at(std::string_view text, std::size_t pos) {
-  const auto byte = [&](std::size_t i) -> char32_t { return static_cast<unsigned char>(text[i]); };
-  const char32_t b0 = byte(pos);
-  if (b0 < 0x80) return {b0, 1};
-  if (b0 < 0xE0) return {((b0 & 0x1F) << 6) | (byte(pos + 1) & 0x3F), 2};
-  if (b0 < 0xF0) {
-    return {((b0 & 0x0F) << 12) | ((byte(pos + 1) & 0x3F) << 6) | (byte(pos + 2) & 0x3F), 3};
-  }
-  return {((b0 & 0x07) << 18) | ((byte(pos + 1) & 0x3F) << 12) | ((byte(pos + 2) & 0x3F) << 6) |
-              (byte(pos + 3) & 0x3F),
-          4};
-}
+using utf8::CodePoint;
+using utf8::decode_at;
 
 /// Appends `cp` (a Unicode scalar value, never a surrogate) as UTF-8.
 void append_utf8(std::string& out, char32_t cp) {

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "core/json5.h"
+#include "core/utf8.h"
 
 namespace pincer::json5 {
 namespace {
@@ -28,52 +29,16 @@ Error error(const char* code, std::string message) { return Error{code, std::mov
 
 // ---- UTF-8 and character classes (as core/json5.cpp) ---------------------------------------------
 
-struct CodePoint {
-  char32_t cp;
-  std::size_t len;
-};
-
-/// Decodes the code point at text[pos]; lenient (a malformed byte is one code point of its own).
-CodePoint decode_at(std::string_view t, std::size_t pos) {
-  const auto b = [&](std::size_t i) -> char32_t { return i < t.size() ? static_cast<unsigned char>(t[i]) : 0; };
-  const char32_t b0 = b(pos);
-  if (b0 < 0x80) return {b0, 1};
-  if (b0 >= 0xC2 && b0 < 0xE0 && pos + 1 < t.size()) return {((b0 & 0x1F) << 6) | (b(pos + 1) & 0x3F), 2};
-  if (b0 >= 0xE0 && b0 < 0xF0 && pos + 2 < t.size()) {
-    return {((b0 & 0x0F) << 12) | ((b(pos + 1) & 0x3F) << 6) | (b(pos + 2) & 0x3F), 3};
-  }
-  if (b0 >= 0xF0 && b0 < 0xF5 && pos + 3 < t.size()) {
-    return {((b0 & 0x07) << 18) | ((b(pos + 1) & 0x3F) << 12) | ((b(pos + 2) & 0x3F) << 6) | (b(pos + 3) & 0x3F), 4};
-  }
-  return {b0, 1};
-}
-
-
-/// Whether `s` is well-formed UTF-8 (what nlohmann::json::dump and json5::parse require).
-bool valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = c < 0x80 ? 1 : c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
-    const auto c1 = static_cast<unsigned char>(len > 1 ? s[i + 1] : 0);
-    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90)) {
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
+using utf8::CodePoint;
+using utf8::decode_at;
 
 /// Plain JSON (no binary or discarded values) with valid UTF-8 strings and keys.
 bool valid_value(const json& v) {
   if (v.is_binary() || v.is_discarded()) return false;
-  if (v.is_string()) return valid_utf8(v.get_ref<const std::string&>());
+  if (v.is_string()) return utf8::is_valid(v.get_ref<const std::string&>());
   if (v.is_object()) {
     for (const auto& [key, child] : v.items()) {
-      if (!valid_utf8(key) || !valid_value(child)) return false;
+      if (!utf8::is_valid(key) || !valid_value(child)) return false;
     }
   } else if (v.is_array()) {
     for (const auto& child : v) {
@@ -656,7 +621,7 @@ Result<std::string> verified(std::string out, const json& expected, const Path& 
 bool valid_path(const Path& path) {
   return std::all_of(path.begin(), path.end(), [](const PathSegment& seg) {
     const auto* key = std::get_if<std::string>(&seg);
-    return key == nullptr || valid_utf8(*key);
+    return key == nullptr || utf8::is_valid(*key);
   });
 }
 
@@ -767,7 +732,7 @@ Result<Path> parse_path(std::string_view text) {
     return error("PATH_INVALID", std::string(text) + ": " + why + " at offset " + std::to_string(at));
   };
   if (text.empty()) return error("PATH_INVALID", "empty path");
-  if (!valid_utf8(text)) return error("PATH_INVALID", "the path is not valid UTF-8");
+  if (!utf8::is_valid(text)) return error("PATH_INVALID", "the path is not valid UTF-8");
   Path out;
   std::size_t i = 0;
   const auto read_key = [&]() -> std::string {

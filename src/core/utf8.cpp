@@ -114,4 +114,15 @@ std::optional<InvalidString> find_invalid(const nlohmann::json& value) {
   return find_in(value, path);
 }
 
+CodePoint decode_at(std::string_view bytes, std::size_t pos) {
+  const std::size_t len = sequence_length(bytes, pos);
+  const auto b = [&](std::size_t i) -> char32_t { return static_cast<unsigned char>(bytes[pos + i]); };
+  switch (len) {
+    case 2: return {((b(0) & 0x1F) << 6) | (b(1) & 0x3F), 2};
+    case 3: return {((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F), 3};
+    case 4: return {((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F), 4};
+    default: return {b(0), 1};  // ASCII, or a byte that begins no well-formed sequence
+  }
+}
+
 }  // namespace pincer::utf8

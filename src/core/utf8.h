@@ -28,6 +28,17 @@ std::optional<std::size_t> first_invalid(std::string_view bytes);
 
 inline bool is_valid(std::string_view bytes) { return !first_invalid(bytes).has_value(); }
 
+/// One decoded code point and the number of bytes (1..4) it took.
+struct CodePoint {
+  char32_t cp;
+  std::size_t len;
+};
+
+/// The code point at bytes[pos] (precondition: pos < bytes.size()). Lenient, for scanners that
+/// must make progress on any input: a byte that does not begin a well-formed sequence is returned
+/// as a code point of its own (its byte value, len 1). On well-formed text it is exact.
+CodePoint decode_at(std::string_view bytes, std::size_t pos);
+
 /// `bytes` with every byte that does not begin a well-formed sequence replaced by U+FFFD (one
 /// replacement per bad byte, as nlohmann's error_handler_t::replace and JavaScript's decoder).
 std::string replace_invalid(std::string_view bytes);

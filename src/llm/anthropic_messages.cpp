@@ -6,6 +6,9 @@
 #include <map>
 
 namespace pincer::llm {
+// Named, then anonymous: each wire API's helpers (Decoder, build_body …) stay apart from the
+// others' of the same name when a unity build compiles several files as one.
+namespace anthropic_messages_wire {
 namespace {
 
 using nlohmann::json;
@@ -305,9 +308,10 @@ class AnthropicMessagesApi final : public ProviderApi {
 };
 
 }  // namespace
+}  // namespace anthropic_messages_wire
 
 const ProviderApi& anthropic_messages_api() {
-  static const AnthropicMessagesApi api;
+  static const anthropic_messages_wire::AnthropicMessagesApi api;
   return api;
 }
 

@@ -4,6 +4,9 @@
 #include "llm/ndjson_parser.h"
 
 namespace pincer::llm {
+// Named, then anonymous: each wire API's helpers (Decoder, build_body …) stay apart from the
+// others' of the same name when a unity build compiles several files as one.
+namespace ollama_wire {
 namespace {
 
 using nlohmann::json;
@@ -217,9 +220,10 @@ class OllamaApi final : public ProviderApi {
 };
 
 }  // namespace
+}  // namespace ollama_wire
 
 const ProviderApi& ollama_api() {
-  static const OllamaApi api;
+  static const ollama_wire::OllamaApi api;
   return api;
 }
 

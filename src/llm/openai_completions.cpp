@@ -4,6 +4,9 @@
 #include <map>
 
 namespace pincer::llm {
+// Named, then anonymous: each wire API's helpers (Decoder, build_body …) stay apart from the
+// others' of the same name when a unity build compiles several files as one.
+namespace openai_completions_wire {
 namespace {
 
 using nlohmann::json;
@@ -269,9 +272,10 @@ class OpenAICompletionsApi final : public ProviderApi {
 };
 
 }  // namespace
+}  // namespace openai_completions_wire
 
 const ProviderApi& openai_completions_api() {
-  static const OpenAICompletionsApi api;
+  static const openai_completions_wire::OpenAICompletionsApi api;
   return api;
 }
 

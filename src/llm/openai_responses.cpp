@@ -5,6 +5,9 @@
 #include <optional>
 
 namespace pincer::llm {
+// Named, then anonymous: each wire API's helpers (Decoder, build_body …) stay apart from the
+// others' of the same name when a unity build compiles several files as one.
+namespace openai_responses_wire {
 namespace {
 
 using nlohmann::json;
@@ -320,9 +323,10 @@ class OpenAIResponsesApi final : public ProviderApi {
 };
 
 }  // namespace
+}  // namespace openai_responses_wire
 
 const ProviderApi& openai_responses_api() {
-  static const OpenAIResponsesApi api;
+  static const openai_responses_wire::OpenAIResponsesApi api;
   return api;
 }
 

@@ -1,4 +1,5 @@
 #include "store/atomic_file.h"
+#include "store/file_util.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,25 +13,6 @@
 #include "core/ids.h"
 
 namespace pincer::store {
-namespace {
-
-Error io_error(const std::filesystem::path& path, std::string_view step) {
-  return Error{"IO_ERROR", std::string(step) + " " + path.string() + ": " + std::strerror(errno)};
-}
-
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
-}  // namespace
 
 Status write_file_atomic(const std::filesystem::path& path, std::string_view data, mode_t mode) {
   const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();

@@ -1,4 +1,5 @@
 #include "store/session_index.h"
+#include "store/file_util.h"
 
 #include <sys/stat.h>
 
@@ -15,7 +16,7 @@
 namespace pincer::store {
 namespace {
 
-constexpr int kMaxNesting = 512;
+constexpr int kMaxNesting = static_cast<int>(kMaxJsonNesting);
 
 // ---------------------------------------------------------------------------------------------
 // JSON.stringify(value, null, 2), byte for byte: nlohmann's dump() agrees on layout and string
@@ -158,15 +159,6 @@ std::string line_col(const std::string& text, std::size_t byte) {
   const auto last_nl = text.rfind('\n', pos == 0 ? std::string::npos : pos - 1);
   const std::size_t col = (last_nl == std::string::npos || pos == 0) ? pos + 1 : pos - last_nl;
   return std::to_string(line) + ":" + std::to_string(col);
-}
-
-/// nlohmann's parse error without its "[json.exception…] parse error at …: " prefix.
-std::string short_parse_error(const char* what) {
-  std::string_view text(what);
-  if (const auto column = text.find("column "); column != std::string_view::npos) {
-    if (const auto colon = text.find(": ", column); colon != std::string_view::npos) text.remove_prefix(colon + 2);
-  }
-  return std::string(text);
 }
 
 bool is_blank(const std::string& text) {

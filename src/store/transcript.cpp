@@ -1,4 +1,5 @@
 #include "store/transcript.h"
+#include "store/file_util.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,15 +21,8 @@
 namespace pincer::store {
 namespace {
 
-constexpr std::size_t kMaxNesting = 512;
 constexpr std::size_t kMaxTranscriptBytes = std::size_t{1} << 30;
 
-Error io_error(const std::filesystem::path& path, std::string_view step) {
-  return Error{"IO_ERROR", std::string(step) + " " + path.string() + ": " + std::strerror(errno)};
-}
-
-/// Serialises without throwing: invalid UTF-8 in strings becomes U+FFFD.
-std::string dump(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // ---------------------------------------------------------------------------------------------
 // Civil time (proleptic Gregorian, UTC) without the C library's time zone state.
@@ -100,7 +94,7 @@ std::size_t nesting_depth(std::string_view line) {
     if (c == '"') in_string = true;
     else if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
     else if ((c == ']' || c == '}') && depth > 0) --depth;
-    if (deepest > kMaxNesting) break;
+    if (deepest > kMaxJsonNesting) break;
   }
   return deepest;
 }
@@ -109,14 +103,6 @@ bool is_blank(std::string_view line) {
   return std::all_of(line.begin(), line.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
 }
 
-/// The text of nlohmann's parse error without its "[json.exception…] parse error at …: " prefix.
-std::string short_parse_error(const char* what) {
-  std::string_view text(what);
-  if (const auto column = text.find("column "); column != std::string_view::npos) {
-    if (const auto colon = text.find(": ", column); colon != std::string_view::npos) text.remove_prefix(colon + 2);
-  }
-  return std::string(text);
-}
 
 /// One parsed line, or the reason it could not be.
 struct LineValue {
@@ -128,7 +114,7 @@ LineValue parse_line(std::string_view line) {
   // nlohmann stops at a NUL byte as if the input ended there; JSON.parse (pi) rejects the line.
   // Zero-filled tails are what a power loss often leaves, so they must not read as valid.
   if (line.find('\0') != std::string_view::npos) return {nullptr, "NUL byte in line"};
-  if (nesting_depth(line) > kMaxNesting) return {nullptr, "nesting too deep"};
+  if (nesting_depth(line) > kMaxJsonNesting) return {nullptr, "nesting too deep"};
   try {
     return {Json::parse(line), {}};
   } catch (const Json::exception& e) {
@@ -300,7 +286,7 @@ std::string bash_execution_text(const Json& m) {
   if (bool_field(m, "cancelled", false)) {
     text += "\n\n(command cancelled)";
   } else if (exit_code && exit_code->is_number() && exit_code->get<double>() != 0) {
-    text += "\n\nCommand exited with code " + dump(*exit_code);
+    text += "\n\nCommand exited with code " + dump_lenient(*exit_code);
   }
   const std::string full_output = string_field(m, "fullOutputPath");
   if (bool_field(m, "truncated", false) && !full_output.empty()) {
@@ -312,13 +298,6 @@ std::string bash_execution_text(const Json& m) {
 // ---------------------------------------------------------------------------------------------
 // File helpers (the writer is in transcript_writer.cpp)
 // ---------------------------------------------------------------------------------------------
-
-void fsync_dir(const std::filesystem::path& dir) {
-  if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
 
 /// encodeURIComponent: keeps A-Z a-z 0-9 - _ . ! ~ * ' ( ), percent-encodes every other byte.
 std::string encode_uri_component(std::string_view s) {

@@ -10,24 +10,11 @@
 
 #include "core/ids.h"
 #include "store/session_keys.h"
+#include "store/file_util.h"
 #include "store/transcript.h"
 
 namespace pincer::store {
 namespace {
-
-Error io_error(const std::filesystem::path& path, std::string_view step, int err = errno) {
-  return Error{"IO_ERROR", std::string(step) + " " + path.string() + ": " + std::strerror(err)};
-}
-
-/// Serialises without throwing: invalid UTF-8 in strings becomes U+FFFD.
-std::string dump(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
-void fsync_dir(const std::filesystem::path& dir) {
-  if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
 
 /// mkdir -p with mode 0700 for the directories it creates.
 Status ensure_private_dir(const std::filesystem::path& dir) {
@@ -39,17 +26,6 @@ Status ensure_private_dir(const std::filesystem::path& dir) {
   return Ok{};
 }
 
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -101,9 +77,9 @@ Result<TranscriptWriter> TranscriptWriter::create(const std::filesystem::path& f
 
   // Key order as pi writes it: type, version, id, timestamp, cwd, parentSession.
   std::string line = R"({"type":"session","version":)" + std::to_string(kTranscriptVersion) +
-                     ",\"id\":" + dump(options.session_id) + ",\"timestamp\":" +
-                     dump(iso_timestamp(clock.wall_ms())) + ",\"cwd\":" + dump(options.cwd);
-  if (options.parent_session) line += ",\"parentSession\":" + dump(*options.parent_session);
+                     ",\"id\":" + dump_lenient(options.session_id) + ",\"timestamp\":" +
+                     dump_lenient(iso_timestamp(clock.wall_ms())) + ",\"cwd\":" + dump_lenient(options.cwd);
+  if (options.parent_session) line += ",\"parentSession\":" + dump_lenient(*options.parent_session);
   line += "}";
   if (auto written = writer.write_line(line); !written) {
     ::unlink(file.c_str());
@@ -184,13 +160,13 @@ Status TranscriptWriter::write_line(const std::string& line) {
 
 Result<std::string> TranscriptWriter::append(std::string_view type, const Json& fields) {
   const std::string id = new_entry_id();
-  std::string line = "{\"type\":" + dump(std::string(type)) + ",\"id\":" + dump(id) +
-                     ",\"parentId\":" + (leaf_.empty() ? std::string("null") : dump(leaf_)) +
-                     ",\"timestamp\":" + dump(iso_timestamp(clock_->wall_ms()));
+  std::string line = "{\"type\":" + dump_lenient(std::string(type)) + ",\"id\":" + dump_lenient(id) +
+                     ",\"parentId\":" + (leaf_.empty() ? std::string("null") : dump_lenient(leaf_)) +
+                     ",\"timestamp\":" + dump_lenient(iso_timestamp(clock_->wall_ms()));
   if (fields.is_object()) {
     for (const auto& [key, value] : fields.items()) {
       if (key == "type" || key == "id" || key == "parentId" || key == "timestamp") continue;
-      line += "," + dump(key) + ":" + dump(value);
+      line += "," + dump_lenient(key) + ":" + dump_lenient(value);
     }
   }
   line += "}";

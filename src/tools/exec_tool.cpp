@@ -40,10 +40,6 @@ class ScopedFd {
   int fd_ = -1;
 };
 
-ToolOutput fail(std::string_view tool, const std::string& message, std::string_view code = "TOOL_ERROR") {
-  return ToolOutput::error(std::string(tool) + ": " + message, {{"code", code}});
-}
-
 std::string upper(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -152,12 +148,12 @@ class ExecTool final : public Tool {
   ToolOutput run(const json& args, ToolContext& ctx) const override {
     ScopedFd workdir;  // entered by descriptor: a directory swapped for a symlink meanwhile is not followed
     auto options = spawn_options(args, ctx, workdir);
-    if (!options) return fail(name(), options.error().message, options.error().code);
+    if (!options) return ToolOutput::failure(name(), options.error().message, options.error().code);
     auto proc = ManagedProcess::spawn(std::move(*options));
     workdir.reset();
     if (!proc) {
       spdlog::warn("exec: {}", proc.error().message);
-      return fail(name(), proc.error().message, proc.error().code);
+      return ToolOutput::failure(name(), proc.error().message, proc.error().code);
     }
 
     const bool can_background = ctx.processes != nullptr;
@@ -225,7 +221,7 @@ class ExecTool final : public Tool {
     auto id = ctx.processes->add(proc);
     if (!id) {
       proc->stop(StopReason::kKilled);
-      return fail(name(), id.error().message, id.error().code);
+      return ToolOutput::failure(name(), id.error().message, id.error().code);
     }
     return background_output(*proc, *id);
   }
@@ -288,18 +284,18 @@ class ProcessTool final : public Tool {
     const auto action = args["action"].get<std::string>();
     if (action == "list") return list(ctx);
     if (!has_arg(args, "sessionId"))
-      return fail(name(), "action \"" + action + "\" needs a sessionId", "TOOL_ARGS_INVALID");
+      return ToolOutput::failure(name(), "action \"" + action + "\" needs a sessionId", "TOOL_ARGS_INVALID");
     const auto id = args["sessionId"].get<std::string>();
     if (ctx.processes == nullptr)
-      return fail(name(), "no background process with sessionId \"" + id + "\"", "NOT_FOUND");
+      return ToolOutput::failure(name(), "no background process with sessionId \"" + id + "\"", "NOT_FOUND");
     if (action == "poll")
       return poll(id, std::clamp<int64_t>(arg_or<int64_t>(args, "timeout", 0), 0, kMaxPollWaitMs), ctx);
     if (action == "remove") {
-      if (auto st = ctx.processes->remove(id); !st) return fail(name(), st.error().message, st.error().code);
+      if (auto st = ctx.processes->remove(id); !st) return ToolOutput::failure(name(), st.error().message, st.error().code);
       return ToolOutput::ok("Removed background session \"" + id + "\".");
     }
     auto proc = ctx.processes->find(id);
-    if (!proc) return fail(name(), proc.error().message, proc.error().code);
+    if (!proc) return ToolOutput::failure(name(), proc.error().message, proc.error().code);
     if (action == "log") return log(**proc);
     return kill(id, **proc);
   }
@@ -334,7 +330,7 @@ class ProcessTool final : public Tool {
   ToolOutput poll(const std::string& id, int64_t wait_ms, const ToolContext& ctx) const {
     auto p =
         ctx.processes->poll(id, std::max<size_t>(ctx.max_output_chars, 1024), milliseconds(wait_ms), ctx.cancelled);
-    if (!p) return fail(name(), p.error().message, p.error().code);
+    if (!p) return ToolOutput::failure(name(), p.error().message, p.error().code);
     std::string text = p->output.empty() ? "(no new output)" : p->output;
     if (text.back() != '\n') text += '\n';
     text += "\n[" + describe_status(p->status) + "]";

@@ -17,11 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-ToolOutput fail(std::string_view tool, const std::string& message, std::string_view code = "TOOL_ERROR") {
-  return ToolOutput::error(std::string(tool) + ": " + message, {{"code", code}});
-}
-
-ToolOutput fail(std::string_view tool, const Error& e) { return fail(tool, e.message, e.code); }
+ToolOutput fail(std::string_view tool, const Error& e) { return ToolOutput::failure(tool, e.message, e.code); }
 
 std::string plural(size_t n, std::string_view word) {
   return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
@@ -149,8 +145,8 @@ class ReadTool final : public Tool {
     const auto path = args["path"].get<std::string>();
     const auto offset = arg_or<int64_t>(args, "offset", 1);
     const auto limit = arg_or<int64_t>(args, "limit", static_cast<int64_t>(kReadDefaultLineLimit));
-    if (offset < 1) return fail(name(), "offset must be 1 or more (lines are numbered from 1)");
-    if (limit < 1) return fail(name(), "limit must be 1 or more");
+    if (offset < 1) return ToolOutput::failure(name(), "offset must be 1 or more (lines are numbered from 1)");
+    if (limit < 1) return ToolOutput::failure(name(), "limit must be 1 or more");
     auto p = resolve_workspace_path(ctx.workspace, path);
     if (!p) return fail(name(), p.error());
 
@@ -159,7 +155,7 @@ class ReadTool final : public Tool {
     if (!page) return fail(name(), page.error());
     if (page->total_lines == 0) return ToolOutput::ok("(empty file)", {{"path", p->relative}, {"totalLines", 0}});
     if (static_cast<size_t>(offset) > page->total_lines) {
-      return fail(name(), "offset " + std::to_string(offset) + " is beyond the end of " + p->relative + " (" +
+      return ToolOutput::failure(name(), "offset " + std::to_string(offset) + " is beyond the end of " + p->relative + " (" +
                               plural(page->total_lines, "line") + ")");
     }
     json details = {{"path", p->relative},
@@ -239,9 +235,9 @@ class WriteTool final : public Tool {
     auto p = resolve_workspace_path(ctx.workspace, args["path"].get<std::string>());
     if (!p) return fail(name(), p.error());
     std::error_code ec;
-    if (std::filesystem::is_directory(p->real, ec)) return fail(name(), p->relative + " is a directory", "NOT_A_FILE");
+    if (std::filesystem::is_directory(p->real, ec)) return ToolOutput::failure(name(), p->relative + " is a directory", "NOT_A_FILE");
     if (auto st = write_file_atomic(*p, content); !st)
-      return fail(name(), p->relative + ": " + st.error().message);
+      return ToolOutput::failure(name(), p->relative + ": " + st.error().message);
     return ToolOutput::ok("Wrote " + plural(content.size(), "byte") + " to " + p->relative,
                           {{"path", p->relative}, {"bytes", content.size()}});
   }
@@ -310,9 +306,9 @@ class EditTool final : public Tool {
     auto p = resolve_workspace_path(ctx.workspace, args["path"].get<std::string>());
     if (!p) return fail(name(), p.error());
     auto original = read_file_bounded(*p, kMaxEditableFileBytes);
-    if (!original) return fail(name(), p->relative + ": " + original.error().message, original.error().code);
+    if (!original) return ToolOutput::failure(name(), p->relative + ": " + original.error().message, original.error().code);
     if (looks_binary(std::string_view(*original).substr(0, 8192))) {
-      return fail(name(), p->relative + " is a binary file", "BINARY_FILE");
+      return ToolOutput::failure(name(), p->relative + " is a binary file", "BINARY_FILE");
     }
 
     // Exact match first; a CRLF file also matches LF-only text (and stays CRLF).
@@ -326,7 +322,7 @@ class EditTool final : public Tool {
     }
     if (!updated) return fail(name(), updated.error());
     if (auto st = write_file_atomic(*p, *updated); !st)
-      return fail(name(), p->relative + ": " + st.error().message);
+      return ToolOutput::failure(name(), p->relative + ": " + st.error().message);
     return ToolOutput::ok("Edited " + p->relative + ": " + plural(edits->size(), "replacement") + " applied.",
                           {{"path", p->relative}, {"replacements", edits->size()}});
   }
@@ -417,7 +413,7 @@ class ApplyPatchTool final : public Tool {
 
   ToolOutput run(const json& args, ToolContext& ctx) const override {
     auto parsed = patch::parse_patch(args["input"].get_ref<const std::string&>());
-    if (!parsed) return fail(name(), "invalid patch: " + parsed.error().message, parsed.error().code);
+    if (!parsed) return ToolOutput::failure(name(), "invalid patch: " + parsed.error().message, parsed.error().code);
     auto changes = patch::apply_patch_in_workspace(ctx.workspace, *parsed);
     if (!changes) return fail(name(), changes.error());
     std::string text = "Success. Updated the following files:";

@@ -58,6 +58,11 @@ struct ToolOutput {
   static ToolOutput error(std::string text, nlohmann::json details = nlohmann::json::object()) {
     return ToolOutput{std::move(text), std::move(details), true};
   }
+  /// The error every tool reports: text "<tool>: <message>", details {code} (e.g. "TOOL_ERROR",
+  /// "NOT_FOUND") for the model and the logs.
+  static ToolOutput failure(std::string_view tool, const std::string& message, std::string_view code = "TOOL_ERROR") {
+    return error(std::string(tool) + ": " + message, {{"code", code}});
+  }
 };
 
 class Tool {

@@ -23,6 +23,7 @@
 #include "agent/tool_result_cap.h"
 #include "agent/workspace.h"
 #include "core/config.h"
+#include "test_helpers.h"
 
 namespace pincer::agent {
 namespace {
@@ -72,13 +73,7 @@ class TempDir {
   fs::path path_;
 };
 
-config::EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using pincer::testing::env_of;
 
 std::string violations_of(const json& doc) {
   Status st = config::validate(doc);

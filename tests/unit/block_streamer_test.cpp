@@ -8,6 +8,7 @@
 #include "core/clock.h"
 #include "delivery/block_streamer.h"
 #include "delivery/fences.h"
+#include "test_helpers.h"
 
 namespace pincer::delivery {
 namespace {
@@ -32,13 +33,7 @@ BlockStreamerOptions cutting(std::size_t min, std::size_t max, BreakPreference p
   return o;
 }
 
-std::string without_space(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c != ' ' && c != '\n' && c != '\t') out += c;
-  }
-  return out;
-}
+using pincer::testing::without_space;
 
 TEST(BlockStreamer, BuffersUntilMinCharsThenCutsAtThePreferredBreak) {
   Harness h(cutting(20, 60));

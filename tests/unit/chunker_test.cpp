@@ -10,6 +10,7 @@
 #include "delivery/fences.h"
 #include "delivery/markdown_render.h"
 #include "delivery/text_units.h"
+#include "test_helpers.h"
 
 namespace pincer::delivery {
 namespace {
@@ -21,13 +22,7 @@ std::vector<std::string> chunk(std::string_view text, std::size_t limit, TextFor
   return r.ok() ? *r : std::vector<std::string>{};
 }
 
-std::string without_space(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c != ' ' && c != '\n' && c != '\t' && c != '\r') out += c;
-  }
-  return out;
-}
+using pincer::testing::without_space;
 
 std::string join(const std::vector<std::string>& parts) {
   std::string out;

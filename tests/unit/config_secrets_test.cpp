@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/config.h"
+#include "test_helpers.h"
 
 namespace pincer::config {
 namespace {
@@ -25,12 +26,7 @@ fs::path write_temp(const std::string& name, const std::string& text) {
   return dir / name;
 }
 
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
-  };
-}
+using pincer::testing::env_of;
 
 bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 

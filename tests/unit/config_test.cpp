@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "core/config_schema.h"
+#include "test_helpers.h"
 
 namespace pincer::config {
 namespace {
@@ -60,13 +61,7 @@ class TempDir {
   fs::path path_;
 };
 
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using pincer::testing::env_of;
 
 const EnvLookup kNoEnv = env_of({});
 

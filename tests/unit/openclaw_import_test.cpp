@@ -18,6 +18,7 @@
 
 #include "core/config.h"
 #include "store/instance_lock.h"
+#include "test_helpers.h"
 
 namespace pincer::cli::openclaw {
 namespace {
@@ -62,13 +63,7 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-config::EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using pincer::testing::env_of;
 
 // ---- config::resolve_file / env_references ------------------------------------------------------
 

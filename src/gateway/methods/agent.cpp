@@ -34,7 +34,7 @@ MethodResult agent_run(MethodContext& ctx) {
   if (auto e = p.string("sessionKey", session_key, false)) return *e;
   if (auto e = p.string("thinking", thinking, false)) return *e;
   auto* agents = ctx.gateway.agents();
-  if (!agents) return RpcError::unavailable("agent runtime not available");
+  if (!agents) return no_runtime();
 
   if (agent::is_blank_message(message)) return RpcError::invalid("message or attachment required");
   if (auto command = agent::parse_chat_command(message)) {
@@ -92,7 +92,7 @@ MethodResult agent_wait(MethodContext& ctx) {
   if (auto e = p.integer("timeoutMs", timeout_ms, 0, 24LL * 3600 * 1000)) return *e;
   auto* agents = ctx.gateway.agents();
   EventLoop* loop = ctx.gateway.loop();
-  if (!agents || !loop) return RpcError::unavailable("agent runtime not available");
+  if (!agents || !loop) return no_runtime();
 
   Gateway& gw = ctx.gateway;
   const ConnId conn = ctx.client.id;

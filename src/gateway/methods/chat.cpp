@@ -16,7 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-RpcError no_runtime() { return RpcError::unavailable("agent runtime not available"); }
 
 /// The agent id of a canonical store key ("agent:<id>:…"); "" for anything else.
 std::string store_agent_of(const std::string& key) {

@@ -22,7 +22,6 @@ namespace {
 
 using nlohmann::json;
 
-RpcError no_runtime() { return RpcError::unavailable("agent runtime not available"); }
 
 /// An approval queue Pincer does not have (exec, plugin and system-agent approvals): nothing is
 /// ever pending, so the answer is OpenClaw's empty array.

@@ -13,6 +13,9 @@
 
 namespace pincer::gateway {
 
+/// The answer of a method that needs the agent runtime when the gateway runs without one.
+inline RpcError no_runtime() { return RpcError::unavailable("agent runtime not available"); }
+
 class Params {
  public:
   Params(std::string method, const nlohmann::json& params) : method_(std::move(method)), p_(params) {}

@@ -10,7 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-RpcError no_runtime() { return RpcError::unavailable("agent runtime not available"); }
 
 /// `sessions.list {limit?, agentId?, …}` → `{ts, path, count, totalCount, defaults, sessions}`.
 /// `defaults` (the model, context and thinking defaults of the agent's sessions) is what

@@ -1,0 +1,36 @@
+// Small POSIX and JSON helpers shared by the store's files (atomic writes, the transcript, the
+// session index). Pure or single-syscall functions; thread-safe.
+#pragma once
+
+#include <cerrno>
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace pincer::store {
+
+/// Deepest nesting of arrays/objects the store parses; deeper documents are refused (a hostile or
+/// corrupt file must not exhaust the stack).
+inline constexpr std::size_t kMaxJsonNesting = 512;
+
+/// Error{"IO_ERROR", "<step> <path>: <strerror(err)>"}.
+Error io_error(const std::filesystem::path& path, std::string_view step, int err = errno);
+
+/// write(2) until all of `data` is written (EINTR retried); false on any other error (errno set).
+bool write_all(int fd, std::string_view data);
+
+/// fsync(2) of a directory, so a rename or a new file in it survives a power loss. Best effort.
+void fsync_dir(const std::filesystem::path& dir);
+
+/// Compact JSON that never throws: invalid UTF-8 in strings becomes U+FFFD.
+std::string dump_lenient(const nlohmann::json& value);
+
+/// nlohmann's parse error text without its "[json.exception…] parse error at …: " prefix.
+std::string short_parse_error(const char* what);
+
+}  // namespace pincer::store
