@@ -38,10 +38,19 @@ struct RunState {
     if (!e.session_id.empty()) p["sessionId"] = e.session_id;
     gateway.broadcast_run_event("agent", p.dump(-1, ' ', false, json::error_handler_t::replace), tool);
   }
-  /// OpenClaw's `sessions.changed` for subscribed clients: phase start | end | error of a run.
+  /// OpenClaw's `sessions.changed` for subscribed clients: phase start | end | error of a run,
+  /// with the session row's run state as OpenClaw projects it (status running | done | killed |
+  /// failed, hasActiveRun, activeRunIds): the Control UI ends its "Working…" state on it.
   void session_changed(const RunEvent& e, const char* phase) {
+    const bool start = std::string_view(phase) == "start";
+    const char* status = start                              ? "running"
+                         : std::string_view(phase) == "error" ? "failed"
+                         : e.stop_reason == "aborted"         ? "killed"
+                                                              : "done";
     json p = {{"sessionKey", e.session_key}, {"agentId", e.agent_id}, {"phase", phase},
-              {"runId", e.run_id},           {"clientRunId", e.run_id}, {"updatedAt", e.ts}};
+              {"runId", e.run_id},           {"clientRunId", e.run_id}, {"updatedAt", e.ts},
+              {"status", status},            {"hasActiveRun", start},
+              {"activeRunIds", start ? json::array({e.run_id}) : json::array()}};
     if (!e.session_id.empty()) p["sessionId"] = e.session_id;
     gateway.broadcast_session_event("sessions.changed", p);
   }
