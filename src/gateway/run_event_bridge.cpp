@@ -157,8 +157,11 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
           if (!e.session_id.empty()) m["sessionId"] = e.session_id;
           s.gateway.broadcast_session_event("session.message", m);
         }
-        s.session_changed(e, e.kind == RunEvent::Kind::Error ? "error" : "end");
+        // The run's final chat event, then the session's idle state (OpenClaw publishes the
+        // terminal sessions.changed after the run's end is persisted): a client that saw the
+        // session go idle first (openclaw tui) would no longer match the final to its message.
         s.chat_event(std::move(chat));
+        s.session_changed(e, e.kind == RunEvent::Kind::Error ? "error" : "end");
         if (s.on_terminal) s.on_terminal(e);
         break;
       }

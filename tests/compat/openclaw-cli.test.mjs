@@ -333,7 +333,11 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
         if (!results.stream && /ending here/.test(partial)) results.stream = new Error(`the whole reply was shown while held:\n${partial}`);
         await fetch(`http://127.0.0.1:${mockPort}/__mock/release?name=tui`, { method: "POST" });
         await waitFor(/Streamed reply arrives in parts, ending here\./, "the rest of the reply after the release");
-      } catch (e) { results.stream ??= e; }
+      } catch (e) { results.stream ??= e; } finally {
+        // A script entry the TUI did not take must not answer a later step.
+        await fetch(`http://127.0.0.1:${mockPort}/__mock/reset?script=1`, { method: "POST" }).catch(() => {});
+        await fetch(`http://127.0.0.1:${mockPort}/__mock/release?name=tui`, { method: "POST" }).catch(() => {});
+      }
       check("openclaw tui: the reply streams in (part of it shown while the model is still sending)", () => { if (results.stream) throw results.stream; });
     } finally {
       tmux("kill-server");
