@@ -158,6 +158,7 @@ static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& 
   }
   s.auth.loopback_bind = is_loopback_host(s.bind_host);
   if (gw.contains("controlUi")) s.auth.allowed_origins = gw["controlUi"].value("allowedOrigins", std::vector<std::string>{});
+  if (gw.contains("controlUi")) s.control_ui = gateway::control_ui_settings(gw["controlUi"], env("HOME").value_or(""));
   const json& rl = auth["rateLimit"];
   s.auth_rate_limit = {rl.value("maxAttempts", 10), rl.value("windowMs", int64_t{60000}),
                        rl.value("lockoutMs", int64_t{300000}), rl.value("exemptLoopback", true)};
@@ -309,7 +310,18 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
                 s.auth.mode.c_str(), state.c_str());
     // The web chat UI is served on the same port; a wildcard bind is opened through loopback.
     const std::string web_host = s.bind_host == "0.0.0.0" ? "127.0.0.1" : s.bind_host == "::" ? "[::1]" : host;
-    std::printf("pincer web chat: http://%s:%d/\n", web_host.c_str(), port);
+    const gateway::ControlUiSettings& ui = s.control_ui;
+    std::printf("pincer web chat: http://%s:%d%s/\n", web_host.c_str(), port,
+                ui.enabled() && ui.base_path.empty() ? std::string(gateway::kWebChatPrefix).c_str() : "");
+    if (ui.enabled()) {
+      if (auto st = gateway::check_control_ui_root(ui.root); !st) {
+        std::fprintf(stderr, "pincer: error: %s (the Control UI answers 503 until it is fixed)\n", st.error().message.c_str());
+        spdlog::error("config: {}", st.error().message);
+      } else {
+        std::printf("openclaw control ui: http://%s:%d%s/ (from %s)\n", web_host.c_str(), port, ui.base_path.c_str(),
+                    ui.root.c_str());
+      }
+    }
     auto agents_config = agent::resolve_agents(cfg, state, env);
     if (agents_config && agents_config->default_agent().model.primary.empty()) {
       std::printf("pincer: no model configured yet: run `pincer onboard` (./build/pincer onboard) to choose a provider\n");

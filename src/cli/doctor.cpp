@@ -17,6 +17,7 @@
 #include "core/http_client.h"
 #include "cli/connection.h"
 #include "core/secret_rules.h"
+#include "gateway/control_ui.h"
 
 namespace pincer::cli {
 namespace {
@@ -287,6 +288,19 @@ Finding check_running_gateway(const std::filesystem::path& state_dir, const std:
                            ") runs this home's config");
 }
 
+std::optional<Finding> check_control_ui(const json& effective, const std::string& home) {
+  const json& gw = effective.value("gateway", json::object());
+  const auto ui = gateway::control_ui_settings(gw.value("controlUi", json::object()), home);
+  if (!ui.enabled()) return std::nullopt;
+  if (auto st = gateway::check_control_ui_root(ui.root); !st) {
+    return failed("control-ui", st.error().message,
+                  "install OpenClaw's package (npm install openclaw) and set gateway.controlUi.root to its "
+                  "dist/control-ui, or remove gateway.controlUi.root (the gateway answers 503 there until then)");
+  }
+  return ok("control-ui", "OpenClaw's Control UI from " + ui.root + " at " + (ui.base_path.empty() ? "/" : ui.base_path + "/") +
+                              (ui.base_path.empty() ? " (Pincer's web chat at /pincer/)" : ""));
+}
+
 std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const std::filesystem::path& config_file,
                                 const config::EnvLookup& env) {
   std::vector<Finding> out;
@@ -343,6 +357,7 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
     if (out.back().status == "ok") out.push_back(check_running_gateway(state_dir, config_file, env));
   }
   for (auto& f : check_security(cfg)) out.push_back(std::move(f));
+  if (auto f = check_control_ui(cfg, env("HOME").value_or(""))) out.push_back(std::move(*f));
   auto provider_var = std::find_if(missing.begin(), missing.end(), [](const MissingEnvVar& m) {
     return m.path.rfind("models.", 0) == 0 || m.path.rfind("agents.", 0) == 0;
   });

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ nlohmann::json to_json(const Finding& f);
 /// refuses to start with fails, a weak one warns). Bind: fail when bind is not
 /// loopback and auth.mode is none; warn when lan with any auth (prefer loopback + a tunnel).
 std::vector<Finding> check_security(const nlohmann::json& effective);
+
+/// `gateway.controlUi.root` (when set): fail when it is not a built Control UI (missing, not a
+/// directory, no index.html; gateway::check_control_ui_root), else ok naming where it is served.
+/// nullopt when the Control UI is not configured. `home`: $HOME for a leading "~/".
+std::optional<Finding> check_control_ui(const nlohmann::json& effective, const std::string& home);
 
 /// Mode bits of the state dir and pincer.json: warn when group/other can read them.
 Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file);

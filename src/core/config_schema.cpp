@@ -231,6 +231,19 @@ Node gateway_section() {
                                             "`localhost`, `127.x` or `[::1]` on a loopback bind, "
                                             "also an IP address on other binds — never under a host "
                                             "name, which a DNS-rebinding page could point here.")),
+                field("root", string().doc(
+                                  "A directory holding OpenClaw's built Control UI, e.g. "
+                                  "`<openclaw package>/dist/control-ui` of an installed `openclaw` "
+                                  "npm package (Pincer bundles none): the gateway then serves it "
+                                  "under `gateway.controlUi.basePath`, as OpenClaw does, with its "
+                                  "WebSocket on the same port. While it takes `/`, Pincer's web chat "
+                                  "moves to `/pincer/`. `~/` is the home directory; a relative path "
+                                  "is taken from the working directory. A directory without "
+                                  "`index.html` is an error (`pincer doctor`; the UI answers 503).")),
+                field("basePath", string().doc(
+                                      "URL path of the Control UI (`/openclaw` → "
+                                      "`http://host:port/openclaw/`); unset or `/` = the root, and "
+                                      "Pincer's web chat moves to `/pincer/`.")),
             }).doc("The browser Control UI served by the gateway.")),
       field("reload",
             object({

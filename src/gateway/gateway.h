@@ -20,6 +20,7 @@
 
 #include "core/clock.h"
 #include "core/http_route.h"
+#include "gateway/control_ui.h"
 #include "gateway/methods/registry.h"
 #include "gateway/protocol/auth_rate_limit.h"
 #include "gateway/protocol/connect.h"
@@ -88,6 +89,7 @@ struct GatewaySettings {
   int port = 18789;
   AuthSettings auth;
   AuthRateLimitOptions auth_rate_limit;
+  ControlUiSettings control_ui;  ///< gateway.controlUi.root/basePath (gateway/control_ui.h)
 };
 
 class Gateway {
@@ -215,6 +217,11 @@ class Gateway {
   /// Closes (1008 `reason`) every connection of this device, of one role when `role` is non-empty;
   /// queued answers are still delivered first.
   void disconnect_device(const std::string& device_id, const std::string& role, const std::string& reason);
+
+  /// An HTTP request's `Authorization: Bearer` credential (may be empty) against the gateway's
+  /// auth: the shared token or password, trusted-proxy headers, or an operator device token; failed
+  /// guesses count in the auth rate limit as a connect's do (gateway_http_auth.cpp). Loop thread.
+  bool authorize_http_bearer(const PeerInfo& peer, std::string_view bearer);
 
   /// Registry access for tests that add methods.
   MethodRegistry& mutable_methods() { return methods_; }

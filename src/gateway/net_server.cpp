@@ -17,6 +17,7 @@
 
 #include "gateway/net_transport.h"
 #include "gateway/protocol/constants.h"
+#include "gateway/control_ui.h"
 #include "gateway/protocol/route_guard.h"
 #include "gateway/web_assets.h"
 
@@ -115,8 +116,8 @@ struct ReadingSessions {
 /// the WebSocket upgrade.
 class HttpSession final : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(Socket socket, Gateway& gateway, std::shared_ptr<ReadingSessions> reading)
-      : stream_(std::move(socket)), gateway_(gateway), reading_(std::move(reading)) {}
+  HttpSession(Socket socket, Gateway& gateway, std::shared_ptr<ReadingSessions> reading, const ControlUi& control_ui)
+      : stream_(std::move(socket)), gateway_(gateway), reading_(std::move(reading)), control_ui_(control_ui) {}
 
   void start() { read_next(); }
   /// Closes the socket now (the pending read ends with operation_aborted).
@@ -279,7 +280,22 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     const std::string_view path = target.substr(0, target.find('?'));
     const bool live = path == "/health" || path == "/healthz";
     const bool ready = path == "/ready" || path == "/readyz";
-    const WebAsset* asset = live || ready ? nullptr : find_web_asset(path);
+    if (!live && !ready) {
+      if (auto answer = control_ui_.handle({std::string(req.method_string()), std::string(target), header_map(req)},
+                                           [&](std::string_view bearer) {
+                                             return gateway_.authorize_http_bearer(
+                                                 peer_info(stream_.socket(), req, gateway_.settings().auth), bearer);
+                                           })) {
+        return control_ui_response(req, std::move(*answer));
+      }
+    }
+    // Pincer's web chat: at "/", or under web_chat_prefix() while the Control UI takes "/".
+    const std::string_view prefix = control_ui_.web_chat_prefix();
+    if (!prefix.empty() && path == prefix) {
+      return control_ui_response(req, {302, {{"Location", std::string(prefix) + "/"}}, ""});
+    }
+    const bool under_prefix = path.size() > prefix.size() && path.starts_with(prefix) && path[prefix.size()] == '/';
+    const WebAsset* asset = live || ready || (!prefix.empty() && !under_prefix) ? nullptr : find_web_asset(path.substr(prefix.size()));
     http::response<http::string_body> res;
     res.version(req.version());
     res.keep_alive(req.keep_alive());
@@ -307,6 +323,18 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
       else res.body() = shutting_down ? R"({"ok":false,"status":"stopping"})" : R"({"ok":true,"status":"ready"})";
     }
     if (res.result() == http::status::not_modified) return res;  // no body, no Content-Length
+    res.prepare_payload();
+    if (req.method() == http::verb::head) res.body().clear();  // Content-Length stays that of GET
+    return res;
+  }
+
+  http::response<http::string_body> control_ui_response(const http::request<http::string_body>& req, ControlUiAnswer answer) {
+    http::response<http::string_body> res{static_cast<http::status>(answer.status), req.version()};
+    res.keep_alive(req.keep_alive());
+    res.set(http::field::server, "pincer/" PINCER_VERSION);
+    for (const auto& [k, v] : answer.headers) res.set(k, v);
+    if (answer.status == 304) return res;  // no body, no Content-Length
+    res.body() = std::move(answer.body);
     res.prepare_payload();
     if (req.method() == http::verb::head) res.body().clear();  // Content-Length stays that of GET
     return res;
@@ -352,6 +380,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   Stream stream_;
   Gateway& gateway_;
   std::shared_ptr<ReadingSessions> reading_;
+  const ControlUi& control_ui_;
   std::optional<std::list<std::weak_ptr<HttpSession>>::iterator> tracked_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -376,7 +405,9 @@ constexpr int64_t kRestartExpectedMs = 1500;
 class Server {
  public:
   Server(asio::io_context& ioc, Gateway& gateway)
-      : ioc_(ioc), gateway_(gateway), acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), presence_(ioc), accept_retry_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT, SIGHUP) {
+      : ioc_(ioc), gateway_(gateway),
+        control_ui_(gateway.settings().control_ui, gateway.settings().config, gateway.settings().version),
+        acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), presence_(ioc), accept_retry_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT, SIGHUP) {
     signals_.add(SIGUSR1);  // restart in process (as OpenClaw), also raised by a config reload
   }
 
@@ -430,7 +461,7 @@ class Server {
       }
       socket.set_option(tcp::no_delay(true), ec);  // small frames, pipelined: no Nagle delays
       reading_->make_room();
-      std::make_shared<HttpSession>(std::move(socket), gateway_, reading_)->start();
+      std::make_shared<HttpSession>(std::move(socket), gateway_, reading_, control_ui_)->start();
       accept_next();
     });
   }
@@ -472,6 +503,7 @@ class Server {
 
   asio::io_context& ioc_;
   Gateway& gateway_;
+  ControlUi control_ui_;  ///< outlives the sessions: they end before the loop returns
   Acceptor acceptor_;
   asio::steady_timer tick_, health_, presence_, accept_retry_, stop_;
   asio::signal_set signals_;

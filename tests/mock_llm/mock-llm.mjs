@@ -11,7 +11,8 @@
 //   POST /v1/messages          (and /messages)           Anthropic Messages, SSE or JSON
 //   POST /api/chat                                       Ollama, NDJSON or JSON
 //   GET  /v1/models, /api/tags, POST /api/show, GET /api/version
-//   GET  /__mock/requests, POST /__mock/reset, GET|POST /__mock/script, GET /health
+//   GET  /__mock/requests, POST /__mock/reset, GET|POST /__mock/script, GET /health,
+//   POST /__mock/release?name=N (MOCK_HOLD:N), GET /__mock/holds
 //
 // The first stdout line is always `mock-llm listening on http://127.0.0.1:PORT`.
 import crypto from "node:crypto";
@@ -327,6 +328,8 @@ function keywordPlan(api, conv, opts, state) {
   if (/MOCK_REASON/.test(userText)) plan.reasoning = DEFAULT_REASONING;
   const slow = /MOCK_SLOW:(\d+)/.exec(userText);
   if (slow) plan.delayMs = Number(slow[1]);
+  const hold = /MOCK_HOLD:([A-Za-z0-9_-]+)/.exec(userText);
+  if (hold) plan.hold = { name: hold[1], afterDeltas: 2 };
 
   // Second call of a tool round-trip: answer with the tool results' text.
   if (toolResults.length) {
@@ -428,6 +431,27 @@ class Stop extends Error {
   }
 }
 
+// MOCK_HOLD:name gates: a stream waits at its hold until POST /__mock/release?name=name (or its
+// client goes). A release before the stream gets there lets it pass.
+const gates = new Map();  // name -> {released, waiters: [resolve]}
+function gate(name) {
+  if (!gates.has(name)) gates.set(name, { released: false, waiters: [] });
+  return gates.get(name);
+}
+function holdGate(name, res) {
+  const g = gate(name);
+  if (g.released) return Promise.resolve();
+  return new Promise((resolve) => {
+    g.waiters.push(resolve);
+    res.on("close", resolve);
+  });
+}
+function releaseGate(name) {
+  const g = gate(name);
+  g.released = true;
+  for (const w of g.waiters.splice(0)) w();
+}
+
 class Streamer {
   constructor(res, plan) {
     this.res = res;
@@ -463,6 +487,10 @@ class Streamer {
   /** `event` is the text to write, or a function building it (built only if it is written). */
   async delta(event) {
     if (this.plan.delayMs > 0) await sleep(this.plan.delayMs);
+    if (this.plan.hold && this.count === this.plan.hold.afterDeltas) {
+      await this.lastWrite;  // the first deltas are out before the stream waits
+      await holdGate(this.plan.hold.name, this.res);
+    }
     await this.checkpoint(false);
     this.count++;
     this.send(typeof event === "function" ? event() : event);
@@ -1051,6 +1079,15 @@ export function createMockLlm(options = {}) {
       state.once.clear();
       if (url.searchParams.get("script") === "1") state.script = [];
       return sendJson(res, 200, { ok: true });
+    }
+    if (path === "/__mock/release" && method === "POST") {
+      const name = url.searchParams.get("name") ?? "";
+      const waiting = gate(name).waiters.length;
+      releaseGate(name);
+      return sendJson(res, 200, { ok: true, name, released: waiting });
+    }
+    if (path === "/__mock/holds" && method === "GET") {
+      return sendJson(res, 200, Object.fromEntries([...gates].map(([k, g]) => [k, { released: g.released, waiting: g.waiters.length }])));
     }
     if (path === "/__mock/script") {
       if (method === "GET") return sendJson(res, 200, state.script);

@@ -160,8 +160,21 @@ MethodResult history_of(MethodContext& ctx, const char* method) {
   out["hasMore"] = first > 0;
   out["pendingInputs"] = {{"items", json::array()}, {"total", 0}};
   if (params.is_object() && params.contains("inputRunIds")) {
-    out["inputReceipts"] = json::array();
-    out["inputConsumptions"] = json::array();
+    // A chat.send input is taken by its run at once (Pincer queues no input outside a run): an
+    // input whose run no longer runs is consumed — the Control UI waits for that receipt before
+    // it takes the next message.
+    json receipts = json::array(), consumed = json::array();
+    for (const auto& id : params["inputRunIds"]) {
+      const std::string run_id = id.get<std::string>();
+      if (agents->is_active(run_id)) {
+        receipts.push_back({{"runId", run_id}, {"state", "pending"}});
+      } else {
+        receipts.push_back({{"runId", run_id}, {"state", "consumed"}, {"consumedByEventId", run_id}});
+        consumed.push_back({{"runId", run_id}, {"consumedByEventId", run_id}});
+      }
+    }
+    out["inputReceipts"] = std::move(receipts);
+    out["inputConsumptions"] = std::move(consumed);
   }
   json defaults = agents->session_defaults(store_agent_of(out.value("sessionKey", "")));
   defaults.erase("agentId");

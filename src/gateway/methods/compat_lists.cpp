@@ -2,7 +2,8 @@
 // does not have yet, answered as an empty list in OpenClaw's shape (docs/compatibility.md lists
 // them as "empty: not in Pincer yet"), and the small read methods backed by what Pincer has —
 // agent.identity.get, update.status, system.info, models.authStatus, sessions.describe,
-// sessions.observer.visibility.
+// sessions.observer.visibility, sessions.messages.subscribe; and the Control UI's chat-page reads
+// (tasks.list, progressCard.get, sessions.companion.state).
 #include <sys/statvfs.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
@@ -165,6 +166,34 @@ MethodResult sessions_observer_visibility(MethodContext& ctx) {
   return json{{"ok", true}};
 }
 
+/// `sessions.messages.subscribe {key, agentId?, includeApprovals?}` → `{subscribed: true, key}`:
+/// every operator with operator.read already gets each session's `chat`/`agent` events, so the
+/// subscription is granted without changing what the connection receives. `…unsubscribe` →
+/// `{subscribed: false, key}` (the events keep coming, as before the subscription).
+MethodResult session_messages_subscription(MethodContext& ctx, const char* method, bool subscribed) {
+  Params p(method, ctx.request.params);
+  std::string key, agent_id;
+  if (auto e = p.only({"key", "agentId", "includeApprovals"})) return *e;
+  if (auto e = p.string("key", key, true, true)) return *e;
+  if (auto e = p.string("agentId", agent_id, false)) return *e;
+  if (ctx.request.params.contains("includeApprovals") && !ctx.request.params["includeApprovals"].is_boolean()) {
+    return invalid_params(method, "/includeApprovals must be boolean");
+  }
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  return json{{"subscribed", subscribed}, {"key", agents->canonical_key(key, agent_id)}};
+}
+
+/// `tasks.list` → `{tasks: []}`: Pincer has no background tasks yet.
+MethodResult tasks_list(MethodContext&) { return json{{"tasks", json::array()}}; }
+
+/// `progressCard.get {sessionKey}` → `{card: null}`: no progress cards (nothing was ever put).
+MethodResult progress_card_get(MethodContext&) { return json{{"card", nullptr}}; }
+
+/// `sessions.companion.state`: UNAVAILABLE "Side chat is unavailable.", OpenClaw's own answer
+/// when side chat is off (Pincer has none); the Control UI then hides it.
+MethodResult sessions_companion_state(MethodContext&) { return RpcError::unavailable("Side chat is unavailable."); }
+
 }  // namespace
 
 void register_compat_methods(MethodRegistry& registry) {
@@ -181,6 +210,13 @@ void register_compat_methods(MethodRegistry& registry) {
   registry.add({"models.authStatus", models_auth_status});
   registry.add({"sessions.describe", sessions_describe});
   registry.add({"sessions.observer.visibility", sessions_observer_visibility});
+  registry.add({"sessions.messages.subscribe",
+                [](MethodContext& ctx) { return session_messages_subscription(ctx, "sessions.messages.subscribe", true); }});
+  registry.add({"sessions.messages.unsubscribe",
+                [](MethodContext& ctx) { return session_messages_subscription(ctx, "sessions.messages.unsubscribe", false); }});
+  registry.add({"tasks.list", tasks_list});
+  registry.add({"progressCard.get", progress_card_get});
+  registry.add({"sessions.companion.state", sessions_companion_state});
 }
 
 }  // namespace pincer::gateway

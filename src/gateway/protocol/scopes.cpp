@@ -26,6 +26,8 @@ constexpr std::array kExplicit = {
     Entry{"models.authStatus", kScopeRead}, Entry{"sessions.subscribe", kScopeRead},
     Entry{"sessions.unsubscribe", kScopeRead}, Entry{"sessions.describe", kScopeRead}, Entry{"chat.startup", kScopeRead},
     Entry{"system.info", kScopeRead}, Entry{"plugins.list", kScopeRead}, Entry{"sessions.observer.visibility", kScopeRead},
+    Entry{"sessions.messages.subscribe", kScopeRead}, Entry{"sessions.messages.unsubscribe", kScopeRead},
+    Entry{"tasks.list", kScopeRead}, Entry{"progressCard.get", kScopeRead}, Entry{"sessions.companion.state", kScopeRead},
     // write
     Entry{"send", kScopeWrite}, Entry{"poll", kScopeWrite}, Entry{"agent", kScopeWrite},
     Entry{"agent.wait", kScopeWrite}, Entry{"wake", kScopeWrite}, Entry{"talk.mode", kScopeWrite},
