@@ -1,6 +1,7 @@
 // The schema tree of pincer.json. Every key, type, bound, default and description lives here and
 // nowhere else (see config_schema.h). One function per top-level section keeps additions local.
 #include "core/config_schema.h"
+#include "core/config_schema_memory.h"
 
 #include <cassert>
 #include <cmath>
@@ -439,6 +440,7 @@ Node agent_entry() {
       field("model", model_selection(
                          "Model of this agent, overriding `agents.defaults.model`. Fallbacks "
                          "are inherited unless given.")),
+      field("memory", object({field("search", memory_search_node(true))}).doc("This agent's memory settings.")),
   }).doc("One agent.");
 }
 
@@ -738,6 +740,7 @@ Node build_root() {
       field("models", models_section()),
       field("agents", agents_section()),
       field("tools", tools_section()),
+      field("memory", memory_section()),
       field("logging", logging_section()),
       field("session", session_section()),
       field("messages", messages_section()),
