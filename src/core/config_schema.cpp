@@ -460,10 +460,10 @@ Node tools_section() {
                            .def("coding")
                            .doc("Base tool set offered to agents, by OpenClaw's profile lists. "
                                 "With the tools Pincer has today: `minimal` (no tool), `coding` "
-                                "(read, write, edit, apply_patch, exec, process), `messaging` (no "
-                                "tool), `full` (read, write, edit, apply_patch, exec, process). "
-                                "OpenClaw's web, sessions and memory tools join the profiles that "
-                                "list them when Pincer has them.")),
+                                "(read, write, edit, apply_patch, exec, process, memory_search, memory_get), "
+                                "`messaging` (no tool), `full` (read, write, edit, apply_patch, exec, process, "
+                                "memory_search, memory_get). OpenClaw's web and sessions tools join the "
+                                "profiles that list them when Pincer has them.")),
       field("allow", array_of(string()).doc(
                          "When non-empty, only these tools (of the profile's) are offered. "
                          "Entries are tool names with `*` wildcards or groups such as "

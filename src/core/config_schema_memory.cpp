@@ -4,7 +4,7 @@ namespace pincer::config::schema {
 
 Node memory_search_node(bool per_agent) {
   return object({
-      field("enabled", boolean().def(true).doc("Index and search this memory (`false`: no memory tools).")),
+      field("enabled", boolean().default_note("`true`").doc("Index and search this memory (`false`: no memory tools).")),
       field("provider", one_of({"none", "auto", "openai", "openai-compatible", "ollama", "gemini"})
                             .default_note("`none`")
                             .doc("Embedding provider for vector search: `openai` / `openai-compatible` "
@@ -82,10 +82,10 @@ Node memory_search_node(bool per_agent) {
 
 Node memory_section() {
   return object({
-      field("backend", one_of({"builtin", "none"}).def("builtin").doc(
+      field("backend", one_of({"builtin", "none"}).default_note("`builtin`").doc(
                            "`builtin`: the SQLite index of each agent's Markdown memory; `none`: no memory "
                            "tools (MEMORY.md is still injected).")),
-      field("citations", one_of({"auto", "on", "off"}).def("auto").doc(
+      field("citations", one_of({"auto", "on", "off"}).default_note("`auto`").doc(
                              "`auto`/`on`: hits carry `citation` (`path#Lx-Ly`) and the prompt asks the "
                              "agent to cite; `off`: no citations.")),
       field("search", memory_search_node(false)),

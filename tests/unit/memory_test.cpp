@@ -98,7 +98,7 @@ TEST(MemoryChunker, HeadingStartsAChunkAndLongLinesSplit) {
 
 TEST(MemoryFtsQuery, UserTextIsNeverSyntax) {
   auto q = build_fts_query(R"(cat AND NOT dog* OR "x" NEAR(a b) col:val ^start)");
-  EXPECT_EQ(q.words, R"("cat" OR "and" OR "not" OR "dog" OR "x" OR "near" OR "a" OR "b" OR "col" OR "val" OR "start")");
+  EXPECT_EQ(q.words, R"("cat" OR "and" OR "not" OR "dog" OR "or" OR "x" OR "near" OR "a" OR "b" OR "col" OR "val" OR "start")");
   EXPECT_TRUE(build_fts_query("  ,,, !!! ").empty());
   auto cjk = build_fts_query("我喜欢什么 颜色");
   EXPECT_EQ(cjk.trigrams, R"("我喜欢" OR "喜欢什" OR "欢什么")");
