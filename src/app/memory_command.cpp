@@ -1,5 +1,8 @@
 // pincer memory status|index|search|reset (SPEC MM-4; docs/memory.md). Works on the files and the
 // index directly (no gateway needed); SQLite's locking makes it safe beside a running gateway.
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 
 #include "agent/agents_config.h"
@@ -30,6 +33,8 @@ struct Loaded {
 };
 
 std::optional<Loaded> load_all() {
+  // Log lines (rebuilds, re-indexing) go to stderr: stdout is the command's output (--json).
+  spdlog::set_default_logger(spdlog::stderr_logger_mt("memory"));
   const auto env = config::process_env();
   Loaded l;
   l.state = paths::state_dir(env);

@@ -306,11 +306,15 @@ Result<SearchResponse> MemoryIndex::search(const std::string& query, std::option
       auto& c = cands[sims[i].second];
       c.chunk_id = sims[i].second;
       c.vector_score = std::clamp(sims[i].first, 0.0, 1.0);
+      c.has_vector = true;
     }
     // Keyword candidates that were not among the nearest still get their real similarity.
     for (const auto& [id, v] : vectors_) {
       auto it = cands.find(id);
-      if (it != cands.end() && it->second.vector_score == 0) it->second.vector_score = std::clamp(cosine(*qvec, v), 0.0, 1.0);
+      if (it != cands.end() && !it->second.has_vector) {
+        it->second.vector_score = std::clamp(cosine(*qvec, v), 0.0, 1.0);
+        it->second.has_vector = true;
+      }
     }
     resp.mode = "hybrid";
   }

@@ -41,7 +41,8 @@ std::vector<Candidate> rank(std::vector<Candidate> candidates, const HybridOptio
   const double lambda = std::log(2.0) / std::max(0.001, o.half_life_days);
   std::vector<Candidate> kept;
   for (auto& c : candidates) {
-    const double raw = hybrid ? o.vector_weight * c.vector_score + o.text_weight * c.text_score : c.text_score;
+    const double raw =
+        hybrid && c.has_vector ? o.vector_weight * c.vector_score + o.text_weight * c.text_score : c.text_score;
     if (raw < min_score || raw <= 0) continue;
     double factor = 1;
     if (o.decay && c.day) {

@@ -1,6 +1,7 @@
 // Hybrid ranking of memory hits (SPEC MM-5). Pure functions; thread-safe.
 //
-//   score   = vectorWeight × cosine + textWeight × bm25Norm     (keyword-only: bm25Norm)
+//   score   = vectorWeight × cosine + textWeight × bm25Norm     (keyword-only, or a chunk not
+//             embedded yet: bm25Norm, so a pending embedding never hides a keyword hit)
 //   bm25Norm = r / max r over the keyword candidates, r = −bm25() (the best keyword hit is 1)
 //   minScore is applied to `score` (before decay: decay orders, it never hides the best match)
 //   decayed = score × max(floor, e^(−λ·ageDays)), λ = ln 2 / halfLifeDays; undated files and
@@ -26,7 +27,8 @@ struct Candidate {
   int end_line = 1;
   std::string text;
   double text_score = 0;       ///< normalised BM25, 0..1 (0 = not a keyword hit)
-  double vector_score = 0;     ///< cosine, clamped to 0..1 (0 = no vector)
+  double vector_score = 0;     ///< cosine, clamped to 0..1
+  bool has_vector = false;     ///< false: not embedded yet, so ranked by its keyword score alone
   std::optional<int64_t> day;  ///< days since 1970-01-01 of the note's date; nullopt = evergreen
   double score = 0;            ///< filled by rank()
 };

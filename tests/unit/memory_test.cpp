@@ -237,6 +237,7 @@ Candidate cand(int64_t id, double text, double vec, std::optional<int64_t> day, 
   c.path = "p" + std::to_string(id);
   c.text_score = text;
   c.vector_score = vec;
+  c.has_vector = true;
   c.day = day;
   c.text = std::move(body);
   return c;
