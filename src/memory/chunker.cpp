@@ -70,7 +70,7 @@ std::vector<Chunk> chunk_markdown(std::string_view text, ChunkingOptions options
       c.start_line = current[b].number;
       c.end_line = current[e - 1].number;
       for (std::size_t i = b; i < e; ++i) {
-        if (i > b) c.text += '\n';
+        if (i > b && current[i].number != current[i - 1].number) c.text += '\n';  // pieces of one line join
         c.text += current[i].text;
       }
       out.push_back(std::move(c));
