@@ -340,7 +340,8 @@ void AgentRun::run_next_tool() {
   std::optional<std::string> denied;
   if (in_.hooks.before_tool_call) denied = in_.hooks.before_tool_call(call);
   auto work = [tool, call, output, denied, flag = cancel_flag_, workspace = in_.workspace, env = in_.tool_env,
-               timeout = in_.exec_timeout_ms, processes = in_.processes] {
+               timeout = in_.exec_timeout_ms, processes = in_.processes, memory = in_.memory,
+               agent = in_.agent_id] {
     if (denied) {
       *output = tools::ToolOutput::error(*denied);
       return;
@@ -355,6 +356,8 @@ void AgentRun::run_next_tool() {
     ctx.env = env;
     ctx.default_timeout_ms = timeout;
     ctx.processes = processes;
+    ctx.memory = memory;
+    ctx.agent_id = agent;
     *output = tools::invoke_tool(*tool, call.arguments, ctx);
   };
   tool_running_ = true;

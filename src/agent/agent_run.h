@@ -64,6 +64,7 @@ struct RunInputs {
   int64_t exec_timeout_ms = 1'800'000;
   std::map<std::string, std::string> tool_env;  ///< base environment for exec (scrubbed by the tool)
   tools::ProcessTable* processes = nullptr;     ///< background exec sessions (owned by the service)
+  tools::MemoryBackend* memory = nullptr;       ///< memory_search/memory_get (owned by the service; MM-6)
   RunHooks hooks;
 };
 

@@ -13,6 +13,7 @@
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
 #include "core/ids.h"
+#include "memory/memory_service.h"
 #include "store/session_keys.h"
 #include "store/transcript.h"
 #include "tools/process_table.h"
@@ -36,7 +37,7 @@ const char* to_string(RunLane lane) {
 
 struct AgentService::Impl {
   Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
-      : loop(l), clock(c), http(l), state_dir(std::move(state)) {
+      : loop(l), clock(c), http(l), state_dir(std::move(state)), memory(cfg, state_dir, memory::memory_env_from_process(), true) {
     configure(std::move(cfg));
   }
 
@@ -58,6 +59,7 @@ struct AgentService::Impl {
       agents.agents.push_back(std::move(main));
     }
     models = ModelRegistry::from_config(config);
+    memory.reconfigure(config);
     limits[static_cast<std::size_t>(RunLane::Main)] = static_cast<int>(std::max<int64_t>(1, agents.max_concurrent));
     limits[static_cast<std::size_t>(RunLane::Subagent)] = static_cast<int>(std::max<int64_t>(1, agents.subagents_max_concurrent));
   }
@@ -82,6 +84,7 @@ struct AgentService::Impl {
   std::map<std::string, RunEvent> recent;  // terminal events of finished runs (bounded)
   std::set<std::string> pending_saves;     // agents whose index has a save scheduled
   std::deque<std::string> recent_order;
+  memory::MemoryService memory;  // per-agent memory indexes (MM-4..8); opened on first use
 };
 
 namespace {
@@ -235,6 +238,10 @@ void AgentService::start(Pending p) {
   policy.deny = tcfg.value("deny", std::vector<std::string>{});
   auto tools = s.tools.effective_tools(policy);
   if (!tools) return fail(tools.error().message);
+  const memory::MemorySettings memory_settings = s.memory.settings_for(spec->id, spec->workspace);
+  if (!memory_settings.enabled) {  // memory.backend none / memory.search.enabled false: no memory tools
+    std::erase_if(*tools, [](const tools::Tool* t) { return t->group() == "memory"; });
+  }
 
   // Session: the index entry, then the transcript (created on first use).
   store::SessionIndex& index = index_for(p.agent_id);
@@ -304,6 +311,7 @@ void AgentService::start(Pending p) {
   in.timeout_ms = spec->timeout_seconds * 1000;
   in.tool_env = process_environment();
   in.processes = &s.processes;
+  in.memory = memory_settings.enabled ? &s.memory : nullptr;
   SystemPromptInput prompt;
   prompt.agent_id = spec->id;
   prompt.agent_name = spec->name;
@@ -313,6 +321,7 @@ void AgentService::start(Pending p) {
   prompt.os = runtime_os();
   prompt.model = in.model.provider + "/" + in.model.id;
   prompt.thinking = std::string(llm::to_string(in.thinking));
+  prompt.memory_citations = memory_settings.citations;
   in.system_prompt = build_system_prompt(prompt);
 
   ++s.running[static_cast<std::size_t>(p.request.lane)];

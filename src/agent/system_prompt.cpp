@@ -113,6 +113,24 @@ std::string build_system_prompt(const SystemPromptInput& input) {
                             "project context below live there too; keep them up to date.");
   }
 
+  // Memory recall (MM-6): when the memory tools are offered, say when to use them.
+  const auto has_tool = [&](std::string_view name) {
+    return std::any_of(input.tools.begin(), input.tools.end(), [&](const PromptTool& t) { return t.name == name; });
+  };
+  if (has_tool("memory_search")) {
+    std::string recall =
+        "## Memory Recall\nBefore answering anything about prior work, decisions, dates, people, preferences or "
+        "todos: run memory_search";
+    recall += has_tool("memory_get") ? "; use memory_get to pull only the lines you need." : ".";
+    recall += " If nothing relevant is found, say you checked. When the user asks you to remember something, write "
+              "it to today's note memory/YYYY-MM-DD.md (or MEMORY.md for lasting facts). Report partial or "
+              "unavailable recall to the user, with the returned warning.";
+    recall += input.memory_citations == "off"
+                  ? " Citations are off: do not mention memory file paths or line numbers unless asked."
+                  : " Citations: include Source: <path#Lx-Ly> when it helps the user check a memory.";
+    append_section(out, recall);
+  }
+
   append_section(out, kSafety);
 
   // Project context (bootstrap files).

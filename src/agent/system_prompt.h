@@ -11,6 +11,7 @@
 //   intro     who the agent is ("You are <name>, a personal assistant running in Pincer …")
 //   ## Tools            one line per tool: "- name: first sentence of its description"
 //   ## Workspace        the working directory and how files there are used
+//   ## Memory Recall    when memory_search is offered: when to search (MM-6)
 //   ## Safety           fixed rules
 //   ## Project context  the bootstrap files (workspace.h), each under "### NAME"
 //   ## Runtime          one line: "agent=<id> | os=<os> | model=<provider/model> | thinking=<level>"
@@ -48,6 +49,7 @@ struct SystemPromptInput {
   std::string os;                           ///< runtime_os()
   std::string model;                        ///< "provider/model"
   std::string thinking = "off";             ///< thinking level word
+  std::string memory_citations = "auto";    ///< memory.citations: auto | on | off (MM-6)
 };
 
 /// The system prompt (see the header comment). Same input → same bytes.

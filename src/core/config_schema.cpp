@@ -1,6 +1,7 @@
 // The schema tree of pincer.json. Every key, type, bound, default and description lives here and
 // nowhere else (see config_schema.h). One function per top-level section keeps additions local.
 #include "core/config_schema.h"
+#include "core/config_schema_memory.h"
 
 #include <cassert>
 #include <cmath>
@@ -452,6 +453,7 @@ Node agent_entry() {
       field("model", model_selection(
                          "Model of this agent, overriding `agents.defaults.model`. Fallbacks "
                          "are inherited unless given.")),
+      field("memory", object({field("search", memory_search_node(true))}).doc("This agent's memory settings.")),
   }).doc("One agent.");
 }
 
@@ -471,10 +473,10 @@ Node tools_section() {
                            .def("coding")
                            .doc("Base tool set offered to agents, by OpenClaw's profile lists. "
                                 "With the tools Pincer has today: `minimal` (no tool), `coding` "
-                                "(read, write, edit, apply_patch, exec, process), `messaging` (no "
-                                "tool), `full` (read, write, edit, apply_patch, exec, process). "
-                                "OpenClaw's web, sessions and memory tools join the profiles that "
-                                "list them when Pincer has them.")),
+                                "(read, write, edit, apply_patch, exec, process, memory_search, memory_get), "
+                                "`messaging` (no tool), `full` (read, write, edit, apply_patch, exec, process, "
+                                "memory_search, memory_get). OpenClaw's web and sessions tools join the "
+                                "profiles that list them when Pincer has them.")),
       field("allow", array_of(string()).doc(
                          "When non-empty, only these tools (of the profile's) are offered. "
                          "Entries are tool names with `*` wildcards or groups such as "
@@ -751,6 +753,7 @@ Node build_root() {
       field("models", models_section()),
       field("agents", agents_section()),
       field("tools", tools_section()),
+      field("memory", memory_section()),
       field("logging", logging_section()),
       field("session", session_section()),
       field("messages", messages_section()),

@@ -24,6 +24,7 @@
 namespace pincer::tools {
 
 class ProcessTable;
+class MemoryBackend;
 
 /// Everything a tool may touch during one call. Owned by the agent run; outlives the call.
 struct ToolContext {
@@ -41,6 +42,10 @@ struct ToolContext {
   /// Background processes of this agent (`exec background`, `process`). May be null: then exec
   /// only runs in the foreground and `process` reports that nothing is running.
   ProcessTable* processes = nullptr;
+  /// The agent's memory (memory_search / memory_get; MM-6). May be null: memory disabled.
+  MemoryBackend* memory = nullptr;
+  /// The agent the run belongs to (memory is per agent, MM-8).
+  std::string agent_id;
 
   bool is_cancelled() const { return cancelled != nullptr && cancelled->load(); }
 };

@@ -11,6 +11,7 @@
 //   POST /v1/messages          (and /messages)           Anthropic Messages, SSE or JSON
 //   POST /api/chat                                       Ollama, NDJSON or JSON
 //   GET  /v1/models, /api/tags, POST /api/show, GET /api/version
+//   POST /v1/embeddings, /api/embed, /v1beta/models/M:batchEmbedContents   deterministic embeddings
 //   GET  /__mock/requests, POST /__mock/reset, GET|POST /__mock/script, GET /health,
 //   POST /__mock/release?name=N (MOCK_HOLD:N), GET /__mock/holds
 //
@@ -942,6 +943,25 @@ const ROUTES = {
  * Creates a mock server (not yet listening). options: {apiKey, log, script: [...], models: [...],
  * reply, delayMs, validate}. Returns {server, state, listen(port) -> Promise<port>, close()}.
  */
+function embeddingsApi(path) {
+  if (path === "/v1/embeddings" || path === "/embeddings") return "openai";
+  if (path === "/api/embed") return "ollama";
+  if (/^\/(v1beta\/)?models\/[^/]+:batchEmbedContents$/.test(path)) return "gemini";
+  return null;
+}
+
+/** A deterministic unit vector of `dims` for `text` (hashed bag of words). */
+export function embedText(text, dims = 64) {
+  const v = new Array(dims).fill(0);
+  const terms = String(text).toLowerCase().match(/[\p{Script=Han}]|[\p{L}\p{N}_]+/gu) ?? [];
+  for (const term of terms) {
+    const h = crypto.createHash("sha256").update(term).digest();
+    for (let k = 0; k < 3; k++) v[h[k] % dims] += h[3 + k] & 1 ? 1 : -1;
+  }
+  const n = Math.hypot(...v) || 1;
+  return v.map((x) => (n === 1 && x === 0 ? 0 : x / n));
+}
+
 export function createMockLlm(options = {}) {
   const opts = {
     apiKey: options.apiKey ?? null,
@@ -951,7 +971,7 @@ export function createMockLlm(options = {}) {
     delayMs: Number(options.delayMs ?? 0),
     validate: options.validate ?? true,
   };
-  const state = { requests: [], script: [...(options.script ?? [])], once: new Set(), seq: 0 };
+  const state = { requests: [], script: [...(options.script ?? [])], once: new Set(), seq: 0, embed: { dims: 64, delayMs: 0, status: 0 } };
 
   function record(req, path, body) {
     const entry = { id: ++state.seq, t: new Date().toISOString(), method: req.method, path, headers: redactHeaders(req.headers), body };
@@ -1066,6 +1086,34 @@ export function createMockLlm(options = {}) {
     return sendJson(res, 200, { models });
   }
 
+  // Embeddings in each provider's wire format. Vectors are deterministic: each word (and each CJK
+  // character) of the text adds to a few hashed dimensions, so texts sharing words are similar.
+  // `POST /__mock/embeddings {dims, delayMs, status}` makes them slow or failing.
+  async function embeddings(api, req, res, body, entry) {
+    entry.api = `embeddings-${api}`;
+    if (state.embed.delayMs > 0) await new Promise((r) => setTimeout(r, state.embed.delayMs));
+    if (res.destroyed) return;
+    if (state.embed.status >= 400) {
+      entry.status = state.embed.status;
+      entry.outcome = "error";
+      return sendJson(res, state.embed.status, { error: { message: `mock-llm: embeddings failing with ${state.embed.status}`, type: "server_error" } });
+    }
+    let texts;
+    if (api === "gemini") texts = (body?.requests ?? []).map((r) => (r?.content?.parts ?? []).map((p) => p?.text ?? "").join(""));
+    else texts = Array.isArray(body?.input) ? body.input : typeof body?.input === "string" ? [body.input] : null;
+    if (!texts || texts.some((t) => typeof t !== "string")) {
+      entry.status = 400;
+      entry.outcome = "error";
+      return sendJson(res, 400, { error: { message: "mock-llm: input must be a string or an array of strings", type: "invalid_request_error" } });
+    }
+    const vectors = texts.map((t) => embedText(t, state.embed.dims));
+    entry.status = 200;
+    entry.outcome = "embeddings";
+    if (api === "ollama") return sendJson(res, 200, { model: body.model, embeddings: vectors });
+    if (api === "gemini") return sendJson(res, 200, { embeddings: vectors.map((values) => ({ values })) });
+    return sendJson(res, 200, { object: "list", model: body.model, data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })), usage: { prompt_tokens: 1, total_tokens: 1 } });
+  }
+
   async function handle(req, res) {
     const url = new URL(req.url, `http://${HOST}`);
     const path = url.pathname.replace(/\/v1\/v1\//, "/v1/").replace(/(.)\/$/, "$1");
@@ -1088,6 +1136,16 @@ export function createMockLlm(options = {}) {
     }
     if (path === "/__mock/holds" && method === "GET") {
       return sendJson(res, 200, Object.fromEntries([...gates].map(([k, g]) => [k, { released: g.released, waiting: g.waiters.length }])));
+    }
+    if (path === "/__mock/embeddings") {
+      if (method === "POST") {
+        try {
+          Object.assign(state.embed, JSON.parse((await readBody(req)) || "{}"));
+        } catch (e) {
+          return sendJson(res, 400, { error: `invalid JSON: ${e.message}` });
+        }
+      }
+      return sendJson(res, 200, state.embed);
     }
     if (path === "/__mock/script") {
       if (method === "GET") return sendJson(res, 200, state.script);
@@ -1132,6 +1190,8 @@ export function createMockLlm(options = {}) {
       }
       return generate(api, req, res, body, entry);
     }
+    const embedApi = method === "POST" ? embeddingsApi(path) : null;
+    if (embedApi) return embeddings(embedApi, req, res, body, entry);
     if (method === "GET" && (path === "/v1/models" || path === "/models")) return listModels(req, res);
     if (method === "GET" && /^\/(v1\/)?models\/[^/]+$/.test(path)) {
       const id = decodeURIComponent(path.split("/").pop());

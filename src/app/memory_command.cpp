@@ -1,0 +1,245 @@
+// pincer memory status|index|search|reset (SPEC MM-4; docs/memory.md). Works on the files and the
+// index directly (no gateway needed); SQLite's locking makes it safe beside a running gateway.
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "agent/agents_config.h"
+#include "app/commands.h"
+#include "core/config.h"
+#include "core/paths.h"
+#include "memory/memory_service.h"
+
+namespace pincer::app {
+namespace {
+
+using nlohmann::json;
+
+struct MemoryFlags {
+  std::string agent;
+  bool json = false;
+  bool deep = false;
+  bool force = false;
+  std::string query;
+  int max_results = 0;
+  double min_score = -1;
+};
+
+struct Loaded {
+  std::filesystem::path state;
+  json config;
+  agent::AgentsConfig agents;
+};
+
+std::optional<Loaded> load_all() {
+  // Log lines (rebuilds, re-indexing) go to stderr: stdout is the command's output (--json).
+  spdlog::set_default_logger(spdlog::stderr_logger_mt("memory"));
+  const auto env = config::process_env();
+  Loaded l;
+  l.state = paths::state_dir(env);
+  auto loaded = config::load(paths::config_file(l.state), env);
+  if (!loaded) {
+    std::cerr << "pincer: " << loaded.error().message << "\n";
+    return std::nullopt;
+  }
+  l.config = loaded->effective;
+  auto agents = agent::resolve_agents(l.config, l.state, env);
+  if (!agents) {
+    std::cerr << "pincer: " << agents.error().message << "\n";
+    return std::nullopt;
+  }
+  l.agents = std::move(*agents);
+  return l;
+}
+
+/// The agents a command applies to: --agent, else every agent (all = true) or the default one.
+std::optional<std::vector<const agent::AgentSettings*>> pick(const Loaded& l, const std::string& id, bool all) {
+  std::vector<const agent::AgentSettings*> out;
+  if (!id.empty()) {
+    const auto* a = l.agents.find(id);
+    if (!a) {
+      std::cerr << "pincer: unknown agent \"" << id << "\" (see agents.list in pincer.json)\n";
+      return std::nullopt;
+    }
+    out.push_back(a);
+  } else if (all) {
+    for (const auto& a : l.agents.agents) out.push_back(&a);
+  } else {
+    out.push_back(&l.agents.default_agent());
+  }
+  return out;
+}
+
+int run_status(const MemoryFlags& f) {
+  auto l = load_all();
+  if (!l) return 2;
+  auto agents = pick(*l, f.agent, true);
+  if (!agents) return 2;
+  memory::MemoryService svc(l->config, l->state, memory::memory_env_from_process(), false);
+  json rows = json::array();
+  for (const auto* a : *agents) {
+    if (!svc.enabled(a->id, a->workspace)) {
+      rows.push_back({{"agentId", a->id}, {"enabled", false}});
+      continue;
+    }
+    auto idx = svc.index(a->id, a->workspace);
+    if (!idx) {
+      rows.push_back({{"agentId", a->id}, {"enabled", true}, {"error", idx.error().message}});
+      continue;
+    }
+    if (auto r = (*idx)->sync(false); !r) {
+      rows.push_back({{"agentId", a->id}, {"enabled", true}, {"error", r.error().message}});
+      continue;
+    }
+    json st = (*idx)->status(f.deep);
+    st["enabled"] = true;
+    rows.push_back(std::move(st));
+  }
+  if (f.json) {
+    std::cout << rows.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& r : rows) {
+    std::cout << "Agent " << r.value("agentId", "") << ": ";
+    if (!r.value("enabled", true)) {
+      std::cout << "memory disabled\n";
+      continue;
+    }
+    if (r.contains("error")) {
+      std::cout << "error: " << r["error"].get<std::string>() << "\n";
+      continue;
+    }
+    std::cout << r.value("files", 0) << " files, " << r.value("chunks", 0) << " chunks; provider "
+              << r.value("provider", "none");
+    if (!r.value("model", "").empty()) std::cout << " (" << r.value("model", "") << ")";
+    if (r.contains("vectors")) std::cout << ", " << r.value("vectors", 0) << " vectors of " << r.value("dims", 0) << " dims";
+    std::cout << "\n  index: " << r.value("dbPath", "") << "\n";
+    if (r.contains("embeddingProbe")) {
+      const auto& p = r["embeddingProbe"];
+      std::cout << "  embeddings: " << (p.value("ok", false) ? "ok" : "failing: " + p.value("error", "")) << "\n";
+    }
+    if (r.contains("fileList")) {
+      for (const auto& file : r["fileList"]) {
+        std::cout << "  " << file.value("path", "") << " (" << file.value("chunks", 0) << " chunks)\n";
+      }
+    }
+  }
+  return 0;
+}
+
+int run_index(const MemoryFlags& f) {
+  auto l = load_all();
+  if (!l) return 2;
+  auto agents = pick(*l, f.agent, true);
+  if (!agents) return 2;
+  memory::MemoryService svc(l->config, l->state, memory::memory_env_from_process(), false);
+  int rc = 0;
+  for (const auto* a : *agents) {
+    if (!svc.enabled(a->id, a->workspace)) continue;
+    auto idx = svc.index(a->id, a->workspace);
+    if (!idx) {
+      std::cerr << "pincer: agent " << a->id << ": " << idx.error().message << "\n";
+      rc = 1;
+      continue;
+    }
+    auto r = (*idx)->sync(f.force);
+    if (!r) {
+      std::cerr << "pincer: agent " << a->id << ": " << r.error().message << "\n";
+      rc = 1;
+      continue;
+    }
+    auto e = (*idx)->embed_pending();
+    std::cout << "Agent " << a->id << ": " << r->files << " files, " << r->changed << " re-indexed, " << r->removed
+              << " removed, " << r->chunks << " chunks";
+    if (e && *e > 0) std::cout << ", " << *e << " embedded";
+    std::cout << "\n";
+    if (!e) {
+      std::cerr << "pincer: agent " << a->id << ": embeddings: " << e.error().message
+                << " (keyword search still works)\n";
+      rc = 1;
+    }
+  }
+  return rc;
+}
+
+int run_search(const MemoryFlags& f) {
+  auto l = load_all();
+  if (!l) return 2;
+  auto agents = pick(*l, f.agent, false);
+  if (!agents) return 2;
+  const auto* a = agents->front();
+  memory::MemoryService svc(l->config, l->state, memory::memory_env_from_process(), false);
+  json args = {{"query", f.query}};
+  if (f.max_results > 0) args["maxResults"] = f.max_results;
+  if (f.min_score >= 0) args["minScore"] = f.min_score;
+  json r = svc.search(a->id, a->workspace, args);
+  if (f.json) {
+    std::cout << r.dump(2) << "\n";
+    return r.value("disabled", false) ? 1 : 0;
+  }
+  if (r.value("disabled", false)) {
+    std::cerr << "pincer: " << r.value("warning", "memory unavailable") << "\n";
+    return 1;
+  }
+  if (r.value("partial", false)) std::cerr << "pincer: " << r.value("warning", "") << "\n";
+  if (r["results"].empty()) std::cout << "No matches.\n";
+  for (const auto& h : r["results"]) {
+    std::cout << h.value("path", "") << ":" << h.value("startLine", 0) << "-" << h.value("endLine", 0) << "  score "
+              << h.value("score", 0.0) << "\n";
+    std::string snip = h.value("snippet", "");
+    std::size_t pos = 0;
+    while (pos < snip.size()) {
+      auto nl = snip.find('\n', pos);
+      std::cout << "  " << snip.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos) << "\n";
+      if (nl == std::string::npos) break;
+      pos = nl + 1;
+    }
+  }
+  return 0;
+}
+
+int run_reset(const MemoryFlags& f) {
+  auto l = load_all();
+  if (!l) return 2;
+  auto agents = pick(*l, f.agent, true);
+  if (!agents) return 2;
+  memory::MemoryService svc(l->config, l->state, memory::memory_env_from_process(), false);
+  for (const auto* a : *agents) {
+    if (auto st = svc.reset(a->id, a->workspace); !st) {
+      std::cerr << "pincer: " << st.error().message << "\n";
+      return 1;
+    }
+    std::cout << "Agent " << a->id << ": memory index deleted (the Markdown files are kept; it is rebuilt on next use)\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_memory_commands(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<MemoryFlags>();
+  CLI::App* mem = app.add_subcommand("memory", "Memory index: status, index, search, reset");
+  mem->require_subcommand(1);
+  CLI::App* status = mem->add_subcommand("status", "Files, chunks, vectors and provider of each agent's memory index");
+  status->add_flag("--deep", flags->deep, "Also list the files and probe the embedding provider");
+  status->add_flag("--json", flags->json, "Print JSON");
+  status->add_option("--agent", flags->agent, "Only this agent");
+  on_parsed(status, action, [flags] { return run_status(*flags); });
+  CLI::App* index = mem->add_subcommand("index", "Bring the index up to date with the files (and embed)");
+  index->add_flag("--force", flags->force, "Rebuild from scratch");
+  index->add_option("--agent", flags->agent, "Only this agent");
+  on_parsed(index, action, [flags] { return run_index(*flags); });
+  CLI::App* search = mem->add_subcommand("search", "Search an agent's memory (the default agent unless --agent)");
+  search->add_option("query", flags->query, "What to look for")->required();
+  search->add_option("--agent", flags->agent, "Agent id");
+  search->add_option("--max-results", flags->max_results, "At most this many hits")->check(CLI::Range(1, 100));
+  search->add_option("--min-score", flags->min_score, "Lowest score, 0..1")->check(CLI::Range(0.0, 1.0));
+  search->add_flag("--json", flags->json, "Print the memory_search result object");
+  on_parsed(search, action, [flags] { return run_search(*flags); });
+  CLI::App* reset = mem->add_subcommand("reset", "Delete the index (the Markdown files stay; rebuilt on next use)");
+  reset->add_option("--agent", flags->agent, "Only this agent");
+  on_parsed(reset, action, [flags] { return run_reset(*flags); });
+}
+
+}  // namespace pincer::app

@@ -1,0 +1,161 @@
+#include "memory/memory_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "memory/memory_files.h"
+
+namespace pincer::memory {
+
+using nlohmann::json;
+
+MemoryService::MemoryService(json config, std::filesystem::path state_dir, std::map<std::string, std::string> env,
+                             bool watch)
+    : config_(std::move(config)), state_dir_(std::move(state_dir)), env_(std::move(env)), watch_(watch) {}
+
+MemoryService::~MemoryService() { watcher_.reset(); }
+
+void MemoryService::reconfigure(json config) {
+  std::lock_guard lock(mu_);
+  config_ = std::move(config);
+  // An index whose settings changed is replaced on next use; the old one stays alive (a worker
+  // may be searching it, the watcher holds its pointer) until the service ends.
+  for (auto it = indexes_.begin(); it != indexes_.end();) {
+    const MemorySettings now = resolve_memory_settings(config_, it->first, it->second->workspace(), state_dir_, env_);
+    if (now.fingerprint() != it->second->settings().fingerprint() || now.store_path != it->second->settings().store_path ||
+        now.min_score != it->second->settings().min_score || now.max_results != it->second->settings().max_results ||
+        now.query_timeout_ms != it->second->settings().query_timeout_ms || now.enabled != it->second->settings().enabled) {
+      retired_.push_back(std::move(it->second));
+      it = indexes_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+MemorySettings MemoryService::settings_for(const std::string& agent_id, const std::filesystem::path& workspace) const {
+  std::lock_guard lock(mu_);
+  return resolve_memory_settings(config_, agent_id, workspace, state_dir_, env_);
+}
+
+bool MemoryService::enabled(const std::string& agent_id, const std::filesystem::path& workspace) const {
+  return settings_for(agent_id, workspace).enabled;
+}
+
+Result<MemoryIndex*> MemoryService::index(const std::string& agent_id, const std::filesystem::path& workspace) {
+  std::lock_guard lock(mu_);
+  if (auto it = indexes_.find(agent_id); it != indexes_.end() && it->second->workspace() == workspace) {
+    return it->second.get();
+  }
+  MemorySettings s = resolve_memory_settings(config_, agent_id, workspace, state_dir_, env_);
+  auto opened = MemoryIndex::open(std::move(s), workspace, agent_id);
+  if (!opened) return opened.error();
+  MemoryIndex* idx = opened->get();
+  if (auto it = indexes_.find(agent_id); it != indexes_.end()) retired_.push_back(std::move(it->second));
+  indexes_[agent_id] = std::move(*opened);
+  if (watch_ && idx->settings().watch) {
+    if (!watcher_) watcher_ = std::make_unique<MemoryWatcher>();
+    watcher_->watch(idx);
+  }
+  return idx;
+}
+
+json MemoryService::search(const std::string& agent_id, const std::filesystem::path& workspace, const json& args) {
+  auto unavailable = [&](const std::string& why, const std::string& action) {
+    return json{{"results", json::array()}, {"disabled", true}, {"unavailable", true}, {"error", why},
+                {"warning", "Memory search is unavailable: " + why}, {"action", action}};
+  };
+  const MemorySettings s = settings_for(agent_id, workspace);
+  if (!s.enabled) {
+    return unavailable("memory is disabled for agent " + agent_id,
+                       "Memory is off (memory.backend or memory.search.enabled); tell the user if they expected it.");
+  }
+  const std::string corpus = args.value("corpus", "memory");
+  if (corpus == "sessions" || corpus == "wiki") {
+    return unavailable("the " + corpus + " corpus is not indexed by Pincer", "Search corpus=memory instead.");
+  }
+  const std::string query = args.value("query", "");
+  try {
+    auto idx = index(agent_id, workspace);
+    if (!idx) return unavailable(idx.error().message, "Run `pincer memory status --deep` to see what is wrong.");
+    std::optional<int> max_results;
+    std::optional<double> min_score;
+    if (args.contains("maxResults") && args["maxResults"].is_number_integer()) max_results = args["maxResults"].get<int>();
+    if (args.contains("minScore") && args["minScore"].is_number()) min_score = args["minScore"].get<double>();
+    auto r = (*idx)->search(query, max_results, min_score);
+    if (!r) return unavailable(r.error().message, "Run `pincer memory index --force` to rebuild the index.");
+    if (watcher_ && (*idx)->settings().has_embeddings()) watcher_->nudge(*idx);
+    json results = json::array();
+    const bool cite = s.citations != "off";
+    for (const auto& h : r->results) {
+      json hit = {{"path", h.path}, {"startLine", h.start_line}, {"endLine", h.end_line},
+                  {"score", std::round(h.score * 10000) / 10000}, {"snippet", h.snippet}, {"source", h.source}};
+      if (cite) {
+        hit["citation"] = h.path + "#L" + std::to_string(h.start_line) +
+                          (h.end_line != h.start_line ? "-L" + std::to_string(h.end_line) : "");
+      }
+      results.push_back(std::move(hit));
+    }
+    json out = {{"results", results}, {"provider", r->provider}, {"model", r->model}, {"mode", r->mode},
+                {"citations", s.citations}};
+    if (r->partial) {
+      out["partial"] = true;
+      out["warning"] = r->warning;
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return unavailable(std::string("internal error: ") + e.what(), "Run `pincer memory status --deep`.");
+  }
+}
+
+json MemoryService::get(const std::string& agent_id, const std::filesystem::path& workspace, const json& args) {
+  const std::string path = args.value("path", "");
+  const MemorySettings s = settings_for(agent_id, workspace);
+  if (!s.enabled) return {{"path", path}, {"text", ""}, {"disabled", true}, {"error", "memory is disabled"}};
+  auto f = resolve_memory_path(workspace, s.extra_paths, path);
+  if (!f) return {{"path", path}, {"text", ""}, {"error", f.error().message}};
+  std::ifstream in(f->abs, std::ios::binary);
+  if (!in) return {{"path", path}, {"text", ""}, {"error", "memory_get: cannot read " + path}};
+  const int from = std::max(1, args.contains("from") && args["from"].is_number_integer() ? args["from"].get<int>() : 1);
+  const bool explicit_lines = args.contains("lines") && args["lines"].is_number_integer();
+  const int want = std::clamp(explicit_lines ? args["lines"].get<int>() : 200, 1, 2000);
+  constexpr std::size_t kMaxChars = 40'000;
+  std::string line, text;
+  int n = 0, taken = 0;
+  bool more = false;
+  while (std::getline(in, line)) {
+    ++n;
+    if (n < from) continue;
+    if (taken >= want || text.size() + line.size() + 1 > kMaxChars) {
+      more = true;
+      break;
+    }
+    text += line;
+    text += '\n';
+    ++taken;
+  }
+  json out = {{"path", f->rel}, {"text", tools::sanitize_utf8(text)}, {"from", from}, {"lines", taken}};
+  if (more) {
+    out["truncated"] = true;
+    out["nextFrom"] = from + taken;
+  }
+  return out;
+}
+
+Status MemoryService::reset(const std::string& agent_id, const std::filesystem::path& workspace) {
+  std::lock_guard lock(mu_);
+  const MemorySettings s = resolve_memory_settings(config_, agent_id, workspace, state_dir_, env_);
+  if (auto it = indexes_.find(agent_id); it != indexes_.end()) {
+    retired_.push_back(std::move(it->second));
+    indexes_.erase(it);
+  }
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(s.store_path.string() + suffix, ec);
+  if (ec) return Error{"MEMORY_RESET", "cannot delete " + s.store_path.string() + ": " + ec.message()};
+  return Ok{};
+}
+
+}  // namespace pincer::memory

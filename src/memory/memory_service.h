@@ -1,0 +1,62 @@
+// The memory of every agent of one process (SPEC MM-6..MM-8): opens each agent's index on first
+// use, keeps it fresh with a MemoryWatcher (gateway only), and answers the memory tools.
+//
+// Isolation (MM-8): an index is keyed by agent id and holds only that agent's workspace files, so
+// a search in one agent's session never sees another agent's memory.
+//
+// Threading: all methods are thread-safe (tools call them on worker threads; reconfigure() on
+// the event loop). Costs nothing until memory is used: no index, thread or watch before then.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "memory/memory_config.h"
+#include "memory/memory_index.h"
+#include "memory/memory_watcher.h"
+#include "tools/memory_tools.h"
+
+namespace pincer::memory {
+
+class MemoryService : public tools::MemoryBackend {
+ public:
+  /// `watch`: keep indexes fresh with inotify (the gateway); the CLI passes false.
+  MemoryService(nlohmann::json config, std::filesystem::path state_dir, std::map<std::string, std::string> env,
+                bool watch);
+  ~MemoryService() override;
+
+  /// New settings: indexes whose settings changed are reopened on next use.
+  void reconfigure(nlohmann::json config);
+
+  /// The settings of `agent_id` with `workspace`.
+  MemorySettings settings_for(const std::string& agent_id, const std::filesystem::path& workspace) const;
+  /// False when memory is off for this agent (memory.backend none, memory.search.enabled false).
+  bool enabled(const std::string& agent_id, const std::filesystem::path& workspace) const;
+
+  /// The agent's index, opened (and first synced) on first use. Error "MEMORY_INDEX_OPEN".
+  Result<MemoryIndex*> index(const std::string& agent_id, const std::filesystem::path& workspace);
+
+  nlohmann::json search(const std::string& agent_id, const std::filesystem::path& workspace,
+                        const nlohmann::json& args) override;
+  nlohmann::json get(const std::string& agent_id, const std::filesystem::path& workspace,
+                     const nlohmann::json& args) override;
+
+  /// Closes the agent's index and deletes its file (`pincer memory reset`).
+  Status reset(const std::string& agent_id, const std::filesystem::path& workspace);
+
+ private:
+  mutable std::mutex mu_;
+  nlohmann::json config_;
+  std::filesystem::path state_dir_;
+  std::map<std::string, std::string> env_;
+  bool watch_;
+  std::map<std::string, std::unique_ptr<MemoryIndex>> indexes_;  // by agent id
+  std::vector<std::unique_ptr<MemoryIndex>> retired_;  // replaced while a search may still use them
+  std::unique_ptr<MemoryWatcher> watcher_;              // created on first index (declared last: stops first)
+};
+
+}  // namespace pincer::memory
