@@ -515,6 +515,7 @@ json AgentService::session_defaults(const std::string& agent_id) const {
     out["model"] = entry->spec.id;
     out["contextWindow"] = entry->spec.context_window;
     out["contextTokens"] = context::effective_window(entry->spec.context_window, agent->context_tokens).tokens;
+    if (std::string warning = window_warning(*agent, impl_->models); !warning.empty()) out["contextWarning"] = warning;
   } else if (!ref.empty()) {  // configured but unknown: name it, as the run's error will
     auto split = ref.find('/');
     out["modelProvider"] = split == std::string::npos ? json(nullptr) : json(ref.substr(0, split));

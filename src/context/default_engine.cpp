@@ -214,13 +214,17 @@ void DefaultEngine::compact(const CompactRequest& request, std::function<void(Co
   }
   const int64_t budget = prompt_budget(window(), config_.compaction.reserve_tokens);
   const int64_t frame_tokens = raw_tokens(request.frame, {});
-  const int64_t keep = keep_recent_tokens(config_.compaction.keep_recent_tokens, budget - frame_tokens);
+  int64_t keep = keep_recent_tokens(config_.compaction.keep_recent_tokens, budget - frame_tokens);
   std::vector<llm::Message> messages;
   std::vector<int64_t> tokens;
+  int64_t history_tokens = 0;
   for (const auto& item : items_) {
     messages.push_back(item.message);
     tokens.push_back(static_cast<int64_t>(static_cast<double>(estimate_tokens(message_chars(item.message))) * correction_));
+    history_tokens += tokens.back();
   }
+  // Asked for (/compact) in a window with room to spare: the older two thirds go into the summary.
+  if (request.reason == CompactReason::Manual) keep = std::min(keep, std::max<int64_t>(1, history_tokens / 3));
   const auto cut = find_cut(messages, tokens, keep);
   if (!cut) return refuse("nothing to compact: the history is a single turn");
   if (items_[*cut].entry_id.empty()) return refuse("the history has no transcript entries to cut at");
