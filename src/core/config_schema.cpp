@@ -375,15 +375,15 @@ Node agent_defaults() {
                                  "configuration error.")),
       field("compaction",
             object({
-                field("enabled", boolean().def(true).doc(
+                field("enabled", boolean().default_note("`true`").doc(
                                      "Compact before a call when the history no longer fits the prompt "
                                      "budget (CX-9 L1). Overflow and timeout recovery and `/compact` "
                                      "work either way.")),
-                field("reserveTokens", integer().min(0).def(16384).doc(
+                field("reserveTokens", integer().min(0).default_note("16384").doc(
                                            "Tokens kept free for the reply: the prompt budget is the "
                                            "window minus this, clamped so at least min(8 000, half the "
                                            "window) stays for the prompt (CX-6).")),
-                field("keepRecentTokens", integer().min(1).def(20000).doc(
+                field("keepRecentTokens", integer().min(1).default_note("20000").doc(
                                               "The recent part kept verbatim by a compaction; scaled "
                                               "down to 40 % of the history budget in small windows "
                                               "(CX-9).")),
