@@ -85,7 +85,10 @@ AgentRun::AgentRun(EventLoop& loop, net::HttpClient& http, const Clock& clock, R
       transcript_(std::move(transcript)),
       sink_(std::move(sink)),
       on_finished_(std::move(on_finished)),
-      api_(llm::find_api(in_.model.api)) {}
+      api_(llm::find_api(in_.model.api)),
+      engine_(in_.engine) {
+  attach_engine();
+}
 
 RunEvent AgentRun::event(RunEvent::Kind kind) const {
   RunEvent e;
@@ -101,17 +104,18 @@ RunEvent AgentRun::event(RunEvent::Kind kind) const {
 }
 
 bool AgentRun::record(const llm::Message& message) {
-  messages_.push_back(message);
   // Appends are small and go to the page cache (FsyncPolicy::None); a torn last line after a
   // power loss is detected and skipped on the next load (SS-6). A failed append (a full disk) is
   // taken back by the writer and fails the turn: a reply that is not saved must not look saved.
-  if (auto r = transcript_.append_message(llm::to_json(message)); !r) {
+  auto r = transcript_.append_message(llm::to_json(message));
+  if (!r) {
     spdlog::error("run {}: {}", in_.run_id, r.error().message);
     if (save_error_.empty()) {
       save_error_ = "the conversation could not be saved (" + r.error().message + "); this turn is not in the session";
     }
     return false;
   }
+  engine_->ingest(message, *r);
   last_recorded_assistant_ = std::holds_alternative<llm::AssistantMessage>(message);
   if (last_recorded_assistant_) drop_partial();  // the transcript has the reply now
   return true;
@@ -198,13 +202,22 @@ void AgentRun::call_model() {
   }
   attempt_ = 0;
   streamed_ = false;
+  // The engine gives the messages within the prompt budget (CX-6), compacting first when they do
+  // not fit (CX-9 L1); the callback may come later (a summary call).
+  const int64_t window = in_.context_window > 0 ? in_.context_window : in_.model.context_window;
+  std::weak_ptr<AgentRun> weak = weak_from_this();
+  engine_->assemble(frame(), context::prompt_budget(window, in_.reserve_tokens), [weak](context::Assembled assembled) {
+    if (auto self = weak.lock()) self->send_model_request(std::move(assembled));
+  });
+}
 
+void AgentRun::send_model_request(context::Assembled assembled) {
+  if (finished_) return;
+  if (aborted_) return finish_aborted();
   llm::Context context;
   context.system_prompt = in_.system_prompt;
-  context.messages = sanitize_history(messages_);
-  for (const auto* tool : in_.tools) {
-    context.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
-  }
+  context.messages = sanitize_history(assembled.messages);
+  context.tools = frame().tools;
   if (in_.hooks.transform_context) in_.hooks.transform_context(context);
   llm::RequestOptions options;
   options.thinking = in_.thinking;
@@ -275,6 +288,7 @@ void AgentRun::on_model_done(const std::optional<net::TransportError>& error) {
 void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
   spdlog::warn("run {}: model call failed ({}, attempt {}): {}", in_.run_id, llm::to_string(failure.reason), attempt_,
                failure.message);
+  if (!streamed_ && recover_context(failure)) return;  // L2/L3: compact (or cut) and call again
   // Retry only while nothing of this reply has been shown: a retry after visible deltas would
   // repeat text to the user.
   if (failure.retryable && !streamed_ && attempt_ < in_.max_attempts) {
@@ -365,7 +379,8 @@ void AgentRun::run_next_tool() {
   loop_.offload(std::move(work), [self, call, output] {
     self->tool_running_ = false;
     if (self->in_.hooks.after_tool_call) self->in_.hooks.after_tool_call(call, *output);
-    const CappedText capped = cap_tool_result(output->text, self->in_.model.context_window);
+    const CappedText capped = cap_tool_result(
+        output->text, self->in_.context_window > 0 ? self->in_.context_window : self->in_.model.context_window);
     llm::ToolResultMessage result;
     result.tool_call_id = call.id;
     result.tool_name = call.name;
@@ -457,6 +472,7 @@ void AgentRun::finish_error(const std::string& message, std::string_view reason)
 
 void AgentRun::finish_aborted() {
   if (finished_) return;
+  engine_->cancel();  // a summary in flight is dropped, never recorded after the run
   // Keep the partial reply, marked aborted (AG-9).
   std::string partial_text;
   if (decoder_ && !reply_recorded_) {
@@ -479,6 +495,8 @@ void AgentRun::finish_aborted() {
 void AgentRun::finish(RunEvent e) {
   if (finished_) return;
   finished_ = true;
+  engine_->cancel();
+  if (e.kind != RunEvent::Kind::Aborted) engine_->after_turn();
   if (deadline_timer_) loop_.cancel(*deadline_timer_);
   if (retry_timer_) loop_.cancel(*retry_timer_);
   e.usage = usage_;

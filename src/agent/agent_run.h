@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "agent/run_events.h"
+#include "context/context_engine.h"
 #include "core/clock.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
@@ -66,7 +67,17 @@ struct RunInputs {
   tools::ProcessTable* processes = nullptr;     ///< background exec sessions (owned by the service)
   tools::MemoryBackend* memory = nullptr;       ///< memory_search/memory_get (owned by the service; MM-6)
   RunHooks hooks;
+  /// The session's context engine (CX-1), bootstrapped with its history; null = a default engine
+  /// over `history` (without transcript ids it cannot compact).
+  std::shared_ptr<context::ContextEngine> engine;
+  int64_t context_window = 0;  ///< the effective window (0 = model.context_window)
+  int64_t reserve_tokens = context::kDefaultReserveTokens;  ///< CX-6 reserve
 };
+
+/// AG-5: overflow compactions a run may make before it cuts tool results, then resets.
+inline constexpr int kMaxOverflowCompactions = 3;
+/// AG-5 L2: a timed-out call is retried after a compaction when the context was this full.
+inline constexpr double kTimeoutCompactionShare = 0.65;
 
 class AgentRun : public std::enable_shared_from_this<AgentRun> {
  public:
@@ -78,6 +89,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
 
   /// Records `user_message` and starts the first model call.
   void start(const std::string& user_message);
+  /// Instead of a turn: compacts the session now (/compact, sessions.compact) with the user's
+  /// `instructions` for the summary; ends with End (`text` says what happened) or Error.
+  void start_compaction(const std::string& instructions);
   /// Stops the run (`reason`: "rpc", "stop", "timeout" …); the partial reply is kept as aborted.
   void abort(const std::string& reason);
   /// Queues `text` (a user message) for the next tool-call boundary (see the file comment). True
@@ -92,6 +106,15 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
 
  private:
   void call_model();
+  /// Gives the engine its host (or makes a default one over the history); in agent_run_context.cpp.
+  void attach_engine();
+  /// Builds and sends the request of the current model call from the engine's messages.
+  void send_model_request(context::Assembled assembled);
+  /// The system prompt and tool definitions of every call of this run.
+  context::RequestFrame frame() const;
+  /// Recovers from an overflow (L3) or a timeout with a full context (L2); false = not applicable.
+  bool recover_context(const llm::ProviderFailure& failure);
+  void on_compaction_event(const context::CompactionEvent& e, bool will_retry);
   void on_model_done(const std::optional<net::TransportError>& error);
   void handle_failure(const llm::ProviderFailure& failure);
   void handle_reply(llm::AssistantMessage reply);
@@ -148,6 +171,12 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::vector<std::string> steering_;  ///< steer() texts waiting for the next boundary
 
   llm::Usage usage_;
+  std::shared_ptr<context::ContextEngine> engine_;
+  int overflow_compactions_ = 0;
+  bool tool_results_cut_ = false;   ///< the step after the last overflow compaction was taken
+  bool timeout_compacted_ = false;  ///< L2 happens once per run
+  bool compaction_retry_ = false;   ///< the current compaction is followed by a retry (events)
+  bool no_recovery_once_ = false;   ///< the next handle_failure skips recover_context
   std::string abort_reason_;
   bool aborted_ = false;
   bool finished_ = false;

@@ -1,4 +1,5 @@
 #include "agent/agent_service.h"
+#include "agent/agent_service_impl.h"
 #include "agent/chat_commands.h"
 
 #include <array>
@@ -10,10 +11,10 @@
 
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
+#include "agent/session_history.h"
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
 #include "core/ids.h"
-#include "memory/memory_service.h"
 #include "store/session_keys.h"
 #include "store/transcript.h"
 #include "tools/process_table.h"
@@ -35,57 +36,7 @@ const char* to_string(RunLane lane) {
   return "main";
 }
 
-struct AgentService::Impl {
-  Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
-      : loop(l), clock(c), http(l), state_dir(std::move(state)), memory(cfg, state_dir, memory::memory_env_from_process(), true) {
-    configure(std::move(cfg));
-  }
-
-  void configure(json cfg) {
-    config = std::move(cfg);
-    // The config was validated at load; resolution only fails on cross-field rules, which then
-    // leave the defaults (one "main" agent) and are reported by every send().
-    agents = AgentsConfig{};
-    agents_error.reset();
-    if (auto resolved = resolve_agents(config, state_dir, config::process_env())) {
-      agents = std::move(*resolved);
-    } else {
-      agents_error = resolved.error();
-      AgentSettings main;
-      main.id = "main";
-      main.is_default = true;
-      main.workspace = state_dir / "workspace";
-      main.agent_dir = state_dir / "agents" / "main";
-      agents.agents.push_back(std::move(main));
-    }
-    models = ModelRegistry::from_config(config);
-    memory.reconfigure(config);
-    limits[static_cast<std::size_t>(RunLane::Main)] = static_cast<int>(std::max<int64_t>(1, agents.max_concurrent));
-    limits[static_cast<std::size_t>(RunLane::Subagent)] = static_cast<int>(std::max<int64_t>(1, agents.subagents_max_concurrent));
-  }
-
-  EventLoop& loop;
-  const Clock& clock;
-  net::HttpClient http;
-  json config;
-  std::filesystem::path state_dir;
-  AgentsConfig agents;
-  std::optional<Error> agents_error;
-  tools::ToolRegistry tools = tools::ToolRegistry::builtin();  // owns the Tool objects runs point to
-  tools::ProcessTable processes;                               // background exec sessions
-  ModelRegistry models;
-  std::map<std::string, std::unique_ptr<store::SessionIndex>> indexes;  // by agent id
-  std::map<std::string, Lane> lanes;                                    // by session key
-  std::deque<std::string> ready;  // session keys waiting for a global slot, in arrival order
-  std::array<int, kRunLaneCount> running{};            // by RunLane
-  std::array<int, kRunLaneCount> limits = {4, 8, 1, 1};  // by RunLane (QL-2)
-  std::map<std::string, std::string> run_session;  // active or queued run id → session key
-  std::map<std::string, std::vector<std::function<void(const RunEvent&)>>> waiters;
-  std::map<std::string, RunEvent> recent;  // terminal events of finished runs (bounded)
-  std::set<std::string> pending_saves;     // agents whose index has a save scheduled
-  std::deque<std::string> recent_order;
-  memory::MemoryService memory;  // per-agent memory indexes (MM-4..8); opened on first use
-};
+// AgentService::Impl is in agent_service_impl.h; the lane methods (abort, steer, waiting) in agent_lanes.cpp.
 
 namespace {
 
@@ -159,7 +110,9 @@ store::SessionIndex& AgentService::index_for(const std::string& agent_id) {
 }
 
 Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink sink) {
-  if (is_blank_message(request.message)) return Error{"INVALID_REQUEST", "message or attachment required"};
+  if (!request.compact && is_blank_message(request.message)) {
+    return Error{"INVALID_REQUEST", "message or attachment required"};
+  }
   if (auto problem = store::session_key_problem(request.session_key)) return Error{"INVALID_REQUEST", "sessionKey: " + *problem};
   const std::string key = canonical_key(request.session_key, request.agent_id);
   const std::string agent_id = store::agent_id_from_session_key(key);
@@ -251,7 +204,8 @@ void AgentService::start(Pending p) {
   auto file = store::transcript_path(dir, session_id);
   if (!file) return fail(file.error().message);
 
-  std::vector<llm::Message> history;
+  std::vector<llm::Message> history;  // (the engine holds it: see `loaded`)
+  context::SessionHistory loaded;
   std::optional<store::TranscriptWriter> writer;
   if (std::filesystem::exists(*file)) {
     auto contents = store::read_transcript(*file);
@@ -263,15 +217,15 @@ void AgentService::start(Pending p) {
     // The previous turn never ended (the gateway was killed mid-run): say so in the transcript
     // before the next turn, so neither the model nor a client takes the lost request as pending.
     if (auto marker = interrupted_turn_marker(contents->entries, s.clock.wall_ms(), read_partial_reply(*file))) {
-      if (auto r = w->append_message(*marker); !r) return fail("cannot save session " + key + ": " + r.error().message);
+      auto r = w->append_message(*marker);
+      if (!r) return fail("cannot save session " + key + ": " + r.error().message);
       spdlog::warn("session {}: its last turn was interrupted (no reply was saved); marked it so", key);
       ctx.messages.push_back(std::move(*marker));
+      ctx.entry_ids.push_back(*r);
     }
     std::error_code ec;
     std::filesystem::remove(partial_reply_path(*file), ec);  // in the transcript now, or stale
-    for (const auto& m : store::to_llm_messages(ctx.messages)) {
-      if (auto parsed = llm::message_from_json(m)) history.push_back(std::move(*parsed));
-    }
+    loaded = session_history(ctx);
     writer.emplace(std::move(*w));
   } else {
     store::TranscriptCreateOptions options;
@@ -300,6 +254,12 @@ void AgentService::start(Pending p) {
   in.agent_id = p.agent_id;
   in.session_id = session_id;
   in.model = std::move(*model);
+  // The context engine (CX-1) holds the history; the effective window caps every budget.
+  const context::EngineConfig engine = engine_config(*spec, in.model);
+  in.context_window = engine.window_tokens;
+  in.reserve_tokens = engine.compaction.reserve_tokens;
+  in.engine = context::make_engine(spec->context_engine, engine);
+  in.engine->bootstrap(std::move(loaded));
   in.tools = std::move(*tools);
   in.workspace = spec->workspace;
   // The run's own level, else the session's (/think), else the agent's default.
@@ -338,7 +298,8 @@ void AgentService::start(Pending p) {
   s.lanes[key].active_lane = p.request.lane;
   spdlog::info("run {} started: session {} agent {} model {}/{}", p.request.run_id, key, p.agent_id,
                run->inputs().model.provider, run->inputs().model.id);
-  run->start(p.request.message);
+  if (p.request.compact) run->start_compaction(p.request.message);
+  else run->start(p.request.message);
 }
 
 void AgentService::finished(const std::string& key, const RunEvent& terminal) {
@@ -355,6 +316,7 @@ void AgentService::finished(const std::string& key, const RunEvent& terminal) {
                                 {"outputTokens", terminal.usage.output},
                                 {"totalTokens", terminal.usage.total_tokens}};
     if (index.get(key) && index.upsert(key, patch)) schedule_index_save(terminal.agent_id);
+    if (terminal.reset_session) (void)reset_session(key);  // CX-9: the context could not be made to fit
   }
   spdlog::info("run {} {}: {} in, {} out tokens{}", terminal.run_id,
                terminal.kind == RunEvent::Kind::End       ? "finished"
@@ -378,79 +340,6 @@ void AgentService::finished(const std::string& key, const RunEvent& terminal) {
   pump();
 }
 
-Result<std::vector<std::string>> AgentService::abort(const std::string& session_key, const std::string& run_id,
-                                                     const std::string& reason) {
-  Impl& s = *impl_;
-  const std::string key = canonical_key(session_key);
-  if (!run_id.empty()) {
-    auto owner = s.run_session.find(run_id);
-    if (owner != s.run_session.end() && owner->second != key) {
-      return Error{"RUN_SESSION_MISMATCH", "runId does not match sessionKey"};
-    }
-  }
-  std::vector<std::string> aborted;
-  auto lane = s.lanes.find(key);
-  if (lane == s.lanes.end()) return aborted;
-  // Queued runs are dropped with an Aborted event.
-  for (auto it = lane->second.queue.begin(); it != lane->second.queue.end();) {
-    if (!run_id.empty() && it->request.run_id != run_id) {
-      ++it;
-      continue;
-    }
-    RunEvent e;
-    e.kind = RunEvent::Kind::Aborted;
-    e.run_id = it->request.run_id;
-    e.session_key = key;
-    e.agent_id = it->agent_id;
-    e.stop_reason = reason;
-    e.ts = s.clock.wall_ms();
-    aborted.push_back(e.run_id);
-    auto sink = std::move(it->sink);
-    it = lane->second.queue.erase(it);
-    sink(e);
-    s.loop.post([this, key, e] { finished(key, e); });
-  }
-  if (auto& active = lane->second.active; active && (run_id.empty() || active->inputs().run_id == run_id)) {
-    aborted.push_back(active->inputs().run_id);
-    active->abort(reason);
-  }
-  return aborted;
-}
-
-bool AgentService::steer(const std::string& session_key, const std::string& run_id, std::string text) {
-  auto lane = impl_->lanes.find(canonical_key(session_key));
-  if (lane == impl_->lanes.end() || !lane->second.active) return false;
-  AgentRun& run = *lane->second.active;
-  if (!run_id.empty() && run.inputs().run_id != run_id) return false;
-  return run.steer(std::move(text));
-}
-
-void AgentService::abort_all(const std::string& reason) {
-  std::vector<std::string> keys;
-  for (const auto& [key, lane] : impl_->lanes) keys.push_back(key);
-  for (const auto& key : keys) {
-    auto lane = impl_->lanes.find(key);
-    if (lane != impl_->lanes.end() && lane->second.active) lane->second.active->abort(reason);
-  }
-}
-
-bool AgentService::when_finished(const std::string& run_id, std::function<void(const RunEvent&)> done) {
-  if (auto it = impl_->recent.find(run_id); it != impl_->recent.end()) {
-    done(it->second);
-    return true;
-  }
-  if (!impl_->run_session.contains(run_id)) return false;
-  impl_->waiters[run_id].push_back(std::move(done));
-  return true;
-}
-
-std::size_t AgentService::active_runs() const {
-  std::size_t n = 0;
-  for (const auto& [key, lane] : impl_->lanes) n += (lane.active ? 1 : 0) + lane.queue.size();
-  return n;
-}
-
-bool AgentService::is_active(const std::string& run_id) const { return impl_->run_session.contains(run_id); }
 
 Result<json> AgentService::history(const std::string& session_key, int limit) {
   const std::string key = canonical_key(session_key);
@@ -493,6 +382,7 @@ json AgentService::list_sessions(int limit) {
       json row = listing.entry.json();
       row["key"] = listing.key;
       row["agentId"] = agent.id;
+      if (auto w = agent_window(agent, impl_->models)) row["contextTokens"] = w->tokens;  // as OpenClaw
       rows.push_back(std::move(row));
     }
   }
@@ -556,6 +446,8 @@ json AgentService::session_status(const std::string& session_key) {
   if (!spec) spec = &impl_->agents.default_agent();
   if (auto model = impl_->models.resolve(spec->model.primary)) out["model"] = model->provider + "/" + model->id;
   else out["modelError"] = model.error().message;
+  if (auto w = agent_window(*spec, impl_->models)) out["contextTokens"] = w->tokens;
+  if (std::string warning = window_warning(*spec, impl_->models); !warning.empty()) out["contextWarning"] = warning;
   std::string thinking = spec->thinking_default.empty() ? "off" : spec->thinking_default;
   store::SessionIndex& index = index_for(agent_id);
   if (const store::SessionEntry* entry = index.get(key)) {
@@ -628,8 +520,8 @@ json AgentService::session_defaults(const std::string& agent_id) const {
     out["modelProvider"] = entry->spec.provider;
     out["model"] = entry->spec.id;
     out["contextWindow"] = entry->spec.context_window;
-    out["contextTokens"] = agent->context_tokens ? std::min<int64_t>(*agent->context_tokens, entry->spec.context_window)
-                                                 : entry->spec.context_window;
+    out["contextTokens"] = context::effective_window(entry->spec.context_window, agent->context_tokens).tokens;
+    if (std::string warning = window_warning(*agent, impl_->models); !warning.empty()) out["contextWarning"] = warning;
   } else if (!ref.empty()) {  // configured but unknown: name it, as the run's error will
     auto split = ref.find('/');
     out["modelProvider"] = split == std::string::npos ? json(nullptr) : json(ref.substr(0, split));

@@ -43,6 +43,9 @@ struct SendRequest {
   std::string run_id;        ///< the client's idempotencyKey
   std::string thinking;      ///< "" = the agent's default; else off|minimal|low|medium|high
   RunLane lane = RunLane::Main;
+  /// Not a turn: compact the session (/compact, sessions.compact) with `message` as the user's
+  /// instructions for the summary (may be empty). Waits on the session's lane like a turn.
+  bool compact = false;
 };
 
 /// What send() accepted.
@@ -68,6 +71,12 @@ class AgentService {
   /// "SESSION_UNAVAILABLE" (the session files cannot be read or created). `sink` gets every
   /// event of the run, on the loop, ending with End, Error or Aborted.
   Result<SendAccepted> send(const SendRequest& request, RunEventSink sink);
+
+  /// Queues a compaction of the session (CX-9; /compact, sessions.compact) on its lane, with the
+  /// user's `instructions` for the summary. `sink` (optional) gets the run's events; the End
+  /// event's text says what was compacted, Error why nothing was. Errors as send().
+  Result<SendAccepted> compact_session(const std::string& session_key, const std::string& instructions,
+                                       RunEventSink sink = nullptr);
 
   /// Aborts the session's active run (and drops its queued ones). With `run_id`, only that run;
   /// a run of another session gives "RUN_SESSION_MISMATCH". Returns the aborted run ids.

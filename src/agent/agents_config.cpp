@@ -115,6 +115,17 @@ Result<AgentsConfig> resolve_agents(const json& effective, const fs::path& state
     base.context_tokens = defaults["contextTokens"].get<std::int64_t>();
   }
   base.model = default_model;
+  if (std::string engine = string_at(defaults, "contextEngine"); !engine.empty()) base.context_engine = engine;
+  if (defaults.contains("compaction") && defaults["compaction"].is_object()) {
+    const json& c = defaults["compaction"];
+    if (c.contains("enabled") && c["enabled"].is_boolean()) base.compaction.enabled = c["enabled"].get<bool>();
+    base.compaction.reserve_tokens = number_at<std::int64_t>(c, "reserveTokens", base.compaction.reserve_tokens);
+    base.compaction.keep_recent_tokens = number_at<std::int64_t>(c, "keepRecentTokens", base.compaction.keep_recent_tokens);
+  }
+  auto unknown_engine = [](const std::string& where, const std::string& id) {
+    return Error{"CONFIG_INVALID", where + ".contextEngine: unknown context engine \"" + id + "\" (known: default, legacy)"};
+  };
+  if (!context::is_known_engine(base.context_engine)) return unknown_engine("agents.defaults", base.context_engine);
 
   // Entries with ids, checking duplicates (the schema cannot).
   std::vector<const json*> entries;
@@ -172,6 +183,13 @@ Result<AgentsConfig> resolve_agents(const json& effective, const fs::path& state
     a.is_default = a.id == out.default_id;
     a.workspace = workspace_for(a.id, string_at(*e, "workspace"));
     a.agent_dir = (state_dir / "agents" / a.id).lexically_normal();
+    if (std::string engine = string_at(*e, "contextEngine"); !engine.empty()) {
+      if (!context::is_known_engine(engine)) {
+        const auto at = static_cast<std::size_t>(std::find(entries.begin(), entries.end(), e) - entries.begin());
+        return unknown_engine("agents.list[" + std::to_string(indexes[at]) + "]", engine);
+      }
+      a.context_engine = engine;
+    }
     if (e->contains("model")) {
       bool own_fallbacks = false;
       ModelChoice own = parse_model_choice((*e)["model"], &own_fallbacks);

@@ -13,7 +13,8 @@
 //     `primary`, and its `fallbacks` when that key is present — an empty list disables them),
 //     else `agents.defaults.model`. No model anywhere leaves `primary` empty; ModelRegistry
 //     then reports the "no model configured" error.
-//   * thinkingDefault, timeoutSeconds, contextTokens come from agents.defaults.
+//   * thinkingDefault, timeoutSeconds, contextTokens, compaction come from agents.defaults;
+//     contextEngine from the agent, else agents.defaults (an unknown engine id is an error).
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "context/context_engine.h"
 #include "core/config.h"
 #include "core/result.h"
 #include "llm/messages.h"
@@ -51,7 +53,10 @@ struct AgentSettings {
   ModelChoice model;
   std::string thinking_default = "off";  ///< off|minimal|low|medium|high|xhigh
   std::int64_t timeout_seconds = 600;
-  std::optional<std::int64_t> context_tokens;  ///< agents.defaults.contextTokens override
+  std::optional<std::int64_t> context_tokens;  ///< agents.defaults.contextTokens: caps the model's window
+  /// agents.list[].contextEngine, else agents.defaults.contextEngine (CX-1); a known engine id.
+  std::string context_engine = std::string(context::kDefaultEngineId);
+  context::CompactionSettings compaction;  ///< agents.defaults.compaction (CX-9)
 };
 
 /// Every agent plus the agent-wide settings of agents.defaults.
@@ -74,6 +79,7 @@ struct AgentsConfig {
 /// `env` supplies HOME for "~" expansion (may be empty: then "~" is left as written).
 /// Errors (code "CONFIG_INVALID"), for what the schema cannot express:
 ///   `agents.list[1].id: duplicate agent id "work" (also agents.list[0])`
+///   `agents.defaults.contextEngine: unknown context engine "x" (known: default, legacy)`
 Result<AgentsConfig> resolve_agents(const nlohmann::json& effective, const std::filesystem::path& state_dir,
                                     const config::EnvLookup& env = {});
 

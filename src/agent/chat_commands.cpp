@@ -48,7 +48,15 @@ CommandReply status(CommandContext& c) {
   const std::string model = s.value("model", "");
   text += model.empty() ? " · no model: " + s.value("modelError", "") : " · model `" + model + "`";
   text += " · thinking " + s.value("thinkingLevel", "off");
+  if (s.contains("contextTokens")) text += " · context window " + std::to_string(s.value("contextTokens", 0)) + " tokens";
+  if (s.contains("contextWarning")) text += "\n⚠️ " + s.value("contextWarning", "");
   return {text};
+}
+
+CommandReply compact(CommandContext& c, const std::string& instructions) {
+  auto r = c.agents.compact_session(c.session_key, instructions);
+  if (!r) return {"⚠️ " + r.error().message, false};
+  return {"Compacting the session" + std::string(r->queued ? " after the current reply" : "") + "…"};
 }
 
 CommandReply models(CommandContext& c, const std::string& arg) {
@@ -99,6 +107,7 @@ const std::vector<ChatCommand>& chat_commands() {
       {"model", {"models"}, "", "list the models"},
       {"think", {}, "LEVEL", "off|minimal|low|medium|high for this session's next replies"},
       {"agents", {}, "", "list the agents"},
+      {"compact", {}, "[INSTRUCTIONS]", "summarise the older part of this session now (what to keep: INSTRUCTIONS)"},
       {"agent", {}, "NAME", "talk to another agent", /*terminal_only=*/true},
       {"quit", {"exit"}, "", "leave the chat (or press Ctrl-D)", /*terminal_only=*/true},
       {"help", {}, "", "this list"},
@@ -144,6 +153,7 @@ CommandReply run_chat_command(const CommandInvocation& inv, CommandContext& cont
     if (name == "model") return models(context, inv.arg);
     if (name == "think") return think(context, inv.arg);
     if (name == "agents") return agents(context);
+    if (name == "compact") return compact(context, inv.arg);
     if (name == "help") return {chat_commands_help(false)};
   } catch (const std::exception& e) {
     return {"⚠️ /" + name + " failed: " + e.what(), false};

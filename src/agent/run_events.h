@@ -20,6 +20,8 @@ struct RunEvent {
     ToolResult,      ///< tool_name, tool_call_id, tool_result (capped text), tool_error
     Steered,         ///< a message given to AgentRun::steer() entered the loop (AG-4): `text` = it;
                      ///< one event per steer() call, in call order, before the next model call
+    Compaction,      ///< the context engine compacted (CX-9): `data` = {phase: start|end, reason,
+                     ///< tokensBefore, tokensAfter?, compacted?, error?, willRetry?}
     End,             ///< finished: `text` = final reply, stop_reason
     Error,           ///< failed: `error` = one clear line
     Aborted,         ///< stopped by a client or the timeout: `text` = partial reply, stop_reason
@@ -39,6 +41,10 @@ struct RunEvent {
   std::string stop_reason;  ///< "stop", "length", "toolUse", "error", "aborted", or the abort reason
   std::string provider, model;
   llm::Usage usage;  ///< summed over the run's model calls (End)
+  nlohmann::json data;  ///< Compaction: its payload (see Kind)
+  /// Error: the session's context could not be made to fit (CX-9: after the overflow
+  /// compactions and the tool-result cut); the service resets the session, `error` says so.
+  bool reset_session = false;
   int64_t ts = 0;    ///< wall ms
 };
 

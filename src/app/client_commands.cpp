@@ -62,7 +62,13 @@ int run_status(const ClientFlags& f) {
               << duration_text(r->value("uptimeMs", int64_t{0})) << ", pincer " << r->value("version", "?") << ")\n"
               << "Bind      " << gw.value("bind", "?") << ":" << gw.value("port", 0) << ", auth " << gw.value("authMode", "?") << "\n"
               << "Clients   " << (*r)["connections"].value("clients", 0) << "\n"
-              << "Sessions  " << (*r)["sessions"].value("count", 0) << "\n"
+              << "Sessions  " << (*r)["sessions"].value("count", 0) << "\n";
+    if (const json d = (*r)["sessions"].value("defaults", json::object()); d.value("contextTokens", json()).is_number()) {
+      std::cout << "Context   " << d["contextTokens"].get<int64_t>() << " tokens ("
+                << (d.contains("model") && d["model"].is_string() ? d["model"].get<std::string>() : "") << ")\n";
+      if (d.contains("contextWarning")) std::cout << "Warning   " << d.value("contextWarning", "") << "\n";
+    }
+    std::cout
               << "Config    " << r->value("configPath", "") << "\n"
               << "State     " << r->value("stateDir", "") << "\n"
               << "Log       " << r->value("logFile", "") << "\n";

@@ -378,9 +378,30 @@ Node agent_defaults() {
                                   "Longest an agent run may take, in seconds; then it is aborted "
                                   "and the partial reply kept.")),
       field("contextTokens", integer().min(1).doc(
-                                 "Context budget in tokens (OpenClaw's override of the model's "
-                                 "`contextWindow`). Accepted and imported, but not used yet: Pincer "
-                                 "has no prompt budget or compaction so far.")),
+                                 "Caps the model's `contextWindow`, in tokens (OpenClaw's "
+                                 "override): prompt budgets and compaction work in the smaller of "
+                                 "the two (CX-6). A value above the model's window has no effect "
+                                 "and is reported by `/status` and `pincer status`.")),
+      field("contextEngine", string().default_note("`default`").doc(
+                                 "Context engine of every agent that does not choose its own "
+                                 "(CX-1): `default` (linear history, pruning and compaction; "
+                                 "`legacy` is the same, OpenClaw's name). Another name is a "
+                                 "configuration error.")),
+      field("compaction",
+            object({
+                field("enabled", boolean().default_note("`true`").doc(
+                                     "Compact before a call when the history no longer fits the prompt "
+                                     "budget (CX-9 L1). Overflow and timeout recovery and `/compact` "
+                                     "work either way.")),
+                field("reserveTokens", integer().min(0).default_note("16384").doc(
+                                           "Tokens kept free for the reply: the prompt budget is the "
+                                           "window minus this, clamped so at least min(8 000, half the "
+                                           "window) stays for the prompt (CX-6).")),
+                field("keepRecentTokens", integer().min(1).default_note("20000").doc(
+                                              "The recent part kept verbatim by a compaction; scaled "
+                                              "down to 40 % of the history budget in small windows "
+                                              "(CX-9).")),
+            }).doc("Compaction of long sessions into an LLM-written summary (CX-9); see docs/context.md.")),
       field("maxConcurrent", integer().min(1).def(4).doc(
                                  "Agent runs executing at once across all sessions (the `main` "
                                  "lane). Each session still runs one turn at a time (AG-8).")),
@@ -454,6 +475,9 @@ Node agent_entry() {
                          "Model of this agent, overriding `agents.defaults.model`. Fallbacks "
                          "are inherited unless given.")),
       field("memory", object({field("search", memory_search_node(true))}).doc("This agent's memory settings.")),
+      field("contextEngine", string().doc(
+                                 "Context engine of this agent, overriding "
+                                 "`agents.defaults.contextEngine` (CX-1).")),
   }).doc("One agent.");
 }
 

@@ -114,6 +114,9 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
                        {"isError", e.tool_error}, {"result", e.tool_result}},
                       /*tool=*/true);
         break;
+      case RunEvent::Kind::Compaction:
+        s.agent_event(e, "compaction", e.data);  // OpenClaw's stream: phase start|end (willRetry)
+        break;
       case RunEvent::Kind::Steered:
         // The steering message is a user message in the transcript (chat.history shows it); the
         // OpenClaw protocol has no agent stream for it, so clients are not told here.

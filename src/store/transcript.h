@@ -175,6 +175,12 @@ struct SessionContext {
   /// firstKeptEntryId up to the compaction, then everything after it — older entries are omitted.
   /// Pass them through to_llm_messages() before building a provider request.
   std::vector<Json> messages;
+  /// Parallel to `messages`: the id of the entry each message came from ("" for the synthesised
+  /// compactionSummary). The context engine cuts at these ids (CX-9 firstKeptEntryId).
+  std::vector<std::string> entry_ids;
+  /// Index into `messages` of the first message recorded after the latest compaction (0 without
+  /// one): usage reported before it describes a larger, pre-compaction context.
+  std::size_t live_from = 0;
   std::string thinking_level = "off";  ///< the last thinking_level_change on the branch
   /// The last model_change or assistant message's {provider, model} on the branch; "" when none.
   std::string provider, model_id;

@@ -412,6 +412,13 @@ function scriptPlan(entry, api, conv, opts, state) {
   return plan;
 }
 
+/** The system prompt of a request, as text (Chat/Ollama system messages, Responses instructions, Anthropic system). */
+function systemText(api, body) {
+  if (api === "anthropic") return typeof body.system === "string" ? body.system : JSON.stringify(body.system ?? "");
+  if (api === "responses") return String(body.instructions ?? "") + JSON.stringify((Array.isArray(body.input) ? body.input : []).filter((m) => m?.role === "system" || m?.role === "developer"));
+  return JSON.stringify((body.messages ?? []).filter((m) => m?.role === "system" || m?.role === "developer"));
+}
+
 function usageFor(conv, plan) {
   const outChars =
     (plan.text ?? "").length + (plan.reasoning ?? "").length + plan.toolCalls.reduce((n, c) => n + c.name.length + argsString(c.arguments).length, 0);
@@ -970,6 +977,8 @@ export function createMockLlm(options = {}) {
     reply: options.reply ?? DEFAULT_REPLY,
     delayMs: Number(options.delayMs ?? 0),
     validate: options.validate ?? true,
+    contextWindow: Number(options.contextWindow ?? 0),
+    failSystem: options.failSystem ?? null,
   };
   const state = { requests: [], script: [...(options.script ?? [])], once: new Set(), seq: 0, embed: { dims: 64, delayMs: 0, status: 0 } };
 
@@ -1000,6 +1009,23 @@ export function createMockLlm(options = {}) {
       return fail("invalid_request", 400, invalid);
     }
 
+    // A model with a small window answers a request larger than it with the provider's real
+    // context-length error (the window and the request's size in the message, as the APIs do).
+    if (opts.contextWindow > 0 && ctx.inputTokens > opts.contextWindow) {
+      entry.overflow = true;
+      const window = opts.contextWindow;
+      const n = ctx.inputTokens;
+      const message =
+        api === "anthropic" ? `prompt is too long: ${n} tokens > ${window} maximum`
+        : api === "ollama" ? `the input length exceeds the context length (${n} > ${window} tokens)`
+        : api === "responses" ? "Your input exceeds the context window of this model. Please adjust your input and try again."
+        : `This model's maximum context length is ${window} tokens. However, your messages resulted in ${n} tokens. Please reduce the length of the messages.`;
+      return fail("overflow", 400, message);
+    }
+    if (opts.failSystem && systemText(api, body).includes(opts.failSystem)) {
+      entry.failedSystem = true;
+      return fail("server", 500);
+    }
     const plan = state.script.length ? scriptPlan(state.script.shift(), api, conv, opts, state) : keywordPlan(api, conv, opts, state);
     const usage = usageFor(conv, plan);
     entry.plan = {
@@ -1243,7 +1269,8 @@ export function createMockLlm(options = {}) {
 // Command line.
 
 const USAGE = `usage: node mock-llm.mjs [--port N] [--script file.json] [--api-key KEY] [--log file.jsonl]
-                         [--model ID]... [--reply TEXT] [--delay-ms N] [--no-validate]`;
+                         [--model ID]... [--reply TEXT] [--delay-ms N] [--no-validate]
+                         [--context-window N] [--fail-system TEXT]`;
 
 function parseArgs(argv) {
   const o = { port: Number(process.env.MOCK_LLM_PORT ?? 0), models: [], validate: true };
@@ -1263,6 +1290,8 @@ function parseArgs(argv) {
       case "--reply": o.reply = need(); break;
       case "--delay-ms": o.delayMs = Number(need()); break;
       case "--no-validate": o.validate = false; break;
+      case "--context-window": o.contextWindow = Number(need()); break;
+      case "--fail-system": o.failSystem = need(); break;
       case "--host": if (need() !== HOST) throw new Error("mock-llm binds 127.0.0.1 only"); break;
       case "-h": case "--help": console.log(USAGE); process.exit(0); break;
       default: throw new Error(`unknown argument ${argv[i]}`);

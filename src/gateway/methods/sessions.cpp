@@ -1,6 +1,7 @@
 // Session, model and agent listing methods (GW-7): sessions.list, sessions.reset,
-// sessions.delete, models.list, agents.list.
+// sessions.delete, sessions.compact, models.list, agents.list.
 #include "agent/agent_service.h"
+#include "core/redact.h"
 #include "gateway/gateway.h"
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
@@ -85,6 +86,47 @@ MethodResult sessions_delete(MethodContext& ctx) {
   return with_key(ctx, "sessions.delete", [](agent::AgentService& a, const std::string& k) { return a.delete_session(k); });
 }
 
+/// `sessions.compact {key | sessionKey, instructions?, maxLines?}` → when done, `{ok, key, compacted,
+/// tokensBefore?, tokensAfter?, reason?}`. A loss-safe summary compaction (CX-9) queued on the
+/// session's lane, not OpenClaw's line cut: `maxLines` is accepted from its clients and ignored
+/// (nothing is ever dropped unsummarised).
+MethodResult sessions_compact(MethodContext& ctx) {
+  Params p("sessions.compact", ctx.request.params);
+  std::string key, session_key, instructions;
+  int64_t max_lines = 0;
+  if (auto e = p.only({"key", "sessionKey", "instructions", "maxLines"})) return *e;
+  if (auto e = p.string("key", key, false)) return *e;
+  if (auto e = p.string("sessionKey", session_key, false)) return *e;
+  if (auto e = p.string("instructions", instructions, false)) return *e;
+  if (auto e = p.integer("maxLines", max_lines, 1, 1'000'000)) return *e;
+  if (key.empty()) key = session_key;
+  if (key.empty()) return invalid_params("sessions.compact", "must have required property 'key'");
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  Gateway& gw = ctx.gateway;
+  const ConnId conn = ctx.client.id;
+  const std::string request_id = ctx.request.id;
+  // The first of: the compaction's end event, or the run's end without one (refused, failed).
+  auto answered = std::make_shared<bool>(false);
+  auto accepted = agents->compact_session(key, instructions, [&gw, conn, request_id, answered](const agent::RunEvent& e) {
+    using Kind = agent::RunEvent::Kind;
+    const bool end = e.kind == Kind::Compaction && e.data.value("phase", "") == "end";
+    if (*answered || !(end || e.kind == Kind::Error || e.kind == Kind::Aborted || e.kind == Kind::End)) return;
+    *answered = true;
+    json r = {{"ok", true}, {"key", e.session_key}, {"compacted", end && e.data.value("compacted", false)}};
+    if (end) {
+      r["tokensBefore"] = e.data.value("tokensBefore", 0);
+      r["tokensAfter"] = e.data.value("tokensAfter", 0);
+      if (e.data.contains("error")) r["reason"] = e.data["error"];
+    } else {
+      r["reason"] = e.kind == Kind::Aborted ? std::string("aborted") : redact::apply(e.error);
+    }
+    gw.send_to(conn, build_ok_value(request_id, r));
+  });
+  if (!accepted) return RpcError::invalid(accepted.error().message);
+  return Deferred{};
+}
+
 MethodResult models_list(MethodContext& ctx) {
   auto* agents = ctx.gateway.agents();
   if (!agents) return no_runtime();
@@ -105,6 +147,7 @@ void register_session_methods(MethodRegistry& registry) {
   registry.add({"sessions.unsubscribe", sessions_unsubscribe});
   registry.add({"sessions.reset", sessions_reset});
   registry.add({"sessions.delete", sessions_delete});
+  registry.add({"sessions.compact", sessions_compact});
   registry.add({"models.list", models_list});
   registry.add({"agents.list", agents_list});
 }

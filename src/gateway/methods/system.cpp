@@ -50,9 +50,14 @@ json sessions_summary(agent::AgentService& service, const gateway::GatewaySettin
     if (agent->second["recent"].size() < 10) agent->second["recent"].push_back(std::move(item));
   }
   for (auto& [id, entry] : per_agent) by_agent.push_back(std::move(entry));
+  // The default agent's model and effective context window (CX-6), as OpenClaw's summary has them.
+  const json d = service.session_defaults();
+  json defaults = {{"model", d["model"].is_string() ? json(d.value("modelProvider", "") + "/" + d.value("model", "")) : json()},
+                   {"contextTokens", d["contextTokens"]}};
+  if (d.contains("contextWarning")) defaults["contextWarning"] = d["contextWarning"];
   return {{"count", all.value("totalCount", 0)},
           {"paths", std::move(paths)},
-          {"defaults", {{"model", nullptr}, {"contextTokens", nullptr}}},
+          {"defaults", std::move(defaults)},
           {"recent", std::move(recent)},
           {"byAgent", std::move(by_agent)}};
 }

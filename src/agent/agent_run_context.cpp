@@ -1,0 +1,149 @@
+// AgentRun's side of the context engine (CX-1, CX-9, AG-5): handing the engine its host, the
+// request frame, the overflow (L3) and timeout (L2) recoveries, manual compaction, and the
+// `compaction` events. The loop itself is in agent_run.cpp.
+#include <spdlog/spdlog.h>
+
+#include "agent/agent_run.h"
+
+namespace pincer::agent {
+
+using nlohmann::json;
+
+void AgentRun::attach_engine() {
+  if (!engine_) {
+    // No engine from the caller (tests, one-off runs): a default one over the given history. Its
+    // messages have no transcript ids, so it can prune and cut but not record a compaction.
+    context::EngineConfig config;
+    config.model = in_.model;
+    config.window_tokens = in_.context_window > 0 ? in_.context_window : in_.model.context_window;
+    config.compaction.reserve_tokens = in_.reserve_tokens;
+    engine_ = context::make_engine(context::kDefaultEngineId, std::move(config));
+    context::SessionHistory history;
+    for (auto& m : messages_) history.messages.push_back({std::move(m), ""});
+    history.live_from = history.messages.size();
+    engine_->bootstrap(std::move(history));
+  }
+  messages_.clear();  // the engine holds the history
+  messages_.shrink_to_fit();
+  context::EngineHost host;
+  host.http = &http_;
+  host.append_compaction = [this](const std::string& summary, const std::string& first_kept, int64_t tokens_before,
+                                  const json& details) -> Result<std::string> {
+    // The engine lives inside this run and is cancelled when it finishes: `this` is alive.
+    return transcript_.append_compaction(summary, first_kept, tokens_before, details);
+  };
+  host.on_compaction = [this](const context::CompactionEvent& e) { on_compaction_event(e, compaction_retry_); };
+  engine_->attach(std::move(host));
+}
+
+context::RequestFrame AgentRun::frame() const {
+  context::RequestFrame f;
+  f.system_prompt = in_.system_prompt;
+  for (const auto* tool : in_.tools) {
+    f.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
+  }
+  return f;
+}
+
+void AgentRun::on_compaction_event(const context::CompactionEvent& e, bool will_retry) {
+  RunEvent ev = event(RunEvent::Kind::Compaction);
+  ev.data = {{"phase", e.end ? "end" : "start"},
+             {"reason", std::string(context::to_string(e.reason))},
+             {"tokensBefore", e.tokens_before}};
+  if (e.end) {
+    ev.data["tokensAfter"] = e.tokens_after;
+    ev.data["compacted"] = e.compacted;
+    ev.data["willRetry"] = will_retry;
+    if (!e.error.empty()) ev.data["error"] = e.error;
+  }
+  sink_(ev);
+}
+
+bool AgentRun::recover_context(const llm::ProviderFailure& failure) {
+  if (std::exchange(no_recovery_once_, false)) return false;
+  const int64_t window = in_.context_window > 0 ? in_.context_window : in_.model.context_window;
+  const bool overflow = failure.reason == llm::FailoverReason::ContextOverflow;
+  const bool timed_out = failure.reason == llm::FailoverReason::Timeout &&
+                         (failure.http_status == 0 || failure.http_status == 408);  // not a 5xx
+  const bool timeout = timed_out && !timeout_compacted_ &&
+                       static_cast<double>(engine_->estimate(frame())) >
+                           kTimeoutCompactionShare * static_cast<double>(window);
+  if (!overflow && !timeout) return false;
+  std::weak_ptr<AgentRun> weak = weak_from_this();
+  auto again = [weak] {
+    auto self = weak.lock();
+    if (!self || self->finished_) return;
+    if (self->aborted_) return self->finish_aborted();
+    --self->model_calls_;  // the same model call, once more
+    self->call_model();
+  };
+  if (timeout) {  // L2: a slow call over a large context
+    timeout_compacted_ = true;
+    compaction_retry_ = true;
+    engine_->compact({context::CompactReason::Timeout, "", frame()}, [weak, again, failure](context::CompactResult r) {
+      auto self = weak.lock();
+      if (!self || self->finished_) return;
+      self->compaction_retry_ = false;
+      if (r.compacted) return again();
+      self->no_recovery_once_ = true;
+      self->handle_failure(failure);
+    });
+    return true;
+  }
+  // L3 (AG-5): compact (at most kMaxOverflowCompactions times), then cut the tool results, then
+  // reset the session and say so — never a session stuck on an overflow.
+  auto next_step = [weak, again] {
+    auto self = weak.lock();
+    if (!self || self->finished_) return;
+    if (!self->tool_results_cut_) {
+      self->tool_results_cut_ = true;
+      spdlog::warn("run {}: context overflow; cutting tool results and retrying", self->in_.run_id);
+      self->engine_->truncate_tool_results();
+      return again();
+    }
+    spdlog::error("run {}: context overflow after compaction and cut tool results; resetting the session",
+                  self->in_.run_id);
+    RunEvent e = self->event(RunEvent::Kind::Error);
+    e.error = "This conversation no longer fits the model's context window, even after compacting it and cutting "
+              "tool results, so the session was reset. Please send your last message again.";
+    e.error_reason = "context_overflow";
+    e.stop_reason = "error";
+    e.reset_session = true;
+    self->close_turn(llm::StopReason::Error, e.error);
+    self->finish(std::move(e));
+  };
+  if (overflow_compactions_ >= kMaxOverflowCompactions) {
+    next_step();
+    return true;
+  }
+  ++overflow_compactions_;
+  compaction_retry_ = true;
+  engine_->compact({context::CompactReason::Overflow, "", frame()}, [weak, again, next_step](context::CompactResult r) {
+    auto self = weak.lock();
+    if (!self || self->finished_) return;
+    self->compaction_retry_ = false;
+    if (self->aborted_) return self->finish_aborted();
+    if (r.compacted) return again();
+    next_step();
+  });
+  return true;
+}
+
+void AgentRun::start_compaction(const std::string& instructions) {
+  last_recorded_assistant_ = true;  // no turn is opened: nothing to close
+  sink_(event(RunEvent::Kind::Start));
+  std::weak_ptr<AgentRun> weak = weak_from_this();
+  engine_->compact({context::CompactReason::Manual, instructions, frame()}, [weak](context::CompactResult r) {
+    auto self = weak.lock();
+    if (!self || self->finished_) return;
+    if (self->aborted_) return self->finish_aborted();
+    if (!r.compacted) return self->finish_error("Nothing was compacted: " + r.error);
+    RunEvent e = self->event(RunEvent::Kind::End);
+    e.text = "Compacted the session: about " + std::to_string(r.tokens_before) + " → " + std::to_string(r.tokens_after) +
+             " tokens.";
+    e.stop_reason = "stop";
+    self->finish(std::move(e));
+  });
+}
+
+}  // namespace pincer::agent

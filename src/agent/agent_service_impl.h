@@ -1,0 +1,79 @@
+// The private state of AgentService (agent_service.h), shared by its translation units:
+// agent_service.cpp (runs, sessions) and agent_lanes.cpp (abort, steer, waiting for runs).
+// Loop affinity: as AgentService, everything here is touched on the event-loop thread only.
+#pragma once
+
+#include <array>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agent/agent_service.h"
+#include "agent/agents_config.h"
+#include "agent/model_registry.h"
+#include "core/config.h"
+#include "memory/memory_service.h"
+#include "tools/process_table.h"
+#include "tools/registry.h"
+
+namespace pincer::agent {
+
+using nlohmann::json;
+
+struct AgentService::Impl {
+  Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
+      : loop(l), clock(c), http(l), state_dir(std::move(state)), memory(cfg, state_dir, memory::memory_env_from_process(), true) {
+    configure(std::move(cfg));
+  }
+
+  void configure(json cfg) {
+    config = std::move(cfg);
+    // The config was validated at load; resolution only fails on cross-field rules, which then
+    // leave the defaults (one "main" agent) and are reported by every send().
+    agents = AgentsConfig{};
+    agents_error.reset();
+    if (auto resolved = resolve_agents(config, state_dir, config::process_env())) {
+      agents = std::move(*resolved);
+    } else {
+      agents_error = resolved.error();
+      AgentSettings main;
+      main.id = "main";
+      main.is_default = true;
+      main.workspace = state_dir / "workspace";
+      main.agent_dir = state_dir / "agents" / "main";
+      agents.agents.push_back(std::move(main));
+    }
+    models = ModelRegistry::from_config(config);
+    memory.reconfigure(config);
+    limits[static_cast<std::size_t>(RunLane::Main)] = static_cast<int>(std::max<int64_t>(1, agents.max_concurrent));
+    limits[static_cast<std::size_t>(RunLane::Subagent)] = static_cast<int>(std::max<int64_t>(1, agents.subagents_max_concurrent));
+  }
+
+  EventLoop& loop;
+  const Clock& clock;
+  net::HttpClient http;
+  json config;
+  std::filesystem::path state_dir;
+  AgentsConfig agents;
+  std::optional<Error> agents_error;
+  tools::ToolRegistry tools = tools::ToolRegistry::builtin();  // owns the Tool objects runs point to
+  tools::ProcessTable processes;                               // background exec sessions
+  ModelRegistry models;
+  std::map<std::string, std::unique_ptr<store::SessionIndex>> indexes;  // by agent id
+  std::map<std::string, Lane> lanes;                                    // by session key
+  std::deque<std::string> ready;  // session keys waiting for a global slot, in arrival order
+  std::array<int, kRunLaneCount> running{};            // by RunLane
+  std::array<int, kRunLaneCount> limits = {4, 8, 1, 1};  // by RunLane (QL-2)
+  std::map<std::string, std::string> run_session;  // active or queued run id → session key
+  std::map<std::string, std::vector<std::function<void(const RunEvent&)>>> waiters;
+  std::map<std::string, RunEvent> recent;  // terminal events of finished runs (bounded)
+  std::set<std::string> pending_saves;     // agents whose index has a save scheduled
+  std::deque<std::string> recent_order;
+  memory::MemoryService memory;  // per-agent memory indexes (MM-4..8); opened on first use
+};
+
+}  // namespace pincer::agent

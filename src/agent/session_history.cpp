@@ -1,0 +1,53 @@
+#include "agent/session_history.h"
+
+namespace pincer::agent {
+
+context::SessionHistory session_history(const store::SessionContext& ctx) {
+  context::SessionHistory out;
+  bool live_set = false;
+  for (std::size_t i = 0; i < ctx.messages.size(); ++i) {
+    const auto& m = ctx.messages[i];
+    if (i == ctx.live_from && ctx.live_from > 0) {
+      out.live_from = out.messages.size();
+      live_set = true;
+    }
+    if (m.is_object() && m.value("role", "") == "compactionSummary") {
+      out.summary = m.value("summary", "");
+      out.summary_tokens_before = m.contains("tokensBefore") && m["tokensBefore"].is_number_integer()
+                                      ? m["tokensBefore"].get<int64_t>()
+                                      : 0;
+      continue;
+    }
+    for (const auto& converted : store::to_llm_messages({m})) {
+      if (auto parsed = llm::message_from_json(converted)) {
+        out.messages.push_back({std::move(*parsed), i < ctx.entry_ids.size() ? ctx.entry_ids[i] : std::string()});
+      }
+    }
+  }
+  if (!live_set) out.live_from = ctx.live_from > 0 ? out.messages.size() : 0;
+  return out;
+}
+
+context::EngineConfig engine_config(const AgentSettings& agent, const llm::ModelSpec& model) {
+  context::EngineConfig config;
+  config.model = model;
+  config.window_tokens = context::effective_window(model.context_window, agent.context_tokens).tokens;
+  config.compaction = agent.compaction;
+  return config;
+}
+
+std::optional<context::EffectiveWindow> agent_window(const AgentSettings& agent, const ModelRegistry& models) {
+  const ModelEntry* entry = agent.model.primary.empty() ? nullptr : models.find(agent.model.primary);
+  if (!entry) return std::nullopt;
+  return context::effective_window(entry->spec.context_window, agent.context_tokens);
+}
+
+std::string window_warning(const AgentSettings& agent, const ModelRegistry& models) {
+  auto w = agent_window(agent, models);
+  if (!w || !w->clamped) return "";
+  return "agents.defaults.contextTokens (" + std::to_string(*agent.context_tokens) + ") is larger than the " +
+         agent.model.primary + " context window (" + std::to_string(w->tokens) + "); using " +
+         std::to_string(w->tokens);
+}
+
+}  // namespace pincer::agent
