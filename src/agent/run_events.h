@@ -39,6 +39,10 @@ struct RunEvent {
   std::string stop_reason;  ///< "stop", "length", "toolUse", "error", "aborted", or the abort reason
   std::string provider, model;
   llm::Usage usage;  ///< summed over the run's model calls (End)
+  /// Terminal events: the thinking level the run ended with, and whether the provider rejected the
+  /// requested one so that it was stepped down (AG-7; the session keeps the lower level).
+  std::string thinking;
+  bool thinking_stepped_down = false;
   int64_t ts = 0;    ///< wall ms
 };
 
