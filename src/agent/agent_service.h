@@ -174,8 +174,10 @@ class AgentService {
   void reset_if_stale(const std::string& key, const std::string& channel);
   /// SS-3 / AG-6 / AG-7 at the start of a run: the model and thinking level of the session
   /// (request > sessions.json override > the transcript's last model_change/thinking_level_change >
-  /// agent default) into `in`; a sessions.json override the transcript does not record yet is
-  /// appended to it. An override naming a model that no longer resolves is logged and skipped.
+  /// agent default) into `in`. A model or level that differs from what the transcript last
+  /// recorded is appended to it (marked `origin: "pincer-session"`: such entries never act as the
+  /// fallback, so a cleared setting does not come back). An override naming a model that no
+  /// longer resolves is logged and skipped.
   void apply_session_state(const std::string& key, const std::string& request_thinking,
                            const std::vector<store::TranscriptEntry>& entries, store::TranscriptWriter& writer,
                            RunInputs& in);

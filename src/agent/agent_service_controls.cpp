@@ -24,6 +24,11 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t kMaxLabelChars = 512;
+/// Marks the model_change / thinking_level_change entries Pincer writes for a sessions.json
+/// setting: sessions.json stays the authority over them (a cleared setting must not come back
+/// from the transcript); unmarked ones (a transcript from OpenClaw or pi) are the SS-3 fallback.
+constexpr const char* kOriginField = "origin";
+constexpr const char* kOriginSession = "pincer-session";
 
 /// The last model_change / thinking_level_change on the active branch (SS-3): "provider/model"
 /// and the level, "" when the branch has none.
@@ -35,6 +40,7 @@ struct TranscriptState {
 TranscriptState transcript_state(const std::vector<store::TranscriptEntry>& entries) {
   TranscriptState st;
   for (const store::TranscriptEntry* e : store::active_branch(entries)) {
+    if (e->raw.value(kOriginField, "") == kOriginSession) continue;
     if (e->type == "model_change") {
       const std::string provider = e->raw.value("provider", ""), model = e->raw.value("modelId", "");
       if (!model.empty()) st.model_ref = provider.empty() ? model : provider + "/" + model;
@@ -129,7 +135,6 @@ void AgentService::apply_session_state(const std::string& key, const std::string
 
   // Model: the session override, else the transcript's last explicit change, else as resolved.
   std::string ref = override_ref(entry);
-  const bool overridden = !ref.empty();
   if (ref.empty()) ref = recorded.model_ref;
   if (!ref.empty()) {
     if (auto model = resolve_model(ref)) {
@@ -139,8 +144,10 @@ void AgentService::apply_session_state(const std::string& key, const std::string
                    in.model.provider, in.model.id);
     }
   }
-  if (overridden && (ctx.provider != in.model.provider || ctx.model_id != in.model.id) && !entries.empty()) {
-    if (auto r = writer.append_model_change(in.model.provider, in.model.id); !r) {
+  // The transcript records every switch (SS-2), whatever caused it.
+  if (!ctx.model_id.empty() && (ctx.provider != in.model.provider || ctx.model_id != in.model.id)) {
+    const json fields = {{"provider", in.model.provider}, {"modelId", in.model.id}, {kOriginField, kOriginSession}};
+    if (auto r = writer.append("model_change", fields); !r) {
       spdlog::warn("session {}: cannot record the model change: {}", key, r.error().message);
     }
   }
@@ -153,7 +160,8 @@ void AgentService::apply_session_state(const std::string& key, const std::string
   if (thinking.empty()) thinking = agent_default_thinking(in.agent_id);
   in.thinking = thinking_level(thinking).value_or(llm::ThinkingLevel::Off);
   if (!session_level.empty() && request_thinking.empty() && ctx.thinking_level != session_level && !entries.empty()) {
-    if (auto r = writer.append_thinking_level_change(session_level); !r) {
+    const json fields = {{"thinkingLevel", session_level}, {kOriginField, kOriginSession}};
+    if (auto r = writer.append("thinking_level_change", fields); !r) {
       spdlog::warn("session {}: cannot record the thinking level: {}", key, r.error().message);
     }
   }

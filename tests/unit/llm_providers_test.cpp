@@ -300,6 +300,7 @@ TEST(LlmProviders, CompletionsRequest) {
       {"role":"user","content":[{"type":"text","text":"And this?"},
                                 {"type":"image_url","image_url":{"url":"data:image/png;base64,aGVsbG8="}}]}],
     "stream":true,"stream_options":{"include_usage":true},"store":false,"max_completion_tokens":1000,
+    "prompt_cache_key":"sess-1",
     "tools":[{"type":"function","function":{"name":"get_weather","description":"Current weather","parameters":null}}],
     "reasoning_effort":"medium"})");
   want["tools"][0]["function"]["parameters"] = kWeatherSchema;
