@@ -937,7 +937,7 @@ const ROUTES = {
 
 /**
  * Creates a mock server (not yet listening). options: {apiKey, log, script: [...], models: [...],
- * reply, delayMs, validate}. Returns {server, state, listen(port) -> Promise<port>, close()}.
+ * reply, delayMs, validate, rejectThinking: [...]}. Returns {server, state, listen(port) -> Promise<port>, close()}.
  */
 export function createMockLlm(options = {}) {
   const opts = {
@@ -947,6 +947,7 @@ export function createMockLlm(options = {}) {
     reply: options.reply ?? DEFAULT_REPLY,
     delayMs: Number(options.delayMs ?? 0),
     validate: options.validate ?? true,
+    rejectThinking: options.rejectThinking ?? [],
   };
   const state = { requests: [], script: [...(options.script ?? [])], once: new Set(), seq: 0 };
 
