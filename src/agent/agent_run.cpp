@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/thinking_levels.h"
 #include "agent/tool_result_cap.h"
 #include "core/utf8.h"
 #include "store/atomic_file.h"
@@ -179,6 +180,7 @@ void AgentRun::start(const std::string& user_message) {
   // transcript and the provider request carry the same text.
   user.content.emplace_back(llm::TextContent{utf8::replace_invalid(user_message)});
   user.timestamp = clock_.wall_ms();
+  turn_message_ = messages_.size();
   const bool saved = record(user);
   sink_(event(RunEvent::Kind::Start));
   if (!saved) return finish_error(save_error_);
@@ -216,13 +218,27 @@ void AgentRun::send_model_request(context::Assembled assembled) {
   if (aborted_) return finish_aborted();
   llm::Context context;
   context.system_prompt = in_.system_prompt;
-  context.messages = sanitize_history(assembled.messages);
+  // CX-3/CX-4: each user message gets its turn-context block in the request only (never stored).
+  std::vector<llm::Message> history = std::move(assembled.messages);
+  int64_t run_message_ms = -1;  // the run's own message, which alone may carry the warning
+  if (turn_message_ < messages_.size()) {
+    if (const auto* own = std::get_if<llm::UserMessage>(&messages_[turn_message_])) run_message_ms = own->timestamp;
+  }
+  for (auto& message : history) {
+    auto* user = std::get_if<llm::UserMessage>(&message);
+    if (!in_.turn_context || !user || user->timestamp <= 0) continue;
+    if (std::string note = in_.turn_context(user->timestamp, user->timestamp == run_message_ms); !note.empty()) {
+      user->content.insert(user->content.begin(), llm::TextContent{std::move(note)});
+    }
+  }
+  context.messages = sanitize_history(history);
   context.tools = frame().tools;
   if (in_.hooks.transform_context) in_.hooks.transform_context(context);
   llm::RequestOptions options;
   options.thinking = in_.thinking;
   options.session_id = in_.session_id;
   const llm::HttpRequest request = api_->build_request(in_.model, context, options);
+  if (in_.hooks.before_request) in_.hooks.before_request(in_.model, context, request);
 
   auto start_attempt = [this, request]() {
     ++attempt_;
@@ -275,6 +291,14 @@ void AgentRun::send_model_request(context::Assembled assembled) {
 void AgentRun::on_model_done(const std::optional<net::TransportError>& error) {
   request_.reset();
   if (aborted_) return finish_aborted();
+  if (switch_to_) {  // a live model switch (AG-6) cancelled this call: make it again
+    in_.model = std::move(*switch_to_);
+    switch_to_.reset();
+    api_ = llm::find_api(in_.model.api);
+    --model_calls_;
+    if (!api_) return finish_error("model " + in_.model.provider + "/" + in_.model.id + " uses unknown api \"" + in_.model.api + "\"");
+    return call_model();
+  }
   if (error) return handle_failure(llm::classify_transport(in_.model, error->sys_errno, error->what, error->timed_out));
   if (status_ < 200 || status_ >= 300) {
     return handle_failure(llm::classify_http(in_.model, status_, error_body_, retry_after_));
@@ -286,6 +310,17 @@ void AgentRun::on_model_done(const std::optional<net::TransportError>& error) {
 }
 
 void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
+  // AG-7: the provider does not take this thinking level; nothing was shown yet, so call again
+  // one level lower (the error body may name the levels it does take).
+  if (!streamed_ && in_.thinking != llm::ThinkingLevel::Off && is_thinking_rejection(status_, error_body_)) {
+    const llm::ThinkingLevel lower = *step_down_thinking(in_.thinking, error_body_);
+    spdlog::warn("run {}: {}/{} rejected thinking level {}; retrying with {}", in_.run_id, in_.model.provider,
+                 in_.model.id, llm::to_string(in_.thinking), llm::to_string(lower));
+    in_.thinking = lower;
+    thinking_stepped_down_ = true;
+    --model_calls_;
+    return call_model();
+  }
   spdlog::warn("run {}: model call failed ({}, attempt {}): {}", in_.run_id, llm::to_string(failure.reason), attempt_,
                failure.message);
   if (!streamed_ && recover_context(failure)) return;  // L2/L3: compact (or cut) and call again
@@ -430,6 +465,15 @@ void AgentRun::inject_steering() {
   call_model();
 }
 
+bool AgentRun::switch_model(llm::ModelSpec model) {
+  // Clean (AG-6): the first model call, nothing streamed, no reply recorded (so no tool ran), not
+  // between retries. Approval prompts come from tools, so a run that ran none has shown none.
+  if (finished_ || aborted_ || switch_to_ || model_calls_ != 1 || streamed_ || reply_recorded_ || !request_) return false;
+  switch_to_ = std::move(model);
+  http_.cancel(*request_);  // on_model_done makes the call again with the new model
+  return true;
+}
+
 bool AgentRun::steer(std::string text) {
   if (finished_ || aborted_) return false;
   steering_.push_back(std::move(text));
@@ -500,6 +544,8 @@ void AgentRun::finish(RunEvent e) {
   if (deadline_timer_) loop_.cancel(*deadline_timer_);
   if (retry_timer_) loop_.cancel(*retry_timer_);
   e.usage = usage_;
+  e.thinking = std::string(llm::to_string(in_.thinking));
+  e.thinking_stepped_down = thinking_stepped_down_;
   sink_(e);
   decoder_.reset();
   if (on_finished_) on_finished_();

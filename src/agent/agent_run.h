@@ -46,6 +46,9 @@ struct RunHooks {
   std::function<void(const llm::ToolCall&, tools::ToolOutput&)> after_tool_call;
   /// Before every model call: may rewrite the context (compaction plugs in here).
   std::function<void(llm::Context&)> transform_context;
+  /// Just before a request is sent (after transform_context): the model, the context the request
+  /// was built from and the request itself (diagnostics.cacheTrace plugs in here, CX-11). Must not keep references.
+  std::function<void(const llm::ModelSpec&, const llm::Context&, const llm::HttpRequest&)> before_request;
 };
 
 /// Everything a run needs, resolved by the caller (AgentService) before it starts.
@@ -66,6 +69,14 @@ struct RunInputs {
   std::map<std::string, std::string> tool_env;  ///< base environment for exec (scrubbed by the tool)
   tools::ProcessTable* processes = nullptr;     ///< background exec sessions (owned by the service)
   tools::MemoryBackend* memory = nullptr;       ///< memory_search/memory_get (owned by the service; MM-6)
+  /// The volatile facts of a turn (time and time zone, the bootstrap truncation warning: CX-3/CX-4,
+  /// build_turn_context), after the stable prefix: called with each user message's timestamp, it
+  /// gives the text block sent before that message's text — `current` for the run's own message
+  /// (which alone may carry the warning). Never recorded in the transcript, yet the same message
+  /// gets the same block in every later request (it depends only on the message's own time), so
+  /// each request repeats the previous one byte for byte up to the new message and provider prompt
+  /// caches hit. Empty = none.
+  std::function<std::string(int64_t message_ms, bool current)> turn_context;
   RunHooks hooks;
   /// The session's context engine (CX-1), bootstrapped with its history; null = a default engine
   /// over `history` (without transcript ids it cannot compact).
@@ -100,6 +111,10 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   /// the run ends first, never: the terminal event is the last word. Several texts queued before
   /// one boundary enter as one user message (joined by blank lines), one Steered event each.
   bool steer(std::string text);
+  /// `/model` while the run works (AG-6): when the run is still clean — its first model call has
+  /// shown nothing, no tool ran, no reply was recorded — the call is cancelled and made again with
+  /// `model` (true). Otherwise nothing changes (false): the caller applies it from the next turn.
+  bool switch_model(llm::ModelSpec model);
 
   const RunInputs& inputs() const { return in_; }
   bool finished() const { return finished_; }
@@ -180,6 +195,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::string abort_reason_;
   bool aborted_ = false;
   bool finished_ = false;
+  bool thinking_stepped_down_ = false;  ///< a rejected level was stepped down (AG-7)
+  std::optional<llm::ModelSpec> switch_to_;  ///< a live model switch waiting for the cancel
+  std::size_t turn_message_ = SIZE_MAX;  ///< index in messages_ of the run's user message
 };
 
 /// The errorMessage of the assistant entry that closes a turn the gateway never finished (it was

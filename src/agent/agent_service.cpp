@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agents_config.h"
+#include "agent/cache_trace.h"
 #include "agent/model_registry.h"
 #include "agent/session_history.h"
 #include "agent/system_prompt.h"
@@ -49,7 +50,13 @@ std::map<std::string, std::string> process_environment() {
   return env;
 }
 
-llm::ThinkingLevel thinking_from(const std::string& s) { return thinking_level(s).value_or(llm::ThinkingLevel::Off); }
+// CX-3: the bootstrap truncation notice, `once` per (session, set of cuts) or `always`.
+std::string truncation_warning(const std::string& mode_name, const BootstrapLoad& load, const std::string& scope) {
+  static TruncationWarnings once(TruncationWarningMode::kOnce), always(TruncationWarningMode::kAlways);
+  const auto mode = parse_truncation_warning_mode(mode_name).value_or(TruncationWarningMode::kOnce);
+  if (mode == TruncationWarningMode::kOff) return "";
+  return (mode == TruncationWarningMode::kAlways ? always : once).warning_for(load, scope);
+}
 
 }  // namespace
 
@@ -125,6 +132,7 @@ Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink
     return Error{"INVALID_REQUEST", "unknown agent \"" + agent_id + "\" (agents: " + known + ")"};
   }
   if (auto model = impl_->models.resolve(spec->model.primary); !model) return model.error();
+  if (!impl_->lanes.contains(key)) reset_if_stale(key, request.channel);  // SS-5, on arrival
 
   Lane& lane = impl_->lanes[key];
   const bool queued = lane.active != nullptr || !lane.queue.empty();
@@ -207,6 +215,7 @@ void AgentService::start(Pending p) {
   std::vector<llm::Message> history;  // (the engine holds it: see `loaded`)
   context::SessionHistory loaded;
   std::optional<store::TranscriptWriter> writer;
+  std::vector<store::TranscriptEntry> entries;  // the transcript as read (model/thinking state, SS-3)
   if (std::filesystem::exists(*file)) {
     auto contents = store::read_transcript(*file);
     if (!contents) return fail("cannot read session " + key + ": " + contents.error().message);
@@ -227,6 +236,7 @@ void AgentService::start(Pending p) {
     std::filesystem::remove(partial_reply_path(*file), ec);  // in the transcript now, or stale
     loaded = session_history(ctx);
     writer.emplace(std::move(*w));
+    entries = std::move(contents->entries);
   } else {
     store::TranscriptCreateOptions options;
     options.session_id = session_id;
@@ -238,7 +248,9 @@ void AgentService::start(Pending p) {
   }
   if (!entry) {
     // A new session is recorded at once (its transcript exists from now on).
-    if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", session_id}}); !up) return fail(up.error().message);
+    if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", session_id}, {"sessionStartedAt", s.clock.wall_ms()}}); !up) {
+      return fail(up.error().message);
+    }
     if (auto st = index.save(); !st) {
       // Without its index entry the new transcript would be unreachable: fail the turn visibly.
       index.remove(key);
@@ -262,12 +274,7 @@ void AgentService::start(Pending p) {
   in.engine->bootstrap(std::move(loaded));
   in.tools = std::move(*tools);
   in.workspace = spec->workspace;
-  // The run's own level, else the session's (/think), else the agent's default.
-  std::string thinking = p.request.thinking;
-  if (const store::SessionEntry* e = thinking.empty() ? index.get(key) : nullptr) {
-    if (const auto* level = e->field("thinkingLevel"); level && level->is_string()) thinking = level->get<std::string>();
-  }
-  in.thinking = thinking_from(thinking.empty() ? spec->thinking_default : thinking);
+  apply_session_state(key, p.request.thinking, entries, *writer, in);  // model + thinking (SS-3, AG-7)
   in.timeout_ms = spec->timeout_seconds * 1000;
   in.tool_env = process_environment();
   in.processes = &s.processes;
@@ -277,12 +284,15 @@ void AgentService::start(Pending p) {
   prompt.agent_name = spec->name;
   prompt.tools = prompt_tools(in.tools);
   prompt.workspace = spec->workspace;
-  prompt.context_files = load_bootstrap(spec->workspace, s.agents.bootstrap_max_chars, s.agents.bootstrap_total_max_chars).files;
+  BootstrapLoad bootstrap = load_bootstrap(spec->workspace, s.agents.bootstrap_max_chars, s.agents.bootstrap_total_max_chars);
+  prompt.context_files = bootstrap.files;
   prompt.os = runtime_os();
   prompt.model = in.model.provider + "/" + in.model.id;
-  prompt.thinking = std::string(llm::to_string(in.thinking));
+  prompt.thinking = "";  // volatile per session (/think): not in the cached prefix
   prompt.memory_citations = memory_settings.citations;
   in.system_prompt = build_system_prompt(prompt);
+  in.hooks.before_request = make_cache_trace_hook(s.config, s.state_dir, session_id, key, in.run_id, s.clock);  // CX-11
+  in.turn_context = turn_context_for(key, truncation_warning(s.agents.bootstrap_truncation_warning, bootstrap, key + ":" + session_id));
 
   ++s.running[static_cast<std::size_t>(p.request.lane)];
   auto sink = [this, key, user_sink = std::move(p.sink)](const RunEvent& e) {
@@ -315,6 +325,7 @@ void AgentService::finished(const std::string& key, const RunEvent& terminal) {
                                 {"inputTokens", terminal.usage.input},
                                 {"outputTokens", terminal.usage.output},
                                 {"totalTokens", terminal.usage.total_tokens}};
+    if (terminal.thinking_stepped_down) patch["thinkingLevel"] = terminal.thinking;  // AG-7: remember what works
     if (index.get(key) && index.upsert(key, patch)) schedule_index_save(terminal.agent_id);
     if (terminal.reset_session) (void)reset_session(key);  // CX-9: the context could not be made to fit
   }
@@ -418,7 +429,9 @@ Result<json> AgentService::reset_session(const std::string& session_key) {
                                   store::ArchiveReason::Reset, impl_->clock);
   if (!archived) return archived;
   const std::string new_id = ids::uuid_v4();
-  if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", new_id}}); !up) return up.error();
+  if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", new_id}, {"sessionStartedAt", impl_->clock.wall_ms()}}); !up) {
+    return up.error();
+  }
   if (auto st = index.save(); !st) return st.error();
   (*archived)["sessionId"] = new_id;
   return archived;
@@ -453,6 +466,12 @@ json AgentService::session_status(const std::string& session_key) {
   if (const store::SessionEntry* entry = index.get(key)) {
     out["sessionId"] = entry->session_id();
     if (const auto* level = entry->field("thinkingLevel"); level && level->is_string()) thinking = level->get<std::string>();
+    if (const auto* m = entry->field("modelOverride"); m && m->is_string()) {  // /model, sessions.patch
+      const auto* p = entry->field("providerOverride");
+      if (auto model = impl_->models.resolve((p && p->is_string() ? p->get<std::string>() + "/" : "") + m->get<std::string>())) {
+        out["model"] = model->provider + "/" + model->id;
+      }
+    }
     auto file = store::transcript_path(store::sessions_dir(impl_->state_dir, agent_id), entry->session_id());
     if (file && std::filesystem::exists(*file)) {
       if (auto contents = store::read_transcript(*file)) {
@@ -461,11 +480,14 @@ json AgentService::session_status(const std::string& session_key) {
     }
   }
   out["thinkingLevel"] = thinking;
+  out["running"] = active_run(key) != nullptr;
   return out;
 }
 
 Status AgentService::set_session_thinking(const std::string& session_key, const std::string& level) {
-  if (!thinking_level(level)) return Error{"INVALID_REQUEST", "unknown thinking level \"" + level + "\" (off|minimal|low|medium|high)"};
+  if (!thinking_level(level)) {
+    return Error{"INVALID_REQUEST", "unknown thinking level \"" + level + "\" (off|minimal|low|medium|high|xhigh)"};
+  }
   const std::string key = canonical_key(session_key);
   store::SessionIndex& index = index_for(store::agent_id_from_session_key(key));
   store::OrderedJson patch = {{"thinkingLevel", level}};
@@ -528,6 +550,24 @@ json AgentService::session_defaults(const std::string& agent_id) const {
     out["model"] = split == std::string::npos ? ref : ref.substr(split + 1);
   }
   return out;
+}
+
+// Accessors for agent_service_controls.cpp.
+const Clock& AgentService::clock() const { return impl_->clock; }
+const std::filesystem::path& AgentService::state_dir() const { return impl_->state_dir; }
+const json& AgentService::config() const { return impl_->config; }
+Result<llm::ModelSpec> AgentService::resolve_model(const std::string& ref) const { return impl_->models.resolve(ref); }
+std::string AgentService::agent_default_thinking(const std::string& agent_id) const {
+  const AgentSettings* a = impl_->agents.find(agent_id);
+  return (a ? *a : impl_->agents.default_agent()).thinking_default;
+}
+std::string AgentService::agent_primary_model(const std::string& agent_id) const {
+  const AgentSettings* a = impl_->agents.find(agent_id);
+  return (a ? *a : impl_->agents.default_agent()).model.primary;
+}
+AgentRun* AgentService::active_run(const std::string& key) const {
+  auto lane = impl_->lanes.find(key);
+  return lane == impl_->lanes.end() ? nullptr : lane->second.active.get();
 }
 
 }  // namespace pincer::agent

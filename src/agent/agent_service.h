@@ -41,11 +41,13 @@ struct SendRequest {
   std::string agent_id;      ///< "" = the agent named by the key, else the default agent
   std::string message;
   std::string run_id;        ///< the client's idempotencyKey
-  std::string thinking;      ///< "" = the agent's default; else off|minimal|low|medium|high
+  std::string thinking;      ///< "" = the agent's default; else off|minimal|low|medium|high|xhigh
   RunLane lane = RunLane::Main;
   /// Not a turn: compact the session (/compact, sessions.compact) with `message` as the user's
   /// instructions for the summary (may be empty). Waits on the session's lane like a turn.
   bool compact = false;
+  std::string channel = {};  ///< the chat platform the message came from ("" = a gateway client);
+                             ///< selects session.resetByChannel (SS-5)
 };
 
 /// What send() accepted.
@@ -109,13 +111,26 @@ class AgentService {
   Result<nlohmann::json> delete_session(const std::string& session_key);
   /// What `/status` shows of a session: {sessionKey (canonical), agentId, sessionId? (absent before
   /// the first turn), model ("provider/id", or "" when none resolves), modelError? (why not),
-  /// thinkingLevel (the session's, else the agent's default), messages (in the transcript)}.
+  /// thinkingLevel (the session's, else the agent's default), messages (in the transcript),
+  /// running (a run of the session is going on)}; model is the session's override when it has one.
   nlohmann::json session_status(const std::string& session_key);
   /// `/think LEVEL`: the thinking level of the session's next runs, kept in its sessions.json entry
   /// as "thinkingLevel" (OpenClaw's field); a run's own `thinking` still wins. The session is
   /// created when it has no entry yet. Errors: "INVALID_REQUEST" (not off|minimal|low|medium|high),
   /// index write errors ("IO_ERROR" …).
   Status set_session_thinking(const std::string& session_key, const std::string& level);
+  /// `sessions.patch` (OpenClaw's shape): `params` {label?, thinkingLevel?, model?}, `null` clears
+  /// a field (the agent's default applies again). `model` ("provider/id" or an alias) is kept as
+  /// OpenClaw's providerOverride/modelOverride and, when the session's run is still clean, switches
+  /// that run live (AG-6). Creates the session when it has no entry. Returns {ok, path, key,
+  /// entry, resolved:{modelProvider, model}, liveSwitch}. Errors: "INVALID_REQUEST" (a field Pincer
+  /// does not have, a wrong type, an unknown level, a model that does not resolve — the message
+  /// names it), index write errors.
+  Result<nlohmann::json> patch_session(const std::string& session_key, const nlohmann::json& params);
+  /// `sessions.preview` (OpenClaw's shape): for each key {key, status "ok"|"empty"|"missing"|
+  /// "error", items:[{role:"user"|"assistant", text}]} — the last `limit` user/assistant messages
+  /// with text, each cut to `max_chars` (20..800, "..." appended). Returns {ts, previews}.
+  nlohmann::json preview_sessions(const std::vector<std::string>& keys, int limit, int max_chars);
   /// `models.list` and `agents.list` payloads.
   nlohmann::json list_models() const;
   nlohmann::json list_agents() const;
@@ -155,6 +170,31 @@ class AgentService {
   void start(Pending pending);
   void finished(const std::string& key, const RunEvent& terminal);
   store::SessionIndex& index_for(const std::string& agent_id);
+
+  // Session controls (agent_service_controls.cpp) and what they borrow from the service.
+  const Clock& clock() const;
+  const std::filesystem::path& state_dir() const;
+  const nlohmann::json& config() const;
+  Result<llm::ModelSpec> resolve_model(const std::string& ref) const;
+  std::string agent_default_thinking(const std::string& agent_id) const;
+  std::string agent_primary_model(const std::string& agent_id) const;
+  AgentRun* active_run(const std::string& key) const;
+  /// SS-5: resets the session when its reset policy says it is stale (called by send()).
+  void reset_if_stale(const std::string& key, const std::string& channel);
+  /// SS-3 / AG-6 / AG-7 at the start of a run: the model and thinking level of the session
+  /// (request > sessions.json override > the transcript's last model_change/thinking_level_change >
+  /// agent default) into `in`. A model or level that differs from what the transcript last
+  /// recorded is appended to it (marked `origin: "pincer-session"`: such entries never act as the
+  /// fallback, so a cleared setting does not come back). An override naming a model that no
+  /// longer resolves is logged and skipped.
+  void apply_session_state(const std::string& key, const std::string& request_thinking,
+                           const std::vector<store::TranscriptEntry>& entries, store::TranscriptWriter& writer,
+                           RunInputs& in);
+  /// CX-4: RunInputs::turn_context of a run — each user message's time in
+  /// agents.defaults.userTimezone (offset taken at the run's start) or host time, and for the
+  /// current message the bootstrap truncation warning when there is one to give.
+  std::function<std::string(int64_t, bool)> turn_context_for(const std::string& key,
+                                                             const std::string& truncation_warning) const;
 
   std::unique_ptr<Impl> impl_;
 };

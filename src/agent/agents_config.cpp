@@ -71,7 +71,8 @@ std::optional<llm::ThinkingLevel> thinking_level(std::string_view word) {
   if (word == "minimal") return llm::ThinkingLevel::Minimal;
   if (word == "low") return llm::ThinkingLevel::Low;
   if (word == "medium") return llm::ThinkingLevel::Medium;
-  if (word == "high" || word == "xhigh") return llm::ThinkingLevel::High;
+  if (word == "high") return llm::ThinkingLevel::High;
+  if (word == "xhigh") return llm::ThinkingLevel::XHigh;
   return std::nullopt;
 }
 

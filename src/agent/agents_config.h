@@ -87,8 +87,8 @@ Result<AgentsConfig> resolve_agents(const nlohmann::json& effective, const std::
 /// else gives an empty choice. `has_fallbacks` (optional) says whether fallbacks were given.
 ModelChoice parse_model_choice(const nlohmann::json& value, bool* has_fallbacks = nullptr);
 
-/// Thinking level of a config/directive word: off|minimal|low|medium|high; "xhigh" maps to High
-/// (the strongest level providers take today, AG-7 step-down). nullopt for anything else.
+/// Thinking level of a config/directive word: off|minimal|low|medium|high|xhigh (AG-7; a level a
+/// provider rejects is stepped down at run time, see thinking_levels.h). nullopt for anything else.
 std::optional<llm::ThinkingLevel> thinking_level(std::string_view word);
 
 }  // namespace pincer::agent

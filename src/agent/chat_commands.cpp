@@ -63,8 +63,21 @@ CommandReply models(CommandContext& c, const std::string& arg) {
   const json list = c.agents.list_models();
   std::string text;
   if (!arg.empty()) {
-    text = "Switching the model per session is not available yet; set agents.defaults.model.primary "
-           "(pincer config set) instead.\n";
+    // AG-6: the session's model from now on; the running reply switches too while it is clean.
+    auto r = arg == "default" || arg == "reset" ? c.agents.patch_session(c.session_key, json{{"model", nullptr}})
+                                                : c.agents.patch_session(c.session_key, json{{"model", arg}});
+    if (!r) {
+      std::string why = r.error().message;
+      if (why.rfind("sessions.patch: model: ", 0) == 0) why = why.substr(23);
+      return {"⚠️ " + why + " (/model lists the models)", false};
+    }
+    const json& resolved = (*r)["resolved"];
+    const std::string id = resolved["model"].is_string()
+                               ? resolved.value("modelProvider", "") + "/" + resolved.value("model", "")
+                               : std::string("(none)");
+    if (r->value("liveSwitch", false)) return {"Model: `" + id + "` (the reply in progress switched too)."};
+    const bool busy = c.agents.session_status(c.session_key).value("running", false);
+    return {"Model: `" + id + "`" + (busy ? " from the next message (the reply in progress keeps its model)." : ".")};
   }
   const std::string current = c.agents.session_status(c.session_key).value("model", "");
   text += "Models:";
@@ -73,13 +86,13 @@ CommandReply models(CommandContext& c, const std::string& arg) {
     text += "\n  " + id + (id == current ? " (this session)" : "");
   }
   if (list.value("models", json::array()).empty()) text += " none configured (pincer onboard adds a provider)";
-  return {text, arg.empty()};
+  return {text};
 }
 
 CommandReply think(CommandContext& c, const std::string& arg) {
   if (arg.empty()) {
     return {"Thinking: " + c.agents.session_status(c.session_key).value("thinkingLevel", "off") +
-            " (set it with /think off|minimal|low|medium|high)"};
+            " (set it with /think off|minimal|low|medium|high|xhigh)"};
   }
   if (auto st = c.agents.set_session_thinking(c.session_key, lower(arg)); !st) return {"⚠️ " + st.error().message, false};
   return {"Thinking: " + lower(arg)};
@@ -104,8 +117,8 @@ const std::vector<ChatCommand>& chat_commands() {
       {"reset", {}, "", "the same as /new"},
       {"stop", {"abort"}, "", "stop the running reply (and drop queued messages)"},
       {"status", {}, "", "agent, session, message count, model and thinking level"},
-      {"model", {"models"}, "", "list the models"},
-      {"think", {}, "LEVEL", "off|minimal|low|medium|high for this session's next replies"},
+      {"model", {"models"}, "[NAME]", "list the models, or switch this session to NAME (`default` = the agent's)"},
+      {"think", {}, "LEVEL", "off|minimal|low|medium|high|xhigh for this session's next replies"},
       {"agents", {}, "", "list the agents"},
       {"compact", {}, "[INSTRUCTIONS]", "summarise the older part of this session now (what to keep: INSTRUCTIONS)"},
       {"agent", {}, "NAME", "talk to another agent", /*terminal_only=*/true},

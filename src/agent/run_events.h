@@ -45,6 +45,10 @@ struct RunEvent {
   /// Error: the session's context could not be made to fit (CX-9: after the overflow
   /// compactions and the tool-result cut); the service resets the session, `error` says so.
   bool reset_session = false;
+  /// Terminal events: the thinking level the run ended with, and whether the provider rejected the
+  /// requested one so that it was stepped down (AG-7; the session keeps the lower level).
+  std::string thinking;
+  bool thinking_stepped_down = false;
   int64_t ts = 0;    ///< wall ms
 };
 

@@ -270,7 +270,7 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
                                     {channel->id(), channel->account_id(), last.chat_id, last.thread_id, run_id},
                                     stream_settings_from_json(config_, channel->id(), channel->account_id(),
                                                               channel->capabilities()));
-  auto accepted = agents_.send({session_key, q.agent_id, text, run_id, "", agent::RunLane::Main},
+  auto accepted = agents_.send({session_key, q.agent_id, text, run_id, "", agent::RunLane::Main, last.channel},
                                [this, run_id, session_key, stream](const agent::RunEvent& e) {
                                  using K = agent::RunEvent::Kind;
                                  const bool dropped = superseded_.count(run_id) > 0;

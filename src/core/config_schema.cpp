@@ -374,6 +374,11 @@ Node agent_defaults() {
                                    .doc("Thinking level of runs that ask for none (AG-7); only "
                                         "used with models that have `reasoning: true`. A level "
                                         "the provider rejects is stepped down.")),
+      field("userTimezone", string().default_note("the host's time zone").doc(
+                                "IANA time zone of the user (`Europe/Berlin`), for the current time the "
+                                "agent is told each turn (in the turn context after the cached "
+                                "prompt prefix, CX-4). A name this host has no zone file for is "
+                                "logged and host time is used.")),
       field("timeoutSeconds", integer().min(1).def(600).doc(
                                   "Longest an agent run may take, in seconds; then it is aborted "
                                   "and the partial reply kept.")),
@@ -535,6 +540,24 @@ Node logging_section() {
 
 // ---- session, bindings, channels (RT-1..RT-4, CH-3, CH-4; src/routing/, src/delivery/) --------
 
+// One automatic reset rule of `session.reset`, `resetByType.*`, `resetByChannel.*` (SS-5;
+// OpenClaw src/config/sessions/reset-policy.ts).
+Node session_reset_rule(std::string what) {
+  return object({
+             field("mode", one_of({"none", "daily", "idle"}).doc(
+                               "`daily` = a session started before the last `atHour`:00 starts over "
+                               "with the next message; `idle` = only `idleMinutes` counts; `none` = "
+                               "never. Default `daily` when this block is given (a type or channel "
+                               "block inherits the base mode).")),
+             field("atHour", integer().min(0).max(23).doc(
+                                 "Hour of the daily reset, host time (default 4).")),
+             field("idleMinutes", integer().min(0).doc(
+                                      "A session idle longer than this starts over with the next "
+                                      "message (0 = no idle reset).")),
+         })
+      .doc(std::move(what));
+}
+
 Node session_section() {
   return object({
       field("dmScope", one_of({"main", "per-peer", "per-channel-peer", "per-account-channel-peer"})
@@ -555,6 +578,18 @@ Node session_section() {
                                  "`{\"alice\": [\"telegram:123\", \"discord:456\"]}` makes both "
                                  "`agent:<id>:direct:alice`. Ids are `<channel>:<peer id>` or a bare "
                                  "peer id.")),
+      field("reset", session_reset_rule(
+                         "Automatic session resets (SS-5), checked when a message arrives (no timer): "
+                         "the old transcript is archived as `<id>.jsonl.reset.<time>`, as `/new` does. "
+                         "Not set = sessions never reset by themselves.")),
+      field("resetByType", object({
+                               field("direct", session_reset_rule("Direct-message sessions.")),
+                               field("group", session_reset_rule("Group and channel sessions.")),
+                               field("thread", session_reset_rule("Thread and forum-topic sessions.")),
+                           }).doc("`reset` overridden per kind of session (fields not given come from `reset`).")),
+      field("resetByChannel", map_of(session_reset_rule("The rule for messages from this channel.")).doc(
+                                  "`reset` replaced per channel id (`telegram`, `irc`, …): wins over "
+                                  "`reset` and `resetByType` for messages from that channel.")),
   }).doc("How messages map onto sessions.");
 }
 
@@ -781,6 +816,21 @@ Node build_root() {
       field("logging", logging_section()),
       field("session", session_section()),
       field("messages", messages_section()),
+      field("diagnostics", object({
+                               field("cacheTrace", object({
+                                   field("enabled", boolean().def(false).doc(
+                                                        "Write a record of every model call's context "
+                                                        "(digests and sizes of the system prompt, the "
+                                                        "tool schemas and each message, where it first "
+                                                        "differs from the session's previous call) to "
+                                                        "`<state>/cache-trace/<sessionId>.jsonl`, to "
+                                                        "explain prompt-cache misses (CX-11).")),
+                                   field("maxFileBytes", integer().min(4096).def(4194304).doc(
+                                                             "A trace file larger than this is moved "
+                                                             "to `….jsonl.1` (one kept) before the next "
+                                                             "record.")),
+                               }).doc("Prompt-cache trace (CX-11); off by default.")),
+                           }).doc("Diagnostics for operators.")),
       field("bindings", array_of(binding_entry()).doc(
                             "Which agent answers which channel, account, conversation, server or "
                             "team (RT-3).")),

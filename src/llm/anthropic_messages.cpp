@@ -1,6 +1,7 @@
 // Anthropic Messages (streaming): request building and stream decoding. See the header.
 #include "llm/anthropic_messages.h"
 
+#include <optional>
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -34,6 +35,7 @@ int64_t thinking_budget(ThinkingLevel level) {
     case ThinkingLevel::Low: return 2048;
     case ThinkingLevel::Medium: return 8192;
     case ThinkingLevel::High: return 16384;
+    case ThinkingLevel::XHigh: return 32768;
     case ThinkingLevel::Off: break;
   }
   return 0;
@@ -113,18 +115,33 @@ json tool_result_block(const ModelSpec& model, const ToolResultMessage& m) {
   return block;
 }
 
-/// Adds cache_control to the last block of the last message when it is a user message.
-void mark_cache_point(json& messages) {
-  if (messages.empty() || messages.back()["role"] != "user") return;
-  json& content = messages.back()["content"];
+/// Adds cache_control to the last block of messages[index] that may carry one (thinking blocks
+/// may not).
+void mark_cache_point(json& messages, std::size_t index) {
+  if (index >= messages.size()) return;
+  json& content = messages[index]["content"];
   if (content.is_string()) content = json::array({{{"type", "text"}, {"text", content.get<std::string>()}}});
-  if (!content.empty()) content.back()["cache_control"] = {{"type", "ephemeral"}};
+  for (auto it = content.rbegin(); it != content.rend(); ++it) {
+    const std::string type = it->value("type", "");
+    if (type == "thinking" || type == "redacted_thinking") continue;
+    (*it)["cache_control"] = {{"type", "ephemeral"}};
+    return;
+  }
 }
 
 json build_messages(const ModelSpec& model, const Context& context) {
   json out = json::array();
   const std::vector<Message> history = prepare_history(model, context.messages, map_tool_id);
+  // Prompt-cache breakpoints (with the tools' and the system prompt's: Anthropic's limit of 4):
+  // the end of the history before the latest user message, whose prefix the next turns repeat
+  // byte for byte, and the last message (the tool loop of this turn).
+  std::size_t last_user = history.size();
   for (std::size_t i = 0; i < history.size(); ++i) {
+    if (std::holds_alternative<UserMessage>(history[i])) last_user = i;
+  }
+  std::optional<std::size_t> anchor;
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    if (i == last_user && !out.empty()) anchor = out.size() - 1;
     if (const auto* u = std::get_if<UserMessage>(&history[i])) {
       add_user(model, *u, out);
     } else if (const auto* a = std::get_if<AssistantMessage>(&history[i])) {
@@ -138,7 +155,10 @@ json build_messages(const ModelSpec& model, const Context& context) {
       out.push_back({{"role", "user"}, {"content", std::move(results)}});
     }
   }
-  mark_cache_point(out);
+  if (anchor) mark_cache_point(out, *anchor);
+  if (!out.empty() && out.back()["role"] == "user" && (!anchor || *anchor != out.size() - 1)) {
+    mark_cache_point(out, out.size() - 1);
+  }
   return out;
 }
 
@@ -149,6 +169,7 @@ json build_tools(const std::vector<ToolDefinition>& tools) {
     if (!schema.contains("type")) schema["type"] = "object";
     out.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", std::move(schema)}});
   }
+  if (!out.empty()) out.back()["cache_control"] = {{"type", "ephemeral"}};  // tools come first in the prefix
   return out;
 }
 

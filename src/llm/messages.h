@@ -121,6 +121,7 @@ struct ModelSpec {
 };
 
 /// Thinking effort requested for a call: off | minimal | low | medium | high.
-enum class ThinkingLevel { Off, Minimal, Low, Medium, High };
+/// AG-7, in increasing order (step_down() walks it backwards).
+enum class ThinkingLevel { Off, Minimal, Low, Medium, High, XHigh };
 
 }  // namespace pincer::llm

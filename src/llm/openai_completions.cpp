@@ -114,6 +114,9 @@ json build_body(const ModelSpec& model, const Context& context, const RequestOpt
             {"stream", true},
             {"stream_options", {{"include_usage", true}}}};
   if (is_openai_host(model)) body["store"] = false;
+  // OpenAI routes requests with the same key to the same prompt cache (other servers may reject
+  // unknown fields, so only for OpenAI's own API).
+  if (is_openai_host(model) && !options.session_id.empty()) body["prompt_cache_key"] = options.session_id;
   body[is_openai_host(model) ? "max_completion_tokens" : "max_tokens"] = options.max_tokens.value_or(model.max_tokens);
   if (!context.tools.empty()) {
     json tools = json::array();

@@ -37,6 +37,7 @@ std::string_view to_string(ThinkingLevel level) {
     case ThinkingLevel::Low: return "low";
     case ThinkingLevel::Medium: return "medium";
     case ThinkingLevel::High: return "high";
+    case ThinkingLevel::XHigh: return "xhigh";
   }
   return "off";
 }

@@ -102,7 +102,7 @@ const ProviderApi* find_api(std::string_view api);
 /// Names of all known APIs.
 std::vector<std::string_view> api_names();
 
-std::string_view to_string(ThinkingLevel level);  ///< "off" | "minimal" | "low" | "medium" | "high"
+std::string_view to_string(ThinkingLevel level);  ///< "off" | "minimal" | "low" | "medium" | "high" | "xhigh"
 
 // =============================================================================================
 // Building blocks for API implementations

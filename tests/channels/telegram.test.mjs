@@ -73,7 +73,7 @@ before(async () => {
   writeFileSync(path.join(home, 'pincer.json'), `{
   gateway: { auth: { token: 'telegram-test-gateway-token-0123456789' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
-    models: [ { id: 'mock-model' } ] } } },
+    models: [ { id: 'mock-model' }, { id: 'mock-two' } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
   bindings: [ { agentId: 'work', match: { channel: 'telegram', peer: { kind: 'group', id: '${WORK_GROUP}' } } },
               { agentId: 'work', match: { channel: 'telegram', peer: { kind: 'group', id: '${FORUM}:topic:42' } } } ],
@@ -257,6 +257,21 @@ test('interrupt: a new message aborts the busy run and only it is answered', asy
   const msgs = await botMessages(owner);
   assert.equal(replies(msgs, 'OLD REPLY').length, 0, 'the interrupted run must not answer');
   assert.equal(replies(msgs, 'NEW REPLY ONLY').length, 1);
+});
+
+test('/model switches the chat\'s session to another model from the next message (AG-6), /model default undoes it', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner', userName: 'owner' });
+  await owner.sendMessage(owner.makeMessage('/model mock/mock-two'));
+  await waitFor(owner, (m) => replies(m, 'mock/mock-two').length > 0, 'the /model confirmation');
+  await mockCall('/__mock/reset', {});
+  await owner.sendMessage(owner.makeMessage('which model? ECHO:tg-model'));
+  await waitFor(owner, (m) => replies(m, '[tg-model]').length > 0, 'the reply after /model');
+  const body = (r) => (typeof r.body === 'string' ? JSON.parse(r.body) : r.body);
+  const calls = (await mockCall('/__mock/requests')).filter((r) => body(r) && body(r).messages);
+  assert.ok(calls.length > 0, 'no model call');
+  assert.equal(body(calls[calls.length - 1]).model, 'mock-two');
+  await owner.sendMessage(owner.makeMessage('/model default'));
+  await waitFor(owner, (m) => replies(m, 'mock/mock-model').length > 0, 'the /model default confirmation');
 });
 
 test('webhook mode: updates arrive by POST, and the same update twice is answered once', async () => {

@@ -63,7 +63,8 @@ async function waitForRequests(n, ms = 20000) {
 /// The texts of the user messages of a recorded Chat Completions request.
 function userTexts(request) {
   return request.body.messages.filter((m) => m.role === 'user')
-    .map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => b.text ?? '').join('')));
+    .map((m) => (typeof m.content === 'string' ? m.content
+      : m.content.filter((b) => !String(b.text ?? '').startsWith('[Turn context]')).map((b) => b.text ?? '').join('')));
 }
 
 before(async () => {

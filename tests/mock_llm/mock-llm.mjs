@@ -564,6 +564,31 @@ function errorBody(api, kind, status, ctx, message) {
   return { error: { message: message ?? msg, type, param, code } };
 }
 
+// --reject-thinking LEVELS: the request's reasoning level is refused with the provider's real 400
+// (OpenAI: code "unsupported_value" naming the param and the supported values; Anthropic: an
+// invalid_request_error about thinking, for any budget when the list holds "all").
+const EFFORTS = ["minimal", "low", "medium", "high", "xhigh"];
+function thinkingRejection(api, body, rejected) {
+  if (!rejected || !rejected.length) return null;
+  const supported = EFFORTS.filter((e) => !rejected.includes(e));
+  const list = supported.map((e) => `'${e}'`);
+  const listText = list.length > 1 ? `${list.slice(0, -1).join(", ")}, and ${list[list.length - 1]}` : list.join("");
+  const openai = (param, value) => ({
+    error: {
+      message: `Unsupported value: '${param}' does not support '${value}' with this model. Supported values are: ${listText}.`,
+      type: "invalid_request_error", param, code: "unsupported_value",
+    },
+  });
+  if (api === "chat" && typeof body.reasoning_effort === "string" && rejected.includes(body.reasoning_effort)) {
+    return openai("reasoning_effort", body.reasoning_effort);
+  }
+  if (api === "responses" && body.reasoning && rejected.includes(body.reasoning.effort)) return openai("reasoning.effort", body.reasoning.effort);
+  if (api === "anthropic" && body.thinking && (rejected.includes("all") || rejected.includes(String(body.thinking.budget_tokens)))) {
+    return { type: "error", error: { type: "invalid_request_error", message: `thinking: this model does not support extended thinking with budget_tokens ${body.thinking.budget_tokens}` }, request_id: `req_${rid()}` };
+  }
+  return null;
+}
+
 function sendJson(res, status, obj, headers = {}) {
   const body = JSON.stringify(obj);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
@@ -948,7 +973,7 @@ const ROUTES = {
 
 /**
  * Creates a mock server (not yet listening). options: {apiKey, log, script: [...], models: [...],
- * reply, delayMs, validate}. Returns {server, state, listen(port) -> Promise<port>, close()}.
+ * reply, delayMs, validate, rejectThinking: [...]}. Returns {server, state, listen(port) -> Promise<port>, close()}.
  */
 function embeddingsApi(path) {
   if (path === "/v1/embeddings" || path === "/embeddings") return "openai";
@@ -979,6 +1004,7 @@ export function createMockLlm(options = {}) {
     validate: options.validate ?? true,
     contextWindow: Number(options.contextWindow ?? 0),
     failSystem: options.failSystem ?? null,
+    rejectThinking: options.rejectThinking ?? [],
   };
   const state = { requests: [], script: [...(options.script ?? [])], once: new Set(), seq: 0, embed: { dims: 64, delayMs: 0, status: 0 } };
 
@@ -1003,6 +1029,12 @@ export function createMockLlm(options = {}) {
     const auth = checkAuth(api, req, opts.apiKey);
     if (auth) return fail("auth", 401, auth.message);
     if (api === "anthropic" && !req.headers["anthropic-version"]) return fail("invalid_request", 400, "anthropic-version: header is required");
+    const rejected = thinkingRejection(api, body, opts.rejectThinking);
+    if (rejected) {
+      entry.status = 400;
+      entry.outcome = "error";
+      return sendJson(res, 400, rejected, api === "anthropic" ? { "request-id": `req_${rid()}` } : { "x-request-id": `req_${rid()}` });
+    }
     const invalid = opts.validate ? VALIDATE[api](body) : null;
     if (invalid) {
       entry.validationError = invalid;
@@ -1270,7 +1302,7 @@ export function createMockLlm(options = {}) {
 
 const USAGE = `usage: node mock-llm.mjs [--port N] [--script file.json] [--api-key KEY] [--log file.jsonl]
                          [--model ID]... [--reply TEXT] [--delay-ms N] [--no-validate]
-                         [--context-window N] [--fail-system TEXT]`;
+                         [--context-window N] [--fail-system TEXT] [--reject-thinking LEVEL,...]`;
 
 function parseArgs(argv) {
   const o = { port: Number(process.env.MOCK_LLM_PORT ?? 0), models: [], validate: true };
@@ -1292,6 +1324,7 @@ function parseArgs(argv) {
       case "--no-validate": o.validate = false; break;
       case "--context-window": o.contextWindow = Number(need()); break;
       case "--fail-system": o.failSystem = need(); break;
+      case "--reject-thinking": o.rejectThinking = need().split(",").filter(Boolean); break;
       case "--host": if (need() !== HOST) throw new Error("mock-llm binds 127.0.0.1 only"); break;
       case "-h": case "--help": console.log(USAGE); process.exit(0); break;
       default: throw new Error(`unknown argument ${argv[i]}`);

@@ -80,7 +80,11 @@ std::string text_of(const json& message) {
   if (message["content"].is_string()) return message["content"].get<std::string>();
   std::string out;
   if (message["content"].is_array()) {
-    for (const auto& block : message["content"]) out += block.value("text", "");
+    for (const auto& block : message["content"]) {
+      // (the time block each user message carries in a request: RunInputs::turn_context)
+      if (block.value("text", "").rfind("[Turn context]", 0) == 0) continue;
+      out += block.value("text", "");
+    }
   }
   return out;
 }

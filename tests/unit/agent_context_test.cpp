@@ -331,7 +331,7 @@ TEST(AgentsConfig, ParseModelChoiceAndThinkingLevel) {
   EXPECT_EQ(thinking_level("low"), llm::ThinkingLevel::Low);
   EXPECT_EQ(thinking_level("medium"), llm::ThinkingLevel::Medium);
   EXPECT_EQ(thinking_level("high"), llm::ThinkingLevel::High);
-  EXPECT_EQ(thinking_level("xhigh"), llm::ThinkingLevel::High);
+  EXPECT_EQ(thinking_level("xhigh"), llm::ThinkingLevel::XHigh);
   EXPECT_EQ(thinking_level("max"), std::nullopt);
 }
 

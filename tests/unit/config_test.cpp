@@ -367,7 +367,7 @@ TEST(ConfigValidate, UnknownKey) {
             "gateway.prot: unknown key (expected one of "
             "port|bind|customBindHost|auth|trustedProxies|controlUi|reload)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
-            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|logging|session|messages|bindings|channels|meta)");
+            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|logging|session|messages|diagnostics|bindings|channels|meta)");
 }
 
 TEST(ConfigValidate, KeysThatAreNotIdentifiersAreQuotedInPaths) {
@@ -494,7 +494,7 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"
             "logging.level: expected one of trace|debug|info|warn|error|off, got \"loud\"\n"
-            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|logging|session|messages|bindings|channels|meta)");
+            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|logging|session|messages|diagnostics|bindings|channels|meta)");
   EXPECT_EQ(validate(doc).error().code, "CONFIG_INVALID");
 }
 
@@ -523,7 +523,8 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
                               "bootstrapTruncationWarning": "once"}},
       "tools": {"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000}},
       "logging": {"level": "info", "file": "", "consoleStyle": "pretty"},
-      "messages": {"queue": {"mode": "collect", "debounceMs": 1000, "cap": 20, "drop": "summarize"}}})"));
+      "messages": {"queue": {"mode": "collect", "debounceMs": 1000, "cap": 20, "drop": "summarize"}},
+      "diagnostics": {"cacheTrace": {"enabled": false, "maxFileBytes": 4194304}}})"));
 }
 
 TEST(ConfigDefaults, GivenValuesAreKept) {
@@ -566,7 +567,7 @@ TEST(ConfigDefaults, DefaultsAreValid) {
 }
 
 TEST(ConfigDefaults, WrongTypesAreLeftAsTheyAre) {
-  json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q"})");
+  json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q", "diagnostics": 2})");
   EXPECT_EQ(with_defaults(doc), doc);
 }
 

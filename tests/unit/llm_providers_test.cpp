@@ -300,6 +300,7 @@ TEST(LlmProviders, CompletionsRequest) {
       {"role":"user","content":[{"type":"text","text":"And this?"},
                                 {"type":"image_url","image_url":{"url":"data:image/png;base64,aGVsbG8="}}]}],
     "stream":true,"stream_options":{"include_usage":true},"store":false,"max_completion_tokens":1000,
+    "prompt_cache_key":"sess-1",
     "tools":[{"type":"function","function":{"name":"get_weather","description":"Current weather","parameters":null}}],
     "reasoning_effort":"medium"})");
   want["tools"][0]["function"]["parameters"] = kWeatherSchema;
@@ -414,10 +415,11 @@ TEST(LlmProviders, AnthropicRequest) {
         {"type":"thinking","thinking":"User wants weather.","signature":"EqQBsig"},
         {"type":"text","text":"Checking."},
         {"type":"tool_use","id":"toolu_01","name":"get_weather","input":{"city":"Paris"}}]},
-      {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"18C, sunny","is_error":false}]},
+      {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"18C, sunny","is_error":false,
+        "cache_control":{"type":"ephemeral"}}]},
       {"role":"user","content":[{"type":"text","text":"And this?"},
         {"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGVsbG8="},"cache_control":{"type":"ephemeral"}}]}],
-    "tools":[{"name":"get_weather","description":"Current weather","input_schema":null}],
+    "tools":[{"name":"get_weather","description":"Current weather","input_schema":null,"cache_control":{"type":"ephemeral"}}],
     "thinking":{"type":"enabled","budget_tokens":8192}})");
   want["tools"][0]["input_schema"] = kWeatherSchema;
   EXPECT_EQ(json::parse(req.body), want);

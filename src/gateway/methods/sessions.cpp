@@ -1,5 +1,5 @@
 // Session, model and agent listing methods (GW-7): sessions.list, sessions.reset,
-// sessions.delete, sessions.compact, models.list, agents.list.
+// sessions.delete, sessions.compact, sessions.patch, sessions.preview, models.list, agents.list.
 #include "agent/agent_service.h"
 #include "core/redact.h"
 #include "gateway/gateway.h"
@@ -125,6 +125,44 @@ MethodResult sessions_compact(MethodContext& ctx) {
   });
   if (!accepted) return RpcError::invalid(accepted.error().message);
   return Deferred{};
+/// `sessions.patch {key, label?, thinkingLevel?, model?}` (null clears) → `{ok, path, key, entry,
+/// resolved:{modelProvider, model}, liveSwitch}` (AgentService::patch_session).
+MethodResult sessions_patch(MethodContext& ctx) {
+  const json& params = ctx.request.params;
+  if (!params.is_object()) return invalid_params("sessions.patch", "must be object");
+  std::string key = params.contains("key") && params["key"].is_string() ? params["key"].get<std::string>() : "";
+  if (key.empty() && params.contains("sessionKey") && params["sessionKey"].is_string()) key = params["sessionKey"];
+  if (key.empty()) return invalid_params("sessions.patch", "must have required property 'key'");
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  auto r = agents->patch_session(key, params);
+  if (!r) {
+    if (r.error().code == "INVALID_REQUEST") return RpcError::invalid(r.error().message);
+    return RpcError::unavailable(r.error().message);
+  }
+  return std::move(*r);
+}
+
+/// `sessions.preview {keys[≥1], limit? (12), maxChars? (240, ≥20)}` → `{ts, previews:[{key, status,
+/// items:[{role, text}]}]}` (AgentService::preview_sessions).
+MethodResult sessions_preview(MethodContext& ctx) {
+  Params p("sessions.preview", ctx.request.params);
+  if (auto e = p.only({"keys", "limit", "maxChars"})) return *e;
+  int64_t limit = 12, max_chars = 240;
+  if (auto e = p.integer("limit", limit, 1, 1000)) return *e;
+  if (auto e = p.integer("maxChars", max_chars, 20, 100000)) return *e;
+  const json& params = ctx.request.params;
+  if (!params.contains("keys") || !params["keys"].is_array() || params["keys"].empty()) {
+    return invalid_params("sessions.preview", "must have required property 'keys' (a non-empty array)");
+  }
+  std::vector<std::string> keys;
+  for (const auto& k : params["keys"]) {
+    if (!k.is_string()) return invalid_params("sessions.preview", "keys must be strings");
+    if (!k.get<std::string>().empty()) keys.push_back(k.get<std::string>());
+  }
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  return agents->preview_sessions(keys, static_cast<int>(limit), static_cast<int>(max_chars));
 }
 
 MethodResult models_list(MethodContext& ctx) {
@@ -148,6 +186,8 @@ void register_session_methods(MethodRegistry& registry) {
   registry.add({"sessions.reset", sessions_reset});
   registry.add({"sessions.delete", sessions_delete});
   registry.add({"sessions.compact", sessions_compact});
+  registry.add({"sessions.patch", sessions_patch});
+  registry.add({"sessions.preview", sessions_preview});
   registry.add({"models.list", models_list});
   registry.add({"agents.list", agents_list});
 }
