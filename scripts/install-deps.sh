@@ -12,6 +12,7 @@ PACKAGES=(
   libboost1.81-dev                         # Asio + Beast (header-only use)
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libsodium-dev libssl-dev
   libedit-dev                              # line editing in `pincer chat` (BSD licence)
+  bubblewrap                               # the tool sandbox (agents.defaults.sandbox, src/tools/sandbox/)
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   procps                                   # ps/pgrep used by tests and make bench

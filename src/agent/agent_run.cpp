@@ -340,7 +340,8 @@ void AgentRun::run_next_tool() {
   std::optional<std::string> denied;
   if (in_.hooks.before_tool_call) denied = in_.hooks.before_tool_call(call);
   auto work = [tool, call, output, denied, flag = cancel_flag_, workspace = in_.workspace, env = in_.tool_env,
-               timeout = in_.exec_timeout_ms, processes = in_.processes] {
+               timeout = in_.exec_timeout_ms, processes = in_.processes, exec_cap = in_.exec_max_output_chars,
+               sandbox = in_.sandbox, config = in_.config] {
     if (denied) {
       *output = tools::ToolOutput::error(*denied);
       return;
@@ -355,6 +356,9 @@ void AgentRun::run_next_tool() {
     ctx.env = env;
     ctx.default_timeout_ms = timeout;
     ctx.processes = processes;
+    ctx.exec_max_output_chars = exec_cap;
+    ctx.sandbox = sandbox;
+    ctx.config = config;
     *output = tools::invoke_tool(*tool, call.arguments, ctx);
   };
   tool_running_ = true;

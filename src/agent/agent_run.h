@@ -64,6 +64,9 @@ struct RunInputs {
   int64_t exec_timeout_ms = 1'800'000;
   std::map<std::string, std::string> tool_env;  ///< base environment for exec (scrubbed by the tool)
   tools::ProcessTable* processes = nullptr;     ///< background exec sessions (owned by the service)
+  std::size_t exec_max_output_chars = 0;        ///< tools.exec.maxOutputChars (0 = the tools' default)
+  std::shared_ptr<const tools::sandbox::Settings> sandbox;  ///< set when this session is sandboxed (TL-5)
+  std::shared_ptr<const nlohmann::json> config;  ///< the config the run started with (web tools)
   RunHooks hooks;
 };
 

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agents_config.h"
+#include "agent/run_tool_settings.h"
 #include "agent/model_registry.h"
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
@@ -304,6 +305,7 @@ void AgentService::start(Pending p) {
   in.timeout_ms = spec->timeout_seconds * 1000;
   in.tool_env = process_environment();
   in.processes = &s.processes;
+  if (auto st = apply_tool_settings(in, s.config); !st) return fail(st.error().message);  // exec limits, sandbox
   SystemPromptInput prompt;
   prompt.agent_id = spec->id;
   prompt.agent_name = spec->name;

@@ -42,6 +42,9 @@ namespace pincer::tools {
 
 struct SpawnOptions {
   std::string command;                   ///< run as `/bin/sh -c command`
+  /// When non-empty: the shell runs inside this wrapper, i.e. `wrapper... /bin/sh -c command` is
+  /// executed, wrapper[0] being an absolute path (the sandbox, tools/sandbox/sandbox.h).
+  std::vector<std::string> wrapper;
   std::filesystem::path cwd;             ///< must exist
   int cwd_fd = -1;  ///< when >= 0: the same directory as a descriptor (O_PATH is fine), entered with
                     ///< fchdir instead of by path; the caller keeps it open until spawn() returns
