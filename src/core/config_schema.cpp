@@ -501,7 +501,8 @@ Node tools_section() {
                            .doc("Base tool set offered to agents, by OpenClaw's profile lists. "
                                 "With the tools Pincer has today: `minimal` (no tool), `coding` "
                                 "(read, write, edit, apply_patch, exec, process, web_fetch, "
-                                "web_search), `messaging` (no tool), `full` (every tool). "
+                                "web_search), `messaging` (no tool), `full` (read, write, edit, "
+                                "apply_patch, exec, process, web_fetch, web_search). "
                                 "OpenClaw's sessions and memory tools join the profiles that "
                                 "list them when Pincer has them.")),
       field("allow", array_of(string()).doc(
@@ -521,23 +522,23 @@ Node tools_section() {
             }).doc("The `exec` shell tool.")),
       field("web", object({
                        field("fetch", object({
-                           field("enabled", boolean().def(true).doc("`false`: `web_fetch` refuses.")),
-                           field("maxChars", integer().min(100).def(20000).doc(
+                           field("enabled", boolean().default_note("`true`").doc("`false`: `web_fetch` refuses.")),
+                           field("maxChars", integer().min(100).default_note("`20000`").doc(
                                                  "Characters of text `web_fetch` returns when the "
                                                  "model gives no `maxChars`.")),
-                           field("maxCharsCap", integer().min(100).def(20000).doc(
+                           field("maxCharsCap", integer().min(100).default_note("`20000`").doc(
                                                     "Upper bound of the model's `maxChars`.")),
-                           field("maxResponseBytes", integer().min(32000).max(10000000).def(750000).doc(
+                           field("maxResponseBytes", integer().min(32000).max(10000000).default_note("`750000`").doc(
                                                          "Most response bytes downloaded; the rest "
                                                          "is not read.")),
-                           field("timeoutSeconds", integer().min(1).def(30).doc(
+                           field("timeoutSeconds", integer().min(1).default_note("`30`").doc(
                                                        "Longest a fetch may take, redirects "
                                                        "included.")),
-                           field("maxRedirects", integer().min(0).max(20).def(3).doc(
+                           field("maxRedirects", integer().min(0).max(20).default_note("`3`").doc(
                                                      "Redirects followed; each hop is checked again.")),
                            field("userAgent", string().doc("User-Agent header of the requests.")),
                            field("ssrfPolicy", object({
-                               field("dangerouslyAllowPrivateNetwork", boolean().def(false).doc(
+                               field("dangerouslyAllowPrivateNetwork", boolean().default_note("`false`").doc(
                                    "Allow loopback, private and link-local targets (checked on the "
                                    "resolved addresses, so DNS cannot point a public name at them).")),
                                field("allowedHostnames", array_of(string()).doc(
@@ -546,13 +547,13 @@ Node tools_section() {
                            }).doc("Which network targets `web_fetch` may reach.")),
                        }).doc("The `web_fetch` tool.")),
                        field("search", object({
-                           field("enabled", boolean().def(true).doc("`false`: `web_search` refuses.")),
+                           field("enabled", boolean().default_note("`true`").doc("`false`: `web_search` refuses.")),
                            field("provider", one_of({"brave", "searxng"}).doc(
                                                  "Search provider. Unset: `brave` when it has an API "
                                                  "key, else `searxng` when it has a base URL.")),
-                           field("maxResults", integer().min(1).max(10).def(5).doc(
+                           field("maxResults", integer().min(1).max(10).default_note("`5`").doc(
                                                    "Results when the model gives no `count`.")),
-                           field("timeoutSeconds", integer().min(1).def(30).doc(
+                           field("timeoutSeconds", integer().min(1).default_note("`30`").doc(
                                                        "Longest a search request may take.")),
                        }).doc("The `web_search` tool; provider settings are in "
                               "`plugins.entries.<provider>.config.webSearch`.")),
