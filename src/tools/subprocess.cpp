@@ -148,10 +148,10 @@ void ManagedProcess::run(int child_out_fd) {
     std::lock_guard lock(mu_);
     status_.pid = pid_;
   }
-  spdlog::info("exec: started pid {} in {}: {}", pid_, options_.cwd.string(), loggable(options_.command));
+  if (options_.log) spdlog::info("exec: started pid {} in {}: {}", pid_, options_.cwd.string(), loggable(options_.command));
   spawned_.set_value(Ok{});
   pump();
-  log_end();
+  if (options_.log) log_end();
 }
 
 Result<pid_t> ManagedProcess::fork_child(int child_out_fd) {

@@ -53,6 +53,7 @@ struct SpawnOptions {
   std::chrono::milliseconds kill_grace{2000};
   std::size_t head_bytes = 32 * 1024;  ///< output kept from the start
   std::size_t tail_bytes = 32 * 1024;  ///< output kept from the end
+  bool log = true;  ///< false: no start/end log lines (internal probes, e.g. the sandbox check)
 };
 
 /// Why we stopped a process ourselves.

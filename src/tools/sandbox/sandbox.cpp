@@ -204,6 +204,7 @@ Status check_backend(const Settings& settings) {
   o.timeout = std::chrono::seconds(20);
   o.head_bytes = 2048;
   o.tail_bytes = 2048;
+  o.log = false;
   auto proc = ManagedProcess::spawn(std::move(o));
   if (!proc) return Error{"SANDBOX_UNAVAILABLE", "sandbox backend bwrap: cannot start " + bin->string() + ": " +
                                                      proc.error().message + "; nothing was run on the host"};
