@@ -390,7 +390,7 @@ void AgentRun::run_next_tool() {
   if (in_.hooks.before_tool_call) denied = in_.hooks.before_tool_call(call);
   auto work = [tool, call, output, denied, flag = cancel_flag_, workspace = in_.workspace, env = in_.tool_env,
                timeout = in_.exec_timeout_ms, processes = in_.processes, memory = in_.memory,
-               agent = in_.agent_id] {
+               agent = in_.agent_id, exec_cap = in_.exec_max_output_chars, sandbox = in_.sandbox, config = in_.config] {
     if (denied) {
       *output = tools::ToolOutput::error(*denied);
       return;
@@ -407,6 +407,9 @@ void AgentRun::run_next_tool() {
     ctx.processes = processes;
     ctx.memory = memory;
     ctx.agent_id = agent;
+    ctx.exec_max_output_chars = exec_cap;
+    ctx.sandbox = sandbox;
+    ctx.config = config;
     *output = tools::invoke_tool(*tool, call.arguments, ctx);
   };
   tool_running_ = true;

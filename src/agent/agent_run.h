@@ -77,6 +77,9 @@ struct RunInputs {
   /// each request repeats the previous one byte for byte up to the new message and provider prompt
   /// caches hit. Empty = none.
   std::function<std::string(int64_t message_ms, bool current)> turn_context;
+  std::size_t exec_max_output_chars = 0;        ///< tools.exec.maxOutputChars (0 = the tools' default)
+  std::shared_ptr<const tools::sandbox::Settings> sandbox;  ///< set when this session is sandboxed (TL-5)
+  std::shared_ptr<const nlohmann::json> config;  ///< the config the run started with (web tools)
   RunHooks hooks;
   /// The session's context engine (CX-1), bootstrapped with its history; null = a default engine
   /// over `history` (without transcript ids it cannot compact).

@@ -11,6 +11,7 @@
 
 #include "agent/agents_config.h"
 #include "agent/cache_trace.h"
+#include "agent/run_tool_settings.h"
 #include "agent/model_registry.h"
 #include "agent/session_history.h"
 #include "agent/system_prompt.h"
@@ -279,6 +280,7 @@ void AgentService::start(Pending p) {
   in.tool_env = process_environment();
   in.processes = &s.processes;
   in.memory = memory_settings.enabled ? &s.memory : nullptr;
+  if (auto st = apply_tool_settings(in, s.config); !st) return fail(st.error().message);  // exec limits, sandbox
   SystemPromptInput prompt;
   prompt.agent_id = spec->id;
   prompt.agent_name = spec->name;

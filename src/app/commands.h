@@ -32,5 +32,6 @@ void register_onboard_command(CLI::App& app, Action& action);   // onboard
 void register_devices_commands(CLI::App& app, Action& action);  // devices list|approve|reject|remove|revoke
 void register_import_command(CLI::App& app, Action& action);    // import openclaw
 void register_memory_commands(CLI::App& app, Action& action);   // memory status|index|search|reset
+void register_sandbox_commands(CLI::App& app, Action& action);  // sandbox explain
 
 }  // namespace pincer::app

@@ -4,7 +4,9 @@
 #include <memory>
 #include <thread>
 
+#include "agent/agents_config.h"
 #include "app/client_support.h"
+#include "tools/sandbox/sandbox.h"
 #include "app/commands.h"
 #include "channels/dm_scope_check.h"
 #include "cli/doctor.h"
@@ -22,6 +24,20 @@ int run_doctor(bool as_json) {
   if (auto loaded = config::load(paths::config_file(state), env); loaded) {
     for (auto& w : channels::dm_scope_warnings(loaded->effective, state)) {
       findings.push_back({"dm-scope", "warn", std::move(w), "pincer config set session.dmScope per-channel-peer"});
+    }
+    // A configured sandbox that cannot start is an error, never a run on the host (TL-5).
+    if (auto agents = agent::resolve_agents(loaded->effective, state, env)) {
+      for (const auto& a : agents->agents) {
+        auto sb = tools::sandbox::settings_for_agent(loaded->effective, a.id);
+        if (!sb) {
+          findings.push_back({"sandbox", "fail", sb.error().message, "pincer config validate"});
+        } else if (sb->mode != tools::sandbox::Mode::kOff) {
+          auto st = tools::sandbox::check_backend(*sb);
+          findings.push_back({"sandbox", st ? "ok" : "fail",
+                              "agent " + a.id + ": " + (st ? "bwrap sandbox starts" : st.error().message),
+                              st ? "" : "apt-get install bubblewrap (and allow user namespaces), or set agents.defaults.sandbox.mode off"});
+        }
+      }
     }
   }
   bool any_fail = false;

@@ -359,6 +359,41 @@ Node block_streaming_coalesce() {
            "arrive as a burst of tiny messages.");
 }
 
+// The tool sandbox (TL-5; src/tools/sandbox/sandbox.h), OpenClaw's agents.defaults.sandbox with the
+// bubblewrap backend.
+Node sandbox_settings(const std::string& where) {
+  return object({
+             field("mode", one_of({"off", "non-main", "all"})
+                               .default_note("`off`")
+                               .doc("Which sessions run their tools in the sandbox: `off`, `non-main` "
+                                    "(every session except the agent's main one, `agent:<id>:main`), "
+                                    "`all`.")),
+             field("backend", one_of({"bwrap"}).default_note("`bwrap`").doc(
+                                  "Sandbox backend: `bwrap` (bubblewrap, Debian package `bubblewrap`; "
+                                  "one sandbox per command, user namespaces). When it cannot start, "
+                                  "the tools refuse: nothing runs on the host instead.")),
+             field("bwrap", object({
+                                field("command", string().default_note("`bwrap`").doc(
+                                                     "The bwrap binary: a name looked up on PATH or a "
+                                                     "path.")),
+                            }).doc("The bubblewrap backend.")),
+             field("workspaceAccess", one_of({"rw", "ro", "none"})
+                                          .default_note("`rw`")
+                                          .doc("The workspace inside the sandbox, at its host path: `rw`, "
+                                               "`ro` (also the file tools only `read`), `none` (an empty "
+                                               "throwaway directory; the file tools refuse).")),
+             field("binds", array_of(string()).doc(
+                                "More host directories inside: `/host/path[:/inside/path][:ro|rw]` "
+                                "(default rw). Added to the defaults' binds.")),
+             field("network", one_of({"off", "on"})
+                                  .default_note("`off`")
+                                  .doc("`off`: the sandbox has its own empty network namespace (no "
+                                       "host network, not even the host's loopback); `on`: the host "
+                                       "network.")),
+         })
+      .doc(where);
+}
+
 Node agent_defaults() {
   return object({
       field("model", model_selection("Model of every agent that does not choose its own.")),
@@ -457,6 +492,10 @@ Node agent_defaults() {
                                    "`custom`: longest pause, ms (default 2500). A `maxMs` at or below "
                                    "`minMs` means always `minMs`.")),
             }).doc("Block streaming: a human-like pause between blocks (not before the first).")),
+      field("sandbox", sandbox_settings(
+                           "Run `exec`/`process` inside bubblewrap and hold the file tools to the same "
+                           "view (TL-5): only the workspace, the binds and a read-only system are "
+                           "visible. See docs/security.md.")),
   }).doc("Settings every agent inherits.");
 }
 
@@ -483,6 +522,9 @@ Node agent_entry() {
       field("contextEngine", string().doc(
                                  "Context engine of this agent, overriding "
                                  "`agents.defaults.contextEngine` (CX-1).")),
+      field("sandbox", sandbox_settings(
+                           "This agent's sandbox: each key given overrides `agents.defaults.sandbox`; "
+                           "`binds` are added.")),
   }).doc("One agent.");
 }
 
@@ -502,10 +544,10 @@ Node tools_section() {
                            .def("coding")
                            .doc("Base tool set offered to agents, by OpenClaw's profile lists. "
                                 "With the tools Pincer has today: `minimal` (no tool), `coding` "
-                                "(read, write, edit, apply_patch, exec, process, memory_search, memory_get), "
-                                "`messaging` (no tool), `full` (read, write, edit, apply_patch, exec, process, "
-                                "memory_search, memory_get). OpenClaw's web and sessions tools join the "
-                                "profiles that list them when Pincer has them.")),
+                                "(read, write, edit, apply_patch, exec, process, memory_search, memory_get, "
+                                "web_fetch, web_search), `messaging` (no tool), `full` (read, write, edit, "
+                                "apply_patch, exec, process, memory_search, memory_get, web_fetch, web_search). "
+                                "OpenClaw's sessions tools join the profiles that list them when Pincer has them.")),
       field("allow", array_of(string()).doc(
                          "When non-empty, only these tools (of the profile's) are offered. "
                          "Entries are tool names with `*` wildcards or groups such as "
@@ -521,6 +563,44 @@ Node tools_section() {
                                             "Most output characters an `exec` command keeps "
                                             "(the head and the tail; the middle is dropped).")),
             }).doc("The `exec` shell tool.")),
+      field("web", object({
+                       field("fetch", object({
+                           field("enabled", boolean().default_note("`true`").doc("`false`: `web_fetch` refuses.")),
+                           field("maxChars", integer().min(100).default_note("`20000`").doc(
+                                                 "Characters of text `web_fetch` returns when the "
+                                                 "model gives no `maxChars`.")),
+                           field("maxCharsCap", integer().min(100).default_note("`20000`").doc(
+                                                    "Upper bound of the model's `maxChars`.")),
+                           field("maxResponseBytes", integer().min(32000).max(10000000).default_note("`750000`").doc(
+                                                         "Most response bytes downloaded; the rest "
+                                                         "is not read.")),
+                           field("timeoutSeconds", integer().min(1).default_note("`30`").doc(
+                                                       "Longest a fetch may take, redirects "
+                                                       "included.")),
+                           field("maxRedirects", integer().min(0).max(20).default_note("`3`").doc(
+                                                     "Redirects followed; each hop is checked again.")),
+                           field("userAgent", string().doc("User-Agent header of the requests.")),
+                           field("ssrfPolicy", object({
+                               field("dangerouslyAllowPrivateNetwork", boolean().default_note("`false`").doc(
+                                   "Allow loopback, private and link-local targets (checked on the "
+                                   "resolved addresses, so DNS cannot point a public name at them).")),
+                               field("allowedHostnames", array_of(string()).doc(
+                                   "Exact host names allowed even when they resolve to a private "
+                                   "address.")),
+                           }).doc("Which network targets `web_fetch` may reach.")),
+                       }).doc("The `web_fetch` tool.")),
+                       field("search", object({
+                           field("enabled", boolean().default_note("`true`").doc("`false`: `web_search` refuses.")),
+                           field("provider", one_of({"brave", "searxng"}).doc(
+                                                 "Search provider. Unset: `brave` when it has an API "
+                                                 "key, else `searxng` when it has a base URL.")),
+                           field("maxResults", integer().min(1).max(10).default_note("`5`").doc(
+                                                   "Results when the model gives no `count`.")),
+                           field("timeoutSeconds", integer().min(1).default_note("`30`").doc(
+                                                       "Longest a search request may take.")),
+                       }).doc("The `web_search` tool; provider settings are in "
+                              "`plugins.entries.<provider>.config.webSearch`.")),
+                   }).doc("The web tools (content they return is marked untrusted for the model).")),
   }).doc("Which tools agents may use (TL-2) and how the built-in tools behave.");
 }
 
@@ -837,6 +917,30 @@ Node build_root() {
       field("channels", map_of(channel_entry()).doc(
                             "Messaging channels by id (`telegram`, `irc`, …): who may talk to the "
                             "bot (CH-3) and how replies are split (CH-4).")),
+      field("plugins", object({
+                           field("entries", object({
+                               field("brave", object({
+                                   field("config", object({
+                                       field("webSearch", object({
+                                           field("apiKey", string().sensitive().doc(
+                                               "Brave Search API key (default: `BRAVE_API_KEY`).")),
+                                           field("baseUrl", string().default_note("`https://api.search.brave.com`").doc(
+                                               "Brave API base URL (a compatible proxy).")),
+                                       }).doc("Brave Search for `web_search`.")),
+                                   }).doc("Brave settings.")),
+                               }).doc("The Brave Search provider.")),
+                               field("searxng", object({
+                                   field("config", object({
+                                       field("webSearch", object({
+                                           field("baseUrl", string().doc(
+                                               "Base URL of your SearXNG instance, with the `json` "
+                                               "format enabled (default: `SEARXNG_BASE_URL`).")),
+                                       }).doc("SearXNG for `web_search`.")),
+                                   }).doc("SearXNG settings.")),
+                               }).doc("The SearXNG provider.")),
+                           }).doc("Provider settings by plugin id, in OpenClaw's layout.")),
+                       }).doc("Built-in providers configured in OpenClaw's `plugins.entries` layout "
+                              "(Pincer has no plugin loader: only the entries listed here exist).")),
       field("meta", any().doc("Free-form metadata written by tools (e.g. the setup wizard); not "
                               "interpreted by the gateway.")),
   }).doc("Pincer configuration (`$PINCER_HOME/pincer.json`).");

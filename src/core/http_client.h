@@ -31,6 +31,11 @@ struct HttpRequestSpec {
   std::string body;
   int64_t connect_timeout_ms = 30'000;  ///< DNS + TCP + TLS
   int64_t idle_timeout_ms = 120'000;    ///< longest silence while waiting for bytes
+  /// When set (the SSRF guard of web_fetch): called with every address the host resolved to
+  /// ("127.0.0.1", "::1") before connecting; a returned message refuses the request (on_done gets
+  /// it). The connection then goes only to the checked addresses, never through a proxy, so a
+  /// DNS answer cannot change between the check and the connect.
+  std::function<std::optional<std::string>(const std::string& address)> check_address;
 };
 
 struct HttpResponseHead {

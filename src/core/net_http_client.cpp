@@ -211,6 +211,15 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
     const std::string& port = proxy_ ? proxy_->url.port : url_.port;
     resolver_.async_resolve(host, port, [self, host, port](error_code ec, tcp::resolver::results_type results) {
       if (ec) return self->fail(ec, "resolve " + host);
+      if (self->spec_.check_address) {
+        for (const auto& r : results) {
+          if (auto refused = self->spec_.check_address(r.endpoint().address().to_string())) {
+            TransportError e;
+            e.what = *refused;
+            return self->finish(e);
+          }
+        }
+      }
       self->tcp().expires_after(std::chrono::milliseconds(self->spec_.connect_timeout_ms));
       self->tcp().async_connect(results, [self, host, port](error_code ec, const tcp::endpoint&) {
         if (ec) return self->fail(ec, "connect to " + host + ":" + port);
@@ -389,7 +398,7 @@ HttpClient::RequestId HttpClient::start(HttpRequestSpec spec, HttpCallbacks call
     });
     return id;
   }
-  auto proxy = proxy_for(*url);
+  auto proxy = spec.check_address ? pincer::Result<std::optional<Proxy>>(std::optional<Proxy>{}) : proxy_for(*url);
   if (!proxy) {
     TransportError e;
     e.what = proxy.error().message;

@@ -19,6 +19,7 @@ constexpr Rule kRules[] = {
     {"channels", ChangeKind::Hot},      {"bindings", ChangeKind::Hot}, {"session", ChangeKind::Hot},
     {"messages", ChangeKind::Hot},      {"agents", ChangeKind::Hot},   {"models", ChangeKind::Hot},
     {"tools", ChangeKind::Hot},         {"gateway.reload", ChangeKind::None},
+    {"plugins", ChangeKind::Hot},  // provider settings of web_search, read per run
     {"meta", ChangeKind::None},         {"$schema", ChangeKind::None},
     {"env", ChangeKind::None},  // its values reach the config through substitution: those paths change
 };

@@ -189,7 +189,18 @@ class ExecTool final : public Tool {
     auto timeout = timeout_arg(args, ctx.default_timeout_ms);
     if (!timeout) return timeout.error();
     o.timeout = *timeout;
-    const size_t cap = std::max<size_t>(ctx.max_output_chars, 1024);
+    if (ctx.sandbox) {  // TL-5: inside bwrap, or not at all
+      if (auto st = sandbox::check_backend(*ctx.sandbox); !st) return st.error();
+      if (ctx.sandbox->workspace_access == sandbox::WorkspaceAccess::kNone && !arg_or<std::string>(args, "workdir", "").empty()) {
+        return Error{"SANDBOX_DENIED", "workdir: the workspace is not visible in this sandbox (workspaceAccess none)"};
+      }
+      auto bin = sandbox::backend_binary(*ctx.sandbox);
+      if (!bin) return bin.error();
+      auto root = resolve_workspace_path(ctx.workspace, ".");
+      if (!root) return root.error();
+      o.wrapper = sandbox::bwrap_wrapper(*ctx.sandbox, *bin, root->real, o.cwd);
+    }
+    const size_t cap = std::max<size_t>(ctx.exec_max_output_chars > 0 ? ctx.exec_max_output_chars : ctx.max_output_chars, 1024);
     o.head_bytes = cap / 4;
     o.tail_bytes = cap - o.head_bytes;
     return o;

@@ -7,6 +7,7 @@
 #include "tools/exec_tool.h"
 #include "tools/fs_tools.h"
 #include "tools/memory_tools.h"
+#include "tools/web/web_tools.h"
 
 namespace pincer::tools {
 namespace {
@@ -116,6 +117,7 @@ ToolRegistry ToolRegistry::builtin() {
   for (auto& t : make_fs_tools()) r.add(std::move(t));
   for (auto& t : make_runtime_tools()) r.add(std::move(t));
   for (auto& t : make_memory_tools()) r.add(std::move(t));
+  for (auto& t : make_web_tools()) r.add(std::move(t));
   return r;
 }
 

@@ -44,7 +44,7 @@ const std::vector<std::string>& group_members(std::string_view group);
 
 class ToolRegistry {
  public:
-  /// read, write, edit, apply_patch, exec, process.
+  /// read, write, edit, apply_patch, exec, process, web_fetch, web_search.
   static ToolRegistry builtin();
 
   /// Adds a tool; a tool with the same name replaces the earlier one.

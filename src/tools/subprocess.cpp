@@ -60,6 +60,7 @@ struct ChildPlan {
   int guard_fd;
   int cwd_fd;  // -1: enter `cwd` by path
   const char* cwd;
+  const char* program;  // argv[0]: /bin/sh, or the sandbox wrapper
   char* const* argv;
   char* const* envp;
 };
@@ -100,7 +101,7 @@ struct ChildPlan {
     const unsigned keep = static_cast<unsigned>(plan.status_fd);
     if (keep > 3) ::close_range(3, keep - 1, 0);
     ::close_range(keep >= 3 ? keep + 1 : 3, ~0U, 0);
-    ::execve("/bin/sh", plan.argv, plan.envp);
+    ::execve(plan.program, plan.argv, plan.envp);
     failure = {1, errno};
   }
   while (::write(plan.status_fd, &failure, sizeof failure) < 0 && errno == EINTR) {
@@ -147,10 +148,10 @@ void ManagedProcess::run(int child_out_fd) {
     std::lock_guard lock(mu_);
     status_.pid = pid_;
   }
-  spdlog::info("exec: started pid {} in {}: {}", pid_, options_.cwd.string(), loggable(options_.command));
+  if (options_.log) spdlog::info("exec: started pid {} in {}: {}", pid_, options_.cwd.string(), loggable(options_.command));
   spawned_.set_value(Ok{});
   pump();
-  log_end();
+  if (options_.log) log_end();
 }
 
 Result<pid_t> ManagedProcess::fork_child(int child_out_fd) {
@@ -158,15 +159,20 @@ Result<pid_t> ManagedProcess::fork_child(int child_out_fd) {
   if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
     return Error{"SPAWN_FAILED", std::string("pipe: ") + std::strerror(errno)};
   }
-  std::string sh = "/bin/sh", dash_c = "-c", command = options_.command;
-  char* argv[] = {sh.data(), dash_c.data(), command.data(), nullptr};
+  std::vector<std::string> args = options_.wrapper;
+  for (const char* a : {"/bin/sh", "-c"}) args.emplace_back(a);
+  args.push_back(options_.command);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string program = args.front();
   std::vector<std::string> env = options_.env;
   std::vector<char*> envp;
   for (auto& kv : env) envp.push_back(kv.data());
   envp.push_back(nullptr);
   const std::string cwd = options_.cwd.string();
   const ChildPlan plan{::getpid(), child_out_fd, status_pipe[1], process_guard::lifeline_fd(), options_.cwd_fd,
-                       cwd.c_str(), argv, envp.data()};
+                       cwd.c_str(), program.c_str(), argv.data(), envp.data()};
 
   const pid_t pid = ::fork();
   if (pid == 0) exec_child(plan);
@@ -174,7 +180,7 @@ Result<pid_t> ManagedProcess::fork_child(int child_out_fd) {
   ::close(status_pipe[1]);
   if (pid < 0) {
     ::close(status_pipe[0]);
-    return Error{"SPAWN_FAILED", "cannot start /bin/sh in " + cwd + ": fork: " + std::strerror(fork_errno)};
+    return Error{"SPAWN_FAILED", "cannot start " + program + " in " + cwd + ": fork: " + std::strerror(fork_errno)};
   }
   ::setpgid(pid, pid);  // also here, so a group kill right after spawn cannot miss (EACCES after exec: fine)
   ChildFailure failure{};
@@ -186,7 +192,7 @@ Result<pid_t> ManagedProcess::fork_child(int child_out_fd) {
     int ws = 0;
     while (::waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
     }
-    return Error{"SPAWN_FAILED", "cannot start /bin/sh in " + cwd + ": " +
+    return Error{"SPAWN_FAILED", "cannot start " + program + " in " + cwd + ": " +
                                      (failure.stage == 0 ? "chdir: " : "") + std::strerror(failure.error)};
   }
   return pid;

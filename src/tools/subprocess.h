@@ -42,6 +42,9 @@ namespace pincer::tools {
 
 struct SpawnOptions {
   std::string command;                   ///< run as `/bin/sh -c command`
+  /// When non-empty: the shell runs inside this wrapper, i.e. `wrapper... /bin/sh -c command` is
+  /// executed, wrapper[0] being an absolute path (the sandbox, tools/sandbox/sandbox.h).
+  std::vector<std::string> wrapper;
   std::filesystem::path cwd;             ///< must exist
   int cwd_fd = -1;  ///< when >= 0: the same directory as a descriptor (O_PATH is fine), entered with
                     ///< fchdir instead of by path; the caller keeps it open until spawn() returns
@@ -50,6 +53,7 @@ struct SpawnOptions {
   std::chrono::milliseconds kill_grace{2000};
   std::size_t head_bytes = 32 * 1024;  ///< output kept from the start
   std::size_t tail_bytes = 32 * 1024;  ///< output kept from the end
+  bool log = true;  ///< false: no start/end log lines (internal probes, e.g. the sandbox check)
 };
 
 /// Why we stopped a process ourselves.

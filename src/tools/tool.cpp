@@ -93,6 +93,15 @@ ToolOutput invoke_tool(const Tool& tool, const json& args, ToolContext& ctx) {
   if (auto st = validate_arguments(tool, args); !st) {
     return ToolOutput::error(st.error().message, {{"code", st.error().code}});
   }
+  if (ctx.sandbox) {  // TL-5: the file tools see what the sandbox would; no backend, no tool
+    const std::string refusal = sandbox::file_tool_refusal(*ctx.sandbox, tool.name());
+    if (!refusal.empty()) return ToolOutput::error(refusal, {{"code", "SANDBOX_DENIED"}});
+    if (tool.group() == "fs") {  // exec checks it itself (it needs the binary)
+      if (auto st = sandbox::check_backend(*ctx.sandbox); !st) {
+        return ToolOutput::error(std::string(tool.name()) + ": " + st.error().message, {{"code", st.error().code}});
+      }
+    }
+  }
   try {
     ToolOutput out = tool.run(args, ctx);
     out.text = sanitize_utf8(out.text);

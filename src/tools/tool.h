@@ -15,11 +15,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
 #include "core/result.h"
+#include "tools/sandbox/sandbox.h"
 
 namespace pincer::tools {
 
@@ -46,6 +48,13 @@ struct ToolContext {
   MemoryBackend* memory = nullptr;
   /// The agent the run belongs to (memory is per agent, MM-8).
   std::string agent_id;
+  /// Most output bytes one `exec` command keeps (tools.exec.maxOutputChars); 0 = max_output_chars.
+  std::size_t exec_max_output_chars = 0;
+  /// When set, this run is sandboxed (TL-5): exec runs inside bwrap and the file tools follow the
+  /// workspaceAccess rule (tools/sandbox/sandbox.h). Null = the host.
+  std::shared_ptr<const sandbox::Settings> sandbox;
+  /// The configuration document the run started with (tools.web.*, plugins.entries.*); may be null.
+  std::shared_ptr<const nlohmann::json> config;
 
   bool is_cancelled() const { return cancelled != nullptr && cancelled->load(); }
 };

@@ -181,7 +181,7 @@ TEST_F(CliConfigTest, ErrorsNameThePathAndExit2WithoutTouchingTheFile) {
        "$schema|env|gateway|models|agents|tools|memory|logging|session|messages|bindings|channels|meta)\n"},
       {{"config", "unset", "agents.list[0].idd"},
        "pincer: config unset: agents.list[0].idd: unknown config key \"idd\" in agents.list[0] (expected one of "
-       "id|name|default|workspace|model|memory|contextEngine)\n"},
+       "id|name|default|workspace|model|memory|contextEngine|sandbox)\n"},
   };
   for (const auto& c : cases) {
     auto r = pincer(c.args);

@@ -367,7 +367,7 @@ TEST(ConfigValidate, UnknownKey) {
             "gateway.prot: unknown key (expected one of "
             "port|bind|customBindHost|auth|trustedProxies|controlUi|reload)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
-            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|logging|session|messages|diagnostics|bindings|channels|meta)");
+            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|logging|session|messages|diagnostics|bindings|channels|plugins|meta)");
 }
 
 TEST(ConfigValidate, KeysThatAreNotIdentifiersAreQuotedInPaths) {
@@ -494,7 +494,7 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"
             "logging.level: expected one of trace|debug|info|warn|error|off, got \"loud\"\n"
-            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|logging|session|messages|diagnostics|bindings|channels|meta)");
+            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|logging|session|messages|diagnostics|bindings|channels|plugins|meta)");
   EXPECT_EQ(validate(doc).error().code, "CONFIG_INVALID");
 }
 

@@ -742,7 +742,7 @@ std::vector<std::string> names(const Result<std::vector<const Tool*>>& tools) {
 TEST(ToolPolicy, ProfilesAllowDenyGroupsAndWildcards) {
   const auto reg = ToolRegistry::builtin();
   using V = std::vector<std::string>;
-  const V all = {"read", "write", "edit", "apply_patch", "exec", "process", "memory_search", "memory_get"};
+  const V all = {"read", "write", "edit", "apply_patch", "exec", "process", "memory_search", "memory_get", "web_fetch", "web_search"};
   struct Case {
     ToolPolicy policy;
     V expected;
@@ -755,15 +755,16 @@ TEST(ToolPolicy, ProfilesAllowDenyGroupsAndWildcards) {
       {{"messaging", {}, {}, {}}, {}},
       {{"Coding", {"read"}, {}, {}}, {"read"}},
       {{"coding", {"group:fs"}, {}, {}}, {"read", "write", "edit", "apply_patch"}},
-      {{"coding", {}, {}, {"group:runtime"}}, {"read", "write", "edit", "apply_patch", "memory_search", "memory_get"}},
-      {{"", {"*"}, {}, {"exec"}}, {"read", "write", "edit", "apply_patch", "process", "memory_search", "memory_get"}},
+      {{"coding", {}, {}, {"group:runtime"}}, {"read", "write", "edit", "apply_patch", "memory_search", "memory_get", "web_fetch", "web_search"}},
+      {{"", {"*"}, {}, {"exec"}}, {"read", "write", "edit", "apply_patch", "process", "memory_search", "memory_get", "web_fetch", "web_search"}},
+      {{"coding", {}, {}, {"group:runtime", "group:web"}}, {"read", "write", "edit", "apply_patch", "memory_search", "memory_get"}},
       {{"", {"exec"}, {}, {"exec"}}, {}},                    // deny beats allow
       {{"", {"group:runtime"}, {}, {"process"}}, {"exec"}},  // deny beats a group allow
       {{"", {"e*"}, {}, {}}, {"edit", "exec"}},
       {{"", {"*_patch", "READ"}, {}, {}}, {"read", "apply_patch"}},
       {{"", {"write"}, {}, {}}, {"write", "apply_patch"}},  // OpenClaw: allowing write allows apply_patch
       {{"", {}, {}, {"write"}},
-       {"read", "edit", "apply_patch", "exec", "process", "memory_search", "memory_get"}},  // ...but denying it does not deny it
+       {"read", "edit", "apply_patch", "exec", "process", "memory_search", "memory_get", "web_fetch", "web_search"}},  // ...but denying it does not deny it
       {{"", {"bash"}, {}, {}}, {"exec"}},
       {{"", {}, {}, {"*"}}, {}},
       {{"minimal", {"read"}, {}, {}}, {}},                                            // allow narrows, never widens

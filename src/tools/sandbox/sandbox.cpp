@@ -1,0 +1,275 @@
+#include "tools/sandbox/sandbox.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "tools/subprocess.h"
+
+namespace pincer::tools::sandbox {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr const char* kHostname = "pincer-sandbox";
+
+/// /etc entries ordinary commands need (users, name resolution, TLS roots, the loader's cache,
+/// time zone); the rest of /etc stays outside.
+constexpr const char* kEtcFiles[] = {"passwd",        "group",       "hosts",       "resolv.conf", "nsswitch.conf",
+                                     "host.conf",     "gai.conf",    "services",    "protocols",   "ssl",
+                                     "ca-certificates", "alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
+                                     "localtime",     "timezone",    "mime.types",  "profile",     "bash.bashrc",
+                                     "inputrc",       "environment", "mailcap",     "magic"};
+
+/// Top-level entries that are symlinks into /usr on a merged-/usr system, or directories.
+constexpr const char* kSystemDirs[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
+
+Error invalid(const std::string& path, const std::string& message) {
+  return Error{"CONFIG_INVALID", path + ": " + message};
+}
+
+Result<Bind> parse_bind(const std::string& path, const std::string& spec) {
+  // "/src", "/src:/dst", "/src:ro", "/src:/dst:rw"
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t i = 0; i <= spec.size(); ++i) {
+    if (i == spec.size() || spec[i] == ':') {
+      parts.push_back(spec.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  Bind b;
+  if (parts.size() > 1 && (parts.back() == "ro" || parts.back() == "rw")) {
+    b.read_only = parts.back() == "ro";
+    parts.pop_back();
+  }
+  if (parts.empty() || parts.size() > 2) return invalid(path, "\"" + spec + "\" is not \"/host/path[:/inside/path][:ro|rw]\"");
+  b.source = parts[0];
+  b.target = parts.size() == 2 ? parts[1] : parts[0];
+  if (b.source.empty() || b.source[0] != '/') return invalid(path, "\"" + spec + "\" is not an absolute host path");
+  if (b.target.empty() || b.target[0] != '/') return invalid(path, "\"" + spec + "\": the inside path must be absolute");
+  return b;
+}
+
+/// Applies the keys present in `node` (an agents.defaults.sandbox or agents.list[].sandbox object).
+Status apply(Settings& s, const json& node, const std::string& path) {
+  if (!node.is_object()) return invalid(path, "must be an object");
+  auto str = [&](const char* key) -> std::optional<std::string> {
+    auto it = node.find(key);
+    if (it == node.end() || it->is_null()) return std::nullopt;
+    if (!it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  if (auto m = str("mode")) {
+    if (*m == "off") s.mode = Mode::kOff;
+    else if (*m == "non-main") s.mode = Mode::kNonMain;
+    else if (*m == "all") s.mode = Mode::kAll;
+    else return invalid(path + ".mode", "\"" + *m + "\" is not off, non-main or all");
+  }
+  if (auto b = str("backend")) {
+    if (*b != "bwrap") {
+      return invalid(path + ".backend", "\"" + *b + "\" is not a sandbox backend Pincer has (only bwrap)");
+    }
+    s.backend = *b;
+  }
+  if (auto it = node.find("bwrap"); it != node.end() && it->is_object()) {
+    if (auto c = it->find("command"); c != it->end() && c->is_string()) s.command = c->get<std::string>();
+  }
+  if (auto a = str("workspaceAccess")) {
+    if (*a == "rw") s.workspace_access = WorkspaceAccess::kRw;
+    else if (*a == "ro") s.workspace_access = WorkspaceAccess::kRo;
+    else if (*a == "none") s.workspace_access = WorkspaceAccess::kNone;
+    else return invalid(path + ".workspaceAccess", "\"" + *a + "\" is not rw, ro or none");
+  }
+  if (auto n = node.find("network"); n != node.end() && !n->is_null()) {
+    const std::string v = n->is_string() ? n->get<std::string>() : n->is_boolean() ? (n->get<bool>() ? "on" : "off") : "";
+    if (v == "on") s.network = true;
+    else if (v == "off" || v == "none") s.network = false;
+    else return invalid(path + ".network", "must be on or off");
+  }
+  if (auto it = node.find("binds"); it != node.end() && it->is_array()) {
+    for (size_t i = 0; i < it->size(); ++i) {
+      const std::string at = path + ".binds[" + std::to_string(i) + "]";
+      if (!(*it)[i].is_string()) return invalid(at, "must be a string");
+      auto b = parse_bind(at, (*it)[i].get<std::string>());
+      if (!b) return b.error();
+      s.binds.push_back(std::move(*b));
+    }
+  }
+  return Ok{};
+}
+
+std::mutex g_probe_mu;
+std::set<std::string> g_probed_ok;  // guarded by g_probe_mu
+
+}  // namespace
+
+std::string_view to_string(Mode mode) {
+  switch (mode) {
+    case Mode::kOff: return "off";
+    case Mode::kNonMain: return "non-main";
+    case Mode::kAll: return "all";
+  }
+  return "off";
+}
+
+std::string_view to_string(WorkspaceAccess access) {
+  switch (access) {
+    case WorkspaceAccess::kRw: return "rw";
+    case WorkspaceAccess::kRo: return "ro";
+    case WorkspaceAccess::kNone: return "none";
+  }
+  return "rw";
+}
+
+Result<Settings> settings_for_agent(const json& config, std::string_view agent_id) {
+  Settings s;
+  const json* agents = config.is_object() && config.contains("agents") ? &config["agents"] : nullptr;
+  if (agents == nullptr || !agents->is_object()) return s;
+  if (auto d = agents->find("defaults"); d != agents->end() && d->is_object()) {
+    if (auto sb = d->find("sandbox"); sb != d->end() && !sb->is_null()) {
+      if (auto st = apply(s, *sb, "agents.defaults.sandbox"); !st) return st.error();
+    }
+  }
+  if (auto list = agents->find("list"); list != agents->end() && list->is_array()) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      const json& a = (*list)[i];
+      if (!a.is_object() || a.value("id", "") != agent_id) continue;
+      if (auto sb = a.find("sandbox"); sb != a.end() && !sb->is_null()) {
+        if (auto st = apply(s, *sb, "agents.list[" + std::to_string(i) + "].sandbox"); !st) return st.error();
+      }
+    }
+  }
+  return s;
+}
+
+bool applies(const Settings& settings, std::string_view agent_id, std::string_view session_key) {
+  switch (settings.mode) {
+    case Mode::kOff: return false;
+    case Mode::kAll: return true;
+    case Mode::kNonMain: return session_key != "agent:" + std::string(agent_id) + ":main";
+  }
+  return false;
+}
+
+Result<fs::path> backend_binary(const Settings& settings) {
+  const std::string& cmd = settings.command;
+  auto unavailable = [&](const std::string& why) {
+    return Error{"SANDBOX_UNAVAILABLE", "sandbox backend bwrap: " + why +
+                                            " (install bubblewrap: apt-get install bubblewrap, or set "
+                                            "agents.defaults.sandbox.mode to off); nothing was run on the host"};
+  };
+  if (cmd.empty()) return unavailable("bwrap.command is empty");
+  if (cmd.find('/') != std::string::npos) {
+    if (::access(cmd.c_str(), X_OK) != 0) return unavailable("\"" + cmd + "\" is not an executable file");
+    std::error_code ec;
+    fs::path abs = fs::absolute(cmd, ec);
+    return ec ? fs::path(cmd) : abs;
+  }
+  const char* path_env = std::getenv("PATH");
+  const std::string path = path_env != nullptr && *path_env != '\0' ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string dir = path.substr(start, end - start);
+    if (!dir.empty()) {
+      const fs::path candidate = fs::path(dir) / cmd;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    start = end + 1;
+  }
+  return unavailable("\"" + cmd + "\" not found on PATH");
+}
+
+Status check_backend(const Settings& settings) {
+  auto bin = backend_binary(settings);
+  if (!bin) return bin.error();
+  {
+    std::lock_guard lock(g_probe_mu);
+    if (g_probed_ok.count(bin->string() + (settings.network ? "+net" : ""))) return Ok{};
+  }
+  // The probe uses the real flags; /tmp is the stand-in workspace (it exists everywhere).
+  Settings probe = settings;
+  probe.binds.clear();
+  SpawnOptions o;
+  o.command = "true";
+  o.cwd = "/";
+  o.wrapper = bwrap_wrapper(probe, *bin, "/tmp", "/tmp");
+  o.env = {"PATH=/usr/bin:/bin"};
+  o.timeout = std::chrono::seconds(20);
+  o.head_bytes = 2048;
+  o.tail_bytes = 2048;
+  o.log = false;
+  auto proc = ManagedProcess::spawn(std::move(o));
+  if (!proc) return Error{"SANDBOX_UNAVAILABLE", "sandbox backend bwrap: cannot start " + bin->string() + ": " +
+                                                     proc.error().message + "; nothing was run on the host"};
+  (*proc)->wait_for(std::chrono::seconds(30));
+  const ProcessStatus st = (*proc)->status();
+  if (!st.finished || st.exit_code != 0) {
+    std::string said = (*proc)->output();
+    while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+    if (said.empty()) said = st.finished ? "it failed without a message" : "it did not finish";
+    return Error{"SANDBOX_UNAVAILABLE", "sandbox backend bwrap (" + bin->string() + ") cannot create a sandbox: " +
+                                            said +
+                                            " (user namespaces may be disabled: sysctl "
+                                            "kernel.unprivileged_userns_clone / user.max_user_namespaces); "
+                                            "nothing was run on the host"};
+  }
+  std::lock_guard lock(g_probe_mu);
+  g_probed_ok.insert(bin->string() + (settings.network ? "+net" : ""));
+  return Ok{};
+}
+
+std::vector<std::string> bwrap_wrapper(const Settings& settings, const fs::path& bwrap, const fs::path& workspace,
+                                       const fs::path& cwd) {
+  std::vector<std::string> a = {bwrap.string(), "--unshare-all"};
+  if (settings.network) a.push_back("--share-net");
+  for (const char* f : {"--die-with-parent", "--new-session", "--hostname", kHostname}) a.emplace_back(f);
+  a.insert(a.end(), {"--ro-bind", "/usr", "/usr"});
+  for (const char* d : kSystemDirs) {
+    std::error_code ec;
+    const auto st = fs::symlink_status(d, ec);
+    if (ec || !fs::exists(st)) continue;
+    if (fs::is_symlink(st)) {
+      a.insert(a.end(), {"--symlink", fs::read_symlink(d, ec).string(), d});
+    } else if (fs::is_directory(st)) {
+      a.insert(a.end(), {"--ro-bind", d, d});
+    }
+  }
+  for (const char* e : kEtcFiles) {
+    const std::string p = std::string("/etc/") + e;
+    a.insert(a.end(), {"--ro-bind-try", p, p});
+  }
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"});
+  const std::string ws = workspace.string();
+  switch (settings.workspace_access) {
+    case WorkspaceAccess::kRw: a.insert(a.end(), {"--bind", ws, ws}); break;
+    case WorkspaceAccess::kRo: a.insert(a.end(), {"--ro-bind", ws, ws}); break;
+    case WorkspaceAccess::kNone: a.insert(a.end(), {"--tmpfs", ws}); break;
+  }
+  for (const auto& b : settings.binds) a.insert(a.end(), {b.read_only ? "--ro-bind" : "--bind", b.source, b.target});
+  a.insert(a.end(), {"--setenv", "HOME", ws, "--unsetenv", "TMPDIR"});
+  a.insert(a.end(), {"--chdir", settings.workspace_access == WorkspaceAccess::kNone ? ws : cwd.string(), "--"});
+  return a;
+}
+
+std::string file_tool_refusal(const Settings& settings, std::string_view tool) {
+  const bool fs_tool = tool == "read" || tool == "write" || tool == "edit" || tool == "apply_patch";
+  if (!fs_tool) return "";
+  if (settings.workspace_access == WorkspaceAccess::kNone) {
+    return std::string(tool) +
+           ": the workspace is not visible in this sandbox (agents.defaults.sandbox.workspaceAccess is none)";
+  }
+  if (settings.workspace_access == WorkspaceAccess::kRo && tool != "read") {
+    return std::string(tool) +
+           ": the workspace is read-only in this sandbox (agents.defaults.sandbox.workspaceAccess is ro)";
+  }
+  return "";
+}
+
+}  // namespace pincer::tools::sandbox

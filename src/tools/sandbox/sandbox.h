@@ -1,0 +1,91 @@
+// The tool sandbox (SPEC TL-5): `exec` (and so the background processes `process` manages) runs
+// inside bubblewrap, one `bwrap` per command, and the in-process file tools follow the same
+// visibility rules.
+//
+// Configuration, OpenClaw's `agents.defaults.sandbox` with Pincer's bubblewrap backend (an entry of
+// `agents.list[]` may override each key; its `binds` are added to the defaults'):
+//   mode             off (default) | non-main (every session but the agent's main one,
+//                    `agent:<id>:main`) | all
+//   backend          bwrap (the only one)
+//   bwrap.command    the bwrap binary: a name looked up on PATH (default "bwrap") or a path
+//   workspaceAccess  rw (default) | ro | none — how the agent's workspace is visible inside
+//   binds            ["/host/path[:/inside/path][:ro|rw]", ...] (Docker's syntax; default rw)
+//   network          off (default; own network namespace: only an unconnected loopback) | on
+//
+// Inside: a fresh root holding a read-only /usr (and /bin, /lib… as on the host), a few
+// read-only /etc files commands need (passwd, group, hosts, resolv.conf, ssl, …), a private /proc,
+// a minimal /dev, an empty /tmp, the workspace at its host path (rw, ro, or with `none` an empty
+// throwaway directory in its place) and the binds. Nothing else of the host — home, state
+// directory, other users' files — exists inside. Every namespace is unshared (user, pid, ipc,
+// uts, cgroup, and net when `network: off`); the host name is `pincer-sandbox`; the sandbox dies
+// with the gateway (--die-with-parent) and has its own session (no terminal injection).
+//
+// File tools (read/write/edit/apply_patch run in the gateway): with `ro` only read works,
+// with `none` none of them does — the same rule as inside the sandbox (`file_tool_refusal`).
+//
+// A configured sandbox that cannot start (bwrap missing, user namespaces refused) is never a
+// silent run on the host (LESSONS 15): the tools refuse with the reason, `pincer doctor` and
+// `pincer sandbox explain` report it.
+//
+// Threading: everything here is thread-safe; `check_backend` caches a successful probe.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace pincer::tools::sandbox {
+
+enum class Mode { kOff, kNonMain, kAll };
+enum class WorkspaceAccess { kRw, kRo, kNone };
+
+struct Bind {
+  std::string source;  ///< absolute host path; must exist
+  std::string target;  ///< absolute path inside
+  bool read_only = false;
+};
+
+struct Settings {
+  Mode mode = Mode::kOff;
+  std::string backend = "bwrap";
+  std::string command = "bwrap";  ///< bwrap.command as configured
+  WorkspaceAccess workspace_access = WorkspaceAccess::kRw;
+  std::vector<Bind> binds;
+  bool network = false;
+};
+
+std::string_view to_string(Mode mode);
+std::string_view to_string(WorkspaceAccess access);
+
+/// The sandbox settings of `agent_id` from a loaded configuration document: agents.defaults.sandbox
+/// overridden key by key by the agents.list[] entry of that id. Errors "CONFIG_INVALID" name the
+/// key path, e.g. `agents.defaults.sandbox.binds[0]: "rel:/x" is not an absolute host path`.
+Result<Settings> settings_for_agent(const nlohmann::json& config, std::string_view agent_id);
+
+/// Whether a session is sandboxed: mode all, or non-main and `session_key` is not
+/// `agent:<agent_id>:main`.
+bool applies(const Settings& settings, std::string_view agent_id, std::string_view session_key);
+
+/// The bwrap binary `settings.command` names (PATH lookup for a bare name). Error
+/// "SANDBOX_UNAVAILABLE": `sandbox backend bwrap: "bwrap" not found on PATH (install bubblewrap)`.
+Result<std::filesystem::path> backend_binary(const Settings& settings);
+
+/// Resolves the binary and starts it once (a probe with the real namespace and mount flags,
+/// running `true`) so that a kernel refusing user namespaces is found before a command is.
+/// Error "SANDBOX_UNAVAILABLE" with bwrap's own words. A success is cached per binary.
+Status check_backend(const Settings& settings);
+
+/// The wrapper for SpawnOptions::wrapper: `bwrap <flags> --chdir <cwd> --` (the caller appends
+/// `/bin/sh -c command`). `workspace` and `cwd` are canonical host paths, cwd inside workspace.
+std::vector<std::string> bwrap_wrapper(const Settings& settings, const std::filesystem::path& bwrap,
+                                       const std::filesystem::path& workspace, const std::filesystem::path& cwd);
+
+/// The message a file tool answers with instead of running, or "" when allowed: `write`, `edit`,
+/// `apply_patch` under `ro`; every fs tool under `none`.
+std::string file_tool_refusal(const Settings& settings, std::string_view tool_name);
+
+}  // namespace pincer::tools::sandbox
