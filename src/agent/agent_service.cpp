@@ -16,6 +16,7 @@
 #include "store/session_keys.h"
 #include "store/transcript.h"
 #include "tools/process_table.h"
+#include "tools/policy/policy_pipeline.h"
 #include "tools/registry.h"
 
 extern char** environ;
@@ -36,7 +37,7 @@ const char* to_string(RunLane lane) {
 
 struct AgentService::Impl {
   Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
-      : loop(l), clock(c), http(l), state_dir(std::move(state)) {
+      : loop(l), clock(c), http(l), state_dir(std::move(state)), approvals(l, c, state_dir / "exec-approvals.json") {
     configure(std::move(cfg));
   }
 
@@ -58,6 +59,7 @@ struct AgentService::Impl {
       agents.agents.push_back(std::move(main));
     }
     models = ModelRegistry::from_config(config);
+    approvals.configure(tools::approvals::ApprovalSettings::from_config(config));
     limits[static_cast<std::size_t>(RunLane::Main)] = static_cast<int>(std::max<int64_t>(1, agents.max_concurrent));
     limits[static_cast<std::size_t>(RunLane::Subagent)] = static_cast<int>(std::max<int64_t>(1, agents.subagents_max_concurrent));
   }
@@ -71,6 +73,7 @@ struct AgentService::Impl {
   std::optional<Error> agents_error;
   tools::ToolRegistry tools = tools::ToolRegistry::builtin();  // owns the Tool objects runs point to
   tools::ProcessTable processes;                               // background exec sessions
+  tools::approvals::ApprovalManager approvals;                 // exec approvals (TL-3)
   ModelRegistry models;
   std::map<std::string, std::unique_ptr<store::SessionIndex>> indexes;  // by agent id
   std::map<std::string, Lane> lanes;                                    // by session key
@@ -106,6 +109,8 @@ void AgentService::reconfigure(json config) {
   impl_->configure(std::move(config));
   pump();  // a higher maxConcurrent may start waiting runs now
 }
+
+tools::approvals::ApprovalManager& AgentService::approvals() { return impl_->approvals; }
 
 AgentService::~AgentService() {
   abort_all("shutdown");
@@ -226,15 +231,22 @@ void AgentService::start(Pending p) {
   if (!model) return fail(model.error().message);
   if (auto ws = ensure_workspace(spec->workspace); !ws) return fail(ws.error().message);
 
-  // Tools allowed for this agent (tools.profile / allow / deny; TL-2).
-  const json& tcfg = s.config.contains("tools") ? s.config["tools"] : json::object();
-  tools::ToolPolicy policy;
-  policy.profile = tcfg.value("profile", "coding");
-  policy.allow = tcfg.value("allow", std::vector<std::string>{});
-  policy.also_allow = tcfg.value("alsoAllow", std::vector<std::string>{});
-  policy.deny = tcfg.value("deny", std::vector<std::string>{});
-  auto tools = s.tools.effective_tools(policy);
-  if (!tools) return fail(tools.error().message);
+  // Tools allowed for this run: the policy pipeline (TL-2), logged per tool.
+  tools::policy::PolicyOrigin origin;
+  origin.agent_id = p.agent_id;
+  origin.provider = model->provider;
+  origin.model = model->id;
+  origin.channel = p.request.origin.channel;
+  origin.is_group = p.request.origin.is_group;
+  origin.group_id = p.request.origin.chat_id;
+  origin.sender_is_owner = p.request.sender_is_owner;
+  origin.subagent = p.request.lane == RunLane::Subagent;
+  auto decision = tools::policy::decide(s.tools, s.config, origin);
+  if (!decision) return fail(decision.error().message);
+  for (const auto& v : decision->verdicts) {
+    if (!v.allowed) spdlog::debug("run {}: tool {} removed by {}: {}", p.request.run_id, v.tool, v.layer, v.reason);
+  }
+  std::vector<const tools::Tool*> tool_list = std::move(decision->tools);
 
   // Session: the index entry, then the transcript (created on first use).
   store::SessionIndex& index = index_for(p.agent_id);
@@ -293,7 +305,7 @@ void AgentService::start(Pending p) {
   in.agent_id = p.agent_id;
   in.session_id = session_id;
   in.model = std::move(*model);
-  in.tools = std::move(*tools);
+  in.tools = std::move(tool_list);
   in.workspace = spec->workspace;
   // The run's own level, else the session's (/think), else the agent's default.
   std::string thinking = p.request.thinking;
@@ -304,6 +316,26 @@ void AgentService::start(Pending p) {
   in.timeout_ms = spec->timeout_seconds * 1000;
   in.tool_env = process_environment();
   in.processes = &s.processes;
+  in.hooks.gate_tool_call = [this, run_id = p.request.run_id, key, agent_id = p.agent_id, workspace = spec->workspace,
+                             lane = p.request.lane, origin = p.request.origin,
+                             owner = p.request.sender_is_owner](const llm::ToolCall& call, std::function<void(std::optional<std::string>)> done) {
+    if (call.name != "exec") return done(std::nullopt);
+    tools::approvals::ExecCall exec;
+    exec.run_id = run_id;
+    exec.agent_id = agent_id;
+    exec.session_key = key;
+    exec.tool_call_id = call.id;
+    exec.command = call.arguments.value("command", "");
+    const std::string workdir = call.arguments.value("workdir", "");
+    exec.cwd = workdir.empty() ? workspace : (std::filesystem::path(workdir).is_absolute() ? std::filesystem::path(workdir) : workspace / workdir);
+    if (call.arguments.contains("env") && call.arguments["env"].is_object()) {
+      for (const auto& [k, v] : call.arguments["env"].items()) exec.env[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+    exec.lane = to_string(lane);
+    exec.sender_is_owner = owner;
+    exec.origin = origin;
+    impl_->approvals.gate(std::move(exec), std::move(done));
+  };
   SystemPromptInput prompt;
   prompt.agent_id = spec->id;
   prompt.agent_name = spec->name;
@@ -353,6 +385,7 @@ void AgentService::finished(const std::string& key, const RunEvent& terminal) {
                                                           : "failed",
                terminal.usage.input, terminal.usage.output, terminal.error.empty() ? "" : ": " + terminal.error);
   s.run_session.erase(terminal.run_id);
+  s.approvals.cancel_run(terminal.run_id);
   s.recent[terminal.run_id] = terminal;
   s.recent_order.push_back(terminal.run_id);
   while (s.recent_order.size() > 1000) {

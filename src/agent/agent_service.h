@@ -24,6 +24,7 @@
 #include "core/http_client.h"
 #include "core/result.h"
 #include "store/session_index.h"
+#include "tools/approvals/approval_manager.h"
 
 namespace pincer::agent {
 
@@ -43,6 +44,10 @@ struct SendRequest {
   std::string run_id;        ///< the client's idempotencyKey
   std::string thinking;      ///< "" = the agent's default; else off|minimal|low|medium|high
   RunLane lane = RunLane::Main;
+  /// The chat the message came from ("" channel = a gateway client) and whether its sender is the
+  /// owner: the tool policy (TL-2 owner-only, group tools) and exec approvals (TL-3) use them.
+  tools::approvals::ExecOrigin origin = {};
+  bool sender_is_owner = true;
 };
 
 /// What send() accepted.
@@ -123,6 +128,10 @@ class AgentService {
   /// agents.defaults.maxConcurrent apply to runs started from now on; running and queued runs
   /// keep what they resolved. Session stores stay open.
   void reconfigure(nlohmann::json config);
+
+  /// The exec approvals of every run (TL-3): the gateway's exec.approval.* methods and the
+  /// channels' approval replies act on it.
+  tools::approvals::ApprovalManager& approvals();
 
   /// Aborts everything (shutdown).
   void abort_all(const std::string& reason);
