@@ -31,5 +31,6 @@ void register_pairing_commands(CLI::App& app, Action& action);  // pairing list|
 void register_onboard_command(CLI::App& app, Action& action);   // onboard
 void register_devices_commands(CLI::App& app, Action& action);  // devices list|approve|reject|remove|revoke
 void register_import_command(CLI::App& app, Action& action);    // import openclaw
+void register_tools_commands(CLI::App& app, Action& action);    // tools explain
 
 }  // namespace pincer::app

@@ -169,7 +169,6 @@ MethodResult sessions_observer_visibility(MethodContext& ctx) {
 }  // namespace
 
 void register_compat_methods(MethodRegistry& registry) {
-  registry.add({"exec.approval.list", empty_approvals});
   registry.add({"plugin.approval.list", empty_approvals});
   registry.add({"openclaw.approval.list", empty_approvals});
   registry.add({"question.list", question_list});

@@ -128,7 +128,8 @@ bool ApprovalManager::granted(const ExecCall& call) const {
 }
 
 void ApprovalManager::emit(const std::string& event, const json& payload) {
-  for (const auto& l : listeners_) l(event, payload);
+  auto listeners = listeners_;  // a listener may remove itself
+  for (const auto& [id, l] : listeners) l(event, payload);
 }
 
 void ApprovalManager::gate(ExecCall call, GateDone done) {

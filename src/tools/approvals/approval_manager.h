@@ -95,7 +95,12 @@ class ApprovalManager {
 
   /// Listeners of "exec.approval.requested" / "exec.approval.resolved" (name, payload).
   using Listener = std::function<void(const std::string& event, const nlohmann::json& payload)>;
-  void add_listener(Listener listener) { listeners_.push_back(std::move(listener)); }
+  /// Returns an id for remove_listener (a listener that dies before the manager must remove itself).
+  int add_listener(Listener listener) {
+    listeners_[++next_listener_] = std::move(listener);
+    return next_listener_;
+  }
+  void remove_listener(int id) { listeners_.erase(id); }
 
   /// Decides `call`; `done` is called once (maybe at once, maybe after a person answered).
   void gate(ExecCall call, GateDone done);
@@ -147,7 +152,8 @@ class ApprovalManager {
   ApprovalsFile file_;
   ApprovalSettings settings_;
   TriageHook triage_;
-  std::vector<Listener> listeners_;
+  std::map<int, Listener> listeners_;
+  int next_listener_ = 0;
   std::map<std::string, std::unique_ptr<Pending>> pending_;  ///< by id
   std::map<std::string, std::string> recent_;                ///< id → decision of resolved ones (bounded)
   std::vector<std::string> recent_order_;
