@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agents_config.h"
+#include "agent/approval_triage.h"
 #include "agent/model_registry.h"
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
@@ -39,6 +40,7 @@ struct AgentService::Impl {
   Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
       : loop(l), clock(c), http(l), state_dir(std::move(state)), approvals(l, c, state_dir / "exec-approvals.json") {
     configure(std::move(cfg));
+    approvals.set_triage(make_triage_hook(loop, http, models, &triage_model, &triage_timeout_ms));
   }
 
   void configure(json cfg) {
@@ -60,6 +62,10 @@ struct AgentService::Impl {
     }
     models = ModelRegistry::from_config(config);
     approvals.configure(tools::approvals::ApprovalSettings::from_config(config));
+    const json approvals_cfg = config.value("approvals", json::object());
+    triage_model = approvals_cfg.value("triageModel", "");
+    if (triage_model.empty()) triage_model = agents.default_agent().model.primary;  // the agent's own model
+    triage_timeout_ms = approvals_cfg.value("triageTimeoutSec", int64_t{20}) * 1000;
     limits[static_cast<std::size_t>(RunLane::Main)] = static_cast<int>(std::max<int64_t>(1, agents.max_concurrent));
     limits[static_cast<std::size_t>(RunLane::Subagent)] = static_cast<int>(std::max<int64_t>(1, agents.subagents_max_concurrent));
   }
@@ -74,6 +80,8 @@ struct AgentService::Impl {
   tools::ToolRegistry tools = tools::ToolRegistry::builtin();  // owns the Tool objects runs point to
   tools::ProcessTable processes;                               // background exec sessions
   tools::approvals::ApprovalManager approvals;                 // exec approvals (TL-3)
+  std::string triage_model;                                    // approvals.triageModel (smart mode, TL-4)
+  int64_t triage_timeout_ms = 20'000;
   ModelRegistry models;
   std::map<std::string, std::unique_ptr<store::SessionIndex>> indexes;  // by agent id
   std::map<std::string, Lane> lanes;                                    // by session key
@@ -320,13 +328,21 @@ void AgentService::start(Pending p) {
                              lane = p.request.lane, origin = p.request.origin,
                              owner = p.request.sender_is_owner](const llm::ToolCall& call, std::function<void(std::optional<std::string>)> done) {
     if (call.name != "exec") return done(std::nullopt);
+    auto text_arg = [&](const char* name) {
+      auto it = call.arguments.is_object() ? call.arguments.find(name) : call.arguments.end();
+      return it != call.arguments.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    // A call without a string command fails the tool's own argument check; nothing to ask.
+    if (!call.arguments.is_object() || !call.arguments.contains("command") || !call.arguments["command"].is_string()) {
+      return done(std::nullopt);
+    }
     tools::approvals::ExecCall exec;
     exec.run_id = run_id;
     exec.agent_id = agent_id;
     exec.session_key = key;
     exec.tool_call_id = call.id;
-    exec.command = call.arguments.value("command", "");
-    const std::string workdir = call.arguments.value("workdir", "");
+    exec.command = text_arg("command");
+    const std::string workdir = text_arg("workdir");
     exec.cwd = workdir.empty() ? workspace : (std::filesystem::path(workdir).is_absolute() ? std::filesystem::path(workdir) : workspace / workdir);
     if (call.arguments.contains("env") && call.arguments["env"].is_object()) {
       for (const auto& [k, v] : call.arguments["env"].items()) exec.env[k] = v.is_string() ? v.get<std::string>() : v.dump();

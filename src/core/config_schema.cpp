@@ -521,10 +521,16 @@ Node tools_section() {
 
 Node approvals_section() {
   return object({
-      field("mode", one_of({"manual", "off"}).def("manual").doc(
-                        "How a command that needs an approval is decided (TL-3): `manual` = a "
+      field("mode", one_of({"manual", "smart", "off"}).def("manual").doc(
+                        "How a command that needs an approval is decided (TL-3, TL-4): `manual` = a "
                         "person answers in the chat the run came from, the terminal or web chat; "
-                        "`off` = nobody is asked, `askFallback` decides.")),
+                        "`smart` = a small model first triages it as safe (runs), dangerous "
+                        "(refused) or ask-human (a person answers, as `manual`); a failed triage "
+                        "asks; `off` = nobody is asked, `askFallback` decides.")),
+      field("triageModel", string().default_note("the default agent's model").doc(
+                               "`provider/model` of the triage model of `mode: smart`.")),
+      field("triageTimeoutSec", integer().min(1).max(600).def(20).doc(
+                                    "How long the triage may take; a slower answer asks a person.")),
       field("askFallback", one_of({"deny", "allowlist", "full"}).def("deny").doc(
                                "With `mode: off`: what happens to a command that would be asked.")),
       field("timeoutSec", integer().min(1).max(86400).def(120).doc(

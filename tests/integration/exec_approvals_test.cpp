@@ -162,5 +162,28 @@ TEST_F(ExecApprovalsTest, ApprovalsFileGetAndSet) {
   EXPECT_NE(bad["error"]["message"].get<std::string>().find("defaults.ask"), std::string::npos) << bad.dump();
 }
 
+TEST_F(ExecApprovalsTest, SmartModeRunsWhatTheTriageModelCallsSafe) {
+  // Model calls in order: the run (exec), the triage of that command, the run again.
+  start(json::array({exec_call("touch triaged.txt"), {{"text", "SAFE: it only creates an empty file"}}, {{"text", "ok"}}}),
+        "tools: { exec: { ask: 'always' } }, approvals: { mode: 'smart' }");
+  send("run-smart");
+  EXPECT_EQ(wait_event("chat", "run-smart")["state"], "final");
+  EXPECT_TRUE(fs::exists(workspace() / "triaged.txt"));
+  EXPECT_NE(mock_log().find("You review shell commands"), std::string::npos);
+  for (const auto& e : client_->events()) EXPECT_NE(e.value("event", ""), "exec.approval.requested");
+  EXPECT_NE(gateway_->process().err().find("smart triage"), std::string::npos);
+}
+
+TEST_F(ExecApprovalsTest, SmartModeAsksWhenTheTriageAnswerIsUnclear) {
+  start(json::array({exec_call("touch unclear.txt"), {{"text", "perhaps?"}}, {{"text", "ok"}}}),
+        "tools: { exec: { ask: 'always' } }, approvals: { mode: 'smart' }");
+  send("run-unclear");
+  const json asked = wait_event("exec.approval.requested", "run-unclear");
+  EXPECT_FALSE(fs::exists(workspace() / "unclear.txt"));
+  ASSERT_EQ(client_->request("exec.approval.resolve", {{"id", asked["id"]}, {"decision", "allow-once"}})["ok"], true);
+  wait_event("chat", "run-unclear");
+  EXPECT_TRUE(fs::exists(workspace() / "unclear.txt"));
+}
+
 }  // namespace
 }  // namespace pincer::test

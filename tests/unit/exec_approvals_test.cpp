@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sys/stat.h>
 
+#include "agent/approval_triage.h"
 #include "core/event_loop.h"
 #include "tools/approvals/approval_manager.h"
 #include "tools/approvals/command_analysis.h"
@@ -272,6 +273,15 @@ TEST(ExecApprovals, DurationsAndDecisionWords) {
   EXPECT_EQ(decision_word("Always"), "allow-always");
   EXPECT_EQ(decision_word("deny"), "deny");
   EXPECT_FALSE(decision_word("perhaps").has_value());
+}
+
+TEST(ExecApprovals, TriageAnswersAreParsedStrictly) {
+  EXPECT_EQ(agent::parse_triage_answer("SAFE: read-only").verdict, "safe");
+  EXPECT_EQ(agent::parse_triage_answer("SAFE: read-only").reason, "read-only");
+  EXPECT_EQ(agent::parse_triage_answer("**Dangerous** - wipes the disk").verdict, "dangerous");
+  EXPECT_EQ(agent::parse_triage_answer("ask, not sure").verdict, "ask-human");
+  EXPECT_EQ(agent::parse_triage_answer("It is probably safe").verdict, "");  // unclear: a person decides
+  EXPECT_EQ(agent::parse_triage_answer("").verdict, "");
 }
 
 }  // namespace

@@ -160,7 +160,10 @@ TEST(ToolPolicy, FirstRemovingLayerIsReported) {
 
 TEST(ToolPolicy, UnknownProfileNamesItsPath) {
   ToolRegistry r = registry();
-  auto d = decide(r, json{{"tools", {{"byProvider", {{"p", {{"profile", "nope"}}}}}}}}, PolicyOrigin{"main", "p", "m"});
+  PolicyOrigin o;
+  o.provider = "p";
+  o.model = "m";
+  auto d = decide(r, json{{"tools", {{"byProvider", {{"p", {{"profile", "nope"}}}}}}}}, o);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().code, "TOOLS_PROFILE_UNKNOWN");
   EXPECT_NE(d.error().message.find("tools.byProvider.p.profile"), std::string::npos) << d.error().message;

@@ -300,7 +300,8 @@ Status ApprovalManager::resolve(const std::string& id_or_code, const std::string
       if (auto st = file_.save(); !st) spdlog::error("exec approvals: cannot save {}: {}", file_.path().string(), st.error().message);
     }
   }
-  finish(it->first, decision, resolved_by);
+  const std::string id = it->first;  // a copy: finish() erases the entry that holds the key
+  finish(id, decision, resolved_by);
   return Ok{};
 }
 
