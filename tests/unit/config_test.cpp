@@ -372,7 +372,7 @@ TEST(ConfigValidate, UnknownKey) {
             "gateway.prot: unknown key (expected one of "
             "port|bind|customBindHost|auth|trustedProxies|controlUi|reload)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
-            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|logging|session|messages|bindings|channels|meta)");
+            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|approvals|commands|logging|session|messages|bindings|channels|meta)");
 }
 
 TEST(ConfigValidate, KeysThatAreNotIdentifiersAreQuotedInPaths) {
@@ -499,7 +499,7 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"
             "logging.level: expected one of trace|debug|info|warn|error|off, got \"loud\"\n"
-            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|logging|session|messages|bindings|channels|meta)");
+            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|approvals|commands|logging|session|messages|bindings|channels|meta)");
   EXPECT_EQ(validate(doc).error().code, "CONFIG_INVALID");
 }
 
@@ -526,7 +526,9 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
       "agents": {"defaults": {"thinkingDefault": "off", "timeoutSeconds": 600, "maxConcurrent": 4,
                               "bootstrapMaxChars": 20000, "bootstrapTotalMaxChars": 150000,
                               "bootstrapTruncationWarning": "once"}},
-      "tools": {"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000}},
+      "tools": {"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000, "security": "full",
+                                              "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}}},
+      "approvals": {"mode": "manual", "askFallback": "deny", "timeoutSec": 120, "triageTimeoutSec": 20},
       "logging": {"level": "info", "file": "", "consoleStyle": "pretty"},
       "messages": {"queue": {"mode": "collect", "debounceMs": 1000, "cap": 20, "drop": "summarize"}}})"));
 }
@@ -571,7 +573,8 @@ TEST(ConfigDefaults, DefaultsAreValid) {
 }
 
 TEST(ConfigDefaults, WrongTypesAreLeftAsTheyAre) {
-  json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q"})");
+  json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q",
+                             "approvals": 2})");
   EXPECT_EQ(with_defaults(doc), doc);
 }
 
