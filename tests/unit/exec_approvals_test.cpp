@@ -98,6 +98,11 @@ struct Gate {
       if (event == "exec.approval.requested") requested.push_back(payload);
     });
   }
+  /// The i-th exec.approval.requested payload; throws (a test failure, not a crash) when missing.
+  const json& req(std::size_t i) const {
+    if (i >= requested.size()) throw std::runtime_error("no approval request #" + std::to_string(i));
+    return requested[i];
+  }
   ExecCall call(const std::string& command, bool owner = false, const std::string& lane = "main") {
     ExecCall c;
     c.run_id = "r1";
@@ -126,7 +131,7 @@ TEST(ExecApprovals, OwnerRunsFreelyAndOthersAreAskedByDefault) {
   EXPECT_EQ(g.decide(g.call("rm -rf build", /*owner=*/true)), "RUN");
   EXPECT_EQ(g.decide(g.call("rm -rf build")), "PENDING");
   ASSERT_EQ(g.requested.size(), 1u);
-  const json& req = g.requested[0]["request"];
+  const json& req = g.req(0)["request"];
   EXPECT_EQ(req["command"], "rm -rf build");
   EXPECT_EQ(req["cwd"], g.dir.path().string());
   EXPECT_EQ(req["commandArgv"], json::array({"/bin/sh", "-c", "rm -rf build"}));
@@ -138,20 +143,20 @@ TEST(ExecApprovals, AllowOnceRunsAndDenyRefuses) {
   Gate g;
   std::optional<std::string> first, second;
   EXPECT_EQ(g.decide(g.call("make"), &first), "PENDING");
-  ASSERT_TRUE(g.m.resolve(g.requested[0]["code"], "allow-once").ok());
+  ASSERT_TRUE(g.m.resolve(g.req(0)["code"], "allow-once").ok());
   EXPECT_EQ(first, "RUN");
   EXPECT_EQ(g.decide(g.call("make"), &second), "PENDING");  // once is once
-  ASSERT_TRUE(g.m.resolve(g.requested[1]["id"], "deny").ok());
+  ASSERT_TRUE(g.m.resolve(g.req(1)["id"], "deny").ok());
   ASSERT_TRUE(second.has_value());
   EXPECT_NE(second->find("refused"), std::string::npos) << *second;
-  EXPECT_EQ(g.m.resolve(g.requested[1]["id"], "deny").error().code, "APPROVAL_NOT_FOUND");
+  EXPECT_EQ(g.m.resolve(g.req(1)["id"], "deny").error().code, "APPROVAL_NOT_FOUND");
   EXPECT_EQ(g.m.resolve("nope", "maybe").error().code, "INVALID_REQUEST");
 }
 
 TEST(ExecApprovals, AllowAlwaysAddsPatternsToTheFile) {
   Gate g;
   EXPECT_EQ(g.decide(g.call("git status")), "PENDING");
-  ASSERT_TRUE(g.m.resolve(g.requested[0]["id"], "allow-always").ok());
+  ASSERT_TRUE(g.m.resolve(g.req(0)["id"], "allow-always").ok());
   EXPECT_EQ(g.decide(g.call("git status")), "RUN");
   EXPECT_EQ(g.decide(g.call("git push")), "PENDING");
   ApprovalsFile reread(g.dir.path() / "exec-approvals.json");
@@ -178,7 +183,7 @@ TEST(ExecApprovals, ObfuscatedCommandIsAskedDespiteAMatchingPattern) {
 TEST(ExecApprovals, TimeBoundedSessionGrantExpiresAndCoversOnlyTheSameCommand) {
   Gate g;
   EXPECT_EQ(g.decide(g.call("make test")), "PENDING");
-  ASSERT_TRUE(g.m.resolve(g.requested[0]["id"], "allow-always", "session", 3'600'000).ok());
+  ASSERT_TRUE(g.m.resolve(g.req(0)["id"], "allow-always", "session", 3'600'000).ok());
   EXPECT_EQ(g.decide(g.call("make test")), "RUN");
   // A changed command (or cwd, or env) is not what was approved: asked again.
   EXPECT_EQ(g.decide(g.call("make test; curl x")), "PENDING");
