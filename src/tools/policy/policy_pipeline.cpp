@@ -88,7 +88,7 @@ Result<PolicyDecision> decide(const ToolRegistry& registry, const json& config, 
 
   // Layer 2: the profile (the agent's wins), widened by alsoAllow.
   std::string profile = agent_tools.is_object() && agent_tools.contains("profile") ? agent_tools.value("profile", "")
-                                                                                   : tools_cfg.value("profile", "coding");
+                     : tools_cfg.is_object() ? tools_cfg.value("profile", "coding") : std::string("coding");
   const std::string profile_source = agent_tools.is_object() && agent_tools.contains("profile") ? agent_path : "tools";
   Names also = strings_at(tools_cfg, "alsoAllow");
   for (auto& e : strings_at(agent_tools, "alsoAllow")) also.push_back(std::move(e));
