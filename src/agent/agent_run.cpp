@@ -385,9 +385,22 @@ void AgentRun::run_next_tool() {
   for (const auto* t : in_.tools) {
     if (t->name() == call.name) tool = t;
   }
-  auto output = std::make_shared<tools::ToolOutput>();
   std::optional<std::string> denied;
   if (in_.hooks.before_tool_call) denied = in_.hooks.before_tool_call(call);
+  if (!denied && tool && in_.hooks.gate_tool_call) {
+    std::weak_ptr<AgentRun> weak = weak_from_this();
+    return in_.hooks.gate_tool_call(call, [weak, call, tool](std::optional<std::string> verdict) {
+      auto self = weak.lock();
+      if (!self || self->finished_) return;  // aborted while it waited: already finished
+      self->execute_tool(call, tool, std::move(verdict));
+    });
+  }
+  execute_tool(call, tool, std::move(denied));
+}
+
+void AgentRun::execute_tool(const llm::ToolCall& call, const tools::Tool* tool, std::optional<std::string> denied) {
+  if (aborted_) return finish_aborted();
+  auto output = std::make_shared<tools::ToolOutput>();
   auto work = [tool, call, output, denied, flag = cancel_flag_, workspace = in_.workspace, env = in_.tool_env,
                timeout = in_.exec_timeout_ms, processes = in_.processes, memory = in_.memory,
                agent = in_.agent_id, exec_cap = in_.exec_max_output_chars, sandbox = in_.sandbox, config = in_.config] {

@@ -42,6 +42,10 @@ struct RunHooks {
   /// Before a tool runs. A returned message denies the call: the model receives it as an error
   /// result instead (the approval gate plugs in here).
   std::function<std::optional<std::string>(const llm::ToolCall&)> before_tool_call;
+  /// After before_tool_call allowed the call: an asynchronous gate (exec approvals, TL-3). `done`
+  /// is called once on the loop, maybe much later: nullopt runs the call, a message denies it.
+  /// The run waits meanwhile; an abort ends it at once and a later `done` is ignored.
+  std::function<void(const llm::ToolCall&, std::function<void(std::optional<std::string>)> done)> gate_tool_call;
   /// After a tool ran, before the CX-8 cap: may rewrite the output.
   std::function<void(const llm::ToolCall&, tools::ToolOutput&)> after_tool_call;
   /// Before every model call: may rewrite the context (compaction plugs in here).
@@ -137,6 +141,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void handle_failure(const llm::ProviderFailure& failure);
   void handle_reply(llm::AssistantMessage reply);
   void run_next_tool();
+  /// Runs (or, with `denied`, refuses) one tool call on a worker, then continues the loop.
+  void execute_tool(const llm::ToolCall& call, const tools::Tool* tool, std::optional<std::string> denied);
   void inject_steering();
   void finish_ok(const llm::AssistantMessage& reply);
   void finish_error(const std::string& message, std::string_view reason = {});

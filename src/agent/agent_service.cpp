@@ -11,6 +11,7 @@
 
 #include "agent/agents_config.h"
 #include "agent/cache_trace.h"
+#include "agent/exec_gate.h"
 #include "agent/run_tool_settings.h"
 #include "agent/model_registry.h"
 #include "agent/session_history.h"
@@ -20,6 +21,7 @@
 #include "store/session_keys.h"
 #include "store/transcript.h"
 #include "tools/process_table.h"
+#include "tools/policy/policy_pipeline.h"
 #include "tools/registry.h"
 
 extern char** environ;
@@ -191,15 +193,22 @@ void AgentService::start(Pending p) {
   if (!model) return fail(model.error().message);
   if (auto ws = ensure_workspace(spec->workspace); !ws) return fail(ws.error().message);
 
-  // Tools allowed for this agent (tools.profile / allow / deny; TL-2).
-  const json& tcfg = s.config.contains("tools") ? s.config["tools"] : json::object();
-  tools::ToolPolicy policy;
-  policy.profile = tcfg.value("profile", "coding");
-  policy.allow = tcfg.value("allow", std::vector<std::string>{});
-  policy.also_allow = tcfg.value("alsoAllow", std::vector<std::string>{});
-  policy.deny = tcfg.value("deny", std::vector<std::string>{});
-  auto tools = s.tools.effective_tools(policy);
-  if (!tools) return fail(tools.error().message);
+  // Tools allowed for this run: the policy pipeline (TL-2), logged per tool.
+  tools::policy::PolicyOrigin origin;
+  origin.agent_id = p.agent_id;
+  origin.provider = model->provider;
+  origin.model = model->id;
+  origin.channel = p.request.origin.channel;
+  origin.is_group = p.request.origin.is_group;
+  origin.group_id = p.request.origin.chat_id;
+  origin.sender_is_owner = p.request.sender_is_owner;
+  origin.subagent = p.request.lane == RunLane::Subagent;
+  auto decision = tools::policy::decide(s.tools, s.config, origin);
+  if (!decision) return fail(decision.error().message);
+  for (const auto& v : decision->verdicts) {
+    if (!v.allowed) spdlog::debug("run {}: tool {} removed by {}: {}", p.request.run_id, v.tool, v.layer, v.reason);
+  }
+  auto tools = std::make_optional(std::move(decision->tools));
   const memory::MemorySettings memory_settings = s.memory.settings_for(spec->id, spec->workspace);
   if (!memory_settings.enabled) {  // memory.backend none / memory.search.enabled false: no memory tools
     std::erase_if(*tools, [](const tools::Tool* t) { return t->group() == "memory"; });
@@ -274,6 +283,9 @@ void AgentService::start(Pending p) {
   in.engine = context::make_engine(spec->context_engine, engine);
   in.engine->bootstrap(std::move(loaded));
   in.tools = std::move(*tools);
+  in.hooks.gate_tool_call = make_exec_gate(s.approvals, {p.request.run_id, key, p.agent_id, spec->workspace,
+                                                         to_string(p.request.lane), p.request.origin,
+                                                         p.request.sender_is_owner});
   in.workspace = spec->workspace;
   apply_session_state(key, p.request.thinking, entries, *writer, in);  // model + thinking (SS-3, AG-7)
   in.timeout_ms = spec->timeout_seconds * 1000;
@@ -337,6 +349,7 @@ void AgentService::finished(const std::string& key, const RunEvent& terminal) {
                                                           : "failed",
                terminal.usage.input, terminal.usage.output, terminal.error.empty() ? "" : ": " + terminal.error);
   s.run_session.erase(terminal.run_id);
+  s.approvals.cancel_run(terminal.run_id);
   s.recent[terminal.run_id] = terminal;
   s.recent_order.push_back(terminal.run_id);
   while (s.recent_order.size() > 1000) {
@@ -553,6 +566,8 @@ json AgentService::session_defaults(const std::string& agent_id) const {
   }
   return out;
 }
+
+tools::approvals::ApprovalManager& AgentService::approvals() { return impl_->approvals; }
 
 // Accessors for agent_service_controls.cpp.
 const Clock& AgentService::clock() const { return impl_->clock; }

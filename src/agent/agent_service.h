@@ -24,6 +24,7 @@
 #include "core/http_client.h"
 #include "core/result.h"
 #include "store/session_index.h"
+#include "tools/approvals/approval_manager.h"
 
 namespace pincer::agent {
 
@@ -48,6 +49,10 @@ struct SendRequest {
   bool compact = false;
   std::string channel = {};  ///< the chat platform the message came from ("" = a gateway client);
                              ///< selects session.resetByChannel (SS-5)
+  /// The chat the message came from ("" channel = a gateway client) and whether its sender is the
+  /// owner: the tool policy (TL-2 owner-only, group tools) and exec approvals (TL-3) use them.
+  tools::approvals::ExecOrigin origin = {};
+  bool sender_is_owner = true;
 };
 
 /// What send() accepted.
@@ -147,6 +152,10 @@ class AgentService {
   /// agents.defaults.maxConcurrent apply to runs started from now on; running and queued runs
   /// keep what they resolved. Session stores stay open.
   void reconfigure(nlohmann::json config);
+
+  /// The exec approvals of every run (TL-3): the gateway's exec.approval.* methods and the
+  /// channels' approval replies act on it.
+  tools::approvals::ApprovalManager& approvals();
 
   /// Aborts everything (shutdown).
   void abort_all(const std::string& reason);

@@ -16,7 +16,9 @@
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
 #include "core/config.h"
+#include "agent/approval_triage.h"
 #include "memory/memory_service.h"
+#include "tools/approvals/approval_manager.h"
 #include "tools/process_table.h"
 #include "tools/registry.h"
 
@@ -26,8 +28,10 @@ using nlohmann::json;
 
 struct AgentService::Impl {
   Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
-      : loop(l), clock(c), http(l), state_dir(std::move(state)), memory(cfg, state_dir, memory::memory_env_from_process(), true) {
+      : loop(l), clock(c), http(l), state_dir(std::move(state)), memory(cfg, state_dir, memory::memory_env_from_process(), true),
+        approvals(l, c, state_dir / "exec-approvals.json") {
     configure(std::move(cfg));
+    approvals.set_triage(make_triage_hook(loop, http, models, &triage_model, &triage_timeout_ms));
   }
 
   void configure(json cfg) {
@@ -49,6 +53,11 @@ struct AgentService::Impl {
     }
     models = ModelRegistry::from_config(config);
     memory.reconfigure(config);
+    approvals.configure(tools::approvals::ApprovalSettings::from_config(config));
+    const json approvals_cfg = config.value("approvals", json::object());
+    triage_model = approvals_cfg.value("triageModel", "");
+    if (triage_model.empty()) triage_model = agents.default_agent().model.primary;  // the agent's own model
+    triage_timeout_ms = approvals_cfg.value("triageTimeoutSec", int64_t{20}) * 1000;
     limits[static_cast<std::size_t>(RunLane::Main)] = static_cast<int>(std::max<int64_t>(1, agents.max_concurrent));
     limits[static_cast<std::size_t>(RunLane::Subagent)] = static_cast<int>(std::max<int64_t>(1, agents.subagents_max_concurrent));
   }
@@ -74,6 +83,9 @@ struct AgentService::Impl {
   std::set<std::string> pending_saves;     // agents whose index has a save scheduled
   std::deque<std::string> recent_order;
   memory::MemoryService memory;  // per-agent memory indexes (MM-4..8); opened on first use
+  tools::approvals::ApprovalManager approvals;  // exec approvals (TL-3)
+  std::string triage_model;                     // approvals.triageModel (smart mode, TL-4)
+  int64_t triage_timeout_ms = 20'000;
 };
 
 }  // namespace pincer::agent

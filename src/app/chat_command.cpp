@@ -12,6 +12,8 @@
 #include <atomic>
 #include <clocale>
 #include <condition_variable>
+#include <deque>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -23,6 +25,7 @@
 #include "core/ids.h"
 #include "core/utf8.h"
 #include "store/session_keys.h"
+#include "tools/approvals/approval_manager.h"
 
 namespace pincer::app {
 namespace {
@@ -152,6 +155,14 @@ class Chat {
         *options,
         [this](const std::string& event, const json& payload) {
           std::lock_guard lock(mu_);
+          if (event == "exec.approval.requested") {
+            // Asked here when it is about the run this terminal started (TL-3).
+            if (payload.value("request", json::object()).value("runId", "") == renderer_run_) {
+              approvals_.push_back(payload);
+              cv_.notify_all();
+            }
+            return;
+          }
           if (renderer_.on_event(event, payload)) cv_.notify_all();
         },
         [this](int code, const std::string& reason) {
@@ -192,6 +203,8 @@ class Chat {
     {
       std::lock_guard lock(mu_);
       renderer_.begin_run(run_id);
+      renderer_run_ = run_id;
+      approvals_.clear();
     }
     json params = {{"sessionKey", session_key()}, {"message", text}, {"idempotencyKey", run_id}};
     if (!opts_.thinking.empty()) params["thinking"] = opts_.thinking;
@@ -213,6 +226,14 @@ class Chat {
     std::unique_lock lock(mu_);
     while (renderer_.running() && !lost_) {
       cv_.wait_for(lock, std::chrono::milliseconds(50));
+      if (!approvals_.empty()) {
+        json request = approvals_.front();
+        approvals_.pop_front();
+        lock.unlock();
+        answer_approval(request);
+        lock.lock();
+        continue;
+      }
       const int interrupts = InterruptCounter::count();
       if (interrupts >= 2) {
         std::cout << "\n";
@@ -232,6 +253,38 @@ class Chat {
       std::cout << "\n[connection lost while the agent was replying: the reply may be incomplete]\n";
     }
     return Outcome::Done;
+  }
+
+  /// Shows an exec approval request exactly as the command will run and sends the answer:
+  /// o = allow once, a = allow always (add "1h"/"30m" for a time-bounded grant, "session" to
+  /// keep it to this session), anything else = deny.
+  void answer_approval(const json& payload) {
+    const json& req = payload.value("request", json::object());
+    std::cout << "\n[approval needed] the agent wants to run:\n  command: " << cli::terminal_safe(req.value("command", ""))
+              << "\n  cwd:     " << cli::terminal_safe(req.value("cwd", "")) << "\n";
+    const json env = req.value("env", json::object());
+    for (const auto& [k, v] : env.items()) {
+      std::cout << "  env:     " << cli::terminal_safe(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump())) << "\n";
+    }
+    for (const auto& r : req.value("risks", json::array())) std::cout << "  risk:    " << cli::terminal_safe(r.get<std::string>()) << "\n";
+    for (const auto& r : req.value("preflight", json::array())) std::cout << "  check:   " << cli::terminal_safe(r.get<std::string>()) << "\n";
+    std::cout << std::flush;
+    char* raw = readline("allow? [o]nce, [a]lways [1h|session], [d]eny > ");
+    std::string answer = raw ? raw : "";
+    std::free(raw);
+    std::istringstream words(answer);
+    std::string first, extra;
+    words >> first;
+    json params = {{"id", payload.value("id", "")}, {"decision", "deny"}};
+    if (first == "o" || first == "once" || first == "y" || first == "yes") params["decision"] = "allow-once";
+    if (first == "a" || first == "always") params["decision"] = "allow-always";
+    while (words >> extra) {
+      if (extra == "session") params["scope"] = "session";
+      else if (auto ms = tools::approvals::parse_duration_ms(extra)) params["ttlMs"] = *ms;
+    }
+    auto r = client_->call("exec.approval.resolve", params, flags_.timeout());
+    if (!r) std::cout << "[error] " << r.error().message << "\n";
+    else std::cout << "[" << params["decision"].get<std::string>() << "]\n";
   }
 
   // Terminal-only commands are handled here; the others go to the gateway like any message
@@ -267,6 +320,8 @@ class Chat {
   std::mutex mu_;
   std::condition_variable cv_;
   cli::ChatRenderer renderer_;
+  std::string renderer_run_;      ///< the run this terminal waits for
+  std::deque<json> approvals_;    ///< exec.approval.requested of that run, not answered yet
   bool lost_ = false;
   std::string history_file_;
   std::chrono::steady_clock::time_point last_abort_{};  ///< when Ctrl-C last aborted a run

@@ -33,5 +33,6 @@ void register_devices_commands(CLI::App& app, Action& action);  // devices list|
 void register_import_command(CLI::App& app, Action& action);    // import openclaw
 void register_memory_commands(CLI::App& app, Action& action);   // memory status|index|search|reset
 void register_sandbox_commands(CLI::App& app, Action& action);  // sandbox explain
+void register_tools_commands(CLI::App& app, Action& action);    // tools explain
 
 }  // namespace pincer::app

@@ -278,6 +278,7 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   gateway::Gateway gateway(s, SystemClock::instance());
   agent::AgentService agents(loop, SystemClock::instance(), cfg, state);
   gateway.attach(&loop, &agents);
+  gateway::attach_approval_events(gateway, agents);
   // Chat platforms (channels.*): started once the loop runs; a channel that cannot be built
   // (e.g. no botToken) stops the start-up with the config path named.
   channels::ChannelManager channel_manager(loop, SystemClock::instance(), agents, cfg, state, gateway.http_routes());

@@ -1,5 +1,7 @@
 #include "channels/inbound_pipeline.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "agent/chat_commands.h"
@@ -57,12 +59,14 @@ InboundPipeline::InboundPipeline(EventLoop& loop, const Clock& clock, agent::Age
       delivery_(delivery),
       pairing_(pairing),
       dedupe_(clock),
-      loop_(loop) {
+      loop_(loop),
+      chat_approvals_(agents, delivery) {
   reconfigure(std::move(effective_config));
 }
 
 void InboundPipeline::reconfigure(json effective_config) {
   config_ = std::move(effective_config);
+  chat_approvals_.reconfigure(config_);
   routing_ = routing::routing_config_from_json(config_);
   const json q = config_.value("messages", json::object()).value("queue", json::object());
   queue_ = QueueSettings{};
@@ -191,7 +195,8 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   const auto route = routing::resolve_route(routing_, in);
   const std::string session_key =
       topic ? route.session_key : routing::resolve_thread_session_keys(route.session_key, m.thread_id).session_key;
-  // 4. Slash commands (UI-4).
+  // 4. Slash commands (UI-4); an owner's answer to an exec approval (TL-3).
+  if (is_command && chat_approvals_.handle(channel, m)) return InboundOutcome::Accepted;
   if (is_command && command(channel, m, session_key, route.agent_id)) return InboundOutcome::Accepted;
   // 5. A run now, or the session's queue when a run is busy (QL-3).
   enqueue(channel, std::move(m), session_key, route.agent_id);
@@ -270,7 +275,14 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
                                     {channel->id(), channel->account_id(), last.chat_id, last.thread_id, run_id},
                                     stream_settings_from_json(config_, channel->id(), channel->account_id(),
                                                               channel->capabilities()));
-  auto accepted = agents_.send({session_key, q.agent_id, text, run_id, "", agent::RunLane::Main, last.channel},
+  agent::SendRequest request{session_key, q.agent_id, text, run_id, "", agent::RunLane::Main};
+  request.channel = last.channel;  // session.resetByChannel (SS-5)
+  request.origin = {last.channel, last.account_id, last.chat_id, last.thread_id, last.sender_id, last.is_group};
+  // Owner = every sender of the batch is in commands.ownerAllowFrom (TL-2 owner-only, TL-3).
+  request.sender_is_owner = std::all_of(messages.begin(), messages.end(), [&](const InboundMessage& mm) {
+    return sender_is_owner(config_, mm);
+  });
+  auto accepted = agents_.send(request,
                                [this, run_id, session_key, stream](const agent::RunEvent& e) {
                                  using K = agent::RunEvent::Kind;
                                  const bool dropped = superseded_.count(run_id) > 0;

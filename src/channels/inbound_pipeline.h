@@ -27,6 +27,7 @@
 
 #include "agent/agent_service.h"
 #include "channels/channel.h"
+#include "channels/chat_approvals.h"
 #include "channels/pairing_store.h"
 #include "channels/reply_delivery.h"
 #include "core/clock.h"
@@ -101,6 +102,7 @@ class InboundPipeline {
     int64_t count = 0;    ///< refusals since
   };
   std::map<std::string, RefusalLog> pairing_refused_;  ///< by "<channel>:<account>" (bounded by the config)
+  ChatApprovals chat_approvals_;  ///< exec approvals asked and answered in chats (TL-3)
   int64_t received_ = 0, duplicates_ = 0, dropped_ = 0, runs_ = 0, queued_ = 0, interrupted_ = 0;
 };
 

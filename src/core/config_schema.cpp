@@ -511,6 +511,13 @@ Node agent_entry() {
       field("default", boolean().doc(
                            "This is the default agent (the first one marked wins; without any "
                            "mark the first agent listed is the default).")),
+      field("tools", object({
+                         field("profile", one_of({"minimal", "coding", "messaging", "full"}).doc(
+                                              "This agent's tool profile, instead of `tools.profile`.")),
+                         field("allow", array_of(string()).doc("When non-empty, narrows this agent's tools to these.")),
+                         field("alsoAllow", array_of(string()).doc("Tools added to this agent's profile set.")),
+                         field("deny", array_of(string()).doc("Tools this agent never gets; deny beats allow.")),
+                     }).doc("This agent's layer of the tool policy (TL-2; `pincer tools explain --agent <id>`).")),
       field("workspace", string().doc(
                              "Workspace directory of this agent. Default: "
                              "`agents.defaults.workspace` (or `<state dir>/workspace`) for the "
@@ -562,6 +569,24 @@ Node tools_section() {
                 field("maxOutputChars", integer().min(1024).def(100000).doc(
                                             "Most output characters an `exec` command keeps "
                                             "(the head and the tail; the middle is dropped).")),
+                field("security", one_of({"deny", "allowlist", "full"}).def("full").doc(
+                                      "What `exec` may run (TL-3): `deny` = nothing; `allowlist` = "
+                                      "only commands covered by the allowlist of `exec-approvals.json` "
+                                      "(others are asked, see `ask`); `full` = anything. The approvals "
+                                      "file's setting applies too: the stricter wins.")),
+                field("ask", one_of({"off", "on-miss", "always"}).def("off").doc(
+                                 "When a person is asked before `exec` runs: `off` = never (not "
+                                 "allowed means refused); `on-miss` = when the command is not on the "
+                                 "allowlist, or is risky (obfuscated) under `full`; `always` = every "
+                                 "command.")),
+                field("nonOwner", object({
+                                      field("security", one_of({"deny", "allowlist", "full"}).def("allowlist").doc(
+                                                            "`tools.exec.security` floor for such runs.")),
+                                      field("ask", one_of({"off", "on-miss", "always"}).def("on-miss").doc(
+                                                       "`tools.exec.ask` floor for such runs.")),
+                                  }).doc("The stricter policy of runs started by a channel sender who is not "
+                                         "the owner (not in `commands.ownerAllowFrom`): by default their "
+                                         "commands run only when allowlisted or approved by the owner.")),
             }).doc("The `exec` shell tool.")),
       field("web", object({
                        field("fetch", object({
@@ -601,7 +626,51 @@ Node tools_section() {
                        }).doc("The `web_search` tool; provider settings are in "
                               "`plugins.entries.<provider>.config.webSearch`.")),
                    }).doc("The web tools (content they return is marked untrusted for the model).")),
+      field("byProvider", map_of(object({
+                              field("profile", one_of({"minimal", "coding", "messaging", "full"}).doc(
+                                                   "Narrows to this profile's tools.")),
+                              field("allow", array_of(string()).doc("When non-empty, narrows to these tools.")),
+                              field("deny", array_of(string()).doc("Tools removed for this model.")),
+                          })).doc("Tool policy by model (TL-2): keys `<provider>/<model>` or `<provider>`; "
+                                  "the most specific applies.")),
+      field("subagents", object({
+                             field("tools", object({
+                                                field("allow", array_of(string()).doc("When non-empty, subagent runs get only these.")),
+                                                field("deny", array_of(string()).default_note("the owner-only control-plane tools").doc(
+                                                                  "Tools subagent runs never get.")),
+                                            }).doc("The subagent layer of the tool policy.")),
+                         }).doc("Runs on the subagent lane.")),
   }).doc("Which tools agents may use (TL-2) and how the built-in tools behave.");
+}
+
+Node approvals_section() {
+  return object({
+      field("mode", one_of({"manual", "smart", "off"}).def("manual").doc(
+                        "How a command that needs an approval is decided (TL-3, TL-4): `manual` = a "
+                        "person answers in the chat the run came from, the terminal or web chat; "
+                        "`smart` = a small model first triages it as safe (runs), dangerous "
+                        "(refused) or ask-human (a person answers, as `manual`); a failed triage "
+                        "asks; `off` = nobody is asked, `askFallback` decides.")),
+      field("triageModel", string().default_note("the default agent's model").doc(
+                               "`provider/model` of the triage model of `mode: smart`.")),
+      field("triageTimeoutSec", integer().min(1).max(600).def(20).doc(
+                                    "How long the triage may take; a slower answer asks a person.")),
+      field("askFallback", one_of({"deny", "allowlist", "full"}).def("deny").doc(
+                               "With `mode: off`: what happens to a command that would be asked.")),
+      field("timeoutSec", integer().min(1).max(86400).def(120).doc(
+                              "How long an approval request waits; no answer denies it and the run "
+                              "is told.")),
+  }).doc("Exec approvals: who decides a command the policy does not allow outright (docs/security.md).");
+}
+
+Node commands_section() {
+  return object({
+      field("ownerAllowFrom", array_of(union_of({string(), integer()})).doc(
+                                  "Channel senders who are the owner: ids, `@username`, `<channel>:<id>`, or "
+                                  "`*`. Their runs get the owner-only tools and `tools.exec` without the "
+                                  "`nonOwner` floor, and they answer approvals in chats. Gateway clients "
+                                  "(terminal, web chat) are always the owner.")),
+  }).doc("Who commands the agent from chats.");
 }
 
 Node logging_section() {
@@ -750,6 +819,11 @@ Node channel_group_entry() {
       field("enabled", boolean().doc("`false` ignores this chat.")),
       field("allowFrom", array_of(union_of({string(), integer()})).doc(
                              "Senders allowed in this chat, overriding `groupAllowFrom`.")),
+      field("tools", object({
+                         field("allow", array_of(string()).doc("When non-empty, runs of this chat get only these tools.")),
+                         field("deny", array_of(string()).doc("Tools runs of this chat never get.")),
+                     }).doc("The group layer of the tool policy (TL-2), for runs started in this chat "
+                            "(the `*` entry's when the chat has none). Direct messages skip it.")),
   }).doc("Settings of one group chat.");
 }
 
@@ -893,6 +967,8 @@ Node build_root() {
       field("agents", agents_section()),
       field("tools", tools_section()),
       field("memory", memory_section()),
+      field("approvals", approvals_section()),
+      field("commands", commands_section()),
       field("logging", logging_section()),
       field("session", session_section()),
       field("messages", messages_section()),

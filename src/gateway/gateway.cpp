@@ -46,6 +46,7 @@ Gateway::Gateway(GatewaySettings settings, Clock& clock)
   register_session_methods(methods_);
   register_device_methods(methods_);
   register_compat_methods(methods_);
+  register_approval_methods(methods_);
   refresh_health();
 }
 
@@ -498,6 +499,15 @@ void Gateway::broadcast_session_event(std::string_view event, const json& payloa
   for (auto& [id, client] : clients_) {
     if (!client->connected || client->closing || !client->session_events || !may_read(*client)) continue;
     send_event(*client, event, text, /*drop_if_slow=*/true);
+  }
+}
+
+void Gateway::broadcast_scoped_event(std::string_view event, const json& payload, std::string_view scope) {
+  const std::string text = payload.dump(-1, ' ', false, json::error_handler_t::replace);
+  for (auto& [id, client] : clients_) {
+    if (!client->connected || client->closing || client->role != "operator") continue;
+    if (!operator_scope_allows(client->scopes, scope)) continue;  // §1.9 event scope guards
+    send_event(*client, event, text);
   }
 }
 

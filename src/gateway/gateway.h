@@ -212,6 +212,9 @@ class Gateway {
   store::DeviceStore& devices() { return *devices_; }
   /// Sends a `device.pair.*` event to connected operators holding operator.pairing (or admin).
   void broadcast_pairing_event(std::string_view event, const nlohmann::json& payload);
+  /// Sends an event to connected operators whose scopes allow `scope` (exec.approval.* need
+  /// operator.approvals).
+  void broadcast_scoped_event(std::string_view event, const nlohmann::json& payload, std::string_view scope);
   /// Whether a connected client authenticated as this device.
   bool device_connected(const std::string& device_id) const;
   /// Closes (1008 `reason`) every connection of this device, of one role when `role` is non-empty;

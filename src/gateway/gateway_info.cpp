@@ -13,7 +13,8 @@ const std::vector<std::string>& gateway_events() {
   // fall behind what is emitted.
   static const std::vector<std::string> events = {
       "connect.challenge", "tick", "health", "presence", "shutdown", "agent", "chat",
-      "device.pair.requested", "device.pair.resolved", "device.pair.changed", "sessions.changed", "session.message"};
+      "device.pair.requested", "device.pair.resolved", "device.pair.changed", "sessions.changed", "session.message",
+      "exec.approval.requested", "exec.approval.resolved"};
   return events;
 }
 

@@ -112,6 +112,22 @@ bool policy_entry_matches(std::string_view raw_entry, const Tool& tool) {
   return glob_match(entry, name);
 }
 
+std::optional<bool> profile_includes(std::string_view raw_profile, const Tool& tool) {
+  const std::string profile = normalize(raw_profile);
+  if (profile.empty() || profile == "full") return true;
+  auto it = profiles().find(profile);
+  if (it == profiles().end()) return std::nullopt;
+  return any_matches(it->second, tool);
+}
+
+std::optional<std::string> first_match(const Names& entries, const Tool& tool, bool as_allow) {
+  for (const auto& e : entries) {
+    if (policy_entry_matches(e, tool)) return e;
+  }
+  if (as_allow && allowed_by(entries, tool)) return std::string("write");
+  return std::nullopt;
+}
+
 ToolRegistry ToolRegistry::builtin() {
   ToolRegistry r;
   for (auto& t : make_fs_tools()) r.add(std::move(t));

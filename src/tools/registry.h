@@ -19,6 +19,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -38,6 +39,13 @@ struct ToolPolicy {
 
 /// Whether a policy entry ("read", "sessions_*", "group:fs", "bash") selects `tool`.
 bool policy_entry_matches(std::string_view entry, const Tool& tool);
+
+/// Whether `tool` belongs to `profile` ("", "full": everything). nullopt for an unknown profile.
+std::optional<bool> profile_includes(std::string_view profile, const Tool& tool);
+
+/// The first entry of `entries` that selects `tool` (with the allow rule that "write" also
+/// selects apply_patch when `as_allow`), or nullopt.
+std::optional<std::string> first_match(const std::vector<std::string>& entries, const Tool& tool, bool as_allow = false);
 
 /// Tool names of an OpenClaw group ("fs", "runtime", ...; no "group:" prefix); empty if unknown.
 const std::vector<std::string>& group_members(std::string_view group);

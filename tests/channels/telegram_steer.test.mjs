@@ -78,6 +78,7 @@ before(async () => {
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
     models: [ { id: 'mock-model' } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } } },
+  commands: { ownerAllowFrom: ['${OWNER}'] },  // the owner's commands run without approvals (TL-3)
   messages: { queue: { mode: 'steer' } },
   session: { dmScope: 'per-channel-peer' },
   channels: { telegram: {

@@ -178,10 +178,10 @@ TEST_F(CliConfigTest, ErrorsNameThePathAndExit2WithoutTouchingTheFile) {
        "strings must be quoted)\n"},
       {{"config", "get", "nope"},
        "pincer: config get: nope: unknown config key \"nope\" in the configuration (expected one of "
-       "$schema|env|gateway|models|agents|tools|memory|logging|session|messages|bindings|channels|meta)\n"},
+       "$schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|bindings|channels|meta)\n"},
       {{"config", "unset", "agents.list[0].idd"},
        "pincer: config unset: agents.list[0].idd: unknown config key \"idd\" in agents.list[0] (expected one of "
-       "id|name|default|workspace|model|memory|contextEngine|sandbox)\n"},
+       "id|name|default|tools|workspace|model|memory|contextEngine|sandbox)\n"},
   };
   for (const auto& c : cases) {
     auto r = pincer(c.args);

@@ -52,7 +52,9 @@ struct Fixture {
                     {"apiKey", "k"},
                     {"api", "openai-completions"},
                     {"models", json::array({{{"id", "mock-model"}, {"contextWindow", 128000}}})}}}}}}},
-              {"agents", {{"defaults", {{"model", {{"primary", "mock/mock-model"}}}}}}}};
+              {"agents", {{"defaults", {{"model", {{"primary", "mock/mock-model"}}}}}}},
+              // The chat senders here are the owner: their exec calls run without approvals (TL-3).
+              {"commands", {{"ownerAllowFrom", json::array({"*"})}}}};
     config.merge_patch(extra_config);
   }
 

@@ -160,8 +160,8 @@ TEST(AgentConfigSchema, ViolationMessagesAreExact) {
        R"(agents.list[0].id: expected string matching ^[a-z0-9][a-z0-9_-]{0,63}$, got "My Agent")"},
       {R"({"agents": {"list": [{"id": "a", "default": "yes"}]}})",
        R"(agents.list[0].default: expected boolean, got "yes")"},
-      {R"({"agents": {"list": [{"id": "a", "tools": {}}]}})",
-       "agents.list[0].tools: unknown key (expected one of id|name|default|workspace|model|memory|contextEngine|sandbox)"},
+      {R"({"agents": {"list": [{"id": "a", "toolz": {}}]}})",
+       "agents.list[0].toolz: unknown key (expected one of id|name|default|tools|workspace|model|memory|contextEngine|sandbox)"},
       {R"({"agents": {"list": {"id": "a"}}})", "agents.list: expected array of object, got object"},
       // tools
       {R"({"tools": {"profile": "full", "allow": ["read", "group:fs"], "alsoAllow": ["exec"], "deny": ["*"],
@@ -184,7 +184,8 @@ TEST(AgentConfigSchema, Defaults) {
   EXPECT_EQ(e["agents"]["defaults"], json::parse(R"({"thinkingDefault": "off", "timeoutSeconds": 600,
       "maxConcurrent": 4, "bootstrapMaxChars": 20000, "bootstrapTotalMaxChars": 150000,
       "bootstrapTruncationWarning": "once"})"));
-  EXPECT_EQ(e["tools"], json::parse(R"({"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000}})"));
+  EXPECT_EQ(e["tools"], json::parse(R"({"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000,
+      "security": "full", "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}}})"));
   EXPECT_FALSE(e.contains("models"));  // nothing in it has a default
   EXPECT_FALSE(e["agents"].contains("list"));
 }

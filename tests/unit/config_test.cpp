@@ -367,7 +367,7 @@ TEST(ConfigValidate, UnknownKey) {
             "gateway.prot: unknown key (expected one of "
             "port|bind|customBindHost|auth|trustedProxies|controlUi|reload)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
-            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|logging|session|messages|diagnostics|bindings|channels|plugins|meta)");
+            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|diagnostics|bindings|channels|plugins|meta)");
 }
 
 TEST(ConfigValidate, KeysThatAreNotIdentifiersAreQuotedInPaths) {
@@ -494,7 +494,7 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"
             "logging.level: expected one of trace|debug|info|warn|error|off, got \"loud\"\n"
-            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|logging|session|messages|diagnostics|bindings|channels|plugins|meta)");
+            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|diagnostics|bindings|channels|plugins|meta)");
   EXPECT_EQ(validate(doc).error().code, "CONFIG_INVALID");
 }
 
@@ -521,7 +521,9 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
       "agents": {"defaults": {"thinkingDefault": "off", "timeoutSeconds": 600, "maxConcurrent": 4,
                               "bootstrapMaxChars": 20000, "bootstrapTotalMaxChars": 150000,
                               "bootstrapTruncationWarning": "once"}},
-      "tools": {"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000}},
+      "tools": {"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000, "security": "full",
+                                              "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}}},
+      "approvals": {"mode": "manual", "askFallback": "deny", "timeoutSec": 120, "triageTimeoutSec": 20},
       "logging": {"level": "info", "file": "", "consoleStyle": "pretty"},
       "messages": {"queue": {"mode": "collect", "debounceMs": 1000, "cap": 20, "drop": "summarize"}},
       "diagnostics": {"cacheTrace": {"enabled": false, "maxFileBytes": 4194304}}})"));
@@ -567,7 +569,8 @@ TEST(ConfigDefaults, DefaultsAreValid) {
 }
 
 TEST(ConfigDefaults, WrongTypesAreLeftAsTheyAre) {
-  json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q", "diagnostics": 2})");
+  json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q", "diagnostics": 2,
+                             "approvals": 2})");
   EXPECT_EQ(with_defaults(doc), doc);
 }
 

@@ -197,7 +197,6 @@ MethodResult sessions_companion_state(MethodContext&) { return RpcError::unavail
 }  // namespace
 
 void register_compat_methods(MethodRegistry& registry) {
-  registry.add({"exec.approval.list", empty_approvals});
   registry.add({"plugin.approval.list", empty_approvals});
   registry.add({"openclaw.approval.list", empty_approvals});
   registry.add({"question.list", question_list});

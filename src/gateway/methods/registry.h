@@ -13,6 +13,10 @@
 
 #include "gateway/protocol/frames.h"
 
+namespace pincer::agent {
+class AgentService;
+}
+
 namespace pincer::gateway {
 
 class Gateway;
@@ -73,6 +77,11 @@ void register_session_methods(MethodRegistry& registry); // sessions.*, models.l
 void register_device_methods(MethodRegistry& registry);  // device.pair.*, device.token.*
 /// OpenClaw clients' per-page methods: empty lists for features Pincer lacks, small reads.
 void register_compat_methods(MethodRegistry& registry);  // *.approval.list, cron.*, system.info, …
+
+/// exec.approval.*, exec.approvals.get|set (methods/approvals.cpp; TL-3).
+void register_approval_methods(MethodRegistry& registry);
+/// Sends the runtime's exec.approval.requested|resolved events to operators with operator.approvals.
+void attach_approval_events(Gateway& gateway, agent::AgentService& agents);
 
 /// Params validation helper: INVALID_REQUEST "invalid <method> params: <what>".
 inline RpcError invalid_params(const std::string& method, const std::string& what) {

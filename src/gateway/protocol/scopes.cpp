@@ -38,6 +38,7 @@ constexpr std::array kExplicit = {
     // approvals
     Entry{"exec.approval.request", kScopeApprovals}, Entry{"exec.approval.waitDecision", kScopeApprovals},
     Entry{"exec.approval.resolve", kScopeApprovals}, Entry{"exec.approval.list", kScopeApprovals},
+    Entry{"exec.approval.get", kScopeApprovals},
     Entry{"plugin.approval.list", kScopeApprovals}, Entry{"openclaw.approval.list", kScopeApprovals},
     // questions
     Entry{"question.list", kScopeQuestions},

@@ -1,0 +1,189 @@
+// Exec approvals through the real gateway (SPEC TL-3): the mock LLM asks for an `exec`, the
+// gateway asks an approval client (the gateway protocol, as `pincer chat` and the web chat do) with
+// exec.approval.requested, and the answer — allow-once, deny, or none before the timeout — decides
+// whether the command runs; the run is told. exec.approval.list and exec.approvals.get|set too.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "gateway_process.h"
+#include "ws_client.h"
+
+namespace pincer::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kToken = "exec-approvals-token-0123456789";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class ExecApprovalsTest : public ::testing::Test {
+ protected:
+  void start(const json& script, const std::string& extra_config) {
+    home_.write("script.json", script.dump());
+    mock_ = std::make_unique<MockLlm>(std::vector<std::string>{"--script", (home_.path() / "script.json").string(),
+                                                                "--log", (home_.path() / "mock.log").string()});
+    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
+                                   "', apiKey: 'mock-key', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
+                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' } } },\n" + extra_config + " }\n");
+    gateway_ = std::make_unique<Gateway>(home_.path());
+    client_ = std::make_unique<WsClient>(gateway_->port());
+    ASSERT_TRUE(client_->recv());
+    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"},
+                        {"params", connect_params(kToken, {"operator.admin", "operator.read", "operator.write", "operator.approvals"})}});
+    auto res = client_->recv_response("c1");
+    ASSERT_TRUE(res && (*res)["ok"] == true);
+  }
+  static json exec_call(const std::string& command) {
+    return {{"toolCalls", json::array({{{"name", "exec"}, {"arguments", {{"command", command}}}}})}};
+  }
+  void send(const std::string& run_id) {
+    auto ack = client_->request("chat.send", {{"sessionKey", "main"}, {"message", "go"}, {"idempotencyKey", run_id}});
+    ASSERT_EQ(ack["ok"], true) << ack.dump();
+  }
+  /// The next event named `name` (kept events first), with a generous deadline.
+  json wait_event(const std::string& name, const std::string& run_id = "") {
+    auto matches = [&](const json& f) {
+      if (f.value("event", "") != name) return false;
+      if (run_id.empty()) return true;
+      const json& p = f["payload"];
+      return p.value("runId", "") == run_id || p.value("request", json::object()).value("runId", "") == run_id;
+    };
+    auto& kept = client_->events();
+    for (auto it = kept.begin(); it != kept.end(); ++it) {
+      if (matches(*it)) {
+        json f = *it;
+        kept.erase(it);
+        return f["payload"];
+      }
+    }
+    for (int i = 0; i < 4000; ++i) {
+      auto f = client_->recv(30s);
+      if (!f) break;
+      if (name == "chat" && matches(*f) && (*f)["payload"]["state"] == "delta") continue;
+      if (matches(*f)) return (*f)["payload"];
+    }
+    ADD_FAILURE() << "no " << name << " event";
+    return json();
+  }
+  fs::path workspace() const { return home_.path() / "workspace"; }
+  std::string mock_log() const { return slurp(home_.path() / "mock.log"); }
+
+  void TearDown() override {
+    if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";
+  }
+
+  TempDir home_;
+  std::unique_ptr<MockLlm> mock_;
+  std::unique_ptr<Gateway> gateway_;
+  std::unique_ptr<WsClient> client_;
+};
+
+TEST_F(ExecApprovalsTest, ApprovedFromTheClientTheCommandRunsAsShown) {
+  start(json::array({exec_call("echo approved > ran.txt"), {{"text", "done"}}}), "tools: { exec: { ask: 'always' } }");
+  send("run-approve");
+  const json asked = wait_event("exec.approval.requested", "run-approve");
+  EXPECT_EQ(asked["request"]["command"], "echo approved > ran.txt");
+  EXPECT_TRUE(fs::equivalent(fs::path(asked["request"]["cwd"].get<std::string>()), workspace())) << asked.dump();
+  EXPECT_EQ(asked["request"]["commandArgv"], json::array({"/bin/sh", "-c", "echo approved > ran.txt"}));
+  EXPECT_FALSE(fs::exists(workspace() / "ran.txt"));  // nothing ran before the answer
+  // The Control UI's list shows it while it waits.
+  auto listed = client_->request("exec.approval.list", json::object());
+  ASSERT_EQ(listed["payload"].size(), 1u) << listed.dump();
+  EXPECT_EQ(listed["payload"][0]["id"], asked["id"]);
+  auto r = client_->request("exec.approval.resolve", {{"id", asked["id"]}, {"decision", "allow-once"}});
+  ASSERT_EQ(r["ok"], true) << r.dump();
+  EXPECT_EQ(wait_event("exec.approval.resolved")["decision"], "allow-once");
+  EXPECT_EQ(wait_event("chat", "run-approve")["state"], "final");
+  EXPECT_EQ(slurp(workspace() / "ran.txt"), "approved\n");
+  EXPECT_TRUE(client_->request("exec.approval.list", json::object())["payload"].empty());
+}
+
+TEST_F(ExecApprovalsTest, DeniedCommandDoesNotRunAndTheModelIsTold) {
+  start(json::array({exec_call("touch denied.txt"), {{"text", "ok"}}}), "tools: { exec: { ask: 'always' } }");
+  send("run-deny");
+  const json asked = wait_event("exec.approval.requested", "run-deny");
+  ASSERT_EQ(client_->request("exec.approval.resolve", {{"id", asked["code"]}, {"decision", "deny"}})["ok"], true);
+  wait_event("chat", "run-deny");
+  EXPECT_FALSE(fs::exists(workspace() / "denied.txt"));
+  EXPECT_NE(mock_log().find("the owner refused to run this command"), std::string::npos);
+}
+
+TEST_F(ExecApprovalsTest, NoAnswerWithinTheTimeoutDenies) {
+  start(json::array({exec_call("touch late.txt"), {{"text", "ok"}}}),
+        "tools: { exec: { ask: 'always' } }, approvals: { timeoutSec: 1 }");
+  send("run-timeout");
+  const json asked = wait_event("exec.approval.requested", "run-timeout");
+  const json resolved = wait_event("exec.approval.resolved");
+  EXPECT_EQ(resolved["id"], asked["id"]);
+  EXPECT_TRUE(resolved["decision"].is_null());
+  wait_event("chat", "run-timeout");
+  EXPECT_FALSE(fs::exists(workspace() / "late.txt"));
+  EXPECT_NE(mock_log().find("nobody answered the approval request"), std::string::npos);
+  // Too late to answer now.
+  auto late = client_->request("exec.approval.resolve", {{"id", asked["id"]}, {"decision", "allow-once"}});
+  EXPECT_EQ(late["ok"], false);
+  EXPECT_EQ(late["error"]["code"], "APPROVAL_NOT_FOUND");
+}
+
+TEST_F(ExecApprovalsTest, OwnerRunsWithoutApprovalsByDefault) {
+  start(json::array({exec_call("touch free.txt"), {{"text", "ok"}}}), "");
+  send("run-free");
+  EXPECT_EQ(wait_event("chat", "run-free")["state"], "final");
+  EXPECT_TRUE(fs::exists(workspace() / "free.txt"));
+}
+
+TEST_F(ExecApprovalsTest, ApprovalsFileGetAndSet) {
+  start(json::array(), "");
+  auto got = client_->request("exec.approvals.get", json::object());
+  ASSERT_EQ(got["ok"], true) << got.dump();
+  EXPECT_EQ(got["payload"]["exists"], false);
+  json file = {{"version", 1}, {"agents", {{"main", {{"allowlist", json::array({{{"pattern", "git status*"}}})}}}}}};
+  auto set = client_->request("exec.approvals.set", {{"file", file}, {"baseHash", got["payload"]["hash"]}});
+  ASSERT_EQ(set["ok"], true) << set.dump();
+  const fs::path path = home_.path() / "exec-approvals.json";
+  EXPECT_EQ(json::parse(slurp(path))["agents"]["main"]["allowlist"][0]["pattern"], "git status*");
+  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  // A stale hash is refused; a bad shape names what is wrong.
+  auto stale = client_->request("exec.approvals.set", {{"file", file}, {"baseHash", got["payload"]["hash"]}});
+  EXPECT_EQ(stale["error"]["code"], "CONFLICT") << stale.dump();
+  auto bad = client_->request("exec.approvals.set", {{"file", {{"defaults", {{"ask", "sometimes"}}}}}});
+  EXPECT_NE(bad["error"]["message"].get<std::string>().find("defaults.ask"), std::string::npos) << bad.dump();
+}
+
+TEST_F(ExecApprovalsTest, SmartModeRunsWhatTheTriageModelCallsSafe) {
+  // Model calls in order: the run (exec), the triage of that command, the run again.
+  start(json::array({exec_call("touch triaged.txt"), {{"text", "SAFE: it only creates an empty file"}}, {{"text", "ok"}}}),
+        "tools: { exec: { ask: 'always' } }, approvals: { mode: 'smart' }");
+  send("run-smart");
+  EXPECT_EQ(wait_event("chat", "run-smart")["state"], "final");
+  EXPECT_TRUE(fs::exists(workspace() / "triaged.txt"));
+  EXPECT_NE(mock_log().find("You review shell commands"), std::string::npos);
+  for (const auto& e : client_->events()) EXPECT_NE(e.value("event", ""), "exec.approval.requested");
+  EXPECT_NE(gateway_->process().err().find("smart triage"), std::string::npos);
+}
+
+TEST_F(ExecApprovalsTest, SmartModeAsksWhenTheTriageAnswerIsUnclear) {
+  start(json::array({exec_call("touch unclear.txt"), {{"text", "perhaps?"}}, {{"text", "ok"}}}),
+        "tools: { exec: { ask: 'always' } }, approvals: { mode: 'smart' }");
+  send("run-unclear");
+  const json asked = wait_event("exec.approval.requested", "run-unclear");
+  EXPECT_FALSE(fs::exists(workspace() / "unclear.txt"));
+  ASSERT_EQ(client_->request("exec.approval.resolve", {{"id", asked["id"]}, {"decision", "allow-once"}})["ok"], true);
+  wait_event("chat", "run-unclear");
+  EXPECT_TRUE(fs::exists(workspace() / "unclear.txt"));
+}
+
+}  // namespace
+}  // namespace pincer::test
