@@ -273,7 +273,9 @@ void AgentRun::on_model_done(const std::optional<net::TransportError>& error) {
 }
 
 void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
-  spdlog::warn("run {}: model call failed ({}, attempt {}): {}", in_.run_id, llm::to_string(failure.reason), attempt_,
+  spdlog::warn("run {}: model call failed: {} (failover reason {}, attempt {} of {}{}): {}", in_.run_id,
+               failure.cause.empty() ? "unknown cause" : failure.cause, llm::to_string(failure.reason), attempt_,
+               in_.max_attempts, failure.retryable && !streamed_ && attempt_ < in_.max_attempts ? ", retrying" : "",
                failure.message);
   // Retry only while nothing of this reply has been shown: a retry after visible deltas would
   // repeat text to the user.
