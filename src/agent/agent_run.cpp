@@ -321,7 +321,9 @@ void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
     --model_calls_;
     return call_model();
   }
-  spdlog::warn("run {}: model call failed ({}, attempt {}): {}", in_.run_id, llm::to_string(failure.reason), attempt_,
+  spdlog::warn("run {}: model call failed: {} (failover reason {}, attempt {} of {}{}): {}", in_.run_id,
+               failure.cause.empty() ? "unknown cause" : failure.cause, llm::to_string(failure.reason), attempt_,
+               in_.max_attempts, failure.retryable && !streamed_ && attempt_ < in_.max_attempts ? ", retrying" : "",
                failure.message);
   if (!streamed_ && recover_context(failure)) return;  // L2/L3: compact (or cut) and call again
   // Retry only while nothing of this reply has been shown: a retry after visible deltas would

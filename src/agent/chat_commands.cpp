@@ -142,7 +142,18 @@ std::optional<CommandInvocation> parse_chat_command(std::string_view text, bool 
     if (c.name != word && std::find(c.aliases.begin(), c.aliases.end(), word) == c.aliases.end()) continue;
     return CommandInvocation{&c, end == std::string::npos ? "" : trim(std::string_view(line).substr(end))};
   }
+  // "/bogus": a command word that names no command gets one answer on every surface. A path
+  // ("/usr/bin/ls …") or other text with "/" goes to the model.
+  const bool command_word = !word.empty() && word.size() <= 32 && std::all_of(word.begin(), word.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '-';
+  });
+  if (command_word) return CommandInvocation{&unknown_command(), word};
   return std::nullopt;
+}
+
+const ChatCommand& unknown_command() {
+  static const ChatCommand unknown{"", {}, "", "", false};
+  return unknown;
 }
 
 std::string chat_commands_help(bool terminal) {
@@ -157,6 +168,7 @@ std::string chat_commands_help(bool terminal) {
 }
 
 CommandReply run_chat_command(const CommandInvocation& inv, CommandContext& context) {
+  if (inv.command == &unknown_command()) return {"Unknown command /" + inv.arg + " — /help lists them.", false};
   const std::string& name = inv.command->name;
   if (inv.command->terminal_only) return {"/" + name + " works only in the terminal chat (pincer chat).", false};
   try {

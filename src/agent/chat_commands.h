@@ -4,8 +4,10 @@
 // chat.send) and `pincer chat`, whose /help prints this table.
 //
 // A message is a command when it is exactly "/name" or "/name args" with a name (or alias) of the
-// table, case-insensitive; "/name@bot" is one when the surface says the bot was addressed. Any
-// other text starting with "/" (a path, "/nonsense") is a message for the model.
+// table, case-insensitive; "/name@bot" is one when the surface says the bot was addressed. A
+// command word that names no command ("/nonsense", "/nonsense args": letters, digits, _ and -) is
+// the unknown command, answered the same on every surface ("Unknown command /nonsense — /help
+// lists them."); other text starting with "/" (a path) is a message for the model.
 //
 // Loop affinity: run_chat_command() calls AgentService, so it runs on the event loop thread;
 // parsing and the table are pure.
@@ -45,7 +47,11 @@ struct CommandInvocation {
   std::string arg;                       ///< the rest of the message, trimmed
 };
 
-/// Parses `text` as a command of the table. `addressed_to_us`: a "/name@someone" form counts only
+/// The entry a command word that names no command resolves to (its invocation's `arg` is the
+/// word); run_chat_command answers it with the one "Unknown command" reply.
+const ChatCommand& unknown_command();
+
+/// Parses `text` as a command of the table (or the unknown command, above). `addressed_to_us`: a "/name@someone" form counts only
 /// when true (a Telegram group message that mentions this bot). nullopt: not a command.
 std::optional<CommandInvocation> parse_chat_command(std::string_view text, bool addressed_to_us = false);
 

@@ -128,10 +128,6 @@ class Chat {
         if (slash(*cmd, line) == Outcome::Quit) return 130;
         continue;
       }
-      if (auto word = cli::parse_slash(line); !word.name.empty() && word.name.find('/') == std::string::npos) {
-        std::cout << "Unknown command /" << cli::terminal_safe(word.name) << " — /help lists them.\n";
-        continue;
-      }
       if (send(line) == Outcome::Quit) return 130;
     }
   }
@@ -300,9 +296,25 @@ class Chat {
         std::cout << "Usage: /agent NAME\n";
         return Outcome::Done;
       }
-      opts_.agent = cmd.arg;
+      // Only an agent the gateway has: else the chat would go to the default agent unnoticed.
+      if (!ensure_connected()) return Outcome::Done;
+      auto listed = client_->call("agents.list", json::object(), flags_.timeout());
+      if (listed) {
+        std::string ids;
+        bool found = false;
+        for (const auto& a : listed->value("agents", json::array())) {
+          const std::string id = a.value("id", "");
+          found = found || id == store::normalize_agent_id(cmd.arg);
+          ids += (ids.empty() ? "" : ", ") + id;
+        }
+        if (!found) {
+          std::cout << "No agent \"" << cli::terminal_safe(cmd.arg) << "\". Agents: " << cli::terminal_safe(ids) << "\n";
+          return Outcome::Done;
+        }
+      }
+      opts_.agent = store::normalize_agent_id(cmd.arg);
       opts_.session = "main";
-      std::cout << "Talking to agent " << cmd.arg << " · session " << session_key() << "\n";
+      std::cout << "Talking to agent " << opts_.agent << " · session " << session_key() << "\n";
       return Outcome::Done;
     }
     return send(line);

@@ -8,21 +8,25 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/chat_renderer.h"
+
 namespace pincer::app {
 
 using nlohmann::json;
 
 void add_secret_option(CLI::App* cmd, const std::string& name, std::optional<std::string>& target,
-                       const std::string& help) {
+                       const std::string& help, std::string* source) {
   auto* direct = cmd->add_option("--" + name, target, help + " (visible in ps: prefer --" + name + "-file)");
-  direct->each([name](const std::string&) {
+  direct->each([name, source](const std::string&) {
+    if (source) *source = "--" + name;
     std::cerr << "pincer: warning: --" << name << " is visible to every local user (ps, /proc/<pid>/cmdline); use --"
               << name << "-file or the environment instead\n";
   });
   auto* file = cmd->add_option_function<std::string>(
       "--" + name + "-file",
-      [name, &target](const std::string& path) {
+      [name, &target, source](const std::string& path) {
         const std::string flag = "--" + name + "-file";
+        if (source) *source = flag;
         struct stat st {};
         if (::stat(path.c_str(), &st) != 0) throw CLI::ValidationError(flag, path + ": " + std::strerror(errno));
         if (!S_ISREG(st.st_mode)) throw CLI::ValidationError(flag, path + ": not a regular file");
@@ -77,8 +81,11 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
       return fail(1, "cannot reach the gateway at " + options->url + " (" + e.message +
                          "). Is it running? Start it with: pincer gateway run");
     }
+    // Name the secret that was sent: a password user is not helped by token hints.
+    const bool password = !options->password.empty() && options->token.empty();
     return fail(1, "the gateway at " + options->url + " refused the connection: " + e.message +
-                       " (check --token / PINCER_GATEWAY_TOKEN / gateway.auth.token)");
+                       (password ? " (check --password-file / PINCER_GATEWAY_PASSWORD / gateway.auth.password)"
+                                 : " (check --token-file / PINCER_GATEWAY_TOKEN / gateway.auth.token)"));
   }
   return body(**client);
 }
@@ -121,6 +128,16 @@ std::string message_text(const json& message) {
 
 std::string history_text(const json& message) {
   std::string text = message_text(message);
+  // A turn's tool calls, as the live chat shows them (`⚙ name args`): else a replayed tool step
+  // is a blank line.
+  if (message.is_object() && message.value("role", "") == "assistant" && message.contains("content") &&
+      message["content"].is_array()) {
+    for (const auto& block : message["content"]) {
+      if (!block.is_object() || block.value("type", "") != "toolCall") continue;
+      if (!text.empty()) text += "\n";
+      text += cli::tool_call_line(block.value("name", "?"), block.contains("arguments") ? block["arguments"] : json());
+    }
+  }
   const std::string stop = message.is_object() ? message.value("stopReason", "") : "";
   if ((stop == "aborted" || stop == "error") && message.value("role", "") == "assistant") {
     const json& why = message.contains("errorMessage") ? message["errorMessage"] : json();

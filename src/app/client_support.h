@@ -35,9 +35,10 @@ void add_client_flags(CLI::App* cmd, ClientFlags& flags, bool json_flag = true);
 /// in `ps` and /proc/<pid>/cmdline) and `--<name>-file PATH` (the secret is the file's first
 /// line) to `cmd`, both filling `target`. A file that is missing, not a regular file, larger
 /// than 4 KiB or empty fails the command line with a message naming it; a file other users can
-/// read gets a warning. The two exclude each other.
+/// read gets a warning. The two exclude each other. `source`, when given, is set to the flag that
+/// gave the secret ("--token" or "--token-file"), for messages that name what the user typed.
 void add_secret_option(CLI::App* cmd, const std::string& name, std::optional<std::string>& target,
-                       const std::string& help);
+                       const std::string& help, std::string* source = nullptr);
 
 /// Resolves the connection (cli/connection.h), connects, and runs `body`. Failures print one
 /// "pincer: …" line with a hint and return 1 (unreachable, auth refused) or 2 (bad config/flags).
@@ -58,7 +59,8 @@ int print_json(const nlohmann::json& payload);
 int fail(int code, const std::string& message);
 /// The text of a transcript/history message (string content, or its text blocks joined).
 std::string message_text(const nlohmann::json& message);
-/// message_text for showing a history: an assistant message that ended without its reply
+/// message_text for showing a history: an assistant message's tool calls as `⚙ name args` lines
+/// (cli/chat_renderer.h tool_call_line); one that ended without its reply
 /// (stopReason error/aborted) gets "[<errorMessage>]" after its text, e.g. "[interrupted (the
 /// gateway stopped before this reply was finished)]".
 std::string history_text(const nlohmann::json& message);

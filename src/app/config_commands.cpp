@@ -12,17 +12,15 @@
 #include <optional>
 #include <string>
 
-#include "agent/agents_config.h"
-#include "agent/model_registry.h"
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "cli/config_checks.h"
 #include "cli/config_file.h"
 #include "core/config.h"
 #include "core/ids.h"
 #include "core/json5.h"
 #include "core/json5_edit.h"
 #include "core/paths.h"
-#include "core/secret_rules.h"
 
 namespace pincer::app {
 namespace {
@@ -227,33 +225,13 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
-/// What the gateway checks at start beyond the schema (gateway_command.cpp), and model references.
-void semantic_checks(const json& effective, const config::EnvLookup& env, std::vector<std::string>& errors,
-                     std::vector<std::string>& warnings) {
-  const json& auth = effective["gateway"]["auth"];
-  const std::string mode = auth.value("mode", "token");
-  const auto env_set = [&](const char* name) { auto v = env(name); return v && !v->empty(); };
-  if (mode == "token" && auth.value("token", "").empty() && !env_set("PINCER_GATEWAY_TOKEN")) {
-    errors.push_back("gateway.auth.token: required when gateway.auth.mode is \"token\" (or set PINCER_GATEWAY_TOKEN)");
-  }
-  if (const std::string token = auth.value("token", "");
-      mode == "token" && !token.empty() && secrets::secret_strength("token", token.size()) == secrets::Strength::Refused) {
-    errors.push_back("gateway.auth.token: " + secrets::refused_token_message(token.size()));
-  }
-  if (mode == "password" && auth.value("password", "").empty() && !env_set("PINCER_GATEWAY_PASSWORD")) {
-    errors.push_back("gateway.auth.password: required when gateway.auth.mode is \"password\" (or set PINCER_GATEWAY_PASSWORD)");
-  }
-  auto agents = agent::resolve_agents(effective, paths::state_dir(env), env);
-  if (!agents) {
-    for (auto& line : lines_of(agents.error().message)) errors.push_back(line);
-    return;
-  }
-  for (const auto& a : agents->agents) {
-    if (a.model.primary.empty()) {
-      warnings.push_back("agent \"" + a.id + "\" has no model: set agents.defaults.model.primary (`pincer onboard` does)");
-    }
-  }
-  for (auto& w : agent::model_reference_warnings(effective)) warnings.push_back(std::move(w));
+/// What the gateway checks at start beyond the schema: cli/config_checks.h, shared with doctor,
+/// `config set` and the gateway itself.
+void semantic_checks(const json& effective, const std::filesystem::path& file, const config::EnvLookup& env,
+                     std::vector<std::string>& errors, std::vector<std::string>& warnings) {
+  auto found = cli::check_config(effective, file, env);
+  for (auto& e : found.errors) errors.push_back(std::move(e));
+  for (auto& w : found.warnings) warnings.push_back(std::move(w));
 }
 
 int run_validate(const ConfigFlags& f) {
@@ -269,7 +247,7 @@ int run_validate(const ConfigFlags& f) {
   } else {
     exists = loaded->exists;
     if (!exists) warnings.push_back(file.string() + " does not exist; every default applies");
-    semantic_checks(loaded->effective, env, errors, warnings);
+    semantic_checks(loaded->effective, file, env, errors, warnings);
   }
   const bool valid = errors.empty();
   if (f.json) {

@@ -24,6 +24,7 @@
 #include "agent/model_registry.h"
 #include "channels/channel_manager.h"
 #include "channels/dm_scope_check.h"
+#include "cli/config_checks.h"
 #include "core/config.h"
 #include "core/ids.h"
 #include "core/log.h"
@@ -80,6 +81,10 @@ void warn_loose_permissions(const std::filesystem::path& state, const std::files
 }
 
 }  // namespace
+
+static cli::GatewayAuthFlags auth_flags(const GatewayRunFlags& flags) {
+  return {flags.auth, flags.token, flags.token_flag, flags.password, flags.password_flag};
+}
 
 /// The gateway's settings from flags > env > config (GW-1, AU-1): port, bind address, auth. Errors
 /// carry the exit code as their code ("1": unsafe or impossible, "2": invalid) and one clear line.
@@ -171,17 +176,10 @@ static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& 
     return Error{"1", "refusing to bind gateway to " + where +
                        " without auth: set gateway.auth.mode to token or password with its secret, or bind loopback"};
   }
-  if (s.auth.mode == "token" && s.auth.token.empty()) {
-    return Error{"2", "gateway.auth.mode is \"token\" but no token is set: set gateway.auth.token in " +
-                       config_path.string() + " or PINCER_GATEWAY_TOKEN, or pass --token"};
-  }
-  if (s.auth.mode == "token" && secrets::secret_strength("token", s.auth.token.size()) == secrets::Strength::Refused) {
-    const char* from = flags.token ? "--token" : env_token ? "PINCER_GATEWAY_TOKEN" : "gateway.auth.token";
-    return Error{"2", std::string(from) + ": " + secrets::refused_token_message(s.auth.token.size())};
-  }
-  if (s.auth.mode == "password" && s.auth.password.empty()) {
-    return Error{"2", "gateway.auth.mode is \"password\" but no password is set: set gateway.auth.password or "
-                   "PINCER_GATEWAY_PASSWORD, or pass --password"};
+  // The one auth check (cli/config_checks.h), naming the flag, variable or key that gave the secret.
+  if (auto problem = cli::gateway_auth_problem(cli::gateway_secret(cfg, env, auth_flags(flags)), config_path);
+      !problem.empty()) {
+    return Error{"2", problem};
   }
   if (s.auth.mode == "trusted-proxy" && (s.auth.trusted_proxies.empty() || s.auth.trusted_user_header.empty())) {
     return Error{"2", "gateway.auth.mode is \"trusted-proxy\" but gateway.trustedProxies or "
@@ -370,9 +368,10 @@ void register_gateway_commands(CLI::App& app, Action& action) {
   run->add_option("--host", flags->host, "Address to bind (implies --bind custom)");
   run->add_option("--auth", flags->auth, "none | token | password | trusted-proxy (default gateway.auth.mode)")
       ->check(CLI::IsMember({"none", "token", "password", "trusted-proxy"}));
-  add_secret_option(run, "token", flags->token, "Gateway token (default PINCER_GATEWAY_TOKEN or gateway.auth.token)");
+  add_secret_option(run, "token", flags->token, "Gateway token (default PINCER_GATEWAY_TOKEN or gateway.auth.token)",
+                    &flags->token_flag);
   add_secret_option(run, "password", flags->password,
-                    "Gateway password (default PINCER_GATEWAY_PASSWORD or gateway.auth.password)");
+                    "Gateway password (default PINCER_GATEWAY_PASSWORD or gateway.auth.password)", &flags->password_flag);
   on_parsed(run, action, [flags] { return run_gateway(*flags); });
 }
 

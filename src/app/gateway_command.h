@@ -15,7 +15,9 @@ struct GatewayRunFlags {
   std::optional<std::string> host;   ///< custom bind address (implies bind=custom)
   std::optional<std::string> auth;   ///< none | token | password | trusted-proxy
   std::optional<std::string> token;
+  std::string token_flag = "--token";  ///< the flag that gave `token`: --token or --token-file
   std::optional<std::string> password;
+  std::string password_flag = "--password";
 };
 
 /// Runs until SIGTERM/SIGINT. Returns the process exit code: 0 after a clean shutdown,

@@ -82,8 +82,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line, the documented exit code for bad arguments.
-    std::cerr << "pincer: " << e.what() << " (see pincer --help)\n";
+    // What was wrong, then the usage of the command that was misused (not only the top level's),
+    // with the documented exit code for bad arguments.
+    CLI::App* command = &app;
+    while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
+    std::string path;
+    for (CLI::App* c = command; c != nullptr && c != &app; c = c->get_parent()) path = " " + c->get_name() + path;
+    std::cerr << "pincer: " << e.what() << "\n";
+    const std::string help = command->help();
+    if (const auto at = help.find("Usage:"); at != std::string::npos && command != &app) {
+      std::string usage = help.substr(at, help.find('\n', at) - at);
+      if (const auto name = usage.find(command->get_name()); name != std::string::npos) {
+        usage.replace(name, command->get_name().size(), "pincer" + path);  // the whole command, not its last word
+      }
+      std::cerr << usage << "\n";
+    }
+    std::cerr << "See pincer" << path << " --help\n";
     return 2;
   }
   return action ? action() : 0;

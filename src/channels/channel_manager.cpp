@@ -1,10 +1,8 @@
 #include "channels/channel_manager.h"
 
-#include <cctype>
-#include <string_view>
-
 #include <spdlog/spdlog.h>
 
+#include "channels/channel_checks.h"
 #include "channels/irc/irc_channel.h"
 #include "channels/telegram/telegram_channel.h"
 #include "channels/webhook/webhook_channel.h"
@@ -55,153 +53,57 @@ Channel* ChannelManager::find(const std::string& channel, const std::string& acc
 }
 
 namespace {
-std::optional<std::string> route_path_problem(const std::string& path);
 
-/// Why `secret` cannot be a Telegram webhook secret_token, or nullopt: at least 16 characters
-/// (as every other secret of Pincer), at most 256 of A-Z a-z 0-9 _ - (what Telegram accepts).
-std::optional<std::string> telegram_secret_problem(const std::string& secret) {
-  const std::string how = " (Telegram sends it back with every update; e.g. `openssl rand -hex 24`)";
-  if (secret.size() < 16) return "required with webhookUrl, at least 16 characters" + how;
-  if (secret.size() > 256) return "at most 256 characters" + how;
-  for (const char c : secret) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
-      return "may contain only letters, digits, _ and - (Telegram's rule)";
-    }
-  }
-  return std::nullopt;
+/// One status for every problem of channel_problems (one line each), or Ok.
+Status problems_status(const json& effective) {
+  const auto problems = channel_problems(effective);
+  if (problems.empty()) return Ok{};
+  std::string message;
+  for (const auto& p : problems) message += (message.empty() ? "" : "\n") + p;
+  return Error{"CONFIG_INVALID", message};
 }
+
 }  // namespace
 
 Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const ChannelAccount& spec) {
-  const json& c = spec.config;
-  const std::string& at = spec.config_path;
   auto a = std::make_unique<Account>();
   a->manager = this;
   a->spec = spec;
   if (spec.channel == "telegram") {
-    telegram::TelegramSettings s;
-    s.account_id = spec.account_id;
-    s.token = c.value("botToken", "");
-    if (s.token.empty()) return Error{"CONFIG_INVALID", at + ".botToken: required to run the Telegram channel"};
-    s.api_root = c.value("apiRoot", s.api_root);
-    s.poll_timeout_s = c.value("pollTimeoutSeconds", s.poll_timeout_s);
-    s.offset_file = state_dir_ / "channels" / "telegram" / (s.account_id + ".offset");
-    s.webhook_url = c.value("webhookUrl", "");
-    s.webhook_path = c.value("webhookPath", s.webhook_path);
-    s.webhook_secret = c.value("webhookSecret", "");
-    if (auto problem = route_path_problem(s.webhook_path)) return Error{"CONFIG_INVALID", at + ".webhookPath: " + *problem};
-    if (!s.webhook_url.empty()) {
-      // Without it anyone who finds the path could post updates in the owner's name (as OpenClaw,
-      // webhookUrl requires webhookSecret).
-      if (auto problem = telegram_secret_problem(s.webhook_secret)) return Error{"CONFIG_INVALID", at + ".webhookSecret: " + *problem};
-    }
-    auto channel = std::make_unique<telegram::TelegramChannel>(loop_, s);
-    if (!s.webhook_url.empty()) {
+    auto s = telegram_settings_of(spec, state_dir_);
+    if (!s) return s.error();
+    auto channel = std::make_unique<telegram::TelegramChannel>(loop_, *s);
+    if (!s->webhook_url.empty()) {
       a->route = channel->route();
-      a->route_prefix = s.webhook_path;
+      a->route_prefix = s->webhook_path;
     }
     a->channel = std::move(channel);
   } else if (spec.channel == "irc") {
-    auto s = irc::irc_settings_from_json(c, at);
+    auto s = irc::irc_settings_from_json(spec.config, spec.config_path);
     if (!s) return s.error();
     s->account_id = spec.account_id;
     a->channel = std::make_unique<irc::IrcChannel>(loop_, std::move(*s));
   } else if (spec.channel == "webhook") {
-    webhook::WebhookSettings s;
-    s.account_id = spec.account_id;
-    s.secret = c.value("secret", "");
-    if (s.secret.size() < 16) {
-      return Error{"CONFIG_INVALID", at + ".secret: required, at least 16 characters (it signs every request)"};
-    }
-    s.path = c.value("path", s.path);
-    if (auto problem = route_path_problem(s.path)) return Error{"CONFIG_INVALID", at + ".path: " + *problem};
-    s.sync = c.value("mode", "sync") == "sync";
-    s.callback_url = c.value("callbackUrl", "");
-    if (!s.sync && s.callback_url.empty()) {
-      return Error{"CONFIG_INVALID", at + ".callbackUrl: required when the mode is \"callback\""};
-    }
-    s.max_body_bytes = c.value("maxBodyBytes", s.max_body_bytes);
-    s.reply_timeout_ms = c.value("replyTimeoutSeconds", int64_t{120}) * 1000;
-    s.replay_file = state_dir_ / "channels" / "webhook" / (s.account_id + ".replay.json");
-    auto channel = std::make_unique<webhook::WebhookChannel>(loop_, std::move(s));
+    auto s = webhook_settings_of(spec, state_dir_);
+    if (!s) return s.error();
+    auto channel = std::make_unique<webhook::WebhookChannel>(loop_, std::move(*s));
     a->route = channel->route();
     a->route_prefix = a->route.path_prefix;
     a->channel = std::move(channel);
   } else {
-    return Error{"CONFIG_INVALID", at + ": no channel named \"" + spec.channel + "\" (available: telegram, irc, webhook)"};
+    return check_account(spec).error();
   }
   return a;
 }
 
-namespace {
-
-/// Why `path` cannot be an HTTP route on the gateway's port, or nullopt when it can: it must be a
-/// plain path, and neither the gateway's probes nor the web chat's files (whose first segment has a
-/// dot: /index.html, /app.mjs …) may be shadowed.
-std::optional<std::string> route_path_problem(const std::string& path) {
-  if (path.size() < 2 || path[0] != '/') return "must start with / and name a path, e.g. /hooks/pincer";
-  for (const char c : path) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("/-._~").find(c) == std::string_view::npos) {
-      return "may contain only letters, digits and / - . _ ~, got \"" + path + "\"";
-    }
-  }
-  for (const std::string probe : {"/health", "/healthz", "/ready", "/readyz"}) {
-    if (path == probe || path.rfind(probe + "/", 0) == 0) return "is the gateway's own " + probe + " endpoint";
-  }
-  const std::string first = path.substr(1, path.find('/', 1) - 1);
-  if (first.find('.') != std::string::npos || first.empty()) return "would shadow a file of the web chat (" + path + ")";
-  return std::nullopt;
-}
-
-/// What two accounts must not share: an HTTP path on the gateway's port, a Telegram bot token (one
-/// bot polled twice gets 409 conflicts and splits the updates).
-struct Exclusive {
-  std::string what;   ///< how the error names it: "the path /x", "the same bot token" …
-  std::string value;  ///< "" = nothing taken
-  std::string config_path;
-};
-
-Status check_exclusive(const std::vector<Exclusive>& taken) {
-  for (std::size_t i = 0; i < taken.size(); ++i) {
-    for (std::size_t j = i + 1; j < taken.size(); ++j) {
-      if (!taken[i].value.empty() && taken[i].what == taken[j].what && taken[i].value == taken[j].value) {
-        return Error{"CONFIG_INVALID", taken[j].config_path + ": " + taken[j].what + " is already used by " + taken[i].config_path};
-      }
-    }
-  }
-  return Ok{};
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::vector<Exclusive> exclusives(const ChannelAccount& spec, const std::string& route_prefix) {
-  std::vector<Exclusive> out = {{"the path " + route_prefix, route_prefix, spec.config_path}};
-  const json& c = spec.config;
-  if (spec.channel == "telegram") out.push_back({"the same bot token", c.value("botToken", ""), spec.config_path});
-  if (spec.channel == "irc" && c.contains("host") && c.contains("nick")) {
-    // Two accounts with one nick on one server would take it from each other at every reconnect.
-    out.push_back({"the same nick on the same server",
-                   lower(c.value("host", "")) + ":" + std::to_string(c.value("port", 0)) + "/" + lower(c.value("nick", "")),
-                   spec.config_path});
-  }
-  return out;
-}
-
-}  // namespace
-
 Status ChannelManager::start() {
+  if (auto st = problems_status(config_); !st) return st;
   std::vector<std::unique_ptr<Account>> built;
-  std::vector<Exclusive> taken;
   for (const auto& spec : list_channel_accounts(config_.value("channels", json::object()))) {
     auto a = build(spec);
     if (!a) return a.error();
-    for (auto& e : exclusives(spec, (*a)->route_prefix)) taken.push_back(std::move(e));
     built.push_back(std::move(*a));
   }
-  if (auto st = check_exclusive(taken); !st) return st;
   accounts_ = std::move(built);
   if (auto loaded = outbox_.load(); !loaded) spdlog::error("outbox: {}", loaded.error().message);
   for (auto& a : accounts_) start_account(*a);
@@ -210,10 +112,10 @@ Status ChannelManager::start() {
 }
 
 Status ChannelManager::reload(const json& effective) {
+  if (auto st = problems_status(effective); !st) return st;
   const auto specs = list_channel_accounts(effective.value("channels", json::object()));
   // Build every new or changed account first: a config that cannot run changes nothing.
   std::vector<std::unique_ptr<Account>> next;
-  std::vector<Exclusive> taken;
   std::vector<std::unique_ptr<Account>*> kept;  // into accounts_
   for (const auto& spec : specs) {
     std::unique_ptr<Account>* same = nullptr;
@@ -222,16 +124,13 @@ Status ChannelManager::reload(const json& effective) {
     }
     if (same) {
       kept.push_back(same);
-      for (auto& e : exclusives(spec, (*same)->route_prefix)) taken.push_back(std::move(e));
       next.push_back(nullptr);
       continue;
     }
     auto a = build(spec);
     if (!a) return a.error();
-    for (auto& e : exclusives(spec, (*a)->route_prefix)) taken.push_back(std::move(e));
     next.push_back(std::move(*a));
   }
-  if (auto st = check_exclusive(taken); !st) return st;
 
   // Stop what goes away or changes, then start what is new, in config order.
   std::vector<std::unique_ptr<Account>> result;
@@ -260,15 +159,7 @@ Status ChannelManager::reload(const json& effective) {
   return Ok{};
 }
 
-Status ChannelManager::validate(const json& effective) {
-  std::vector<Exclusive> taken;
-  for (const auto& spec : list_channel_accounts(effective.value("channels", json::object()))) {
-    auto a = build(spec);  // built, never started
-    if (!a) return a.error();
-    for (auto& e : exclusives(spec, (*a)->route_prefix)) taken.push_back(std::move(e));
-  }
-  return check_exclusive(taken);
-}
+Status ChannelManager::validate(const json& effective) { return problems_status(effective); }
 
 void ChannelManager::start_account(Account& a) {
   spdlog::info("channel {}[{}] starting", a.spec.channel, a.spec.account_id);

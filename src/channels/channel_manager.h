@@ -35,8 +35,8 @@ class ChannelManager {
                  const std::filesystem::path& state_dir, net::HttpRoutes& routes);
   ~ChannelManager();
 
-  /// Starts every enabled account and resumes unfinished replies. Errors: "CONFIG_INVALID" for an
-  /// account that cannot be built, naming its config path (e.g.
+  /// Starts every enabled account and resumes unfinished replies. Errors: "CONFIG_INVALID" with
+  /// one line per problem of validate(), each naming its config path (e.g.
   /// `channels.telegram.accounts.alerts.botToken: required …`); nothing is started then.
   Status start();
   /// Stops every account.
@@ -50,8 +50,9 @@ class ChannelManager {
   Status reload(const nlohmann::json& effective);
 
   /// Whether `effective` could run: every account builds, and no two share an HTTP path or a bot
-  /// token. Errors as start(). Nothing is started or changed (used before an in-process restart).
-  Status validate(const nlohmann::json& effective);
+  /// token (channel_checks.h channel_problems, as `pincer config validate`). Errors as start(),
+  /// one line per problem. State-free: nothing is built, started or changed.
+  static Status validate(const nlohmann::json& effective);
 
   /// Work that a restart would cut off: messages not answered yet and replies not delivered yet.
   std::size_t pending() const;

@@ -22,10 +22,8 @@ DmReach dm_reach(const json& effective, const std::filesystem::path& state_dir) 
     if (std::find(out.senders.begin(), out.senders.end(), entry) == out.senders.end()) out.senders.push_back(std::move(entry));
   };
   for (const auto& a : list_channel_accounts(channels)) {
-    if (a.channel == "webhook") {  // a signed caller names any sender
-      out.open.push_back(a.config_path);
-      continue;
-    }
+    // A webhook's senders never share the main session (the inbound pipeline gives each its own).
+    if (a.channel == "webhook") continue;
     const std::string policy = a.config.value("dmPolicy", "pairing");
     if (policy == "disabled") continue;
     if (policy == "open") {

@@ -17,12 +17,13 @@ namespace pincer::channels {
 /// Who can send direct messages to the agents, per the config and the pairing store.
 struct DmReach {
   std::vector<std::string> senders;  ///< "<channel>:<account>:<sender id>", distinct, allowFrom + approved
-  std::vector<std::string> open;     ///< config paths of accounts any sender can reach (dmPolicy open, webhook)
+  std::vector<std::string> open;     ///< config paths of accounts any sender can reach (dmPolicy open)
 };
 
-/// Every DM sender of every enabled channel account: `dmPolicy` open (or a webhook channel,
-/// whose callers name any sender) counts as open; allowlist counts `allowFrom`; pairing counts
-/// `allowFrom` plus the senders approved in `<state_dir>/channels/pairing.json`; disabled none.
+/// Every DM sender of every enabled channel account: `dmPolicy` open counts as open; allowlist
+/// counts `allowFrom`; pairing counts `allowFrom` plus the senders approved in
+/// `<state_dir>/channels/pairing.json`; disabled none. A webhook channel is not counted: its
+/// senders never join the main session (each gets its own, inbound_pipeline.cpp).
 DmReach dm_reach(const nlohmann::json& effective, const std::filesystem::path& state_dir);
 
 /// One warning (or none) for `effective`: when session.dmScope is "main" (the default) and more

@@ -193,8 +193,13 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   in.peer = peer;
   if (topic) in.parent_peer = routing::Peer{routing::PeerKind::Group, m.chat_id};
   const auto route = routing::resolve_route(routing_, in);
+  // A caller that names its senders itself (the webhook) never joins — nor `/new`s — the owner's
+  // main session: with dmScope "main" each of its senders gets a session of its own.
+  const bool into_main = channel.capabilities().verified_senders && m.thread_id.empty() &&
+                         route.session_key == route.main_session_key;
   const std::string session_key =
-      topic ? route.session_key : routing::resolve_thread_session_keys(route.session_key, m.thread_id).session_key;
+      topic ? route.session_key
+            : routing::resolve_thread_session_keys(route.session_key, into_main ? m.sender_id : m.thread_id).session_key;
   // 4. Slash commands (UI-4); an owner's answer to an exec approval (TL-3).
   if (is_command && chat_approvals_.handle(channel, m)) return InboundOutcome::Accepted;
   if (is_command && command(channel, m, session_key, route.agent_id)) return InboundOutcome::Accepted;

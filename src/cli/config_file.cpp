@@ -1,9 +1,11 @@
 // pincer.json editing for the CLI (contract in config_file.h).
 #include "cli/config_file.h"
 
+#include <algorithm>
 #include <system_error>
 #include <utility>
 
+#include "cli/config_checks.h"
 #include "core/ids.h"
 #include "core/paths.h"
 #include "store/atomic_file.h"
@@ -94,7 +96,10 @@ Result<ConfigText> read_config_text(const fs::path& path) {
   return out;
 }
 
-Status validate_config_text(const fs::path& path, const std::string& text) {
+namespace {
+
+/// `text` loaded exactly as the gateway would load it from `path`, env references kept.
+Result<config::LoadedConfig> load_text(const fs::path& path, const std::string& text) {
   // Validate from a file next to the real one, so that $include paths resolve exactly as the
   // gateway will resolve them; the private temp file is removed before returning.
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
@@ -104,11 +109,42 @@ Status validate_config_text(const fs::path& path, const std::string& text) {
   std::error_code ec;
   fs::remove(probe, ec);
   if (!loaded) return Error{loaded.error().code, replace_all(loaded.error().message, probe.string(), path.string())};
+  return loaded;
+}
+
+/// The errors check_config finds in `text`, judged without this shell's gateway secrets (the
+/// gateway's environment may provide them: a warning there, not an error).
+std::vector<std::string> semantic_errors(const fs::path& path, const std::string& text) {
+  auto loaded = load_text(path, text);
+  if (!loaded) return {};
+  const config::EnvLookup shell = config::process_env();
+  const config::EnvLookup env = [shell](const std::string& name) -> std::optional<std::string> {
+    if (name == "PINCER_GATEWAY_TOKEN" || name == "PINCER_GATEWAY_PASSWORD") return std::nullopt;
+    return shell(name);
+  };
+  ConfigCheckOptions options;
+  options.runtime_env_known = false;
+  return check_config(loaded->effective, path, env, options).errors;
+}
+
+}  // namespace
+
+Status validate_config_text(const fs::path& path, const std::string& text) {
+  auto loaded = load_text(path, text);
+  if (!loaded) return loaded.error();
   return Ok{};
 }
 
 Status write_config_text(const ConfigText& original, const std::string& text) {
   if (auto st = validate_config_text(original.path, text); !st) return st;
+  // What `config validate` (and the gateway) would reject is not written either; a problem the
+  // file had already does not block an edit (it may be the first of several fixes).
+  std::vector<std::string> before = original.exists ? semantic_errors(original.path, original.text) : std::vector<std::string>{};
+  std::string added;
+  for (const auto& e : semantic_errors(original.path, text)) {
+    if (std::find(before.begin(), before.end(), e) == before.end()) added += (added.empty() ? "" : "\n") + e;
+  }
+  if (!added.empty()) return Error{"CONFIG_INVALID", added};
   auto now = read_config_text(original.path);
   if (!now) return now.error();
   if (now->exists != original.exists || now->text != original.text) {

@@ -45,7 +45,10 @@ Result<ConfigText> read_config_text(const std::filesystem::path& path);
 /// with config::load's message — one line per problem, each starting with `path`.
 Status validate_config_text(const std::filesystem::path& path, const std::string& text);
 
-/// Validates `text` (validate_config_text), then atomically replaces `original.path` with it
+/// Validates `text` (validate_config_text) and refuses, as "CONFIG_INVALID" (one line each), every
+/// problem of cli/config_checks.h check_config the edit would add — a channel account that cannot
+/// run, a token the gateway refuses … — except a gateway secret the gateway's environment may
+/// provide at run time; then atomically replaces `original.path` with it
 /// (mode 0600, parent directories created 0700). A symlinked config is written through to its
 /// target. Refuses with "CONFLICT" when the file changed on disk since `original` was read.
 Status write_config_text(const ConfigText& original, const std::string& text);

@@ -15,6 +15,7 @@
 #include "agent/model_registry.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
+#include "cli/config_checks.h"
 #include "cli/connection.h"
 #include "core/secret_rules.h"
 #include "gateway/control_ui.h"
@@ -76,7 +77,7 @@ json to_json(const Finding& f) {
   return j;
 }
 
-std::vector<Finding> check_security(const json& effective) {
+std::vector<Finding> check_security(const json& effective, const config::EnvLookup& env) {
   std::vector<Finding> out;
   const json& gw = effective.value("gateway", json::object());
   const json& auth = gw.value("auth", json::object());
@@ -93,25 +94,36 @@ std::vector<Finding> check_security(const json& effective) {
   } else {
     out.push_back(ok("bind", "listens on loopback only, auth " + mode));
   }
+  const GatewaySecret secret = gateway_secret(effective, env, {});
   if (mode == "token") {
-    const std::string token = auth.value("token", "");
-    if (token.empty()) {
-      out.push_back(warn("token", "gateway.auth.token is not set (PINCER_GATEWAY_TOKEN must provide it)",
+    const std::string& token = secret.value;
+    if (token.empty() && secret.source == "gateway.auth.token") {
+      out.push_back(warn("token", "gateway.auth.token is not set and PINCER_GATEWAY_TOKEN is not set here (the gateway "
+                                  "refuses to start unless its environment or --token-file gives one)",
                          "run pincer onboard, or set gateway.auth.token"));
-    } else if (secrets::secret_strength("token", token.size()) == secrets::Strength::Refused) {
-      out.push_back(failed("token", "gateway.auth.token: " + secrets::refused_token_message(token.size()) + "; the gateway refuses to start with it",
-                           "pincer config set gateway.auth.token \"$(openssl rand -hex 24)\""));
+    } else if (auto problem = gateway_auth_problem(secret, {}); !problem.empty()) {
+      out.push_back(failed("token", problem + "; the gateway refuses to start with it",
+                           secret.source == "gateway.auth.token"
+                               ? "pincer config set gateway.auth.token \"$(openssl rand -hex 24)\""
+                               : "give " + secret.source + " a longer token: openssl rand -hex 24"));
     } else if (secrets::secret_strength("token", token.size()) == secrets::Strength::Weak) {
-      out.push_back(warn("token", "gateway.auth.token is " + std::to_string(token.size()) + " characters; " +
+      out.push_back(warn("token", secret.source + " is " + std::to_string(token.size()) + " characters; " +
                                       std::to_string(secrets::kStrongTokenChars) + " or more is recommended",
                          "use a longer random token"));
     } else {
-      out.push_back(ok("token", "gateway token is " + std::to_string(token.size()) + " characters"));
+      out.push_back(ok("token", "gateway token (" + secret.source + ") is " + std::to_string(token.size()) + " characters"));
     }
   } else if (mode == "password") {
-    const std::string pw = auth.value("password", "");
-    if (secrets::secret_strength("password", pw.size()) != secrets::Strength::Strong) out.push_back(warn("token", "gateway.auth.password is shorter than 12 characters", "use a longer password"));
-    else out.push_back(ok("token", "gateway password set"));
+    if (secret.value.empty()) {
+      out.push_back(failed("token", "gateway.auth.mode is \"password\" but neither gateway.auth.password nor "
+                                    "PINCER_GATEWAY_PASSWORD is set here",
+                           "set gateway.auth.password, or start the gateway with --password-file"));
+    } else if (secrets::secret_strength("password", secret.value.size()) != secrets::Strength::Strong) {
+      out.push_back(warn("token", secret.source + " is shorter than " + std::to_string(secrets::kStrongPasswordChars) +
+                                      " characters", "use a longer password"));
+    } else {
+      out.push_back(ok("token", "gateway password (" + secret.source + ") set"));
+    }
   }
   return out;
 }
@@ -336,7 +348,15 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
     }
   } else if (!loaded->exists) {
     out.push_back(warn("config", config_file.string() + " does not exist (defaults apply)", "run pincer onboard"));
-  } else {
+  }
+  // What the gateway would refuse beyond the schema (channels, agents …), as `config validate`.
+  ConfigCheckOptions options;
+  options.check_auth = false;  // the "token" finding below says it, with its fix
+  const auto problems = check_config(loaded->effective, config_file, env, options);
+  for (const auto& e : problems.errors) {
+    out.push_back(failed("config", e, "fix it in " + config_file.string() + " (pincer config validate lists every problem)"));
+  }
+  if (problems.errors.empty() && loaded->exists && missing.empty()) {
     out.push_back(ok("config", config_file.string() + " is valid"));
   }
   out.push_back(check_permissions(state_dir, config_file));
@@ -356,7 +376,7 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
     // A gateway answers: check what it runs (its home, whether it applied this file).
     if (out.back().status == "ok") out.push_back(check_running_gateway(state_dir, config_file, env));
   }
-  for (auto& f : check_security(cfg)) out.push_back(std::move(f));
+  for (auto& f : check_security(cfg, env)) out.push_back(std::move(f));
   if (auto f = check_control_ui(cfg, env("HOME").value_or(""))) out.push_back(std::move(*f));
   auto provider_var = std::find_if(missing.begin(), missing.end(), [](const MissingEnvVar& m) {
     return m.path.rfind("models.", 0) == 0 || m.path.rfind("agents.", 0) == 0;

@@ -30,7 +30,9 @@ nlohmann::json to_json(const Finding& f);
 /// Token and password lengths follow core/secret_rules.h (the gateway's own rule: a token it
 /// refuses to start with fails, a weak one warns). Bind: fail when bind is not
 /// loopback and auth.mode is none; warn when lan with any auth (prefer loopback + a tunnel).
-std::vector<Finding> check_security(const nlohmann::json& effective);
+/// The secret is the one the gateway would use (PINCER_GATEWAY_TOKEN/PASSWORD in `env` win over
+/// the file, cli/config_checks.h gateway_secret), and findings name where it came from.
+std::vector<Finding> check_security(const nlohmann::json& effective, const config::EnvLookup& env = {});
 
 /// `gateway.controlUi.root` (when set): fail when it is not a built Control UI (missing, not a
 /// directory, no index.html; gateway::check_control_ui_root), else ok naming where it is served.

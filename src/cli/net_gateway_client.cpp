@@ -18,6 +18,7 @@
 #include "core/http_client.h"
 #include "core/net_tls.h"
 #include "core/utf8.h"
+#include "gateway/protocol/constants.h"
 
 namespace pincer::cli {
 
@@ -319,6 +320,12 @@ void GatewayClient::call_async(const std::string& method, const json& params, st
       done(Error{"INVALID_UTF8", "parameter " + (bad->path.empty() ? std::string("(params)") : bad->path.substr(1)) +
                                      " is not UTF-8 text (" + bad->problem + ")"});
     }
+    return;
+  }
+  // Over the gateway's frame limit it would close the connection (1009): say so, with both sizes.
+  if (const std::size_t bytes = params.dump(-1, ' ', false, json::error_handler_t::replace).size() + method.size() + 64;
+      bytes > gateway::kMaxPayloadBytes) {
+    if (done) done(Error{"TOO_LARGE", gateway::message_too_large(bytes)});
     return;
   }
   auto impl = impl_;

@@ -1,6 +1,8 @@
 // `pincer onboard` logic (contract in onboard.h).
 #include "cli/onboard.h"
 
+#include <charconv>
+
 #include <algorithm>
 #include <cstdio>
 #include <utility>
@@ -143,12 +145,31 @@ Result<std::optional<ProviderChoice>> choose_provider(const OnboardOptions& o, c
   c.id = p->name;
   c.api = p->api;
   const bool ollama = c.id == "ollama";
-  const std::string default_url = o.base_url.value_or(ollama ? o.ollama_url : p->base_url);
-  c.base_url = without_trailing_slash(o.base_url ? *o.base_url
-                                                 : ask(prompt, ollama ? "Ollama URL" : "Base URL of the API", default_url));
-  if (c.base_url.empty()) return invalid_argument("--base-url is required with --provider " + c.id);
-  if (!net::parse_url(c.base_url)) {
-    return invalid_argument("--base-url: expected http(s)://host[:port][/path], got \"" + c.base_url + "\"");
+  // A re-run offers what the file has for this provider (its URL, key variable, model) as defaults.
+  const auto configured = [&](const char* key) -> std::string {
+    const json* v = json5::find(current, provider_path(c.id, key));
+    return v && v->is_string() ? v->get<std::string>() : "";
+  };
+  std::string default_url = ollama ? o.ollama_url : p->base_url;
+  if (!configured("baseUrl").empty()) default_url = configured("baseUrl");
+  const auto url_problem = [](const std::string& url) -> std::string {
+    if (url.empty()) return "a URL is required";
+    if (!net::parse_url(url)) return "expected http(s)://host[:port][/path], got \"" + url + "\"";
+    return "";
+  };
+  if (o.base_url) {
+    c.base_url = without_trailing_slash(*o.base_url);
+    if (c.base_url.empty()) return invalid_argument("--base-url is required with --provider " + c.id);
+    if (auto problem = url_problem(c.base_url); !problem.empty()) return invalid_argument("--base-url: " + problem);
+  } else {
+    const std::string question = ollama ? "Ollama URL" : "Base URL of the API";
+    for (int attempt = 0;; ++attempt) {
+      c.base_url = without_trailing_slash(ask(prompt, question, default_url));
+      const std::string problem = url_problem(c.base_url);
+      if (problem.empty()) break;
+      if (!prompt || attempt == 4) return invalid_argument("--base-url: " + problem);
+      std::printf("%s: %s; please type it again.\n", question.c_str(), problem.c_str());
+    }
   }
 
   if (o.api_key) {
@@ -159,6 +180,9 @@ Result<std::optional<ProviderChoice>> choose_provider(const OnboardOptions& o, c
                        "out of the file");
   } else {
     std::string env_name = o.api_key_env.value_or(p->key_env);
+    if (const std::string key = configured("apiKey"); !o.api_key_env && is_env_reference(key)) {
+      env_name = key.substr(2, key.size() - 3);
+    }
     if (!o.api_key_env && !ollama) {
       env_name = ask(prompt, "Environment variable holding the API key (\"-\" for none)", env_name.empty() ? "-" : env_name);
       if (env_name == "-") env_name.clear();
@@ -177,6 +201,7 @@ Result<std::optional<ProviderChoice>> choose_provider(const OnboardOptions& o, c
   }
 
   std::string default_model = p->model;
+  if (existing.rfind(c.id + "/", 0) == 0) default_model = existing.substr(c.id.size() + 1);
   if (ollama && !o.model) {
     const auto& listed = probe(c.base_url);
     if (listed && !listed->empty()) default_model = listed->front();
@@ -228,7 +253,7 @@ void add_provider_edits(const ProviderChoice& c, const json& current, Edits& edi
 }  // namespace
 
 json OnboardResult::to_json() const {
-  return json{{"configFile", config_file.string()},
+  json out{{"configFile", config_file.string()},
               {"created", created},
               {"changed", changed},
               {"provider", provider},
@@ -242,6 +267,8 @@ json OnboardResult::to_json() const {
               {"tokenGenerated", token_generated},
               {"warnings", warnings},
               {"nextSteps", next_steps}};
+  if (api_key.empty()) out.erase("apiKey");  // no key (Ollama, a local server): not an empty one
+  return out;
 }
 
 Result<HttpGetResult> http_get(const std::string& url, std::chrono::milliseconds timeout) {
@@ -318,14 +345,18 @@ Result<OnboardResult> onboard(const OnboardOptions& o, const fs::path& state, co
   const int port_before = port_now && port_now->is_number_integer() ? port_now->get<int>() : 18789;
   std::optional<int> port = o.port;
   if (!port && prompt) {
-    const std::string answer = ask(prompt, "Gateway port", std::to_string(port_before));
-    int value = 0;
-    try {
-      value = std::stoi(answer);
-    } catch (const std::exception&) {
+    for (int attempt = 0;; ++attempt) {  // a typo is asked again, with the reason
+      const std::string answer = ask(prompt, "Gateway port", std::to_string(port_before));
+      int value = 0;
+      const auto [end, err] = std::from_chars(answer.data(), answer.data() + answer.size(), value);
+      if (err == std::errc() && end == answer.data() + answer.size() && value >= 1 && value <= 65535) {
+        if (value != port_before) port = value;
+        break;
+      }
+      const std::string problem = "expected a port number 1..65535, got \"" + answer + "\"";
+      if (attempt == 4) return invalid_argument("port: " + problem);
+      std::printf("Gateway port: %s; please type it again.\n", problem.c_str());
     }
-    if (value < 1 || value > 65535) return invalid_argument("port: expected 1..65535, got \"" + answer + "\"");
-    if (value != port_before) port = value;
   }
   if (port) edits.want({"gateway", "port"}, *port);
   r.port = port.value_or(port_before);

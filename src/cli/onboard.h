@@ -67,7 +67,7 @@ struct OnboardResult {
   std::string provider;                    ///< provider id ("" when the existing model was kept)
   std::string api;                         ///< wire API of the provider
   std::string base_url;
-  std::string api_key;                     ///< "${NAME}", "(stored in the file)" or ""
+  std::string api_key;                     ///< "${NAME}", "(stored in the file)" or "" (none: to_json omits it)
   std::string model;                       ///< "<provider>/<model id>"
   std::filesystem::path workspace;
   std::vector<std::string> workspace_created;  ///< bootstrap files written

@@ -493,8 +493,9 @@ std::optional<std::pair<std::string, std::size_t>> env_reference(const std::stri
 }
 
 // One left-to-right pass (as OpenClaw's substituteString): substituted text is never re-scanned.
-Result<std::string> substitute_string(const std::string& s, const EnvLookup& env,
-                                      const std::string& path) {
+// A missing or empty variable adds one line to `missing` (and stays as written).
+std::string substitute_string(const std::string& s, const EnvLookup& env, const std::string& path,
+                              std::vector<std::string>& missing) {
   if (s.find('$') == std::string::npos) return s;
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -510,9 +511,11 @@ Result<std::string> substitute_string(const std::string& s, const EnvLookup& env
       } else {
         std::optional<std::string> value = env ? env(name) : std::nullopt;
         if (!value || value->empty()) {
-          return invalid("missing env var \"" + name + "\" referenced at config path " + shown(path));
+          missing.push_back("missing env var \"" + name + "\" referenced at config path " + shown(path));
+          out += "${" + name + "}";
+        } else {
+          out += *value;
         }
-        out += *value;
       }
       i = close;
       continue;
@@ -522,21 +525,25 @@ Result<std::string> substitute_string(const std::string& s, const EnvLookup& env
   return out;
 }
 
-Status substitute_env(json& v, const EnvLookup& env, const std::string& path) {
+void substitute_env_in(json& v, const EnvLookup& env, const std::string& path, std::vector<std::string>& missing) {
   if (v.is_string()) {
-    auto replaced = substitute_string(v.get_ref<const std::string&>(), env, path);
-    if (!replaced) return replaced.error();
-    v = std::move(*replaced);
+    v = substitute_string(v.get_ref<const std::string&>(), env, path, missing);
   } else if (v.is_object()) {
-    for (auto& [key, child] : v.items()) {
-      if (auto st = substitute_env(child, env, key_path(path, key)); !st) return st;
-    }
+    for (auto& [key, child] : v.items()) substitute_env_in(child, env, key_path(path, key), missing);
   } else if (v.is_array()) {
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (auto st = substitute_env(v[i], env, index_path(path, i)); !st) return st;
-    }
+    for (std::size_t i = 0; i < v.size(); ++i) substitute_env_in(v[i], env, index_path(path, i), missing);
   }
-  return Ok{};
+}
+
+// Every reference replaced; every missing variable named, one line each (not only the first:
+// a user fixes them all in one go).
+Status substitute_env(json& v, const EnvLookup& env, const std::string& path) {
+  std::vector<std::string> missing;
+  substitute_env_in(v, env, path, missing);
+  if (missing.empty()) return Ok{};
+  std::string message;
+  for (const auto& line : missing) message += (message.empty() ? "" : "\n") + line;
+  return invalid(message);
 }
 
 // Every unescaped "${NAME}" in the strings below `v`, scanned as substitute_string() does.
@@ -768,7 +775,7 @@ Result<json> resolve_text(const std::string& text, const fs::path& file, const E
 
   if (refs == EnvRefs::kSubstitute) {
     if (auto st = substitute_env(*resolved, with_env_section(env, *resolved), ""); !st) {
-      return invalid(file.string() + ": " + st.error().message);
+      return invalid(prefix_lines(file.string(), st.error().message));
     }
   }
   return resolved;
@@ -806,7 +813,7 @@ Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& en
   if (!written) return written.error();
   json resolved = *written;
   if (auto st = substitute_env(resolved, with_env_section(env, resolved), ""); !st) {
-    return invalid(shown_file + ": " + st.error().message);
+    return invalid(prefix_lines(shown_file, st.error().message));
   }
   if (auto st = validate(resolved); !st) {
     return invalid(prefix_lines(shown_file, st.error().message));

@@ -65,7 +65,8 @@ struct LoadedConfig {
 ///     `… : $include: circular $include: pincer.json -> a.json -> pincer.json`
 ///     `… : $include: "f11.json" exceeds the maximum include depth (10)`
 ///     `… : $include: cannot read "x.json" (/home/u/.pincer/x.json): file not found`
-///   "<file>: missing env var "NAME" referenced at config path gateway.auth.token"
+///   "<file>: missing env var "NAME" referenced at config path gateway.auth.token"  — one line
+///                                                         per missing variable, all of them
 ///   "<file>: <json.path>: <violation>"  — one line per schema violation (see validate()).
 /// `env` may be empty (= no variables set).
 Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& env);

@@ -15,6 +15,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/descriptor_limit.h"
 #include "gateway/net_transport.h"
 #include "gateway/protocol/constants.h"
 #include "gateway/control_ui.h"
@@ -512,22 +513,14 @@ class Server {
   std::shared_ptr<ReadingSessions> reading_ = std::make_shared<ReadingSessions>();
 };
 
-/// Raises the soft limit on open descriptors to the hard limit (at most 65 536): the default soft
-/// limit of 1 024 is a few hundred slow clients away from "Too many open files".
-void raise_descriptor_limit() {
-  rlimit lim{};
-  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
-  const rlim_t want = lim.rlim_max == RLIM_INFINITY ? rlim_t{65536} : std::min<rlim_t>(lim.rlim_max, 65536);
-  if (lim.rlim_cur >= want) return;
-  const rlim_t before = lim.rlim_cur;
-  lim.rlim_cur = want;
-  if (::setrlimit(RLIMIT_NOFILE, &lim) == 0) spdlog::debug("open-file limit raised from {} to {}", before, want);
-}
-
 }  // namespace
 
 Status run_server(EventLoop& loop, Gateway& gateway, const ServerOptions& options, bool* restart) {
-  raise_descriptor_limit();
+  // The default soft limit of 1 024 is a few hundred slow clients away from "Too many open files"
+  // (exec's children get the original back, core/descriptor_limit.h).
+  if (const uint64_t raised = raise_descriptor_limit()) {
+    spdlog::debug("open-file limit raised from {} to {}", original_descriptor_soft_limit(), raised);
+  }
   asio::io_context& ioc = loop.context();
   Server server(ioc, gateway);
   if (auto st = server.listen(options); !st) return st;

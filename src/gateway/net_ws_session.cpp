@@ -162,8 +162,8 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
     }
     if (ec == websocket::error::message_too_big) {
       // Beast has answered close 1009 and drained the rest (TcpStream's teardown).
-      spdlog::warn("conn {}: message over {} bytes from {}; closed 1009 (message too big)", id_, max_message_bytes_,
-                   client_ip_);
+      spdlog::warn("conn {}: message over {} bytes (the {} limit) from {}; closed 1009 (message too big)", id_,
+                   max_message_bytes_, byte_size_text(max_message_bytes_), client_ip_);
     } else if (ec != websocket::error::closed && ec != asio::error::operation_aborted && ec != asio::error::eof) {
       spdlog::debug("conn {}: socket ended: {}", id_, ec.message());
     }

@@ -445,6 +445,7 @@ ProviderFailure classify_http(const ModelSpec& model, int status, std::string_vi
   const bool overloaded = status == 529 || status == 503 || all.find("overloaded") != std::string::npos;
   std::string what(phrase(f.reason, status, overloaded));
   if (status > 0) what += " (HTTP " + std::to_string(status) + ")";
+  f.cause = what;
   f.message = compose(model, what, info.message, f.retry_after_ms, f.retryable);
   return f;
 }
@@ -499,6 +500,7 @@ ProviderFailure classify_transport(const ModelSpec& model, int sys_errno_or_0, s
     }
   }
   f.retryable = is_retryable(f.reason);
+  f.cause = phrase_text;
   f.message = compose(model, phrase_text, detail, std::nullopt, false);
   return f;
 }
@@ -509,11 +511,13 @@ ProviderFailure classify_stream_error(const ModelSpec& model, const Error& error
   if (error.code == "PROVIDER_STREAM_INCOMPLETE") {
     f.reason = Reason::Timeout;
     f.retryable = true;
+    f.cause = "response cut off";
     f.message = compose(model, "response cut off", "", std::nullopt, false);
     return f;
   }
   if (error.code != "PROVIDER_STREAM_ERROR") {
     f.reason = Reason::Unknown;
+    f.cause = "unreadable response";
     f.message = compose(model, "unreadable response", detail, std::nullopt, false);
     return f;
   }
@@ -528,6 +532,7 @@ ProviderFailure classify_stream_error(const ModelSpec& model, const Error& error
   f.retryable = is_retryable(f.reason);
   f.retry_after_ms = retry_hint(lower(detail));
   const bool overloaded = has_any(lower(detail), {"overloaded", "busy"});
+  f.cause = "stream error: " + (info.codes.empty() ? std::string(phrase(f.reason, 0, overloaded)) : info.codes.front());
   f.message = compose(model, phrase(f.reason, 0, overloaded), detail, f.retry_after_ms, f.retryable);
   return f;
 }

@@ -63,6 +63,10 @@ struct ProviderFailure {
   /// the provider's own message is appended (single line, ≤ 300 bytes) when it has one; HTML
   /// bodies are never quoted.
   std::string message;
+  /// What actually happened, short, for logs: "HTTP 503 (overloaded)", "connection refused
+  /// (ECONNREFUSED)", "response cut off" — `reason` is the failover class, which groups several
+  /// causes (a 503 and a refused connection are both "timeout", as in OpenClaw).
+  std::string cause;
   std::optional<int64_t> retry_after_ms;  ///< from Retry-After or a "try again in Ns" hint
   bool retryable = false;
 };

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/descriptor_limit.h"
 #include "core/redact.h"
 #include "tools/process_guard.h"
 
@@ -63,6 +65,7 @@ struct ChildPlan {
   const char* program;  // argv[0]: /bin/sh, or the sandbox wrapper
   char* const* argv;
   char* const* envp;
+  rlim_t nofile_soft = 0;  // soft RLIMIT_NOFILE to restore (0 = keep)
 };
 
 /// Runs in the forked child; never returns. Own process group, killed with its parent thread
@@ -93,6 +96,13 @@ struct ChildPlan {
   }
   ::dup2(plan.out_fd, 1);
   ::dup2(plan.out_fd, 2);
+  if (plan.nofile_soft != 0) {  // the limit the gateway started with, not its raised one
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && plan.nofile_soft < lim.rlim_cur) {
+      lim.rlim_cur = plan.nofile_soft;
+      ::setrlimit(RLIMIT_NOFILE, &lim);
+    }
+  }
   ChildFailure failure{0, 0};
   if ((plan.cwd_fd >= 0 ? ::fchdir(plan.cwd_fd) : ::chdir(plan.cwd)) != 0) {
     failure.error = errno;
@@ -172,7 +182,8 @@ Result<pid_t> ManagedProcess::fork_child(int child_out_fd) {
   envp.push_back(nullptr);
   const std::string cwd = options_.cwd.string();
   const ChildPlan plan{::getpid(), child_out_fd, status_pipe[1], process_guard::lifeline_fd(), options_.cwd_fd,
-                       cwd.c_str(), program.c_str(), argv.data(), envp.data()};
+                       cwd.c_str(), program.c_str(), argv.data(), envp.data(),
+                       static_cast<rlim_t>(original_descriptor_soft_limit())};
 
   const pid_t pid = ::fork();
   if (pid == 0) exec_child(plan);

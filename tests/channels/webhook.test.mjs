@@ -155,6 +155,22 @@ test('bad requests are refused with a clear status', async () => {
   assert.equal(ok.json.reply, 'Hello from the mock LLM. [wh-after]');
 });
 
+test('bad input is a 400 with a JSON error naming the field; a numeric id is its decimal string', async () => {
+  const blank = await post(syncBase, { text: '  \n ', senderId: 'svc-b' });
+  assert.equal(blank.status, 400, JSON.stringify(blank.json));
+  assert.deepEqual(blank.json, { ok: false, error: '"text" is only whitespace' });
+  const newline = await post(syncBase, { text: 'hi', senderId: 'svc-b', conversationId: 'a\nb' });
+  assert.equal(newline.status, 400);
+  assert.deepEqual(newline.json, { ok: false, error: '"conversationId" contains a control character (0x0a)' });
+  const object = await post(syncBase, { text: 'hi', senderId: 'svc-b', conversationId: { id: 1 } });
+  assert.equal(object.status, 400);
+  assert.match(object.json.error, /"conversationId" must be a string or an integer, got object/);
+  const numeric = await post(syncBase, { text: 'numbers ECHO:wh-num', senderId: 'svc-b', conversationId: 42 });
+  assert.equal(numeric.status, 200, JSON.stringify(numeric.json));
+  assert.equal(numeric.json.conversationId, '42');
+  assert.equal(numeric.json.reply, 'Hello from the mock LLM. [wh-num]');
+});
+
 test('a replayed request is refused, and a retry signed anew is answered once by its messageId', async () => {
   const text = JSON.stringify({ text: 'once ECHO:wh-replay', senderId: 'svc-r', messageId: 'r-1' });
   const headers = signed(text);
@@ -196,6 +212,53 @@ test('a request replayed after a gateway restart is refused', async () => {
   assert.equal(replay.status, 409, `replayed after the restart: ${JSON.stringify(replay.json)}`);
   const fresh = await post(base, { text: 'after the restart ECHO:wh-restart-2', senderId: 'svc-x' });
   assert.equal(fresh.json.reply, 'Hello from the mock LLM. [wh-restart-2]');
+});
+
+test('a retry of a messageId after a gateway restart is answered as a duplicate, not run again', async () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'pincer-webhook-'));
+  homes.push(home);
+  const config = { secret: SECRET, replyTimeoutSeconds: 20 };
+  let base = await gateway(config, home);
+  const message = { text: 'once only ECHO:wh-dedupe', senderId: 'svc-d', messageId: 'd-1' };
+  const first = await post(base, message);
+  assert.equal(first.status, 200, JSON.stringify(first.json));
+  assert.equal(first.json.reply, 'Hello from the mock LLM. [wh-dedupe]');
+  await stop(lastGateway);
+  base = await gateway(config, home);
+  // The sender's retry: signed anew (another timestamp, so not a replay), the same messageId.
+  const text = JSON.stringify(message);
+  const retry = await send(base, text, signed(text, String(Number(now()) - 60)));
+  assert.equal(retry.status, 200, JSON.stringify(retry.json));
+  assert.deepEqual(retry.json, { ok: true, duplicate: true });
+  const other = await post(base, { ...message, messageId: 'd-2', text: 'another ECHO:wh-dedupe-2' });
+  assert.equal(other.json.reply, 'Hello from the mock LLM. [wh-dedupe-2]');
+});
+
+test('with dmScope main a webhook sender gets its own session: its /new never resets the owner\'s main session', async () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'pincer-webhook-'));
+  homes.push(home);
+  writeFileSync(path.join(home, 'pincer.json'), `{
+  gateway: { auth: { token: 'webhook-test-gateway-token-0123456789' } },
+  models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
+    models: [ { id: 'mock-model' } ] } } },
+  agents: { defaults: { model: { primary: 'mock/mock-model' } } },
+  channels: { webhook: { secret: '${SECRET}', replyTimeoutSeconds: 20 } },
+}\n`);
+  const gw = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
+  children.push(gw.child);
+  const base = `http://127.0.0.1:${(await gw.ready)[1]}`;
+  const hi = await post(base, { text: 'hello ECHO:wh-main', senderId: 'svc-m' });
+  assert.equal(hi.json.reply, 'Hello from the mock LLM. [wh-main]');
+  const reset = await post(base, { text: '/new', senderId: 'svc-m' });
+  assert.equal(reset.status, 200, JSON.stringify(reset.json));
+  const index = path.join(home, 'agents/main/sessions/sessions.json');
+  let keys = [];
+  for (let i = 0; i < 100 && !keys.some((k) => k.endsWith(':thread:svc-m')); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    keys = existsSync(index) ? Object.keys(JSON.parse(readFileSync(index, 'utf8'))) : [];
+  }
+  assert.ok(keys.includes('agent:main:main:thread:svc-m'), `the sender's own session expected: ${keys}`);
+  assert.ok(!keys.includes('agent:main:main'), `the owner's main session was used: ${keys}`);
 });
 
 test('callback: 202 at once, then the reply is POSTed, signed with the callback key, to callbackUrl', async () => {

@@ -106,6 +106,9 @@ TEST_F(ChatTuiTest, StreamedTurnToolCallAndSlashCommands) {
   tmux.type_line("/nonsense");
   s = tmux.wait_for("Unknown command /nonsense");
   EXPECT_NE(s.find("Unknown command /nonsense"), std::string::npos) << s;
+  tmux.type_line("/agent nobody");  // an agent the gateway does not have is not switched to
+  s = tmux.wait_for("No agent \"nobody\"");
+  EXPECT_NE(s.find("No agent \"nobody\". Agents: main"), std::string::npos) << s;
 
   tmux.keys({"C-d"});
   s = tmux.wait_for("CHAT-EXITED-0");
@@ -122,6 +125,8 @@ TEST_F(ChatTuiTest, StreamedTurnToolCallAndSlashCommands) {
   s = again.wait_for("/help for commands");
   s = again.wait_for("[tui-one]", 5s);
   EXPECT_NE(s.find("> hello ECHO:tui-one"), std::string::npos) << s;
+  s = again.wait_for("⚙ exec echo tool-ran", 5s);  // the tool step replayed, not a blank line
+  EXPECT_NE(s.find("⚙ exec echo tool-ran"), std::string::npos) << s;
 }
 
 TEST_F(ChatTuiTest, CtrlCAbortsTheRunThenSecondCtrlCQuits) {

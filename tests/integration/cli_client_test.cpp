@@ -104,6 +104,22 @@ TEST_F(CliClientTest, AgentTurnThenSessionsAndHistory) {
   EXPECT_TRUE(after["messages"].empty()) << after.dump();
 }
 
+TEST_F(CliClientTest, AHistoryShowsTheTurnsToolCalls) {
+  auto r = pincer({"agent", "-m", "look MOCK_TOOL:read:{\"path\":\"notes.txt\"}", "--session", "cli-tools"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto show = pincer({"sessions", "show", "cli-tools"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  // The tool step is a line of its own, as the live chat shows it, not a blank "agent:" line.
+  EXPECT_NE(show.out.find("agent: \u2699 read"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("notes.txt"), std::string::npos) << show.out;
+}
+
+TEST_F(CliClientTest, AnUnknownSlashCommandGetsTheOneAnswer) {
+  auto r = pincer({"agent", "-m", "/bogus"});
+  EXPECT_NE(r.out.find("Unknown command /bogus — /help lists them."), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.out.find("mock LLM"), std::string::npos) << "it went to the model: " << r.out;
+}
+
 TEST_F(CliClientTest, ModelsListAndRawCall) {
   auto r = pincer({"models", "list"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

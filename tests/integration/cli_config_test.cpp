@@ -233,7 +233,7 @@ TEST_F(CliConfigTest, GetShowsFileValuesDefaultsAndMasksSecrets) {
 
 TEST_F(CliConfigTest, SetParsesValuesAsJson5WithAStringFallback) {
   home_.write("pincer.json", "{}\n");
-  EXPECT_EQ(pincer({"config", "set", "gateway.auth.token", "12345"}).exit_code, 0);  // the key wants a string
+  EXPECT_EQ(pincer({"config", "set", "gateway.auth.token", "1234567890123456"}).exit_code, 0);  // the key wants a string
   EXPECT_EQ(pincer({"config", "set", "agents.defaults.model", "openai/gpt-4.1"}).exit_code, 0);  // not JSON5
   EXPECT_EQ(pincer({"config", "set", "tools.allow", "[\"read\", 'exec']"}).exit_code, 0);
   EXPECT_EQ(pincer({"config", "set", "meta.note", "true", "--string"}).exit_code, 0);
@@ -245,14 +245,14 @@ TEST_F(CliConfigTest, SetParsesValuesAsJson5WithAStringFallback) {
                                         {"value", false},
                                         {"changed", true},
                                         {"created", false}}));
-  auto secret = pincer({"config", "set", "gateway.auth.token", "12345", "--json"});
+  auto secret = pincer({"config", "set", "gateway.auth.token", "1234567890123456", "--json"});
   EXPECT_EQ(json::parse(secret.out)["value"], "__PINCER_REDACTED__");
   EXPECT_EQ(json::parse(secret.out)["changed"], false);
   EXPECT_EQ(read_text(config()),
             "{\n"
             "  \"gateway\": {\n"
             "    \"auth\": {\n"
-            "      \"token\": \"12345\",\n"
+            "      \"token\": \"1234567890123456\",\n"
             "      \"rateLimit\": {\n"
             "        \"exemptLoopback\": false\n"
             "      }\n"
@@ -304,6 +304,58 @@ TEST_F(CliConfigTest, ValidateReportsEveryProblem) {
                    {config().string() + ": gateway.bind: expected one of loopback|lan|custom, got \"moon\"",
                     config().string() + ": gateway.port: expected integer 1..65535, got 0"}},
                   {"warnings", json::array()}}));
+}
+
+TEST_F(CliConfigTest, ValidateReportsTheChannelProblemsTheGatewayWouldRefuse) {
+  home_.write("pincer.json", R"({ gateway: { auth: { token: 'a-gateway-token-0123456789abcdef' } },
+    channels: {
+      telegram: { botToken: '111:AAA', accounts: { alerts: { botToken: '111:AAA' },
+                                                   hook: { botToken: '222:BBB', webhookUrl: 'https://example.org/tg' } } },
+      webhook: { secret: 'a-webhook-secret-0123456789', path: '/healthz' },
+    } })");
+  auto v = pincer({"config", "validate", "--json"});
+  EXPECT_EQ(v.exit_code, 2) << v.out;
+  const json errors = json::parse(v.out)["errors"];
+  ASSERT_EQ(errors.size(), 3u) << v.out;
+  EXPECT_NE(errors[0].get<std::string>().find("channels.telegram.accounts.hook.webhookSecret: required with webhookUrl"),
+            std::string::npos);
+  EXPECT_EQ(errors[1], "channels.webhook.path: is the gateway's own /healthz endpoint");
+  EXPECT_EQ(errors[2], "channels.telegram.accounts.alerts: the same bot token is already used by channels.telegram");
+  // The gateway refuses the same config with the same lines.
+  auto run = pincer({"gateway", "run", "--port", "0"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("channels.webhook.path: is the gateway's own /healthz endpoint"), std::string::npos) << run.err;
+}
+
+TEST_F(CliConfigTest, SetRefusesWhatValidateWouldRejectAndLeavesTheFileAlone) {
+  const std::string text = "{ gateway: { auth: { token: 'a-gateway-token-0123456789abcdef' } },\n"
+                           "  channels: { telegram: { botToken: '111:AAA' } } }\n";
+  home_.write("pincer.json", text);
+  auto twice = pincer({"config", "set", "channels.telegram.accounts.alerts.botToken", "111:AAA"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_EQ(twice.err, "pincer: config set channels.telegram.accounts.alerts.botToken: not written, the result would be "
+                       "invalid:\nchannels.telegram.accounts.alerts: the same bot token is already used by channels.telegram\n");
+  auto path = pincer({"config", "set", "channels.webhook", "{secret: 'a-webhook-secret-0123456789', path: '/ready'}"});
+  EXPECT_EQ(path.exit_code, 2);
+  EXPECT_NE(path.err.find("channels.webhook.path: is the gateway's own /ready endpoint"), std::string::npos) << path.err;
+  auto weak = pincer({"config", "set", "gateway.auth.token", "short"});
+  EXPECT_EQ(weak.exit_code, 2);
+  EXPECT_NE(weak.err.find("gateway.auth.token: the gateway token is 5 characters"), std::string::npos) << weak.err;
+  EXPECT_EQ(read_text(config()), text);
+  // What the gateway's environment may give at run time is not refused: a token left to it.
+  EXPECT_EQ(pincer({"config", "unset", "gateway.auth.token"}).exit_code, 0);
+  auto fine = pincer({"config", "set", "channels.telegram.accounts.alerts.botToken", "333:CCC"});
+  EXPECT_EQ(fine.exit_code, 0) << fine.err;
+}
+
+TEST_F(CliConfigTest, AMisusedCommandPrintsItsOwnUsage) {
+  auto r = pincer({"agent", "--local"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("pincer: --message is required\nUsage: pincer agent [OPTIONS]", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("See pincer agent --help\n"), std::string::npos) << r.err;
+  auto nested = pincer({"config", "set", "gateway.port"});
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_NE(nested.err.find("Usage: pincer config set"), std::string::npos) << nested.err;
 }
 
 TEST_F(CliConfigTest, OnboardOpenAiCompatibleThenTheGatewayAnswers) {

@@ -86,6 +86,32 @@ TEST(CliDoctor, ShortTokenAndBrokenConfig) {
   EXPECT_NE(bad.out.find("gateway.port"), std::string::npos) << bad.out;
 }
 
+TEST(CliDoctor, ChecksWhatTheGatewayWouldCheckWithTheSecretItWouldUse) {
+  MockLlm mock;
+  TempDir home;
+  // A webhook without its secret: the gateway would refuse to start; doctor says so.
+  std::string cfg = config_with(mock, "k");
+  cfg.insert(cfg.rfind('}'), ", channels: { webhook: { path: '/hooks/in' } } ");
+  home.write("pincer.json", cfg);
+  const std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()}, {"PINCER_GATEWAY_PORT", "1"},
+                                                  {"PINCER_GATEWAY_TOKEN", "tiny"}};
+  auto r = run_pincer({"doctor", "--json"}, env, 30s);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  const json report = json::parse(r.out);
+  bool channel = false;
+  for (const auto& f : report["findings"]) {
+    channel = channel || (f["check"] == "config" && f["status"] == "fail" &&
+                          f["message"].get<std::string>().find("channels.webhook.secret: required") != std::string::npos);
+  }
+  EXPECT_TRUE(channel) << report.dump(2);
+  // PINCER_GATEWAY_TOKEN wins over the file's token, as in `gateway run`: that is the one judged.
+  const json token = finding(report, "token");
+  EXPECT_EQ(token["status"], "fail") << token.dump();
+  EXPECT_NE(token["message"].get<std::string>().find("PINCER_GATEWAY_TOKEN: the gateway token is 4 characters"),
+            std::string::npos)
+      << token.dump();
+}
+
 TEST(CliLogs, PrintsTheLastLinesOfTheGatewayLog) {
   MockLlm mock;
   TempDir home;

@@ -8,6 +8,7 @@
 //  - models[].maxTokens reaches the provider on every wire API (issue 11 §11).
 #include <dirent.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <fstream>
 #include <iostream>
@@ -189,6 +190,30 @@ TEST_F(ExecGuardTest, CommandsCannotReadTheGatewaysEnvironment) {
   EXPECT_EQ(leak.find(secret), std::string::npos) << leak;
   EXPECT_EQ(leak.find("PINCER_HOME"), std::string::npos) << leak;
   EXPECT_NE(leak.find("mem' for reading: Permission denied"), std::string::npos) << leak;
+}
+
+TEST_F(ExecGuardTest, CommandsGetTheDescriptorLimitTheGatewayStartedWith) {
+  // The gateway raises its own soft RLIMIT_NOFILE for many clients; a command must not inherit
+  // that (select() and close-every-fd loops break), but get the limit the gateway started with.
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max <= 700) GTEST_SKIP() << "hard limit too low to raise";
+  rlimit low = saved;
+  low.rlim_cur = 700;  // inherited by the gateway started below
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  start(json::array({exec_call("ulimit -n > nofile.txt"), {{"text", "ok"}}}));
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+  send("how many files", "run-nofile");
+  ASSERT_EQ(wait_terminal("run-nofile")["state"], "final");
+  EXPECT_EQ(slurp(workspace() / "nofile.txt"), "700\n");
+  // The gateway itself did raise its own (else this test proves nothing).
+  const std::string limits = slurp("/proc/" + std::to_string(gateway_->process().pid()) + "/limits");
+  const auto at = limits.find("Max open files");
+  ASSERT_NE(at, std::string::npos) << limits;
+  std::istringstream row(limits.substr(at + std::string("Max open files").size()));
+  long soft = 0;
+  row >> soft;
+  EXPECT_GT(soft, 700) << limits;
 }
 
 TEST_F(ExecGuardTest, ModelMaxTokensReachesTheProviderOnEveryApi) {

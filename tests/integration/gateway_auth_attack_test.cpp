@@ -2,13 +2,13 @@
 // over real sockets against the real binary — as a client behind a same-host reverse proxy, a
 // DNS-rebinding page in the owner's browser, a holder of a read-only device token guessing the
 // shared token, and a zero-scope client looking around.
-#include <sodium.h>
 
 #include <cstring>
 
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "test_device.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -113,54 +113,11 @@ TEST(BrowserOrigin, TheOwnersBrowserIsLimitedButDoesNotLockOutTheCli) {
 
 // ---- a read-only device token must not wipe the count of guesses at the shared token ----
 
-std::string b64url(const unsigned char* data, std::size_t size) {
-  std::string out(sodium_base64_encoded_len(size, sodium_base64_VARIANT_URLSAFE_NO_PADDING), '\0');
-  sodium_bin2base64(out.data(), out.size(), data, size, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-  out.resize(std::strlen(out.c_str()));
-  return out;
-}
-
-/// An Ed25519 device identity signing OpenClaw's v3 device payload (as tests/integration/
-/// device_pairing_test.cpp's, independent of the gateway's code).
-struct Device {
-  std::array<unsigned char, crypto_sign_PUBLICKEYBYTES> pk{};
-  std::array<unsigned char, crypto_sign_SECRETKEYBYTES> sk{};
-  std::string id;
-  Device() {
-    if (sodium_init() < 0) throw std::runtime_error("sodium_init failed");
-    crypto_sign_keypair(pk.data(), sk.data());
-    std::array<unsigned char, crypto_hash_sha256_BYTES> digest{};
-    crypto_hash_sha256(digest.data(), pk.data(), pk.size());
-    static constexpr char kHex[] = "0123456789abcdef";
-    for (unsigned char b : digest) id += {kHex[b >> 4], kHex[b & 15]};
-  }
-  /// Connects with `params` (auth as given) signed over the challenge; returns the response.
-  json connect(int port, json params) const {
-    WsClient c(port);
-    auto challenge = c.recv();
-    if (!challenge) throw std::runtime_error("no challenge");
-    const json& ch = (*challenge)["payload"];
-    std::string scopes;
-    for (const auto& s : params["scopes"]) scopes += (scopes.empty() ? "" : ",") + s.get<std::string>();
-    const json auth = params.value("auth", json::object());
-    const std::string token = auth.value("token", auth.value("deviceToken", ""));
-    const int64_t ts = ch["ts"];
-    const std::string payload = "v3|" + id + "|cli|cli|operator|" + scopes + "|" + std::to_string(ts) + "|" + token + "|" +
-                                ch["nonce"].get<std::string>() + "|linux|";
-    std::array<unsigned char, crypto_sign_BYTES> sig{};
-    crypto_sign_detached(sig.data(), nullptr, reinterpret_cast<const unsigned char*>(payload.data()), payload.size(), sk.data());
-    params["device"] = {{"id", id}, {"publicKey", b64url(pk.data(), pk.size())}, {"signature", b64url(sig.data(), sig.size())},
-                        {"signedAt", ts}, {"nonce", ch["nonce"]}};
-    c.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", params}});
-    return c.recv_response("c1").value_or(json());
-  }
-};
-
 TEST(AuthLimiterScopes, AReadOnlyDeviceTokenDoesNotResetSharedSecretFailures) {
   TempDir home;
   home.write("pincer.json", config("rateLimit: { maxAttempts: 3, exemptLoopback: false }"));
   Gateway gw(home.path());
-  Device device;
+  TestDevice device;  // tests/support/test_device.h
   auto paired = device.connect(gw.port(), connect_params(kToken, {"operator.read"}));  // silent local pairing
   ASSERT_EQ(paired["ok"], true) << paired.dump();
   const std::string device_token = paired["payload"]["auth"]["deviceToken"];

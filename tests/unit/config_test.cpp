@@ -314,6 +314,19 @@ TEST(ConfigEnv, EmptyVariableIsMissingAndArrayPathsUseBrackets) {
                                                 "config path gateway.trustedProxies[1]");
 }
 
+TEST(ConfigEnv, EveryMissingVariableIsNamedAtOnce) {
+  TempDir dir;
+  auto top = dir.write("pincer.json", R"({"gateway": {"auth": {"token": "${TOKEN_A}"}, "trustedProxies": ["${PROXY}"]},
+                                          "meta": {"x": "${TOKEN_A}-${OTHER}"}})");
+  auto cfg = load(top, kNoEnv);
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_EQ(cfg.error().message,
+            top.string() + ": missing env var \"TOKEN_A\" referenced at config path gateway.auth.token\n" +
+            top.string() + ": missing env var \"PROXY\" referenced at config path gateway.trustedProxies[0]\n" +
+            top.string() + ": missing env var \"TOKEN_A\" referenced at config path meta.x\n" +
+            top.string() + ": missing env var \"OTHER\" referenced at config path meta.x");
+}
+
 TEST(ConfigEnv, LowercaseAndInvalidNamesAreLeftAlone) {
   TempDir dir;
   auto top = dir.write("pincer.json",

@@ -38,9 +38,14 @@ TEST(ChatCommands, ParsesCommandsOfTheTableOnly) {
   ASSERT_TRUE(agent::parse_chat_command("/abort"));
   EXPECT_EQ(agent::parse_chat_command("/abort")->command->name, "stop");
   EXPECT_EQ(agent::parse_chat_command("/models")->command->name, "model");
-  for (const char* text : {"/nonsense", "hello /new", "/", "/etc/passwd is missing", "new", ""}) {
+  for (const char* text : {"hello /new", "/", "/etc/passwd is missing", "/usr/bin/ls", "new", ""}) {
     EXPECT_FALSE(agent::parse_chat_command(text)) << text;
   }
+  // A command word of no command: the unknown command, one answer for every surface.
+  auto bogus = agent::parse_chat_command("/Bogus now");
+  ASSERT_TRUE(bogus);
+  EXPECT_EQ(bogus->command, &agent::unknown_command());
+  EXPECT_EQ(bogus->arg, "bogus");
   // "/new@OtherBot" is a command only when the channel saw our bot addressed.
   EXPECT_FALSE(agent::parse_chat_command("/new@OtherBot"));
   ASSERT_TRUE(agent::parse_chat_command("/new@PincerBot", /*addressed_to_us=*/true));

@@ -241,5 +241,18 @@ TEST(LlmFailover, Backoff) {
   EXPECT_EQ(backoff_ms(1, f, 0.5), 0);
 }
 
+TEST(FailoverCause, TheLogNamesWhatHappenedNotOnlyTheFailoverClass) {
+  // A 503, a refused connection and a cut-off stream are all failover reason "timeout"; the cause
+  // (what the retry log prints) tells them apart.
+  const ProviderFailure http = classify_http(mock_model(), 503, "", "");
+  const ProviderFailure refused = classify_transport(mock_model(), ECONNREFUSED, "connect", false);
+  const ProviderFailure cut = classify_stream_error(mock_model(), Error{"PROVIDER_STREAM_INCOMPLETE", "eof"});
+  for (const auto* f : {&http, &refused, &cut}) EXPECT_EQ(f->reason, FailoverReason::Timeout);
+  EXPECT_NE(http.cause.find("HTTP 503"), std::string::npos) << http.cause;
+  EXPECT_NE(refused.cause.find("ECONNREFUSED"), std::string::npos) << refused.cause;
+  EXPECT_EQ(cut.cause, "response cut off");
+  EXPECT_NE(classify_http(mock_model(), 429, "", "").cause.find("HTTP 429"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pincer::llm

@@ -4,6 +4,7 @@
 
 #include "gateway/protocol/auth_rate_limit.h"
 #include "gateway/protocol/client_address.h"
+#include "gateway/protocol/constants.h"
 #include "gateway/protocol/route_guard.h"
 #include "gateway/protocol/connect.h"
 #include "gateway/protocol/frame_fast_path.h"
@@ -525,6 +526,13 @@ TEST(FrameFastPath, AcceptsTheCommonShapeAndDefersEverythingElse) {
   // The strict parser still gives the same answers as before for those.
   EXPECT_EQ(std::get<FrameError>(parse_request(unsure[0])).message, "invalid request frame: unexpected property \"extra\"");
   EXPECT_EQ(std::get<RequestFrame>(parse_request(unsure[2])).id, "1");
+}
+
+TEST(MessageLimit, TheErrorNamesTheSizeAndTheLimit) {
+  EXPECT_EQ(message_too_large(30u * 1024 * 1024), "the message is 30 MiB; the gateway accepts at most 25 MiB per message");
+  EXPECT_EQ(message_too_large(31'457'290), "the message is 30 MiB; the gateway accepts at most 25 MiB per message");
+  EXPECT_EQ(message_too_large(70'000, kMaxPreConnectBytes), "the message is 68.4 KiB; the gateway accepts at most 64 KiB per message");
+  EXPECT_EQ(byte_size_text(512), "512 bytes");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 #include <spdlog/spdlog.h>
 
@@ -17,11 +18,62 @@ net::HttpRouteResponse answer(int status, json body) { return {status, "applicat
 
 }  // namespace
 
+Result<WebhookMessage> parse_webhook_message(const json& body) {
+  auto invalid = [](const std::string& why) { return Error{"INVALID_REQUEST", why}; };
+  WebhookMessage out;
+  const auto text = body.find("text");
+  if (text == body.end() || !text->is_string()) {
+    return invalid("body must be a JSON object with a non-empty string \"text\"");
+  }
+  out.text = text->get<std::string>();
+  if (out.text.find_first_not_of(" \t\r\n\f\v") == std::string::npos) {
+    return invalid(out.text.empty() ? "\"text\" is empty" : "\"text\" is only whitespace");
+  }
+  // An id: absent, null or "" = the default; an integer = its decimal string.
+  auto id = [&](const char* key, std::string& target) -> Status {
+    const auto it = body.find(key);
+    if (it == body.end() || it->is_null()) return Ok{};
+    std::string v;
+    if (it->is_number_integer()) {
+      v = it->dump();
+    } else if (it->is_string()) {
+      v = it->get<std::string>();
+    } else {
+      return invalid("\"" + std::string(key) + "\" must be a string or an integer, got " + it->type_name());
+    }
+    if (v.empty()) return Ok{};
+    if (v.size() > kWebhookMaxIdBytes) {
+      return invalid("\"" + std::string(key) + "\" is " + std::to_string(v.size()) + " bytes; at most " +
+                     std::to_string(kWebhookMaxIdBytes));
+    }
+    if (v.find_first_not_of(" \t") == std::string::npos) return invalid("\"" + std::string(key) + "\" is only whitespace");
+    for (const unsigned char c : v) {
+      if (c < 0x20 || c == 0x7f) {
+        char code[8];
+        std::snprintf(code, sizeof code, "0x%02x", c);
+        return invalid("\"" + std::string(key) + "\" contains a control character (" + code + ")");
+      }
+    }
+    target = std::move(v);
+    return Ok{};
+  };
+  if (auto st = id("senderId", out.sender_id); !st) return st.error();
+  if (auto st = id("conversationId", out.conversation_id); !st) return st.error();
+  if (auto st = id("messageId", out.message_id); !st) return st.error();
+  if (out.conversation_id.empty()) out.conversation_id = out.sender_id;
+  if (const auto name = body.find("senderName"); name != body.end() && !name->is_null()) {
+    if (!name->is_string()) return invalid(std::string("\"senderName\" must be a string, got ") + name->type_name());
+    out.sender_name = name->get<std::string>();
+  }
+  return out;
+}
+
 WebhookChannel::WebhookChannel(EventLoop& loop, WebhookSettings settings)
     : loop_(loop),
       settings_(std::move(settings)),
       http_(loop),
       replay_(settings_.replay_file),
+      message_ids_(settings_.dedupe_file),
       callback_key_(callback_key(settings_.secret)) {}
 
 WebhookChannel::~WebhookChannel() { stop(); }
@@ -100,24 +152,33 @@ void WebhookChannel::handle(const net::HttpRouteRequest& req, net::HttpResponder
     return respond(answer(refused->status, {{"ok", false}, {"error", refused->error}}));
   }
   json body = json::parse(req.body, nullptr, false);
-  if (!body.is_object() || !body.contains("text") || !body["text"].is_string() || body["text"].get<std::string>().empty()) {
-    return respond(answer(400, {{"ok", false}, {"error", "body must be a JSON object with a non-empty string \"text\""}}));
-  }
-  auto str = [&](const char* key, const std::string& def) {
-    return body.contains(key) && body[key].is_string() && !body[key].get<std::string>().empty() ? body[key].get<std::string>() : def;
+  auto bad_request = [&](const std::string& error) {
+    ++rejected_;
+    spdlog::warn("webhook[{}]: request from {} refused (400): {}", settings_.account_id, req.remote_address, error);
+    respond(answer(400, {{"ok", false}, {"error", error}}));
   };
+  if (!body.is_object()) return bad_request("body must be a JSON object with a non-empty string \"text\"");
+  auto parsed = parse_webhook_message(body);
+  if (!parsed) return bad_request(parsed.error().message);
   if (!host_) return respond(answer(503, {{"ok", false}, {"error", "webhook channel not running"}}));
+  // A retry of a message already taken (also before a restart) is answered, never run again.
+  const int64_t now_s = SystemClock::instance().wall_ms() / 1000;
+  const std::string identity = MessageIdRecord::identity(parsed->sender_id, parsed->conversation_id, parsed->message_id);
+  if (message_ids_.seen(identity, now_s)) return respond(answer(200, {{"ok", true}, {"duplicate", true}}));
+  if (auto st = message_ids_.record(identity, now_s); !st) {
+    return respond(answer(503, {{"ok", false}, {"error", "cannot record the messageId: " + st.error().message}}));
+  }
   ++received_;
   InboundMessage m;
   m.channel = id_;
   m.account_id = settings_.account_id;
-  m.sender_id = str("senderId", "webhook");
-  m.sender_name = str("senderName", "");
-  m.chat_id = str("conversationId", m.sender_id);
+  m.sender_id = parsed->sender_id;
+  m.sender_name = parsed->sender_name;
+  m.chat_id = parsed->conversation_id;
   // A conversation is a thread of its sender: its own session (and queue), whoever sends.
   if (m.chat_id != m.sender_id) m.thread_id = m.chat_id;
-  m.message_id = str("messageId", "");
-  m.text = body["text"].get<std::string>();
+  m.message_id = parsed->message_id;
+  m.text = std::move(parsed->text);
   m.mentions_bot = true;
   const std::string conversation = m.chat_id;
   // Register the waiter first: a command's reply may be sent before on_inbound returns.
@@ -143,6 +204,7 @@ void WebhookChannel::handle(const net::HttpRouteRequest& req, net::HttpResponder
       q.erase(std::remove(q.begin(), q.end(), waiter), q.end());
     }
     if (outcome == InboundOutcome::Duplicate) return respond(answer(200, {{"ok", true}, {"duplicate", true}}));
+    message_ids_.forget(identity);  // refused: a retry is not a duplicate
     return respond(answer(403, {{"ok", false}, {"error", "refused by the channel's access policy"}}));
   }
   if (!settings_.sync) respond(answer(202, {{"ok", true}, {"accepted", true}, {"conversationId", conversation}}));

@@ -6,8 +6,10 @@
 // "conversationId"?, "messageId"?}, headers `X-Pincer-Timestamp: <Unix seconds>` and
 // `X-Pincer-Signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` (checked in
 // constant time; the timestamp within ±5 min; each signature once, remembered across restarts —
-// webhook_signing.h). Answers: 200 {ok, reply} (sync), 202 {ok, accepted} (callback),
-// 200 {ok, duplicate:true} for a messageId seen before (QL-4), 400 bad JSON / no text, 401 missing
+// webhook_signing.h). `senderId`, `conversationId` and `messageId` are strings or integers (an
+// integer is taken as its decimal string). Answers: 200 {ok, reply} (sync), 202 {ok, accepted}
+// (callback), 200 {ok, duplicate:true} for a messageId seen before, also before a restart (QL-4,
+// webhook_dedupe.h), 400 {ok:false, error} for bad JSON, a blank text or an unusable id, 401 missing
 // or bad timestamp or signature, or a stale timestamp, 403 refused, 405 not POST, 409 a replayed
 // signature, 413 over maxBodyBytes, 429 too many requests within the window, 503 the replay
 // record cannot be written, 504 no reply within replyTimeoutSeconds. Callback body:
@@ -24,6 +26,7 @@
 #include <optional>
 
 #include "channels/channel.h"
+#include "channels/webhook/webhook_dedupe.h"
 #include "channels/webhook/webhook_signing.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
@@ -41,7 +44,28 @@ struct WebhookSettings {
   int64_t reply_timeout_ms = 120'000;
   /// Where accepted signatures are remembered across restarts ("" = memory only).
   std::filesystem::path replay_file;
+  /// Where accepted messageIds are remembered across restarts ("" = memory only; webhook_dedupe.h).
+  std::filesystem::path dedupe_file;
 };
+
+/// Longest senderId / conversationId / messageId accepted, bytes (together they stay within a
+/// session key's limit, store/session_keys.h).
+inline constexpr std::size_t kWebhookMaxIdBytes = 128;
+
+/// One request body, checked.
+struct WebhookMessage {
+  std::string text;
+  std::string sender_id = "webhook";
+  std::string sender_name;
+  std::string conversation_id;  ///< the sender id when not given
+  std::string message_id;       ///< "" = none (no dedupe)
+};
+
+/// Reads a request body: `text` a string with something besides whitespace; each id absent,
+/// null, "" (its default), a string of 1..kWebhookMaxIdBytes bytes without control characters
+/// and not only whitespace, or an integer (its decimal string: 42 and "42" are one
+/// conversation); `senderName` a string. Errors: "INVALID_REQUEST" naming the field and why.
+Result<WebhookMessage> parse_webhook_message(const nlohmann::json& body);
 
 class WebhookChannel final : public Channel {
  public:
@@ -79,6 +103,7 @@ class WebhookChannel final : public Channel {
   ChannelHost* host_ = nullptr;
   net::HttpClient http_;
   ReplayGuard replay_;
+  MessageIdRecord message_ids_;
   std::string callback_key_;
   std::map<std::string, std::deque<std::shared_ptr<Waiting>>> waiting_;  ///< by conversation (sync)
   int64_t received_ = 0, rejected_ = 0, replied_ = 0;

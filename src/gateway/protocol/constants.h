@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace pincer::gateway {
 
@@ -13,6 +15,22 @@ inline constexpr int kMaxProtocol = 4;
 
 /// Largest accepted WebSocket message after the handshake (MAX_PAYLOAD_BYTES, 25 MiB).
 inline constexpr std::size_t kMaxPayloadBytes = 25u * 1024 * 1024;
+/// A size for people: "25 MiB", "30.4 MiB", "64 KiB", "512 bytes".
+inline std::string byte_size_text(std::size_t n) {
+  if (n < 1024) return std::to_string(n) + " bytes";
+  char text[48];
+  const bool mib = n >= 1024 * 1024;
+  std::snprintf(text, sizeof text, "%.1f", static_cast<double>(n) / (mib ? 1024.0 * 1024.0 : 1024.0));
+  std::string s = text;
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s + (mib ? " MiB" : " KiB");
+}
+/// "the message is 30 MiB; the gateway accepts at most 25 MiB per message" — what a client and
+/// the gateway's log say of a message over `limit` bytes.
+inline std::string message_too_large(std::size_t bytes, std::size_t limit = kMaxPayloadBytes) {
+  return "the message is " + byte_size_text(bytes) + "; the gateway accepts at most " + byte_size_text(limit) +
+         " per message";
+}
 /// Largest message accepted before `hello-ok` (upstream pre-connect cap, 64 KiB).
 inline constexpr std::size_t kMaxPreConnectBytes = 64u * 1024;
 /// Per-connection send-buffer limit (MAX_BUFFERED_BYTES, 50 MiB): beyond it, droppable events are

@@ -1,0 +1,155 @@
+#include "channels/channel_checks.h"
+
+#include <cctype>
+#include <optional>
+#include <string_view>
+
+#include "channels/irc/irc_settings.h"
+
+namespace pincer::channels {
+
+using nlohmann::json;
+
+namespace {
+
+Error invalid(const std::string& at, const std::string& message) { return Error{"CONFIG_INVALID", at + ": " + message}; }
+
+/// Why `secret` cannot be a Telegram webhook secret_token, or nullopt: at least 16 characters
+/// (as every other secret of Pincer), at most 256 of A-Z a-z 0-9 _ - (what Telegram accepts).
+std::optional<std::string> telegram_secret_problem(const std::string& secret) {
+  const std::string how = " (Telegram sends it back with every update; e.g. `openssl rand -hex 24`)";
+  if (secret.size() < 16) return "required with webhookUrl, at least 16 characters" + how;
+  if (secret.size() > 256) return "at most 256 characters" + how;
+  for (const char c : secret) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
+      return "may contain only letters, digits, _ and - (Telegram's rule)";
+    }
+  }
+  return std::nullopt;
+}
+
+/// What two accounts must not share: an HTTP path on the gateway's port, a Telegram bot token (one
+/// bot polled twice gets 409 conflicts and splits the updates).
+struct Exclusive {
+  std::string what;   ///< how the error names it: "the path /x", "the same bot token" …
+  std::string value;  ///< "" = nothing taken
+  std::string config_path;
+};
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<Exclusive> exclusives(const ChannelAccount& spec, const std::string& route_prefix) {
+  std::vector<Exclusive> out = {{"the path " + route_prefix, route_prefix, spec.config_path}};
+  const json& c = spec.config;
+  if (spec.channel == "telegram") out.push_back({"the same bot token", c.value("botToken", ""), spec.config_path});
+  if (spec.channel == "irc" && c.contains("host") && c.contains("nick")) {
+    // Two accounts with one nick on one server would take it from each other at every reconnect.
+    out.push_back({"the same nick on the same server",
+                   lower(c.value("host", "")) + ":" + std::to_string(c.value("port", 0)) + "/" + lower(c.value("nick", "")),
+                   spec.config_path});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string route_path_problem(const std::string& path) {
+  if (path.size() < 2 || path[0] != '/') return "must start with / and name a path, e.g. /hooks/pincer";
+  for (const char c : path) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("/-._~").find(c) == std::string_view::npos) {
+      return "may contain only letters, digits and / - . _ ~, got \"" + path + "\"";
+    }
+  }
+  for (const std::string probe : {"/health", "/healthz", "/ready", "/readyz"}) {
+    if (path == probe || path.rfind(probe + "/", 0) == 0) return "is the gateway's own " + probe + " endpoint";
+  }
+  const std::string first = path.substr(1, path.find('/', 1) - 1);
+  if (first.find('.') != std::string::npos || first.empty()) return "would shadow a file of the web chat (" + path + ")";
+  return "";
+}
+
+Result<telegram::TelegramSettings> telegram_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir) {
+  const json& c = spec.config;
+  const std::string& at = spec.config_path;
+  telegram::TelegramSettings s;
+  s.account_id = spec.account_id;
+  s.token = c.value("botToken", "");
+  if (s.token.empty()) return invalid(at + ".botToken", "required to run the Telegram channel");
+  s.api_root = c.value("apiRoot", s.api_root);
+  s.poll_timeout_s = c.value("pollTimeoutSeconds", s.poll_timeout_s);
+  s.offset_file = state_dir / "channels" / "telegram" / (s.account_id + ".offset");
+  s.webhook_url = c.value("webhookUrl", "");
+  s.webhook_path = c.value("webhookPath", s.webhook_path);
+  s.webhook_secret = c.value("webhookSecret", "");
+  if (auto problem = route_path_problem(s.webhook_path); !problem.empty()) return invalid(at + ".webhookPath", problem);
+  if (!s.webhook_url.empty()) {
+    // Without it anyone who finds the path could post updates in the owner's name (as OpenClaw,
+    // webhookUrl requires webhookSecret).
+    if (auto problem = telegram_secret_problem(s.webhook_secret)) return invalid(at + ".webhookSecret", *problem);
+  }
+  return s;
+}
+
+Result<webhook::WebhookSettings> webhook_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir) {
+  const json& c = spec.config;
+  const std::string& at = spec.config_path;
+  webhook::WebhookSettings s;
+  s.account_id = spec.account_id;
+  s.secret = c.value("secret", "");
+  if (s.secret.size() < 16) return invalid(at + ".secret", "required, at least 16 characters (it signs every request)");
+  s.path = c.value("path", s.path);
+  if (auto problem = route_path_problem(s.path); !problem.empty()) return invalid(at + ".path", problem);
+  s.sync = c.value("mode", "sync") == "sync";
+  s.callback_url = c.value("callbackUrl", "");
+  if (!s.sync && s.callback_url.empty()) return invalid(at + ".callbackUrl", "required when the mode is \"callback\"");
+  s.max_body_bytes = c.value("maxBodyBytes", s.max_body_bytes);
+  s.reply_timeout_ms = c.value("replyTimeoutSeconds", int64_t{120}) * 1000;
+  s.replay_file = state_dir / "channels" / "webhook" / (s.account_id + ".replay.json");
+  s.dedupe_file = state_dir / "channels" / "webhook" / (s.account_id + ".dedupe.json");
+  return s;
+}
+
+Result<std::string> check_account(const ChannelAccount& spec) {
+  if (spec.channel == "telegram") {
+    auto s = telegram_settings_of(spec, {});
+    if (!s) return s.error();
+    return s->webhook_url.empty() ? std::string() : s->webhook_path;
+  }
+  if (spec.channel == "irc") {
+    auto s = irc::irc_settings_from_json(spec.config, spec.config_path);
+    if (!s) return s.error();
+    return std::string();
+  }
+  if (spec.channel == "webhook") {
+    auto s = webhook_settings_of(spec, {});
+    if (!s) return s.error();
+    return s->path;
+  }
+  return invalid(spec.config_path, "no channel named \"" + spec.channel + "\" (available: telegram, irc, webhook)");
+}
+
+std::vector<std::string> channel_problems(const json& effective) {
+  std::vector<std::string> out;
+  std::vector<Exclusive> taken;
+  for (const auto& spec : list_channel_accounts(effective.value("channels", json::object()))) {
+    auto route = check_account(spec);
+    if (!route) {
+      out.push_back(route.error().message);
+      continue;
+    }
+    for (auto& e : exclusives(spec, *route)) taken.push_back(std::move(e));
+  }
+  for (std::size_t i = 0; i < taken.size(); ++i) {
+    for (std::size_t j = i + 1; j < taken.size(); ++j) {
+      if (!taken[i].value.empty() && taken[i].what == taken[j].what && taken[i].value == taken[j].value) {
+        out.push_back(taken[j].config_path + ": " + taken[j].what + " is already used by " + taken[i].config_path);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace pincer::channels

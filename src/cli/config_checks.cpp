@@ -1,0 +1,118 @@
+#include "cli/config_checks.h"
+
+#include "agent/agents_config.h"
+#include "agent/model_registry.h"
+#include "channels/channel_checks.h"
+#include "cli/config_file.h"
+#include "core/paths.h"
+#include "core/secret_rules.h"
+#include "gateway/protocol/client_address.h"
+
+namespace pincer::cli {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+GatewaySecret gateway_secret(const json& effective, const config::EnvLookup& env, const GatewayAuthFlags& flags) {
+  const json auth = effective.value("gateway", json::object()).value("auth", json::object());
+  GatewaySecret s;
+  s.mode = flags.mode.value_or(auth.value("mode", "token"));
+  if (s.mode != "token" && s.mode != "password") return s;
+  const bool token = s.mode == "token";
+  const std::optional<std::string>& flag = token ? flags.token : flags.password;
+  const char* var = token ? "PINCER_GATEWAY_TOKEN" : "PINCER_GATEWAY_PASSWORD";
+  if (flag) {
+    s.value = *flag;
+    s.source = token ? flags.token_flag : flags.password_flag;
+  } else if (auto v = env ? env(var) : std::nullopt) {
+    s.value = *v;  // set, even empty, it wins (as `gateway run` reads it)
+    s.source = var;
+  } else {
+    s.value = auth.value(token ? "token" : "password", "");
+    s.source = token ? "gateway.auth.token" : "gateway.auth.password";
+  }
+  return s;
+}
+
+std::string gateway_auth_problem(const GatewaySecret& s, const std::filesystem::path& config_file) {
+  if (s.value.empty() && s.source.rfind("PINCER_GATEWAY_", 0) == 0) {
+    return s.source + " is set but empty (it overrides gateway.auth." + s.mode + "): unset it or give it the " + s.mode;
+  }
+  if (s.mode == "token" && s.value.empty()) {
+    return "gateway.auth.mode is \"token\" but no token is set: set gateway.auth.token in " + config_file.string() +
+           " or PINCER_GATEWAY_TOKEN, or pass --token-file";
+  }
+  if (s.mode == "token" && secrets::secret_strength("token", s.value.size()) == secrets::Strength::Refused &&
+      !is_env_reference(s.value)) {
+    return s.source + ": " + secrets::refused_token_message(s.value.size());
+  }
+  if (s.mode == "password" && s.value.empty()) {
+    return "gateway.auth.mode is \"password\" but no password is set: set gateway.auth.password in " +
+           config_file.string() + " or PINCER_GATEWAY_PASSWORD, or pass --password-file";
+  }
+  return "";
+}
+
+ConfigProblems check_config(const json& effective, const std::filesystem::path& config_file, const config::EnvLookup& env,
+                            const ConfigCheckOptions& options) {
+  ConfigProblems out;
+  // Gateway auth, as `gateway run` resolves it.
+  const GatewaySecret secret = gateway_secret(effective, env, options.flags);
+  if (auto problem = options.check_auth ? gateway_auth_problem(secret, config_file) : ""; !problem.empty()) {
+    // An unset secret may come from the gateway's own environment at run time.
+    if (secret.value.empty() && !options.runtime_env_known) {
+      out.warnings.push_back(problem + " (the gateway's environment must provide it)");
+    } else {
+      out.errors.push_back(std::move(problem));
+    }
+  }
+  const json gw = effective.value("gateway", json::object());
+  const auto proxies = gw.value("trustedProxies", std::vector<std::string>{});
+  for (std::size_t i = 0; i < proxies.size(); ++i) {
+    if (!gateway::valid_trusted_proxy_entry(proxies[i])) {
+      out.errors.push_back("gateway.trustedProxies[" + std::to_string(i) + "]: expected an IP address or CIDR range (e.g. "
+                           "127.0.0.1, 10.0.0.0/8), got \"" + proxies[i] + "\"");
+    }
+  }
+  if (secret.mode == "trusted-proxy") {
+    const json auth = gw.value("auth", json::object());
+    if (proxies.empty() || auth.value("trustedProxy", json::object()).value("userHeader", "").empty()) {
+      out.errors.push_back("gateway.auth.mode is \"trusted-proxy\" but gateway.trustedProxies or "
+                           "gateway.auth.trustedProxy.userHeader is not set");
+    }
+  }
+  if (gw.value("bind", "loopback") == "custom" && gw.value("customBindHost", "").empty()) {
+    out.errors.push_back("gateway.bind is \"custom\" but gateway.customBindHost is not set (or pass --host)");
+  }
+  // Channels: every account that could not be built or would clash with another.
+  for (auto& p : channels::channel_problems(effective)) out.errors.push_back(std::move(p));
+  // Agents and models.
+  auto agents = agent::resolve_agents(effective, paths::state_dir(env), env);
+  if (!agents) {
+    for (auto& line : lines_of(agents.error().message)) out.errors.push_back(line);
+    return out;
+  }
+  for (const auto& a : agents->agents) {
+    if (a.model.primary.empty()) {
+      out.warnings.push_back("agent \"" + a.id + "\" has no model: set agents.defaults.model.primary (`pincer onboard` does)");
+    }
+  }
+  for (auto& w : agent::model_reference_warnings(effective)) out.warnings.push_back(std::move(w));
+  return out;
+}
+
+}  // namespace pincer::cli

@@ -1,0 +1,65 @@
+// The checks of a configuration beyond its schema — what `pincer gateway run` refuses to start
+// with — in one place, so that `pincer config validate`, `pincer config set`, `pincer doctor` and
+// the gateway (start, reload) agree: gateway auth (with PINCER_GATEWAY_TOKEN/PASSWORD and the
+// gateway's flags, which win over the file), agents and model references, and every channel
+// account (channels/channel_checks.h: credentials, webhook paths, secrets, shared bot tokens …).
+//
+// Pure apart from reading `env`; any thread.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config.h"
+
+namespace pincer::cli {
+
+/// The gateway's auth flags (`gateway run --auth/--token/--token-file/--password/--password-file`).
+struct GatewayAuthFlags {
+  std::optional<std::string> mode;
+  std::optional<std::string> token;
+  std::string token_flag = "--token";  ///< which flag gave `token`: "--token" or "--token-file"
+  std::optional<std::string> password;
+  std::string password_flag = "--password";
+};
+
+/// The secret the gateway will check clients against, and where it came from (flag > env >
+/// config, as `gateway run`).
+struct GatewaySecret {
+  std::string mode;    ///< none | token | password | trusted-proxy
+  std::string value;   ///< the token or password ("" = none)
+  std::string source;  ///< how to name it to the user: "--token-file", "PINCER_GATEWAY_TOKEN",
+                       ///< "gateway.auth.token" … ("" when the mode has no secret)
+};
+GatewaySecret gateway_secret(const nlohmann::json& effective, const config::EnvLookup& env, const GatewayAuthFlags& flags);
+
+/// Why the gateway would refuse to start with `secret`, or "": no token / password set (naming
+/// the key, the variable and the flag of *that* mode), or a token under the minimum length
+/// (core/secret_rules.h), named by its source.
+std::string gateway_auth_problem(const GatewaySecret& secret, const std::filesystem::path& config_file);
+
+struct ConfigProblems {
+  std::vector<std::string> errors;    ///< the gateway would refuse this config
+  std::vector<std::string> warnings;  ///< it would run, but something is probably wrong
+};
+
+struct ConfigCheckOptions {
+  GatewayAuthFlags flags;
+  /// False for `config set` (the gateway's environment is not this shell's): a secret the
+  /// environment must provide at run time is a warning, not an error.
+  bool runtime_env_known = true;
+  /// False: leave gateway auth out (doctor reports it as its own finding, with the same rule).
+  bool check_auth = true;
+};
+
+/// Every problem of `effective` (a loaded config, with defaults) beyond the schema, each one
+/// line naming its config path. `env`: the environment the gateway would see (state dir,
+/// PINCER_GATEWAY_*).
+ConfigProblems check_config(const nlohmann::json& effective, const std::filesystem::path& config_file,
+                            const config::EnvLookup& env, const ConfigCheckOptions& options = {});
+
+}  // namespace pincer::cli
