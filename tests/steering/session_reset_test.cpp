@@ -71,7 +71,8 @@ struct ResetFixture {
     const std::string run_id = "run-" + std::to_string(++n);
     auto done = std::make_shared<std::promise<std::string>>();
     loop.post([this, done, run_id, text, channel] {
-      agent::SendRequest req{"main", "", text, run_id, "", agent::RunLane::Main, channel};
+      agent::SendRequest req{"main", "", text, run_id, "", agent::RunLane::Main};
+      req.channel = channel;
       auto accepted = agents->send(req, [this, done](const RunEvent& e) {
         if (e.kind == RunEvent::Kind::End || e.kind == RunEvent::Kind::Error || e.kind == RunEvent::Kind::Aborted) {
           const std::string id = e.kind == RunEvent::Kind::End ? e.session_id : "error: " + e.error;

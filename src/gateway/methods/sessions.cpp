@@ -125,6 +125,8 @@ MethodResult sessions_compact(MethodContext& ctx) {
   });
   if (!accepted) return RpcError::invalid(accepted.error().message);
   return Deferred{};
+}
+
 /// `sessions.patch {key, label?, thinkingLevel?, model?}` (null clears) → `{ok, path, key, entry,
 /// resolved:{modelProvider, model}, liveSwitch}` (AgentService::patch_session).
 MethodResult sessions_patch(MethodContext& ctx) {
