@@ -180,7 +180,7 @@ void AgentRun::start(const std::string& user_message) {
   // transcript and the provider request carry the same text.
   user.content.emplace_back(llm::TextContent{utf8::replace_invalid(user_message)});
   user.timestamp = clock_.wall_ms();
-  turn_message_ = messages_.size();
+  turn_message_ms_ = user.timestamp;
   const bool saved = record(user);
   sink_(event(RunEvent::Kind::Start));
   if (!saved) return finish_error(save_error_);
@@ -220,14 +220,10 @@ void AgentRun::send_model_request(context::Assembled assembled) {
   context.system_prompt = in_.system_prompt;
   // CX-3/CX-4: each user message gets its turn-context block in the request only (never stored).
   std::vector<llm::Message> history = std::move(assembled.messages);
-  int64_t run_message_ms = -1;  // the run's own message, which alone may carry the warning
-  if (turn_message_ < messages_.size()) {
-    if (const auto* own = std::get_if<llm::UserMessage>(&messages_[turn_message_])) run_message_ms = own->timestamp;
-  }
   for (auto& message : history) {
     auto* user = std::get_if<llm::UserMessage>(&message);
     if (!in_.turn_context || !user || user->timestamp <= 0) continue;
-    if (std::string note = in_.turn_context(user->timestamp, user->timestamp == run_message_ms); !note.empty()) {
+    if (std::string note = in_.turn_context(user->timestamp, user->timestamp == turn_message_ms_); !note.empty()) {
       user->content.insert(user->content.begin(), llm::TextContent{std::move(note)});
     }
   }

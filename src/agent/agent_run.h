@@ -206,7 +206,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool finished_ = false;
   bool thinking_stepped_down_ = false;  ///< a rejected level was stepped down (AG-7)
   std::optional<llm::ModelSpec> switch_to_;  ///< a live model switch waiting for the cancel
-  std::size_t turn_message_ = SIZE_MAX;  ///< index in messages_ of the run's user message
+  int64_t turn_message_ms_ = -1;  ///< timestamp of the run's own user message (it alone may carry the warning)
 };
 
 /// The errorMessage of the assistant entry that closes a turn the gateway never finished (it was

@@ -35,6 +35,9 @@ struct ChannelCapabilities {
   /// Senders are authenticated by the channel itself (a signed webhook): DM access policy and
   /// pairing do not apply.
   bool verified_senders = false;
+  /// The caller names its senders itself (a webhook's `senderId`): a sender never joins — nor
+  /// `/new`s — the owner's main session; with dmScope "main" each sender gets a session of its own.
+  bool sender_sessions = false;
 };
 
 /// One normalised inbound message (CH-2).

@@ -195,7 +195,7 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   const auto route = routing::resolve_route(routing_, in);
   // A caller that names its senders itself (the webhook) never joins — nor `/new`s — the owner's
   // main session: with dmScope "main" each of its senders gets a session of its own.
-  const bool into_main = channel.capabilities().verified_senders && m.thread_id.empty() &&
+  const bool into_main = channel.capabilities().sender_sessions && m.thread_id.empty() &&
                          route.session_key == route.main_session_key;
   const std::string session_key =
       topic ? route.session_key

@@ -167,6 +167,7 @@ Result<std::optional<ProviderChoice>> choose_provider(const OnboardOptions& o, c
       c.base_url = without_trailing_slash(ask(prompt, question, default_url));
       const std::string problem = url_problem(c.base_url);
       if (problem.empty()) break;
+      if (!prompt && c.base_url.empty()) return invalid_argument("--base-url is required with --provider " + c.id);
       if (!prompt || attempt == 4) return invalid_argument("--base-url: " + problem);
       std::printf("%s: %s; please type it again.\n", question.c_str(), problem.c_str());
     }

@@ -39,6 +39,9 @@ struct CodePoint {
 /// as a code point of its own (its byte value, len 1). On well-formed text it is exact.
 CodePoint decode_at(std::string_view bytes, std::size_t pos);
 
+/// Appends `cp` as UTF-8; NUL, a UTF-16 surrogate or a value above U+10FFFF becomes U+FFFD.
+void append(std::string& out, char32_t cp);
+
 /// `bytes` with every byte that does not begin a well-formed sequence replaced by U+FFFD (one
 /// replacement per bad byte, as nlohmann's error_handler_t::replace and JavaScript's decoder).
 std::string replace_invalid(std::string_view bytes);

@@ -1,4 +1,5 @@
 #include "memory/fts_query.h"
+#include "core/utf8.h"
 
 #include <algorithm>
 #include <set>
@@ -29,23 +30,6 @@ char32_t next_cp(std::string_view s, std::size_t& i) {
   return cp;
 }
 
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 enum class Kind { Sep, Word, Cjk };
 
@@ -103,7 +87,7 @@ Runs split(std::string_view text) {
     switch (kind_of(cp)) {
       case Kind::Word:
         end_cjk();
-        append_utf8(word, cp);
+        utf8::append(word, cp);
         break;
       case Kind::Cjk:
         end_word();
@@ -122,7 +106,7 @@ Runs split(std::string_view text) {
 
 std::string utf8_of(std::u32string_view cps) {
   std::string out;
-  for (char32_t cp : cps) append_utf8(out, cp);
+  for (char32_t cp : cps) utf8::append(out, cp);
   return out;
 }
 

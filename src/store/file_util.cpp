@@ -42,4 +42,15 @@ std::string short_parse_error(const char* what) {
   return std::string(text);
 }
 
+const nlohmann::json* json_field(const nlohmann::json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+std::string string_field(const nlohmann::json& object, std::string_view key) {
+  const nlohmann::json* value = json_field(object, key);
+  return value && value->is_string() ? value->get<std::string>() : std::string();
+}
+
 }  // namespace pincer::store

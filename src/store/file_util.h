@@ -33,4 +33,10 @@ std::string dump_lenient(const nlohmann::json& value);
 /// nlohmann's parse error text without its "[json.exception…] parse error at …: " prefix.
 std::string short_parse_error(const char* what);
 
+/// object[key] when `object` is an object that has it, else nullptr.
+const nlohmann::json* json_field(const nlohmann::json& object, std::string_view key);
+
+/// object[key] as a string; "" when absent or not a string.
+std::string string_field(const nlohmann::json& object, std::string_view key);
+
 }  // namespace pincer::store

@@ -210,17 +210,6 @@ void check_ids(TranscriptContents& out) {
             [](const TranscriptWarning& a, const TranscriptWarning& b) { return a.line < b.line; });
 }
 
-const Json* field(const Json& object, std::string_view key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
-std::string string_field(const Json& object, std::string_view key) {
-  const Json* value = field(object, key);
-  return value && value->is_string() ? value->get<std::string>() : std::string();
-}
-
 // ---------------------------------------------------------------------------------------------
 // File helpers (the writer is in transcript_writer.cpp)
 // ---------------------------------------------------------------------------------------------

@@ -10,31 +10,18 @@
 namespace pincer::store {
 namespace {
 
-/// Serialises without throwing: invalid UTF-8 in strings becomes U+FFFD.
-
 // ---------------------------------------------------------------------------------------------
 // Context helpers
 // ---------------------------------------------------------------------------------------------
 
-const Json* field(const Json& object, std::string_view key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
-std::string string_field(const Json& object, std::string_view key) {
-  const Json* value = field(object, key);
-  return value && value->is_string() ? value->get<std::string>() : std::string();
-}
-
 bool bool_field(const Json& object, std::string_view key, bool fallback) {
-  const Json* value = field(object, key);
+  const Json* value = json_field(object, key);
   return value && value->is_boolean() ? value->get<bool>() : fallback;
 }
 
 /// The field's value, or `fallback` when absent.
 Json any_field(const Json& object, std::string_view key, Json fallback) {
-  const Json* value = field(object, key);
+  const Json* value = json_field(object, key);
   return value ? *value : std::move(fallback);
 }
 
@@ -43,7 +30,7 @@ Json timestamp_ms(const TranscriptEntry& entry) { return parse_iso_timestamp(ent
 /// The AgentMessage an entry contributes to the context, or null (pi's appendMessage).
 Json context_message(const TranscriptEntry& entry) {
   if (entry.type == "message") {
-    const Json* message = field(entry.raw, "message");
+    const Json* message = json_field(entry.raw, "message");
     return message && message->is_object() ? *message : Json(nullptr);
   }
   if (entry.type == "custom_message") {
@@ -52,7 +39,7 @@ Json context_message(const TranscriptEntry& entry) {
                     {"content", any_field(entry.raw, "content", "")},
                     {"display", bool_field(entry.raw, "display", true)},
                     {"timestamp", timestamp_ms(entry)}};
-    if (const Json* details = field(entry.raw, "details")) message["details"] = *details;
+    if (const Json* details = json_field(entry.raw, "details")) message["details"] = *details;
     return message;
   }
   if (entry.type == "branch_summary") {
@@ -83,7 +70,7 @@ std::string bash_execution_text(const Json& m) {
   std::string text = "Ran `" + string_field(m, "command") + "`\n";
   const std::string output = string_field(m, "output");
   text += output.empty() ? "(no output)" : "```\n" + output + "\n```";
-  const Json* exit_code = field(m, "exitCode");
+  const Json* exit_code = json_field(m, "exitCode");
   if (bool_field(m, "cancelled", false)) {
     text += "\n\n(command cancelled)";
   } else if (exit_code && exit_code->is_number() && exit_code->get<double>() != 0) {
@@ -138,7 +125,7 @@ SessionContext build_context(const std::vector<TranscriptEntry>& entries, std::o
     } else if (entry.type == "model_change") {
       context.provider = string_field(entry.raw, "provider");
       context.model_id = string_field(entry.raw, "modelId");
-    } else if (const Json* message = field(entry.raw, "message");
+    } else if (const Json* message = json_field(entry.raw, "message");
                entry.type == "message" && message && string_field(*message, "role") == "assistant") {
       context.provider = string_field(*message, "provider");
       context.model_id = string_field(*message, "model");

@@ -21,6 +21,7 @@
 #include "gateway/gateway.h"
 #include "store/session_keys.h"
 #include "tools/registry.h"
+#include "test_helpers.h"
 
 namespace pincer {
 namespace {
@@ -229,10 +230,7 @@ TEST(AdvertisedEvents, HelloOkListsEveryEventTheGatewaySends) {
 
 // ---- the docs say what is true ------------------------------------------------------------------
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using pincer::testing::slurp;
 
 std::vector<fs::path> doc_files() {
   const fs::path root = PINCER_SOURCE_DIR;

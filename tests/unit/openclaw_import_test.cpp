@@ -56,12 +56,7 @@ class TempDir {
   fs::path path_;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pincer::testing::slurp;
 
 using pincer::testing::env_of;
 

@@ -39,7 +39,7 @@ class TempDir {
   fs::path path_;
 };
 
-std::string slurp(const fs::path& p) {
+std::string read_checked(const fs::path& p) {
   auto r = read_file(p);
   EXPECT_TRUE(r.ok()) << p;
   return r.ok() ? *r : std::string();
@@ -283,7 +283,7 @@ TEST_F(IndexFixture, OpenClawFileRoundTripsByteForByte) {
                            {MergePolicy::PreserveActivity, {"label"}}).ok());
   fs::remove(file);
   ASSERT_TRUE(index.save().ok());
-  EXPECT_EQ(slurp(file), kOpenClawIndex);
+  EXPECT_EQ(read_checked(file), kOpenClawIndex);
   EXPECT_EQ(mode_of(file), 0600u);
 }
 
@@ -293,7 +293,7 @@ TEST_F(IndexFixture, UpdatingOneEntryLeavesTheOthersUntouched) {
   ASSERT_TRUE(index.load().ok());
   ASSERT_TRUE(index.upsert("agent:main:telegram:group:-100123", {{"inputTokens", 5}}).ok());
   ASSERT_TRUE(index.save().ok());
-  const std::string text = slurp(file);
+  const std::string text = read_checked(file);
   const std::string main_block = kOpenClawIndex.substr(0, kOpenClawIndex.find("  \"agent:main:telegram"));
   EXPECT_EQ(text.substr(0, main_block.size()), main_block);
   EXPECT_NE(text.find("\"updatedAt\": 1780000000000,\n    \"sessionFile\""), std::string::npos)
@@ -370,7 +370,7 @@ TEST_F(IndexFixture, SaveLoadRemoveAndList) {
   EXPECT_EQ(listed[0].key, "agent:main:c");
   EXPECT_EQ(listed[1].key, "agent:main:b");
   EXPECT_EQ(listed[2].key, "agent:main:a");
-  EXPECT_EQ(again.serialize(), slurp(file));
+  EXPECT_EQ(again.serialize(), read_checked(file));
 
   EXPECT_TRUE(again.remove("AGENT:MAIN:B"));
   EXPECT_FALSE(again.remove("agent:main:b"));
@@ -408,7 +408,7 @@ TEST_F(IndexFixture, LegacyMixedCaseKeysAreMigrated) {
   EXPECT_EQ(index.size(), 2u);
   EXPECT_EQ(index.get("agent:main:telegram:direct:42")->session_id(), "new");
   ASSERT_TRUE(index.save().ok());
-  const std::string text = slurp(file);
+  const std::string text = read_checked(file);
   EXPECT_EQ(text.find("Telegram"), std::string::npos);
   EXPECT_NE(text.find("\"agent:main:other\""), std::string::npos);
 }
@@ -437,14 +437,14 @@ TEST_F(IndexFixture, CorruptFileIsAnErrorWithLineAndColumnAndIsNeverOverwritten)
   EXPECT_EQ(index.upsert("agent:main:x", OrderedJson::object()).error().code, "SESSIONS_UNAVAILABLE");
   EXPECT_EQ(index.save().error().code, "SESSIONS_UNAVAILABLE");
   EXPECT_FALSE(index.load().ok()) << "still corrupt on a retry";
-  EXPECT_EQ(slurp(file), corrupt);
+  EXPECT_EQ(read_checked(file), corrupt);
 
   auto moved = index.quarantine();
   ASSERT_TRUE(moved.ok()) << moved.error().message;
   const std::string name = moved->filename().string();
   ASSERT_EQ(name.rfind("sessions.json.corrupt.", 0), 0u) << name;
   EXPECT_TRUE(std::regex_match(name.substr(std::string("sessions.json.corrupt.").size()), kArchiveTs)) << name;
-  EXPECT_EQ(slurp(*moved), corrupt);
+  EXPECT_EQ(read_checked(*moved), corrupt);
   EXPECT_FALSE(fs::exists(file));
   ASSERT_TRUE(index.upsert("agent:main:x", OrderedJson::object()).ok());
   ASSERT_TRUE(index.save().ok());
@@ -561,7 +561,7 @@ TEST(TranscriptPaths, SessionIdAndTopic) {
 TEST_F(TranscriptFixture, CreateWritesAPiHeaderWithMode0600) {
   auto writer = create();
   EXPECT_EQ(writer.leaf_id(), "");
-  EXPECT_EQ(slurp(file),
+  EXPECT_EQ(read_checked(file),
             R"({"type":"session","version":3,"id":"s1","timestamp":"2023-11-14T22:13:20.000Z","cwd":"/work/space"})"
             "\n");
   EXPECT_EQ(mode_of(file), 0600u);
@@ -575,7 +575,7 @@ TEST_F(TranscriptFixture, CreateWritesAPiHeaderWithMode0600) {
 
   auto forked = TranscriptWriter::create(dir.path() / "s2.jsonl", {"s2", "/w", std::string("/p/s1.jsonl")}, clock);
   ASSERT_TRUE(forked.ok());
-  EXPECT_NE(slurp(dir.path() / "s2.jsonl").find(R"("cwd":"/w","parentSession":"/p/s1.jsonl"})"), std::string::npos);
+  EXPECT_NE(read_checked(dir.path() / "s2.jsonl").find(R"("cwd":"/w","parentSession":"/p/s1.jsonl"})"), std::string::npos);
 }
 
 TEST_F(TranscriptFixture, AppendsChainParentIdsAndNeverRewriteBytes) {
@@ -585,7 +585,7 @@ TEST_F(TranscriptFixture, AppendsChainParentIdsAndNeverRewriteBytes) {
   clock.advance(1234);
   auto a1 = writer.append_message(assistant("hello"));
   ASSERT_TRUE(a1.ok());
-  const std::string before = slurp(file);
+  const std::string before = read_checked(file);
 
   ASSERT_TRUE(writer.append_model_change("openai", "o3").ok());
   ASSERT_TRUE(writer.append_thinking_level_change("high").ok());
@@ -597,7 +597,7 @@ TEST_F(TranscriptFixture, AppendsChainParentIdsAndNeverRewriteBytes) {
   ASSERT_TRUE(writer.append_compaction("summary", *u1, 1000, {{"files", {"a.txt"}}}).ok());
   ASSERT_TRUE(writer.append("future_thing", {{"type", "ignored"}, {"payload", 7}}).ok());
 
-  const std::string after = slurp(file);
+  const std::string after = read_checked(file);
   ASSERT_GT(after.size(), before.size());
   EXPECT_EQ(after.substr(0, before.size()), before) << "appends never rewrite existing bytes";
 
@@ -672,7 +672,7 @@ TEST_F(TranscriptFixture, AppendingToAPiTranscriptKeepsItsBytes) {
   EXPECT_EQ(writer->leaf_id(), "e1f2a3b4");
   auto id = writer->append_message(user("and tomorrow?"));
   ASSERT_TRUE(id.ok());
-  const std::string text = slurp(file);
+  const std::string text = read_checked(file);
   EXPECT_EQ(text.substr(0, kPiTranscript.size()), kPiTranscript);
   const auto t = parse_transcript(text);
   ASSERT_EQ(t.entries.size(), 12u);
@@ -696,7 +696,7 @@ TEST_F(TranscriptFixture, TornLastLineIsSkippedWithAWarningAndHealedOnAppend) {
   EXPECT_EQ(warnings.size(), 1u);
   auto id = writer->append_message(user("after the crash"));
   ASSERT_TRUE(id.ok());
-  const std::string text = slurp(file);
+  const std::string text = read_checked(file);
   EXPECT_EQ(text.substr(0, torn.size()), torn) << "the torn bytes are not rewritten";
 
   const auto healed = parse_transcript(text);

@@ -1,6 +1,9 @@
 // Helpers several unit tests share (kept here once: a unity build compiles the tests together).
 #pragma once
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,6 +28,12 @@ inline std::string without_space(std::string_view s) {
     if (c != ' ' && c != '\n' && c != '\t' && c != '\r') out += c;
   }
   return out;
+}
+
+/// The whole file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 }  // namespace pincer::testing

@@ -19,6 +19,7 @@
 #include "tools/process_table.h"
 #include "tools/registry.h"
 #include "tools/workspace_path.h"
+#include "test_helpers.h"
 
 namespace pincer::tools {
 namespace {
@@ -27,12 +28,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pincer::testing::slurp;
 
 void spit(const fs::path& p, std::string_view data) {
   fs::create_directories(p.parent_path());
@@ -796,7 +792,7 @@ TEST(ToolPolicy, GroupsAndDefinitions) {
   }
   EXPECT_EQ(reg.find("nope"), nullptr);
   auto defs = ToolRegistry::definitions(reg.all());
-  ASSERT_EQ(defs.size(), 8u);
+  ASSERT_EQ(defs.size(), 10u);  // fs 4, exec, process, memory 2, web 2
   EXPECT_EQ(defs[0]["name"], "read");
   EXPECT_EQ(defs[0]["parameters"]["required"], json({"path"}));
   EXPECT_EQ(defs[4]["name"], "exec");

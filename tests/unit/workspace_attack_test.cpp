@@ -14,6 +14,7 @@
 #include "tools/registry.h"
 #include "tools/subprocess.h"
 #include "tools/workspace_path.h"
+#include "test_helpers.h"
 
 namespace pincer::tools {
 namespace {
@@ -21,12 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pincer::testing::slurp;
 
 class WorkspaceAttackTest : public ::testing::Test {
  protected:

@@ -84,6 +84,7 @@ ChannelCapabilities WebhookChannel::capabilities() const {
   c.unit = delivery::LengthUnit::CodePoints;
   c.text_limit = 1'000'000;  // one reply, one answer
   c.verified_senders = true;
+  c.sender_sessions = true;
   c.threads = true;  // conversationId
   c.single_reply = settings_.sync;
   return c;

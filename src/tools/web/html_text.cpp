@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tools/web/web_fetch_core.h"
+#include "core/utf8.h"
 
 namespace pincer::tools::web {
 namespace {
@@ -16,24 +17,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 std::string decode_entities(std::string_view s) {
   static const std::pair<const char*, const char*> kNamed[] = {
@@ -70,7 +53,7 @@ std::string decode_entities(std::string_view s) {
         if (cp > 0x10FFFF) cp = 0x110000;
       }
       if (ok) {
-        append_utf8(out, cp);
+        utf8::append(out, cp);
         done = true;
       }
     } else {
