@@ -97,7 +97,7 @@ int run_status(const MemoryFlags& f) {
     rows.push_back(std::move(st));
   }
   if (f.json) {
-    std::cout << rows.dump(2) << "\n";
+    std::cout << rows.dump(2, ' ', false, json::error_handler_t::replace) << "\n";  // file names and text may not be UTF-8
     return 0;
   }
   for (const auto& r : rows) {
@@ -175,7 +175,7 @@ int run_search(const MemoryFlags& f) {
   if (f.min_score >= 0) args["minScore"] = f.min_score;
   json r = svc.search(a->id, a->workspace, args);
   if (f.json) {
-    std::cout << r.dump(2) << "\n";
+    std::cout << r.dump(2, ' ', false, json::error_handler_t::replace) << "\n";  // file names and text may not be UTF-8
     return r.value("disabled", false) ? 1 : 0;
   }
   if (r.value("disabled", false)) {

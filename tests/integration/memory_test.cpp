@@ -230,5 +230,22 @@ TEST_F(MemoryE2E, ACorruptIndexIsRebuiltWithALogLine) {
   EXPECT_EQ(json::parse(r.out)["results"][0]["path"], "MEMORY.md") << r.out;
 }
 
+TEST_F(MemoryE2E, TheCliAnswersJsonForFilesThatAreNotUtf8) {
+  // A note with Latin-1 bytes in its text and one with them in its name: the CLI's JSON replaces
+  // them (U+FFFD) instead of aborting on nlohmann's type_error 316.
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", config(*mock_));
+  home_.write("workspace/memory/notes.md", "- zanzibar \xff\xfe caf\xc3 trip\n");
+  home_.write("workspace/memory/n\xff" "ame.md", "- the quokka smiles\n");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"memory", "search", "zanzibar", "--json"}, {"memory", "search", "quokka", "--json"},
+           {"memory", "status", "--deep", "--json"}}) {
+    auto r = cli(args);
+    ASSERT_EQ(r.exit_code, 0) << args[2] << ": " << r.err;
+    EXPECT_TRUE(json::accept(r.out)) << r.out;
+  }
+  EXPECT_NE(cli({"memory", "search", "zanzibar", "--json"}).out.find("zanzibar"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pincer::test

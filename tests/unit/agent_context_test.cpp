@@ -73,7 +73,7 @@ class TempDir {
   fs::path path_;
 };
 
-using pincer::testing::env_of;
+using pincer::test_helpers::env_of;
 
 std::string violations_of(const json& doc) {
   Status st = config::validate(doc);

@@ -33,7 +33,7 @@ BlockStreamerOptions cutting(std::size_t min, std::size_t max, BreakPreference p
   return o;
 }
 
-using pincer::testing::without_space;
+using pincer::test_helpers::without_space;
 
 TEST(BlockStreamer, BuffersUntilMinCharsThenCutsAtThePreferredBreak) {
   Harness h(cutting(20, 60));

@@ -22,7 +22,7 @@ std::vector<std::string> chunk(std::string_view text, std::size_t limit, TextFor
   return r.ok() ? *r : std::vector<std::string>{};
 }
 
-using pincer::testing::without_space;
+using pincer::test_helpers::without_space;
 
 std::string join(const std::vector<std::string>& parts) {
   std::string out;

@@ -26,7 +26,7 @@ fs::path write_temp(const std::string& name, const std::string& text) {
   return dir / name;
 }
 
-using pincer::testing::env_of;
+using pincer::test_helpers::env_of;
 
 bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 

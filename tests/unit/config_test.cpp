@@ -61,7 +61,7 @@ class TempDir {
   fs::path path_;
 };
 
-using pincer::testing::env_of;
+using pincer::test_helpers::env_of;
 
 const EnvLookup kNoEnv = env_of({});
 

@@ -230,7 +230,7 @@ TEST(AdvertisedEvents, HelloOkListsEveryEventTheGatewaySends) {
 
 // ---- the docs say what is true ------------------------------------------------------------------
 
-using pincer::testing::slurp;
+using pincer::test_helpers::slurp;
 
 std::vector<fs::path> doc_files() {
   const fs::path root = PINCER_SOURCE_DIR;

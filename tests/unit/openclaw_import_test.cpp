@@ -56,9 +56,9 @@ class TempDir {
   fs::path path_;
 };
 
-using pincer::testing::slurp;
+using pincer::test_helpers::slurp;
 
-using pincer::testing::env_of;
+using pincer::test_helpers::env_of;
 
 // ---- config::resolve_file / env_references ------------------------------------------------------
 

@@ -11,7 +11,7 @@
 
 #include "core/config.h"
 
-namespace pincer::testing {
+namespace pincer::test_helpers {
 
 /// An environment of exactly `vars` for config resolution.
 inline config::EnvLookup env_of(std::map<std::string, std::string> vars) {
@@ -36,4 +36,4 @@ inline std::string slurp(const std::filesystem::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-}  // namespace pincer::testing
+}  // namespace pincer::test_helpers

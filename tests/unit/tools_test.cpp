@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-using pincer::testing::slurp;
+using pincer::test_helpers::slurp;
 
 void spit(const fs::path& p, std::string_view data) {
   fs::create_directories(p.parent_path());

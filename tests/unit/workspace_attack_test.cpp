@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-using pincer::testing::slurp;
+using pincer::test_helpers::slurp;
 
 class WorkspaceAttackTest : public ::testing::Test {
  protected:
