@@ -25,8 +25,6 @@ tools::approvals::ApprovalManager* manager(MethodContext& ctx) {
   return ctx.gateway.agents() ? &ctx.gateway.agents()->approvals() : nullptr;
 }
 
-RpcError no_runtime() { return RpcError::unavailable("the agent runtime is not running"); }
-
 const json& params_of(MethodContext& ctx) {
   static const json empty = json::object();
   return ctx.request.params.is_object() ? ctx.request.params : empty;
