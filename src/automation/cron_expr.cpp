@@ -7,7 +7,7 @@
 namespace pincer::automation {
 namespace {
 
-Error fail(std::string message) { return Error{"CRON_INVALID", std::move(message)}; }
+Error cron_fail(std::string message) { return Error{"CRON_INVALID", std::move(message)}; }
 
 std::string upper(std::string_view s) {
   std::string out(s);
@@ -41,13 +41,13 @@ constexpr const char* kDayNames[] = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "
 
 // A value: digits, or a name of the field. Range-checked by the caller.
 Result<int> parse_value(const FieldSpec& f, std::string_view token) {
-  if (token.empty()) return fail(std::string(f.name) + ": a value is missing");
+  if (token.empty()) return cron_fail(std::string(f.name) + ": a value is missing");
   if (std::isdigit(static_cast<unsigned char>(token[0]))) {
-    if (token.size() > 4) return fail(std::string(f.name) + ": " + std::string(token) + " is out of range");
+    if (token.size() > 4) return cron_fail(std::string(f.name) + ": " + std::string(token) + " is out of range");
     int v = 0;
     for (char c : token) {
       if (!std::isdigit(static_cast<unsigned char>(c)))
-        return fail(std::string(f.name) + ": '" + std::string(token) + "' is not a number");
+        return cron_fail(std::string(f.name) + ": '" + std::string(token) + "' is not a number");
       v = v * 10 + (c - '0');
     }
     return v;
@@ -58,13 +58,13 @@ Result<int> parse_value(const FieldSpec& f, std::string_view token) {
     for (int i = 0; i < count; ++i)
       if (u == f.names[i]) return f.min + i;
   }
-  return fail(std::string(f.name) + ": '" + std::string(token) + "' is not a number" +
+  return cron_fail(std::string(f.name) + ": '" + std::string(token) + "' is not a number" +
               (f.names != nullptr ? " or a name" : ""));
 }
 
 Status check_range(const FieldSpec& f, int v) {
   if (v < f.min || v > f.max)
-    return fail(std::string(f.name) + ": " + std::to_string(v) + " is out of range " + std::to_string(f.min) +
+    return cron_fail(std::string(f.name) + ": " + std::to_string(v) + " is out of range " + std::to_string(f.min) +
                 "-" + std::to_string(f.max));
   return Ok{};
 }
@@ -78,10 +78,10 @@ Status parse_field(const FieldSpec& f, std::string_view text, bool weekday, bool
   }
   for (std::string_view item : split(text, ',')) {
     const std::string where = std::string(f.name) + ": '" + std::string(item) + "'";
-    if (item.empty()) return fail(std::string(f.name) + ": an empty list item in '" + std::string(text) + "'");
+    if (item.empty()) return cron_fail(std::string(f.name) + ": an empty list item in '" + std::string(text) + "'");
     std::string u = upper(item);
     if (u.find('W') != std::string::npos && last_day != nullptr)
-      return fail(where + ": W (nearest weekday) is not supported");
+      return cron_fail(where + ": W (nearest weekday) is not supported");
     if (last_day != nullptr && u == "L") {
       *last_day = true;
       continue;
@@ -94,30 +94,30 @@ Status parse_field(const FieldSpec& f, std::string_view text, bool weekday, bool
         std::string n = upper(item.substr(hash + 1));
         if (n == "L") nth = 32;
         else if (n.size() == 1 && n[0] >= '1' && n[0] <= '5') nth = static_cast<uint8_t>(1u << (n[0] - '1'));
-        else return fail(where + ": the occurrence after # must be 1-5 or L");
+        else return cron_fail(where + ": the occurrence after # must be 1-5 or L");
         base = item.substr(0, hash);
       } else if (item.size() > 1 && (item.back() == 'L' || item.back() == 'l')) {
         nth = 32;
         base = item.substr(0, item.size() - 1);
       }
     }
-    if (base.empty()) return fail(where + ": a value is missing");
+    if (base.empty()) return cron_fail(where + ": a value is missing");
     int lo = 0, hi = 0, step = 1;
     size_t slash = base.find('/');
     std::string_view range = base.substr(0, slash);
     if (slash != std::string_view::npos) {
-      if (nth != 63) return fail(where + ": # or L cannot be combined with a step");
+      if (nth != 63) return cron_fail(where + ": # or L cannot be combined with a step");
       std::string_view step_text = base.substr(slash + 1);
       if (step_text.empty() || step_text.size() > 4 || step_text.find_first_not_of("0123456789") != std::string_view::npos)
-        return fail(where + ": the step must be a number");
+        return cron_fail(where + ": the step must be a number");
       step = std::stoi(std::string(step_text));
-      if (step == 0) return fail(where + ": a step of 0");
-      if (step > f.slots) return fail(where + ": the step is larger than the field (" + std::to_string(f.slots) + ")");
+      if (step == 0) return cron_fail(where + ": a step of 0");
+      if (step > f.slots) return cron_fail(where + ": the step is larger than the field (" + std::to_string(f.slots) + ")");
       if (range.empty() || (range != "*" && range.find('-') == std::string_view::npos))
-        return fail(where + ": a step needs * or a range before it (*/n or a-b/n)");
+        return cron_fail(where + ": a step needs * or a range before it (*/n or a-b/n)");
     }
     if (range == "*") {
-      if (nth != 63) return fail(where + ": # or L needs a weekday, not *");
+      if (nth != 63) return cron_fail(where + ": # or L needs a weekday, not *");
       lo = f.min;
       hi = f.max;
     } else {
@@ -132,7 +132,7 @@ Status parse_field(const FieldSpec& f, std::string_view text, bool weekday, bool
       }
       if (auto s = check_range(f, lo); !s) return s.error();
       if (auto s = check_range(f, hi); !s) return s.error();
-      if (lo > hi) return fail(where + ": the range runs backwards");
+      if (lo > hi) return cron_fail(where + ": the range runs backwards");
     }
     for (int v = lo; v <= hi; v += step) set(v, nth);
   }
@@ -183,10 +183,10 @@ Result<CronExpr> parse_cron_expr(std::string_view expr) {
     std::string u = upper(fields[0]);
     for (const auto& [name, meaning] : kNicknames)
       if (u == name) return parse_cron_expr(meaning);
-    return fail("unknown nickname '" + std::string(fields[0]) + "' (@yearly, @monthly, @weekly, @daily, @hourly)");
+    return cron_fail("unknown nickname '" + std::string(fields[0]) + "' (@yearly, @monthly, @weekly, @daily, @hourly)");
   }
   if (fields.size() != 5 && fields.size() != 6)
-    return fail("a cron expression has 5 fields (minute hour day month weekday) or 6 (seconds first); '" +
+    return cron_fail("a cron expression has 5 fields (minute hour day month weekday) or 6 (seconds first); '" +
                 std::string(expr) + "' has " + std::to_string(fields.size()));
   CronExpr out;
   out.has_seconds = fields.size() == 6;

@@ -17,7 +17,7 @@ using std::chrono::seconds;
 using sys_s = date::sys_seconds;
 using local_s = date::local_seconds;
 
-Error fail(std::string message) { return Error{"SCHEDULE_INVALID", std::move(message)}; }
+Error schedule_fail(std::string message) { return Error{"SCHEDULE_INVALID", std::move(message)}; }
 
 const date::time_zone* find_zone(std::string_view name) {
   if (name.empty() || name.size() > 64) return nullptr;
@@ -211,9 +211,9 @@ std::optional<int64_t> next_run_after(const Schedule& s, std::string_view job_id
 }
 
 Result<Schedule> parse_schedule(const nlohmann::json& j, std::string_view default_zone) {
-  if (!j.is_object()) return fail("schedule: expected an object {kind: \"at\"|\"every\"|\"cron\", …}");
+  if (!j.is_object()) return schedule_fail("schedule: expected an object {kind: \"at\"|\"every\"|\"cron\", …}");
   auto kind = j.find("kind");
-  if (kind == j.end() || !kind->is_string()) return fail("schedule.kind: expected \"at\", \"every\" or \"cron\"");
+  if (kind == j.end() || !kind->is_string()) return schedule_fail("schedule.kind: expected \"at\", \"every\" or \"cron\"");
   const std::string zone_default = default_zone.empty() ? host_zone() : std::string(default_zone);
   Schedule s;
   auto text = [&](const char* key) -> const nlohmann::json* {
@@ -224,9 +224,9 @@ Result<Schedule> parse_schedule(const nlohmann::json& j, std::string_view defaul
     const nlohmann::json* v = text(key);
     if (v == nullptr) return Ok{};
     if (!v->is_number() || (v->is_number_float() && v->get<double>() != static_cast<double>(static_cast<int64_t>(v->get<double>()))))
-      return fail(std::string("schedule.") + key + ": expected a whole number of milliseconds");
+      return schedule_fail(std::string("schedule.") + key + ": expected a whole number of milliseconds");
     int64_t n = v->is_number_float() ? static_cast<int64_t>(v->get<double>()) : v->get<int64_t>();
-    if (n < min) return fail(std::string("schedule.") + key + ": must be at least " + std::to_string(min));
+    if (n < min) return schedule_fail(std::string("schedule.") + key + ": must be at least " + std::to_string(min));
     out = n;
     return Ok{};
   };
@@ -235,14 +235,14 @@ Result<Schedule> parse_schedule(const nlohmann::json& j, std::string_view defaul
     s.kind = Schedule::Kind::At;
     const nlohmann::json* at = text("at");
     if (at == nullptr || !at->is_string())
-      return fail("schedule.at: expected an ISO 8601 time such as \"2026-03-01T08:00\" (or with Z / +01:00)");
+      return schedule_fail("schedule.at: expected an ISO 8601 time such as \"2026-03-01T08:00\" (or with Z / +01:00)");
     s.at = at->get<std::string>();
     s.zone = zone_default;
     if (const nlohmann::json* tz = text("tz"); tz != nullptr && tz->is_string() && !tz->get<std::string>().empty())
       s.tz = s.zone = tz->get<std::string>();
-    if (!is_known_zone(s.zone)) return fail("schedule.tz: unknown time zone '" + s.zone + "'");
+    if (!is_known_zone(s.zone)) return schedule_fail("schedule.tz: unknown time zone '" + s.zone + "'");
     auto ms = parse_iso_instant(s.at, s.zone);
-    if (!ms) return fail("schedule.at: '" + s.at + "' is not an ISO 8601 time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM])");
+    if (!ms) return schedule_fail("schedule.at: '" + s.at + "' is not an ISO 8601 time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM])");
     s.at_ms = *ms;
     return s;
   }
@@ -250,7 +250,7 @@ Result<Schedule> parse_schedule(const nlohmann::json& j, std::string_view defaul
     s.kind = Schedule::Kind::Every;
     std::optional<int64_t> every;
     if (auto st = integer("everyMs", every, 1); !st) return st.error();
-    if (!every) return fail("schedule.everyMs: required (milliseconds between runs, at least 1)");
+    if (!every) return schedule_fail("schedule.everyMs: required (milliseconds between runs, at least 1)");
     s.every_ms = *every;
     if (auto st = integer("anchorMs", s.anchor_ms, 0); !st) return st.error();
     return s;
@@ -258,21 +258,21 @@ Result<Schedule> parse_schedule(const nlohmann::json& j, std::string_view defaul
   if (k == "cron") {
     s.kind = Schedule::Kind::Cron;
     const nlohmann::json* expr = text("expr");
-    if (expr == nullptr || !expr->is_string()) return fail("schedule.expr: expected a cron expression such as \"0 8 * * *\"");
+    if (expr == nullptr || !expr->is_string()) return schedule_fail("schedule.expr: expected a cron expression such as \"0 8 * * *\"");
     s.expr = expr->get<std::string>();
     auto parsed = parse_cron_expr(s.expr);
-    if (!parsed) return fail("schedule.expr: " + parsed.error().message);
+    if (!parsed) return schedule_fail("schedule.expr: " + parsed.error().message);
     s.cron = *parsed;
     if (const nlohmann::json* tz = text("tz"); tz != nullptr) {
-      if (!tz->is_string()) return fail("schedule.tz: expected an IANA zone name such as \"Europe/Berlin\"");
+      if (!tz->is_string()) return schedule_fail("schedule.tz: expected an IANA zone name such as \"Europe/Berlin\"");
       s.tz = tz->get<std::string>();
     }
     s.zone = s.tz.empty() ? zone_default : s.tz;
-    if (!is_known_zone(s.zone)) return fail("schedule.tz: unknown time zone '" + s.zone + "'");
+    if (!is_known_zone(s.zone)) return schedule_fail("schedule.tz: unknown time zone '" + s.zone + "'");
     if (auto st = integer("staggerMs", s.stagger_ms, 0); !st) return st.error();
     return s;
   }
-  return fail("schedule.kind: '" + k + "' is not one of \"at\", \"every\", \"cron\"");
+  return schedule_fail("schedule.kind: '" + k + "' is not one of \"at\", \"every\", \"cron\"");
 }
 
 nlohmann::json schedule_to_json(const Schedule& s) {

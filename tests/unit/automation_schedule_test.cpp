@@ -13,68 +13,68 @@
 namespace pincer::automation {
 namespace {
 
-int64_t utc(const char* iso) {
+int64_t at_utc(const char* iso) {
   auto ms = parse_iso_instant(iso, "UTC");
   EXPECT_TRUE(ms.has_value()) << iso;
   return ms.value_or(0);
 }
 
-int64_t next(const char* expr, const char* zone, const char* after) {
+int64_t next_of(const char* expr, const char* zone, const char* after) {
   auto e = parse_cron_expr(expr);
   EXPECT_TRUE(e.ok()) << expr;
   if (!e) return -1;
-  return cron_next_after(*e, zone, utc(after)).value_or(-1);
+  return cron_next_after(*e, zone, at_utc(after)).value_or(-1);
 }
 
 TEST(CronSchedule, SpringForwardGapIsSkippedInNewYork) {
   // 2026-03-08 02:00 EST -> 03:00 EDT: 02:30 does not exist that day.
-  EXPECT_EQ(next("30 2 * * *", "America/New_York", "2026-03-06T12:00:00Z"), utc("2026-03-07T07:30:00Z"));
-  EXPECT_EQ(next("30 2 * * *", "America/New_York", "2026-03-07T12:00:00Z"), utc("2026-03-09T06:30:00Z"));
+  EXPECT_EQ(next_of("30 2 * * *", "America/New_York", "2026-03-06T12:00:00Z"), at_utc("2026-03-07T07:30:00Z"));
+  EXPECT_EQ(next_of("30 2 * * *", "America/New_York", "2026-03-07T12:00:00Z"), at_utc("2026-03-09T06:30:00Z"));
   // Every 30 minutes runs on, from the first wall time after the jump.
-  EXPECT_EQ(next("*/30 * * * *", "America/New_York", "2026-03-08T06:45:00Z"), utc("2026-03-08T07:00:00Z"));
+  EXPECT_EQ(next_of("*/30 * * * *", "America/New_York", "2026-03-08T06:45:00Z"), at_utc("2026-03-08T07:00:00Z"));
 }
 
 TEST(CronSchedule, FallBackOverlapRunsOnceInNewYork) {
   // 2026-11-01 02:00 EDT -> 01:00 EST: 01:30 happens twice and runs at the first.
-  EXPECT_EQ(next("30 1 * * *", "America/New_York", "2026-10-31T12:00:00Z"), utc("2026-11-01T05:30:00Z"));
-  EXPECT_EQ(next("30 1 * * *", "America/New_York", "2026-11-01T05:30:00Z"), utc("2026-11-02T06:30:00Z"));
+  EXPECT_EQ(next_of("30 1 * * *", "America/New_York", "2026-10-31T12:00:00Z"), at_utc("2026-11-01T05:30:00Z"));
+  EXPECT_EQ(next_of("30 1 * * *", "America/New_York", "2026-11-01T05:30:00Z"), at_utc("2026-11-02T06:30:00Z"));
   // From inside the repeated hour, the next run is the first wall time after it.
-  EXPECT_EQ(next("* * * * * *", "America/New_York", "2030-11-03T06:55:18Z"), utc("2030-11-03T07:00:00Z"));
+  EXPECT_EQ(next_of("* * * * * *", "America/New_York", "2030-11-03T06:55:18Z"), at_utc("2030-11-03T07:00:00Z"));
 }
 
 TEST(CronSchedule, BerlinKeepsWallTimeAcrossBothChanges) {
   // 2026-03-29 02:00 CET -> 03:00 CEST; 2026-10-25 03:00 CEST -> 02:00 CET.
-  EXPECT_EQ(next("0 8 * * *", "Europe/Berlin", "2026-03-27T12:00:00Z"), utc("2026-03-28T07:00:00Z"));
-  EXPECT_EQ(next("0 8 * * *", "Europe/Berlin", "2026-03-28T12:00:00Z"), utc("2026-03-29T06:00:00Z"));
-  EXPECT_EQ(next("*/30 * * * *", "Europe/Berlin", "2026-03-29T00:45:00Z"), utc("2026-03-29T01:00:00Z"));
-  EXPECT_EQ(next("0 8 * * *", "Europe/Berlin", "2026-10-24T12:00:00Z"), utc("2026-10-25T07:00:00Z"));
+  EXPECT_EQ(next_of("0 8 * * *", "Europe/Berlin", "2026-03-27T12:00:00Z"), at_utc("2026-03-28T07:00:00Z"));
+  EXPECT_EQ(next_of("0 8 * * *", "Europe/Berlin", "2026-03-28T12:00:00Z"), at_utc("2026-03-29T06:00:00Z"));
+  EXPECT_EQ(next_of("*/30 * * * *", "Europe/Berlin", "2026-03-29T00:45:00Z"), at_utc("2026-03-29T01:00:00Z"));
+  EXPECT_EQ(next_of("0 8 * * *", "Europe/Berlin", "2026-10-24T12:00:00Z"), at_utc("2026-10-25T07:00:00Z"));
   // Hourly: 02:00 CEST runs, the repeated 02:00 CET does not, 03:00 CET does.
-  EXPECT_EQ(next("0 * * * *", "Europe/Berlin", "2026-10-24T23:30:00Z"), utc("2026-10-25T00:00:00Z"));
-  EXPECT_EQ(next("0 * * * *", "Europe/Berlin", "2026-10-25T00:30:00Z"), utc("2026-10-25T02:00:00Z"));
+  EXPECT_EQ(next_of("0 * * * *", "Europe/Berlin", "2026-10-24T23:30:00Z"), at_utc("2026-10-25T00:00:00Z"));
+  EXPECT_EQ(next_of("0 * * * *", "Europe/Berlin", "2026-10-25T00:30:00Z"), at_utc("2026-10-25T02:00:00Z"));
 }
 
 TEST(CronSchedule, JobZoneIsUsedWhateverTheHostZone) {
   const char* old = std::getenv("TZ");
   std::string saved = old != nullptr ? old : "";
   ::setenv("TZ", "UTC", 1);
-  EXPECT_EQ(next("0 8 * * *", "Asia/Shanghai", "2026-05-31T23:00:00Z"), utc("2026-06-01T00:00:00Z"));
+  EXPECT_EQ(next_of("0 8 * * *", "Asia/Shanghai", "2026-05-31T23:00:00Z"), at_utc("2026-06-01T00:00:00Z"));
   auto s = parse_schedule(nlohmann::json{{"kind", "cron"}, {"expr", "0 8 * * *"}}, "Asia/Shanghai");
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->zone, "Asia/Shanghai");
-  EXPECT_EQ(next_run_after(*s, "job-1", utc("2026-06-01T00:00:00Z")), utc("2026-06-02T00:00:00Z"));
+  EXPECT_EQ(next_run_after(*s, "job-1", at_utc("2026-06-01T00:00:00Z")), at_utc("2026-06-02T00:00:00Z"));
   if (old != nullptr) ::setenv("TZ", saved.c_str(), 1);
   else ::unsetenv("TZ");
 }
 
 TEST(CronSchedule, DialectOfCroner) {
-  EXPECT_EQ(next("0 9 L * *", "UTC", "2026-02-01T00:00:00Z"), utc("2026-02-28T09:00:00Z"));
-  EXPECT_EQ(next("0 9 * * MON#2", "UTC", "2026-06-01T00:00:00Z"), utc("2026-06-08T09:00:00Z"));
-  EXPECT_EQ(next("0 9 * * 5L", "UTC", "2026-06-01T00:00:00Z"), utc("2026-06-26T09:00:00Z"));
+  EXPECT_EQ(next_of("0 9 L * *", "UTC", "2026-02-01T00:00:00Z"), at_utc("2026-02-28T09:00:00Z"));
+  EXPECT_EQ(next_of("0 9 * * MON#2", "UTC", "2026-06-01T00:00:00Z"), at_utc("2026-06-08T09:00:00Z"));
+  EXPECT_EQ(next_of("0 9 * * 5L", "UTC", "2026-06-01T00:00:00Z"), at_utc("2026-06-26T09:00:00Z"));
   // Both day fields restricted: either matches (1st of the month or a Monday).
-  EXPECT_EQ(next("0 0 1 * 1", "UTC", "2026-06-02T00:00:00Z"), utc("2026-06-08T00:00:00Z"));
-  EXPECT_EQ(next("@daily", "UTC", "2026-06-02T10:00:00Z"), utc("2026-06-03T00:00:00Z"));
-  EXPECT_EQ(next("0 0 30 2 *", "UTC", "2026-06-02T00:00:00Z"), -1);  // never
-  EXPECT_EQ(next("0 8 ? * MON", "UTC", "2026-06-02T00:00:00Z"), utc("2026-06-08T08:00:00Z"));
+  EXPECT_EQ(next_of("0 0 1 * 1", "UTC", "2026-06-02T00:00:00Z"), at_utc("2026-06-08T00:00:00Z"));
+  EXPECT_EQ(next_of("@daily", "UTC", "2026-06-02T10:00:00Z"), at_utc("2026-06-03T00:00:00Z"));
+  EXPECT_EQ(next_of("0 0 30 2 *", "UTC", "2026-06-02T00:00:00Z"), -1);  // never
+  EXPECT_EQ(next_of("0 8 ? * MON", "UTC", "2026-06-02T00:00:00Z"), at_utc("2026-06-08T08:00:00Z"));
 }
 
 TEST(CronSchedule, ErrorsNameTheField) {
@@ -102,17 +102,17 @@ TEST(CronSchedule, ErrorsNameTheField) {
 }
 
 TEST(CronSchedule, AtWithoutOffsetIsTheJobZone) {
-  EXPECT_EQ(parse_iso_instant("2026-01-01T08:00:00+01:00", "UTC"), utc("2026-01-01T07:00:00Z"));
-  EXPECT_EQ(parse_iso_instant("2026-01-01T08:00", "Asia/Shanghai"), utc("2026-01-01T00:00:00Z"));
+  EXPECT_EQ(parse_iso_instant("2026-01-01T08:00:00+01:00", "UTC"), at_utc("2026-01-01T07:00:00Z"));
+  EXPECT_EQ(parse_iso_instant("2026-01-01T08:00", "Asia/Shanghai"), at_utc("2026-01-01T00:00:00Z"));
   // In the New York gap: moved forward by the gap; in the overlap: the first occurrence.
-  EXPECT_EQ(parse_iso_instant("2026-03-08T02:30", "America/New_York"), utc("2026-03-08T07:30:00Z"));
-  EXPECT_EQ(parse_iso_instant("2026-11-01T01:30", "America/New_York"), utc("2026-11-01T05:30:00Z"));
+  EXPECT_EQ(parse_iso_instant("2026-03-08T02:30", "America/New_York"), at_utc("2026-03-08T07:30:00Z"));
+  EXPECT_EQ(parse_iso_instant("2026-11-01T01:30", "America/New_York"), at_utc("2026-11-01T05:30:00Z"));
   EXPECT_EQ(parse_iso_instant("2026-02-30T08:00Z", "UTC"), std::nullopt);
   EXPECT_EQ(parse_iso_instant("tomorrow", "UTC"), std::nullopt);
   auto s = parse_schedule(nlohmann::json{{"kind", "at"}, {"at", "2026-07-01T09:00"}}, "Europe/Berlin");
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_EQ(next_run_after(*s, "x", utc("2026-06-30T00:00:00Z")), utc("2026-07-01T07:00:00Z"));
-  EXPECT_EQ(next_run_after(*s, "x", utc("2026-07-02T00:00:00Z")), std::nullopt);  // past: no run
+  EXPECT_EQ(next_run_after(*s, "x", at_utc("2026-06-30T00:00:00Z")), at_utc("2026-07-01T07:00:00Z"));
+  EXPECT_EQ(next_run_after(*s, "x", at_utc("2026-07-02T00:00:00Z")), std::nullopt);  // past: no run
 }
 
 TEST(CronSchedule, EveryFromItsAnchor) {
@@ -140,9 +140,9 @@ TEST(CronSchedule, TopOfHourStaggerAsOpenClaw) {
   EXPECT_EQ(effective_stagger_ms(cron("0 8 * * *")), 0);
   EXPECT_EQ(effective_stagger_ms(cron("0 9-17 * * *")), 0);
   EXPECT_EQ(effective_stagger_ms(cron("0 * * * *", 0)), 0);
-  EXPECT_EQ(next_run_after(cron("0 * * * *"), "job-1", utc("2026-01-01T00:00:00Z")), utc("2026-01-01T00:00:47.897Z"));
-  EXPECT_EQ(next_run_after(cron("0 * * * *"), "job-1", utc("2026-01-01T00:00:47.897Z")), utc("2026-01-01T01:00:47.897Z"));
-  EXPECT_EQ(next_run_after(cron("0 8 * * *"), "job-1", utc("2026-01-01T00:00:00Z")), utc("2026-01-01T08:00:00Z"));
+  EXPECT_EQ(next_run_after(cron("0 * * * *"), "job-1", at_utc("2026-01-01T00:00:00Z")), at_utc("2026-01-01T00:00:47.897Z"));
+  EXPECT_EQ(next_run_after(cron("0 * * * *"), "job-1", at_utc("2026-01-01T00:00:47.897Z")), at_utc("2026-01-01T01:00:47.897Z"));
+  EXPECT_EQ(next_run_after(cron("0 8 * * *"), "job-1", at_utc("2026-01-01T00:00:00Z")), at_utc("2026-01-01T08:00:00Z"));
 }
 
 }  // namespace
