@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "automation/cron_plan.h"
 #include "automation/cron_store.h"
 
 namespace pincer::automation {
@@ -171,6 +172,63 @@ TEST(CronStore, RunHistoryIsBounded) {
   EXPECT_LE(lines, 2 * static_cast<int>(kCronRunHistoryLines));  // trimmed on disk too
   EXPECT_EQ(store.runs("water", 3).size(), 3u);
   EXPECT_FALSE(store.append_run("broken", nlohmann::json{{"ts", 1}}).ok());  // invalid jobs have no history
+}
+
+}  // namespace
+}  // namespace pincer::automation
+
+namespace pincer::automation {
+namespace {
+
+CronJob job_of(const char* id, nlohmann::json schedule, std::optional<int64_t> next = std::nullopt) {
+  nlohmann::json j{{"id", id}, {"schedule", std::move(schedule)},
+                   {"payload", {{"kind", "systemEvent"}, {"text", "hello"}}}};
+  auto job = parse_cron_job(j, "jobs[0]", "UTC");
+  EXPECT_TRUE(job.ok()) << job.error().message;
+  job->state.next_run_at_ms = next;
+  return *job;
+}
+
+constexpr int64_t kDay = 86400000;
+const nlohmann::json kDaily8 = {{"kind", "cron"}, {"expr", "0 8 * * *"}, {"tz", "UTC"}};
+
+TEST(CronPlan, MissedRunsWhileDownRunOnceNotABurst) {
+  // Due at 08:00 on 1 January; the gateway comes back on 4 January at 12:00: three runs missed.
+  const int64_t due = kNow + 8 * 3600000, back = kNow + 3 * kDay + 12 * 3600000;
+  std::vector<CronJob> jobs{job_of("daily", kDaily8, due), job_of("later", kDaily8, back + kDay)};
+  auto run_now = plan_startup(jobs, back, MissedRuns::RunOnce);
+  EXPECT_EQ(run_now, std::vector<std::string>{"daily"});
+  EXPECT_EQ(jobs[0].state.next_run_at_ms, kNow + 4 * kDay + 8 * 3600000);  // the next 08:00, once
+  EXPECT_EQ(jobs[1].state.next_run_at_ms, kNow + 4 * kDay + 8 * 3600000);
+
+  std::vector<CronJob> skipped{job_of("daily", kDaily8, due)};
+  EXPECT_TRUE(plan_startup(skipped, back, MissedRuns::Skip).empty());
+  EXPECT_EQ(skipped[0].state.last_status, "skipped");
+  EXPECT_EQ(skipped[0].state.next_run_at_ms, kNow + 4 * kDay + 8 * 3600000);
+}
+
+TEST(CronPlan, OneShotWhoseTimePassedRunsOnceAtStart) {
+  std::vector<CronJob> jobs{job_of("once", {{"kind", "at"}, {"at", "2026-01-01T09:00:00Z"}})};
+  EXPECT_EQ(plan_startup(jobs, kNow + kDay, MissedRuns::RunOnce), std::vector<std::string>{"once"});
+  EXPECT_FALSE(jobs[0].state.next_run_at_ms.has_value());
+  EXPECT_FALSE(next_after_run(jobs[0], kNow + kDay).has_value());
+  jobs[0].state.last_run_at_ms = kNow + kDay;  // it ran: not again at the next start
+  EXPECT_TRUE(plan_startup(jobs, kNow + 2 * kDay, MissedRuns::RunOnce).empty());
+}
+
+TEST(CronPlan, DueJobsWithinMaxConcurrentAndNoWakeWithoutJobs) {
+  std::vector<CronJob> jobs{job_of("c", kDaily8, kNow + 3), job_of("a", kDaily8, kNow + 1),
+                            job_of("b", kDaily8, kNow + 2), job_of("future", kDaily8, kNow + kDay)};
+  EXPECT_EQ(due_jobs(jobs, kNow + 10, {}, 2), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(due_jobs(jobs, kNow + 10, {"a"}, 2), (std::vector<std::string>{"b"}));
+  EXPECT_TRUE(due_jobs(jobs, kNow + 10, {"a", "b"}, 2).empty());
+  EXPECT_EQ(next_wake_ms(jobs), kNow + 1);
+  jobs[1].enabled = false;
+  EXPECT_EQ(next_wake_ms(jobs), kNow + 2);
+  EXPECT_FALSE(next_wake_ms({}).has_value());
+  EXPECT_EQ(next_after_run(jobs[0], kNow + 8 * 3600000), kNow + kDay + 8 * 3600000);
+  auto every = job_of("every", {{"kind", "every"}, {"everyMs", 60000}});
+  EXPECT_EQ(next_after_run(every, kNow + 5), kNow + 60005);
 }
 
 }  // namespace
