@@ -14,6 +14,7 @@
 #include "agent/exec_gate.h"
 #include "agent/run_tool_settings.h"
 #include "agent/model_registry.h"
+#include "agent/recall_hooks.h"
 #include "agent/session_history.h"
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
@@ -270,6 +271,10 @@ void AgentService::start(Pending p) {
     }
   }
 
+  if (!p.request.compact && p.request.lane == RunLane::Main) {  // CX-2 daily notes, MM-3 capture (recall_hooks.h)
+    add_startup_context(s.config, spec->workspace, s.clock.wall_ms(), *writer, loaded, key);
+    if (memory_settings.enabled) capture_user_message(s.config, spec->workspace, s.clock.wall_ms(), p.request.message, key);
+  }
   RunInputs in;
   in.run_id = p.request.run_id;
   in.session_key = key;
