@@ -427,12 +427,15 @@ json AgentService::list_sessions(int limit) {
 namespace {
 
 Result<json> archive_session(AgentService& self, store::SessionIndex& index, const std::filesystem::path& dir,
-                             const std::string& key, store::ArchiveReason reason, const Clock& clock) {
+                             const std::string& key, store::ArchiveReason reason, const Clock& clock,
+                             std::filesystem::path* archived_to = nullptr) {
   const store::SessionEntry* entry = index.get(key);
   if (!entry) return Error{"SESSION_NOT_FOUND", "no session " + key};
   const std::string old_id = entry->session_id();
   if (auto file = store::transcript_path(dir, old_id); file && std::filesystem::exists(*file)) {
-    if (auto archived = store::archive_transcript(*file, reason, clock.wall_ms()); !archived) return archived.error();
+    auto archived = store::archive_transcript(*file, reason, clock.wall_ms());
+    if (!archived) return archived.error();
+    if (archived_to) *archived_to = *archived;
   }
   (void)self;
   return json{{"ok", true}, {"key", key}, {"previousSessionId", old_id}};
@@ -445,9 +448,11 @@ Result<json> AgentService::reset_session(const std::string& session_key) {
   const std::string agent_id = store::agent_id_from_session_key(key);
   if (impl_->lanes.contains(key)) (void)abort(key, "", "reset");
   store::SessionIndex& index = index_for(agent_id);
+  std::filesystem::path transcript;
   auto archived = archive_session(*this, index, store::sessions_dir(impl_->state_dir, agent_id), key,
-                                  store::ArchiveReason::Reset, impl_->clock);
+                                  store::ArchiveReason::Reset, impl_->clock, &transcript);
   if (!archived) return archived;
+  archive_to_memory(key, agent_id, (*archived)["previousSessionId"].get<std::string>(), transcript);  // MM-9
   const std::string new_id = ids::uuid_v4();
   if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", new_id}, {"sessionStartedAt", impl_->clock.wall_ms()}}); !up) {
     return up.error();

@@ -188,6 +188,10 @@ class AgentService {
   std::string agent_default_thinking(const std::string& agent_id) const;
   std::string agent_primary_model(const std::string& agent_id) const;
   AgentRun* active_run(const std::string& key) const;
+  /// MM-9: the ended session (its archived `transcript`) summarised into the agent's memory
+  /// (session_memory_archive.h); nothing when memory or memory.archive is off.
+  void archive_to_memory(const std::string& key, const std::string& agent_id, const std::string& session_id,
+                         const std::filesystem::path& transcript);
   /// SS-5: resets the session when its reset policy says it is stale (called by send()).
   void reset_if_stale(const std::string& key, const std::string& channel);
   /// SS-3 / AG-6 / AG-7 at the start of a run: the model and thinking level of the session

@@ -7,7 +7,9 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent_service.h"
+#include "agent/agent_service_impl.h"
 #include "agent/agents_config.h"
+#include "agent/session_memory_archive.h"
 #include "agent/session_reset.h"
 #include "agent/system_prompt.h"
 #include "agent/time_zone.h"
@@ -123,6 +125,18 @@ void AgentService::reset_if_stale(const std::string& key, const std::string& cha
   }
   spdlog::info("session {}: {} reset (session.reset); previous session {} archived", key, *why,
                reset->value("previousSessionId", ""));
+}
+
+void AgentService::archive_to_memory(const std::string& key, const std::string& agent_id,
+                                     const std::string& session_id, const std::filesystem::path& transcript) {
+  const AgentSettings* agent = impl_->agents.find(agent_id);
+  if (transcript.empty() || !agent || !archive_enabled(config())) return;
+  if (!impl_->memory.settings_for(agent->id, agent->workspace).enabled) return;
+  ArchiveJob job = archive_job_for(*agent, impl_->models, config(), clock().wall_ms());
+  job.transcript = transcript;
+  job.session_key = key;
+  job.session_id = session_id;
+  impl_->archiver.archive(job);
 }
 
 void AgentService::apply_session_state(const std::string& key, const std::string& request_thinking,

@@ -17,6 +17,7 @@
 #include "agent/model_registry.h"
 #include "core/config.h"
 #include "agent/approval_triage.h"
+#include "agent/session_memory_archive.h"
 #include "memory/memory_service.h"
 #include "tools/approvals/approval_manager.h"
 #include "tools/process_table.h"
@@ -86,6 +87,7 @@ struct AgentService::Impl {
   tools::approvals::ApprovalManager approvals;  // exec approvals (TL-3)
   std::string triage_model;                     // approvals.triageModel (smart mode, TL-4)
   int64_t triage_timeout_ms = 20'000;
+  SessionArchiver archiver{http};  // the /new archive into memory (MM-9); last: cancelled first
 };
 
 }  // namespace pincer::agent

@@ -16,9 +16,6 @@ namespace pincer::agent {
 
 using nlohmann::json;
 
-/// The customType of the startup-context message.
-inline constexpr std::string_view kStartupContextType = "pincer.startup-context";
-
 int user_utc_offset_minutes(const json& config, int64_t unix_ms) {
   std::string zone;
   if (config.is_object() && config.contains("agents") && config["agents"].is_object() &&

@@ -15,6 +15,9 @@
 
 namespace pincer::agent {
 
+/// The customType of the startup-context message (CX-2).
+inline constexpr std::string_view kStartupContextType = "pincer.startup-context";
+
 /// The user's UTC offset in minutes at `unix_ms`: agents.defaults.userTimezone when this host
 /// knows the zone, else the host's (the day of a daily note is the user's day, not UTC's).
 int user_utc_offset_minutes(const nlohmann::json& config, int64_t unix_ms);

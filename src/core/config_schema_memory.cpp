@@ -99,6 +99,13 @@ Node memory_section() {
                 field("maxChars", integer().min(11).default_note("500").doc(
                                       "Longer messages are not captured (characters).")),
             }).doc("Automatic capture of user messages into daily notes (docs/memory.md).")),
+      field("archive",
+            object({
+                field("enabled", boolean().default_note("`true`").doc(
+                                     "When a session ends by `/new`, `/reset`, `sessions.reset` or an automatic "
+                                     "reset, write `memory/YYYY-MM-DD-{slug}.md`: the last messages at once, "
+                                     "replaced by the agent model's summary when it answers (MM-9).")),
+            }).doc("The archive of ended sessions into memory (docs/memory.md).")),
   }).doc("Agent memory: Markdown files as the truth, a per-agent index beside them (docs/memory.md).");
 }
 

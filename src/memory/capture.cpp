@@ -22,8 +22,10 @@ bool has_any(std::string_view text, std::initializer_list<std::string_view> word
 bool search(std::string_view text, const regex& re) { return std::regex_search(text.begin(), text.end(), re); }
 
 const regex& trigger_re() {
-  static const regex re(R"(\b(remember|prefer|prefers|preferred|like|likes|hate|hates|love|loves|decided|decide)"
-                        R"(|always|never|important)\b|\bmy\s+\w+(\s+\w+)?\s+(is|are)\b|\bis\s+my\b)",
+  // "like"/"love" only as a verb of the speaker ("I like …"): "what is the weather like" is not one.
+  static const regex re(R"(\b(remember|prefer|prefers|preferred|hate|hates|decided|always|never|important)\b)"
+                        R"(|\b(i|we)\s+(really\s+|do\s+|don't\s+|do\s+not\s+)?(like|love|enjoy)\b)"
+                        R"(|\bmy\s+\w+(\s+\w+)?\s+(is|are)\b|\bis\s+my\b)",
                         kFlags);
   return re;
 }
@@ -109,7 +111,10 @@ std::optional<std::string> capture_category(std::string_view text, std::size_t m
   const bool cjk = has_any(text, {"记住", "记下", "我喜欢", "我偏好", "决定", "重要"});
   if (!phone && !email && !cjk && !search(text, trigger_re())) return std::nullopt;
 
-  static const regex preference(R"(\b(prefer|prefers|preferred|like|likes|love|loves|hate|hates|want|wants)\b)", kFlags);
+  static const regex preference(
+      R"(\b(prefer|prefers|preferred|hate|hates|favou?rite)\b|\b(i|we)\s+(really\s+|do\s+|don't\s+|do\s+not\s+)?)"
+      R"((like|love|enjoy|want)\b)",
+      kFlags);
   static const regex decision(R"(\b(decided|decide|we will use|we'll use|going with)\b)", kFlags);
   static const regex entity(R"(\bis\s+called\b|\bmy\s+\w+(\s+\w+)?\s+(is|are)\b|\bis\s+my\b)", kFlags);
   static const regex fact(R"(\b(is|are|has|have|was|were)\b)", kFlags);

@@ -2,8 +2,8 @@
 // and in which category. Pure functions, thread-safe.
 //
 // A message is captured when it passes the safety filter and has a trigger:
-//   triggers  "remember", "记住", "记下"; preferences "prefer", "like", "hate", "love", "我喜欢",
-//             "我偏好"; decisions "decided", "决定"; importance "always", "never", "important",
+//   triggers  "remember", "记住", "记下"; preferences "prefer", "hate", "I like", "I love",
+//             "我喜欢", "我偏好" ("like" only as the speaker's verb: "what is it like" is none); decisions "decided", "决定"; importance "always", "never", "important",
 //             "重要"; ownership "my X is" / "is my"; a phone number (10+ digits); an e-mail address;
 //   filter    10 < length < maxChars (code points); not a prompt-injection payload ("ignore
 //             previous instructions", role tags such as "<system>", "system prompt" …); not text
