@@ -271,7 +271,7 @@ void AgentService::start(Pending p) {
     }
   }
 
-  if (!p.request.compact && p.request.lane == RunLane::Main) {  // CX-2 daily notes, MM-3 capture (recall_hooks.h)
+  if (!p.request.compact && !p.request.memory_flush && p.request.lane == RunLane::Main) {  // CX-2 daily notes, MM-3 capture (recall_hooks.h)
     add_startup_context(s.config, spec->workspace, s.clock.wall_ms(), *writer, loaded, key);
     if (memory_settings.enabled) capture_user_message(s.config, spec->workspace, s.clock.wall_ms(), p.request.message, key);
   }
@@ -313,6 +313,12 @@ void AgentService::start(Pending p) {
   in.hooks.before_request = make_cache_trace_hook(s.config, s.state_dir, session_id, key, in.run_id, s.clock);  // CX-11
   in.turn_context = turn_context_for(key, truncation_warning(s.agents.bootstrap_truncation_warning, bootstrap, key + ":" + session_id));
 
+  if (p.request.memory_flush) {
+    in.system_prompt += "\n\n" + memory_flush_system_text(s.config, s.clock.wall_ms());
+    in.silent = true;
+  } else if (!p.request.compact && p.request.lane == RunLane::Main && flush_first(p, in, entries)) {
+    return;  // CX-10: the silent flush turn runs first; this one waits at the head of the lane
+  }
   ++s.running[static_cast<std::size_t>(p.request.lane)];
   auto sink = [this, key, user_sink = std::move(p.sink)](const RunEvent& e) {
     user_sink(e);

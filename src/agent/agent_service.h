@@ -53,6 +53,8 @@ struct SendRequest {
   /// owner: the tool policy (TL-2 owner-only, group tools) and exec approvals (TL-3) use them.
   tools::approvals::ExecOrigin origin = {};
   bool sender_is_owner = true;
+  /// CX-10: the silent memory-flush turn before a user turn (memory_flush.h); set by the service.
+  bool memory_flush = false;
 };
 
 /// What send() accepted.
@@ -188,6 +190,10 @@ class AgentService {
   std::string agent_default_thinking(const std::string& agent_id) const;
   std::string agent_primary_model(const std::string& agent_id) const;
   AgentRun* active_run(const std::string& key) const;
+  /// CX-10: when a memory flush is due before `p` (recall_hooks.h memory_flush_before), records
+  /// it in the session's index entry, puts `p` back at the head of its lane and starts the
+  /// silent flush turn instead; true then.
+  bool flush_first(Pending& p, const RunInputs& in, const std::vector<store::TranscriptEntry>& entries);
   /// MM-9: the ended session (its archived `transcript`) summarised into the agent's memory
   /// (session_memory_archive.h); nothing when memory or memory.archive is off.
   void archive_to_memory(const std::string& key, const std::string& agent_id, const std::string& session_id,

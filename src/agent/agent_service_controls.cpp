@@ -9,6 +9,7 @@
 #include "agent/agent_service.h"
 #include "agent/agent_service_impl.h"
 #include "agent/agents_config.h"
+#include "agent/recall_hooks.h"
 #include "agent/session_memory_archive.h"
 #include "agent/session_reset.h"
 #include "agent/system_prompt.h"
@@ -125,6 +126,32 @@ void AgentService::reset_if_stale(const std::string& key, const std::string& cha
   }
   spdlog::info("session {}: {} reset (session.reset); previous session {} archived", key, *why,
                reset->value("previousSessionId", ""));
+}
+
+bool AgentService::flush_first(Pending& p, const RunInputs& in, const std::vector<store::TranscriptEntry>& entries) {
+  store::SessionIndex& index = index_for(p.agent_id);
+  int64_t compactions = 0;
+  auto prompt = memory_flush_before(config(), index.get(p.key), entries, in, clock().wall_ms(), compactions);
+  if (!prompt) return false;
+  store::UpsertOptions options;
+  options.policy = store::MergePolicy::PreserveActivity;
+  if (auto up = index.upsert(p.key, store::OrderedJson{{"memoryFlushAt", clock().wall_ms()},
+                                                       {"memoryFlushCompactionCount", compactions}},
+                             options);
+      !up) {
+    spdlog::warn("session {}: no memory flush (cannot record it: {})", p.key, up.error().message);
+    return false;
+  }
+  schedule_index_save(p.agent_id);
+  Pending flush{p.request, p.key, p.agent_id, [](const RunEvent&) {}};  // its events go nowhere
+  flush.request.message = std::move(*prompt);
+  flush.request.memory_flush = true;
+  flush.request.run_id = "memory-flush-" + ids::uuid_v4();
+  spdlog::info("session {}: memory flush before run {} (run {})", p.key, p.request.run_id, flush.request.run_id);
+  const std::string key = p.key;
+  impl_->lanes[key].queue.push_front(std::move(p));
+  start(std::move(flush));
+  return true;
 }
 
 void AgentService::archive_to_memory(const std::string& key, const std::string& agent_id,

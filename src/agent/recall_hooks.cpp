@@ -1,11 +1,13 @@
 // Startup context and auto-capture at the start of a run (CX-2, MM-3); see recall_hooks.h.
 #include "agent/recall_hooks.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
 
+#include "agent/memory_flush.h"
 #include "agent/session_reset.h"
 #include "agent/time_zone.h"
 #include "llm/messages.h"
@@ -75,6 +77,33 @@ void capture_user_message(const json& config, const std::filesystem::path& works
     return;
   }
   spdlog::debug("session {}: auto-captured a {} note into memory/{}.md", key, *category, stamp);
+}
+
+std::optional<std::string> memory_flush_before(const json& config, const store::SessionEntry* entry,
+                                               const std::vector<store::TranscriptEntry>& entries,
+                                               const RunInputs& in, int64_t now_ms, int64_t& compactions) {
+  const MemoryFlushSettings settings = memory_flush_settings(config);
+  if (!settings.enabled || !entry || !in.engine) return std::nullopt;
+  compactions = static_cast<int64_t>(
+      std::count_if(entries.begin(), entries.end(), [](const store::TranscriptEntry& e) { return e.type == "compaction"; }));
+  std::optional<int64_t> flushed;
+  if (const auto* f = entry->field("memoryFlushCompactionCount"); f && f->is_number_integer()) flushed = f->get<int64_t>();
+  context::RequestFrame frame;
+  frame.system_prompt = in.system_prompt;
+  for (const auto* tool : in.tools) {
+    frame.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
+  }
+  const int64_t window = in.context_window > 0 ? in.context_window : in.model.context_window;
+  // The estimate of the next request (usage-corrected by the engine), not the run's summed usage.
+  if (!memory_flush_due(settings, in.engine->estimate(frame), window, in.reserve_tokens, compactions, flushed)) {
+    return std::nullopt;
+  }
+  return memory_flush_prompt(settings, memory::date_stamp(now_ms, user_utc_offset_minutes(config, now_ms)), "");
+}
+
+std::string memory_flush_system_text(const json& config, int64_t now_ms) {
+  return memory_flush_system_prompt(memory_flush_settings(config),
+                                    memory::date_stamp(now_ms, user_utc_offset_minutes(config, now_ms)));
 }
 
 }  // namespace pincer::agent

@@ -10,7 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <vector>
+
+#include "agent/agent_run.h"
 #include "context/context_engine.h"
+#include "store/session_index.h"
 #include "store/transcript.h"
 
 namespace pincer::agent {
@@ -35,5 +40,16 @@ void add_startup_context(const nlohmann::json& config, const std::filesystem::pa
 /// is false or the same line is already in today's note. Errors are logged, never fatal.
 void capture_user_message(const nlohmann::json& config, const std::filesystem::path& workspace, int64_t now_ms,
                           std::string_view message, const std::string& key);
+
+/// CX-10 (memory_flush.h): the user message of the silent flush turn due before the turn `in`
+/// is about to run — `in` fully built (system prompt, tools, engine with the session's history),
+/// `entry` the session's index entry, `entries` its transcript — or nullopt. `compactions` gets
+/// the transcript's compaction count, to be recorded as memoryFlushCompactionCount.
+std::optional<std::string> memory_flush_before(const nlohmann::json& config, const store::SessionEntry* entry,
+                                               const std::vector<store::TranscriptEntry>& entries,
+                                               const RunInputs& in, int64_t now_ms, int64_t& compactions);
+
+/// The text added to the system prompt of a flush turn for the day of `now_ms`.
+std::string memory_flush_system_text(const nlohmann::json& config, int64_t now_ms);
 
 }  // namespace pincer::agent

@@ -109,6 +109,24 @@ Node memory_section() {
   }).doc("Agent memory: Markdown files as the truth, a per-agent index beside them (docs/memory.md).");
 }
 
+Node memory_flush_node() {
+  return object({
+      field("enabled", boolean().default_note("`true`").doc(
+                           "Before a session is compacted, run a silent turn that asks the agent to write "
+                           "durable notes to today's `memory/YYYY-MM-DD.md` (CX-10); its answer (usually "
+                           "`NO_REPLY`) reaches no client or channel.")),
+      field("softThresholdTokens", integer().min(0).default_note("4000").doc(
+                                       "The flush runs once the next request's estimate is within this many "
+                                       "tokens of the compaction point (the prompt budget); at most half the "
+                                       "budget in small windows. Once per compaction.")),
+      field("prompt", string().default_note("OpenClaw's flush prompt").doc(
+                          "The flush turn's message; `YYYY-MM-DD` becomes today's date. The target-file, "
+                          "append-only, read-only and `NO_REPLY` hints are added when missing.")),
+      field("systemPrompt", string().default_note("OpenClaw's flush system prompt").doc(
+                                "Added to the system prompt of the flush turn (same rules as `prompt`).")),
+  }).doc("The pre-compaction memory flush (docs/memory.md).");
+}
+
 Node startup_context_node() {
   return object({
       field("enabled", boolean().default_note("`true`").doc(

@@ -52,9 +52,11 @@ std::string read(const fs::path& p) {
 class RecallE2E : public ::testing::Test {
  protected:
   void start(const std::string& memory = "", const std::string& defaults = "",
-             const std::vector<std::string>& mock_args = {}) {
+             const std::vector<std::string>& mock_args = {}, int window = 128000) {
     mock_ = std::make_unique<MockLlm>(mock_args);
-    home_.write("pincer.json", config(*mock_, memory, defaults));
+    std::string text = config(*mock_, memory, defaults);
+    text.replace(text.find("contextWindow: 128000"), 21, "contextWindow: " + std::to_string(window));
+    home_.write("pincer.json", text);
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
     ASSERT_TRUE(client_->recv());
@@ -75,6 +77,7 @@ class RecallE2E : public ::testing::Test {
         f = client_->recv(30s);
       }
       if (!f) break;
+      seen_.push_back(*f);
       const json& p = (*f)["payload"];
       if ((*f)["event"] == "chat" && (p["state"] == "final" || p["state"] == "error" || p["state"] == "aborted")) {
         if (p.value("runId", "") == run_id || p.value("stopReason", "") == "command") return p;
@@ -121,6 +124,7 @@ class RecallE2E : public ::testing::Test {
   std::unique_ptr<MockLlm> mock_;
   std::unique_ptr<Gateway> gateway_;
   std::unique_ptr<WsClient> client_;
+  std::vector<json> seen_;  // every frame the client received during turn()
 };
 
 TEST_F(RecallE2E, TodaysAndYesterdaysNotesOpenANewSessionAndStayByteStable) {
@@ -226,6 +230,53 @@ TEST_F(RecallE2E, NewKeepsAnExtractiveArchiveWhenTheModelFails) {
   // The next session's first turn sees the archive among today's notes.
   ASSERT_EQ(turn("main", "what did we plan?", "a4")["state"], "final");
   EXPECT_NE(requests().back()["messages"].dump().find("Alfama venue"), std::string::npos);
+}
+
+TEST_F(RecallE2E, AMemoryFlushBeforeCompactionWritesTheNoteAndReachesNoClient) {
+  // Window 40 000: the prompt budget is 23 616 tokens; the flush comes within 12 000 of it
+  // (soft threshold 12 000, capped at half the budget: from 11 808 tokens on).
+  start("capture: { enabled: false }", ", compaction: { memoryFlush: { softThresholdTokens: 12000 } }", {}, 40000);
+  const std::string day = user_day(0);
+  ASSERT_EQ(turn("main", "MOCK_LONG:46000", "f1")["state"], "final");  // about 15 000 tokens of history
+  const auto final2 = turn("main", "what next?", "f2");
+  ASSERT_EQ(final2["state"], "final") << final2.dump();
+  const auto flush_requests = [&] {
+    int n = 0;
+    for (const auto& r : requests()) n += r["messages"][0].dump().find("memory flush turn") != std::string::npos;
+    return n;
+  };
+  // The flush turn ran first: a write call and, after its result, NO_REPLY.
+  std::string note = read(workspace() / "memory" / (day + ".md")) + read(workspace() / "memory" / (user_day(0) + ".md"));
+  EXPECT_NE(note.find("MOCK_FLUSHED"), std::string::npos) << note;
+  auto reqs = requests();
+  ASSERT_GE(reqs.size(), 4u);
+  const std::string flush_system = reqs[1]["messages"][0].dump();
+  EXPECT_NE(flush_system.find("Pre-compaction memory flush turn."), std::string::npos) << flush_system;
+  EXPECT_NE(reqs[1]["messages"].dump().find("memory/" + day + ".md"), std::string::npos);
+  // The user's own turn came after it and was answered as usual; the client saw nothing of the
+  // flush: no event of its run, no NO_REPLY, no tool call.
+  EXPECT_EQ(final2["runId"], "f2");
+  for (const auto& f : seen_) {
+    const std::string text = f.dump();
+    EXPECT_EQ(text.find("memory-flush-"), std::string::npos) << text;
+    EXPECT_EQ(text.find("NO_REPLY"), std::string::npos) << text;
+    EXPECT_EQ(text.find("MOCK_FLUSHED"), std::string::npos) << text;
+  }
+  // Once per compaction cycle: the next turn has no flush of its own.
+  const int before = flush_requests();
+  EXPECT_EQ(before, 2);  // the write call, then NO_REPLY after its result
+  ASSERT_EQ(turn("main", "and then?", "f3")["state"], "final");
+  EXPECT_EQ(flush_requests(), before);
+  EXPECT_NE(gateway_->process().err().find("memory flush before run f2"), std::string::npos);
+}
+
+TEST_F(RecallE2E, NoMemoryFlushWhenTurnedOff) {
+  start("capture: { enabled: false }",
+        ", compaction: { memoryFlush: { enabled: false, softThresholdTokens: 12000 } }", {}, 40000);
+  ASSERT_EQ(turn("main", "MOCK_LONG:46000", "f1")["state"], "final");
+  ASSERT_EQ(turn("main", "what next?", "f2")["state"], "final");
+  EXPECT_EQ(requests().size(), 2u);
+  EXPECT_FALSE(fs::exists(workspace() / "memory" / (user_day(0) + ".md")));
 }
 
 }  // namespace
