@@ -155,3 +155,56 @@ TEST(Capture, SettingsFromTheConfig) {
 
 }  // namespace
 }  // namespace pincer::memory
+
+#include "agent/memory_flush.h"
+
+namespace pincer::agent {
+namespace {
+
+TEST(MemoryFlush, SilentRepliesAsOpenClawRecognisesThem) {
+  for (const char* yes : {"NO_REPLY", "  NO_REPLY \n", "no_reply", "NO_REPLY NO_REPLY", "NO_REPLY.", "**NO_REPLY**",
+                          "\"NO_REPLY\"", "{\"action\":\"NO_REPLY\"}"}) {
+    EXPECT_TRUE(is_silent_reply(yes)) << yes;
+  }
+  for (const char* no : {"", "NO_REPLYING", "Sure — NO_REPLY needed? Here is the answer.", "NO", "{\"action\":\"NO_REPLY\",\"x\":1}",
+                         "The token is NO_REPLY"}) {
+    EXPECT_FALSE(is_silent_reply(no)) << no;
+  }
+}
+
+TEST(MemoryFlush, DueWithinTheSoftThresholdOncePerCompaction) {
+  MemoryFlushSettings s;
+  // window 40 000, reserve 16 384: budget 23 616; soft 4 000 → from 19 616 tokens on.
+  EXPECT_EQ(memory_flush_threshold(s, 40000, 16384), 19616);
+  EXPECT_FALSE(memory_flush_due(s, 19615, 40000, 16384, 0, std::nullopt));
+  EXPECT_TRUE(memory_flush_due(s, 19616, 40000, 16384, 0, std::nullopt));
+  EXPECT_FALSE(memory_flush_due(s, 22000, 40000, 16384, 0, 0));  // already flushed in this cycle
+  EXPECT_TRUE(memory_flush_due(s, 22000, 40000, 16384, 1, 0));   // compacted since
+  // Small windows: the soft threshold is at most half the budget.
+  EXPECT_EQ(memory_flush_threshold(s, 4000, 16384), 1000);
+  s.enabled = false;
+  EXPECT_FALSE(memory_flush_due(s, 22000, 40000, 16384, 0, std::nullopt));
+}
+
+TEST(MemoryFlush, PromptsNameTodaysFileAndKeepTheRequiredHints) {
+  MemoryFlushSettings s;
+  const std::string p = memory_flush_prompt(s, "2026-03-01", "Current time: 09:00");
+  EXPECT_NE(p.find("memory/2026-03-01.md"), std::string::npos) << p;
+  EXPECT_EQ(p.find("YYYY-MM-DD"), std::string::npos) << p;
+  EXPECT_NE(p.find("NO_REPLY"), std::string::npos);
+  EXPECT_NE(p.find("Current time: 09:00"), std::string::npos);
+  s.prompt = "Write notes for YYYY-MM-DD.";
+  const std::string custom = memory_flush_prompt(s, "2026-03-01", "");
+  EXPECT_TRUE(custom.starts_with("Write notes for 2026-03-01.")) << custom;
+  EXPECT_NE(custom.find("APPEND new content only"), std::string::npos) << custom;
+  EXPECT_NE(custom.find("read-only"), std::string::npos) << custom;
+  EXPECT_NE(custom.find("start with NO_REPLY"), std::string::npos) << custom;
+  EXPECT_NE(memory_flush_system_prompt(MemoryFlushSettings{}, "2026-03-01").find("memory/2026-03-01.md"), std::string::npos);
+  auto parsed = memory_flush_settings(nlohmann::json::parse(
+      R"({"agents":{"defaults":{"compaction":{"memoryFlush":{"enabled":false,"softThresholdTokens":123}}}}})"));
+  EXPECT_FALSE(parsed.enabled);
+  EXPECT_EQ(parsed.soft_threshold_tokens, 123);
+}
+
+}  // namespace
+}  // namespace pincer::agent
