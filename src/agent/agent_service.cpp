@@ -14,6 +14,7 @@
 #include "agent/exec_gate.h"
 #include "agent/run_tool_settings.h"
 #include "agent/model_registry.h"
+#include "agent/memory_flush.h"
 #include "agent/recall_hooks.h"
 #include "agent/session_history.h"
 #include "agent/system_prompt.h"
@@ -408,7 +409,9 @@ Result<json> AgentService::history(const std::string& session_key, int limit) {
   out["thinkingLevel"] = ctx.thinking_level;
   const size_t n = ctx.messages.size();
   const size_t first = limit > 0 && n > static_cast<size_t>(limit) ? n - static_cast<size_t>(limit) : 0;
-  for (size_t i = first; i < n; ++i) out["messages"].push_back(ctx.messages[i]);
+  for (size_t i = first; i < n; ++i) {
+    if (!hidden_from_history(ctx.messages[i])) out["messages"].push_back(ctx.messages[i]);  // CX-10: NO_REPLY
+  }
   return out;
 }
 

@@ -83,6 +83,25 @@ bool is_silent_reply(std::string_view text) {
   return false;
 }
 
+bool hidden_from_history(const json& message) {
+  if (!message.is_object()) return false;
+  const std::string role = message.value("role", "");
+  if (role != "user" && role != "assistant") return false;
+  const json content = message.value("content", json());
+  std::string text;
+  bool tool_call = false;
+  if (content.is_string()) text = content.get<std::string>();
+  for (const auto& block : content.is_array() ? content : json::array()) {
+    if (!block.is_object()) continue;
+    if (block.value("type", "") == "toolCall") tool_call = true;
+    if (block.value("type", "") == "text" && block.contains("text") && block["text"].is_string()) {
+      text += block["text"].get<std::string>();
+    }
+  }
+  if (role == "assistant") return !tool_call && is_silent_reply(text);
+  return text.starts_with("Pre-compaction memory flush.");
+}
+
 MemoryFlushSettings memory_flush_settings(const json& config) {
   MemoryFlushSettings out;
   const json* mf = nullptr;

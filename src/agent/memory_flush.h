@@ -26,6 +26,11 @@ inline constexpr std::string_view kSilentReplyToken = "NO_REPLY";
 /// `{"action":"NO_REPLY"}` (OpenClaw's isSilentReplyPayloadText without the reasoning forms).
 bool is_silent_reply(std::string_view text);
 
+/// True for a transcript message (pi JSON) that chat.history leaves out: an assistant answer that
+/// is a silent reply (and calls no tool), or the user message of a flush turn (the default
+/// prompt's first words).
+bool hidden_from_history(const nlohmann::json& message);
+
 /// agents.defaults.compaction.memoryFlush.
 struct MemoryFlushSettings {
   bool enabled = true;

@@ -262,6 +262,12 @@ TEST_F(RecallE2E, AMemoryFlushBeforeCompactionWritesTheNoteAndReachesNoClient) {
     EXPECT_EQ(text.find("NO_REPLY"), std::string::npos) << text;
     EXPECT_EQ(text.find("MOCK_FLUSHED"), std::string::npos) << text;
   }
+  // chat.history shows neither the flush prompt nor its NO_REPLY.
+  auto history = client_->request("chat.history", {{"sessionKey", "main"}});
+  ASSERT_EQ(history["ok"], true) << history.dump();
+  EXPECT_EQ(history.dump().find("NO_REPLY"), std::string::npos);
+  EXPECT_EQ(history.dump().find("Pre-compaction memory flush"), std::string::npos);
+  EXPECT_NE(history.dump().find("what next?"), std::string::npos);
   // Once per compaction cycle: the next turn has no flush of its own.
   const int before = flush_requests();
   EXPECT_EQ(before, 2);  // the write call, then NO_REPLY after its result
