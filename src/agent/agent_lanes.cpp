@@ -60,6 +60,7 @@ bool AgentService::steer(const std::string& session_key, const std::string& run_
   auto lane = impl_->lanes.find(canonical_key(session_key));
   if (lane == impl_->lanes.end() || !lane->second.active) return false;
   AgentRun& run = *lane->second.active;
+  if (run.inputs().silent) return false;  // a memory flush: the text waits for the user's own turn
   if (!run_id.empty() && run.inputs().run_id != run_id) return false;
   return run.steer(std::move(text));
 }

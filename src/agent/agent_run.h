@@ -60,6 +60,7 @@ struct RunHooks {
 /// Everything a run needs, resolved by the caller (AgentService) before it starts.
 struct RunInputs {
   std::string run_id;        ///< = the client's idempotencyKey
+  bool silent = false;       ///< a memory-flush turn (CX-10): its events reach no one; never steered
   std::string session_key;   ///< canonical, e.g. "agent:main:main"
   std::string agent_id;
   std::string session_id;

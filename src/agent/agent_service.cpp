@@ -14,6 +14,8 @@
 #include "agent/exec_gate.h"
 #include "agent/run_tool_settings.h"
 #include "agent/model_registry.h"
+#include "agent/memory_flush.h"
+#include "agent/recall_hooks.h"
 #include "agent/session_history.h"
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
@@ -282,6 +284,11 @@ void AgentService::start(Pending p) {
     }
   }
 
+  if (!p.request.compact && !p.request.memory_flush && p.request.branch_to.empty() &&
+      p.request.lane == RunLane::Main) {  // CX-2 daily notes, MM-3 capture (recall_hooks.h)
+    add_startup_context(s.config, spec->workspace, s.clock.wall_ms(), *writer, loaded, key);
+    if (memory_settings.enabled) capture_user_message(s.config, spec->workspace, s.clock.wall_ms(), p.request.message, key);
+  }
   RunInputs in;
   in.run_id = p.request.run_id;
   in.session_key = key;
@@ -327,6 +334,13 @@ void AgentService::start(Pending p) {
     branch = make_branch_plan(*plan);
   }
 
+  if (p.request.memory_flush) {
+    in.system_prompt += "\n\n" + memory_flush_system_text(s.config, s.clock.wall_ms());
+    in.silent = true;
+  } else if (!p.request.compact && p.request.branch_to.empty() && p.request.lane == RunLane::Main &&
+             flush_first(p, in, entries)) {
+    return;  // CX-10: the silent flush turn runs first; this one waits at the head of the lane
+  }
   ++s.running[static_cast<std::size_t>(p.request.lane)];
   auto sink = [this, key, request = p.request, user_sink = std::move(p.sink)](const RunEvent& e) {
     user_sink(e);
@@ -422,7 +436,9 @@ Result<json> AgentService::history(const std::string& session_key, int limit) {
   out["thinkingLevel"] = ctx.thinking_level;
   const size_t n = ctx.messages.size();
   const size_t first = limit > 0 && n > static_cast<size_t>(limit) ? n - static_cast<size_t>(limit) : 0;
-  for (size_t i = first; i < n; ++i) out["messages"].push_back(ctx.messages[i]);
+  for (size_t i = first; i < n; ++i) {
+    if (!hidden_from_history(ctx.messages[i])) out["messages"].push_back(ctx.messages[i]);  // CX-10: NO_REPLY
+  }
   return out;
 }
 
@@ -447,12 +463,15 @@ json AgentService::list_sessions(int limit) {
 namespace {
 
 Result<json> archive_session(AgentService& self, store::SessionIndex& index, const std::filesystem::path& dir,
-                             const std::string& key, store::ArchiveReason reason, const Clock& clock) {
+                             const std::string& key, store::ArchiveReason reason, const Clock& clock,
+                             std::filesystem::path* archived_to = nullptr) {
   const store::SessionEntry* entry = index.get(key);
   if (!entry) return Error{"SESSION_NOT_FOUND", "no session " + key};
   const std::string old_id = entry->session_id();
   if (auto file = store::transcript_path(dir, old_id); file && std::filesystem::exists(*file)) {
-    if (auto archived = store::archive_transcript(*file, reason, clock.wall_ms()); !archived) return archived.error();
+    auto archived = store::archive_transcript(*file, reason, clock.wall_ms());
+    if (!archived) return archived.error();
+    if (archived_to) *archived_to = *archived;
   }
   (void)self;
   return json{{"ok", true}, {"key", key}, {"previousSessionId", old_id}};
@@ -465,9 +484,11 @@ Result<json> AgentService::reset_session(const std::string& session_key) {
   const std::string agent_id = store::agent_id_from_session_key(key);
   if (impl_->lanes.contains(key)) (void)abort(key, "", "reset");
   store::SessionIndex& index = index_for(agent_id);
+  std::filesystem::path transcript;
   auto archived = archive_session(*this, index, store::sessions_dir(impl_->state_dir, agent_id), key,
-                                  store::ArchiveReason::Reset, impl_->clock);
+                                  store::ArchiveReason::Reset, impl_->clock, &transcript);
   if (!archived) return archived;
+  archive_to_memory(key, agent_id, (*archived)["previousSessionId"].get<std::string>(), transcript);  // MM-9
   const std::string new_id = ids::uuid_v4();
   if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", new_id}, {"sessionStartedAt", impl_->clock.wall_ms()}}); !up) {
     return up.error();

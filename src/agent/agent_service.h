@@ -69,6 +69,8 @@ struct SendRequest {
   /// A rerun after a restart: when the session's transcript ends in this very message, unanswered
   /// (the gateway died mid-turn), the run continues that turn instead of recording it again.
   bool resume = false;
+  /// CX-10: the silent memory-flush turn before a user turn (memory_flush.h); set by the service.
+  bool memory_flush = false;
 };
 
 /// A SendRequest as the journal keeps it, and back (agent_journal.cpp).
@@ -239,6 +241,14 @@ class AgentService {
   std::string agent_default_thinking(const std::string& agent_id) const;
   std::string agent_primary_model(const std::string& agent_id) const;
   AgentRun* active_run(const std::string& key) const;
+  /// CX-10: when a memory flush is due before `p` (recall_hooks.h memory_flush_before), records
+  /// it in the session's index entry, puts `p` back at the head of its lane and starts the
+  /// silent flush turn instead; true then.
+  bool flush_first(Pending& p, const RunInputs& in, const std::vector<store::TranscriptEntry>& entries);
+  /// MM-9: the ended session (its archived `transcript`) summarised into the agent's memory
+  /// (session_memory_archive.h); nothing when memory or memory.archive is off.
+  void archive_to_memory(const std::string& key, const std::string& agent_id, const std::string& session_id,
+                         const std::filesystem::path& transcript);
   /// SS-5: resets the session when its reset policy says it is stale (called by send()).
   void reset_if_stale(const std::string& key, const std::string& channel);
   /// SS-3 / AG-6 / AG-7 at the start of a run: the model and thinking level of the session

@@ -7,7 +7,10 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent_service.h"
+#include "agent/agent_service_impl.h"
 #include "agent/agents_config.h"
+#include "agent/recall_hooks.h"
+#include "agent/session_memory_archive.h"
 #include "agent/session_reset.h"
 #include "agent/system_prompt.h"
 #include "agent/time_zone.h"
@@ -123,6 +126,44 @@ void AgentService::reset_if_stale(const std::string& key, const std::string& cha
   }
   spdlog::info("session {}: {} reset (session.reset); previous session {} archived", key, *why,
                reset->value("previousSessionId", ""));
+}
+
+bool AgentService::flush_first(Pending& p, const RunInputs& in, const std::vector<store::TranscriptEntry>& entries) {
+  store::SessionIndex& index = index_for(p.agent_id);
+  int64_t compactions = 0;
+  auto prompt = memory_flush_before(config(), index.get(p.key), entries, in, clock().wall_ms(), compactions);
+  if (!prompt) return false;
+  store::UpsertOptions options;
+  options.policy = store::MergePolicy::PreserveActivity;
+  if (auto up = index.upsert(p.key, store::OrderedJson{{"memoryFlushAt", clock().wall_ms()},
+                                                       {"memoryFlushCompactionCount", compactions}},
+                             options);
+      !up) {
+    spdlog::warn("session {}: no memory flush (cannot record it: {})", p.key, up.error().message);
+    return false;
+  }
+  schedule_index_save(p.agent_id);
+  Pending flush{p.request, p.key, p.agent_id, [](const RunEvent&) {}};  // its events go nowhere
+  flush.request.message = std::move(*prompt);
+  flush.request.memory_flush = true;
+  flush.request.run_id = "memory-flush-" + ids::uuid_v4();
+  spdlog::info("session {}: memory flush before run {} (run {})", p.key, p.request.run_id, flush.request.run_id);
+  const std::string key = p.key;
+  impl_->lanes[key].queue.push_front(std::move(p));
+  start(std::move(flush));
+  return true;
+}
+
+void AgentService::archive_to_memory(const std::string& key, const std::string& agent_id,
+                                     const std::string& session_id, const std::filesystem::path& transcript) {
+  const AgentSettings* agent = impl_->agents.find(agent_id);
+  if (transcript.empty() || !agent || !archive_enabled(config())) return;
+  if (!impl_->memory.settings_for(agent->id, agent->workspace).enabled) return;
+  ArchiveJob job = archive_job_for(*agent, impl_->models, config(), clock().wall_ms());
+  job.transcript = transcript;
+  job.session_key = key;
+  job.session_id = session_id;
+  impl_->archiver.archive(job);
 }
 
 void AgentService::apply_session_state(const std::string& key, const std::string& request_thinking,

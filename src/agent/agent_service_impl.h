@@ -17,6 +17,7 @@
 #include "agent/model_registry.h"
 #include "core/config.h"
 #include "agent/approval_triage.h"
+#include "agent/session_memory_archive.h"
 #include "memory/memory_service.h"
 #include "tools/approvals/approval_manager.h"
 #include "tools/process_table.h"
@@ -92,6 +93,7 @@ struct AgentService::Impl {
   bool draining = false;                  // drain(): no queued run starts any more (GW-10)
   std::vector<JournalEntry> unfinished;   // what open() found, until resumed
   void open_journal();                    // agent_journal.cpp
+  SessionArchiver archiver{http};  // the /new archive into memory (MM-9); last: cancelled first
 };
 
 /// When the active branch of `ctx` ends in an unanswered turn whose user message says `message`

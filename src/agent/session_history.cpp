@@ -1,5 +1,7 @@
 #include "agent/session_history.h"
 
+#include "agent/recall_hooks.h"
+
 namespace pincer::agent {
 
 context::SessionHistory session_history(const store::SessionContext& ctx) {
@@ -18,7 +20,12 @@ context::SessionHistory session_history(const store::SessionContext& ctx) {
                                       : 0;
       continue;
     }
-    for (const auto& converted : store::to_llm_messages({m})) {
+    // The startup context (recall_hooks.h) carries no time: no turn-context block is put before
+    // it, so it reads the same in every request of the session.
+    const bool startup = m.is_object() && m.value("role", "") == "custom" &&
+                         m.value("customType", "") == kStartupContextType;
+    for (auto converted : store::to_llm_messages({m})) {
+      if (startup && converted.is_object()) converted["timestamp"] = 0;
       if (auto parsed = llm::message_from_json(converted)) {
         out.messages.push_back({std::move(*parsed), i < ctx.entry_ids.size() ? ctx.entry_ids[i] : std::string()});
       }

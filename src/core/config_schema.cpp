@@ -446,7 +446,9 @@ Node agent_defaults() {
                                               "The recent part kept verbatim by a compaction; scaled "
                                               "down to 40 % of the history budget in small windows "
                                               "(CX-9).")),
+                field("memoryFlush", memory_flush_node()),
             }).doc("Compaction of long sessions into an LLM-written summary (CX-9); see docs/context.md.")),
+      field("startupContext", startup_context_node()),
       field("maxConcurrent", integer().min(1).def(4).doc(
                                  "Agent runs executing at once across all sessions (the `main` "
                                  "lane). Each session still runs one turn at a time (AG-8).")),

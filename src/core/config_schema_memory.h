@@ -11,4 +11,9 @@ Node memory_section();
 /// `memory.search` (also `agents.list[].memory.search`). `per_agent` words the docs for an override.
 Node memory_search_node(bool per_agent);
 
+/// `agents.defaults.compaction.memoryFlush` (CX-10).
+Node memory_flush_node();
+/// `agents.defaults.startupContext` (CX-2: daily notes in a new session's first turn).
+Node startup_context_node();
+
 }  // namespace pincer::config::schema

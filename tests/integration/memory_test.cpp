@@ -90,7 +90,8 @@ class MemoryE2E : public ::testing::Test {
 
 TEST_F(MemoryE2E, AFactWrittenInOneSessionIsFoundInAnotherAndAfterARestart) {
   mock_ = std::make_unique<MockLlm>();
-  home_.write("pincer.json", config(*mock_));
+  // Auto-capture off: "remember this …" would also put the fact into today's note (recall_test).
+  home_.write("pincer.json", config(*mock_, "capture: { enabled: false }"));
   gateway_ = std::make_unique<Gateway>(home_.path());
   {
     auto c = client();

@@ -332,6 +332,17 @@ function keywordPlan(api, conv, opts, state) {
   const hold = /MOCK_HOLD:([A-Za-z0-9_-]+)/.exec(userText);
   if (hold) plan.hold = { name: hold[1], afterDeltas: 2 };
 
+  // Pincer's memory flush turn (CX-10): write a note to the daily file its prompt names, then NO_REPLY.
+  const flush = /(?:^|\n)Pre-compaction memory flush\.[\s\S]*?(memory\/\d{4}-\d{2}-\d{2}\.md)/.exec(userText);
+  if (flush) {
+    if (toolResults.length || !conv.toolNames.includes("write")) {
+      plan.text = "NO_REPLY";
+      return plan;
+    }
+    const content = "- MOCK_FLUSHED: a durable note written by the flush turn\n";
+    plan.toolCalls = [{ name: "write", arguments: JSON.stringify({ path: flush[1], content }) }];
+    return plan;
+  }
   // Second call of a tool round-trip: answer with the tool results' text.
   if (toolResults.length) {
     plan.text = toolResults.map((t) => `Tool said: ${Array.from(t).slice(0, 200).join("")}`).join("\n") + suffix;

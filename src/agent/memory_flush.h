@@ -1,0 +1,61 @@
+// The memory flush before compaction (SPEC CX-10; OpenClaw's memoryFlush): when a session's last
+// request came within `softThresholdTokens` of the point where it will be compacted, the next
+// user turn is preceded by a silent turn that asks the agent to write durable notes to today's
+// `memory/YYYY-MM-DD.md`. Once per compaction cycle: the count of compaction entries at the flush
+// is kept in sessions.json (`memoryFlushCompactionCount`, OpenClaw's field), so the next flush
+// waits for the next compaction.
+//
+// The silent turn's events reach no client and no channel (its sink is empty); a `NO_REPLY`
+// answer is recognised as OpenClaw recognises it (is_silent_reply). Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace pincer::agent {
+
+/// OpenClaw's silent-reply token.
+inline constexpr std::string_view kSilentReplyToken = "NO_REPLY";
+
+/// True when `text` is only the silent token — repeated, with surrounding whitespace or edge
+/// punctuation ("NO_REPLY.", "**NO_REPLY**"), any case — or the JSON forms `"NO_REPLY"` and
+/// `{"action":"NO_REPLY"}` (OpenClaw's isSilentReplyPayloadText without the reasoning forms).
+bool is_silent_reply(std::string_view text);
+
+/// True for a transcript message (pi JSON) that chat.history leaves out: an assistant answer that
+/// is a silent reply (and calls no tool), or the user message of a flush turn (the default
+/// prompt's first words).
+bool hidden_from_history(const nlohmann::json& message);
+
+/// agents.defaults.compaction.memoryFlush.
+struct MemoryFlushSettings {
+  bool enabled = true;
+  int64_t soft_threshold_tokens = 4000;
+  std::string prompt;         ///< "" = the default (OpenClaw's wording)
+  std::string system_prompt;  ///< "" = the default
+};
+MemoryFlushSettings memory_flush_settings(const nlohmann::json& config);
+
+/// The token count from which a flush is due: the prompt budget (CX-6) minus the soft threshold,
+/// the threshold capped at half the budget for small windows. Never below 1.
+int64_t memory_flush_threshold(const MemoryFlushSettings& settings, int64_t window_tokens, int64_t reserve_tokens);
+
+/// Whether the next user turn is preceded by a flush: enabled, `last_total_tokens` (the session's
+/// totalTokens) at or above the threshold, and no flush yet in this compaction cycle
+/// (`flushed_at_compactions`, nullopt = never flushed, differs from `compactions`).
+bool memory_flush_due(const MemoryFlushSettings& settings, int64_t last_total_tokens, int64_t window_tokens,
+                      int64_t reserve_tokens, int64_t compactions, std::optional<int64_t> flushed_at_compactions);
+
+/// The flush turn's user message for the day `stamp` (YYYY-MM-DD), with the current time line
+/// ("Current time: …"); every "YYYY-MM-DD" of a custom prompt is replaced by `stamp`, and the
+/// required hints (target file, append only, bootstrap files read-only, NO_REPLY) are added when
+/// a custom prompt lacks them.
+std::string memory_flush_prompt(const MemoryFlushSettings& settings, std::string_view stamp, std::string_view time_line);
+/// The text appended to the system prompt of the flush turn (same rules).
+std::string memory_flush_system_prompt(const MemoryFlushSettings& settings, std::string_view stamp);
+
+}  // namespace pincer::agent

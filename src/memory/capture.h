@@ -1,0 +1,43 @@
+// Auto-capture (SPEC MM-2, MM-3): which user messages are worth a line in today's daily note,
+// and in which category. Pure functions, thread-safe.
+//
+// A message is captured when it passes the safety filter and has a trigger:
+//   triggers  "remember", "记住", "记下"; preferences "prefer", "hate", "I like", "I love",
+//             "我喜欢", "我偏好" ("like" only as the speaker's verb: "what is it like" is none); decisions "decided", "决定"; importance "always", "never", "important",
+//             "重要"; ownership "my X is" / "is my"; a phone number (10+ digits); an e-mail address;
+//   filter    10 < length < maxChars (code points); not a prompt-injection payload ("ignore
+//             previous instructions", role tags such as "<system>", "system prompt" …); not text
+//             an agent generated (Markdown-heavy: headings, bold lists, code fences; or more than
+//             3 emoji).
+//   category  preference | decision | entity (phone, e-mail, "is called", ownership) | fact (a
+//             plain statement with is/are/has/have) | other.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace pincer::memory {
+
+/// `memory.capture` settings.
+struct CaptureSettings {
+  bool enabled = true;
+  std::size_t max_chars = 500;  ///< longer messages are not captured (code points)
+};
+
+/// memory.capture from a config (defaults for what is missing).
+CaptureSettings capture_settings(const nlohmann::json& config);
+
+/// The category of `text` when it should be captured; nullopt when not (no trigger, filtered).
+std::optional<std::string> capture_category(std::string_view text, std::size_t max_chars);
+
+/// True for text that looks like a prompt-injection payload (part of the filter; exposed for tests).
+bool looks_like_injection(std::string_view text);
+
+/// The note line for a captured message: "- HH:MM [category] text" with the text on one line.
+std::string capture_line(std::string_view text, std::string_view category, std::string_view hhmm);
+
+}  // namespace pincer::memory
