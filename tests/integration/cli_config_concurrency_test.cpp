@@ -12,6 +12,7 @@
 #include "gateway_process.h"
 
 namespace pincer::test {
+namespace cli_config_concurrency_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -88,4 +89,5 @@ TEST_F(CliConfigConcurrencyTest, ConcurrentSetsAllLand) {
 }
 
 }  // namespace
+}  // namespace cli_config_concurrency_test
 }  // namespace pincer::test

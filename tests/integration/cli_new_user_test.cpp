@@ -8,6 +8,7 @@
 #include "gateway_process.h"
 
 namespace pincer::test {
+namespace cli_new_user_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -204,4 +205,5 @@ TEST_F(CliNewUserTest, MemoryCommandsCheckTheirInputAndTheStateDir) {
 }
 
 }  // namespace
+}  // namespace cli_new_user_test
 }  // namespace pincer::test
