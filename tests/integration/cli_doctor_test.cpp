@@ -13,6 +13,7 @@
 #include "gateway_process.h"
 
 namespace pincer::test {
+namespace cli_doctor_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -136,9 +137,11 @@ TEST(CliLogs, PrintsTheLastLinesOfTheGatewayLog) {
 }
 
 }  // namespace
+}  // namespace cli_doctor_test
 }  // namespace pincer::test
 
 namespace pincer::test {
+namespace cli_doctor_test {
 namespace {
 
 TEST(CliDoctor, OnboardingLeavesAPrivateStateDir) {
@@ -157,4 +160,5 @@ TEST(CliDoctor, OnboardingLeavesAPrivateStateDir) {
 }
 
 }  // namespace
+}  // namespace cli_doctor_test
 }  // namespace pincer::test

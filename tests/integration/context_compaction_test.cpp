@@ -12,6 +12,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace context_compaction_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -299,4 +300,5 @@ TEST_F(ContextCompactionTest, CompactCommandAndSessionsCompact) {
 }
 
 }  // namespace
+}  // namespace context_compaction_test
 }  // namespace pincer::test

@@ -13,6 +13,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace exec_approvals_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 namespace fs = std::filesystem;
@@ -186,4 +187,5 @@ TEST_F(ExecApprovalsTest, SmartModeAsksWhenTheTriageAnswerIsUnclear) {
 }
 
 }  // namespace
+}  // namespace exec_approvals_test
 }  // namespace pincer::test
