@@ -133,7 +133,9 @@ TEST_F(CliNewUserTest, ToolsExplainLeavesOutTheMemoryToolsWhenMemoryIsOff) {
   write_config("memory: { backend: 'builtin' }");
   auto on = pincer({"tools", "explain", "--json"});
   for (const auto& row : json::parse(on.out)["tools"]) {
-    if (row["tool"] == "memory_search") EXPECT_EQ(row["allowed"], true) << row.dump();
+    if (row["tool"] == "memory_search") {
+      EXPECT_EQ(row["allowed"], true) << row.dump();
+    }
   }
 }
 
