@@ -187,12 +187,12 @@ TEST_F(CliNewUserTest, ControlUiRootAndBasePathAreChecked) {
 
 TEST_F(CliNewUserTest, MemoryCommandsCheckTheirInputAndTheStateDir) {
   write_config("memory: { search: { extraPaths: ['notes-that-are-not-there'] } }");
-  auto validate = pincer({"config", "validate", "--json"});
-  EXPECT_EQ(validate.exit_code, 0) << validate.out;
-  EXPECT_NE(validate.out.find("memory.search.extraPaths: " + (home_.path() / "workspace" / "notes-that-are-not-there").string() +
+  auto validate = pincer({"config", "validate"});
+  EXPECT_EQ(validate.exit_code, 0) << validate.err;
+  EXPECT_NE(validate.err.find("memory.search.extraPaths: " + (home_.path() / "workspace" / "notes-that-are-not-there").string() +
                               " (agent \"main\") does not exist"),
             std::string::npos)
-      << validate.out;
+      << validate.err;
   auto score = pincer({"memory", "search", "x", "--min-score", "abc"});
   EXPECT_NE(score.exit_code, 0);
   EXPECT_NE(score.err.find("\"abc\" is not a number (a score from 0 to 1)"), std::string::npos) << score.err;
