@@ -117,7 +117,8 @@ TEST_F(CliNewUserTest, ToolsExplainLeavesOutTheMemoryToolsWhenMemoryIsOff) {
   auto r = pincer({"tools", "explain", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int memory_tools = 0;
-  for (const auto& row : json::parse(r.out)["tools"]) {
+  const json explained = json::parse(r.out);  // kept: a range-for over a temporary's member dangles
+  for (const auto& row : explained["tools"]) {
     if (row["tool"] != "memory_search" && row["tool"] != "memory_get") continue;
     ++memory_tools;
     EXPECT_EQ(row["allowed"], false) << row.dump();
@@ -132,7 +133,8 @@ TEST_F(CliNewUserTest, ToolsExplainLeavesOutTheMemoryToolsWhenMemoryIsOff) {
   EXPECT_NE(text.out.find("removed by memory: memory.search.enabled is false"), std::string::npos) << text.out;
   write_config("memory: { backend: 'builtin' }");
   auto on = pincer({"tools", "explain", "--json"});
-  for (const auto& row : json::parse(on.out)["tools"]) {
+  const json explained_on = json::parse(on.out);
+  for (const auto& row : explained_on["tools"]) {
     if (row["tool"] == "memory_search") {
       EXPECT_EQ(row["allowed"], true) << row.dump();
     }

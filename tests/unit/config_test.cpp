@@ -593,7 +593,7 @@ TEST(ConfigDefaults, DefaultsAreValid) {
 
 TEST(ConfigDefaults, WrongTypesAreLeftAsTheyAre) {
   json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q", "diagnostics": 2,
-                             "approvals": 2})");
+                             "approvals": 2, "memory": 3})");
   EXPECT_EQ(with_defaults(doc), doc);
 }
 
