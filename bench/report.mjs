@@ -375,7 +375,7 @@ prompt and 12 tool schemas, Pincer's is smaller (sizes in the details); the mock
   its agent runtime), then ${nTurns} turns: latency = request sent → terminal event parsed (p50, p90, min, max); ack = → the \`res\`
   \`{runId, status:"started"}\`.
 - **Prompt per call**: \`bench/prompt_figures.mjs\` reads every request body the mock received during the turn series
-  (\`--bodies\`; requests whose last user message is a "bench turn" one). Fixed part = the system prompt and the tool schemas
+  (\`--bodies\`; the requests of the "bench turn" session). Fixed part = the system prompt and the tool schemas
   of the first request; tokens ≈ characters / 4 for both gateways (no tokenizer). Prefix share of request i = the longest
   common prefix of requests i and i−1, laid out as providers do (tool schemas, then each message in order), over request i's
   length: what a prompt cache can reuse.

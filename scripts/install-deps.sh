@@ -13,6 +13,7 @@ PACKAGES=(
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libsodium-dev libssl-dev
   libedit-dev                              # line editing in `pincer chat` (BSD licence)
   libsqlite3-dev                           # the memory index (FTS5), src/memory/
+  libhowardhinnant-date-dev                # date/tz headers (time zones of cron jobs), src/automation/
   bubblewrap                               # the tool sandbox (agents.defaults.sandbox, src/tools/sandbox/)
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev

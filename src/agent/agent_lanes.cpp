@@ -43,8 +43,10 @@ Result<std::vector<std::string>> AgentService::abort(const std::string& session_
     e.ts = s.clock.wall_ms();
     aborted.push_back(e.run_id);
     auto sink = std::move(it->sink);
+    const SendRequest request = std::move(it->request);
     it = lane->second.queue.erase(it);
     sink(e);
+    journal_finished(request, e);
     s.loop.post([this, key, e] { finished(key, e); });
   }
   if (auto& active = lane->second.active; active && (run_id.empty() || active->inputs().run_id == run_id)) {

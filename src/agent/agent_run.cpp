@@ -105,8 +105,9 @@ RunEvent AgentRun::event(RunEvent::Kind kind) const {
 }
 
 bool AgentRun::record(const llm::Message& message) {
-  // Appends are small and go to the page cache (FsyncPolicy::None); a torn last line after a
-  // power loss is detected and skipped on the next load (SS-6). A failed append (a full disk) is
+  // Appends are small and go to the page cache (FsyncPolicy::None); the turn's end is synced in
+  // finish(), before the run journal records the turn answered. A torn last line after a power
+  // loss is detected and skipped on the next load (SS-6). A failed append (a full disk) is
   // taken back by the writer and fails the turn: a reply that is not saved must not look saved.
   auto r = transcript_.append_message(llm::to_json(message));
   if (!r) {
@@ -184,6 +185,16 @@ void AgentRun::start(const std::string& user_message) {
   const bool saved = record(user);
   sink_(event(RunEvent::Kind::Start));
   if (!saved) return finish_error(save_error_);
+  begin();
+}
+
+void AgentRun::resume(int64_t user_message_ms) {
+  turn_message_ms_ = user_message_ms;
+  sink_(event(RunEvent::Kind::Start));
+  begin();
+}
+
+void AgentRun::begin() {
   if (!api_) {
     return finish_error("model " + in_.model.provider + "/" + in_.model.id + " uses unknown api \"" + in_.model.api +
                         "\"");
@@ -561,6 +572,8 @@ void AgentRun::finish(RunEvent e) {
   e.usage = usage_;
   e.thinking = std::string(llm::to_string(in_.thinking));
   e.thinking_stepped_down = thinking_stepped_down_;
+  // The turn is on disk before anyone (the run journal, a channel's outbox) treats it as answered.
+  if (auto st = transcript_.sync(); !st) spdlog::error("run {}: {}", in_.run_id, st.error().message);
   sink_(e);
   decoder_.reset();
   if (on_finished_) on_finished_();

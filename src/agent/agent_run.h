@@ -109,6 +109,10 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
 
   /// Records `user_message` and starts the first model call.
   void start(const std::string& user_message);
+  /// Continues a turn a restart cut off (the run journal, SS-6): the history already ends in its
+  /// user message (recorded at `user_message_ms`) and maybe tool results; nothing is recorded
+  /// before the model is called again.
+  void resume(int64_t user_message_ms);
   /// Instead of a turn: compacts the session now (/compact, sessions.compact) with the user's
   /// `instructions` for the summary; ends with End (`text` says what happened) or Error.
   void start_compaction(const std::string& instructions);
@@ -134,6 +138,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
 
  private:
   void call_model();
+  /// The first model call of start() and resume(), with the run's deadline.
+  void begin();
   /// Gives the engine its host (or makes a default one over the history); in agent_run_context.cpp.
   void attach_engine();
   /// Builds and sends the request of the current model call from the engine's messages.

@@ -137,9 +137,15 @@ Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink
   if (auto model = impl_->models.resolve(spec->model.primary); !model) return model.error();
   if (!impl_->lanes.contains(key)) reset_if_stale(key, request.channel);  // SS-5, on arrival
 
+  SendRequest journaled = request;  // recorded before the caller acknowledges it (SS-6)
+  if (!request.source.empty() && request.journal_ids.empty()) {
+    auto id = impl_->journal.accept(request.source, send_request_json(request));
+    if (!id) return Error{"UNAVAILABLE", "cannot record the request in the run journal: " + id.error().message};
+    journaled.journal_ids = {*id};
+  }
   Lane& lane = impl_->lanes[key];
   const bool queued = lane.active != nullptr || !lane.queue.empty();
-  lane.queue.push_back(Pending{request, key, agent_id, std::move(sink)});
+  lane.queue.push_back(Pending{std::move(journaled), key, agent_id, std::move(sink)});
   impl_->run_session[request.run_id] = key;
   impl_->ready.push_back(key);
   // Start on the next loop turn: the caller's acknowledgement goes out before the run's work.
@@ -148,6 +154,7 @@ Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink
 }
 
 void AgentService::pump() {
+  if (impl_->draining) return;  // stopping: queued runs start at the next start (journal)
   // Start queued runs while global slots are free; a session with an active run waits (QL-1).
   for (auto it = impl_->ready.begin(); it != impl_->ready.end();) {
     Lane& lane = impl_->lanes[*it];
@@ -184,6 +191,7 @@ void AgentService::start(Pending p) {
     e.stop_reason = "error";
     e.ts = s.clock.wall_ms();
     p.sink(e);
+    journal_finished(p.request, e);
     finished(key, e);
   };
 
@@ -226,6 +234,7 @@ void AgentService::start(Pending p) {
   context::SessionHistory loaded;
   std::optional<store::TranscriptWriter> writer;
   std::vector<store::TranscriptEntry> entries;  // the transcript as read (model/thinking state, SS-3)
+  std::optional<int64_t> resume_ms;  // the unanswered user message's time when continuing its turn
   if (std::filesystem::exists(*file)) {
     auto contents = store::read_transcript(*file);
     if (!contents) return fail("cannot read session " + key + ": " + contents.error().message);
@@ -233,9 +242,11 @@ void AgentService::start(Pending p) {
     store::SessionContext ctx = store::build_context(contents->entries);
     auto w = store::TranscriptWriter::open(*file, *contents, s.clock, store::FsyncPolicy::None);
     if (!w) return fail("cannot open session " + key + ": " + w.error().message);
+    // A journaled turn rerun after a restart continues where its transcript stops (SS-6).
+    if (p.request.resume) resume_ms = unanswered_turn(ctx, p.request.message);
     // The previous turn never ended (the gateway was killed mid-run): say so in the transcript
     // before the next turn, so neither the model nor a client takes the lost request as pending.
-    if (auto marker = interrupted_turn_marker(contents->entries, s.clock.wall_ms(), read_partial_reply(*file))) {
+    if (auto marker = resume_ms ? std::nullopt : interrupted_turn_marker(contents->entries, s.clock.wall_ms(), read_partial_reply(*file))) {
       auto r = w->append_message(*marker);
       if (!r) return fail("cannot save session " + key + ": " + r.error().message);
       spdlog::warn("session {}: its last turn was interrupted (no reply was saved); marked it so", key);
@@ -316,9 +327,10 @@ void AgentService::start(Pending p) {
   }
 
   ++s.running[static_cast<std::size_t>(p.request.lane)];
-  auto sink = [this, key, user_sink = std::move(p.sink)](const RunEvent& e) {
+  auto sink = [this, key, request = p.request, user_sink = std::move(p.sink)](const RunEvent& e) {
     user_sink(e);
     if (e.kind == RunEvent::Kind::End || e.kind == RunEvent::Kind::Error || e.kind == RunEvent::Kind::Aborted) {
+      journal_finished(request, e);  // after the sink: a channel's reply is in its outbox now
       // Defer: the run is still on the stack.
       impl_->loop.post([this, key, e] { finished(key, e); });
     }
@@ -329,8 +341,12 @@ void AgentService::start(Pending p) {
   s.lanes[key].active_lane = p.request.lane;
   spdlog::info("run {} started: session {} agent {} model {}/{}", p.request.run_id, key, p.agent_id,
                run->inputs().model.provider, run->inputs().model.id);
+  for (const auto& id : p.request.journal_ids) {
+    if (auto st = s.journal.started(id, p.request.run_id); !st) spdlog::error("run journal: {}", st.error().message);
+  }
   if (p.request.compact) run->start_compaction(p.request.message);
   else if (branch) run->start_branch_switch(std::move(*branch));
+  else if (resume_ms) run->resume(*resume_ms);
   else run->start(p.request.message);
 }
 

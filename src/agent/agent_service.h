@@ -3,7 +3,8 @@
 // (agents.defaults.maxConcurrent), starting and aborting runs, history and session management.
 //
 // Loop affinity: every method runs on the event-loop thread. Session files are small and are read
-// and appended on the loop (page cache, no fsync); see store/transcript.h.
+// and appended on the loop (page cache; synced once at the end of each turn, before the run
+// journal records it answered); see store/transcript.h and agent/run_journal.h.
 #pragma once
 
 #include <deque>
@@ -19,6 +20,7 @@
 
 #include "agent/agent_run.h"
 #include "agent/run_events.h"
+#include "agent/run_journal.h"
 #include "core/clock.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
@@ -56,7 +58,22 @@ struct SendRequest {
   /// owner: the tool policy (TL-2 owner-only, group tools) and exec approvals (TL-3) use them.
   tools::approvals::ExecOrigin origin = {};
   bool sender_is_owner = true;
+  /// The run journal (agent/run_journal.h): a non-empty `source` ("chat.send", "agent" …) makes
+  /// send() record the request durably before it returns; "" = not journaled (compaction,
+  /// internal runs) unless `journal_ids` names entries the caller recorded itself (the channel
+  /// pipeline records each message on arrival). The run marks them started and, when it ends,
+  /// answered — except when the gateway stops under it (stop reason "shutdown"): then they are
+  /// resumed at the next start.
+  std::string source = {};
+  std::vector<std::string> journal_ids = {};
+  /// A rerun after a restart: when the session's transcript ends in this very message, unanswered
+  /// (the gateway died mid-turn), the run continues that turn instead of recording it again.
+  bool resume = false;
 };
+
+/// A SendRequest as the journal keeps it, and back (agent_journal.cpp).
+nlohmann::json send_request_json(const SendRequest& request);
+SendRequest send_request_from_json(const nlohmann::json& j);
 
 /// What send() accepted.
 struct SendAccepted {
@@ -117,6 +134,11 @@ class AgentService {
   bool is_active(const std::string& run_id) const;
   /// Runs queued or running, across all sessions.
   std::size_t active_runs() const;
+  /// Runs running now (not queued), across all sessions.
+  std::size_t running_runs() const;
+  /// GW-10, the gateway is stopping: running turns go on, no queued run starts any more (they
+  /// stay in the run journal and start at the next start). Cannot be undone.
+  void drain();
 
   /// `chat.history`: {sessionKey, sessionId, messages, thinkingLevel}; the last `limit` messages.
   Result<nlohmann::json> history(const std::string& session_key, int limit);
@@ -172,6 +194,17 @@ class AgentService {
   /// Aborts everything (shutdown).
   void abort_all(const std::string& reason);
 
+  /// The run journal (SS-6, GW-10), opened at construction (`<state>/runs/journal.jsonl`).
+  RunJournal& journal();
+  /// The entries of `source` the journal held unfinished at construction, taken out of the list
+  /// (their source resumes them: the channel pipeline).
+  std::vector<JournalEntry> take_unfinished(const std::string& source);
+  /// Reruns every unfinished entry still in the list (gateway sources: chat.send, agent) once,
+  /// each as a SendRequest with `resume` set and its events to `sink_for(request)`; an entry that
+  /// was resumed before (kMaxResumes) or no longer runs (an agent removed) is given up, logged
+  /// and marked answered. Call once, after take_unfinished() of the other sources.
+  void resume_unfinished(const std::function<RunEventSink(const SendRequest&)>& sink_for);
+
  private:
   struct Pending {
     SendRequest request;
@@ -186,6 +219,9 @@ class AgentService {
   struct Impl;
 
   void pump();
+  /// Journals a terminal event for `request`'s entries (agent_journal.cpp): answered unless the
+  /// gateway is shutting down under the run.
+  void journal_finished(const SendRequest& request, const RunEvent& terminal);
   void schedule_index_save(const std::string& agent_id);
   void flush_indexes();
   void start(Pending pending);

@@ -21,6 +21,7 @@
 #include "tools/approvals/approval_manager.h"
 #include "tools/process_table.h"
 #include "tools/registry.h"
+#include "store/transcript.h"
 
 namespace pincer::agent {
 
@@ -29,8 +30,9 @@ using nlohmann::json;
 struct AgentService::Impl {
   Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
       : loop(l), clock(c), http(l), state_dir(std::move(state)), memory(cfg, state_dir, memory::memory_env_from_process(), true),
-        approvals(l, c, state_dir / "exec-approvals.json") {
+        approvals(l, c, state_dir / "exec-approvals.json"), journal(state_dir / "runs" / "journal.jsonl") {
     configure(std::move(cfg));
+    open_journal();
     approvals.set_triage(make_triage_hook(loop, http, models, &triage_model, &triage_timeout_ms));
   }
 
@@ -86,6 +88,15 @@ struct AgentService::Impl {
   tools::approvals::ApprovalManager approvals;  // exec approvals (TL-3)
   std::string triage_model;                     // approvals.triageModel (smart mode, TL-4)
   int64_t triage_timeout_ms = 20'000;
+  RunJournal journal;                     // every journaled run source (SS-6)
+  bool draining = false;                  // drain(): no queued run starts any more (GW-10)
+  std::vector<JournalEntry> unfinished;   // what open() found, until resumed
+  void open_journal();                    // agent_journal.cpp
 };
+
+/// When the active branch of `ctx` ends in an unanswered turn whose user message says `message`
+/// (then only tool calls and results, no final reply: the gateway died mid-turn), that message's
+/// timestamp (ms); nullopt otherwise. A journaled rerun then continues the turn (agent_journal.cpp).
+std::optional<int64_t> unanswered_turn(const store::SessionContext& ctx, const std::string& message);
 
 }  // namespace pincer::agent

@@ -32,6 +32,7 @@
 #include "core/redact.h"
 #include "core/secret_rules.h"
 #include "gateway/net_server.h"
+#include "gateway/run_event_bridge.h"
 #include "store/atomic_file.h"
 #include "store/instance_lock.h"
 #include "tools/process_guard.h"
@@ -162,6 +163,7 @@ static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& 
     }
   }
   s.auth.loopback_bind = is_loopback_host(s.bind_host);
+  s.drain_timeout_ms = gw.value("drainTimeoutMs", int64_t{30000});
   if (gw.contains("controlUi")) s.auth.allowed_origins = gw["controlUi"].value("allowedOrigins", std::vector<std::string>{});
   if (gw.contains("controlUi")) s.control_ui = gateway::control_ui_settings(gw["controlUi"], env("HOME").value_or(""));
   const json& rl = auth["rateLimit"];
@@ -281,6 +283,9 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   // (e.g. no botToken) stops the start-up with the config path named.
   channels::ChannelManager channel_manager(loop, SystemClock::instance(), agents, cfg, state, gateway.http_routes());
   if (auto st = channel_manager.start(); !st) return fail(2, st.error().message);
+  // Runs of gateway clients a restart cut off run again; their events go to every operator (SS-6).
+  agents.resume_unfinished([&gateway](const agent::SendRequest&) { return gateway::make_run_event_sink(gateway); });
+  gateway.set_pending_work([&agents, &channel_manager] { return agents.running_runs() + channel_manager.deliveries_pending(); });
   gateway.set_channels_status([&channel_manager] { return channel_manager.status(); });
   gateway.set_channels_probe([&channel_manager](int64_t timeout_ms, std::function<void(json)> done) {
     channel_manager.probe(timeout_ms, std::move(done));

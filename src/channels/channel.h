@@ -63,6 +63,10 @@ struct InboundMessage {
   std::string text;
   bool mentions_bot = false;  ///< @bot, a reply to the bot, or a bot command
   int64_t ts_ms = 0;
+  /// Set by the inbound pipeline, never by a channel: the message's run-journal entry
+  /// (agent/run_journal.h) and whether it is answered again after a restart.
+  std::string journal_id = {};
+  bool resumed = false;
 };
 
 /// One outbound platform message.

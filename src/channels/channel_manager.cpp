@@ -108,6 +108,12 @@ Status ChannelManager::start() {
   if (auto loaded = outbox_.load(); !loaded) spdlog::error("outbox: {}", loaded.error().message);
   for (auto& a : accounts_) start_account(*a);
   delivery_.resume();
+  // Messages a crash left unanswered (the run journal, SS-6); one whose reply is in the outbox
+  // (ids "<run id>…") is being finished by it.
+  pipeline_.resume([this](const std::string& run_id) {
+    auto it = outbox_.pending().lower_bound(run_id);
+    return it != outbox_.pending().end() && it->first.compare(0, run_id.size(), run_id) == 0;
+  });
   return Ok{};
 }
 

@@ -56,6 +56,8 @@ class ChannelManager {
 
   /// Work that a restart would cut off: messages not answered yet and replies not delivered yet.
   std::size_t pending() const;
+  /// Replies not delivered yet (the outbox): what a stopping gateway waits for (GW-10).
+  std::size_t deliveries_pending() const { return outbox_.pending().size(); }
 
   /// `channels.status` payload: {channels:[{channel, accountId, running, restarts, startedAt, …}],
   /// pipeline:{…}}.

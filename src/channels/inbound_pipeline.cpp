@@ -6,6 +6,7 @@
 
 #include "agent/chat_commands.h"
 #include "channels/channel_accounts.h"
+#include "channels/inbound_journal.h"
 #include "channels/reply_stream.h"
 #include "core/ids.h"
 #include "core/redact.h"
@@ -154,7 +155,8 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
                           : m.is_group ? m.chat_id
                                        : m.sender_id};
   // 1. The same platform message twice (webhook retry, re-polled update) is handled once (QL-4).
-  if (dedupe_.seen({m.channel, m.account_id, peer, m.thread_id, m.message_id})) {
+  if (dedupe_.seen({m.channel, m.account_id, peer, m.thread_id, m.message_id}) ||
+      agents_.journal().has_message(inbound_journal_key(m))) {  // (also across a restart: the journal)
     ++duplicates_;
     spdlog::debug("{}[{}]: duplicate message {} ignored", m.channel, m.account_id, m.message_id);
     return InboundOutcome::Duplicate;
@@ -203,7 +205,17 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   // 4. Slash commands (UI-4); an owner's answer to an exec approval (TL-3).
   if (is_command && chat_approvals_.handle(channel, m)) return InboundOutcome::Accepted;
   if (is_command && command(channel, m, session_key, route.agent_id)) return InboundOutcome::Accepted;
-  // 5. A run now, or the session's queue when a run is busy (QL-3).
+  // 5. Journaled (SS-6) before the channel acknowledges it, then a run now or the session's queue
+  // when a run is busy (QL-3).
+  auto journaled = agents_.journal().accept(kChannelJournalSource, inbound_journal_request(m, session_key, route.agent_id),
+                                            inbound_journal_key(m));
+  if (!journaled) {
+    spdlog::error("{}[{}]: message {} not accepted: {}", m.channel, m.account_id, m.message_id, journaled.error().message);
+    reply(channel, m, "journal-" + m.channel + "-" + m.message_id, "⚠️ I cannot take messages right now (my storage "
+                                                                   "fails; the owner finds why in the gateway log).");
+    return InboundOutcome::Dropped;
+  }
+  m.journal_id = *journaled;
   enqueue(channel, std::move(m), session_key, route.agent_id);
   return InboundOutcome::Accepted;
 }
@@ -215,6 +227,7 @@ void InboundPipeline::enqueue(Channel& channel, InboundMessage m, const std::str
   if (q.active_run.empty() && q.waiting.empty()) return start_run(session_key, {std::move(m)});
   ++queued_;
   if (queue_.mode == "interrupt") {
+    for (const auto& w : q.waiting) forget(w, "superseded");
     q.waiting.clear();
     q.waiting.push_back(std::move(m));
     if (!q.active_run.empty()) {
@@ -238,7 +251,8 @@ void InboundPipeline::enqueue(Channel& channel, InboundMessage m, const std::str
   }
   if (q.waiting.size() >= queue_.cap) {
     ++dropped_;
-    if (queue_.drop == "new") return;
+    if (queue_.drop == "new") return forget(m, "dropped");
+    forget(q.waiting.front(), "dropped");
     q.waiting.pop_front();
     ++q.dropped;
   }
@@ -276,8 +290,27 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   if (channel->capabilities().typing) channel->send_typing(last.chat_id, last.thread_id);
   q.active_run = run_id;
   // The reply streams to the chat as the run writes it (CH-4; channels.<id>.streaming).
+  // The run journal: every message of the batch; a preview an earlier, cut-off run left is reused.
+  std::vector<std::string> journal_ids;
+  std::string preview_id;
+  bool resumed = false;
+  for (const auto& mm : messages) {
+    if (mm.journal_id.empty()) continue;
+    journal_ids.push_back(mm.journal_id);
+    resumed = resumed || mm.resumed;
+    if (auto p = resume_previews_.find(mm.journal_id); p != resume_previews_.end()) {
+      preview_id = p->second;
+      resume_previews_.erase(p);
+    }
+  }
+  auto on_preview = [this, journal_ids](const std::string& id) {
+    for (const auto& j : journal_ids) {
+      if (auto st = agents_.journal().note(j, json{{"preview", id}}); !st) spdlog::error("run journal: {}", st.error().message);
+    }
+  };
   auto stream = ReplyStream::create(delivery_, clock_, std::make_shared<LoopStreamTimers>(loop_),
-                                    {channel->id(), channel->account_id(), last.chat_id, last.thread_id, run_id},
+                                    {channel->id(), channel->account_id(), last.chat_id, last.thread_id, run_id,
+                                     preview_id, on_preview},
                                     stream_settings_from_json(config_, channel->id(), channel->account_id(),
                                                               channel->capabilities()));
   agent::SendRequest request{session_key, q.agent_id, text, run_id, "", agent::RunLane::Main};
@@ -287,6 +320,8 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   request.sender_is_owner = std::all_of(messages.begin(), messages.end(), [&](const InboundMessage& mm) {
     return sender_is_owner(config_, mm);
   });
+  request.journal_ids = journal_ids;
+  request.resume = resumed;
   auto accepted = agents_.send(request,
                                [this, run_id, session_key, stream](const agent::RunEvent& e) {
                                  using K = agent::RunEvent::Kind;
@@ -295,14 +330,21 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
                                  if (e.kind == K::Steered) {
                                    // The oldest steered message is in the run's loop now: its reply answers it.
                                    if (auto s = sessions_.find(session_key); s != sessions_.end() && !s->second.steered.empty()) {
+                                     if (const auto& taken = s->second.steered.front(); taken && !taken->journal_id.empty()) {
+                                       steered_ids_[run_id].push_back(taken->journal_id);  // this reply answers it
+                                     }
                                      s->second.steered.pop_front();
                                    }
                                  }
                                  if (e.kind == K::End || e.kind == K::Error || e.kind == K::Aborted) {
                                    superseded_.erase(run_id);
+                                   if (auto ids = steered_ids_.extract(run_id); ids && !(e.kind == K::Aborted && e.stop_reason == "shutdown")) {
+                                     for (const auto& j : ids.mapped()) (void)agents_.journal().answered(j, "steered");
+                                   }
                                    // /stop drops what waits, steered messages included.
                                    if (auto s = sessions_.find(session_key); s != sessions_.end() && e.kind == K::Aborted &&
                                                                              e.stop_reason == "stop") {
+                                     for (const auto& st : s->second.steered) if (st) forget(*st, "stopped");
                                      s->second.steered.clear();
                                    }
                                    // After the sink returns: the lane is free for the next run.
@@ -313,6 +355,7 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
     q.active_run.clear();
     spdlog::error("{}[{}]: cannot start a run for {}: {}", last.channel, last.account_id, session_key, accepted.error().message);
     reply(*channel, last, run_id, "⚠️ " + redact::apply(accepted.error().message));
+    for (const auto& mm : messages) forget(mm, "error");
     return;
   }
   ++runs_;
@@ -364,6 +407,11 @@ void InboundPipeline::run_ended(const std::string& session_key, const std::strin
   start_run(session_key, {std::move(next)});
 }
 
+void InboundPipeline::forget(const InboundMessage& m, const char* outcome) {
+  if (m.journal_id.empty()) return;
+  if (auto st = agents_.journal().answered(m.journal_id, outcome); !st) spdlog::error("run journal: {}", st.error().message);
+}
+
 bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const std::string& session_key,
                               const std::string& agent_id) {
   (void)agent_id;  // the session key names the agent
@@ -371,7 +419,10 @@ bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const s
   auto invocation = agent::parse_chat_command(m.text, m.mentions_bot);
   if (!invocation || invocation->command->terminal_only) return false;
   agent::CommandContext context{agents_, session_key, [this, &session_key] {
-                                  if (auto q = sessions_.find(session_key); q != sessions_.end()) q->second.waiting.clear();
+                                  if (auto q = sessions_.find(session_key); q != sessions_.end()) {
+                                    for (const auto& w : q->second.waiting) forget(w, "stopped");
+                                    q->second.waiting.clear();
+                                  }
                                 }};
   const agent::CommandReply answer = agent::run_chat_command(*invocation, context);
   // A failing command's error text may quote config values: masked like every reply's error.

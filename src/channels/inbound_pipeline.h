@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_service.h"
+#include "agent/run_journal.h"
 #include "channels/channel.h"
 #include "channels/chat_approvals.h"
 #include "channels/pairing_store.h"
@@ -52,6 +53,15 @@ class InboundPipeline {
   /// Applies a new validated config (hot reload): bindings, session scopes, access policies and
   /// `messages.queue` apply from the next message; runs and queued messages are kept.
   void reconfigure(nlohmann::json effective_config);
+
+  /// Answers the channel messages the run journal held unfinished at start-up
+  /// (AgentService::take_unfinished) (agent/run_journal.h,
+  /// SS-6), once each, in the chat they came from: each joins its session's queue as if it had
+  /// just arrived (a turn cut off mid-way continues). A message whose run had already answered —
+  /// `reply_pending(run id)`: its reply is in the outbox — is only marked answered; one resumed
+  /// before is given up with a notice in its chat; one whose account is gone is dropped (logged).
+  /// Call after the accounts are built (inbound_journal.cpp).
+  void resume(const std::function<bool(const std::string& run_id)>& reply_pending);
 
   /// Counters for channels.status.
   nlohmann::json stats() const;
@@ -85,6 +95,8 @@ class InboundPipeline {
   void enqueue(Channel& channel, InboundMessage m, const std::string& session_key, const std::string& agent_id);
   void start_run(const std::string& session_key, std::vector<InboundMessage> messages);
   void run_ended(const std::string& session_key, const std::string& run_id);
+  /// Marks a message's journal entry answered with `outcome` (dropped by the queue, /stop …).
+  void forget(const InboundMessage& m, const char* outcome);
 
   const Clock& clock_;
   agent::AgentService& agents_;
@@ -103,6 +115,8 @@ class InboundPipeline {
   };
   std::map<std::string, RefusalLog> pairing_refused_;  ///< by "<channel>:<account>" (bounded by the config)
   ChatApprovals chat_approvals_;  ///< exec approvals asked and answered in chats (TL-3)
+  std::map<std::string, std::string> resume_previews_;  ///< journal id → preview a cut-off run left
+  std::map<std::string, std::vector<std::string>> steered_ids_;  ///< run id → journal ids steered into it
   int64_t received_ = 0, duplicates_ = 0, dropped_ = 0, runs_ = 0, queued_ = 0, interrupted_ = 0;
 };
 

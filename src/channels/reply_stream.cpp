@@ -153,6 +153,7 @@ ReplyStream::ReplyStream(ReplyDelivery& delivery, const Clock& clock, std::share
       random_(random ? std::move(random) : std::function<int64_t(int64_t, int64_t)>(default_random)) {
   if (settings_.mode == StreamMode::Partial) {
     if (Channel* ch = channel(); ch && !ch->capabilities().edit) settings_.mode = StreamMode::Off;
+    if (settings_.mode == StreamMode::Partial) preview_id_ = target_.preview_id;  // left by a cut-off run
   }
   if (settings_.mode == StreamMode::Block) {
     streamer_ = std::make_unique<delivery::BlockStreamer>(clock_, settings_.block, [this](std::string block) {
@@ -275,6 +276,7 @@ void ReplyStream::update_preview() {
     ch->send_text({target_.chat_id, target_.thread_id, preview}, [self, preview, after_call](Result<std::string> sent) {
       if (sent && !sent->empty()) {
         self->preview_id_ = *sent;
+        if (self->target_.on_preview) self->target_.on_preview(*sent);
         self->shown_ = preview;
       } else {
         self->preview_failed_ = true;  // the final reply is sent as usual

@@ -138,6 +138,12 @@ struct ReplyTarget {
   std::string channel, account_id;  ///< looked up through ReplyDelivery::find() at each call
   std::string chat_id, thread_id;
   std::string reply_id;  ///< unique per run (the run id); outbox ids derive from it
+  /// partial: a preview message an earlier run of the same message left in the chat (a restart
+  /// cut it off, agent/run_journal.h): this reply edits it instead of sending a second one.
+  std::string preview_id = {};
+  /// partial: called with the id of a new preview message once it is sent (the pipeline notes it
+  /// in the run journal).
+  std::function<void(const std::string&)> on_preview = {};
 };
 
 class ReplyStream : public std::enable_shared_from_this<ReplyStream> {

@@ -216,6 +216,11 @@ Node gateway_section() {
                              "`password` or `trusted-proxy` auth.")),
       field("customBindHost", string().format("ipv4").doc(
                                   "IPv4 address to listen on when `gateway.bind` is `custom`.")),
+      field("drainTimeoutMs", integer().min(0).max(600000).def(30000).doc(
+                                  "When the gateway stops (SIGTERM, Ctrl-C, a restart): how long "
+                                  "running turns and replies being delivered get to finish before "
+                                  "they are aborted; the run journal answers those at the next "
+                                  "start. Queued turns wait for the next start at once.")),
       field("auth", gateway_auth()),
       field("trustedProxies", array_of(string()).doc(
                                   "IP addresses or CIDR ranges (`10.0.0.0/8`) of reverse proxies "

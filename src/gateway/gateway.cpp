@@ -588,6 +588,7 @@ void Gateway::tick() { broadcast("tick", json{{"ts", clock_.wall_ms()}}.dump(), 
 void Gateway::shutdown(const std::string& reason, std::optional<int64_t> restart_expected_ms) {
   if (shutting_down_) return;
   shutting_down_ = true;
+  if (agents_) agents_->drain();  // GW-10: running turns finish, queued ones wait for the next start
   // 1012 tells clients to reconnect soon; 1001 that this gateway is going away.
   shutdown_close_code_ = restart_expected_ms ? kCloseServiceRestart : kCloseGoingAway;
   const std::string payload =

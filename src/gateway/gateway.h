@@ -90,6 +90,9 @@ struct GatewaySettings {
   AuthSettings auth;
   AuthRateLimitOptions auth_rate_limit;
   ControlUiSettings control_ui;  ///< gateway.controlUi.root/basePath (gateway/control_ui.h)
+  /// GW-10 `gateway.drainTimeoutMs`: how long a stopping gateway waits for running turns and
+  /// replies in delivery before it aborts them (they are resumed at the next start).
+  int64_t drain_timeout_ms = 30'000;
 };
 
 class Gateway {
@@ -207,6 +210,9 @@ class Gateway {
   using ChannelsProbe = std::function<void(int64_t timeout_ms, std::function<void(nlohmann::json)> done)>;
   void set_channels_probe(ChannelsProbe probe) { channels_probe_ = std::move(probe); }
   const ChannelsProbe& channels_probe() const { return channels_probe_; }
+  /// GW-10: work a stop waits for (running turns, replies in delivery); 0 when none is set.
+  void set_pending_work(std::function<std::size_t()> count) { pending_work_ = std::move(count); }
+  std::size_t pending_work() const { return pending_work_ ? pending_work_() : 0; }
 
   /// Device pairing (AU-3): the store under <state>/devices (in memory without a state dir).
   store::DeviceStore& devices() { return *devices_; }
@@ -275,6 +281,7 @@ class Gateway {
   agent::AgentService* agents_ = nullptr;
   std::function<nlohmann::json()> channels_status_;
   ChannelsProbe channels_probe_;
+  std::function<std::size_t()> pending_work_;
   net::HttpRoutes http_routes_;
 };
 

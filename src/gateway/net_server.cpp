@@ -488,8 +488,30 @@ class Server {
     accept_retry_.cancel();
     gateway_.shutdown(std::string(restart_ ? "gateway restarting (" : "gateway stopping (") + why + ")",
                       restart_ ? std::optional<int64_t>(kRestartExpectedMs) : std::nullopt);
+    // GW-10: running turns and replies in delivery get gateway.drainTimeoutMs to finish (the
+    // journal resumes what is still running then at the next start); clients 800 ms to close.
+    drain_deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(gateway_.settings().drain_timeout_ms);
+    if (const std::size_t pending = gateway_.pending_work()) {
+      spdlog::info("waiting up to {} ms for {} running turns and replies to finish", gateway_.settings().drain_timeout_ms,
+                   pending);
+    }
     deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
-    wait_for_clients();
+    wait_for_drain();
+  }
+
+  // Checks every 50 ms (while stopping only) until no turn or reply is pending, or the drain deadline.
+  void wait_for_drain() {
+    const auto now = std::chrono::steady_clock::now();
+    if (gateway_.pending_work() == 0 || now >= drain_deadline_) {
+      if (const std::size_t left = gateway_.pending_work()) {
+        spdlog::warn("stopping with {} turns or replies unfinished (gateway.drainTimeoutMs); they resume at the next start",
+                     left);
+      }
+      deadline_ = std::max(deadline_, now + std::chrono::milliseconds(200));
+      return wait_for_clients();
+    }
+    stop_.expires_after(std::chrono::milliseconds(50));
+    stop_.async_wait([this](error_code) { wait_for_drain(); });
   }
 
   // Polls until every client has finished its close handshake, bounded by the deadline.
@@ -508,7 +530,7 @@ class Server {
   Acceptor acceptor_;
   asio::steady_timer tick_, health_, presence_, accept_retry_, stop_;
   asio::signal_set signals_;
-  std::chrono::steady_clock::time_point deadline_;
+  std::chrono::steady_clock::time_point deadline_, drain_deadline_;
   bool restart_ = false;
   std::shared_ptr<ReadingSessions> reading_ = std::make_shared<ReadingSessions>();
 };

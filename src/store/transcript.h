@@ -21,7 +21,8 @@
 // Writing is append-only: the file is opened with O_APPEND, every entry is one write(2) of one
 // complete line, and existing bytes are never rewritten. Files are created with mode 0600.
 // Durability (FsyncPolicy): by default every append is followed by fdatasync(2) before it is
-// acknowledged, so an acknowledged entry survives power loss (SS-6); a crash in the middle of a
+// acknowledged, so an acknowledged entry survives power loss (SS-6); a writer opened with None
+// leaves appends to the page cache until sync() (the gateway: once per turn); a crash in the middle of a
 // write leaves at most a torn last line, which the reader skips with a warning. A write that fails
 // (a full disk: ENOSPC, EFBIG, EIO) is taken back: the file is truncated to the size it had before
 // the append, so it still ends in its last complete line and stays valid JSONL. If a file is found
@@ -204,7 +205,10 @@ std::vector<Json> to_llm_messages(const std::vector<Json>& agent_messages);
 // ---------------------------------------------------------------------------------------------
 
 /// When appends reach the disk. EveryAppend: fdatasync after each entry, before it is
-/// acknowledged (the default; a few ms per entry). None: leave it to the OS (tests, imports).
+/// acknowledged (the default; a few ms per entry). None: appends go to the page cache (they
+/// survive a process crash or kill -9, not a power loss) until sync() — the gateway's runs use
+/// None and sync once at the end of each turn, before the run journal (agent/run_journal.h)
+/// records the turn answered, so a turn the journal calls answered is on disk.
 enum class FsyncPolicy { EveryAppend, None };
 
 /// Options for a new transcript.
@@ -271,6 +275,9 @@ class TranscriptWriter {
                                             const Json& details = nullptr);
   Result<std::string> append_label(std::string_view target_id, std::optional<std::string_view> label);
   Result<std::string> append_session_info(std::optional<std::string_view> name);
+  /// fdatasync(2) of everything appended so far (with FsyncPolicy::None: the durable points).
+  /// Errors: "IO_ERROR" naming the file.
+  Status sync();
 
  private:
   TranscriptWriter(std::filesystem::path path, int fd, const Clock& clock, FsyncPolicy fsync);

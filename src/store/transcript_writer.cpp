@@ -158,6 +158,12 @@ Status TranscriptWriter::write_line(const std::string& line) {
   return io_error(path_, step, err);
 }
 
+Status TranscriptWriter::sync() {
+  if (fd_ < 0) return Ok{};
+  if (::fdatasync(fd_) != 0) return io_error(path_, "cannot sync");
+  return Ok{};
+}
+
 Result<std::string> TranscriptWriter::append(std::string_view type, const Json& fields) {
   const std::string id = new_entry_id();
   std::string line = "{\"type\":" + dump_lenient(std::string(type)) + ",\"id\":" + dump_lenient(id) +

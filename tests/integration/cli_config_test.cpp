@@ -163,7 +163,7 @@ TEST_F(CliConfigTest, ErrorsNameThePathAndExit2WithoutTouchingTheFile) {
   const std::vector<Case> cases = {
       {{"config", "set", "gateway.prot", "1"},
        "pincer: config set: gateway.prot: unknown config key \"prot\" in gateway (expected one of "
-       "port|bind|customBindHost|auth|trustedProxies|controlUi|reload)\n"},
+       "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload)\n"},
       {{"config", "set", "gateway.port", "70000"},
        "pincer: config set gateway.port: not written, the result would be invalid:\n" + config().string() +
            ": gateway.port: expected integer 1..65535, got 70000\n"},

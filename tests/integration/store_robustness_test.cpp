@@ -1,13 +1,14 @@
 // Bad bytes, a full disk and a kill -9 against the real binary (issue 11 items 1-3 and 10): the
 // CLI refuses bytes that are not UTF-8 naming the argument, the gateway survives them; a turn
-// whose transcript append fails is an error and leaves valid JSONL; a turn cut off by SIGKILL is
-// marked interrupted and the next model call does not see the lost request as pending; sessions
+// whose transcript append fails is an error and leaves valid JSONL; a turn cut off by SIGKILL (twice:
+// the run journal resumes it once) is marked interrupted and the next model call does not see the lost request as pending; sessions
 // list/show read the local files when no gateway runs.
 #include <signal.h>
 #include <sys/resource.h>
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -244,23 +245,33 @@ TEST_F(StoreRobustnessTest, AReplyCutOffByKill9IsMarkedInterruptedAndNotAnswered
   start_mock();
   gateway_ = std::make_unique<Gateway>(home_.path());
   port_ = gateway_->port();
+  // The run journal (SS-6) resumes a cut-off turn once; cut off again while resumed, it is given
+  // up and marked interrupted. MOCK_HOLD keeps each attempt half-streamed until the kill.
+  auto held_requests = [&](std::size_t n) {
+    for (int i = 0; i < 600; ++i) {
+      json h = json::parse(http_request(mock_->port(), "GET", "/__mock/holds").body, nullptr, false);
+      if (model_requests().size() >= n && h.is_object() && h.contains("lost") && h["lost"].value("waiting", 0) >= static_cast<int>(n)) {  // (a dead stream stays counted)
+        return true;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  };
   {
     auto c = client();
-    auto ack = c->request("chat.send", {{"sessionKey", "main"}, {"message", "the lost one MOCK_SLOW:400"},
+    auto ack = c->request("chat.send", {{"sessionKey", "main"}, {"message", "the lost one MOCK_HOLD:lost"},
                                         {"idempotencyKey", "run-lost"}});
     ASSERT_EQ(ack["ok"], true) << ack.dump();
-    bool streaming = false;
-    for (int i = 0; i < 200 && !streaming; ++i) {
-      auto f = c->recv(10s);
-      if (!f) break;
-      streaming = (*f)["event"] == "chat" && (*f)["payload"]["state"] == "delta";
-    }
-    ASSERT_TRUE(streaming) << "no delta arrived";
+  }
+  for (std::size_t attempt = 1; attempt <= 2; ++attempt) {
+    ASSERT_TRUE(held_requests(attempt)) << "attempt " << attempt << " never reached the mock";
     gateway_->process().signal(SIGKILL);
     ASSERT_TRUE(gateway_->process().wait(10s).has_value());
+    gateway_ = std::make_unique<Gateway>(home_.path());
+    port_ = gateway_->port();
   }
-  gateway_ = std::make_unique<Gateway>(home_.path());
-  port_ = gateway_->port();
+  EXPECT_EQ(model_requests().size(), 2u);  // the first attempt and its one resume
+  http_request(mock_->port(), "POST", "/__mock/release?name=lost");
 
   // Clients see the turn as interrupted.
   auto c = client();

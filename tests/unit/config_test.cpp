@@ -378,7 +378,7 @@ TEST(ConfigValidate, ValidDocumentsPass) {
 TEST(ConfigValidate, UnknownKey) {
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": {"prot": 1}})")),
             "gateway.prot: unknown key (expected one of "
-            "port|bind|customBindHost|auth|trustedProxies|controlUi|reload)");
+            "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
             "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|diagnostics|bindings|channels|plugins|meta)");
 }
@@ -503,7 +503,7 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.bind: expected one of loopback|lan|custom, got \"wan\"\n"
             "gateway.port: expected integer 1..65535, got \"abc\"\n"
             "gateway.prot: unknown key (expected one of "
-            "port|bind|customBindHost|auth|trustedProxies|controlUi|reload)\n"
+            "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload)\n"
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"
             "logging.level: expected one of trace|debug|info|warn|error|off, got \"loud\"\n"
@@ -526,7 +526,7 @@ TEST(ConfigValidate, LoadPrefixesEveryLineWithTheFile) {
 
 TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
   EXPECT_EQ(with_defaults(json::object()), json::parse(R"({
-      "gateway": {"port": 18789, "bind": "loopback",
+      "gateway": {"port": 18789, "bind": "loopback", "drainTimeoutMs": 30000,
                   "auth": {"mode": "token",
                            "rateLimit": {"maxAttempts": 10, "windowMs": 60000,
                                          "lockoutMs": 300000, "exemptLoopback": true}},

@@ -152,13 +152,14 @@ void TelegramChannel::handle_webhook(const net::HttpRouteRequest& req, net::Http
   // Telegram retries anything but 2xx: a malformed update is acknowledged and dropped.
   if (!update.is_object() || !alive_ || !*alive_) return reply(200, R"({"ok":true})");
   auto parsed = parse_updates(json{{"ok", true}, {"result", json::array({update})}}, settings_.account_id, bot_username_, bot_id_);
-  reply(200, R"({"ok":true})");
-  if (!parsed) return;
-  for (auto& u : *parsed) {
-    if (!u.message) continue;
-    ++updates_seen_;
-    if (host_) host_->on_inbound(std::move(*u.message));
+  if (parsed) {
+    for (auto& u : *parsed) {
+      if (!u.message) continue;
+      ++updates_seen_;
+      if (host_) host_->on_inbound(std::move(*u.message));
+    }
   }
+  reply(200, R"({"ok":true})");  // after the pipeline journaled it (agent/run_journal.h)
 }
 
 void TelegramChannel::schedule_poll(int64_t delay_ms) {
@@ -195,17 +196,19 @@ void TelegramChannel::poll() {
            return schedule_poll(early ? settings_.empty_poll_delay_ms : 0);
          }
          for (auto& u : *updates) offset_ = std::max(offset_, u.update_id + 1);
-         // The offset is stored before the messages are handled: a crash never answers an update
-         // twice (replies in flight are finished from the outbox).
-         if (!settings_.offset_file.empty()) {
-           if (auto st = store::write_file_atomic(settings_.offset_file, std::to_string(offset_), 0600); !st) {
-             spdlog::warn("telegram[{}]: cannot persist offset: {}", settings_.account_id, st.error().message);
-           }
-         }
          for (auto& u : *updates) {
            if (!u.message) continue;
            ++updates_seen_;
            if (host_) host_->on_inbound(std::move(*u.message));
+         }
+         // The offset (the acknowledgement: Telegram forgets what lies before it) is stored after
+         // the pipeline journaled the messages (agent/run_journal.h): a crash in between polls
+         // them again, and the journal knows them by their message ids, so none is lost or
+         // answered twice.
+         if (!settings_.offset_file.empty()) {
+           if (auto st = store::write_file_atomic(settings_.offset_file, std::to_string(offset_), 0600); !st) {
+             spdlog::warn("telegram[{}]: cannot persist offset: {}", settings_.account_id, st.error().message);
+           }
          }
          poll();
        });

@@ -73,6 +73,7 @@ MethodResult agent_run(MethodContext& ctx) {
     }
   };
   agent::SendRequest req{session_key.empty() ? "main" : session_key, agent_id, message, key, thinking, agent::RunLane::Main};
+  req.source = "agent";  // journaled before the answer: a restart resumes it (SS-6)
   auto accepted = agents->send(req, make_run_event_sink(gw, on_terminal));
   if (!accepted) {
     const std::string note = gw.config_drift_note();  // e.g. the model is in a file that could not be reloaded

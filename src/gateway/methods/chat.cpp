@@ -96,6 +96,7 @@ MethodResult chat_send(MethodContext& ctx) {
     return json{{"runId", key}, {"status", "started"}};
   }
   agent::SendRequest req{session_key, agent_id, message, key, thinking, agent::RunLane::Main};
+  req.source = "chat.send";  // journaled before the answer: a restart resumes it (SS-6)
   auto accepted = agents->send(req, make_run_event_sink(ctx.gateway));
   if (!accepted) return from_error(accepted.error(), ctx.gateway.config_drift_note());
   return json{{"runId", accepted->run_id}, {"status", "started"}};

@@ -1,0 +1,186 @@
+// The run journal end to end (issue 15 items 6-7; SPEC SS-6, GW-10): the real gateway binary,
+// killed with SIGKILL in the middle of a `chat.send` turn, answers it exactly once after a restart;
+// SIGTERM lets a running turn finish. The mock LLM's MOCK_HOLD gate tells when the turn is
+// half-streamed (no timing): GET /__mock/holds shows the request waiting.
+#include <signal.h>
+
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "gateway_process.h"
+#include "ws_client.h"
+
+namespace pincer::test {
+namespace run_journal_test {  // named: the unity build puts several test files in one unit
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kToken = "journal-test-token-0123456789";
+
+std::string config_for(const MockLlm& mock, const std::string& gateway_extra = "") {
+  return std::string("{ gateway: { auth: { token: '") + kToken + "' }" + gateway_extra + " },\n" +
+         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
+         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n";
+}
+
+json mock_get(const MockLlm& mock, const std::string& path) {
+  auto r = http_request(mock.port(), "GET", path);
+  return json::parse(r.body, nullptr, false);
+}
+
+/// Polls `done` every 50 ms until it holds or `limit` passes (a generous deadline, not a timing).
+template <class Fn>
+bool eventually(Fn done, std::chrono::milliseconds limit = 30s) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return done();
+}
+
+std::string text_of(const json& message) {
+  std::string out;
+  if (message.contains("content") && message["content"].is_array()) {
+    for (const auto& b : message["content"]) {
+      if (b.value("type", "") == "text") out += b.value("text", "");
+    }
+  } else if (message.contains("content") && message["content"].is_string()) {
+    out = message["content"];
+  }
+  return out;
+}
+
+class RunJournalTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<WsClient> client() {
+    auto c = std::make_unique<WsClient>(gateway_->port());
+    EXPECT_TRUE(c->recv());
+    c->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
+    auto res = c->recv_response("c1");
+    EXPECT_TRUE(res && (*res)["ok"] == true);
+    return c;
+  }
+  json history() {
+    auto c = client();
+    auto res = c->request("chat.history", {{"sessionKey", "main"}});
+    return res["payload"]["messages"];
+  }
+  /// The messages of `role` in the main session's history.
+  std::vector<json> of_role(const json& messages, const std::string& role) {
+    std::vector<json> out;
+    for (const auto& m : messages) {
+      if (m.value("role", "") == role) out.push_back(m);
+    }
+    return out;
+  }
+  bool held(const std::string& name) {
+    json h = mock_get(*mock_, "/__mock/holds");
+    return h.is_object() && h.contains(name) && h[name].value("waiting", 0) >= 1;
+  }
+  /// Every entry the journal file ever accepted was answered (the file as the gateway left it).
+  void expect_journal_settled() {
+    std::ifstream in(home_.path() / "runs" / "journal.jsonl");
+    std::set<std::string> accepted, answered;
+    std::string line;
+    while (std::getline(in, line)) {
+      json r = json::parse(line, nullptr, false);
+      if (!r.is_object()) continue;
+      if (r["op"] == "accepted") accepted.insert(r.value("id", ""));
+      if (r["op"] == "answered") answered.insert(r.value("id", ""));
+    }
+    for (const auto& id : accepted) EXPECT_TRUE(answered.contains(id)) << "journal entry " << id << " left unanswered";
+  }
+  void TearDown() override {
+    if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";
+  }
+
+  TempDir home_;
+  std::unique_ptr<MockLlm> mock_;
+  std::unique_ptr<Gateway> gateway_;
+};
+
+TEST_F(RunJournalTest, AChatSendCutByKill9IsAnsweredOnceAfterTheRestart) {
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", config_for(*mock_));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  {
+    auto c = client();
+    auto ack = c->request("chat.send", {{"sessionKey", "main"}, {"message", "plan my day MOCK_HOLD:k9 ECHO:k9"},
+                                        {"idempotencyKey", "run-k9"}});
+    ASSERT_EQ(ack["ok"], true) << ack.dump();
+    // The model is half-way through its answer when the gateway dies.
+    ASSERT_TRUE(eventually([&] { return held("k9"); })) << mock_get(*mock_, "/__mock/holds").dump();
+  }
+  gateway_->process().signal(SIGKILL);
+  ASSERT_TRUE(gateway_->process().wait(10s));
+  http_request(mock_->port(), "POST", "/__mock/release?name=k9");  // the next attempt streams through
+
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  json messages;
+  ASSERT_TRUE(eventually([&] {
+    messages = history();
+    return !of_role(messages, "assistant").empty();
+  })) << messages.dump();
+  // One user message (the turn was continued, not asked again), one complete reply.
+  const auto users = of_role(messages, "user"), replies = of_role(messages, "assistant");
+  ASSERT_EQ(users.size(), 1u) << messages.dump();
+  ASSERT_EQ(replies.size(), 1u) << messages.dump();
+  EXPECT_EQ(text_of(replies[0]), "Hello from the mock LLM. [k9]");
+  EXPECT_EQ(replies[0].value("stopReason", ""), "stop");
+  EXPECT_EQ(mock_get(*mock_, "/health")["requests"], 2);  // the cut request and its rerun
+
+  // A stop and a third start: nothing is left to resume, the model is not asked again.
+  gateway_->process().signal(SIGTERM);
+  ASSERT_TRUE(gateway_->process().wait(30s));
+  expect_journal_settled();
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  EXPECT_EQ(of_role(history(), "assistant").size(), 1u);
+  EXPECT_EQ(mock_get(*mock_, "/health")["requests"], 2);
+}
+
+TEST_F(RunJournalTest, SigtermLetsARunningTurnFinish) {
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", config_for(*mock_));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  auto c = client();
+  auto ack = c->request("chat.send", {{"sessionKey", "main"}, {"message", "short one MOCK_HOLD:drain ECHO:drain"},
+                                      {"idempotencyKey", "run-drain"}});
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  ASSERT_TRUE(eventually([&] { return held("drain"); }));
+  gateway_->process().signal(SIGTERM);
+  // The stop has begun (clients are told) while the turn still waits at the mock; the gateway
+  // waits for it (gateway.drainTimeoutMs, 30 s) and exits once it ended.
+  bool told = false;
+  for (int i = 0; i < 200 && !told; ++i) {
+    auto f = c->recv(20s);
+    if (!f) break;
+    told = (*f)["event"] == "shutdown";
+  }
+  ASSERT_TRUE(told || c->closed()) << "no shutdown event";
+  // Every client is gone: only the running turn keeps the gateway from exiting now.
+  ASSERT_TRUE(c->closed() || c->wait_closed(10s));
+  http_request(mock_->port(), "POST", "/__mock/release?name=drain");
+  auto code = gateway_->process().wait(40s);
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, 0);
+  expect_journal_settled();
+
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  const json messages = history();
+  const auto replies = of_role(messages, "assistant");
+  ASSERT_EQ(replies.size(), 1u) << messages.dump();
+  EXPECT_EQ(text_of(replies[0]), "Hello from the mock LLM. [drain]");
+  EXPECT_EQ(replies[0].value("stopReason", ""), "stop");  // finished, not aborted by the stop
+  EXPECT_EQ(mock_get(*mock_, "/health")["requests"], 1);
+}
+
+}  // namespace
+}  // namespace run_journal_test
+}  // namespace pincer::test
