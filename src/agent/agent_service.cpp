@@ -100,8 +100,7 @@ void AgentService::flush_indexes() {
 }
 
 std::string AgentService::canonical_key(const std::string& session_key, const std::string& agent_id) const {
-  std::string agent = agent_id.empty() ? impl_->agents.default_id : store::normalize_agent_id(agent_id);
-  return store::to_agent_store_session_key(agent, session_key);
+  return impl_->agents.session_key(session_key, agent_id);
 }
 
 store::SessionIndex& AgentService::index_for(const std::string& agent_id) {
@@ -219,11 +218,11 @@ void AgentService::start(Pending p) {
   for (const auto& v : decision->verdicts) {
     if (!v.allowed) spdlog::debug("run {}: tool {} removed by {}: {}", p.request.run_id, v.tool, v.layer, v.reason);
   }
-  auto tools = std::make_optional(std::move(decision->tools));
   const memory::MemorySettings memory_settings = s.memory.settings_for(spec->id, spec->workspace);
   if (!memory_settings.enabled) {  // memory.backend none / memory.search.enabled false: no memory tools
-    std::erase_if(*tools, [](const tools::Tool* t) { return t->group() == "memory"; });
+    tools::policy::remove_group(*decision, "memory", "memory", memory::disabled_reason(memory_settings));
   }
+  auto tools = std::make_optional(std::move(decision->tools));
 
   // Session: the index entry, then the transcript (created on first use).
   store::SessionIndex& index = index_for(p.agent_id);
@@ -518,8 +517,12 @@ json AgentService::session_status(const std::string& session_key) {
   json out = {{"sessionKey", key}, {"agentId", agent_id}, {"model", ""}, {"messages", 0}};
   const AgentSettings* spec = impl_->agents.find(agent_id);
   if (!spec) spec = &impl_->agents.default_agent();
-  if (auto model = impl_->models.resolve(spec->model.primary)) out["model"] = model->provider + "/" + model->id;
-  else out["modelError"] = model.error().message;
+  if (auto model = impl_->models.resolve(spec->model.primary)) {
+    out["model"] = model->provider + "/" + model->id;
+    out["reasoning"] = model->reasoning;
+  } else {
+    out["modelError"] = model.error().message;
+  }
   if (auto w = agent_window(*spec, impl_->models)) out["contextTokens"] = w->tokens;
   if (std::string warning = window_warning(*spec, impl_->models); !warning.empty()) out["contextWarning"] = warning;
   std::string thinking = spec->thinking_default.empty() ? "off" : spec->thinking_default;
@@ -531,6 +534,7 @@ json AgentService::session_status(const std::string& session_key) {
       const auto* p = entry->field("providerOverride");
       if (auto model = impl_->models.resolve((p && p->is_string() ? p->get<std::string>() + "/" : "") + m->get<std::string>())) {
         out["model"] = model->provider + "/" + model->id;
+        out["reasoning"] = model->reasoning;
       }
     }
     auto file = store::transcript_path(store::sessions_dir(impl_->state_dir, agent_id), entry->session_id());

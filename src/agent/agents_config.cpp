@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "store/session_keys.h"
+
 namespace pincer::agent {
 namespace {
 
@@ -74,6 +76,11 @@ std::optional<llm::ThinkingLevel> thinking_level(std::string_view word) {
   if (word == "high") return llm::ThinkingLevel::High;
   if (word == "xhigh") return llm::ThinkingLevel::XHigh;
   return std::nullopt;
+}
+
+std::string AgentsConfig::session_key(std::string_view request_key, std::string_view agent_id) const {
+  const std::string agent = agent_id.empty() ? default_id : store::normalize_agent_id(agent_id);
+  return store::to_agent_store_session_key(agent, request_key);
 }
 
 const AgentSettings* AgentsConfig::find(std::string_view id) const {

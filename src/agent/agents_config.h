@@ -73,6 +73,12 @@ struct AgentsConfig {
   const AgentSettings* find(std::string_view id) const;
   /// The default agent (always present).
   const AgentSettings& default_agent() const;
+  /// The store key a run of `request_key` uses (store::to_agent_store_session_key): "" or "main"
+  /// → `agent:<agent>:main`, a short key → `agent:<agent>:<key>`, an `agent:…` key as written
+  /// (lowercased); <agent> is `agent_id` normalised, or the default agent when it is "". The one
+  /// rule of AgentService (every run) and of `pincer sandbox explain`. Does not check the key
+  /// (store::session_key_problem) nor that the agent exists.
+  std::string session_key(std::string_view request_key, std::string_view agent_id = {}) const;
 };
 
 /// Resolves `effective` (a validated config with defaults, config::LoadedConfig::effective).

@@ -125,6 +125,14 @@ CommandReply think(CommandContext& c, const std::string& arg) {
             " (set it with /think off|minimal|low|medium|high|xhigh)"};
   }
   if (auto st = c.agents.set_session_thinking(c.session_key, lower(arg)); !st) return {"⚠️ " + st.error().message, false};
+  // A model not marked `reasoning: true` gets no thinking setting at all (llm/*: the request
+  // omits it): say so rather than promise a level that changes nothing.
+  const json s = c.agents.session_status(c.session_key);
+  if (lower(arg) != "off" && s.contains("reasoning") && !s.value("reasoning", false)) {
+    return {"Thinking: " + lower(arg) + " — but model `" + s.value("model", "") +
+            "` is not marked `reasoning: true` in models.providers, so nothing is sent to it; the level applies when "
+            "the session uses a reasoning model"};
+  }
   return {"Thinking: " + lower(arg)};
 }
 

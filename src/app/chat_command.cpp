@@ -348,7 +348,7 @@ void register_chat_command(CLI::App& app, Action& action) {
   chat->alias("tui");
   chat->add_option("--session", opts->session, "Session key (default: main)");
   chat->add_option("--agent", opts->agent, "Agent id (default: the default agent)");
-  chat->add_option("--thinking", opts->thinking, "Thinking level")->check(CLI::IsMember({"off", "minimal", "low", "medium", "high"}));
+  chat->add_option("--thinking", opts->thinking, "Thinking level: off|minimal|low|medium|high|xhigh")->check(thinking_level_check());
   add_client_flags(chat, *flags, /*json_flag=*/false);
   on_parsed(chat, action, [flags, opts] {
     if (auto problem = store::session_key_problem(opts->session)) return fail(2, "--session: " + *problem);

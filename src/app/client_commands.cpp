@@ -365,8 +365,7 @@ void register_client_commands(CLI::App& app, Action& action) {
     cmd->add_option("-m,--message", a->message, "The message to send (- reads it from standard input)")->required();
     cmd->add_option("--agent", a->agent_id, "Agent id (default: the default agent)");
     cmd->add_option("--session", a->session_key, "Session key (default: main)");
-    cmd->add_option("--thinking", a->thinking, "Thinking level")
-        ->check(CLI::IsMember({"off", "minimal", "low", "medium", "high"}));
+    cmd->add_option("--thinking", a->thinking, "Thinking level: off|minimal|low|medium|high|xhigh")->check(thinking_level_check());
     cmd->add_flag("--local", a->local, "Run the agent in this process, without a gateway");
     add_client_flags(cmd, *f);
     on_parsed(cmd, action, [f, a] {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "agent/agents_config.h"
 #include "cli/chat_renderer.h"
 
 namespace pincer::app {
@@ -51,6 +52,15 @@ void add_client_flags(CLI::App* cmd, ClientFlags& flags, bool json_flag) {
   add_secret_option(cmd, "password", flags.conn.password, "Gateway password (default PINCER_GATEWAY_PASSWORD)");
   cmd->add_option("--timeout", flags.conn.timeout_ms, "Request timeout in ms")->check(CLI::Range(1, 24 * 3600 * 1000));
   if (json_flag) cmd->add_flag("--json", flags.json, "Print the result as JSON");
+}
+
+CLI::Validator thinking_level_check() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (agent::thinking_level(value)) return "";
+        return "\"" + value + "\" is not a thinking level (off|minimal|low|medium|high|xhigh)";
+      },
+      "LEVEL");
 }
 
 int fail(int code, const std::string& message) {

@@ -40,6 +40,10 @@ void add_client_flags(CLI::App* cmd, ClientFlags& flags, bool json_flag = true);
 void add_secret_option(CLI::App* cmd, const std::string& name, std::optional<std::string>& target,
                        const std::string& help, std::string* source = nullptr);
 
+/// The check of a `--thinking LEVEL` flag: a level agent::thinking_level knows
+/// (off|minimal|low|medium|high|xhigh, the same words as `/think` and thinkingDefault).
+CLI::Validator thinking_level_check();
+
 /// Resolves the connection (cli/connection.h), connects, and runs `body`. Failures print one
 /// "pincer: …" line with a hint and return 1 (unreachable, auth refused) or 2 (bad config/flags).
 int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body,

@@ -137,6 +137,10 @@ int run_get(const ConfigFlags& f) {
   return 0;
 }
 
+/// How often `config set|unset` redo an edit that lost a race with another writer (CONFLICT):
+/// each conflict is another writer's edit landing, so this many concurrent writers all succeed.
+constexpr int kEditAttempts = 16;
+
 /// A config edit that was not saved, with the true reason: an invalid result (exit 2), or the
 /// file changed meanwhile / could not be written (exit 1; e.g. a read-only state dir).
 int not_written(const std::string& command, const std::string& path, const Error& e) {
@@ -152,30 +156,38 @@ int run_set(const ConfigFlags& f) {
   auto value = parse_value(f, *node);
   if (!value) return fail(2, "config set: " + value.error().message);
   const auto file = cli::config_path(f.file, config::process_env());
-  auto original = cli::read_config_text(file);
-  if (!original) return fail(1, original.error().message);
-  // A new file starts from the commented template, with a gateway token (as `gateway run` would).
-  const std::string base = original->exists ? original->text : cli::config_template(18789, ids::random_token(32));
-  auto edited = json5::set(base, path, *value);
-  if (!edited) {
-    const int code = edited.error().code == "EDIT_FAILED" ? 1 : 2;
-    const std::string where = edited.error().code == "JSON5_PARSE" ? file.string() + ":" : "";
-    return fail(code, "config set: " + where + edited.error().message);
-  }
-  const bool changed = !original->exists || *edited != original->text;
-  if (changed) {
-    if (auto st = cli::write_config_text(*original, *edited); !st) {
+  cli::ConfigText original;
+  bool changed = false;
+  // Another writer that saved between our read and our write makes write_config_text answer
+  // CONFLICT: redo the edit on what it wrote (each conflict means someone else's edit landed).
+  for (int attempt = 1;; ++attempt) {
+    auto read = cli::read_config_text(file);
+    if (!read) return fail(1, read.error().message);
+    original = std::move(*read);
+    // A new file starts from the commented template, with a gateway token (as `gateway run` would).
+    const std::string base = original.exists ? original.text : cli::config_template(18789, ids::random_token(32));
+    auto edited = json5::set(base, path, *value);
+    if (!edited) {
+      const int code = edited.error().code == "EDIT_FAILED" ? 1 : 2;
+      const std::string where = edited.error().code == "JSON5_PARSE" ? file.string() + ":" : "";
+      return fail(code, "config set: " + where + edited.error().message);
+    }
+    changed = !original.exists || *edited != original.text;
+    if (!changed) break;
+    auto st = cli::write_config_text(original, *edited);
+    if (st) break;
+    if (st.error().code != "CONFLICT" || attempt == kEditAttempts) {
       return not_written("config set", json5::format_path(path), st.error());
     }
   }
   const json display = display_value(path, *value, false);
   if (f.json) {
     std::cout << json{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"value", display},
-                      {"changed", changed}, {"created", !original->exists}}
+                      {"changed", changed}, {"created", !original.exists}}
                      .dump(2)
               << "\n";
   } else {
-    if (!original->exists) std::cout << "Created " << file.string() << " (with a new gateway token)\n";
+    if (!original.exists) std::cout << "Created " << file.string() << " (with a new gateway token)\n";
     std::cout << (changed ? "Set " : "Unchanged: ") << json5::format_path(path) << " = "
               << display.dump(-1, ' ', false, json::error_handler_t::replace) << " in " << file.string() << "\n";
   }
@@ -187,19 +199,24 @@ int run_unset(const ConfigFlags& f) {
   if (!checked) return 2;
   const auto& path = checked->first;
   const auto file = cli::config_path(f.file, config::process_env());
-  auto original = cli::read_config_text(file);
-  if (!original) return fail(1, original.error().message);
   bool changed = false;
-  if (original->exists) {
+  for (int attempt = 1;; ++attempt) {  // CONFLICT: redo on the newer text, as in run_set
+    auto original = cli::read_config_text(file);
+    if (!original) return fail(1, original.error().message);
+    if (!original->exists) break;
     auto edited = json5::unset(original->text, path);
-    if (edited) {
-      if (auto st = cli::write_config_text(*original, *edited); !st) {
-        return not_written("config unset", json5::format_path(path), st.error());
-      }
-      changed = true;
-    } else if (edited.error().code != "PATH_NOT_FOUND") {
+    if (!edited) {
+      if (edited.error().code == "PATH_NOT_FOUND") break;
       const std::string where = edited.error().code == "JSON5_PARSE" ? file.string() + ":" : "";
       return fail(edited.error().code == "EDIT_FAILED" ? 1 : 2, "config unset: " + where + edited.error().message);
+    }
+    auto st = cli::write_config_text(*original, *edited);
+    if (st) {
+      changed = true;
+      break;
+    }
+    if (st.error().code != "CONFLICT" || attempt == kEditAttempts) {
+      return not_written("config unset", json5::format_path(path), st.error());
     }
   }
   if (f.json) {
@@ -211,18 +228,6 @@ int run_unset(const ConfigFlags& f) {
     std::cout << json5::format_path(path) << " is not set in " << file.string() << "; nothing to remove\n";
   }
   return 0;
-}
-
-/// Lines of a multi-line message.
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    if (end > start) out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
 }
 
 /// What the gateway checks at start beyond the schema: cli/config_checks.h, shared with doctor,
@@ -241,7 +246,7 @@ int run_validate(const ConfigFlags& f) {
   auto loaded = config::load(file, env);
   bool exists = false;
   if (!loaded) {
-    errors = lines_of(loaded.error().message);
+    errors = cli::lines_of(loaded.error().message);
     std::error_code ec;
     exists = std::filesystem::exists(file, ec);
   } else {

@@ -1,13 +1,14 @@
 // pincer memory status|index|search|reset (SPEC MM-4; docs/memory.md). Works on the files and the
 // index directly (no gateway needed); SQLite's locking makes it safe beside a running gateway.
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <iostream>
+#include <string>
 
 #include "agent/agents_config.h"
 #include "app/commands.h"
 #include "core/config.h"
+#include "core/log.h"
 #include "core/paths.h"
 #include "memory/memory_service.h"
 
@@ -33,11 +34,19 @@ struct Loaded {
 };
 
 std::optional<Loaded> load_all() {
-  // Log lines (rebuilds, re-indexing) go to stderr: stdout is the command's output (--json).
-  spdlog::set_default_logger(spdlog::stderr_logger_mt("memory"));
+  // Log lines (rebuilds, re-indexing) go to stderr in the format of every other command
+  // (core/log.h): stdout is the command's output (--json).
+  (void)log::init(log::Options{});
   const auto env = config::process_env();
   Loaded l;
   l.state = paths::state_dir(env);
+  // Nothing to search in a state dir that does not exist, and no reason to create one (a
+  // mistyped PINCER_HOME would quietly get a new index).
+  if (std::error_code ec; !std::filesystem::is_directory(l.state, ec)) {
+    std::cerr << "pincer: state directory " << l.state.string()
+              << " does not exist (PINCER_HOME, default ~/.pincer; `pincer onboard` creates it)\n";
+    return std::nullopt;
+  }
   auto loaded = config::load(paths::config_file(l.state), env);
   if (!loaded) {
     std::cerr << "pincer: " << loaded.error().message << "\n";
@@ -234,7 +243,19 @@ void register_memory_commands(CLI::App& app, Action& action) {
   search->add_option("query", flags->query, "What to look for")->required();
   search->add_option("--agent", flags->agent, "Agent id");
   search->add_option("--max-results", flags->max_results, "At most this many hits")->check(CLI::Range(1, 100));
-  search->add_option("--min-score", flags->min_score, "Lowest score, 0..1")->check(CLI::Range(0.0, 1.0));
+  search->add_option("--min-score", flags->min_score, "Lowest score, 0..1")->check(CLI::Validator(
+                    [](std::string& v) -> std::string {
+                      std::size_t used = 0;
+                      double x = -1;
+                      try {
+                        x = std::stod(v, &used);
+                      } catch (const std::exception&) {
+                        used = 0;
+                      }
+                      if (used == 0 || used != v.size()) return "\"" + v + "\" is not a number (a score from 0 to 1)";
+                      return x >= 0 && x <= 1 ? "" : "\"" + v + "\" is not between 0 and 1";
+                    },
+                    "SCORE"));
   search->add_flag("--json", flags->json, "Print the memory_search result object");
   on_parsed(search, action, [flags] { return run_search(*flags); });
   CLI::App* reset = mem->add_subcommand("reset", "Delete the index (the Markdown files stay; rebuilt on next use)");

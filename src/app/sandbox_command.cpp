@@ -10,6 +10,7 @@
 #include "app/commands.h"
 #include "core/config.h"
 #include "core/paths.h"
+#include "store/session_keys.h"
 #include "tools/sandbox/sandbox.h"
 
 namespace pincer::app {
@@ -25,9 +26,19 @@ int explain(const std::string& agent_flag, const std::string& session_flag, bool
   if (!loaded) return fail(2, loaded.error().message);
   auto agents = agent::resolve_agents(loaded->effective, state, env);
   if (!agents) return fail(2, agents.error().message);
-  const agent::AgentSettings* spec = agent_flag.empty() ? &agents->default_agent() : agents->find(agent_flag);
-  if (spec == nullptr) return fail(2, "unknown agent \"" + agent_flag + "\" (agents.list[].id)");
-  const std::string session = session_flag.empty() ? "agent:" + spec->id + ":main" : session_flag;
+  if (!session_flag.empty()) {
+    if (auto problem = store::session_key_problem(session_flag)) return fail(2, "--session: " + *problem);
+  }
+  // The key and agent a run of `pincer agent --agent A --session S` uses (AgentService's rule),
+  // so that explain never describes another session than the run gets.
+  const std::string session = agents->session_key(session_flag.empty() ? "main" : session_flag, agent_flag);
+  const std::string agent_id = store::agent_id_from_session_key(session);
+  const agent::AgentSettings* spec = agents->find(agent_id);
+  if (spec == nullptr) {
+    std::string known;
+    for (const auto& a : agents->agents) known += (known.empty() ? "" : ", ") + a.id;
+    return fail(2, "unknown agent \"" + agent_id + "\" (agents: " + known + ")");
+  }
   auto settings = sb::settings_for_agent(loaded->effective, spec->id);
   if (!settings) return fail(2, settings.error().message);
   const bool active = sb::applies(*settings, spec->id, session);
@@ -101,7 +112,7 @@ void register_sandbox_commands(CLI::App& app, Action& action) {
   auto session = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
   ex->add_option("--agent", *agent, "Agent id (default: the default agent)");
-  ex->add_option("--session", *session, "Session key (default: agent:<id>:main)");
+  ex->add_option("--session", *session, "Session key, as `pincer agent --session` takes it (default: main)");
   ex->add_flag("--json", *as_json, "Print JSON");
   on_parsed(ex, action, [agent, session, as_json] { return explain(*agent, *session, *as_json); });
 }

@@ -9,6 +9,7 @@
 #include "app/commands.h"
 #include "core/config.h"
 #include "core/paths.h"
+#include "memory/memory_config.h"
 #include "store/session_keys.h"
 #include "tools/approvals/approval_manager.h"
 #include "tools/policy/policy_pipeline.h"
@@ -65,6 +66,11 @@ int explain(const ExplainOptions& o) {
   tools::ToolRegistry registry = tools::ToolRegistry::builtin();
   auto decision = tools::policy::decide(registry, cfg, origin);
   if (!decision) return fail(2, decision.error().message);
+  // What AgentService::start removes after the pipeline: the memory tools when memory is off.
+  const auto memory_settings = memory::resolve_memory_settings(cfg, spec->id, spec->workspace, state, memory::memory_env_from_process());
+  if (!memory_settings.enabled) {
+    tools::policy::remove_group(*decision, "memory", "memory", memory::disabled_reason(memory_settings));
+  }
 
   const auto settings = tools::approvals::ApprovalSettings::from_config(cfg);
   std::string security = settings.security, ask = settings.ask;
@@ -75,6 +81,8 @@ int explain(const ExplainOptions& o) {
           : settings.non_owner_ask == "on-miss" || ask == "on-miss" ? "on-miss" : "off";
   }
   if (o.as_json) {
+    nlohmann::json layers = tools::policy::layer_names();
+    layers.push_back("memory");  // remove_group above
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& v : decision->verdicts) {
       nlohmann::json row = {{"tool", v.tool}, {"allowed", v.allowed}};
@@ -85,7 +93,7 @@ int explain(const ExplainOptions& o) {
       rows.push_back(std::move(row));
     }
     return print_json({{"agentId", origin.agent_id}, {"channel", origin.channel}, {"isGroup", origin.is_group},
-                       {"senderIsOwner", origin.sender_is_owner}, {"layers", tools::policy::layer_names()},
+                       {"senderIsOwner", origin.sender_is_owner}, {"layers", layers},
                        {"tools", rows}, {"exec", {{"security", security}, {"ask", ask}, {"approvals", settings.mode}}}});
   }
   std::cout << "agent " << origin.agent_id << (origin.channel.empty() ? "" : ", " + origin.channel + (origin.is_group ? " group " : " direct ") + origin.group_id)

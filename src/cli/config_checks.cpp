@@ -1,18 +1,21 @@
 #include "cli/config_checks.h"
 
+#include <algorithm>
+
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
 #include "channels/channel_checks.h"
 #include "cli/config_file.h"
 #include "core/paths.h"
 #include "core/secret_rules.h"
+#include "gateway/control_ui.h"
+#include "memory/memory_config.h"
 #include "gateway/protocol/client_address.h"
+#include "tools/sandbox/sandbox.h"
 
 namespace pincer::cli {
 
 using nlohmann::json;
-
-namespace {
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -23,6 +26,34 @@ std::vector<std::string> lines_of(const std::string& text) {
     start = end + 1;
   }
   return out;
+}
+
+namespace {
+
+void add_once(std::vector<std::string>& to, std::string line) {
+  if (std::find(to.begin(), to.end(), line) == to.end()) to.push_back(std::move(line));
+}
+
+/// The sandbox of every agent (TL-5) as its runs will build it: settings that fail every run are
+/// errors (a bind that does not parse or whose host path is missing, a bwrap.command path that is
+/// not an executable); a bare bwrap.command not found on PATH is a warning (bubblewrap may be
+/// installed before the gateway starts), as is a bind of the host's root.
+void sandbox_problems(const json& effective, const agent::AgentsConfig& agents, ConfigProblems& out) {
+  namespace sb = tools::sandbox;
+  for (const auto& a : agents.agents) {
+    auto settings = sb::settings_for_agent(effective, a.id);
+    if (!settings) {
+      add_once(out.errors, settings.error().message);
+      continue;
+    }
+    if (settings->mode == sb::Mode::kOff) continue;
+    if (auto st = sb::check_binds(*settings); !st) add_once(out.errors, st.error().message);
+    for (auto& w : sb::bind_warnings(*settings)) add_once(out.warnings, std::move(w));
+    if (auto bin = sb::backend_binary(*settings); !bin) {
+      const bool path = settings->command.find('/') != std::string::npos || settings->command.empty();
+      add_once(path ? out.errors : out.warnings, "sandbox of agent \"" + a.id + "\", bwrap.command: " + bin.error().message);
+    }
+  }
 }
 
 }  // namespace
@@ -98,6 +129,12 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   if (gw.value("bind", "loopback") == "custom" && gw.value("customBindHost", "").empty()) {
     out.errors.push_back("gateway.bind is \"custom\" but gateway.customBindHost is not set (or pass --host)");
   }
+  // The Control UI (gateway/control_ui.h): a root the gateway can serve, a base path it can match.
+  const auto ui = gateway::control_ui_settings(gw.value("controlUi", json::object()), env ? env("HOME").value_or("") : "");
+  if (auto problem = gateway::control_ui_base_path_problem(ui.base_path); !problem.empty()) out.errors.push_back(problem);
+  if (ui.enabled()) {
+    if (auto st = gateway::check_control_ui_root(ui.root); !st) out.errors.push_back(st.error().message);
+  }
   // Channels: every account that could not be built or would clash with another.
   for (auto& p : channels::channel_problems(effective)) out.errors.push_back(std::move(p));
   // Agents and models.
@@ -112,6 +149,18 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
     }
   }
   for (auto& w : agent::model_reference_warnings(effective)) out.warnings.push_back(std::move(w));
+  sandbox_problems(effective, *agents, out);
+  // Memory: an extra path that does not exist is indexed as nothing, silently.
+  for (const auto& a : agents->agents) {
+    const auto memory = memory::resolve_memory_settings(effective, a.id, a.workspace, paths::state_dir(env), memory::memory_env_from_process());
+    if (!memory.enabled) continue;
+    for (const auto& p : memory.extra_paths) {
+      std::error_code ec;
+      if (!std::filesystem::exists(p, ec)) {
+        add_once(out.warnings, "memory.search.extraPaths: " + p.string() + " (agent \"" + a.id + "\") does not exist: nothing is indexed from it");
+      }
+    }
+  }
   return out;
 }
 

@@ -56,6 +56,9 @@ struct ConfigCheckOptions {
   bool check_auth = true;
 };
 
+/// The non-empty lines of a multi-line message (an Error's message holds one problem a line).
+std::vector<std::string> lines_of(const std::string& text);
+
 /// Every problem of `effective` (a loaded config, with defaults) beyond the schema, each one
 /// line naming its config path. `env`: the environment the gateway would see (state dir,
 /// PINCER_GATEWAY_*).

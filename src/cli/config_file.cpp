@@ -1,7 +1,13 @@
 // pincer.json editing for the CLI (contract in config_file.h).
 #include "cli/config_file.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <system_error>
 #include <utility>
 
@@ -127,6 +133,38 @@ std::vector<std::string> semantic_errors(const fs::path& path, const std::string
   return check_config(loaded->effective, path, env, options).errors;
 }
 
+/// An exclusive flock(2) on `<config>.lock`, held while an edit re-reads the file, compares it with
+/// what it was based on and replaces it: every writer (config set/unset, onboard) goes through
+/// write_config_text, so two of them can no longer both pass the check and one overwrite the
+/// other. Blocks until the lock is free; released on destruction (or when the process dies).
+class EditLock {
+ public:
+  static Result<EditLock> acquire(const fs::path& config) {
+    const fs::path file = fs::path(config.string() + ".lock");
+    std::error_code ec;
+    if (file.has_parent_path()) fs::create_directories(file.parent_path(), ec);
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return Error{"IO_ERROR", "cannot open lock file " + file.string() + ": " + std::strerror(errno)};
+    while (::flock(fd, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return Error{"IO_ERROR", "cannot lock " + file.string() + ": " + std::strerror(err)};
+    }
+    return EditLock(fd);
+  }
+  EditLock(EditLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  EditLock& operator=(EditLock&&) = delete;
+  EditLock(const EditLock&) = delete;
+  ~EditLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  explicit EditLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
 }  // namespace
 
 Status validate_config_text(const fs::path& path, const std::string& text) {
@@ -145,16 +183,20 @@ Status write_config_text(const ConfigText& original, const std::string& text) {
     if (std::find(before.begin(), before.end(), e) == before.end()) added += (added.empty() ? "" : "\n") + e;
   }
   if (!added.empty()) return Error{"CONFIG_INVALID", added};
-  auto now = read_config_text(original.path);
-  if (!now) return now.error();
-  if (now->exists != original.exists || now->text != original.text) {
-    return Error{"CONFLICT", original.path.string() + ": the file changed while it was being edited; try again"};
-  }
   fs::path target = original.path;
   std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(target, ec))) {
     const fs::path resolved = fs::canonical(target, ec);
     if (!ec) target = resolved;
+  }
+  // Re-read, compare and replace under the lock: without it two writers could both see the text
+  // they started from and the second rename would drop the first one's edit.
+  auto lock = EditLock::acquire(target);
+  if (!lock) return lock.error();
+  auto now = read_config_text(original.path);
+  if (!now) return now.error();
+  if (now->exists != original.exists || now->text != original.text) {
+    return Error{"CONFLICT", original.path.string() + ": the file changed while it was being edited; try again"};
   }
   return store::write_file_atomic(target, text, 0600);
 }

@@ -50,7 +50,10 @@ Status validate_config_text(const std::filesystem::path& path, const std::string
 /// run, a token the gateway refuses … — except a gateway secret the gateway's environment may
 /// provide at run time; then atomically replaces `original.path` with it
 /// (mode 0600, parent directories created 0700). A symlinked config is written through to its
-/// target. Refuses with "CONFLICT" when the file changed on disk since `original` was read.
+/// target. Refuses with "CONFLICT" when the file changed on disk since `original` was read; that
+/// check and the replacement happen under an exclusive flock on `<target>.lock`, so of two
+/// concurrent writers based on the same text exactly one wins and the other gets "CONFLICT"
+/// (never both "written"). Blocks while another writer holds the lock.
 Status write_config_text(const ConfigText& original, const std::string& text);
 
 /// A new, commented pincer.json: the gateway on `port`, loopback, token auth with `token`, and

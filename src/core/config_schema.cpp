@@ -366,32 +366,35 @@ Node block_streaming_coalesce() {
 
 // The tool sandbox (TL-5; src/tools/sandbox/sandbox.h), OpenClaw's agents.defaults.sandbox with the
 // bubblewrap backend.
-Node sandbox_settings(const std::string& where) {
+Node sandbox_settings(const std::string& where, bool with_defaults) {
+  // agents.defaults.sandbox carries the defaults (tools/sandbox/sandbox.h Settings; sandbox_test
+  // checks they agree); an agent's entry must not, or they would override agents.defaults.
+  auto dflt = [with_defaults](Node node, nlohmann::json value) {
+    if (with_defaults) return std::move(node).def(std::move(value));
+    return std::move(node).default_note("as `agents.defaults.sandbox`");
+  };
   return object({
-             field("mode", one_of({"off", "non-main", "all"})
-                               .default_note("`off`")
+             field("mode", dflt(one_of({"off", "non-main", "all"}), "off")
                                .doc("Which sessions run their tools in the sandbox: `off`, `non-main` "
                                     "(every session except the agent's main one, `agent:<id>:main`), "
                                     "`all`.")),
-             field("backend", one_of({"bwrap"}).default_note("`bwrap`").doc(
+             field("backend", dflt(one_of({"bwrap"}), "bwrap").doc(
                                   "Sandbox backend: `bwrap` (bubblewrap, Debian package `bubblewrap`; "
                                   "one sandbox per command, user namespaces). When it cannot start, "
                                   "the tools refuse: nothing runs on the host instead.")),
              field("bwrap", object({
-                                field("command", string().default_note("`bwrap`").doc(
+                                field("command", dflt(string(), "bwrap").doc(
                                                      "The bwrap binary: a name looked up on PATH or a "
                                                      "path.")),
                             }).doc("The bubblewrap backend.")),
-             field("workspaceAccess", one_of({"rw", "ro", "none"})
-                                          .default_note("`rw`")
+             field("workspaceAccess", dflt(one_of({"rw", "ro", "none"}), "rw")
                                           .doc("The workspace inside the sandbox, at its host path: `rw`, "
                                                "`ro` (also the file tools only `read`), `none` (an empty "
                                                "throwaway directory; the file tools refuse).")),
              field("binds", array_of(string()).doc(
                                 "More host directories inside: `/host/path[:/inside/path][:ro|rw]` "
                                 "(default rw). Added to the defaults' binds.")),
-             field("network", one_of({"off", "on"})
-                                  .default_note("`off`")
+             field("network", dflt(one_of({"off", "on"}), "off")
                                   .doc("`off`: the sandbox has its own empty network namespace (no "
                                        "host network, not even the host's loopback); `on`: the host "
                                        "network.")),
@@ -502,7 +505,7 @@ Node agent_defaults() {
       field("sandbox", sandbox_settings(
                            "Run `exec`/`process` inside bubblewrap and hold the file tools to the same "
                            "view (TL-5): only the workspace, the binds and a read-only system are "
-                           "visible. See docs/security.md.")),
+                           "visible. See docs/security.md.", true)),
   }).doc("Settings every agent inherits.");
 }
 
@@ -538,7 +541,7 @@ Node agent_entry() {
                                  "`agents.defaults.contextEngine` (CX-1).")),
       field("sandbox", sandbox_settings(
                            "This agent's sandbox: each key given overrides `agents.defaults.sandbox`; "
-                           "`binds` are added.")),
+                           "`binds` are added.", false)),
   }).doc("One agent.");
 }
 

@@ -3,10 +3,16 @@
 namespace pincer::config::schema {
 
 Node memory_search_node(bool per_agent) {
+  // memory.search carries the defaults (with_defaults fills them in, `config get` shows them); an
+  // agent's override must not, or its defaults would hide memory.search when they are merged.
+  // The values are MemorySettings' (memory/memory_config.h; memory_test checks they agree).
+  auto dflt = [per_agent](Node node, nlohmann::json value) {
+    if (!per_agent) return std::move(node).def(std::move(value));
+    return std::move(node).default_note("as `memory.search`");
+  };
   return object({
-      field("enabled", boolean().default_note("`true`").doc("Index and search this memory (`false`: no memory tools).")),
-      field("provider", one_of({"none", "auto", "openai", "openai-compatible", "ollama", "gemini"})
-                            .default_note("`none`")
+      field("enabled", dflt(boolean(), true).doc("Index and search this memory (`false`: no memory tools).")),
+      field("provider", dflt(one_of({"none", "auto", "openai", "openai-compatible", "ollama", "gemini"}), "none")
                             .doc("Embedding provider for vector search: `openai` / `openai-compatible` "
                                  "(`POST {baseUrl}/embeddings`), `ollama` (`POST {baseUrl}/api/embed`), "
                                  "`gemini`, or `none` (keyword search only; `auto` = `none`). Changing it "
@@ -21,10 +27,10 @@ Node memory_search_node(bool per_agent) {
                                               "API key; default `OPENAI_API_KEY` / `GEMINI_API_KEY` from the "
                                               "environment.")),
                           field("headers", map_of(string().sensitive()).doc("Extra request headers.")),
-                          field("timeoutMs", integer().min(100).max(600000).default_note("30000").doc(
+                          field("timeoutMs", dflt(integer().min(100).max(600000), 30000).doc(
                                                  "Longest one indexing embeddings request may take, ms.")),
                           field("batch", object({
-                                             field("size", integer().min(1).max(2048).default_note("64").doc(
+                                             field("size", dflt(integer().min(1).max(2048), 64).doc(
                                                                "Texts per embeddings request.")),
                                          }).doc("Batching of indexing requests.")),
                       }).doc("Where the embedding provider is and how to call it.")),
@@ -32,34 +38,34 @@ Node memory_search_node(bool per_agent) {
                               "More Markdown files or folders to index, besides MEMORY.md, USER.md and "
                               "memory/**/*.md. Relative paths are relative to the agent's workspace.")),
       field("chunking", object({
-                            field("tokens", integer().min(16).max(8192).default_note("400").doc(
+                            field("tokens", dflt(integer().min(16).max(8192), 400).doc(
                                                 "Chunk size in tokens (≈4 bytes each).")),
-                            field("overlap", integer().min(0).max(4096).default_note("80").doc(
+                            field("overlap", dflt(integer().min(0).max(4096), 80).doc(
                                                  "Tokens repeated between consecutive chunks.")),
                         }).doc("How files are cut for the index (changing it rebuilds the index).")),
       field("query",
             object({
-                field("maxResults", integer().min(1).max(100).default_note("6").doc("Hits returned by default.")),
-                field("minScore", number().min(0).max(1).default_note("0.35").doc(
+                field("maxResults", dflt(integer().min(1).max(100), 6).doc("Hits returned by default.")),
+                field("minScore", dflt(number().min(0).max(1), 0.35).doc(
                                       "Lowest score (before temporal decay) a hit needs.")),
-                field("timeoutMs", integer().min(50).max(120000).default_note("3000").doc(
+                field("timeoutMs", dflt(integer().min(50).max(120000), 3000).doc(
                                        "A search never waits longer for the embedding provider: past it, the "
                                        "keyword hits come back labelled `partial`.")),
                 field("hybrid",
                       object({
-                          field("vectorWeight", number().min(0).max(1).default_note("0.7").doc("Weight of vector similarity.")),
-                          field("textWeight", number().min(0).max(1).default_note("0.3").doc("Weight of normalised BM25.")),
-                          field("candidateMultiplier", integer().min(1).max(20).default_note("4").doc(
+                          field("vectorWeight", dflt(number().min(0).max(1), 0.7).doc("Weight of vector similarity.")),
+                          field("textWeight", dflt(number().min(0).max(1), 0.3).doc("Weight of normalised BM25.")),
+                          field("candidateMultiplier", dflt(integer().min(1).max(20), 4).doc(
                                                            "Candidates per side = maxResults × this.")),
                           field("mmr", object({
-                                           field("enabled", boolean().default_note("true").doc("MMR re-ranking.")),
-                                           field("lambda", number().min(0).max(1).default_note("0.7").doc(
+                                           field("enabled", dflt(boolean(), true).doc("MMR re-ranking.")),
+                                           field("lambda", dflt(number().min(0).max(1), 0.7).doc(
                                                                "Relevance vs. diversity.")),
                                        }).doc("Maximal marginal relevance: fewer near-duplicate hits.")),
                           field("temporalDecay",
                                 object({
-                                    field("enabled", boolean().default_note("true").doc("Older dated notes rank lower.")),
-                                    field("halfLifeDays", number().min(1).max(36500).default_note("30").doc(
+                                    field("enabled", dflt(boolean(), true).doc("Older dated notes rank lower.")),
+                                    field("halfLifeDays", dflt(number().min(1).max(36500), 30).doc(
                                                               "Half-life of dated notes (memory/YYYY-MM-DD*.md); "
                                                               "MEMORY.md and undated files never decay, and decay "
                                                               "never takes a score below half.")),
@@ -67,9 +73,9 @@ Node memory_search_node(bool per_agent) {
                       }).doc("Hybrid ranking (MM-5).")),
             }).doc("Search defaults.")),
       field("sync", object({
-                        field("watch", boolean().default_note("true").doc(
+                        field("watch", dflt(boolean(), true).doc(
                                            "Re-index changed files while the gateway runs (inotify).")),
-                        field("watchDebounceMs", integer().min(50).max(600000).default_note("1500").doc(
+                        field("watchDebounceMs", dflt(integer().min(50).max(600000), 1500).doc(
                                                      "Quiet time after a change before re-indexing, ms.")),
                     }).doc("Keeping the index fresh.")),
       field("store", object({
@@ -82,10 +88,10 @@ Node memory_search_node(bool per_agent) {
 
 Node memory_section() {
   return object({
-      field("backend", one_of({"builtin", "none"}).default_note("`builtin`").doc(
+      field("backend", one_of({"builtin", "none"}).def("builtin").doc(
                            "`builtin`: the SQLite index of each agent's Markdown memory; `none`: no memory "
                            "tools (MEMORY.md is still injected).")),
-      field("citations", one_of({"auto", "on", "off"}).default_note("`auto`").doc(
+      field("citations", one_of({"auto", "on", "off"}).def("auto").doc(
                              "`auto`/`on`: hits carry `citation` (`path#Lx-Ly`) and the prompt asks the "
                              "agent to cite; `off`: no citations.")),
       field("search", memory_search_node(false)),

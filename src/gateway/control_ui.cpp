@@ -221,6 +221,26 @@ std::string normalize_control_ui_base_path(std::string_view base_path) {
   return out;
 }
 
+std::string control_ui_base_path_problem(std::string_view base_path) {
+  const std::string where = "gateway.controlUi.basePath: \"" + std::string(base_path) + "\": ";
+  if (base_path.empty()) return "";
+  std::size_t start = 1;  // normalised: a leading "/"
+  while (start <= base_path.size()) {
+    std::size_t end = base_path.find('/', start);
+    if (end == std::string_view::npos) end = base_path.size();
+    const std::string_view seg = base_path.substr(start, end - start);
+    if (seg.empty()) return where + "has an empty segment (\"//\")";
+    if (seg == "." || seg == "..") return where + "the segment \"" + std::string(seg) + "\" is not allowed";
+    for (char c : seg) {
+      const bool safe = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' || c == '~';
+      if (!safe) return where + "only letters, digits and -._~ may appear in a segment (found " +
+                        (c == ' ' ? std::string("a space") : std::isprint(static_cast<unsigned char>(c)) ? "\"" + std::string(1, c) + "\"" : "a control or non-ASCII byte") + ")";
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
 ControlUiSettings control_ui_settings(const nlohmann::json& control_ui, const std::string& home) {
   ControlUiSettings s;
   if (!control_ui.is_object()) return s;

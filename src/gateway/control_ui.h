@@ -36,6 +36,12 @@ struct ControlUiSettings {
 /// OpenClaw's normalisation: "" and "/" → ""; otherwise a leading "/" and no trailing "/".
 std::string normalize_control_ui_base_path(std::string_view base_path);
 
+/// Why a normalised base path cannot be served, or "": each "/"-separated segment must be
+/// non-empty, not "." or "..", and made of URL-safe characters (letters, digits, `-._~`), so that
+/// the path the browser asks for is the path the gateway matches — e.g.
+/// `gateway.controlUi.basePath: "/../x": the segment ".." is not allowed`.
+std::string control_ui_base_path_problem(std::string_view base_path);
+
 /// The settings from the config's `gateway.controlUi` object: `root` with a leading "~/" expanded
 /// to `home` and a relative path made absolute against the working directory (as OpenClaw
 /// resolves it), `basePath` normalised.

@@ -56,9 +56,17 @@ std::string MemorySettings::fingerprint() const {
          std::to_string(chunking.overlap);
 }
 
+std::string disabled_reason(const MemorySettings& settings) {
+  if (settings.enabled) return "";
+  return settings.backend == "none" ? "memory.backend is \"none\"" : "memory.search.enabled is false";
+}
+
 MemorySettings resolve_memory_settings(const json& config, const std::string& agent_id,
                                        const std::filesystem::path& workspace, const std::filesystem::path& state_dir,
                                        const std::map<std::string, std::string>& env) {
+  // The member initialisers of MemorySettings are the defaults (the schema's memory.search
+  // defaults repeat them; memory_test checks that they agree).
+  const MemorySettings d;
   MemorySettings s;
   json search = json::object();
   if (const json* d = at(config, {"memory", "search"}); d && d->is_object()) search = *d;
@@ -69,10 +77,10 @@ MemorySettings resolve_memory_settings(const json& config, const std::string& ag
       }
     }
   }
-  s.backend = get<std::string>(config, {"memory", "backend"}, "builtin");
-  s.citations = get<std::string>(config, {"memory", "citations"}, "auto");
-  s.enabled = get<bool>(search, {"enabled"}, true) && s.backend != "none";
-  s.provider = get<std::string>(search, {"provider"}, "none");
+  s.backend = get<std::string>(config, {"memory", "backend"}, d.backend);
+  s.citations = get<std::string>(config, {"memory", "citations"}, d.citations);
+  s.enabled = get<bool>(search, {"enabled"}, d.enabled) && s.backend != "none";
+  s.provider = get<std::string>(search, {"provider"}, d.provider);
   if (s.provider == "auto" || s.provider.empty()) s.provider = "none";
   s.model = get<std::string>(search, {"model"}, "");
   s.base_url = get<std::string>(search, {"remote", "baseUrl"}, "");
@@ -93,9 +101,9 @@ MemorySettings resolve_memory_settings(const json& config, const std::string& ag
       if (auto it = env.find(var); it != env.end()) s.api_key = it->second;
     }
   }
-  s.batch_size = get<int>(search, {"remote", "batch", "size"}, 64);
+  s.batch_size = get<int>(search, {"remote", "batch", "size"}, d.batch_size);
   if (s.batch_size < 1) s.batch_size = 1;
-  s.embed_timeout_ms = get<int64_t>(search, {"remote", "timeoutMs"}, 30'000);
+  s.embed_timeout_ms = get<int64_t>(search, {"remote", "timeoutMs"}, d.embed_timeout_ms);
   if (const json* ex = at(search, {"extraPaths"}); ex && ex->is_array()) {
     for (const auto& p : *ex) {
       if (!p.is_string() || p.get<std::string>().empty()) continue;
@@ -103,20 +111,20 @@ MemorySettings resolve_memory_settings(const json& config, const std::string& ag
       s.extra_paths.push_back(path.is_absolute() ? path : workspace / path);
     }
   }
-  s.chunking.tokens = get<int>(search, {"chunking", "tokens"}, 400);
-  s.chunking.overlap = get<int>(search, {"chunking", "overlap"}, 80);
-  s.max_results = get<int>(search, {"query", "maxResults"}, 6);
-  s.min_score = get<double>(search, {"query", "minScore"}, 0.35);
-  s.query_timeout_ms = get<int64_t>(search, {"query", "timeoutMs"}, 3000);
-  s.hybrid.vector_weight = get<double>(search, {"query", "hybrid", "vectorWeight"}, 0.7);
-  s.hybrid.text_weight = get<double>(search, {"query", "hybrid", "textWeight"}, 0.3);
-  s.hybrid.candidate_multiplier = get<int>(search, {"query", "hybrid", "candidateMultiplier"}, 4);
-  s.hybrid.mmr = get<bool>(search, {"query", "hybrid", "mmr", "enabled"}, true);
-  s.hybrid.mmr_lambda = get<double>(search, {"query", "hybrid", "mmr", "lambda"}, 0.7);
-  s.hybrid.decay = get<bool>(search, {"query", "hybrid", "temporalDecay", "enabled"}, true);
-  s.hybrid.half_life_days = get<double>(search, {"query", "hybrid", "temporalDecay", "halfLifeDays"}, 30);
-  s.watch = get<bool>(search, {"sync", "watch"}, true);
-  s.watch_debounce_ms = get<int64_t>(search, {"sync", "watchDebounceMs"}, 1500);
+  s.chunking.tokens = get<int>(search, {"chunking", "tokens"}, d.chunking.tokens);
+  s.chunking.overlap = get<int>(search, {"chunking", "overlap"}, d.chunking.overlap);
+  s.max_results = get<int>(search, {"query", "maxResults"}, d.max_results);
+  s.min_score = get<double>(search, {"query", "minScore"}, d.min_score);
+  s.query_timeout_ms = get<int64_t>(search, {"query", "timeoutMs"}, d.query_timeout_ms);
+  s.hybrid.vector_weight = get<double>(search, {"query", "hybrid", "vectorWeight"}, d.hybrid.vector_weight);
+  s.hybrid.text_weight = get<double>(search, {"query", "hybrid", "textWeight"}, d.hybrid.text_weight);
+  s.hybrid.candidate_multiplier = get<int>(search, {"query", "hybrid", "candidateMultiplier"}, d.hybrid.candidate_multiplier);
+  s.hybrid.mmr = get<bool>(search, {"query", "hybrid", "mmr", "enabled"}, d.hybrid.mmr);
+  s.hybrid.mmr_lambda = get<double>(search, {"query", "hybrid", "mmr", "lambda"}, d.hybrid.mmr_lambda);
+  s.hybrid.decay = get<bool>(search, {"query", "hybrid", "temporalDecay", "enabled"}, d.hybrid.decay);
+  s.hybrid.half_life_days = get<double>(search, {"query", "hybrid", "temporalDecay", "halfLifeDays"}, d.hybrid.half_life_days);
+  s.watch = get<bool>(search, {"sync", "watch"}, d.watch);
+  s.watch_debounce_ms = get<int64_t>(search, {"sync", "watchDebounceMs"}, d.watch_debounce_ms);
   std::string store = get<std::string>(search, {"store", "path"}, "");
   if (store.empty()) {
     s.store_path = state_dir / "memory" / (agent_id + ".sqlite");

@@ -60,6 +60,10 @@ MemorySettings resolve_memory_settings(const nlohmann::json& config, const std::
                                        const std::filesystem::path& workspace, const std::filesystem::path& state_dir,
                                        const std::map<std::string, std::string>& env);
 
+/// Why the memory tools are off for these settings ("memory.backend is \"none\"" or
+/// "memory.search.enabled is false"), or "" when `settings.enabled`.
+std::string disabled_reason(const MemorySettings& settings);
+
 /// The variables the settings read (HOME, OPENAI_API_KEY, GEMINI_API_KEY) from this process.
 std::map<std::string, std::string> memory_env_from_process();
 

@@ -191,6 +191,7 @@ class ExecTool final : public Tool {
     o.timeout = *timeout;
     if (ctx.sandbox) {  // TL-5: inside bwrap, or not at all
       if (auto st = sandbox::check_backend(*ctx.sandbox); !st) return st.error();
+      if (auto st = sandbox::check_binds(*ctx.sandbox); !st) return st.error();
       if (ctx.sandbox->workspace_access == sandbox::WorkspaceAccess::kNone && !arg_or<std::string>(args, "workdir", "").empty()) {
         return Error{"SANDBOX_DENIED", "workdir: the workspace is not visible in this sandbox (workspaceAccess none)"};
       }

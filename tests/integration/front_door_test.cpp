@@ -103,7 +103,10 @@ TEST(FrontDoor, SlashCommandsWorkThroughChatSendAndAgentMessage) {
 
   // /think sets the session's level; /status shows it.
   c->request("chat.send", {{"sessionKey", "main"}, {"message", "/think high"}, {"idempotencyKey", "cmd-2"}});
-  EXPECT_EQ(text_of(wait_chat_final(*c, "cmd-2")["message"]), "Thinking: high");
+  // The mock model is not marked `reasoning: true`: the reply says the level changes nothing for it.
+  EXPECT_EQ(text_of(wait_chat_final(*c, "cmd-2")["message"]),
+            "Thinking: high — but model `mock/mock-model` is not marked `reasoning: true` in models.providers, so "
+            "nothing is sent to it; the level applies when the session uses a reasoning model");
   c->request("chat.send", {{"sessionKey", "main"}, {"message", "/status"}, {"idempotencyKey", "cmd-3"}});
   EXPECT_NE(text_of(wait_chat_final(*c, "cmd-3")["message"]).find("thinking high"), std::string::npos);
 

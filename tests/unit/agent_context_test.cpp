@@ -183,7 +183,8 @@ TEST(AgentConfigSchema, Defaults) {
   json e = config::with_defaults(json::object());
   EXPECT_EQ(e["agents"]["defaults"], json::parse(R"({"thinkingDefault": "off", "timeoutSeconds": 600,
       "maxConcurrent": 4, "bootstrapMaxChars": 20000, "bootstrapTotalMaxChars": 150000,
-      "bootstrapTruncationWarning": "once"})"));
+      "bootstrapTruncationWarning": "once", "sandbox": {"backend": "bwrap", "bwrap": {"command": "bwrap"},
+      "mode": "off", "network": "off", "workspaceAccess": "rw"}})"));
   EXPECT_EQ(e["tools"], json::parse(R"({"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000,
       "security": "full", "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}}})"));
   EXPECT_FALSE(e.contains("models"));  // nothing in it has a default

@@ -533,7 +533,17 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
                   "reload": {"mode": "hybrid", "debounceMs": 300}},
       "agents": {"defaults": {"thinkingDefault": "off", "timeoutSeconds": 600, "maxConcurrent": 4,
                               "bootstrapMaxChars": 20000, "bootstrapTotalMaxChars": 150000,
-                              "bootstrapTruncationWarning": "once"}},
+                              "bootstrapTruncationWarning": "once",
+                              "sandbox": {"backend": "bwrap", "bwrap": {"command": "bwrap"}, "mode": "off",
+                                          "network": "off", "workspaceAccess": "rw"}}},
+      "memory": {"backend": "builtin", "citations": "auto",
+                 "search": {"chunking": {"overlap": 80, "tokens": 400}, "enabled": true, "provider": "none",
+                            "query": {"hybrid": {"candidateMultiplier": 4, "mmr": {"enabled": true, "lambda": 0.7},
+                                                 "temporalDecay": {"enabled": true, "halfLifeDays": 30},
+                                                 "textWeight": 0.3, "vectorWeight": 0.7},
+                                      "maxResults": 6, "minScore": 0.35, "timeoutMs": 3000},
+                            "remote": {"batch": {"size": 64}, "timeoutMs": 30000},
+                            "sync": {"watch": true, "watchDebounceMs": 1500}}},
       "tools": {"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000, "security": "full",
                                               "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}}},
       "approvals": {"mode": "manual", "askFallback": "deny", "timeoutSec": 120, "triageTimeoutSec": 20},
@@ -583,7 +593,7 @@ TEST(ConfigDefaults, DefaultsAreValid) {
 
 TEST(ConfigDefaults, WrongTypesAreLeftAsTheyAre) {
   json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q", "diagnostics": 2,
-                             "approvals": 2})");
+                             "approvals": 2, "memory": 3})");
   EXPECT_EQ(with_defaults(doc), doc);
 }
 

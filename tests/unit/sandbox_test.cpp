@@ -175,7 +175,7 @@ TEST_F(SandboxTest, NetworkOffCannotReachAHostLoopbackServerNetworkOnCan) {
 
 TEST_F(SandboxTest, BindsAreVisibleReadOnlyWhenAsked) {
   sandbox::Settings b = settings_;
-  b.binds.push_back({(root_.path / "outside").string(), "/data", true});
+  b.binds.push_back({(root_.path / "outside").string(), "/data", true, "agents.defaults.sandbox.binds[0]"});
   auto out = exec("cat /data/secret.txt; echo y > /data/y.txt && echo WROTE", b);
   EXPECT_NE(out.text.find("host secret"), std::string::npos) << out.text;
   EXPECT_EQ(out.text.find("WROTE"), std::string::npos) << out.text;

@@ -164,6 +164,20 @@ Result<PolicyDecision> decide(const ToolRegistry& registry, const json& config, 
   return out;
 }
 
+void remove_group(PolicyDecision& decision, std::string_view group, const std::string& layer, const std::string& reason) {
+  std::erase_if(decision.tools, [&](const Tool* t) {
+    if (t->group() != group) return false;
+    for (auto& v : decision.verdicts) {
+      if (v.tool == t->name() && v.allowed) {
+        v.allowed = false;
+        v.layer = layer;
+        v.reason = reason;
+      }
+    }
+    return true;
+  });
+}
+
 std::string explain_text(const PolicyDecision& decision) {
   std::size_t width = 4;
   for (const auto& v : decision.verdicts) width = std::max(width, v.tool.size());

@@ -22,6 +22,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -75,6 +76,11 @@ const std::vector<std::string>& owner_only_tools();
 /// Runs the pipeline. `config`: the effective config (defaults filled in).
 /// Errors: "TOOLS_PROFILE_UNKNOWN" naming the config path of a bad profile.
 Result<PolicyDecision> decide(const ToolRegistry& registry, const nlohmann::json& config, const PolicyOrigin& origin);
+
+/// Removes every tool of `group` (Tool::group) that `decision` still offers, recording `layer` and
+/// `reason` in its verdict: a subsystem that is switched off, e.g. the memory tools with
+/// `memory.backend: none` (layer "memory"). The one rule of a run and of `pincer tools explain`.
+void remove_group(PolicyDecision& decision, std::string_view group, const std::string& layer, const std::string& reason);
 
 /// One line per tool, for logs and `pincer tools explain`: "exec  allowed" /
 /// "exec  removed by global: denied by tools.deny \"exec\"".

@@ -51,7 +51,11 @@ Result<Bind> parse_bind(const std::string& path, const std::string& spec) {
   b.source = parts[0];
   b.target = parts.size() == 2 ? parts[1] : parts[0];
   if (b.source.empty() || b.source[0] != '/') return invalid(path, "\"" + spec + "\" is not an absolute host path");
-  if (b.target.empty() || b.target[0] != '/') return invalid(path, "\"" + spec + "\": the inside path must be absolute");
+  if (b.target.empty() || b.target[0] != '/') {
+    // "/src:rx" is a mistyped mode more often than a relative inside path: say both.
+    return invalid(path, "\"" + spec + "\": \"" + b.target + "\" is neither an absolute inside path nor a mode (ro or rw)");
+  }
+  b.config_path = path;
   return b;
 }
 
@@ -223,6 +227,28 @@ Status check_backend(const Settings& settings) {
   std::lock_guard lock(g_probe_mu);
   g_probed_ok.insert(bin->string() + (settings.network ? "+net" : ""));
   return Ok{};
+}
+
+Status check_binds(const Settings& settings) {
+  for (const auto& b : settings.binds) {
+    std::error_code ec;
+    if (!fs::exists(b.source, ec)) {
+      return Error{"SANDBOX_UNAVAILABLE", b.config_path + ": host path \"" + b.source +
+                                              "\" does not exist (create it or remove the bind); nothing was run on the host"};
+    }
+  }
+  return Ok{};
+}
+
+std::vector<std::string> bind_warnings(const Settings& settings) {
+  std::vector<std::string> out;
+  for (const auto& b : settings.binds) {
+    if (fs::path(b.source).lexically_normal() != fs::path("/")) continue;
+    out.push_back(b.config_path + ": binds the host's root \"/\" " +
+                  (b.read_only ? "read-only: every host file is readable inside the sandbox"
+                               : "read-write: every host file is writable inside the sandbox (add :ro, or bind only what the agent needs)"));
+  }
+  return out;
 }
 
 std::vector<std::string> bwrap_wrapper(const Settings& settings, const fs::path& bwrap, const fs::path& workspace,

@@ -47,6 +47,7 @@ struct Bind {
   std::string source;  ///< absolute host path; must exist
   std::string target;  ///< absolute path inside
   bool read_only = false;
+  std::string config_path;  ///< where it was configured, e.g. "agents.defaults.sandbox.binds[0]"
 };
 
 struct Settings {
@@ -78,6 +79,16 @@ Result<std::filesystem::path> backend_binary(const Settings& settings);
 /// running `true`) so that a kernel refusing user namespaces is found before a command is.
 /// Error "SANDBOX_UNAVAILABLE" with bwrap's own words. A success is cached per binary.
 Status check_backend(const Settings& settings);
+
+/// Every bind's host path exists. Error "SANDBOX_UNAVAILABLE" naming the first that does not:
+/// `agents.defaults.sandbox.binds[0]: host path "/srv/x" does not exist (create it or remove the
+/// bind); nothing was run on the host` — instead of bwrap's own "Can't find source path" on every
+/// exec. Checked by exec before each command and by cli/config_checks.
+Status check_binds(const Settings& settings);
+
+/// Binds that defeat the sandbox, one line each naming the config path: a bind of the host's
+/// root "/" (read-write: the whole host is writable inside; read-only: all of it is readable).
+std::vector<std::string> bind_warnings(const Settings& settings);
 
 /// The wrapper for SpawnOptions::wrapper: `bwrap <flags> --chdir <cwd> --` (the caller appends
 /// `/bin/sh -c command`). `workspace` and `cwd` are canonical host paths, cwd inside workspace.
