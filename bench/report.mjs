@@ -98,6 +98,11 @@ const rows = [
   { label: "gateway overhead per turn = turn p50 − mock-alone p50", path: "mock_baseline.overhead_p50_ms", fmt: ms, better: "lower", target: { text: "≤ 1 ms", ok: (v) => v <= 1 } },
   { label: "RSS after 21 chat turns, gateway process", path: "after_turns.main_rss_kib", fmt: kib, better: "lower", target: { text: "≤ 4 MiB", ok: (v) => v <= 4 * 1024 } },
   { label: "  whole process tree", path: ["after_turns.tree_rss_kib", "after_turns.nprocs"], fmt: (a) => `${kib(a[0])} (${a[1]} proc${a[1] === 1 ? "" : "s"})`, better: "lower", ratioPath: "after_turns.tree_rss_kib" },
+  // the prompt each call sends (bench/prompt_figures.mjs over the turn series' requests; tokens ≈ chars / 4)
+  { label: "fixed prompt per call: system prompt + tool schemas, first request (tokens ≈ chars/4; tools)", path: ["prompt.fixed_tokens", "prompt.tools"], fmt: (a) => `${num(a[0], 0)} tokens (${num(a[1], 0)} tools)`, better: "lower", ratioPath: "prompt.fixed_tokens", target: { text: "≤ 3 000 tokens", ok: (v) => v <= 3000 } },
+  { label: "  of which the system prompt; the tool schemas", path: ["prompt.system_tokens", "prompt.tool_tokens"], fmt: (a) => `${num(a[0], 0)}; ${num(a[1], 0)} tokens`, better: null },
+  { label: "prompt tokens over the 21-turn conversation (every request summed)", path: "prompt.total_tokens", fmt: (v) => `${num(v, 0)} tokens`, better: "lower" },
+  { label: "share of each request that repeats the previous one's prefix byte for byte (mean; min)", path: ["prompt.prefix_share_mean", "prompt.prefix_share_min"], fmt: (a) => `${num(100 * a[0], 1)} %; ${num(100 * a[1], 1)} %`, better: "higher", ratioPath: "prompt.prefix_share_mean", target: { text: "≥ 90 %", ok: (v) => v >= 0.9 } },
   {
     label: "100 sessions × 10 turns in parallel (4 connections): good turns, errors",
     path: ["concurrency.good_turns", "concurrency.planned_turns", "concurrency.errors", "concurrency.not_done", "concurrency.capped", "concurrency.timeout_secs"],
@@ -125,6 +130,7 @@ for (const r of rows)
   r.label = r.label
     .replace("p50 of 20 turns, after 1 warm-up", `p50 of ${nTurns} turns, after ${nWarm} warm-up`)
     .replace("RSS after 21 chat turns", `RSS after ${nTurns + nWarm} chat turns`)
+    .replace("over the 21-turn conversation", `over the ${nTurns + nWarm}-turn conversation`)
     .replace("100 sessions × 10 turns in parallel (4 connections)", `${nSess} sessions × ${nSessTurns} turns in parallel (${nConns} connection${nConns === 1 ? "" : "s"})`);
 for (const r of rows) {
   const p0 = Array.isArray(r.path) ? r.path[0] : r.path;
@@ -368,6 +374,11 @@ prompt and 12 tool schemas, Pincer's is smaller (sizes in the details); the mock
   (new) session, so its history grows by two messages per turn. ${nWarm} warm-up turn (not counted; OpenClaw's first turn loads
   its agent runtime), then ${nTurns} turns: latency = request sent → terminal event parsed (p50, p90, min, max); ack = → the \`res\`
   \`{runId, status:"started"}\`.
+- **Prompt per call**: \`bench/prompt_figures.mjs\` reads every request body the mock received during the turn series
+  (\`--bodies\`; the requests of the "bench turn" session). Fixed part = the system prompt and the tool schemas
+  of the first request; tokens ≈ characters / 4 for both gateways (no tokenizer). Prefix share of request i = the longest
+  common prefix of requests i and i−1, laid out as providers do (tool schemas, then each message in order), over request i's
+  length: what a prompt cache can reuse.
 - **Mock alone / gateway overhead**: right after the turns the client fetches the body of the gateway's last model request
   from the mock (\`GET /__bench/last-chat-request\`, a bench-only route) and replays it as a streamed \`POST /v1/chat/completions\`,
   ${cfg("mock_requests") ?? 20} times on one keep-alive connection and ${cfg("mock_requests") ?? 20} times with a new connection each (one unmeasured warm-up each),

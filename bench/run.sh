@@ -10,11 +10,13 @@
 # model "mock-model", api "openai-completions"; a fresh mock per gateway): chat turn latency (chat.send ->
 # final chat event, BENCH_TURNS turns after 1 warm-up) and ack latency, the mock alone (the gateway's last
 # model request replayed by the client) and so the gateway's overhead per turn, RSS after the turns, and
-# BENCH_SESSIONS sessions x BENCH_SESSION_TURNS turns in parallel (errors, time; capped at BENCH_CONC_TIMEOUT_SECS).
+# BENCH_SESSIONS sessions x BENCH_SESSION_TURNS turns in parallel (errors, time; capped at BENCH_CONC_TIMEOUT_SECS);
+# and from the turn series' model requests (bench/prompt_figures.mjs): the fixed prompt per call (system prompt +
+# tool schemas), the prompt tokens of the whole conversation and the share of each request repeating the last one's prefix.
 #
 # Environment knobs (defaults):
 #   BENCH_STARTS=5 BENCH_RPC_SECS=5 BENCH_SETTLE_SECS=5
-#   BENCH_TURNS=20 BENCH_SESSIONS=100 BENCH_SESSION_TURNS=10 BENCH_CONC_CONNS=4 BENCH_CONC_TIMEOUT_SECS=120
+#   BENCH_TURNS=49 BENCH_SESSIONS=100 BENCH_SESSION_TURNS=10 BENCH_CONC_CONNS=4 BENCH_CONC_TIMEOUT_SECS=120
 #                          (BENCH_TURNS=0 / BENCH_SESSIONS=0 skip the turns / the concurrency run)
 #   BENCH_ONLY=            "pincer" or "openclaw": measure one side only (then docs are not rewritten)
 #   BENCH_DOC=docs/benchmarks.md   where the report goes ("" = print only)
@@ -34,7 +36,7 @@ STARTS="${BENCH_STARTS:-5}"
 RPC_SECS="${BENCH_RPC_SECS:-5}"
 SETTLE="${BENCH_SETTLE_SECS:-5}"
 ONLY="${BENCH_ONLY:-}"
-TURNS="${BENCH_TURNS:-20}"
+TURNS="${BENCH_TURNS:-49}"
 SESSIONS="${BENCH_SESSIONS:-100}"
 SESSION_TURNS="${BENCH_SESSION_TURNS:-10}"
 CONC_CONNS="${BENCH_CONC_CONNS:-4}"
@@ -71,15 +73,23 @@ start_mock() {  # $1 = log name; sets MOCK_PID; prints why and returns 1 when it
   local MOCK_NODE="$NODE24"; [ -x "$MOCK_NODE" ] || MOCK_NODE="$(command -v node || true)"
   if [ -z "$MOCK_NODE" ]; then echo "no node to run the mock LLM"; return 1; fi
   if port_busy "$MOCK_PORT"; then echo "port $MOCK_PORT (mock LLM) already in use; set BENCH_MOCK_PORT"; return 1; fi
-  rm -f "$LOGS/mock-llm-$1.jsonl"
-  "$MOCK_NODE" "$ROOT/bench/reference/mock-llm.mjs" --port "$MOCK_PORT" --log "$LOGS/mock-llm-$1.jsonl" > "$LOGS/mock-llm-$1.out" 2>&1 &
+  rm -f "$LOGS/mock-llm-$1.jsonl" "$LOGS/mock-bodies-$1.jsonl"
+  "$MOCK_NODE" "$ROOT/bench/reference/mock-llm.mjs" --port "$MOCK_PORT" --log "$LOGS/mock-llm-$1.jsonl" \
+    --bodies "$LOGS/mock-bodies-$1.jsonl" > "$LOGS/mock-llm-$1.out" 2>&1 &
   MOCK_PID=$!
   for _ in $(seq 100); do port_busy "$MOCK_PORT" && break; sleep 0.05; done
-  echo "node bench/reference/mock-llm.mjs --port $MOCK_PORT --log bench/.cache/logs/mock-llm-$1.jsonl &" >> "$COMMANDS"
+  echo "node bench/reference/mock-llm.mjs --port $MOCK_PORT --log bench/.cache/logs/mock-llm-$1.jsonl --bodies bench/.cache/logs/mock-bodies-$1.jsonl &" >> "$COMMANDS"
   port_busy "$MOCK_PORT" || { echo "the mock LLM did not start (bench/.cache/logs/mock-llm-$1.out)"; return 1; }
 }
 stop_mock() {
   if [ -n "$MOCK_PID" ]; then kill "$MOCK_PID" 2>/dev/null || true; wait "$MOCK_PID" 2>/dev/null || true; MOCK_PID=""; fi
+}
+# the prompt figures (bench/prompt_figures.mjs) from the requests that gateway sent: $1 = side
+prompt_figures() {
+  local node="$NODE24"; [ -x "$node" ] || node="$(command -v node)"
+  [ -f "$RESULTS/$1.json" ] && [ -f "$LOGS/mock-bodies-$1.jsonl" ] || return 0
+  "$node" "$ROOT/bench/prompt_figures.mjs" "$LOGS/mock-bodies-$1.jsonl" "$RESULTS/$1.json" || echo "prompt figures of $1 failed"
+  echo "node bench/prompt_figures.mjs bench/.cache/logs/mock-bodies-$1.jsonl bench/.cache/results/$1.json" >> "$COMMANDS"
 }
 
 MOCK_PID=""
@@ -162,6 +172,7 @@ if [ -z "$OC_MISSING" ]; then
     log_cmd "${OC_CMD[@]}"
     if ! "${OC_CMD[@]}"; then OC_MISSING="gateway_bench failed (see bench/.cache/logs/openclaw-gateway.log)"; fi
     stop_mock
+    prompt_figures openclaw
   fi
 fi
 
@@ -190,6 +201,7 @@ EOF
     log_cmd "${P_CMD[@]}"
     if ! "${P_CMD[@]}"; then P_MISSING="gateway_bench failed (see bench/.cache/logs/pincer-gateway.log)"; fi
     stop_mock
+    prompt_figures pincer
     rm -rf "$PINCER_HOME_DIR"; PINCER_HOME_DIR=""
   fi
 fi

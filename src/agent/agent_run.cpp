@@ -554,6 +554,7 @@ void AgentRun::finish(RunEvent e) {
   if (finished_) return;
   finished_ = true;
   engine_->cancel();
+  if (branch_summarizer_) branch_summarizer_->cancel();
   if (e.kind != RunEvent::Kind::Aborted) engine_->after_turn();
   if (deadline_timer_) loop_.cancel(*deadline_timer_);
   if (retry_timer_) loop_.cancel(*retry_timer_);

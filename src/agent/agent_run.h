@@ -22,8 +22,10 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/branch_switch.h"
 #include "agent/run_events.h"
 #include "context/context_engine.h"
+#include "context/summarizer.h"
 #include "core/clock.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
@@ -110,6 +112,10 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   /// Instead of a turn: compacts the session now (/compact, sessions.compact) with the user's
   /// `instructions` for the summary; ends with End (`text` says what happened) or Error.
   void start_compaction(const std::string& instructions);
+  /// Instead of a turn: `/tree ID` (SS-4) — moves the leaf to `plan.new_parent` behind a branch
+  /// summary of what is left (agent_run_branch.cpp); ends with End (`text` says what happened)
+  /// or Error (the transcript could not be written).
+  void start_branch_switch(BranchPlan plan);
   /// Stops the run (`reason`: "rpc", "stop", "timeout" …); the partial reply is kept as aborted.
   void abort(const std::string& reason);
   /// Queues `text` (a user message) for the next tool-call boundary (see the file comment). True
@@ -201,6 +207,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool timeout_compacted_ = false;  ///< L2 happens once per run
   bool compaction_retry_ = false;   ///< the current compaction is followed by a retry (events)
   bool no_recovery_once_ = false;   ///< the next handle_failure skips recover_context
+  std::shared_ptr<context::Summarizer> branch_summarizer_;  ///< /tree's summary call in flight
   std::string abort_reason_;
   bool aborted_ = false;
   bool finished_ = false;

@@ -19,6 +19,7 @@
 #include "agent/workspace.h"
 #include "core/ids.h"
 #include "store/session_keys.h"
+#include "store/session_tree.h"
 #include "store/transcript.h"
 #include "tools/process_table.h"
 #include "tools/policy/policy_pipeline.h"
@@ -120,7 +121,7 @@ store::SessionIndex& AgentService::index_for(const std::string& agent_id) {
 }
 
 Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink sink) {
-  if (!request.compact && is_blank_message(request.message)) {
+  if (!request.compact && request.branch_to.empty() && is_blank_message(request.message)) {
     return Error{"INVALID_REQUEST", "message or attachment required"};
   }
   if (auto problem = store::session_key_problem(request.session_key)) return Error{"INVALID_REQUEST", "sessionKey: " + *problem};
@@ -308,6 +309,13 @@ void AgentService::start(Pending p) {
   in.hooks.before_request = make_cache_trace_hook(s.config, s.state_dir, session_id, key, in.run_id, s.clock);  // CX-11
   in.turn_context = turn_context_for(key, truncation_warning(s.agents.bootstrap_truncation_warning, bootstrap, key + ":" + session_id));
 
+  std::optional<BranchPlan> branch;  // /tree ID (SS-4): planned on the entries as read
+  if (!p.request.branch_to.empty()) {
+    auto plan = store::plan_branch_switch(entries, p.request.branch_to);
+    if (!plan) return fail(plan.error().message);
+    branch = make_branch_plan(*plan);
+  }
+
   ++s.running[static_cast<std::size_t>(p.request.lane)];
   auto sink = [this, key, user_sink = std::move(p.sink)](const RunEvent& e) {
     user_sink(e);
@@ -323,6 +331,7 @@ void AgentService::start(Pending p) {
   spdlog::info("run {} started: session {} agent {} model {}/{}", p.request.run_id, key, p.agent_id,
                run->inputs().model.provider, run->inputs().model.id);
   if (p.request.compact) run->start_compaction(p.request.message);
+  else if (branch) run->start_branch_switch(std::move(*branch));
   else run->start(p.request.message);
 }
 

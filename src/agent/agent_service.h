@@ -47,6 +47,9 @@ struct SendRequest {
   /// Not a turn: compact the session (/compact, sessions.compact) with `message` as the user's
   /// instructions for the summary (may be empty). Waits on the session's lane like a turn.
   bool compact = false;
+  /// Not a turn either: `/tree ID` (SS-4) — switch the session's branch to entry `branch_to`
+  /// (an id or a prefix of one). Waits on the lane like a turn.
+  std::string branch_to = {};
   std::string channel = {};  ///< the chat platform the message came from ("" = a gateway client);
                              ///< selects session.resetByChannel (SS-5)
   /// The chat the message came from ("" channel = a gateway client) and whether its sender is the
@@ -84,6 +87,15 @@ class AgentService {
   /// event's text says what was compacted, Error why nothing was. Errors as send().
   Result<SendAccepted> compact_session(const std::string& session_key, const std::string& instructions,
                                        RunEventSink sink = nullptr);
+
+  /// `/tree` (SS-4): the session's branches as {leafId, turns: [{entryId, text}], branches:
+  /// [{leafId, forkId, messages, timestamp, text}]} (store/session_tree.h tree_view). Errors:
+  /// "SESSION_NOT_FOUND" (no transcript yet), "IO_ERROR".
+  Result<nlohmann::json> session_tree(const std::string& session_key);
+  /// `/tree ID`: queues the switch on the session's lane; the End event's text says what
+  /// happened, Error why not (an unknown or ambiguous id, nothing to switch). Errors as send().
+  Result<SendAccepted> switch_branch(const std::string& session_key, const std::string& entry_id,
+                                     RunEventSink sink = nullptr);
 
   /// Aborts the session's active run (and drops its queued ones). With `run_id`, only that run;
   /// a run of another session gives "RUN_SESSION_MISMATCH". Returns the aborted run ids.
@@ -179,6 +191,9 @@ class AgentService {
   void start(Pending pending);
   void finished(const std::string& key, const RunEvent& terminal);
   store::SessionIndex& index_for(const std::string& agent_id);
+  /// The transcript of the canonical `key` (agent_service_tree.cpp). Errors: "SESSION_NOT_FOUND"
+  /// (no entry or no file yet), read_transcript's.
+  Result<store::TranscriptContents> read_session(const std::string& key);
 
   // Session controls (agent_service_controls.cpp) and what they borrow from the service.
   const Clock& clock() const;

@@ -59,6 +59,36 @@ CommandReply compact(CommandContext& c, const std::string& instructions) {
   return {"Compacting the session" + std::string(r->queued ? " after the current reply" : "") + "…"};
 }
 
+/// `/tree` lists the branches (SS-4); `/tree ID` switches to one, or to before a message.
+CommandReply tree(CommandContext& c, const std::string& arg) {
+  if (!arg.empty()) {
+    auto r = c.agents.switch_branch(c.session_key, arg);
+    if (!r) return {"⚠️ " + r.error().message, false};
+    return {"Switching branch" + std::string(r->queued ? " after the current reply" : "") + "…"};
+  }
+  auto view = c.agents.session_tree(c.session_key);
+  if (!view) return {view.error().code == "SESSION_NOT_FOUND" ? "No messages yet: nothing to branch from." : "⚠️ " + view.error().message,
+                     view.error().code == "SESSION_NOT_FOUND"};
+  std::string text = "This branch (the latest last):";
+  const json& turns = (*view)["turns"];
+  const std::size_t shown = std::min<std::size_t>(turns.size(), 10);
+  if (turns.size() > shown) text += "\n  … " + std::to_string(turns.size() - shown) + " earlier messages";
+  for (std::size_t i = turns.size() - shown; i < turns.size(); ++i) {
+    text += "\n  " + turns[i].value("entryId", "") + "  " + turns[i].value("text", "");
+  }
+  if (turns.empty()) text += "\n  (no messages)";
+  const json& branches = (*view)["branches"];
+  if (!branches.empty()) text += "\nOther branches:";
+  for (const auto& b : branches) {
+    const std::string fork = b.value("forkId", "");
+    text += "\n  " + b.value("leafId", "") + "  " + std::to_string(b.value("messages", 0)) + " messages" +
+            (fork.empty() ? "" : " after " + fork) + (b.value("text", "").empty() ? "" : ": " + b.value("text", ""));
+  }
+  text += "\n/tree ID goes on from before that message, or from the end of that branch; what the branch you "
+          "leave learned is summarised for the model.";
+  return {text};
+}
+
 CommandReply models(CommandContext& c, const std::string& arg) {
   const json list = c.agents.list_models();
   std::string text;
@@ -121,6 +151,7 @@ const std::vector<ChatCommand>& chat_commands() {
       {"think", {}, "LEVEL", "off|minimal|low|medium|high|xhigh for this session's next replies"},
       {"agents", {}, "", "list the agents"},
       {"compact", {}, "[INSTRUCTIONS]", "summarise the older part of this session now (what to keep: INSTRUCTIONS)"},
+      {"tree", {}, "[ID]", "list this session's branches, or go on from message or branch ID"},
       {"agent", {}, "NAME", "talk to another agent", /*terminal_only=*/true},
       {"quit", {"exit"}, "", "leave the chat (or press Ctrl-D)", /*terminal_only=*/true},
       {"help", {}, "", "this list"},
@@ -179,6 +210,7 @@ CommandReply run_chat_command(const CommandInvocation& inv, CommandContext& cont
     if (name == "think") return think(context, inv.arg);
     if (name == "agents") return agents(context);
     if (name == "compact") return compact(context, inv.arg);
+    if (name == "tree") return tree(context, inv.arg);
     if (name == "help") return {chat_commands_help(false)};
   } catch (const std::exception& e) {
     return {"⚠️ /" + name + " failed: " + e.what(), false};

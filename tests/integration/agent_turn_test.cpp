@@ -13,6 +13,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace agent_turn_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -397,4 +398,5 @@ INSTANTIATE_TEST_SUITE_P(Apis, AgentWireApiTest,
                          });
 
 }  // namespace
+}  // namespace agent_turn_test
 }  // namespace pincer::test

@@ -12,6 +12,7 @@
 #include "gateway_process.h"
 
 namespace pincer::test {
+namespace chat_tui_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 constexpr const char* kToken = "tui-test-token-0123456789";
@@ -197,4 +198,5 @@ TEST_F(ChatTuiTest, UnreachableGatewayIsOneClearLine) {
 }
 
 }  // namespace
+}  // namespace chat_tui_test
 }  // namespace pincer::test

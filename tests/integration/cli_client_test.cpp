@@ -10,6 +10,7 @@
 #include "gateway_process.h"
 
 namespace pincer::test {
+namespace cli_client_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -230,9 +231,11 @@ TEST(CliLocalAgent, RunsInProcessWithoutAGateway) {
 }
 
 }  // namespace
+}  // namespace cli_client_test
 }  // namespace pincer::test
 
 namespace pincer::test {
+namespace cli_client_test {
 namespace {
 
 // The provider key lives in the gateway's environment (e.g. the service's env file), not in the
@@ -294,4 +297,5 @@ TEST(CliClientEnv, CorruptSessionsIndexIsQuarantinedNotFatal) {
 }
 
 }  // namespace
+}  // namespace cli_client_test
 }  // namespace pincer::test

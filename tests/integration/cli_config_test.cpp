@@ -12,6 +12,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace cli_config_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -509,4 +510,5 @@ TEST_F(CliConfigTest, GatewayStatusSeesARunningGateway) {
 }
 
 }  // namespace
+}  // namespace cli_config_test
 }  // namespace pincer::test

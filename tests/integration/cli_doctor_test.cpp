@@ -13,6 +13,7 @@
 #include "gateway_process.h"
 
 namespace pincer::test {
+namespace cli_doctor_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -161,9 +162,11 @@ TEST(CliLogs, PrintsTheLastLinesOfTheGatewayLog) {
 }
 
 }  // namespace
+}  // namespace cli_doctor_test
 }  // namespace pincer::test
 
 namespace pincer::test {
+namespace cli_doctor_test {
 namespace {
 
 TEST(CliDoctor, OnboardingLeavesAPrivateStateDir) {
@@ -182,4 +185,5 @@ TEST(CliDoctor, OnboardingLeavesAPrivateStateDir) {
 }
 
 }  // namespace
+}  // namespace cli_doctor_test
 }  // namespace pincer::test

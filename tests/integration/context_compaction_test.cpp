@@ -12,6 +12,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace context_compaction_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -242,6 +243,32 @@ TEST_F(ContextCompactionTest, TheProvidersOverflowErrorCompactsAndRetriesInvisib
   EXPECT_EQ(count_type(entries, "message"), 60);  // no error entries: every call was answered
 }
 
+TEST_F(ContextCompactionTest, ATimedOutCallOverAFullContextCompactsAndRetries) {
+  // L2 (CX-9, AG-5): a call that times out (HTTP 408 here) while more than 65 % of the window is
+  // used is compacted and retried once; below the prompt budget, so L1 never ran before.
+  start(10000, {"--context-window", "10000"});
+  int64_t input_tokens = 0;
+  for (int i = 0; i < 60 && input_tokens < 7200; ++i) {
+    ASSERT_EQ(turn(filler(i) + filler(i + 1) + filler(i + 2) + filler(i + 3), "l" + std::to_string(i))["state"], "final");
+    auto list = client_->request("sessions.list", json::object());
+    for (const auto& row : list["payload"]["sessions"]) {
+      if (row["key"] == "agent:main:main") input_tokens = row.value("inputTokens", int64_t{0});
+    }
+  }
+  ASSERT_GE(input_tokens, 7200) << "the session did not fill up";
+  ASSERT_EQ(count_type(transcript(), "compaction"), 0) << "L1 compacted before the test could begin";
+  json final = turn("one more thing MOCK_ERR:408_ONCE ECHO:l2", "l-timeout");
+  ASSERT_EQ(final["state"], "final") << final.dump();
+  EXPECT_EQ(final["message"]["content"][0].value("text", ""), "Hello from the mock LLM. [l2]");
+  bool timeout_compaction = false;
+  for (const auto& e : compaction_events()) {
+    timeout_compaction |= e["phase"] == "end" && e["reason"] == "timeout" && e.value("compacted", false) &&
+                          e.value("willRetry", false);
+  }
+  EXPECT_TRUE(timeout_compaction);
+  EXPECT_EQ(count_type(transcript(), "compaction"), 1);
+}
+
 TEST_F(ContextCompactionTest, ATranscriptLargerThanTheSummarisersWindowIsSummarisedInPieces) {
   // Build a long session in a large window (no compaction), then shrink the window: the part to
   // summarise is 1.3× (and more) the summariser's window.
@@ -299,4 +326,5 @@ TEST_F(ContextCompactionTest, CompactCommandAndSessionsCompact) {
 }
 
 }  // namespace
+}  // namespace context_compaction_test
 }  // namespace pincer::test

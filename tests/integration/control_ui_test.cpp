@@ -13,6 +13,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace control_ui_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -167,4 +168,5 @@ TEST_F(ControlUiTest, ARootThatIsNotABuiltControlUiIsAClearError) {
 }
 
 }  // namespace
+}  // namespace control_ui_test
 }  // namespace pincer::test

@@ -20,6 +20,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace device_pairing_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -443,4 +444,5 @@ TEST_F(DevicePairingTest, TheApproverMustHoldTheScopesTheDeviceAsksFor) {
 }
 
 }  // namespace
+}  // namespace device_pairing_test
 }  // namespace pincer::test

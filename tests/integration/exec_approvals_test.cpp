@@ -14,6 +14,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace exec_approvals_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 namespace fs = std::filesystem;
@@ -234,4 +235,5 @@ TEST_F(ExecApprovalsTest, ASessionGrantIsListedCountsItsUsesAndOnceRevokedIsAske
 }
 
 }  // namespace
+}  // namespace exec_approvals_test
 }  // namespace pincer::test

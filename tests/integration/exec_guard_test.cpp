@@ -22,6 +22,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace exec_guard_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 namespace fs = std::filesystem;
@@ -244,4 +245,5 @@ TEST_F(ExecGuardTest, ModelMaxTokensReachesTheProviderOnEveryApi) {
 }
 
 }  // namespace
+}  // namespace exec_guard_test
 }  // namespace pincer::test

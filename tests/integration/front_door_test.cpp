@@ -17,6 +17,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace front_door_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -285,4 +286,5 @@ TEST(FrontDoor, OneRuleForTokensUrlsAndModelNames) {
 }
 
 }  // namespace
+}  // namespace front_door_test
 }  // namespace pincer::test

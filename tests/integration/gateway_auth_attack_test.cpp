@@ -12,6 +12,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace gateway_auth_attack_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -181,4 +182,5 @@ TEST(ZeroScopeClient, SeesNeitherPresenceNorHealthDetails) {
 }
 
 }  // namespace
+}  // namespace gateway_auth_attack_test
 }  // namespace pincer::test

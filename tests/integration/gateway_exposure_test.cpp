@@ -15,6 +15,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace gateway_exposure_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -170,4 +171,5 @@ TEST_F(ExposureTest, ARestartClosesWith1012) {
 }
 
 }  // namespace
+}  // namespace gateway_exposure_test
 }  // namespace pincer::test

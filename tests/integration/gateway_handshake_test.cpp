@@ -6,6 +6,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace gateway_handshake_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -319,4 +320,5 @@ TEST(GatewayAuthRateLimit, RepeatedFailuresLockTheClientOut) {
 }
 
 }  // namespace
+}  // namespace gateway_handshake_test
 }  // namespace pincer::test

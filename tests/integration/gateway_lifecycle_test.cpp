@@ -11,6 +11,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace gateway_lifecycle_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -156,4 +157,5 @@ TEST(GatewayLifecycle, BusyPortIsAClearError) {
 }
 
 }  // namespace
+}  // namespace gateway_lifecycle_test
 }  // namespace pincer::test

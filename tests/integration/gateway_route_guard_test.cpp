@@ -8,6 +8,7 @@
 #include "raw_socket.h"
 
 namespace pincer::test {
+namespace gateway_route_guard_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 constexpr const char* kGatewayToken = "route-guard-token-0123456789";
@@ -118,4 +119,5 @@ TEST(TelegramWebhookSecret, WebhookUrlWithoutAStrongSecretDoesNotStart) {
 }
 
 }  // namespace
+}  // namespace gateway_route_guard_test
 }  // namespace pincer::test

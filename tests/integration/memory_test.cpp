@@ -10,6 +10,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace memory_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -248,4 +249,5 @@ TEST_F(MemoryE2E, TheCliAnswersJsonForFilesThatAreNotUtf8) {
 }
 
 }  // namespace
+}  // namespace memory_test
 }  // namespace pincer::test

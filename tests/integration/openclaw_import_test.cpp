@@ -17,6 +17,7 @@
 #include "gateway_process.h"
 
 namespace pincer::test {
+namespace openclaw_import_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 namespace fs = std::filesystem;
@@ -186,4 +187,5 @@ TEST_F(OpenClawImport, BadSourcesExitTwoNamingTheFile) {
 }
 
 }  // namespace
+}  // namespace openclaw_import_test
 }  // namespace pincer::test

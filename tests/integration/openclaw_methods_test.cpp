@@ -6,6 +6,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace openclaw_methods_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -190,4 +191,5 @@ TEST_F(OpenClawMethodsTest, ListsOfFeaturesPincerLacksAreEmptyNotErrors) {
 }
 
 }  // namespace
+}  // namespace openclaw_methods_test
 }  // namespace pincer::test

@@ -14,6 +14,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace secrets_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -221,4 +222,5 @@ TEST(GatewayStart, TakesItsTokenFromAFile) {
 }
 
 }  // namespace
+}  // namespace secrets_test
 }  // namespace pincer::test

@@ -17,6 +17,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace session_controls_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -297,4 +298,5 @@ TEST_F(SessionControlsTest, SessionsPreview) {
 }
 
 }  // namespace
+}  // namespace session_controls_test
 }  // namespace pincer::test

@@ -7,6 +7,7 @@
 #include "gateway_process.h"
 
 namespace pincer::test {
+namespace static_link_note_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 // As GNU ld 2.40 prints them when linking pincer against glibc 2.36, libcrypto.a and libedit.a.
@@ -57,4 +58,5 @@ TEST(StaticLinkNote, ACleanLinkPrintsNothing) {
 }
 
 }  // namespace
+}  // namespace static_link_note_test
 }  // namespace pincer::test

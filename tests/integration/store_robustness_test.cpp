@@ -15,6 +15,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace store_robustness_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 namespace fs = std::filesystem;
@@ -333,4 +334,5 @@ TEST_F(StoreRobustnessTest, SessionsListAndShowReadTheLocalFilesWhenNoGatewayRun
 }
 
 }  // namespace
+}  // namespace store_robustness_test
 }  // namespace pincer::test

@@ -10,6 +10,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace tool_config_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -96,4 +97,5 @@ TEST_F(ToolConfigTest, AMissingSandboxBackendRefusesInsteadOfRunningOnTheHost) {
 }
 
 }  // namespace
+}  // namespace tool_config_test
 }  // namespace pincer::test

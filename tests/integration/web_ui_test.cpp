@@ -11,6 +11,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace web_ui_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -167,4 +168,5 @@ TEST_F(WebUiTest, StartupPrintsTheWebChatUrl) {
 }
 
 }  // namespace
+}  // namespace web_ui_test
 }  // namespace pincer::test
