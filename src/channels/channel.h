@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,9 @@ struct ChannelCapabilities {
   /// The caller names its senders itself (a webhook's `senderId`): a sender never joins — nor
   /// `/new`s — the owner's main session; with dmScope "main" each sender gets a session of its own.
   bool sender_sessions = false;
+  /// Messages can carry buttons (OutboundMessage::buttons: Telegram's inline keyboard); a press
+  /// arrives as an InboundMessage with a callback_id, answered with answer_callback().
+  bool buttons = false;
 };
 
 /// One normalised inbound message (CH-2).
@@ -67,6 +71,17 @@ struct InboundMessage {
   /// (agent/run_journal.h) and whether it is answered again after a restart.
   std::string journal_id = {};
   bool resumed = false;
+  /// A button press, not a message (capabilities().buttons): the platform's id of the press (for
+  /// answer_callback()), "" for an ordinary message. `text` is then the button's data and
+  /// `callback_message_id` the message that carries the button.
+  std::string callback_id;
+  std::string callback_message_id;
+};
+
+/// One button under a message: its label and the data a press sends back (Telegram: at most 64 bytes).
+struct Button {
+  std::string text;
+  std::string data;
 };
 
 /// One outbound platform message.
@@ -74,6 +89,7 @@ struct OutboundMessage {
   std::string chat_id;
   std::string thread_id;
   std::string text;  ///< rendered in capabilities().format and within text_limit
+  std::vector<std::vector<Button>> buttons = {};  ///< rows of buttons (only when capabilities().buttons)
 };
 
 /// What the pipeline did with an inbound message (a webhook answers its caller with it).
@@ -114,6 +130,11 @@ class Channel {
                          std::function<void(Status)> done) {
     (void)chat_id, (void)message_id, (void)text;
     done(Error{"REJECTED", "this channel cannot edit messages"});
+  }
+  /// Acknowledges a button press (InboundMessage::callback_id) with a short notice shown to the
+  /// presser (`text` plain, may be ""); best effort. Only meaningful when capabilities().buttons.
+  virtual void answer_callback(const std::string& callback_id, const std::string& text) {
+    (void)callback_id, (void)text;
   }
   /// Shows "typing…" where supported; best effort.
   virtual void send_typing(const std::string& chat_id, const std::string& thread_id) {}

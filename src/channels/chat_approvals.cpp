@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/ids.h"
+#include "delivery/chunker.h"
 
 namespace pincer::channels {
 
@@ -29,7 +30,113 @@ ChatApprovals::ChatApprovals(agent::AgentService& agents, ReplyDelivery& deliver
   listener_ = agents_.approvals().add_listener([this](const std::string& event, const json& payload) { on_event(event, payload); });
 }
 
-ChatApprovals::~ChatApprovals() { agents_.approvals().remove_listener(listener_); }
+ChatApprovals::~ChatApprovals() {
+  *alive_ = false;
+  agents_.approvals().remove_listener(listener_);
+}
+
+namespace {
+
+constexpr const char* kCallbackPrefix = "tga1:e:";  // OpenClaw's Telegram approval callback data (exec)
+
+std::string outcome_text(const json& decision, const std::string& by) {
+  const std::string what = decision.is_null()         ? "timed out: the command was not run"
+                           : decision == "deny"       ? "denied: the command was not run"
+                           : decision == "allow-once" ? "approved once"
+                                                      : "approved (always)";
+  return "Approval " + what + (by.empty() || decision.is_null() ? "" : " by " + by) + ".";
+}
+
+}  // namespace
+
+void ChatApprovals::ask(const json& request, const std::string& text, const std::string& approval_id) {
+  Channel* channel = delivery_.find(request.value("turnSourceChannel", ""), request.value("turnSourceAccountId", ""));
+  if (!channel) return;
+  const ChannelCapabilities caps = channel->capabilities();
+  const std::string data = std::string(kCallbackPrefix) + "o:" + approval_id;
+  delivery::ChunkOptions options;
+  options.format = caps.format;
+  options.unit = caps.unit;
+  options.limit = caps.text_limit;
+  auto chunks = delivery::chunk_text(render_for(caps.format, text), options);
+  if (!caps.buttons || data.size() > 64 || !chunks || chunks->size() != 1) {
+    return post(request, text, "approval-" + approval_id + "-ask");  // a command too long for one message: codes only
+  }
+  OutboundMessage message{request.value("turnSourceTo", ""), request.value("turnSourceThreadId", ""), (*chunks)[0], {}};
+  message.buttons = {{{"Allow once", std::string(kCallbackPrefix) + "o:" + approval_id},
+                      {"Allow always", std::string(kCallbackPrefix) + "a:" + approval_id},
+                      {"Deny", std::string(kCallbackPrefix) + "d:" + approval_id}}};
+  asked_[approval_id] = Asked{channel->id(), channel->account_id(), message.chat_id, "", text, ""};
+  std::weak_ptr<bool> alive = alive_;
+  channel->send_text(message, [this, alive, request, text, approval_id](Result<std::string> sent) {
+    if (auto a = alive.lock(); !a || !*a) return;
+    auto it = asked_.find(approval_id);
+    if (it == asked_.end()) return;
+    if (!sent || sent->empty()) {
+      // Not lost: the outbox retries a plain post (answerable with the code).
+      spdlog::warn("exec approval {}: the request with buttons was not sent ({}); posting it without",
+                   approval_id, sent ? "no message id" : sent.error().message);
+      const std::string outcome = it->second.outcome;
+      asked_.erase(it);
+      post(request, text, "approval-" + approval_id + "-ask");
+      if (!outcome.empty()) post(request, outcome, "approval-" + approval_id + "-done");
+      return;
+    }
+    it->second.message_id = *sent;
+    if (!it->second.outcome.empty()) {  // decided while the send was in flight
+      edit(it->second, it->second.outcome);
+      asked_.erase(it);
+    }
+  });
+}
+
+bool ChatApprovals::conclude(const std::string& approval_id, const std::string& outcome) {
+  auto it = asked_.find(approval_id);
+  if (it == asked_.end()) return false;
+  if (it->second.message_id.empty()) {
+    it->second.outcome = outcome;  // edited when the send answers
+    return true;
+  }
+  edit(it->second, outcome);
+  asked_.erase(it);
+  return true;
+}
+
+void ChatApprovals::edit(const Asked& asked, const std::string& outcome) {
+  Channel* channel = delivery_.find(asked.channel, asked.account);
+  if (!channel) return;
+  // An edit without reply_markup also removes the buttons.
+  const std::string text = render_for(channel->capabilities().format, asked.text + "\n\n**" + outcome + "**");
+  const std::string chat = asked.chat, message_id = asked.message_id;
+  channel->edit_text(chat, message_id, text, [chat, message_id](Status st) {
+    if (!st) spdlog::warn("exec approval: cannot edit message {} in chat {}: {}", message_id, chat, st.error().message);
+  });
+}
+
+void ChatApprovals::handle_press(Channel& channel, const InboundMessage& m) {
+  const std::string data = m.text;
+  const std::string prefix = kCallbackPrefix;
+  if (data.rfind(prefix, 0) != 0 || data.size() < prefix.size() + 3 || data[prefix.size() + 1] != ':') {
+    channel.answer_callback(m.callback_id, "");  // not ours (an old keyboard): stop the spinner
+    return;
+  }
+  if (!sender_is_owner(config_, m)) {
+    spdlog::warn("{}[{}]: approval button pressed by {} refused: not the owner (commands.ownerAllowFrom)", m.channel,
+                 m.account_id, m.sender_id);
+    channel.answer_callback(m.callback_id, "Only the owner can answer approvals.");
+    return;
+  }
+  const char d = data[prefix.size()];
+  const std::string decision = d == 'o' ? "allow-once" : d == 'a' ? "allow-always" : d == 'd' ? "deny" : "";
+  const std::string id = data.substr(prefix.size() + 2);
+  if (decision.empty()) {
+    channel.answer_callback(m.callback_id, "Unknown decision.");
+    return;
+  }
+  auto st = agents_.approvals().resolve(id, decision, "agent", 0, m.channel + ":" + m.sender_id);
+  channel.answer_callback(m.callback_id, st ? (decision == "deny" ? "Denied." : decision == "allow-once" ? "Approved once." : "Approved always.")
+                                            : st.error().message);
+}
 
 void ChatApprovals::post(const json& request, const std::string& text, const std::string& id) {
   Channel* channel = delivery_.find(request.value("turnSourceChannel", ""), request.value("turnSourceAccountId", ""));
@@ -55,15 +162,17 @@ void ChatApprovals::on_event(const std::string& event, const json& payload) {
     const int64_t secs = (payload.value("expiresAtMs", int64_t{0}) - payload.value("createdAtMs", int64_t{0})) / 1000;
     text << "\n\nThe owner answers: `/approve " << code << " once`, `/approve " << code << " always` (add `1h` or `session` "
          << "to bound it) or `/approve " << code << " deny`. No answer within " << secs << "s denies it.";
-    post(request, text.str(), "approval-" + payload.value("id", "") + "-ask");
+    ask(request, text.str(), payload.value("id", ""));
   } else if (event == "exec.approval.resolved") {
     const json decision = payload.value("decision", json(nullptr));
-    if (payload.value("cancelled", false)) return;
-    const std::string what = decision.is_null()          ? "timed out: the command was not run"
-                             : decision == "deny"        ? "denied: the command was not run"
-                             : decision == "allow-once"  ? "approved once"
-                                                         : "approved (always)";
-    post(request, "Approval " + what + ".", "approval-" + payload.value("id", "") + "-done");
+    const std::string id = payload.value("id", "");
+    if (payload.value("cancelled", false)) {
+      (void)conclude(id, "No longer asked: the run ended.");
+      return;
+    }
+    const std::string outcome = outcome_text(decision, payload.value("resolvedBy", ""));
+    if (conclude(id, outcome)) return;
+    post(request, outcome, "approval-" + id + "-done");
   }
 }
 

@@ -161,6 +161,11 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
     spdlog::debug("{}[{}]: duplicate message {} ignored", m.channel, m.account_id, m.message_id);
     return InboundOutcome::Duplicate;
   }
+  // A button press answers an exec approval (TL-3): commands.ownerAllowFrom is its gate.
+  if (!m.callback_id.empty()) {
+    chat_approvals_.handle_press(channel, m);
+    return InboundOutcome::Accepted;
+  }
   // 2. Access control (CH-3).
   const json channel_cfg = channel_account_config(config_.value("channels", json::object()), m.channel, m.account_id);
   routing::AccessRequest req;

@@ -13,6 +13,7 @@
 
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
+#include "channels/channel_accounts.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
 #include "cli/config_checks.h"
@@ -300,6 +301,41 @@ Finding check_running_gateway(const std::filesystem::path& state_dir, const std:
                            ") runs this home's config");
 }
 
+std::optional<Finding> check_command_owner(const json& effective) {
+  const auto accounts = channels::list_channel_accounts(effective.value("channels", json::object()));
+  if (accounts.empty()) return std::nullopt;
+  const json commands = effective.value("commands", json::object());
+  const json owners = commands.is_object() ? commands.value("ownerAllowFrom", json::array()) : json::array();
+  if (owners.is_array() && !owners.empty()) {
+    return ok("owner", "commands.ownerAllowFrom lists " + std::to_string(owners.size()) + " owner" + (owners.size() == 1 ? "" : "s"));
+  }
+  // Examples: the first sender each channel already lets in, else a placeholder.
+  std::vector<std::string> examples, names;
+  for (const auto& a : accounts) {
+    if (std::find(names.begin(), names.end(), a.channel) != names.end()) continue;
+    names.push_back(a.channel);
+    std::string id;
+    for (const auto& e : a.config.value("allowFrom", json::array())) {
+      const std::string v = e.is_string() ? e.get<std::string>() : e.is_number_integer() ? std::to_string(e.get<int64_t>()) : "";
+      if (!v.empty() && v != "*") {
+        id = v;
+        break;
+      }
+    }
+    examples.push_back("\"" + a.channel + ":" + (id.empty() ? "<your " + a.channel + " user id>" : id) + "\"");
+  }
+  std::string list, channel_names;
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    list += (i ? "," : "") + examples[i];
+    channel_names += (i ? ", " : "") + names[i];
+  }
+  return warn("owner",
+              "channels are configured (" + channel_names + ") but commands.ownerAllowFrom is empty: nobody can answer exec "
+              "approvals in a chat (/approve, Telegram's buttons) and owner-only tools are off for every sender",
+              "list yourself as the owner: pincer config set commands.ownerAllowFrom '[" + list +
+                  "]' (your id: `pincer pairing list` shows the ids of senders who wrote to the bot)");
+}
+
 std::optional<Finding> check_control_ui(const json& effective, const std::string& home) {
   const json& gw = effective.value("gateway", json::object());
   const auto ui = gateway::control_ui_settings(gw.value("controlUi", json::object()), home);
@@ -378,6 +414,7 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
   }
   for (auto& f : check_security(cfg, env)) out.push_back(std::move(f));
   if (auto f = check_control_ui(cfg, env("HOME").value_or(""))) out.push_back(std::move(*f));
+  if (auto f = check_command_owner(cfg)) out.push_back(std::move(*f));
   auto provider_var = std::find_if(missing.begin(), missing.end(), [](const MissingEnvVar& m) {
     return m.path.rfind("models.", 0) == 0 || m.path.rfind("agents.", 0) == 0;
   });

@@ -18,7 +18,7 @@
 namespace pincer::cli {
 
 struct Finding {
-  std::string check;    ///< short id: "config", "permissions", "port", "bind", "token", "provider"
+  std::string check;    ///< short id: "config", "permissions", "port", "bind", "token", "provider", "owner" …
   std::string status;   ///< "ok" | "warn" | "fail"
   std::string message;  ///< one line, never contains a secret
   std::string fix;      ///< what to do ("" when ok)
@@ -38,6 +38,12 @@ std::vector<Finding> check_security(const nlohmann::json& effective, const confi
 /// directory, no index.html; gateway::check_control_ui_root), else ok naming where it is served.
 /// nullopt when the Control UI is not configured. `home`: $HOME for a leading "~/".
 std::optional<Finding> check_control_ui(const nlohmann::json& effective, const std::string& home);
+
+/// "owner": when channel accounts are configured but `commands.ownerAllowFrom` is empty, warn —
+/// nobody can answer exec approvals in a chat or use owner-only tools there — and say what to
+/// set, with the sender ids the channels already allow as examples (OpenClaw's doctor warns the
+/// same). Ok naming how many owners are listed; nullopt when no channel is configured.
+std::optional<Finding> check_command_owner(const nlohmann::json& effective);
 
 /// Mode bits of the state dir and pincer.json: warn when group/other can read them.
 Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file);

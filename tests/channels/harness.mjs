@@ -27,7 +27,8 @@ export function testArguments(script) {
   return { pincer, srcDir };
 }
 
-/// The emulator's class (`new TelegramServer({port, host, storeTimeout})`), made to follow the Bot
+/// The emulator's class (`new TelegramServer({port, host, storeTimeout})`), recording the
+/// answerCallbackQuery calls it gets (`callbackAnswers`), and made to follow the Bot
 /// API's getUpdates contract: an update is returned until a later call's `offset` passes it
 /// (https://core.telegram.org/bots/api#getupdates). The emulator as published marks an update read
 /// as soon as any getUpdates returns it, so an update in the answer to a poller that was just
@@ -39,10 +40,12 @@ export function telegramServerClass() {
     constructor(config) {
       super(config);
       this.offsets = new Map();  // bot token -> the offset of its latest getUpdates
+      this.callbackAnswers = [];  // bodies of answerCallbackQuery calls, in order (the emulator keeps none)
       const app = this.webServer;
       app.use((req, _res, next) => {
         const m = /^\/bot([^/]+)\/getUpdates$/.exec(req.path);
         if (m) this.offsets.set(m[1], Number((req.body && req.body.offset) || (req.query && req.query.offset) || 0));
+        if (/^\/bot[^/]+\/answerCallbackQuery$/.test(req.path)) this.callbackAnswers.push({ ...req.query, ...req.body });
         next();
       });
       // Move that middleware before the routes: right after the body parsers and request logger.

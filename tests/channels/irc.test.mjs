@@ -8,14 +8,15 @@
 // after `pincer pairing approve irc CODE`; in a channel only a message that mentions the bot is
 // answered; a 3 000-character reply arrives complete, in order, every PRIVMSG line within 512
 // bytes as received; a reply with "\r\nQUIT" cannot inject a command (the bot stays, answers the
-// next message); the bot reconnects after ngIRCd restarts; TLS with certificate verification
+// next message); an exec asked for by a non-owner in the channel waits for the owner's
+// `/approve <code> once` there (another sender's is refused); the bot reconnects after ngIRCd restarts; TLS with certificate verification
 // (a test CA given to the gateway through SSL_CERT_FILE).
 // ngIRCd has no SASL and no NickServ: those are covered at the protocol level in
 // tests/unit/irc_protocol_test.cpp (IrcSession.*).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -230,11 +231,12 @@ function gatewayConfig() {
     models: [ { id: 'mock-model' } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } } },
   session: { dmScope: 'per-channel-peer' },
+  commands: { ownerAllowFrom: ['irc:@olive'] },  // olive is the owner; alice is let in but is not
   messages: { queue: { mode: 'followup' } },
   channels: { irc: {
     host: '127.0.0.1', port: ${ircPort}, nick: '${BOT}', realname: 'Pincer test bot',
     channels: ['${CHANNEL}'],
-    dmPolicy: 'pairing', allowFrom: ['@alice'],
+    dmPolicy: 'pairing', allowFrom: ['@alice', '@olive'],
     groupPolicy: 'allowlist', groups: { '${CHANNEL}': { requireMention: true } },
   } },
 }\n`;
@@ -377,6 +379,34 @@ test('a reply containing "\\r\\nQUIT" cannot inject a command', async () => {
   alice.send('NAMES #evil');
   await alice.waitLine((l, i) => i >= mark && l.command === '366', 'NAMES #evil');
   assert.ok(!alice.lines.slice(mark).some((l) => l.command === '353' && l.params.at(-1).includes(BOT)), 'the bot joined #evil');
+});
+
+test('a non-owner\'s command in the channel runs only after the owner answers its reply code there', async () => {
+  const a = await aliceClientReady();
+  const olive = new IrcClient('olive');
+  await olive.connect();
+  olive.send(`JOIN ${CHANNEL}`);
+  await olive.waitBotIn(CHANNEL);
+  let res = await fetch(`http://127.0.0.1:${mockPort}/__mock/reset?script=1`, { method: 'POST', body: '{}' });
+  assert.equal(res.status, 200);
+  await script([{ toolCalls: [{ name: 'exec', arguments: { command: 'echo irc > irc-built.txt' } }] }, { text: 'IRC BUILD DONE' }]);
+  const built = path.join(home, 'workspace', 'irc-built.txt');
+  a.send(`PRIVMSG ${CHANNEL} :${BOT}: please build it`);
+  const asked = await a.waitBotText('Approval needed', CHANNEL, 30000);
+  const code = /code ([a-z0-9]{6})/.exec(asked.params[1])?.[1];
+  assert.ok(code, `no code in: ${asked.params[1]}`);
+  await a.waitBotText('echo irc > irc-built.txt', CHANNEL);  // the command as it will run
+  assert.ok(!existsSync(built), 'nothing runs before the answer');
+
+  a.send(`PRIVMSG ${CHANNEL} :${BOT}: /approve ${code} once`);
+  await a.waitBotText('Only the owner can answer approvals', CHANNEL);
+  assert.ok(!existsSync(built), 'alice is not the owner');
+
+  olive.send(`PRIVMSG ${CHANNEL} :${BOT}: /approve ${code} once`);
+  await olive.waitBotText('IRC BUILD DONE', CHANNEL, 30000);
+  assert.equal(readFileSync(built, 'utf8'), 'irc\n');
+  await olive.waitBotText('Approval approved once', CHANNEL);
+  olive.close();
 });
 
 test('the gateway reconnects after the IRC server restarts', async () => {

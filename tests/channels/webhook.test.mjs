@@ -2,7 +2,8 @@
 // gateway's port, the agent answering from the mock LLM, the reply in the HTTP response (sync) or
 // POSTed, signed with the callback key, to a callback server (callback). Replays are refused: the
 // same signed request twice, a stale timestamp, a captured callback posted back in, and a replay
-// after a gateway restart. No npm dependencies.
+// after a gateway restart. An exec asked for by a sender who is not the owner waits for the owner's
+// `/approve <code> once` (another sender's is refused), every message through the callback. No npm dependencies.
 //
 //   node tests/channels/webhook.test.mjs <pincer binary> <source dir>
 import { test, before, after } from 'node:test';
@@ -37,8 +38,9 @@ const sign = (body, ts, secret = SECRET) => 'sha256=' + hmac(secret, `${ts}.${bo
 /// The key callbacks are signed with: hex(HMAC-SHA256(secret, "pincer-webhook-callback")).
 const callbackKey = (secret = SECRET) => hmac(secret, 'pincer-webhook-callback');
 
-/// Starts a gateway with `webhookConfig` (in `home`, a new one by default); returns its base URL.
-async function gateway(webhookConfig, home = undefined) {
+/// Starts a gateway with `webhookConfig` (in `home`, a new one by default) and `extra` top-level
+/// config entries; returns its base URL.
+async function gateway(webhookConfig, home = undefined, extra = '') {
   if (!home) {
     home = mkdtempSync(path.join(os.tmpdir(), 'pincer-webhook-'));
     homes.push(home);
@@ -50,7 +52,7 @@ async function gateway(webhookConfig, home = undefined) {
   agents: { defaults: { model: { primary: 'mock/mock-model' } } },
   session: { dmScope: 'per-channel-peer' },
   messages: { queue: { mode: 'followup' } },
-  channels: { webhook: ${JSON.stringify(webhookConfig)} },
+  channels: { webhook: ${JSON.stringify(webhookConfig)} },${extra}
 }\n`);
   const gw = launch(pincer, ['gateway', 'run', '--port', '0'], { ...env, PINCER_HOME: home }, /listening on ws:\/\/127\.0\.0\.1:(\d+)/);
   children.push(gw.child);
@@ -294,6 +296,59 @@ test('callback: 202 at once, then the reply is POSTed, signed with the callback 
     assert.equal(back.status, 401, JSON.stringify(back.json));
     await new Promise((res) => setTimeout(res, 500));
     assert.equal(received.length, 1, 'the captured callback ran the agent');
+  } finally {
+    server.close();
+  }
+});
+
+test('callback: a non-owner\'s command runs only after the owner answers its reply code', async () => {
+  const received = [];
+  const server = http.createServer((req, res) => {
+    let data = '';
+    req.on('data', (d) => (data += d));
+    req.on('end', () => {
+      received.push(JSON.parse(data));
+      res.writeHead(200).end('{}');
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const waitText = async (needle) => {
+    const deadline = Date.now() + 30000;
+    while (Date.now() < deadline) {
+      const hit = received.find((m) => String(m.text).includes(needle));
+      if (hit) return hit;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.fail(`no callback with "${needle}"; got ${JSON.stringify(received)}`);
+  };
+  try {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'pincer-webhook-'));
+    homes.push(home);
+    const base = await gateway({ secret: SECRET, mode: 'callback', callbackUrl: `http://127.0.0.1:${server.address().port}/hook` },
+      home, `\n  commands: { ownerAllowFrom: ['webhook:ops-owner'] },`);
+    let res = await fetch(`http://127.0.0.1:${mockPort}/__mock/reset?script=1`, { method: 'POST', body: '{}' });
+    assert.equal(res.status, 200);
+    res = await fetch(`http://127.0.0.1:${mockPort}/__mock/script`, { method: 'POST', body: JSON.stringify([
+      { toolCalls: [{ name: 'exec', arguments: { command: 'echo hook > hook-built.txt' } }] }, { text: 'WH BUILD DONE' }]) });
+    assert.equal(res.status, 200);
+    const built = path.join(home, 'workspace', 'hook-built.txt');
+    assert.equal((await post(base, { text: 'please build', senderId: 'svc-9', conversationId: 'conv-build' })).status, 202);
+    const asked = await waitText('Approval needed');
+    assert.equal(asked.conversationId, 'conv-build');
+    assert.ok(asked.text.includes('echo hook > hook-built.txt'), asked.text);
+    const code = /code \**([a-z0-9]{6})/.exec(asked.text)?.[1];
+    assert.ok(code, `no code in ${asked.text}`);
+    assert.ok(!existsSync(built), 'nothing runs before the answer');
+
+    assert.equal((await post(base, { text: `/approve ${code} once`, senderId: 'svc-9', conversationId: 'conv-build' })).status, 202);
+    await waitText('Only the owner can answer approvals');
+    assert.ok(!existsSync(built), 'svc-9 is not the owner');
+
+    assert.equal((await post(base, { text: `/approve ${code} once`, senderId: 'ops-owner', conversationId: 'conv-ops' })).status, 202);
+    const done = await waitText('WH BUILD DONE');
+    assert.equal(done.conversationId, 'conv-build', 'the run answers where it started');
+    assert.equal(readFileSync(built, 'utf8'), 'hook\n');
+    await waitText('Approval approved once');
   } finally {
     server.close();
   }

@@ -113,6 +113,31 @@ TEST(CliDoctor, ChecksWhatTheGatewayWouldCheckWithTheSecretItWouldUse) {
       << token.dump();
 }
 
+TEST(CliDoctor, WarnsWhenChannelsHaveNoOwnerAndItsFixWorks) {
+  MockLlm mock;
+  TempDir home;
+  std::string cfg = config_with(mock, "k");
+  home.write("pincer.json", cfg);
+  const std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()}, {"PINCER_GATEWAY_PORT", "1"}};
+  EXPECT_TRUE(finding(json::parse(run_pincer({"doctor", "--json"}, env, 30s).out), "owner").is_null())
+      << "no channel: nothing to say";
+
+  cfg.insert(cfg.rfind('}'), ", channels: { telegram: { botToken: '123:abc', dmPolicy: 'allowlist', allowFrom: ['1001'] } } ");
+  home.write("pincer.json", cfg);
+  auto r = run_pincer({"doctor", "--json"}, env, 30s);
+  const json owner = finding(json::parse(r.out), "owner");
+  ASSERT_EQ(owner["status"], "warn") << r.out;
+  EXPECT_NE(owner["message"].get<std::string>().find("commands.ownerAllowFrom is empty"), std::string::npos) << owner.dump();
+  const std::string fix = owner["fix"];
+  EXPECT_NE(fix.find("pincer config set commands.ownerAllowFrom '[\"telegram:1001\"]'"), std::string::npos) << fix;
+
+  // The fix as printed makes it ok.
+  auto set = run_pincer({"config", "set", "commands.ownerAllowFrom", "[\"telegram:1001\"]"}, env, 30s);
+  ASSERT_EQ(set.exit_code, 0) << set.out << set.err;
+  const json after = finding(json::parse(run_pincer({"doctor", "--json"}, env, 30s).out), "owner");
+  EXPECT_EQ(after["status"], "ok") << after.dump();
+}
+
 TEST(CliLogs, PrintsTheLastLinesOfTheGatewayLog) {
   MockLlm mock;
   TempDir home;

@@ -1,7 +1,8 @@
 // Exec approvals through the real gateway (SPEC TL-3): the mock LLM asks for an `exec`, the
 // gateway asks an approval client (the gateway protocol, as `pincer chat` and the web chat do) with
 // exec.approval.requested, and the answer — allow-once, deny, or none before the timeout — decides
-// whether the command runs; the run is told. exec.approval.list and exec.approvals.get|set too.
+// whether the command runs; the run is told. exec.approval.list, exec.approvals.get|set and the
+// grants of a scoped allow-always (exec.approval.grants.list|revoke) too.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -184,6 +185,53 @@ TEST_F(ExecApprovalsTest, SmartModeAsksWhenTheTriageAnswerIsUnclear) {
   ASSERT_EQ(client_->request("exec.approval.resolve", {{"id", asked["id"]}, {"decision", "allow-once"}})["ok"], true);
   wait_event("chat", "run-unclear");
   EXPECT_TRUE(fs::exists(workspace() / "unclear.txt"));
+}
+
+TEST_F(ExecApprovalsTest, ASessionGrantIsListedCountsItsUsesAndOnceRevokedIsAskedAgain) {
+  const std::string cmd = "echo x >> grant.txt";
+  start(json::array({exec_call(cmd), {{"text", "one"}}, exec_call(cmd), {{"text", "two"}}, exec_call(cmd), {{"text", "three"}}}),
+        "tools: { exec: { ask: 'always' } }");
+  EXPECT_EQ(client_->request("exec.approval.grants.list", json::object())["payload"]["grants"], json::array());
+  send("run-g1");
+  const json asked = wait_event("exec.approval.requested", "run-g1");
+  auto r = client_->request("exec.approval.resolve",
+                            {{"id", asked["id"]}, {"decision", "allow-always"}, {"scope", "session"}, {"ttlMs", 3'600'000}});
+  ASSERT_EQ(r["ok"], true) << r.dump();
+  EXPECT_EQ(wait_event("chat", "run-g1")["state"], "final");
+  json grants = client_->request("exec.approval.grants.list", json::object())["payload"]["grants"];
+  ASSERT_EQ(grants.size(), 1u) << grants.dump();
+  const json g = grants[0];
+  EXPECT_EQ(g["command"], cmd);
+  EXPECT_EQ(g["mintedByApprovalId"], asked["id"]);
+  EXPECT_EQ(g["agentId"], "main");
+  EXPECT_EQ(g["scope"], "session");
+  EXPECT_EQ(g["sessionKey"], "agent:main:main");
+  EXPECT_TRUE(fs::equivalent(fs::path(g["cwd"].get<std::string>()), workspace())) << g.dump();
+  EXPECT_EQ(g["useCount"], 0);
+  ASSERT_TRUE(g["expiresAtMs"].is_number_integer()) << g.dump();
+  EXPECT_GT(g["expiresAtMs"].get<int64_t>(), g["createdAtMs"].get<int64_t>() + 3'000'000);
+
+  send("run-g2");  // covered by the grant: runs unasked
+  EXPECT_EQ(wait_event("chat", "run-g2")["state"], "final");
+  EXPECT_EQ(slurp(workspace() / "grant.txt"), "x\nx\n");
+  grants = client_->request("exec.approval.grants.list", {{"limit", 10}})["payload"]["grants"];
+  ASSERT_EQ(grants.size(), 1u);
+  EXPECT_EQ(grants[0]["useCount"], 1);
+  EXPECT_TRUE(grants[0]["lastUsedAtMs"].is_number_integer());
+
+  const std::string id = g["grantId"];
+  EXPECT_EQ(client_->request("exec.approval.grants.revoke", {{"grantId", id}})["payload"]["outcome"], "revoked");
+  EXPECT_EQ(client_->request("exec.approval.grants.revoke", {{"grantId", id}})["payload"]["outcome"], "already-revoked");
+  EXPECT_EQ(client_->request("exec.approval.grants.revoke", {{"grantId", "nope"}})["payload"]["outcome"], "not-found");
+  EXPECT_EQ(client_->request("exec.approval.grants.list", json::object())["payload"]["grants"], json::array());
+  auto bad = client_->request("exec.approval.grants.list", {{"limit", 0}});
+  EXPECT_EQ(bad["ok"], false) << bad.dump();
+
+  send("run-g3");  // revoked: asked again
+  const json again = wait_event("exec.approval.requested", "run-g3");
+  ASSERT_EQ(client_->request("exec.approval.resolve", {{"id", again["id"]}, {"decision", "deny"}})["ok"], true);
+  wait_event("chat", "run-g3");
+  EXPECT_EQ(slurp(workspace() / "grant.txt"), "x\nx\n");
 }
 
 }  // namespace

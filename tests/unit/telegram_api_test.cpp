@@ -1,6 +1,6 @@
 // Telegram updates as the pipeline sees them (src/channels/telegram/telegram_api.h): mention
 // gating by the message's entities (offsets in UTF-16 units) or, without entities, by "@bot" as a
-// whole word; forum topics (topic_id / thread_id, the General topic).
+// whole word; forum topics (topic_id / thread_id, the General topic); inline buttons and presses.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -93,6 +93,41 @@ TEST(TelegramTopics, ForumTopicsAndTheGeneralTopic) {
   EXPECT_FALSE(m.is_group);
   EXPECT_EQ(m.topic_id, "");
   EXPECT_EQ(m.thread_id, "5");
+}
+
+TEST(TelegramButtons, APressBecomesAMessageWithItsCallbackAndButtonsBecomeAKeyboard) {
+  json answer = {{"ok", true},
+                 {"result", json::array({{{"update_id", 5},
+                                          {"callback_query",
+                                           {{"id", "991"},
+                                            {"from", {{"id", 1001}, {"is_bot", false}, {"username", "ann"}}},
+                                            {"message", {{"message_id", 42}, {"chat", {{"id", -100500}, {"type", "group"}}}}},
+                                            {"data", "tga1:e:o:abc"}}}},
+                                         {{"update_id", 6},
+                                          {"callback_query", {{"id", "992"}, {"from", {{"id", 1}, {"is_bot", false}}},
+                                                              {"game_short_name", "g"}}}}})}};
+  auto updates = parse_updates(answer, "default", "pincer_bot", kBotId);
+  ASSERT_TRUE(updates) << updates.error().message;
+  ASSERT_EQ(updates->size(), 2u);
+  ASSERT_TRUE((*updates)[0].message);
+  const InboundMessage& m = *(*updates)[0].message;
+  EXPECT_EQ(m.callback_id, "991");
+  EXPECT_EQ(m.callback_message_id, "42");
+  EXPECT_EQ(m.text, "tga1:e:o:abc");
+  EXPECT_EQ(m.chat_id, "-100500");
+  EXPECT_TRUE(m.is_group);
+  EXPECT_EQ(m.sender_id, "1001");
+  EXPECT_EQ(m.sender_username, "ann");
+  EXPECT_EQ(m.message_id, "callback:991");
+  EXPECT_FALSE((*updates)[1].message) << "a press without data (a game) is skipped";
+  EXPECT_EQ(get_updates_body(0, 25)["allowed_updates"], json::array({"message", "callback_query"}));
+
+  OutboundMessage out{"-100500", "", "hi"};
+  EXPECT_FALSE(send_message_body(out, true).contains("reply_markup"));
+  out.buttons = {{{"Allow once", "tga1:e:o:abc"}, {"Deny", "tga1:e:d:abc"}}};
+  EXPECT_EQ(send_message_body(out, true)["reply_markup"],
+            json::parse(R"({"inline_keyboard":[[{"text":"Allow once","callback_data":"tga1:e:o:abc"},)"
+                        R"({"text":"Deny","callback_data":"tga1:e:d:abc"}]]})"));
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ std::string method_url(const std::string& api_root, const std::string& token, co
 }
 
 json get_updates_body(int64_t offset, int timeout_s) {
-  return {{"offset", offset}, {"timeout", timeout_s}, {"allowed_updates", json::array({"message"})}};
+  return {{"offset", offset}, {"timeout", timeout_s}, {"allowed_updates", json::array({"message", "callback_query"})}};
 }
 
 json send_message_body(const OutboundMessage& message, bool html) {
@@ -104,7 +104,18 @@ json send_message_body(const OutboundMessage& message, bool html) {
   if (html) body["parse_mode"] = "HTML";
   if (!message.thread_id.empty()) body["message_thread_id"] = message.thread_id;
   body["link_preview_options"] = {{"is_disabled", true}};
+  if (!message.buttons.empty()) body["reply_markup"] = inline_keyboard(message.buttons);
   return body;
+}
+
+json inline_keyboard(const std::vector<std::vector<Button>>& rows) {
+  json keyboard = json::array();
+  for (const auto& row : rows) {
+    json r = json::array();
+    for (const auto& b : row) r.push_back({{"text", b.text}, {"callback_data", b.data}});
+    keyboard.push_back(std::move(r));
+  }
+  return {{"inline_keyboard", std::move(keyboard)}};
 }
 
 json edit_message_body(const std::string& chat_id, const std::string& message_id, const std::string& text, bool html) {
@@ -118,6 +129,31 @@ json edit_message_body(const std::string& chat_id, const std::string& message_id
   return body;
 }
 
+std::optional<InboundMessage> parse_callback(const json& cb, const std::string& account_id) {
+  const json& msg = cb.value("message", json::object());
+  const json& from = cb.value("from", json::object());
+  if (!cb.contains("data") || !cb["data"].is_string() || !msg.is_object() || !msg.contains("chat") ||
+      !msg["chat"].is_object() || !from.is_object() || from.value("is_bot", false)) {
+    return std::nullopt;  // a game button or a press on a message too old to carry itself
+  }
+  InboundMessage m;
+  m.channel = "telegram";
+  m.account_id = account_id;
+  m.is_group = msg["chat"].value("type", "private") != "private";
+  m.chat_id = id_string(msg["chat"].value("id", json()));
+  if (msg.value("is_topic_message", false) && msg.contains("message_thread_id")) m.thread_id = id_string(msg["message_thread_id"]);
+  m.sender_id = id_string(from.value("id", json()));
+  m.sender_username = from.value("username", "");
+  m.sender_name = from.value("first_name", "");
+  m.callback_id = id_string(cb.value("id", json()));
+  m.callback_message_id = id_string(msg.value("message_id", json()));
+  m.message_id = "callback:" + m.callback_id;  // dedupe: one press is handled once
+  m.text = cb["data"].get<std::string>();
+  m.mentions_bot = true;  // a press on the bot's own message
+  if (m.chat_id.empty() || m.callback_id.empty() || m.sender_id.empty()) return std::nullopt;
+  return m;
+}
+
 Result<std::vector<Update>> parse_updates(const json& answer, const std::string& account_id,
                                           const std::string& bot_username, int64_t bot_id) {
   if (!answer.is_object()) return Error{"PROTOCOL", "getUpdates: answer is not a JSON object"};
@@ -128,6 +164,11 @@ Result<std::vector<Update>> parse_updates(const json& answer, const std::string&
     if (!u.is_object() || !u.contains("update_id") || !u["update_id"].is_number_integer()) continue;
     Update update;
     update.update_id = u["update_id"].get<int64_t>();
+    if (u.contains("callback_query") && u["callback_query"].is_object()) {
+      update.message = parse_callback(u["callback_query"], account_id);
+      out.push_back(std::move(update));
+      continue;
+    }
     const json& msg = u.contains("message") && u["message"].is_object() ? u["message"] : json();
     if (msg.is_object() && msg.contains("text") && msg["text"].is_string() && msg.contains("chat") && msg["chat"].is_object()) {
       const json& from = msg.value("from", json::object());

@@ -17,11 +17,15 @@ namespace pincer::channels::telegram {
 /// `{apiRoot}/bot{token}/{method}`; apiRoot without a trailing slash (default https://api.telegram.org).
 std::string method_url(const std::string& api_root, const std::string& token, const std::string& method);
 
-/// getUpdates body: {offset, timeout (s), allowed_updates:["message"]}.
+/// getUpdates body: {offset, timeout (s), allowed_updates:["message","callback_query"]}.
 nlohmann::json get_updates_body(int64_t offset, int timeout_s);
 
-/// sendMessage body; `html` sets parse_mode HTML (else plain text).
+/// sendMessage body; `html` sets parse_mode HTML (else plain text); `message.buttons` become an
+/// inline keyboard (reply_markup).
 nlohmann::json send_message_body(const OutboundMessage& message, bool html);
+
+/// {inline_keyboard:[[{text, callback_data}, …], …]}.
+nlohmann::json inline_keyboard(const std::vector<std::vector<Button>>& rows);
 
 /// editMessageText body {chat_id, message_id, text, parse_mode?, link_preview_options}; a numeric
 /// `message_id` is sent as a number (as Telegram documents it), anything else as given.
@@ -32,13 +36,18 @@ nlohmann::json edit_message_body(const std::string& chat_id, const std::string& 
 inline constexpr const char* kGeneralTopicId = "1";
 
 /// One update as the pipeline needs it. `update_id` is always set; `message` only for text
-/// messages from humans (service messages, bots and non-text updates are skipped).
+/// messages from humans and for button presses (service messages, bots and other updates are skipped).
 struct Update {
   int64_t update_id = 0;
   std::optional<InboundMessage> message;
 };
 
-/// Parses a getUpdates answer {ok, result:[…]}. Topics (OpenClaw resolveTelegramForumThreadId):
+/// A `callback_query` (a press on an inline button) as an InboundMessage: callback_id,
+/// callback_message_id, text = the button's data, message_id "callback:<id>", the chat of the
+/// message pressed; nullopt when it has no data, no message or comes from a bot.
+std::optional<InboundMessage> parse_callback(const nlohmann::json& callback_query, const std::string& account_id);
+
+/// Parses a getUpdates answer (a `callback_query` update: parse_callback()). {ok, result:[…]}. Topics (OpenClaw resolveTelegramForumThreadId):
 /// in a forum (`chat.is_forum`) `topic_id` is the message's topic — `message_thread_id` when
 /// `is_topic_message`, else the General topic "1" — and `thread_id` (where replies go) is that
 /// topic, or "" for General; outside forums `topic_id` is "" and `thread_id` is the topic of a

@@ -38,6 +38,7 @@ ChannelCapabilities TelegramChannel::capabilities() const {
   c.threads = true;
   c.typing = true;
   c.edit = true;
+  c.buttons = true;
   return c;
 }
 
@@ -120,7 +121,7 @@ void TelegramChannel::probe(std::function<void(json)> done) {
 void TelegramChannel::set_webhook() {
   // The secret is required (channel_manager.cpp): Telegram sends it back with every update.
   json body = {{"url", settings_.webhook_url},
-               {"allowed_updates", json::array({"message"})},
+               {"allowed_updates", json::array({"message", "callback_query"})},
                {"secret_token", settings_.webhook_secret}};
   call("setWebhook", body, 15'000, [this](int status, const json& answer, const std::string& transport) {
     if (!transport.empty() || !answer.is_object() || !answer.value("ok", false)) {
@@ -270,6 +271,17 @@ void TelegramChannel::send_typing(const std::string& chat_id, const std::string&
   json body = {{"chat_id", chat_id}, {"action", "typing"}};
   if (!thread_id.empty()) body["message_thread_id"] = thread_id;
   call("sendChatAction", body, 15'000, [](int, const json&, const std::string&) {});  // best effort
+}
+
+void TelegramChannel::answer_callback(const std::string& callback_id, const std::string& text) {
+  json body = {{"callback_query_id", callback_id}};
+  if (!text.empty()) body["text"] = text;
+  call("answerCallbackQuery", body, 15'000, [this](int status, const json& answer, const std::string& transport) {
+    if (!transport.empty() || parse_error(answer, status)) {
+      spdlog::warn("telegram[{}]: answerCallbackQuery failed: {}", settings_.account_id,
+                   !transport.empty() ? transport : parse_error(answer, status)->description);
+    }
+  });
 }
 
 json TelegramChannel::status() const {

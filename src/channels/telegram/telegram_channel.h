@@ -1,6 +1,6 @@
 // Telegram as a Channel (issue #5 §5): long polling of getUpdates with the offset persisted after
 // each batch — or webhook mode (`webhookUrl`: setWebhook, then Telegram POSTs each update to
-// `webhookPath` on the gateway's port, checked against the required `webhookSecret`) — sendMessage (and editMessageText, for streamed previews) in HTML parse mode with a plain-text
+// `webhookPath` on the gateway's port, checked against the required `webhookSecret`) — sendMessage (and editMessageText, for streamed previews; inline keyboards whose presses arrive as callback_query updates) in HTML parse mode with a plain-text
 // fallback when Telegram cannot parse the entities, 429 retry_after reported as RATE_LIMITED, typing indicator, configurable apiRoot
 // (tests and self-hosted Bot API servers).
 //
@@ -46,6 +46,8 @@ class TelegramChannel final : public Channel {
   void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                  std::function<void(Status)> done) override;
   void send_typing(const std::string& chat_id, const std::string& thread_id) override;
+  /// answerCallbackQuery {callback_query_id, text?}: stops the button's spinner; best effort.
+  void answer_callback(const std::string& callback_id, const std::string& text) override;
   nlohmann::json status() const override;
   /// getMe now: {ok, bot:{id, username}, elapsedMs} or {ok:false, error, elapsedMs?}.
   void probe(std::function<void(nlohmann::json)> done) override;

@@ -7,6 +7,8 @@
 //                                              (twoPhase: first {status:"accepted", id, …})
 //   exec.approval.waitDecision {id}          → {id, decision} (null = timed out)
 //   exec.approval.resolve {id, decision, scope?, ttlMs?} → {ok:true}; `id` may be the short code
+//   exec.approval.grants.list {limit?}       → {grants:[…]} the live scoped / time-bounded grants
+//   exec.approval.grants.revoke {grantId}    → {outcome: revoked | already-revoked | not-found}
 //   exec.approvals.get                       → {path, exists, hash, file}
 //   exec.approvals.set {file, baseHash?}     → {path, hash, file}; a stale baseHash is refused
 // Events exec.approval.requested / resolved go to operators holding operator.approvals.
@@ -125,6 +127,33 @@ MethodResult resolve(MethodContext& ctx) {
   return json{{"ok", true}};
 }
 
+MethodResult grants_list(MethodContext& ctx) {
+  Params p("exec.approval.grants.list", ctx.request.params);
+  if (auto e = p.only({"limit"})) return *e;
+  const json& params = params_of(ctx);
+  int64_t limit = 500;
+  if (params.contains("limit")) {
+    if (!params["limit"].is_number_integer() || params["limit"].get<int64_t>() < 1 || params["limit"].get<int64_t>() > 500) {
+      return invalid_params("exec.approval.grants.list", "/limit must be an integer 1..500");
+    }
+    limit = params["limit"].get<int64_t>();
+  }
+  auto* m = manager(ctx);
+  if (!m) return json{{"grants", json::array()}};
+  return json{{"grants", m->grants(static_cast<std::size_t>(limit))}};
+}
+
+MethodResult grants_revoke(MethodContext& ctx) {
+  Params p("exec.approval.grants.revoke", ctx.request.params);
+  if (auto e = p.only({"grantId"})) return *e;
+  std::string grant_id;
+  if (auto e = p.string("grantId", grant_id, true, true)) return *e;
+  auto* m = manager(ctx);
+  if (!m) return no_runtime();
+  const std::string by = ctx.client.info.id.empty() ? "gateway client" : ctx.client.info.id;
+  return json{{"outcome", m->revoke_grant(grant_id, by)}};
+}
+
 json file_payload(tools::approvals::ApprovalManager& m) {
   std::error_code ec;
   return {{"path", m.file().path().string()}, {"exists", std::filesystem::exists(m.file().path(), ec)},
@@ -165,6 +194,8 @@ void register_approval_methods(MethodRegistry& registry) {
   registry.add({"exec.approval.request", request});
   registry.add({"exec.approval.waitDecision", wait_decision});
   registry.add({"exec.approval.resolve", resolve});
+  registry.add({"exec.approval.grants.list", grants_list});
+  registry.add({"exec.approval.grants.revoke", grants_revoke});
   registry.add({"exec.approvals.get", approvals_get});
   registry.add({"exec.approvals.set", approvals_set, false, true});
 }

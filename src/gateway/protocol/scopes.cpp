@@ -38,7 +38,8 @@ constexpr std::array kExplicit = {
     // approvals
     Entry{"exec.approval.request", kScopeApprovals}, Entry{"exec.approval.waitDecision", kScopeApprovals},
     Entry{"exec.approval.resolve", kScopeApprovals}, Entry{"exec.approval.list", kScopeApprovals},
-    Entry{"exec.approval.get", kScopeApprovals},
+    Entry{"exec.approval.get", kScopeApprovals}, Entry{"exec.approval.grants.list", kScopeApprovals},
+    Entry{"exec.approval.grants.revoke", kScopeApprovals},
     Entry{"plugin.approval.list", kScopeApprovals}, Entry{"openclaw.approval.list", kScopeApprovals},
     // questions
     Entry{"question.list", kScopeQuestions},

@@ -3,6 +3,7 @@
 // render.mjs (DOM nodes only, never HTML strings). The token lives in localStorage.
 import { GatewayClient } from './gateway_client.mjs';
 import { renderMarkdown } from './render.mjs';
+import { createApprovals } from './approvals.mjs';
 
 const $ = (id) => document.getElementById(id);
 const KEY_TOKEN = 'pincer.webchat.token';
@@ -425,6 +426,7 @@ function onState(s, info) {
     renderSessions();
     refreshSessions();
     loadHistory();
+    approvals.refresh();
     if (state.active.size) reconcileRuns();
   } else if (s === 'auth' || s === 'refused') {
     // No token yet is the normal first visit: just ask for it.
@@ -456,8 +458,10 @@ const client = new GatewayClient({
   onEvent(name, payload) {
     if (name === 'chat') onChat(payload);
     else if (name === 'agent') onAgent(payload);
+    else approvals.onEvent(name, payload);
   },
 });
+const approvals = createApprovals({ box: $('approvals'), client, label });
 
 // --- wiring ------------------------------------------------------------------------------------
 

@@ -182,7 +182,7 @@ export class GatewayClient {
       maxProtocol: 4,
       client: { id: 'webchat-ui', version: CLIENT_VERSION, platform: 'web', mode: 'webchat' },
       role: 'operator',
-      scopes: ['operator.read', 'operator.write', 'operator.admin'],
+      scopes: ['operator.read', 'operator.write', 'operator.admin', 'operator.approvals'],
       caps: ['tool-events'],
       locale: navigator.language || 'en',
     };

@@ -117,14 +117,60 @@ std::pair<std::string, std::string> ApprovalManager::effective_policy(const Exec
   return {security, ask};
 }
 
-bool ApprovalManager::granted(const ExecCall& call) const {
+bool ApprovalManager::granted(const ExecCall& call) {
   const std::string fp = call_fingerprint(call);
   const int64_t now = clock_.steady_ms();
-  return std::any_of(grants_.begin(), grants_.end(), [&](const Grant& g) {
-    return g.fingerprint == fp && g.agent_id == call.agent_id &&
-           (g.session_key.empty() || g.session_key == call.session_key) &&
-           (g.expires_steady_ms == 0 || now < g.expires_steady_ms);
-  });
+  for (Grant& g : grants_) {
+    if (g.fingerprint == fp && g.agent_id == call.agent_id && (g.session_key.empty() || g.session_key == call.session_key) &&
+        (g.expires_steady_ms == 0 || now < g.expires_steady_ms)) {
+      ++g.use_count;
+      g.last_used_wall_ms = clock_.wall_ms();
+      return true;
+    }
+  }
+  return false;
+}
+
+void ApprovalManager::drop_expired_grants() {
+  const int64_t now = clock_.steady_ms();
+  for (auto it = grants_.begin(); it != grants_.end();) {
+    if (it->expires_steady_ms != 0 && now >= it->expires_steady_ms) {
+      ended_grants_[it->id] = clock_.wall_ms();
+      it = grants_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  while (ended_grants_.size() > 256) ended_grants_.erase(ended_grants_.begin());
+}
+
+json ApprovalManager::grants(std::size_t limit) {
+  drop_expired_grants();
+  json out = json::array();
+  for (const Grant& g : grants_) {
+    if (out.size() >= limit) break;
+    json env = json::object();
+    for (const auto& [k, v] : g.env) env[k] = v;
+    out.push_back({{"grantId", g.id}, {"mintedByApprovalId", g.minted_by}, {"agentId", g.agent_id},
+                   {"scope", g.session_key.empty() ? "agent" : "session"},
+                   {"sessionKey", g.session_key.empty() ? json(nullptr) : json(g.session_key)},
+                   {"command", g.command}, {"cwd", g.cwd}, {"env", env}, {"createdAtMs", g.created_wall_ms},
+                   {"expiresAtMs", g.expires_wall_ms ? json(g.expires_wall_ms) : json(nullptr)},
+                   {"revokedAtMs", nullptr}, {"revokedBy", nullptr},
+                   {"lastUsedAtMs", g.last_used_wall_ms ? json(g.last_used_wall_ms) : json(nullptr)},
+                   {"useCount", g.use_count}});
+  }
+  return out;
+}
+
+std::string ApprovalManager::revoke_grant(const std::string& grant_id, const std::string& revoked_by) {
+  drop_expired_grants();
+  auto it = std::find_if(grants_.begin(), grants_.end(), [&](const Grant& g) { return g.id == grant_id; });
+  if (it == grants_.end()) return ended_grants_.count(grant_id) ? "already-revoked" : "not-found";
+  spdlog::info("exec approval grant {} ({}) revoked by {}", grant_id, it->command, revoked_by.empty() ? "?" : revoked_by);
+  ended_grants_[grant_id] = clock_.wall_ms();
+  grants_.erase(it);
+  return "revoked";
 }
 
 void ApprovalManager::emit(const std::string& event, const json& payload) {
@@ -290,10 +336,18 @@ Status ApprovalManager::resolve(const std::string& id_or_code, const std::string
     if (p.risky || scope == "session" || ttl_ms > 0) {
       // Risky commands never become patterns: an exact grant instead (TL-3).
       Grant g;
+      g.id = ids::uuid_v4();
+      g.minted_by = p.id;
       g.agent_id = p.call.agent_id;
       g.session_key = scope == "session" ? p.call.session_key : "";
       g.fingerprint = call_fingerprint(p.call);
+      g.command = p.call.command;
+      g.cwd = p.call.cwd.string();
+      g.env = p.call.env;
+      g.created_wall_ms = clock_.wall_ms();
       g.expires_steady_ms = ttl_ms > 0 ? clock_.steady_ms() + ttl_ms : 0;
+      g.expires_wall_ms = ttl_ms > 0 ? g.created_wall_ms + ttl_ms : 0;
+      drop_expired_grants();
       grants_.push_back(std::move(g));
     } else {
       for (const auto& pattern : p.patterns) file_.add_pattern(p.call.agent_id, pattern, clock_.wall_ms());

@@ -128,6 +128,16 @@ class ApprovalManager {
   /// `done` gets the decision ("" = timeout); false when `id` is unknown.
   bool wait_decision(const std::string& id, std::function<void(const std::string&)> done);
 
+  /// The live grants (exec.approval.grants.list), oldest first, at most `limit`: [{grantId,
+  /// mintedByApprovalId, agentId, scope "agent"|"session", sessionKey (null for agent scope),
+  /// command, cwd, env, createdAtMs, expiresAtMs (null = until restart), revokedAtMs, revokedBy
+  /// (null: the list holds live grants only), lastUsedAtMs (null = never), useCount}]. Expired
+  /// grants are dropped first.
+  nlohmann::json grants(std::size_t limit = 500);
+  /// Revokes grant `grant_id` now (exec.approval.grants.revoke): "revoked", "already-revoked"
+  /// (revoked before, or expired) or "not-found".
+  std::string revoke_grant(const std::string& grant_id, const std::string& revoked_by);
+
   ApprovalsFile& file() { return file_; }
   /// Reloads the approvals file (errors logged and returned; the old content stays).
   Status reload_file();
@@ -138,13 +148,19 @@ class ApprovalManager {
  private:
   struct Pending;
   struct Grant {
+    std::string id, minted_by;          ///< grant id; the approval that made it
     std::string agent_id, session_key;  ///< session_key "" = agent scope
     std::string fingerprint;
+    std::string command, cwd;
+    std::map<std::string, std::string> env;
     int64_t expires_steady_ms = 0;      ///< 0 = until restart
+    int64_t created_wall_ms = 0, expires_wall_ms = 0, last_used_wall_ms = 0;
+    int64_t use_count = 0;
   };
+  void drop_expired_grants();
   void ask(ExecCall call, const CommandAnalysis& analysis, GateDone done);
   void finish(const std::string& id, const std::string& decision, const std::string& resolved_by);
-  bool granted(const ExecCall& call) const;
+  bool granted(const ExecCall& call);  ///< counts the use of the grant that covers `call`
   void emit(const std::string& event, const nlohmann::json& payload);
 
   EventLoop& loop_;
@@ -158,6 +174,7 @@ class ApprovalManager {
   std::map<std::string, std::string> recent_;                ///< id → decision of resolved ones (bounded)
   std::vector<std::string> recent_order_;
   std::vector<Grant> grants_;
+  std::map<std::string, int64_t> ended_grants_;  ///< id → wall ms of revoked/expired grants (bounded)
 };
 
 /// The fingerprint a grant binds to: command, cwd and env overrides, exactly.
