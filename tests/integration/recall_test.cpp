@@ -14,6 +14,7 @@
 #include "ws_client.h"
 
 namespace pincer::test {
+namespace recall_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using nlohmann::json;
@@ -286,4 +287,5 @@ TEST_F(RecallE2E, NoMemoryFlushWhenTurnedOff) {
 }
 
 }  // namespace
+}  // namespace recall_test
 }  // namespace pincer::test
