@@ -99,7 +99,7 @@ TEST_F(ChatTuiTest, StreamedTurnToolCallAndSlashCommands) {
   s = tmux.wait_for("Thinking: high");
   EXPECT_NE(s.find("Thinking: high"), std::string::npos) << s;
   tmux.type_line("/model");
-  s = tmux.wait_for("mock/mock-model");
+  s = tmux.wait_for("  mock/mock-model");  // the list's line: the /think answer names the model too
   EXPECT_NE(s.find("  mock/mock-model"), std::string::npos) << s;
   tmux.type_line("/status");  // answered by the gateway's command table, like /help promises
   s = tmux.wait_for("thinking high");
