@@ -313,7 +313,10 @@ function analyse(events) {
   });
   const turn = events.slice(lastAssistant + 1);
   const toolResults = turn.filter((e) => e.kind === "tool").map((e) => e.text);
-  let userText = turn.filter((e) => e.kind === "user").map((e) => e.text).join("\n");
+  // Pincer's startup context (CX-2) quotes earlier notes and session archives: their words are
+  // not the user's, so their triggers (MOCK_SLOW, ECHO…) must not drive this answer.
+  const own = (text) => (text ?? "").replace(/\[Startup context loaded by runtime\][\s\S]*END_QUOTED_NOTES\n?/, "");
+  let userText = turn.filter((e) => e.kind === "user").map((e) => own(e.text)).join("\n");
   if (!userText || toolResults.length) {
     const lastUser = [...events].reverse().find((e) => e.kind === "user");
     userText = lastUser?.text ?? "";

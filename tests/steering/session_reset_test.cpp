@@ -125,7 +125,9 @@ TEST(SessionReset, DailyAtTheConfiguredHourWhenTheNextMessageArrives) {
   ASSERT_FALSE(third.empty());
   EXPECT_NE(third, first);
   EXPECT_TRUE(f.archived(first));
-  EXPECT_EQ(f.last_request_messages(), 2u);  // a fresh session: system prompt and this message
+  // A fresh session: the system prompt, the startup context quoting the archive of the session
+  // that ended (CX-2, MM-9), and this message — nothing of the old transcript.
+  EXPECT_EQ(f.last_request_messages(), 3u);
   f.clock.advance(kHour);
   EXPECT_EQ(f.turn("later"), third);  // started after the boundary: fresh
 }
