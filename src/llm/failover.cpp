@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/civil_date.h"
 #include "core/redact.h"
 #include "core/utf8.h"
 
@@ -376,15 +377,7 @@ int64_t now_ms() {
 // HTTP-date
 // ---------------------------------------------------------------------------------------------
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
+using civil::days_from_civil;
 
 std::optional<int64_t> parse_http_date_ms(std::string_view value) {
   static constexpr std::string_view kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",

@@ -14,6 +14,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/civil_date.h"
+
 namespace pincer::memory {
 
 namespace fs = std::filesystem;
@@ -21,28 +23,10 @@ using nlohmann::json;
 
 namespace {
 
-// Howard Hinnant's civil-date conversions (proleptic Gregorian).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
 std::string civil_from_days(int64_t z) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  const civil::Date date = civil::civil_from_days(z);
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(y + (m <= 2)), m, d);
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(date.year), date.month, date.day);
   return buf;
 }
 
@@ -157,7 +141,7 @@ std::string days_before(std::string_view stamp, int days) {
   int64_t y = 0;
   unsigned m = 0, d = 0;
   if (!parse_stamp(stamp, y, m, d)) return std::string(stamp);
-  return civil_from_days(days_from_civil(y, m, d) - days);
+  return civil_from_days(civil::days_from_civil(y, m, d) - days);
 }
 
 fs::path daily_note_path(const fs::path& workspace, std::string_view stamp) {

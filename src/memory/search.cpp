@@ -4,18 +4,12 @@
 #include <cmath>
 #include <set>
 
+#include "core/civil_date.h"
 #include "memory/fts_query.h"
 
 namespace pincer::memory {
 
-int64_t days_from_civil(int y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return static_cast<int64_t>(era) * 146097 + static_cast<int64_t>(doe) - 719468;
-}
+int64_t days_from_civil(int y, unsigned m, unsigned d) { return civil::days_from_civil(y, m, d); }
 
 std::optional<int64_t> note_day(const std::string& path) {
   const auto slash = path.find_last_of('/');

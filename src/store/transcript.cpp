@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "core/civil_date.h"
 #include "core/ids.h"
 #include "store/atomic_file.h"
 #include "store/file_util.h"
@@ -27,31 +28,9 @@ constexpr std::size_t kMaxTranscriptBytes = std::size_t{1} << 30;
 // Civil time (proleptic Gregorian, UTC) without the C library's time zone state.
 // ---------------------------------------------------------------------------------------------
 
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-struct Civil {
-  int64_t year;
-  unsigned month, day;
-};
-
-Civil civil_from_days(int64_t z) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  return {static_cast<int64_t>(yoe) + era * 400 + (m <= 2), m, d};
-}
+using civil::civil_from_days;
+using civil::days_from_civil;
+using Civil = civil::Date;
 
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
