@@ -36,6 +36,8 @@ class CronStore {
   Status save() const;
 
   const std::vector<CronJob>& jobs() const { return jobs_; }
+  /// The jobs to bring their state up to date in place (the scheduler's plan_startup); save() after.
+  std::vector<CronJob>& mutable_jobs() { return jobs_; }
   /// One line per invalid job, as in CronJob::invalid.
   std::vector<std::string> issues() const;
   const CronJob* find(std::string_view id) const;

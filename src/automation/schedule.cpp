@@ -4,6 +4,8 @@
 #include <sodium.h>
 
 #include <cctype>
+#include <cstdio>
+#include <ctime>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -234,8 +236,21 @@ Result<Schedule> parse_schedule(const nlohmann::json& j, std::string_view defaul
   if (k == "at") {
     s.kind = Schedule::Kind::At;
     const nlohmann::json* at = text("at");
+    if (at != nullptr && at->is_number_integer() && at->get<int64_t>() >= 0) {  // epoch milliseconds
+      s.at_ms = at->get<int64_t>();
+      const std::time_t secs = static_cast<std::time_t>(s.at_ms / 1000);
+      std::tm tm{};
+      gmtime_r(&secs, &tm);
+      char buf[40];
+      std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+      char ms[8];
+      std::snprintf(ms, sizeof ms, ".%03dZ", static_cast<int>(s.at_ms % 1000));
+      s.at = std::string(buf) + ms;
+      s.zone = zone_default;
+      return s;
+    }
     if (at == nullptr || !at->is_string())
-      return schedule_fail("schedule.at: expected an ISO 8601 time such as \"2026-03-01T08:00\" (or with Z / +01:00)");
+      return schedule_fail("schedule.at: expected an ISO 8601 time such as \"2026-03-01T08:00\" (or with Z / +01:00), or epoch milliseconds");
     s.at = at->get<std::string>();
     s.zone = zone_default;
     if (const nlohmann::json* tz = text("tz"); tz != nullptr && tz->is_string() && !tz->get<std::string>().empty())
