@@ -42,7 +42,7 @@ json send_request_json(const SendRequest& r) {
               {"thinking", r.thinking}, {"lane", to_string(r.lane)}, {"channel", r.channel},
               {"origin", {{"channel", r.origin.channel}, {"accountId", r.origin.account_id}, {"chatId", r.origin.chat_id},
                           {"threadId", r.origin.thread_id}, {"senderId", r.origin.sender_id}, {"isGroup", r.origin.is_group}}},
-              {"senderIsOwner", r.sender_is_owner}};
+              {"senderIsOwner", r.sender_is_owner}, {"model", r.model}, {"timeoutMs", r.timeout_ms}};
 }
 
 SendRequest send_request_from_json(const json& j) {
@@ -59,6 +59,8 @@ SendRequest send_request_from_json(const json& j) {
   r.origin = {o.value("channel", ""), o.value("accountId", ""), o.value("chatId", ""), o.value("threadId", ""),
               o.value("senderId", ""), o.value("isGroup", false)};
   r.sender_is_owner = j.value("senderIsOwner", true);
+  r.model = j.value("model", "");
+  r.timeout_ms = j.value("timeoutMs", int64_t{0});
   return r;
 }
 

@@ -1,5 +1,9 @@
-// AgentService's lane methods: aborting, steering and waiting for runs (agent_service.h).
+// AgentService's lane methods: aborting, steering and waiting for runs (agent_service.h); the
+// system events (AT-2 cron `systemEvent`) queued per session for its next turn, as OpenClaw's
+// "System: [time] text" lines before the user's text.
 #include "agent/agent_service_impl.h"
+
+#include <ctime>
 
 #include "core/ids.h"
 
@@ -91,5 +95,49 @@ std::size_t AgentService::active_runs() const {
 }
 
 bool AgentService::is_active(const std::string& run_id) const { return impl_->run_session.contains(run_id); }
+
+// ---- system events (AT-2) ----
+namespace {
+
+std::string system_event_utc_time(int64_t ms) {
+  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_system_event(int64_t ms, const std::string& text) {
+  std::string out;
+  bool first = true;
+  std::size_t start = 0;
+  while (start <= text.size()) {  // each line of the event is a "System:" line; the first is stamped
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    out += "System: " + (first ? "[" + system_event_utc_time(ms) + "] " : std::string()) + text.substr(start, end - start) + "\n";
+    first = false;
+    start = end + 1;
+  }
+  return out;
+}
+
+void AgentService::add_system_event(const std::string& session_key, const std::string& text) {
+  auto& queue = impl_->system_events[canonical_key(session_key)];
+  queue.emplace_back(impl_->clock.wall_ms(), text);
+  while (queue.size() > kMaxSystemEvents) queue.pop_front();
+}
+
+std::string AgentService::take_system_events(const std::string& key) {
+  auto it = impl_->system_events.find(key);
+  if (it == impl_->system_events.end()) return "";
+  std::string out;
+  for (const auto& [ts, text] : it->second) out += format_system_event(ts, text);
+  impl_->system_events.erase(it);
+  return out + "\n";
+}
+
+void AgentService::set_cron_backend(tools::CronBackend* backend) { impl_->cron_backend = backend; }
 
 }  // namespace pincer::agent

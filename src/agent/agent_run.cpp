@@ -412,7 +412,8 @@ void AgentRun::execute_tool(const llm::ToolCall& call, const tools::Tool* tool, 
   auto output = std::make_shared<tools::ToolOutput>();
   auto work = [tool, call, output, denied, flag = cancel_flag_, workspace = in_.workspace, env = in_.tool_env,
                timeout = in_.exec_timeout_ms, processes = in_.processes, memory = in_.memory,
-               agent = in_.agent_id, exec_cap = in_.exec_max_output_chars, sandbox = in_.sandbox, config = in_.config] {
+               agent = in_.agent_id, exec_cap = in_.exec_max_output_chars, sandbox = in_.sandbox, config = in_.config,
+               cron = in_.cron, key = in_.session_key, origin = in_.origin] {
     if (denied) {
       *output = tools::ToolOutput::error(*denied);
       return;
@@ -432,6 +433,9 @@ void AgentRun::execute_tool(const llm::ToolCall& call, const tools::Tool* tool, 
     ctx.exec_max_output_chars = exec_cap;
     ctx.sandbox = sandbox;
     ctx.config = config;
+    ctx.cron = cron;
+    ctx.session_key = key;
+    ctx.origin = origin;
     *output = tools::invoke_tool(*tool, call.arguments, ctx);
   };
   tool_running_ = true;

@@ -306,7 +306,14 @@ void AgentService::start(Pending p) {
                                                          p.request.sender_is_owner});
   in.workspace = spec->workspace;
   apply_session_state(key, p.request.thinking, entries, *writer, in);  // model + thinking (SS-3, AG-7)
-  in.timeout_ms = spec->timeout_seconds * 1000;
+  in.timeout_ms = p.request.timeout_ms > 0 ? p.request.timeout_ms : spec->timeout_seconds * 1000;
+  if (!p.request.model.empty()) {  // a cron job's own model (AT-2)
+    auto own = s.models.resolve(p.request.model);
+    if (!own) return fail(own.error().message);
+    in.model = std::move(*own);
+  }
+  in.cron = s.cron_backend;
+  in.origin = {p.request.origin.channel, p.request.origin.account_id, p.request.origin.chat_id, p.request.origin.thread_id};
   in.tool_env = process_environment();
   in.processes = &s.processes;
   in.memory = memory_settings.enabled ? &s.memory : nullptr;
@@ -361,7 +368,7 @@ void AgentService::start(Pending p) {
   if (p.request.compact) run->start_compaction(p.request.message);
   else if (branch) run->start_branch_switch(std::move(*branch));
   else if (resume_ms) run->resume(*resume_ms);
-  else run->start(p.request.message);
+  else run->start(p.request.memory_flush ? p.request.message : take_system_events(key) + p.request.message);
 }
 
 void AgentService::finished(const std::string& key, const RunEvent& terminal) {

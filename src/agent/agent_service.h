@@ -71,6 +71,10 @@ struct SendRequest {
   bool resume = false;
   /// CX-10: the silent memory-flush turn before a user turn (memory_flush.h); set by the service.
   bool memory_flush = false;
+  /// A cron job's own settings (AT-2 agentTurn): the model ("provider/id" or an alias; "" = the
+  /// session's) and the whole run's time limit in ms (0 = the agent's timeoutSeconds).
+  std::string model = {};
+  int64_t timeout_ms = 0;
 };
 
 /// A SendRequest as the journal keeps it, and back (agent_journal.cpp).
@@ -87,6 +91,11 @@ struct SendAccepted {
 
 /// Delay before the sessions index is written after a turn (batches the writes of busy agents).
 inline constexpr int64_t kIndexSaveDelayMs = 1000;
+/// One system event as OpenClaw's prompt lines: "System: [YYYY-MM-DD HH:MM:SS UTC] <first line>",
+/// then "System: <line>" for each further line, each ending in a newline.
+std::string format_system_event(int64_t ms, const std::string& text);
+/// System events kept per session until its next turn (OpenClaw keeps 20).
+inline constexpr std::size_t kMaxSystemEvents = 20;
 
 class AgentService {
  public:
@@ -196,6 +205,14 @@ class AgentService {
   /// Aborts everything (shutdown).
   void abort_all(const std::string& reason);
 
+  /// AT-2 systemEvent: queues `text` for the session's next turn (in memory, at most
+  /// kMaxSystemEvents per session, the oldest dropped): that turn's message starts with
+  /// "System: [<UTC time>] <text>" lines (OpenClaw's format), then the user's text
+  /// (agent_lanes.cpp).
+  void add_system_event(const std::string& session_key, const std::string& text);
+  /// The `cron` tool's backend for every run from now on (owned by the caller; null = none).
+  void set_cron_backend(tools::CronBackend* backend);
+
   /// The run journal (SS-6, GW-10), opened at construction (`<state>/runs/journal.jsonl`).
   RunJournal& journal();
   /// The entries of `source` the journal held unfinished at construction, taken out of the list
@@ -263,6 +280,9 @@ class AgentService {
   /// CX-4: RunInputs::turn_context of a run — each user message's time in
   /// agents.defaults.userTimezone (offset taken at the run's start) or host time, and for the
   /// current message the bootstrap truncation warning when there is one to give.
+  /// The queued system events of `key` as "System: …" lines and a blank line, taken (cleared);
+  /// "" when none.
+  std::string take_system_events(const std::string& key);
   std::function<std::string(int64_t, bool)> turn_context_for(const std::string& key,
                                                              const std::string& truncation_warning) const;
 

@@ -63,6 +63,9 @@ struct AgentService::Impl {
     triage_timeout_ms = approvals_cfg.value("triageTimeoutSec", int64_t{20}) * 1000;
     limits[static_cast<std::size_t>(RunLane::Main)] = static_cast<int>(std::max<int64_t>(1, agents.max_concurrent));
     limits[static_cast<std::size_t>(RunLane::Subagent)] = static_cast<int>(std::max<int64_t>(1, agents.subagents_max_concurrent));
+    const json cron_cfg = config.value("cron", json::object());  // the cron lane: cron.maxConcurrentRuns (QL-2)
+    limits[static_cast<std::size_t>(RunLane::Cron)] =
+        static_cast<int>(std::max<int64_t>(1, cron_cfg.is_object() ? cron_cfg.value("maxConcurrentRuns", int64_t{1}) : 1));
   }
 
   EventLoop& loop;
@@ -92,6 +95,8 @@ struct AgentService::Impl {
   RunJournal journal;                     // every journaled run source (SS-6)
   bool draining = false;                  // drain(): no queued run starts any more (GW-10)
   std::vector<JournalEntry> unfinished;   // what open() found, until resumed
+  std::map<std::string, std::deque<std::pair<int64_t, std::string>>> system_events;  // by session key (AT-2)
+  tools::CronBackend* cron_backend = nullptr;  // the cron tool's jobs (AT-2)
   void open_journal();                    // agent_journal.cpp
   SessionArchiver archiver{http};  // the /new archive into memory (MM-9); last: cancelled first
 };

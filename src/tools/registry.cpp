@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "tools/cron_tool.h"
 #include "tools/exec_tool.h"
 #include "tools/fs_tools.h"
 #include "tools/memory_tools.h"
@@ -134,6 +135,7 @@ ToolRegistry ToolRegistry::builtin() {
   for (auto& t : make_runtime_tools()) r.add(std::move(t));
   for (auto& t : make_memory_tools()) r.add(std::move(t));
   for (auto& t : make_web_tools()) r.add(std::move(t));
+  r.add(make_cron_tool());
   return r;
 }
 

@@ -27,6 +27,13 @@ namespace pincer::tools {
 
 class ProcessTable;
 class MemoryBackend;
+class CronBackend;
+
+/// Where the run's message came from (the chat a reply would go to); empty channel = a gateway
+/// client. The cron tool makes it the default delivery of a job the agent creates.
+struct ToolOrigin {
+  std::string channel, account_id, chat_id, thread_id;
+};
 
 /// Everything a tool may touch during one call. Owned by the agent run; outlives the call.
 struct ToolContext {
@@ -55,6 +62,11 @@ struct ToolContext {
   std::shared_ptr<const sandbox::Settings> sandbox;
   /// The configuration document the run started with (tools.web.*, plugins.entries.*); may be null.
   std::shared_ptr<const nlohmann::json> config;
+  /// The gateway's cron jobs (the `cron` tool, tools/cron_tool.h). May be null: no scheduler.
+  CronBackend* cron = nullptr;
+  /// The run's canonical session key and the chat it answers (the cron tool's defaults).
+  std::string session_key;
+  ToolOrigin origin;
 
   bool is_cancelled() const { return cancelled != nullptr && cancelled->load(); }
 };

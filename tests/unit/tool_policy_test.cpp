@@ -56,7 +56,7 @@ PolicyDecision run(const json& config, PolicyOrigin origin = {}) {
 TEST(ToolPolicy, DefaultsOfferTheCodingProfileToTheOwner) {
   auto d = run(json{{"tools", {{"profile", "coding"}}}});
   EXPECT_EQ(names(d), (std::vector<std::string>{"read", "write", "edit", "apply_patch", "exec", "process", "memory_search",
-                                               "memory_get", "web_fetch", "web_search", "gateway"}));
+                                               "memory_get", "web_fetch", "web_search", "cron", "gateway"}));
 }
 
 TEST(ToolPolicy, OwnerOnlyToolsAreRemovedForOtherSenders) {

@@ -738,7 +738,7 @@ std::vector<std::string> names(const Result<std::vector<const Tool*>>& tools) {
 TEST(ToolPolicy, ProfilesAllowDenyGroupsAndWildcards) {
   const auto reg = ToolRegistry::builtin();
   using V = std::vector<std::string>;
-  const V all = {"read", "write", "edit", "apply_patch", "exec", "process", "memory_search", "memory_get", "web_fetch", "web_search"};
+  const V all = {"read", "write", "edit", "apply_patch", "exec", "process", "memory_search", "memory_get", "web_fetch", "web_search", "cron"};
   struct Case {
     ToolPolicy policy;
     V expected;
@@ -751,16 +751,16 @@ TEST(ToolPolicy, ProfilesAllowDenyGroupsAndWildcards) {
       {{"messaging", {}, {}, {}}, {}},
       {{"Coding", {"read"}, {}, {}}, {"read"}},
       {{"coding", {"group:fs"}, {}, {}}, {"read", "write", "edit", "apply_patch"}},
-      {{"coding", {}, {}, {"group:runtime"}}, {"read", "write", "edit", "apply_patch", "memory_search", "memory_get", "web_fetch", "web_search"}},
-      {{"", {"*"}, {}, {"exec"}}, {"read", "write", "edit", "apply_patch", "process", "memory_search", "memory_get", "web_fetch", "web_search"}},
-      {{"coding", {}, {}, {"group:runtime", "group:web"}}, {"read", "write", "edit", "apply_patch", "memory_search", "memory_get"}},
+      {{"coding", {}, {}, {"group:runtime"}}, {"read", "write", "edit", "apply_patch", "memory_search", "memory_get", "web_fetch", "web_search", "cron"}},
+      {{"", {"*"}, {}, {"exec"}}, {"read", "write", "edit", "apply_patch", "process", "memory_search", "memory_get", "web_fetch", "web_search", "cron"}},
+      {{"coding", {}, {}, {"group:runtime", "group:web"}}, {"read", "write", "edit", "apply_patch", "memory_search", "memory_get", "cron"}},
       {{"", {"exec"}, {}, {"exec"}}, {}},                    // deny beats allow
       {{"", {"group:runtime"}, {}, {"process"}}, {"exec"}},  // deny beats a group allow
       {{"", {"e*"}, {}, {}}, {"edit", "exec"}},
       {{"", {"*_patch", "READ"}, {}, {}}, {"read", "apply_patch"}},
       {{"", {"write"}, {}, {}}, {"write", "apply_patch"}},  // OpenClaw: allowing write allows apply_patch
       {{"", {}, {}, {"write"}},
-       {"read", "edit", "apply_patch", "exec", "process", "memory_search", "memory_get", "web_fetch", "web_search"}},  // ...but denying it does not deny it
+       {"read", "edit", "apply_patch", "exec", "process", "memory_search", "memory_get", "web_fetch", "web_search", "cron"}},  // ...but denying it does not deny it
       {{"", {"bash"}, {}, {}}, {"exec"}},
       {{"", {}, {}, {"*"}}, {}},
       {{"minimal", {"read"}, {}, {}}, {}},                                            // allow narrows, never widens
@@ -792,7 +792,7 @@ TEST(ToolPolicy, GroupsAndDefinitions) {
   }
   EXPECT_EQ(reg.find("nope"), nullptr);
   auto defs = ToolRegistry::definitions(reg.all());
-  ASSERT_EQ(defs.size(), 10u);  // fs 4, exec, process, memory 2, web 2
+  ASSERT_EQ(defs.size(), 11u);  // fs 4, exec, process, memory 2, web 2, cron
   EXPECT_EQ(defs[0]["name"], "read");
   EXPECT_EQ(defs[0]["parameters"]["required"], json({"path"}));
   EXPECT_EQ(defs[4]["name"], "exec");
