@@ -34,5 +34,6 @@ void register_import_command(CLI::App& app, Action& action);    // import opencl
 void register_memory_commands(CLI::App& app, Action& action);   // memory status|index|search|reset
 void register_sandbox_commands(CLI::App& app, Action& action);  // sandbox explain
 void register_tools_commands(CLI::App& app, Action& action);    // tools explain
+void register_cron_commands(CLI::App& app, Action& action);     // cron add|list|edit|rm|run|runs|enable|disable
 
 }  // namespace pincer::app

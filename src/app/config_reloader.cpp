@@ -98,6 +98,7 @@ bool ConfigReloader::apply_hot(const config::LoadedConfig& next) {
     return false;
   }
   agents_.reconfigure(next.effective);
+  if (on_hot_applied_) on_hot_applied_(next.effective);
   spdlog::info("config reloaded");
   for (const auto& w : agent::model_reference_warnings(next.effective)) spdlog::warn("config: {}", w);
   return true;

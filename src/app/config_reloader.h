@@ -48,6 +48,8 @@ class ConfigReloader {
 
   /// Starts watching unless gateway.reload.mode is "off".
   void start();
+  /// Called with the new effective config after a hot reload was applied (the cron scheduler).
+  void on_hot_applied(std::function<void(const nlohmann::json&)> fn) { on_hot_applied_ = std::move(fn); }
 
  private:
   void on_change();
@@ -68,6 +70,7 @@ class ConfigReloader {
   Preflight preflight_;
   gateway::ReloadMode mode_;
   gateway::ConfigWatcher watcher_;
+  std::function<void(const nlohmann::json&)> on_hot_applied_;
   bool restart_pending_ = false;  ///< a restart waits for runs to finish (or is under way)
   int64_t restart_asked_ms_ = 0;  ///< steady ms
 };

@@ -22,6 +22,7 @@
 #include "agent/agent_service.h"
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
+#include "app/cron_runtime.h"
 #include "channels/channel_manager.h"
 #include "channels/dm_scope_check.h"
 #include "cli/config_checks.h"
@@ -283,6 +284,9 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   // (e.g. no botToken) stops the start-up with the config path named.
   channels::ChannelManager channel_manager(loop, SystemClock::instance(), agents, cfg, state, gateway.http_routes());
   if (auto st = channel_manager.start(); !st) return fail(2, st.error().message);
+  // Cron jobs (AT-2): resumes its cut-off runs, runs missed ones, arms the timer.
+  CronRuntime cron(loop, agents, channel_manager, gateway, cfg, state);
+  cron.start();
   // Runs of gateway clients a restart cut off run again; their events go to every operator (SS-6).
   agents.resume_unfinished([&gateway](const agent::SendRequest&) { return gateway::make_run_event_sink(gateway); });
   gateway.set_pending_work([&agents, &channel_manager] { return agents.running_runs() + channel_manager.deliveries_pending(); });
@@ -303,6 +307,7 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     return channel_manager.validate(next.effective);
   };
   ConfigReloader reloader(loop, config_path, env, cfg, gateway, agents, channel_manager, preflight);
+  reloader.on_hot_applied([&cron](const json& next) { cron.reconfigure(next); });
   reloader.start();
   gateway::ServerOptions options;
   options.host = s.bind_host;

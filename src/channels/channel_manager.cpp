@@ -41,7 +41,35 @@ ChannelManager::ChannelManager(EventLoop& loop, const Clock& clock, agent::Agent
       outbox_(state_dir / "channels" / "outbox.jsonl"),
       pairing_(state_dir / "channels" / "pairing.json"),
       delivery_(loop, outbox_, [this](const std::string& c, const std::string& a) { return find(c, a); }),
-      pipeline_(loop, clock, agents, delivery_, pairing_, effective) {}
+      pipeline_(loop, clock, agents, delivery_, pairing_, effective),
+      last_routes_(state_dir / "channels" / "last-route.json") {
+  pipeline_.set_last_routes(&last_routes_);
+}
+
+Status ChannelManager::announce(const std::string& agent_id, std::string channel, std::string account, std::string to,
+                                std::string thread, const std::string& markdown, const std::string& id) {
+  if (channel.empty() || channel == "last") {
+    auto last = last_routes_.get(agent_id);
+    if (!last) return Error{"NOT_FOUND", "no chat to announce to: agent " + agent_id + " has not heard from any channel yet (set delivery.channel and delivery.to)"};
+    channel = last->channel;
+    if (to.empty()) {
+      to = last->chat_id;
+      thread = last->thread_id;
+      if (account.empty()) account = last->account_id;
+    }
+  }
+  if (to.empty()) return Error{"NOT_FOUND", "no recipient to announce to on " + channel + " (set delivery.to)"};
+  Channel* target = nullptr;
+  for (auto& a : accounts_) {
+    if (a->spec.channel != channel || !a->channel || (!account.empty() && a->spec.account_id != account)) continue;
+    target = a->channel.get();
+    break;
+  }
+  if (!target)
+    return Error{"NOT_FOUND", "no running " + channel + " account" + (account.empty() ? "" : " '" + account + "'") +
+                                  " to announce to"};
+  return delivery_.deliver(*target, id, to, thread, markdown);
+}
 
 ChannelManager::~ChannelManager() { stop(); }
 

@@ -19,6 +19,7 @@
 #include "channels/channel.h"
 #include "channels/channel_accounts.h"
 #include "channels/inbound_pipeline.h"
+#include "channels/last_route.h"
 #include "channels/outbox.h"
 #include "channels/pairing_store.h"
 #include "channels/reply_delivery.h"
@@ -54,6 +55,15 @@ class ChannelManager {
   /// one line per problem. State-free: nothing is built, started or changed.
   static Status validate(const nlohmann::json& effective);
 
+  /// AT-2 cron delivery `announce`: sends `markdown` to chat `to` (thread `thread`) of `channel`
+  /// through reply delivery — rendered, chunked and recorded in the outbox, so it survives a
+  /// restart and `id` (the run id) is never sent twice. `channel` "last" or "" = the chat the
+  /// agent last heard from (then `to`/`account` "" take that chat's); `account` "" = the
+  /// channel's first running account. Errors: NOT_FOUND naming what has no target (no last
+  /// chat, no running account of the channel, no recipient), DELIVERY_FAILED (the outbox).
+  Status announce(const std::string& agent_id, std::string channel, std::string account, std::string to,
+                  std::string thread, const std::string& markdown, const std::string& id);
+
   /// Work that a restart would cut off: messages not answered yet and replies not delivered yet.
   std::size_t pending() const;
   /// Replies not delivered yet (the outbox): what a stopping gateway waits for (GW-10).
@@ -84,6 +94,7 @@ class ChannelManager {
   PairingStore pairing_;
   ReplyDelivery delivery_;
   InboundPipeline pipeline_;
+  LastRoutes last_routes_;
   std::vector<std::unique_ptr<Account>> accounts_;
 };
 

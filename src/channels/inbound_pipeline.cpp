@@ -321,6 +321,7 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   agent::SendRequest request{session_key, q.agent_id, text, run_id, "", agent::RunLane::Main};
   request.channel = last.channel;  // session.resetByChannel (SS-5)
   request.origin = {last.channel, last.account_id, last.chat_id, last.thread_id, last.sender_id, last.is_group};
+  if (last_routes_) last_routes_->record(q.agent_id, {last.channel, last.account_id, last.chat_id, last.thread_id});
   // Owner = every sender of the batch is in commands.ownerAllowFrom (TL-2 owner-only, TL-3).
   request.sender_is_owner = std::all_of(messages.begin(), messages.end(), [&](const InboundMessage& mm) {
     return sender_is_owner(config_, mm);

@@ -29,6 +29,7 @@
 #include "agent/run_journal.h"
 #include "channels/channel.h"
 #include "channels/chat_approvals.h"
+#include "channels/last_route.h"
 #include "channels/pairing_store.h"
 #include "channels/reply_delivery.h"
 #include "core/clock.h"
@@ -62,6 +63,9 @@ class InboundPipeline {
   /// before is given up with a notice in its chat; one whose account is gone is dropped (logged).
   /// Call after the accounts are built (inbound_journal.cpp).
   void resume(const std::function<bool(const std::string& run_id)>& reply_pending);
+
+  /// Where each agent's last chat is recorded (cron delivery "last"); null = not recorded.
+  void set_last_routes(LastRoutes* routes) { last_routes_ = routes; }
 
   /// Counters for channels.status.
   nlohmann::json stats() const;
@@ -115,6 +119,7 @@ class InboundPipeline {
   };
   std::map<std::string, RefusalLog> pairing_refused_;  ///< by "<channel>:<account>" (bounded by the config)
   ChatApprovals chat_approvals_;  ///< exec approvals asked and answered in chats (TL-3)
+  LastRoutes* last_routes_ = nullptr;  ///< the chat each agent last heard from (AT-2)
   std::map<std::string, std::string> resume_previews_;  ///< journal id → preview a cut-off run left
   std::map<std::string, std::vector<std::string>> steered_ids_;  ///< run id → journal ids steered into it
   int64_t received_ = 0, duplicates_ = 0, dropped_ = 0, runs_ = 0, queued_ = 0, interrupted_ = 0;

@@ -225,7 +225,7 @@ class Planner {
     return Ok{};
   }
 
-  // cron/jobs.json, copied for the future scheduler.
+  // cron/jobs.json, copied: the gateway schedules its jobs at its next start.
   Status cron() {
     const fs::path dir = src_ / "cron";
     std::error_code ec;
@@ -236,7 +236,7 @@ class Planner {
     if (!(*doc)->is_object()) return skip_invalid("cron/jobs.json", "expected a JSON object {version, jobs}");
     const json& jobs = (*doc)->contains("jobs") ? (**doc)["jobs"] : json();
     CopiedItem item{"cron", "", dir / "jobs.json", target_ / "cron" / "jobs.json", 0, 0,
-                    jobs.is_array() ? jobs.size() : 0, "copied, not yet scheduled: Pincer has no cron scheduler yet"};
+                    jobs.is_array() ? jobs.size() : 0, "copied; the gateway schedules them at its next start"};
     add_file(dir / "jobs.json", "cron/jobs.json", item);
     plan_.installs.emplace_back("cron/jobs.json");
     report_.copied.push_back(std::move(item));

@@ -86,7 +86,7 @@ std::string skip_reason(const std::string& parent, const std::string& k) {
       {"bindings", "not imported: bindings route channels, which are set up again in pincer.json (docs/channels.md)"},
       {"plugins", "OpenClaw plugins cannot run in Pincer"},
       {"hooks", "webhooks are not supported by Pincer yet"},
-      {"cron", "the cron scheduler is not implemented yet (cron/jobs.json is copied for it)"},
+      {"cron", "cron settings are not imported: set cron.enabled / cron.maxConcurrentRuns in pincer.json (docs/automation.md); cron/jobs.json is copied and scheduled"},
       {"session", "session scope, reset and maintenance settings are not configurable in Pincer yet"},
       {"messages", "not imported: set messages.queue again (docs/channels.md); prefix and reaction settings are not supported yet"},
       {"skills", "skills are not supported by Pincer yet"},

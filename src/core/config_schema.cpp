@@ -982,6 +982,19 @@ Node build_root() {
       field("logging", logging_section()),
       field("session", session_section()),
       field("messages", messages_section()),
+      field("cron", object({
+                        field("enabled", boolean().def(true).doc(
+                                             "Run cron jobs on their schedules (`false`: none runs by "
+                                             "itself; `cron run` still runs one by hand).")),
+                        field("maxConcurrentRuns", integer().min(1).max(64).def(1).doc(
+                                                       "Cron jobs running at the same time (the `cron` "
+                                                       "lane); a due job waits for a free slot.")),
+                        field("missedRuns", one_of({"run-once", "skip"}).def("run-once").doc(
+                                                "A job whose time passed while the gateway was down: "
+                                                "`run-once` runs it once at start (however many runs "
+                                                "were missed), `skip` waits for its next time and "
+                                                "records the missed run as `skipped`.")),
+                    }).doc("Scheduled jobs (`<state>/cron/jobs.json`, docs/automation.md).")),
       field("diagnostics", object({
                                field("cacheTrace", object({
                                    field("enabled", boolean().def(false).doc(

@@ -20,6 +20,7 @@ constexpr Rule kRules[] = {
     {"messages", ChangeKind::Hot},      {"agents", ChangeKind::Hot},   {"models", ChangeKind::Hot},
     {"tools", ChangeKind::Hot},         {"gateway.reload", ChangeKind::None},
     {"plugins", ChangeKind::Hot},  // provider settings of web_search, read per run
+    {"cron", ChangeKind::Hot},     // the scheduler's limit and switches (CronScheduler::reconfigure)
     {"meta", ChangeKind::None},         {"$schema", ChangeKind::None},
     {"env", ChangeKind::None},  // its values reach the config through substitution: those paths change
 };

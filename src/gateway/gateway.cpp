@@ -47,6 +47,7 @@ Gateway::Gateway(GatewaySettings settings, Clock& clock)
   register_device_methods(methods_);
   register_compat_methods(methods_);
   register_approval_methods(methods_);
+  register_cron_methods(methods_);
   refresh_health();
 }
 

@@ -33,6 +33,9 @@ class EventLoop;
 namespace agent {
 class AgentService;
 }
+namespace automation {
+class CronScheduler;
+}
 }  // namespace pincer
 
 namespace pincer::gateway {
@@ -201,6 +204,9 @@ class Gateway {
   }
   EventLoop* loop() { return loop_; }
   agent::AgentService* agents() { return agents_; }
+  /// The cron scheduler (AT-2) the cron.* methods act on; null = none (they answer UNAVAILABLE).
+  void set_cron(automation::CronScheduler* cron) { cron_ = cron; }
+  automation::CronScheduler* cron() { return cron_; }
   /// Extra HTTP endpoints on the gateway's port (webhooks); see core/http_route.h.
   net::HttpRoutes& http_routes() { return http_routes_; }
   /// The channel layer's `channels.status` payload, when the app runs channels (loop thread).
@@ -279,6 +285,7 @@ class Gateway {
   int64_t reload_rejected_at_ms_ = 0;
   EventLoop* loop_ = nullptr;
   agent::AgentService* agents_ = nullptr;
+  automation::CronScheduler* cron_ = nullptr;
   std::function<nlohmann::json()> channels_status_;
   ChannelsProbe channels_probe_;
   std::function<std::size_t()> pending_work_;

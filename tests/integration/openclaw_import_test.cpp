@@ -96,7 +96,7 @@ TEST_F(OpenClawImport, ImportsTheFixtureAndTheGatewayServesIt) {
   EXPECT_NE(r.out.find("mapped   models.providers.mock.baseUrl"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("skipped  channels: not imported: set up channels again"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("copied   cron jobs"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("not yet scheduled"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schedules them at its next start"), std::string::npos) << r.out;
   const fs::path transcript = fs::path("agents/main/sessions") / (kSessionId + ".jsonl");
   const std::string original = slurp(kFixture / transcript);
   EXPECT_EQ(slurp(home / transcript), original);

@@ -374,7 +374,7 @@ TEST_F(ImportFixture, DryRunReportsEverythingAndWritesNothing) {
   EXPECT_EQ(out.report.copied[2].count, 1u);
   EXPECT_EQ(out.report.copied[3].kind, "cron");
   EXPECT_EQ(out.report.copied[3].count, 1u);
-  EXPECT_THAT(out.report.copied[3].note, HasSubstr("not yet scheduled"));
+  EXPECT_THAT(out.report.copied[3].note, HasSubstr("schedules them at its next start"));
   const std::string text = to_text(out);
   EXPECT_THAT(text, HasSubstr("skipped  channels: not imported: set up channels again"));
   EXPECT_THAT(text, HasSubstr("skipped  devices/pending.json"));

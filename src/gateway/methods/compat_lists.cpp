@@ -31,20 +31,6 @@ MethodResult empty_approvals(MethodContext&) { return json::array(); }
 /// `question.list`: the agent's ask-the-user questions (not in Pincer yet) → `{questions: []}`.
 MethodResult question_list(MethodContext&) { return json{{"questions", json::array()}}; }
 
-/// `cron.list {limit?, offset?, …}` → OpenClaw's page with no jobs; scopeHint says why.
-MethodResult cron_list(MethodContext& ctx) {
-  Params p("cron.list", ctx.request.params);
-  int64_t limit = 50, offset = 0;
-  if (auto e = p.integer("limit", limit, 0, 1000)) return *e;
-  if (auto e = p.integer("offset", offset, 0, INT64_MAX)) return *e;
-  return json{{"jobs", json::array()}, {"total", 0},        {"offset", offset}, {"limit", limit},
-              {"hasMore", false},      {"nextOffset", nullptr}, {"scope", "gateway"},
-              {"scopeHint", "Pincer has no cron scheduler yet: there are no jobs"}};
-}
-
-/// `cron.status` → the scheduler is off (Pincer has none yet).
-MethodResult cron_status(MethodContext&) { return json{{"enabled", false}, {"jobs", 0}, {"nextWakeAtMs", nullptr}}; }
-
 /// `plugins.list` → no plugins, and none can be installed from a client.
 MethodResult plugins_list(MethodContext&) {
   return json{{"plugins", json::array()}, {"diagnostics", json::array()}, {"mutationAllowed", false}};
@@ -200,8 +186,6 @@ void register_compat_methods(MethodRegistry& registry) {
   registry.add({"plugin.approval.list", empty_approvals});
   registry.add({"openclaw.approval.list", empty_approvals});
   registry.add({"question.list", question_list});
-  registry.add({"cron.list", cron_list});
-  registry.add({"cron.status", cron_status});
   registry.add({"plugins.list", plugins_list});
   registry.add({"agent.identity.get", agent_identity_get});
   registry.add({"update.status", update_status});

@@ -76,10 +76,11 @@ void register_agent_methods(MethodRegistry& registry);   // agent, agent.wait
 void register_session_methods(MethodRegistry& registry); // sessions.*, models.list, agents.list
 void register_device_methods(MethodRegistry& registry);  // device.pair.*, device.token.*
 /// OpenClaw clients' per-page methods: empty lists for features Pincer lacks, small reads.
-void register_compat_methods(MethodRegistry& registry);  // *.approval.list, cron.*, system.info, …
+void register_compat_methods(MethodRegistry& registry);  // *.approval.list, system.info, …
 
 /// exec.approval.*, exec.approvals.get|set (methods/approvals.cpp; TL-3).
 void register_approval_methods(MethodRegistry& registry);
+void register_cron_methods(MethodRegistry& registry);  // cron.status|list|get|add|update|remove|run|runs
 /// Sends the runtime's exec.approval.requested|resolved events to operators with operator.approvals.
 void attach_approval_events(Gateway& gateway, agent::AgentService& agents);
 

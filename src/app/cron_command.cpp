@@ -1,0 +1,278 @@
+// `pincer cron add|list|edit|rm|run|runs|enable|disable` (AT-2), with `openclaw cron add`'s
+// flags: --name, --at (ISO time, or a duration from now: 20m, +2h) | --every (30s, 10m, 1h, 1d or
+// ms) | --cron EXPR, --tz, --message (an agent turn in the job's own session) | --system-event
+// TEXT (a note for the main session), --session main|isolated, --agent, --announce, --channel,
+// --to, --wake, --model, --thinking, --timeout-seconds, --delete-after-run, --best-effort,
+// --disabled. Through the running gateway (cron.* methods); without one on this state dir, on the
+// job file itself (`run` needs the gateway).
+#include <cctype>
+#include <ctime>
+#include <iostream>
+#include <optional>
+
+#include "app/client_support.h"
+#include "app/commands.h"
+#include "automation/cron_api.h"
+#include "automation/scheduler.h"
+#include "core/config.h"
+#include "core/paths.h"
+
+namespace pincer::app {
+namespace {
+
+using nlohmann::json;
+
+struct CronJobFlags {
+  std::string name, at, every, cron, tz, message, system_event, session, agent, channel, to, wake, model, thinking,
+      description;
+  double timeout_seconds = 0;  ///< 0 = not given
+  bool announce = false, no_deliver = false, delete_after_run = false, best_effort = false, disabled = false;
+};
+
+struct CronCli {
+  ClientFlags client;
+  CronJobFlags job;
+  std::string id;
+  bool all = false, due = false;
+  int limit = 20;
+};
+
+/// "30s", "10m", "2h", "1d", "1500ms" or plain milliseconds → ms; nullopt when malformed.
+std::optional<int64_t> duration_ms(std::string text) {
+  if (!text.empty() && text[0] == '+') text.erase(0, 1);
+  std::size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  if (i == 0 || i > 12) return std::nullopt;
+  const int64_t n = std::stoll(text.substr(0, i));
+  const std::string unit = text.substr(i);
+  if (unit.empty() || unit == "ms") return n;
+  if (unit == "s") return n * 1000;
+  if (unit == "m") return n * 60'000;
+  if (unit == "h") return n * 3'600'000;
+  if (unit == "d") return n * 86'400'000;
+  return std::nullopt;
+}
+
+void add_job_flags(CLI::App* cmd, CronJobFlags& f) {
+  cmd->add_option("--name", f.name, "Job name");
+  cmd->add_option("--description", f.description, "What the job is for");
+  cmd->add_option("--at", f.at, "Run once: ISO time (no offset = --tz or the user's zone) or a duration from now (20m)");
+  cmd->add_option("--every", f.every, "Run every DURATION (30s, 10m, 1h, 1d, or ms)");
+  cmd->add_option("--cron", f.cron, "Cron expression (5 or 6 fields)");
+  cmd->add_option("--tz", f.tz, "IANA time zone of --cron / --at (e.g. Europe/Berlin)");
+  cmd->add_option("--message", f.message, "Agent turn: the message the agent runs on, in the job's own session");
+  cmd->add_option("--system-event", f.system_event, "System event: a note for the main session's next turn");
+  cmd->add_option("--session", f.session, "main | isolated (default: main for --system-event, else isolated)");
+  cmd->add_option("--agent", f.agent, "Agent id (default: the default agent)");
+  cmd->add_flag("--announce", f.announce, "Send the run's reply to --channel/--to (default for --message)");
+  cmd->add_flag("--no-deliver", f.no_deliver, "Do not send the reply anywhere");
+  cmd->add_option("--channel", f.channel, "Channel to announce to: last (the chat the agent last heard from) or an id");
+  cmd->add_option("--to", f.to, "Recipient (chat id) to announce to");
+  cmd->add_option("--wake", f.wake, "now | next-heartbeat (system events)");
+  cmd->add_option("--model", f.model, "Model of the agent turn (provider/id or alias)");
+  cmd->add_option("--thinking", f.thinking, "Thinking level of the agent turn")->check(thinking_level_check());
+  cmd->add_option("--timeout-seconds", f.timeout_seconds, "Time limit of the agent turn")->check(CLI::PositiveNumber);
+  cmd->add_flag("--delete-after-run", f.delete_after_run, "Remove a one-shot job after it ran successfully");
+  cmd->add_flag("--best-effort", f.best_effort, "A failed delivery does not fail the run");
+  cmd->add_flag("--disabled", f.disabled, "Create the job disabled");
+}
+
+/// The job (add) or the patch (edit) the flags describe. Errors name the flag.
+Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
+  json j = json::object();
+  const int kinds = !f.at.empty() + !f.every.empty() + !f.cron.empty();
+  if (kinds > 1) return Error{"2", "give one of --at, --every, --cron"};
+  if (kinds == 0 && !patch) return Error{"2", "a schedule is required: --at, --every or --cron"};
+  if (!f.at.empty()) {
+    if (auto d = duration_ms(f.at)) {
+      j["schedule"] = {{"kind", "at"}, {"at", SystemClock::instance().wall_ms() + *d}};
+    } else {
+      j["schedule"] = {{"kind", "at"}, {"at", f.at}};
+    }
+  } else if (!f.every.empty()) {
+    auto d = duration_ms(f.every);
+    if (!d || *d <= 0) return Error{"2", "--every: expected a duration such as 30s, 10m, 1h, 1d (got '" + f.every + "')"};
+    j["schedule"] = {{"kind", "every"}, {"everyMs", *d}};
+  } else if (!f.cron.empty()) {
+    j["schedule"] = {{"kind", "cron"}, {"expr", f.cron}};
+  }
+  if (!f.tz.empty()) {
+    if (!j.contains("schedule")) return Error{"2", "--tz goes with --at or --cron"};
+    j["schedule"]["tz"] = f.tz;
+  }
+  if (!f.message.empty() && !f.system_event.empty()) return Error{"2", "give --message or --system-event, not both"};
+  if (f.message.empty() && f.system_event.empty() && !patch) return Error{"2", "a payload is required: --message or --system-event"};
+  if (!f.message.empty()) {
+    j["payload"] = {{"kind", "agentTurn"}, {"message", f.message}};
+    if (!f.model.empty()) j["payload"]["model"] = f.model;
+    if (!f.thinking.empty()) j["payload"]["thinking"] = f.thinking;
+    if (f.timeout_seconds > 0) j["payload"]["timeoutSeconds"] = f.timeout_seconds;
+    j["sessionTarget"] = "isolated";
+  } else if (!f.system_event.empty()) {
+    j["payload"] = {{"kind", "systemEvent"}, {"text", f.system_event}};
+    j["sessionTarget"] = "main";
+  } else if (!f.model.empty() || !f.thinking.empty() || f.timeout_seconds > 0) {
+    return Error{"2", "--model, --thinking and --timeout-seconds go with --message"};
+  }
+  if (!f.session.empty()) j["sessionTarget"] = f.session;
+  if (!f.name.empty()) j["name"] = f.name;
+  if (!f.description.empty()) j["description"] = f.description;
+  if (!f.agent.empty()) j["agentId"] = f.agent;
+  if (!f.wake.empty()) j["wakeMode"] = f.wake;
+  if (f.delete_after_run) j["deleteAfterRun"] = true;
+  if (f.disabled) j["enabled"] = false;
+  if (f.no_deliver) {
+    j["delivery"] = {{"mode", "none"}};
+  } else if (f.announce || !f.channel.empty() || !f.to.empty() || (!patch && !f.message.empty())) {
+    json d = {{"mode", "announce"}, {"channel", f.channel.empty() ? "last" : f.channel}};
+    if (!f.to.empty()) d["to"] = f.to;
+    if (f.best_effort) d["bestEffort"] = true;
+    j["delivery"] = std::move(d);
+  }
+  return j;
+}
+
+std::string when(const json& ms) {
+  if (!ms.is_number_integer()) return "-";
+  const std::time_t t = static_cast<std::time_t>(ms.get<int64_t>() / 1000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
+  return buf;
+}
+
+std::string schedule_text(const json& s) {
+  const std::string kind = s.value("kind", "");
+  if (kind == "at") return "at " + (s["at"].is_string() ? s["at"].get<std::string>() : when(s["at"]));
+  if (kind == "every") return "every " + std::to_string(s.value("everyMs", int64_t{0}) / 1000) + "s";
+  return "cron " + s.value("expr", "") + (s.contains("tz") ? " (" + s.value("tz", "") + ")" : "");
+}
+
+int print_result(const CronCli& c, const std::string& action, const json& r) {
+  if (c.client.json) return print_json(r);
+  if (action == "list") {
+    if (r["jobs"].empty()) {
+      std::cout << "No cron jobs" << (c.all ? "" : " (enabled; --all lists disabled ones too)") << ".\n";
+      return 0;
+    }
+    for (const auto& j : r["jobs"]) {
+      const json st = j.value("state", json::object());
+      std::cout << j.value("id", "") << "  " << j.value("name", "") << "  " << schedule_text(j.value("schedule", json::object()))
+                << "  next " << when(st.value("nextRunAtMs", json())) << "  last " << when(st.value("lastRunAtMs", json()))
+                << (st.contains("lastStatus") ? " " + st.value("lastStatus", "") : "") << (j.value("enabled", true) ? "" : "  (disabled)")
+                << (j.contains("invalid") ? "  INVALID: " + j.value("invalid", "") : "") << "\n";
+    }
+    return 0;
+  }
+  if (action == "runs") {
+    if (r["entries"].empty()) std::cout << "No runs of " << c.id << " yet.\n";
+    for (const auto& e : r["entries"]) {
+      std::cout << when(e.value("runAtMs", json())) << "  " << e.value("status", "") << "  "
+                << e.value("durationMs", int64_t{0}) << " ms";
+      if (e.contains("error")) std::cout << "  " << e.value("error", "");
+      else if (e.contains("summary")) std::cout << "  " << e.value("summary", "").substr(0, 80);
+      std::cout << "\n";
+    }
+    return 0;
+  }
+  if (action == "run") {
+    if (r.value("enqueued", false)) std::cout << "Started " << c.id << " (run " << r.value("runId", "") << ")\n";
+    else std::cout << "Not run: " << r.value("reason", "") << "\n";
+    return 0;
+  }
+  if (action == "remove") {
+    std::cout << "Removed " << c.id << "\n";
+    return 0;
+  }
+  const json st = r.value("state", json::object());
+  std::cout << (action == "add" ? "Added " : "Updated ") << r.value("id", "") << " (" << r.value("name", "") << "): "
+            << schedule_text(r.value("schedule", json::object())) << ", next run " << when(st.value("nextRunAtMs", json()))
+            << (r.value("enabled", true) ? "" : " (disabled)") << "\n";
+  return 0;
+}
+
+/// One action through the gateway, or on the job file when no gateway runs here.
+int cron_action(const CronCli& c, const std::string& action, const json& params) {
+  return with_gateway_or_local(
+      c.client,
+      [&](cli::GatewayClient& client) {
+        auto r = client.call("cron." + action, params, c.client.timeout());
+        if (!r) return request_failed("cron." + action, r.error());
+        return print_result(c, action, *r);
+      },
+      [&] {
+        if (action == "run") return fail(1, "cron run: a job runs only in the gateway: start it (pincer gateway run)");
+        const auto env = config::process_env();
+        const auto state = paths::state_dir(env);
+        json cfg = json::object();
+        if (auto loaded = config::load(paths::config_file(state), env)) cfg = loaded->effective;
+        EventLoop loop(1);
+        automation::CronScheduler sched(loop, [] { return SystemClock::instance().wall_ms(); }, state / "cron",
+                                        automation::cron_settings_from_config(cfg));
+        if (auto st = sched.open_offline(); !st) return fail(1, st.error().message);
+        auto r = automation::cron_call(sched, action, params);
+        if (!r) return fail(r.error().code == "NOT_FOUND" ? 1 : 2, r.error().message);
+        return print_result(c, action, *r);
+      });
+}
+
+}  // namespace
+
+void register_cron_commands(CLI::App& app, Action& action) {
+  auto c = std::make_shared<CronCli>();
+  auto* cron = app.add_subcommand("cron", "Scheduled jobs: add, list, edit, remove, run (docs/automation.md)");
+  cron->require_subcommand(1);
+
+  auto* add = cron->add_subcommand("add", "Add a job");
+  add_job_flags(add, c->job);
+  add_client_flags(add, c->client);
+  on_parsed(add, action, [c] {
+    auto job = job_from_flags(c->job, false);
+    if (!job) return fail(2, "cron add: " + job.error().message);
+    return cron_action(*c, "add", *job);
+  });
+
+  auto* list = cron->add_subcommand("list", "List jobs (next run first)");
+  list->add_flag("--all", c->all, "Also disabled jobs");
+  add_client_flags(list, c->client);
+  on_parsed(list, action, [c] { return cron_action(*c, "list", {{"includeDisabled", c->all}, {"limit", 1000}}); });
+
+  auto* edit = cron->add_subcommand("edit", "Change a job (only the flags given)");
+  edit->add_option("id", c->id, "Job id")->required();
+  add_job_flags(edit, c->job);
+  add_client_flags(edit, c->client);
+  on_parsed(edit, action, [c] {
+    auto patch = job_from_flags(c->job, true);
+    if (!patch) return fail(2, "cron edit: " + patch.error().message);
+    if (patch->empty()) return fail(2, "cron edit: nothing to change (give the flags to change)");
+    return cron_action(*c, "update", {{"id", c->id}, {"patch", *patch}});
+  });
+
+  auto* rm = cron->add_subcommand("rm", "Remove a job and its run history");
+  rm->alias("remove");
+  rm->add_option("id", c->id, "Job id")->required();
+  add_client_flags(rm, c->client);
+  on_parsed(rm, action, [c] { return cron_action(*c, "remove", {{"id", c->id}}); });
+
+  auto* run = cron->add_subcommand("run", "Run a job now (through the gateway)");
+  run->add_option("id", c->id, "Job id")->required();
+  run->add_flag("--due", c->due, "Only when it is due");
+  add_client_flags(run, c->client);
+  on_parsed(run, action, [c] { return cron_action(*c, "run", {{"id", c->id}, {"mode", c->due ? "due" : "force"}}); });
+
+  auto* runs = cron->add_subcommand("runs", "A job's run history (newest first)");
+  runs->add_option("id", c->id, "Job id")->required();
+  runs->add_option("--limit", c->limit, "Entries (1-200)")->check(CLI::Range(1, 200));
+  add_client_flags(runs, c->client);
+  on_parsed(runs, action, [c] { return cron_action(*c, "runs", {{"id", c->id}, {"limit", c->limit}}); });
+
+  for (const bool on : {true, false}) {
+    auto* sub = cron->add_subcommand(on ? "enable" : "disable", on ? "Enable a job" : "Disable a job");
+    sub->add_option("id", c->id, "Job id")->required();
+    add_client_flags(sub, c->client);
+    on_parsed(sub, action, [c, on] { return cron_action(*c, "update", {{"id", c->id}, {"patch", {{"enabled", on}}}}); });
+  }
+}
+
+}  // namespace pincer::app

@@ -1,0 +1,34 @@
+// The cron methods (AT-2) in OpenClaw's shapes: cron.status, cron.list, cron.get, cron.add,
+// cron.update, cron.remove, cron.run, cron.runs — each one call on the scheduler
+// (automation/cron_api.h). Reads need operator.read, changes operator.admin (protocol/scopes.cpp).
+#include "automation/cron_api.h"
+#include "gateway/gateway.h"
+#include "gateway/methods/params.h"
+#include "gateway/methods/registry.h"
+
+namespace pincer::gateway {
+namespace {
+
+MethodResult cron_method(MethodContext& ctx, std::string_view action) {
+  automation::CronScheduler* cron = ctx.gateway.cron();
+  if (!cron) return RpcError::unavailable("the cron scheduler is not running");
+  auto result = automation::cron_call(*cron, action, ctx.request.params);
+  if (!result) {
+    const Error& e = result.error();
+    if (e.code == "IO_ERROR") return RpcError::unavailable(e.message);
+    return RpcError::invalid(e.message, nlohmann::json{{"code", e.code}});
+  }
+  return std::move(*result);
+}
+
+}  // namespace
+
+void register_cron_methods(MethodRegistry& registry) {
+  for (std::string_view action : automation::kCronActions) {
+    const std::string name = "cron." + std::string(action);
+    const bool write = action == "add" || action == "update" || action == "remove" || action == "run";
+    registry.add({name, [action](MethodContext& ctx) { return cron_method(ctx, action); }, false, write});
+  }
+}
+
+}  // namespace pincer::gateway
