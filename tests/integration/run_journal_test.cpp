@@ -163,10 +163,20 @@ TEST_F(RunJournalTest, SigtermLetsARunningTurnFinish) {
     if (!f) break;
     told = (*f)["event"] == "shutdown";
   }
-  ASSERT_TRUE(told || c->closed()) << "no shutdown event";
-  // Every client is gone: only the running turn keeps the gateway from exiting now.
-  ASSERT_TRUE(c->closed() || c->wait_closed(10s));
+  ASSERT_TRUE(told) << "no shutdown event";
+  // The client that asked stays connected while its turn drains, and receives the answer.
+  EXPECT_FALSE(c->closed());
   http_request(mock_->port(), "POST", "/__mock/release?name=drain");
+  bool answered = false;
+  for (int i = 0; i < 400 && !answered; ++i) {
+    auto f = c->recv(20s);
+    if (!f) break;
+    answered = (*f)["event"] == "chat" && (*f)["payload"].value("state", "") == "final" &&
+               (*f)["payload"].dump().find("[drain]") != std::string::npos;
+  }
+  EXPECT_TRUE(answered) << "the client was not sent its turn's final answer during the drain";
+  // Then the gateway closes it (1001: going away) and exits.
+  ASSERT_TRUE(c->closed() || c->wait_closed(10s));
   auto code = gateway_->process().wait(40s);
   ASSERT_TRUE(code);
   EXPECT_EQ(*code, 0);
