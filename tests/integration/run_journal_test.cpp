@@ -191,6 +191,42 @@ TEST_F(RunJournalTest, SigtermLetsARunningTurnFinish) {
   EXPECT_EQ(mock_get(*mock_, "/health")["requests"], 1);
 }
 
+TEST_F(RunJournalTest, ATurnCutByTheDrainTimeoutIsAnsweredOnceAtTheNextStart) {
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", config_for(*mock_, ", drainTimeoutMs: 300"));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  {
+    auto c = client();
+    auto ack = c->request("chat.send", {{"sessionKey", "main"}, {"message", "long one MOCK_HOLD:dt ECHO:dt"},
+                                        {"idempotencyKey", "run-dt"}});
+    ASSERT_EQ(ack["ok"], true) << ack.dump();
+    ASSERT_TRUE(eventually([&] { return held("dt"); }));
+  }
+  // The turn outlives the drain: the stop aborts it, and the journal keeps it for the next start.
+  gateway_->process().signal(SIGTERM);
+  auto code = gateway_->process().wait(30s);
+  ASSERT_TRUE(code);
+  http_request(mock_->port(), "POST", "/__mock/release?name=dt");
+
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  json messages;
+  ASSERT_TRUE(eventually([&] {
+    messages = history();
+    for (const auto& m : of_role(messages, "assistant")) {
+      if (text_of(m).find("[dt]") != std::string::npos && m.value("stopReason", "") == "stop") return true;
+    }
+    return false;
+  })) << messages.dump();
+  // The user's message once, one complete answer (an aborted partial one may stay, marked aborted).
+  EXPECT_EQ(of_role(messages, "user").size(), 1u) << messages.dump();
+  std::size_t complete = 0;
+  for (const auto& m : of_role(messages, "assistant")) complete += m.value("stopReason", "") == "stop";
+  EXPECT_EQ(complete, 1u) << messages.dump();
+  gateway_->process().signal(SIGTERM);
+  ASSERT_TRUE(gateway_->process().wait(30s));
+  expect_journal_settled();
+}
+
 }  // namespace
 }  // namespace run_journal_test
 }  // namespace pincer::test
