@@ -562,8 +562,8 @@ Node tools_section() {
                            .doc("Base tool set offered to agents, by OpenClaw's profile lists. "
                                 "With the tools Pincer has today: `minimal` (no tool), `coding` "
                                 "(read, write, edit, apply_patch, exec, process, memory_search, memory_get, "
-                                "web_fetch, web_search), `messaging` (no tool), `full` (read, write, edit, "
-                                "apply_patch, exec, process, memory_search, memory_get, web_fetch, web_search). "
+                                "web_fetch, web_search, cron), `messaging` (no tool), `full` (read, write, edit, "
+                                "apply_patch, exec, process, memory_search, memory_get, web_fetch, web_search, cron). "
                                 "OpenClaw's sessions tools join the profiles that list them when Pincer has them.")),
       field("allow", array_of(string()).doc(
                          "When non-empty, only these tools (of the profile's) are offered. "

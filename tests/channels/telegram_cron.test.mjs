@@ -51,7 +51,7 @@ function reminderRequest(marker, delayMs) {
     action: 'add',
     job: {
       name: `remind ${marker}`,
-      schedule: { kind: 'at', at: Date.now() + delayMs },
+      schedule: { kind: 'at', at: new Date(Date.now() + delayMs).toISOString() },
       payload: { kind: 'agentTurn', message: `Time to water the plants ECHO:${marker}` },
     },
   };
