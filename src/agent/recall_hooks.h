@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -51,5 +53,12 @@ std::optional<std::string> memory_flush_before(const nlohmann::json& config, con
 
 /// The text added to the system prompt of a flush turn for the day of `now_ms`.
 std::string memory_flush_system_text(const nlohmann::json& config, int64_t now_ms);
+
+/// CX-10, as OpenClaw: a flush turn offers only `read` and, instead of `write`, the append-only
+/// write of tools/memory_flush_write.h for memory/YYYY-MM-DD.md of the day of `now_ms` (each only
+/// when the policy allowed the original). That tool is made once per path and kept in `made`
+/// (owned by the service: runs point to it).
+void restrict_to_flush_tools(const nlohmann::json& config, int64_t now_ms, std::vector<const tools::Tool*>& tools,
+                             std::map<std::string, std::unique_ptr<tools::Tool>>& made);
 
 }  // namespace pincer::agent
