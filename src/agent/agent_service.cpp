@@ -301,7 +301,6 @@ void AgentService::start(Pending p) {
   in.engine = context::make_engine(spec->context_engine, engine);
   in.engine->bootstrap(std::move(loaded));
   in.tools = std::move(*tools);
-  if (p.request.memory_flush) restrict_to_flush_tools(s.config, s.clock.wall_ms(), in.tools, s.flush_write_tools);
   in.hooks.gate_tool_call = make_exec_gate(s.approvals, {p.request.run_id, key, p.agent_id, spec->workspace,
                                                          to_string(p.request.lane), p.request.origin,
                                                          p.request.sender_is_owner});
@@ -337,6 +336,7 @@ void AgentService::start(Pending p) {
   if (p.request.memory_flush) {
     in.system_prompt += "\n\n" + memory_flush_system_text(s.config, s.clock.wall_ms());
     in.silent = true;
+    restrict_to_flush_tools(s.config, s.clock.wall_ms(), in, s.flush_write_tools);  // append only
   } else if (!p.request.compact && p.request.branch_to.empty() && p.request.lane == RunLane::Main &&
              !s.aborted_in_flush.contains(p.request.run_id) && flush_first(p, in, entries)) {
     return;  // CX-10: the silent flush turn runs first; this one waits at the head of the lane

@@ -116,18 +116,26 @@ std::string memory_flush_system_text(const json& config, int64_t now_ms) {
                                     memory::date_stamp(now_ms, user_utc_offset_minutes(config, now_ms)));
 }
 
-void restrict_to_flush_tools(const json& config, int64_t now_ms, std::vector<const tools::Tool*>& tools,
+std::string flush_tool_refusal(std::string_view tool, const std::string& note_path) {
+  if (tool == "read" || tool == "write") return "";
+  return std::string(tool) + " is not available during the memory flush: only read, and write to " + note_path +
+         " (appended), are.";
+}
+
+void restrict_to_flush_tools(const json& config, int64_t now_ms, RunInputs& in,
                              std::map<std::string, std::unique_ptr<tools::Tool>>& made) {
   const std::string path = "memory/" + memory::date_stamp(now_ms, user_utc_offset_minutes(config, now_ms)) + ".md";
-  std::vector<const tools::Tool*> kept;
-  for (const auto* tool : tools) {
-    if (tool->name() == "read") kept.push_back(tool);
+  for (auto& tool : in.tools) {
     if (tool->name() != "write") continue;
     auto& append_only = made[path];
     if (!append_only) append_only = tools::make_memory_flush_write_tool(path);
-    kept.push_back(append_only.get());
+    tool = append_only.get();
   }
-  tools = std::move(kept);
+  in.hooks.before_tool_call = [path](const llm::ToolCall& call) -> std::optional<std::string> {
+    std::string refusal = flush_tool_refusal(call.name, path);
+    if (refusal.empty()) return std::nullopt;
+    return refusal;
+  };
 }
 
 }  // namespace pincer::agent

@@ -165,23 +165,25 @@ TEST_F(MemoryFlushE2E, TheFlushAppendsAndKeepsWhatWasCapturedThatDay) {
   EXPECT_NE(text.find("my locker code is 4417"), std::string::npos) << text;
   EXPECT_NE(text.find("MOCK_FLUSHED"), std::string::npos) << text;
   EXPECT_LT(text.find("locker code"), text.find("MOCK_FLUSHED")) << text;
-  // As OpenClaw's flush: only read and the append-only write are offered, and the write says so.
+  // The flush's `write` is the append-only one and says so (the turn's other tools are refused).
+  int flush_writes = 0;
   for (const auto& r : requests()) {
     if (!is_flush_request(r)) continue;
-    std::vector<std::string> names;
-    for (const auto& t : r["tools"]) names.push_back(t["function"]["name"]);
-    EXPECT_EQ(names, (std::vector<std::string>{"read", "write"})) << r["tools"].dump();
     for (const auto& t : r["tools"]) {
-      if (t["function"]["name"] == "write") {
-        EXPECT_NE(t["function"]["description"].get<std::string>().find("Append text to memory/" + flush_user_day() + ".md"),
-                  std::string::npos);
-      }
+      if (t["function"]["name"] != "write") continue;
+      ++flush_writes;
+      EXPECT_NE(t["function"]["description"].get<std::string>().find("Append text to memory/" + flush_user_day() + ".md"),
+                std::string::npos) << t.dump();
     }
   }
+  EXPECT_EQ(flush_writes, 2);
 }
 
 TEST_F(MemoryFlushE2E, TheFlushTurnIsHiddenFromEveryHistoryButKeptInTheTranscript) {
   start(kFlushSoon, 40000);
+  // A note of today: the session starts with it as its (hidden) startup context.
+  fs::create_directories(note().parent_path());
+  std::ofstream(note(), std::ios::binary) << "- 08:00 [fact] the Alfama venue is booked\n";
   ASSERT_EQ(turn("MOCK_LONG:46000", "h1")["state"], "final");
   ASSERT_EQ(turn("what next?", "h2")["state"], "final");
   ASSERT_EQ(flush_requests(), 2);
@@ -194,7 +196,8 @@ TEST_F(MemoryFlushE2E, TheFlushTurnIsHiddenFromEveryHistoryButKeptInTheTranscrip
     EXPECT_EQ(h.find(hidden), std::string::npos) << hidden << " in " << h;
   }
   EXPECT_NE(h.find("what next?"), std::string::npos);
-  EXPECT_EQ(history["payload"]["messages"].size(), 4u) << h;  // two turns: user, agent, user, agent
+  // two turns (user, agent, user, agent) and the startup context (role custom, display false)
+  EXPECT_EQ(history["payload"]["messages"].size(), 5u) << h;
   // /tree lists the user's turns only.
   const json tree = turn("/tree", "h3");
   EXPECT_EQ(tree.dump().find("Pre-compaction"), std::string::npos) << tree.dump();
@@ -208,6 +211,12 @@ TEST_F(MemoryFlushE2E, TheFlushTurnIsHiddenFromEveryHistoryButKeptInTheTranscrip
     EXPECT_EQ(r.out.find("Pre-compaction"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("MOCK_FLUSHED"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("you: what next?"), std::string::npos) << r.out << r.err;
+    // Nor the session's hidden startup context, unless asked for.
+    EXPECT_EQ(r.out.find("Startup context"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("Alfama venue"), std::string::npos) << r.out;
+    const RunResult all = run_pincer({"sessions", "show", "main", "--startup-context"}, env, 30s);
+    EXPECT_EQ(all.exit_code, 0) << all.err;
+    EXPECT_NE(all.out.find("Alfama venue"), std::string::npos) << all.out;
   }
   // The transcript file keeps the whole turn.
   const std::string file = transcript();
@@ -270,6 +279,24 @@ TEST_F(MemoryFlushE2E, MessagesSentDuringTheFlushAreAllAnswered) {
   EXPECT_EQ(b["state"], "final") << b.dump();
   EXPECT_NE(b.dump().find("[two]"), std::string::npos) << b.dump();
   EXPECT_NE(slurp_file(note()).find("MOCK_FLUSHED"), std::string::npos);
+}
+
+TEST_F(MemoryFlushE2E, TerminalControlCodesReachNeitherTheNoteNorTheTerminal) {
+  start("", 128000);
+  // A sender's "remember" with escape codes (colour, clear screen, a window title, BEL).
+  ASSERT_EQ(turn("remember that my \x1b[31mlocker\x1b[0m code is 4417\x1b[2J\x1b]0;owned\x07 ok", "t1")["state"], "final");
+  const std::string text = slurp_file(note());
+  EXPECT_NE(text.find("remember that my locker code is 4417 ok"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  // A note written some other way (by hand, by a tool) still prints clean in `memory search`.
+  std::ofstream(home_.path() / "workspace" / "memory" / "topics.md", std::ios::binary)
+      << "- the padlock \x1b[5mcombination\x1b[0m is 2718 \x1b]0;pwned\x07\xc2\x9b" "2J\n";
+  const RunResult r = run_pincer({"memory", "search", "padlock combination"}, cli_env(), 30s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the padlock combination is 2718"), std::string::npos) << r.out;
+  for (char c : r.out) EXPECT_FALSE((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) << r.out;
+  EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << r.out;
 }
 
 // `pincer agent -m`, the one-shot CLI: it says when an exec waits for approval and how to answer

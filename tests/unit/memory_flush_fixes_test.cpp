@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "agent/memory_flush.h"
+#include "agent/recall_hooks.h"
 #include "core/ids.h"
 #include "memory/capture.h"
 #include "memory/daily_notes.h"
@@ -70,6 +71,30 @@ TEST_F(FlushWriteDir, CreatesTheNoteAndRefusesEveryOtherPath) {
   EXPECT_EQ(slurp("MEMORY.md"), "long-term facts\n");
   EXPECT_FALSE(fs::exists(dir_ / "memory/2026-02-28.md"));
   EXPECT_FALSE(fs::exists(dir_ / "notes.md"));
+}
+
+TEST(FlushTools, OnlyReadAndTheAppendOnlyWriteMayRun) {
+  EXPECT_EQ(agent::flush_tool_refusal("read", "memory/2026-03-01.md"), "");
+  EXPECT_EQ(agent::flush_tool_refusal("write", "memory/2026-03-01.md"), "");
+  for (const char* other : {"edit", "apply_patch", "exec", "process", "memory_search", "web_fetch"}) {
+    EXPECT_EQ(agent::flush_tool_refusal(other, "memory/2026-03-01.md"),
+              std::string(other) + " is not available during the memory flush: only read, and write to "
+                                   "memory/2026-03-01.md (appended), are.");
+  }
+  // The service's tools become: the same list, `write` replaced by the append-only one (made once).
+  std::vector<std::unique_ptr<tools::Tool>> owned;
+  owned.push_back(tools::make_memory_flush_write_tool("memory/x.md"));  // stands for the real write
+  agent::RunInputs in;
+  in.tools = {owned[0].get()};
+  std::map<std::string, std::unique_ptr<tools::Tool>> made;
+  const nlohmann::json config = {{"agents", {{"defaults", {{"userTimezone", "UTC"}}}}}};
+  agent::restrict_to_flush_tools(config, 1772325000000, in, made);  // 2026-03-01T00:30Z
+  ASSERT_EQ(in.tools.size(), 1u);
+  EXPECT_NE(std::string(in.tools[0]->description()).find("memory/2026-03-01.md"), std::string::npos);
+  EXPECT_EQ(made.size(), 1u);
+  ASSERT_TRUE(in.hooks.before_tool_call);
+  EXPECT_TRUE(in.hooks.before_tool_call({"c1", "exec", nlohmann::json::object()}).has_value());
+  EXPECT_FALSE(in.hooks.before_tool_call({"c2", "write", nlohmann::json::object()}).has_value());
 }
 
 json flush_hist_user(const std::string& text) {
