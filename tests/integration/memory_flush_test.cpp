@@ -304,6 +304,11 @@ TEST_F(MemoryFlushE2E, TerminalControlCodesReachNeitherTheNoteNorTheTerminal) {
 TEST_F(MemoryFlushE2E, AgentDashMSaysItWaitsForApprovalAndFailsOnAFailingCommand) {
   start("", 128000, R"([{"toolCalls": [{"name": "exec", "arguments": {"command": "touch approved.txt"}}]}, {"text": "done"}])",
         "tools: { exec: { ask: 'always' } }");
+  const RunResult bad = run_pincer({"agent", "-m", "/tree zzzz"}, cli_env(), 30s);
+  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
+  const RunResult good = run_pincer({"agent", "-m", "/status"}, cli_env(), 30s);
+  EXPECT_EQ(good.exit_code, 0) << good.out << good.err;
+
   Process cli({pincer_binary(), "agent", "-m", "go"}, cli_env());
   std::string notice;
   ASSERT_TRUE(eventually([&] {
@@ -320,10 +325,6 @@ TEST_F(MemoryFlushE2E, AgentDashMSaysItWaitsForApprovalAndFailsOnAFailingCommand
   EXPECT_NE(cli.out().find("done"), std::string::npos) << cli.out();
   EXPECT_TRUE(fs::exists(home_.path() / "workspace" / "approved.txt"));
 
-  const RunResult bad = run_pincer({"agent", "-m", "/tree zzzz"}, cli_env(), 30s);
-  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
-  const RunResult good = run_pincer({"agent", "-m", "/status"}, cli_env(), 30s);
-  EXPECT_EQ(good.exit_code, 0) << good.out << good.err;
 }
 
 }  // namespace
