@@ -45,7 +45,9 @@ void capture_user_message(const nlohmann::json& config, const std::filesystem::p
 
 /// CX-10 (memory_flush.h): the user message of the silent flush turn due before the turn `in`
 /// is about to run — `in` fully built (system prompt, tools, engine with the session's history),
-/// `entry` the session's index entry, `entries` its transcript — or nullopt. `compactions` gets
+/// `entry` the session's index entry, `entries` its transcript — or nullopt. Only a session with
+/// a conversation (a reply of the agent in `entries`) is flushed: never before a new session's
+/// first turn, however small its window. `compactions` gets
 /// the transcript's compaction count, to be recorded as memoryFlushCompactionCount.
 std::optional<std::string> memory_flush_before(const nlohmann::json& config, const store::SessionEntry* entry,
                                                const std::vector<store::TranscriptEntry>& entries,

@@ -2,7 +2,8 @@
 // wrapToolMemoryFlushAppendOnlyWrite: the flush may only APPEND to the one daily note its prompt
 // names (`memory/YYYY-MM-DD.md`), so notes captured earlier that day can never be overwritten,
 // whatever the model does. Every other path is refused with a message naming the allowed one.
-// The flush turn offers only `read` and this tool (agent/recall_hooks.h flush_tools).
+// In a flush turn it replaces `write`, and only it and `read` may run (agent/recall_hooks.h
+// restrict_to_flush_tools).
 //
 // Threading: like every tool (tool.h) — immutable, runs on a worker thread.
 #pragma once
