@@ -422,6 +422,7 @@ function scriptPlan(entry, api, conv, opts, state) {
   if (entry.reasoning != null) plan.reasoning = entry.reasoning;
   if (entry.cut) plan.cut = { afterDeltas: Number(entry.afterDeltas ?? 2) };
   if (entry.delayMs != null) plan.delayMs = Number(entry.delayMs);
+  if (entry.hold) plan.hold = { name: String(entry.hold), afterDeltas: Number(entry.afterDeltas ?? 2) };
   if (entry.finish) plan.finish = entry.finish;
   return plan;
 }
