@@ -328,9 +328,12 @@ void AgentService::start(Pending p) {
 
   std::optional<BranchPlan> branch;  // /tree ID (SS-4): planned on the entries as read
   if (!p.request.branch_to.empty()) {
-    auto plan = store::plan_branch_switch(entries, p.request.branch_to);
-    if (!plan) return fail(plan.error().message);
-    branch = make_branch_plan(*plan);
+    if (p.request.resume) branch = finished_branch_switch(entries, p.request.run_id);  // exactly once (SS-6)
+    if (!branch) {
+      auto plan = store::plan_branch_switch(entries, p.request.branch_to);
+      if (!plan) return fail(plan.error().message);
+      branch = make_branch_plan(*plan);
+    }
   }
 
   if (p.request.memory_flush) {

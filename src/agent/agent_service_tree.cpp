@@ -60,6 +60,7 @@ Result<SendAccepted> AgentService::switch_branch(const std::string& session_key,
   request.session_key = session_key;
   request.run_id = "tree-" + ids::uuid_v4();
   request.branch_to = entry_id;
+  request.source = "tree";  // journaled: a switch a restart cut off is carried out after it (SS-6)
   return send(request, sink ? std::move(sink) : [](const RunEvent&) {});
 }
 

@@ -179,14 +179,24 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
   loop.post([&] {
     if (auto command = agent::parse_chat_command(a.message)) {  // the same commands as every chat surface
       agent::CommandContext context{agents, agents.canonical_key(req.session_key, a.agent_id), {}};
+      auto answered = [&, session = context.session_key, name = command->command->name](const agent::CommandReply& r) {
+        if (!f.json) std::cout << r.text << "\n";
+        if (!final_payload.is_object()) {
+          final_payload = {{"status", "ok"}, {"summary", "command"},
+                           {"result", {{"payloads", json::array()}, {"meta", {{"sessionKey", session}, {"command", name}}}}}};
+        }
+        final_payload["result"]["payloads"].push_back(json{{"text", r.text}});
+        final_payload["result"]["meta"]["ok"] = r.ok;
+        code = r.ok ? 0 : 1;
+      };
+      // /compact, /tree ID: the process waits for the queued work and prints its result too.
+      context.follow_up = [&, answered](const agent::CommandReply& later) {
+        answered(later);
+        loop.stop();
+      };
       const agent::CommandReply reply = agent::run_chat_command(*command, context);
-      if (!f.json) std::cout << reply.text << "\n";
-      final_payload = {{"status", "ok"}, {"summary", "command"},
-                       {"result", {{"payloads", json::array({json{{"text", reply.text}}})},
-                                   {"meta", {{"sessionKey", context.session_key}, {"command", command->command->name},
-                                             {"ok", reply.ok}}}}}};
-      code = reply.ok ? 0 : 1;
-      loop.stop();
+      answered(reply);
+      if (!reply.follows) loop.stop();
       return;
     }
     auto accepted = agents.send(req, [&](const agent::RunEvent& e) {

@@ -426,7 +426,8 @@ function scriptPlan(entry, api, conv, opts, state) {
   if (entry.delayMs != null) plan.delayMs = Number(entry.delayMs);
   if (entry.finish) plan.finish = entry.finish;
   // {"hold": "name"}: as MOCK_HOLD:name, before the first delta (the reply the request would get
-  // otherwise — a memory flush's write call, say — waits until POST /__mock/release?name=name).
+  // otherwise — a memory flush's write call or a summariser's answer, say — waits until
+  // POST /__mock/release?name=name; `holdAfterDeltas` lets that many deltas out first).
   if (entry.hold) plan.hold = { name: String(entry.hold), afterDeltas: Number(entry.holdAfterDeltas ?? 0) };
   return plan;
 }
