@@ -4,6 +4,7 @@
 // temp PINCER_HOME; no gateway is needed for any of it.
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -260,6 +261,30 @@ TEST_F(CliNewUserTest, GatewayRunRefusesAConfigThatValidateRejects) {
   EXPECT_NE(r.err.find("agents.defaults.sandbox.binds[0]: \"/proc:/host-proc\" binds /proc"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("does not start with an invalid configuration"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("listening"), std::string::npos) << r.out;
+}
+
+// A running gateway rejects an edit that `config validate` rejects (here a hot change: agents.*),
+// keeps its config and says why; the same file fixed is applied.
+TEST_F(CliNewUserTest, AReloadIsRejectedForWhatValidateRejects) {
+  write_config("meta: {}");
+  Gateway gateway(home_.path());
+  const std::map<std::string, std::string> env = {{"PINCER_HOME", home_.path().string()},
+                                                  {"PINCER_GATEWAY_PORT", std::to_string(gateway.port())}};
+  write_config("agents: { defaults: { userTimezone: 'Mars/Base' } }");
+  json status;
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = run_pincer({"status", "--json"}, env, 10s);
+    status = json::parse(r.out, nullptr, false);
+    if (status.is_object() && status["config"]["lastRejectedReload"].is_object()) break;
+    std::this_thread::sleep_for(100ms);  // polling a condition, with a deadline
+  }
+  ASSERT_TRUE(status.is_object() && status["config"]["lastRejectedReload"].is_object()) << status.dump();
+  EXPECT_NE(status["config"]["lastRejectedReload"]["reason"].get<std::string>().find(
+                "agents.defaults.userTimezone: \"Mars/Base\" is not a time zone"),
+            std::string::npos)
+      << status.dump();
+  EXPECT_EQ(status["config"]["matchesFile"], false) << status.dump();
 }
 
 }  // namespace
