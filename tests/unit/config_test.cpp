@@ -482,7 +482,7 @@ TEST(ConfigValidate, RequiredKeyMissing) {
 
 TEST(ConfigValidate, SensitiveValuesAreNotEchoed) {
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": {"auth": {"token": 123456}}})")),
-            "gateway.auth.token: expected string, got number");
+            "gateway.auth.token: expected string without control characters (newline, tab, NUL …), got number");
 }
 
 TEST(ConfigValidate, LongStringsAreShortenedInMessages) {
