@@ -196,10 +196,10 @@ int run_set(const ConfigFlags& f) {
       const std::string where = refused.code == "JSON5_PARSE" ? file.string() + ":" : "";
       return fail(code, "config set: " + where + refused.message);
     }
-    if (edited.error().code == "IO_ERROR" || edited.error().code == "TOO_LARGE") {
-      if (!changed) return fail(1, edited.error().message);
-    }
-    return not_written("config set", json5::format_path(path), edited.error());
+    // Not written: invalid (exit 2), or the lock or the new file could not be made (exit 1); a
+    // file that could not even be read is reported as such.
+    if (changed || edited.error().code == "LOCK_FAILED") return not_written("config set", json5::format_path(path), edited.error());
+    return fail(1, edited.error().message);
   }
   const bool created = !edited->exists;
   const json display = display_value(path, *value, false);
@@ -239,8 +239,8 @@ int run_unset(const ConfigFlags& f) {
       const std::string where = refused.code == "JSON5_PARSE" ? file.string() + ":" : "";
       return fail(refused.code == "EDIT_FAILED" ? 1 : 2, "config unset: " + where + refused.message);
     }
-    if (!changed) return fail(1, edited.error().message);
-    return not_written("config unset", json5::format_path(path), edited.error());
+    if (changed || edited.error().code == "LOCK_FAILED") return not_written("config unset", json5::format_path(path), edited.error());
+    return fail(1, edited.error().message);
   }
   if (f.json) {
     std::cout << json{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"changed", changed}}.dump(2)

@@ -221,7 +221,7 @@ Result<ConfigText> edit_config_file(const fs::path& path, const ConfigEdit& edit
   // The lock is taken before the file is read: a concurrent edit of another key waits and then
   // edits the text this one wrote, instead of failing with CONFLICT.
   auto lock = EditLock::acquire(target);
-  if (!lock) return lock.error();
+  if (!lock) return Error{"LOCK_FAILED", lock.error().message};
   auto original = read_config_text(path);
   if (!original) return original.error();
   auto edited = edit(*original);

@@ -66,7 +66,9 @@ using ConfigEdit = std::function<Result<std::optional<std::string>>(const Config
 /// first), and its result is validated as write_config_text does and written atomically (mode
 /// 0600, a symlink written through). So concurrent edits of different keys all land, in some
 /// order, and none is lost. Returns the text the edit was based on (ConfigText::exists false:
-/// the file was created). Errors: edit's own, "CONFIG_INVALID" (nothing written), "IO_ERROR".
+/// the file was created). Errors: edit's own, "CONFIG_INVALID" (nothing written), "LOCK_FAILED"
+/// (the lock file cannot be created, e.g. a read-only directory), "IO_ERROR"/"TOO_LARGE" (reading
+/// or writing the file).
 /// Blocks while another writer holds the lock.
 Result<ConfigText> edit_config_file(const std::filesystem::path& path, const ConfigEdit& edit);
 
