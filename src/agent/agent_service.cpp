@@ -20,6 +20,7 @@
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
 #include "core/ids.h"
+#include "core/saturating.h"
 #include "store/session_keys.h"
 #include "store/session_tree.h"
 #include "store/transcript.h"
@@ -306,7 +307,7 @@ void AgentService::start(Pending p) {
                                                          p.request.sender_is_owner});
   in.workspace = spec->workspace;
   apply_session_state(key, p.request.thinking, entries, *writer, in);  // model + thinking (SS-3, AG-7)
-  in.timeout_ms = spec->timeout_seconds * 1000;
+  in.timeout_ms = saturating_mul(spec->timeout_seconds, 1000);
   in.tool_env = process_environment();
   in.processes = &s.processes;
   in.memory = memory_settings.enabled ? &s.memory : nullptr;
