@@ -25,6 +25,7 @@ struct MemoryFlags {
   std::string query;
   int max_results = 0;
   double min_score = -1;
+  std::string corpus;
 };
 
 struct Loaded {
@@ -182,6 +183,7 @@ int run_search(const MemoryFlags& f) {
   json args = {{"query", f.query}};
   if (f.max_results > 0) args["maxResults"] = f.max_results;
   if (f.min_score >= 0) args["minScore"] = f.min_score;
+  if (!f.corpus.empty()) args["corpus"] = f.corpus;
   json r = svc.search(a->id, a->workspace, args);
   if (f.json) {
     std::cout << r.dump(2, ' ', false, json::error_handler_t::replace) << "\n";  // file names and text may not be UTF-8
@@ -196,6 +198,10 @@ int run_search(const MemoryFlags& f) {
   for (const auto& h : r["results"]) {
     std::cout << h.value("path", "") << ":" << h.value("startLine", 0) << "-" << h.value("endLine", 0) << "  score "
               << h.value("score", 0.0) << "\n";
+    if (h.value("source", "") == "sessions") {
+      std::cout << "  session " << (h.value("sessionKey", "").empty() ? h.value("sessionId", "") : h.value("sessionKey", ""))
+                << ", turn " << h.value("turn", 0) << "\n";
+    }
     std::string snip = h.value("snippet", "");
     std::size_t pos = 0;
     while (pos < snip.size()) {
@@ -243,6 +249,8 @@ void register_memory_commands(CLI::App& app, Action& action) {
   search->add_option("query", flags->query, "What to look for")->required();
   search->add_option("--agent", flags->agent, "Agent id");
   search->add_option("--max-results", flags->max_results, "At most this many hits")->check(CLI::Range(1, 100));
+  search->add_option("--corpus", flags->corpus, "memory | sessions | all (default: memory.search.sources)")
+      ->check(CLI::IsMember({"memory", "sessions", "all"}));
   search->add_option("--min-score", flags->min_score, "Lowest score, 0..1")->check(CLI::Validator(
                     [](std::string& v) -> std::string {
                       std::size_t used = 0;

@@ -20,6 +20,9 @@ constexpr Rule kRules[] = {
     {"messages", ChangeKind::Hot},      {"agents", ChangeKind::Hot},   {"models", ChangeKind::Hot},
     {"tools", ChangeKind::Hot},         {"gateway.reload", ChangeKind::None},
     {"plugins", ChangeKind::Hot},  // provider settings of web_search, read per run
+    // memory.*: AgentService::reconfigure → MemoryService::reconfigure reopens (and frees) an index
+    // whose settings changed; backend, citations, capture and archive are read per run.
+    {"memory", ChangeKind::Hot},
     {"meta", ChangeKind::None},         {"$schema", ChangeKind::None},
     {"env", ChangeKind::None},  // its values reach the config through substitution: those paths change
 };
