@@ -48,12 +48,12 @@ start_mock() {  # $1 = side
   return 1
 }
 ms_now() { date +%s%N; }
-# run a command: appends "<wall ms> <peak RSS KiB>" to $1, output to $2
+# run a command: on success appends "<wall ms> <peak RSS KiB>" to $1; output to $2; fails as it does
 timed() {
   local into="$1" out="$2"; shift 2
   local t0 t1 rss
   t0="$(ms_now)"
-  /usr/bin/time -f "%M" -o "$WORK/time.txt" "$@" > "$out" 2>> "$out.err"
+  /usr/bin/time -f "%M" -o "$WORK/time.txt" "$@" > "$out" 2>> "$out.err" || return 1
   t1="$(ms_now)"
   rss="$(tail -1 "$WORK/time.txt")"
   echo "$(( (t1 - t0) / 1000000 )) $rss" >> "$into"
@@ -64,11 +64,35 @@ echo "== memory corpus: $CHUNKS chunks"
 mapfile -t CLI_QS < <("$NODE" -e 'const q=require(process.argv[1]); for (const x of q.slice(0, Number(process.argv[2]))) console.log(x)' "$WORK/queries.json" "$CLI_QUERIES")
 
 P_STATUS="skipped"; O_STATUS="skipped"
+# OpenClaw first: it takes minutes, and Pincer's build (when asked) can finish meanwhile elsewhere.
+if [ "$ONLY" != "pincer" ]; then
+  O_STATUS="ok"
+  "$ROOT/bench/reference/setup-openclaw.sh" > "$LOGS/memory-openclaw-setup.log" 2>&1 || O_STATUS="install failed (bench/reference/setup-openclaw.sh)"
+  if [ "$O_STATUS" = "ok" ]; then
+    echo "== OpenClaw CLI ($(ls "$CACHE/reference/openclaw/node_modules/openclaw/package.json" >/dev/null && "$NODE" -p 'require(process.argv[1]).version' "$CACHE/reference/openclaw/node_modules/openclaw/package.json"))"
+    start_mock openclaw
+    export OC_HOME="$WORK/openclaw-home" MOCK_PORT
+    export OC_MEMORY_JSON="{\"search\":{\"provider\":\"openai\",\"model\":\"text-embedding-3-small\",\"remote\":{\"baseUrl\":\"http://127.0.0.1:$MOCK_PORT/v1\",\"apiKey\":\"mock-local\"}}}"
+    "$ROOT/bench/reference/start-openclaw.sh" setup > /dev/null
+    cp -r "$WORK/corpus/." "$OC_HOME/workspace/"
+    : > "$WORK/o-index.txt"; : > "$WORK/o-search.txt"
+    timed "$WORK/o-index.txt" "$WORK/o-index.out" "$ROOT/bench/reference/start-openclaw.sh" cli memory index --force || O_STATUS="openclaw memory index failed"
+    i=0
+    for q in "${CLI_QS[@]}"; do
+      i=$((i + 1))
+      timed "$WORK/o-search.txt" "$WORK/o-search-$i.json" "$ROOT/bench/reference/start-openclaw.sh" cli memory search --query "$q" --json || O_STATUS="openclaw memory search failed"
+    done
+    "$ROOT/bench/reference/start-openclaw.sh" cli memory status --json > "$WORK/o-status.json" 2>/dev/null || true
+    stop_mock
+  fi
+fi
+
 if [ "$ONLY" != "openclaw" ]; then
   P_STATUS="ok"
   if [ "${BENCH_NO_BUILD:-0}" != "1" ]; then
     cmake --build "$BUILD_DIR" --target memory_bench pincer -j "$JOBS" > "$LOGS/memory-build.log" 2>&1 || P_STATUS="build failed (bench/.cache/logs/memory-build.log)"
   fi
+  for b in "$BUILD_DIR/bench/memory_bench" "$PINCER_BIN"; do [ -x "$b" ] || P_STATUS="no binary $b"; done
   if [ "$P_STATUS" = "ok" ]; then
     echo "== Pincer in process (bench/memory_bench.cpp)"
     start_mock pincer
@@ -88,28 +112,6 @@ EOF
       PINCER_HOME="$PH" timed "$WORK/p-search.txt" "$WORK/p-search-$i.json" "$PINCER_BIN" memory search "$q" --json || P_STATUS="pincer memory search failed"
     done
     PINCER_HOME="$PH" "$PINCER_BIN" memory status --json > "$WORK/p-status.json" 2>/dev/null || true
-    stop_mock
-  fi
-fi
-
-if [ "$ONLY" != "pincer" ]; then
-  O_STATUS="ok"
-  "$ROOT/bench/reference/setup-openclaw.sh" > "$LOGS/memory-openclaw-setup.log" 2>&1 || O_STATUS="install failed (bench/reference/setup-openclaw.sh)"
-  if [ "$O_STATUS" = "ok" ]; then
-    echo "== OpenClaw CLI ($(ls "$CACHE/reference/openclaw/node_modules/openclaw/package.json" >/dev/null && "$NODE" -p 'require(process.argv[1]).version' "$CACHE/reference/openclaw/node_modules/openclaw/package.json"))"
-    start_mock openclaw
-    export OC_HOME="$WORK/openclaw-home" MOCK_PORT
-    export OC_MEMORY_JSON="{\"search\":{\"provider\":\"openai\",\"model\":\"text-embedding-3-small\",\"remote\":{\"baseUrl\":\"http://127.0.0.1:$MOCK_PORT/v1\",\"apiKey\":\"mock-local\"}}}"
-    "$ROOT/bench/reference/start-openclaw.sh" setup > /dev/null
-    cp -r "$WORK/corpus/." "$OC_HOME/workspace/"
-    : > "$WORK/o-index.txt"; : > "$WORK/o-search.txt"
-    timed "$WORK/o-index.txt" "$WORK/o-index.out" "$ROOT/bench/reference/start-openclaw.sh" cli memory index --force || O_STATUS="openclaw memory index failed"
-    i=0
-    for q in "${CLI_QS[@]}"; do
-      i=$((i + 1))
-      timed "$WORK/o-search.txt" "$WORK/o-search-$i.json" "$ROOT/bench/reference/start-openclaw.sh" cli memory search --query "$q" --json || O_STATUS="openclaw memory search failed"
-    done
-    "$ROOT/bench/reference/start-openclaw.sh" cli memory status --json > "$WORK/o-status.json" 2>/dev/null || true
     stop_mock
   fi
 fi

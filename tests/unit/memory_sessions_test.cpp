@@ -71,10 +71,15 @@ TEST(MemorySessions, RenderingKeepsTextMessagesWithTheirLinesAndTurns) {
   EXPECT_EQ(r.lines_total, 8);  // the torn last line is not consumed
   EXPECT_EQ(r.turns_total, 2);
   EXPECT_EQ(static_cast<std::size_t>(r.end_offset), bytes.rfind('\n') + 1);
-  // Long messages wrap; every piece keeps its label and line.
-  const RenderedTranscript l = render_session_lines(sessions_msg("user", std::string(900, 'a') + " tail"), 100, 4, 2);
+  // Long messages wrap at a space; every piece keeps its label and line.
+  std::string words;
+  for (int i = 0; i < 90; ++i) words += "abcdefghi ";
+  const RenderedTranscript l = render_session_lines(sessions_msg("user", words + "tail"), 100, 4, 2);
   ASSERT_EQ(l.lines.size(), 2u);
-  EXPECT_EQ(l.lines[1].text, "User: tail");
+  EXPECT_LE(l.lines[0].text.size(), 6u + 800u);
+  EXPECT_EQ(l.lines[0].text.substr(0, 16), "User: abcdefghi ");
+  EXPECT_EQ(l.lines[1].text.substr(0, 15), "User: abcdefghi");
+  EXPECT_EQ(l.lines[1].text.substr(l.lines[1].text.size() - 4), "tail");
   EXPECT_EQ(l.lines[1].jsonl_line, 5);
   EXPECT_EQ(l.lines[1].byte_start, 100);
   EXPECT_EQ(l.lines[1].turn, 3);
