@@ -595,8 +595,13 @@ void Gateway::shutdown(const std::string& reason, std::optional<int64_t> restart
       json{{"reason", reason}, {"restartExpectedMs", restart_expected_ms ? json(*restart_expected_ms) : json(nullptr)}}.dump();
   for (auto& [id, client] : clients_) {
     if (client->connected && !client->closing) send_event(*client, "shutdown", payload);
-    close_client(*client, shutdown_close_code_, restart_expected_ms ? "service restart" : "going away");
+    else close_client(*client, shutdown_close_code_, restart_expected_ms ? "service restart" : "going away");
   }
+}
+
+void Gateway::close_clients() {
+  const char* reason = shutdown_close_code_ == kCloseServiceRestart ? "service restart" : "going away";
+  for (auto& [id, client] : clients_) close_client(*client, shutdown_close_code_, reason);
 }
 
 }  // namespace pincer::gateway

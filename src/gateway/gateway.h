@@ -114,10 +114,15 @@ class Gateway {
   /// and, with `broadcast_event`, sends the `health` event.
   void refresh_health(bool broadcast_event = true);
 
-  /// SIGTERM (GW-10): `shutdown` event to every connected client, then close 1001 "going away" to
-  /// all. `restart_expected_ms`: set for an in-process restart, so that clients reconnect (the
-  /// event's `restartExpectedMs`, null otherwise; close 1012 "service restart").
+  /// SIGTERM (GW-10): `shutdown` event to every connected client; clients still in the handshake
+  /// (and any that connect from now on) are closed at once. Connected clients stay open while the
+  /// running turns drain, so the client that asked for a turn still receives its answer; the
+  /// server then calls close_clients(). `restart_expected_ms`: set for an in-process restart, so
+  /// that clients reconnect (the event's `restartExpectedMs`, null otherwise; close 1012
+  /// "service restart" instead of 1001 "going away").
   void shutdown(const std::string& reason, std::optional<int64_t> restart_expected_ms = std::nullopt);
+  /// After shutdown() and the drain: closes every client with the shutdown's close code.
+  void close_clients();
   bool shutting_down() const { return shutting_down_; }
 
   // ---- for method handlers ----

@@ -489,13 +489,12 @@ class Server {
     gateway_.shutdown(std::string(restart_ ? "gateway restarting (" : "gateway stopping (") + why + ")",
                       restart_ ? std::optional<int64_t>(kRestartExpectedMs) : std::nullopt);
     // GW-10: running turns and replies in delivery get gateway.drainTimeoutMs to finish (the
-    // journal resumes what is still running then at the next start); clients 800 ms to close.
+    // journal resumes what is still running then at the next start); clients then 800 ms to close.
     drain_deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(gateway_.settings().drain_timeout_ms);
     if (const std::size_t pending = gateway_.pending_work()) {
       spdlog::info("waiting up to {} ms for {} running turns and replies to finish", gateway_.settings().drain_timeout_ms,
                    pending);
     }
-    deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
     wait_for_drain();
   }
 
@@ -507,7 +506,9 @@ class Server {
         spdlog::warn("stopping with {} turns or replies unfinished (gateway.drainTimeoutMs); they resume at the next start",
                      left);
       }
-      deadline_ = std::max(deadline_, now + std::chrono::milliseconds(200));
+      // Clients stayed open during the drain (they receive the answers of their turns): close now.
+      gateway_.close_clients();
+      deadline_ = now + std::chrono::milliseconds(800);
       return wait_for_clients();
     }
     stop_.expires_after(std::chrono::milliseconds(50));

@@ -205,13 +205,7 @@ class OllamaApi final : public ProviderApi {
 
   HttpRequest build_request(const ModelSpec& model, const Context& context,
                             const RequestOptions& options) const override {
-    HttpRequest req;
-    req.url = join_url(model.base_url, "/api/chat");
-    std::vector<std::pair<std::string, std::string>> auth;
-    if (!model.api_key.empty()) auth.emplace_back("Authorization", "Bearer " + model.api_key);
-    add_headers(req, model, std::move(auth), "application/x-ndjson");
-    req.body = dump_body(build_body(model, context, options));
-    return req;
+    return bearer_request(model, "/api/chat", "application/x-ndjson", build_body(model, context, options));
   }
 
   std::unique_ptr<StreamDecoder> make_decoder(const ModelSpec& model, StreamSink sink) const override {

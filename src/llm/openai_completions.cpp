@@ -260,13 +260,7 @@ class OpenAICompletionsApi final : public ProviderApi {
 
   HttpRequest build_request(const ModelSpec& model, const Context& context,
                             const RequestOptions& options) const override {
-    HttpRequest req;
-    req.url = join_url(model.base_url, "/chat/completions");
-    std::vector<std::pair<std::string, std::string>> auth;
-    if (!model.api_key.empty()) auth.emplace_back("Authorization", "Bearer " + model.api_key);
-    add_headers(req, model, std::move(auth), "text/event-stream");
-    req.body = dump_body(build_body(model, context, options));
-    return req;
+    return bearer_request(model, "/chat/completions", "text/event-stream", build_body(model, context, options));
   }
 
   std::unique_ptr<StreamDecoder> make_decoder(const ModelSpec& model, StreamSink sink) const override {

@@ -271,6 +271,16 @@ void add_headers(HttpRequest& req, const ModelSpec& model,
   for (const auto& [k, v] : model.headers) set_header(req, k, v);
 }
 
+HttpRequest bearer_request(const ModelSpec& model, std::string_view path, std::string_view accept, const json& body) {
+  HttpRequest req;
+  req.url = join_url(model.base_url, path);
+  std::vector<std::pair<std::string, std::string>> auth;
+  if (!model.api_key.empty()) auth.emplace_back("Authorization", "Bearer " + model.api_key);
+  add_headers(req, model, std::move(auth), accept);
+  req.body = dump_body(body);
+  return req;
+}
+
 const json& obj(const json& o, std::string_view key) {
   static const json kEmpty = json::object();
   if (!o.is_object()) return kEmpty;

@@ -209,6 +209,10 @@ void set_header(HttpRequest& req, std::string_view name, std::string value);
 /// Content-Type/Accept defaults, then `auth` headers, then model.headers.
 void add_headers(HttpRequest& req, const ModelSpec& model,
                  std::vector<std::pair<std::string, std::string>> auth, std::string_view accept);
+/// A POST of `body` to model.base_url + `path` with `Authorization: Bearer <api key>` (when the
+/// model has a key) and the headers of add_headers: the request of the OpenAI-style wire APIs.
+HttpRequest bearer_request(const ModelSpec& model, std::string_view path, std::string_view accept,
+                           const nlohmann::json& body);
 
 /// Object at `key`, or an empty object when `obj` is not an object or the member is absent or not
 /// an object. (nlohmann's value() throws on non-objects; decoders must not.)

@@ -163,10 +163,20 @@ TEST_F(RunJournalTest, SigtermLetsARunningTurnFinish) {
     if (!f) break;
     told = (*f)["event"] == "shutdown";
   }
-  ASSERT_TRUE(told || c->closed()) << "no shutdown event";
-  // Every client is gone: only the running turn keeps the gateway from exiting now.
-  ASSERT_TRUE(c->closed() || c->wait_closed(10s));
+  ASSERT_TRUE(told) << "no shutdown event";
+  // The client that asked stays connected while its turn drains, and receives the answer.
+  EXPECT_FALSE(c->closed());
   http_request(mock_->port(), "POST", "/__mock/release?name=drain");
+  bool answered = false;
+  for (int i = 0; i < 400 && !answered; ++i) {
+    auto f = c->recv(20s);
+    if (!f) break;
+    answered = (*f)["event"] == "chat" && (*f)["payload"].value("state", "") == "final" &&
+               (*f)["payload"].dump().find("[drain]") != std::string::npos;
+  }
+  EXPECT_TRUE(answered) << "the client was not sent its turn's final answer during the drain";
+  // Then the gateway closes it (1001: going away) and exits.
+  ASSERT_TRUE(c->closed() || c->wait_closed(10s));
   auto code = gateway_->process().wait(40s);
   ASSERT_TRUE(code);
   EXPECT_EQ(*code, 0);
@@ -179,6 +189,42 @@ TEST_F(RunJournalTest, SigtermLetsARunningTurnFinish) {
   EXPECT_EQ(text_of(replies[0]), "Hello from the mock LLM. [drain]");
   EXPECT_EQ(replies[0].value("stopReason", ""), "stop");  // finished, not aborted by the stop
   EXPECT_EQ(mock_get(*mock_, "/health")["requests"], 1);
+}
+
+TEST_F(RunJournalTest, ATurnCutByTheDrainTimeoutIsAnsweredOnceAtTheNextStart) {
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", config_for(*mock_, ", drainTimeoutMs: 300"));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  {
+    auto c = client();
+    auto ack = c->request("chat.send", {{"sessionKey", "main"}, {"message", "long one MOCK_HOLD:dt ECHO:dt"},
+                                        {"idempotencyKey", "run-dt"}});
+    ASSERT_EQ(ack["ok"], true) << ack.dump();
+    ASSERT_TRUE(eventually([&] { return held("dt"); }));
+  }
+  // The turn outlives the drain: the stop aborts it, and the journal keeps it for the next start.
+  gateway_->process().signal(SIGTERM);
+  auto code = gateway_->process().wait(30s);
+  ASSERT_TRUE(code);
+  http_request(mock_->port(), "POST", "/__mock/release?name=dt");
+
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  json messages;
+  ASSERT_TRUE(eventually([&] {
+    messages = history();
+    for (const auto& m : of_role(messages, "assistant")) {
+      if (text_of(m).find("[dt]") != std::string::npos && m.value("stopReason", "") == "stop") return true;
+    }
+    return false;
+  })) << messages.dump();
+  // The user's message once, one complete answer (an aborted partial one may stay, marked aborted).
+  EXPECT_EQ(of_role(messages, "user").size(), 1u) << messages.dump();
+  std::size_t complete = 0;
+  for (const auto& m : of_role(messages, "assistant")) complete += m.value("stopReason", "") == "stop";
+  EXPECT_EQ(complete, 1u) << messages.dump();
+  gateway_->process().signal(SIGTERM);
+  ASSERT_TRUE(gateway_->process().wait(30s));
+  expect_journal_settled();
 }
 
 }  // namespace
