@@ -110,6 +110,7 @@ Pincer: ${P.status}. OpenClaw: ${O.status}.
 | --- | ---: | ---: | ---: |
 | chunks indexed | ${num(K?.chunks, 0)} | ${num(H?.chunks, 0)} | |
 | index: chunk + FTS (and embed) | ${ms(K?.indexMs)} | ${ms(H?.indexMs)} (embedding ${ms(H?.embedMs)}) | |
+| first search after opening (loads the vectors) | ${ms(K?.firstSearchMs)} | ${ms(H?.firstSearchMs)} | |
 | search p50 | ${ms(K?.searchP50Ms)} | ${ms(H?.searchP50Ms)} | |
 | search p99 | ${ms(K?.searchP99Ms)} | ${ms(H?.searchP99Ms)} | ${target(Math.max(K?.searchP99Ms ?? 0, H?.searchP99Ms ?? 0) || null)} |
 | queries with hits / partial | ${K?.queriesWithHits ?? "—"} / ${K?.partial ?? "—"} | ${H?.queriesWithHits ?? "—"} / ${H?.partial ?? "—"} (mode ${H?.mode ?? "—"}) | |

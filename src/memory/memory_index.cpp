@@ -246,9 +246,11 @@ Result<int> MemoryIndex::embed_pending(int max_chunks) {
 
 void MemoryIndex::load_vectors_locked() {
   if (vectors_loaded_ || !provider_) return;
+  // CROSS JOIN keeps chunks outer, so each one is a primary-key lookup in embedding_cache; left
+  // to itself the planner may scan chunks (no index on hash) once per cached vector: O(n²).
   vectors_.clear();
   Stmt s(db_->handle(),
-         "SELECT c.id, e.vec, c.source = 'sessions' FROM chunks c JOIN embedding_cache e ON e.hash = c.hash AND "
+         "SELECT c.id, e.vec, c.source = 'sessions' FROM chunks c CROSS JOIN embedding_cache e ON e.hash = c.hash AND "
          "e.provider = ? AND e.model = ?");
   s.bind(1, provider_->id()).bind(2, provider_->model());
   while (s.step()) {
@@ -410,7 +412,7 @@ json MemoryIndex::status(bool deep) {
   out["sources"] = sources;
   if (provider_) {
     Stmt s(db_->handle(),
-           "SELECT count(DISTINCT c.hash), max(e.dims) FROM chunks c JOIN embedding_cache e ON e.hash = c.hash AND "
+           "SELECT count(DISTINCT c.hash), max(e.dims) FROM chunks c CROSS JOIN embedding_cache e ON e.hash = c.hash AND "
            "e.provider = ? AND e.model = ?");
     s.bind(1, provider_->id()).bind(2, provider_->model());
     if (s.step()) {
