@@ -38,11 +38,13 @@ RunLane lane_named(const std::string& name) {
 }  // namespace
 
 json send_request_json(const SendRequest& r) {
-  return json{{"sessionKey", r.session_key}, {"agentId", r.agent_id}, {"message", r.message}, {"runId", r.run_id},
+  json j{{"sessionKey", r.session_key}, {"agentId", r.agent_id}, {"message", r.message}, {"runId", r.run_id},
               {"thinking", r.thinking}, {"lane", to_string(r.lane)}, {"channel", r.channel},
               {"origin", {{"channel", r.origin.channel}, {"accountId", r.origin.account_id}, {"chatId", r.origin.chat_id},
                           {"threadId", r.origin.thread_id}, {"senderId", r.origin.sender_id}, {"isGroup", r.origin.is_group}}},
               {"senderIsOwner", r.sender_is_owner}};
+  if (!r.branch_to.empty()) j["branchTo"] = r.branch_to;  // a /tree switch (SS-4)
+  return j;
 }
 
 SendRequest send_request_from_json(const json& j) {
@@ -59,6 +61,7 @@ SendRequest send_request_from_json(const json& j) {
   r.origin = {o.value("channel", ""), o.value("accountId", ""), o.value("chatId", ""), o.value("threadId", ""),
               o.value("senderId", ""), o.value("isGroup", false)};
   r.sender_is_owner = j.value("senderIsOwner", true);
+  r.branch_to = j.value("branchTo", "");
   return r;
 }
 

@@ -28,9 +28,21 @@ Result<std::vector<std::string>> AgentService::abort(const std::string& session_
   std::vector<std::string> aborted;
   auto lane = s.lanes.find(key);
   if (lane == s.lanes.end()) return aborted;
+  // The run a memory flush is running for (it waits at the head of the lane) is part of the
+  // user's turn already: the flush stops, and the run records its message and ends aborted.
+  auto& active = lane->second.active;
+  const bool flushing = active && active->inputs().silent && !lane->second.queue.empty();
+  bool stop_flush = false;
   // Queued runs are dropped with an Aborted event.
   for (auto it = lane->second.queue.begin(); it != lane->second.queue.end();) {
     if (!run_id.empty() && it->request.run_id != run_id) {
+      ++it;
+      continue;
+    }
+    if (flushing && it == lane->second.queue.begin()) {
+      s.aborted_in_flush.emplace(it->request.run_id, reason);
+      aborted.push_back(it->request.run_id);
+      stop_flush = true;
       ++it;
       continue;
     }
@@ -49,7 +61,9 @@ Result<std::vector<std::string>> AgentService::abort(const std::string& session_
     journal_finished(request, e);
     s.loop.post([this, key, e] { finished(key, e); });
   }
-  if (auto& active = lane->second.active; active && (run_id.empty() || active->inputs().run_id == run_id)) {
+  if (active && active->inputs().silent && (stop_flush || run_id.empty())) {
+    active->abort(reason);  // the flush's own id is no client's business
+  } else if (active && (run_id.empty() || active->inputs().run_id == run_id)) {
     aborted.push_back(active->inputs().run_id);
     active->abort(reason);
   }

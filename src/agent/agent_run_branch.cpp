@@ -31,6 +31,26 @@ BranchPlan make_branch_plan(const store::BranchSwitch& plan) {
   return out;
 }
 
+std::optional<BranchPlan> finished_branch_switch(const std::vector<store::TranscriptEntry>& entries,
+                                                 const std::string& run_id) {
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+    const json* tag = nullptr;
+    if (it->type == "branch_summary" && it->raw.contains("details") && it->raw["details"].is_object()) {
+      tag = &it->raw["details"];
+    } else if (it->type == "custom" && it->raw.value("customType", "") == store::kBranchMarkerType &&
+               it->raw.contains("data") && it->raw["data"].is_object()) {
+      tag = &it->raw["data"];
+    }
+    if (!tag || tag->value("runId", "") != run_id) continue;
+    BranchPlan done;
+    done.new_parent = it->parent_id.value_or("");
+    done.old_leaf = it->raw.value("fromId", tag->value("fromId", ""));
+    done.already_done = true;
+    return done;
+  }
+  return std::nullopt;
+}
+
 std::string extractive_branch_summary(const std::vector<std::string>& abandoned, const std::string& why) {
   constexpr std::size_t kPerMessage = 300, kTotal = 4000;
   std::vector<std::string> kept;
@@ -50,17 +70,27 @@ std::string extractive_branch_summary(const std::vector<std::string>& abandoned,
 void AgentRun::start_branch_switch(BranchPlan plan) {
   last_recorded_assistant_ = true;  // no turn is opened: nothing to close
   sink_(event(RunEvent::Kind::Start));
+  if (plan.already_done) {  // written before a restart cut the run off: only said now
+    RunEvent e = event(RunEvent::Kind::End);
+    e.text = "Switched branch: the conversation goes on from " +
+             (plan.new_parent.empty() ? std::string("the start") : "entry " + plan.new_parent) +
+             " (done before the gateway restarted).";
+    e.stop_reason = "stop";
+    return finish(std::move(e));
+  }
   if (auto st = transcript_.set_leaf(plan.new_parent); !st) return finish_error(st.error().message);
-  auto record = [weak = weak_from_this(), plan](std::string summary, bool summarised) {
+  auto record = [weak = weak_from_this(), plan, run_id = in_.run_id](std::string summary, bool summarised) {
     auto self = weak.lock();
     if (!self || self->finished_) return;
     if (self->aborted_) return self->finish_aborted();
     // The new leaf: a branch summary when something was left behind, else a marker the context
-    // never sees. Either is the last entry in file order, so the switch survives a restart.
+    // never sees. Either is the last entry in file order, so the switch survives a restart; the
+    // run id in it tells a rerun from the run journal that it was done (finished_branch_switch).
     auto appended = plan.abandoned.empty()
-                        ? self->transcript_.append_custom(store::kBranchMarkerType, json{{"fromId", plan.old_leaf}})
+                        ? self->transcript_.append_custom(store::kBranchMarkerType,
+                                                          json{{"fromId", plan.old_leaf}, {"runId", run_id}})
                         : self->transcript_.append_branch_summary(plan.old_leaf, summary,
-                                                                  json{{"summarised", summarised}});
+                                                                  json{{"summarised", summarised}, {"runId", run_id}});
     if (!appended) return self->finish_error("cannot save the session: " + appended.error().message);
     RunEvent e = self->event(RunEvent::Kind::End);
     e.text = "Switched branch: the conversation goes on from " +

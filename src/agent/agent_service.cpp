@@ -20,6 +20,7 @@
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
 #include "core/ids.h"
+#include "core/saturating.h"
 #include "store/session_keys.h"
 #include "store/session_tree.h"
 #include "store/transcript.h"
@@ -306,7 +307,7 @@ void AgentService::start(Pending p) {
                                                          p.request.sender_is_owner});
   in.workspace = spec->workspace;
   apply_session_state(key, p.request.thinking, entries, *writer, in);  // model + thinking (SS-3, AG-7)
-  in.timeout_ms = spec->timeout_seconds * 1000;
+  in.timeout_ms = saturating_mul(spec->timeout_seconds, 1000);
   in.tool_env = process_environment();
   in.processes = &s.processes;
   in.memory = memory_settings.enabled ? &s.memory : nullptr;
@@ -328,16 +329,20 @@ void AgentService::start(Pending p) {
 
   std::optional<BranchPlan> branch;  // /tree ID (SS-4): planned on the entries as read
   if (!p.request.branch_to.empty()) {
-    auto plan = store::plan_branch_switch(entries, p.request.branch_to);
-    if (!plan) return fail(plan.error().message);
-    branch = make_branch_plan(*plan);
+    if (p.request.resume) branch = finished_branch_switch(entries, p.request.run_id);  // exactly once (SS-6)
+    if (!branch) {
+      auto plan = store::plan_branch_switch(entries, p.request.branch_to);
+      if (!plan) return fail(plan.error().message);
+      branch = make_branch_plan(*plan);
+    }
   }
 
   if (p.request.memory_flush) {
     in.system_prompt += "\n\n" + memory_flush_system_text(s.config, s.clock.wall_ms());
     in.silent = true;
+    restrict_to_flush_tools(s.config, s.clock.wall_ms(), in, s.flush_write_tools);  // append only
   } else if (!p.request.compact && p.request.branch_to.empty() && p.request.lane == RunLane::Main &&
-             flush_first(p, in, entries)) {
+             !s.aborted_in_flush.contains(p.request.run_id) && flush_first(p, in, entries)) {
     return;  // CX-10: the silent flush turn runs first; this one waits at the head of the lane
   }
   ++s.running[static_cast<std::size_t>(p.request.lane)];
@@ -362,6 +367,11 @@ void AgentService::start(Pending p) {
   else if (branch) run->start_branch_switch(std::move(*branch));
   else if (resume_ms) run->resume(*resume_ms);
   else run->start(p.request.message);
+  if (auto a = s.aborted_in_flush.find(p.request.run_id); a != s.aborted_in_flush.end()) {
+    const std::string reason = a->second;  // aborted during its memory flush (CX-10)
+    s.aborted_in_flush.erase(a);
+    run->abort(reason);
+  }
 }
 
 void AgentService::finished(const std::string& key, const RunEvent& terminal) {
@@ -387,6 +397,7 @@ void AgentService::finished(const std::string& key, const RunEvent& terminal) {
                                                           : "failed",
                terminal.usage.input, terminal.usage.output, terminal.error.empty() ? "" : ": " + terminal.error);
   s.run_session.erase(terminal.run_id);
+  s.aborted_in_flush.erase(terminal.run_id);  // (a run that failed before it could start)
   s.approvals.cancel_run(terminal.run_id);
   s.recent[terminal.run_id] = terminal;
   s.recent_order.push_back(terminal.run_id);
@@ -435,8 +446,9 @@ Result<json> AgentService::history(const std::string& session_key, int limit) {
   out["thinkingLevel"] = ctx.thinking_level;
   const size_t n = ctx.messages.size();
   const size_t first = limit > 0 && n > static_cast<size_t>(limit) ? n - static_cast<size_t>(limit) : 0;
+  const std::vector<bool> hidden = hidden_messages(ctx.messages);  // CX-10: flush turns, NO_REPLY
   for (size_t i = first; i < n; ++i) {
-    if (!hidden_from_history(ctx.messages[i])) out["messages"].push_back(ctx.messages[i]);  // CX-10: NO_REPLY
+    if (!hidden[i]) out["messages"].push_back(ctx.messages[i]);
   }
   return out;
 }

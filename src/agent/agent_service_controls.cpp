@@ -146,6 +146,7 @@ bool AgentService::flush_first(Pending& p, const RunInputs& in, const std::vecto
   Pending flush{p.request, p.key, p.agent_id, [](const RunEvent&) {}};  // its events go nowhere
   flush.request.message = std::move(*prompt);
   flush.request.memory_flush = true;
+  flush.request.journal_ids.clear();  // the user's journal entries belong to the user's run (SS-6)
   flush.request.run_id = "memory-flush-" + ids::uuid_v4();
   spdlog::info("session {}: memory flush before run {} (run {})", p.key, p.request.run_id, flush.request.run_id);
   const std::string key = p.key;

@@ -85,6 +85,11 @@ struct AgentService::Impl {
   std::map<std::string, RunEvent> recent;  // terminal events of finished runs (bounded)
   std::set<std::string> pending_saves;     // agents whose index has a save scheduled
   std::deque<std::string> recent_order;
+  // CX-10: runs aborted while their memory flush ran (run id → reason): they start, record the
+  // user's message and end aborted at once, so nothing the user sent is lost.
+  std::map<std::string, std::string> aborted_in_flush;
+  // CX-10: the flush turns' append-only `write` tools, by daily-note path (one per day flushed).
+  std::map<std::string, std::unique_ptr<tools::Tool>> flush_write_tools;
   memory::MemoryService memory;  // per-agent memory indexes (MM-4..8); opened on first use
   tools::approvals::ApprovalManager approvals;  // exec approvals (TL-3)
   std::string triage_model;                     // approvals.triageModel (smart mode, TL-4)

@@ -2,6 +2,9 @@
 // (agent_service.h). The switch itself runs on the session's lane (agent_run_branch.cpp).
 #include "agent/agent_service_impl.h"
 
+#include <set>
+
+#include "agent/memory_flush.h"
 #include "core/ids.h"
 #include "store/session_keys.h"
 #include "store/session_tree.h"
@@ -26,7 +29,15 @@ Result<json> AgentService::session_tree(const std::string& session_key) {
   if (!contents) return contents.error();
   const store::TreeView view = store::tree_view(contents->entries);
   json out = {{"sessionKey", key}, {"leafId", view.leaf_id}, {"turns", json::array()}, {"branches", json::array()}};
-  for (const auto& t : view.turns) out["turns"].push_back({{"entryId", t.entry_id}, {"text", t.text}});
+  std::set<std::string> flush_turns;  // CX-10: a flush turn is not the user's (memory_flush.h)
+  for (const auto& e : contents->entries) {
+    if (e.type != "message" || !e.raw.contains("message")) continue;
+    const json& m = e.raw["message"];
+    if (hidden_messages({m}).front() && m.is_object() && m.value("role", "") == "user") flush_turns.insert(e.id);
+  }
+  for (const auto& t : view.turns) {
+    if (!flush_turns.contains(t.entry_id)) out["turns"].push_back({{"entryId", t.entry_id}, {"text", t.text}});
+  }
   for (const auto& b : view.branches) {
     out["branches"].push_back({{"leafId", b.leaf_id},
                                {"forkId", b.fork_id},
@@ -49,6 +60,7 @@ Result<SendAccepted> AgentService::switch_branch(const std::string& session_key,
   request.session_key = session_key;
   request.run_id = "tree-" + ids::uuid_v4();
   request.branch_to = entry_id;
+  request.source = "tree";  // journaled: a switch a restart cut off is carried out after it (SS-6)
   return send(request, sink ? std::move(sink) : [](const RunEvent&) {});
 }
 

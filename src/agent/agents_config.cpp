@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/saturating.h"
 #include "store/session_keys.h"
 
 namespace pincer::agent {
@@ -29,7 +30,7 @@ template <class T>
 T number_at(const json& obj, const char* key, T fallback) {
   if (!obj.is_object()) return fallback;
   auto it = obj.find(key);
-  return it != obj.end() && it->is_number() ? it->get<T>() : fallback;
+  return it != obj.end() && it->is_number() ? saturating_json_int<T>(*it, fallback) : fallback;
 }
 
 // "~", "~/x" → $HOME; relative → below the state dir; then lexically normalised.

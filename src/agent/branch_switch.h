@@ -3,6 +3,7 @@
 // abandoned branch as summariser text — and the texts of the summary request and its fallback.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,19 @@ struct BranchPlan {
   /// oldest first; branch summaries met on the way count as messages too.
   std::vector<std::string> abandoned;
   std::string retry_text;  ///< the user message switched to ("" = none)
+  /// The switch was already recorded by this run before a restart (finished_branch_switch): the
+  /// runner only reports it.
+  bool already_done = false;
 };
 
 /// The plan for the runner; messages that do not parse are left out.
 BranchPlan make_branch_plan(const store::BranchSwitch& plan);
+
+/// A switch resumed after a restart (the run journal, SS-6) that run `run_id` had already written
+/// before the gateway died: the branch summary or marker carrying its run id. nullopt = not
+/// written yet (the switch is planned and carried out again). Keeps a switch exactly-once.
+std::optional<BranchPlan> finished_branch_switch(const std::vector<store::TranscriptEntry>& entries,
+                                                 const std::string& run_id);
 
 /// What the summariser is asked to do with the abandoned branch (beside its compaction prompt).
 inline constexpr const char* kBranchSummaryInstructions =

@@ -53,18 +53,37 @@ CommandReply status(CommandContext& c) {
   return {text};
 }
 
+/// The sink of work a command queued: its terminal event becomes the context's follow_up
+/// (nullptr without one: the service's own log is all there is).
+RunEventSink follow_up_sink(const CommandContext& c, const std::string& what) {
+  if (!c.follow_up) return nullptr;
+  return [done = c.follow_up, what](const RunEvent& e) {
+    switch (e.kind) {
+      case RunEvent::Kind::End: return done({e.text, true});
+      case RunEvent::Kind::Error: return done({"⚠️ " + what + " failed: " + e.error, false});
+      case RunEvent::Kind::Aborted:
+        return done({"⚠️ " + what + " was stopped before it was done" +
+                         (e.stop_reason == "shutdown" ? std::string(" (the gateway is stopping)") : std::string()) + ".",
+                     false});
+      default: return;
+    }
+  };
+}
+
 CommandReply compact(CommandContext& c, const std::string& instructions) {
-  auto r = c.agents.compact_session(c.session_key, instructions);
+  auto r = c.agents.compact_session(c.session_key, instructions, follow_up_sink(c, "/compact"));
   if (!r) return {"⚠️ " + r.error().message, false};
-  return {"Compacting the session" + std::string(r->queued ? " after the current reply" : "") + "…"};
+  return {"Compacting the session" + std::string(r->queued ? " after the current reply" : "") + "…", true,
+          static_cast<bool>(c.follow_up)};
 }
 
 /// `/tree` lists the branches (SS-4); `/tree ID` switches to one, or to before a message.
 CommandReply tree(CommandContext& c, const std::string& arg) {
   if (!arg.empty()) {
-    auto r = c.agents.switch_branch(c.session_key, arg);
+    auto r = c.agents.switch_branch(c.session_key, arg, follow_up_sink(c, "/tree"));
     if (!r) return {"⚠️ " + r.error().message, false};
-    return {"Switching branch" + std::string(r->queued ? " after the current reply" : "") + "…"};
+    return {"Switching branch" + std::string(r->queued ? " after the current reply" : "") + "…", true,
+            static_cast<bool>(c.follow_up)};
   }
   auto view = c.agents.session_tree(c.session_key);
   if (!view) return {view.error().code == "SESSION_NOT_FOUND" ? "No messages yet: nothing to branch from." : "⚠️ " + view.error().message,

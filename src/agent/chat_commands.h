@@ -58,18 +58,27 @@ std::optional<CommandInvocation> parse_chat_command(std::string_view text, bool 
 /// The /help text: one line per command (terminal-only ones only when `terminal`).
 std::string chat_commands_help(bool terminal);
 
+/// The answer of a command: text for the user (Markdown-light, one or a few lines).
+struct CommandReply {
+  std::string text;
+  bool ok = true;  ///< false when the command failed (the text says why)
+  /// The command queued work whose result comes later (/compact, /tree ID): the context's
+  /// follow_up will be called once with it. Only set when the context has a follow_up.
+  bool follows = false;
+};
+
 /// What a surface lends a command while it runs.
 struct CommandContext {
   AgentService& agents;
   std::string session_key;  ///< the session the message belongs to (canonicalised by AgentService)
   /// `/stop`: the surface drops what it queued for the session (channels), before the abort.
   std::function<void()> drop_queued;
-};
-
-/// The answer of a command: text for the user (Markdown-light, one or a few lines).
-struct CommandReply {
-  std::string text;
-  bool ok = true;  ///< false when the command failed (the text says why)
+  /// The result of work a command queued (/compact, /tree ID), delivered where the command came
+  /// from: a chat event (chat.send), the `agent` method's final answer, a channel reply, the
+  /// terminal. Called exactly once per reply with `follows` set, on the loop thread, after
+  /// run_chat_command returned — when the compaction or branch switch ended, failed or was
+  /// stopped (the text says which; ok false for the last two). Unset: the result is only logged.
+  std::function<void(const CommandReply&)> follow_up = {};
 };
 
 /// Runs a command that is not terminal-only (a terminal-only one answers that it works only in

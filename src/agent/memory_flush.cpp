@@ -102,6 +102,41 @@ bool hidden_from_history(const json& message) {
   return text.starts_with("Pre-compaction memory flush.");
 }
 
+bool is_memory_flush_prompt(std::string_view text) {
+  // The hints with their day: "memory/" + YYYY-MM-DD + the rest of the hint.
+  const auto has_hint = [text](std::string_view hint) {
+    const std::size_t day = hint.find("YYYY-MM-DD");
+    const std::string_view head = hint.substr(0, day), tail = hint.substr(day + 10);
+    for (std::size_t at = text.find(head); at != std::string_view::npos; at = text.find(head, at + 1)) {
+      const std::string_view rest = text.substr(at + head.size());
+      if (rest.size() >= 10 + tail.size() && rest.substr(10, tail.size()) == tail) return true;
+    }
+    return false;
+  };
+  return has_hint(kTargetHint) && has_hint(kAppendHint);
+}
+
+std::vector<bool> hidden_messages(const std::vector<json>& messages) {
+  std::vector<bool> hidden(messages.size(), false);
+  bool in_flush = false;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const json& m = messages[i];
+    if (m.is_object() && m.value("role", "") == "user") {
+      std::string text;
+      const json content = m.value("content", json());
+      if (content.is_string()) text = content.get<std::string>();
+      for (const auto& block : content.is_array() ? content : json::array()) {
+        if (block.is_object() && block.value("type", "") == "text" && block.contains("text") && block["text"].is_string()) {
+          text += block["text"].get<std::string>();
+        }
+      }
+      in_flush = is_memory_flush_prompt(text);
+    }
+    hidden[i] = in_flush || hidden_from_history(m);
+  }
+  return hidden;
+}
+
 MemoryFlushSettings memory_flush_settings(const json& config) {
   MemoryFlushSettings out;
   const json* mf = nullptr;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,17 @@ bool is_silent_reply(std::string_view text);
 /// is a silent reply (and calls no tool), or the user message of a flush turn (the default
 /// prompt's first words).
 bool hidden_from_history(const nlohmann::json& message);
+
+/// True for the text of a flush turn's user message: it carries the flush prompt's required hints
+/// (memory_flush_prompt always adds them, to a custom prompt too), for any day.
+bool is_memory_flush_prompt(std::string_view text);
+
+/// CX-10: which of a session's messages (pi JSON, in transcript order) user-facing history —
+/// chat.history, `pincer sessions show`, `pincer chat`, `/tree` — leaves out: every flush turn
+/// whole (its prompt and what follows up to the next user message: tool calls, their results,
+/// the NO_REPLY or an aborted marker) and any other message hidden_from_history names. The
+/// transcript file keeps them all. Compute over the whole list before taking the last N.
+std::vector<bool> hidden_messages(const std::vector<nlohmann::json>& messages);
 
 /// agents.defaults.compaction.memoryFlush.
 struct MemoryFlushSettings {

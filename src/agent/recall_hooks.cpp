@@ -13,6 +13,7 @@
 #include "llm/messages.h"
 #include "memory/capture.h"
 #include "memory/daily_notes.h"
+#include "tools/memory_flush_write.h"
 
 namespace pincer::agent {
 
@@ -84,6 +85,15 @@ std::optional<std::string> memory_flush_before(const json& config, const store::
                                                const RunInputs& in, int64_t now_ms, int64_t& compactions) {
   const MemoryFlushSettings settings = memory_flush_settings(config);
   if (!settings.enabled || !entry || !in.engine) return std::nullopt;
+  // Only a conversation is worth saving: in a new session the fixed frame and the startup
+  // context alone may come near a small window (OpenClaw flushes only on a session's reported
+  // usage, which a new session does not have yet).
+  if (std::none_of(entries.begin(), entries.end(), [](const store::TranscriptEntry& e) {
+        return e.type == "message" && e.raw.is_object() && e.raw.contains("message") && e.raw["message"].is_object() &&
+               e.raw["message"].value("role", "") == "assistant";
+      })) {
+    return std::nullopt;
+  }
   compactions = static_cast<int64_t>(
       std::count_if(entries.begin(), entries.end(), [](const store::TranscriptEntry& e) { return e.type == "compaction"; }));
   std::optional<int64_t> flushed;
@@ -104,6 +114,28 @@ std::optional<std::string> memory_flush_before(const json& config, const store::
 std::string memory_flush_system_text(const json& config, int64_t now_ms) {
   return memory_flush_system_prompt(memory_flush_settings(config),
                                     memory::date_stamp(now_ms, user_utc_offset_minutes(config, now_ms)));
+}
+
+std::string flush_tool_refusal(std::string_view tool, const std::string& note_path) {
+  if (tool == "read" || tool == "write") return "";
+  return std::string(tool) + " is not available during the memory flush: only read, and write to " + note_path +
+         " (appended), are.";
+}
+
+void restrict_to_flush_tools(const json& config, int64_t now_ms, RunInputs& in,
+                             std::map<std::string, std::unique_ptr<tools::Tool>>& made) {
+  const std::string path = "memory/" + memory::date_stamp(now_ms, user_utc_offset_minutes(config, now_ms)) + ".md";
+  for (auto& tool : in.tools) {
+    if (tool->name() != "write") continue;
+    auto& append_only = made[path];
+    if (!append_only) append_only = tools::make_memory_flush_write_tool(path);
+    tool = append_only.get();
+  }
+  in.hooks.before_tool_call = [path](const llm::ToolCall& call) -> std::optional<std::string> {
+    std::string refusal = flush_tool_refusal(call.name, path);
+    if (refusal.empty()) return std::nullopt;
+    return refusal;
+  };
 }
 
 }  // namespace pincer::agent

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -43,7 +45,9 @@ void capture_user_message(const nlohmann::json& config, const std::filesystem::p
 
 /// CX-10 (memory_flush.h): the user message of the silent flush turn due before the turn `in`
 /// is about to run — `in` fully built (system prompt, tools, engine with the session's history),
-/// `entry` the session's index entry, `entries` its transcript — or nullopt. `compactions` gets
+/// `entry` the session's index entry, `entries` its transcript — or nullopt. Only a session with
+/// a conversation (a reply of the agent in `entries`) is flushed: never before a new session's
+/// first turn, however small its window. `compactions` gets
 /// the transcript's compaction count, to be recorded as memoryFlushCompactionCount.
 std::optional<std::string> memory_flush_before(const nlohmann::json& config, const store::SessionEntry* entry,
                                                const std::vector<store::TranscriptEntry>& entries,
@@ -51,5 +55,18 @@ std::optional<std::string> memory_flush_before(const nlohmann::json& config, con
 
 /// The text added to the system prompt of a flush turn for the day of `now_ms`.
 std::string memory_flush_system_text(const nlohmann::json& config, int64_t now_ms);
+
+/// CX-10: a flush turn's tools, restricted as OpenClaw restricts them: `write` becomes the
+/// append-only write of tools/memory_flush_write.h for memory/YYYY-MM-DD.md of the day of
+/// `now_ms` (made once per path and kept in `made`, which the service owns: runs point to it), and
+/// a call of any tool but `read` and `write` is refused with flush_tool_refusal's message
+/// (in.hooks.before_tool_call). Unlike OpenClaw the other tools stay offered: the request keeps
+/// the session's frame, whose size the context engine calibrates the provider's usage on — a
+/// smaller frame would inflate the estimate and compact the very conversation being saved.
+void restrict_to_flush_tools(const nlohmann::json& config, int64_t now_ms, RunInputs& in,
+                             std::map<std::string, std::unique_ptr<tools::Tool>>& made);
+
+/// The refusal of a call of `tool` in a flush turn whose note is `note_path`; "" for read/write.
+std::string flush_tool_refusal(std::string_view tool, const std::string& note_path);
 
 }  // namespace pincer::agent

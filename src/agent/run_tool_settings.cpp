@@ -4,6 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/saturating.h"
+
 namespace pincer::agent {
 
 Status apply_tool_settings(RunInputs& in, const nlohmann::json& config) {
@@ -14,10 +16,10 @@ Status apply_tool_settings(RunInputs& in, const nlohmann::json& config) {
   }
   if (exec != nullptr) {
     if (auto it = exec->find("timeoutSec"); it != exec->end() && it->is_number()) {
-      in.exec_timeout_ms = std::max<int64_t>(it->get<int64_t>(), 0) * 1000;
+      in.exec_timeout_ms = saturating_mul(std::max<int64_t>(saturating_json_int<int64_t>(*it, 0), 0), 1000);
     }
     if (auto it = exec->find("maxOutputChars"); it != exec->end() && it->is_number()) {
-      in.exec_max_output_chars = static_cast<std::size_t>(std::max<int64_t>(it->get<int64_t>(), 1024));
+      in.exec_max_output_chars = static_cast<std::size_t>(std::max<int64_t>(saturating_json_int<int64_t>(*it, 1024), 1024));
     }
   }
   auto sandbox = tools::sandbox::settings_for_agent(config, in.agent_id);

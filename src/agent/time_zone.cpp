@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -36,7 +37,11 @@ bool is_time_zone_name(std::string_view name) {
 
 std::optional<int> time_zone_offset_minutes(std::string_view name, int64_t unix_ms) {
   if (!is_time_zone_name(name)) return std::nullopt;
-  std::ifstream in("/usr/share/zoneinfo/" + std::string(name), std::ios::binary);
+  const std::string file = "/usr/share/zoneinfo/" + std::string(name);
+  // "Europe" is a directory there: reading it would throw, and it is no zone.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return std::nullopt;
+  std::ifstream in(file, std::ios::binary);
   if (!in) return std::nullopt;
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (data.size() > (1u << 20)) return std::nullopt;

@@ -97,9 +97,24 @@ void print_agent_reply(const json& final_payload) {
 }
 
 // Ctrl-C aborts the run on the gateway (the partial reply is printed); a second Ctrl-C quits.
+// An exec of this run that waits for the owner's approval (TL-3) is said on stderr, with how to
+// answer it, instead of a silent wait (called on the client's I/O thread).
+void print_approval_wait(const std::string& run_id, const std::string& event, const json& payload) {
+  if (event != "exec.approval.requested" || !payload.is_object()) return;
+  const json request = payload.value("request", json::object());
+  if (!request.is_object() || request.value("runId", "") != run_id) return;
+  const std::string id = cli::terminal_safe(payload.value("id", ""));
+  std::cerr << "pincer: waiting for approval to run: " << cli::terminal_safe(request.value("command", "")) << "\n"
+            << "  answer it in the web chat, or:\n"
+            << "    pincer gateway call exec.approval.resolve --params '{\"id\":\"" << id
+            << "\",\"decision\":\"allow-once\"}'   (or allow-always, deny)\n"
+            << std::flush;
+}
+
 int run_agent_remote(const ClientFlags& f, const AgentFlags& a) {
+  const std::string run_id = ids::uuid_v4();
+  auto on_event = [run_id](const std::string& event, const json& payload) { print_approval_wait(run_id, event, payload); };
   return with_gateway(f, [&](cli::GatewayClient& client) {
-    const std::string run_id = ids::uuid_v4();
     json params = {{"message", a.message}, {"idempotencyKey", run_id}};
     if (!a.agent_id.empty()) params["agentId"] = a.agent_id;
     if (!a.session_key.empty()) params["sessionKey"] = a.session_key;
@@ -129,8 +144,11 @@ int run_agent_remote(const ClientFlags& f, const AgentFlags& a) {
     if (!r) return request_failed("agent", r.error());
     if (f.json) print_json(*r);
     else print_agent_reply(*r);
-    return abort_sent ? 130 : 0;
-  });
+    if (abort_sent) return 130;
+    // A slash command that failed (an unknown model, a bad /tree id …) is a failure for scripts too.
+    const json& meta = r->contains("result") && (*r)["result"].is_object() ? (*r)["result"].value("meta", json::object()) : json();
+    return r->value("summary", "") == "command" && meta.is_object() && meta.value("ok", true) == false ? 1 : 0;
+  }, on_event);
 }
 
 // --local: the agent runs in this process against the same state dir, without a gateway.
@@ -161,14 +179,24 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
   loop.post([&] {
     if (auto command = agent::parse_chat_command(a.message)) {  // the same commands as every chat surface
       agent::CommandContext context{agents, agents.canonical_key(req.session_key, a.agent_id), {}};
+      auto answered = [&, session = context.session_key, name = command->command->name](const agent::CommandReply& r) {
+        if (!f.json) std::cout << r.text << "\n";
+        if (!final_payload.is_object()) {
+          final_payload = {{"status", "ok"}, {"summary", "command"},
+                           {"result", {{"payloads", json::array()}, {"meta", {{"sessionKey", session}, {"command", name}}}}}};
+        }
+        final_payload["result"]["payloads"].push_back(json{{"text", r.text}});
+        final_payload["result"]["meta"]["ok"] = r.ok;
+        code = r.ok ? 0 : 1;
+      };
+      // /compact, /tree ID: the process waits for the queued work and prints its result too.
+      context.follow_up = [&, answered](const agent::CommandReply& later) {
+        answered(later);
+        loop.stop();
+      };
       const agent::CommandReply reply = agent::run_chat_command(*command, context);
-      if (!f.json) std::cout << reply.text << "\n";
-      final_payload = {{"status", "ok"}, {"summary", "command"},
-                       {"result", {{"payloads", json::array({json{{"text", reply.text}}})},
-                                   {"meta", {{"sessionKey", context.session_key}, {"command", command->command->name},
-                                             {"ok", reply.ok}}}}}};
-      code = reply.ok ? 0 : 1;
-      loop.stop();
+      answered(reply);
+      if (!reply.follows) loop.stop();
       return;
     }
     auto accepted = agents.send(req, [&](const agent::RunEvent& e) {
@@ -217,7 +245,7 @@ int print_sessions_list(const ClientFlags& f, const json& r) {
   return 0;
 }
 
-int print_session(const ClientFlags& f, const std::string& key, const json& r) {
+int print_session(const ClientFlags& f, const std::string& key, const json& r, bool startup_context) {
   if (f.json) return print_json(r);
   if (!r.contains("sessionId")) {
     std::cerr << "pincer: no session \"" << cli::terminal_safe(key) << "\" (" << r.value("sessionKey", key)
@@ -226,6 +254,10 @@ int print_session(const ClientFlags& f, const std::string& key, const json& r) {
   }
   for (const auto& m : r["messages"]) {
     const std::string role = m.value("role", "?");
+    // The conversation only: the model's hidden context (the startup context's notes, CX-2) is
+    // shown with --startup-context; branch and compaction summaries are the model's, not turns.
+    if (role == "branchSummary" || role == "compactionSummary") continue;
+    if (role == "custom" && m.value("display", true) == false && !startup_context) continue;
     std::cout << (role == "user" ? "you" : role == "assistant" ? "agent" : cli::terminal_safe(role)) << ": "
               << cli::terminal_safe(history_text(m)) << "\n";
   }
@@ -249,13 +281,13 @@ int run_sessions_list(const ClientFlags& f, int limit) {
       });
 }
 
-int run_sessions_show(const ClientFlags& f, const std::string& key, int limit) {
+int run_sessions_show(const ClientFlags& f, const std::string& key, int limit, bool startup_context) {
   return with_gateway_or_local(
       f,
       [&](cli::GatewayClient& client) {
         auto r = client.call("chat.history", {{"sessionKey", key}, {"limit", limit}}, f.timeout());
         if (!r) return request_failed("chat.history", r.error());
-        return print_session(f, key, *r);
+        return print_session(f, key, *r, startup_context);
       },
       [&] {
         const auto env = config::process_env();
@@ -267,7 +299,7 @@ int run_sessions_show(const ClientFlags& f, const std::string& key, int limit) {
         }
         auto r = local_session_history(state, default_agent, key, limit);
         if (!r) return request_failed("sessions show", r.error());
-        return print_session(f, key, *r);
+        return print_session(f, key, *r, startup_context);
       });
 }
 
@@ -401,8 +433,12 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto* show = sessions->add_subcommand("show", "Print a session's recent messages");
     show->add_option("key", *key, "Session key (e.g. main)")->required();
     show->add_option("--limit", *show_limit, "Last N messages (default 50)")->check(CLI::Range(1, 1000));
+    auto startup = std::make_shared<bool>(false);
+    show->add_flag("--startup-context", *startup, "Also print the notes the session started with (hidden from the chat)");
     add_client_flags(show, *fs);
-    on_parsed(show, action, [fs, key, show_limit] { return run_sessions_show(*fs, *key, *show_limit); });
+    on_parsed(show, action, [fs, key, show_limit, startup] {
+      return run_sessions_show(*fs, *key, *show_limit, *startup);
+    });
 
     auto fr = std::make_shared<ClientFlags>();
     auto reset_key = std::make_shared<std::string>();

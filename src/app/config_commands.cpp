@@ -7,6 +7,9 @@
 //   config schema [--markdown]
 // Every command takes --file FILE (default $PINCER_HOME/pincer.json). Exit codes (app/commands.h):
 // 0 done; 1 not set (get) or I/O failure; 2 unknown path, invalid value or invalid configuration.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -62,6 +65,23 @@ bool accepts(const Node& node, const json& v) {
   return true;
 }
 
+/// Whether `node` (or an alternative of it) is an integer key.
+bool wants_integer(const Node& node) {
+  if (node.kind() == Kind::kInteger) return true;
+  if (node.kind() != Kind::kUnion) return false;
+  return std::any_of(node.alternatives().begin(), node.alternatives().end(),
+                     [](const Node& alt) { return alt.kind() == Kind::kInteger; });
+}
+
+/// `1e3` or `1000.0` for an integer key is the integer 1000, written as such (JSON5 parses them
+/// as floating point; the file would otherwise say 1000.0). Other values are returned as they are.
+json integral_as_integer(const Node& node, json v) {
+  if (!v.is_number_float() || !wants_integer(node)) return v;
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || std::trunc(d) != d || std::fabs(d) > config::schema::kMaxSafeInteger) return v;
+  return json(static_cast<std::int64_t>(d));
+}
+
 /// VALUE of `config set`: parsed as JSON5; taken as a plain string when it does not parse, or
 /// when the schema expects a string there and JSON5 gave something else (`token 12345`).
 Result<json> parse_value(const ConfigFlags& f, const Node& node) {
@@ -69,10 +89,10 @@ Result<json> parse_value(const ConfigFlags& f, const Node& node) {
   auto parsed = json5::parse(f.value);
   if (f.strict_json) {
     if (!parsed) return Error{"INVALID_VALUE", f.path + ": VALUE is not valid JSON5: " + parsed.error().message};
-    return *parsed;
+    return integral_as_integer(node, std::move(*parsed));
   }
   if (!parsed || (accepts(node, json("")) && !accepts(node, *parsed))) return json(f.value);
-  return *parsed;
+  return integral_as_integer(node, std::move(*parsed));
 }
 
 /// `value` as it may be shown: secrets masked unless asked.
@@ -137,17 +157,16 @@ int run_get(const ConfigFlags& f) {
   return 0;
 }
 
-/// How often `config set|unset` redo an edit that lost a race with another writer (CONFLICT):
-/// each conflict is another writer's edit landing, so this many concurrent writers all succeed.
-constexpr int kEditAttempts = 16;
-
 /// A config edit that was not saved, with the true reason: an invalid result (exit 2), or the
-/// file changed meanwhile / could not be written (exit 1; e.g. a read-only state dir).
+/// file could not be read or written (exit 1; e.g. a read-only state dir).
 int not_written(const std::string& command, const std::string& path, const Error& e) {
   if (e.code == "CONFIG_INVALID") return fail(2, command + " " + path + ": not written, the result would be invalid:\n" + e.message);
-  if (e.code == "CONFLICT") return fail(1, command + " " + path + ": not written: " + e.message);
   return fail(1, command + " " + path + ": not written, the file could not be saved: " + e.message);
 }
+
+/// An edit's own refusal (EDIT_FAILED, JSON5_PARSE, PATH_NOT_FOUND …), passed out of
+/// edit_config_file with its code so that it is reported as the command's own error.
+constexpr const char* kEditRefused = "EDIT_REFUSED";
 
 int run_set(const ConfigFlags& f) {
   auto checked = checked_path(f.path, "set");
@@ -156,38 +175,41 @@ int run_set(const ConfigFlags& f) {
   auto value = parse_value(f, *node);
   if (!value) return fail(2, "config set: " + value.error().message);
   const auto file = cli::config_path(f.file, config::process_env());
-  cli::ConfigText original;
   bool changed = false;
-  // Another writer that saved between our read and our write makes write_config_text answer
-  // CONFLICT: redo the edit on what it wrote (each conflict means someone else's edit landed).
-  for (int attempt = 1;; ++attempt) {
-    auto read = cli::read_config_text(file);
-    if (!read) return fail(1, read.error().message);
-    original = std::move(*read);
+  Error refused;
+  // Under the config lock from the read to the write: concurrent sets of other keys all land.
+  auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {
     // A new file starts from the commented template, with a gateway token (as `gateway run` would).
-    const std::string base = original.exists ? original.text : cli::config_template(18789, ids::random_token(32));
-    auto edited = json5::set(base, path, *value);
-    if (!edited) {
-      const int code = edited.error().code == "EDIT_FAILED" ? 1 : 2;
-      const std::string where = edited.error().code == "JSON5_PARSE" ? file.string() + ":" : "";
-      return fail(code, "config set: " + where + edited.error().message);
+    const std::string base = current.exists ? current.text : cli::config_template(18789, ids::random_token(32));
+    auto text = json5::set(base, path, *value);
+    if (!text) {
+      refused = text.error();
+      return Error{kEditRefused, text.error().message};
     }
-    changed = !original.exists || *edited != original.text;
-    if (!changed) break;
-    auto st = cli::write_config_text(original, *edited);
-    if (st) break;
-    if (st.error().code != "CONFLICT" || attempt == kEditAttempts) {
-      return not_written("config set", json5::format_path(path), st.error());
+    changed = !current.exists || *text != current.text;
+    if (!changed) return std::optional<std::string>{};
+    return std::optional<std::string>{std::move(*text)};
+  });
+  if (!edited) {
+    if (edited.error().code == kEditRefused) {
+      const int code = refused.code == "EDIT_FAILED" ? 1 : 2;
+      const std::string where = refused.code == "JSON5_PARSE" ? file.string() + ":" : "";
+      return fail(code, "config set: " + where + refused.message);
     }
+    // Not written: invalid (exit 2), or the lock or the new file could not be made (exit 1); a
+    // file that could not even be read is reported as such.
+    if (changed || edited.error().code == "LOCK_FAILED") return not_written("config set", json5::format_path(path), edited.error());
+    return fail(1, edited.error().message);
   }
+  const bool created = !edited->exists;
   const json display = display_value(path, *value, false);
   if (f.json) {
     std::cout << json{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"value", display},
-                      {"changed", changed}, {"created", !original.exists}}
+                      {"changed", changed}, {"created", created}}
                      .dump(2)
               << "\n";
   } else {
-    if (!original.exists) std::cout << "Created " << file.string() << " (with a new gateway token)\n";
+    if (created) std::cout << "Created " << file.string() << " (with a new gateway token)\n";
     std::cout << (changed ? "Set " : "Unchanged: ") << json5::format_path(path) << " = "
               << display.dump(-1, ' ', false, json::error_handler_t::replace) << " in " << file.string() << "\n";
   }
@@ -200,24 +222,25 @@ int run_unset(const ConfigFlags& f) {
   const auto& path = checked->first;
   const auto file = cli::config_path(f.file, config::process_env());
   bool changed = false;
-  for (int attempt = 1;; ++attempt) {  // CONFLICT: redo on the newer text, as in run_set
-    auto original = cli::read_config_text(file);
-    if (!original) return fail(1, original.error().message);
-    if (!original->exists) break;
-    auto edited = json5::unset(original->text, path);
-    if (!edited) {
-      if (edited.error().code == "PATH_NOT_FOUND") break;
-      const std::string where = edited.error().code == "JSON5_PARSE" ? file.string() + ":" : "";
-      return fail(edited.error().code == "EDIT_FAILED" ? 1 : 2, "config unset: " + where + edited.error().message);
+  Error refused;
+  auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {
+    if (!current.exists) return std::optional<std::string>{};
+    auto text = json5::unset(current.text, path);
+    if (!text) {
+      if (text.error().code == "PATH_NOT_FOUND") return std::optional<std::string>{};
+      refused = text.error();
+      return Error{kEditRefused, text.error().message};
     }
-    auto st = cli::write_config_text(*original, *edited);
-    if (st) {
-      changed = true;
-      break;
+    changed = true;
+    return std::optional<std::string>{std::move(*text)};
+  });
+  if (!edited) {
+    if (edited.error().code == kEditRefused) {
+      const std::string where = refused.code == "JSON5_PARSE" ? file.string() + ":" : "";
+      return fail(refused.code == "EDIT_FAILED" ? 1 : 2, "config unset: " + where + refused.message);
     }
-    if (st.error().code != "CONFLICT" || attempt == kEditAttempts) {
-      return not_written("config unset", json5::format_path(path), st.error());
-    }
+    if (changed || edited.error().code == "LOCK_FAILED") return not_written("config unset", json5::format_path(path), edited.error());
+    return fail(1, edited.error().message);
   }
   if (f.json) {
     std::cout << json{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"changed", changed}}.dump(2)

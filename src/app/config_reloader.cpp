@@ -30,7 +30,7 @@ gateway::ReloadMode mode_of(const json& effective) {
 
 ConfigReloader::ConfigReloader(EventLoop& loop, std::filesystem::path config_path, config::EnvLookup env, json running,
                                gateway::Gateway& gateway, agent::AgentService& agents, channels::ChannelManager& channels,
-                               Preflight preflight)
+                               Preflight preflight, Preflight checks)
     : loop_(loop),
       config_path_(std::move(config_path)),
       env_(std::move(env)),
@@ -39,6 +39,7 @@ ConfigReloader::ConfigReloader(EventLoop& loop, std::filesystem::path config_pat
       agents_(agents),
       channels_(channels),
       preflight_(std::move(preflight)),
+      checks_(std::move(checks)),
       mode_(mode_of(running_)),
       watcher_(loop, config_path_, kConfigPollMs, running_["gateway"]["reload"].value("debounceMs", int64_t{300}),
                [this] { on_change(); }) {}
@@ -64,6 +65,7 @@ void ConfigReloader::on_change() {
     return;
   }
   spdlog::info("config changed: {}", join_paths(plan.changed));
+  if (auto st = checks_ ? checks_(*next) : Status(Ok{}); !st) return reject(st.error().message);
   using gateway::ReloadMode;
   const ReloadMode mode = mode_of(next->effective);  // the file's own wish applies to this edit
   const bool restart = mode == ReloadMode::Restart || (mode == ReloadMode::Hybrid && !plan.restart_reasons.empty());

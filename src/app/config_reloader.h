@@ -41,10 +41,11 @@ class ConfigReloader {
   /// rejects the change.
   using Preflight = std::function<Status(const config::LoadedConfig& next)>;
 
-  /// `running`: the effective config the gateway started with.
+  /// `running`: the effective config the gateway started with. `checks`: what every change must
+  /// pass before anything of it applies (cli/config_checks.h errors); an error rejects it.
   ConfigReloader(EventLoop& loop, std::filesystem::path config_path, config::EnvLookup env, nlohmann::json running,
                  gateway::Gateway& gateway, agent::AgentService& agents, channels::ChannelManager& channels,
-                 Preflight preflight);
+                 Preflight preflight, Preflight checks = {});
 
   /// Starts watching unless gateway.reload.mode is "off".
   void start();
@@ -66,6 +67,7 @@ class ConfigReloader {
   agent::AgentService& agents_;
   channels::ChannelManager& channels_;
   Preflight preflight_;
+  Preflight checks_;
   gateway::ReloadMode mode_;
   gateway::ConfigWatcher watcher_;
   bool restart_pending_ = false;  ///< a restart waits for runs to finish (or is under way)

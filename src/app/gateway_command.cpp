@@ -190,6 +190,21 @@ static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& 
   return s;
 }
 
+/// Every error cli/config_checks.h finds in `loaded` (what `pincer config validate` reports), one
+/// line each, or "" — the gateway refuses to start, restart or reload with any of them. The
+/// Control UI root is left out: without a built UI the gateway still runs and its UI answers 503.
+static std::string config_check_errors(const GatewayRunFlags& flags, const config::EnvLookup& env,
+                                       const config::LoadedConfig& loaded) {
+  cli::ConfigCheckOptions options;
+  options.flags = auth_flags(flags);
+  options.check_control_ui_root = false;
+  std::string out;
+  for (const auto& e : cli::check_config(loaded.effective, loaded.path, env, options).errors) {
+    out += (out.empty() ? "" : "\n") + e;
+  }
+  return out;
+}
+
 /// Whether `host:port` can be bound now (a port another process holds cannot).
 static Status can_listen(const std::string& host, int port) {
   const bool v6 = host.find(':') != std::string::npos;
@@ -250,6 +265,11 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
 
   auto settings = gateway_settings(flags, env, *loaded, state);
   if (!settings) return fail(settings.error().code == "1" ? 1 : 2, settings.error().message);
+  if (const std::string errors = config_check_errors(flags, env, *loaded); !errors.empty()) {
+    for (const auto& line : cli::lines_of(errors)) std::cerr << "pincer: " << line << "\n";
+    return fail(2, "the gateway does not start with an invalid configuration (" + config_path.string() +
+                       "; `pincer config validate` lists the same)");
+  }
   gateway::GatewaySettings s = std::move(*settings);
   warn_loose_permissions(state, config_path);  // once the start is sure: a refusal stays one line
   const std::string where = s.bind_host + ":" + std::to_string(s.port);
@@ -295,6 +315,9 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   // channel account build — else the change is rejected and this gateway keeps running.
   auto preflight = [&flags, &env, &state, &channel_manager, host = s.bind_host, port = s.port](
                        const config::LoadedConfig& next) -> Status {
+    if (std::string errors = config_check_errors(flags, env, next); !errors.empty()) {
+      return Error{"CONFIG_INVALID", std::move(errors)};
+    }
     auto settings = gateway_settings(flags, env, next, state);
     if (!settings) return Error{"CONFIG_INVALID", settings.error().message};
     if ((settings->bind_host != host || settings->port != port) && settings->port != 0) {
@@ -302,7 +325,14 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     }
     return channel_manager.validate(next.effective);
   };
-  ConfigReloader reloader(loop, config_path, env, cfg, gateway, agents, channel_manager, preflight);
+  // Every edit, hot ones too, must pass what `config validate` checks (sandbox binds, time zone …).
+  auto checks = [&flags, &env](const config::LoadedConfig& next) -> Status {
+    if (std::string errors = config_check_errors(flags, env, next); !errors.empty()) {
+      return Error{"CONFIG_INVALID", std::move(errors)};
+    }
+    return Ok{};
+  };
+  ConfigReloader reloader(loop, config_path, env, cfg, gateway, agents, channel_manager, preflight, checks);
   reloader.start();
   gateway::ServerOptions options;
   options.host = s.bind_host;

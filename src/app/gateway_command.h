@@ -22,7 +22,9 @@ struct GatewayRunFlags {
 
 /// Runs until SIGTERM/SIGINT. Returns the process exit code: 0 after a clean shutdown,
 /// 1 when the gateway cannot start (already running, port busy, unsafe bind), 2 for invalid
-/// configuration. Prints one clear line to stderr for every failure.
+/// configuration — the schema, then every error cli::check_config finds (what `pincer config
+/// validate` reports, except a Control UI root without a built UI, which answers 503). Prints one
+/// clear line to stderr for every failure. Reloads of the edited file pass the same checks.
 int run_gateway(const GatewayRunFlags& flags);
 
 }  // namespace pincer::app

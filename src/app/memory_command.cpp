@@ -7,9 +7,11 @@
 
 #include "agent/agents_config.h"
 #include "app/commands.h"
+#include "cli/chat_renderer.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/paths.h"
+#include "memory/capture.h"
 #include "memory/memory_service.h"
 
 namespace pincer::app {
@@ -190,19 +192,21 @@ int run_search(const MemoryFlags& f) {
     return r.value("disabled", false) ? 1 : 0;
   }
   if (r.value("disabled", false)) {
-    std::cerr << "pincer: " << r.value("warning", "memory unavailable") << "\n";
+    std::cerr << "pincer: " << cli::terminal_safe(r.value("warning", "memory unavailable")) << "\n";
     return 1;
   }
-  if (r.value("partial", false)) std::cerr << "pincer: " << r.value("warning", "") << "\n";
+  if (r.value("partial", false)) std::cerr << "pincer: " << cli::terminal_safe(r.value("warning", "")) << "\n";
   if (r["results"].empty()) std::cout << "No matches.\n";
+  // Notes hold what anyone wrote (a channel's sender, a model): never raw control codes to the terminal.
   for (const auto& h : r["results"]) {
-    std::cout << h.value("path", "") << ":" << h.value("startLine", 0) << "-" << h.value("endLine", 0) << "  score "
-              << h.value("score", 0.0) << "\n";
+    std::cout << cli::terminal_safe(memory::strip_terminal_controls(h.value("path", ""))) << ":" << h.value("startLine", 0) << "-"
+              << h.value("endLine", 0) << "  score " << h.value("score", 0.0) << "\n";
     if (h.value("source", "") == "sessions") {
-      std::cout << "  session " << (h.value("sessionKey", "").empty() ? h.value("sessionId", "") : h.value("sessionKey", ""))
-                << ", turn " << h.value("turn", 0) << "\n";
+      const std::string who = h.value("sessionKey", "").empty() ? h.value("sessionId", "") : h.value("sessionKey", "");
+      std::cout << "  session " << cli::terminal_safe(memory::strip_terminal_controls(who)) << ", turn " << h.value("turn", 0)
+                << "\n";
     }
-    std::string snip = h.value("snippet", "");
+    std::string snip = cli::terminal_safe(memory::strip_terminal_controls(h.value("snippet", "")));
     std::size_t pos = 0;
     while (pos < snip.size()) {
       auto nl = snip.find('\n', pos);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "agent/memory_flush.h"
 #include "core/clock.h"
 #include "store/session_index.h"
 #include "store/session_keys.h"
@@ -58,7 +59,10 @@ Result<json> local_session_history(const std::filesystem::path& state_dir, const
   out["thinkingLevel"] = ctx.thinking_level;
   const std::size_t n = ctx.messages.size();
   const std::size_t first = limit > 0 && n > static_cast<std::size_t>(limit) ? n - static_cast<std::size_t>(limit) : 0;
-  for (std::size_t i = first; i < n; ++i) out["messages"].push_back(ctx.messages[i]);
+  const std::vector<bool> hidden = agent::hidden_messages(ctx.messages);  // as chat.history (CX-10)
+  for (std::size_t i = first; i < n; ++i) {
+    if (!hidden[i]) out["messages"].push_back(ctx.messages[i]);
+  }
   return out;
 }
 

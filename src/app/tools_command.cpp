@@ -34,6 +34,8 @@ int explain(const ExplainOptions& o) {
   tools::policy::PolicyOrigin origin;
   origin.agent_id = o.agent.empty() ? agents->default_id : store::normalize_agent_id(o.agent);
   if (!o.session.empty()) {
+    // A control character or a key too long for the store is no session (as `sandbox explain`).
+    if (auto problem = store::session_key_problem(o.session)) return fail(2, "--session: " + *problem);
     const std::string key = store::to_agent_store_session_key(origin.agent_id, o.session);
     if (auto parsed = store::parse_agent_session_key(key)) {
       origin.agent_id = parsed->agent_id;

@@ -429,10 +429,28 @@ bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const s
                                     q->second.waiting.clear();
                                   }
                                 }};
+  const std::string reply_id = "cmd-" + m.channel + "-" + m.chat_id + "-" + m.message_id;
+  // /compact, /tree ID: their result is a second reply in the same chat, through the outbox. A
+  // sender that waits for one answer (a sync webhook) gets one: both texts, when the work ended.
+  const bool one_answer = channel.capabilities().single_reply;
+  auto first = std::make_shared<std::string>();
+  context.follow_up = [this, alive = std::weak_ptr<int>(alive_), m, reply_id, first](const agent::CommandReply& later) {
+    if (alive.expired()) return;
+    Channel* channel = delivery_.find(m.channel, m.account_id);  // the account may be gone by now
+    if (!channel) {
+      spdlog::warn("{}[{}]: the result of a command in {} not sent: the account is not configured any more", m.channel,
+                   m.account_id, m.chat_id);
+      return;
+    }
+    reply(*channel, m, reply_id + "-done", *first + (later.ok ? later.text : redact::apply(later.text)));
+  };
   const agent::CommandReply answer = agent::run_chat_command(*invocation, context);
+  if (answer.follows && one_answer) {
+    *first = answer.text + "\n";
+    return true;
+  }
   // A failing command's error text may quote config values: masked like every reply's error.
-  reply(channel, m, "cmd-" + m.channel + "-" + m.chat_id + "-" + m.message_id,
-        answer.ok ? answer.text : redact::apply(answer.text));
+  reply(channel, m, reply_id, answer.ok ? answer.text : redact::apply(answer.text));
   return true;
 }
 

@@ -118,6 +118,8 @@ class InboundPipeline {
   std::map<std::string, std::string> resume_previews_;  ///< journal id → preview a cut-off run left
   std::map<std::string, std::vector<std::string>> steered_ids_;  ///< run id → journal ids steered into it
   int64_t received_ = 0, duplicates_ = 0, dropped_ = 0, runs_ = 0, queued_ = 0, interrupted_ = 0;
+  /// Expires with the pipeline: a command's follow-up (agent/chat_commands.h) may come later.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };
 
 }  // namespace pincer::channels

@@ -4,6 +4,7 @@
 
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
+#include "agent/time_zone.h"
 #include "channels/channel_checks.h"
 #include "cli/config_file.h"
 #include "core/paths.h"
@@ -35,9 +36,10 @@ void add_once(std::vector<std::string>& to, std::string line) {
 }
 
 /// The sandbox of every agent (TL-5) as its runs will build it: settings that fail every run are
-/// errors (a bind that does not parse or whose host path is missing, a bwrap.command path that is
-/// not an executable); a bare bwrap.command not found on PATH is a warning (bubblewrap may be
-/// installed before the gateway starts), as is a bind of the host's root.
+/// errors (a bind that does not parse, is refused (sandbox.h) or whose host path is missing — even
+/// with the sandbox off, so that turning it on later cannot fail every run — and a bwrap.command
+/// path that is not an executable); a bare bwrap.command not found on PATH is a warning
+/// (bubblewrap may be installed before the gateway starts).
 void sandbox_problems(const json& effective, const agent::AgentsConfig& agents, ConfigProblems& out) {
   namespace sb = tools::sandbox;
   for (const auto& a : agents.agents) {
@@ -46,13 +48,32 @@ void sandbox_problems(const json& effective, const agent::AgentsConfig& agents, 
       add_once(out.errors, settings.error().message);
       continue;
     }
-    if (settings->mode == sb::Mode::kOff) continue;
     if (auto st = sb::check_binds(*settings); !st) add_once(out.errors, st.error().message);
-    for (auto& w : sb::bind_warnings(*settings)) add_once(out.warnings, std::move(w));
+    if (settings->mode == sb::Mode::kOff) continue;
     if (auto bin = sb::backend_binary(*settings); !bin) {
       const bool path = settings->command.find('/') != std::string::npos || settings->command.empty();
       add_once(path ? out.errors : out.warnings, "sandbox of agent \"" + a.id + "\", bwrap.command: " + bin.error().message);
     }
+  }
+}
+
+/// agents.defaults.userTimezone must name a zone of this host's time zone database (the zone files
+/// agent/time_zone.h reads for every turn): a typo such as "Mars/Base" would silently give host
+/// time. When the host has no database at all (no UTC zone file) it is only a warning.
+void user_timezone_problem(const json& effective, ConfigProblems& out) {
+  const json defaults = effective.value("agents", json::object()).value("defaults", json::object());
+  if (!defaults.contains("userTimezone") || !defaults["userTimezone"].is_string()) return;
+  const std::string zone = defaults["userTimezone"].get<std::string>();
+  const int64_t now_ms = 0;  // any instant: only whether the zone exists matters
+  if (agent::time_zone_offset_minutes(zone, now_ms)) return;
+  std::string shown = zone.size() > 64 ? zone.substr(0, 64) + "…" : zone;
+  const std::string line = "agents.defaults.userTimezone: \"" + shown +
+                           "\" is not a time zone of this host's database (/usr/share/zoneinfo); expected an IANA name "
+                           "such as \"Europe/Berlin\" or \"UTC\"";
+  if (agent::time_zone_offset_minutes("UTC", now_ms)) {
+    out.errors.push_back(line);
+  } else {
+    out.warnings.push_back(line + " (this host has no time zone database: install tzdata)");
   }
 }
 
@@ -132,7 +153,11 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   // The Control UI (gateway/control_ui.h): a root the gateway can serve, a base path it can match.
   const auto ui = gateway::control_ui_settings(gw.value("controlUi", json::object()), env ? env("HOME").value_or("") : "");
   if (auto problem = gateway::control_ui_base_path_problem(ui.base_path); !problem.empty()) out.errors.push_back(problem);
-  if (ui.enabled()) {
+  if (const std::string raw = gw.value("controlUi", json::object()).value("basePath", "");
+      raw.find_first_not_of(" \t") != std::string::npos && raw[raw.find_first_not_of(" \t")] != '/') {
+    out.errors.push_back("gateway.controlUi.basePath: \"" + raw + "\": must start with \"/\" (e.g. \"/openclaw\")");
+  }
+  if (ui.enabled() && options.check_control_ui_root) {
     if (auto st = gateway::check_control_ui_root(ui.root); !st) out.errors.push_back(st.error().message);
   }
   // Channels: every account that could not be built or would clash with another.
@@ -149,6 +174,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
     }
   }
   for (auto& w : agent::model_reference_warnings(effective)) out.warnings.push_back(std::move(w));
+  user_timezone_problem(effective, out);
   sandbox_problems(effective, *agents, out);
   // Memory: an extra path that does not exist is indexed as nothing, silently.
   for (const auto& a : agents->agents) {

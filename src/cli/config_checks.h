@@ -54,6 +54,9 @@ struct ConfigCheckOptions {
   bool runtime_env_known = true;
   /// False: leave gateway auth out (doctor reports it as its own finding, with the same rule).
   bool check_auth = true;
+  /// False: leave out whether gateway.controlUi.root holds a built Control UI. `gateway run` starts
+  /// without one (its UI answers 503 with the reason, as OpenClaw's does) and says so itself.
+  bool check_control_ui_root = true;
 };
 
 /// The non-empty lines of a multi-line message (an Error's message holds one problem a line).

@@ -173,22 +173,37 @@ Status validate_config_text(const fs::path& path, const std::string& text) {
   return Ok{};
 }
 
-Status write_config_text(const ConfigText& original, const std::string& text) {
+namespace {
+
+/// Validation of write_config_text: the schema, then every check_config error `text` adds to those
+/// `original` already had (a problem the file had does not block an edit: it may be the first of
+/// several fixes).
+Status check_edit(const ConfigText& original, const std::string& text) {
   if (auto st = validate_config_text(original.path, text); !st) return st;
-  // What `config validate` (and the gateway) would reject is not written either; a problem the
-  // file had already does not block an edit (it may be the first of several fixes).
   std::vector<std::string> before = original.exists ? semantic_errors(original.path, original.text) : std::vector<std::string>{};
   std::string added;
   for (const auto& e : semantic_errors(original.path, text)) {
     if (std::find(before.begin(), before.end(), e) == before.end()) added += (added.empty() ? "" : "\n") + e;
   }
   if (!added.empty()) return Error{"CONFIG_INVALID", added};
-  fs::path target = original.path;
+  return Ok{};
+}
+
+/// The file a write replaces: a symlinked config is written through to its target.
+fs::path write_target(const fs::path& path) {
   std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(target, ec))) {
-    const fs::path resolved = fs::canonical(target, ec);
-    if (!ec) target = resolved;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    const fs::path resolved = fs::canonical(path, ec);
+    if (!ec) return resolved;
   }
+  return path;
+}
+
+}  // namespace
+
+Status write_config_text(const ConfigText& original, const std::string& text) {
+  if (auto st = check_edit(original, text); !st) return st;
+  const fs::path target = write_target(original.path);
   // Re-read, compare and replace under the lock: without it two writers could both see the text
   // they started from and the second rename would drop the first one's edit.
   auto lock = EditLock::acquire(target);
@@ -199,6 +214,22 @@ Status write_config_text(const ConfigText& original, const std::string& text) {
     return Error{"CONFLICT", original.path.string() + ": the file changed while it was being edited; try again"};
   }
   return store::write_file_atomic(target, text, 0600);
+}
+
+Result<ConfigText> edit_config_file(const fs::path& path, const ConfigEdit& edit) {
+  const fs::path target = write_target(path);
+  // The lock is taken before the file is read: a concurrent edit of another key waits and then
+  // edits the text this one wrote, instead of failing with CONFLICT.
+  auto lock = EditLock::acquire(target);
+  if (!lock) return Error{"LOCK_FAILED", lock.error().message};
+  auto original = read_config_text(path);
+  if (!original) return original.error();
+  auto edited = edit(*original);
+  if (!edited) return edited.error();
+  if (!*edited) return *original;  // nothing to change
+  if (auto st = check_edit(*original, **edited); !st) return st.error();
+  if (auto st = store::write_file_atomic(target, **edited, 0600); !st) return st.error();
+  return *original;
 }
 
 std::string config_template(int port, const std::string& token) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,21 @@ Status validate_config_text(const std::filesystem::path& path, const std::string
 /// concurrent writers based on the same text exactly one wins and the other gets "CONFLICT"
 /// (never both "written"). Blocks while another writer holds the lock.
 Status write_config_text(const ConfigText& original, const std::string& text);
+
+/// What an edit makes of the file as it is now: the new text, nullopt to leave it unchanged, or
+/// an error (returned as is by edit_config_file).
+using ConfigEdit = std::function<Result<std::optional<std::string>>(const ConfigText& current)>;
+
+/// Read-modify-write of `path` under the exclusive flock on `<target>.lock`, taken BEFORE the
+/// file is read: `edit` sees the current text (after every concurrent edit that got the lock
+/// first), and its result is validated as write_config_text does and written atomically (mode
+/// 0600, a symlink written through). So concurrent edits of different keys all land, in some
+/// order, and none is lost. Returns the text the edit was based on (ConfigText::exists false:
+/// the file was created). Errors: edit's own, "CONFIG_INVALID" (nothing written), "LOCK_FAILED"
+/// (the lock file cannot be created, e.g. a read-only directory), "IO_ERROR"/"TOO_LARGE" (reading
+/// or writing the file).
+/// Blocks while another writer holds the lock.
+Result<ConfigText> edit_config_file(const std::filesystem::path& path, const ConfigEdit& edit);
 
 /// A new, commented pincer.json: the gateway on `port`, loopback, token auth with `token`, and
 /// empty `models.providers` and `agents.defaults` sections, each explained by a comment.

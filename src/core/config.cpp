@@ -122,6 +122,22 @@ bool is_http_url(const std::string& s) {
   return true;
 }
 
+// A browser origin as gateway.controlUi.allowedOrigins lists it: `*`, or http(s)://host[:port] with
+// nothing after the authority (no path, query, fragment or user info) — what a browser sends in
+// its Origin header. "null" (sandboxed frames, file:// pages) is no origin anyone can be trusted by.
+bool is_origin(const std::string& s) {
+  if (s == "*" || s.find("${") != std::string::npos) return true;
+  if (!is_http_url(s)) return false;
+  const std::size_t authority = s.find("://") + 3;
+  return s.find_first_of("/?#@", authority) == std::string::npos;
+}
+
+// No control characters (newline, tab, NUL, DEL …): a value that must stay one line, e.g. a token
+// sent in a header or a directory name.
+bool is_text_line(const std::string& s) {
+  return std::none_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
 bool is_ipv4(const std::string& s) {
   int parts = 0;
   std::size_t i = 0;
@@ -148,6 +164,7 @@ bool matches_number(const Node& node, const json& v) {
     if (node.kind() == Kind::kInteger && std::trunc(d) != d) return false;
   }
   double d = v.get<double>();
+  if (node.kind() == Kind::kInteger && std::fabs(d) > schema::kMaxSafeInteger) return false;
   if (node.minimum() && d < *node.minimum()) return false;
   if (node.maximum() && d > *node.maximum()) return false;
   return true;
@@ -165,6 +182,8 @@ bool matches_scalar(const Node& node, const json& v) {
     case Kind::kString:
       return v.is_string() && (node.string_format() != "ipv4" || is_ipv4(v.get<std::string>())) &&
              (node.string_format() != "http-url" || is_http_url(v.get<std::string>())) &&
+             (node.string_format() != "origin" || (is_origin(v.get<std::string>()) && is_text_line(v.get<std::string>()))) &&
+             (node.string_format() != "text-line" || is_text_line(v.get<std::string>())) &&
              matches_pattern(node, v.get<std::string>());
     case Kind::kEnum: {
       if (!v.is_string()) return false;
@@ -374,7 +393,10 @@ json to_json_schema(const Node& node) {
       break;
     case Kind::kString:
       s["type"] = "string";
-      if (!node.string_format().empty()) s["format"] = node.string_format() == "http-url" ? "uri" : node.string_format();
+      // Pincer's own formats as patterns, so that any JSON Schema validator checks them too.
+      if (node.string_format() == "text-line") s["pattern"] = "^[^\\u0000-\\u001F\\u007F]*$";
+      else if (node.string_format() == "origin") s["pattern"] = "^(\\*|[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s]+)$";
+      else if (!node.string_format().empty()) s["format"] = node.string_format() == "http-url" ? "uri" : node.string_format();
       if (!node.string_pattern().empty()) s["pattern"] = node.string_pattern();
       break;
     case Kind::kInteger:

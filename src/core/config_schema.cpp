@@ -99,6 +99,8 @@ std::string Node::expectation() const {
     case Kind::kString:
       if (format_ == "ipv4") return "IPv4 address";
       if (format_ == "http-url") return "http:// or https:// URL with a host";
+      if (format_ == "origin") return "`*` or an origin http(s)://host[:port] (no path)";
+      if (format_ == "text-line") return "string without control characters (newline, tab, NUL …)";
       return pattern_.empty() ? "string" : "string matching " + pattern_;
     case Kind::kBoolean: return "boolean";
     case Kind::kEnum: return "one of " + join(enum_values_, "|");
@@ -168,18 +170,18 @@ Node gateway_auth() {
                      "loopback); `token` = shared token `gateway.auth.token`; `password` = shared "
                      "password `gateway.auth.password`; `trusted-proxy` = a reverse proxy listed in "
                      "`gateway.trustedProxies` authenticates users and names them in a header.")),
-      field("token", string().sensitive().doc(
+      field("token", string().format("text-line").sensitive().doc(
                          "Shared token for `token` mode, compared in constant time. Keep it out of "
                          "the file with env substitution, e.g. `\"${PINCER_TOKEN}\"`.")),
-      field("password", string().sensitive().doc("Shared password for `password` mode.")),
+      field("password", string().format("text-line").sensitive().doc("Shared password for `password` mode.")),
       field("rateLimit",
             object({
-                field("maxAttempts", integer().min(1).def(10).doc(
+                field("maxAttempts", integer().min(1).max(kMaxCount).def(10).doc(
                                          "Failed attempts allowed within `windowMs` before the "
                                          "client is locked out.")),
-                field("windowMs", integer().min(1).def(60000).doc(
+                field("windowMs", integer().min(1).max(kMaxTimerMs).def(60000).doc(
                                       "Window in which failed attempts are counted, in milliseconds.")),
-                field("lockoutMs", integer().min(0).def(300000).doc(
+                field("lockoutMs", integer().min(0).max(kMaxTimerMs).def(300000).doc(
                                        "How long a client stays locked out after too many failed "
                                        "attempts, in milliseconds.")),
                 field("exemptLoopback", boolean().def(true).doc(
@@ -230,9 +232,11 @@ Node gateway_section() {
                                   "when it names none. Required by `trusted-proxy` auth.")),
       field("controlUi",
             object({
-                field("allowedOrigins", array_of(string()).doc(
-                                            "Browser origins (e.g. `https://pincer.example.com`) "
-                                            "allowed to connect (`*` = any). Without an entry a page "
+                field("allowedOrigins", array_of(string().format("origin")).doc(
+                                            "Browser origins (e.g. `https://pincer.example.com`, "
+                                            "scheme, host and port only) allowed to connect (`*` = "
+                                            "any; the `null` origin of sandboxed frames and files is "
+                                            "never allowed). Without an entry a page "
                                             "is accepted only from the gateway's own address: "
                                             "`localhost`, `127.x` or `[::1]` on a loopback bind, "
                                             "also an IP address on other binds — never under a host "
@@ -277,11 +281,11 @@ Node model_definition() {
                       "Model id as the provider's API expects it, e.g. `gpt-4.1` or `llama3.2`. "
                       "Everywhere else the model is named `<provider>/<id>`, e.g. `openai/gpt-4.1`.")),
       field("name", string().doc("Display name shown by `models.list` and the UIs; defaults to `id`.")),
-      field("contextWindow", integer().min(1).def(128000).doc(
+      field("contextWindow", integer().min(1).max(kMaxCount).def(128000).doc(
                                  "Context window in tokens (prompt + reply). Today it sizes the cap on "
                                  "one tool result (CX-8) and is listed by `models.list`; Pincer does "
                                  "not yet budget the prompt or compact long sessions by it.")),
-      field("maxTokens", integer().min(1).def(4096).doc(
+      field("maxTokens", integer().min(1).max(kMaxCount).def(4096).doc(
                              "Most output tokens requested per model call.")),
       field("reasoning", boolean().def(false).doc(
                              "The model can think/reason before answering; thinking levels "
@@ -406,6 +410,7 @@ Node agent_defaults() {
   return object({
       field("model", model_selection("Model of every agent that does not choose its own.")),
       field("workspace", string()
+                             .format("text-line")
                              .default_note("`<state dir>/workspace`")
                              .doc("Workspace directory of the default agent: its working "
                                   "directory and the home of its bootstrap files (AGENTS.md, "
@@ -417,15 +422,15 @@ Node agent_defaults() {
                                    .doc("Thinking level of runs that ask for none (AG-7); only "
                                         "used with models that have `reasoning: true`. A level "
                                         "the provider rejects is stepped down.")),
-      field("userTimezone", string().default_note("the host's time zone").doc(
+      field("userTimezone", string().format("text-line").default_note("the host's time zone").doc(
                                 "IANA time zone of the user (`Europe/Berlin`), for the current time the "
                                 "agent is told each turn (in the turn context after the cached "
-                                "prompt prefix, CX-4). A name this host has no zone file for is "
-                                "logged and host time is used.")),
-      field("timeoutSeconds", integer().min(1).def(600).doc(
+                                "prompt prefix, CX-4). A name that is not in this host's time zone "
+                                "database is a configuration error.")),
+      field("timeoutSeconds", integer().min(1).max(kMaxTimerSeconds).def(600).doc(
                                   "Longest an agent run may take, in seconds; then it is aborted "
                                   "and the partial reply kept.")),
-      field("contextTokens", integer().min(1).doc(
+      field("contextTokens", integer().min(1).max(kMaxCount).doc(
                                  "Caps the model's `contextWindow`, in tokens (OpenClaw's "
                                  "override): prompt budgets and compaction work in the smaller of "
                                  "the two (CX-6). A value above the model's window has no effect "
@@ -441,30 +446,30 @@ Node agent_defaults() {
                                      "Compact before a call when the history no longer fits the prompt "
                                      "budget (CX-9 L1). Overflow and timeout recovery and `/compact` "
                                      "work either way.")),
-                field("reserveTokens", integer().min(0).default_note("16384").doc(
+                field("reserveTokens", integer().min(0).max(kMaxCount).default_note("16384").doc(
                                            "Tokens kept free for the reply: the prompt budget is the "
                                            "window minus this, clamped so at least min(8 000, half the "
                                            "window) stays for the prompt (CX-6).")),
-                field("keepRecentTokens", integer().min(1).default_note("20000").doc(
+                field("keepRecentTokens", integer().min(1).max(kMaxCount).default_note("20000").doc(
                                               "The recent part kept verbatim by a compaction; scaled "
                                               "down to 40 % of the history budget in small windows "
                                               "(CX-9).")),
                 field("memoryFlush", memory_flush_node()),
             }).doc("Compaction of long sessions into an LLM-written summary (CX-9); see docs/context.md.")),
       field("startupContext", startup_context_node()),
-      field("maxConcurrent", integer().min(1).def(4).doc(
+      field("maxConcurrent", integer().min(1).max(kMaxCount).def(4).doc(
                                  "Agent runs executing at once across all sessions (the `main` "
                                  "lane). Each session still runs one turn at a time (AG-8).")),
       field("subagents", object({
-                             field("maxConcurrent", integer().min(1).default_note("8").doc(
+                             field("maxConcurrent", integer().min(1).max(kMaxCount).default_note("8").doc(
                                                         "Sub-agent runs executing at once (the "
                                                         "`subagent` lane, QL-2).")),
                          }).doc("Sub-agent runs.")),
-      field("bootstrapMaxChars", integer().min(1).def(20000).doc(
+      field("bootstrapMaxChars", integer().min(1).max(kMaxCount).def(20000).doc(
                                      "Most characters of one workspace bootstrap file put into "
                                      "the system prompt; a longer file keeps its first 70 % and "
                                      "last 20 % with a marker between (CX-3).")),
-      field("bootstrapTotalMaxChars", integer().min(1).def(150000).doc(
+      field("bootstrapTotalMaxChars", integer().min(1).max(kMaxCount).def(150000).doc(
                                           "Most characters of all bootstrap files together "
                                           "(CX-3).")),
       field("bootstrapTruncationWarning",
@@ -528,7 +533,7 @@ Node agent_entry() {
                          field("alsoAllow", array_of(string()).doc("Tools added to this agent's profile set.")),
                          field("deny", array_of(string()).doc("Tools this agent never gets; deny beats allow.")),
                      }).doc("This agent's layer of the tool policy (TL-2; `pincer tools explain --agent <id>`).")),
-      field("workspace", string().doc(
+      field("workspace", string().format("text-line").doc(
                              "Workspace directory of this agent. Default: "
                              "`agents.defaults.workspace` (or `<state dir>/workspace`) for the "
                              "default agent, `<state dir>/workspace-<id>` for the others.")),
@@ -573,10 +578,10 @@ Node tools_section() {
       field("deny", array_of(string()).doc("Tools never offered; deny beats allow.")),
       field("exec",
             object({
-                field("timeoutSec", integer().min(0).def(1800).doc(
+                field("timeoutSec", integer().min(0).max(kMaxTimerSeconds).def(1800).doc(
                                         "Default lifetime of an `exec` command in seconds when "
                                         "the model gives none; 0 = no limit.")),
-                field("maxOutputChars", integer().min(1024).def(100000).doc(
+                field("maxOutputChars", integer().min(1024).max(kMaxCount).def(100000).doc(
                                             "Most output characters an `exec` command keeps "
                                             "(the head and the tail; the middle is dropped).")),
                 field("security", one_of({"deny", "allowlist", "full"}).def("full").doc(
@@ -601,15 +606,15 @@ Node tools_section() {
       field("web", object({
                        field("fetch", object({
                            field("enabled", boolean().default_note("`true`").doc("`false`: `web_fetch` refuses.")),
-                           field("maxChars", integer().min(100).default_note("`20000`").doc(
+                           field("maxChars", integer().min(100).max(kMaxCount).default_note("`20000`").doc(
                                                  "Characters of text `web_fetch` returns when the "
                                                  "model gives no `maxChars`.")),
-                           field("maxCharsCap", integer().min(100).default_note("`20000`").doc(
+                           field("maxCharsCap", integer().min(100).max(kMaxCount).default_note("`20000`").doc(
                                                     "Upper bound of the model's `maxChars`.")),
                            field("maxResponseBytes", integer().min(32000).max(10000000).default_note("`750000`").doc(
                                                          "Most response bytes downloaded; the rest "
                                                          "is not read.")),
-                           field("timeoutSeconds", integer().min(1).default_note("`30`").doc(
+                           field("timeoutSeconds", integer().min(1).max(kMaxTimerSeconds).default_note("`30`").doc(
                                                        "Longest a fetch may take, redirects "
                                                        "included.")),
                            field("maxRedirects", integer().min(0).max(20).default_note("`3`").doc(
@@ -631,7 +636,7 @@ Node tools_section() {
                                                  "key, else `searxng` when it has a base URL.")),
                            field("maxResults", integer().min(1).max(10).default_note("`5`").doc(
                                                    "Results when the model gives no `count`.")),
-                           field("timeoutSeconds", integer().min(1).default_note("`30`").doc(
+                           field("timeoutSeconds", integer().min(1).max(kMaxTimerSeconds).default_note("`30`").doc(
                                                        "Longest a search request may take.")),
                        }).doc("The `web_search` tool; provider settings are in "
                               "`plugins.entries.<provider>.config.webSearch`.")),
@@ -710,7 +715,7 @@ Node session_reset_rule(std::string what) {
                                "block inherits the base mode).")),
              field("atHour", integer().min(0).max(23).doc(
                                  "Hour of the daily reset, host time (default 4).")),
-             field("idleMinutes", integer().min(0).doc(
+             field("idleMinutes", integer().min(0).max(5256000).doc(  // ten years
                                       "A session idle longer than this starts over with the next "
                                       "message (0 = no idle reset).")),
          })
@@ -922,7 +927,7 @@ Node channel_entry(bool with_accounts = true) {
       field("groups", map_of(channel_group_entry()).doc(
                           "Group chats by chat id; `*` applies to every chat. Under `allowlist` "
                           "only the chats listed here are answered.")),
-      field("textChunkLimit", integer().min(16).doc(
+      field("textChunkLimit", integer().min(16).max(kMaxCount).doc(
                                   "Longest message sent, in the platform's units (UTF-16 code "
                                   "units for Telegram and Discord). Longer replies are split. "
                                   "Default and maximum: the channel's own limit (4000 for most, "
@@ -991,7 +996,7 @@ Node build_root() {
                                                         "differs from the session's previous call) to "
                                                         "`<state>/cache-trace/<sessionId>.jsonl`, to "
                                                         "explain prompt-cache misses (CX-11).")),
-                                   field("maxFileBytes", integer().min(4096).def(4194304).doc(
+                                   field("maxFileBytes", integer().min(4096).max(kMaxCount).def(4194304).doc(
                                                              "A trace file larger than this is moved "
                                                              "to `….jsonl.1` (one kept) before the next "
                                                              "record.")),

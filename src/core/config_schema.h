@@ -116,6 +116,18 @@ struct Field {
   Node node;
 };
 
+// ---- bounds shared by the sections ------------------------------------------------------------
+/// Upper bound of every duration key: 2^31-1 ms (about 24.8 days), the longest timer OpenClaw
+/// arms (it clamps larger ones). Bigger values used to overflow when converted to a deadline and
+/// aborted every run at once; core/saturating.h saturates the conversions as well.
+inline constexpr double kMaxTimerMs = 2147483647;
+inline constexpr double kMaxTimerSeconds = 2147483;  ///< floor(kMaxTimerMs / 1000)
+/// Upper bound of every count key (tokens, characters, bytes, runs, attempts): 2^31-1.
+inline constexpr double kMaxCount = 2147483647;
+/// Integers beyond ±(2^53-1) are refused everywhere (a double no longer holds them exactly; the
+/// JSON Schema "safe integer" range), even where a key declares no bound of its own.
+inline constexpr double kMaxSafeInteger = 9007199254740991;
+
 // ---- node constructors ------------------------------------------------------------------------
 Field field(std::string name, Node node);
 Node object(std::vector<Field> fields);

@@ -107,17 +107,17 @@ Node memory_section() {
       field("search", memory_search_node(false)),
       field("capture",
             object({
-                field("enabled", boolean().default_note("`true`").doc(
+                field("enabled", boolean().def(true).doc(
                                      "Auto-capture (MM-3): a user message with a trigger (remember, 记住, "
                                      "prefer, like, 决定, important, \"my X is\", a phone number, an e-mail "
                                      "…) becomes a line in today's `memory/YYYY-MM-DD.md`, with its category; "
                                      "prompt-injection payloads and agent-written text are skipped.")),
-                field("maxChars", integer().min(11).default_note("500").doc(
+                field("maxChars", integer().min(11).max(kMaxCount).def(500).doc(
                                       "Longer messages are not captured (characters).")),
             }).doc("Automatic capture of user messages into daily notes (docs/memory.md).")),
       field("archive",
             object({
-                field("enabled", boolean().default_note("`true`").doc(
+                field("enabled", boolean().def(true).doc(
                                      "When a session ends by `/new`, `/reset`, `sessions.reset` or an automatic "
                                      "reset, write `memory/YYYY-MM-DD-{slug}.md`: the last messages at once, "
                                      "replaced by the agent model's summary when it answers (MM-9).")),
@@ -131,7 +131,7 @@ Node memory_flush_node() {
                            "Before a session is compacted, run a silent turn that asks the agent to write "
                            "durable notes to today's `memory/YYYY-MM-DD.md` (CX-10); its answer (usually "
                            "`NO_REPLY`) reaches no client or channel.")),
-      field("softThresholdTokens", integer().min(0).default_note("4000").doc(
+      field("softThresholdTokens", integer().min(0).max(kMaxCount).default_note("4000").doc(
                                        "The flush runs once the next request's estimate is within this many "
                                        "tokens of the compaction point (the prompt budget); at most half the "
                                        "budget in small windows. Once per compaction.")),
@@ -145,16 +145,16 @@ Node memory_flush_node() {
 
 Node startup_context_node() {
   return object({
-      field("enabled", boolean().default_note("`true`").doc(
+      field("enabled", boolean().def(true).doc(
                            "Quote the recent daily notes in a new session's first turn (CX-2).")),
-      field("dailyMemoryDays", integer().min(1).max(14).default_note("2").doc(
+      field("dailyMemoryDays", integer().min(1).max(14).def(2).doc(
                                    "Days of `memory/YYYY-MM-DD.md` loaded, counting back from today in "
                                    "`userTimezone` (2 = today and yesterday).")),
-      field("maxFileBytes", integer().min(1).max(65536).default_note("16384").doc(
+      field("maxFileBytes", integer().min(1).max(65536).def(16384).doc(
                                 "A daily note larger than this (bytes) is skipped.")),
-      field("maxFileChars", integer().min(1).max(10000).default_note("1200").doc(
+      field("maxFileChars", integer().min(1).max(10000).def(1200).doc(
                                 "Characters kept of each note.")),
-      field("maxTotalChars", integer().min(1).max(50000).default_note("2800").doc(
+      field("maxTotalChars", integer().min(1).max(50000).def(2800).doc(
                                  "Characters of all quoted notes together.")),
   }).doc("Today's and yesterday's daily notes (and their `/new` archives) quoted as untrusted background in "
          "the first turn of each new session, recorded in its transcript so the prompt stays byte-stable "

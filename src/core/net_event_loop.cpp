@@ -1,5 +1,6 @@
 #include "core/event_loop.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -35,6 +36,9 @@ void EventLoop::post(std::function<void()> fn) { asio::post(impl_->ioc, std::mov
 
 EventLoop::TimerId EventLoop::after(int64_t delay_ms, std::function<void()> fn) {
   const TimerId id = impl_->next_timer++;
+  // Saturate: milliseconds beyond ~292 years overflow the clock's nanoseconds and would fire at once.
+  constexpr int64_t kMaxDelayMs = int64_t{1} << 40;  // ~34 years
+  delay_ms = std::clamp<int64_t>(delay_ms, 0, kMaxDelayMs);
   auto timer = std::make_unique<asio::steady_timer>(impl_->ioc, std::chrono::milliseconds(delay_ms));
   timer->async_wait([this, id, fn = std::move(fn)](const boost::system::error_code& ec) {
     if (ec) return;  // cancelled

@@ -125,7 +125,42 @@ std::optional<std::string> capture_category(std::string_view text, std::size_t m
   return "other";
 }
 
-std::string capture_line(std::string_view text, std::string_view category, std::string_view hhmm) {
+std::string strip_terminal_controls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const std::size_t n = text.size();
+  const auto byte = [&](std::size_t i) -> unsigned { return i < n ? static_cast<unsigned char>(text[i]) : 0u; };
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned c = byte(i);
+    unsigned kind = 0;  // the byte after ESC; a C1 control 0xC2 0x80..0x9F stands for ESC (byte − 0x40)
+    if (c == 0x1b) {
+      kind = byte(i + 1);
+      i += kind >= 0x20 && kind < 0x7f ? 2 : 1;  // ESC before a control or a non-ASCII byte: ESC alone
+    } else if (c == 0xc2 && byte(i + 1) >= 0x80 && byte(i + 1) <= 0x9f) {
+      kind = byte(i + 1) - 0x40;
+      i += 2;
+    } else {
+      if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t' || c == '\r') out += static_cast<char>(c);
+      ++i;  // BEL, backspace, NUL, DEL … are dropped
+      continue;
+    }
+    if (kind == '[') {  // CSI: parameter and intermediate bytes 0x20..0x3F, then a final byte 0x40..0x7E
+      while (i < n && byte(i) >= 0x20 && byte(i) <= 0x3f) ++i;
+      if (i < n && byte(i) >= 0x40 && byte(i) <= 0x7e) ++i;
+    } else if (kind == ']' || kind == 'P' || kind == 'X' || kind == '^' || kind == '_') {  // OSC, DCS …: to BEL or ST
+      while (i < n && byte(i) != 0x07 && byte(i) != 0x1b && !(byte(i) == 0xc2 && byte(i + 1) == 0x9c)) ++i;
+      if (byte(i) == 0x07) ++i;
+      else if (byte(i) == 0x1b && byte(i + 1) == '\\') i += 2;
+      else if (byte(i) == 0xc2) i += 2;
+    }
+    // Any other kind (ESC 7, ESC c …, a lone C1 control) is gone already.
+  }
+  return out;
+}
+
+std::string capture_line(std::string_view raw, std::string_view category, std::string_view hhmm) {
+  const std::string text = strip_terminal_controls(raw);
   std::string one_line;
   one_line.reserve(text.size());
   bool space = false;

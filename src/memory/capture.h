@@ -37,7 +37,14 @@ std::optional<std::string> capture_category(std::string_view text, std::size_t m
 /// True for text that looks like a prompt-injection payload (part of the filter; exposed for tests).
 bool looks_like_injection(std::string_view text);
 
-/// The note line for a captured message: "- HH:MM [category] text" with the text on one line.
+/// `text` without terminal control sequences: whole ANSI escape sequences (CSI `ESC [ … final`,
+/// OSC/DCS `ESC ] … BEL|ESC \`, `ESC x`, their C1 forms), other C0 controls but \n \r \t, DEL and
+/// the C1 range U+0080..U+009F. A message from a channel must not reach the owner's terminal (or
+/// a later prompt) with codes in it.
+std::string strip_terminal_controls(std::string_view text);
+
+/// The note line for a captured message: "- HH:MM [category] text" with the text on one line,
+/// its terminal controls stripped (strip_terminal_controls).
 std::string capture_line(std::string_view text, std::string_view category, std::string_view hhmm);
 
 }  // namespace pincer::memory

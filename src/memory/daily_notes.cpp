@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -66,10 +68,42 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
   return s;
 }
 
-// The quoted block of one note: fences inside the note are escaped so it cannot close the block.
+// The startup context's own markers, as a note could spell them (any case): inside a note they
+// are rewritten, so a note can neither end its block early nor open a block of its own.
+std::string defang_markers(std::string s) {
+  static constexpr std::pair<std::string_view, std::string_view> kMarkers[] = {
+      {"begin_quoted_notes", "BEGIN QUOTED NOTES"},
+      {"end_quoted_notes", "END QUOTED NOTES"},
+      {"[startup context loaded by runtime]", "(startup context loaded by runtime)"},
+      {"[untrusted daily memory:", "(untrusted daily memory:"},
+      {"[additional startup memory truncated]", "(additional startup memory truncated)"},
+  };
+  std::string lower = s;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [marker, tame] : kMarkers) {
+    for (std::size_t at = lower.find(marker); at != std::string::npos; at = lower.find(marker, at + tame.size())) {
+      s.replace(at, marker.size(), tame);  // same length: `lower` stays aligned
+      lower.replace(at, marker.size(), tame);
+    }
+  }
+  return s;
+}
+
+// A file name as a block label (as OpenClaw's): one line, no brackets, plain characters only.
+std::string safe_label(std::string_view path) {
+  std::string out;
+  for (char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    out += std::isalnum(u) || c == '.' || c == '_' || c == '/' || c == '-' || c == ' ' ? c : '_';
+  }
+  return out;
+}
+
+// The quoted block of one note: fences inside the note are escaped so it cannot close the block,
+// and the markers of the context are defanged.
 std::string quoted_block(std::string_view relative_path, const std::string& content) {
-  return "[Untrusted daily memory: " + std::string(relative_path) + "]\nBEGIN_QUOTED_NOTES\n```text\n" +
-         replace_all(content, "```", "\\`\\`\\`") + "\n```\nEND_QUOTED_NOTES";
+  return "[Untrusted daily memory: " + safe_label(relative_path) + "]\nBEGIN_QUOTED_NOTES\n```text\n" +
+         replace_all(defang_markers(content), "```", "\\`\\`\\`") + "\n```\nEND_QUOTED_NOTES";
 }
 
 // The largest quoted block of `content` within `max_chars` (binary search on the kept length).

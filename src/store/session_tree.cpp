@@ -1,6 +1,7 @@
 #include "store/session_tree.h"
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -128,22 +129,32 @@ TreeView tree_view(const std::vector<TranscriptEntry>& entries, std::size_t prev
 }
 
 Result<std::size_t> resolve_entry(const std::vector<TranscriptEntry>& entries, std::string_view id) {
-  if (id.size() < 4 || !is_hex(id)) {
-    return Error{"INVALID_REQUEST", "\"" + std::string(id.substr(0, 40)) +
-                                        "\" is not an entry id (at least 4 hex characters, as /tree lists them)"};
+  // Echoed at most this long: the id comes from a chat message and may be anything.
+  constexpr std::size_t kShownChars = 40;
+  const std::string shown = std::string(id.substr(0, kShownChars)) + (id.size() > kShownChars ? "…" : "");
+  if (id.size() < 4 || id.size() > 64 || !is_hex(id)) {
+    return Error{"INVALID_REQUEST", "\"" + shown + "\" is not an entry id (4 to 64 hex characters, as /tree lists them)"};
   }
+  // Hex digits are case-insensitive: "AB12" finds the entry listed as "ab12…".
+  auto lower = [](std::string_view v) {
+    std::string out(v);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string wanted = lower(id);
   std::optional<std::size_t> found;
   std::size_t matches = 0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (entries[i].id == id) return i;  // an exact id wins over longer ids it prefixes
-    if (entries[i].id.rfind(id, 0) == 0) {
+    const std::string have = lower(entries[i].id);
+    if (have == wanted) return i;  // an exact id wins over longer ids it prefixes
+    if (have.rfind(wanted, 0) == 0) {
       ++matches;
       found = i;
     }
   }
-  if (matches == 0) return Error{"ENTRY_NOT_FOUND", "no entry " + std::string(id) + " in this session (/tree lists them)"};
+  if (matches == 0) return Error{"ENTRY_NOT_FOUND", "no entry " + shown + " in this session (/tree lists them)"};
   if (matches > 1) {
-    return Error{"AMBIGUOUS", std::to_string(matches) + " entries start with " + std::string(id) + "; give more of the id"};
+    return Error{"AMBIGUOUS", std::to_string(matches) + " entries start with " + shown + "; give more of the id"};
   }
   return *found;
 }

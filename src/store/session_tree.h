@@ -40,9 +40,10 @@ struct TreeView {
 /// characters (UTF-8 safe) with "…"; entries of types the context ignores are not counted.
 TreeView tree_view(const std::vector<TranscriptEntry>& entries, std::size_t preview_chars = 80);
 
-/// The entry whose id is `id` or starts with it (at least 4 characters). Errors:
-/// "INVALID_REQUEST" (shorter than 4 characters, or not hex), "ENTRY_NOT_FOUND",
-/// "AMBIGUOUS" (several ids start with it: their count is in the message).
+/// The entry whose id is `id` or starts with it (4 to 64 hex characters, case-insensitive).
+/// Errors: "INVALID_REQUEST" (shorter than 4 or longer than 64 characters, or not hex),
+/// "ENTRY_NOT_FOUND", "AMBIGUOUS" (several ids start with it: their count is in the message).
+/// Messages show at most the first 40 characters of `id`.
 Result<std::size_t> resolve_entry(const std::vector<TranscriptEntry>& entries, std::string_view id);
 
 /// What switching the active branch to an entry means.

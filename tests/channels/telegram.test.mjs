@@ -7,7 +7,8 @@
 // Covers: a DM answered; a group answered only when the bot is mentioned; an unknown sender gets a
 // pairing code and is answered after `pincer pairing approve`; a 10 000-character reply arrives
 // complete, in order, in chunks within Telegram's limit with balanced code fences; /new; the
-// update offset survives a restart (no message answered twice).
+// update offset survives a restart (no message answered twice); /compact's result arrives as a
+// second reply; a memory flush's NO_REPLY never reaches the chat.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -25,6 +26,7 @@ const GROUP = -100500;
 const WORK_GROUP = -100600;  // bound to the agent "work"
 const FORUM = -100700;       // a forum supergroup; its topic 42 is bound to the agent "work"
 const FLOODER = 2003;        // an unknown sender who keeps writing
+const NOTER = 1004;          // allowed; bound to the agent "notes", whose model has a small window
 
 const { pincer, srcDir } = testArguments('telegram.test.mjs');
 const TelegramServer = telegramServerClass();
@@ -73,14 +75,16 @@ before(async () => {
   writeFileSync(path.join(home, 'pincer.json'), `{
   gateway: { auth: { token: 'telegram-test-gateway-token-0123456789' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
-    models: [ { id: 'mock-model' }, { id: 'mock-two' } ] } } },
-  agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
+    models: [ { id: 'mock-model' }, { id: 'mock-two' }, { id: 'mock-small', contextWindow: 40000 } ] } } },
+  agents: { defaults: { model: { primary: 'mock/mock-model' }, compaction: { memoryFlush: { softThresholdTokens: 12000 } } },
+            list: [ { id: 'main', default: true }, { id: 'work' }, { id: 'notes', model: { primary: 'mock/mock-small' } } ] },
   bindings: [ { agentId: 'work', match: { channel: 'telegram', peer: { kind: 'group', id: '${WORK_GROUP}' } } },
+              { agentId: 'notes', match: { channel: 'telegram', peer: { kind: 'direct', id: '${NOTER}' } } },
               { agentId: 'work', match: { channel: 'telegram', peer: { kind: 'group', id: '${FORUM}:topic:42' } } } ],
   session: { dmScope: 'per-channel-peer' },
   channels: { telegram: {
     botToken: '${BOT_TOKEN}', apiRoot: 'http://127.0.0.1:${apiPort}', pollTimeoutSeconds: 0,
-    dmPolicy: 'pairing', allowFrom: ['${OWNER}'],
+    dmPolicy: 'pairing', allowFrom: ['${OWNER}', '${NOTER}'],
     groupPolicy: 'open', groups: { '*': { requireMention: true } },
   } },
 }\n`);
@@ -272,6 +276,36 @@ test('/model switches the chat\'s session to another model from the next message
   assert.equal(body(calls[calls.length - 1]).model, 'mock-two');
   await owner.sendMessage(owner.makeMessage('/model default'));
   await waitFor(owner, (m) => replies(m, 'mock/mock-model').length > 0, 'the /model default confirmation');
+});
+
+test('/compact in a chat: "Compacting…" at once, then the result as a second reply', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner', userName: 'owner' });
+  await owner.sendMessage(owner.makeMessage('one more thing ECHO:tg-before-compact'));
+  await waitFor(owner, (m) => replies(m, '[tg-before-compact]').length > 0, 'the reply before /compact');
+  await owner.sendMessage(owner.makeMessage('/compact keep the ids'));
+  const msgs = await waitFor(owner, (m) => replies(m, 'Compacted the session').length > 0 || replies(m, '/compact failed').length > 0,
+    'the result of /compact');
+  assert.equal(replies(msgs, '/compact failed').length, 0, JSON.stringify(replies(msgs, '/compact').map((m) => m.text)));
+  const ack = msgs.findIndex((m) => String(m.text).includes('Compacting the session'));
+  const result = msgs.findIndex((m) => String(m.text).includes('Compacted the session: about'));
+  assert.ok(ack >= 0 && result > ack, 'the acknowledgement comes first, then the result');
+});
+
+test('a memory flush\'s NO_REPLY is never sent to the chat (CX-10)', async () => {
+  const noter = server.getClient(BOT_TOKEN, { userId: NOTER, chatId: NOTER, firstName: 'Noter', userName: 'noter' });
+  // About 15 000 tokens of history in a 40 000-token window: the next turn is preceded by the
+  // silent flush turn (a write to memory/, then NO_REPLY).
+  await noter.sendMessage(noter.makeMessage('MOCK_LONG:46000'));
+  await waitFor(noter, (m) => m.reduce((n, x) => n + String(x.text).length, 0) >= 45000, 'the long reply', 60000);
+  await mockCall('/__mock/reset', {});
+  await noter.sendMessage(noter.makeMessage('what next? ECHO:tg-after-flush'));
+  // Replies reach a chat in order: a delivered NO_REPLY would be before this one.
+  const msgs = await waitFor(noter, (m) => replies(m, '[tg-after-flush]').length > 0, 'the reply after the flush', 60000);
+  const body = (r) => (typeof r.body === 'string' ? JSON.parse(r.body) : r.body);
+  const flushCalls = (await mockCall('/__mock/requests')).filter((r) => JSON.stringify(body(r) ?? '').includes('Pre-compaction memory flush'));
+  assert.ok(flushCalls.length > 0, 'no memory flush turn ran');
+  assert.equal(replies(msgs, 'NO_REPLY').length, 0, 'the silent reply reached the chat');
+  assert.equal(replies(msgs, 'MOCK_FLUSHED').length, 0, 'the flush turn\'s work reached the chat');
 });
 
 test('webhook mode: updates arrive by POST, and the same update twice is answered once', async () => {

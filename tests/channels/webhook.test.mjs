@@ -108,6 +108,16 @@ test('the same messageId twice is answered once', async () => {
   assert.deepEqual(again.json, { ok: true, duplicate: true });
 });
 
+test('sync: /compact answers once, with its result, when the compaction is done', async () => {
+  for (let i = 0; i < 4; i++) {
+    const r = await post(syncBase, { text: `Please keep going with step alpha bravo charlie delta echo ${i} ECHO:wh-c${i}`, senderId: 'svc-compact' });
+    assert.equal(r.json.reply, `Hello from the mock LLM. [wh-c${i}]`, JSON.stringify(r.json));
+  }
+  const r = await post(syncBase, { text: '/compact', senderId: 'svc-compact' });
+  assert.equal(r.status, 200, JSON.stringify(r.json));
+  assert.match(r.json.reply, /^Compacting the session…\nCompacted the session: about \d+ → \d+ tokens\.$/);
+});
+
 test('two conversations of one sender are two sessions: concurrent sync requests get their own replies', async () => {
   const [a, b] = await Promise.all([
     post(syncBase, { text: 'first MOCK_SLOW:100 ECHO:wh-conv-a', senderId: 'svc-3', conversationId: 'conv-a' }),

@@ -88,6 +88,45 @@ TEST_F(CliConfigConcurrencyTest, ConcurrentSetsAllLand) {
   }
 }
 
+// Thirty writers of thirty different keys at once (a new user's script): each waits for the
+// config lock before it reads the file, so none is refused ("try again") and every value lands —
+// with retries after a conflict, 10 of 30 used to fail.
+TEST_F(CliConfigConcurrencyTest, ThirtyConcurrentSetsOfDifferentKeysAllSucceed) {
+  constexpr int kWriters = 30;
+  auto created = run_pincer({"config", "set", "gateway.port", "18789"}, env(), 20s);
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::vector<std::unique_ptr<Process>> writers;
+  for (int i = 0; i < kWriters; ++i) {
+    // Keys in several sections, so that the edits touch different parts of the file.
+    const std::string n = std::to_string(i);
+    const std::string key = i % 3 == 0 ? "env.K" + n
+                            : i % 3 == 1 ? "models.providers.p" + n + ".baseUrl"
+                                         : "session.identityLinks.p" + n;
+    const std::string value = i % 3 == 0 ? "v" + n : i % 3 == 1 ? "http://127.0.0.1:" + std::to_string(9000 + i) : "['telegram:" + n + "']";
+    writers.push_back(start({"config", "set", key, value}));
+  }
+  int failed = 0;
+  for (int i = 0; i < kWriters; ++i) {
+    auto code = writers[i]->wait(120s);
+    ASSERT_TRUE(code.has_value()) << "writer " << i << " did not finish";
+    if (*code != 0) ++failed;
+    EXPECT_EQ(*code, 0) << "writer " << i << ": " << writers[i]->err();
+  }
+  EXPECT_EQ(failed, 0);
+  auto r = run_pincer({"config", "get", "env", "--json", "--show-secrets"}, env(), 20s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json vars = json::parse(r.out)["value"];
+  auto links = run_pincer({"config", "get", "session.identityLinks", "--json"}, env(), 20s);
+  ASSERT_EQ(links.exit_code, 0) << links.err;
+  const json linked = json::parse(links.out)["value"];
+  for (int i = 0; i < kWriters; i += 3) EXPECT_EQ(vars.value("K" + std::to_string(i), ""), "v" + std::to_string(i)) << vars.dump();
+  for (int i = 2; i < kWriters; i += 3) EXPECT_TRUE(linked.contains("p" + std::to_string(i))) << linked.dump();
+  auto providers = run_pincer({"config", "get", "models.providers", "--json"}, env(), 20s);
+  ASSERT_EQ(providers.exit_code, 0) << providers.err;
+  const json served = json::parse(providers.out)["value"];
+  for (int i = 1; i < kWriters; i += 3) EXPECT_TRUE(served.contains("p" + std::to_string(i))) << served.dump();
+}
+
 }  // namespace
 }  // namespace cli_config_concurrency_test
 }  // namespace pincer::test

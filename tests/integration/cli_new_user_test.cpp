@@ -2,6 +2,10 @@
 // describe what a run really gets, sandbox settings that would fail every run are refused by
 // `config validate|set`, and `--thinking` takes every level `/think` takes. The real binary with a
 // temp PINCER_HOME; no gateway is needed for any of it.
+#include <fstream>
+#include <iterator>
+#include <thread>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -102,14 +106,22 @@ TEST_F(CliNewUserTest, SandboxSettingsThatFailEveryRunAreRefused) {
   auto off = pincer({"config", "validate"});
   EXPECT_EQ(off.exit_code, 0) << off.err;
 
-  // The host's root bound read-write runs, but says what it means.
+  // The host's root, its system directories and the sandbox's own mounts are never bound (as OpenClaw).
   write_config("agents: { defaults: { sandbox: { mode: 'all', binds: ['/:/'] } } }");
   auto root = pincer({"config", "validate", "--json"});
-  EXPECT_EQ(root.exit_code, 0) << root.out;
-  const json warnings = json::parse(root.out)["warnings"];
-  bool found = false;
-  for (const auto& w : warnings) found = found || w.get<std::string>().find("binds[0]: binds the host's root \"/\" read-write") != std::string::npos;
-  EXPECT_TRUE(found) << root.out;
+  EXPECT_EQ(root.exit_code, 2) << root.out;
+  EXPECT_NE(root.out.find("binds[0]: \\\"/:/\\\" binds the host's whole file system"), std::string::npos) << root.out;
+  write_config("agents: { defaults: { sandbox: { mode: 'all' } } }");
+  auto proc = pincer({"config", "set", "agents.defaults.sandbox.binds", "['/tmp:/proc']"});
+  EXPECT_EQ(proc.exit_code, 2);
+  EXPECT_NE(proc.err.find("binds[0]: \"/tmp:/proc\": the inside path /proc would hide the sandbox's own /proc"),
+            std::string::npos)
+      << proc.err;
+  // A missing host path is refused with the sandbox off too: turning it on must not fail every run.
+  write_config("agents: { defaults: { sandbox: { mode: 'off', binds: ['" + missing_dir + "'] } } }");
+  auto off_missing = pincer({"config", "validate"});
+  EXPECT_EQ(off_missing.exit_code, 2);
+  EXPECT_NE(off_missing.err.find("host path \"" + missing_dir + "\" does not exist"), std::string::npos) << off_missing.err;
 }
 
 TEST_F(CliNewUserTest, ToolsExplainLeavesOutTheMemoryToolsWhenMemoryIsOff) {
@@ -206,6 +218,73 @@ TEST_F(CliNewUserTest, MemoryCommandsCheckTheirInputAndTheStateDir) {
   EXPECT_NE(status.exit_code, 0);
   EXPECT_NE(status.err.find("state directory " + missing.string() + " does not exist"), std::string::npos) << status.err;
   EXPECT_FALSE(std::filesystem::exists(missing));
+}
+
+// `config set` stores what the schema means: an integer key gets an integer, a one-line setting
+// no newline; `tools explain --session` takes only a session key.
+TEST_F(CliNewUserTest, ConfigSetStoresIntegersAndRefusesControlCharacters) {
+  write_config("meta: {}");
+  auto port = pincer({"config", "set", "gateway.port", "1e3"});
+  ASSERT_EQ(port.exit_code, 0) << port.err;
+  std::ifstream in(home_.path() / "pincer.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("port: 1000"), std::string::npos) << text;
+  EXPECT_EQ(text.find("1000.0"), std::string::npos) << text;
+  auto fraction = pincer({"config", "set", "gateway.port", "1000.5"});
+  EXPECT_EQ(fraction.exit_code, 2);
+  EXPECT_NE(fraction.err.find("gateway.port: expected integer 1..65535"), std::string::npos) << fraction.err;
+
+  auto token = pincer({"config", "set", "gateway.auth.token", "abc\ndef-0123456789abcdef0123"});
+  EXPECT_EQ(token.exit_code, 2);
+  EXPECT_NE(token.err.find("gateway.auth.token: expected string without control characters"), std::string::npos) << token.err;
+  auto workspace = pincer({"config", "set", "agents.defaults.workspace", "/tmp/ws\tx"});
+  EXPECT_EQ(workspace.exit_code, 2);
+  EXPECT_NE(workspace.err.find("agents.defaults.workspace: expected string without control characters"), std::string::npos)
+      << workspace.err;
+  auto zone = pincer({"config", "set", "agents.defaults.userTimezone", "Mars/Base"});
+  EXPECT_EQ(zone.exit_code, 2);
+  EXPECT_NE(zone.err.find("agents.defaults.userTimezone: \"Mars/Base\" is not a time zone"), std::string::npos) << zone.err;
+
+  auto explain = pincer({"tools", "explain", "--session", "a\nb"});
+  EXPECT_EQ(explain.exit_code, 2);
+  EXPECT_NE(explain.err.find("--session:"), std::string::npos) << explain.err;
+  EXPECT_EQ(explain.out, "");
+}
+
+// `gateway run` checks what `config validate` checks, and refuses to start with the errors.
+TEST_F(CliNewUserTest, GatewayRunRefusesAConfigThatValidateRejects) {
+  write_config("agents: { defaults: { userTimezone: 'Mars/Base', sandbox: { binds: ['/proc:/host-proc'] } } }");
+  auto r = run_pincer({"gateway", "run", "--port", "0"},
+                      {{"PINCER_HOME", home_.path().string()}, {"XDG_CONFIG_HOME", (home_.path() / "xdg").string()}}, 60s);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("agents.defaults.userTimezone: \"Mars/Base\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("agents.defaults.sandbox.binds[0]: \"/proc:/host-proc\" binds /proc"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("does not start with an invalid configuration"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("listening"), std::string::npos) << r.out;
+}
+
+// A running gateway rejects an edit that `config validate` rejects (here a hot change: agents.*),
+// keeps its config and says why; the same file fixed is applied.
+TEST_F(CliNewUserTest, AReloadIsRejectedForWhatValidateRejects) {
+  write_config("meta: {}");
+  Gateway gateway(home_.path());
+  const std::map<std::string, std::string> env = {{"PINCER_HOME", home_.path().string()},
+                                                  {"PINCER_GATEWAY_PORT", std::to_string(gateway.port())}};
+  write_config("agents: { defaults: { userTimezone: 'Mars/Base' } }");
+  json status;
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = run_pincer({"status", "--json"}, env, 10s);
+    status = json::parse(r.out, nullptr, false);
+    if (status.is_object() && status["config"]["lastRejectedReload"].is_object()) break;
+    std::this_thread::sleep_for(100ms);  // polling a condition, with a deadline
+  }
+  ASSERT_TRUE(status.is_object() && status["config"]["lastRejectedReload"].is_object()) << status.dump();
+  EXPECT_NE(status["config"]["lastRejectedReload"]["reason"].get<std::string>().find(
+                "agents.defaults.userTimezone: \"Mars/Base\" is not a time zone"),
+            std::string::npos)
+      << status.dump();
+  EXPECT_EQ(status["config"]["matchesFile"], false) << status.dump();
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ TEST_F(ControlUiTest, ServesTheUiAtTheRootAndMovesTheWebChat) {
 }
 
 TEST_F(ControlUiTest, BasePathKeepsTheWebChatAtTheRoot) {
-  start("{ root: '" + root_.string() + "', basePath: 'openclaw/' }");
+  start("{ root: '" + root_.string() + "', basePath: '/openclaw/' }");
   auto bare = http_request(port(), "GET", "/openclaw?x=1");
   EXPECT_EQ(bare.status, 302);
   EXPECT_EQ(bare.headers["location"], "/openclaw/?x=1");

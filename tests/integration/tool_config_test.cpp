@@ -87,11 +87,18 @@ TEST_F(ToolConfigTest, SandboxModeAllHidesTheHostFromExec) {
   EXPECT_EQ(out.find("the host secret"), std::string::npos) << out;
 }
 
-TEST_F(ToolConfigTest, AMissingSandboxBackendRefusesInsteadOfRunningOnTheHost) {
-  start(", sandbox: { mode: 'all', bwrap: { command: '/nonexistent/bwrap' } }", "{ }");
+// A bwrap.command path that is no executable is a config error (the gateway does not start with
+// it); one that exists but cannot make a sandbox here (no user namespaces …) is found at the first
+// command, which is refused rather than run on the host.
+TEST_F(ToolConfigTest, ASandboxBackendThatCannotStartRefusesInsteadOfRunningOnTheHost) {
+  const auto fake = home_.path() / "broken-bwrap";
+  home_.write("broken-bwrap", "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n");
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  start(", sandbox: { mode: 'all', bwrap: { command: '" + fake.string() + "' } }", "{ }");
   const auto marker = home_.path() / "ran-on-host";
   const std::string out = exec_result("touch " + marker.string(), "run-missing");
-  EXPECT_NE(out.find("/nonexistent/bwrap"), std::string::npos) << out;
+  EXPECT_NE(out.find(fake.string()), std::string::npos) << out;
+  EXPECT_NE(out.find("cannot create a sandbox"), std::string::npos) << out;
   EXPECT_NE(out.find("nothing was run on the host"), std::string::npos) << out;
   EXPECT_FALSE(std::filesystem::exists(marker));
 }

@@ -335,7 +335,9 @@ function keywordPlan(api, conv, opts, state) {
   const hold = /MOCK_HOLD:([A-Za-z0-9_-]+)/.exec(userText);
   if (hold) plan.hold = { name: hold[1], afterDeltas: 2 };
 
-  // Pincer's memory flush turn (CX-10): write a note to the daily file its prompt names, then NO_REPLY.
+  // Pincer's memory flush turn (CX-10): write a note to the daily file its prompt names, then
+  // NO_REPLY. Like a model that follows the prompt ("APPEND new content only"), it sends only the
+  // new line, never the file's old content: the flush's write tool must do the appending.
   const flush = /(?:^|\n)Pre-compaction memory flush\.[\s\S]*?(memory\/\d{4}-\d{2}-\d{2}\.md)/.exec(userText);
   if (flush) {
     if (toolResults.length || !conv.toolNames.includes("write")) {
@@ -423,6 +425,10 @@ function scriptPlan(entry, api, conv, opts, state) {
   if (entry.cut) plan.cut = { afterDeltas: Number(entry.afterDeltas ?? 2) };
   if (entry.delayMs != null) plan.delayMs = Number(entry.delayMs);
   if (entry.finish) plan.finish = entry.finish;
+  // {"hold": "name"}: as MOCK_HOLD:name, before the first delta (the reply the request would get
+  // otherwise — a memory flush's write call or a summariser's answer, say — waits until
+  // POST /__mock/release?name=name; `holdAfterDeltas` lets that many deltas out first).
+  if (entry.hold) plan.hold = { name: String(entry.hold), afterDeltas: Number(entry.holdAfterDeltas ?? 0) };
   return plan;
 }
 

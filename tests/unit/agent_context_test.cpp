@@ -130,7 +130,7 @@ TEST(AgentConfigSchema, ViolationMessagesAreExact) {
       {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": [{"name": "x"}]}}}})",
        "models.providers.p.models[0].id: missing required key (expected string)"},
       {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": [{"id": "m", "contextWindow": 0}]}}}})",
-       "models.providers.p.models[0].contextWindow: expected integer >= 1, got 0"},
+       "models.providers.p.models[0].contextWindow: expected integer 1..2147483647, got 0"},
       {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": [{"id": "m", "input": ["text", "audio"]}]}}}})",
        R"(models.providers.p.models[0].input[1]: expected one of text|image, got "audio")"},
       {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": [{"id": "m", "reasoning": "yes"}]}}}})",
@@ -150,7 +150,7 @@ TEST(AgentConfigSchema, ViolationMessagesAreExact) {
       {R"({"agents": {"defaults": {"thinkingDefault": "max"}}})",
        R"(agents.defaults.thinkingDefault: expected one of off|minimal|low|medium|high|xhigh, got "max")"},
       {R"({"agents": {"defaults": {"timeoutSeconds": 0}}})",
-       "agents.defaults.timeoutSeconds: expected integer >= 1, got 0"},
+       "agents.defaults.timeoutSeconds: expected integer 1..2147483, got 0"},
       {R"({"agents": {"defaults": {"bootstrapTruncationWarning": "never"}}})",
        R"(agents.defaults.bootstrapTruncationWarning: expected one of once|always|off, got "never")"},
       {R"({"agents": {"defaults": {"model": true}}})", "agents.defaults.model: expected string or object, got true"},
@@ -170,9 +170,9 @@ TEST(AgentConfigSchema, ViolationMessagesAreExact) {
       {R"({"tools": {"profile": "admin"}})",
        R"(tools.profile: expected one of minimal|coding|messaging|full, got "admin")"},
       {R"({"tools": {"deny": "exec"}})", R"(tools.deny: expected array of string, got "exec")"},
-      {R"({"tools": {"exec": {"timeoutSec": -1}}})", "tools.exec.timeoutSec: expected integer >= 0, got -1"},
+      {R"({"tools": {"exec": {"timeoutSec": -1}}})", "tools.exec.timeoutSec: expected integer 0..2147483, got -1"},
       {R"({"tools": {"exec": {"maxOutputChars": 10}}})",
-       "tools.exec.maxOutputChars: expected integer >= 1024, got 10"},
+       "tools.exec.maxOutputChars: expected integer 1024..2147483647, got 10"},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(violations_of(json::parse(c.doc)), c.message) << c.doc;
@@ -183,7 +183,9 @@ TEST(AgentConfigSchema, Defaults) {
   json e = config::with_defaults(json::object());
   EXPECT_EQ(e["agents"]["defaults"], json::parse(R"({"thinkingDefault": "off", "timeoutSeconds": 600,
       "maxConcurrent": 4, "bootstrapMaxChars": 20000, "bootstrapTotalMaxChars": 150000,
-      "bootstrapTruncationWarning": "once", "sandbox": {"backend": "bwrap", "bwrap": {"command": "bwrap"},
+      "bootstrapTruncationWarning": "once", "startupContext": {"enabled": true, "dailyMemoryDays": 2,
+      "maxFileBytes": 16384, "maxFileChars": 1200, "maxTotalChars": 2800},
+      "sandbox": {"backend": "bwrap", "bwrap": {"command": "bwrap"},
       "mode": "off", "network": "off", "workspaceAccess": "rw"}})"));
   EXPECT_EQ(e["tools"], json::parse(R"({"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000,
       "security": "full", "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}}})"));

@@ -145,10 +145,10 @@ TEST(ConfigInclude, SameFileTwiceIsNotACycle) {
   auto top = dir.write("pincer.json", R"({"gateway": {
       "trustedProxies": {"$include": "ips.json"},
       "controlUi": {"allowedOrigins": {"$include": "ips.json"}}}})");
-  dir.write("ips.json", R"(["10.0.0.1"])");
+  dir.write("ips.json", R"(["http://10.0.0.1"])");  // a string list both keys' schemas accept
   auto cfg = load(top, kNoEnv);
   ASSERT_TRUE(cfg.ok()) << cfg.error().message;
-  EXPECT_EQ(cfg->resolved["gateway"]["controlUi"]["allowedOrigins"], json::parse(R"(["10.0.0.1"])"));
+  EXPECT_EQ(cfg->resolved["gateway"]["controlUi"]["allowedOrigins"], json::parse(R"(["http://10.0.0.1"])"));
 }
 
 // pincer.json includes f1.json, f1 includes f2 … up to f<levels>.json, which holds the port.
@@ -404,7 +404,7 @@ TEST(ConfigValidate, WrongTypeAndRange) {
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": {"port": 80.5}})")),
             "gateway.port: expected integer 1..65535, got 80.5");
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": {"auth": {"rateLimit": {"lockoutMs": -1}}}})")),
-            "gateway.auth.rateLimit.lockoutMs: expected integer >= 0, got -1");
+            "gateway.auth.rateLimit.lockoutMs: expected integer 0..2147483647, got -1");
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": {"auth": {"rateLimit": {"exemptLoopback": "yes"}}}})")),
             R"(gateway.auth.rateLimit.exemptLoopback: expected boolean, got "yes")");
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": 5})")), "gateway: expected object, got 5");
@@ -482,7 +482,7 @@ TEST(ConfigValidate, RequiredKeyMissing) {
 
 TEST(ConfigValidate, SensitiveValuesAreNotEchoed) {
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": {"auth": {"token": 123456}}})")),
-            "gateway.auth.token: expected string, got number");
+            "gateway.auth.token: expected string without control characters (newline, tab, NUL …), got number");
 }
 
 TEST(ConfigValidate, LongStringsAreShortenedInMessages) {
@@ -534,9 +534,12 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
       "agents": {"defaults": {"thinkingDefault": "off", "timeoutSeconds": 600, "maxConcurrent": 4,
                               "bootstrapMaxChars": 20000, "bootstrapTotalMaxChars": 150000,
                               "bootstrapTruncationWarning": "once",
+                              "startupContext": {"enabled": true, "dailyMemoryDays": 2, "maxFileBytes": 16384,
+                                                 "maxFileChars": 1200, "maxTotalChars": 2800},
                               "sandbox": {"backend": "bwrap", "bwrap": {"command": "bwrap"}, "mode": "off",
                                           "network": "off", "workspaceAccess": "rw"}}},
       "memory": {"backend": "builtin", "citations": "auto",
+                 "capture": {"enabled": true, "maxChars": 500}, "archive": {"enabled": true},
                  "search": {"chunking": {"overlap": 80, "tokens": 400}, "enabled": true, "provider": "none",
                             "query": {"hybrid": {"candidateMultiplier": 4, "mmr": {"enabled": true, "lambda": 0.7},
                                                  "temporalDecay": {"enabled": true, "halfLifeDays": 30},

@@ -38,16 +38,30 @@ MethodResult agent_run(MethodContext& ctx) {
 
   if (agent::is_blank_message(message)) return RpcError::invalid("message or attachment required");
   if (auto command = agent::parse_chat_command(message)) {
-    // A slash command (agent/chat_commands.h) answers at once, in the shape of a finished run.
+    // A slash command (agent/chat_commands.h) answers at once, in the shape of a finished run; one
+    // whose result comes later (/compact, /tree ID) is acknowledged now and answered with both
+    // texts (two payloads) when its work ended.
     const std::string key_used = agents->canonical_key(session_key.empty() ? "main" : session_key, agent_id);
+    const std::string name = command->command->name;
+    auto result = [key, key_used, name](json payloads, bool ok) {
+      return json{{"runId", key},
+                  {"status", "ok"},
+                  {"summary", "command"},
+                  {"result", {{"payloads", std::move(payloads)}, {"meta", {{"sessionKey", key_used}, {"command", name}, {"ok", ok}}}}}};
+    };
+    auto first = std::make_shared<std::string>();
     agent::CommandContext context{*agents, key_used, {}};
+    Gateway& gw = ctx.gateway;
+    context.follow_up = [&gw, conn = ctx.client.id, request_id = ctx.request.id, result, first](const agent::CommandReply& later) {
+      const std::string text = later.ok ? later.text : redact::apply(later.text);
+      gw.send_to(conn, build_ok_value(request_id, result(json::array({json{{"text", *first}}, json{{"text", text}}}), later.ok)));
+    };
     const agent::CommandReply reply = agent::run_chat_command(*command, context);
-    return json{{"runId", key},
-                {"status", "ok"},
-                {"summary", "command"},
-                {"result",
-                 {{"payloads", json::array({json{{"text", reply.text}}})},
-                  {"meta", {{"sessionKey", key_used}, {"command", command->command->name}, {"ok", reply.ok}}}}}};
+    if (reply.follows) {
+      *first = reply.text;
+      return json{{"runId", key}, {"status", "accepted"}, {"acceptedAt", gw.clock().wall_ms()}};
+    }
+    return result(json::array({json{{"text", reply.text}}}), reply.ok);
   }
   Gateway& gw = ctx.gateway;
   const ConnId conn = ctx.client.id;

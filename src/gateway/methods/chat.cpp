@@ -6,6 +6,7 @@
 #include "agent/agent_service.h"
 #include "agent/chat_commands.h"
 #include "core/event_loop.h"
+#include "core/redact.h"
 #include "gateway/gateway.h"
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
@@ -42,25 +43,37 @@ bool is_stop_request(std::string text) {
 
 /// A slash command sent as a chat message (agent/chat_commands.h): run at once; its answer is
 /// the run's `chat` final event (an assistant message, stopReason "command"), sent after the
-/// acknowledgement, as OpenClaw answers a command through chat.send. Not written to the transcript.
-std::string answer_chat_command(Gateway& gateway, const agent::CommandInvocation& command, const std::string& session_key,
-                                const std::string& run_id) {
+/// acknowledgement, as OpenClaw answers a command through chat.send. A command whose result comes
+/// later (/compact, /tree ID) answers with a `delta` now and the `final` (both texts) when its
+/// work ended, like a streamed reply. Not written to the transcript.
+void answer_chat_command(Gateway& gateway, const agent::CommandInvocation& command, const std::string& session_key,
+                         const std::string& run_id) {
   agent::AgentService& agents = *gateway.agents();
-  agent::CommandContext context{agents, session_key, {}};
-  const agent::CommandReply reply = agent::run_chat_command(command, context);
-  const int64_t ts = gateway.clock().wall_ms();
-  json payload = {{"runId", run_id},
-                  {"sessionKey", agents.canonical_key(session_key)},
-                  {"seq", 1},
-                  {"state", "final"},
-                  {"stopReason", "command"},
-                  {"message", {{"role", "assistant"}, {"content", json::array({{{"type", "text"}, {"text", reply.text}}})}, {"timestamp", ts}}}};
-  auto send = [&gateway, text = payload.dump(-1, ' ', false, json::error_handler_t::replace)] {
-    gateway.broadcast_run_event("chat", text);
+  const std::string key = agents.canonical_key(session_key);
+  auto event = [&gateway, key, run_id](int seq, const char* state, const std::string& text) {
+    json payload = {{"runId", run_id}, {"sessionKey", key}, {"seq", seq}, {"state", state}};
+    if (std::string_view(state) == "final") payload["stopReason"] = "command";
+    else payload["deltaText"] = text;
+    payload["message"] = {{"role", "assistant"},
+                          {"content", json::array({{{"type", "text"}, {"text", text}}})},
+                          {"timestamp", gateway.clock().wall_ms()}};
+    gateway.broadcast_run_event("chat", payload.dump(-1, ' ', false, json::error_handler_t::replace));
   };
+  auto first = std::make_shared<std::string>();  // the immediate text, the final repeats it
+  agent::CommandContext context{agents, session_key, {}};
+  context.follow_up = [&gateway, event, first](const agent::CommandReply& later) {
+    // Posted, as the delta is: a compaction that fails at once must not overtake it.
+    auto send = [event, first, text = later.ok ? later.text : redact::apply(later.text)] {
+      event(2, "final", *first + "\n" + text);
+    };
+    if (EventLoop* loop = gateway.loop()) loop->post(send);
+    else send();
+  };
+  const agent::CommandReply reply = agent::run_chat_command(command, context);
+  *first = reply.text;
+  auto send = [event, text = reply.text, follows = reply.follows] { event(1, follows ? "delta" : "final", text); };
   if (EventLoop* loop = gateway.loop()) loop->post(send);
   else send();
-  return reply.text;
 }
 
 /// `chat.send {sessionKey, agentId?, sessionId?, message, thinking?, deliver?, attachments?,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <initializer_list>
 
 #include "gateway/protocol/constants.h"
@@ -213,10 +214,18 @@ std::variant<int, ConnectFailure> negotiate_protocol(const ConnectRequest& r) {
 }
 
 bool browser_origin_allowed(std::string_view origin, std::string_view host, const AuthSettings& auth) {
-  const auto& allowed = auth.allowed_origins;
-  if (std::find(allowed.begin(), allowed.end(), origin) != allowed.end() ||
-      std::find(allowed.begin(), allowed.end(), "*") != allowed.end()) {
-    return true;
+  // "null" is the origin of sandboxed frames, file:// pages and some redirects: any page can make
+  // one, so neither an entry "null" nor "*" lets it in (as OpenClaw's parseOrigin refuses it).
+  auto lower = [](std::string_view v) {
+    std::string out(v);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+  };
+  const std::string origin_lower = lower(origin);
+  if (origin_lower == "null" || origin_lower.find("://") == std::string::npos) return false;
+  for (const auto& entry : auth.allowed_origins) {
+    // Scheme and host are case-insensitive; browsers send them in lower case.
+    if (entry == "*" || lower(entry) == origin_lower) return true;
   }
   // Same origin as the page we serve (scheme://<Host header>) counts only under a Host no page can
   // re-point: a DNS-rebinding page (evil.example → 127.0.0.1) is "same origin" with itself, so on a

@@ -83,6 +83,8 @@ struct AuthSettings {
 /// request carries the Host header `host`: an origin in gateway.controlUi.allowedOrigins ("*" = any),
 /// or the gateway's own page (scheme://<host>) under a Host no DNS-rebinding page can produce — a
 /// loopback Host (localhost, 127.x, [::1]) on a loopback bind; on other binds also an IP literal.
+/// Entries match case-insensitively. The opaque origin "null" (sandboxed frames, file:// pages)
+/// and anything that is not scheme://host are never allowed, not even by "*".
 bool browser_origin_allowed(std::string_view origin, std::string_view host, const AuthSettings& auth);
 
 /// Browser origin check of a WebSocket upgrade (browser_origin_allowed; no Origin = not a browser).

@@ -32,7 +32,51 @@ Error invalid(const std::string& path, const std::string& message) {
   return Error{"CONFIG_INVALID", path + ": " + message};
 }
 
+/// Host paths never bound into a sandbox, nor anything beneath them, nor a directory holding one
+/// (OpenClaw's BLOCKED_HOST_PATHS): system state, devices, the init system, the Docker socket.
+constexpr const char* kBlockedHostPaths[] = {"/etc", "/proc", "/sys", "/dev", "/root", "/boot", "/run", "/var/run",
+                                             "/var/run/docker.sock", "/run/docker.sock"};
+/// Credential directories of the user's home, blocked the same way (OpenClaw's BLOCKED_HOME_SUBPATHS).
+constexpr const char* kBlockedHomeEntries[] = {".aws", ".cargo", ".config", ".docker", ".gnupg", ".netrc", ".npm", ".ssh"};
+/// Inside paths the sandbox mounts itself: a bind there would replace them.
+constexpr const char* kReservedTargets[] = {"/proc", "/dev", "/sys"};
+
+/// `p` lexically normalised, without a trailing slash ("/a/b/../c/" → "/a/c").
+std::string normal_path(const std::string& p) {
+  std::string out = fs::path(p).lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+/// Whether `inner` is `outer` or beneath it (both normalised absolute paths).
+bool path_within(const std::string& outer, const std::string& inner) {
+  if (outer == "/") return true;
+  return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/');
+}
+
+/// Why binding host path `source` (normalised) is refused, or "".
+std::string blocked_source_reason(const std::string& source) {
+  if (source == "/") return "binds the host's whole file system \"/\"";
+  std::vector<std::string> blocked(std::begin(kBlockedHostPaths), std::end(kBlockedHostPaths));
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') {
+    const std::string h = normal_path(home);
+    if (h != "/") {
+      for (const char* e : kBlockedHomeEntries) blocked.push_back(h + "/" + e);
+    }
+  }
+  for (const auto& b : blocked) {
+    if (path_within(b, source)) return "binds " + source + (source == b ? "" : ", inside " + b);
+    if (path_within(source, b)) return "holds " + b;
+  }
+  return "";
+}
+
 Result<Bind> parse_bind(const std::string& path, const std::string& spec) {
+  // A newline, NUL or other control character is never part of a path the user meant; bwrap would
+  // get a different argument than the file shows.
+  for (unsigned char c : spec) {
+    if (c < 0x20 || c == 0x7f) return invalid(path, "contains a control character (newline, tab, NUL …): not a bind");
+  }
   // "/src", "/src:/dst", "/src:ro", "/src:/dst:rw"
   std::vector<std::string> parts;
   size_t start = 0;
@@ -54,6 +98,30 @@ Result<Bind> parse_bind(const std::string& path, const std::string& spec) {
   if (b.target.empty() || b.target[0] != '/') {
     // "/src:rx" is a mistyped mode more often than a relative inside path: say both.
     return invalid(path, "\"" + spec + "\": \"" + b.target + "\" is neither an absolute inside path nor a mode (ro or rw)");
+  }
+  b.source = normal_path(b.source);
+  b.target = normal_path(b.target);
+  // System directories, credentials and the Docker socket stay outside (as OpenClaw refuses them),
+  // also when a symlink leads there.
+  std::string reason = blocked_source_reason(b.source);
+  if (reason.empty()) {
+    std::error_code ec;
+    const fs::path real = fs::weakly_canonical(b.source, ec);
+    if (!ec && normal_path(real.string()) != b.source) {
+      reason = blocked_source_reason(normal_path(real.string()));
+      if (!reason.empty()) reason += " (through the symlink " + b.source + " → " + normal_path(real.string()) + ")";
+    }
+  }
+  if (!reason.empty()) {
+    return invalid(path, "\"" + spec + "\" " + reason + ": system directories, credentials and the Docker socket "
+                         "are never bound into the sandbox (bind a project directory instead)");
+  }
+  if (b.target == "/") return invalid(path, "\"" + spec + "\": the inside path \"/\" would replace the sandbox's root");
+  for (const char* r : kReservedTargets) {
+    if (path_within(r, b.target)) {
+      return invalid(path, "\"" + spec + "\": the inside path " + b.target + " would hide the sandbox's own " + r +
+                               " (choose another inside path)");
+    }
   }
   b.config_path = path;
   return b;
@@ -148,6 +216,15 @@ Result<Settings> settings_for_agent(const json& config, std::string_view agent_i
       }
     }
   }
+  // Two binds on one inside path: the later would silently hide the earlier.
+  for (size_t i = 0; i < s.binds.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (s.binds[i].target == s.binds[j].target) {
+        return invalid(s.binds[i].config_path, "the inside path " + s.binds[i].target + " is already bound by " +
+                                                   s.binds[j].config_path + " (each inside path can be bound once)");
+      }
+    }
+  }
   return s;
 }
 
@@ -238,17 +315,6 @@ Status check_binds(const Settings& settings) {
     }
   }
   return Ok{};
-}
-
-std::vector<std::string> bind_warnings(const Settings& settings) {
-  std::vector<std::string> out;
-  for (const auto& b : settings.binds) {
-    if (fs::path(b.source).lexically_normal() != fs::path("/")) continue;
-    out.push_back(b.config_path + ": binds the host's root \"/\" " +
-                  (b.read_only ? "read-only: every host file is readable inside the sandbox"
-                               : "read-write: every host file is writable inside the sandbox (add :ro, or bind only what the agent needs)"));
-  }
-  return out;
 }
 
 std::vector<std::string> bwrap_wrapper(const Settings& settings, const fs::path& bwrap, const fs::path& workspace,

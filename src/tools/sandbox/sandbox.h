@@ -65,6 +65,12 @@ std::string_view to_string(WorkspaceAccess access);
 /// The sandbox settings of `agent_id` from a loaded configuration document: agents.defaults.sandbox
 /// overridden key by key by the agents.list[] entry of that id. Errors "CONFIG_INVALID" name the
 /// key path, e.g. `agents.defaults.sandbox.binds[0]: "rel:/x" is not an absolute host path`.
+/// A bind is refused when it holds a control character (newline, NUL …), when its host path is
+/// not absolute, is "/" or lies in (or holds) one of OpenClaw's blocked host paths — /etc, /proc,
+/// /sys, /dev, /root, /boot, /run, /var/run, the Docker socket, ~/.ssh, ~/.gnupg, ~/.aws,
+/// ~/.config, ~/.docker, ~/.netrc, ~/.npm, ~/.cargo — also through a symlink, when its inside path
+/// is "/" or within /proc, /dev or /sys (the sandbox's own), and when two binds share an inside
+/// path. Paths are kept lexically normalised ("/a/../b/" → "/b").
 Result<Settings> settings_for_agent(const nlohmann::json& config, std::string_view agent_id);
 
 /// Whether a session is sandboxed: mode all, or non-main and `session_key` is not
@@ -85,10 +91,6 @@ Status check_backend(const Settings& settings);
 /// bind); nothing was run on the host` — instead of bwrap's own "Can't find source path" on every
 /// exec. Checked by exec before each command and by cli/config_checks.
 Status check_binds(const Settings& settings);
-
-/// Binds that defeat the sandbox, one line each naming the config path: a bind of the host's
-/// root "/" (read-write: the whole host is writable inside; read-only: all of it is readable).
-std::vector<std::string> bind_warnings(const Settings& settings);
 
 /// The wrapper for SpawnOptions::wrapper: `bwrap <flags> --chdir <cwd> --` (the caller appends
 /// `/bin/sh -c command`). `workspace` and `cwd` are canonical host paths, cwd inside workspace.

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/saturating.h"
 #include "tools/web/web_fetch_core.h"
 
 namespace pincer::tools {
@@ -34,7 +35,7 @@ const json& at(const std::shared_ptr<const json>& config, std::initializer_list<
 int64_t int_or(const json& node, const char* key, int64_t fallback) {
   if (!node.is_object()) return fallback;
   auto it = node.find(key);
-  return it != node.end() && it->is_number() ? it->get<int64_t>() : fallback;
+  return it != node.end() && it->is_number() ? saturating_json_int<int64_t>(*it, fallback) : fallback;
 }
 
 std::string string_or(const json& node, const char* key, std::string fallback) {
@@ -115,7 +116,7 @@ class WebFetchTool final : public Tool {
     const std::string url = args["url"].get<std::string>();
     web::FetchLimits limits;
     limits.max_response_bytes = static_cast<size_t>(std::clamp<int64_t>(int_or(cfg, "maxResponseBytes", 750'000), 32'000, 10'000'000));
-    limits.timeout_ms = std::max<int64_t>(int_or(cfg, "timeoutSeconds", 30), 1) * 1000;
+    limits.timeout_ms = saturating_mul(std::max<int64_t>(int_or(cfg, "timeoutSeconds", 30), 1), 1000);
     limits.max_redirects = static_cast<int>(std::clamp<int64_t>(int_or(cfg, "maxRedirects", 3), 0, 20));
     limits.user_agent = string_or(cfg, "userAgent", limits.user_agent);
     if (const json& ssrf = cfg.is_object() && cfg.contains("ssrfPolicy") ? cfg["ssrfPolicy"] : json(); ssrf.is_object()) {
@@ -218,7 +219,7 @@ class WebSearchTool final : public Tool {
     limits.allow_private = true;  // the operator's own endpoint
     limits.max_redirects = 2;
     limits.max_response_bytes = 2'000'000;
-    limits.timeout_ms = std::max<int64_t>(int_or(cfg, "timeoutSeconds", 30), 1) * 1000;
+    limits.timeout_ms = saturating_mul(std::max<int64_t>(int_or(cfg, "timeoutSeconds", 30), 1), 1000);
     limits.accept = "application/json";
     std::string url;
     if (provider == "brave") {
