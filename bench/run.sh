@@ -216,6 +216,14 @@ if [ -z "$OC_MISSING" ]; then REPORT+=(--openclaw "$RESULTS/openclaw.json"); els
 [ -n "$DOC" ] && REPORT+=(--md "$DOC")
 "${REPORT[@]}"
 echo "raw results: $(rel "$RESULTS")/{pincer,openclaw}.json, gateway logs: $(rel "$LOGS")/"
+# ---- 6. the memory benchmark (its own section of the same file; BENCH_MEMORY=0 skips it)
+MEM_FAILED=""
+if [ "${BENCH_MEMORY:-1}" != "0" ]; then
+  say "memory search (bench/memory_bench.sh)"
+  BENCH_MEM_ONLY="$ONLY" BENCH_DOC="$DOC" BUILD_DIR="$BUILD_DIR" PINCER_BIN="$PINCER_BIN" BENCH_JOBS="$JOBS" \
+    "$ROOT/bench/memory_bench.sh" || MEM_FAILED=1
+fi
+[ -z "$MEM_FAILED" ] || P_MISSING="${P_MISSING:-memory benchmark failed}"
 if [ -n "$P_MISSING$OC_MISSING" ]; then
   [ "$ONLY" = "pincer" ] && [ -z "$P_MISSING" ] && exit 0
   [ "$ONLY" = "openclaw" ] && [ -z "$OC_MISSING" ] && exit 0

@@ -17,6 +17,7 @@
 #   OC_FRESH [0]      1 = wipe the isolated home first (cold first-run start)
 #   OC_LOG_LEVEL [warn]
 #   OC_OFFLINE_GUARD [1]  1 = preload offline-guard.mjs (no DNS for non-local names)
+#   OC_MEMORY_JSON []  a JSON object written as the config's "memory" section (bench/memory_bench.sh)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${BENCH_CACHE:-$(cd "$HERE/.." && pwd)/.cache}"
@@ -68,6 +69,8 @@ unset OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY OPENROUTER_API_KEY || true
 NODE24_DIR="$(dirname "$NODE24")"
 export PATH="$NODE24_DIR:$PATH"
 
+MEMORY_SECTION=""
+if [ -n "${OC_MEMORY_JSON:-}" ]; then MEMORY_SECTION=$'\n'"  \"memory\": $OC_MEMORY_JSON,"; fi
 CFG_TMP="$(mktemp)"
 cat > "$CFG_TMP" <<EOF
 {
@@ -79,7 +82,7 @@ cat > "$CFG_TMP" <<EOF
   },
   "update": { "checkOnStart": false, "auto": { "enabled": false } },
   "logging": { "file": "$OC_HOME/logs/openclaw.log" },
-  "discovery": { "mdns": { "mode": "off" } },
+  "discovery": { "mdns": { "mode": "off" } },$MEMORY_SECTION
   "agents": {
     "defaults": {
       "workspace": "$WORKSPACE",

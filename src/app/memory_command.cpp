@@ -27,6 +27,7 @@ struct MemoryFlags {
   std::string query;
   int max_results = 0;
   double min_score = -1;
+  std::string corpus;
 };
 
 struct Loaded {
@@ -184,6 +185,7 @@ int run_search(const MemoryFlags& f) {
   json args = {{"query", f.query}};
   if (f.max_results > 0) args["maxResults"] = f.max_results;
   if (f.min_score >= 0) args["minScore"] = f.min_score;
+  if (!f.corpus.empty()) args["corpus"] = f.corpus;
   json r = svc.search(a->id, a->workspace, args);
   if (f.json) {
     std::cout << r.dump(2, ' ', false, json::error_handler_t::replace) << "\n";  // file names and text may not be UTF-8
@@ -199,6 +201,11 @@ int run_search(const MemoryFlags& f) {
   for (const auto& h : r["results"]) {
     std::cout << cli::terminal_safe(memory::strip_terminal_controls(h.value("path", ""))) << ":" << h.value("startLine", 0) << "-"
               << h.value("endLine", 0) << "  score " << h.value("score", 0.0) << "\n";
+    if (h.value("source", "") == "sessions") {
+      const std::string who = h.value("sessionKey", "").empty() ? h.value("sessionId", "") : h.value("sessionKey", "");
+      std::cout << "  session " << cli::terminal_safe(memory::strip_terminal_controls(who)) << ", turn " << h.value("turn", 0)
+                << "\n";
+    }
     std::string snip = cli::terminal_safe(memory::strip_terminal_controls(h.value("snippet", "")));
     std::size_t pos = 0;
     while (pos < snip.size()) {
@@ -246,6 +253,8 @@ void register_memory_commands(CLI::App& app, Action& action) {
   search->add_option("query", flags->query, "What to look for")->required();
   search->add_option("--agent", flags->agent, "Agent id");
   search->add_option("--max-results", flags->max_results, "At most this many hits")->check(CLI::Range(1, 100));
+  search->add_option("--corpus", flags->corpus, "memory | sessions | all (default: memory.search.sources)")
+      ->check(CLI::IsMember({"memory", "sessions", "all"}));
   search->add_option("--min-score", flags->min_score, "Lowest score, 0..1")->check(CLI::Validator(
                     [](std::string& v) -> std::string {
                       std::size_t used = 0;

@@ -260,8 +260,8 @@ Node gateway_section() {
                 field("mode", one_of({"hybrid", "hot", "restart", "off"})
                                   .def("hybrid")
                                   .doc("What an edit of the config file does while the gateway runs "
-                                       "(CF-2): `hybrid` = apply channel, routing, agent and model "
-                                       "changes at once (only a changed channel account restarts) "
+                                       "(CF-2): `hybrid` = apply channel, routing, agent, model and "
+                                       "memory changes at once (only a changed channel account restarts) "
                                        "and restart the gateway in place for the rest (port, auth, "
                                        "logging …); `hot` = apply what can be applied, log the rest "
                                        "as needing a restart; `restart` = restart in place on any "

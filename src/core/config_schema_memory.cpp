@@ -34,6 +34,16 @@ Node memory_search_node(bool per_agent) {
                                                                "Texts per embeddings request.")),
                                          }).doc("Batching of indexing requests.")),
                       }).doc("Where the embedding provider is and how to call it.")),
+      field("sources", array_of(one_of({"memory", "sessions"})).default_note("`[\"memory\"]`").doc(
+                           "What is indexed and searched: `memory` (the Markdown files) and `sessions` "
+                           "(past session transcripts as `User:`/`Assistant:` lines; needs "
+                           "`experimental.sessionMemory`). `memory_search` with `corpus` picks one.")),
+      field("experimental", object({
+                                field("sessionMemory", dflt(boolean(), false).doc(
+                                                           "Index the agent's session transcripts (only new "
+                                                           "lines are read) when `sources` has `sessions`; "
+                                                           "hits name the session key and turn.")),
+                            }).doc("Experimental memory features (OpenClaw's names).")),
       field("extraPaths", array_of(string()).doc(
                               "More Markdown files or folders to index, besides MEMORY.md, USER.md and "
                               "memory/**/*.md. Relative paths are relative to the agent's workspace.")),

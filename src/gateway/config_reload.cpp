@@ -21,6 +21,9 @@ constexpr Rule kRules[] = {
     {"tools", ChangeKind::Hot},         {"gateway.reload", ChangeKind::None},
     {"plugins", ChangeKind::Hot},  // provider settings of web_search, read per run
     {"cron", ChangeKind::Hot},     // the scheduler's limit and switches (CronScheduler::reconfigure)
+    // memory.*: AgentService::reconfigure → MemoryService::reconfigure reopens (and frees) an index
+    // whose settings changed; backend, citations, capture and archive are read per run.
+    {"memory", ChangeKind::Hot},
     {"meta", ChangeKind::None},         {"$schema", ChangeKind::None},
     {"env", ChangeKind::None},  // its values reach the config through substitution: those paths change
 };

@@ -7,6 +7,7 @@
 //   channels                    Hot       ChannelManager::reload (only the changed accounts)
 //   bindings, session, messages Hot       InboundPipeline::reconfigure (next message)
 //   agents, models, tools       Hot       AgentService::reconfigure (next run)
+//   memory                      Hot       MemoryService::reconfigure (changed indexes reopened)
 //   gateway.reload, meta, $schema None
 //   everything else (gateway.*, logging …) Restart
 //

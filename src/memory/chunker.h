@@ -17,6 +17,7 @@ namespace pincer::memory {
 struct ChunkingOptions {
   int tokens = 400;   ///< target chunk size in tokens (MM-4; OpenClaw's default)
   int overlap = 80;   ///< tokens repeated from the end of the previous chunk
+  bool operator==(const ChunkingOptions&) const = default;
 };
 
 struct Chunk {

@@ -61,6 +61,14 @@ CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
   INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
   INSERT INTO chunks_tri(chunks_tri, rowid, text) VALUES ('delete', old.id, old.text);
 END;
+CREATE TABLE IF NOT EXISTS session_files(path TEXT PRIMARY KEY, inode INTEGER NOT NULL, size INTEGER NOT NULL,
+  offset INTEGER NOT NULL, lines INTEGER NOT NULL, turns INTEGER NOT NULL, tail_hash TEXT NOT NULL,
+  session_key TEXT NOT NULL, session_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS session_chunks(chunk_id INTEGER PRIMARY KEY, byte_start INTEGER NOT NULL,
+  turns_before INTEGER NOT NULL, turn_start INTEGER NOT NULL, turn_end INTEGER NOT NULL, ts INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS chunks_ad_sessions AFTER DELETE ON chunks WHEN old.source = 'sessions' BEGIN
+  DELETE FROM session_chunks WHERE chunk_id = old.id;
+END;
 CREATE TABLE IF NOT EXISTS embedding_cache(provider TEXT NOT NULL, model TEXT NOT NULL, hash TEXT NOT NULL,
   dims INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY(provider, model, hash));
 )";

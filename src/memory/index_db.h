@@ -4,7 +4,10 @@
 // chunks(id, path, source, start_line, end_line, hash, text) with two external-content FTS5
 // tables kept in step by triggers: chunks_fts (unicode61: words) and chunks_tri (trigram: CJK and
 // substrings); embedding_cache(provider, model, hash, dims, vec) — vectors by content hash, so a
-// rebuild or a moved paragraph never pays for the same embedding twice.
+// rebuild or a moved paragraph never pays for the same embedding twice. The sessions corpus adds
+// session_files(path, inode, size, offset, lines, turns, tail_hash, session_key, session_id) — how
+// far each transcript was read — and session_chunks(chunk_id, byte_start, turns_before,
+// turn_start, turn_end, ts) beside its chunks (source 'sessions'), removed with them by a trigger.
 //
 // Not thread-safe: the owner (MemoryIndex) serialises access with its mutex.
 #pragma once

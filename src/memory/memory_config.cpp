@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "store/session_index.h"
+
 namespace pincer::memory {
 
 using nlohmann::json;
@@ -125,6 +127,19 @@ MemorySettings resolve_memory_settings(const json& config, const std::string& ag
   s.hybrid.half_life_days = get<double>(search, {"query", "hybrid", "temporalDecay", "halfLifeDays"}, d.hybrid.half_life_days);
   s.watch = get<bool>(search, {"sync", "watch"}, d.watch);
   s.watch_debounce_ms = get<int64_t>(search, {"sync", "watchDebounceMs"}, d.watch_debounce_ms);
+  // OpenClaw's source policy: "sessions" counts only with experimental.sessionMemory; nothing
+  // left (or no list) means the memory files.
+  const bool session_memory = get<bool>(search, {"experimental", "sessionMemory"}, false);
+  if (const json* src = at(search, {"sources"}); src && src->is_array() && !src->empty()) {
+    bool mem = false, sess = false;
+    for (const auto& v : *src) {
+      if (v == "memory") mem = true;
+      if (v == "sessions" && session_memory) sess = true;
+    }
+    s.memory_source = mem || !sess;
+    s.sessions_source = sess;
+  }
+  s.sessions_dir = store::sessions_dir(state_dir, agent_id);
   std::string store = get<std::string>(search, {"store", "path"}, "");
   if (store.empty()) {
     s.store_path = state_dir / "memory" / (agent_id + ".sqlite");

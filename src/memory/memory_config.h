@@ -25,6 +25,7 @@ struct HybridOptions {
   bool decay = true;
   double half_life_days = 30;
   double decay_floor = 0.5;  ///< MM-5: decay never takes a score below half
+  bool operator==(const HybridOptions&) const = default;
 };
 
 struct MemorySettings {
@@ -47,8 +48,16 @@ struct MemorySettings {
   bool watch = true;
   int64_t watch_debounce_ms = 1500;
   std::filesystem::path store_path;  ///< the index file
+  /// The corpora indexed and searched by default (OpenClaw's memorySearch `sources`): the
+  /// Markdown memory files, and past session transcripts. `sessions` needs both `sources`
+  /// containing "sessions" and `experimental.sessionMemory: true` (off by default, as OpenClaw).
+  bool memory_source = true;
+  bool sessions_source = false;
+  std::filesystem::path sessions_dir;  ///< `<state>/agents/<agentId>/sessions` (the transcripts)
 
   bool has_embeddings() const { return provider != "none"; }
+  /// Every field equal: a reload that changes any of them reopens the index (memory_service.h).
+  bool operator==(const MemorySettings&) const = default;
   /// What changes the index layout: a different fingerprint means a full rebuild (MM-4).
   std::string fingerprint() const;
 };

@@ -16,6 +16,7 @@
 #include "memory/fts_query.h"
 #include "memory/memory_files.h"
 #include "memory/search.h"
+#include "memory/session_corpus.h"
 
 namespace pincer::memory {
 
@@ -51,13 +52,23 @@ int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-/// Keyword candidates of one FTS table: chunk id → r = −bm25 (larger is better).
-void fts_candidates(IndexDb& db, const char* table, const std::string& match, int limit, std::map<int64_t, double>& out) {
+/// Keyword candidates of one FTS table: chunk id → r = −bm25 (larger is better). `source` ""
+/// = every corpus, else only chunks of that source.
+void fts_candidates(IndexDb& db, const char* table, const std::string& match, int limit, const std::string& source,
+                    std::map<int64_t, double>& out) {
   if (match.empty()) return;
-  const std::string sql = std::string("SELECT rowid, bm25(") + table + ") FROM " + table + " WHERE " + table +
-                          " MATCH ? ORDER BY bm25(" + table + ") LIMIT ?";
+  const std::string t = table;
+  const std::string sql =
+      source.empty() ? "SELECT rowid, bm25(" + t + ") FROM " + t + " WHERE " + t + " MATCH ? ORDER BY bm25(" + t + ") LIMIT ?"
+                     : "SELECT " + t + ".rowid, bm25(" + t + ") FROM " + t + " JOIN chunks ON chunks.id = " + t +
+                           ".rowid WHERE " + t + " MATCH ? AND chunks.source = ? ORDER BY bm25(" + t + ") LIMIT ?";
   Stmt s(db.handle(), sql.c_str());
-  s.bind(1, match).bind(2, static_cast<int64_t>(limit));
+  s.bind(1, match);
+  if (source.empty()) {
+    s.bind(2, static_cast<int64_t>(limit));
+  } else {
+    s.bind(2, source).bind(3, static_cast<int64_t>(limit));
+  }
   while (s.step()) {
     const double r = std::max(1e-9, -s.double_at(1));
     auto& slot = out[s.int_at(0)];
@@ -110,7 +121,7 @@ Result<SyncReport> MemoryIndex::sync_locked(bool force) {
       spdlog::info("memory index of agent {}: the embedding provider or chunking changed; rebuilding", agent_id_);
     }
     report.rebuilt = true;
-    if (auto st = db.exec("BEGIN; DELETE FROM chunks; DELETE FROM files; COMMIT;"); !st) {
+    if (auto st = db.exec("BEGIN; DELETE FROM chunks; DELETE FROM files; DELETE FROM session_files; COMMIT;"); !st) {
       (void)db.exec("ROLLBACK");
       return st.error();
     }
@@ -118,7 +129,9 @@ Result<SyncReport> MemoryIndex::sync_locked(bool force) {
     vectors_loaded_ = false;
     vectors_.clear();
   }
-  const auto files = list_memory_files(workspace_, settings_.extra_paths);
+  // memory.search.sources without "memory": no memory files (what was indexed goes).
+  const auto files = settings_.memory_source ? list_memory_files(workspace_, settings_.extra_paths)
+                                             : std::vector<MemoryFile>{};
   report.files = static_cast<int>(files.size());
   std::map<std::string, std::tuple<std::string, int64_t, int64_t>> known;  // rel → hash, mtime, size
   {
@@ -175,6 +188,13 @@ Result<SyncReport> MemoryIndex::sync_locked(bool force) {
     vectors_loaded_ = false;
   }
   if (auto st = db.exec("COMMIT"); !st) return fail(st);
+  auto sessions = sync_session_corpus(db, settings_);
+  if (!sessions) return sessions.error();
+  if (sessions->changed > 0 || sessions->removed > 0) {
+    vectors_loaded_ = false;
+    spdlog::info("memory index of agent {}: {} session transcript(s) read, {} removed", agent_id_, sessions->changed,
+                 sessions->removed);
+  }
   Stmt count(db.handle(), "SELECT count(*) FROM chunks");
   report.chunks = count.step() ? static_cast<int>(count.int_at(0)) : 0;
   if (report.changed > 0 || report.removed > 0) {
@@ -226,22 +246,25 @@ Result<int> MemoryIndex::embed_pending(int max_chunks) {
 
 void MemoryIndex::load_vectors_locked() {
   if (vectors_loaded_ || !provider_) return;
+  // CROSS JOIN keeps chunks outer, so each one is a primary-key lookup in embedding_cache; left
+  // to itself the planner may scan chunks (no index on hash) once per cached vector: O(n²).
   vectors_.clear();
   Stmt s(db_->handle(),
-         "SELECT c.id, e.vec FROM chunks c JOIN embedding_cache e ON e.hash = c.hash AND e.provider = ? AND e.model = ?");
+         "SELECT c.id, e.vec, c.source = 'sessions' FROM chunks c CROSS JOIN embedding_cache e ON e.hash = c.hash AND "
+         "e.provider = ? AND e.model = ?");
   s.bind(1, provider_->id()).bind(2, provider_->model());
   while (s.step()) {
     int bytes = 0;
     const void* p = s.blob_at(1, bytes);
     Vector v(static_cast<std::size_t>(bytes) / sizeof(float));
     if (!v.empty()) std::memcpy(v.data(), p, v.size() * sizeof(float));
-    vectors_.emplace_back(s.int_at(0), std::move(v));
+    vectors_.push_back({s.int_at(0), s.int_at(2) != 0, std::move(v)});
   }
   vectors_loaded_ = true;
 }
 
 Result<SearchResponse> MemoryIndex::search(const std::string& query, std::optional<int> max_results_in,
-                                           std::optional<double> min_score_in) {
+                                           std::optional<double> min_score_in, Corpus corpus) {
   const int64_t started = now_ms();
   const int max_results = std::clamp(max_results_in.value_or(settings_.max_results), 1, 100);
   const double min_score = std::clamp(min_score_in.value_or(settings_.min_score), 0.0, 1.0);
@@ -273,12 +296,14 @@ Result<SearchResponse> MemoryIndex::search(const std::string& query, std::option
   // moment ago is found even before the watcher's debounce fires.
   if (auto r = sync_locked(false); !r) return r.error();
   const FtsQuery fq = build_fts_query(query);
+  // Both corpora are in one table; a filter only when one is asked for (the other may be on).
+  const std::string only = corpus == Corpus::Memory ? "memory" : corpus == Corpus::Sessions ? "sessions" : "";
   std::map<int64_t, double> words, tri;
-  fts_candidates(*db_, "chunks_fts", fq.words, limit, words);
-  fts_candidates(*db_, "chunks_tri", fq.trigrams, limit, tri);
+  fts_candidates(*db_, "chunks_fts", fq.words, limit, only, words);
+  fts_candidates(*db_, "chunks_tri", fq.trigrams, limit, only, tri);
   for (const auto& s : fq.short_cjk) {  // 1–2 CJK characters: a substring scan
-    Stmt st(db_->handle(), "SELECT id FROM chunks WHERE instr(text, ?) > 0 LIMIT ?");
-    st.bind(1, s).bind(2, static_cast<int64_t>(limit));
+    Stmt st(db_->handle(), "SELECT id FROM chunks WHERE instr(text, ?1) > 0 AND (?3 = '' OR source = ?3) LIMIT ?2");
+    st.bind(1, s).bind(2, static_cast<int64_t>(limit)).bind(3, only);
     while (st.step()) tri[st.int_at(0)] = std::max(tri[st.int_at(0)], 1.0);
   }
   std::map<int64_t, Candidate> cands;
@@ -298,7 +323,10 @@ Result<SearchResponse> MemoryIndex::search(const std::string& query, std::option
     load_vectors_locked();
     std::vector<std::pair<double, int64_t>> sims;
     sims.reserve(vectors_.size());
-    for (const auto& [id, v] : vectors_) sims.emplace_back(cosine(*qvec, v), id);
+    for (const auto& sv : vectors_) {
+      if ((corpus == Corpus::Memory && sv.session) || (corpus == Corpus::Sessions && !sv.session)) continue;
+      sims.emplace_back(cosine(*qvec, sv.v), sv.chunk_id);
+    }
     const std::size_t k = std::min<std::size_t>(sims.size(), static_cast<std::size_t>(limit));
     std::partial_sort(sims.begin(), sims.begin() + static_cast<std::ptrdiff_t>(k), sims.end(),
                       [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -309,16 +337,17 @@ Result<SearchResponse> MemoryIndex::search(const std::string& query, std::option
       c.has_vector = true;
     }
     // Keyword candidates that were not among the nearest still get their real similarity.
-    for (const auto& [id, v] : vectors_) {
-      auto it = cands.find(id);
+    for (const auto& sv : vectors_) {
+      auto it = cands.find(sv.chunk_id);
       if (it != cands.end() && !it->second.has_vector) {
-        it->second.vector_score = std::clamp(cosine(*qvec, v), 0.0, 1.0);
+        it->second.vector_score = std::clamp(cosine(*qvec, sv.v), 0.0, 1.0);
         it->second.has_vector = true;
       }
     }
     resp.mode = "hybrid";
   }
   std::vector<Candidate> list;
+  std::vector<int64_t> session_ids;
   Stmt row(db_->handle(), "SELECT path, source, start_line, end_line, text FROM chunks WHERE id = ?");
   for (auto& [id, c] : cands) {
     row.reset();
@@ -330,7 +359,14 @@ Result<SearchResponse> MemoryIndex::search(const std::string& query, std::option
     c.end_line = static_cast<int>(row.int_at(3));
     c.text = row.text_at(4);
     c.day = note_day(c.path);
+    if (c.source == "sessions") session_ids.push_back(id);
     list.push_back(std::move(c));
+  }
+  // A transcript's chunks decay by the time of their messages (an old session ranks lower).
+  const auto sessions = session_ids.empty() ? std::map<int64_t, SessionHitInfo>{} : session_hit_info(*db_, session_ids);
+  for (auto& c : list) {
+    auto it = sessions.find(c.chunk_id);
+    if (it != sessions.end() && it->second.ts_ms > 0) c.day = it->second.ts_ms / 86'400'000;
   }
   for (auto& c : rank(std::move(list), settings_.hybrid, hybrid, min_score, max_results, today_days())) {
     SearchHit h;
@@ -340,6 +376,12 @@ Result<SearchResponse> MemoryIndex::search(const std::string& query, std::option
     h.score = c.score;
     h.snippet = make_snippet(c.text);
     h.source = c.source;
+    if (auto it = sessions.find(c.chunk_id); it != sessions.end()) {
+      h.session_key = it->second.session_key;
+      h.session_id = it->second.session_id;
+      h.turn = it->second.turn_start;
+      h.turn_end = it->second.turn_end;
+    }
     resp.results.push_back(std::move(h));
   }
   return resp;
@@ -360,9 +402,17 @@ json MemoryIndex::status(bool deep) {
   };
   out["files"] = count("SELECT count(*) FROM files");
   out["chunks"] = count("SELECT count(*) FROM chunks");
+  json sources = json::array();
+  if (settings_.memory_source) sources.push_back("memory");
+  if (settings_.sessions_source) {
+    sources.push_back("sessions");
+    out["sessionFiles"] = count("SELECT count(*) FROM session_files");
+    out["sessionChunks"] = count("SELECT count(*) FROM chunks WHERE source = 'sessions'");
+  }
+  out["sources"] = sources;
   if (provider_) {
     Stmt s(db_->handle(),
-           "SELECT count(DISTINCT c.hash), max(e.dims) FROM chunks c JOIN embedding_cache e ON e.hash = c.hash AND "
+           "SELECT count(DISTINCT c.hash), max(e.dims) FROM chunks c CROSS JOIN embedding_cache e ON e.hash = c.hash AND "
            "e.provider = ? AND e.model = ?");
     s.bind(1, provider_->id()).bind(2, provider_->model());
     if (s.step()) {

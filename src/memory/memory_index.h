@@ -29,8 +29,16 @@ struct SearchHit {
   int end_line = 1;
   double score = 0;
   std::string snippet;
-  std::string source = "memory";
+  std::string source = "memory";  ///< "memory" | "sessions"
+  // Sessions corpus only (session_corpus.h): lines are the transcript's JSONL lines.
+  std::string session_key;  ///< "" when unknown
+  std::string session_id;
+  int turn = 0;      ///< the first user turn of the hit (1-based)
+  int turn_end = 0;  ///< the last one
 };
+
+/// Which corpus a search looks in: what `memory.search.sources` enables, or one of them.
+enum class Corpus { Configured, Memory, Sessions };
 
 struct SearchResponse {
   std::vector<SearchHit> results;
@@ -67,8 +75,9 @@ class MemoryIndex {
 
   /// Searches (syncing first when files changed since the last sync). Never waits past
   /// `query_timeout_ms` for the vector side: then the keyword hits come back `partial`.
+  /// `corpus` narrows the search to one source (a disabled one simply has no chunks).
   Result<SearchResponse> search(const std::string& query, std::optional<int> max_results,
-                                std::optional<double> min_score);
+                                std::optional<double> min_score, Corpus corpus = Corpus::Configured);
 
   /// status for `pincer memory status`: files, chunks, vectors, provider, model, dims, store path.
   nlohmann::json status(bool deep);
@@ -96,7 +105,12 @@ class MemoryIndex {
   std::atomic<bool> dirty_{true};
   // Vectors of the current provider/model, by chunk id (loaded lazily; dropped on change).
   bool vectors_loaded_ = false;
-  std::vector<std::pair<int64_t, Vector>> vectors_;
+  struct StoredVector {
+    int64_t chunk_id;
+    bool session;  ///< a sessions-corpus chunk
+    Vector v;
+  };
+  std::vector<StoredVector> vectors_;
   std::string last_embed_error_;
 };
 

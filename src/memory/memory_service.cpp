@@ -21,19 +21,29 @@ MemoryService::~MemoryService() { watcher_.reset(); }
 void MemoryService::reconfigure(json config) {
   std::lock_guard lock(mu_);
   config_ = std::move(config);
-  // An index whose settings changed is replaced on next use; the old one stays alive (a worker
-  // may be searching it, the watcher holds its pointer) until the service ends.
   for (auto it = indexes_.begin(); it != indexes_.end();) {
     const MemorySettings now = resolve_memory_settings(config_, it->first, it->second->workspace(), state_dir_, env_);
-    if (now.fingerprint() != it->second->settings().fingerprint() || now.store_path != it->second->settings().store_path ||
-        now.min_score != it->second->settings().min_score || now.max_results != it->second->settings().max_results ||
-        now.query_timeout_ms != it->second->settings().query_timeout_ms || now.enabled != it->second->settings().enabled) {
-      retired_.push_back(std::move(it->second));
-      it = indexes_.erase(it);
+    if (now != it->second->settings()) {
+      spdlog::info("memory settings of agent {} changed: its index is reopened on next use", it->first);
+      auto next = std::next(it);
+      drop_locked(it);
+      it = next;
     } else {
       ++it;
     }
   }
+}
+
+void MemoryService::drop_locked(std::map<std::string, std::shared_ptr<MemoryIndex>>::iterator it) {
+  // The watcher lets go on its thread; a search in progress holds its own reference. The last
+  // owner closes the SQLite connection and frees the vectors.
+  if (watcher_) watcher_->unwatch(it->second.get());
+  indexes_.erase(it);
+}
+
+std::size_t MemoryService::open_indexes() const {
+  std::lock_guard lock(mu_);
+  return indexes_.size();
 }
 
 MemorySettings MemoryService::settings_for(const std::string& agent_id, const std::filesystem::path& workspace) const {
@@ -45,17 +55,18 @@ bool MemoryService::enabled(const std::string& agent_id, const std::filesystem::
   return settings_for(agent_id, workspace).enabled;
 }
 
-Result<MemoryIndex*> MemoryService::index(const std::string& agent_id, const std::filesystem::path& workspace) {
+Result<std::shared_ptr<MemoryIndex>> MemoryService::index(const std::string& agent_id,
+                                                          const std::filesystem::path& workspace) {
   std::lock_guard lock(mu_);
   if (auto it = indexes_.find(agent_id); it != indexes_.end() && it->second->workspace() == workspace) {
-    return it->second.get();
+    return it->second;
   }
   MemorySettings s = resolve_memory_settings(config_, agent_id, workspace, state_dir_, env_);
   auto opened = MemoryIndex::open(std::move(s), workspace, agent_id);
   if (!opened) return opened.error();
-  MemoryIndex* idx = opened->get();
-  if (auto it = indexes_.find(agent_id); it != indexes_.end()) retired_.push_back(std::move(it->second));
-  indexes_[agent_id] = std::move(*opened);
+  std::shared_ptr<MemoryIndex> idx = std::move(*opened);
+  if (auto it = indexes_.find(agent_id); it != indexes_.end()) drop_locked(it);
+  indexes_[agent_id] = idx;
   if (watch_ && idx->settings().watch) {
     if (!watcher_) watcher_ = std::make_unique<MemoryWatcher>();
     watcher_->watch(idx);
@@ -73,8 +84,19 @@ json MemoryService::search(const std::string& agent_id, const std::filesystem::p
     return unavailable("memory is disabled for agent " + agent_id,
                        "Memory is off (memory.backend or memory.search.enabled); tell the user if they expected it.");
   }
-  const std::string corpus = args.value("corpus", "memory");
-  if (corpus == "sessions" || corpus == "wiki") {
+  // corpus (OpenClaw's): absent or "all" = the configured sources, "memory" or "sessions" = one.
+  const std::string corpus = args.contains("corpus") && args["corpus"].is_string() ? args["corpus"].get<std::string>() : "all";
+  Corpus which = Corpus::Configured;
+  if (corpus == "memory") {
+    which = Corpus::Memory;
+  } else if (corpus == "sessions") {
+    if (!s.sessions_source) {
+      return unavailable("session transcript search is not enabled",
+                         "Search corpus=memory instead; the user can enable it with memory.search.sources "
+                         "[\"memory\", \"sessions\"] and memory.search.experimental.sessionMemory true.");
+    }
+    which = Corpus::Sessions;
+  } else if (corpus != "all") {
     return unavailable("the " + corpus + " corpus is not indexed by Pincer", "Search corpus=memory instead.");
   }
   const std::string query = args.value("query", "");
@@ -85,14 +107,23 @@ json MemoryService::search(const std::string& agent_id, const std::filesystem::p
     std::optional<double> min_score;
     if (args.contains("maxResults") && args["maxResults"].is_number_integer()) max_results = args["maxResults"].get<int>();
     if (args.contains("minScore") && args["minScore"].is_number()) min_score = args["minScore"].get<double>();
-    auto r = (*idx)->search(query, max_results, min_score);
+    auto r = (*idx)->search(query, max_results, min_score, which);
     if (!r) return unavailable(r.error().message, "Run `pincer memory index --force` to rebuild the index.");
-    if (watcher_ && (*idx)->settings().has_embeddings()) watcher_->nudge(*idx);
+    if ((*idx)->settings().has_embeddings()) {
+      std::lock_guard lock(mu_);  // watcher_ is created under it
+      if (watcher_) watcher_->nudge(idx->get());
+    }
     json results = json::array();
     const bool cite = s.citations != "off";
     for (const auto& h : r->results) {
       json hit = {{"path", h.path}, {"startLine", h.start_line}, {"endLine", h.end_line},
                   {"score", std::round(h.score * 10000) / 10000}, {"snippet", h.snippet}, {"source", h.source}};
+      if (h.source == "sessions") {  // which conversation and turn the hit is from
+        hit["sessionKey"] = h.session_key;
+        hit["sessionId"] = h.session_id;
+        hit["turn"] = h.turn;
+        if (h.turn_end != h.turn) hit["turnEnd"] = h.turn_end;
+      }
       if (cite) {
         hit["citation"] = h.path + "#L" + std::to_string(h.start_line) +
                           (h.end_line != h.start_line ? "-L" + std::to_string(h.end_line) : "");
@@ -148,10 +179,7 @@ json MemoryService::get(const std::string& agent_id, const std::filesystem::path
 Status MemoryService::reset(const std::string& agent_id, const std::filesystem::path& workspace) {
   std::lock_guard lock(mu_);
   const MemorySettings s = resolve_memory_settings(config_, agent_id, workspace, state_dir_, env_);
-  if (auto it = indexes_.find(agent_id); it != indexes_.end()) {
-    retired_.push_back(std::move(it->second));
-    indexes_.erase(it);
-  }
+  if (auto it = indexes_.find(agent_id); it != indexes_.end()) drop_locked(it);
   std::error_code ec;
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(s.store_path.string() + suffix, ec);
   if (ec) return Error{"MEMORY_RESET", "cannot delete " + s.store_path.string() + ": " + ec.message()};

@@ -29,7 +29,10 @@ class MemoryService : public tools::MemoryBackend {
                 bool watch);
   ~MemoryService() override;
 
-  /// New settings: indexes whose settings changed are reopened on next use.
+  /// New settings (a config reload): an index whose resolved settings changed in any way is
+  /// dropped (unwatched and freed as soon as no search still holds it) and opened again with the
+  /// new settings on next use; the others stay. Settings read per call (enabled, citations) apply
+  /// at once.
   void reconfigure(nlohmann::json config);
 
   /// The settings of `agent_id` with `workspace`.
@@ -37,8 +40,12 @@ class MemoryService : public tools::MemoryBackend {
   /// False when memory is off for this agent (memory.backend none, memory.search.enabled false).
   bool enabled(const std::string& agent_id, const std::filesystem::path& workspace) const;
 
-  /// The agent's index, opened (and first synced) on first use. Error "MEMORY_INDEX_OPEN".
-  Result<MemoryIndex*> index(const std::string& agent_id, const std::filesystem::path& workspace);
+  /// The agent's index, opened (and first synced) on first use. Error "MEMORY_INDEX_OPEN". The
+  /// caller shares ownership: a search keeps the index alive while a reload replaces it.
+  Result<std::shared_ptr<MemoryIndex>> index(const std::string& agent_id, const std::filesystem::path& workspace);
+
+  /// How many indexes are open (for tests and status).
+  std::size_t open_indexes() const;
 
   nlohmann::json search(const std::string& agent_id, const std::filesystem::path& workspace,
                         const nlohmann::json& args) override;
@@ -54,9 +61,10 @@ class MemoryService : public tools::MemoryBackend {
   std::filesystem::path state_dir_;
   std::map<std::string, std::string> env_;
   bool watch_;
-  std::map<std::string, std::unique_ptr<MemoryIndex>> indexes_;  // by agent id
-  std::vector<std::unique_ptr<MemoryIndex>> retired_;  // replaced while a search may still use them
-  std::unique_ptr<MemoryWatcher> watcher_;              // created on first index (declared last: stops first)
+  void drop_locked(std::map<std::string, std::shared_ptr<MemoryIndex>>::iterator it);
+
+  std::map<std::string, std::shared_ptr<MemoryIndex>> indexes_;  // by agent id
+  std::unique_ptr<MemoryWatcher> watcher_;  // created on first index (declared last: stops first)
 };
 
 }  // namespace pincer::memory

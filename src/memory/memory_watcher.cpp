@@ -32,8 +32,9 @@ struct MemoryWatcher::Impl {
   std::thread thread;
   std::mutex mu;
   bool stopping = false;
-  std::vector<MemoryIndex*> pending_add;
-  std::set<MemoryIndex*> pending_embed;
+  std::vector<std::shared_ptr<MemoryIndex>> pending_add;
+  std::vector<const MemoryIndex*> pending_remove;
+  std::set<const MemoryIndex*> pending_embed;
   // Thread-owned:
   struct Watch {
     MemoryIndex* index;
@@ -41,7 +42,21 @@ struct MemoryWatcher::Impl {
   };
   std::map<int, Watch> watches;
   std::map<MemoryIndex*, int64_t> due;  // debounce deadline per index
-  std::set<MemoryIndex*> indexes;
+  std::map<const MemoryIndex*, std::shared_ptr<MemoryIndex>> indexes;  // the watched ones, owned
+
+  /// Forgets `idx`: its watches, its debounce, our reference (the last one frees it).
+  void drop(const MemoryIndex* idx) {
+    for (auto it = watches.begin(); it != watches.end();) {
+      if (it->second.index == idx) {
+        (void)inotify_rm_watch(ino, it->first);
+        it = watches.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    due.erase(const_cast<MemoryIndex*>(idx));
+    indexes.erase(idx);
+  }
 
   void add_dir(MemoryIndex* idx, const fs::path& dir, bool top) {
     const uint32_t mask = IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |
@@ -75,21 +90,30 @@ struct MemoryWatcher::Impl {
       {
         std::lock_guard lock(mu);
         if (stopping) return;
-        for (MemoryIndex* idx : pending_add) {
-          if (indexes.insert(idx).second) {
-            add_tree(idx);
-            pending_embed.insert(idx);
+        for (auto& idx : pending_add) {
+          MemoryIndex* raw = idx.get();
+          if (indexes.emplace(raw, std::move(idx)).second) {
+            add_tree(raw);
+            pending_embed.insert(raw);
           }
         }
         pending_add.clear();
+        for (const MemoryIndex* idx : pending_remove) {
+          pending_embed.erase(idx);
+          drop(idx);
+        }
+        pending_remove.clear();
       }
-      // Embeddings of indexes that asked (outside the lock: network).
-      std::set<MemoryIndex*> embed;
+      // Embeddings of indexes that asked (outside the lock: network). Each is held while it runs.
+      std::vector<std::shared_ptr<MemoryIndex>> embed;
       {
         std::lock_guard lock(mu);
-        embed.swap(pending_embed);
+        for (const MemoryIndex* raw : pending_embed) {
+          if (auto it = indexes.find(raw); it != indexes.end()) embed.push_back(it->second);
+        }
+        pending_embed.clear();
       }
-      for (MemoryIndex* idx : embed) {
+      for (const auto& idx : embed) {
         if (!idx->settings().has_embeddings()) continue;
         if (auto s = idx->sync(false); !s) spdlog::warn("memory index of agent {}: {}", idx->agent_id(), s.error().message);
         if (auto e = idx->embed_pending(); !e) {
@@ -165,7 +189,7 @@ MemoryWatcher::~MemoryWatcher() {
   if (impl_->wake >= 0) ::close(impl_->wake);
 }
 
-void MemoryWatcher::watch(MemoryIndex* index) {
+void MemoryWatcher::watch(std::shared_ptr<MemoryIndex> index) {
   std::lock_guard lock(impl_->mu);
   if (!impl_->thread.joinable()) {
     impl_->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -176,11 +200,18 @@ void MemoryWatcher::watch(MemoryIndex* index) {
     }
     impl_->thread = std::thread([this] { impl_->run(); });
   }
-  impl_->pending_add.push_back(index);
+  impl_->pending_add.push_back(std::move(index));
   impl_->poke();
 }
 
-void MemoryWatcher::nudge(MemoryIndex* index) {
+void MemoryWatcher::unwatch(const MemoryIndex* index) {
+  std::lock_guard lock(impl_->mu);
+  if (!impl_->thread.joinable()) return;
+  impl_->pending_remove.push_back(index);
+  impl_->poke();
+}
+
+void MemoryWatcher::nudge(const MemoryIndex* index) {
   std::lock_guard lock(impl_->mu);
   if (!impl_->thread.joinable()) return;
   impl_->pending_embed.insert(index);

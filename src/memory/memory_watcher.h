@@ -24,11 +24,18 @@ class MemoryWatcher {
   MemoryWatcher& operator=(const MemoryWatcher&) = delete;
 
   /// Watches `index`'s workspace memory files and extra paths; re-syncs it after changes, and
-  /// embeds pending chunks (once now, then after each change). `index` must outlive the watcher.
-  void watch(MemoryIndex* index);
+  /// embeds pending chunks (once now, then after each change). The watcher shares ownership of
+  /// `index` until unwatch().
+  void watch(std::shared_ptr<MemoryIndex> index);
 
-  /// Asks the thread to embed pending chunks of `index` soon (after a sync done elsewhere).
-  void nudge(MemoryIndex* index);
+  /// Stops watching `index` (its inotify watches are removed, pending work dropped) and lets go of
+  /// it: the index is freed once no search holds it either. Returns at once; the watcher thread
+  /// drops its reference on its next wake-up (it is woken now).
+  void unwatch(const MemoryIndex* index);
+
+  /// Asks the thread to embed pending chunks of `index` soon (after a sync done elsewhere). Ignored
+  /// for an index that is not watched.
+  void nudge(const MemoryIndex* index);
 
   struct Impl;
 

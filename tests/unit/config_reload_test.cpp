@@ -72,6 +72,9 @@ TEST(ConfigReload, ChangedPathsAndTheirKinds) {
   EXPECT_EQ(gateway::change_kind("gateway.port"), gateway::ChangeKind::Restart);
   EXPECT_EQ(gateway::change_kind("logging.level"), gateway::ChangeKind::Restart);
   EXPECT_EQ(gateway::change_kind("agents.list"), gateway::ChangeKind::Hot);
+  // memory.* is applied by MemoryService::reconfigure (memory_reload_test checks the index is freed).
+  EXPECT_EQ(gateway::change_kind("memory.search.provider"), gateway::ChangeKind::Hot);
+  EXPECT_EQ(gateway::change_kind("memory.backend"), gateway::ChangeKind::Hot);
   EXPECT_EQ(gateway::change_kind("channelsx"), gateway::ChangeKind::Restart);  // a prefix is a whole segment
   EXPECT_TRUE(gateway::plan_reload(a, a).changed.empty());
 }
