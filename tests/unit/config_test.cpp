@@ -542,6 +542,7 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
       "memory": {"backend": "builtin", "citations": "auto",
                  "capture": {"enabled": true, "maxChars": 500}, "archive": {"enabled": true},
                  "search": {"chunking": {"overlap": 80, "tokens": 400}, "enabled": true, "provider": "none",
+                            "experimental": {"sessionMemory": false},
                             "query": {"hybrid": {"candidateMultiplier": 4, "mmr": {"enabled": true, "lambda": 0.7},
                                                  "temporalDecay": {"enabled": true, "halfLifeDays": 30},
                                                  "textWeight": 0.3, "vectorWeight": 0.7},
