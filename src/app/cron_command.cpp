@@ -229,7 +229,9 @@ int cron_action(const CronCli& c, const std::string& action, const json& params)
       [&] {
         if (action == "run") return fail(1, "cron run: a job runs only in the gateway: start it (pincer gateway run)");
         // The scheduler's log lines go to stderr (core/log.h): stdout is the command's output (--json).
-        (void)log::init(log::Options{"warn"});
+        log::Options quiet;
+        quiet.level = "warn";
+        (void)log::init(quiet);
         const auto env = config::process_env();
         const auto state = paths::state_dir(env);
         json cfg = json::object();
