@@ -12,9 +12,12 @@
 
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "agent/text_cut.h"
 #include "automation/cron_api.h"
 #include "automation/scheduler.h"
+#include "cli/chat_renderer.h"
 #include "core/config.h"
+#include "core/log.h"
 #include "core/paths.h"
 
 namespace pincer::app {
@@ -92,6 +95,9 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
   } else if (!f.every.empty()) {
     auto d = duration_ms(f.every);
     if (!d || *d <= 0) return Error{"2", "--every: expected a duration such as 30s, 10m, 1h, 1d (got '" + f.every + "')"};
+    // Every run is an agent turn (a model call): sub-second intervals are a typo (`--every 20`
+    // meant 20 minutes?), not a schedule.
+    if (*d < 1000) return Error{"2", "--every: at least 1s (got " + std::to_string(*d) + " ms; give a unit: 30s, 10m, 1h)"};
     j["schedule"] = {{"kind", "every"}, {"everyMs", *d}};
   } else if (!f.cron.empty()) {
     j["schedule"] = {{"kind", "cron"}, {"expr", f.cron}};
@@ -142,11 +148,29 @@ std::string when(const json& ms) {
   return buf;
 }
 
+// A job's fields as the file holds them: a hand edit may give any field any type (the job is then
+// listed INVALID), so nothing here assumes one; text is printed terminal-safe.
+const json& field_of(const json& j, const char* key) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+std::string text_of(const json& j, const char* key) {
+  const json& v = field_of(j, key);
+  if (v.is_null()) return "";
+  return cli::terminal_safe(v.is_string() ? v.get<std::string>() : v.dump());
+}
+
 std::string schedule_text(const json& s) {
-  const std::string kind = s.value("kind", "");
-  if (kind == "at") return "at " + (s["at"].is_string() ? s["at"].get<std::string>() : when(s["at"]));
-  if (kind == "every") return "every " + std::to_string(s.value("everyMs", int64_t{0}) / 1000) + "s";
-  return "cron " + s.value("expr", "") + (s.contains("tz") ? " (" + s.value("tz", "") + ")" : "");
+  const std::string kind = text_of(s, "kind");
+  if (kind == "at") return "at " + (field_of(s, "at").is_string() ? text_of(s, "at") : when(field_of(s, "at")));
+  if (kind == "every") {
+    const json& ms = field_of(s, "everyMs");
+    return "every " + (ms.is_number_integer() ? std::to_string(ms.get<int64_t>() / 1000) + "s" : text_of(s, "everyMs"));
+  }
+  if (kind == "cron") return "cron " + text_of(s, "expr") + (field_of(s, "tz").is_null() ? "" : " (" + text_of(s, "tz") + ")");
+  return "schedule " + (s.is_null() ? std::string("missing") : cli::terminal_safe(s.dump()));
 }
 
 int print_result(const CronCli& c, const std::string& action, const json& r) {
@@ -157,38 +181,39 @@ int print_result(const CronCli& c, const std::string& action, const json& r) {
       return 0;
     }
     for (const auto& j : r["jobs"]) {
-      const json st = j.value("state", json::object());
-      std::cout << j.value("id", "") << "  " << j.value("name", "") << "  " << schedule_text(j.value("schedule", json::object()))
-                << "  next " << when(st.value("nextRunAtMs", json())) << "  last " << when(st.value("lastRunAtMs", json()))
-                << (st.contains("lastStatus") ? " " + st.value("lastStatus", "") : "") << (j.value("enabled", true) ? "" : "  (disabled)")
-                << (j.contains("invalid") ? "  INVALID: " + j.value("invalid", "") : "") << "\n";
+      const json& st = field_of(j, "state");
+      const std::string last_status = text_of(st, "lastStatus");
+      std::cout << text_of(j, "id") << "  " << text_of(j, "name") << "  " << schedule_text(field_of(j, "schedule"))
+                << "  next " << when(field_of(st, "nextRunAtMs")) << "  last " << when(field_of(st, "lastRunAtMs"))
+                << (last_status.empty() ? "" : " " + last_status) << (field_of(j, "enabled") == false ? "  (disabled)" : "")
+                << (field_of(j, "invalid").is_null() ? "" : "  INVALID: " + text_of(j, "invalid")) << "\n";
     }
     return 0;
   }
   if (action == "runs") {
     if (r["entries"].empty()) std::cout << "No runs of " << c.id << " yet.\n";
     for (const auto& e : r["entries"]) {
-      std::cout << when(e.value("runAtMs", json())) << "  " << e.value("status", "") << "  "
-                << e.value("durationMs", int64_t{0}) << " ms";
-      if (e.contains("error")) std::cout << "  " << e.value("error", "");
-      else if (e.contains("summary")) std::cout << "  " << e.value("summary", "").substr(0, 80);
+      const json& ms = field_of(e, "durationMs");
+      std::cout << when(field_of(e, "runAtMs")) << "  " << text_of(e, "status") << "  "
+                << (ms.is_number_integer() ? ms.get<int64_t>() : 0) << " ms";
+      if (!field_of(e, "error").is_null()) std::cout << "  " << text_of(e, "error");
+      else if (!field_of(e, "summary").is_null()) std::cout << "  " << agent::text::head(text_of(e, "summary"), 80);
       std::cout << "\n";
     }
     return 0;
   }
   if (action == "run") {
-    if (r.value("enqueued", false)) std::cout << "Started " << c.id << " (run " << r.value("runId", "") << ")\n";
-    else std::cout << "Not run: " << r.value("reason", "") << "\n";
+    if (field_of(r, "enqueued") == true) std::cout << "Started " << c.id << " (run " << text_of(r, "runId") << ")\n";
+    else std::cout << "Not run: " << text_of(r, "reason") << "\n";
     return 0;
   }
   if (action == "remove") {
     std::cout << "Removed " << c.id << "\n";
     return 0;
   }
-  const json st = r.value("state", json::object());
-  std::cout << (action == "add" ? "Added " : "Updated ") << r.value("id", "") << " (" << r.value("name", "") << "): "
-            << schedule_text(r.value("schedule", json::object())) << ", next run " << when(st.value("nextRunAtMs", json()))
-            << (r.value("enabled", true) ? "" : " (disabled)") << "\n";
+  std::cout << (action == "add" ? "Added " : "Updated ") << text_of(r, "id") << " (" << text_of(r, "name") << "): "
+            << schedule_text(field_of(r, "schedule")) << ", next run " << when(field_of(field_of(r, "state"), "nextRunAtMs"))
+            << (field_of(r, "enabled") == false ? " (disabled)" : "") << "\n";
   return 0;
 }
 
@@ -203,6 +228,10 @@ int cron_action(const CronCli& c, const std::string& action, const json& params)
       },
       [&] {
         if (action == "run") return fail(1, "cron run: a job runs only in the gateway: start it (pincer gateway run)");
+        // The scheduler's log lines go to stderr (core/log.h): stdout is the command's output (--json).
+        log::Options quiet;
+        quiet.level = "warn";
+        (void)log::init(quiet);
         const auto env = config::process_env();
         const auto state = paths::state_dir(env);
         json cfg = json::object();

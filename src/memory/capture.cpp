@@ -3,6 +3,7 @@
 
 #include <regex>
 
+#include "core/redact.h"
 #include "core/utf8.h"
 
 namespace pincer::memory {
@@ -107,6 +108,9 @@ std::optional<std::string> capture_category(std::string_view text, std::size_t m
   const std::size_t len = code_points(text);
   if (len <= 10 || len >= max_chars) return std::nullopt;
   if (!utf8::is_valid(text) || looks_like_injection(text) || looks_generated(text)) return std::nullopt;
+  // A credential (API key, token, password field) is never written to a note: notes are quoted
+  // into every new session's prompt (CX-2) and indexed for search.
+  if (redact::apply(text) != text) return std::nullopt;
   const bool phone = has_phone(text), email = search(text, email_re());
   const bool cjk = has_any(text, {"记住", "记下", "我喜欢", "我偏好", "决定", "重要"});
   if (!phone && !email && !cjk && !search(text, trigger_re())) return std::nullopt;

@@ -31,7 +31,8 @@ struct CaptureSettings {
 /// memory.capture from a config (defaults for what is missing).
 CaptureSettings capture_settings(const nlohmann::json& config);
 
-/// The category of `text` when it should be captured; nullopt when not (no trigger, filtered).
+/// The category of `text` when it should be captured; nullopt when not (no trigger, filtered:
+/// invalid UTF-8, injection-like or generated text, or a credential that redact::apply masks).
 std::optional<std::string> capture_category(std::string_view text, std::size_t max_chars);
 
 /// True for text that looks like a prompt-injection payload (part of the filter; exposed for tests).

@@ -261,6 +261,27 @@ TEST_F(CronGatewayTest, TheCliWorksOnTheFileAndThroughTheGateway) {
   EXPECT_EQ(run_pincer({"cron", "rm", id}, env, 30s).exit_code, 0);
   auto gone = run_pincer({"cron", "list", "--all", "--json"}, env, 30s);
   EXPECT_EQ(json::parse(gone.out, nullptr, false)["jobs"].size(), 0u) << gone.out;
+
+  // Offline, --json prints JSON only (the scheduler's log lines go to stderr).
+  auto quiet = run_pincer({"cron", "add", "--name", "q", "--every", "1h", "--system-event", "x", "--disabled", "--json"},
+                          env, 30s);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_TRUE(json::parse(quiet.out, nullptr, false).is_object()) << quiet.out;
+  // A sub-second --every is a typo, not a schedule: every run is a model call.
+  auto typo = run_pincer({"cron", "add", "--every", "20", "--system-event", "x"}, env, 30s);
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("at least 1s"), std::string::npos) << typo.err;
+  // A hand edit that gives fields the wrong type is listed INVALID (terminal-safe), not a crash.
+  home_.write("cron/jobs.json", R"({"version": 1, "jobs": [
+    {"id": "typed", "name": 5, "enabled": true, "schedule": {"kind": "every", "everyMs": "45s"},
+     "sessionTarget": "main", "wakeMode": "now", "payload": {"kind": "systemEvent", "text": "x"}},
+    {"id": "esc", "name": "bell\u001b]0;pwned\u0007", "enabled": true, "schedule": {"kind": "every", "everyMs": 60000},
+     "sessionTarget": "main", "wakeMode": "now", "payload": {"kind": "systemEvent", "text": "x"}}]})");
+  auto typed = run_pincer({"cron", "list", "--all"}, env, 30s);
+  EXPECT_EQ(typed.exit_code, 0) << typed.err;
+  EXPECT_NE(typed.out.find("typed"), std::string::npos) << typed.out;
+  EXPECT_NE(typed.out.find("INVALID"), std::string::npos) << typed.out;
+  EXPECT_EQ(typed.out.find('\x1b'), std::string::npos) << typed.out;
 }
 
 }  // namespace
