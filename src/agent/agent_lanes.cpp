@@ -3,6 +3,7 @@
 // "System: [time] text" lines before the user's text.
 #include "agent/agent_service_impl.h"
 
+#include <algorithm>
 #include <ctime>
 
 #include "core/ids.h"
@@ -11,6 +12,18 @@ namespace pincer::agent {
 
 Result<SendAccepted> AgentService::compact_session(const std::string& session_key, const std::string& instructions,
                                                    RunEventSink sink) {
+  // An idle session without a conversation has nothing to compact: answered at once, nothing
+  // written (a run queued before this one may still add messages: then it waits on the lane).
+  if (const auto lane = impl_->lanes.find(canonical_key(session_key));
+      lane == impl_->lanes.end() || (!lane->second.active && lane->second.queue.empty())) {
+    auto contents = read_session(canonical_key(session_key));
+    const bool conversation = contents && std::any_of(contents->entries.begin(), contents->entries.end(), [](const auto& e) {
+      return e.type == "message";
+    });
+    if (!conversation && (contents || contents.error().code == "SESSION_NOT_FOUND")) {
+      return Error{"NOTHING_TO_COMPACT", "nothing to compact: this session has no messages yet"};
+    }
+  }
   SendRequest request;
   request.session_key = session_key;
   request.message = instructions;

@@ -13,6 +13,24 @@ namespace pincer::agent {
 
 using nlohmann::json;
 
+namespace {
+
+// "; the ids /tree lists: a1b2c3d4 (…), …": the turns of this branch (the latest ten, as /tree
+// shows them) and the other branches' leaves.
+std::string valid_tree_ids(const Result<json>& view) {
+  if (!view) return "";
+  std::vector<std::string> ids;
+  const json& turns = (*view)["turns"];
+  for (std::size_t i = turns.size() > 10 ? turns.size() - 10 : 0; i < turns.size(); ++i) ids.push_back(turns[i].value("entryId", ""));
+  for (const auto& b : (*view)["branches"]) ids.push_back(b.value("leafId", "") + " (a branch)");
+  if (ids.empty()) return "";
+  std::string out = "; the ids /tree lists: ";
+  for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? ", " : "") + ids[i];
+  return out;
+}
+
+}  // namespace
+
 Result<store::TranscriptContents> AgentService::read_session(const std::string& key) {
   const std::string agent_id = store::agent_id_from_session_key(key);
   const store::SessionEntry* entry = index_for(agent_id).get(key);
@@ -55,7 +73,11 @@ Result<SendAccepted> AgentService::switch_branch(const std::string& session_key,
   // queued before it.
   auto contents = read_session(canonical_key(session_key));
   if (!contents) return contents.error();
-  if (auto plan = store::plan_branch_switch(contents->entries, entry_id); !plan) return plan.error();
+  if (auto plan = store::plan_branch_switch(contents->entries, entry_id); !plan) {
+    Error error = plan.error();
+    if (error.code != "NOTHING_TO_DO") error.message += valid_tree_ids(session_tree(session_key));  // what /tree lists
+    return error;
+  }
   SendRequest request;
   request.session_key = session_key;
   request.run_id = "tree-" + ids::uuid_v4();

@@ -41,47 +41,7 @@ std::string with_hints(std::string text) {
   return text;
 }
 
-// Only the token, once or repeated, separated by whitespace, any case.
-bool only_tokens(std::string_view s) {
-  std::string t = trim(s);
-  if (t.empty()) return false;
-  std::size_t i = 0;
-  bool any = false;
-  while (i < t.size()) {
-    if (std::isspace(static_cast<unsigned char>(t[i]))) {
-      ++i;
-      continue;
-    }
-    if (t.size() - i < kSilentReplyToken.size()) return false;
-    for (std::size_t k = 0; k < kSilentReplyToken.size(); ++k) {
-      if (std::toupper(static_cast<unsigned char>(t[i + k])) != kSilentReplyToken[k]) return false;
-    }
-    i += kSilentReplyToken.size();
-    if (i < t.size() && !std::isspace(static_cast<unsigned char>(t[i]))) return false;
-    any = true;
-  }
-  return any;
-}
-
-bool is_punct(char c) { return std::ispunct(static_cast<unsigned char>(c)) && c != '_'; }
-
 }  // namespace
-
-bool is_silent_reply(std::string_view text) {
-  if (only_tokens(text)) return true;
-  std::string t = trim(text);
-  std::size_t b = 0, e = t.size();
-  while (b < e && is_punct(t[b])) ++b;
-  while (e > b && is_punct(t[e - 1])) --e;
-  if (only_tokens(std::string_view(t).substr(b, e - b))) return true;
-  if (t.find(kSilentReplyToken) == std::string::npos) return false;
-  const json parsed = json::parse(t, nullptr, false);
-  if (parsed.is_string()) return trim(parsed.get<std::string>()) == kSilentReplyToken;
-  if (parsed.is_object() && parsed.size() == 1 && parsed.contains("action") && parsed["action"].is_string()) {
-    return trim(parsed["action"].get<std::string>()) == kSilentReplyToken;
-  }
-  return false;
-}
 
 bool hidden_from_history(const json& message) {
   if (!message.is_object()) return false;
@@ -98,7 +58,7 @@ bool hidden_from_history(const json& message) {
       text += block["text"].get<std::string>();
     }
   }
-  if (role == "assistant") return !tool_call && is_silent_reply(text);
+  if (role == "assistant") return !tool_call && (is_silent_reply(text) || is_token_only_text(text, kHeartbeatToken));
   return text.starts_with("Pre-compaction memory flush.");
 }
 

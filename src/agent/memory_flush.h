@@ -6,7 +6,7 @@
 // waits for the next compaction.
 //
 // The silent turn's events reach no client and no channel (its sink is empty); a `NO_REPLY`
-// answer is recognised as OpenClaw recognises it (is_silent_reply). Pure functions.
+// answer is recognised as OpenClaw recognises it (agent/silent_reply.h). Pure functions.
 #pragma once
 
 #include <cstdint>
@@ -17,19 +17,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/silent_reply.h"  // kSilentReplyToken, is_silent_reply
+
 namespace pincer::agent {
 
-/// OpenClaw's silent-reply token.
-inline constexpr std::string_view kSilentReplyToken = "NO_REPLY";
-
-/// True when `text` is only the silent token — repeated, with surrounding whitespace or edge
-/// punctuation ("NO_REPLY.", "**NO_REPLY**"), any case — or the JSON forms `"NO_REPLY"` and
-/// `{"action":"NO_REPLY"}` (OpenClaw's isSilentReplyPayloadText without the reasoning forms).
-bool is_silent_reply(std::string_view text);
-
 /// True for a transcript message (pi JSON) that chat.history leaves out: an assistant answer that
-/// is a silent reply (and calls no tool), or the user message of a flush turn (the default
-/// prompt's first words).
+/// is a silent reply or only HEARTBEAT_OK (and calls no tool), or the user message of a flush turn
+/// (the default prompt's first words). (Messages marked `display: false`, the startup context,
+/// are left out by chat.history itself: `pincer sessions show --startup-context` asks for them.)
 bool hidden_from_history(const nlohmann::json& message);
 
 /// True for the text of a flush turn's user message: it carries the flush prompt's required hints

@@ -9,7 +9,8 @@
 //
 // Sections, in order (each only when it has content):
 //   intro     who the agent is ("You are <name>, a personal assistant running in Pincer …")
-//   ## Tools            one line per tool: "- name: first sentence of its description"
+//   ## Tools            one line per tool: "- name: a few words" (another tool: the first
+//                       sentence of its description)
 //   ## Workspace        the working directory and how files there are used
 //   ## Memory Recall    when memory_search is offered: when to search (MM-6)
 //   ## Safety           fixed rules
@@ -56,7 +57,8 @@ struct SystemPromptInput {
 std::string build_system_prompt(const SystemPromptInput& input);
 
 /// The first sentence (or line) of a tool description, at most 200 chars (cut at a character
-/// boundary, "…" appended). Used for the tool list.
+/// boundary, "…" appended). The tool list's line for a tool without a built-in summary (the
+/// built-in tools have a few words each, as OpenClaw's list: the schemas carry the rest).
 std::string one_line_description(std::string_view description);
 
 /// "Linux x86_64"-style description of this machine (uname sysname + machine). Stable for the

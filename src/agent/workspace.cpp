@@ -20,21 +20,12 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kAgentsTemplate = R"(# AGENTS.md - how you work here
 
-This folder is your workspace. These files are loaded into your context at the start of every
-session, so keep them short and current:
-
-- SOUL.md - your character and values
-- IDENTITY.md - your name and how you present yourself
-- USER.md - the person you help and their preferences
-- TOOLS.md - notes about this machine: hosts, paths, accounts, conventions
-- HEARTBEAT.md - tasks to check on periodic heartbeats (no tasks = no heartbeat calls)
-- MEMORY.md - durable facts worth keeping across sessions
+This folder is your workspace. Its files (SOUL.md, IDENTITY.md, USER.md, TOOLS.md, HEARTBEAT.md,
+MEMORY.md) are loaded into every session: keep them short and current.
 
 ## Habits
 - Look before you change: read the files involved first.
 - Work in small, reversible steps and say what you changed.
-- Ask first before anything destructive or anything that leaves this machine
-  (sending messages, deleting data, spending money).
 - When you learn something that will matter later, add one dated line to MEMORY.md.
 - Fix these files when they are wrong; remove what no longer matters.
 )";
@@ -83,11 +74,9 @@ constexpr std::string_view kHeartbeatTemplate = R"(# HEARTBEAT.md
 
 constexpr std::string_view kBootstrapTemplate = R"(# BOOTSTRAP.md - first run
 
-This workspace is new. In your first conversation:
-1. Introduce yourself in a sentence or two; agree on a name for you and for the user.
-2. Write your name and style into IDENTITY.md, and what you learn about the user into USER.md.
-3. Ask what they want help with; note lasting preferences in USER.md or MEMORY.md.
-4. Delete this file when you are done - it is only for the first run.
+This workspace is new. In your first conversation introduce yourself briefly, agree on names, note
+yours in IDENTITY.md and what you learn about the user in USER.md, and ask what they want help with.
+Then delete this file.
 )";
 
 constexpr std::string_view kMemoryTemplate = R"(# MEMORY.md - long-term memory

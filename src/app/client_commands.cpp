@@ -8,6 +8,7 @@
 #include "agent/agent_service.h"
 #include "agent/agents_config.h"
 #include "agent/chat_commands.h"
+#include "agent/silent_reply.h"
 #include "app/client_support.h"
 #include "app/commands.h"
 #include "app/sessions_local.h"
@@ -199,13 +200,25 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
       if (!reply.follows) loop.stop();
       return;
     }
-    auto accepted = agents.send(req, [&](const agent::RunEvent& e) {
+    // A silent reply (NO_REPLY) prints nothing, as through the gateway (agent/silent_reply.h).
+    auto accepted = agents.send(req, agent::without_silent_replies([&, step = std::string(), printed = false](
+                                                                       const agent::RunEvent& e) mutable {
       using K = agent::RunEvent::Kind;
-      if (e.kind == K::AssistantDelta && !f.json) std::cout << cli::terminal_safe(e.delta) << std::flush;
+      const auto print = [&](std::string_view text) {
+        if (f.json || text.empty()) return;
+        std::cout << cli::terminal_safe(std::string(text)) << std::flush;
+        printed = true;
+      };
+      if (e.kind == K::AssistantDelta) {
+        print(e.delta);
+        step = e.text;
+      }
+      if (e.kind == K::ToolStart) step.clear();
       if (e.kind == K::End) {
-        if (!f.json) std::cout << "\n";
+        if (e.text.starts_with(step)) print(std::string_view(e.text).substr(step.size()));  // the rest held back
+        if (printed) std::cout << "\n";
         final_payload = {{"runId", e.run_id}, {"status", "ok"},
-                         {"result", {{"payloads", json::array({json{{"text", e.text}}})},
+                         {"result", {{"payloads", e.text.empty() ? json::array() : json::array({json{{"text", e.text}}})},
                                      {"meta", {{"sessionKey", e.session_key}, {"agentId", e.agent_id},
                                                {"provider", e.provider}, {"model", e.model}, {"stopReason", e.stop_reason}}}}}};
         loop.stop();
@@ -214,7 +227,7 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
         code = 1;
         loop.stop();
       }
-    });
+    }));
     if (!accepted) {
       std::cerr << "pincer: agent: " << accepted.error().message << "\n";
       code = 1;
@@ -285,7 +298,9 @@ int run_sessions_show(const ClientFlags& f, const std::string& key, int limit, b
   return with_gateway_or_local(
       f,
       [&](cli::GatewayClient& client) {
-        auto r = client.call("chat.history", {{"sessionKey", key}, {"limit", limit}}, f.timeout());
+        json params = {{"sessionKey", key}, {"limit", limit}};
+        if (startup_context) params["includeHidden"] = true;  // the startup context is display:false
+        auto r = client.call("chat.history", params, f.timeout());
         if (!r) return request_failed("chat.history", r.error());
         return print_session(f, key, *r, startup_context);
       },

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/run_journal.h"
+#include "agent/silent_reply.h"
 #include "automation/cron_api.h"
 #include "core/clock.h"
 #include "tools/cron_tool.h"
@@ -186,7 +187,7 @@ void CronRuntime::run_job(const automation::CronJob& job, const automation::Cron
       if (*alive) done(r);
     });
   };
-  auto accepted = agents_.send(send, sink);
+  auto accepted = agents_.send(send, agent::without_silent_replies(sink));  // a NO_REPLY is not announced (CX-10)
   if (!accepted) {
     for (const auto& id : send.journal_ids)
       if (auto st = journal.answered(id, "error"); !st) spdlog::error("run journal: {}", st.error().message);

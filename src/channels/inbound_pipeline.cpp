@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/chat_commands.h"
+#include "agent/silent_reply.h"
 #include "channels/channel_accounts.h"
 #include "channels/inbound_journal.h"
 #include "channels/reply_stream.h"
@@ -328,8 +329,8 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   });
   request.journal_ids = journal_ids;
   request.resume = resumed;
-  auto accepted = agents_.send(request,
-                               [this, run_id, session_key, stream](const agent::RunEvent& e) {
+  auto accepted = agents_.send(request,  // the chat never sees a NO_REPLY (CX-10)
+                               agent::without_silent_replies([this, run_id, session_key, stream](const agent::RunEvent& e) {
                                  using K = agent::RunEvent::Kind;
                                  const bool dropped = superseded_.count(run_id) > 0;
                                  stream->on_event(e, dropped);  // End/Error: the reply (or "⚠️ error")
@@ -356,7 +357,7 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
                                    // After the sink returns: the lane is free for the next run.
                                    loop_.post([this, session_key, run_id] { run_ended(session_key, run_id); });
                                  }
-                               });
+                               }));
   if (!accepted) {
     q.active_run.clear();
     spdlog::error("{}[{}]: cannot start a run for {}: {}", last.channel, last.account_id, session_key, accepted.error().message);

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "agent/silent_reply.h"
 #include "core/event_loop.h"
 #include "core/redact.h"
 #include "gateway/gateway.h"
@@ -74,7 +75,8 @@ struct RunState {
 
 agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(const RunEvent&)> on_terminal) {
   auto state = std::make_shared<RunState>(gateway, std::move(on_terminal));
-  return [state](const RunEvent& e) {
+  // CX-10: clients see no NO_REPLY / HEARTBEAT_OK (the transcript keeps it).
+  return agent::without_silent_replies([state](const RunEvent& e) {
     RunState& s = *state;
     switch (e.kind) {
       case RunEvent::Kind::Start:
@@ -138,7 +140,7 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
           s.agent_event(e, "lifecycle", {{"phase", "end"}, {"stopReason", e.stop_reason}, {"endedAt", e.ts}});
           chat["state"] = "final";
           chat["stopReason"] = e.stop_reason;
-          chat["message"] = RunState::assistant_message(e.text, e.ts);
+          if (!e.text.empty()) chat["message"] = RunState::assistant_message(e.text, e.ts);  // none: silent
           chat["usage"] = {{"input", e.usage.input}, {"output", e.usage.output}, {"totalTokens", e.usage.total_tokens}};
         } else if (e.kind == RunEvent::Kind::Error) {
           // Operators get the detail, masked once more (errors from any layer end here).
@@ -169,7 +171,7 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
         break;
       }
     }
-  };
+  });
 }
 
 }  // namespace pincer::gateway

@@ -9,13 +9,11 @@ class CronTool : public Tool {
  public:
   std::string_view name() const override { return "cron"; }
   std::string_view description() const override {
-    return "Manage the gateway's scheduled jobs (reminders, recurring checks). action: status | list | get | add | "
-           "update | remove | run | runs. add: job = {name, schedule, payload, delivery?} with schedule "
-           "{kind:\"at\", at:\"2026-07-01T08:00\" (ISO; no offset = the user's time zone)} | {kind:\"every\", "
-           "everyMs} | {kind:\"cron\", expr:\"0 8 * * *\", tz?}; payload {kind:\"agentTurn\", message} runs you in "
-           "your own session at that time and your reply is sent to this chat; {kind:\"systemEvent\", text} with "
-           "sessionTarget \"main\" adds a note to the main session instead. update: jobId + job (only the fields to "
-           "change). run: jobId, runMode \"force\" to run now. runs: jobId (its history).";
+    return "Scheduled jobs (reminders, recurring checks). add: job {name, schedule, payload, delivery?}; schedule "
+           "{kind:\"at\", at:\"2026-07-01T08:00\"} (ISO; no offset = the user's zone) | {kind:\"every\", everyMs} | "
+           "{kind:\"cron\", expr:\"0 8 * * *\", tz?}; payload {kind:\"agentTurn\", message}: you run then and your "
+           "reply goes to this chat, or {kind:\"systemEvent\", text} with sessionTarget \"main\": a note in the main "
+           "session. update: jobId + the fields to change. run: runMode \"force\" runs now. runs: a job's history.";
   }
   const json& parameters() const override {
     static const json schema = {

@@ -18,10 +18,9 @@ class MemorySearchTool : public Tool {
  public:
   std::string_view name() const override { return "memory_search"; }
   std::string_view description() const override {
-    return "Mandatory recall step: search the agent's memory (MEMORY.md, USER.md, memory/*.md) before answering "
-           "questions about prior work, decisions, dates, people, preferences or todos. Returns ranked snippets "
-           "with path and line range; use memory_get to read more lines. If the response has disabled=true or "
-           "partial=true, tell the user and include the warning.";
+    return "Search the agent's memory (MEMORY.md, USER.md, memory/*.md) before answering about prior work, "
+           "decisions, dates, people, preferences or todos. Returns ranked snippets with path and line range "
+           "(memory_get reads more). If disabled=true or partial=true comes back, tell the user, with the warning.";
   }
   const json& parameters() const override {
     static const json schema = {

@@ -8,7 +8,7 @@
 // pairing code and is answered after `pincer pairing approve`; a 10 000-character reply arrives
 // complete, in order, in chunks within Telegram's limit with balanced code fences; /new; the
 // update offset survives a restart (no message answered twice); /compact's result arrives as a
-// second reply; a memory flush's NO_REPLY never reaches the chat.
+// second reply; a memory flush's NO_REPLY never reaches the chat, nor a normal turn's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -306,6 +306,28 @@ test('a memory flush\'s NO_REPLY is never sent to the chat (CX-10)', async () =>
   assert.ok(flushCalls.length > 0, 'no memory flush turn ran');
   assert.equal(replies(msgs, 'NO_REPLY').length, 0, 'the silent reply reached the chat');
   assert.equal(replies(msgs, 'MOCK_FLUSHED').length, 0, 'the flush turn\'s work reached the chat');
+});
+
+test('a normal turn\'s NO_REPLY is never sent to the chat, and the transcript keeps it (CX-10)', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner', userName: 'owner' });
+  const sessions = path.join(home, 'agents', 'main', 'sessions');
+  const transcript = () => execFileSync('ls', [sessions]).toString().split('\n').filter((f) => f.endsWith('.jsonl'))
+    .map((f) => readFileSync(path.join(sessions, f), 'utf8')).join('');
+  await mockCall('/__mock/reset?script=1', {});
+  await mockCall('/__mock/script', ['NO_REPLY', 'Noted. NO_REPLY']);  // the next two model calls
+  // One at a time (messages sent during a run would be collected into one turn).
+  await owner.sendMessage(owner.makeMessage('just so you know: tg-silent-ask'));
+  const deadline = Date.now() + 60000;
+  while (!transcript().includes('"text":"NO_REPLY"') && Date.now() < deadline) await sleep(100);
+  assert.ok(transcript().includes('"text":"NO_REPLY"'), `the silent turn was not recorded\n${gateway.output().slice(-3000)}`);
+  await owner.sendMessage(owner.makeMessage('and this: tg-stray-ask'));
+  await waitFor(owner, (m) => replies(m, 'Noted.').length > 0, 'the answer with a stray token', 60000);
+  await owner.sendMessage(owner.makeMessage('what now? ECHO:tg-after-silent'));
+  // Replies reach a chat in order: a delivered NO_REPLY would be before this one.
+  const msgs = await waitFor(owner, (m) => replies(m, '[tg-after-silent]').length > 0, 'the reply after the silent one', 60000);
+  assert.equal(replies(msgs, 'NO_REPLY').length, 0, 'a silent reply (or the stray token) reached the chat');
+  assert.equal(replies(msgs, 'Noted.').length, 1, 'the answer with a stray token was not sent once');
+  assert.ok(transcript().includes('Noted. NO_REPLY'), 'the transcript keeps what the model wrote');
 });
 
 test('webhook mode: updates arrive by POST, and the same update twice is answered once', async () => {

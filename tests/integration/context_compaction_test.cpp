@@ -334,6 +334,27 @@ TEST_F(ContextCompactionTest, CompactCommandAndSessionsCompact) {
   EXPECT_NE(last.find("ID-A99X"), std::string::npos);
 }
 
+TEST_F(ContextCompactionTest, CompactingAnEmptySessionSaysSoAndWritesNothing) {
+  start(128000);
+  auto ack = client_->request("chat.send", {{"sessionKey", "fresh"}, {"message", "/compact"}, {"idempotencyKey", "cmd-e"}});
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  const json answer = wait_terminal("cmd-e");
+  EXPECT_EQ(answer["message"]["content"][0]["text"], "Nothing to compact: this session has no messages yet.") << answer.dump();
+  auto r = client_->request("sessions.compact", {{"key", "other"}});
+  ASSERT_EQ(r["ok"], true) << r.dump();
+  EXPECT_EQ(r["payload"]["compacted"], false) << r.dump();
+  EXPECT_EQ(r["payload"]["reason"], "no sessionId") << r.dump();
+  // Neither made a session or a transcript.
+  EXPECT_EQ(client_->request("sessions.list", json::object())["payload"]["count"], 0);
+  const auto dir = home_.path() / "agents" / "main" / "sessions";
+  int transcripts = 0;
+  if (std::filesystem::exists(dir)) {
+    for (const auto& e : std::filesystem::directory_iterator(dir)) transcripts += e.path().extension() == ".jsonl";
+  }
+  EXPECT_EQ(transcripts, 0);
+  EXPECT_TRUE(mock_requests().empty());
+}
+
 }  // namespace
 }  // namespace context_compaction_test
 }  // namespace pincer::test

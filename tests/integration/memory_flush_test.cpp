@@ -196,8 +196,16 @@ TEST_F(MemoryFlushE2E, TheFlushTurnIsHiddenFromEveryHistoryButKeptInTheTranscrip
     EXPECT_EQ(h.find(hidden), std::string::npos) << hidden << " in " << h;
   }
   EXPECT_NE(h.find("what next?"), std::string::npos);
-  // two turns (user, agent, user, agent) and the startup context (role custom, display false)
-  EXPECT_EQ(history["payload"]["messages"].size(), 5u) << h;
+  // two turns (user, agent, user, agent); the startup context (role custom, display false) is
+  // left out as OpenClaw leaves it out, and given with Pincer's includeHidden.
+  EXPECT_EQ(history["payload"]["messages"].size(), 4u) << h;
+  EXPECT_EQ(h.find("Alfama venue"), std::string::npos) << h;
+  auto with_hidden = client_->request("chat.history", {{"sessionKey", "main"}, {"includeHidden", true}});
+  ASSERT_EQ(with_hidden["payload"]["messages"].size(), 5u) << with_hidden.dump();
+  EXPECT_EQ(with_hidden["payload"]["messages"][0]["display"], false) << with_hidden.dump();
+  EXPECT_NE(with_hidden["payload"].dump().find("Alfama venue"), std::string::npos);
+  EXPECT_EQ(with_hidden["payload"].dump().find("MOCK_FLUSHED"), std::string::npos);  // the flush stays hidden
+  EXPECT_EQ(client_->request("chat.history", {{"sessionKey", "main"}, {"includeHidden", 1}})["ok"], false);
   // /tree lists the user's turns only.
   const json tree = turn("/tree", "h3");
   EXPECT_EQ(tree.dump().find("Pre-compaction"), std::string::npos) << tree.dump();

@@ -202,7 +202,16 @@ TEST_F(SessionTreeTest, BadIdsAreAnsweredAtOnce) {
   EXPECT_NE(text_of(send("/tree", "cmd-0")).find("No messages yet"), std::string::npos);
   ASSERT_EQ(send("first question ECHO:a", "t1")["state"], "final");
   EXPECT_NE(text_of(send("/tree zz", "cmd-1")).find("is not an entry id"), std::string::npos);
-  EXPECT_NE(text_of(send("/tree 0000abcd", "cmd-2")).find("no entry 0000abcd"), std::string::npos);
+  // An unknown id is answered with the ids /tree lists (the user's message), never a hidden one.
+  const std::string unknown = text_of(send("/tree 0000abcd", "cmd-2"));
+  EXPECT_NE(unknown.find("no entry 0000abcd"), std::string::npos) << unknown;
+  std::string asked;
+  for (const auto& e : transcript()) {
+    if (e["type"] == "message" && e["message"]["role"] == "user") asked = e["id"];
+  }
+  ASSERT_FALSE(asked.empty());
+  EXPECT_NE(unknown.find("the ids /tree lists: " + asked), std::string::npos) << unknown;
+  EXPECT_EQ(unknown.find(transcript().back()["id"].get<std::string>()), std::string::npos) << unknown;  // the reply
   // The last entry is the leaf already: nothing to do.
   const std::string leaf = transcript().back()["id"];
   EXPECT_NE(text_of(send("/tree " + leaf, "cmd-3")).find("already goes on from there"), std::string::npos);

@@ -715,7 +715,8 @@ SystemPromptInput sample_prompt_input() {
   in.agent_name = "Pinchy";
   in.tools = {{"write", "Create or overwrite a file. Parent folders are created."},
               {"exec", "Run a shell command in the workspace.\nMore details here."},
-              {"read", "Read a text file. Supports offset and limit."}};
+              {"read", "Read a text file. Supports offset and limit."},
+              {"zz_custom", "Does a custom thing. More about it."}};
   in.workspace = "/home/u/.pincer/workspace";
   in.context_files = {BootstrapFile{"AGENTS.md", "/w/AGENTS.md", "Be careful.", false, 11, false},
                       BootstrapFile{"SOUL.md", "/w/SOUL.md", "Be kind.", false, 8, false}};
@@ -730,7 +731,7 @@ TEST(SystemPrompt, SectionsInOrder) {
   EXPECT_THAT(prompt, StartsWith("You are Pinchy, a personal assistant running in Pincer"));
   const std::vector<std::string> in_order = {
       "## Tools\n",
-      "\n- exec: Run a shell command in the workspace.\n- read: Read a text file.\n- write: Create or overwrite a file.\n",
+      "\n- exec: Run shell commands\n- read: Read files\n- write: Create or overwrite files\n- zz_custom: Does a custom thing.\n",
       "## Workspace\nYour working directory is /home/u/.pincer/workspace\n",
       "## Safety\n",
       "## Project context\n",

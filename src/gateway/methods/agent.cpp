@@ -68,7 +68,8 @@ MethodResult agent_run(MethodContext& ctx) {
   const std::string request_id = ctx.request.id;
   auto on_terminal = [&gw, conn, request_id](const agent::RunEvent& e) {
     if (e.kind == agent::RunEvent::Kind::End) {
-      json result = {{"payloads", json::array({json{{"text", e.text}}})},
+      // A silent reply (NO_REPLY, agent/silent_reply.h) has no payload, as in OpenClaw.
+      json result = {{"payloads", e.text.empty() ? json::array() : json::array({json{{"text", e.text}}})},
                      {"meta",
                       {{"sessionKey", e.session_key},
                        {"sessionId", e.session_id},

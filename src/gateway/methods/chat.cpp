@@ -116,17 +116,24 @@ MethodResult chat_send(MethodContext& ctx) {
 }
 
 /// `chat.history {sessionKey, agentId?, sessionId?, limit? 1..1000 (200), maxBytes? >=1024,
-/// inputRunIds?}` → `{sessionKey, sessionId, messages, thinkingLevel, defaults, totalMessages,
+/// inputRunIds?, includeHidden?}` → `{sessionKey, sessionId, messages, thinkingLevel, defaults, totalMessages,
 /// hasMore, pendingInputs, inputReceipts?}`. The newest `limit` messages, then the oldest of those
 /// dropped until the JSON array fits in maxBytes (the newest one always stays); hasMore says that
 /// older messages were left out. A `sessionId` other than the key's current one (the session was
 /// reset) has no messages. Pincer queues no inputs outside a run, so pendingInputs is empty and
-/// each of `inputRunIds` has no receipt.
+/// each of `inputRunIds` has no receipt. Messages marked `display: false` (the startup context,
+/// CX-2) are left out, as OpenClaw does, unless `includeHidden: true` (Pincer's own parameter, for
+/// `pincer sessions show --startup-context`).
 MethodResult history_of(MethodContext& ctx, const char* method) {
   Params p(method, ctx.request.params);
   std::string session_key, agent_id, session_id;
   int64_t limit = 200, max_bytes = INT64_MAX;
-  if (auto e = p.only({"sessionKey", "agentId", "sessionId", "limit", "maxBytes", "inputRunIds"})) return *e;
+  bool include_hidden = false;
+  if (auto e = p.only({"sessionKey", "agentId", "sessionId", "limit", "maxBytes", "inputRunIds", "includeHidden"})) return *e;
+  if (const json& v = ctx.request.params; v.is_object() && v.contains("includeHidden")) {
+    if (!v["includeHidden"].is_boolean()) return invalid_params(method, "/includeHidden must be boolean");
+    include_hidden = v["includeHidden"].get<bool>();
+  }
   if (auto e = p.string("sessionKey", session_key, true, true)) return *e;
   if (auto e = p.string("agentId", agent_id, false, true)) return *e;
   if (auto e = p.string("sessionId", session_id, false, true)) return *e;
@@ -157,6 +164,13 @@ MethodResult history_of(MethodContext& ctx, const char* method) {
   json out = std::move(*history);
   json all = std::move(out["messages"]);
   if (!session_id.empty() && out.value("sessionId", "") != session_id) all = json::array();
+  if (!include_hidden) {  // as OpenClaw: a message marked display:false (the startup context) is the model's only
+    json shown = json::array();
+    for (auto& m : all) {
+      if (!(m.is_object() && m.contains("display") && m["display"] == false)) shown.push_back(std::move(m));
+    }
+    all = std::move(shown);
+  }
   const size_t total = all.size();
   size_t first = total > static_cast<size_t>(limit) ? total - static_cast<size_t>(limit) : 0;
   // Bytes of the messages array as sent: "[" + items joined by "," + "]".

@@ -123,6 +123,9 @@ MethodResult sessions_compact(MethodContext& ctx) {
     }
     gw.send_to(conn, build_ok_value(request_id, r));
   });
+  if (!accepted && accepted.error().code == "NOTHING_TO_COMPACT") {  // OpenClaw's answer for a session without one
+    return json{{"ok", true}, {"key", agents->canonical_key(key)}, {"compacted", false}, {"reason", "no sessionId"}};
+  }
   if (!accepted) return RpcError::invalid(accepted.error().message);
   return Deferred{};
 }
