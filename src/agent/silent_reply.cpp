@@ -107,7 +107,7 @@ std::size_t silent_lead_end(std::string_view text) {
     if (!is_any_token(text.substr(i, end - i))) break;
     bool newline = false;
     i = end;
-    while (i < text.size() && silent_ws(text[i])) newline = newline || text[i++] == '\n';
+    for (; i < text.size() && silent_ws(text[i]); ++i) newline = newline || text[i] == '\n';
     if (newline && i < text.size()) after = i;  // a later token line moves it on
     if (!newline) break;
   }
