@@ -110,6 +110,8 @@ TEST_F(CronCliHardeningTest, BadInputFailsAlikeWithAndWithoutTheGateway) {
   for (std::size_t i = 0; i < online.size(); ++i) {
     EXPECT_EQ(online[i].code, offline[i].code) << i << ": " << online[i].err << " / " << offline[i].err;
   }
+  EXPECT_EQ(online[0].err.find("no gateway answers"), std::string::npos) << "through the gateway: " << online[0].err;
+  EXPECT_NE(offline[0].err.find("no gateway answers"), std::string::npos) << "on the file: " << offline[0].err;
   EXPECT_EQ(online[0].code, 2);
   EXPECT_NE(online[0].err.find("agentId: unknown agent \"ghost\" (configured: \"main\", \"work\""), std::string::npos)
       << online[0].err;

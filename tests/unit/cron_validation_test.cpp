@@ -212,9 +212,9 @@ TEST(CronValidation, AJobFileThatIsNotJsonNamesItsLineAndIsNeverWrittenOver) {
   auto st = h.open();
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code, "CRON_FILE_INVALID");
-  EXPECT_THAT(st.error().message, HasSubstr(h.file().string() + ": line 3, column 16: not valid JSON"));
+  EXPECT_THAT(st.error().message, HasSubstr(h.file().string() + ": line 3, column 25: not valid JSON"));
   auto list = h.sched->list(true, 50, 0);
-  EXPECT_THAT(list.value("fileError", ""), HasSubstr("line 3, column 16"));
+  EXPECT_THAT(list.value("fileError", ""), HasSubstr("line 3, column 25"));
   auto add = h.sched->add(agent_job("new", {{"kind", "every"}, {"everyMs", 60000}}));
   ASSERT_FALSE(add.ok());
   EXPECT_EQ(add.error().code, "CRON_FILE_INVALID");
@@ -253,7 +253,7 @@ TEST(CronValidation, AFileBrokenWhileRunningIsNotWrittenOverByARun) {
   h.sched->tick();  // reloads (fails: the jobs loaded before are kept), starts the due run
   ASSERT_EQ(h.started, std::vector<std::string>{"due"});
   EXPECT_EQ(slurp(h.file()), broken) << "starting a run saves no state over the broken file";
-  EXPECT_THAT(h.sched->list(true, 50, 0).value("fileError", ""), HasSubstr("line 1, column 28"));
+  EXPECT_THAT(h.sched->list(true, 50, 0).value("fileError", ""), HasSubstr("line 1, column 27"));
 }
 
 // ---- 6. a live agents.defaults.userTimezone edit -------------------------------------------------

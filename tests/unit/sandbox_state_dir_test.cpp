@@ -48,7 +48,7 @@ TEST_F(SandboxStateDirTest, TheStateDirectoryItsParentsAndItsContentsAreRefused)
   const std::string at = "agents.defaults.sandbox.binds[0]: ";
   const std::string state = state_.string();
   EXPECT_THAT(bind_error(state + ":/s"), HasSubstr(at + "\"" + state + ":/s\" binds Pincer's state directory " + state));
-  EXPECT_THAT(bind_error(state + ":/s"), HasSubstr("credentials, paired device tokens, pincer.json and transcripts"));
+  EXPECT_THAT(bind_error(state + ":/s"), HasSubstr("the state directory holds Pincer's credentials, paired device tokens, pincer.json and transcripts"));
   EXPECT_THAT(bind_error(state + "/:/s:ro"), HasSubstr("binds Pincer's state directory"));
   EXPECT_THAT(bind_error((root_ / "home").string() + ":/h"), HasSubstr("holds Pincer's state directory " + state));
   EXPECT_THAT(bind_error(root_.string() + ":/r:ro"), HasSubstr("holds Pincer's state directory"));

@@ -191,9 +191,10 @@ Result<Bind> parse_bind(const std::string& path, const std::string& spec, const 
     if (!reason.empty()) reason += " (through the symlink " + b.source + " → " + real + ")";
   }
   if (!reason.empty()) {
-    return invalid(path, "\"" + spec + "\" " + reason + ": it holds Pincer's credentials, paired device tokens, "
-                         "pincer.json and transcripts and is never bound into the sandbox (bind a project directory "
-                         "or an agent workspace instead)");
+    return invalid(path, "\"" + spec + "\" " + reason + ": the state directory holds Pincer's credentials, paired "
+                         "device tokens, pincer.json and transcripts; it, a directory holding it and anything in it "
+                         "outside the agent workspaces are never bound into the sandbox (bind a project directory or "
+                         "an agent workspace instead)");
   }
   if (b.target == "/") return invalid(path, "\"" + spec + "\": the inside path \"/\" would replace the sandbox's root");
   for (const char* r : kReservedTargets) {
