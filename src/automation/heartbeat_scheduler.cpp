@@ -159,8 +159,8 @@ json HeartbeatScheduler::summary(const std::string& agent_id) const {
   if (!s.to.empty()) out["to"] = s.to;
   if (s.active_hours) {
     auto hhmm = [](int m) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "%02d:%02d", m / 60, m % 60);
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "%02d:%02d", (m / 60) % 100, m % 60);
       return std::string(buf);
     };
     out["activeHours"] = {{"start", hhmm(s.active_hours->start_min)}, {"end", hhmm(s.active_hours->end_min)},

@@ -40,8 +40,8 @@ std::string utc_hhmm_in(int hours) {
   const std::time_t t = std::time(nullptr) + hours * 3600;
   std::tm tm{};
   gmtime_r(&t, &tm);
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%02d:%02d", tm.tm_hour, tm.tm_min);
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%02d:%02d", tm.tm_hour % 24, tm.tm_min % 60);
   return buf;
 }
 
