@@ -37,7 +37,10 @@ HeartbeatRuntime::HeartbeatRuntime(EventLoop& loop, agent::AgentService& agents,
   scheduler_->set_busy([this](const std::string&) { return agents_.active_runs() > 0; });
   scheduler_->set_runner([this](const automation::HeartbeatSettings& s, const std::string& run_id,
                                 std::function<void(automation::HeartbeatOutcome)> done) { run_beat(s, run_id, std::move(done)); });
-  scheduler_->set_event_sink([this](const json& event) { gateway_.broadcast_scoped_event("heartbeat", event, "operator.read"); });
+  scheduler_->set_event_sink([this](const json& event) {
+    gateway_.broadcast_scoped_event("heartbeat", event, "operator.read");
+    gateway_.refresh_health(/*broadcast_event=*/false);  // health shows this beat from now on
+  });
   gateway_.set_heartbeat_summary([this](const std::string& agent_id) { return scheduler_->summary(agent_id); });
 }
 
@@ -63,11 +66,13 @@ void HeartbeatRuntime::start() {
     if (auto st = journal.answered(e.id, "abandoned"); !st) spdlog::error("run journal: {}", st.error().message);
   }
   scheduler_->configure(settings_of(config_));
+  gateway_.refresh_health(/*broadcast_event=*/false);  // the snapshot built before knew no heartbeat
 }
 
 void HeartbeatRuntime::reconfigure(const json& config) {
   config_ = config;
   scheduler_->configure(settings_of(config_));
+  gateway_.refresh_health(/*broadcast_event=*/false);
 }
 
 void HeartbeatRuntime::stop() { scheduler_->stop(); }

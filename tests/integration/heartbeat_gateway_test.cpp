@@ -159,6 +159,7 @@ TEST_F(HeartbeatGatewayTest, OffArmsNothingAndAHotReloadTurnsItOn) {
   json hb = main_heartbeat();
   EXPECT_EQ(hb["enabled"], false) << hb.dump();
   EXPECT_EQ(hb["every"], "disabled");
+  ASSERT_TRUE(hb.contains("nextDueAtMs")) << "the heartbeat runtime's summary, not a placeholder: " << hb.dump();
   EXPECT_EQ(hb["nextDueAtMs"], nullptr) << "no timer while off";
   EXPECT_EQ(client_->request("health")["payload"]["heartbeatSeconds"], 0);
 
