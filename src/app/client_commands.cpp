@@ -69,6 +69,25 @@ int run_status(const ClientFlags& f) {
                 << (d.contains("model") && d["model"].is_string() ? d["model"].get<std::string>() : "") << ")\n";
       if (d.contains("contextWarning")) std::cout << "Warning   " << d.value("contextWarning", "") << "\n";
     }
+    // AT-1: each agent's heartbeat: its interval, the next beat and how the last one ended.
+    const int64_t now = r->value("ts", int64_t{0});
+    for (const auto& hb : (*r)["heartbeat"].value("agents", json::array())) {
+      std::cout << "Heartbeat " << cli::terminal_safe(hb.value("agentId", "?")) << ": ";
+      if (!hb.value("enabled", false)) {
+        std::cout << "off\n";
+        continue;
+      }
+      std::cout << "every " << cli::terminal_safe(hb.value("every", "?"));
+      if (hb.value("nextDueAtMs", json()).is_number_integer())
+        std::cout << ", next in " << duration_text(std::max<int64_t>(0, hb["nextDueAtMs"].get<int64_t>() - now));
+      if (hb.value("lastStatus", json()).is_string()) {
+        std::cout << ", last " << cli::terminal_safe(hb["lastStatus"].get<std::string>());
+        if (hb.value("lastReason", json()).is_string()) std::cout << " (" << cli::terminal_safe(hb["lastReason"].get<std::string>()) << ")";
+        if (hb.value("lastRunAtMs", json()).is_number_integer())
+          std::cout << " " << duration_text(std::max<int64_t>(0, now - hb["lastRunAtMs"].get<int64_t>())) << " ago";
+      }
+      std::cout << "\n";
+    }
     std::cout
               << "Config    " << r->value("configPath", "") << "\n"
               << "State     " << r->value("stateDir", "") << "\n"

@@ -5,6 +5,7 @@
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
 #include "agent/time_zone.h"
+#include "automation/heartbeat.h"
 #include "channels/channel_checks.h"
 #include "cli/config_file.h"
 #include "core/paths.h"
@@ -75,6 +76,19 @@ void user_timezone_problem(const json& effective, ConfigProblems& out) {
   } else {
     out.warnings.push_back(line + " (this host has no time zone database: install tzdata)");
   }
+}
+
+/// AT-1: what the schema cannot say of the heartbeat blocks (durations, HH:MM, the zone).
+void heartbeat_config_problems(const json& effective, ConfigProblems& out) {
+  const json agents = effective.value("agents", json::object());
+  const json defaults = agents.value("defaults", json::object());
+  if (defaults.contains("heartbeat"))
+    for (auto& p : automation::heartbeat_problems(defaults["heartbeat"], "agents.defaults.heartbeat")) out.errors.push_back(std::move(p));
+  const json list = agents.value("list", json::array());
+  for (std::size_t i = 0; list.is_array() && i < list.size(); ++i)
+    if (list[i].is_object() && list[i].contains("heartbeat"))
+      for (auto& p : automation::heartbeat_problems(list[i]["heartbeat"], "agents.list[" + std::to_string(i) + "].heartbeat"))
+        out.errors.push_back(std::move(p));
 }
 
 }  // namespace
@@ -175,6 +189,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   }
   for (auto& w : agent::model_reference_warnings(effective)) out.warnings.push_back(std::move(w));
   user_timezone_problem(effective, out);
+  heartbeat_config_problems(effective, out);
   sandbox_problems(effective, *agents, out);
   // Memory: an extra path that does not exist is indexed as nothing, silently.
   for (const auto& a : agents->agents) {

@@ -108,7 +108,6 @@ std::string skip_reason(const std::string& parent, const std::string& k) {
       {"channelHealthCheckMinutes", "not needed: Pincer restarts a failed channel account with backoff"},
   };
   static const std::map<std::string, std::string, std::less<>> agents_defaults = {
-      {"heartbeat", "heartbeats are not implemented yet"},
       {"models", "the model allowlist and aliases are not supported; list models under models.providers"},
       {"compaction", "compaction settings are not configurable in Pincer yet"},
       {"sandbox", "sandboxes are not supported by Pincer yet"},
@@ -463,6 +462,8 @@ class Mapper {
       } else if (k == "timeoutSeconds" || k == "contextTokens" || k == "maxConcurrent" || k == "bootstrapMaxChars" ||
                  k == "bootstrapTotalMaxChars" || k == "bootstrapTruncationWarning") {
         map(p, p, v);
+      } else if (k == "heartbeat") {
+        heartbeat(v, p, p);
       } else if (k == "subagents" && v.is_object() && v.contains("maxConcurrent")) {
         // The subagent lane's limit (QL-2) carries over; spawning settings do not.
         map(key(p, "maxConcurrent"), key(p, "maxConcurrent"), v["maxConcurrent"]);
@@ -470,6 +471,19 @@ class Mapper {
       } else {
         skip(p, skip_reason("agents.defaults", k));
       }
+    }
+  }
+
+  // agents.*.heartbeat (AT-1): the keys Pincer has are copied; `config validate` checks them.
+  void heartbeat(const json& h, const Path& from, const Path& to) {
+    if (!h.is_object()) return expect_object_or_skip(h, from);
+    for (const auto& [k, v] : h.items()) {
+      Path p = key(from, k);
+      if (k == "target" && v == "owner") skip(p, "Pincer has no owner route (commands.ownerAllowFrom); the default \"last\" applies");
+      else if (k == "every" || k == "activeHours" || k == "prompt" || k == "target" || k == "to" || k == "accountId" ||
+               k == "model" || k == "ackMaxChars" || k == "timeoutSeconds")
+        map(p, key(to, k), v);
+      else skip(p, "heartbeat \"" + k + "\" is not supported by Pincer yet");
     }
   }
 
@@ -505,6 +519,7 @@ class Mapper {
         if (k == "id") continue;
         if (k == "name" || k == "default") map(p, key(to, k), v);
         else if (k == "model") model_choice(v, p, key(to, k));
+        else if (k == "heartbeat") heartbeat(v, p, key(to, k));
         else if (k == "workspace") agent.workspace = v.is_string() ? v.get<std::string>() : "";
         else skip(p, skip_reason(text(from), k));
       }

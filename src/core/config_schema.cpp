@@ -2,6 +2,7 @@
 // nowhere else (see config_schema.h). One function per top-level section keeps additions local.
 #include "core/config_schema.h"
 #include "core/config_schema_memory.h"
+#include "core/config_schema_heartbeat.h"
 
 #include <cassert>
 #include <cmath>
@@ -511,6 +512,7 @@ Node agent_defaults() {
                            "Run `exec`/`process` inside bubblewrap and hold the file tools to the same "
                            "view (TL-5): only the workspace, the binds and a read-only system are "
                            "visible. See docs/security.md.", true)),
+      field("heartbeat", heartbeat_node(false)),
   }).doc("Settings every agent inherits.");
 }
 
@@ -547,6 +549,7 @@ Node agent_entry() {
       field("sandbox", sandbox_settings(
                            "This agent's sandbox: each key given overrides `agents.defaults.sandbox`; "
                            "`binds` are added.", false)),
+      field("heartbeat", heartbeat_node(true)),
   }).doc("One agent.");
 }
 

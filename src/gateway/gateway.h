@@ -212,6 +212,12 @@ class Gateway {
   /// The cron scheduler (AT-2) the cron.* methods act on; null = none (they answer UNAVAILABLE).
   void set_cron(automation::CronScheduler* cron) { cron_ = cron; }
   automation::CronScheduler* cron() { return cron_; }
+  /// AT-1: one agent's heartbeat summary (HeartbeatScheduler::summary; null = unknown) for health
+  /// and status; unset = no heartbeat runtime (shown disabled).
+  void set_heartbeat_summary(std::function<nlohmann::json(const std::string&)> fn) { heartbeat_summary_ = std::move(fn); }
+  nlohmann::json heartbeat_summary(const std::string& agent_id) const {
+    return heartbeat_summary_ ? heartbeat_summary_(agent_id) : nlohmann::json(nullptr);
+  }
   /// Extra HTTP endpoints on the gateway's port (webhooks); see core/http_route.h.
   net::HttpRoutes& http_routes() { return http_routes_; }
   /// The channel layer's `channels.status` payload, when the app runs channels (loop thread).
@@ -292,6 +298,7 @@ class Gateway {
   agent::AgentService* agents_ = nullptr;
   automation::CronScheduler* cron_ = nullptr;
   std::function<nlohmann::json()> channels_status_;
+  std::function<nlohmann::json(const std::string&)> heartbeat_summary_;
   ChannelsProbe channels_probe_;
   std::function<std::size_t()> pending_work_;
   net::HttpRoutes http_routes_;

@@ -30,7 +30,8 @@ void Gateway::refresh_health(bool broadcast_event) {
     }
   }
   // Per agent its session store (OpenClaw's HealthSessionSummary: path, count, the 5 most recent
-  // with their age) and heartbeat (Pincer has none yet: disabled); the top-level `sessions` is the
+  // with their age) and heartbeat (OpenClaw's summary plus the beat's state, AT-1; disabled when no
+  // heartbeat runtime knows the agent); the top-level `sessions` is the
   // default agent's store. `openclaw health` prints both.
   const int64_t now = clock_.wall_ms();
   auto store_summary = [&](const std::string& agent_id) {
@@ -39,6 +40,7 @@ void Gateway::refresh_health(bool broadcast_event) {
                 {"recent", json::array()}};
   };
   json agents = json::array(), sessions = store_summary("main");
+  int64_t heartbeat_seconds = 0;  // OpenClaw's heartbeatSeconds: the default agent's interval
   std::string default_agent = "main";
   if (agents_) {
     const json list = agents_->list_agents();
@@ -58,12 +60,12 @@ void Gateway::refresh_health(bool broadcast_event) {
     }
     for (const auto& a : list.value("agents", json::array())) {
       const std::string id = a.value("id", "");
-      json entry = {{"agentId", id},
-                    {"isDefault", id == default_agent},
-                    {"heartbeat",
-                     {{"enabled", false}, {"every", "disabled"}, {"everyMs", nullptr}, {"prompt", ""}, {"target", "none"},
-                      {"ackMaxChars", 0}}},
-                    {"sessions", by_agent[id]}};
+      json beat = heartbeat_summary(id);
+      if (beat.is_null())
+        beat = {{"enabled", false}, {"every", "disabled"}, {"everyMs", nullptr}, {"prompt", ""}, {"target", "none"},
+                {"ackMaxChars", 0}};
+      if (id == default_agent && beat.value("enabled", false)) heartbeat_seconds = beat.value("everyMs", int64_t{0}) / 1000;
+      json entry = {{"agentId", id}, {"isDefault", id == default_agent}, {"heartbeat", std::move(beat)}, {"sessions", by_agent[id]}};
       if (a.contains("name")) entry["name"] = a["name"];
       agents.push_back(std::move(entry));
     }
@@ -79,7 +81,7 @@ void Gateway::refresh_health(bool broadcast_event) {
       {"channels", std::move(channels)},
       {"channelOrder", std::move(order)},
       {"channelLabels", std::move(labels)},
-      {"heartbeatSeconds", 0},
+      {"heartbeatSeconds", heartbeat_seconds},
       {"defaultAgentId", default_agent},
       {"agents", std::move(agents)},
       {"sessions", std::move(sessions)},

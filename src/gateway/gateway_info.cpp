@@ -14,7 +14,7 @@ const std::vector<std::string>& gateway_events() {
   static const std::vector<std::string> events = {
       "connect.challenge", "tick", "health", "presence", "shutdown", "agent", "chat",
       "device.pair.requested", "device.pair.resolved", "device.pair.changed", "sessions.changed", "session.message",
-      "exec.approval.requested", "exec.approval.resolved", "cron"};
+      "exec.approval.requested", "exec.approval.resolved", "cron", "heartbeat"};
   return events;
 }
 

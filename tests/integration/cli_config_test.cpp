@@ -182,7 +182,7 @@ TEST_F(CliConfigTest, ErrorsNameThePathAndExit2WithoutTouchingTheFile) {
        "$schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|diagnostics|bindings|channels|plugins|meta)\n"},
       {{"config", "unset", "agents.list[0].idd"},
        "pincer: config unset: agents.list[0].idd: unknown config key \"idd\" in agents.list[0] (expected one of "
-       "id|name|default|tools|workspace|model|memory|contextEngine|sandbox)\n"},
+       "id|name|default|tools|workspace|model|memory|contextEngine|sandbox|heartbeat)\n"},
   };
   for (const auto& c : cases) {
     auto r = pincer(c.args);

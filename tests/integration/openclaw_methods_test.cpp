@@ -160,7 +160,9 @@ TEST_F(OpenClawMethodsTest, PayloadShapesTheClientsRead) {
   EXPECT_EQ(agents["payload"]["agents"][0]["model"]["primary"], "mock/mock-model");
   auto health = c->request("health");
   EXPECT_TRUE(health["payload"]["agents"][0]["sessions"]["recent"].is_array()) << health.dump();
-  EXPECT_EQ(health["payload"]["agents"][0]["heartbeat"]["enabled"], false);
+  // The heartbeat is on by default for the default agent (AT-1, OpenClaw's default), every 30 m.
+  EXPECT_EQ(health["payload"]["agents"][0]["heartbeat"]["enabled"], true) << health.dump();
+  EXPECT_EQ(health["payload"]["agents"][0]["heartbeat"]["every"], "30m");
   auto identity = c->request("agent.identity.get", {{"sessionKey", "main"}});
   EXPECT_EQ(identity["payload"]["name"], "Claw");
   EXPECT_GT(c->request("system.info")["payload"]["cpuCount"].get<int>(), 0);

@@ -161,7 +161,7 @@ TEST(AgentConfigSchema, ViolationMessagesAreExact) {
       {R"({"agents": {"list": [{"id": "a", "default": "yes"}]}})",
        R"(agents.list[0].default: expected boolean, got "yes")"},
       {R"({"agents": {"list": [{"id": "a", "toolz": {}}]}})",
-       "agents.list[0].toolz: unknown key (expected one of id|name|default|tools|workspace|model|memory|contextEngine|sandbox)"},
+       "agents.list[0].toolz: unknown key (expected one of id|name|default|tools|workspace|model|memory|contextEngine|sandbox|heartbeat)"},
       {R"({"agents": {"list": {"id": "a"}}})", "agents.list: expected array of object, got object"},
       // tools
       {R"({"tools": {"profile": "full", "allow": ["read", "group:fs"], "alsoAllow": ["exec"], "deny": ["*"],

@@ -142,13 +142,14 @@ TEST(OpenClawMap, TheFixtureConfig) {
     "models": {"providers": {"mock": {"baseUrl": "${OPENCLAW_TEST_MOCK_URL}", "apiKey": "test-key",
       "api": "openai-completions", "models": [{"id": "mock-model", "name": "Mock model", "reasoning": false,
       "input": ["text"], "contextWindow": 128000, "maxTokens": 4096}]}}},
-    "agents": {"defaults": {"model": {"primary": "mock/mock-model"}, "timeoutSeconds": 300},
+    "agents": {"defaults": {"model": {"primary": "mock/mock-model"}, "timeoutSeconds": 300, "heartbeat": {"every": "30m"}},
                "list": [{"id": "main", "default": true, "name": "Molty"}]},
     "tools": {"profile": "coding", "deny": ["browser"]},
     "logging": {"level": "info", "consoleStyle": "plain"}
   })")) << m.config.dump(2);
   EXPECT_TRUE(config::validate(m.config));
-  for (const char* path : {"channels", "meta", "gateway.mode", "gateway.tailscale", "agents.defaults.heartbeat",
+  EXPECT_NE(find_mapped(m, "agents.defaults.heartbeat.every"), nullptr) << "the heartbeat is imported (AT-1)";
+  for (const char* path : {"channels", "meta", "gateway.mode", "gateway.tailscale",
                            "agents.list[0].identity", "models.providers.mock.models[0].cost"}) {
     EXPECT_TRUE(has_skip(m, path)) << path << "\n" << skipped_text(m);
   }
@@ -258,6 +259,20 @@ TEST(OpenClawMap, AgentsListIdsAndPerAgentKeys) {
   EXPECT_EQ(m.workspaces[0].dest, "workspace-work-bot");
   EXPECT_EQ(m.workspaces[1].source, fs::path("/home/u/.openclaw/workspace"));
   EXPECT_EQ(m.workspaces[1].dest, "workspace");
+}
+
+TEST(OpenClawMap, HeartbeatSettingsAreImported) {
+  ConfigMapping m = map_config(json::parse(R"({"agents": {
+      "defaults": {"heartbeat": {"every": "1h", "target": "owner", "activeHours": {"start": "08:00", "end": "22:00"},
+                                 "ackMaxChars": 50, "lightContext": true}},
+      "list": [{"id": "ops", "heartbeat": {"every": "15m", "target": "telegram", "to": "123"}}]}})"),
+                               kCtx);
+  EXPECT_EQ(m.config["agents"]["defaults"]["heartbeat"],
+            json::parse(R"({"every": "1h", "activeHours": {"start": "08:00", "end": "22:00"}, "ackMaxChars": 50})"));
+  EXPECT_EQ(m.config["agents"]["list"][0]["heartbeat"], json::parse(R"({"every": "15m", "target": "telegram", "to": "123"})"));
+  EXPECT_TRUE(has_skip(m, "agents.defaults.heartbeat.target", "owner"));
+  EXPECT_TRUE(has_skip(m, "agents.defaults.heartbeat.lightContext", "not supported"));
+  EXPECT_TRUE(config::validate(m.config));
 }
 
 TEST(OpenClawMap, WorkspacesCopiedSharedOrUsedInPlace) {

@@ -64,8 +64,8 @@ json sessions_summary(agent::AgentService& service, const gateway::GatewaySettin
 
 /// `status`: a summary of the running gateway for `pincer status`, dashboards and `openclaw
 /// status` (OpenClaw's StatusSummary fields: runtimeVersion, heartbeat, channelSummary, tasks,
-/// taskAudit, sessions{count, paths, defaults, recent, byAgent}; task, heartbeat and channel
-/// summaries are empty until those features exist).
+/// taskAudit, sessions{count, paths, defaults, recent, byAgent}; heartbeat per agent (AT-1); task
+/// and channel summaries are empty until those features exist).
 MethodResult status(MethodContext& ctx) {
   const auto& s = ctx.gateway.settings();
   json sessions = {{"count", 0}, {"paths", json::array()}, {"defaults", {{"model", nullptr}, {"contextTokens", nullptr}}},
@@ -84,6 +84,15 @@ MethodResult status(MethodContext& ctx) {
                            {"byCode", {{"stale_queued", 0}, {"stale_running", 0}, {"lost", 0}, {"delivery_failed", 0},
                                        {"missing_cleanup", 0}, {"inconsistent_timestamps", 0}}}};
   const std::string default_agent = agents.value("defaultAgentId", "main");
+  json beats = json::array();  // OpenClaw's StatusSummary heartbeat.agents (AT-1), with Pincer's state
+  if (auto* service = ctx.gateway.agents()) {
+    for (const auto& a : service->list_agents().value("agents", json::array())) {
+      json beat = ctx.gateway.heartbeat_summary(a.value("id", ""));
+      if (beat.is_null()) beat = {{"enabled", false}, {"every", "disabled"}, {"everyMs", nullptr}};
+      beat["agentId"] = a.value("id", "");
+      beats.push_back(std::move(beat));
+    }
+  }
   return json{
       {"ok", true},
       {"version", s.version},
@@ -99,7 +108,7 @@ MethodResult status(MethodContext& ctx) {
       {"logFile", s.log_file.string()},
       {"sessions", std::move(sessions)},
       {"agents", std::move(agents)},
-      {"heartbeat", {{"defaultAgentId", default_agent}, {"agents", json::array()}}},
+      {"heartbeat", {{"defaultAgentId", default_agent}, {"agents", std::move(beats)}}},
       {"channelSummary", json::array()},
       {"queuedSystemEvents", json::array()},
       {"degradedSecretOwners", json::array()},
