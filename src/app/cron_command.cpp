@@ -97,13 +97,15 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
     if (!d || *d <= 0) return Error{"2", "--every: expected a duration such as 30s, 10m, 1h, 1d (got '" + f.every + "')"};
     // Every run is an agent turn (a model call): sub-second intervals are a typo (`--every 20`
     // meant 20 minutes?), not a schedule.
-    if (*d < 1000) return Error{"2", "--every: at least 1s (got " + std::to_string(*d) + " ms; give a unit: 30s, 10m, 1h)"};
+    if (*d < automation::kCronMinEveryMs) return Error{"2", "--every: at least 1s (got " + std::to_string(*d) + " ms; give a unit: 30s, 10m, 1h)"};
     j["schedule"] = {{"kind", "every"}, {"everyMs", *d}};
   } else if (!f.cron.empty()) {
     j["schedule"] = {{"kind", "cron"}, {"expr", f.cron}};
   }
   if (!f.tz.empty()) {
-    if (!j.contains("schedule")) return Error{"2", "--tz goes with --at or --cron"};
+    // Alone in an edit it changes the zone of the job's own schedule (the job file says which).
+    if ((!j.contains("schedule") && !patch) || !f.every.empty()) return Error{"2", "--tz goes with --at or --cron"};
+    if (!j.contains("schedule")) j["schedule"] = json::object();
     j["schedule"]["tz"] = f.tz;
   }
   if (!f.message.empty() && !f.system_event.empty()) return Error{"2", "give --message or --system-event, not both"};
@@ -173,12 +175,24 @@ std::string schedule_text(const json& s) {
   return "schedule " + (s.is_null() ? std::string("missing") : cli::terminal_safe(s.dump()));
 }
 
+/// A list's problems on stderr: invalid jobs (kept, disabled) and a broken job file (then 1, as
+/// the same list without a gateway, which cannot open the file at all).
+int list_problems(const json& r) {
+  for (const auto& i : field_of(r, "issues")) std::cerr << "cron: " << cli::terminal_safe(i.is_string() ? i.get<std::string>() : i.dump()) << "\n";
+  if (field_of(r, "fileError").is_null()) return 0;
+  std::cerr << "cron: " << text_of(r, "fileError") << "\n";
+  return 1;
+}
+
 int print_result(const CronCli& c, const std::string& action, const json& r) {
-  if (c.client.json) return print_json(r);
+  if (c.client.json) {
+    print_json(r);
+    return action == "list" && !field_of(r, "fileError").is_null() ? 1 : 0;
+  }
   if (action == "list") {
     if (r["jobs"].empty()) {
       std::cout << "No cron jobs" << (c.all ? "" : " (enabled; --all lists disabled ones too)") << ".\n";
-      return 0;
+      return list_problems(r);
     }
     for (const auto& j : r["jobs"]) {
       const json& st = field_of(j, "state");
@@ -188,7 +202,7 @@ int print_result(const CronCli& c, const std::string& action, const json& r) {
                 << (last_status.empty() ? "" : " " + last_status) << (field_of(j, "enabled") == false ? "  (disabled)" : "")
                 << (field_of(j, "invalid").is_null() ? "" : "  INVALID: " + text_of(j, "invalid")) << "\n";
     }
-    return 0;
+    return list_problems(r);
   }
   if (action == "runs") {
     if (r["entries"].empty()) std::cout << "No runs of " << c.id << " yet.\n";
@@ -217,13 +231,33 @@ int print_result(const CronCli& c, const std::string& action, const json& r) {
   return 0;
 }
 
+/// The exit code of a refused cron call, the same with and without a gateway (docs/cli.md):
+/// 2 for bad input (a param, a job field, an existing id), 1 for the rest (unknown job id, a
+/// broken job file, I/O). `code` is the scheduler's (automation/cron_api.h).
+int cron_exit_code(std::string_view code) {
+  for (std::string_view bad : {"INVALID_REQUEST", "CRON_JOB_INVALID", "CRON_JOB_EXISTS", "SCHEDULE_INVALID"})
+    if (code == bad) return 2;
+  return 1;
+}
+
 /// One action through the gateway, or on the job file when no gateway runs here.
 int cron_action(const CronCli& c, const std::string& action, const json& params) {
   return with_gateway_or_local(
       c.client,
       [&](cli::GatewayClient& client) {
         auto r = client.call("cron." + action, params, c.client.timeout());
-        if (!r) return request_failed("cron." + action, r.error());
+        if (!r) {
+          // methods/cron.cpp answers INVALID_REQUEST with the scheduler's code in details.code,
+          // which the client appends to the message as " (CODE)".
+          std::string code = r.error().code;
+          const std::string& m = r.error().message;
+          if (auto open = m.rfind(" ("); code == "INVALID_REQUEST" && open != std::string::npos && m.back() == ')') {
+            const std::string inner = m.substr(open + 2, m.size() - open - 3);
+            if (!inner.empty() && inner.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == std::string::npos) code = inner;
+          }
+          (void)request_failed("cron." + action, r.error());  // prints the message
+          return cron_exit_code(code);
+        }
         return print_result(c, action, *r);
       },
       [&] {
@@ -235,13 +269,19 @@ int cron_action(const CronCli& c, const std::string& action, const json& params)
         const auto env = config::process_env();
         const auto state = paths::state_dir(env);
         json cfg = json::object();
-        if (auto loaded = config::load(paths::config_file(state), env)) cfg = loaded->effective;
+        auto loaded = config::load(paths::config_file(state), env);
+        if (loaded) cfg = loaded->effective;
+        auto settings = automation::cron_settings_from_config(cfg);
+        if (!loaded) {  // the agents and channels are unknown here, not "none"
+          settings.known_agents.reset();
+          settings.known_channels.reset();
+        }
         EventLoop loop(1);
         automation::CronScheduler sched(loop, [] { return SystemClock::instance().wall_ms(); }, state / "cron",
-                                        automation::cron_settings_from_config(cfg));
+                                        std::move(settings));
         if (auto st = sched.open_offline(); !st) return fail(1, st.error().message);
         auto r = automation::cron_call(sched, action, params);
-        if (!r) return fail(r.error().code == "NOT_FOUND" ? 1 : 2, r.error().message);
+        if (!r) return fail(cron_exit_code(r.error().code), r.error().message);
         return print_result(c, action, *r);
       });
 }

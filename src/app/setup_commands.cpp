@@ -6,6 +6,7 @@
 
 #include "agent/agents_config.h"
 #include "app/client_support.h"
+#include "automation/cron_store.h"
 #include "tools/sandbox/sandbox.h"
 #include "app/commands.h"
 #include "channels/dm_scope_check.h"
@@ -20,6 +21,16 @@ int run_doctor(bool as_json) {
   const auto env = config::process_env();
   const auto state = paths::state_dir(env);
   auto findings = cli::run_doctor(state, paths::config_file(state), env);
+  // A broken cron/jobs.json: the gateway runs none of its jobs and saves no change (AT-2).
+  {
+    automation::CronStore jobs(state / "cron", "");
+    if (auto st = jobs.load(); !st) {
+      findings.push_back({"cron", "fail", st.error().message, "fix or remove " + jobs.jobs_path().string()});
+    } else {
+      for (const auto& issue : jobs.issues())
+        findings.push_back({"cron", "warn", issue, "pincer cron edit, or fix it in " + jobs.jobs_path().string()});
+    }
+  }
   // Direct messages of several people in one main session (session.dmScope "main").
   if (auto loaded = config::load(paths::config_file(state), env); loaded) {
     for (auto& w : channels::dm_scope_warnings(loaded->effective, state)) {

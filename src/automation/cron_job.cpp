@@ -72,6 +72,9 @@ Result<CronJob> parse_cron_job(const nlohmann::json& j, std::string_view where, 
   auto s = parse_schedule(*schedule, default_zone);
   if (!s) return Error{"CRON_JOB_INVALID", r.who + ": " + s.error().message};
   job.schedule = std::move(*s);
+  if (job.schedule.kind == Schedule::Kind::Every && job.schedule.every_ms < kCronMinEveryMs)
+    return r.error("schedule.everyMs", "at least " + std::to_string(kCronMinEveryMs) + " (1 s), got " +
+                                           std::to_string(job.schedule.every_ms) + " ms");
 
   const nlohmann::json* payload = r.field(j, "payload");
   if (payload == nullptr || !payload->is_object())

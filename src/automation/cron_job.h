@@ -66,6 +66,11 @@ struct CronJob {
   std::string invalid;
 };
 
+/// The shortest `every` interval a job may have (1 s): every run is an agent turn or a wake of the
+/// main session, so a sub-second interval is a typo (`everyMs: 20` meant 20 minutes?), never a
+/// schedule. One rule for the `cron` tool, cron.add/cron.update and `pincer cron` (parse_cron_job).
+inline constexpr int64_t kCronMinEveryMs = 1000;
+
 /// Reads and validates one job. `where` names it in messages ("jobs[2]"); `default_zone` is
 /// the zone of schedules without `tz`. Errors (CRON_JOB_INVALID) name the job and the field.
 Result<CronJob> parse_cron_job(const nlohmann::json& j, std::string_view where, std::string_view default_zone);

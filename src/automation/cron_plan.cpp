@@ -29,6 +29,7 @@ std::vector<std::string> plan_startup(std::vector<CronJob>& jobs, int64_t now_ms
       run_now.push_back(job.id);
     } else {
       job.state.last_status = "skipped";
+      if (job.schedule.kind == Schedule::Kind::At) job.enabled = false;  // its one time is gone
     }
   }
   return run_now;

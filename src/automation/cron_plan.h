@@ -20,7 +20,8 @@ enum class MissedRuns { RunOnce, Skip };
 /// At start: brings every enabled, valid job's next run up to date and returns the ids of those
 /// that missed one or more runs while down and should run now (RunOnce: once each, however many
 /// times were missed). A job without a stored next run gets one computed from `now_ms`; an `at`
-/// job whose time passed without a run counts as missed. Skipped jobs get lastStatus "skipped".
+/// job whose time passed without a run counts as missed. Skipped jobs get lastStatus "skipped"; a
+/// skipped `at` job is done, as after its run: it is disabled (kept with its record).
 std::vector<std::string> plan_startup(std::vector<CronJob>& jobs, int64_t now_ms, MissedRuns policy);
 
 /// The jobs due at `now_ms` (enabled, valid, next run <= now, not in `running`), earliest first,

@@ -1,6 +1,7 @@
 #include "automation/cron_store.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "core/ids.h"
@@ -26,9 +27,48 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 void schedule_next(CronJob& job, int64_t now_ms) {
-  job.state.next_run_at_ms = job.enabled && job.invalid.empty()
-                                 ? next_run_after(job.schedule, job.id, now_ms, job.created_at_ms)
-                                 : std::nullopt;
+  if (!job.enabled || !job.invalid.empty()) {
+    job.state.next_run_at_ms.reset();
+    return;
+  }
+  if (job.schedule.kind == Schedule::Kind::At) {
+    // OpenClaw's one-shot rule: its time — also one that has passed, which is due at once (not
+    // left waiting for a restart to count it "missed") — unless it already ran fine at or after it.
+    const bool done = job.state.last_status == "ok" && job.state.last_run_at_ms &&
+                      *job.state.last_run_at_ms >= job.schedule.at_ms;
+    job.state.next_run_at_ms = done ? std::nullopt : std::optional<int64_t>(job.schedule.at_ms);
+    return;
+  }
+  job.state.next_run_at_ms = next_run_after(job.schedule, job.id, now_ms, job.created_at_ms);
+}
+
+/// "line 3, column 7" of byte offset `at` (0-based) in `text`.
+std::string cron_file_position(const std::string& text, std::size_t at) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++column;  // characters, not UTF-8 continuation bytes
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+/// The line of the `nth` (0-based) `"id": "<id>"` in `text`, or 0 when not found (written otherwise).
+std::size_t cron_id_line(const std::string& text, const std::string& id, int nth) {
+  const std::string value = nlohmann::json(id).dump();
+  std::size_t pos = 0;
+  int seen = 0;
+  while ((pos = text.find("\"id\"", pos)) != std::string::npos) {
+    std::size_t v = text.find_first_not_of(" \t\r\n", pos + 4);
+    if (v != std::string::npos && text[v] == ':') v = text.find_first_not_of(" \t\r\n", v + 1);
+    if (v != std::string::npos && text.compare(v, value.size(), value) == 0 && seen++ == nth)
+      return static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n')) + 1;
+    pos += 4;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -46,14 +86,36 @@ Status CronStore::load() {
     }
     return text.error();
   }
-  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
-  if (doc.is_discarded())
-    return Error{"CRON_FILE_INVALID", jobs_path_.string() + ": not valid JSON (fix or remove the file)"};
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based: the byte at which the parser gave up.
+    const std::size_t at = e.byte > 0 ? static_cast<std::size_t>(e.byte - 1) : 0;
+    return Error{"CRON_FILE_INVALID", jobs_path_.string() + ": " + cron_file_position(*text, at) +
+                                          ": not valid JSON (fix or remove the file; it is kept as it is)"};
+  }
   const nlohmann::json* list = nullptr;
   if (doc.is_array()) list = &doc;  // a bare array of jobs, as some hand-written files are
   else if (doc.is_object() && doc.contains("jobs") && doc["jobs"].is_array()) list = &doc["jobs"];
   if (list == nullptr)
     return Error{"CRON_FILE_INVALID", jobs_path_.string() + ": expected {\"version\": 1, \"jobs\": [ … ]}"};
+  // Two jobs with one id: every change by id (and the run history file) would hit the wrong
+  // one, so the file is refused as a whole and left untouched until the user picks.
+  std::map<std::string, std::size_t> first_of_id;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const nlohmann::json& raw = (*list)[i];
+    if (!raw.is_object() || !raw.contains("id") || !raw["id"].is_string()) continue;
+    const std::string id = raw["id"].get<std::string>();
+    auto [first, inserted] = first_of_id.emplace(id, i);
+    if (inserted) continue;
+    const std::size_t line = cron_id_line(*text, id, 1);
+    return Error{"CRON_FILE_INVALID", jobs_path_.string() + ": " +
+                                          (line > 0 ? "line " + std::to_string(line) + ": " : std::string()) +
+                                          "the job id '" + id + "' is used twice (" + jobs_where(first->second) +
+                                          " and " + jobs_where(i) +
+                                          "): give each job its own id (the file is kept as it is)"};
+  }
   std::vector<CronJob> jobs;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const nlohmann::json& raw = (*list)[i];
@@ -128,7 +190,13 @@ Result<CronJob> CronStore::update(std::string_view id, const nlohmann::json& pat
   const std::size_t index = static_cast<std::size_t>(it - jobs_.begin());
   auto job = parse_cron_job(merged, jobs_where(index), default_zone_);
   if (!job) return job.error();
-  // A changed schedule or re-enable starts from now; the run record stays.
+  if (auto s = patch.find("schedule"); job->schedule.kind == Schedule::Kind::Every && s != patch.end() &&
+                                        s->is_object() && s->contains("tz") && !(*s)["tz"].is_null())
+    return Error{"CRON_JOB_INVALID", "job '" + job->id + "': schedule.tz: an every schedule has no time zone "
+                                                        "(tz goes with at and cron schedules)"};
+  // A changed schedule or re-enable starts from now; the run record stays (the raw JSON holds
+  // the state as last loaded, not the runs since: the record in memory is the current one).
+  job->state = it->state;
   job->state.next_run_at_ms.reset();
   schedule_next(*job, now_ms);
   CronJob previous = std::move(*it);

@@ -29,7 +29,8 @@ class CronStore {
   /// `dir` is `<state>/cron`; `default_zone` the zone of schedules without `tz` (empty = host's).
   CronStore(std::filesystem::path dir, std::string default_zone);
 
-  /// (Re)reads jobs.json; a missing file is an empty store. Errors: CRON_FILE_INVALID (not JSON,
+  /// (Re)reads jobs.json; a missing file is an empty store. Errors: CRON_FILE_INVALID (not JSON —
+  /// naming the line and column —, two jobs with one id — naming the line of the second —,
   /// or no `jobs` array) naming the path; the jobs in memory are then unchanged.
   Status load();
   /// Writes jobs.json atomically (IO_ERROR naming the path).
@@ -43,9 +44,12 @@ class CronStore {
   const CronJob* find(std::string_view id) const;
 
   /// Validates `spec` (OpenClaw's job shape without id/timestamps), gives it an id (uuid) when it
-  /// has none, stamps createdAtMs/updatedAtMs = `now_ms`, computes the next run, saves.
+  /// has none, stamps createdAtMs/updatedAtMs = `now_ms`, computes the next run, saves. An `at`
+  /// whose time has passed is due at once (OpenClaw's rule), not only after a restart.
   Result<CronJob> add(nlohmann::json spec, int64_t now_ms);
-  /// Merges `patch` into the job (objects merged, `null` removes), revalidates, saves.
+  /// Merges `patch` into the job (objects merged, `null` removes), revalidates, saves. The run
+  /// record (lastRunAtMs, lastStatus, lastError, consecutiveErrors) is kept; the next run is
+  /// computed again from `now_ms`.
   Result<CronJob> update(std::string_view id, const nlohmann::json& patch, int64_t now_ms);
   /// Removes the job and its run history. NOT_FOUND for an unknown id.
   Status remove(std::string_view id);
@@ -59,6 +63,9 @@ class CronStore {
   std::vector<nlohmann::json> runs(std::string_view id, std::size_t limit) const;
 
   const std::filesystem::path& jobs_path() const { return jobs_path_; }
+  /// The zone of schedules without `tz` from the next load() on (agents.defaults.userTimezone).
+  void set_default_zone(std::string zone) { default_zone_ = std::move(zone); }
+  const std::string& default_zone() const { return default_zone_; }
 
  private:
   std::filesystem::path dir_;

@@ -31,6 +31,40 @@ json page_of(std::vector<json> items, int64_t limit, int64_t offset, const char*
               {"limit", limit},       {"hasMore", more}, {"nextOffset", more ? json(offset + limit) : json(nullptr)}};
 }
 
+/// One list for a message: `"a", "b"` (or "none").
+std::string cron_quoted_list(const std::vector<std::string>& items) {
+  if (items.empty()) return "none";
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "\"" : ", \"") + i + "\"";
+  return out;
+}
+
+/// The agentId and delivery.channel of a new job or a patch, against the configured ones.
+Status cron_check_references(const json& fields, const CronSettings& s) {
+  if (!fields.is_object()) return Ok{};
+  auto agent = fields.find("agentId");
+  if (s.known_agents && agent != fields.end() && agent->is_string() && !agent->get<std::string>().empty()) {
+    const std::string id = agent->get<std::string>();
+    if (std::find(s.known_agents->begin(), s.known_agents->end(), id) == s.known_agents->end())
+      return Error{"CRON_JOB_INVALID", "agentId: unknown agent \"" + id + "\" (configured: " +
+                                           cron_quoted_list(*s.known_agents) + "; agents.list in pincer.json)"};
+  }
+  auto delivery = fields.find("delivery");
+  if (s.known_channels && delivery != fields.end() && delivery->is_object()) {
+    auto channel = delivery->find("channel");
+    if (channel != delivery->end() && channel->is_string() && !channel->get<std::string>().empty() &&
+        *channel != "last") {
+      const std::string id = channel->get<std::string>();
+      if (std::find(s.known_channels->begin(), s.known_channels->end(), id) == s.known_channels->end())
+        return Error{"CRON_JOB_INVALID", "delivery.channel: \"" + id +
+                                             "\" is not a configured channel (configured: " +
+                                             cron_quoted_list(*s.known_channels) +
+                                             "; or \"last\", the chat the agent last heard from)"};
+    }
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 CronSettings cron_settings_from_config(const json& config) {
@@ -44,6 +78,23 @@ CronSettings cron_settings_from_config(const json& config) {
   if (config.is_object() && config.contains("agents") && config["agents"].is_object()) {
     const json defaults = config["agents"].value("defaults", json::object());
     if (defaults.is_object()) s.default_zone = defaults.value("userTimezone", "");
+  }
+  // agent/agents_config.h's ids (automation does not depend on agent/): the listed ids, else "main".
+  s.known_agents.emplace();
+  if (config.is_object() && config.contains("agents") && config["agents"].is_object()) {
+    const json list = config["agents"].value("list", json::array());
+    if (list.is_array()) {
+      for (const json& a : list) {
+        if (a.is_object() && a.contains("id") && a["id"].is_string() && !a["id"].get<std::string>().empty())
+          s.known_agents->push_back(a["id"].get<std::string>());
+      }
+    }
+  }
+  if (s.known_agents->empty()) s.known_agents->push_back("main");
+  s.known_channels.emplace();
+  if (config.is_object() && config.contains("channels") && config["channels"].is_object()) {
+    for (const auto& [id, entry] : config["channels"].items())
+      if (entry.is_object()) s.known_channels->push_back(id);
   }
   return s;
 }
@@ -134,9 +185,36 @@ void CronScheduler::stop() {
 }
 
 void CronScheduler::reconfigure(CronSettings settings) {
+  const bool zone_changed = settings.default_zone != store_.default_zone();
   settings_ = std::move(settings);
+  if (zone_changed) apply_default_zone();
   pump();
   arm();
+}
+
+void CronScheduler::apply_default_zone() {
+  store_.set_default_zone(settings_.default_zone);
+  if (!started_ || !file_error_.empty()) return;  // read with the new zone at the next (re)load
+  // The jobs are read again (a schedule's zone is resolved as it is parsed); every change was
+  // saved before it was answered, so the file holds what memory does.
+  if (auto st = store_.load(); !st) {
+    file_error_ = st.error().message;
+    spdlog::error("cron: {} (the jobs loaded before are kept)", file_error_);
+    return;
+  }
+  seen_ = stamp();
+  for (CronJob& job : store_.mutable_jobs()) {
+    if (schedulable_job(job) && job.schedule.tz.empty() && job.schedule.kind != Schedule::Kind::Every &&
+        !running_.contains(job.id))
+      job.state.next_run_at_ms.reset();
+  }
+  fill_missing_next(now_());
+  if (!stopped_) {
+    if (auto st = store_.save(); !st) spdlog::error("cron: {}", st.error().message);
+    after_write();
+  }
+  spdlog::info("cron: the default time zone is now {}: next runs of jobs without their own tz follow it",
+               settings_.default_zone.empty() ? "the host's" : settings_.default_zone);
 }
 
 Status CronScheduler::reload_if_changed() {
@@ -194,8 +272,14 @@ void CronScheduler::start_run(const std::string& id, CronRunRequest request) {
     // Its next time is fixed as it starts: the timer never starts the same occurrence twice.
     CronJobState state = job.state;
     state.next_run_at_ms = next_after_run(job, started);
-    if (auto st = store_.set_state(id, state); !st) spdlog::error("cron: {}", st.error().message);
-    after_write();
+    if (!file_error_.empty()) {
+      // The file on disk is broken (a hand edit since it was loaded): never written over.
+      for (CronJob& j : store_.mutable_jobs())
+        if (j.id == id) j.state = state;
+    } else {
+      if (auto st = store_.set_state(id, state); !st) spdlog::error("cron: {}", st.error().message);
+      after_write();
+    }
   }
   spdlog::info("cron: job {} ({}) started: run {}{}", id, job.name, request.run_id, request.manual ? " (manual)" : "");
   emit(json{{"jobId", id}, {"action", "started"}, {"runAtMs", started}, {"runId", request.run_id}});
@@ -330,7 +414,13 @@ json CronScheduler::list(bool include_disabled, int64_t limit, int64_t offset) {
     }
     items.push_back(std::move(j));
   }
-  return page_of(std::move(items), limit, offset, "jobs");
+  json page = page_of(std::move(items), limit, offset, "jobs");
+  // Pincer's additions, only when there is something to say: the CLI prints them.
+  json issues = json::array();
+  for (const auto& i : store_.issues()) issues.push_back(i);
+  if (!issues.empty()) page["issues"] = std::move(issues);
+  if (!file_error_.empty()) page["fileError"] = file_error_ + " — no change is saved until it is fixed";
+  return page;
 }
 
 Result<json> CronScheduler::get(const std::string& id) {
@@ -343,6 +433,7 @@ Result<json> CronScheduler::get(const std::string& id) {
 Result<json> CronScheduler::add(const json& spec) {
   (void)reload_if_changed();
   if (auto st = guard_writable(); !st) return st.error();
+  if (auto st = cron_check_references(spec, settings_); !st) return st.error();
   auto job = store_.add(spec, now_());
   after_write();
   if (!job) return job.error();
@@ -357,6 +448,9 @@ Result<json> CronScheduler::add(const json& spec) {
 Result<json> CronScheduler::update(const std::string& id, const json& patch) {
   (void)reload_if_changed();
   if (auto st = guard_writable(); !st) return st.error();
+  if (store_.find(id) != nullptr) {
+    if (auto st = cron_check_references(patch, settings_); !st) return st.error();
+  }
   auto job = store_.update(id, patch, now_());
   after_write();
   if (!job) return job.error();

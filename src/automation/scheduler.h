@@ -41,8 +41,14 @@ struct CronSettings {
   int max_concurrent_runs = 1;    ///< cron.maxConcurrentRuns (>= 1)
   MissedRuns missed_runs = MissedRuns::RunOnce;  ///< cron.missedRuns: "run-once" | "skip"
   std::string default_zone;       ///< zone of schedules without tz (agents.defaults.userTimezone; "" = host)
+  /// The agent ids (agents.list[].id, or "main") and channel ids (the keys of `channels`) a job
+  /// added or changed through add()/update() may name as agentId / delivery.channel (besides
+  /// "last"); nullopt = not checked. Jobs already in the file are never refused for them (the
+  /// config may change back); a run of such a job fails with the agent's or channel's error.
+  std::optional<std::vector<std::string>> known_agents, known_channels;
 };
-/// Reads `cron.*` and agents.defaults.userTimezone from a validated config.
+/// Reads `cron.*`, agents.defaults.userTimezone, the agent ids and the channel ids from a
+/// validated config.
 CronSettings cron_settings_from_config(const nlohmann::json& config);
 
 /// The longest the timer sleeps before it looks again (a suspended machine's monotonic clock
@@ -97,7 +103,9 @@ class CronScheduler {
   Status open_offline();
   /// No new runs start; the timer is cancelled (running ones finish and are recorded).
   void stop();
-  /// Applies new settings (hot reload): the limit and the schedule switch apply now.
+  /// Applies new settings (hot reload): the limit, the schedule switch, the known agents and
+  /// channels and the default zone apply now (jobs without their own `tz` get their next run in
+  /// the new zone; the same rule as `pincer cron` computes offline from the config file).
   void reconfigure(CronSettings settings);
 
   /// Rereads cron/jobs.json when it changed on disk since the scheduler last read or wrote it;
@@ -110,13 +118,17 @@ class CronScheduler {
   /// OpenClaw's `cron.status`: {enabled, storePath, jobs, nextWakeAtMs, running, issues}.
   nlohmann::json status();
   /// OpenClaw's `cron.list` page: {jobs, total, offset, limit, hasMore, nextOffset}; jobs sorted
-  /// by next run (none last); disabled ones only with `include_disabled`.
+  /// by next run (none last); disabled ones only with `include_disabled`. Pincer adds `issues`
+  /// (the invalid jobs, as status()) and `fileError` (jobs.json is broken: the jobs shown are the
+  /// ones loaded before, if any) when there are any.
   nlohmann::json list(bool include_disabled, int64_t limit, int64_t offset);
   /// One job in OpenClaw's shape, or NOT_FOUND.
   Result<nlohmann::json> get(const std::string& id);
-  /// Adds a job (CronStore::add); errors name the field. Emits `added`, re-arms.
+  /// Adds a job (CronStore::add); errors name the field (CRON_JOB_INVALID also for an agentId or
+  /// delivery.channel not in CronSettings::known_agents / known_channels). Emits `added`, re-arms.
   Result<nlohmann::json> add(const nlohmann::json& spec);
-  /// Patches a job (CronStore::update). Emits `updated`, re-arms.
+  /// Patches a job (CronStore::update); the patch's agentId / delivery.channel are checked as
+  /// add()'s, and a schedule.tz on an `every` job is refused. Emits `updated`, re-arms.
   Result<nlohmann::json> update(const std::string& id, const nlohmann::json& patch);
   /// Removes a job and its history: {ok, removed}. NOT_FOUND for an unknown id.
   Result<nlohmann::json> remove(const std::string& id);
@@ -144,6 +156,7 @@ class CronScheduler {
   Status guard_writable() const;
   void after_write();
   void fill_missing_next(int64_t now);
+  void apply_default_zone();
   void start_run(const std::string& id, CronRunRequest request);
   void run_finished(const std::string& id, const CronRunRequest& request, int64_t started, CronRunResult result);
   void pump();

@@ -90,7 +90,8 @@ TEST_F(CliNewUserTest, SandboxSettingsThatFailEveryRunAreRefused) {
   EXPECT_EQ(bad_mode.exit_code, 2);
   EXPECT_NE(bad_mode.err.find("binds[0]: \"/tmp:rx\": \"rx\" is neither an absolute inside path nor a mode"), std::string::npos)
       << bad_mode.err;
-  const std::string missing_dir = (home_.path() / "no-such-dir").string();
+  // Beside the state directory, not in it (a bind inside it is refused before its existence is checked).
+  const std::string missing_dir = home_.path().string() + "-no-such-dir";
   auto missing = pincer({"config", "set", "agents.defaults.sandbox.binds", "['" + missing_dir + ":/data:ro']"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("agents.defaults.sandbox.binds[0]: host path \"" + missing_dir + "\" does not exist"),
@@ -112,9 +113,10 @@ TEST_F(CliNewUserTest, SandboxSettingsThatFailEveryRunAreRefused) {
   EXPECT_EQ(root.exit_code, 2) << root.out;
   EXPECT_NE(root.out.find("binds[0]: \\\"/:/\\\" binds the host's whole file system"), std::string::npos) << root.out;
   write_config("agents: { defaults: { sandbox: { mode: 'all' } } }");
-  auto proc = pincer({"config", "set", "agents.defaults.sandbox.binds", "['/tmp:/proc']"});
+  // (Not /tmp: it holds this test's state directory, which is refused before the inside path.)
+  auto proc = pincer({"config", "set", "agents.defaults.sandbox.binds", "['/usr/share:/proc']"});
   EXPECT_EQ(proc.exit_code, 2);
-  EXPECT_NE(proc.err.find("binds[0]: \"/tmp:/proc\": the inside path /proc would hide the sandbox's own /proc"),
+  EXPECT_NE(proc.err.find("binds[0]: \"/usr/share:/proc\": the inside path /proc would hide the sandbox's own /proc"),
             std::string::npos)
       << proc.err;
   // A missing host path is refused with the sandbox off too: turning it on must not fail every run.
@@ -122,6 +124,28 @@ TEST_F(CliNewUserTest, SandboxSettingsThatFailEveryRunAreRefused) {
   auto off_missing = pincer({"config", "validate"});
   EXPECT_EQ(off_missing.exit_code, 2);
   EXPECT_NE(off_missing.err.find("host path \"" + missing_dir + "\" does not exist"), std::string::npos) << off_missing.err;
+}
+
+TEST_F(CliNewUserTest, BindingPincersOwnStateDirectoryIsRefused) {
+  // Its credentials, device tokens and pincer.json must stay out of every sandbox; so must /tmp,
+  // which holds this test's state directory.
+  const std::string state = home_.path().string();
+  write_config("agents: { defaults: { sandbox: { mode: 'all' } } }");
+  for (const std::string& spec : {state + ":/state:ro", state + "/agents:/a", std::string("/tmp:/t")}) {
+    auto r = pincer({"config", "set", "agents.defaults.sandbox.binds", "['" + spec + "']"});
+    EXPECT_EQ(r.exit_code, 2) << spec;
+    EXPECT_NE(r.err.find("agents.defaults.sandbox.binds[0]: \"" + spec + "\""), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Pincer's state directory"), std::string::npos) << r.err;
+  }
+  write_config("agents: { defaults: { sandbox: { mode: 'off', binds: ['" + state + "'] } } }");
+  auto validate = pincer({"config", "validate"});
+  EXPECT_EQ(validate.exit_code, 2);
+  EXPECT_NE(validate.err.find("binds Pincer's state directory " + state), std::string::npos) << validate.err;
+  // The agent's workspace beneath the state directory is the normal case.
+  home_.write("workspace/notes.md", "notes");
+  write_config("agents: { defaults: { sandbox: { mode: 'off' } } }");
+  auto ws = pincer({"config", "set", "agents.defaults.sandbox.binds", "['" + state + "/workspace:/ws:ro']"});
+  EXPECT_EQ(ws.exit_code, 0) << ws.err;
 }
 
 TEST_F(CliNewUserTest, ToolsExplainLeavesOutTheMemoryToolsWhenMemoryIsOff) {

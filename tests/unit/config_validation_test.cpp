@@ -143,15 +143,15 @@ TEST(ConfigValidationSandbox, BindsOverSystemPathsAreRefused) {
   EXPECT_THAT(bind_error("/dev:/d"), HasSubstr("binds /dev"));
   EXPECT_THAT(bind_error("/var:/v"), HasSubstr("holds /var/run"));
   EXPECT_THAT(bind_error("/srv/../etc:/e"), HasSubstr("binds /etc"));  // normalised first
-  EXPECT_THAT(bind_error("/tmp:/"), HasSubstr(at + "\"/tmp:/\": the inside path \"/\" would replace the sandbox's root"));
-  EXPECT_THAT(bind_error("/tmp:/proc"), HasSubstr("would hide the sandbox's own /proc"));
-  EXPECT_THAT(bind_error("/tmp:/dev/shm"), HasSubstr("would hide the sandbox's own /dev"));
-  EXPECT_THAT(bind_error("/tmp:/sys"), HasSubstr("would hide the sandbox's own /sys"));
+  EXPECT_THAT(bind_error("/srv/data:/"), HasSubstr(at + "\"/srv/data:/\": the inside path \"/\" would replace the sandbox's root"));
+  EXPECT_THAT(bind_error("/srv/data:/proc"), HasSubstr("would hide the sandbox's own /proc"));
+  EXPECT_THAT(bind_error("/srv/data:/dev/shm"), HasSubstr("would hide the sandbox's own /dev"));
+  EXPECT_THAT(bind_error("/srv/data:/sys"), HasSubstr("would hide the sandbox's own /sys"));
   EXPECT_THAT(bind_error(std::string("/tmp/a\nb")), HasSubstr(at + "contains a control character"));
   EXPECT_THAT(bind_error(std::string("/tmp/a\0b", 8)), HasSubstr("control character"));
   EXPECT_THAT(bind_error("relative/dir"), HasSubstr("is not an absolute host path"));
-  EXPECT_THAT(bind_error("/tmp:inside"), HasSubstr("neither an absolute inside path nor a mode"));
-  EXPECT_EQ(bind_error("/tmp:/data:ro"), "");
+  EXPECT_THAT(bind_error("/srv/data:inside"), HasSubstr("neither an absolute inside path nor a mode"));
+  EXPECT_EQ(bind_error("/srv/data:/data:ro"), "");
   EXPECT_EQ(bind_error("/usr/share:/share"), "");
 }
 
@@ -166,7 +166,7 @@ TEST(ConfigValidationSandbox, ASymlinkToABlockedPathIsRefused) {
 
 TEST(ConfigValidationSandbox, DuplicateInsidePathsAreRefused) {
   json cfg = {{"agents",
-               {{"defaults", {{"sandbox", {{"binds", json::array({"/tmp:/data"})}}}}},
+               {{"defaults", {{"sandbox", {{"binds", json::array({"/srv/data:/data"})}}}}},
                 {"list", json::array({{{"id", "main"}, {"sandbox", {{"binds", json::array({"/usr/share:/data/"})}}}}})}}}};
   auto s = tools::sandbox::settings_for_agent(cfg, "main");
   ASSERT_FALSE(s);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "core/paths.h"
 #include "tools/subprocess.h"
 
 namespace pincer::tools::sandbox {
@@ -71,7 +72,75 @@ std::string blocked_source_reason(const std::string& source) {
   return "";
 }
 
-Result<Bind> parse_bind(const std::string& path, const std::string& spec) {
+/// Pincer's own state directory (credentials, paired device tokens, pincer.json, transcripts) as
+/// written and as resolved through symlinks, and the agent workspaces a bind may still reach
+/// inside it: `<state>/workspace*` and every configured agent workspace beneath the state dir.
+struct StateDirGuard {
+  std::vector<std::string> state_forms;      ///< normalised absolute; the lexical form first
+  std::vector<std::string> workspace_forms;  ///< configured workspaces, normalised absolute
+};
+
+/// "~", "~/x" and paths relative to the state directory, as agent/agents_config.h resolves a
+/// workspace (tools/ must not depend on agent/).
+std::string sandbox_guard_workspace_path(const std::string& raw, const fs::path& state) {
+  if (raw == "~" || raw.starts_with("~/")) {
+    if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0') {
+      return normal_path(raw == "~" ? std::string(home) : (fs::path(home) / raw.substr(2)).string());
+    }
+  }
+  fs::path p(raw);
+  if (p.is_relative()) p = state / p;
+  return normal_path(p.string());
+}
+
+StateDirGuard make_state_dir_guard(const json& config, const fs::path& state_dir) {
+  StateDirGuard g;
+  std::error_code ec;
+  fs::path state = fs::absolute(state_dir, ec);
+  if (ec) state = state_dir;
+  const std::string lexical = normal_path(state.string());
+  g.state_forms.push_back(lexical);
+  const fs::path real = fs::weakly_canonical(state, ec);
+  if (!ec && normal_path(real.string()) != lexical) g.state_forms.push_back(normal_path(real.string()));
+  auto add_workspace = [&](const json& node) {
+    if (!node.is_object()) return;
+    auto it = node.find("workspace");
+    if (it == node.end() || !it->is_string() || it->get<std::string>().empty()) return;
+    const std::string ws = sandbox_guard_workspace_path(it->get<std::string>(), state);
+    g.workspace_forms.push_back(ws);
+    const fs::path ws_real = fs::weakly_canonical(ws, ec);
+    if (!ec && normal_path(ws_real.string()) != ws) g.workspace_forms.push_back(normal_path(ws_real.string()));
+  };
+  if (config.is_object()) {
+    if (auto a = config.find("agents"); a != config.end() && a->is_object()) {
+      if (auto d = a->find("defaults"); d != a->end()) add_workspace(*d);
+      if (auto l = a->find("list"); l != a->end() && l->is_array()) {
+        for (const auto& e : *l) add_workspace(e);
+      }
+    }
+  }
+  return g;
+}
+
+/// Why binding `source` (normalised) exposes Pincer's state directory, or "": it is the state
+/// directory, holds it, or lies inside it outside every agent workspace.
+std::string state_dir_reason(const std::string& source, const StateDirGuard& g) {
+  for (const auto& state : g.state_forms) {
+    if (source == state) return "binds Pincer's state directory " + state;
+    if (path_within(source, state)) return "holds Pincer's state directory " + state;
+    if (!path_within(state, source)) continue;
+    // The first component beneath the state dir: workspace, workspace-<id> are the agents' own.
+    const std::string rest = source.substr(state == "/" ? 1 : state.size() + 1);
+    if (rest.substr(0, rest.find('/')).starts_with("workspace")) return "";
+    for (const auto& ws : g.workspace_forms) {
+      if (ws != state && path_within(state, ws) && path_within(ws, source)) return "";
+    }
+    return "binds " + source + ", inside Pincer's state directory " + state;
+  }
+  return "";
+}
+
+Result<Bind> parse_bind(const std::string& path, const std::string& spec, const StateDirGuard& guard) {
   // A newline, NUL or other control character is never part of a path the user meant; bwrap would
   // get a different argument than the file shows.
   for (unsigned char c : spec) {
@@ -103,18 +172,29 @@ Result<Bind> parse_bind(const std::string& path, const std::string& spec) {
   b.target = normal_path(b.target);
   // System directories, credentials and the Docker socket stay outside (as OpenClaw refuses them),
   // also when a symlink leads there.
+  std::error_code real_ec;
+  const std::string real = normal_path(fs::weakly_canonical(b.source, real_ec).string());
+  const bool through_link = !real_ec && real != b.source;
   std::string reason = blocked_source_reason(b.source);
-  if (reason.empty()) {
-    std::error_code ec;
-    const fs::path real = fs::weakly_canonical(b.source, ec);
-    if (!ec && normal_path(real.string()) != b.source) {
-      reason = blocked_source_reason(normal_path(real.string()));
-      if (!reason.empty()) reason += " (through the symlink " + b.source + " → " + normal_path(real.string()) + ")";
-    }
+  if (reason.empty() && through_link) {
+    reason = blocked_source_reason(real);
+    if (!reason.empty()) reason += " (through the symlink " + b.source + " → " + real + ")";
   }
   if (!reason.empty()) {
     return invalid(path, "\"" + spec + "\" " + reason + ": system directories, credentials and the Docker socket "
                          "are never bound into the sandbox (bind a project directory instead)");
+  }
+  // Pincer's own state: a sandboxed command must not read its tokens nor rewrite its config.
+  reason = state_dir_reason(b.source, guard);
+  if (reason.empty() && through_link) {
+    reason = state_dir_reason(real, guard);
+    if (!reason.empty()) reason += " (through the symlink " + b.source + " → " + real + ")";
+  }
+  if (!reason.empty()) {
+    return invalid(path, "\"" + spec + "\" " + reason + ": the state directory holds Pincer's credentials, paired "
+                         "device tokens, pincer.json and transcripts; it, a directory holding it and anything in it "
+                         "outside the agent workspaces are never bound into the sandbox (bind a project directory or "
+                         "an agent workspace instead)");
   }
   if (b.target == "/") return invalid(path, "\"" + spec + "\": the inside path \"/\" would replace the sandbox's root");
   for (const char* r : kReservedTargets) {
@@ -128,7 +208,7 @@ Result<Bind> parse_bind(const std::string& path, const std::string& spec) {
 }
 
 /// Applies the keys present in `node` (an agents.defaults.sandbox or agents.list[].sandbox object).
-Status apply(Settings& s, const json& node, const std::string& path) {
+Status apply(Settings& s, const json& node, const std::string& path, const StateDirGuard& guard) {
   if (!node.is_object()) return invalid(path, "must be an object");
   auto str = [&](const char* key) -> std::optional<std::string> {
     auto it = node.find(key);
@@ -167,7 +247,7 @@ Status apply(Settings& s, const json& node, const std::string& path) {
     for (size_t i = 0; i < it->size(); ++i) {
       const std::string at = path + ".binds[" + std::to_string(i) + "]";
       if (!(*it)[i].is_string()) return invalid(at, "must be a string");
-      auto b = parse_bind(at, (*it)[i].get<std::string>());
+      auto b = parse_bind(at, (*it)[i].get<std::string>(), guard);
       if (!b) return b.error();
       s.binds.push_back(std::move(*b));
     }
@@ -199,12 +279,17 @@ std::string_view to_string(WorkspaceAccess access) {
 }
 
 Result<Settings> settings_for_agent(const json& config, std::string_view agent_id) {
+  return settings_for_agent(config, agent_id, paths::state_dir(pincer::config::process_env()));
+}
+
+Result<Settings> settings_for_agent(const json& config, std::string_view agent_id, const fs::path& state_dir) {
   Settings s;
+  const StateDirGuard guard = make_state_dir_guard(config, state_dir);
   const json* agents = config.is_object() && config.contains("agents") ? &config["agents"] : nullptr;
   if (agents == nullptr || !agents->is_object()) return s;
   if (auto d = agents->find("defaults"); d != agents->end() && d->is_object()) {
     if (auto sb = d->find("sandbox"); sb != d->end() && !sb->is_null()) {
-      if (auto st = apply(s, *sb, "agents.defaults.sandbox"); !st) return st.error();
+      if (auto st = apply(s, *sb, "agents.defaults.sandbox", guard); !st) return st.error();
     }
   }
   if (auto list = agents->find("list"); list != agents->end() && list->is_array()) {
@@ -212,7 +297,7 @@ Result<Settings> settings_for_agent(const json& config, std::string_view agent_i
       const json& a = (*list)[i];
       if (!a.is_object() || a.value("id", "") != agent_id) continue;
       if (auto sb = a.find("sandbox"); sb != a.end() && !sb->is_null()) {
-        if (auto st = apply(s, *sb, "agents.list[" + std::to_string(i) + "].sandbox"); !st) return st.error();
+        if (auto st = apply(s, *sb, "agents.list[" + std::to_string(i) + "].sandbox", guard); !st) return st.error();
       }
     }
   }

@@ -70,8 +70,16 @@ std::string_view to_string(WorkspaceAccess access);
 /// /sys, /dev, /root, /boot, /run, /var/run, the Docker socket, ~/.ssh, ~/.gnupg, ~/.aws,
 /// ~/.config, ~/.docker, ~/.netrc, ~/.npm, ~/.cargo — also through a symlink, when its inside path
 /// is "/" or within /proc, /dev or /sys (the sandbox's own), and when two binds share an inside
-/// path. Paths are kept lexically normalised ("/a/../b/" → "/b").
+/// path. Pincer's own state directory (paths::state_dir of the process environment: credentials,
+/// paired device tokens, pincer.json, transcripts) is refused the same way — the directory, any
+/// directory holding it, anything inside it, also through a symlink — except the agent workspaces
+/// beneath it (`<state>/workspace*` and the configured `agents.defaults.workspace` /
+/// `agents.list[].workspace`). Paths are kept lexically normalised ("/a/../b/" → "/b").
 Result<Settings> settings_for_agent(const nlohmann::json& config, std::string_view agent_id);
+
+/// As above with the state directory given (tests; the gateway and the CLI use the one above).
+Result<Settings> settings_for_agent(const nlohmann::json& config, std::string_view agent_id,
+                                    const std::filesystem::path& state_dir);
 
 /// Whether a session is sandboxed: mode all, or non-main and `session_key` is not
 /// `agent:<agent_id>:main`.

@@ -1,0 +1,282 @@
+// Cron job validation and state defects a new-user tester found (hardening): a sub-second
+// `everyMs` (one minimum for the tool, the methods and the CLI), a one-shot `at` in the past (due
+// at once, as OpenClaw; a skipped one is disabled), `enabled: false` keeping the run record, a
+// `tz` edit, unknown agent and channel ids, and a broken jobs.json (not JSON, duplicate ids) that
+// is reported with its path and line and never written over. Manual clock; no timing.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "automation/cron_api.h"
+#include "automation/schedule.h"
+#include "automation/scheduler.h"
+
+namespace pincer::automation {
+namespace cron_validation_test {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+int64_t utc(const char* iso) { return parse_iso_instant(iso, "UTC").value_or(-1); }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+json agent_job(const std::string& id, json schedule) {
+  return json{{"id", id},
+              {"name", id},
+              {"schedule", std::move(schedule)},
+              {"sessionTarget", "isolated"},
+              {"payload", {{"kind", "agentTurn"}, {"message", "run " + id}}}};
+}
+
+struct Harness {
+  EventLoop loop{1};
+  int64_t now;
+  fs::path dir;
+  std::unique_ptr<CronScheduler> sched;
+  std::vector<std::string> started;  // job ids, in start order
+  bool finish_at_once = true;
+
+  explicit Harness(const char* name, int64_t start_ms) : now(start_ms) {
+    static int counter = 0;
+    dir = fs::temp_directory_path() /
+          ("pincer-cronval-" + std::string(name) + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Harness() {
+    sched.reset();
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  Status open(CronSettings settings = {}) {
+    sched = std::make_unique<CronScheduler>(loop, [this] { return now; }, dir, std::move(settings));
+    sched->set_runner([this](const CronJob& job, const CronRunRequest&, std::function<void(CronRunResult)> done) {
+      started.push_back(job.id);
+      if (finish_at_once) done(CronRunResult{});
+    });
+    return sched->start();
+  }
+  fs::path file() const { return dir / "jobs.json"; }
+  void write(const std::string& text) const {
+    std::ofstream(file(), std::ios::binary) << text;
+  }
+};
+
+// ---- 2. one minimum interval for every surface ---------------------------------------------------
+
+TEST(CronValidation, ASubSecondEveryIsRefusedByAddAndUpdate) {
+  Harness h("every", utc("2026-01-01T00:00:00Z"));
+  ASSERT_TRUE(h.open().ok());
+  auto fast = cron_call(*h.sched, "add", agent_job("fast", {{"kind", "every"}, {"everyMs", 500}}));
+  ASSERT_FALSE(fast.ok());
+  EXPECT_EQ(fast.error().code, "CRON_JOB_INVALID");
+  EXPECT_THAT(fast.error().message, HasSubstr("schedule.everyMs: at least 1000 (1 s), got 500 ms"));
+  EXPECT_EQ(h.sched->store().jobs().size(), 0u) << "nothing saved";
+  ASSERT_TRUE(cron_call(*h.sched, "add", agent_job("ok", {{"kind", "every"}, {"everyMs", 1000}})).ok());
+  auto patched = cron_call(*h.sched, "update", {{"id", "ok"}, {"patch", {{"schedule", {{"everyMs", 20}}}}}});
+  ASSERT_FALSE(patched.ok());
+  EXPECT_THAT(patched.error().message, HasSubstr("job 'ok' (jobs[0]): schedule.everyMs: at least 1000"));
+  EXPECT_EQ(h.sched->store().find("ok")->schedule.every_ms, 1000);
+}
+
+TEST(CronValidation, AHandWrittenSubSecondEveryIsKeptInvalidNotRun) {
+  Harness h("every-file", utc("2026-01-01T00:00:00Z"));
+  h.write(json{{"version", 1}, {"jobs", json::array({agent_job("spin", {{"kind", "every"}, {"everyMs", 5}})})}}.dump());
+  ASSERT_TRUE(h.open().ok());
+  ASSERT_EQ(h.sched->store().issues().size(), 1u);
+  EXPECT_THAT(h.sched->store().issues()[0], HasSubstr("schedule.everyMs: at least 1000"));
+  EXPECT_FALSE(h.sched->armed_at_ms().has_value()) << "an invalid job arms nothing";
+}
+
+// ---- 3. a one-shot `at` in the past -------------------------------------------------------------
+
+TEST(CronValidation, APastAtIsDueAtOnceAndThenDisabled) {
+  Harness h("past-at", utc("2026-01-01T12:00:00Z"));
+  ASSERT_TRUE(h.open().ok());
+  auto added = h.sched->add(agent_job("late", {{"kind", "at"}, {"at", "2026-01-01T08:00:00Z"}}));
+  ASSERT_TRUE(added.ok()) << added.error().message;
+  EXPECT_EQ((*added)["state"]["nextRunAtMs"], utc("2026-01-01T08:00:00Z")) << "due, not nothing";
+  ASSERT_TRUE(h.sched->armed_at_ms().has_value()) << "a timer is armed while the gateway runs";
+  EXPECT_LE(*h.sched->armed_at_ms(), h.now);
+  h.sched->tick();
+  ASSERT_EQ(h.started, std::vector<std::string>{"late"});
+  auto job = *h.sched->get("late");
+  EXPECT_EQ(job["enabled"], false) << job.dump();
+  EXPECT_EQ(job["state"]["lastStatus"], "ok");
+  EXPECT_FALSE(h.sched->armed_at_ms().has_value());
+}
+
+TEST(CronValidation, AOneShotSkippedAtStartIsDisabled) {
+  Harness h("skip-at", utc("2026-01-01T00:00:00Z"));
+  ASSERT_TRUE(h.open().ok());
+  ASSERT_TRUE(h.sched->add(agent_job("once", {{"kind", "at"}, {"at", "2026-01-01T01:00:00Z"}})).ok());
+  h.now = utc("2026-01-01T05:00:00Z");  // the gateway was down at 01:00
+  CronSettings skip;
+  skip.missed_runs = MissedRuns::Skip;
+  ASSERT_TRUE(h.open(skip).ok());
+  EXPECT_TRUE(h.started.empty());
+  auto job = *h.sched->get("once");
+  EXPECT_EQ(job["state"]["lastStatus"], "skipped");
+  EXPECT_EQ(job["enabled"], false) << "its one time is gone: " << job.dump();
+  EXPECT_FALSE(h.sched->armed_at_ms().has_value());
+}
+
+// ---- 4. disable keeps the record; tz edits; unknown agents and channels ---------------------------
+
+TEST(CronValidation, DisablingKeepsTheRunRecord) {
+  Harness h("disable", utc("2026-01-01T00:00:00Z"));
+  ASSERT_TRUE(h.open().ok());
+  ASSERT_TRUE(h.sched->add(agent_job("rec", {{"kind", "every"}, {"everyMs", 60000}})).ok());
+  ASSERT_TRUE(h.sched->run("rec", true).ok());
+  ASSERT_EQ(h.started.size(), 1u);
+  auto off = h.sched->update("rec", {{"enabled", false}});
+  ASSERT_TRUE(off.ok()) << off.error().message;
+  EXPECT_EQ((*off)["state"]["lastRunAtMs"], h.now) << off->dump();
+  EXPECT_EQ((*off)["state"]["lastStatus"], "ok");
+  // Also in the file and after the job is enabled again.
+  const json file = json::parse(slurp(h.file()));
+  EXPECT_EQ(file["jobs"][0]["state"]["lastStatus"], "ok") << file.dump();
+  auto on = h.sched->update("rec", {{"enabled", true}});
+  EXPECT_EQ((*on)["state"]["lastRunAtMs"], h.now);
+}
+
+TEST(CronValidation, AZoneEditChangesTheJobsOwnScheduleAndIsRefusedForEvery) {
+  Harness h("tz", utc("2026-01-01T00:00:00Z"));
+  ASSERT_TRUE(h.open().ok());
+  ASSERT_TRUE(h.sched->add(agent_job("eight", {{"kind", "cron"}, {"expr", "0 8 * * *"}, {"tz", "UTC"}})).ok());
+  auto berlin = h.sched->update("eight", {{"schedule", {{"tz", "Europe/Berlin"}}}});
+  ASSERT_TRUE(berlin.ok()) << berlin.error().message;
+  EXPECT_EQ((*berlin)["schedule"]["expr"], "0 8 * * *");
+  EXPECT_EQ((*berlin)["state"]["nextRunAtMs"], utc("2026-01-01T07:00:00Z")) << "08:00 in Berlin is 07:00 UTC";
+  ASSERT_TRUE(h.sched->add(agent_job("tick", {{"kind", "every"}, {"everyMs", 60000}})).ok());
+  auto every = h.sched->update("tick", {{"schedule", {{"tz", "Europe/Berlin"}}}});
+  ASSERT_FALSE(every.ok());
+  EXPECT_THAT(every.error().message, HasSubstr("job 'tick': schedule.tz: an every schedule has no time zone"));
+}
+
+TEST(CronValidation, UnknownAgentsAndChannelsAreRefused) {
+  Harness h("refs", utc("2026-01-01T00:00:00Z"));
+  const json config = json::parse(R"({"agents": {"list": [{"id": "main"}, {"id": "work"}]},
+                                       "channels": {"telegram": {"botToken": "t"}}})");
+  ASSERT_TRUE(h.open(cron_settings_from_config(config)).ok());
+  json ghost = agent_job("g", {{"kind", "every"}, {"everyMs", 60000}});
+  ghost["agentId"] = "ghost";
+  auto r = h.sched->add(ghost);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "CRON_JOB_INVALID");
+  EXPECT_THAT(r.error().message, HasSubstr("agentId: unknown agent \"ghost\" (configured: \"main\", \"work\""));
+  json typo = agent_job("t", {{"kind", "every"}, {"everyMs", 60000}});
+  typo["delivery"] = {{"mode", "announce"}, {"channel", "telegarm"}, {"to", "1"}};
+  r = h.sched->add(typo);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.error().message, HasSubstr("delivery.channel: \"telegarm\" is not a configured channel (configured: "
+                                           "\"telegram\"; or \"last\""));
+  EXPECT_EQ(h.sched->store().jobs().size(), 0u);
+
+  json fine = agent_job("f", {{"kind", "every"}, {"everyMs", 60000}});
+  fine["agentId"] = "work";
+  fine["delivery"] = {{"mode", "announce"}, {"channel", "telegram"}, {"to", "1"}};
+  ASSERT_TRUE(h.sched->add(fine).ok());
+  EXPECT_FALSE(h.sched->update("f", {{"agentId", "nobody"}}).ok());
+  EXPECT_FALSE(h.sched->update("f", {{"delivery", {{"channel", "irc"}}}}).ok());
+  EXPECT_TRUE(h.sched->update("f", {{"delivery", {{"channel", "last"}}}}).ok());
+  EXPECT_EQ(h.sched->update("nope", {{"agentId", "nobody"}}).error().code, "NOT_FOUND") << "the id is checked first";
+  // Without agents.list the one agent is "main".
+  CronSettings plain = cron_settings_from_config(json::object());
+  ASSERT_TRUE(plain.known_agents.has_value());
+  EXPECT_EQ(*plain.known_agents, std::vector<std::string>{"main"});
+}
+
+// ---- 5. a broken jobs.json ------------------------------------------------------------------------
+
+TEST(CronValidation, AJobFileThatIsNotJsonNamesItsLineAndIsNeverWrittenOver) {
+  Harness h("broken", utc("2026-01-01T00:00:00Z"));
+  const std::string broken = "{\"version\": 1, \"jobs\": [\n  {\"id\": \"a\",\n   \"name\": \"a\" \"schedule\": {}}\n]}\n";
+  h.write(broken);
+  auto st = h.open();
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, "CRON_FILE_INVALID");
+  EXPECT_THAT(st.error().message, HasSubstr(h.file().string() + ": line 3, column 25: not valid JSON"));
+  auto list = h.sched->list(true, 50, 0);
+  EXPECT_THAT(list.value("fileError", ""), HasSubstr("line 3, column 25"));
+  auto add = h.sched->add(agent_job("new", {{"kind", "every"}, {"everyMs", 60000}}));
+  ASSERT_FALSE(add.ok());
+  EXPECT_EQ(add.error().code, "CRON_FILE_INVALID");
+  EXPECT_EQ(slurp(h.file()), broken) << "kept as it was";
+}
+
+TEST(CronValidation, DuplicateJobIdsAreAFileErrorWithTheLine) {
+  Harness h("dup", utc("2026-01-01T00:00:00Z"));
+  json doc = {{"version", 1},
+              {"jobs", json::array({agent_job("twice", {{"kind", "every"}, {"everyMs", 60000}}),
+                                    agent_job("other", {{"kind", "every"}, {"everyMs", 60000}}),
+                                    agent_job("twice", {{"kind", "every"}, {"everyMs", 120000}})})}};
+  const std::string text = doc.dump(2);
+  h.write(text);
+  // The second "twice" is on the line of its "id".
+  std::size_t second = text.find("\"id\": \"twice\"", text.find("\"id\": \"twice\"") + 1);
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(second), '\n') + 1;
+  auto st = h.open();
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.error().message, HasSubstr(h.file().string() + ": line " + std::to_string(line) +
+                                            ": the job id 'twice' is used twice (jobs[0] and jobs[2])"));
+  h.now += 3'600'000;
+  h.sched->tick();
+  EXPECT_TRUE(h.started.empty());
+  EXPECT_EQ(slurp(h.file()), text);
+}
+
+TEST(CronValidation, AFileBrokenWhileRunningIsNotWrittenOverByARun) {
+  Harness h("broken-later", utc("2026-01-01T00:00:00Z"));
+  h.finish_at_once = false;
+  ASSERT_TRUE(h.open().ok());
+  ASSERT_TRUE(h.sched->add(agent_job("due", {{"kind", "every"}, {"everyMs", 60000}})).ok());
+  const std::string broken = "{ \"version\": 1, \"jobs\": [ oops ] }\n";
+  h.write(broken);
+  h.now += 60'000;
+  h.sched->tick();  // reloads (fails: the jobs loaded before are kept), starts the due run
+  ASSERT_EQ(h.started, std::vector<std::string>{"due"});
+  EXPECT_EQ(slurp(h.file()), broken) << "starting a run saves no state over the broken file";
+  EXPECT_THAT(h.sched->list(true, 50, 0).value("fileError", ""), HasSubstr("line 1, column 27"));
+}
+
+// ---- 6. a live agents.defaults.userTimezone edit -------------------------------------------------
+
+TEST(CronValidation, ANewDefaultZoneMovesTheJobsWithoutTheirOwnTz) {
+  Harness h("zone", utc("2026-01-01T00:00:00Z"));
+  CronSettings utc_zone;
+  utc_zone.default_zone = "UTC";
+  ASSERT_TRUE(h.open(utc_zone).ok());
+  ASSERT_TRUE(h.sched->add(agent_job("plain", {{"kind", "cron"}, {"expr", "0 8 * * *"}})).ok());
+  ASSERT_TRUE(h.sched->add(agent_job("own", {{"kind", "cron"}, {"expr", "0 8 * * *"}, {"tz", "America/New_York"}})).ok());
+  EXPECT_EQ((*h.sched->get("plain"))["state"]["nextRunAtMs"], utc("2026-01-01T08:00:00Z"));
+  CronSettings berlin = utc_zone;
+  berlin.default_zone = "Europe/Berlin";
+  h.sched->reconfigure(berlin);
+  EXPECT_EQ((*h.sched->get("plain"))["state"]["nextRunAtMs"], utc("2026-01-01T07:00:00Z")) << "08:00 in Berlin";
+  EXPECT_EQ((*h.sched->get("own"))["state"]["nextRunAtMs"], utc("2026-01-01T13:00:00Z")) << "its own zone stays";
+  EXPECT_EQ(*h.sched->armed_at_ms(), utc("2026-01-01T07:00:00Z"));
+  // The file says the same (what `pincer cron list` shows offline).
+  const json file = json::parse(slurp(h.file()));
+  EXPECT_EQ(file["jobs"][0]["state"]["nextRunAtMs"], utc("2026-01-01T07:00:00Z")) << file.dump();
+}
+
+}  // namespace
+}  // namespace cron_validation_test
+}  // namespace pincer::automation
