@@ -1,12 +1,11 @@
 # Pincer — the two commands of the README contract:
 #   make run    install what is needed, build, start the gateway in the foreground
 #   make test   install what is needed, build, run every test (unit, integration, sanitizers, fuzz)
-# Other targets: make build | asan | fuzz (longer fuzzing) | bench (vs OpenClaw) | docs | clean
+# Other targets: make build | asan (sanitizers + fuzzers) | fuzz (longer fuzzing) | bench (vs OpenClaw) | docs | clean
 
 JOBS      ?= $(shell nproc)
 BUILD     ?= build
 ASAN      ?= build-asan
-FUZZBUILD ?= build-fuzz
 FUZZ_SECS ?= 10
 # Tests wait on sockets, child processes and browsers much of the time: one more test than cores
 # keeps both cores busy (CI budget: 35 min for a clean-clone `make test`).
@@ -18,8 +17,9 @@ GEN       := -G Ninja
 deps:
 	@./scripts/install-deps.sh
 
-# Every tree is a unity build (UNITY: files per translation unit). A clean clone builds three
-# trees (release, sanitizers, fuzz) on two cores; compiling the heavy headers (Asio/Beast, json,
+# Every tree is a unity build (UNITY: files per translation unit). A clean clone builds two trees
+# on two cores: release (gcc) and sanitizers (clang: ASan+UBSan and the libFuzzer targets);
+# compiling the heavy headers (Asio/Beast, json,
 # spdlog, gtest) once per batch instead of once per file is most of that time (CI budget: 35 min).
 # An edit recompiles its batch; for one-file-per-unit iteration configure a tree of your own
 # without $(UNITY) (README, Development).
@@ -28,11 +28,9 @@ UNITY     := -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=12
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINCER_WERROR=ON $(UNITY)
 
+# The sanitizer tree is clang's: libFuzzer needs it, and a second compiler's warnings are checked.
 $(ASAN)/build.ninja: | deps
-	cmake -S . -B $(ASAN) $(GEN) -DCMAKE_BUILD_TYPE=Debug -DPINCER_WERROR=ON -DPINCER_SANITIZE=ON -DPINCER_BENCH=OFF $(UNITY)
-
-$(FUZZBUILD)/build.ninja: | deps
-	CC=clang CXX=clang++ cmake -S . -B $(FUZZBUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINCER_FUZZ=ON $(UNITY)
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN) $(GEN) -DCMAKE_BUILD_TYPE=Debug -DPINCER_WERROR=ON -DPINCER_SANITIZE=ON -DPINCER_FUZZ=ON -DPINCER_BENCH=OFF $(UNITY)
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
@@ -40,8 +38,7 @@ build: deps $(BUILD)/build.ninja
 asan: deps $(ASAN)/build.ninja
 	cmake --build $(ASAN) -j $(JOBS)
 
-fuzz-build: deps $(FUZZBUILD)/build.ninja
-	cmake --build $(FUZZBUILD) -j $(JOBS)
+fuzz-build: asan
 
 run: deps
 	@cmake -S . -B $(BUILD) $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(UNITY) >/dev/null
@@ -49,14 +46,14 @@ run: deps
 	@exec ./$(BUILD)/pincer gateway run $(ARGS)
 
 # Every test: release build (warnings as errors), then the same tests under ASan+UBSan, then a
-# short run of every fuzzer over its seeds.
-test: build asan fuzz-build
+# short run of every fuzzer over its seeds (built in the sanitizer tree).
+test: build asan
 	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS)
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(TEST_JOBS)
 	$(MAKE) --no-print-directory fuzz-smoke FUZZ_SECS=$(FUZZ_SECS)
 
 fuzz-smoke:
-	@./scripts/fuzz-smoke.sh $(FUZZBUILD) $(FUZZ_SECS) $(JOBS)
+	@./scripts/fuzz-smoke.sh $(ASAN) $(FUZZ_SECS) $(JOBS)
 
 fuzz: fuzz-build
 	$(MAKE) --no-print-directory fuzz-smoke FUZZ_SECS=$${FUZZ_SECS:-300}
@@ -69,4 +66,4 @@ docs: build
 	./$(BUILD)/pincer config schema --markdown > docs/configuration.md
 
 clean:
-	rm -rf $(BUILD) $(ASAN) $(FUZZBUILD)
+	rm -rf $(BUILD) $(ASAN) build-fuzz

@@ -18,5 +18,5 @@ run_one() {
   fi
 }
 export -f run_one
-ls "$tree"/fuzz/*_fuzz >/dev/null || { echo "fuzz-smoke: no fuzzers in $tree/fuzz (build the fuzz tree first)"; exit 1; }
+ls "$tree"/fuzz/*_fuzz >/dev/null || { echo "fuzz-smoke: no fuzzers in $tree/fuzz (build the sanitizer tree first: make asan)"; exit 1; }
 printf '%s\n' "$tree"/fuzz/*_fuzz | xargs -P "$jobs" -I{} bash -c 'run_one "$@"' _ {} "$secs" "$tree"

@@ -161,6 +161,11 @@ int run_agent_remote(const ClientFlags& f, const AgentFlags& a) {
     }
     auto r = result.get();
     if (!r && abort_sent) return fail(130, "run aborted");
+    if (!r && r.error().code == "GATEWAY_STOPPING") {
+      // The run journal keeps an accepted message (GW-10): it is answered after the next start.
+      return fail(1, r.error().message + "; your message is kept and is answered when the gateway starts again (" +
+                         "see the reply with: pincer sessions show " + session_key + ")");
+    }
     if (!r) return request_failed("agent", r.error());
     if (f.json) print_json(*r);
     else print_agent_reply(*r);

@@ -171,8 +171,8 @@ constexpr const char* kEditRefused = "EDIT_REFUSED";
 int run_set(const ConfigFlags& f) {
   auto checked = checked_path(f.path, "set");
   if (!checked) return 2;
-  const auto& [path, node] = *checked;
-  auto value = parse_value(f, *node);
+  const auto& path = checked->first;  // a named reference, not a structured binding: the lambda below captures it
+  auto value = parse_value(f, *checked->second);
   if (!value) return fail(2, "config set: " + value.error().message);
   const auto file = cli::config_path(f.file, config::process_env());
   bool changed = false;

@@ -30,7 +30,7 @@
 
 namespace pincer::app {
 
-/// How often the config file's metadata is checked, ms.
+/// How often the config file's metadata is checked where inotify is unavailable (ConfigWatcher), ms.
 inline constexpr int64_t kConfigPollMs = 250;
 /// Longest a config-triggered restart waits for runs in progress, ms (then it restarts anyway).
 inline constexpr int64_t kRestartMaxWaitMs = 300'000;

@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-/// How often cron/jobs.json is stat'ed for hand edits, and how long it must be quiet.
+/// How often cron/jobs.json is stat'ed for hand edits without inotify, and how long it must be quiet.
 constexpr int64_t kJobsFilePollMs = 1000;
 constexpr int64_t kJobsFileDebounceMs = 300;
 /// How long the cron tool waits for the loop's answer.

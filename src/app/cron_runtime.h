@@ -10,7 +10,7 @@
 //     the chat the agent last heard from) through the channels' outbox — durable, and never sent
 //     twice; a failed delivery fails the run unless `bestEffort`;
 //   - the `cron` tool's backend (the call is handed to the loop; the tool's worker waits);
-//   - a watcher of cron/jobs.json (the config watcher's stat poll): hand edits apply while running;
+//   - a watcher of cron/jobs.json (inotify, as the config file's): hand edits apply while running;
 //   - the `cron` gateway event.
 // Loop affinity: event-loop thread, except CronBackend::call (worker threads).
 #pragma once

@@ -53,7 +53,8 @@ class GatewayClient {
   /// Sends a request and blocks the calling thread (not the I/O thread) for its response payload.
   /// With `until_final`, interim responses whose payload.status is "accepted" (e.g. `agent`'s ack)
   /// are skipped. Errors: the response's error code and message ("details.code" appended when
-  /// present), "TIMEOUT" after `timeout`, "CLOSED" when the connection ended first, "INVALID_UTF8"
+  /// present), "TIMEOUT" after `timeout`, "CLOSED" when the connection ended first ("GATEWAY_STOPPING" when
+  /// the gateway closed it on purpose: 1001 going away, 1012 service restart), "INVALID_UTF8"
   /// (nothing sent) when a string in `params` is not UTF-8 text (the message names its path).
   Result<nlohmann::json> call(const std::string& method, const nlohmann::json& params = nlohmann::json::object(),
                               std::chrono::milliseconds timeout = std::chrono::seconds(30), bool until_final = false);

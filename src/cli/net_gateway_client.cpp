@@ -248,8 +248,15 @@ struct GatewayClient::Impl : std::enable_shared_from_this<Impl> {
     }
     auto waiting = std::move(pending);
     pending.clear();
+    // 1001 (going away) and 1012 (service restart) are a gateway that stops on purpose (GW-10):
+    // callers can tell the user that accepted work is kept rather than lost.
+    const bool stopping = code == 1001 || code == 1012;
+    const std::string why = std::to_string(code) + (reason.empty() ? "" : ": " + reason);
     for (auto& [id, p] : waiting) {
-      if (p.done) p.done(Error{"CLOSED", "connection closed (" + std::to_string(code) + (reason.empty() ? "" : ": " + reason) + ")"});
+      if (p.done) {
+        p.done(stopping ? Error{"GATEWAY_STOPPING", "the gateway stopped before answering (" + why + ")"}
+                        : Error{"CLOSED", "connection closed (" + why + ")"});
+      }
     }
     if (was_open && on_close && !closing) on_close(code, reason);
   }

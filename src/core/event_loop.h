@@ -34,6 +34,14 @@ class EventLoop {
   /// Cancels a pending timer (no-op when it already ran). Loop thread only.
   void cancel(TimerId id);
 
+  using WatchId = uint64_t;
+  /// Calls `fn` on the loop each time `fd` is readable (level-triggered: `fn` must drain it, e.g.
+  /// read a non-blocking inotify fd until EAGAIN), until unwatch(). The caller keeps owning `fd` and
+  /// closes it only after unwatch(). Loop thread only.
+  WatchId watch_readable(int fd, std::function<void()> fn);
+  /// Stops a watch_readable() (no-op for an unknown id); `fn` is not called again. Loop thread only.
+  void unwatch(WatchId id);
+
   /// Runs `work` on a worker thread, then `done` on the loop thread. `work` must not touch
   /// loop-owned state. Call from the loop thread.
   void offload(std::function<void()> work, std::function<void()> done);

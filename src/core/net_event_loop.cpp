@@ -5,6 +5,7 @@
 #include <optional>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -20,11 +21,26 @@ struct EventLoop::Impl {
   int workers;
   TimerId next_timer = 1;
   std::map<TimerId, std::unique_ptr<asio::steady_timer>> timers;
+  struct FdWatch {
+    asio::posix::stream_descriptor fd;
+    std::function<void()> fn;
+  };
+  std::map<WatchId, std::shared_ptr<FdWatch>> watches;
+  WatchId next_watch = 1;
+
+  void arm(WatchId id, const std::shared_ptr<FdWatch>& w) {
+    w->fd.async_wait(asio::posix::descriptor_base::wait_read, [this, id, w](const boost::system::error_code& ec) {
+      if (ec || !watches.count(id)) return;  // unwatched
+      w->fn();
+      if (watches.count(id)) arm(id, w);
+    });
+  }
 };
 
 EventLoop::EventLoop(int workers) : impl_(std::make_unique<Impl>()) { impl_->workers = workers; }
 
 EventLoop::~EventLoop() {
+  for (auto& [id, w] : impl_->watches) (void)w->fd.release();  // the callers own their descriptors
   if (impl_->pool) {
     impl_->pool->join();
   }
@@ -57,6 +73,23 @@ void EventLoop::cancel(TimerId id) {
   auto timer = std::shared_ptr<asio::steady_timer>(std::move(it->second));
   impl_->timers.erase(it);
   asio::post(impl_->ioc, [timer] {});
+}
+
+EventLoop::WatchId EventLoop::watch_readable(int fd, std::function<void()> fn) {
+  const WatchId id = impl_->next_watch++;
+  auto w = std::make_shared<Impl::FdWatch>(Impl::FdWatch{asio::posix::stream_descriptor(impl_->ioc, fd), std::move(fn)});
+  impl_->watches.emplace(id, w);
+  impl_->arm(id, w);
+  return id;
+}
+
+void EventLoop::unwatch(WatchId id) {
+  auto it = impl_->watches.find(id);
+  if (it == impl_->watches.end()) return;
+  std::shared_ptr<Impl::FdWatch> w = std::move(it->second);
+  impl_->watches.erase(it);
+  w->fd.cancel();
+  (void)w->fd.release();  // the caller owns the descriptor: never close it here
 }
 
 void EventLoop::offload(std::function<void()> work, std::function<void()> done) {

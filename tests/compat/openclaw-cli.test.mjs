@@ -57,7 +57,7 @@ process.on("exit", cleanup);
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(1));
 
 /** Starts a child and resolves with the first stdout line matching `re` (its match), or rejects. */
-function startUntil(cmd, argv, env, re, what, timeoutMs = 20000) {
+function startUntil(cmd, argv, env, re, what, timeoutMs = 60000) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, argv, { env, stdio: ["ignore", "pipe", "pipe"] });
     children.push(child);
@@ -111,7 +111,7 @@ function requestPairing(cache, port) {
   const id = crypto.createHash("sha256").update(raw).digest("hex");
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}`, { headers: { Origin: FOREIGN_ORIGIN } });
-    const timer = setTimeout(() => reject(new Error("pairing request timed out")), 10000);
+    const timer = setTimeout(() => reject(new Error("pairing request timed out")), 60000);
     ws.on("error", reject);
     ws.on("message", (data) => {
       const m = JSON.parse(data.toString());
@@ -296,7 +296,7 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     const server = `pincer-compat-${process.pid}`;
     const tmux = (...a) => spawnSync("tmux", ["-L", server, ...a], { encoding: "utf8" });
     const screen = () => tmux("capture-pane", "-p", "-t", "tui").stdout ?? "";
-    const waitFor = async (re, what, ms = 60000) => {
+    const waitFor = async (re, what, ms = 180000) => {
       for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
         if (re.test(screen())) return;
       }

@@ -227,6 +227,47 @@ TEST_F(RunJournalTest, ATurnCutByTheDrainTimeoutIsAnsweredOnceAtTheNextStart) {
   expect_journal_settled();
 }
 
+TEST_F(RunJournalTest, ACliWaitingOnAQueuedTurnIsToldItIsKeptAndItIsAnsweredAfterTheRestart) {
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", config_for(*mock_, ", drainTimeoutMs: 300"));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  auto c = client();
+  auto ack = c->request("chat.send", {{"sessionKey", "main"}, {"message", "first MOCK_HOLD:busy ECHO:busy"},
+                                      {"idempotencyKey", "run-busy"}});
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  ASSERT_TRUE(eventually([&] { return held("busy"); }));
+  // `pincer agent -m` in the same session: its turn queues behind the held one.
+  Process cli({pincer_binary(), "agent", "-m", "second ECHO:queued"},
+              {{"PINCER_HOME", home_.path().string()}, {"PINCER_GATEWAY_PORT", std::to_string(gateway_->port())},
+               {"PINCER_GATEWAY_TOKEN", "\x01"}, {"PINCER_GATEWAY_URL", "\x01"}});
+  ASSERT_TRUE(eventually([&] {
+    std::ifstream in(home_.path() / "runs" / "journal.jsonl");
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return all.find("ECHO:queued") != std::string::npos;  // accepted (journaled) before the stop
+  })) << cli.err();
+  gateway_->process().signal(SIGTERM);
+  auto code = cli.wait(60s);
+  ASSERT_TRUE(code) << "the CLI kept waiting after the gateway stopped";
+  EXPECT_EQ(*code, 1);
+  EXPECT_NE(cli.err().find("the gateway stopped before answering (1001: going away); your message is kept"),
+            std::string::npos) << cli.err();
+  ASSERT_TRUE(gateway_->process().wait(30s));
+  http_request(mock_->port(), "POST", "/__mock/release?name=busy");
+
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  json messages;
+  ASSERT_TRUE(eventually([&] {
+    messages = history();
+    for (const auto& m : of_role(messages, "assistant")) {
+      if (text_of(m) == "Hello from the mock LLM. [queued]") return true;
+    }
+    return false;
+  })) << "the kept message was not answered after the restart: " << messages.dump();
+  gateway_->process().signal(SIGTERM);
+  ASSERT_TRUE(gateway_->process().wait(30s));
+  expect_journal_settled();
+}
+
 }  // namespace
 }  // namespace run_journal_test
 }  // namespace pincer::test

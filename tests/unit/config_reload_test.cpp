@@ -1,5 +1,5 @@
 // Hot reload (CF-2, CH-6, CH-7): which accounts a channels config holds, which changes need what,
-// and the file watcher on a real file and a real event loop.
+// (the file watcher: config_watcher_test.cpp).
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -7,7 +7,6 @@
 #include "channels/channel_accounts.h"
 #include "core/event_loop.h"
 #include "gateway/config_reload.h"
-#include "gateway/config_watcher.h"
 
 namespace pincer {
 namespace {
@@ -77,29 +76,6 @@ TEST(ConfigReload, ChangedPathsAndTheirKinds) {
   EXPECT_EQ(gateway::change_kind("memory.backend"), gateway::ChangeKind::Hot);
   EXPECT_EQ(gateway::change_kind("channelsx"), gateway::ChangeKind::Restart);  // a prefix is a whole segment
   EXPECT_TRUE(gateway::plan_reload(a, a).changed.empty());
-}
-
-TEST(ConfigWatcher, ReportsOneChangeAfterTheFileIsQuietAndAReplacementByRename) {
-  const auto dir = std::filesystem::temp_directory_path() / ("pincer-watch-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto file = dir / "pincer.json";
-  std::ofstream(file) << "{}";
-  EventLoop loop;
-  int changes = 0;
-  gateway::ConfigWatcher watcher(loop, file, 20, 100, [&] { ++changes; });
-  watcher.start();
-  loop.after(100, [&] { std::ofstream(file) << "{\"a\":1}"; });
-  loop.after(130, [&] { std::ofstream(file) << "{\"a\":12}"; });  // the same save, a second write
-  loop.after(600, [&] {
-    EXPECT_EQ(changes, 1);
-    std::ofstream(dir / "next.json") << "{\"a\":2}";  // an editor's save: write aside, rename over
-    std::filesystem::rename(dir / "next.json", file);
-  });
-  loop.after(1100, [&] { loop.stop(); });
-  loop.run();
-  EXPECT_EQ(changes, 2);
-  watcher.stop();
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
