@@ -38,6 +38,7 @@ struct ActiveHours {
   int start_min = 0;     ///< "HH:MM", 00:00..23:59
   int end_min = 1440;    ///< "HH:MM", 00:00..24:00
   std::string timezone;  ///< IANA, "user"/"" = agents.defaults.userTimezone, "local" = the host's
+  bool operator==(const ActiveHours&) const = default;
 };
 
 /// One agent's merged settings.
