@@ -22,6 +22,13 @@ STAMP="$CACHE/.installed-$NODE_VERSION-$OPENCLAW_VERSION"
 "$HERE/../support/npm-install-pinned.sh" "$HERE" playwright-core >&2 ||
   echo "setup-openclaw: playwright-core could not be installed (the Control UI browser test skips)" >&2
 
+# One install at a time: ctest starts the CLI and Control UI tests together, and two npm installs
+# into one directory leave it missing files (a module not found at the CLI's first start). Not
+# the lock file of npm-install-pinned.sh above: that one is taken per call.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.openclaw-install.lock"
+flock 9
+
 if [ -f "$STAMP" ] && [ -x "$NODE24" ] && [ -f "$OPENCLAW" ]; then
   echo "ok: node $NODE_VERSION and openclaw $OPENCLAW_VERSION already in $CACHE"
   echo "$OPENCLAW"

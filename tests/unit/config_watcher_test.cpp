@@ -24,12 +24,12 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-/// One step of a scenario: after at least `wait_ms` since the previous step, once `until()` holds,
-/// `then()` runs.
+/// One step of a scenario: after at least `wait_ms` since the previous step, once `until()` holds
+/// (an empty one holds at once), `then()` runs (an empty one does nothing).
 struct Step {
   int64_t wait_ms = 0;
-  std::function<bool()> until = [] { return true; };
-  std::function<void()> then = [] {};
+  std::function<bool()> until;
+  std::function<void()> then;
 };
 
 /// Runs `loop` through `steps` (conditions checked every 5 ms) and stops it after the last, or when
@@ -41,8 +41,9 @@ size_t run_steps(EventLoop& loop, std::vector<Step> steps) {
   auto since = clock::now();
   std::function<void()> tick = [&] {
     while (done < steps.size() && clock::now() - since >= std::chrono::milliseconds(steps[done].wait_ms) &&
-           steps[done].until()) {
-      steps[done++].then();
+           (!steps[done].until || steps[done].until())) {
+      if (steps[done].then) steps[done].then();
+      ++done;
       since = clock::now();
     }
     if (done == steps.size() || clock::now() > deadline) return loop.stop();
