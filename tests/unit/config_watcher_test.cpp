@@ -28,8 +28,8 @@ fs::path fresh_dir(const std::string& name) {
 /// (an empty one holds at once), `then()` runs (an empty one does nothing).
 struct Step {
   int64_t wait_ms = 0;
-  std::function<bool()> until;
-  std::function<void()> then;
+  std::function<bool()> until{};
+  std::function<void()> then{};
 };
 
 /// Runs `loop` through `steps` (conditions checked every 5 ms) and stops it after the last, or when
