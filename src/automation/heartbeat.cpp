@@ -124,9 +124,16 @@ std::optional<int> parse_active_hours_time(std::string_view text, bool allow_24)
 std::vector<std::string> heartbeat_problems(const json& block, const std::string& where) {
   std::vector<std::string> out;
   if (!block.is_object()) return out;
-  if (block.contains("every") && block["every"].is_string() && !parse_heartbeat_duration_ms(block["every"].get<std::string>()))
-    out.push_back(where + ".every: '" + block["every"].get<std::string>() +
-                  "' is not a duration (a number with ms, s, m, h or d, e.g. \"30m\"; \"0m\" turns heartbeats off)");
+  if (block.contains("every") && block["every"].is_string()) {
+    const auto ms = parse_heartbeat_duration_ms(block["every"].get<std::string>());
+    if (!ms) {
+      out.push_back(where + ".every: '" + block["every"].get<std::string>() +
+                    "' is not a duration (a number with ms, s, m, h or d, e.g. \"30m\"; \"0m\" turns heartbeats off)");
+    } else if (*ms > 0 && *ms < kHeartbeatMinEveryMs) {
+      out.push_back(where + ".every: '" + block["every"].get<std::string>() +
+                    "' is shorter than 1s, the shortest interval (as cron's); \"0m\" turns heartbeats off");
+    }
+  }
   if (block.contains("activeHours") && block["activeHours"].is_object()) {
     const json& a = block["activeHours"];
     const std::string start = hb_string(a, "start"), end = hb_string(a, "end"), zone = hb_string(a, "timezone");

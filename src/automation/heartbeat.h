@@ -28,6 +28,8 @@ inline constexpr std::string_view kHeartbeatToken = "HEARTBEAT_OK";
 inline constexpr int64_t kHeartbeatDefaultEveryMs = 30 * 60 * 1000;
 inline constexpr int64_t kHeartbeatDefaultAckMaxChars = 300;
 inline constexpr std::string_view kHeartbeatDefaultEvery = "30m";
+/// The shortest `every` (ms): the same floor as a cron job's everyMs.
+inline constexpr int64_t kHeartbeatMinEveryMs = 1000;
 
 /// The prompt of a heartbeat turn when `prompt` is not set (OpenClaw's semantics, our words).
 std::string default_heartbeat_prompt();

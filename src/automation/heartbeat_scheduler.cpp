@@ -18,6 +18,9 @@ using nlohmann::json;
 /// then decides, as with a missing file). Read at most 64 KiB: enough to see it is not empty.
 std::optional<std::string> read_heartbeat_md(const std::filesystem::path& workspace) {
   if (workspace.empty()) return std::nullopt;
+  // A workspace not created yet gets the empty template at its first run: nothing to do yet (a
+  // fresh install must not call the model on its own).
+  if (std::error_code ec; !std::filesystem::exists(workspace, ec)) return std::string();
   std::ifstream in(workspace / "HEARTBEAT.md", std::ios::binary);
   if (!in) return std::nullopt;
   std::string text(64 * 1024, '\0');

@@ -154,6 +154,15 @@ TEST_F(HeartbeatGatewayTest, AnEmptyHeartbeatFileMakesNoModelCall) {
   EXPECT_TRUE(mock_user_texts().empty());
 }
 
+TEST_F(HeartbeatGatewayTest, AFreshInstallWithoutAWorkspaceYetMakesNoModelCall) {
+  // No workspace directory at all: its first run would write the empty HEARTBEAT.md template.
+  start("{ every: '1s', prompt: 'ECHO:HEARTBEAT_OK' }", "");
+  ASSERT_FALSE(std::filesystem::exists(home_.path() / "workspace"));
+  ASSERT_TRUE(wait_beats(3));
+  for (const auto& b : beats_) EXPECT_EQ(b["reason"], "empty-heartbeat-file") << b.dump();
+  EXPECT_TRUE(mock_user_texts().empty()) << "a fresh install called the model on its own";
+}
+
 TEST_F(HeartbeatGatewayTest, OffArmsNothingAndAHotReloadTurnsItOn) {
   start("{ every: '0m' }", "- Check the build status\n");
   json hb = main_heartbeat();

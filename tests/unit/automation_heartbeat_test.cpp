@@ -103,6 +103,11 @@ TEST(HeartbeatSettings, ProblemsNameTheField) {
   EXPECT_NE(p[1].find("activeHours.start: '24:00'"), std::string::npos) << p[1];
   EXPECT_NE(p[2].find("activeHours.end: '25:00'"), std::string::npos) << p[2];
   EXPECT_NE(p[3].find("unknown time zone 'Mars/Base'"), std::string::npos) << p[3];
+  auto fast = heartbeat_problems(json::parse(R"({"every": "500ms"})"), "agents.defaults.heartbeat");
+  ASSERT_EQ(fast.size(), 1u);
+  EXPECT_NE(fast[0].find("agents.defaults.heartbeat.every: '500ms' is shorter than 1s"), std::string::npos) << fast[0];
+  EXPECT_TRUE(heartbeat_problems(json::parse(R"({"every": "1s"})"), "x").empty());
+  EXPECT_TRUE(heartbeat_problems(json::parse(R"({"every": "0"})"), "x").empty()) << "0 is off, not too short";
   EXPECT_TRUE(heartbeat_problems(json::parse(R"({"every": "30m", "activeHours": {"start": "22:00", "end": "24:00",
                                                                                   "timezone": "user"}})"),
                                  "x")
