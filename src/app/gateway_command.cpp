@@ -24,6 +24,7 @@
 #include "agent/model_registry.h"
 #include "app/cron_runtime.h"
 #include "app/heartbeat_runtime.h"
+#include "app/hooks_runtime.h"
 #include "channels/channel_manager.h"
 #include "channels/dm_scope_check.h"
 #include "cli/config_checks.h"
@@ -311,6 +312,9 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   // The heartbeat (AT-1): a timer only while some agent has heartbeats on.
   HeartbeatRuntime heartbeat(loop, agents, channel_manager, gateway, cfg, state);
   heartbeat.start();
+  // Inbound webhooks (AT-3): a route on this port only while hooks.enabled.
+  HooksRuntime hooks(loop, agents, channel_manager, gateway, heartbeat.scheduler(), cfg, state);
+  hooks.start();
   // Runs of gateway clients a restart cut off run again; their events go to every operator (SS-6).
   agents.resume_unfinished([&gateway](const agent::SendRequest&) { return gateway::make_run_event_sink(gateway); });
   gateway.set_pending_work([&agents, &channel_manager] { return agents.running_runs() + channel_manager.deliveries_pending(); });
@@ -341,9 +345,10 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     return Ok{};
   };
   ConfigReloader reloader(loop, config_path, env, cfg, gateway, agents, channel_manager, preflight, checks);
-  reloader.on_hot_applied([&cron, &heartbeat](const json& next) {
+  reloader.on_hot_applied([&cron, &heartbeat, &hooks](const json& next) {
     cron.reconfigure(next);
     heartbeat.reconfigure(next);
+    hooks.reconfigure(next);
   });
   reloader.start();
   gateway::ServerOptions options;

@@ -79,25 +79,53 @@ void HeartbeatScheduler::tick() {
   if (stopped_) return;
   const int64_t now = now_();
   std::vector<std::string> due;
-  for (auto& [id, agent] : agents_)
-    if (agent.settings.enabled && !agent.running && agent.next_due && *agent.next_due <= now) due.push_back(id);
+  for (auto& [id, agent] : agents_) {
+    const bool timed = agent.next_due && *agent.next_due <= now;
+    const bool woken = agent.wake_at && *agent.wake_at <= now;
+    if (agent.settings.enabled && !agent.running && (timed || woken)) due.push_back(id);
+  }
   for (const auto& id : due)
     if (auto it = agents_.find(id); it != agents_.end()) beat(it->second, now);
   arm();
 }
 
+bool HeartbeatScheduler::wake(const std::string& agent_id, const std::string& reason) {
+  auto it = agents_.find(agent_id);
+  if (stopped_ || it == agents_.end() || !it->second.settings.enabled) return false;
+  AgentState& agent = it->second;
+  const int64_t now = now_();
+  if (!agent.wake_at || *agent.wake_at > now) agent.wake_at = now;
+  agent.wake_reason = reason;
+  spdlog::info("heartbeat: agent {}: wake ({})", agent_id, reason);
+  if (!agent.running) arm();  // a running beat re-arms when it ends, then the wake is due
+  return true;
+}
+
 void HeartbeatScheduler::beat(AgentState& agent, int64_t now) {
   const HeartbeatSettings settings = agent.settings;
-  agent.next_due = now + settings.every_ms;  // fixed as it starts: one beat per interval, never a pile
+  const bool woken = agent.wake_at && *agent.wake_at <= now;
+  const bool timed = agent.next_due && *agent.next_due <= now;
+  // Fixed as it starts: one beat per interval, never a pile. A wake leaves the timed beat alone.
+  if (timed) agent.next_due = now + settings.every_ms;
   auto skip = [&](const char* reason) {
     HeartbeatOutcome o;
     o.status = "skipped";
     o.reason = reason;
     finished(settings.agent_id, now, o);
   };
-  if (!within_active_hours(settings.active_hours, settings.user_zone, now)) return skip("quiet-hours");
-  if (busy_ && busy_(settings.agent_id)) return skip("requests-in-flight");
-  if (auto md = read_heartbeat_md(settings.workspace); md && heartbeat_content_empty(*md)) return skip("empty-heartbeat-file");
+  if (!within_active_hours(settings.active_hours, settings.user_zone, now)) {
+    agent.wake_at.reset();  // the events wait for the session's next turn
+    return skip("quiet-hours");
+  }
+  if (busy_ && busy_(settings.agent_id)) {
+    if (woken) agent.wake_at = now + kHeartbeatWakeRetryMs;  // tried again, not dropped
+    if (!timed) return;
+    return skip("requests-in-flight");
+  }
+  if (!woken)
+    if (auto md = read_heartbeat_md(settings.workspace); md && heartbeat_content_empty(*md)) return skip("empty-heartbeat-file");
+  if (woken) spdlog::info("heartbeat: agent {}: beat for the wake ({})", settings.agent_id, agent.wake_reason);
+  agent.wake_at.reset();
   if (!runner_) return skip("no-runner");
   agent.running = true;
   const std::string run_id = "heartbeat:" + settings.agent_id + ":" + std::to_string(now) + ":" + std::to_string(++seq_);
@@ -134,8 +162,11 @@ void HeartbeatScheduler::arm() {
   armed_at_.reset();
   if (stopped_) return;
   std::optional<int64_t> wake;
-  for (const auto& [id, agent] : agents_)
-    if (agent.settings.enabled && !agent.running && agent.next_due) wake = std::min(wake.value_or(INT64_MAX), *agent.next_due);
+  for (const auto& [id, agent] : agents_) {
+    if (!agent.settings.enabled || agent.running) continue;
+    if (agent.next_due) wake = std::min(wake.value_or(INT64_MAX), *agent.next_due);
+    if (agent.wake_at) wake = std::min(wake.value_or(INT64_MAX), *agent.wake_at);
+  }
   if (!wake) return;  // no agent beats: no timer at all
   const int64_t delay = std::clamp<int64_t>(*wake - now_(), 0, kCronMaxSleepMs);
   armed_at_ = *wake;

@@ -9,6 +9,10 @@
 //   3. HEARTBEAT.md exists and is effectively empty       → skipped, "empty-heartbeat-file";
 //   4. else the runner runs the turn and reports the outcome (sent | ok-token | ok-empty |
 //      skipped with a reason | failed).
+// A wake (wake(): hooks `mode: now`, OpenClaw's requestHeartbeatNow) beats at once: gate 3 does
+// not apply (the pending system events are the work), gate 2 retries it every kWakeRetryMs
+// instead of skipping it (the timer runs only while a wake waits), and it leaves the next timed
+// beat where it was.
 // The next beat is due `every` after this one started, whatever its outcome. Each outcome is
 // logged, kept as the agent's last status (health, `pincer status`) and sent to the event sink
 // in OpenClaw's `heartbeat` event shape.
@@ -30,6 +34,9 @@
 #include "core/event_loop.h"
 
 namespace pincer::automation {
+
+/// How soon a wake that found the agent busy is tried again, ms.
+inline constexpr int64_t kHeartbeatWakeRetryMs = 1000;
 
 /// How one beat ended.
 struct HeartbeatOutcome {
@@ -60,6 +67,10 @@ class HeartbeatScheduler {
   /// The agents and their settings (start, and every hot reload). An agent whose interval did not
   /// change keeps its next beat; a new or changed one beats `every` from now. Re-arms.
   void configure(std::vector<HeartbeatSettings> agents);
+  /// Asks for a beat of `agent_id` now (see the header): `reason` is logged ("hook:wake" …).
+  /// False when that agent has no heartbeat (off or unknown): nothing happens; its main session's
+  /// system events then wait for the session's next turn.
+  bool wake(const std::string& agent_id, const std::string& reason);
   /// No new beat starts; the timer is cancelled.
   void stop();
   /// The timer's work: starts the due beats, re-arms. Public for tests.
@@ -78,6 +89,8 @@ class HeartbeatScheduler {
   struct AgentState {
     HeartbeatSettings settings;
     std::optional<int64_t> next_due;
+    std::optional<int64_t> wake_at;  ///< a wake waits (due at this instant)
+    std::string wake_reason;
     std::optional<int64_t> last_run_at;
     std::string last_status, last_reason;
     bool running = false;

@@ -6,6 +6,7 @@
 #include "agent/model_registry.h"
 #include "agent/time_zone.h"
 #include "automation/heartbeat.h"
+#include "automation/hooks.h"
 #include "channels/channel_checks.h"
 #include "cli/config_file.h"
 #include "core/paths.h"
@@ -89,6 +90,12 @@ void heartbeat_config_problems(const json& effective, ConfigProblems& out) {
     if (list[i].is_object() && list[i].contains("heartbeat"))
       for (auto& p : automation::heartbeat_problems(list[i]["heartbeat"], "agents.list[" + std::to_string(i) + "].heartbeat"))
         out.errors.push_back(std::move(p));
+}
+
+/// AT-3: what the schema cannot say of `hooks` (token when enabled, key prefixes, mappings).
+void hooks_config_problems(const json& effective, ConfigProblems& out) {
+  if (auto settings = automation::hooks_settings_from_config(effective); !settings)
+    for (auto& line : lines_of(settings.error().message)) out.errors.push_back(line);
 }
 
 }  // namespace
@@ -190,6 +197,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   for (auto& w : agent::model_reference_warnings(effective)) out.warnings.push_back(std::move(w));
   user_timezone_problem(effective, out);
   heartbeat_config_problems(effective, out);
+  hooks_config_problems(effective, out);
   sandbox_problems(effective, *agents, out);
   // Memory: an extra path that does not exist is indexed as nothing, silently.
   for (const auto& a : agents->agents) {

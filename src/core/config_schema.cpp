@@ -3,6 +3,7 @@
 #include "core/config_schema.h"
 #include "core/config_schema_memory.h"
 #include "core/config_schema_heartbeat.h"
+#include "core/config_schema_hooks.h"
 
 #include <cassert>
 #include <cmath>
@@ -1003,6 +1004,7 @@ Node build_root() {
                                                 "were missed), `skip` waits for its next time and "
                                                 "records the missed run as `skipped`.")),
                     }).doc("Scheduled jobs (`<state>/cron/jobs.json`, docs/automation.md).")),
+      field("hooks", hooks_section()),
       field("diagnostics", object({
                                field("cacheTrace", object({
                                    field("enabled", boolean().def(false).doc(

@@ -265,6 +265,45 @@ TEST(HeartbeatScheduler, GatesSkipWithoutCallingTheRunner) {
   EXPECT_EQ(h.fake.calls.size(), 1u) << "a task in HEARTBEAT.md: the model is called";
 }
 
+TEST(HeartbeatScheduler, AWakeBeatsNowPastTheEmptyFileAndRetriesWhileBusy) {
+  HbHarness h;
+  auto off = h.settings();
+  off.enabled = false;
+  h.sched.configure({off});
+  EXPECT_FALSE(h.sched.wake("main", "hook:wake")) << "no heartbeat: the wake does nothing";
+  EXPECT_FALSE(h.sched.wake("nobody", "hook:wake"));
+  EXPECT_FALSE(h.sched.armed_at_ms());
+
+  h.sched.configure({h.settings()});
+  const int64_t planned = *h.sched.armed_at_ms();
+  h.workspace.write("HEARTBEAT.md", "# HEARTBEAT.md\n");  // empty: a timed beat would be skipped
+  h.busy = true;
+  ASSERT_TRUE(h.sched.wake("main", "hook:wake"));
+  ASSERT_TRUE(h.sched.armed_at_ms());
+  EXPECT_EQ(*h.sched.armed_at_ms(), h.now) << "due at once";
+  h.sched.tick();
+  EXPECT_TRUE(h.fake.calls.empty()) << "busy: not run";
+  EXPECT_TRUE(h.events.empty()) << "a busy wake is retried, not reported as skipped";
+  ASSERT_TRUE(h.sched.armed_at_ms());
+  EXPECT_EQ(*h.sched.armed_at_ms(), h.now + kHeartbeatWakeRetryMs);
+  h.busy = false;
+  h.now += kHeartbeatWakeRetryMs;
+  h.sched.tick();
+  ASSERT_EQ(h.fake.calls.size(), 1u) << "the wake ran despite the empty HEARTBEAT.md (the event is the work)";
+  h.fake.calls[0].second(HeartbeatOutcome{});
+  ASSERT_TRUE(h.sched.armed_at_ms());
+  EXPECT_EQ(*h.sched.armed_at_ms(), planned) << "the timed beat stays where it was";
+
+  auto quiet = h.settings();
+  quiet.active_hours = ActiveHours{13 * 60, 14 * 60, "UTC"};  // now is 12:00 UTC
+  h.sched.configure({quiet});
+  ASSERT_TRUE(h.sched.wake("main", "hook:wake"));
+  h.sched.tick();
+  EXPECT_EQ(h.fake.calls.size(), 1u) << "quiet hours hold for a wake too";
+  EXPECT_EQ(h.events.back()["reason"], "quiet-hours");
+  EXPECT_EQ(*h.sched.armed_at_ms(), planned) << "the skipped wake is dropped, not retried";
+}
+
 TEST(HeartbeatScheduler, ReconfigureKeepsOrMovesTheNextBeat) {
   HbHarness h;
   h.sched.configure({h.settings(60'000)});

@@ -37,8 +37,10 @@ namespace web {
 /// `content` between the markers
 ///   <<<EXTERNAL_UNTRUSTED_CONTENT source="web_fetch" url="…">>> … <<<END_EXTERNAL_UNTRUSTED_CONTENT>>>
 /// with a first line telling the model it is data, not instructions. Marker look-alikes inside
-/// `content` are defanged so a page cannot close the block early.
-std::string wrap_untrusted(std::string_view source, std::string_view url, std::string_view content);
+/// `content` are defanged so a page cannot close the block early. `note`: that first line ("" =
+/// the web tools' own, which says the content was fetched from the web).
+std::string wrap_untrusted(std::string_view source, std::string_view url, std::string_view content,
+                           std::string_view note = "");
 
 }  // namespace web
 }  // namespace pincer::tools
