@@ -85,7 +85,6 @@ std::string skip_reason(const std::string& parent, const std::string& k) {
       {"channels", "not imported: set up channels again in pincer.json (docs/channels.md: Telegram, IRC, webhook)"},
       {"bindings", "not imported: bindings route channels, which are set up again in pincer.json (docs/channels.md)"},
       {"plugins", "OpenClaw plugins cannot run in Pincer"},
-      {"hooks", "webhooks are not supported by Pincer yet"},
       {"cron", "cron settings are not imported: set cron.enabled / cron.maxConcurrentRuns in pincer.json (docs/automation.md); cron/jobs.json is copied and scheduled"},
       {"session", "session scope, reset and maintenance settings are not configurable in Pincer yet"},
       {"messages", "not imported: set messages.queue again (docs/channels.md); prefix and reaction settings are not supported yet"},
@@ -219,6 +218,7 @@ class Mapper {
       else if (k == "agents") agents(v, p);
       else if (k == "tools") tools(v, p);
       else if (k == "logging") logging(v, p);
+      else if (k == "hooks") hooks(v, p);
       else skip(p, skip_reason("", k));
     }
     plan_workspaces(root.contains("agents") && root["agents"].is_object() ? root["agents"] : json::object());
@@ -628,6 +628,37 @@ class Mapper {
         else map(p, p, v);
       } else {
         skip(p, skip_reason("logging", k));
+      }
+    }
+  }
+
+  // ---- hooks (AT-3: inbound webhooks; docs/automation.md "Hooks") --------------------------------
+
+  void hooks(const json& h, const Path& at) {
+    if (!h.is_object()) return expect_object_or_skip(h, at);
+    for (const auto& [k, v] : h.items()) {
+      Path p = key(at, k);
+      if (k == "token") secret(v, p, p);
+      else if (k == "enabled" || k == "path" || k == "maxBodyBytes" || k == "defaultSessionKey" ||
+               k == "allowRequestSessionKey" || k == "allowedSessionKeyPrefixes" || k == "allowedAgentIds" ||
+               k == "presets")
+        map(p, p, v);
+      else if (k == "mappings" && v.is_array()) {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+          if (v[i].is_object() && v[i].contains("transform")) {
+            skip(index(p, i), "its JavaScript transform cannot run in Pincer; rewrite it with messageTemplate/textTemplate");
+          } else {
+            map(index(p, i), index(p, kept++), v[i]);
+          }
+        }
+      } else if (k == "gmail" && v.is_object() && v.contains("allowUnsafeExternalContent")) {
+        map(key(p, "allowUnsafeExternalContent"), key(p, "allowUnsafeExternalContent"), v["allowUnsafeExternalContent"]);
+        skip(p, "the Gmail watcher (gog, Pub/Sub, Tailscale) is not built in Pincer: POST to <hooks.path>/gmail yourself");
+      } else {
+        skip(p, k == "internal" ? "OpenClaw's internal HOOK.md hooks are not supported by Pincer"
+                                : k == "gmail" ? "the Gmail watcher (gog, Pub/Sub, Tailscale) is not built in Pincer"
+                                               : "not a Pincer hooks setting");
       }
     }
   }

@@ -302,7 +302,7 @@ TEST(OpenClawMap, ToolsLoggingAndTopLevelReasons) {
   ConfigMapping m = map_config(json::parse(R"({"tools": {"profile": "full", "alsoAllow": ["x"], "allow": ["group:fs"],
       "exec": {"timeoutSec": 60, "host": "sandbox"}, "web": {}},
       "logging": {"level": "silent", "consoleStyle": "json", "file": "/tmp/oc.log", "consoleLevel": "warn"},
-      "plugins": {}, "hooks": {}, "cron": {}, "env": {"vars": {"A": "1"}}, "something": 1})"),
+      "plugins": {}, "cron": {}, "env": {"vars": {"A": "1"}}, "something": 1})"),
                                kCtx);
   EXPECT_EQ(m.config["tools"], json::parse(R"({"profile": "full", "alsoAllow": ["x"], "allow": ["group:fs"],
       "exec": {"timeoutSec": 60}})"));
@@ -313,10 +313,27 @@ TEST(OpenClawMap, ToolsLoggingAndTopLevelReasons) {
   EXPECT_TRUE(has_skip(m, "logging.file", "gateway.log"));
   EXPECT_TRUE(has_skip(m, "logging.consoleLevel"));
   EXPECT_TRUE(has_skip(m, "plugins", "plugins"));
-  EXPECT_TRUE(has_skip(m, "hooks", "webhooks"));
   EXPECT_TRUE(has_skip(m, "cron", "cron/jobs.json is copied"));
   EXPECT_TRUE(has_skip(m, "env", "export them"));
   EXPECT_TRUE(has_skip(m, "something", "no Pincer equivalent"));
+}
+
+TEST(OpenClawMap, HooksAreImportedExceptWhatCannotRunInPincer) {
+  ConfigMapping m = map_config(json::parse(R"({"hooks": {"enabled": true, "token": "$HOOK_TOKEN", "path": "/ingest",
+      "allowedAgentIds": ["main"], "presets": ["gmail"], "transformsDir": "t",
+      "gmail": {"account": "me@example.com", "allowUnsafeExternalContent": false},
+      "mappings": [{"match": {"path": "x"}, "transform": {"module": "x.js"}},
+                   {"match": {"path": "gh"}, "messageTemplate": "PR {{title}}"}],
+      "internal": {"enabled": true}}})"),
+                               kCtx);
+  EXPECT_EQ(m.config["hooks"], json::parse(R"({"enabled": true, "token": "${HOOK_TOKEN}", "path": "/ingest",
+      "allowedAgentIds": ["main"], "presets": ["gmail"], "gmail": {"allowUnsafeExternalContent": false},
+      "mappings": [{"match": {"path": "gh"}, "messageTemplate": "PR {{title}}"}]})"));
+  EXPECT_TRUE(has_skip(m, "hooks.mappings[0]", "JavaScript transform"));
+  EXPECT_TRUE(has_skip(m, "hooks.transformsDir"));
+  EXPECT_TRUE(has_skip(m, "hooks.internal", "HOOK.md"));
+  EXPECT_TRUE(has_skip(m, "hooks.gmail", "Gmail watcher"));
+  EXPECT_TRUE(config::validate(m.config));
 }
 
 TEST(OpenClawMap, ValuesPincerRejectsAreRemovedWithTheSchemaMessage) {
