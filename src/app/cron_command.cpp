@@ -27,7 +27,7 @@ using nlohmann::json;
 
 struct CronJobFlags {
   std::string name, at, every, cron, tz, message, system_event, session, agent, channel, to, wake, model, thinking,
-      description;
+      description, webhook;
   double timeout_seconds = 0;  ///< 0 = not given
   bool announce = false, no_deliver = false, delete_after_run = false, best_effort = false, disabled = false;
 };
@@ -71,6 +71,7 @@ void add_job_flags(CLI::App* cmd, CronJobFlags& f) {
   cmd->add_flag("--no-deliver", f.no_deliver, "Do not send the reply anywhere");
   cmd->add_option("--channel", f.channel, "Channel to announce to: last (the chat the agent last heard from) or an id");
   cmd->add_option("--to", f.to, "Recipient (chat id) to announce to");
+  cmd->add_option("--webhook", f.webhook, "POST the run's finished record to this http(s) URL instead of a chat");
   cmd->add_option("--wake", f.wake, "now | next-heartbeat (system events)");
   cmd->add_option("--model", f.model, "Model of the agent turn (provider/id or alias)");
   cmd->add_option("--thinking", f.thinking, "Thinking level of the agent turn")->check(thinking_level_check());
@@ -131,6 +132,10 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
   if (f.disabled) j["enabled"] = false;
   if (f.no_deliver) {
     j["delivery"] = {{"mode", "none"}};
+  } else if (!f.webhook.empty()) {
+    json d = {{"mode", "webhook"}, {"to", f.webhook}};
+    if (f.best_effort) d["bestEffort"] = true;
+    j["delivery"] = std::move(d);
   } else if (f.announce || !f.channel.empty() || !f.to.empty() || (!patch && !f.message.empty())) {
     json d = {{"mode", "announce"}, {"channel", f.channel.empty() ? "last" : f.channel}};
     if (!f.to.empty()) d["to"] = f.to;

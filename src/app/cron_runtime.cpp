@@ -54,6 +54,7 @@ CronRuntime::CronRuntime(EventLoop& loop, agent::AgentService& agents, channels:
     run_job(job, request, std::move(done));
   });
   scheduler_->set_event_sink([this](const json& event) { gateway_.broadcast_scoped_event("cron", event, "operator.read"); });
+  webhook_ = cron_webhook_settings(config);
   backend_ = std::make_unique<Backend>(loop, *scheduler_, alive_);
   agents_.set_cron_backend(backend_.get());
   gateway_.set_cron(scheduler_.get());
@@ -88,7 +89,36 @@ void CronRuntime::start() {
   watcher_->start();
 }
 
-void CronRuntime::reconfigure(const json& config) { scheduler_->reconfigure(automation::cron_settings_from_config(config)); }
+void CronRuntime::reconfigure(const json& config) {
+  scheduler_->reconfigure(automation::cron_settings_from_config(config));
+  webhook_ = cron_webhook_settings(config);
+}
+
+void CronRuntime::deliver_webhook(const automation::CronJob& job, const std::string& run_id, automation::CronRunResult r,
+                                  std::function<void(automation::CronRunResult)> done) {
+  if (!http_) http_ = std::make_unique<net::HttpClient>(loop_);
+  // The run's finished record, as the `cron` event names its fields.
+  json payload = {{"ts", SystemClock::instance().wall_ms()}, {"jobId", job.id}, {"jobName", job.name},
+                  {"action", "finished"}, {"status", r.status}, {"runId", run_id}};
+  if (!r.session_key.empty()) payload["sessionKey"] = r.session_key;
+  if (!r.summary.empty() && r.status != "error") payload["summary"] = r.summary;
+  if (!r.error.empty()) payload["error"] = r.error;
+  const bool best_effort = job.delivery.best_effort;
+  post_cron_webhook(*http_, webhook_, job.delivery.to, payload,
+                    [alive = alive_, done, r, best_effort, run_id](Status st) mutable {
+                      if (!*alive) return;
+                      r.delivery_status = st ? "delivered" : "not-delivered";
+                      if (!st) {
+                        r.delivery_error = st.error().message;
+                        spdlog::warn("cron: run {}: the webhook was not delivered: {}", run_id, st.error().message);
+                        if (!best_effort && r.status != "error") {
+                          r.status = "error";
+                          r.error = "delivery failed: " + st.error().message;
+                        }
+                      }
+                      done(r);
+                    });
+}
 
 void CronRuntime::stop() {
   if (watcher_) watcher_->stop();
@@ -149,7 +179,7 @@ void CronRuntime::run_job(const automation::CronJob& job, const automation::Cron
                                          (*d)["threadId"].is_string())
     thread = (*d)["threadId"].get<std::string>();
   auto ended = std::make_shared<bool>(false);
-  auto sink = [this, alive = alive_, done, ended, delivery, thread, run_id = request.run_id](const agent::RunEvent& e) {
+  auto sink = [this, alive = alive_, done, ended, delivery, thread, job, run_id = request.run_id](const agent::RunEvent& e) {
     using K = agent::RunEvent::Kind;
     if (*ended || (e.kind != K::End && e.kind != K::Error && e.kind != K::Aborted)) return;
     *ended = true;
@@ -172,9 +202,6 @@ void CronRuntime::run_job(const automation::CronJob& job, const automation::Cron
             r.error = "delivery failed: " + st.error().message;
           }
         }
-      } else if (delivery.mode == CronDelivery::Mode::Webhook) {
-        r.delivery_status = "not-delivered";
-        r.delivery_error = "webhook delivery is not supported yet";
       }
     } else if (e.kind == K::Error) {
       r.status = "error";
@@ -183,8 +210,10 @@ void CronRuntime::run_job(const automation::CronJob& job, const automation::Cron
       r.status = "error";
       r.error = "aborted (" + e.stop_reason + ")";
     }
-    loop_.post([alive, done, r] {  // the run is still on the stack
-      if (*alive) done(r);
+    loop_.post([this, alive, done, r, job, run_id, webhook = delivery.mode == CronDelivery::Mode::Webhook] {
+      if (!*alive) return;  // (the run is still on the stack where the sink runs)
+      if (webhook) return deliver_webhook(job, run_id, r, done);
+      done(r);
     });
   };
   auto accepted = agents_.send(send, agent::without_silent_replies(sink));  // a NO_REPLY is not announced (CX-10)

@@ -8,7 +8,8 @@
 //     restart is resumed at the next start, once;
 //   - delivery: `announce` sends the run's final reply to the job's channel/recipient (`last` =
 //     the chat the agent last heard from) through the channels' outbox — durable, and never sent
-//     twice; a failed delivery fails the run unless `bestEffort`;
+//     twice; `webhook` POSTs the run's finished record to the job's URL (app/cron_webhook.h);
+//     a failed delivery fails the run unless `bestEffort`;
 //   - the `cron` tool's backend (the call is handed to the loop; the tool's worker waits);
 //   - a watcher of cron/jobs.json (inotify, as the config file's): hand edits apply while running;
 //   - the `cron` gateway event.
@@ -21,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_service.h"
+#include "app/cron_webhook.h"
 #include "automation/scheduler.h"
 #include "channels/channel_manager.h"
 #include "gateway/config_watcher.h"
@@ -50,6 +52,10 @@ class CronRuntime {
   void run_job(const automation::CronJob& job, const automation::CronRunRequest& request,
                std::function<void(automation::CronRunResult)> done);
 
+  /// Delivers `result` (of `job`'s run `run_id`) to the job's webhook, then calls `done`.
+  void deliver_webhook(const automation::CronJob& job, const std::string& run_id, automation::CronRunResult result,
+                       std::function<void(automation::CronRunResult)> done);
+
   EventLoop& loop_;
   agent::AgentService& agents_;
   channels::ChannelManager& channels_;
@@ -57,6 +63,8 @@ class CronRuntime {
   std::unique_ptr<automation::CronScheduler> scheduler_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<gateway::ConfigWatcher> watcher_;
+  CronWebhookSettings webhook_;
+  std::unique_ptr<net::HttpClient> http_;  ///< made at the first webhook delivery
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

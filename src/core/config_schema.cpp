@@ -1003,6 +1003,17 @@ Node build_root() {
                                                 "`run-once` runs it once at start (however many runs "
                                                 "were missed), `skip` waits for its next time and "
                                                 "records the missed run as `skipped`.")),
+                        field("webhookToken", string().sensitive().format("text-line").doc(
+                                                  "Sent as `Authorization: Bearer <token>` with every `webhook` "
+                                                  "delivery of a job.")),
+                        field("webhookSsrfPolicy", object({
+                            field("dangerouslyAllowPrivateNetwork", boolean().def(false).doc(
+                                "Let `webhook` deliveries reach private, loopback and link-local addresses "
+                                "(blocked by default: a job's URL may come from the agent's `cron` tool).")),
+                            field("allowedHostnames", array_of(string()).doc(
+                                "Hosts (exact, any case) a `webhook` delivery may reach even when they resolve "
+                                "to such an address.")),
+                        }).doc("Which addresses `webhook` deliveries may reach.")),
                     }).doc("Scheduled jobs (`<state>/cron/jobs.json`, docs/automation.md).")),
       field("hooks", hooks_section()),
       field("diagnostics", object({

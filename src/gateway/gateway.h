@@ -249,7 +249,7 @@ class Gateway {
   /// guesses count in the auth rate limit as a connect's do (gateway_http_auth.cpp). Loop thread.
   bool authorize_http_bearer(const PeerInfo& peer, std::string_view bearer);
 
-  /// Registry access for tests that add methods.
+  /// Registry access for tests that add methods, and for runtimes that own one (hooks.status).
   MethodRegistry& mutable_methods() { return methods_; }
 
  private:

@@ -168,6 +168,55 @@ TEST_F(CronGatewayTest, MethodsInOpenClawShapesAndAManualRunInItsOwnSession) {
   EXPECT_EQ(call("cron.get", {{"id", id}})["ok"], false);
 }
 
+TEST_F(CronGatewayTest, AWebhookDeliveryPostsTheFinishedRunAndABlockedOneFailsTheRun) {
+  // The receiver is on loopback: allowed only by the policy (a job's URL may come from the agent).
+  gateway_.reset();
+  std::string cfg = config_for(*mock_);
+  cfg.replace(cfg.rfind('}'), 1, ", cron: { webhookToken: 'cron-hook-secret', webhookSsrfPolicy: { "
+                                 "allowedHostnames: ['127.0.0.1'] } } }");
+  home_.write("pincer.json", cfg);
+  start();
+  const std::string receiver = "http://127.0.0.1:" + std::to_string(mock_->port()) + "/__mock/receiver/cron";
+  json job = turn_job("digest", {{"kind", "every"}, {"everyMs", 3600000}}, "deploy digest ECHO:digest");
+  job["delivery"] = {{"mode", "webhook"}, {"to", receiver}};
+  auto added = call("cron.add", job);
+  ASSERT_EQ(added["ok"], true) << added.dump();
+  const std::string id = added["payload"]["id"];
+  ASSERT_EQ(call("cron.run", {{"id", id}})["ok"], true);
+  json entries;
+  ASSERT_TRUE(eventually([&] { return !(entries = runs_of(id)).empty(); })) << gateway_->process().err();
+  EXPECT_EQ(entries[0]["status"], "ok") << entries.dump();
+  EXPECT_EQ(entries[0]["deliveryStatus"], "delivered") << entries.dump();
+  json posted;
+  for (const auto& r : json::parse(http_request(mock_->port(), "GET", "/__mock/requests").body))
+    if (r.value("path", "") == "/__mock/receiver/cron") posted = r;
+  ASSERT_TRUE(posted.is_object()) << "nothing reached the receiver";
+  EXPECT_EQ(posted["receivedAuthorization"], "Bearer cron-hook-secret");
+  EXPECT_EQ(posted["body"]["jobId"], id);
+  EXPECT_EQ(posted["body"]["action"], "finished");
+  EXPECT_EQ(posted["body"]["status"], "ok");
+  EXPECT_EQ(posted["body"]["summary"], "Hello from the mock LLM. [digest]");
+
+  // A receiver answering 500 fails the run (no bestEffort); one on a host the policy does not
+  // allow is never contacted.
+  json failing = turn_job("failing", {{"kind", "every"}, {"everyMs", 3600000}}, "x ECHO:f");
+  failing["delivery"] = {{"mode", "webhook"}, {"to", receiver + "?status=500"}};
+  const std::string failing_id = call("cron.add", failing)["payload"]["id"];
+  json blocked = turn_job("blocked", {{"kind", "every"}, {"everyMs", 3600000}}, "y ECHO:b");
+  blocked["delivery"] = {{"mode", "webhook"}, {"to", "http://localhost:" + std::to_string(mock_->port()) + "/__mock/receiver/blocked"}};
+  const std::string blocked_id = call("cron.add", blocked)["payload"]["id"];
+  ASSERT_EQ(call("cron.run", {{"id", failing_id}})["ok"], true);
+  ASSERT_EQ(call("cron.run", {{"id", blocked_id}})["ok"], true);
+  ASSERT_TRUE(eventually([&] { return !runs_of(failing_id).empty() && !runs_of(blocked_id).empty(); }));
+  const json f = runs_of(failing_id)[0], b = runs_of(blocked_id)[0];
+  EXPECT_EQ(f["status"], "error") << f.dump();
+  EXPECT_NE(f.value("deliveryError", "").find("HTTP 500"), std::string::npos) << f.dump();
+  EXPECT_EQ(b["status"], "error") << b.dump();
+  EXPECT_NE(b.value("deliveryError", "").find("private or loopback"), std::string::npos) << b.dump();
+  for (const auto& r : json::parse(http_request(mock_->port(), "GET", "/__mock/requests").body))
+    EXPECT_NE(r.value("path", ""), "/__mock/receiver/blocked") << "the blocked URL was contacted";
+}
+
 TEST_F(CronGatewayTest, AnAtJobFiresAfterARestartBetweenItsCreationAndItsTime) {
   json job = turn_job("soon", {{"kind", "at"}, {"at", wall_now_ms() + 3000}}, "the time has come ECHO:fired");
   auto added = call("cron.add", job);

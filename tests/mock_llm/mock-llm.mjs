@@ -13,7 +13,8 @@
 //   GET  /v1/models, /api/tags, POST /api/show, GET /api/version
 //   POST /v1/embeddings, /api/embed, /v1beta/models/M:batchEmbedContents   deterministic embeddings
 //   GET  /__mock/requests, POST /__mock/reset, GET|POST /__mock/script, GET /health,
-//   POST /__mock/release?name=N (MOCK_HOLD:N), GET /__mock/holds
+//   POST /__mock/release?name=N (MOCK_HOLD:N), GET /__mock/holds,
+//   POST /__mock/receiver…[?status=NNN] (records a webhook POST, Authorization kept)
 //
 // The first stdout line is always `mock-llm listening on http://127.0.0.1:PORT`.
 import crypto from "node:crypto";
@@ -1274,6 +1275,15 @@ export function createMockLlm(options = {}) {
     if (method === "GET" && /^\/(v1\/)?models\/[^/]+$/.test(path)) {
       const id = decodeURIComponent(path.split("/").pop());
       return sendJson(res, 200, { id, object: "model", created: 1700000000, owned_by: "mock" });
+    }
+    // A plain webhook receiver for the gateway's outbound POSTs (cron `webhook` delivery): recorded
+    // like any request, with its Authorization kept (a test token, not a provider key); answers
+    // 200, or the status named by ?status=NNN.
+    if (method === "POST" && path.startsWith("/__mock/receiver")) {
+      entry.receivedAuthorization = req.headers.authorization ?? null;
+      const status = Number(new URL(req.url, "http://x").searchParams.get("status") ?? 200);
+      entry.status = status;
+      return sendJson(res, status, { ok: status < 300 });
     }
     if (method === "GET" && path === "/api/tags") return ollamaTags(req, res);
     if (method === "GET" && path === "/api/version") return sendJson(res, 200, { version: "0.12.0" });

@@ -526,7 +526,8 @@ TEST(ConfigValidate, LoadPrefixesEveryLineWithTheFile) {
 
 TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
   EXPECT_EQ(with_defaults(json::object()), json::parse(R"({
-      "cron": {"enabled": true, "maxConcurrentRuns": 1, "missedRuns": "run-once"},
+      "cron": {"enabled": true, "maxConcurrentRuns": 1, "missedRuns": "run-once",
+               "webhookSsrfPolicy": {"dangerouslyAllowPrivateNetwork": false}},
       "hooks": {"enabled": false, "path": "/hooks", "maxBodyBytes": 262144, "allowRequestSessionKey": false,
                 "gmail": {"allowUnsafeExternalContent": false}},
       "gateway": {"port": 18789, "bind": "loopback", "drainTimeoutMs": 30000,
