@@ -7,6 +7,7 @@
 #include "agent/time_zone.h"
 #include "automation/heartbeat.h"
 #include "automation/hooks.h"
+#include "channels/channel_accounts.h"
 #include "channels/channel_checks.h"
 #include "cli/config_file.h"
 #include "core/paths.h"
@@ -93,9 +94,23 @@ void heartbeat_config_problems(const json& effective, ConfigProblems& out) {
 }
 
 /// AT-3: what the schema cannot say of `hooks` (token when enabled, key prefixes, mappings).
+/// A hooks.path that a channel's webhook route or the web chat's files would shadow (or shadow
+/// it) is refused: the same path would silently reach only one of them.
 void hooks_config_problems(const json& effective, ConfigProblems& out) {
-  if (auto settings = automation::hooks_settings_from_config(effective); !settings)
+  auto settings = automation::hooks_settings_from_config(effective);
+  if (!settings) {
     for (auto& line : lines_of(settings.error().message)) out.errors.push_back(line);
+    return;
+  }
+  if (!settings->enabled) return;
+  const std::string& path = settings->path;
+  if (auto problem = channels::route_path_problem(path); !problem.empty()) out.errors.push_back("hooks.path: " + problem);
+  for (const auto& spec : channels::list_channel_accounts(effective.value("channels", json::object()))) {
+    auto route = channels::check_account(spec);
+    if (!route || route->empty()) continue;
+    if (*route == path || route->rfind(path + "/", 0) == 0 || path.rfind(*route + "/", 0) == 0)
+      out.errors.push_back("hooks.path: '" + path + "' overlaps the route '" + *route + "' of " + spec.config_path);
+  }
 }
 
 }  // namespace

@@ -63,6 +63,23 @@ TEST(ConfigChecks, ChannelProblemsAreConfigErrors) {
   EXPECT_THAT(found.errors, ElementsAre("channels.webhook.secret: required, at least 16 characters (it signs every request)"));
 }
 
+TEST(ConfigChecks, HooksProblemsAreConfigErrorsAndAPathMayNotOverlapAChannelRoute) {
+  const json gw = {{"auth", {{"token", kToken}}}};
+  auto errors_of = [&](json hooks, json channels = json::object()) {
+    return cli::check_config(effective({{"gateway", gw}, {"hooks", hooks}, {"channels", channels}}), "/h/pincer.json", env_of({}))
+        .errors;
+  };
+  EXPECT_THAT(errors_of({{"enabled", true}}), ElementsAre("hooks.token: required when hooks.enabled is true"));
+  EXPECT_THAT(errors_of({{"enabled", true}, {"token", kToken}}),
+              ElementsAre(HasSubstr("hooks.token: must differ from gateway.auth.token")));
+  EXPECT_THAT(errors_of({{"enabled", true}, {"token", "another-hook-token-123"}, {"path", "/health"}}),
+              ElementsAre(HasSubstr("hooks.path: is the gateway's own /health endpoint")));
+  const json webhook = {{"webhook", {{"secret", "0123456789abcdef0123"}, {"path", "/hooks/ci"}}}};
+  EXPECT_THAT(errors_of({{"enabled", true}, {"token", "another-hook-token-123"}}, webhook),
+              ElementsAre("hooks.path: '/hooks' overlaps the route '/hooks/ci' of channels.webhook"));
+  EXPECT_TRUE(errors_of({{"enabled", false}, {"path", "/health"}}, webhook).empty()) << "hooks off: not checked";
+}
+
 TEST(ConfigChecks, TheGatewaysSecretIsTheOneJudgedAndNamedByItsSource) {
   const json cfg = effective({{"gateway", {{"auth", {{"token", kToken}}}}}});
   auto env_short = cli::check_config(cfg, "/h/pincer.json", env_of({{"PINCER_GATEWAY_TOKEN", "abc"}}));
