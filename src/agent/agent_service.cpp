@@ -158,6 +158,15 @@ Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink
 
 void AgentService::pump() {
   if (impl_->draining) return;  // stopping: queued runs start at the next start (journal)
+  // start() may end a run at once (a model that does not resolve …), and finished() pumps again
+  // and changes `ready` under this loop: the nested call returns at once, and the scan starts
+  // over after every start() (its iterators may be gone).
+  if (impl_->pumping) return;
+  impl_->pumping = true;
+  struct Done {
+    bool& flag;
+    ~Done() { flag = false; }
+  } done{impl_->pumping};
   // Start queued runs while global slots are free; a session with an active run waits (QL-1).
   for (auto it = impl_->ready.begin(); it != impl_->ready.end();) {
     Lane& lane = impl_->lanes[*it];
@@ -176,8 +185,9 @@ void AgentService::pump() {
     }
     Pending next = std::move(lane.queue.front());
     lane.queue.pop_front();
-    it = impl_->ready.erase(it);
+    impl_->ready.erase(it);
     start(std::move(next));
+    it = impl_->ready.begin();
   }
 }
 

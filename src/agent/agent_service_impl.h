@@ -99,6 +99,7 @@ struct AgentService::Impl {
   int64_t triage_timeout_ms = 20'000;
   RunJournal journal;                     // every journaled run source (SS-6)
   bool draining = false;                  // drain(): no queued run starts any more (GW-10)
+  bool pumping = false;                   // pump() is on the stack: a nested call returns at once
   std::vector<JournalEntry> unfinished;   // what open() found, until resumed
   std::map<std::string, std::deque<std::pair<int64_t, std::string>>> system_events;  // by session key (AT-2)
   tools::CronBackend* cron_backend = nullptr;  // the cron tool's jobs (AT-2)

@@ -1,5 +1,7 @@
 #include "app/hooks_runtime.h"
 
+#include <cctype>
+
 #include <spdlog/spdlog.h>
 
 #include "agent/agents_config.h"
@@ -9,6 +11,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/ids.h"
+#include "core/utf8.h"
 #include "gateway/protocol/connect.h"
 #include "store/session_keys.h"
 #include "tools/web/web_tools.h"
@@ -40,6 +43,23 @@ HttpRouteResponse json_answer(int status, const json& body) {
 
 HttpRouteResponse refusal(const std::string& error) { return json_answer(400, {{"ok", false}, {"error", error}}); }
 
+/// %XX and '+' decoded (a malformed escape is kept as written).
+std::string url_decode(const std::string& in) {
+  std::string out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '+') {
+      out += ' ';
+    } else if (in[i] == '%' && i + 2 < in.size() && std::isxdigit(static_cast<unsigned char>(in[i + 1])) &&
+               std::isxdigit(static_cast<unsigned char>(in[i + 2]))) {
+      out += static_cast<char>(std::stoi(in.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += in[i];
+    }
+  }
+  return out;
+}
+
 std::map<std::string, std::string> query_params(const std::string& query) {
   std::map<std::string, std::string> out;
   std::size_t i = 0;
@@ -47,7 +67,10 @@ std::map<std::string, std::string> query_params(const std::string& query) {
     const std::size_t amp = query.find('&', i);
     const std::string part = query.substr(i, amp == std::string::npos ? std::string::npos : amp - i);
     const std::size_t eq = part.find('=');
-    if (!part.empty()) out[part.substr(0, eq)] = eq == std::string::npos ? "" : part.substr(eq + 1);
+    // Decoded bytes may not be UTF-8: repaired, as every path from user bytes to JSON (core/utf8.h).
+    if (!part.empty())
+      out[utf8::replace_invalid(url_decode(part.substr(0, eq)))] =
+          eq == std::string::npos ? "" : utf8::replace_invalid(url_decode(part.substr(eq + 1)));
     if (amp == std::string::npos) break;
     i = amp + 1;
   }
@@ -282,6 +305,8 @@ void HooksRuntime::dispatch(const net::HttpRouteRequest& request, const std::str
   automation::HookRequestContext ctx;
   ctx.payload = payload;
   ctx.headers = request.headers;
+  // A template must never copy the hook token into a prompt (and from there into a transcript).
+  for (const char* secret : {"authorization", "x-pincer-token", "x-openclaw-token", "cookie"}) ctx.headers.erase(secret);
   ctx.query = query_params(request.query);
   ctx.path = sub_path;
   ctx.now_ms = SystemClock::instance().wall_ms();
@@ -303,14 +328,15 @@ Result<std::string> HooksRuntime::start_turn(const automation::HookAgentTurn& as
   Turn turn;
   const std::string wanted = store::normalize_agent_id(asked.agent_id);
   turn.agent_id = !asked.agent_id.empty() && workspaces_.count(wanted) ? wanted : default_agent_;  // unknown → default
-  auto key = automation::resolve_hook_session_key(settings_, asked, ids::uuid_v4);
+  const std::string id = ids::uuid_v4();  // the run id and a generated session share it
+  auto key = automation::resolve_hook_session_key(settings_, asked, [&id] { return id; });
   if (!key) return key.error();
   if (auto parsed = store::parse_agent_session_key(*key); parsed && parsed->agent_id != turn.agent_id)
     return Error{"INVALID_REQUEST", "sessionKey names agent '" + parsed->agent_id + "', but the hook runs agent '" +
                                         turn.agent_id + "'"};
   if (auto problem = store::session_key_problem(*key)) return Error{"INVALID_REQUEST", "sessionKey: " + *problem};
   turn.session_key = agents_.canonical_key(*key, turn.agent_id);
-  turn.run_id = "hook-" + ids::uuid_v4();
+  turn.run_id = "hook-" + id;
   turn.name = asked.name;
   // What came over the wire is data, not instructions (OpenClaw's external-content boundary),
   // unless the operator's mapping says the source is trusted.

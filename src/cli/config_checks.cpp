@@ -96,13 +96,27 @@ void heartbeat_config_problems(const json& effective, ConfigProblems& out) {
 /// AT-3: what the schema cannot say of `hooks` (token when enabled, key prefixes, mappings).
 /// A hooks.path that a channel's webhook route or the web chat's files would shadow (or shadow
 /// it) is refused: the same path would silently reach only one of them.
-void hooks_config_problems(const json& effective, ConfigProblems& out) {
+void hooks_config_problems(const json& effective, const GatewaySecret& secret, ConfigProblems& out) {
   auto settings = automation::hooks_settings_from_config(effective);
   if (!settings) {
     for (auto& line : lines_of(settings.error().message)) out.errors.push_back(line);
     return;
   }
   if (!settings->enabled) return;
+  // The gateway's secret as it will run (flag, environment or file): the file's own is checked
+  // by hooks_settings_from_config already.
+  if (!secret.value.empty() && secret.value == settings->token && secret.source.rfind("gateway.auth.", 0) != 0)
+    out.errors.push_back("hooks.token: must differ from the gateway's " + secret.mode + " (" + secret.source +
+                         "): a leaked hook token must not open the whole gateway");
+  // A mapping that could only ever answer 400 is a config error, not a surprise at request time.
+  const json channels = effective.value("channels", json::object());
+  for (const auto& m : settings->mappings) {
+    const std::string at = "hooks.mappings (id " + m.id + ")";
+    if (!m.channel.empty() && m.channel != "last" && !(channels.is_object() && channels.contains(m.channel)))
+      out.errors.push_back(at + ".channel: '" + m.channel + "' is not a configured channel (use last or one of channels.*)");
+    if (!m.agent_id.empty() && settings->allowed_agent_ids && !settings->allowed_agent_ids->count(m.agent_id))
+      out.errors.push_back(at + ".agentId: '" + m.agent_id + "' is not in hooks.allowedAgentIds");
+  }
   const std::string& path = settings->path;
   if (auto problem = channels::route_path_problem(path); !problem.empty()) out.errors.push_back("hooks.path: " + problem);
   for (const auto& spec : channels::list_channel_accounts(effective.value("channels", json::object()))) {
@@ -212,7 +226,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   for (auto& w : agent::model_reference_warnings(effective)) out.warnings.push_back(std::move(w));
   user_timezone_problem(effective, out);
   heartbeat_config_problems(effective, out);
-  hooks_config_problems(effective, out);
+  hooks_config_problems(effective, secret, out);
   sandbox_problems(effective, *agents, out);
   // Memory: an extra path that does not exist is indexed as nothing, silently.
   for (const auto& a : agents->agents) {

@@ -224,13 +224,35 @@ TEST_F(HooksGatewayTest, MappingsAndAHotReload) {
   home_.write("pincer.json",
               config_with(*mock_, enabled_hooks(", mappings: [ { match: { path: 'github', source: 'github' }, "
                                                 "name: 'GitHub', deliver: false, "
-                                                "messageTemplate: 'PR {{pull_request.title}} by {{sender.login}}' } ]")));
+                                                "messageTemplate: 'PR {{pull_request.title}} by {{sender.login}} [{{headers.authorization}}]' } ]")));
   ASSERT_TRUE(eventually([&] { return post("/hooks/github", R"({})", "wrong-token").status == 401; }))
       << "the reload did not add the route";
   EXPECT_EQ(post("/hooks/github", R"({"source":"other"})").status, 404) << "the mapping's source does not match";
   auto mapped = post("/hooks/github", R"({"source":"github","pull_request":{"title":"Fix the build"},"sender":{"login":"ada"}})");
   ASSERT_EQ(mapped.status, 200) << mapped.body;
   ASSERT_TRUE(eventually([&] { return requests_containing("PR Fix the build by ada") == 1; }));
+  EXPECT_EQ(requests_containing(kHookToken), 0u) << "a template never copies the hook token into a prompt";
+}
+
+TEST_F(HooksGatewayTest, AQueuedTurnWithAModelThatDoesNotResolveFailsAloneAndTheOthersRun) {
+  // Found by the new-user pass: a queued run that fails as it starts (its model does not resolve)
+  // ended inside the lane pump, which then walked a changed queue and corrupted the heap.
+  mock_ = std::make_unique<MockLlm>();
+  start(config_with(*mock_, enabled_hooks()));
+  ASSERT_EQ(post("/hooks/agent", R"({"message":"first MOCK_HOLD:q1 ECHO:one","deliver":false})").status, 200);
+  ASSERT_TRUE(eventually([&] {
+    auto h = json::parse(http_request(mock_->port(), "GET", "/__mock/holds").body, nullptr, false);
+    return h.is_object() && h.contains("q1") && h["q1"].value("waiting", 0) >= 1;
+  }));
+  // Queued behind it on the cron lane (one at a time).
+  ASSERT_EQ(post("/hooks/agent", R"({"message":"bad model","model":"nope/none","deliver":false})").status, 200);
+  ASSERT_EQ(post("/hooks/agent", R"({"message":"second ECHO:two","deliver":false})").status, 200);
+  ASSERT_EQ(post("/hooks/agent", R"({"message":"third ECHO:three","deliver":false})").status, 200);
+  http_request(mock_->port(), "POST", "/__mock/release?name=q1");
+  ASSERT_TRUE(eventually([&] { return requests_containing("third ECHO:three") == 1 && requests_containing("second ECHO:two") == 1; }))
+      << "the runs queued behind the failing one did not run";
+  EXPECT_EQ(requests_containing("bad model"), 0u) << "a model that does not resolve is never called";
+  EXPECT_EQ(post("/hooks/wake", R"({"text":"still alive?","mode":"next-heartbeat"})").status, 200) << "the gateway is up";
 }
 
 TEST_F(HooksGatewayTest, AHookTurnCutByKill9IsAnsweredOnceAfterTheRestart) {

@@ -78,6 +78,14 @@ TEST(ConfigChecks, HooksProblemsAreConfigErrorsAndAPathMayNotOverlapAChannelRout
   EXPECT_THAT(errors_of({{"enabled", true}, {"token", "another-hook-token-123"}}, webhook),
               ElementsAre("hooks.path: '/hooks' overlaps the route '/hooks/ci' of channels.webhook"));
   EXPECT_TRUE(errors_of({{"enabled", false}, {"path", "/health"}}, webhook).empty()) << "hooks off: not checked";
+  const json env_cfg = effective({{"hooks", {{"enabled", true}, {"token", kToken}}}});
+  EXPECT_THAT(cli::check_config(env_cfg, "/h/pincer.json", env_of({{"PINCER_GATEWAY_TOKEN", kToken}})).errors,
+              ElementsAre(HasSubstr("hooks.token: must differ from the gateway's token (PINCER_GATEWAY_TOKEN)")))
+      << "the gateway's token from the environment counts too";
+  EXPECT_THAT(errors_of({{"enabled", true}, {"token", "another-hook-token-123"}, {"allowedAgentIds", {"main"}},
+                         {"mappings", {{{"id", "gh"}, {"messageTemplate", "m"}, {"channel", "discord"}, {"agentId", "ops"}}}}}),
+              ElementsAre(HasSubstr("hooks.mappings (id gh).channel: 'discord' is not a configured channel"),
+                          HasSubstr("hooks.mappings (id gh).agentId: 'ops' is not in hooks.allowedAgentIds")));
 }
 
 TEST(ConfigChecks, TheGatewaysSecretIsTheOneJudgedAndNamedByItsSource) {
