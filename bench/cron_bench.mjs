@@ -340,6 +340,9 @@ async function addJobs() {
       gw = null;
       i--;
       continue;
+    } else if (wallMs() - t0 > ADD_TIMEOUT_MS) {
+      capped = true; // the add in flight when the cap passed: cut by the cap, not refused
+      break;
     } else {
       errors++;
       firstError ??= `job ${i}: ${errText(r)}`;

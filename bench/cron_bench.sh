@@ -78,7 +78,9 @@ run_client() {
   local args=(--label "$1" --port "$2" --token "$TOKEN" --pid "$GW_PID" --mock-log "$LOGS/cron-mock-$1.jsonl"
               --jobs "$JOBS_N" --add-timeout-secs "$ADD_TIMEOUT" --idle-secs "$IDLE" --settle-secs "$SETTLE"
               --fires "$FIRES" --fire-lead-ms "$LEAD" --clk-tck "$CLK_TCK" --json "$WORK/$1.json")
-  echo "node bench/cron_bench.mjs ${args[*]//"$ROOT"\//}" | sed "s#$WORK#\$WORK#g" >> "$COMMANDS"
+  local line="node bench/cron_bench.mjs ${args[*]}"
+  line="${line//"$WORK"/\$WORK}"; line="${line//"$ROOT"\//}"
+  echo "${line//--pid $GW_PID /--pid \$GATEWAY_PID }" >> "$COMMANDS"
   "$NODE" "${NODE_FLAGS[@]}" "$ROOT/bench/cron_bench.mjs" "${args[@]}"
 }
 # the size of a directory in KiB (the gateway's cron state after the run)
