@@ -421,13 +421,16 @@ Knobs (environment of \`bench/run.sh\`): \`BENCH_STARTS\` (5), \`BENCH_RPC_SECS\
 \`BENCH_TURNS\` (20), \`BENCH_SESSIONS\` (100), \`BENCH_SESSION_TURNS\` (10), \`BENCH_CONC_CONNS\` (4), \`BENCH_CONC_TIMEOUT_SECS\` (120).
 `;
 fs.mkdirSync(path.dirname(MD), { recursive: true });
-// The memory benchmark's section (bench/memory_report.mjs) is kept as it is: it has its own run.
-const MEM_START = "<!-- memory-bench:start -->", MEM_END = "<!-- memory-bench:end -->";
+// The memory and cron benchmarks' sections (bench/memory_report.mjs, bench/cron_report.mjs) are kept
+// as they are: each has its own run.
 let kept = "";
 try {
   const old = fs.readFileSync(MD, "utf8");
-  const a = old.indexOf(MEM_START), b = old.indexOf(MEM_END);
-  if (a >= 0 && b > a) kept = "\n" + old.slice(a, b + MEM_END.length) + "\n";
+  for (const name of ["memory", "cron"]) {
+    const start = `<!-- ${name}-bench:start -->`, end = `<!-- ${name}-bench:end -->`;
+    const a = old.indexOf(start), b = old.indexOf(end);
+    if (a >= 0 && b > a) kept += "\n" + old.slice(a, b + end.length) + "\n";
+  }
 } catch {}
 fs.writeFileSync(MD, md + kept);
 console.log(`wrote ${path.relative(process.cwd(), MD) || MD}`);

@@ -22,6 +22,8 @@
 #   BENCH_DOC=docs/benchmarks.md   where the report goes ("" = print only)
 #   BENCH_PINCER_PORT=19189 BENCH_OPENCLAW_PORT=19089 BENCH_MOCK_PORT=18989
 #   BUILD_DIR=build  PINCER_BIN=$BUILD_DIR/pincer  BENCH_NO_BUILD=1 (use existing binaries)  BENCH_JOBS=2
+#   BENCH_MEMORY=0 / BENCH_CRON=0  skip the memory / cron benchmark (bench/memory_bench.sh, bench/cron_bench.sh;
+#                          their own knobs are passed through)
 # Exit status: 0 when every requested side was measured, 1 otherwise (the table is still printed).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -224,6 +226,14 @@ if [ "${BENCH_MEMORY:-1}" != "0" ]; then
     "$ROOT/bench/memory_bench.sh" || MEM_FAILED=1
 fi
 [ -z "$MEM_FAILED" ] || P_MISSING="${P_MISSING:-memory benchmark failed}"
+# ---- 7. the cron benchmark (issue 15; its own section too; BENCH_CRON=0 skips it)
+CRON_FAILED=""
+if [ "${BENCH_CRON:-1}" != "0" ]; then
+  say "cron jobs (bench/cron_bench.sh)"
+  BENCH_CRON_ONLY="$ONLY" BENCH_DOC="$DOC" BUILD_DIR="$BUILD_DIR" PINCER_BIN="$PINCER_BIN" BENCH_JOBS="$JOBS" \
+    "$ROOT/bench/cron_bench.sh" || CRON_FAILED=1
+fi
+[ -z "$CRON_FAILED" ] || P_MISSING="${P_MISSING:-cron benchmark failed}"
 if [ -n "$P_MISSING$OC_MISSING" ]; then
   [ "$ONLY" = "pincer" ] && [ -z "$P_MISSING" ] && exit 0
   [ "$ONLY" = "openclaw" ] && [ -z "$OC_MISSING" ] && exit 0
