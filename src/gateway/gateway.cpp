@@ -574,7 +574,21 @@ json Gateway::presence() const {
   return entries;
 }
 
-void Gateway::presence_changed() { presence_dirty_ = true; }
+Gateway::~Gateway() {
+  if (presence_timer_ && loop_) loop_->cancel(*presence_timer_);
+}
+
+void Gateway::presence_changed() {
+  presence_dirty_ = true;
+  // One flush kPresenceFlushMs after the first change (changes in between coalesce); nothing is
+  // armed while presence does not change, so an idle gateway sleeps.
+  if (loop_ && !presence_timer_) {
+    presence_timer_ = loop_->after(kPresenceFlushMs, [this] {
+      presence_timer_.reset();
+      flush_presence();
+    });
+  }
+}
 
 void Gateway::flush_presence() {
   if (!presence_dirty_) return;

@@ -101,6 +101,9 @@ struct GatewaySettings {
 class Gateway {
  public:
   Gateway(GatewaySettings settings, Clock& clock);
+  ~Gateway();
+  Gateway(const Gateway&) = delete;
+  Gateway& operator=(const Gateway&) = delete;
 
   /// A socket completed the WebSocket upgrade: registers it and sends `connect.challenge`.
   ConnId open(ClientLink& link, PeerInfo peer);
@@ -288,6 +291,7 @@ class Gateway {
   std::string health_json_;
   int64_t presence_version_ = 1;
   bool presence_dirty_ = false;
+  std::optional<uint64_t> presence_timer_;  ///< the one-shot flush, armed only by a change
   int64_t health_version_ = 1;
   int64_t health_built_ms_ = 0;  ///< steady ms
   bool shutting_down_ = false;

@@ -408,7 +408,7 @@ class Server {
   Server(asio::io_context& ioc, Gateway& gateway)
       : ioc_(ioc), gateway_(gateway),
         control_ui_(gateway.settings().control_ui, gateway.settings().config, gateway.settings().version),
-        acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), presence_(ioc), accept_retry_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT, SIGHUP) {
+        acceptor_(ioc.get_executor()), tick_(ioc), health_(ioc), accept_retry_(ioc), stop_(ioc), signals_(ioc, SIGTERM, SIGINT, SIGHUP) {
     signals_.add(SIGUSR1);  // restart in process (as OpenClaw), also raised by a config reload
   }
 
@@ -436,7 +436,6 @@ class Server {
       gateway_.refresh_health();
       ::malloc_trim(0);  // give memory freed after a burst back to the system
     });
-    schedule(presence_, kPresenceFlushMs, [this] { gateway_.flush_presence(); });
     signals_.async_wait([this](error_code ec, int signo) {
       if (ec) return;
       restart_ = signo == SIGUSR1;
@@ -484,7 +483,6 @@ class Server {
     acceptor_.close(ignored);
     tick_.cancel();
     health_.cancel();
-    presence_.cancel();
     accept_retry_.cancel();
     gateway_.shutdown(std::string(restart_ ? "gateway restarting (" : "gateway stopping (") + why + ")",
                       restart_ ? std::optional<int64_t>(kRestartExpectedMs) : std::nullopt);
@@ -529,7 +527,7 @@ class Server {
   Gateway& gateway_;
   ControlUi control_ui_;  ///< outlives the sessions: they end before the loop returns
   Acceptor acceptor_;
-  asio::steady_timer tick_, health_, presence_, accept_retry_, stop_;
+  asio::steady_timer tick_, health_, accept_retry_, stop_;
   asio::signal_set signals_;
   std::chrono::steady_clock::time_point deadline_, drain_deadline_;
   bool restart_ = false;
