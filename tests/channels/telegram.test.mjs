@@ -296,7 +296,7 @@ test('a memory flush\'s NO_REPLY is never sent to the chat (CX-10)', async () =>
   // About 15 000 tokens of history in a 40 000-token window: the next turn is preceded by the
   // silent flush turn (a write to memory/, then NO_REPLY).
   await noter.sendMessage(noter.makeMessage('MOCK_LONG:46000'));
-  await waitFor(noter, (m) => m.reduce((n, x) => n + String(x.text).length, 0) >= 45000, 'the long reply', 60000);
+  await waitFor(noter, (m) => m.reduce((n, x) => n + String(x.text).length, 0) >= 45000, 'the long reply', 180000);
   await mockCall('/__mock/reset', {});
   await noter.sendMessage(noter.makeMessage('what next? ECHO:tg-after-flush'));
   // Replies reach a chat in order: a delivered NO_REPLY would be before this one.
