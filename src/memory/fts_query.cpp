@@ -121,6 +121,18 @@ std::string join_or(const std::vector<std::string>& terms) {
 
 }  // namespace
 
+bool is_stop_word(std::string_view word) {
+  // English function and question words (sorted: binary search). Lowercase input.
+  static constexpr std::string_view kWords[] = {
+      "a",     "about", "am",    "an",    "and",   "any",   "are",   "as",    "at",   "be",    "been",  "but",
+      "by",    "can",   "could", "did",   "do",    "does",  "for",   "from",  "had",  "has",   "have",  "he",
+      "her",   "his",   "how",   "i",     "if",    "in",    "into",  "is",    "it",   "its",   "me",    "my",
+      "of",    "on",    "or",    "our",   "she",   "so",    "that",  "the",   "their", "them", "then",  "there",
+      "these", "they",  "this",  "to",    "was",   "we",    "were",  "what",  "when", "where", "which", "who",
+      "whom",  "why",   "will",  "with",  "would", "you",   "your"};
+  return std::binary_search(std::begin(kWords), std::end(kWords), word);
+}
+
 bool is_cjk(char32_t cp) {
   return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x20000 && cp <= 0x2FA1F) ||
          (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0x31F0 && cp <= 0x31FF) ||
@@ -135,6 +147,12 @@ FtsQuery build_fts_query(std::string_view user_text) {
   for (auto& w : runs.words) {
     if (words.size() >= kMaxQueryTerms) break;
     if (seen.insert(w).second) words.push_back(w);
+  }
+  // "what is the deadline for X" → deadline, x: a function word matches nearly every chunk, so
+  // it only makes the index score them all; BM25 gives it almost no weight anyway. A query of
+  // function words only keeps them.
+  if (std::any_of(words.begin(), words.end(), [](const std::string& w) { return !is_stop_word(w); })) {
+    std::erase_if(words, [](const std::string& w) { return is_stop_word(w); });
   }
   for (const auto& run : runs.cjk) {
     if (run.size() < 3) {

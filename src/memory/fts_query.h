@@ -5,7 +5,8 @@
 // filters, parentheses) in the query are just words. Terms are runs of letters/digits/`_` (ASCII)
 // or of non-ASCII non-CJK characters (like unicode61); CJK runs go to the trigram table as their
 // overlapping 3-character pieces (a run shorter than 3 characters becomes a substring term, which
-// the index answers with LIKE).
+// the index answers with LIKE). Function words ("the", "what") are left out of a query that has
+// other words.
 #pragma once
 
 #include <string>
@@ -30,6 +31,10 @@ FtsQuery build_fts_query(std::string_view user_text);
 /// Lowercased terms of `text` as build_fts_query cuts them (CJK as single characters). Used for
 /// the Jaccard similarity of MMR.
 std::vector<std::string> text_terms(std::string_view text, std::size_t max_terms = 512);
+
+/// True for a common English function or question word ("the", "what", …; lowercase input):
+/// dropped from a query's MATCH unless the query has nothing else.
+bool is_stop_word(std::string_view word);
 
 /// True for code points of the CJK scripts (Han, Hiragana, Katakana, Hangul, CJK punctuation
 /// excluded).

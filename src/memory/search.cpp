@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "core/civil_date.h"
 #include "memory/fts_query.h"
@@ -55,30 +54,40 @@ std::vector<Candidate> rank(std::vector<Candidate> candidates, const HybridOptio
     if (kept.size() > k) kept.resize(k);
     return kept;
   }
-  std::vector<std::set<std::string>> terms;
+  // Each candidate's distinct terms, sorted: Jaccard similarity is then one merge pass.
+  std::vector<std::vector<std::string>> terms;
   terms.reserve(kept.size());
   for (const auto& c : kept) {
     auto t = text_terms(c.text);
-    terms.emplace_back(t.begin(), t.end());
+    std::sort(t.begin(), t.end());
+    t.erase(std::unique(t.begin(), t.end()), t.end());
+    terms.push_back(std::move(t));
   }
   auto jaccard = [&](std::size_t a, std::size_t b) {
     if (terms[a].empty() && terms[b].empty()) return 1.0;
     std::size_t inter = 0;
-    for (const auto& t : terms[a]) inter += terms[b].count(t);
+    for (auto i = terms[a].begin(), j = terms[b].begin(); i != terms[a].end() && j != terms[b].end();) {
+      const int c = i->compare(*j);
+      if (c == 0) ++inter;
+      if (c <= 0) ++i;
+      if (c >= 0) ++j;
+    }
     const std::size_t uni = terms[a].size() + terms[b].size() - inter;
     return uni == 0 ? 0.0 : static_cast<double>(inter) / static_cast<double>(uni);
   };
   const double top = kept.front().score;  // relevance normalised to the best, as the MMR term
   std::vector<std::size_t> picked;
   std::vector<bool> used(kept.size(), false);
+  // Each candidate's highest similarity to anything picked so far, updated with the newest pick
+  // only: k rounds cost k·n similarities, not k²·n.
+  std::vector<double> max_sim(kept.size(), 0.0);
   while (picked.size() < k && picked.size() < kept.size()) {
     std::size_t best = kept.size();
     double best_value = -1e18;
     for (std::size_t i = 0; i < kept.size(); ++i) {
       if (used[i]) continue;
-      double max_sim = 0;
-      for (std::size_t p : picked) max_sim = std::max(max_sim, jaccard(i, p));
-      const double value = o.mmr_lambda * (kept[i].score / top) - (1 - o.mmr_lambda) * max_sim;
+      if (!picked.empty()) max_sim[i] = std::max(max_sim[i], jaccard(i, picked.back()));
+      const double value = o.mmr_lambda * (kept[i].score / top) - (1 - o.mmr_lambda) * max_sim[i];
       if (value > best_value) {
         best_value = value;
         best = i;

@@ -98,8 +98,11 @@ TEST(MemoryChunker, HeadingStartsAChunkAndLongLinesSplit) {
 
 TEST(MemoryFtsQuery, UserTextIsNeverSyntax) {
   auto q = build_fts_query(R"(cat AND NOT dog* OR "x" NEAR(a b) col:val ^start)");
-  EXPECT_EQ(q.words, R"("cat" OR "and" OR "not" OR "dog" OR "or" OR "x" OR "near" OR "a" OR "b" OR "col" OR "val" OR "start")");
+  // Function words ("and", "or", "a") are left out: the operators are gone either way.
+  EXPECT_EQ(q.words, R"("cat" OR "not" OR "dog" OR "x" OR "near" OR "b" OR "col" OR "val" OR "start")");
   EXPECT_TRUE(build_fts_query("  ,,, !!! ").empty());
+  EXPECT_EQ(build_fts_query("What is the deadline for Orion?").words, R"("deadline" OR "orion")");
+  EXPECT_EQ(build_fts_query("what is it").words, R"("what" OR "is" OR "it")");  // nothing else to search for
   auto cjk = build_fts_query("我喜欢什么 颜色");
   EXPECT_EQ(cjk.trigrams, R"("我喜欢" OR "喜欢什" OR "欢什么")");
   ASSERT_EQ(cjk.short_cjk.size(), 1u);
@@ -277,6 +280,22 @@ TEST(MemoryRank, MmrPrefersADifferentSecondHit) {
                      cand(3, 0.9, 0, std::nullopt, "z")},
                     o, false, 0, 2, 0);
   EXPECT_EQ(plain[1].chunk_id, 2);
+}
+
+TEST(MemoryRank, MmrRemembersSimilarityToEveryEarlierPick) {
+  HybridOptions o;
+  o.decay = false;
+  o.mmr_lambda = 0.7;
+  // Picks 1, then 3 (2 repeats 1). Third: 2 is a copy of the first pick (0.7·0.96 − 0.3·1 =
+  // 0.372), 4 shares two of three terms with the second (0.7·0.85 − 0.3·⅔ = 0.395): 4 wins, and
+  // would not if only the latest pick counted.
+  auto r = rank({cand(1, 1.0, 0, std::nullopt, "alpha beta gamma"), cand(2, 0.96, 0, std::nullopt, "gamma beta alpha"),
+                 cand(3, 0.9, 0, std::nullopt, "delta epsilon"), cand(4, 0.85, 0, std::nullopt, "delta epsilon zeta")},
+                o, false, 0, 3, 0);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].chunk_id, 1);
+  EXPECT_EQ(r[1].chunk_id, 3);
+  EXPECT_EQ(r[2].chunk_id, 4);
 }
 
 TEST(MemoryRank, NoteDates) {
