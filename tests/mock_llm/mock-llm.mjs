@@ -41,13 +41,19 @@ export function longText(n) {
   return LONG_FILLER.repeat(reps).slice(0, n);
 }
 
-/** Splits text into stream deltas: words for short text, 32-code-point slices for long text. */
+/**
+ * Splits text into stream deltas: words for short text, 32-code-point slices for long text, and
+ * at most 128 slices (longer ones) past 4 096 code points: every delta makes the gateway send the
+ * whole text so far (the agent event's `text`), so a 46 000-character reply in 32-character
+ * slices is ~33 MB of frames, minutes of CPU under the sanitizers.
+ */
 function chunkText(text) {
   if (!text) return [];
   const cps = Array.from(text);
   if (cps.length > 400) {
+    const size = Math.max(32, Math.ceil(cps.length / 128));
     const out = [];
-    for (let i = 0; i < cps.length; i += 32) out.push(cps.slice(i, i + 32).join(""));
+    for (let i = 0; i < cps.length; i += size) out.push(cps.slice(i, i + size).join(""));
     return out;
   }
   return text.match(/\s*\S+\s*|\s+/g) ?? [text];

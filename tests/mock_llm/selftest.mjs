@@ -515,6 +515,10 @@ async function main() {
       assert.equal(o.r.text.length, 5000);
       assert.ok(o.r.text.startsWith("The quick brown fox"));
       assert.ok(o.r.deltas > 20);
+      // Past 4 096 characters: at most 128 deltas, the text intact.
+      const big = await call(api, "MOCK_LONG:46000");
+      assert.equal(big.r.text.length, 46000);
+      assert.ok(big.r.deltas > 100 && big.r.deltas <= 128, `deltas: ${big.r.deltas}`);
     });
     await test(`${api}: MOCK_LENGTH finish`, async () => {
       const o = await call(api, "MOCK_LENGTH");
