@@ -19,6 +19,19 @@ namespace {
 
 using nlohmann::json;
 
+/// A file name or session key for one line of text output: terminal controls stripped, and line
+/// breaks and tabs shown as \n, \r, \t, so a name cannot start a fake line of its own.
+std::string one_line(const std::string& name) {
+  std::string out;
+  for (char c : cli::terminal_safe(memory::strip_terminal_controls(name))) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else out += c;
+  }
+  return out;
+}
+
 struct MemoryFlags {
   std::string agent;
   bool json = false;
@@ -133,7 +146,7 @@ int run_status(const MemoryFlags& f) {
     }
     if (r.contains("fileList")) {
       for (const auto& file : r["fileList"]) {
-        std::cout << "  " << file.value("path", "") << " (" << file.value("chunks", 0) << " chunks)\n";
+        std::cout << "  " << one_line(file.value("path", "")) << " (" << file.value("chunks", 0) << " chunks)\n";
       }
     }
   }
@@ -176,6 +189,10 @@ int run_index(const MemoryFlags& f) {
 }
 
 int run_search(const MemoryFlags& f) {
+  if (f.query.find_first_not_of(" \t\r\n") == std::string::npos) {
+    std::cerr << "pincer: memory search: the query is empty (give the words to look for)\n";
+    return 2;
+  }
   auto l = load_all();
   if (!l) return 2;
   auto agents = pick(*l, f.agent, false);
@@ -199,11 +216,11 @@ int run_search(const MemoryFlags& f) {
   if (r["results"].empty()) std::cout << "No matches.\n";
   // Notes hold what anyone wrote (a channel's sender, a model): never raw control codes to the terminal.
   for (const auto& h : r["results"]) {
-    std::cout << cli::terminal_safe(memory::strip_terminal_controls(h.value("path", ""))) << ":" << h.value("startLine", 0) << "-"
+    std::cout << one_line(h.value("path", "")) << ":" << h.value("startLine", 0) << "-"
               << h.value("endLine", 0) << "  score " << h.value("score", 0.0) << "\n";
     if (h.value("source", "") == "sessions") {
       const std::string who = h.value("sessionKey", "").empty() ? h.value("sessionId", "") : h.value("sessionKey", "");
-      std::cout << "  session " << cli::terminal_safe(memory::strip_terminal_controls(who)) << ", turn " << h.value("turn", 0)
+      std::cout << "  session " << one_line(who) << ", turn " << h.value("turn", 0)
                 << "\n";
     }
     std::string snip = cli::terminal_safe(memory::strip_terminal_controls(h.value("snippet", "")));

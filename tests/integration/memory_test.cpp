@@ -249,6 +249,28 @@ TEST_F(MemoryE2E, TheCliAnswersJsonForFilesThatAreNotUtf8) {
   EXPECT_NE(cli({"memory", "search", "zanzibar", "--json"}).out.find("zanzibar"), std::string::npos);
 }
 
+TEST_F(MemoryE2E, AFileNameCannotForgeLinesOfTheTextOutputAndAnEmptyQueryIsAnError) {
+  // Found by a new-user pass: a note named "a.md:1-1  score 1\n  FAKE…" printed a fake hit line,
+  // and `memory status --deep` printed a name's escape codes raw.
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", config(*mock_));
+  home_.write("workspace/memory/a.md:1-1  score 1\n  FAKE SNIPPET\nb.md", "- the marmoset naps\n");
+  home_.write("workspace/memory/ev\x1b[2Jil.md", "- the marmoset naps too\n");
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"memory", "search", "marmoset"}, {"memory", "status", "--deep"}}) {
+    auto r = cli(args);
+    ASSERT_EQ(r.exit_code, 0) << args[1] << ": " << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("\n  FAKE SNIPPET"), std::string::npos) << r.out;  // no line of its own
+    EXPECT_NE(r.out.find("score 1\\n  FAKE SNIPPET\\nb.md"), std::string::npos) << r.out;  // shown escaped
+  }
+  for (const std::string& empty : {std::string(""), std::string("  \t ")}) {
+    auto r = cli({"memory", "search", empty});
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.err.find("the query is empty"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace memory_test
 }  // namespace pincer::test
