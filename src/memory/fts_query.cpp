@@ -145,15 +145,15 @@ FtsQuery build_fts_query(std::string_view user_text) {
   std::vector<std::string> words, trigrams;
   std::set<std::string> seen;
   for (auto& w : runs.words) {
-    if (words.size() >= kMaxQueryTerms) break;
     if (seen.insert(w).second) words.push_back(w);
   }
   // "what is the deadline for X" → deadline, x: a function word matches nearly every chunk, so
   // it only makes the index score them all; BM25 gives it almost no weight anyway. A query of
-  // function words only keeps them.
+  // function words only keeps them. The cap counts the words that remain.
   if (std::any_of(words.begin(), words.end(), [](const std::string& w) { return !is_stop_word(w); })) {
     std::erase_if(words, [](const std::string& w) { return is_stop_word(w); });
   }
+  if (words.size() > kMaxQueryTerms) words.resize(kMaxQueryTerms);
   for (const auto& run : runs.cjk) {
     if (run.size() < 3) {
       std::string s = utf8_of(run);

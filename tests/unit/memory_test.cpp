@@ -103,6 +103,18 @@ TEST(MemoryFtsQuery, UserTextIsNeverSyntax) {
   EXPECT_TRUE(build_fts_query("  ,,, !!! ").empty());
   EXPECT_EQ(build_fts_query("What is the deadline for Orion?").words, R"("deadline" OR "orion")");
   EXPECT_EQ(build_fts_query("what is it").words, R"("what" OR "is" OR "it")");  // nothing else to search for
+  // The 64-word cap counts the words left after the function words: 67 of them do not push a
+  // real word out.
+  std::string many;
+  for (const char* w : {"a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
+                        "could", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how",
+                        "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "she", "so",
+                        "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "was", "we",
+                        "were", "what", "when", "where", "which", "who", "whom", "why", "will", "with", "would",
+                        "you", "your"}) {
+    many += std::string(w) + " ";
+  }
+  EXPECT_EQ(build_fts_query(many + "Orion").words, R"("orion")");
   auto cjk = build_fts_query("我喜欢什么 颜色");
   EXPECT_EQ(cjk.trigrams, R"("我喜欢" OR "喜欢什" OR "欢什么")");
   ASSERT_EQ(cjk.short_cjk.size(), 1u);
