@@ -166,5 +166,6 @@ std::string AgentService::take_system_events(const std::string& key) {
 }
 
 void AgentService::set_cron_backend(tools::CronBackend* backend) { impl_->cron_backend = backend; }
+tools::SessionBackends& AgentService::session_backends() { return impl_->session_backends; }
 
 }  // namespace pincer::agent

@@ -413,7 +413,8 @@ void AgentRun::execute_tool(const llm::ToolCall& call, const tools::Tool* tool, 
   auto work = [tool, call, output, denied, flag = cancel_flag_, workspace = in_.workspace, env = in_.tool_env,
                timeout = in_.exec_timeout_ms, processes = in_.processes, memory = in_.memory,
                agent = in_.agent_id, exec_cap = in_.exec_max_output_chars, sandbox = in_.sandbox, config = in_.config,
-               cron = in_.cron, key = in_.session_key, origin = in_.origin] {
+               cron = in_.cron, key = in_.session_key, origin = in_.origin, run_id = in_.run_id, lane = in_.lane,
+               backends = in_.session_backends] {
     if (denied) {
       *output = tools::ToolOutput::error(*denied);
       return;
@@ -436,6 +437,9 @@ void AgentRun::execute_tool(const llm::ToolCall& call, const tools::Tool* tool, 
     ctx.cron = cron;
     ctx.session_key = key;
     ctx.origin = origin;
+    ctx.run_id = run_id;
+    ctx.lane = lane;
+    ctx.session_backends = backends;
     *output = tools::invoke_tool(*tool, call.arguments, ctx);
   };
   tool_running_ = true;

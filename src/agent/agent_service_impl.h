@@ -103,6 +103,7 @@ struct AgentService::Impl {
   std::vector<JournalEntry> unfinished;   // what open() found, until resumed
   std::map<std::string, std::deque<std::pair<int64_t, std::string>>> system_events;  // by session key (AT-2)
   tools::CronBackend* cron_backend = nullptr;  // the cron tool's jobs (AT-2)
+  tools::SessionBackends session_backends;     // the session tools' backends (TL-1, MA-2, MA-3)
   void open_journal();                    // agent_journal.cpp
   SessionArchiver archiver{http};  // the /new archive into memory (MM-9); last: cancelled first
 };

@@ -28,6 +28,17 @@ namespace pincer::tools {
 class ProcessTable;
 class MemoryBackend;
 class CronBackend;
+class SessionsBackend;
+class SubagentsBackend;
+class MessageBackend;
+
+/// The backends of the session tools (TL-1, MA-2, MA-3), owned by the app and the agent runtime;
+/// each may be null (its tools then answer that they are unavailable). tools/sessions/*.h.
+struct SessionBackends {
+  SessionsBackend* sessions = nullptr;    ///< sessions_list, sessions_history, session_status, sessions_send
+  SubagentsBackend* subagents = nullptr;  ///< sessions_spawn, subagents
+  MessageBackend* messages = nullptr;     ///< message
+};
 
 /// Where the run's message came from (the chat a reply would go to); empty channel = a gateway
 /// client. The cron tool makes it the default delivery of a job the agent creates.
@@ -67,6 +78,12 @@ struct ToolContext {
   /// The run's canonical session key and the chat it answers (the cron tool's defaults).
   std::string session_key;
   ToolOrigin origin;
+  /// The run that made the call and its global lane ("main", "subagent", "cron", "nested"):
+  /// the session tools act on behalf of this run (who spawned a child, who sent a message).
+  std::string run_id;
+  std::string lane = "main";
+  /// The session tools' backends (null members: unavailable).
+  SessionBackends session_backends;
 
   bool is_cancelled() const { return cancelled != nullptr && cancelled->load(); }
 };
