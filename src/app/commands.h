@@ -35,5 +35,7 @@ void register_memory_commands(CLI::App& app, Action& action);   // memory status
 void register_sandbox_commands(CLI::App& app, Action& action);  // sandbox explain
 void register_tools_commands(CLI::App& app, Action& action);    // tools explain
 void register_cron_commands(CLI::App& app, Action& action);     // cron add|list|edit|rm|run|runs|enable|disable
+/// agents list|add|delete (MA-1); also installs the gateway's config editor for agents.create|update|delete.
+void register_agents_commands(CLI::App& app, Action& action);
 
 }  // namespace pincer::app

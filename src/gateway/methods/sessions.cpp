@@ -4,6 +4,7 @@
 #include "core/redact.h"
 #include "gateway/gateway.h"
 #include "gateway/methods/params.h"
+#include "gateway/methods/agents.h"
 #include "gateway/methods/registry.h"
 
 namespace pincer::gateway {
@@ -195,6 +196,7 @@ void register_session_methods(MethodRegistry& registry) {
   registry.add({"sessions.preview", sessions_preview});
   registry.add({"models.list", models_list});
   registry.add({"agents.list", agents_list});
+  register_agents_methods(registry);  // agents.create|update|delete (methods/agents.cpp)
 }
 
 }  // namespace pincer::gateway

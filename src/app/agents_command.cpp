@@ -1,0 +1,276 @@
+// `pincer agents …` (SPEC MA-1; OpenClaw's `openclaw agents list|add|delete`; docs/agents.md):
+//
+//   agents list [--bindings] [--json]
+//   agents add <id> [--workspace DIR] [--model M] [--name N] [--bind channel[:accountId]]…
+//              [--non-interactive] [--json]
+//   agents delete <id> [--force] [--keep-files] [--json]
+//
+// Every command takes --file FILE (default $PINCER_HOME/pincer.json). Edits go through
+// cli::edit_config_file (comments and formatting kept, the whole result checked as `config set`
+// does, written atomically under the config lock); the config text is computed by
+// agent/workspace_roster.h. A running gateway applies them from the file (agents.* reload hot).
+// Exit codes (app/commands.h): 0 done; 1 I/O failure; 2 refused (bad id, exists, unknown,
+// default agent, invalid result).
+//
+// Also installs the gateway's config editor for agents.create|update|delete (the gateway layer
+// cannot link the CLI's config writer; gateway/methods/agents.h).
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/workspace_roster.h"
+#include "agent/workspace.h"
+#include "app/client_support.h"
+#include "app/commands.h"
+#include "cli/config_file.h"
+#include "core/clock.h"
+#include "core/ids.h"
+#include "core/json5.h"
+#include "core/paths.h"
+#include "gateway/methods/agents.h"
+
+namespace pincer::app {
+namespace agents_cli {  // named: the unity build joins several files into one unit
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct AgentsFlags {
+  std::optional<std::string> file;
+  bool json = false;
+  bool bindings = false;
+  std::string id;
+  std::string workspace;
+  std::string model;
+  std::string name;
+  std::vector<std::string> binds;
+  bool non_interactive = false;
+  bool force = false;
+  bool keep_files = false;
+};
+
+constexpr const char* kEditRefused = "EDIT_REFUSED";
+constexpr const char* kHotReloadNote = "A running gateway applies this from the file (agents.* reload without a restart).";
+
+/// An edit's refusal (kept apart from the writer's own errors): exit 2.
+struct Refusal {
+  Error error;
+};
+
+int edit_failed(const std::string& command, const Error& written, const std::optional<Error>& refused) {
+  if (written.code == kEditRefused && refused) return fail(2, "agents " + command + ": " + refused->message);
+  if (written.code == "CONFIG_INVALID") return fail(2, "agents " + command + ": not written, the result would be invalid:\n" + written.message);
+  return fail(1, "agents " + command + ": not written: " + written.message);
+}
+
+int run_list(const AgentsFlags& f) {
+  const auto env = config::process_env();
+  const fs::path file = cli::config_path(f.file, env);
+  auto loaded = config::load(file, cli::keep_env_references());
+  if (!loaded) return fail(2, "agents list: " + loaded.error().message);
+  auto agents = agent::resolve_agents(loaded->effective, paths::state_dir(env), env);
+  if (!agents) return fail(2, "agents list: " + agents.error().message);
+  const json bindings = loaded->effective.value("bindings", json::array());
+  const json rows = agent::admin::list_rows(*agents, bindings, f.bindings);
+  if (f.json) return print_json(rows);
+  std::cout << "Agents (" << rows.size() << "; default: " << agents->default_id << "):\n";
+  for (const auto& row : rows) {
+    std::cout << "- " << row["id"].get<std::string>();
+    if (row.contains("name")) std::cout << " (" << row["name"].get<std::string>() << ")";
+    if (row["isDefault"].get<bool>()) std::cout << " [default]";
+    std::cout << "\n  Workspace: " << row["workspace"].get<std::string>() << "\n";
+    std::cout << "  Agent dir: " << row["agentDir"].get<std::string>() << "\n";
+    std::cout << "  Model: " << (row.contains("model") ? row["model"].get<std::string>() : std::string("(none configured)")) << "\n";
+    const auto count = row["bindings"].get<std::size_t>();
+    std::cout << "  Routing bindings: " << count << (count == 0 && row["isDefault"].get<bool>() ? " (gets every unbound message)" : "") << "\n";
+    if (f.bindings) {
+      for (const auto& b : row["routes"]) {
+        const json& m = b.value("match", json::object());
+        std::cout << "    - " << m.value("channel", std::string("?"));
+        if (m.contains("accountId")) std::cout << " accountId=" << m["accountId"].dump();
+        if (m.contains("peer")) std::cout << " peer=" << m["peer"].dump();
+        if (m.contains("guildId")) std::cout << " guildId=" << m["guildId"].dump();
+        if (m.contains("teamId")) std::cout << " teamId=" << m["teamId"].dump();
+        std::cout << "\n";
+      }
+    }
+  }
+  return 0;
+}
+
+int run_add(const AgentsFlags& f) {
+  const auto env = config::process_env();
+  const fs::path file = cli::config_path(f.file, env);
+  agent::admin::CreateRequest request{f.id, f.name, f.workspace, f.model, {}};
+  for (const auto& spec : f.binds) {
+    auto b = agent::admin::parse_bind_spec(spec);
+    if (!b) return fail(2, "agents add: " + b.error().message);
+    request.bindings.push_back(*b);
+  }
+  if (auto problem = agent::admin::agent_id_problem(f.id)) return fail(2, "agents add: " + *problem);
+  std::optional<Error> refused;
+  agent::admin::CreatePlan plan;
+  auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {
+    const std::string base = current.exists ? current.text : cli::config_template(18789, ids::random_token(32));
+    auto planned = agent::admin::plan_create({base, paths::state_dir(env), env}, request);
+    if (!planned) {
+      refused = planned.error();
+      return Error{kEditRefused, planned.error().message};
+    }
+    plan = std::move(*planned);
+    return std::optional<std::string>{plan.text};
+  });
+  if (!edited) return edit_failed("add", edited.error(), refused);
+  auto ws = agent::ensure_workspace(plan.agent.workspace);
+  json out = {{"ok", true}, {"file", file.string()}, {"agentId", plan.agent.id}, {"workspace", plan.agent.workspace.string()},
+              {"agentDir", plan.agent.agent_dir.string()}, {"bindings", plan.bindings}};
+  if (!plan.agent.name.empty()) out["name"] = plan.agent.name;
+  if (!plan.agent.model.primary.empty()) out["model"] = plan.agent.model.primary;
+  if (ws) out["workspaceFilesCreated"] = ws->created;
+  if (plan.wrote_implicit_main) out["wroteImplicitDefault"] = plan.agent.id == "main" ? "" : "main";
+  if (f.json) {
+    if (!ws) out["workspaceError"] = ws.error().message;
+    print_json(out);
+  } else {
+    if (!edited->exists) std::cout << "Created " << file.string() << " (with a new gateway token)\n";
+    std::cout << "Added agent \"" << plan.agent.id << "\" to " << file.string() << "\n";
+    if (plan.wrote_implicit_main) std::cout << "  (the implicit default agent is now listed first, so it stays the default)\n";
+    std::cout << "  Workspace: " << plan.agent.workspace.string();
+    if (ws && !ws->created.empty()) {
+      std::cout << " (created";
+      for (const auto& name : ws->created) std::cout << " " << name;
+      std::cout << ")";
+    }
+    std::cout << "\n  Model: " << (plan.agent.model.primary.empty() ? std::string("(none configured)") : plan.agent.model.primary) << "\n";
+    for (const auto& b : plan.bindings) std::cout << "  Binding: " << b["match"].dump() << "\n";
+    std::cout << kHotReloadNote << "\n";
+  }
+  if (!ws) return fail(1, "agents add: the agent was added, but its workspace could not be created: " + ws.error().message);
+  return 0;
+}
+
+int run_delete(const AgentsFlags& f) {
+  const auto env = config::process_env();
+  const fs::path file = cli::config_path(f.file, env);
+  if (!f.force) {
+    if (::isatty(STDIN_FILENO) != 1) return fail(2, "agents delete: confirmation needed: re-run with --force");
+    std::cerr << "Delete agent \"" << f.id << "\" (its workspace and sessions move to the trash"
+              << (f.keep_files ? "; --keep-files: they stay" : "") << ")? [y/N] ";
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer != "y" && answer != "Y" && answer != "yes") return fail(1, "agents delete: not confirmed; nothing changed");
+  }
+  const fs::path state = paths::state_dir(env);
+  std::optional<Error> refused;
+  agent::admin::DeletePlan plan;
+  auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {
+    if (!current.exists) {
+      refused = Error{"NOT_FOUND", file.string() + " does not exist: there is no agent \"" + f.id + "\" to delete"};
+      return Error{kEditRefused, refused->message};
+    }
+    auto planned = agent::admin::plan_delete({current.text, state, env}, f.id);
+    if (!planned) {
+      refused = planned.error();
+      return Error{kEditRefused, planned.error().message};
+    }
+    plan = std::move(*planned);
+    return std::optional<std::string>{plan.text};
+  });
+  if (!edited) return edit_failed("delete", edited.error(), refused);
+  agent::admin::FilesOutcome files;
+  if (!f.keep_files) files = agent::admin::move_agent_files_to_trash(plan, state, SystemClock{}.wall_ms());
+  if (f.json) {
+    json removed = json::array(), failed = json::array();
+    for (const auto& r : files.removed) removed.push_back(json{{"path", r.path}, {"method", r.method}, {"movedTo", r.moved_to}});
+    for (const auto& r : files.failed) failed.push_back(json{{"path", r.path}, {"reason", r.reason}});
+    json out = {{"ok", true}, {"agentId", plan.agent.id}, {"file", file.string()}, {"removedBindings", plan.removed_bindings.size()},
+                {"bindings", plan.removed_bindings}, {"removed", removed}, {"failed", failed}, {"keptFiles", f.keep_files}};
+    if (files.workspace_retained) {
+      out["workspaceRetained"] = true;
+      out["workspaceRetainedReason"] = files.workspace_retained_reason;
+      out["workspaceSharedWith"] = files.workspace_shared_with;
+    }
+    print_json(out);
+  } else {
+    std::cout << "Deleted agent \"" << plan.agent.id << "\" from " << file.string() << "\n";
+    std::cout << "  Removed " << plan.removed_bindings.size() << " binding" << (plan.removed_bindings.size() == 1 ? "" : "s");
+    for (const auto& b : plan.removed_bindings) std::cout << "\n    - " << b.value("match", json::object()).dump();
+    std::cout << "\n";
+    if (f.keep_files) {
+      std::cout << "  Kept its files: " << plan.agent.workspace.string() << ", " << plan.agent.agent_dir.string() << "\n";
+    }
+    for (const auto& r : files.removed) {
+      if (r.method == "trash") std::cout << "  Moved " << r.path << " to " << r.moved_to << "\n";
+    }
+    if (files.workspace_retained) {
+      std::cout << "  Kept the workspace " << plan.agent.workspace.string() << ": " << files.workspace_retained_reason << "\n";
+    }
+    for (const auto& r : files.failed) std::cout << "  Could not move " << r.path << ": " << r.reason << "\n";
+    std::cout << kHotReloadNote << "\n";
+  }
+  return 0;
+}
+
+void add_file_option(CLI::App* sub, AgentsFlags& f) {
+  sub->add_option("--file", f.file, "Config file (default: $PINCER_HOME/pincer.json, ~/.pincer/pincer.json)");
+}
+
+/// The gateway's agents.create|update|delete write through the CLI's config writer.
+void install_gateway_config_editor() {
+  gateway::set_agents_config_editor([](const fs::path& file, const gateway::AgentsConfigEdit& edit) -> Result<bool> {
+    std::optional<Error> refused;
+    auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {
+      auto next = edit(current.exists ? current.text : std::string("{}\n"));
+      if (!next) {
+        refused = next.error();
+        return Error{kEditRefused, next.error().message};
+      }
+      return next;
+    });
+    if (!edited) {
+      if (edited.error().code == kEditRefused && refused) return *refused;
+      return edited.error();
+    }
+    return edited->exists;
+  });
+}
+
+}  // namespace agents_cli
+
+void register_agents_commands(CLI::App& app, Action& action) {
+  agents_cli::install_gateway_config_editor();
+  auto* agents = app.add_subcommand("agents", "Manage agents: list, add, delete (edits pincer.json, keeping its comments)");
+  agents->require_subcommand(1);
+  auto f = std::make_shared<agents_cli::AgentsFlags>();
+
+  auto* list = agents->add_subcommand("list", "List the configured agents");
+  list->add_flag("--bindings", f->bindings, "Include each agent's routing bindings");
+  list->add_flag("--json", f->json, "Print a JSON array of {id, name?, isDefault, workspace, agentDir, model?, bindings, routes?}");
+  agents_cli::add_file_option(list, *f);
+  on_parsed(list, action, [f] { return agents_cli::run_list(*f); });
+
+  auto* add = agents->add_subcommand("add", "Add an agent: its agents.list entry, workspace and bootstrap files");
+  add->add_option("id", f->id, "Agent id: lowercase letters, digits, _ and - (used in session keys)")->required();
+  add->add_option("--workspace", f->workspace, "Workspace directory (default: <state dir>/workspace-<id>)");
+  add->add_option("--model", f->model, "Model of this agent, provider/model (default: agents.defaults.model)");
+  add->add_option("--name", f->name, "Display name");
+  add->add_option("--bind", f->binds, "Route a channel to this agent: channel[:accountId] (repeatable; accountId * = every account)");
+  add->add_flag("--non-interactive", f->non_interactive, "Never prompt (pincer agents add never does; accepted for OpenClaw's scripts)");
+  add->add_flag("--json", f->json, "Print a JSON summary");
+  agents_cli::add_file_option(add, *f);
+  on_parsed(add, action, [f] { return agents_cli::run_add(*f); });
+
+  auto* del = agents->add_subcommand("delete", "Delete an agent and its bindings; its workspace and sessions move to <state dir>/trash");
+  del->add_option("id", f->id, "Agent id")->required();
+  del->add_flag("--force", f->force, "Do not ask for confirmation (needed when stdin is not a terminal)");
+  del->add_flag("--keep-files", f->keep_files, "Leave the workspace and sessions where they are");
+  del->add_flag("--json", f->json, "Print a JSON summary {ok, agentId, removedBindings, removed, failed, …}");
+  agents_cli::add_file_option(del, *f);
+  on_parsed(del, action, [f] { return agents_cli::run_delete(*f); });
+}
+
+}  // namespace pincer::app

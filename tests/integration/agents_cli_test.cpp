@@ -1,0 +1,198 @@
+// `pincer agents list|add|delete` on a commented config file, and the gateway methods
+// agents.create|update|delete with a real gateway and the mock LLM (SPEC MA-1; docs/agents.md).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <thread>
+#include <iterator>
+
+#include "gateway_process.h"
+#include "ws_client.h"
+
+namespace pincer::test {
+namespace agents_cli_test {  // named: the unity build puts several test files in one unit
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kToken = "agents-cli-token-0123456789";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string config(const std::string& base_url) {
+  return std::string("// my pincer config\n{\n  gateway: { auth: { token: '") + kToken + "' } },\n" +
+         "  models: { providers: { mock: { baseUrl: '" + base_url +
+         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 64000 } ] } } },\n" +
+         "  // the agents, by hand\n" +
+         "  agents: {\n    defaults: { model: { primary: 'mock/mock-model' } },  // every agent's model\n" +
+         "    list: [ { id: 'main', name: 'Claw' } ],\n  },\n}\n";
+}
+
+TEST(AgentsCli, AddListDeleteKeepCommentsAndRefuseWhatTheyMust) {
+  TempDir home;
+  home.write("pincer.json", config("http://127.0.0.1:9/v1"));
+  const fs::path file = home.path() / "pincer.json";
+  const std::map<std::string, std::string> env{{"PINCER_HOME", home.path().string()}};
+  auto pincer = [&](std::vector<std::string> args) { return run_pincer(args, env); };
+
+  auto added = pincer({"agents", "add", "work", "--name", "Work Bot", "--model", "mock/mock-model", "--bind", "telegram:ops",
+                       "--bind", "irc", "--non-interactive", "--json"});
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  const json a = json::parse(added.out);
+  EXPECT_EQ(a["agentId"], "work");
+  EXPECT_EQ(a["workspace"], (home.path() / "workspace-work").string());
+  EXPECT_EQ(a["bindings"].size(), 2u);
+  EXPECT_TRUE(fs::exists(home.path() / "workspace-work" / "AGENTS.md"));  // bootstrap files as a new agent gets them
+  EXPECT_TRUE(fs::exists(home.path() / "workspace-work" / "BOOTSTRAP.md"));
+  std::string text = read(file);
+  for (const char* comment : {"// my pincer config", "// the agents, by hand", "// every agent's model"}) {
+    EXPECT_NE(text.find(comment), std::string::npos) << comment << "\n" << text;
+  }
+  EXPECT_TRUE(text.find("id: 'work'") != std::string::npos || text.find("id: \"work\"") != std::string::npos) << text;
+
+  auto listed = pincer({"agents", "list", "--json", "--bindings"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const json rows = json::parse(listed.out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["id"], "main");
+  EXPECT_EQ(rows[0]["isDefault"], true);
+  EXPECT_EQ(rows[1]["name"], "Work Bot");
+  EXPECT_EQ(rows[1]["bindings"], 2);
+  EXPECT_EQ(rows[1]["routes"][0]["match"], (json{{"channel", "telegram"}, {"accountId", "ops"}}));
+  auto plain = pincer({"agents", "list", "--bindings"});
+  EXPECT_NE(plain.out.find("- work (Work Bot)"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("telegram accountId=\"ops\""), std::string::npos) << plain.out;
+
+  // Refusals: nothing is written.
+  const std::string before = read(file);
+  auto again = pincer({"agents", "add", "work"});
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  auto bad = pincer({"agents", "add", "Bad Id"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("\"bad-id\""), std::string::npos) << bad.err;
+  auto shared = pincer({"agents", "add", "copy", "--workspace", (home.path() / "workspace-work").string()});
+  EXPECT_EQ(shared.exit_code, 2);
+  EXPECT_NE(shared.err.find("agent \"work\""), std::string::npos) << shared.err;
+  auto taken = pincer({"agents", "add", "other", "--bind", "telegram:ops"});
+  EXPECT_EQ(taken.exit_code, 2);
+  EXPECT_NE(taken.err.find("already routes it to agent \"work\""), std::string::npos) << taken.err;
+  auto main = pincer({"agents", "delete", "main", "--force"});
+  EXPECT_EQ(main.exit_code, 2);
+  EXPECT_NE(main.err.find("default agent"), std::string::npos) << main.err;
+  auto unconfirmed = pincer({"agents", "delete", "work"});  // stdin is not a terminal
+  EXPECT_EQ(unconfirmed.exit_code, 2);
+  EXPECT_NE(unconfirmed.err.find("--force"), std::string::npos) << unconfirmed.err;
+  EXPECT_EQ(read(file), before);
+
+  fs::create_directories(home.path() / "agents" / "work" / "sessions");
+  auto deleted = pincer({"agents", "delete", "work", "--force", "--json"});
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
+  const json d = json::parse(deleted.out);
+  EXPECT_EQ(d["removedBindings"], 2);
+  ASSERT_EQ(d["removed"].size(), 2u);
+  EXPECT_EQ(d["removed"][0]["method"], "trash");
+  EXPECT_FALSE(fs::exists(home.path() / "workspace-work"));
+  EXPECT_TRUE(fs::exists(fs::path(d["removed"][0]["movedTo"].get<std::string>()) / "AGENTS.md"));
+  EXPECT_FALSE(fs::exists(home.path() / "agents" / "work"));
+  text = read(file);
+  EXPECT_EQ(text.find("work"), std::string::npos) << text;
+  EXPECT_NE(text.find("// every agent's model"), std::string::npos) << text;
+  auto after = pincer({"agents", "list", "--json"});
+  EXPECT_EQ(json::parse(after.out).size(), 1u);
+  auto gone = pincer({"agents", "delete", "work", "--force"});
+  EXPECT_EQ(gone.exit_code, 2);
+  EXPECT_NE(gone.err.find("not in agents.list"), std::string::npos) << gone.err;
+}
+
+TEST(AgentsGatewayMethods, CreateChatUpdateDelete) {
+  MockLlm mock;
+  TempDir home;
+  home.write("pincer.json", config(mock.base_url()));
+  Gateway gateway(home.path());
+  auto connect = [&](const std::vector<std::string>& scopes) {
+    auto c = std::make_unique<WsClient>(gateway.port());
+    EXPECT_TRUE(c->recv());
+    auto params = connect_params(kToken);
+    params["scopes"] = scopes;
+    c->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", params}});
+    auto res = c->recv_response("c1");
+    EXPECT_TRUE(res && (*res)["ok"] == true);
+    return c;
+  };
+  auto c = connect({"operator.admin"});
+  auto agent_ids = [&] {
+    std::vector<std::string> ids;
+    auto listed = c->request("agents.list", json::object());
+    for (const auto& a : listed["payload"]["agents"]) ids.push_back(a["id"]);
+    return ids;
+  };
+  auto wait_for = [&](bool present) {
+    for (int i = 0; i < 200; ++i) {
+      auto ids = agent_ids();
+      if ((std::find(ids.begin(), ids.end(), "helper-bot") != ids.end()) == present) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  };
+
+  // Scope: operator.write is not enough.
+  auto writer = connect({"operator.write"});
+  auto denied = writer->request("agents.create", {{"name", "x"}});
+  EXPECT_EQ(denied["ok"], false) << denied.dump();
+
+  auto created = c->request("agents.create", {{"name", "Helper Bot"}, {"emoji", "🦀"}});
+  ASSERT_EQ(created["ok"], true) << created.dump();
+  EXPECT_EQ(created["payload"]["agentId"], "helper-bot");
+  EXPECT_EQ(created["payload"]["name"], "Helper Bot");
+  const fs::path ws = home.path() / "workspace-helper-bot";
+  EXPECT_EQ(created["payload"]["workspace"], ws.string());
+  EXPECT_NE(read(ws / "IDENTITY.md").find("- Emoji: 🦀"), std::string::npos);
+  EXPECT_NE(read(home.path() / "pincer.json").find("// the agents, by hand"), std::string::npos);
+  auto dup = c->request("agents.create", {{"name", "helper-bot"}});
+  EXPECT_EQ(dup["ok"], false);
+  EXPECT_NE(dup["error"]["message"].get<std::string>().find("already exists"), std::string::npos) << dup.dump();
+
+  // The file watcher applies it; then a turn runs as the new agent, in its workspace.
+  ASSERT_TRUE(wait_for(true));
+  auto ack = c->request("chat.send", {{"sessionKey", "agent:helper-bot:main"}, {"message", "hello ECHO:hb"}, {"idempotencyKey", "hb1"}});
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  bool final_seen = false;
+  for (int i = 0; i < 2000 && !final_seen; ++i) {
+    auto f = c->recv(20s);
+    ASSERT_TRUE(f) << "no final chat event";
+    if ((*f)["event"] == "chat" && (*f)["payload"]["state"] == "final") {
+      EXPECT_EQ((*f)["payload"]["sessionKey"], "agent:helper-bot:main");
+      EXPECT_NE((*f)["payload"].dump().find("[hb]"), std::string::npos) << f->dump();
+      final_seen = true;
+    }
+  }
+  EXPECT_TRUE(fs::exists(home.path() / "agents" / "helper-bot"));
+
+  auto updated = c->request("agents.update", {{"agentId", "helper-bot"}, {"name", "Helper"}});
+  ASSERT_EQ(updated["ok"], true) << updated.dump();
+  const std::string renamed = read(home.path() / "pincer.json");
+  EXPECT_TRUE(renamed.find("name: 'Helper'") != std::string::npos || renamed.find("name: \"Helper\"") != std::string::npos) << renamed;
+  auto missing = c->request("agents.update", {{"agentId", "nobody"}, {"name", "x"}});
+  EXPECT_EQ(missing["ok"], false);
+
+  auto main = c->request("agents.delete", {{"agentId", "main"}});
+  EXPECT_EQ(main["ok"], false);
+  EXPECT_NE(main["error"]["message"].get<std::string>().find("default agent"), std::string::npos) << main.dump();
+  auto deleted = c->request("agents.delete", {{"agentId", "helper-bot"}});
+  ASSERT_EQ(deleted["ok"], true) << deleted.dump();
+  EXPECT_EQ(deleted["payload"]["removedBindings"], 0);
+  EXPECT_EQ(deleted["payload"]["removed"].size(), 2u);
+  EXPECT_FALSE(fs::exists(ws));
+  EXPECT_TRUE(wait_for(false));
+  EXPECT_EQ(read(home.path() / "pincer.json").find("helper"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace agents_cli_test
+}  // namespace pincer::test
