@@ -25,6 +25,8 @@
 #include "app/cron_runtime.h"
 #include "app/heartbeat_runtime.h"
 #include "app/hooks_runtime.h"
+#include "app/message_runtime.h"         // session tools + message tool (TL-1, MA-2)
+#include "agent/session_tools_backend.h"  // (same)
 #include "channels/channel_manager.h"
 #include "channels/dm_scope_check.h"
 #include "cli/config_checks.h"
@@ -315,6 +317,12 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   // Inbound webhooks (AT-3): a route on this port only while hooks.enabled.
   HooksRuntime hooks(loop, agents, channel_manager, gateway, heartbeat.scheduler(), cfg, state);
   hooks.start();
+  // Session tools (TL-1, MA-2) and the `message` tool: the backends of every run from now on.
+  agent::SessionToolsBackend session_tools(loop, agents);
+  MessageRuntime message_runtime(loop, agents, channel_manager, cfg, state);
+  session_tools.set_announcer(message_runtime.session_announcer());
+  agents.session_backends().sessions = &session_tools;
+  agents.session_backends().messages = &message_runtime;
   // Runs of gateway clients a restart cut off run again; their events go to every operator (SS-6).
   agents.resume_unfinished([&gateway](const agent::SendRequest&) { return gateway::make_run_event_sink(gateway); });
   gateway.set_pending_work([&agents, &channel_manager] { return agents.running_runs() + channel_manager.deliveries_pending(); });
@@ -345,7 +353,8 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     return Ok{};
   };
   ConfigReloader reloader(loop, config_path, env, cfg, gateway, agents, channel_manager, preflight, checks);
-  reloader.on_hot_applied([&cron, &heartbeat, &hooks](const json& next) {
+  reloader.on_hot_applied([&cron, &heartbeat, &hooks, &message_runtime](const json& next) {
+    message_runtime.reconfigure(next);  // session tools + message tool
     cron.reconfigure(next);
     heartbeat.reconfigure(next);
     hooks.reconfigure(next);

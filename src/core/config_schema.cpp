@@ -659,6 +659,28 @@ Node tools_section() {
                                                                   "Tools subagent runs never get.")),
                                             }).doc("The subagent layer of the tool policy.")),
                          }).doc("Runs on the subagent lane.")),
+      // ---- session tools and agent-to-agent messages (TL-1, MA-2; docs/agent-tools.md) ----
+      field("agentToAgent", object({
+                                field("enabled", boolean().def(true).doc(
+                                                     "Cross-agent session tool calls: `sessions_send` to another "
+                                                     "agent's session and cross-agent `sessions_list`, "
+                                                     "`sessions_history`, `session_status`. `false` refuses them; an "
+                                                     "agent always reaches its own sessions.")),
+                                field("allow", array_of(string()).doc(
+                                                   "Agent ids or `*` patterns that may take part in a cross-agent "
+                                                   "call: the calling and the target agent must both match. Exact "
+                                                   "ids are case-sensitive, patterns are not; empty or absent = "
+                                                   "every agent; a blank entry matches none.")),
+                            }).doc("Agent-to-agent access of the session tools (MA-2), as OpenClaw's.")),
+      field("sessions", object({
+                            field("visibility", one_of({"self", "tree", "agent", "all"}).def("all").doc(
+                                                    "Which sessions the session tools may target: `self` = only "
+                                                    "the calling session; `tree` = it and the sessions it spawned "
+                                                    "(from the agent's main session: every session of the agent); "
+                                                    "`agent` = every session of the calling agent; `all` = every "
+                                                    "session, other agents' as `tools.agentToAgent` allows.")),
+                        }).doc("The session tools' reach (TL-1).")),
+      // ---- end session tools ----
   }).doc("Which tools agents may use (TL-2) and how the built-in tools behave.");
 }
 
@@ -758,6 +780,15 @@ Node session_section() {
       field("resetByChannel", map_of(session_reset_rule("The rule for messages from this channel.")).doc(
                                   "`reset` replaced per channel id (`telegram`, `irc`, …): wins over "
                                   "`reset` and `resetByType` for messages from that channel.")),
+      // ---- agent-to-agent messages (MA-2; docs/agent-tools.md) ----
+      field("agentToAgent", object({
+                                field("maxPingPongTurns", integer().min(0).max(5).def(5).doc(
+                                                              "After `sessions_send` got its reply, the two "
+                                                              "sessions may answer each other this many more "
+                                                              "turns (requester first); a `REPLY_SKIP` answer "
+                                                              "ends it sooner. 0 = no exchange.")),
+                            }).doc("Agent-to-agent exchanges (MA-2).")),
+      // ---- end agent-to-agent ----
   }).doc("How messages map onto sessions.");
 }
 

@@ -8,6 +8,7 @@
 #include "tools/exec_tool.h"
 #include "tools/fs_tools.h"
 #include "tools/memory_tools.h"
+#include "tools/sessions/session_tools.h"  // session tools (TL-1, MA-2)
 #include "tools/web/web_tools.h"
 
 namespace pincer::tools {
@@ -136,6 +137,9 @@ ToolRegistry ToolRegistry::builtin() {
   for (auto& t : make_memory_tools()) r.add(std::move(t));
   for (auto& t : make_web_tools()) r.add(std::move(t));
   r.add(make_cron_tool());
+  // Session and messaging tools (TL-1, MA-2): sessions_list/history/send, session_status, message.
+  for (auto& t : make_session_tools()) r.add(std::move(t));
+  r.add(make_message_tool());
   return r;
 }
 
