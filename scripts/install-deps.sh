@@ -15,6 +15,7 @@ PACKAGES=(
   libedit-dev                              # line editing in `pincer chat` (BSD licence)
   libsqlite3-dev                           # the memory index (FTS5), src/memory/
   libhowardhinnant-date-dev                # date/tz headers (time zones of cron jobs), src/automation/
+  libyaml-cpp-dev                          # SKILL.md front matter (YAML), src/skills/ (static archive linked)
   bubblewrap                               # the tool sandbox (agents.defaults.sandbox, src/tools/sandbox/)
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev

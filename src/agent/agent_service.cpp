@@ -17,6 +17,7 @@
 #include "agent/memory_flush.h"
 #include "agent/recall_hooks.h"
 #include "agent/session_history.h"
+#include "agent/agent_skills.h"
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
 #include "core/ids.h"
@@ -340,6 +341,7 @@ void AgentService::start(Pending p) {
   prompt.model = in.model.provider + "/" + in.model.id;
   prompt.thinking = "";  // volatile per session (/think): not in the cached prefix
   prompt.memory_citations = memory_settings.citations;
+  auto skill_run = attach_skills(s.config, s.state_dir, key, spec->id, in, prompt);  // SK-2..4 (agent_skills.h)
   in.system_prompt = build_system_prompt(prompt);
   in.hooks.before_request = make_cache_trace_hook(s.config, s.state_dir, session_id, key, in.run_id, s.clock);  // CX-11
   in.turn_context = turn_context_for(key, truncation_warning(s.agents.bootstrap_truncation_warning, bootstrap, key + ":" + session_id));
@@ -363,7 +365,8 @@ void AgentService::start(Pending p) {
     return;  // CX-10: the silent flush turn runs first; this one waits at the head of the lane
   }
   ++s.running[static_cast<std::size_t>(p.request.lane)];
-  auto sink = [this, key, request = p.request, user_sink = std::move(p.sink)](const RunEvent& e) {
+  auto sink = [this, key, request = p.request, user_sink = std::move(p.sink), skill_run](const RunEvent& e) {
+    skill_run->observe(e);  // skill uses and their outcome (SK-4)
     user_sink(e);
     if (e.kind == RunEvent::Kind::End || e.kind == RunEvent::Kind::Error || e.kind == RunEvent::Kind::Aborted) {
       journal_finished(request, e);  // after the sink: a channel's reply is in its outbox now

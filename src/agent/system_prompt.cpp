@@ -134,6 +134,9 @@ std::string build_system_prompt(const SystemPromptInput& input) {
                             "\nRelative paths start there; so do the project context files below.");
   }
 
+  // Skills (SK-2): the session's snapshot, already formatted (skills/snapshot.h); only with `read`.
+  if (!input.skills.empty()) append_section(out, input.skills);
+
   // Memory recall (MM-6): when the memory tools are offered, say when to use them.
   const auto has_tool = [&](std::string_view name) {
     return std::any_of(input.tools.begin(), input.tools.end(), [&](const PromptTool& t) { return t.name == name; });

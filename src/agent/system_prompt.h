@@ -12,11 +12,13 @@
 //   ## Tools            one line per tool: "- name: a few words" (another tool: the first
 //                       sentence of its description)
 //   ## Workspace        the working directory and how files there are used
+//   ## Skills           the session's skills snapshot (SK-2, skills/snapshot.h): name, description,
+//                       SKILL.md path of each eligible skill; read with `read` when a task matches
 //   ## Memory Recall    when memory_search is offered: when to search (MM-6)
 //   ## Safety           fixed rules
 //   ## Project context  the bootstrap files (workspace.h), each under "### NAME"
 //   ## Runtime          one line: "agent=<id> | os=<os> | model=<provider/model> | thinking=<level>"
-// Sections CX-4 lists that Pincer does not have yet (skills, memory recall, CLI reference,
+// Sections CX-4 lists that Pincer does not have yet (memory recall, CLI reference,
 // group-chat etiquette) will slot in between without changing the others.
 #pragma once
 
@@ -51,6 +53,7 @@ struct SystemPromptInput {
   std::string model;                        ///< "provider/model"
   std::string thinking = "off";             ///< thinking level word
   std::string memory_citations = "auto";    ///< memory.citations: auto | on | off (MM-6)
+  std::string skills;                       ///< "## Skills …" section of the session's snapshot (SK-2); "" = none
 };
 
 /// The system prompt (see the header comment). Same input → same bytes.

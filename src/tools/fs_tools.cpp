@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "tools/apply_patch.h"
+#include "skills/snapshot.h"
 #include "tools/file_io.h"
 #include "tools/workspace_path.h"
 
@@ -122,6 +123,19 @@ std::string continuation_note(const ReadPage& page, size_t first, size_t max_byt
   return {};
 }
 
+/// SK-3: `read` (only `read`) may also open an absolute path beneath a skill location outside the
+/// workspace (user, bundled, extra: skills::readable_skill_roots()), confined there the same way.
+/// Anything else keeps `outside`, the workspace's refusal.
+Result<WorkspacePath> resolve_in_skill_folder(const std::string& path, Result<WorkspacePath> outside) {
+  if (path.empty() || path.front() != '/') return outside;
+  for (const auto& root : skills::readable_skill_roots()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(root, ec)) continue;
+    if (auto p = resolve_workspace_path(root, path); p) return p;
+  }
+  return outside;
+}
+
 class ReadTool final : public Tool {
  public:
   std::string_view name() const override { return "read"; }
@@ -148,6 +162,7 @@ class ReadTool final : public Tool {
     if (offset < 1) return ToolOutput::failure(name(), "offset must be 1 or more (lines are numbered from 1)");
     if (limit < 1) return ToolOutput::failure(name(), "limit must be 1 or more");
     auto p = resolve_workspace_path(ctx.workspace, path);
+    if (!p && p.error().code == "PATH_OUTSIDE_WORKSPACE") p = resolve_in_skill_folder(path, std::move(p));  // SK-3
     if (!p) return fail(name(), p.error());
 
     const size_t max_bytes = std::max<size_t>(1024, std::min(kReadMaxBytes, ctx.max_output_chars));

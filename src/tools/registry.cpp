@@ -8,6 +8,7 @@
 #include "tools/exec_tool.h"
 #include "tools/fs_tools.h"
 #include "tools/memory_tools.h"
+#include "tools/skill_manage_tool.h"
 #include "tools/sessions/session_tools.h"  // session tools (TL-1, MA-2)
 #include "tools/web/web_tools.h"
 
@@ -44,7 +45,8 @@ const std::map<std::string, Names, std::less<>>& profiles() {
       {"minimal", {"session_status", "gateway"}},
       {"coding",
        {"group:fs", "group:runtime", "group:web", "group:sessions", "group:memory", "cron", "gateway", "get_goal",
-        "create_goal", "update_goal", "progress_card", "ask_user", "skill_workshop", "view_image", "image_generate",
+        "create_goal", "update_goal", "progress_card", "ask_user", "skill_workshop", "skill_manage", "view_image",
+        "image_generate",
         "music_generate", "video_generate"}},
       {"messaging",
        {"group:messaging", "sessions", "sessions_list", "sessions_history", "sessions_search", "conversations_list",
@@ -137,6 +139,7 @@ ToolRegistry ToolRegistry::builtin() {
   for (auto& t : make_memory_tools()) r.add(std::move(t));
   for (auto& t : make_web_tools()) r.add(std::move(t));
   r.add(make_cron_tool());
+  r.add(make_skill_manage_tool());  // SK-4
   // Session and messaging tools (TL-1, MA-2): sessions_list/history/send, session_status, message.
   for (auto& t : make_session_tools()) r.add(std::move(t));
   r.add(make_message_tool());
