@@ -396,12 +396,12 @@ Result<json> SessionToolsBackend::call(std::string_view tool, const json& args, 
   state_->loop.post([weak, name, args, c, answer] {
     auto s = weak.lock();
     if (!s || !s->alive) return answer(Error{"UNAVAILABLE", "the gateway is stopping"});
-    if (c.session_key.empty()) return answer(Error{"UNAVAILABLE", name + " needs a session (this run has none)"});
+    if (c.session_key.empty()) return answer(Error{"UNAVAILABLE", "this run has no session"});
     if (name == "sessions_list") return answer(session_backend_detail::do_list(*s, c, args));
     if (name == "sessions_history") return answer(session_backend_detail::do_history(*s, c, args));
     if (name == "session_status") return answer(session_backend_detail::do_status(*s, c, args));
     if (name == "sessions_send") return session_backend_detail::do_send(s, c, args, answer);
-    answer(Error{"TOOL_ARGS_INVALID", name + ": not a session tool"});
+    answer(Error{"TOOL_ARGS_INVALID", "not a session tool"});
   });
   std::chrono::milliseconds limit = session_backend_detail::kReadTimeout;
   if (name == "sessions_send") {
@@ -409,12 +409,12 @@ Result<json> SessionToolsBackend::call(std::string_view tool, const json& args, 
     limit = t == 0 ? std::chrono::milliseconds(session_backend_detail::kReadTimeout) : std::chrono::seconds(t);
   }
   if (!session_backend_detail::wait_ready(future, limit, ctx.cancelled)) {
-    if (ctx.is_cancelled()) return Error{"ABORTED", name + ": the run was stopped while waiting"};
+    if (ctx.is_cancelled()) return Error{"ABORTED", "the run was stopped while waiting"};
     if (name == "sessions_send")
       return json{{"status", "timeout"}, {"sentBeforeError", true},
                   {"error", "no reply within " + std::to_string(limit.count() / 1000) +
                                 " s; the message was delivered and the other session goes on"}};
-    return Error{"UNAVAILABLE", name + ": the gateway did not answer within 30 s"};
+    return Error{"UNAVAILABLE", "the gateway did not answer within 30 s"};
   }
   return future.get();
 }

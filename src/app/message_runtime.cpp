@@ -101,14 +101,14 @@ Result<json> send_message(State& s, const json& args, const tools::ToolOrigin& o
   std::string channel = arg(args, "channel");
   if (channel.empty()) channel = origin.channel;
   if (channel.empty())
-    return Error{"NOT_FOUND", "message: no channel given and this conversation did not come from a chat "
+    return Error{"NOT_FOUND", "no channel given and this conversation did not come from a chat "
                               "(give channel and target)"};
   const bool same_channel = channel == origin.channel;
   std::string to = arg(args, "target");
   if (to.empty()) to = arg(args, "to");
   const bool same_chat = same_channel && (to.empty() || to == origin.chat_id);
   if (to.empty() && same_channel) to = origin.chat_id;
-  if (to.empty()) return Error{"NOT_FOUND", "message: no target given for channel " + channel};
+  if (to.empty()) return Error{"NOT_FOUND", "no target given for channel " + channel};
   std::string account = arg(args, "accountId");
   if (account.empty() && same_channel) account = origin.account_id;
   std::string thread = arg(args, "threadId");
@@ -122,10 +122,10 @@ Result<json> send_message(State& s, const json& args, const tools::ToolOrigin& o
     account_known = account_known || a.account_id == account;
   }
   if (!channel_known)
-    return Error{"NOT_FOUND", "message: channel \"" + channel + "\" is not configured (no enabled account in channels." +
+    return Error{"NOT_FOUND", "channel \"" + channel + "\" is not configured (no enabled account in channels." +
                                   channel + ")"};
   if (!account_known)
-    return Error{"NOT_FOUND", "message: account \"" + account + "\" of channel " + channel +
+    return Error{"NOT_FOUND", "account \"" + account + "\" of channel " + channel +
                                   " is not configured (channels." + channel + ".accounts)"};
   const std::string text = arg(args, "message");
   const std::string id = "message-" + ids::sha256_hex(run_id + "\n" + session_key + "\n" + channel + "\n" + account +
@@ -138,9 +138,9 @@ Result<json> send_message(State& s, const json& args, const tools::ToolOrigin& o
     answer["duplicate"] = true;  // the same call of the same run again (a resumed turn): sent once
     return answer;
   }
-  if (auto st = remember(s, id); !st) return Error{"DELIVERY_FAILED", "message: " + st.error().message};
+  if (auto st = remember(s, id); !st) return Error{"DELIVERY_FAILED", st.error().message};
   if (auto st = s.channels.announce(agent_id, channel, account, to, thread, text, id); !st)
-    return Error{st.error().code, "message: " + st.error().message};
+    return Error{st.error().code, st.error().message};
   return answer;
 }
 
@@ -192,7 +192,7 @@ MessageRuntime::~MessageRuntime() {
 void MessageRuntime::reconfigure(const json& config) { state_->config = config; }
 
 Result<json> MessageRuntime::call(std::string_view tool, const json& args, const tools::ToolContext& ctx) {
-  if (tool != "message") return Error{"TOOL_ARGS_INVALID", std::string(tool) + ": not the message tool"};
+  if (tool != "message") return Error{"TOOL_ARGS_INVALID", "not the message tool"};
   if (auto st = tools::check_session_tool_args(tool, args); !st) return st.error();
   auto promise = std::make_shared<std::promise<Result<json>>>();
   auto future = promise->get_future();
@@ -200,11 +200,11 @@ Result<json> MessageRuntime::call(std::string_view tool, const json& args, const
   state_->loop.post([weak, promise, args, origin = ctx.origin, run_id = ctx.run_id, key = ctx.session_key,
                      agent = ctx.agent_id] {
     auto s = weak.lock();
-    if (!s || !s->alive) return promise->set_value(Error{"UNAVAILABLE", "message: the gateway is stopping"});
+    if (!s || !s->alive) return promise->set_value(Error{"UNAVAILABLE", "the gateway is stopping"});
     promise->set_value(message_runtime_detail::send_message(*s, args, origin, run_id, key, agent));
   });
   if (future.wait_for(message_runtime_detail::kCallTimeout) != std::future_status::ready)
-    return Error{"UNAVAILABLE", "message: the gateway did not answer within 30 s"};
+    return Error{"UNAVAILABLE", "the gateway did not answer within 30 s"};
   return future.get();
 }
 

@@ -1,0 +1,103 @@
+// The `message` tool with a real chat (issue 16 item 5; SPEC TL-1): the owner writes to the bot in
+// the npm Bot API emulator `telegram-test-api`; the mock LLM calls `message` twice — once without a
+// target (this chat) and once to another chat of the same bot — and once for a channel that is not
+// configured (refused). The real `pincer gateway run` is killed with SIGKILL while the model is
+// held after the tool calls; after a restart the turn is answered and each message is in its chat
+// exactly once (the outbox records a message before it is sent, the tool records each call).
+// No fixed sleeps: every wait is for what the chats show or the mock's hold, with a deadline.
+//
+//   tests/channels/setup.sh && node tests/channels/telegram_message.test.mjs <pincer binary> <source dir>
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { stop, cleanEnv } from '../support/processes.mjs';
+import { freePort, launchGateway, sleep, startMockLlm, tearDown, telegramServerClass, testArguments } from './harness.mjs';
+
+const BOT_TOKEN = '666666:message-test-token-for-the-emulator';
+const OWNER = 1004;
+const TEAM = 1005;  // another chat the bot can write to
+
+const { pincer, srcDir } = testArguments('telegram_message.test.mjs');
+const TelegramServer = telegramServerClass();
+
+const env = cleanEnv();
+let server, apiPort, mock, mockPort, gateway, home;
+
+function startGateway() {
+  gateway = launchGateway(pincer, env, home);
+  return gateway.ready;
+}
+
+/// The bot's texts in chat `chat`, oldest first.
+function botTexts(chat) {
+  return server.getUpdatesHistory(BOT_TOKEN)
+    .filter((u) => u.message && String(u.message.chat_id) === String(chat))
+    .map((u) => String(u.message.text));
+}
+
+async function waitFor(predicate, what, ms = 40000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await predicate()) return;
+    await sleep(50);
+  }
+  assert.fail(`timed out waiting for ${what}; owner chat: ${JSON.stringify(botTexts(OWNER))}, team chat: ` +
+    `${JSON.stringify(botTexts(TEAM))}\n${gateway.output().slice(-3000)}`);
+}
+
+const mockJson = async (p, method = 'GET', body) =>
+  (await fetch(`http://127.0.0.1:${mockPort}${p}`, { method, body, headers: { 'content-type': 'application/json' } })).json();
+const count = (texts, needle) => texts.filter((t) => t.includes(needle)).length;
+
+before(async () => {
+  home = mkdtempSync(path.join(os.tmpdir(), 'pincer-tgmsg-'));
+  apiPort = await freePort();
+  server = new TelegramServer({ port: apiPort, host: '127.0.0.1', storeTimeout: 600 });
+  await server.start();
+  ({ mock, port: mockPort } = await startMockLlm(srcDir, env));
+  writeFileSync(path.join(home, 'pincer.json'), `{
+  gateway: { auth: { token: 'telegram-message-gateway-token-0123456789' } },
+  models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
+    models: [ { id: 'mock-model' } ] } } },
+  agents: { defaults: { model: { primary: 'mock/mock-model' } } },
+  tools: { alsoAllow: ['message'] },  // group:messaging is not in the default coding profile
+  channels: { telegram: {
+    botToken: '${BOT_TOKEN}', apiRoot: 'http://127.0.0.1:${apiPort}', pollTimeoutSeconds: 0,
+    dmPolicy: 'allowlist', allowFrom: ['${OWNER}'],
+  } },
+}\n`);
+  await startGateway();
+});
+
+after(() => tearDown({ gateway, mock, server, home }));
+
+test('message sends to this chat and another, refuses an unconfigured channel, once across a SIGKILL', async () => {
+  // The first request answers with the tool calls (keywords), the one after the results is held.
+  await mockJson('/__mock/script', 'POST', JSON.stringify([{}, { hold: 'tgmsg' }]));
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  const here = JSON.stringify({ message: 'Deploy finished [m1]' });
+  const team = JSON.stringify({ channel: 'telegram', target: String(TEAM), message: 'Note for the team [m2]' });
+  const slack = JSON.stringify({ channel: 'slack', target: 'C1', message: 'nowhere [m3]' });
+  await owner.sendMessage(owner.makeMessage(`tell them MOCK_TOOL:message:${here} MOCK_TOOL:message:${team} MOCK_TOOL:message:${slack}`));
+
+  await waitFor(async () => count(botTexts(OWNER), '[m1]') === 1 && count(botTexts(TEAM), '[m2]') === 1 &&
+    ((await mockJson('/__mock/holds')).tgmsg?.waiting ?? 0) >= 1, 'both messages, the model held');
+
+  await stop(gateway.child, 'SIGKILL');
+  await mockJson('/__mock/release?name=tgmsg', 'POST');
+  await startGateway();
+
+  await waitFor(() => botTexts(OWNER).some((t) => t.startsWith('Tool said:')), 'the answer of the turn after the restart');
+  // A later message is answered after anything else the restart might have sent.
+  await owner.sendMessage(owner.makeMessage('and now? ECHO:after'));
+  await waitFor(() => botTexts(OWNER).some((t) => t.includes('[after]')), 'the answer to the next message');
+
+  const answer = botTexts(OWNER).find((t) => t.startsWith('Tool said:'));
+  assert.match(answer, /"ok": true/, answer);
+  assert.match(answer, /slack.*is not configured|is not configured.*slack/s, `the slack call is refused: ${answer}`);
+  assert.equal(count(botTexts(OWNER), '[m1]'), 1, `this chat's message once: ${JSON.stringify(botTexts(OWNER))}`);
+  assert.equal(count(botTexts(TEAM), '[m2]'), 1, `the team's message once: ${JSON.stringify(botTexts(TEAM))}`);
+  assert.equal(count(botTexts(OWNER).concat(botTexts(TEAM)), '[m3]'), 0);
+});
