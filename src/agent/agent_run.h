@@ -78,6 +78,8 @@ struct RunInputs {
   tools::MemoryBackend* memory = nullptr;       ///< memory_search/memory_get (owned by the service; MM-6)
   tools::CronBackend* cron = nullptr;           ///< the `cron` tool's jobs (owned by the app; null = none)
   tools::ToolOrigin origin;                     ///< the chat the run answers (the cron tool's delivery default)
+  tools::SessionBackends session_backends;      ///< the session tools' backends (owned by the app; null = none)
+  std::string lane = "main";                    ///< the run's global lane (to_string(RunLane)), for the session tools
   /// The volatile facts of a turn (time and time zone, the bootstrap truncation warning: CX-3/CX-4,
   /// build_turn_context), after the stable prefix: called with each user message's timestamp, it
   /// gives the text block sent before that message's text — `current` for the run's own message

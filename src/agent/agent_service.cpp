@@ -17,6 +17,7 @@
 #include "agent/memory_flush.h"
 #include "agent/recall_hooks.h"
 #include "agent/session_history.h"
+#include "agent/subagents.h"
 #include "agent/agent_skills.h"
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
@@ -69,7 +70,8 @@ std::string truncation_warning(const std::string& mode_name, const BootstrapLoad
 }  // namespace
 
 AgentService::AgentService(EventLoop& loop, const Clock& clock, json config, std::filesystem::path state_dir)
-    : impl_(std::make_unique<Impl>(loop, clock, std::move(config), std::move(state_dir))) {}
+    : impl_(std::make_unique<Impl>(loop, clock, std::move(config), std::move(state_dir))),
+      subagents_(std::make_unique<Subagents>(*this)) {}  // MA-3: sets session_backends().subagents
 
 void AgentService::reconfigure(json config) {
   impl_->configure(std::move(config));
@@ -239,6 +241,7 @@ void AgentService::start(Pending p) {
   // Session: the index entry, then the transcript (created on first use).
   store::SessionIndex& index = index_for(p.agent_id);
   const store::SessionEntry* entry = index.get(key);
+  const std::string subagent_note = apply_subagent_envelope(s.config, entry, *tools);  // MA-3: tools + prompt
   std::string session_id = entry ? entry->session_id() : ids::uuid_v4();
   const std::filesystem::path dir = store::sessions_dir(s.state_dir, p.agent_id);
   auto file = store::transcript_path(dir, session_id);
@@ -325,6 +328,8 @@ void AgentService::start(Pending p) {
     in.model = std::move(*own);
   }
   in.cron = s.cron_backend;
+  in.session_backends = s.session_backends;
+  in.lane = to_string(p.request.lane);
   in.origin = {p.request.origin.channel, p.request.origin.account_id, p.request.origin.chat_id, p.request.origin.thread_id};
   in.tool_env = process_environment();
   in.processes = &s.processes;
@@ -342,7 +347,7 @@ void AgentService::start(Pending p) {
   prompt.thinking = "";  // volatile per session (/think): not in the cached prefix
   prompt.memory_citations = memory_settings.citations;
   auto skill_run = attach_skills(s.config, s.state_dir, key, spec->id, in, prompt);  // SK-2..4 (agent_skills.h)
-  in.system_prompt = build_system_prompt(prompt);
+  in.system_prompt = build_system_prompt(prompt) + subagent_note;
   in.hooks.before_request = make_cache_trace_hook(s.config, s.state_dir, session_id, key, in.run_id, s.clock);  // CX-11
   in.turn_context = turn_context_for(key, truncation_warning(s.agents.bootstrap_truncation_warning, bootstrap, key + ":" + session_id));
 

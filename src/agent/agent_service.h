@@ -30,6 +30,8 @@
 
 namespace pincer::agent {
 
+class Subagents;  // agent/subagents.h
+
 /// A request to run the agent on one message.
 /// The global lanes (QL-2): runs of different kinds wait for their own slots, so background work
 /// never holds up a conversation and never deadlocks it. Limits (as OpenClaw): `main`
@@ -213,6 +215,9 @@ class AgentService {
   void add_system_event(const std::string& session_key, const std::string& text);
   /// The `cron` tool's backend for every run from now on (owned by the caller; null = none).
   void set_cron_backend(tools::CronBackend* backend);
+  /// The session tools' backends for every run from now on (each owned by whoever sets it; a
+  /// null member = those tools answer that they are unavailable). Set and cleared on the loop.
+  tools::SessionBackends& session_backends();
 
   /// The run journal (SS-6, GW-10), opened at construction (`<state>/runs/journal.jsonl`).
   RunJournal& journal();
@@ -225,7 +230,15 @@ class AgentService {
   /// and marked answered. Call once, after take_unfinished() of the other sources.
   void resume_unfinished(const std::function<RunEventSink(const SendRequest&)>& sink_for);
 
+  // ---- Subagents (MA-3; agent/subagents.h, agent_service_subagents.cpp) ----
+  /// The children spawned by sessions_spawn, per parent session: the `subagents` tool,
+  /// `/subagents` and the gateway's wiring (announce sink, resume) act on it. Created with the
+  /// service; its backend is set on session_backends().subagents.
+  Subagents& subagents();
+  // ---- end subagents ----
+
  private:
+  friend class Subagents;  // reads the sessions index, config and agents (agent/subagents.cpp)
   struct Pending {
     SendRequest request;
     std::string key, agent_id;
@@ -288,6 +301,7 @@ class AgentService {
                                                              const std::string& truncation_warning) const;
 
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Subagents> subagents_;  // after impl_: destroyed first (MA-3)
 };
 
 }  // namespace pincer::agent

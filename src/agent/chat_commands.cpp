@@ -6,18 +6,21 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_service.h"
+#include "agent/subagents.h"
 
 namespace pincer::agent {
 namespace {
 
 using nlohmann::json;
 
-std::string lower(std::string s) {
+// (Helpers named command_*: the unity build joins this file with others that have a trim/lower.)
+
+std::string command_lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
 
-std::string trim(std::string_view s) {
+std::string command_trim(std::string_view s) {
   const auto b = s.find_first_not_of(" \t\r\n");
   if (b == std::string_view::npos) return "";
   const auto e = s.find_last_not_of(" \t\r\n");
@@ -144,16 +147,16 @@ CommandReply think(CommandContext& c, const std::string& arg) {
     return {"Thinking: " + c.agents.session_status(c.session_key).value("thinkingLevel", "off") +
             " (set it with /think off|minimal|low|medium|high|xhigh)"};
   }
-  if (auto st = c.agents.set_session_thinking(c.session_key, lower(arg)); !st) return {"⚠️ " + st.error().message, false};
+  if (auto st = c.agents.set_session_thinking(c.session_key, command_lower(arg)); !st) return {"⚠️ " + st.error().message, false};
   // A model not marked `reasoning: true` gets no thinking setting at all (llm/*: the request
   // omits it): say so rather than promise a level that changes nothing.
   const json s = c.agents.session_status(c.session_key);
-  if (lower(arg) != "off" && s.contains("reasoning") && !s.value("reasoning", false)) {
-    return {"Thinking: " + lower(arg) + " — but model `" + s.value("model", "") +
+  if (command_lower(arg) != "off" && s.contains("reasoning") && !s.value("reasoning", false)) {
+    return {"Thinking: " + command_lower(arg) + " — but model `" + s.value("model", "") +
             "` is not marked `reasoning: true` in models.providers, so nothing is sent to it; the level applies when "
             "the session uses a reasoning model"};
   }
-  return {"Thinking: " + lower(arg)};
+  return {"Thinking: " + command_lower(arg)};
 }
 
 CommandReply agents(CommandContext& c) {
@@ -180,6 +183,7 @@ const std::vector<ChatCommand>& chat_commands() {
       {"agents", {}, "", "list the agents"},
       {"compact", {}, "[INSTRUCTIONS]", "summarise the older part of this session now (what to keep: INSTRUCTIONS)"},
       {"tree", {}, "[ID]", "list this session's branches, or go on from message or branch ID"},
+      {"subagents", {}, "[list|kill ID|steer ID TEXT]", "this session's subagents: list, stop or steer them"},
       {"agent", {}, "NAME", "talk to another agent", /*terminal_only=*/true},
       {"quit", {"exit"}, "", "leave the chat (or press Ctrl-D)", /*terminal_only=*/true},
       {"help", {}, "", "this list"},
@@ -188,10 +192,10 @@ const std::vector<ChatCommand>& chat_commands() {
 }
 
 std::optional<CommandInvocation> parse_chat_command(std::string_view text, bool addressed_to_us) {
-  const std::string line = trim(text);
+  const std::string line = command_trim(text);
   if (line.size() < 2 || line[0] != '/') return std::nullopt;
   std::size_t end = line.find_first_of(" \t\n@");
-  std::string word = lower(line.substr(1, end == std::string::npos ? std::string::npos : end - 1));
+  std::string word = command_lower(line.substr(1, end == std::string::npos ? std::string::npos : end - 1));
   if (end != std::string::npos && line[end] == '@') {
     // "/new@OtherBot" is addressed to another bot (the channel saw no mention of ours).
     if (!addressed_to_us) return std::nullopt;
@@ -199,7 +203,7 @@ std::optional<CommandInvocation> parse_chat_command(std::string_view text, bool 
   }
   for (const auto& c : chat_commands()) {
     if (c.name != word && std::find(c.aliases.begin(), c.aliases.end(), word) == c.aliases.end()) continue;
-    return CommandInvocation{&c, end == std::string::npos ? "" : trim(std::string_view(line).substr(end))};
+    return CommandInvocation{&c, end == std::string::npos ? "" : command_trim(std::string_view(line).substr(end))};
   }
   // "/bogus": a command word that names no command gets one answer on every surface. A path
   // ("/usr/bin/ls …") or other text with "/" goes to the model.
@@ -239,6 +243,10 @@ CommandReply run_chat_command(const CommandInvocation& inv, CommandContext& cont
     if (name == "agents") return agents(context);
     if (name == "compact") return compact(context, inv.arg);
     if (name == "tree") return tree(context, inv.arg);
+    if (name == "subagents") {  // MA-3 (agent/subagents.h)
+      auto [text, ok] = context.agents.subagents().chat_command(context.agents.canonical_key(context.session_key), inv.arg);
+      return {text, ok};
+    }
     if (name == "help") return {chat_commands_help(false)};
   } catch (const std::exception& e) {
     return {"⚠️ /" + name + " failed: " + e.what(), false};

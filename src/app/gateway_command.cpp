@@ -20,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent_service.h"
+#include "agent/subagents.h"
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
 #include "app/cron_runtime.h"
@@ -323,6 +324,10 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   session_tools.set_announcer(message_runtime.session_announcer());
   agents.session_backends().sessions = &session_tools;
   agents.session_backends().messages = &message_runtime;
+  // Subagents (MA-3): their runs' and announce turns' events go to operators; children a restart
+  // cut off run again (before the generic resume below, which would rerun them unannounced).
+  agents.subagents().set_sink_factory([&gateway](const agent::SendRequest&) { return gateway::make_run_event_sink(gateway); });
+  agents.subagents().resume_unfinished();
   // Runs of gateway clients a restart cut off run again; their events go to every operator (SS-6).
   agents.resume_unfinished([&gateway](const agent::SendRequest&) { return gateway::make_run_event_sink(gateway); });
   gateway.set_pending_work([&agents, &channel_manager] { return agents.running_runs() + channel_manager.deliveries_pending(); });

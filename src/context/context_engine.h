@@ -120,6 +120,19 @@ struct CompactResult {
   std::string error;     ///< why nothing was recorded ("" when compacted)
 };
 
+/// A child about to start (prepare_subagent_spawn).
+struct SubagentSpawn {
+  std::string parent_session_key, child_session_key;
+  std::string context_mode = "isolated";  ///< the child starts with no inherited history
+  int64_t ttl_ms = 0;                      ///< the child's run timeout (0 = the agent's)
+};
+
+/// A child that ended (on_subagent_ended).
+struct SubagentEnded {
+  std::string child_session_key;
+  std::string reason;  ///< "ok" | "error" | "timeout" | "aborted" | "deleted"
+};
+
 class ContextEngine {
  public:
   virtual ~ContextEngine() = default;
@@ -154,10 +167,17 @@ class ContextEngine {
   /// Stops a summary call in flight; its `done` is not called and nothing is recorded.
   virtual void cancel() = 0;
 
-  /// Sub-agents do not exist yet (SPEC MA-*): these two are documented stubs. A spawned child
-  /// will get its own session and engine; the parent's engine may then hand it a context slice.
-  virtual Status prepare_subagent_spawn(const std::string& child_session_key) { return Ok{}; }
-  virtual void on_subagent_ended(const std::string& child_session_key) {}
+  // ---- Sub-agent lifecycle (MA-3; agent/subagents.cpp calls them on an engine of the parent
+  // agent's kind, made for the call, as OpenClaw resolves an engine per call) ----
+  /// Before a child session's run starts: set up what the engine shares with it (a context slice,
+  /// an index). An error refuses the spawn (its message is the tool's error). Default: nothing.
+  virtual Status prepare_subagent_spawn(const SubagentSpawn& spawn) {
+    (void)spawn;
+    return Ok{};
+  }
+  /// After a child's run ended (its result is being announced to the parent) or its session
+  /// was deleted: release what prepare_subagent_spawn set up. Default: nothing.
+  virtual void on_subagent_ended(const SubagentEnded& ended) { (void)ended; }
 };
 
 /// True for the engine ids this build has ("default", "legacy").

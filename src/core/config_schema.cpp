@@ -466,7 +466,22 @@ Node agent_defaults() {
                              field("maxConcurrent", integer().min(1).max(kMaxCount).default_note("8").doc(
                                                         "Sub-agent runs executing at once (the "
                                                         "`subagent` lane, QL-2).")),
-                         }).doc("Sub-agent runs.")),
+                             // MA-3 (agent/subagent_rules.h, docs/subagents.md)
+                             field("maxSpawnDepth", integer().min(1).max(5).default_note("2").doc(
+                                                        "How deep subagents nest: a session of depth d (main = 0) "
+                                                        "may spawn while d < maxSpawnDepth (orchestrator), else it "
+                                                        "is a leaf and cannot.")),
+                             field("maxChildrenPerAgent", integer().min(1).max(20).default_note("5").doc(
+                                                              "Running subagents one session may have at once.")),
+                             field("runTimeoutSeconds", integer().min(0).max(kMaxCount).default_note("0").doc(
+                                                            "Default time limit of a subagent run when "
+                                                            "sessions_spawn gives none; 0 = the agent's "
+                                                            "timeoutSeconds.")),
+                             field("allowAgents", array_of(string()).doc(
+                                                      "Agent ids sessions_spawn may target besides the "
+                                                      "requester's own (`*` = any); "
+                                                      "`agents.list[].subagents.allowAgents` wins.")),
+                         }).doc("Sub-agent runs (MA-3; docs/subagents.md).")),
       field("bootstrapMaxChars", integer().min(1).max(kMaxCount).def(20000).doc(
                                      "Most characters of one workspace bootstrap file put into "
                                      "the system prompt; a longer file keeps its first 70 % and "
@@ -551,6 +566,12 @@ Node agent_entry() {
                            "This agent's sandbox: each key given overrides `agents.defaults.sandbox`; "
                            "`binds` are added.", false)),
       field("heartbeat", heartbeat_node(true)),
+      field("subagents", object({  // MA-3
+                             field("allowAgents", array_of(string()).doc(
+                                                      "Agent ids this agent's sessions_spawn may target "
+                                                      "besides itself (`*` = any configured agent); "
+                                                      "overrides `agents.defaults.subagents.allowAgents`.")),
+                         }).doc("This agent's subagents (MA-3).")),
   }).doc("One agent.");
 }
 

@@ -10,6 +10,7 @@
 #include "tools/memory_tools.h"
 #include "tools/skill_manage_tool.h"
 #include "tools/sessions/session_tools.h"  // session tools (TL-1, MA-2)
+#include "tools/sessions/subagent_tools.h"
 #include "tools/web/web_tools.h"
 
 namespace pincer::tools {
@@ -143,6 +144,7 @@ ToolRegistry ToolRegistry::builtin() {
   // Session and messaging tools (TL-1, MA-2): sessions_list/history/send, session_status, message.
   for (auto& t : make_session_tools()) r.add(std::move(t));
   r.add(make_message_tool());
+  for (auto& t : make_subagent_tools()) r.add(std::move(t));  // sessions_spawn, subagents (MA-3)
   return r;
 }
 

@@ -1,0 +1,270 @@
+// Subagents end to end (issue 16 item 3; SPEC MA-3, QL-2; docs/subagents.md): the real gateway
+// and the mock LLM, whose MOCK_TOOL keyword makes the model call sessions_spawn / subagents and
+// whose MOCK_HOLD gates keep a run mid-reply (no timing). Keywords meant for a child are written
+// JSON-escaped in the parent's tool arguments (MOCK_\u0048OLD): only the child's text has them.
+// One gateway start checks, in order:
+// a spawn while the parent is busy (the child's result reaches the parent session exactly once,
+// after the parent's turn, as a queued message), the per-session children limit, the child's
+// reduced tool set and system prompt, the sessions.json lineage; a child with a short
+// runTimeoutSeconds announced as "timed out"; a nested spawn whose grandchild is a leaf (no spawn
+// tools; a call to sessions_spawn is refused); /subagents list and kill (announced as aborted).
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "gateway_process.h"
+#include "ws_client.h"
+
+namespace pincer::test {
+namespace subagents_test {  // named: the unity build puts several test files in one unit
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kToken = "subagents-test-token-0123456789";
+
+std::string config_for(const MockLlm& mock) {
+  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
+         "  agents: { defaults: { model: { primary: 'mock/mock-model' },\n" +
+         "                        subagents: { maxSpawnDepth: 2, maxChildrenPerAgent: 1 } } } }\n";
+}
+
+template <class Fn>
+bool eventually(Fn done, std::chrono::milliseconds limit = 60s) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return done();
+}
+
+std::string text_of(const json& message) {
+  std::string out;
+  if (message.contains("content") && message["content"].is_array()) {
+    for (const auto& b : message["content"]) {
+      if (b.value("type", "") == "text") out += b.value("text", "");
+    }
+  } else if (message.contains("content") && message["content"].is_string()) {
+    out = message["content"];
+  }
+  return out;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+
+/// The tool names a recorded chat-completions request offered.
+std::vector<std::string> offered_tools(const json& request) {
+  std::vector<std::string> out;
+  for (const auto& t : request["body"].value("tools", json::array())) out.push_back(t["function"].value("name", ""));
+  return out;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+class SubagentsTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";
+  }
+  std::unique_ptr<WsClient> client() {
+    auto c = std::make_unique<WsClient>(gateway_->port());
+    EXPECT_TRUE(c->recv());
+    c->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
+    auto res = c->recv_response("c1");
+    EXPECT_TRUE(res && (*res)["ok"] == true);
+    return c;
+  }
+  json history(const std::string& key) {
+    auto res = ws_->request("chat.history", {{"sessionKey", key}, {"limit", 500}});
+    return res["payload"]["messages"];
+  }
+  /// The user messages of the main session that are announces, and those containing `needle`.
+  int announces(const std::string& needle = "") {
+    int n = 0;
+    for (const auto& m : history("main")) {
+      const std::string t = text_of(m);
+      if (m.value("role", "") == "user" && contains(t, "[Subagent result") && contains(t, needle)) ++n;
+    }
+    return n;
+  }
+  bool held(const std::string& name) {
+    json h = json::parse(http_request(mock_->port(), "GET", "/__mock/holds").body, nullptr, false);
+    return h.is_object() && h.contains(name) && h[name].value("waiting", 0) >= 1;
+  }
+  void release(const std::string& name) { http_request(mock_->port(), "POST", "/__mock/release?name=" + name); }
+  json requests() { return json::parse(http_request(mock_->port(), "GET", "/__mock/requests").body, nullptr, false); }
+  /// The generation requests whose messages contain `needle` (any role).
+  std::vector<json> requests_with(const std::string& needle) {
+    std::vector<json> out;
+    for (const auto& r : requests()) {
+      if (!r.contains("body") || !r["body"].is_object() || !r["body"].contains("messages")) continue;
+      if (contains(r["body"]["messages"].dump(), needle)) out.push_back(r);
+    }
+    return out;
+  }
+  void send(const std::string& message, const std::string& id) {
+    auto ack = ws_->request("chat.send", {{"sessionKey", "main"}, {"message", message}, {"idempotencyKey", id}});
+    ASSERT_EQ(ack["ok"], true) << ack.dump();
+  }
+  /// A slash command's reply text (its final `chat` event).
+  std::string command(const std::string& text, const std::string& id) {
+    auto c = client();
+    auto ack = c->request("chat.send", {{"sessionKey", "main"}, {"message", text}, {"idempotencyKey", id}});
+    EXPECT_EQ(ack["ok"], true) << ack.dump();
+    std::string reply;
+    eventually([&] {
+      while (!c->events().empty()) {
+        json f = std::move(c->events().front());
+        c->events().pop_front();
+        if (f["event"] == "chat" && f["payload"].value("runId", "") == id && f["payload"]["state"] == "final") {
+          reply = text_of(f["payload"]["message"]);
+        }
+      }
+      if (!reply.empty()) return true;
+      if (auto f = c->recv(200ms)) c->events().push_back(*f);
+      return false;
+    });
+    return reply;
+  }
+  /// Every subagent session key in sessions.list.
+  std::vector<std::string> child_keys() {
+    std::vector<std::string> out;
+    auto res = ws_->request("sessions.list", json::object());
+    for (const auto& s : res["payload"]["sessions"]) {
+      const std::string key = s.value("key", "");
+      if (contains(key, ":subagent:")) out.push_back(key);
+    }
+    return out;
+  }
+  /// The main session's last message is an assistant reply (its latest turn ended).
+  bool main_idle() {
+    json h = history("main");
+    ws_->events().clear();  // (events are not looked at here)
+    return !h.empty() && h.back().value("role", "") == "assistant";
+  }
+
+  TempDir home_;
+  std::unique_ptr<MockLlm> mock_;
+  std::unique_ptr<Gateway> gateway_;
+  std::unique_ptr<WsClient> ws_;
+};
+
+TEST_F(SubagentsTest, SpawnAnnounceLimitsTimeoutNestingAndKill) {
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", config_for(*mock_));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  ws_ = client();
+
+  // 1. Two spawns in one turn with maxChildrenPerAgent 1: one is accepted (its child holds at
+  //    "kid"), the other refused. Then the parent gets busy with a turn that holds at "parent".
+  const std::string spawn = R"(MOCK_TOOL:sessions_spawn:{"task":"count things \u0045CHO:kid MOCK_\u0048OLD:kid","label":"kid"})";
+  send("Delegate please. " + spawn + " " + spawn, "turn-1");
+  ASSERT_TRUE(eventually([&] { return held("kid") && main_idle(); })) << requests().dump();
+  send("Busy now. MOCK_HOLD:parent", "turn-1b");
+  ASSERT_TRUE(eventually([&] { return held("parent"); })) << requests().dump();
+
+  // The child's request: its own session, the task as its first message, the subagent prompt and
+  // the reduced tool set (no cron/gateway/message; an orchestrator at depth 1 keeps sessions_spawn).
+  auto kid_requests = requests_with("[Subagent task] (depth 1/2");
+  ASSERT_EQ(kid_requests.size(), 1u);
+  const auto kid_tools = offered_tools(kid_requests[0]);
+  EXPECT_TRUE(has(kid_tools, "read")) << kid_requests[0]["body"]["tools"].dump();
+  EXPECT_FALSE(has(kid_tools, "cron"));
+  EXPECT_FALSE(has(kid_tools, "gateway"));
+  EXPECT_TRUE(has(kid_tools, "sessions_spawn"));
+  EXPECT_TRUE(contains(kid_requests[0]["body"]["messages"].dump(), "You are a subagent"));
+  EXPECT_FALSE(contains(kid_requests[0]["body"]["messages"].dump(), "Delegate please"));  // no inherited history
+  auto parent_requests = requests_with("Delegate please");
+  ASSERT_FALSE(parent_requests.empty());
+  EXPECT_TRUE(has(offered_tools(parent_requests[0]), "cron"));
+  EXPECT_TRUE(has(offered_tools(parent_requests[0]), "sessions_spawn"));
+  // The refusal of the second spawn, as the parent's model saw it.
+  bool refused = false;
+  for (const auto& r : parent_requests) refused |= contains(r["body"]["messages"].dump(), "max active children for this session (1/1");
+  EXPECT_TRUE(refused);
+
+  // The child's lineage in sessions.json (OpenClaw's field names).
+  auto keys = child_keys();
+  ASSERT_EQ(keys.size(), 1u);
+  const std::string kid_key = keys[0];
+  {
+    std::ifstream in(home_.path() / "agents" / "main" / "sessions" / "sessions.json");
+    json index = json::parse(in, nullptr, false);
+    ASSERT_TRUE(index.contains(kid_key)) << index.dump();
+    EXPECT_EQ(index[kid_key].value("spawnedBy", ""), "agent:main:main");
+    EXPECT_EQ(index[kid_key].value("spawnDepth", 0), 1);
+  }
+
+  // The child finishes while the parent is still busy: its result waits on the parent's lane.
+  release("kid");
+  ASSERT_TRUE(eventually([&] {
+    for (const auto& m : history(kid_key)) {
+      if (m.value("role", "") == "assistant" && contains(text_of(m), "[kid]")) return true;
+    }
+    return false;
+  }));
+  EXPECT_EQ(announces(), 0) << "announced into a busy parent's turn";
+  release("parent");
+  ASSERT_TRUE(eventually([&] { return announces("status: completed") == 1 && main_idle(); })) << history("main").dump();
+  {
+    json h = history("main");
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      if (contains(text_of(h[i]), "[Subagent result")) at = i;
+    }
+    EXPECT_TRUE(contains(text_of(h[at]), "Hello from the mock LLM. [kid]"));
+    // After the parent's own reply to turn 1, and answered by an assistant turn of its own.
+    EXPECT_TRUE(at > 0 && h[at - 1].value("role", "") == "assistant");
+    ASSERT_GT(h.size(), at + 1);
+    EXPECT_EQ(h.back().value("role", ""), "assistant");
+  }
+
+  // 2. A child with runTimeoutSeconds 1 that never answers: announced as timed out.
+  send(R"(Slow one. MOCK_TOOL:sessions_spawn:{"task":"wait MOCK_\u0048OLD:never","runTimeoutSeconds":1,"label":"slowkid"})", "turn-2");
+  ASSERT_TRUE(eventually([&] { return announces("status: timed out after 1 s") == 1 && main_idle(); }))
+      << history("main").dump();
+
+  // 3. Nesting: the child (depth 1) spawns a grandchild (depth 2 = a leaf: no spawn tools; its
+  //    own sessions_spawn call is refused).
+  send(R"(Nest. MOCK_TOOL:sessions_spawn:{"task":"MOCK_\u0054OOL:sessions_spawn:{\"task\":\"grand MOCK_\\u0054OOL:sessions_spawn\"}","label":"mid"})",
+       "turn-3");
+  ASSERT_TRUE(eventually([&] { return !requests_with("[Subagent task] (depth 2/2").empty(); }));
+  ASSERT_TRUE(eventually([&] {
+    for (const auto& r : requests_with("[Subagent task] (depth 2/2")) {
+      if (contains(r["body"]["messages"].dump(), "unknown tool")) return true;
+    }
+    return false;
+  }));
+  const auto leaf = requests_with("[Subagent task] (depth 2/2")[0];
+  EXPECT_FALSE(has(offered_tools(leaf), "sessions_spawn")) << leaf["body"]["tools"].dump();
+  EXPECT_FALSE(has(offered_tools(leaf), "subagents"));
+  EXPECT_TRUE(has(offered_tools(leaf), "read"));
+  EXPECT_TRUE(contains(leaf["body"]["messages"].dump(), "You are a leaf"));
+  // The mid child's result reaches main (its own run, then the turn that took in the grandchild's).
+  ASSERT_TRUE(eventually([&] { return announces("task: mid") >= 2 && main_idle(); })) << history("main").dump();
+
+  // 4. /subagents list and kill: a stuck child is stopped and announced as aborted.
+  send(R"(Stuck. MOCK_TOOL:sessions_spawn:{"task":"stuck MOCK_\u0048OLD:never2","label":"stuck"})", "turn-4");
+  ASSERT_TRUE(eventually([&] { return held("never2"); }));
+  const std::string list = command("/subagents list", "cmd-list");
+  EXPECT_TRUE(contains(list, "running · stuck")) << list;
+  EXPECT_TRUE(contains(list, "ok · kid")) << list;
+  EXPECT_TRUE(contains(list, "timeout · slowkid")) << list;
+  const std::string killed = command("/subagents kill stuck", "cmd-kill");
+  EXPECT_TRUE(contains(killed, "Stopped 1 subagent")) << killed;
+  ASSERT_TRUE(eventually([&] { return announces("status: aborted (killed)") == 1 && main_idle(); })) << history("main").dump();
+
+  // Exactly once, still: one announce per child run.
+  EXPECT_EQ(announces("status: completed\n\nResult:\nHello from the mock LLM. [kid]"), 1);
+  EXPECT_EQ(announces("timed out"), 1);
+  EXPECT_EQ(announces("aborted (killed)"), 1);
+}
+
+}  // namespace
+}  // namespace subagents_test
+}  // namespace pincer::test
