@@ -312,7 +312,7 @@ void do_send(const std::shared_ptr<State>& s, const Caller& c, const json& args,
   x->requester_agent = c.agent_id;
   x->target_agent = t.agent;
   x->original = args.value("message", "");
-  x->max_turns = same_session ? 0 : max_ping_pong_turns(config_of(c));
+  x->max_turns = max_ping_pong_turns(config_of(c));
   const std::string message = a2a_message_context(x->parties) + "\n" +
                               inter_session_message(c.session_key, c.channel, x->original);
   SendRequest r;
@@ -342,6 +342,10 @@ void do_send(const std::shared_ptr<State>& s, const Caller& c, const json& args,
       answer(json{{"runId", run_id}, {"status", "no_reply"}, {"sessionKey", key},
                   {"message", "The target session ended its turn without a reply."}});
       return finish_exchange(st, "no reply");
+    }
+    if (x->parties.requester_key == key) {  // a note to itself (timeoutSeconds 0): no exchange
+      answer(json{{"runId", run_id}, {"status", "ok"}, {"reply", reply}, {"sessionKey", key}});
+      return finish_exchange(st, "same session");
     }
     answer(json{{"runId", run_id}, {"status", "ok"}, {"reply", reply}, {"sessionKey", key},
                 {"delivery", {{"status", "pending"}, {"mode", "announce"}}}});

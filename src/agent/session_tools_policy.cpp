@@ -72,6 +72,22 @@ std::string cut_utf8(const std::string& s, std::size_t max) {
   return s.substr(0, n);
 }
 
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  for (size_t b = 0, e; b <= s.size(); b = e + 1) {
+    e = s.find(sep, b);
+    if (e == std::string::npos) e = s.size();
+    out.push_back(s.substr(b, e - b));
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, size_t from, size_t to) {
+  std::string out;
+  for (size_t i = from; i < to && i < parts.size(); ++i) out += (i == from ? "" : ":") + parts[i];
+  return out;
+}
+
 }  // namespace session_policy_detail
 
 using nlohmann::json;
@@ -220,6 +236,35 @@ std::string a2a_announce_context(const AgentToAgentParties& p, const std::string
          "If you want to remain silent, reply exactly \"" + std::string(kAnnounceSkipToken) + "\".\n" +
          "Any other reply is recorded in the target session and posted to the target's chat when it has one.\n"
          "After this reply, the agent-to-agent conversation is over.\n";
+}
+
+std::optional<SessionChat> session_chat(const std::string& session_key) {
+  const auto parts = session_policy_detail::split(session_key, ':');
+  if (parts.size() < 3 || parts[0] != "agent") return std::nullopt;
+  if (parts.size() == 3 && parts[2] == "main") return SessionChat{"last", "", "", ""};
+  auto is_kind = [](const std::string& k) { return k == "direct" || k == "group" || k == "channel" || k == "dm"; };
+  size_t kind_at = 0;
+  SessionChat chat;
+  if (parts.size() >= 5 && is_kind(parts[3])) {
+    kind_at = 3;
+  } else if (parts.size() >= 6 && is_kind(parts[4])) {
+    kind_at = 4;
+    chat.account_id = parts[3];
+  } else {
+    return std::nullopt;
+  }
+  chat.channel = parts[2];
+  size_t end = parts.size();
+  for (size_t i = kind_at + 1; i + 1 < parts.size(); ++i) {
+    if (parts[i] == "thread" || parts[i] == "topic") {
+      chat.thread_id = session_policy_detail::join(parts, i + 1, parts.size());
+      end = i;
+      break;
+    }
+  }
+  chat.to = session_policy_detail::join(parts, kind_at + 1, end);
+  if (chat.to.empty()) return std::nullopt;
+  return chat;
 }
 
 std::string message_text(const json& message) {

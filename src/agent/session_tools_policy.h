@@ -16,6 +16,7 @@
 // Everything here is pure and thread-agnostic.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +95,15 @@ inline constexpr std::size_t kHistoryMaxBytes = 80 * 1024;
 nlohmann::json history_for_tool(const nlohmann::json& messages, bool include_tools,
                                 std::size_t max_text_chars = kHistoryTextMaxChars,
                                 std::size_t max_bytes = kHistoryMaxBytes);
+
+/// Where a session's replies go, from its key (routing/session_routing.h shapes):
+/// agent:<a>:<channel>[:<account>]:direct|group|channel:<peer>[:thread:<t>] (Telegram topics
+/// "<chat>:topic:<t>") → that chat; the agent's main session `agent:<a>:main` → channel "last"
+/// (the chat the agent last heard from); anything else (cron, hook, subagent sessions) → none.
+struct SessionChat {
+  std::string channel, account_id, to, thread_id;
+};
+std::optional<SessionChat> session_chat(const std::string& session_key);
 
 /// The plain text of a message's content (string, or the text blocks joined).
 std::string message_text(const nlohmann::json& message);

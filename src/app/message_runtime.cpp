@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/session_tools_policy.h"
 #include "channels/channel_accounts.h"
 #include "core/ids.h"
 #include "store/atomic_file.h"
@@ -37,22 +38,6 @@ using State = MessageRuntime::State;
 
 constexpr std::size_t kKeptIds = 2000;
 constexpr auto kCallTimeout = std::chrono::seconds(30);
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  for (size_t b = 0, e; b <= s.size(); b = e + 1) {
-    e = s.find(sep, b);
-    if (e == std::string::npos) e = s.size();
-    out.push_back(s.substr(b, e - b));
-  }
-  return out;
-}
-
-std::string join(const std::vector<std::string>& parts, size_t from, size_t to) {
-  std::string out;
-  for (size_t i = from; i < to && i < parts.size(); ++i) out += (i == from ? "" : ":") + parts[i];
-  return out;
-}
 
 void load_record(State& s) {
   auto text = store::read_file(s.record);
@@ -147,35 +132,6 @@ Result<json> send_message(State& s, const json& args, const tools::ToolOrigin& o
 }  // namespace message_runtime_detail
 
 
-std::optional<SessionChat> session_chat(const std::string& session_key) {
-  const auto parts = message_runtime_detail::split(session_key, ':');
-  if (parts.size() < 3 || parts[0] != "agent") return std::nullopt;
-  if (parts.size() == 3 && parts[2] == "main") return SessionChat{"last", "", "", ""};
-  auto is_kind = [](const std::string& k) { return k == "direct" || k == "group" || k == "channel" || k == "dm"; };
-  size_t kind_at = 0;
-  SessionChat chat;
-  if (parts.size() >= 5 && is_kind(parts[3])) {
-    kind_at = 3;
-  } else if (parts.size() >= 6 && is_kind(parts[4])) {
-    kind_at = 4;
-    chat.account_id = parts[3];
-  } else {
-    return std::nullopt;
-  }
-  chat.channel = parts[2];
-  size_t end = parts.size();
-  for (size_t i = kind_at + 1; i + 1 < parts.size(); ++i) {
-    if (parts[i] == "thread" || parts[i] == "topic") {
-      chat.thread_id = message_runtime_detail::join(parts, i + 1, parts.size());
-      end = i;
-      break;
-    }
-  }
-  chat.to = message_runtime_detail::join(parts, kind_at + 1, end);
-  if (chat.to.empty()) return std::nullopt;
-  return chat;
-}
-
 MessageRuntime::MessageRuntime(EventLoop& loop, agent::AgentService& agents, channels::ChannelManager& channels,
                                const json& config, const std::filesystem::path& state_dir)
     : state_(std::make_shared<State>(loop, agents, channels)) {
@@ -214,7 +170,7 @@ agent::SessionAnnouncer MessageRuntime::session_announcer() {
                 const std::string& id) -> Status {
     auto s = weak.lock();
     if (!s || !s->alive) return Error{"UNAVAILABLE", "the gateway is stopping"};
-    auto chat = session_chat(session_key);
+    auto chat = agent::session_chat(session_key);
     if (!chat) return Error{"NOT_FOUND", "session " + session_key + " has no chat"};
     return s->channels.announce(agent_id, chat->channel == "last" ? "" : chat->channel, chat->account_id, chat->to,
                                 chat->thread_id, text, id);

@@ -32,15 +32,6 @@
 
 namespace pincer::app {
 
-/// Where a session's replies go, from its key (routing/session_routing.h shapes):
-/// agent:<a>:<channel>[:<account>]:direct|group|channel:<peer>[:thread:<t>] (Telegram topics
-/// "<chat>:topic:<t>") → that chat; the agent's main session → the chat the agent last heard
-/// from (channel "last"); anything else (cron, hook, subagent sessions) → none.
-struct SessionChat {
-  std::string channel, account_id, to, thread_id;
-};
-std::optional<SessionChat> session_chat(const std::string& session_key);
-
 class MessageRuntime : public tools::MessageBackend {
  public:
   /// `config`: the effective configuration (channels.*; replaced by reconfigure()).

@@ -153,6 +153,21 @@ TEST(SessionTools, KindsAndTheHistoryAToolShows) {
   EXPECT_LT(small["messages"].size(), 4u);
 }
 
+TEST(SessionTools, TheChatOfASessionForTheAnnounceStep) {
+  auto chat = [](const std::string& key) {
+    auto c = agent::session_chat(key);
+    return c ? c->channel + "|" + c->account_id + "|" + c->to + "|" + c->thread_id : std::string("none");
+  };
+  EXPECT_EQ(chat("agent:main:main"), "last|||");
+  EXPECT_EQ(chat("agent:main:telegram:direct:42"), "telegram||42|");
+  EXPECT_EQ(chat("agent:main:telegram:group:-100123:topic:7"), "telegram||-100123|7");
+  EXPECT_EQ(chat("agent:main:irc:channel:#ops:thread:abc"), "irc||#ops|abc");
+  EXPECT_EQ(chat("agent:main:telegram:alerts:direct:42"), "telegram|alerts|42|");
+  EXPECT_EQ(chat("agent:main:cron:job1"), "none");
+  EXPECT_EQ(chat("agent:main:subagent:1234"), "none");
+  EXPECT_EQ(chat("main"), "none");
+}
+
 }  // namespace
 }  // namespace session_tools_unit
 }  // namespace pincer
