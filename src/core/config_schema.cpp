@@ -419,6 +419,13 @@ Node agent_defaults() {
                                   "SOUL.md, …). `~` is your home directory; a relative path is "
                                   "relative to the state directory. Other agents default to "
                                   "`<state dir>/workspace-<id>`.")),
+      // MA-4: read-only shared folders (tools/sandbox/sandbox.h shared_folders_for_agent).
+      field("binds", array_of(string()).doc(
+                         "Read-only shared folders of every agent (MA-4): `/host/path[:/mount/path][:ro]`. "
+                         "The file tools can `read` beneath the host path or the mount path, never "
+                         "write there; a sandboxed `exec` sees them read-only at the mount path. "
+                         "System and credential directories and Pincer's state directory are refused, "
+                         "as for `sandbox.binds`. See docs/agents.md.")),
       field("thinkingDefault", one_of({"off", "minimal", "low", "medium", "high", "xhigh"})
                                    .def("off")
                                    .doc("Thinking level of runs that ask for none (AG-7); only "
@@ -551,6 +558,9 @@ Node agent_entry() {
                          field("alsoAllow", array_of(string()).doc("Tools added to this agent's profile set.")),
                          field("deny", array_of(string()).doc("Tools this agent never gets; deny beats allow.")),
                      }).doc("This agent's layer of the tool policy (TL-2; `pincer tools explain --agent <id>`).")),
+      field("binds", array_of(string()).doc(  // MA-4
+                         "This agent's read-only shared folders, added to `agents.defaults.binds`: "
+                         "`/host/path[:/mount/path][:ro]` (docs/agents.md).")),
       field("workspace", string().format("text-line").doc(
                              "Workspace directory of this agent. Default: "
                              "`agents.defaults.workspace` (or `<state dir>/workspace`) for the "

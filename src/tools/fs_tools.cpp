@@ -11,6 +11,7 @@
 #include "tools/apply_patch.h"
 #include "skills/snapshot.h"
 #include "tools/file_io.h"
+#include "tools/sandbox/sandbox.h"  // MA-4 shared folders
 #include "tools/workspace_path.h"
 
 namespace pincer::tools {
@@ -136,6 +137,29 @@ Result<WorkspacePath> resolve_in_skill_folder(const std::string& path, Result<Wo
   return outside;
 }
 
+// MA-4 (agents.*.binds): the agent's read-only shared folders, from the run's config. `read` may
+// open files beneath them; write and edit refuse there with the reason (a config error leaves
+// none: `pincer config validate` reports it).
+std::vector<SharedFolder> shared_folders(const ToolContext& ctx) {
+  if (!ctx.config) return {};
+  auto folders = sandbox::shared_folders_for_agent(*ctx.config, ctx.agent_id);
+  return folders ? std::move(*folders) : std::vector<SharedFolder>{};
+}
+
+/// A write or edit outside the workspace that lands in a shared folder: refused as read-only.
+std::optional<ToolOutput> refuse_shared_write(std::string_view tool, const std::string& path, const Error& outside,
+                                              const ToolContext& ctx) {
+  if (outside.code != "PATH_OUTSIDE_WORKSPACE") return std::nullopt;
+  for (const auto& folder : shared_folders(ctx)) {
+    if (resolve_shared_folder_path({folder}, path)) {
+      return ToolOutput::failure(tool, "path \"" + path + "\" is in the read-only shared folder " + folder.source.string() +
+                                           " (" + folder.config_path + "): it can be read, not changed", "READ_ONLY");
+    }
+  }
+  return std::nullopt;
+}
+// (end MA-4)
+
 class ReadTool final : public Tool {
  public:
   std::string_view name() const override { return "read"; }
@@ -163,6 +187,9 @@ class ReadTool final : public Tool {
     if (limit < 1) return ToolOutput::failure(name(), "limit must be 1 or more");
     auto p = resolve_workspace_path(ctx.workspace, path);
     if (!p && p.error().code == "PATH_OUTSIDE_WORKSPACE") p = resolve_in_skill_folder(path, std::move(p));  // SK-3
+    if (!p && p.error().code == "PATH_OUTSIDE_WORKSPACE") {  // MA-4: a read-only shared folder
+      if (auto shared = resolve_shared_folder_path(shared_folders(ctx), path)) p = std::move(*shared);
+    }
     if (!p) return fail(name(), p.error());
 
     const size_t max_bytes = std::max<size_t>(1024, std::min(kReadMaxBytes, ctx.max_output_chars));
@@ -248,7 +275,7 @@ class WriteTool final : public Tool {
   ToolOutput run(const json& args, ToolContext& ctx) const override {
     const auto& content = args["content"].get_ref<const std::string&>();
     auto p = resolve_workspace_path(ctx.workspace, args["path"].get<std::string>());
-    if (!p) return fail(name(), p.error());
+    if (!p) return refuse_shared_write(name(), args["path"].get<std::string>(), p.error(), ctx).value_or(fail(name(), p.error()));
     std::error_code ec;
     if (std::filesystem::is_directory(p->real, ec)) return ToolOutput::failure(name(), p->relative + " is a directory", "NOT_A_FILE");
     if (auto st = write_file_atomic(*p, content); !st)
@@ -319,7 +346,7 @@ class EditTool final : public Tool {
     auto edits = collect_edits(args);
     if (!edits) return fail(name(), edits.error());
     auto p = resolve_workspace_path(ctx.workspace, args["path"].get<std::string>());
-    if (!p) return fail(name(), p.error());
+    if (!p) return refuse_shared_write(name(), args["path"].get<std::string>(), p.error(), ctx).value_or(fail(name(), p.error()));
     auto original = read_file_bounded(*p, kMaxEditableFileBytes);
     if (!original) return ToolOutput::failure(name(), p->relative + ": " + original.error().message, original.error().code);
     if (looks_binary(std::string_view(*original).substr(0, 8192))) {

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <deque>
 #include <optional>
@@ -155,6 +156,54 @@ Result<WorkspacePath> resolve_workspace_path(const fs::path& workspace, std::str
   if (!rel) return outside;
   if (!kernel_confirms_beneath(root, *rel, walk->kept_link)) return outside;
   return WorkspacePath{std::move(walk->real), std::move(*rel), root};
+}
+
+namespace shared_folder_detail {  // named: the unity build joins several files into one unit
+
+/// The components of `p` as written, "." and empty ones skipped.
+std::vector<std::string> written_components(const fs::path& p) {
+  std::vector<std::string> out;
+  for (const auto& c : p.relative_path()) {
+    const std::string part = c.string();
+    if (!part.empty() && part != ".") out.push_back(part);
+  }
+  return out;
+}
+
+/// The rest of `path` after `prefix` ("" for the prefix itself), or nullopt when `prefix` is not a
+/// whole-component prefix of `path`.
+std::optional<std::string> rest_after(const std::vector<std::string>& path, const std::vector<std::string>& prefix) {
+  if (prefix.size() > path.size() || !std::equal(prefix.begin(), prefix.end(), path.begin())) return std::nullopt;
+  std::string rest;
+  for (size_t i = prefix.size(); i < path.size(); ++i) rest += (rest.empty() ? "" : "/") + path[i];
+  return rest;
+}
+
+}  // namespace shared_folder_detail
+
+std::optional<Result<WorkspacePath>> resolve_shared_folder_path(const std::vector<SharedFolder>& folders,
+                                                                std::string_view user_path) {
+  if (user_path.empty() || user_path.front() != '/' || user_path.find('\0') != std::string_view::npos) return std::nullopt;
+  using shared_folder_detail::rest_after;
+  using shared_folder_detail::written_components;
+  const auto parts = written_components(fs::path(std::string(user_path)));
+  for (const auto& folder : folders) {
+    // The mount point first (what the model sees inside the sandbox), then the host path.
+    auto rest = rest_after(parts, written_components(folder.target));
+    if (!rest) rest = rest_after(parts, written_components(folder.source));
+    if (!rest) continue;
+    auto p = resolve_workspace_path(folder.source, rest->empty() ? std::string_view(".") : std::string_view(*rest));
+    if (!p && p.error().code == "PATH_OUTSIDE_WORKSPACE") {
+      return Result<WorkspacePath>(Error{"PATH_OUTSIDE_WORKSPACE", "path " + in_quotes(user_path) + " leaves the shared folder " +
+                                                                         folder.source.string() + " (" + folder.config_path + ")"});
+    }
+    if (!p && p.error().code == "WORKSPACE_MISSING") {
+      return Result<WorkspacePath>(Error{"WORKSPACE_MISSING", "the shared folder " + folder.source.string() + " (" +
+                                                                  folder.config_path + ") is not accessible"});
+    }
+    return p;
+  }
+  return std::nullopt;
 }
 
 int open_in_workspace(const WorkspacePath& p, int flags, mode_t mode) {

@@ -22,8 +22,10 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -59,6 +61,29 @@ Result<WorkspacePath> resolve_workspace_path(const std::filesystem::path& worksp
 /// `flags` as for open(2) (O_CLOEXEC is added). Returns the descriptor, or -1 with errno set
 /// (ELOOP/EXDEV: something on the way was replaced by a symlink since resolution).
 int open_in_workspace(const WorkspacePath& p, int flags, mode_t mode = 0);
+
+
+// ---- MA-4: read-only shared folders (agents.defaults.binds / agents.list[].binds) ----------------
+
+/// A host directory the file tools of an agent may read (never write): tools/sandbox/sandbox.h
+/// shared_folders_for_agent builds them from the config.
+struct SharedFolder {
+  std::filesystem::path source;  ///< absolute host directory, lexically normal
+  std::filesystem::path target;  ///< where it is mounted (the sandbox's inside path; == source by default)
+  std::string config_path;       ///< e.g. "agents.list[1].binds[0]", for messages
+};
+
+/// Where an absolute `user_path` leads in one of `folders`: under a folder's mount point (mapped
+/// onto its host directory) or under its host directory, matched by whole components as written
+/// ("/shared-evil" is not under "/shared"; "." parts are skipped, ".." is not collapsed). The rest
+/// is resolved beneath the host directory exactly as resolve_workspace_path confines a workspace
+/// path: `..` and symlinks (existing or dangling) cannot leave it, and open_in_workspace opens the
+/// result with RESOLVE_BENEATH below it (WorkspacePath::root = the canonical host directory,
+/// `relative` relative to it). nullopt: the path names no folder (or is relative). Errors:
+/// resolve_workspace_path's, with "PATH_OUTSIDE_WORKSPACE" for an escape and "WORKSPACE_MISSING"
+/// when the host directory does not exist (naming the folder's config path).
+std::optional<Result<WorkspacePath>> resolve_shared_folder_path(const std::vector<SharedFolder>& folders,
+                                                                std::string_view user_path);
 
 namespace detail {
 /// open(2) of `rel` below `root` crossing no symlink: openat2(RESOLVE_BENEATH |

@@ -255,6 +255,45 @@ Status apply(Settings& s, const json& node, const std::string& path, const State
   return Ok{};
 }
 
+/// MA-4: the `binds` array of `node` (agents.defaults or an agents.list[] entry) as shared folders.
+Status add_shared(std::vector<Bind>& out, const json& node, const std::string& path, const StateDirGuard& guard) {
+  auto it = node.find("binds");
+  if (it == node.end() || it->is_null()) return Ok{};
+  if (!it->is_array()) return invalid(path + ".binds", "must be a list");
+  for (size_t i = 0; i < it->size(); ++i) {
+    const std::string at = path + ".binds[" + std::to_string(i) + "]";
+    if (!(*it)[i].is_string()) return invalid(at, "must be a string");
+    const std::string spec = (*it)[i].get<std::string>();
+    auto b = parse_bind(at, spec, guard);
+    if (!b) return b.error();
+    if (spec.size() >= 3 && spec.compare(spec.size() - 3, 3, ":rw") == 0) {
+      return invalid(at, "\"" + spec + "\": shared folders are read-only (drop \":rw\"; a writable directory inside "
+                         "the sandbox is an agents.*.sandbox.binds entry)");
+    }
+    b->read_only = true;
+    out.push_back(std::move(*b));
+  }
+  return Ok{};
+}
+
+/// The shared folders of `agent_id` as binds (agents.defaults.binds, then the entry's).
+Result<std::vector<Bind>> shared_binds(const json& config, std::string_view agent_id, const StateDirGuard& guard) {
+  std::vector<Bind> out;
+  const json* agents = config.is_object() && config.contains("agents") ? &config["agents"] : nullptr;
+  if (agents == nullptr || !agents->is_object()) return out;
+  if (auto d = agents->find("defaults"); d != agents->end() && d->is_object()) {
+    if (auto st = add_shared(out, *d, "agents.defaults", guard); !st) return st.error();
+  }
+  if (auto list = agents->find("list"); list != agents->end() && list->is_array()) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      const json& a = (*list)[i];
+      if (!a.is_object() || a.value("id", "") != agent_id) continue;
+      if (auto st = add_shared(out, a, "agents.list[" + std::to_string(i) + "]", guard); !st) return st.error();
+    }
+  }
+  return out;
+}
+
 std::mutex g_probe_mu;
 std::set<std::string> g_probed_ok;  // guarded by g_probe_mu
 
@@ -301,6 +340,10 @@ Result<Settings> settings_for_agent(const json& config, std::string_view agent_i
       }
     }
   }
+  // MA-4: the agent's read-only shared folders are bound too.
+  auto shared = shared_binds(config, agent_id, guard);
+  if (!shared) return shared.error();
+  for (auto& b : *shared) s.binds.push_back(std::move(b));
   // Two binds on one inside path: the later would silently hide the earlier.
   for (size_t i = 0; i < s.binds.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
@@ -311,6 +354,19 @@ Result<Settings> settings_for_agent(const json& config, std::string_view agent_i
     }
   }
   return s;
+}
+
+Result<std::vector<SharedFolder>> shared_folders_for_agent(const json& config, std::string_view agent_id) {
+  return shared_folders_for_agent(config, agent_id, paths::state_dir(pincer::config::process_env()));
+}
+
+Result<std::vector<SharedFolder>> shared_folders_for_agent(const json& config, std::string_view agent_id,
+                                                           const fs::path& state_dir) {
+  auto binds = shared_binds(config, agent_id, make_state_dir_guard(config, state_dir));
+  if (!binds) return binds.error();
+  std::vector<SharedFolder> out;
+  for (const auto& b : *binds) out.push_back(SharedFolder{b.source, b.target, b.config_path});
+  return out;
 }
 
 bool applies(const Settings& settings, std::string_view agent_id, std::string_view session_key) {

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "tools/workspace_path.h"
 
 namespace pincer::tools::sandbox {
 
@@ -77,9 +78,22 @@ std::string_view to_string(WorkspaceAccess access);
 /// `agents.list[].workspace`). Paths are kept lexically normalised ("/a/../b/" → "/b").
 Result<Settings> settings_for_agent(const nlohmann::json& config, std::string_view agent_id);
 
+/// The agent's shared folders (shared_folders_for_agent) are appended to `binds`, read-only.
 /// As above with the state directory given (tests; the gateway and the CLI use the one above).
 Result<Settings> settings_for_agent(const nlohmann::json& config, std::string_view agent_id,
                                     const std::filesystem::path& state_dir);
+
+/// MA-4: the read-only shared folders of `agent_id`: `agents.defaults.binds` then the
+/// `agents.list[]` entry's `binds`, each "/host/path[:/mount/path][:ro]" checked with the rules of
+/// a sandbox bind (above: absolute, no system or credential directory, not Pincer's state
+/// directory outside the agent workspaces, no control character); ":rw" is refused (shared folders
+/// are read-only; a writable directory inside the sandbox is a `sandbox.binds` entry). The file
+/// tools may read beneath them (tools/workspace_path.h resolve_shared_folder_path); a sandboxed
+/// exec gets them as --ro-bind (settings_for_agent adds them to `binds`). Errors "CONFIG_INVALID"
+/// naming the key, e.g. `agents.list[1].binds[0]: "/srv/x:rw": shared folders are read-only …`.
+Result<std::vector<SharedFolder>> shared_folders_for_agent(const nlohmann::json& config, std::string_view agent_id);
+Result<std::vector<SharedFolder>> shared_folders_for_agent(const nlohmann::json& config, std::string_view agent_id,
+                                                           const std::filesystem::path& state_dir);
 
 /// Whether a session is sandboxed: mode all, or non-main and `session_key` is not
 /// `agent:<agent_id>:main`.
