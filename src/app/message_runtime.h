@@ -8,8 +8,9 @@
 // outbox before the first chunk is sent, so a restart finishes it without sending a chunk twice.
 // Exactly once per call: the message id is derived from the run, its session and the
 // arguments, and every id sent is recorded (fsynced) in `<state>/channels/message-tool.jsonl`
-// before delivery; a resumed turn that repeats the same call (same run, same text, same chat) is
-// answered {ok, duplicate:true} without a second message. The record keeps the last 2 000 ids.
+// before delivery; a resumed turn that repeats the same call (same run, same text, same chat) —
+// or the same call made twice in one run — is answered {ok, duplicate:true} without a second
+// message. The record keeps the last 2 000 ids.
 //
 // Loop affinity: construct and destroy on the loop; call() on worker threads (it hands the work
 // to the loop and waits up to 30 s).

@@ -4,12 +4,13 @@
 // configured (refused). The real `pincer gateway run` is killed with SIGKILL while the model is
 // held after the tool calls; after a restart the turn is answered and each message is in its chat
 // exactly once (the outbox records a message before it is sent, the tool records each call).
+// The same call made twice in one turn sends one message.
 // No fixed sleeps: every wait is for what the chats show or the mock's hold, with a deadline.
 //
 //   tests/channels/setup.sh && node tests/channels/telegram_message.test.mjs <pincer binary> <source dir>
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stop, cleanEnv } from '../support/processes.mjs';
@@ -100,4 +101,15 @@ test('message sends to this chat and another, refuses an unconfigured channel, o
   assert.equal(count(botTexts(OWNER), '[m1]'), 1, `this chat's message once: ${JSON.stringify(botTexts(OWNER))}`);
   assert.equal(count(botTexts(TEAM), '[m2]'), 1, `the team's message once: ${JSON.stringify(botTexts(TEAM))}`);
   assert.equal(count(botTexts(OWNER).concat(botTexts(TEAM)), '[m3]'), 0);
+});
+
+test('the same call twice in one turn sends one message (the id of each call is recorded)', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  const twice = JSON.stringify({ message: 'Twice [m4]' });
+  await owner.sendMessage(owner.makeMessage(`again MOCK_TOOL:message:${twice} MOCK_TOOL:message:${twice}`));
+  await waitFor(() => botTexts(OWNER).filter((t) => t.startsWith('Tool said:')).length === 2, 'the answer of the turn');
+  const answer = botTexts(OWNER).filter((t) => t.startsWith('Tool said:'))[1];
+  assert.match(answer, /"duplicate": true/, answer);
+  assert.equal(count(botTexts(OWNER), '[m4]'), 1, `one message: ${JSON.stringify(botTexts(OWNER))}`);
+  assert.match(readFileSync(path.join(home, 'channels', 'message-tool.jsonl'), 'utf8'), /"id":"message-/);
 });
