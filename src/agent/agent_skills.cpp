@@ -5,8 +5,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/agents_config.h"
+#include "core/paths.h"
 #include "skills/skill_usage.h"
 #include "skills/snapshot.h"
+#include "store/session_keys.h"
 
 namespace pincer::agent {
 namespace {
@@ -78,6 +81,95 @@ std::shared_ptr<SkillRunTracker> attach_skills(const nlohmann::json& config, con
     tracker->tool_finished(call, output);
   };
   return tracker;
+}
+
+std::string SkillsView::status_of(const fs::path& file) const {
+  for (const auto& u : usage) {
+    if (u.file == file.string()) return u.status;
+  }
+  return {};
+}
+
+Result<SkillsView> load_skills_view(const nlohmann::json& config, const fs::path& state_dir, const std::string& agent_id) {
+  const auto env = config::process_env();
+  auto agents = resolve_agents(config, state_dir, env);
+  if (!agents) return agents.error();
+  const AgentSettings* spec = agent_id.empty() ? &agents->default_agent() : agents->find(agent_id);
+  if (spec == nullptr) {
+    std::string known;
+    for (const auto& a : agents->agents) known += (known.empty() ? "" : ", ") + a.id;
+    return Error{"AGENT_UNKNOWN", "unknown agent \"" + agent_id + "\" (agents: " + known + ")"};
+  }
+  SkillsView view;
+  view.agent_id = spec->id;
+  view.workspace = spec->workspace;
+  view.state_dir = state_dir;
+  skills::LoadOptions o;
+  o.workspace = spec->workspace;
+  o.state_dir = state_dir;
+  o.config = config;
+  o.agent_id = spec->id;
+  o.env = env;
+  view.report = skills::load_skills(o);
+  if (auto u = skills::read_usage(state_dir)) view.usage = std::move(*u);
+  return view;
+}
+
+Result<SkillsView> load_skills_view_from_disk(const std::string& agent_id) {
+  const auto env = config::process_env();
+  const auto state = paths::state_dir(env);
+  auto loaded = config::load(paths::config_file(state), env);
+  if (!loaded) return loaded.error();
+  return load_skills_view(loaded->effective, state, agent_id);
+}
+
+nlohmann::json skills_status_json(const SkillsView& view) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& e : view.report.skills) {
+    auto j = skills::entry_json(e);
+    j["status"] = view.status_of(e.file);
+    for (const auto& u : view.usage) {
+      if (u.file != e.file.string()) continue;
+      j["uses"] = u.uses;
+      j["successes"] = u.successes;
+      j["failures"] = u.failures;
+      j["origin"] = u.origin;
+    }
+    list.push_back(std::move(j));
+  }
+  nlohmann::json problems = nlohmann::json::array();
+  for (const auto& p : view.report.problems) {
+    problems.push_back({{"file", p.file.string()}, {"line", p.line}, {"message", p.message},
+                        {"location", skills::to_string(p.source)}});
+  }
+  nlohmann::json out = {{"workspaceDir", view.workspace.string()},
+                        {"managedSkillsDir", (view.state_dir / "skills").string()},
+                        {"agentId", view.agent_id},
+                        {"skills", std::move(list)},
+                        {"problems", std::move(problems)}};
+  if (view.report.agent_filter) out["agentSkillFilter"] = *view.report.agent_filter;
+  return out;
+}
+
+std::string skills_agent_of(const std::string& session_key) { return store::agent_id_from_session_key(session_key); }
+
+std::string skills_chat_text(const SkillsView& view) {
+  std::string available;
+  std::size_t unavailable = 0, blocked = 0;
+  for (const auto& e : view.report.skills) {
+    if (e.blocked) ++blocked;
+    else if (!e.eligible) ++unavailable;
+    if (!e.eligible) continue;
+    const std::string status = view.status_of(e.file);
+    available += "\n- " + e.manifest.name + (status == "candidate" ? " (candidate)" : "") + ": " + one_line_description(e.manifest.description);
+  }
+  std::string text = available.empty() ? "No skills available to agent `" + view.agent_id + "`."
+                                       : "Skills of agent `" + view.agent_id + "`:" + available;
+  if (unavailable + blocked > 0 || !view.report.problems.empty()) {
+    text += "\n" + std::to_string(unavailable) + " unavailable, " + std::to_string(blocked) + " blocked, " +
+            std::to_string(view.report.problems.size()) + " not loaded — `pincer skills check` says why.";
+  }
+  return text;
 }
 
 }  // namespace pincer::agent

@@ -12,6 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_run.h"
+#include "core/result.h"
+#include "skills/skill_loader.h"
+#include "skills/skill_usage.h"
 #include "agent/run_events.h"
 #include "agent/system_prompt.h"
 
@@ -42,5 +45,37 @@ class SkillRunTracker {
 std::shared_ptr<SkillRunTracker> attach_skills(const nlohmann::json& config, const std::filesystem::path& state_dir,
                                                const std::string& session_key, const std::string& agent_id,
                                                RunInputs& in, SystemPromptInput& prompt);
+
+/// The skills one agent sees, with their usage records: what `pincer skills`, `skills.status` and
+/// `/skills` show. Blocking file reads (call off the loop for big trees; small in practice).
+struct SkillsView {
+  std::string agent_id;
+  std::filesystem::path workspace;
+  std::filesystem::path state_dir;
+  skills::SkillsReport report;
+  std::vector<skills::SkillUsage> usage;  ///< every record (not only this agent's skills)
+  /// "candidate" / "trusted" / "" for a skill file.
+  std::string status_of(const std::filesystem::path& file) const;
+};
+
+/// Loads the view for `agent_id` ("" = the default agent). Errors: CONFIG_INVALID (agents),
+/// AGENT_UNKNOWN ("unknown agent \"x\" (agents: main, work)").
+Result<SkillsView> load_skills_view(const nlohmann::json& config, const std::filesystem::path& state_dir,
+                                    const std::string& agent_id);
+
+/// load_skills_view with pincer.json as it is on disk under $PINCER_HOME (or ~/.pincer): the CLI,
+/// and `/skills` (the running gateway's config equals it unless a reload was rejected).
+Result<SkillsView> load_skills_view_from_disk(const std::string& agent_id);
+
+/// OpenClaw's skills.status report: {workspaceDir, managedSkillsDir, agentId, agentSkillFilter?,
+/// skills: [entry_json + status, uses, successes, failures]} plus Pincer's `problems`
+/// ([{file, line, message, location}]).
+nlohmann::json skills_status_json(const SkillsView& view);
+
+/// The agent id of a canonical session key ("agent:<id>:…").
+std::string skills_agent_of(const std::string& session_key);
+
+/// The short text of `/skills`: available skills by name, then how many are unavailable/blocked.
+std::string skills_chat_text(const SkillsView& view);
 
 }  // namespace pincer::agent

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_service.h"
+#include "agent/agent_skills.h"
 #include "agent/subagents.h"
 
 namespace pincer::agent {
@@ -183,6 +184,7 @@ const std::vector<ChatCommand>& chat_commands() {
       {"agents", {}, "", "list the agents"},
       {"compact", {}, "[INSTRUCTIONS]", "summarise the older part of this session now (what to keep: INSTRUCTIONS)"},
       {"tree", {}, "[ID]", "list this session's branches, or go on from message or branch ID"},
+      {"skills", {}, "", "the skills this agent can use (SK-1)"},
       {"subagents", {}, "[list|kill ID|steer ID TEXT]", "this session's subagents: list, stop or steer them"},
       {"agent", {}, "NAME", "talk to another agent", /*terminal_only=*/true},
       {"quit", {"exit"}, "", "leave the chat (or press Ctrl-D)", /*terminal_only=*/true},
@@ -246,6 +248,10 @@ CommandReply run_chat_command(const CommandInvocation& inv, CommandContext& cont
     if (name == "subagents") {  // MA-3 (agent/subagents.h)
       auto [text, ok] = context.agents.subagents().chat_command(context.agents.canonical_key(context.session_key), inv.arg);
       return {text, ok};
+    }
+    if (name == "skills") {  // SK-1 (agent/agent_skills.h)
+      auto view = load_skills_view_from_disk(skills_agent_of(context.agents.canonical_key(context.session_key)));
+      return view ? CommandReply{skills_chat_text(*view)} : CommandReply{"⚠️ " + view.error().message, false};
     }
     if (name == "help") return {chat_commands_help(false)};
   } catch (const std::exception& e) {

@@ -37,5 +37,6 @@ void register_tools_commands(CLI::App& app, Action& action);    // tools explain
 void register_cron_commands(CLI::App& app, Action& action);     // cron add|list|edit|rm|run|runs|enable|disable
 /// agents list|add|delete (MA-1); also installs the gateway's config editor for agents.create|update|delete.
 void register_agents_commands(CLI::App& app, Action& action);
+void register_skills_commands(CLI::App& app, Action& action);  // skills list|info|check|stats (SK-1..4)
 
 }  // namespace pincer::app

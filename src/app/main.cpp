@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   pincer::app::register_tools_commands(app, action);
   pincer::app::register_cron_commands(app, action);
   pincer::app::register_agents_commands(app, action);
+  pincer::app::register_skills_commands(app, action);  // skills list|info|check|stats (SK-1..4)
 
   // Every argument ends up in JSON (a request, the config, a report) and JSON text is UTF-8: refuse
   // other bytes here, once for every command, naming the argument, instead of failing later.

@@ -2,6 +2,7 @@
 // nowhere else (see config_schema.h). One function per top-level section keeps additions local.
 #include "core/config_schema.h"
 #include "core/config_schema_memory.h"
+#include "core/config_schema_skills.h"
 #include "core/config_schema_heartbeat.h"
 #include "core/config_schema_hooks.h"
 
@@ -576,6 +577,7 @@ Node agent_entry() {
                            "This agent's sandbox: each key given overrides `agents.defaults.sandbox`; "
                            "`binds` are added.", false)),
       field("heartbeat", heartbeat_node(true)),
+      field("skills", agent_skills_filter()),  // SK-2 (config_schema_skills.cpp)
       field("subagents", object({  // MA-3
                              field("allowAgents", array_of(string()).doc(
                                                       "Agent ids this agent's sessions_spawn may target "
@@ -1078,6 +1080,7 @@ Node build_root() {
                         }).doc("Which addresses `webhook` deliveries may reach.")),
                     }).doc("Scheduled jobs (`<state>/cron/jobs.json`, docs/automation.md).")),
       field("hooks", hooks_section()),
+      field("skills", skills_section()),  // SK-1..4 (config_schema_skills.cpp)
       field("diagnostics", object({
                                field("cacheTrace", object({
                                    field("enabled", boolean().def(false).doc(

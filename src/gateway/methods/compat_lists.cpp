@@ -183,6 +183,7 @@ MethodResult sessions_companion_state(MethodContext&) { return RpcError::unavail
 }  // namespace
 
 void register_compat_methods(MethodRegistry& registry) {
+  register_skill_methods(registry);  // skills.status (methods/skills.cpp)
   registry.add({"plugin.approval.list", empty_approvals});
   registry.add({"openclaw.approval.list", empty_approvals});
   registry.add({"question.list", question_list});

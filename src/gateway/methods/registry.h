@@ -77,6 +77,7 @@ void register_session_methods(MethodRegistry& registry); // sessions.*, models.l
 void register_device_methods(MethodRegistry& registry);  // device.pair.*, device.token.*
 /// OpenClaw clients' per-page methods: empty lists for features Pincer lacks, small reads.
 void register_compat_methods(MethodRegistry& registry);  // *.approval.list, system.info, …
+void register_skill_methods(MethodRegistry& registry);   // skills.status (methods/skills.cpp, SK-1..4)
 
 /// exec.approval.*, exec.approvals.get|set (methods/approvals.cpp; TL-3).
 void register_approval_methods(MethodRegistry& registry);
