@@ -8,6 +8,8 @@
 // reduced tool set and system prompt, the sessions.json lineage; a child with a short
 // runTimeoutSeconds announced as "timed out"; a nested spawn whose grandchild is a leaf (no spawn
 // tools; a call to sessions_spawn is refused); /subagents list and kill (announced as aborted).
+#include <signal.h>
+
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -263,6 +265,33 @@ TEST_F(SubagentsTest, SpawnAnnounceLimitsTimeoutNestingAndKill) {
   EXPECT_EQ(announces("status: completed\n\nResult:\nHello from the mock LLM. [kid]"), 1);
   EXPECT_EQ(announces("timed out"), 1);
   EXPECT_EQ(announces("aborted (killed)"), 1);
+}
+
+// Exactly once across a kill -9: a child cut off mid-reply runs again after the restart (its turn
+// continues; the task is not recorded twice) and its result reaches the parent once.
+TEST_F(SubagentsTest, AChildCutOffByKill9IsResumedAndAnnouncedOnce) {
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", config_for(*mock_));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  ws_ = client();
+  send(R"(Spawn. MOCK_TOOL:sessions_spawn:{"task":"survive \u0045CHO:res MOCK_\u0048OLD:r1","label":"survivor"})", "turn-r");
+  ASSERT_TRUE(eventually([&] { return held("r1") && main_idle(); })) << requests().dump();
+  const auto keys = child_keys();
+  ASSERT_EQ(keys.size(), 1u);
+
+  ws_.reset();
+  gateway_->process().signal(SIGKILL);
+  ASSERT_TRUE(gateway_->process().wait(10s));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  ws_ = client();
+  // The resumed child's request holds at the same gate; let it through.
+  ASSERT_TRUE(eventually([&] { return requests_with("survive").size() >= 2 && held("r1"); })) << requests().dump();
+  release("r1");
+  ASSERT_TRUE(eventually([&] { return announces("[res]") == 1 && main_idle(); })) << history("main").dump();
+  int tasks = 0;
+  for (const auto& m : history(keys[0])) tasks += m.value("role", "") == "user" && contains(text_of(m), "survive") ? 1 : 0;
+  EXPECT_EQ(tasks, 1) << history(keys[0]).dump();
+  EXPECT_EQ(announces(), 1);
 }
 
 }  // namespace
