@@ -4,14 +4,18 @@
 // configured (refused). The real `pincer gateway run` is killed with SIGKILL while the model is
 // held after the tool calls; after a restart the turn is answered and each message is in its chat
 // exactly once (the outbox records a message before it is sent, the tool records each call).
-// The same call made twice in one turn sends one message.
+// The same call made twice in one turn sends one message. And the announce step of sessions_send
+// (MA-2) posts the target's announcement in the chat of the target session (here: the main
+// session, whose chat is the one the agent last heard from), once.
 // No fixed sleeps: every wait is for what the chats show or the mock's hold, with a deadline.
 //
 //   tests/channels/setup.sh && node tests/channels/telegram_message.test.mjs <pincer binary> <source dir>
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import os from 'node:os';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { stop, cleanEnv } from '../support/processes.mjs';
 import { freePort, launchGateway, sleep, startMockLlm, tearDown, telegramServerClass, testArguments } from './harness.mjs';
@@ -26,9 +30,11 @@ const TelegramServer = telegramServerClass();
 const env = cleanEnv();
 let server, apiPort, mock, mockPort, gateway, home;
 
-function startGateway() {
+let gatewayPort = 0;
+
+async function startGateway() {
   gateway = launchGateway(pincer, env, home);
-  return gateway.ready;
+  gatewayPort = Number((await gateway.ready)[1]);
 }
 
 /// The bot's texts in chat `chat`, oldest first.
@@ -112,4 +118,22 @@ test('the same call twice in one turn sends one message (the id of each call is 
   assert.match(answer, /"duplicate": true/, answer);
   assert.equal(count(botTexts(OWNER), '[m4]'), 1, `one message: ${JSON.stringify(botTexts(OWNER))}`);
   assert.match(readFileSync(path.join(home, 'channels', 'message-tool.jsonl'), 'utf8'), /"id":"message-/);
+});
+
+test('the announce step of sessions_send posts to the chat of the target session, once', async () => {
+  // Another session of the agent (a CLI turn in session `side`) asks the main session, whose chat
+  // is the owner's Telegram chat. Requests: side's tool call, main's reply, side's answer, the
+  // ping-pong's first turn (side: REPLY_SKIP), the announce step (main).
+  await mockJson('/__mock/script', 'POST', JSON.stringify([{}, 'Main is fine [r1]', {}, 'REPLY_SKIP', 'All good here [r2]']));
+  const call = JSON.stringify({ sessionKey: 'agent:main:main', message: 'status please', timeoutSeconds: 60 });
+  const { stdout } = await promisify(execFile)(pincer, ['agent', '--session', 'side', '--url', `ws://127.0.0.1:${gatewayPort}`,
+    '-m', `ask main MOCK_TOOL:sessions_send:${call}`], { env: { ...env, PINCER_HOME: home, PINCER_GATEWAY_TOKEN: 'telegram-message-gateway-token-0123456789' }, timeout: 60000 });
+  assert.match(stdout, /Main is fine \[r1\]/, stdout);
+  await waitFor(() => count(botTexts(OWNER), '[r2]') === 1, 'the announcement in the owner chat');
+  // A later message is answered after anything else the exchange might still post.
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  await owner.sendMessage(owner.makeMessage('ok ECHO:later'));
+  await waitFor(() => botTexts(OWNER).some((t) => t.includes('[later]')), 'the answer to the next message');
+  assert.equal(count(botTexts(OWNER), '[r2]'), 1, JSON.stringify(botTexts(OWNER)));
+  assert.equal(count(botTexts(OWNER), '[r1]'), 0, 'the reply itself goes to the requester, not to the chat');
 });
