@@ -259,7 +259,13 @@ struct Exchange {
   AgentToAgentParties parties;
   std::string requester_agent, target_agent, original, round_one, latest;
   int max_turns = 0;
+  bool exchange = true;  ///< the ping-pong and the announce step follow the reply
 };
+
+/// A subagent's session (MA-3): its entry names who spawned it, or its key says so.
+bool is_subagent_session(const Target& t) {
+  return (t.row.is_object() && t.row.contains("spawnedBy")) || t.key.find(":subagent:") != std::string::npos;
+}
 
 void announce_step(const std::shared_ptr<State>& s, std::shared_ptr<Exchange> x) {
   const std::string prompt = a2a_announce_context(x->parties, x->original, x->round_one, x->latest) + "\n" +
@@ -313,6 +319,8 @@ void do_send(const std::shared_ptr<State>& s, const Caller& c, const json& args,
   x->target_agent = t.agent;
   x->original = args.value("message", "");
   x->max_turns = max_ping_pong_turns(config_of(c));
+  // As OpenClaw: no exchange with oneself, nor when a subagent session is on either side.
+  x->exchange = !same_session && !is_subagent_session(t) && !is_subagent_session(target_of(*s, c, c.session_key));
   const std::string message = a2a_message_context(x->parties) + "\n" +
                               inter_session_message(c.session_key, c.channel, x->original);
   SendRequest r;
@@ -343,9 +351,9 @@ void do_send(const std::shared_ptr<State>& s, const Caller& c, const json& args,
                   {"message", "The target session ended its turn without a reply."}});
       return finish_exchange(st, "no reply");
     }
-    if (x->parties.requester_key == key) {  // a note to itself (timeoutSeconds 0): no exchange
+    if (!x->exchange) {  // a note to itself, or a subagent session on either side: no exchange
       answer(json{{"runId", run_id}, {"status", "ok"}, {"reply", reply}, {"sessionKey", key}});
-      return finish_exchange(st, "same session");
+      return finish_exchange(st, "no exchange");
     }
     answer(json{{"runId", run_id}, {"status", "ok"}, {"reply", reply}, {"sessionKey", key},
                 {"delivery", {{"status", "pending"}, {"mode", "announce"}}}});

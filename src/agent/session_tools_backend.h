@@ -12,7 +12,8 @@
 // sessions_send (MA-2, OpenClaw's flow):
 //   1. the target (sessionKey | label from sessions.json | agentId → that agent's main session)
 //      is checked (visibility, agent-to-agent policy; the calling session itself only with
-//      timeoutSeconds 0, and then without the exchange of steps 4-5);
+//      timeoutSeconds 0, and then without the exchange of steps 4-5 — as when either session is a
+//      subagent's (its entry has `spawnedBy`));
 //   2. the message runs as a turn of the target session on the `nested` lane (never the
 //      caller's main-lane slot), not as the owner, prefixed with the agent-to-agent context
 //      and OpenClaw's "[Inter-session message] sourceSession=… isUser=false" provenance header;
