@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "agent/workspace_roster.h"
+#include "agent/model_registry.h"
 #include "agent/workspace.h"
 #include "app/client_support.h"
 #include "app/commands.h"
@@ -148,6 +149,12 @@ int run_add(const AgentsFlags& f) {
     std::cout << "\n  Model: " << (plan.agent.model.primary.empty() ? std::string("(none configured)") : plan.agent.model.primary) << "\n";
     for (const auto& b : plan.bindings) std::cout << "  Binding: " << b["match"].dump() << "\n";
     std::cout << kHotReloadNote << "\n";
+  }
+  // An unknown model is the gateway's warning, not a refusal (as for `config set`): say it now.
+  if (auto loaded = config::load(file, cli::keep_env_references())) {
+    for (const auto& w : agent::model_reference_warnings(loaded->effective)) {
+      if (w.find("agent \"" + plan.agent.id + "\"") != std::string::npos) std::cerr << "pincer: warning: " << w << "\n";
+    }
   }
   if (!ws) return fail(1, "agents add: the agent was added, but its workspace could not be created: " + ws.error().message);
   return 0;

@@ -68,6 +68,11 @@ TEST(AgentsCli, AddListDeleteKeepCommentsAndRefuseWhatTheyMust) {
   EXPECT_NE(plain.out.find("- work (Work Bot)"), std::string::npos) << plain.out;
   EXPECT_NE(plain.out.find("telegram accountId=\"ops\""), std::string::npos) << plain.out;
 
+  auto typo = pincer({"agents", "add", "typo", "--model", "mock/nope"});  // written, with the gateway's warning
+  EXPECT_EQ(typo.exit_code, 0) << typo.err;
+  EXPECT_NE(typo.err.find("warning: agent \"typo\""), std::string::npos) << typo.err;
+  ASSERT_EQ(pincer({"agents", "delete", "typo", "--force"}).exit_code, 0);
+
   // Refusals: nothing is written.
   const std::string before = read(file);
   auto again = pincer({"agents", "add", "work"});
