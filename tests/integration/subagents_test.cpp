@@ -7,7 +7,8 @@
 // after the parent's turn, as a queued message), the per-session children limit, the child's
 // reduced tool set and system prompt, the sessions.json lineage; a child with a short
 // runTimeoutSeconds announced as "timed out"; a nested spawn whose grandchild is a leaf (no spawn
-// tools; a call to sessions_spawn is refused); /subagents list and kill (announced as aborted).
+// tools; a call to sessions_spawn is refused); /subagents list, steer and kill (announced as
+// aborted); cleanup "delete".
 #include <signal.h>
 
 #include <fstream>
@@ -253,13 +254,29 @@ TEST_F(SubagentsTest, SpawnAnnounceLimitsTimeoutNestingAndKill) {
   // 4. /subagents list and kill: a stuck child is stopped and announced as aborted.
   send(R"(Stuck. MOCK_TOOL:sessions_spawn:{"task":"stuck MOCK_\u0048OLD:never2","label":"stuck"})", "turn-4");
   ASSERT_TRUE(eventually([&] { return held("never2"); }));
+  // The `subagents` tool sees the same children (its result, as the parent's model got it).
+  send(R"(List them. MOCK_TOOL:subagents:{"action":"list"})", "turn-4b");
+  ASSERT_TRUE(eventually([&] { return !requests_with("requesterSessionKey").empty() && main_idle(); }));
+  const std::string listed = requests_with("requesterSessionKey").back()["body"]["messages"].dump();
+  EXPECT_TRUE(contains(listed, R"(\"label\": \"stuck\")")) << listed;
+  EXPECT_TRUE(contains(listed, R"(\"status\": \"running\")")) << listed;
   const std::string list = command("/subagents list", "cmd-list");
   EXPECT_TRUE(contains(list, "running · stuck")) << list;
   EXPECT_TRUE(contains(list, "ok · kid")) << list;
   EXPECT_TRUE(contains(list, "timeout · slowkid")) << list;
+  const std::string steered = command("/subagents steer stuck look at the README too", "cmd-steer");
+  EXPECT_TRUE(contains(steered, "Sent to subagent")) << steered;
+  const std::string not_mine = command("/subagents kill nobody", "cmd-kill-none");
+  EXPECT_TRUE(contains(not_mine, "no running subagent of this session matches \"nobody\"")) << not_mine;
   const std::string killed = command("/subagents kill stuck", "cmd-kill");
   EXPECT_TRUE(contains(killed, "Stopped 1 subagent")) << killed;
   ASSERT_TRUE(eventually([&] { return announces("status: aborted (killed)") == 1 && main_idle(); })) << history("main").dump();
+
+  // 5. cleanup "delete": the child's session is gone once its result is announced.
+  const std::size_t sessions_before = child_keys().size();
+  send(R"(Tidy. MOCK_TOOL:sessions_spawn:{"task":"quick \u0045CHO:tidy","label":"tidy","cleanup":"delete"})", "turn-5");
+  ASSERT_TRUE(eventually([&] { return announces("[tidy]") == 1 && main_idle(); })) << history("main").dump();
+  EXPECT_TRUE(eventually([&] { return child_keys().size() == sessions_before; }));
 
   // Exactly once, still: one announce per child run.
   EXPECT_EQ(announces("status: completed\n\nResult:\nHello from the mock LLM. [kid]"), 1);
