@@ -602,11 +602,15 @@ Node tools_section() {
       field("profile", one_of({"minimal", "coding", "messaging", "full"})
                            .def("coding")
                            .doc("Base tool set offered to agents, by OpenClaw's profile lists. "
-                                "With the tools Pincer has today: `minimal` (no tool), `coding` "
+                                "With the tools Pincer has today: `minimal` (session_status), `coding` "
                                 "(read, write, edit, apply_patch, exec, process, memory_search, memory_get, "
-                                "web_fetch, web_search, cron), `messaging` (no tool), `full` (read, write, edit, "
-                                "apply_patch, exec, process, memory_search, memory_get, web_fetch, web_search, cron). "
-                                "OpenClaw's sessions tools join the profiles that list them when Pincer has them.")),
+                                "web_fetch, web_search, cron, skill_manage, sessions_list, sessions_history, "
+                                "session_status, sessions_send, sessions_spawn, subagents), `messaging` "
+                                "(sessions_list, sessions_history, session_status, sessions_send, message, "
+                                "sessions_spawn, subagents), `full` (read, write, edit, apply_patch, exec, process, "
+                                "memory_search, memory_get, web_fetch, web_search, cron, skill_manage, sessions_list, "
+                                "sessions_history, session_status, sessions_send, message, sessions_spawn, "
+                                "subagents).")),
       field("allow", array_of(string()).doc(
                          "When non-empty, only these tools (of the profile's) are offered. "
                          "Entries are tool names with `*` wildcards or groups such as "
