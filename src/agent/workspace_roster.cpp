@@ -341,11 +341,15 @@ FilesOutcome move_agent_files_to_trash(const DeletePlan& plan, const fs::path& s
   for (const auto& other : plan.remaining) {
     if (paths_overlap(other.workspace, plan.agent.workspace)) out.workspace_shared_with.push_back(other.id);
   }
-  if (out.workspace_shared_with.empty()) {
-    targets.push_back(plan.agent.workspace);
-  } else {
+  if (!out.workspace_shared_with.empty()) {
     out.workspace_retained = true;
     out.workspace_retained_reason = "shared with agent \"" + out.workspace_shared_with.front() + "\"";
+  } else if (!lexically_within(weakly(plan.agent.workspace), weakly(state_dir))) {
+    // A folder of the user's own (a project used as the workspace) is never moved away.
+    out.workspace_retained = true;
+    out.workspace_retained_reason = "outside the state directory " + state_dir.string() + " (a folder of your own)";
+  } else {
+    targets.push_back(plan.agent.workspace);
   }
   targets.push_back(plan.agent.agent_dir);
 

@@ -133,7 +133,8 @@ struct FilesOutcome {
 
 /// Moves a deleted agent's workspace and agent directory (`<state>/agents/<id>`: its sessions)
 /// into `<state>/trash/agents/<id>-<stamp>/` (rename(2); nothing is erased). The workspace stays
-/// where it is when another remaining agent's workspace is the same, inside it or holds it. A
+/// where it is when another remaining agent's workspace is the same, inside it or holds it, and
+/// when it lies outside the state directory (a folder of the user's own, e.g. a project). A
 /// move that fails (another file system: EXDEV) is reported in `failed` and the files stay.
 FilesOutcome move_agent_files_to_trash(const DeletePlan& plan, const std::filesystem::path& state_dir, std::int64_t now_ms);
 

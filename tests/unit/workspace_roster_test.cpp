@@ -213,6 +213,17 @@ TEST(AgentsAdmin, TrashMovesFilesButKeepsASharedWorkspace) {
   EXPECT_TRUE(fs::exists(s.dir / "team" / "b"));
   ASSERT_EQ(kept.removed.size(), 1u);
   EXPECT_EQ(kept.removed[0].method, "missing");  // b never had sessions
+
+  // A workspace outside the state directory is the user's own folder: it stays.
+  Scratch elsewhere;
+  fs::create_directories(elsewhere.dir / "project");
+  const std::string own = "{ agents: { list: [ { id: \"main\" }, { id: \"p\", workspace: \"" + (elsewhere.dir / "project").string() + "\" } ] } }";
+  auto p3 = admin::plan_delete(source(own, s.dir), "p");
+  ASSERT_TRUE(p3);
+  const auto mine = admin::move_agent_files_to_trash(*p3, s.dir, 1'700'000'002'000);
+  EXPECT_TRUE(mine.workspace_retained);
+  EXPECT_NE(mine.workspace_retained_reason.find("outside the state directory"), std::string::npos);
+  EXPECT_TRUE(fs::exists(elsewhere.dir / "project"));
 }
 
 }  // namespace
