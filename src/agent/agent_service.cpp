@@ -370,6 +370,7 @@ void AgentService::start(Pending p) {
     return;  // CX-10: the silent flush turn runs first; this one waits at the head of the lane
   }
   ++s.running[static_cast<std::size_t>(p.request.lane)];
+  subagents_->note_run(p.request.run_id, p.request.origin, p.request.sender_is_owner);  // MA-3: children inherit it
   auto sink = [this, key, request = p.request, user_sink = std::move(p.sink), skill_run](const RunEvent& e) {
     skill_run->observe(e);  // skill uses and their outcome (SK-4)
     user_sink(e);

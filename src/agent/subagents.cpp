@@ -178,6 +178,10 @@ Result<json> Subagents::spawn(const json& args, const SubagentCaller& caller) {
   r.lane = RunLane::Subagent;
   r.model = model;
   r.timeout_ms = saturating_mul(timeout_s, 1000);
+  RunOrigin parent_origin;  // the child acts for the same sender as its parent run
+  if (auto o = run_origins_.find(caller.run_id); o != run_origins_.end()) parent_origin = o->second;
+  r.origin = parent_origin.origin;
+  r.sender_is_owner = parent_origin.sender_is_owner;
   auto journal_id = s.journal.accept("subagent", send_request_json(r));
   if (!journal_id) {
     undo();
@@ -206,6 +210,8 @@ Result<json> Subagents::spawn(const json& args, const SubagentCaller& caller) {
   c.cleanup_delete = cleanup == "delete";
   c.timeout_seconds = timeout_s;
   c.started_ms = now;
+  c.origin = parent_origin.origin;
+  c.sender_is_owner = parent_origin.sender_is_owner;
   add(std::move(c));
   watch(r.run_id);
   spdlog::info("subagent {} spawned by {} (depth {}): session {}", r.run_id, parent_key, child_depth, child_key);
@@ -304,6 +310,9 @@ void Subagents::announce(Child& c, const ChildOutcome& outcome, const RunEvent& 
   a.message = announce_message(in);
   a.run_id = "announce-" + c.run_id;
   a.lane = parent_is_subagent ? RunLane::Subagent : RunLane::Main;
+  a.origin = c.origin;  // the parent run's chat and sender
+  a.channel = c.origin.channel;
+  a.sender_is_owner = c.sender_is_owner;
   a.source = "subagent.announce";  // journaled: a restart resumes it (AgentService::resume_unfinished)
   auto accepted = agents_.send(a, sink_for(a));
   if (!accepted) {
@@ -466,6 +475,14 @@ std::pair<std::string, bool> Subagents::chat_command(const std::string& parent_k
   return {usage, false};
 }
 
+void Subagents::note_run(const std::string& run_id, const tools::approvals::ExecOrigin& origin, bool sender_is_owner) {
+  if (origin.channel.empty() && sender_is_owner) return;  // the defaults: nothing to remember
+  run_origins_[run_id] = RunOrigin{origin, sender_is_owner};
+  agents_.when_finished(run_id, [this, alive = alive_, run_id](const RunEvent&) {
+    if (*alive) run_origins_.erase(run_id);
+  });
+}
+
 // ---- restarts ----
 
 void Subagents::resume_unfinished() {
@@ -486,6 +503,8 @@ void Subagents::resume_unfinished() {
     c.cleanup_delete = n.value("cleanup", "keep") == "delete";
     c.timeout_seconds = n.value("timeoutSeconds", int64_t{0});
     c.started_ms = n.value("startedAt", e.accepted_ms);
+    c.origin = r.origin;  // the child inherited its parent's (spawn)
+    c.sender_is_owner = r.sender_is_owner;
     auto give_up = [&](const std::string& why) {
       spdlog::warn("subagent {} (session {}) not resumed: {}", c.run_id, c.child_key, why);
       if (auto st = s.journal.answered(e.id, "abandoned"); !st) spdlog::error("run journal: {}", st.error().message);

@@ -30,6 +30,7 @@
 #include "agent/run_events.h"
 #include "agent/subagent_rules.h"
 #include "core/result.h"
+#include "tools/approvals/approval_manager.h"
 #include "tools/sessions/subagents_backend.h"
 
 namespace pincer::agent {
@@ -91,6 +92,12 @@ class Subagents {
   /// off (journal source "subagent"); one cut off again is given up and announced as failed.
   void resume_unfinished();
 
+  /// Called by AgentService::start for every run: the chat a run answers and whether its sender
+  /// is the owner, remembered while the run lasts (only when not the defaults: a gateway client,
+  /// the owner). A child spawned by the run inherits them (the tool policy's owner-only layer,
+  /// exec approvals), and the announce into the parent runs with them too.
+  void note_run(const std::string& run_id, const tools::approvals::ExecOrigin& origin, bool sender_is_owner);
+
  private:
   struct Child {
     std::string run_id, child_key, parent_key, agent_id, parent_agent_id, label, task;
@@ -101,6 +108,12 @@ class Subagents {
     std::string status = "running";  ///< running|ok|error|timeout|aborted|interrupted
     bool announced = false;
     bool continuation = false;  ///< a later turn of a subagent session (an announce it processed)
+    tools::approvals::ExecOrigin origin;  ///< the parent run's chat and sender (note_run)
+    bool sender_is_owner = true;
+  };
+  struct RunOrigin {
+    tools::approvals::ExecOrigin origin;
+    bool sender_is_owner = true;
   };
   class Backend;
 
@@ -122,6 +135,7 @@ class Subagents {
   std::function<RunEventSink(const SendRequest&)> sink_factory_;
   std::map<std::string, Child> children_;  // by run id
   std::deque<std::string> order_;          // run ids in spawn order
+  std::map<std::string, RunOrigin> run_origins_;  // running runs with a chat origin or a non-owner sender
 };
 
 }  // namespace pincer::agent
