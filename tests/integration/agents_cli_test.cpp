@@ -24,12 +24,14 @@ std::string read(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-std::string config(const std::string& base_url) {
+/// `shared`: a read-only shared folder of every agent, mounted at /team (MA-4), or "".
+std::string config(const std::string& base_url, const std::string& shared = "") {
   return std::string("// my pincer config\n{\n  gateway: { auth: { token: '") + kToken + "' } },\n" +
          "  models: { providers: { mock: { baseUrl: '" + base_url +
          "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 64000 } ] } } },\n" +
          "  // the agents, by hand\n" +
-         "  agents: {\n    defaults: { model: { primary: 'mock/mock-model' } },  // every agent's model\n" +
+         "  agents: {\n    defaults: { model: { primary: 'mock/mock-model' }" +
+         (shared.empty() ? std::string() : ", binds: ['" + shared + ":/team']") + " },  // every agent's model\n" +
          "    list: [ { id: 'main', name: 'Claw' } ],\n  },\n}\n";
 }
 
@@ -118,7 +120,9 @@ TEST(AgentsCli, AddListDeleteKeepCommentsAndRefuseWhatTheyMust) {
 TEST(AgentsGatewayMethods, CreateChatUpdateDelete) {
   MockLlm mock;
   TempDir home;
-  home.write("pincer.json", config(mock.base_url()));
+  TempDir shared;
+  shared.write("notes.md", "team notes for every agent\n");
+  home.write("pincer.json", config(mock.base_url(), shared.path().string()));
   Gateway gateway(home.path());
   auto connect = [&](const std::vector<std::string>& scopes) {
     auto c = std::make_unique<WsClient>(gateway.port());
@@ -165,7 +169,9 @@ TEST(AgentsGatewayMethods, CreateChatUpdateDelete) {
 
   // The file watcher applies it; then a turn runs as the new agent, in its workspace.
   ASSERT_TRUE(wait_for(true));
-  auto ack = c->request("chat.send", {{"sessionKey", "agent:helper-bot:main"}, {"message", "hello ECHO:hb"}, {"idempotencyKey", "hb1"}});
+  // Its file tools read the shared folder (MA-4) and cannot write there.
+  const std::string message = R"(MOCK_TOOL:read:{"path":"/team/notes.md"} MOCK_TOOL:write:{"path":"/team/new.md","content":"x"})";
+  auto ack = c->request("chat.send", {{"sessionKey", "agent:helper-bot:main"}, {"message", message}, {"idempotencyKey", "hb1"}});
   ASSERT_EQ(ack["ok"], true) << ack.dump();
   bool final_seen = false;
   for (int i = 0; i < 2000 && !final_seen; ++i) {
@@ -173,11 +179,14 @@ TEST(AgentsGatewayMethods, CreateChatUpdateDelete) {
     ASSERT_TRUE(f) << "no final chat event";
     if ((*f)["event"] == "chat" && (*f)["payload"]["state"] == "final") {
       EXPECT_EQ((*f)["payload"]["sessionKey"], "agent:helper-bot:main");
-      EXPECT_NE((*f)["payload"].dump().find("[hb]"), std::string::npos) << f->dump();
+      const std::string text = (*f)["payload"].dump();
+      EXPECT_NE(text.find("team notes for every agent"), std::string::npos) << text;
+      EXPECT_NE(text.find("read-only shared folder"), std::string::npos) << text;
       final_seen = true;
     }
   }
   EXPECT_TRUE(fs::exists(home.path() / "agents" / "helper-bot"));
+  EXPECT_FALSE(fs::exists(shared.path() / "new.md"));
 
   auto updated = c->request("agents.update", {{"agentId", "helper-bot"}, {"name", "Helper"}});
   ASSERT_EQ(updated["ok"], true) << updated.dump();
