@@ -7,8 +7,10 @@
 //   - the ping-pong after the reply stops at session.agentToAgent.maxPingPongTurns, then one
 //     announce step;
 //   - with tools.agentToAgent.enabled false a cross-agent send is refused, a same-agent send by
-//     label still works, and a REPLY_SKIP ends the ping-pong before the default cap of 5.
+//     label still works, and a REPLY_SKIP ends the ping-pong before the default cap of 5;
+//     tools.sessions.visibility "tree" lists the agent's own sessions and says it is restricted.
 // Every wait is for a condition with a generous deadline.
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -39,16 +41,18 @@ json tool_call(const std::string& name, json args) { return {{"name", name}, {"a
 
 class SessionToolsE2E : public ::testing::Test {
  protected:
+  /// pincer.json: the mock model, three agents (main, work, other) and `extra` top-level keys.
+  std::string config_text(const std::string& extra) const {
+    return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+           "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
+           "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
+           "  agents: { defaults: { model: { primary: 'mock/mock-model' } },\n" +
+           "            list: [ { id: 'main', default: true }, { id: 'work' }, { id: 'other' } ] },\n" + extra + " }\n";
+  }
   void start(const json& script, const std::string& extra_config) {
     home_.write("script.json", script.dump());
     mock_ = std::make_unique<MockLlm>(std::vector<std::string>{"--script", (home_.path() / "script.json").string()});
-    home_.write("pincer.json",
-                std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                    "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                    "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-                    "  agents: { defaults: { model: { primary: 'mock/mock-model' } },\n" +
-                    "            list: [ { id: 'main', default: true }, { id: 'work' }, { id: 'other' } ] },\n" +
-                    extra_config + " }\n");
+    home_.write("pincer.json", config_text(extra_config));
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
     ASSERT_TRUE(client_->recv());
@@ -185,6 +189,8 @@ TEST_F(SessionToolsE2E, DisabledAgentToAgentRefusesOtherAgentsAndReplySkipEndsTh
       "main done",
       "REPLY_SKIP",     // ping-pong turn 1 (main): ends the exchange before the default cap of 5
       "ANNOUNCE_SKIP",  // the announce step (side)
+      {{"toolCalls", {tool_call("sessions_list", json::object()), tool_call("sessions_history", {{"sessionKey", "agent:work:main"}})}}},
+      "listed",  // the turn after the visibility change
   });
   start(script, "tools: { agentToAgent: { enabled: false } }");
   auto patched = client_->request("sessions.patch", {{"key", "agent:main:side"}, {"label", "helper"}});
@@ -203,6 +209,23 @@ TEST_F(SessionToolsE2E, DisabledAgentToAgentRefusesOtherAgentsAndReplySkipEndsTh
   ASSERT_TRUE(eventually([&] { return requests_ending_with("Agent-to-agent announce step") == 1; }));
   EXPECT_EQ(requests_ending_with("Agent-to-agent reply step"), 1) << "REPLY_SKIP ends the ping-pong";
   EXPECT_EQ(requests_ending_with("Turn 1 of 5."), 1);
+
+  // tools.sessions.visibility "tree" (a hot change): from the main session, the agent's own
+  // sessions only, and the answer says it is restricted.
+  home_.write("pincer.json", config_text("tools: { agentToAgent: { enabled: false }, sessions: { visibility: 'tree' } }"));
+  ASSERT_TRUE(eventually([&] { return gateway_->process().err().find("config reloaded") != std::string::npos; }));
+  turn("main", "list them", "run-list");
+  const auto list = tool_results("main", "sessions_list");
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["visibility"]["mode"], "tree") << list[0].dump();
+  std::vector<std::string> keys;
+  for (const auto& row : list[0]["sessions"]) keys.push_back(row.value("key", ""));
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(keys, (std::vector<std::string>{"agent:main:main", "agent:main:side"})) << list[0].dump();
+  const auto history = tool_results("main", "sessions_history");
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0]["status"], "forbidden") << history[0].dump();
+  EXPECT_NE(history[0].value("error", "").find("tools.sessions.visibility=tree"), std::string::npos);
 }
 
 }  // namespace
