@@ -20,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agent_service.h"
+#include "agent/silent_reply.h"
 #include "agent/subagents.h"
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
@@ -326,7 +327,20 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   agents.session_backends().messages = &message_runtime;
   // Subagents (MA-3): their runs' and announce turns' events go to operators; children a restart
   // cut off run again (before the generic resume below, which would rerun them unannounced).
-  agents.subagents().set_sink_factory([&gateway](const agent::SendRequest&) { return gateway::make_run_event_sink(gateway); });
+  // An announce turn of a session that answers a chat also sends its visible reply there (outbox).
+  agents.subagents().set_sink_factory([&gateway, &channel_manager](const agent::SendRequest& r) -> agent::RunEventSink {
+    auto operators = gateway::make_run_event_sink(gateway);
+    if (r.origin.channel.empty() || r.run_id.rfind("announce-", 0) != 0) return operators;
+    return [operators, &channel_manager, r](const agent::RunEvent& e) {
+      operators(e);
+      const std::string text = e.kind == agent::RunEvent::Kind::End ? agent::visible_reply_text(e.text) : "";
+      if (text.empty()) return;
+      if (auto st = channel_manager.announce(e.agent_id, r.origin.channel, r.origin.account_id, r.origin.chat_id,
+                                             r.origin.thread_id, text, r.run_id); !st) {
+        spdlog::warn("subagent announce {}: the reply was not sent to {}: {}", r.run_id, r.origin.channel, st.error().message);
+      }
+    };
+  });
   agents.subagents().resume_unfinished();
   // Runs of gateway clients a restart cut off run again; their events go to every operator (SS-6).
   agents.resume_unfinished([&gateway](const agent::SendRequest&) { return gateway::make_run_event_sink(gateway); });
