@@ -251,8 +251,13 @@ void install_gateway_config_editor() {
 void register_agents_commands(CLI::App& app, Action& action) {
   agents_cli::install_gateway_config_editor();
   auto* agents = app.add_subcommand("agents", "Manage agents: list, add, delete (edits pincer.json, keeping its comments)");
-  agents->require_subcommand(1);
   auto f = std::make_shared<agents_cli::AgentsFlags>();
+  // `pincer agents` alone lists them, as `openclaw agents` does (this callback runs after a
+  // subcommand's, which has set the action then).
+  agents->require_subcommand(0, 1);
+  agents->callback([&action, f] {
+    if (!action) action = [f] { return agents_cli::run_list(*f); };
+  });
 
   auto* list = agents->add_subcommand("list", "List the configured agents");
   list->add_flag("--bindings", f->bindings, "Include each agent's routing bindings");

@@ -66,6 +66,9 @@ TEST(AgentsCli, AddListDeleteKeepCommentsAndRefuseWhatTheyMust) {
   EXPECT_EQ(rows[1]["name"], "Work Bot");
   EXPECT_EQ(rows[1]["bindings"], 2);
   EXPECT_EQ(rows[1]["routes"][0]["match"], (json{{"channel", "telegram"}, {"accountId", "ops"}}));
+  auto bare = pincer({"agents"});  // lists, as `openclaw agents` does
+  EXPECT_EQ(bare.exit_code, 0) << bare.err;
+  EXPECT_NE(bare.out.find("- work (Work Bot)"), std::string::npos) << bare.out;
   auto plain = pincer({"agents", "list", "--bindings"});
   EXPECT_NE(plain.out.find("- work (Work Bot)"), std::string::npos) << plain.out;
   EXPECT_NE(plain.out.find("telegram accountId=\"ops\""), std::string::npos) << plain.out;
