@@ -3,7 +3,12 @@
 #include <regex>
 #include <gtest/gtest.h>
 
+#include "tools/cron_tool.h"
+#include "tools/exec_tool.h"
+#include "tools/fs_tools.h"
+#include "tools/memory_tools.h"
 #include "tools/policy/policy_pipeline.h"
+#include "tools/web/web_tools.h"
 
 namespace pincer::tools::policy {
 namespace {
@@ -26,7 +31,14 @@ class NamedTool final : public Tool {
 };
 
 ToolRegistry registry() {
-  ToolRegistry r = ToolRegistry::builtin();  // read write edit apply_patch exec process
+  // The tools these cases were written for (fs, runtime, memory, web, cron) plus `gateway`: tools
+  // added to the built-in registry later (skills, session tools, subagents) change nothing here.
+  ToolRegistry r;
+  for (auto& t : make_fs_tools()) r.add(std::move(t));
+  for (auto& t : make_runtime_tools()) r.add(std::move(t));
+  for (auto& t : make_memory_tools()) r.add(std::move(t));
+  for (auto& t : make_web_tools()) r.add(std::move(t));
+  r.add(make_cron_tool());
   r.add(std::make_unique<NamedTool>("gateway", "automation"));
   return r;
 }
