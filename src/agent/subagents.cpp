@@ -149,7 +149,10 @@ Result<json> Subagents::spawn(const json& args, const SubagentCaller& caller) {
                               {"sessionStartedAt", now},
                               {"spawnedBy", parent_key},
                               {"spawnDepth", child_depth},
-                              {"subagentRole", to_string(subagent_role(child_depth, settings.max_spawn_depth))}};
+                              {"subagentRole", to_string(subagent_role(child_depth, settings.max_spawn_depth))},
+                              // MA-3 subagentControlScope: may this session control (kill/steer) children of its own
+                              {"subagentControlScope",
+                               subagent_role(child_depth, settings.max_spawn_depth) == SubagentRole::Leaf ? "none" : "children"}};
   if (!label.empty()) entry["label"] = label;
   if (auto up = index.upsert(child_key, entry); !up) return up.error();
   auto undo = [&] {

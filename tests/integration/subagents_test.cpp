@@ -201,6 +201,8 @@ TEST_F(SubagentsTest, SpawnAnnounceLimitsTimeoutNestingAndKill) {
     ASSERT_TRUE(index.contains(kid_key)) << index.dump();
     EXPECT_EQ(index[kid_key].value("spawnedBy", ""), "agent:main:main");
     EXPECT_EQ(index[kid_key].value("spawnDepth", 0), 1);
+    EXPECT_EQ(index[kid_key].value("subagentRole", ""), "orchestrator");
+    EXPECT_EQ(index[kid_key].value("subagentControlScope", ""), "children");
   }
 
   // The child finishes while the parent is still busy: its result waits on the parent's lane.
