@@ -407,9 +407,17 @@ Result<json> Subagents::kill(const std::string& parent_key, const std::string& t
     return Error{"NOT_FOUND", "no running subagent of this session matches \"" + target + "\" (list shows them)"};
   }
   json killed = json::array();
+  std::vector<std::string> keys;
   for (Child* c : found) {
     const std::string run_id = c->run_id, key = c->child_key;  // (abort may end the run at once)
     if (auto r = agents_.abort(key, run_id, "killed"); r && !r->empty()) killed.push_back(run_id);
+    keys.push_back(key);
+  }
+  // The stop cascades: each killed child's own running children (OpenClaw's cascade stop).
+  for (const auto& key : keys) {
+    if (auto deeper = kill(key, "all")) {
+      for (const auto& id : (*deeper)["killed"]) killed.push_back(id);
+    }
   }
   return json{{"status", "ok"}, {"killed", killed}};
 }

@@ -76,8 +76,9 @@ class Subagents {
   /// row {index (1-based, spawn order), runId, sessionKey, agentId, label, task, status
   /// (running|ok|error|timeout|aborted|interrupted), depth, startedAt, endedAt?, runtimeMs}.
   nlohmann::json list(const std::string& parent_key) const;
-  /// Aborts running children of `parent_key` named by `target` (see resolve()): {status:"ok",
-  /// killed:[runId]}. Their end is announced as "aborted (killed)". Errors: "NOT_FOUND".
+  /// Aborts running children of `parent_key` named by `target` (see resolve()), and their running
+  /// children in turn (cascade): {status:"ok", killed:[runId]}. Each end is announced as
+  /// "aborted (killed)". Errors: "NOT_FOUND" (no running child matches).
   Result<nlohmann::json> kill(const std::string& parent_key, const std::string& target);
   /// Steers one running child (AgentService::steer): {status:"ok", runId, sessionKey}. Errors:
   /// "NOT_FOUND", "INVALID_REQUEST" (empty message; target "all"), "NOT_RUNNING".

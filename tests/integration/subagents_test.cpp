@@ -8,7 +8,7 @@
 // reduced tool set and system prompt, the sessions.json lineage; a child with a short
 // runTimeoutSeconds announced as "timed out"; a nested spawn whose grandchild is a leaf (no spawn
 // tools; a call to sessions_spawn is refused); /subagents list, steer and kill (announced as
-// aborted); cleanup "delete".
+// aborted); cleanup "delete"; the subagents tool's kill.
 #include <signal.h>
 
 #include <fstream>
@@ -280,10 +280,16 @@ TEST_F(SubagentsTest, SpawnAnnounceLimitsTimeoutNestingAndKill) {
   ASSERT_TRUE(eventually([&] { return announces("[tidy]") == 1 && main_idle(); })) << history("main").dump();
   EXPECT_TRUE(eventually([&] { return child_keys().size() == sessions_before; }));
 
+  // 6. The subagents tool's kill (target "all"), from the parent's own turn.
+  send(R"(Another. MOCK_TOOL:sessions_spawn:{"task":"stuck MOCK_\u0048OLD:never3","label":"stuck2"})", "turn-6");
+  ASSERT_TRUE(eventually([&] { return held("never3") && main_idle(); }));
+  send(R"(Enough. MOCK_TOOL:subagents:{"action":"kill","target":"all"})", "turn-6b");
+  ASSERT_TRUE(eventually([&] { return announces("status: aborted (killed)") == 2 && main_idle(); })) << history("main").dump();
+
   // Exactly once, still: one announce per child run.
   EXPECT_EQ(announces("status: completed\n\nResult:\nHello from the mock LLM. [kid]"), 1);
   EXPECT_EQ(announces("timed out"), 1);
-  EXPECT_EQ(announces("aborted (killed)"), 1);
+  EXPECT_EQ(announces("aborted (killed)"), 2);
 }
 
 // Exactly once across a kill -9: a child cut off mid-reply runs again after the restart (its turn
