@@ -380,7 +380,7 @@ TEST(ConfigValidate, UnknownKey) {
             "gateway.prot: unknown key (expected one of "
             "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
-            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|diagnostics|bindings|channels|plugins|meta)");
+            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|diagnostics|bindings|channels|plugins|meta)");
 }
 
 TEST(ConfigValidate, KeysThatAreNotIdentifiersAreQuotedInPaths) {
@@ -507,7 +507,7 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"
             "logging.level: expected one of trace|debug|info|warn|error|off, got \"loud\"\n"
-            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|diagnostics|bindings|channels|plugins|meta)");
+            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|diagnostics|bindings|channels|plugins|meta)");
   EXPECT_EQ(validate(doc).error().code, "CONFIG_INVALID");
 }
 
@@ -530,6 +530,7 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
                "webhookSsrfPolicy": {"dangerouslyAllowPrivateNetwork": false}},
       "hooks": {"enabled": false, "path": "/hooks", "maxBodyBytes": 262144, "allowRequestSessionKey": false,
                 "gmail": {"allowUnsafeExternalContent": false}},
+      "skills": {"trust": {"successfulUses": 3}},
       "gateway": {"port": 18789, "bind": "loopback", "drainTimeoutMs": 30000,
                   "auth": {"mode": "token",
                            "rateLimit": {"maxAttempts": 10, "windowMs": 60000,
@@ -601,7 +602,7 @@ TEST(ConfigDefaults, DefaultsAreValid) {
 
 TEST(ConfigDefaults, WrongTypesAreLeftAsTheyAre) {
   json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q", "diagnostics": 2,
-                             "approvals": 2, "memory": 3, "cron": 4, "hooks": 5})");
+                             "approvals": 2, "memory": 3, "cron": 4, "hooks": 5, "skills": 6})");
   EXPECT_EQ(with_defaults(doc), doc);
 }
 
