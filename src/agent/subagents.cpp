@@ -413,12 +413,18 @@ Result<json> Subagents::kill(const std::string& parent_key, const std::string& t
     if (auto r = agents_.abort(key, run_id, "killed"); r && !r->empty()) killed.push_back(run_id);
     keys.push_back(key);
   }
-  // The stop cascades: each killed child's own running children (OpenClaw's cascade stop).
-  for (const auto& key : keys) {
-    if (auto deeper = kill(key, "all")) {
-      for (const auto& id : (*deeper)["killed"]) killed.push_back(id);
+  // The stop cascades: each killed child's own running children (OpenClaw's cascade stop), without
+  // announces of their own (their parent is stopped; its "aborted" notice covers them).
+  std::function<void(const std::string&)> descend = [&](const std::string& parent) {
+    for (Child* d : resolve(parent, "all", true)) {
+      d->announced = true;
+      d->status = "aborted";
+      const std::string run_id = d->run_id, key = d->child_key;
+      if (auto r = agents_.abort(key, run_id, "killed"); r && !r->empty()) killed.push_back(run_id);
+      descend(key);
     }
-  }
+  };
+  for (const auto& key : keys) descend(key);
   return json{{"status", "ok"}, {"killed", killed}};
 }
 

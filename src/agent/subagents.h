@@ -77,8 +77,9 @@ class Subagents {
   /// (running|ok|error|timeout|aborted|interrupted), depth, startedAt, endedAt?, runtimeMs}.
   nlohmann::json list(const std::string& parent_key) const;
   /// Aborts running children of `parent_key` named by `target` (see resolve()), and their running
-  /// children in turn (cascade): {status:"ok", killed:[runId]}. Each end is announced as
-  /// "aborted (killed)". Errors: "NOT_FOUND" (no running child matches).
+  /// children in turn (cascade): {status:"ok", killed:[runId]}. The end of each child named is
+  /// announced as "aborted (killed)"; the descendants stopped with it are not announced (their
+  /// parent is gone). Errors: "NOT_FOUND" (no running child matches).
   Result<nlohmann::json> kill(const std::string& parent_key, const std::string& target);
   /// Steers one running child (AgentService::steer): {status:"ok", runId, sessionKey}. Errors:
   /// "NOT_FOUND", "INVALID_REQUEST" (empty message; target "all"), "NOT_RUNNING".
