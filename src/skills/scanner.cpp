@@ -70,6 +70,10 @@ const std::vector<Rule>& rules() {
   return table;
 }
 
+#undef NET_TOOL
+#undef SHELL
+#undef SECRET_PATH
+
 const regex& comment_talk() {
   static const regex r("\\b(?:ignore|instruction|assistant|system\\s+prompt|secretly|do\\s+not\\s+tell|you\\s+must|"
                        "the\\s+model|AI\\b|LLM\\b|exfiltrat)",
