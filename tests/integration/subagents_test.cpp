@@ -144,11 +144,12 @@ class SubagentsTest : public ::testing::Test {
     }
     return out;
   }
-  /// The main session's last message is an assistant reply (its latest turn ended).
+  /// The main session's last message is an assistant reply that asks for no tool (its latest
+  /// turn ended).
   bool main_idle() {
     json h = history("main");
     ws_->events().clear();  // (events are not looked at here)
-    return !h.empty() && h.back().value("role", "") == "assistant";
+    return !h.empty() && h.back().value("role", "") == "assistant" && h.back().value("stopReason", "") != "toolUse";
   }
 
   TempDir home_;
