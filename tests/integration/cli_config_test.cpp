@@ -179,10 +179,10 @@ TEST_F(CliConfigTest, ErrorsNameThePathAndExit2WithoutTouchingTheFile) {
        "strings must be quoted)\n"},
       {{"config", "get", "nope"},
        "pincer: config get: nope: unknown config key \"nope\" in the configuration (expected one of "
-       "$schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|diagnostics|bindings|channels|plugins|meta)\n"},
+       "$schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|diagnostics|bindings|channels|plugins|meta)\n"},
       {{"config", "unset", "agents.list[0].idd"},
        "pincer: config unset: agents.list[0].idd: unknown config key \"idd\" in agents.list[0] (expected one of "
-       "id|name|default|tools|workspace|model|memory|contextEngine|sandbox|heartbeat)\n"},
+       "id|name|default|tools|binds|workspace|model|memory|contextEngine|sandbox|heartbeat|skills|subagents)\n"},
   };
   for (const auto& c : cases) {
     auto r = pincer(c.args);

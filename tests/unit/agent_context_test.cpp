@@ -161,7 +161,7 @@ TEST(AgentConfigSchema, ViolationMessagesAreExact) {
       {R"({"agents": {"list": [{"id": "a", "default": "yes"}]}})",
        R"(agents.list[0].default: expected boolean, got "yes")"},
       {R"({"agents": {"list": [{"id": "a", "toolz": {}}]}})",
-       "agents.list[0].toolz: unknown key (expected one of id|name|default|tools|workspace|model|memory|contextEngine|sandbox|heartbeat)"},
+       "agents.list[0].toolz: unknown key (expected one of id|name|default|tools|binds|workspace|model|memory|contextEngine|sandbox|heartbeat|skills|subagents)"},
       {R"({"agents": {"list": {"id": "a"}}})", "agents.list: expected array of object, got object"},
       // tools
       {R"({"tools": {"profile": "full", "allow": ["read", "group:fs"], "alsoAllow": ["exec"], "deny": ["*"],
@@ -188,7 +188,8 @@ TEST(AgentConfigSchema, Defaults) {
       "sandbox": {"backend": "bwrap", "bwrap": {"command": "bwrap"},
       "mode": "off", "network": "off", "workspaceAccess": "rw"}})"));
   EXPECT_EQ(e["tools"], json::parse(R"({"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000,
-      "security": "full", "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}}})"));
+      "security": "full", "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}},
+      "agentToAgent": {"enabled": true}, "sessions": {"visibility": "all"}})"));
   EXPECT_FALSE(e.contains("models"));  // nothing in it has a default
   EXPECT_FALSE(e["agents"].contains("list"));
 }

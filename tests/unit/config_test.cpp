@@ -554,7 +554,9 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
                             "remote": {"batch": {"size": 64}, "timeoutMs": 30000},
                             "sync": {"watch": true, "watchDebounceMs": 1500}}},
       "tools": {"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000, "security": "full",
-                                              "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}}},
+                                              "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}},
+                "agentToAgent": {"enabled": true}, "sessions": {"visibility": "all"}},
+      "session": {"agentToAgent": {"maxPingPongTurns": 5}},
       "approvals": {"mode": "manual", "askFallback": "deny", "timeoutSec": 120, "triageTimeoutSec": 20},
       "logging": {"level": "info", "file": "", "consoleStyle": "pretty"},
       "messages": {"queue": {"mode": "collect", "debounceMs": 1000, "cap": 20, "drop": "summarize"}},
@@ -602,7 +604,7 @@ TEST(ConfigDefaults, DefaultsAreValid) {
 
 TEST(ConfigDefaults, WrongTypesAreLeftAsTheyAre) {
   json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q", "diagnostics": 2,
-                             "approvals": 2, "memory": 3, "cron": 4, "hooks": 5, "skills": 6})");
+                             "approvals": 2, "memory": 3, "cron": 4, "hooks": 5, "skills": 6, "session": 7})");
   EXPECT_EQ(with_defaults(doc), doc);
 }
 
