@@ -181,6 +181,10 @@ std::optional<json> resolve_send_target(State& s, const Caller& c, const json& a
   }
   if (args.contains("sessionKey")) {
     t = target_of(s, c, args["sessionKey"].get<std::string>());
+    // An unknown key is a mistake, not a new session (an agent's main session may not exist yet).
+    if (t.row.is_null() && t.key != store::agent_main_session_key(t.agent)) {
+      return refusal("error", "No session found with key: " + t.key + " (sessions_list shows the sessions you can reach).");
+    }
     return std::nullopt;
   }
   if (!args.contains("label")) {

@@ -102,8 +102,8 @@ RunEventSink Subagents::sink_for(const SendRequest& request) const {
 Result<json> Subagents::spawn(const json& args, const SubagentCaller& caller) {
   AgentService::Impl& s = *agents_.impl_;
   const std::string task = args.contains("task") && args["task"].is_string() ? args["task"].get<std::string>() : "";
-  if (sa_blank(task)) return Error{"INVALID_REQUEST", "sessions_spawn: \"task\" is required (what the subagent should do)"};
-  if (caller.session_key.empty()) return Error{"INVALID_REQUEST", "sessions_spawn: the calling run has no session"};
+  if (sa_blank(task)) return Error{"INVALID_REQUEST", "\"task\" is required (what the subagent should do)"};
+  if (caller.session_key.empty()) return Error{"INVALID_REQUEST", "the calling run has no session"};
   const std::string parent_key = agents_.canonical_key(caller.session_key);
   const std::string requester = store::agent_id_from_session_key(parent_key);
   const SubagentSettings settings = subagent_settings(s.config, requester);
@@ -120,21 +120,21 @@ Result<json> Subagents::spawn(const json& args, const SubagentCaller& caller) {
 
   const std::string cleanup = args.value("cleanup", "keep");
   if (cleanup != "keep" && cleanup != "delete") {
-    return Error{"INVALID_REQUEST", "sessions_spawn: cleanup must be \"keep\" or \"delete\", got \"" + cleanup + "\""};
+    return Error{"INVALID_REQUEST", "cleanup must be \"keep\" or \"delete\", got \"" + cleanup + "\""};
   }
   const std::string thinking = args.value("thinking", "");
   if (!thinking.empty() && !thinking_level(thinking)) {
-    return Error{"INVALID_REQUEST", "sessions_spawn: unknown thinking level \"" + thinking + "\" (off|minimal|low|medium|high|xhigh)"};
+    return Error{"INVALID_REQUEST", "unknown thinking level \"" + thinking + "\" (off|minimal|low|medium|high|xhigh)"};
   }
   const std::string model = args.value("model", "");
   if (!model.empty()) {
-    if (auto m = s.models.resolve(model); !m) return Error{"INVALID_REQUEST", "sessions_spawn: model: " + m.error().message};
+    if (auto m = s.models.resolve(model); !m) return Error{"INVALID_REQUEST", "model: " + m.error().message};
   }
   int64_t timeout_s = settings.run_timeout_seconds;
   if (args.contains("runTimeoutSeconds") && !args["runTimeoutSeconds"].is_null()) {
     const json& t = args["runTimeoutSeconds"];
     if (!t.is_number_integer() || t.get<int64_t>() < 0) {
-      return Error{"INVALID_REQUEST", "sessions_spawn: runTimeoutSeconds must be a non-negative integer (0 = the agent's timeout)"};
+      return Error{"INVALID_REQUEST", "runTimeoutSeconds must be a non-negative integer (0 = the agent's timeout)"};
     }
     timeout_s = t.get<int64_t>();
   }
@@ -169,7 +169,7 @@ Result<json> Subagents::spawn(const json& args, const SubagentCaller& caller) {
                                      context::EngineConfig{});
   if (auto st = engine->prepare_subagent_spawn({parent_key, child_key, "isolated", saturating_mul(timeout_s, 1000)}); !st) {
     undo();
-    return Error{"UNAVAILABLE", "sessions_spawn: the context engine refused the spawn: " + st.error().message};
+    return Error{"UNAVAILABLE", "the context engine refused the spawn: " + st.error().message};
   }
 
   SendRequest r;

@@ -12,6 +12,7 @@
 #include "core/json5.h"
 #include "core/json5_edit.h"
 #include "store/session_keys.h"
+#include "tools/sandbox/sandbox.h"
 
 namespace pincer::agent::admin {
 namespace roster_detail {  // named: the unity build joins several files into one unit
@@ -103,11 +104,25 @@ const AgentSettings* workspace_owner(const AgentsConfig& agents, const fs::path&
   return nullptr;
 }
 
+/// The workspace of a created or updated agent, checked (workspace_location_problem) and against
+/// the other agents' workspaces.
+std::optional<Error> workspace_refusal(const AgentsConfig& agents, const AgentSettings& agent, const ConfigSource& source);
+
 Error workspace_in_use(const fs::path& workspace, const AgentSettings& owner) {
   const bool same = weakly(workspace) == weakly(owner.workspace);
   return Error{"WORKSPACE_IN_USE", "workspace " + workspace.string() + (same ? " is" : " overlaps") + " the workspace of agent \"" +
                                        owner.id + "\" (" + owner.workspace.string() +
-                                       "); every agent needs its own (choose another with --workspace)"};
+                                       "); every agent needs its own"};
+}
+
+std::optional<Error> workspace_refusal(const AgentsConfig& agents, const AgentSettings& agent, const ConfigSource& source) {
+  std::string home;
+  if (source.env) home = source.env("HOME").value_or("");
+  if (auto problem = workspace_location_problem(agent.workspace, source.state_dir, home)) {
+    return Error{"WORKSPACE_FORBIDDEN", *problem};
+  }
+  if (const AgentSettings* owner = workspace_owner(agents, agent.workspace, agent.id)) return workspace_in_use(agent.workspace, *owner);
+  return std::nullopt;
 }
 
 /// Binding `b` routes the same channel and account as `want`.
@@ -255,9 +270,7 @@ Result<CreatePlan> plan_create(const ConfigSource& source, const CreateRequest& 
   }
   auto agent = resolved_agent(*text, source, request.id);
   if (!agent) return agent.error();
-  if (const AgentSettings* owner = workspace_owner(p->agents, agent->workspace, request.id)) {
-    return workspace_in_use(agent->workspace, *owner);
-  }
+  if (auto refused = workspace_refusal(p->agents, *agent, source)) return *refused;
   plan.text = std::move(*text);
   plan.agent = std::move(*agent);
   return plan;
@@ -291,8 +304,8 @@ Result<UpdatePlan> plan_update(const ConfigSource& source, const UpdateRequest& 
   }
   auto agent = resolved_agent(*text, source, request.id);
   if (!agent) return agent.error();
-  if (const AgentSettings* owner = workspace_owner(p->agents, agent->workspace, request.id)) {
-    return workspace_in_use(agent->workspace, *owner);
+  if (request.workspace && !trim(*request.workspace).empty()) {
+    if (auto refused = workspace_refusal(p->agents, *agent, source)) return *refused;
   }
   return UpdatePlan{std::move(*text), std::move(*agent)};
 }
@@ -335,6 +348,33 @@ Result<DeletePlan> plan_delete(const ConfigSource& source, std::string_view id) 
   return plan;
 }
 
+std::optional<std::string> workspace_location_problem(const fs::path& workspace, const fs::path& state_dir,
+                                                      const std::string& home) {
+  const std::string shown = workspace.string();
+  if (auto refusal = tools::sandbox::workspace_host_path_refusal(workspace); !refusal.empty()) {
+    return "workspace " + shown + " is not allowed: it " + refusal + " (system and credential folders are never an agent's workspace)";
+  }
+  for (const fs::path& ws : {workspace.lexically_normal(), weakly(workspace)}) {
+    if (!home.empty() && (ws == fs::path(home).lexically_normal() || ws == weakly(home))) {
+      return "workspace " + shown + " is your whole home folder; give the agent a folder of its own";
+    }
+    for (const fs::path& state : {state_dir.lexically_normal(), weakly(state_dir)}) {
+      if (lexically_within(state, ws)) {
+        return "workspace " + shown + " is or holds Pincer's state directory " + state.string() +
+               " (its sessions, credentials and config)";
+      }
+      if (!lexically_within(ws, state)) continue;
+      // Inside the state directory only the agent workspaces (<state>/workspace, workspace-<id>).
+      const std::string top = ws.lexically_relative(state).begin()->string();
+      if (top != "workspace" && !top.starts_with("workspace-")) {
+        return "workspace " + shown + " is inside Pincer's own folder " + (state / top).string() +
+               " (in the state directory only workspace and workspace-<id> folders may be workspaces)";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 FilesOutcome move_agent_files_to_trash(const DeletePlan& plan, const fs::path& state_dir, std::int64_t now_ms) {
   FilesOutcome out;
   std::vector<fs::path> targets;
@@ -344,6 +384,10 @@ FilesOutcome move_agent_files_to_trash(const DeletePlan& plan, const fs::path& s
   if (!out.workspace_shared_with.empty()) {
     out.workspace_retained = true;
     out.workspace_retained_reason = "shared with agent \"" + out.workspace_shared_with.front() + "\"";
+  } else if (auto problem = workspace_location_problem(plan.agent.workspace, state_dir, "")) {
+    // Never move Pincer's own folders (or a protected one) away, whatever the config says.
+    out.workspace_retained = true;
+    out.workspace_retained_reason = *problem;
   } else if (!lexically_within(weakly(plan.agent.workspace), weakly(state_dir))) {
     // A folder of the user's own (a project used as the workspace) is never moved away.
     out.workspace_retained = true;

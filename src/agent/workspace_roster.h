@@ -45,6 +45,16 @@ namespace pincer::agent::admin {
 ///   `agent id "Work Bot" is not valid: use lowercase letters, digits, "_" and "-" (at most 64, starting with a letter or digit), e.g. "work-bot"`
 std::optional<std::string> agent_id_problem(std::string_view id);
 
+/// Why `workspace` (absolute, as the config resolves it) cannot be an agent's workspace, or
+/// nullopt: a system or credential folder (tools::sandbox::workspace_host_path_refusal: ~/.ssh, /etc …), the
+/// user's whole `home` ("" = not checked), Pincer's `state_dir` or a folder holding it, or a folder
+/// inside the state directory other than `workspace` / `workspace-<id>` (its agents/, skills/,
+/// trash/ … hold sessions and credentials: deleting such an agent would move them away).
+/// Lexically and through symlinks. plan_create/plan_update refuse it ("WORKSPACE_FORBIDDEN") and
+/// move_agent_files_to_trash never moves such a folder.
+std::optional<std::string> workspace_location_problem(const std::filesystem::path& workspace,
+                                                      const std::filesystem::path& state_dir, const std::string& home);
+
 /// One `--bind channel[:accountId]` (OpenClaw's format): "telegram" (the default account only),
 /// "telegram:ops", "telegram:*" (every account).
 struct ChannelBinding {
@@ -83,7 +93,7 @@ struct CreatePlan {
 };
 
 /// Errors (code; the message names the id, path or binding): "INVALID_ID", "AGENT_EXISTS",
-/// "WORKSPACE_IN_USE", "BINDING_IN_USE", "CONFIG_INVALID" (the text is not JSON5, or
+/// "WORKSPACE_FORBIDDEN" (workspace_location_problem), "WORKSPACE_IN_USE", "BINDING_IN_USE", "CONFIG_INVALID" (the text is not JSON5, or
 /// agents.list / bindings is not a list), or json5_edit's own.
 Result<CreatePlan> plan_create(const ConfigSource& source, const CreateRequest& request);
 
@@ -100,7 +110,8 @@ struct UpdatePlan {
   AgentSettings agent;     ///< as the new text resolves it
 };
 
-/// Errors: "NOT_FOUND" (not in agents.list), "WORKSPACE_IN_USE", "CONFIG_INVALID", json5_edit's.
+/// Errors: "NOT_FOUND" (not in agents.list), "WORKSPACE_FORBIDDEN" (a new workspace:
+/// workspace_location_problem), "WORKSPACE_IN_USE", "CONFIG_INVALID", json5_edit's.
 Result<UpdatePlan> plan_update(const ConfigSource& source, const UpdateRequest& request);
 
 struct DeletePlan {

@@ -106,7 +106,15 @@ int run_list(const AgentsFlags& f) {
 int run_add(const AgentsFlags& f) {
   const auto env = config::process_env();
   const fs::path file = cli::config_path(f.file, env);
-  agent::admin::CreateRequest request{f.id, f.name, f.workspace, f.model, {}};
+  // A relative --workspace is where the user stands (as OpenClaw's), not the state directory the
+  // config would resolve it against: write it absolute.
+  std::string workspace = f.workspace;
+  if (!workspace.empty() && workspace[0] != '/' && workspace[0] != '~') {
+    std::error_code ec;
+    workspace = fs::absolute(workspace, ec).lexically_normal().string();
+    if (ec) return fail(2, "agents add: --workspace " + f.workspace + ": " + ec.message());
+  }
+  agent::admin::CreateRequest request{f.id, f.name, workspace, f.model, {}};
   for (const auto& spec : f.binds) {
     auto b = agent::admin::parse_bind_spec(spec);
     if (!b) return fail(2, "agents add: " + b.error().message);
@@ -115,6 +123,7 @@ int run_add(const AgentsFlags& f) {
   if (auto problem = agent::admin::agent_id_problem(f.id)) return fail(2, "agents add: " + *problem);
   std::optional<Error> refused;
   agent::admin::CreatePlan plan;
+  std::optional<Result<agent::WorkspaceInit>> ws;
   auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {
     const std::string base = current.exists ? current.text : cli::config_template(18789, ids::random_token(32));
     auto planned = agent::admin::plan_create({base, paths::state_dir(env), env}, request);
@@ -123,27 +132,32 @@ int run_add(const AgentsFlags& f) {
       return Error{kEditRefused, planned.error().message};
     }
     plan = std::move(*planned);
+    // The workspace first: when it cannot be made, nothing is written (docs/agents.md).
+    auto made = agent::ensure_workspace(plan.agent.workspace);
+    if (!made) {
+      refused = Error{"WORKSPACE_UNAVAILABLE", "workspace " + plan.agent.workspace.string() + ": " + made.error().message};
+      return Error{kEditRefused, refused->message};
+    }
+    if (!made->created.empty() || !ws) ws = std::move(made);
     return std::optional<std::string>{plan.text};
   });
   if (!edited) return edit_failed("add", edited.error(), refused);
-  auto ws = agent::ensure_workspace(plan.agent.workspace);
   json out = {{"ok", true}, {"file", file.string()}, {"agentId", plan.agent.id}, {"workspace", plan.agent.workspace.string()},
               {"agentDir", plan.agent.agent_dir.string()}, {"bindings", plan.bindings}};
   if (!plan.agent.name.empty()) out["name"] = plan.agent.name;
   if (!plan.agent.model.primary.empty()) out["model"] = plan.agent.model.primary;
-  if (ws) out["workspaceFilesCreated"] = ws->created;
+  if (ws && *ws) out["workspaceFilesCreated"] = (*ws)->created;
   if (plan.wrote_implicit_main) out["wroteImplicitDefault"] = plan.agent.id == "main" ? "" : "main";
   if (f.json) {
-    if (!ws) out["workspaceError"] = ws.error().message;
     print_json(out);
   } else {
     if (!edited->exists) std::cout << "Created " << file.string() << " (with a new gateway token)\n";
     std::cout << "Added agent \"" << plan.agent.id << "\" to " << file.string() << "\n";
     if (plan.wrote_implicit_main) std::cout << "  (the implicit default agent is now listed first, so it stays the default)\n";
     std::cout << "  Workspace: " << plan.agent.workspace.string();
-    if (ws && !ws->created.empty()) {
+    if (ws && *ws && !(*ws)->created.empty()) {
       std::cout << " (created";
-      for (const auto& name : ws->created) std::cout << " " << name;
+      for (const auto& name : (*ws)->created) std::cout << " " << name;
       std::cout << ")";
     }
     std::cout << "\n  Model: " << (plan.agent.model.primary.empty() ? std::string("(none configured)") : plan.agent.model.primary) << "\n";
@@ -156,7 +170,6 @@ int run_add(const AgentsFlags& f) {
       if (w.find("agent \"" + plan.agent.id + "\"") != std::string::npos) std::cerr << "pincer: warning: " << w << "\n";
     }
   }
-  if (!ws) return fail(1, "agents add: the agent was added, but its workspace could not be created: " + ws.error().message);
   return 0;
 }
 

@@ -25,6 +25,9 @@ constexpr Rule kRules[] = {
     // memory.*: AgentService::reconfigure → MemoryService::reconfigure reopens (and frees) an index
     // whose settings changed; backend, citations, capture and archive are read per run.
     {"memory", ChangeKind::Hot},
+    // skills.*: each session's skills snapshot is checked against the config on its next turn
+    // (skills/snapshot.h), and the CLI, skills.status and /skills read it per call.
+    {"skills", ChangeKind::Hot},
     {"meta", ChangeKind::None},         {"$schema", ChangeKind::None},
     {"env", ChangeKind::None},  // its values reach the config through substitution: those paths change
 };

@@ -138,6 +138,16 @@ bool has_base64_blob(std::string_view line) {
 
 bool looks_binary(std::string_view s) { return s.substr(0, 8192).find('\0') != std::string_view::npos; }
 
+/// Binary files a skill may carry as assets (not run): images, fonts, documents, archives.
+bool is_binary_asset(const fs::path& p) {
+  static const char* const kAssets[] = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".bmp", ".svgz", ".pdf",
+                                        ".woff", ".woff2", ".ttf", ".otf", ".zip", ".gz", ".tgz", ".mp3", ".wav",
+                                        ".m4a", ".mp4", ".webm"};
+  std::string ext = p.extension().string();
+  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::find(std::begin(kAssets), std::end(kAssets), ext) != std::end(kAssets);
+}
+
 }  // namespace
 
 std::string Finding::describe() const {
@@ -180,13 +190,22 @@ std::vector<Finding> scan_skill_dir(const fs::path& dir) {
   std::vector<Finding> out;
   std::error_code ec;
   int files = 0;
+  // What the scan cannot read is a finding too ("unscanned"): otherwise a payload could hide past
+  // the size cap, below the depth cap, or behind a NUL byte, and the skill would pass as clean.
+  auto unscanned = [&](const fs::path& p, const std::string& why) { out.push_back({p.string(), 1, "unscanned", why}); };
   auto scan_file = [&](const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
-    if (!in) return;
-    std::string data(256 * 1024, '\0');
+    if (!in) return unscanned(p, "cannot be read");
+    std::string data(kMaxScannedFileBytes, '\0');
     in.read(data.data(), static_cast<std::streamsize>(data.size()));
     data.resize(static_cast<std::size_t>(in.gcount()));
-    if (looks_binary(data)) return;
+    if (looks_binary(data)) {
+      if (!is_binary_asset(p)) unscanned(p, "binary content (a NUL byte) in a file that is not an image, font or archive");
+      return;
+    }
+    if (in.peek() != std::char_traits<char>::eof()) {
+      unscanned(p, "larger than the " + std::to_string(kMaxScannedFileBytes / 1024) + " KiB the scan reads");
+    }
     auto found = scan_text(data, p.string());
     out.insert(out.end(), found.begin(), found.end());
   };
@@ -194,17 +213,20 @@ std::vector<Finding> scan_skill_dir(const fs::path& dir) {
   ++files;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
-    if (it.depth() >= 3) {
+    const auto name = it->path().filename().string();
+    if (name == ".git" && it->is_directory(ec)) {  // version control data, not the skill's content
       it.disable_recursion_pending();
       continue;
     }
-    const auto name = it->path().filename().string();
-    if (!name.empty() && name[0] == '.') {
-      if (it->is_directory(ec)) it.disable_recursion_pending();
+    if (it->is_symlink(ec) || !it->is_regular_file(ec) || it->path() == dir / "SKILL.md") continue;
+    if (it.depth() >= static_cast<int>(kMaxScannedDepth)) {
+      unscanned(it->path(), "deeper than the " + std::to_string(kMaxScannedDepth) + " folder levels the scan reads");
       continue;
     }
-    if (it->is_symlink(ec) || !it->is_regular_file(ec) || it->path() == dir / "SKILL.md") continue;
-    if (++files > 64) break;
+    if (++files > static_cast<int>(kMaxScannedFiles)) {
+      unscanned(dir, "more than the " + std::to_string(kMaxScannedFiles) + " files the scan reads");
+      break;
+    }
     scan_file(it->path());
   }
   return out;

@@ -1,4 +1,5 @@
 #include "skills/skill_loader.h"
+#include "skills/skill_write.h"
 
 #include <sys/utsname.h>
 #include <sys/stat.h>
@@ -106,6 +107,12 @@ void load_location(const SkillLocation& loc, std::vector<SkillEntry>& out, std::
     auto parsed = parse_skill_md(*text);
     if (!parsed.manifest) {
       problems.push_back({file, parsed.problem->line, parsed.problem->message, loc.source});
+      continue;
+    }
+    // The AgentSkills name rule (as skill_manage's): a name is also a key of the usage record and
+    // of skills.entries, and a path part; "../x" or "My Skill" is reported, not loaded.
+    if (auto bad = skill_name_problem(parsed.manifest->name); !bad.empty()) {
+      problems.push_back({file, 1, bad, loc.source});
       continue;
     }
     SkillEntry e;

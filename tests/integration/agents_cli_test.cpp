@@ -89,6 +89,15 @@ TEST(AgentsCli, AddListDeleteKeepCommentsAndRefuseWhatTheyMust) {
   auto unconfirmed = pincer({"agents", "delete", "work"});  // stdin is not a terminal
   EXPECT_EQ(unconfirmed.exit_code, 2);
   EXPECT_NE(unconfirmed.err.find("--force"), std::string::npos) << unconfirmed.err;
+  // Pincer's own folders are never a workspace (deleting that agent would move them away), and a
+  // workspace that cannot be made writes nothing.
+  auto own = pincer({"agents", "add", "own", "--workspace", (home.path() / "agents").string()});
+  EXPECT_EQ(own.exit_code, 2);
+  EXPECT_NE(own.err.find("inside Pincer's own folder"), std::string::npos) << own.err;
+  home.write("afile", "not a folder");
+  auto unmade = pincer({"agents", "add", "unmade", "--workspace", (home.path() / "afile").string()});
+  EXPECT_NE(unmade.exit_code, 0);
+  EXPECT_NE(unmade.err.find("afile"), std::string::npos) << unmade.err;
   EXPECT_EQ(read(file), before);
 
   fs::create_directories(home.path() / "agents" / "work" / "sessions");

@@ -128,7 +128,8 @@ TEST_F(SessionToolsE2E, MainTalksToWorkWithinTheCapAndOtherIsRefused) {
         {tool_call("sessions_send", {{"agentId", "other"}, {"message", "are you there"}}),
          tool_call("sessions_history", {{"sessionKey", "agent:work:main"}}),
          tool_call("session_status", {{"sessionKey", "agent:work:main"}}),
-         tool_call("sessions_list", json::object())}}},
+         tool_call("sessions_list", json::object()),
+         tool_call("sessions_send", {{"sessionKey", "agent:main:nosuch"}, {"message", "hi"}, {"timeoutSeconds", 0}})}}},
       "main done",
       "main says more",  // ping-pong turn 1 (main's session)
       "work says more",  // ping-pong turn 2 (work's session) = the cap
@@ -139,12 +140,15 @@ TEST_F(SessionToolsE2E, MainTalksToWorkWithinTheCapAndOtherIsRefused) {
   turn("main", "talk to work", "run-main");
 
   const auto sent = tool_results("main", "sessions_send");
-  ASSERT_EQ(sent.size(), 2u) << history_text("main");
+  ASSERT_EQ(sent.size(), 3u) << history_text("main");
   EXPECT_EQ(sent[0]["status"], "ok") << sent[0].dump();
   EXPECT_EQ(sent[0]["reply"], "pong from work");
   EXPECT_EQ(sent[0]["sessionKey"], "agent:work:main");
   EXPECT_EQ(sent[1]["status"], "forbidden") << sent[1].dump();
   EXPECT_NE(sent[1].value("error", "").find("tools.agentToAgent.allow"), std::string::npos) << sent[1].dump();
+  // An unknown session key is an error, not a new session.
+  EXPECT_EQ(sent[2]["status"], "error") << sent[2].dump();
+  EXPECT_NE(sent[2].value("error", "").find("No session found with key: agent:main:nosuch"), std::string::npos) << sent[2].dump();
 
   // The message reached work's session marked as coming from main's session.
   const std::string work = history_text("agent:work:main");

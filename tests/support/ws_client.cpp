@@ -82,14 +82,14 @@ WsClient::~WsClient() {
   impl_->ws.next_layer().close(ec);
 }
 
-void WsClient::send_text(const std::string& text) {
+void WsClient::send_text(const std::string& text, std::chrono::milliseconds timeout) {
   bool done = false;
   beast::error_code result;
   impl_->ws.async_write(asio::buffer(text), [&](beast::error_code ec, std::size_t) {
     done = true;
     result = ec;
   });
-  if (!impl_->run_until([&] { return done; }, 5s)) throw std::runtime_error("write timed out");
+  if (!impl_->run_until([&] { return done; }, timeout)) throw std::runtime_error("write timed out");
   if (result && !impl_->closed) throw std::runtime_error("write failed: " + result.message());
 }
 

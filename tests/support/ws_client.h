@@ -31,7 +31,8 @@ class WsClient {
   WsClient(const WsClient&) = delete;
   WsClient& operator=(const WsClient&) = delete;
 
-  void send_text(const std::string& text);
+  /// Sends one text frame; throws when it is not written within `timeout`.
+  void send_text(const std::string& text, std::chrono::milliseconds timeout = 5s);
   void send_json(const nlohmann::json& frame) { send_text(frame.dump()); }
 
   /// Next text frame parsed as JSON, or nullopt on timeout or when the socket closed

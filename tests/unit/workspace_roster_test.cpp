@@ -138,9 +138,49 @@ TEST(AgentsAdmin, WorkspaceThroughASymlinkIsTheSameWorkspace) {
   fs::create_directories(s.dir / "real");
   fs::create_directory_symlink(s.dir / "real", s.dir / "link");
   const std::string text = "{ agents: { list: [ { id: \"main\", workspace: \"" + (s.dir / "real").string() + "\" } ] } }";
-  auto plan = admin::plan_create(source(text, s.dir), {"x", "", (s.dir / "link" / "sub").string(), "", {}});
+  Scratch state;  // (the workspaces are the user's folders, outside the state directory)
+  auto plan = admin::plan_create(source(text, state.dir), {"x", "", (s.dir / "link" / "sub").string(), "", {}});
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().code, "WORKSPACE_IN_USE");
+}
+
+TEST(AgentsAdmin, PincersOwnFoldersSystemAndCredentialFoldersAreNeverAWorkspace) {
+  Scratch s;  // the state directory
+  const std::string home = "/home/u";
+  auto problem = [&](const fs::path& ws) { return admin::workspace_location_problem(ws, s.dir, home).value_or("ok"); };
+  // Inside the state directory only workspace and workspace-<id> (deleting such an agent would
+  // otherwise move sessions, credentials or skills to the trash).
+  EXPECT_EQ(problem(s.dir / "workspace"), "ok");
+  EXPECT_EQ(problem(s.dir / "workspace-ops" / "sub"), "ok");
+  for (const char* own : {"agents/main", "agents", "skills", "bundled-skills", "trash", "credentials", "x"}) {
+    EXPECT_NE(problem(s.dir / own).find("inside Pincer's own folder"), std::string::npos) << own;
+  }
+  EXPECT_NE(problem(s.dir).find("is or holds Pincer's state directory"), std::string::npos);
+  EXPECT_NE(problem(s.dir.parent_path()).find("is or holds Pincer's state directory"), std::string::npos);
+  // Through a symlink too.
+  Scratch other;
+  fs::create_directories(s.dir / "agents");
+  fs::create_directory_symlink(s.dir / "agents", other.dir / "alias");
+  EXPECT_NE(problem(other.dir / "alias").find("inside Pincer's own folder"), std::string::npos);
+  EXPECT_EQ(problem(other.dir / "project"), "ok");
+  // The whole home, system folders, the home's credential folders.
+  EXPECT_NE(problem(home).find("whole home folder"), std::string::npos);
+  EXPECT_NE(problem("/etc/x").find("not allowed"), std::string::npos);
+  EXPECT_NE(problem("/").find("not allowed"), std::string::npos);
+  if (const char* h = std::getenv("HOME"); h != nullptr && h[0] == '/' && std::string(h) != "/") {
+    EXPECT_NE(problem(fs::path(h) / ".ssh").find("not allowed"), std::string::npos);
+  }
+  // plan_create refuses it, naming the folder; the trash never moves such a folder.
+  auto plan = admin::plan_create(source("{}", s.dir), {"x", "", (s.dir / "agents" / "main").string(), "", {}});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, "WORKSPACE_FORBIDDEN");
+  EXPECT_NE(plan.error().message.find((s.dir / "agents").string()), std::string::npos) << plan.error().message;
+  const std::string text = "{ agents: { list: [ { id: \"main\" }, { id: \"bad\", workspace: \"" + (s.dir / "agents").string() + "\" } ] } }";
+  auto del = admin::plan_delete(source(text, s.dir), "bad");
+  ASSERT_TRUE(del);
+  const auto out = admin::move_agent_files_to_trash(*del, s.dir, 1'700'000'003'000);
+  EXPECT_TRUE(out.workspace_retained);
+  EXPECT_TRUE(fs::exists(s.dir / "agents"));
 }
 
 TEST(AgentsAdmin, UpdateSetsAndClears) {

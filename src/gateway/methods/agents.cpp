@@ -89,17 +89,20 @@ MethodResult agents_create(MethodContext& ctx) {
 
   agent::admin::CreateRequest request{id, trimmed_name, workspace.value_or(""), model.value_or(""), {}};
   agent::admin::CreatePlan plan;
+  std::vector<std::string> created;  // the bootstrap files ensure_workspace wrote
   Gateway& gw = ctx.gateway;
   auto written = editor()(gw.settings().config_path, [&](const std::string& text) -> Result<std::optional<std::string>> {
     auto planned = agent::admin::plan_create(source_for(gw, text), request);
     if (!planned) return planned.error();
     plan = std::move(*planned);
+    // The workspace before the config: when it cannot be made, nothing is written.
+    auto made = agent::ensure_workspace(plan.agent.workspace);
+    if (!made) return Error{"WORKSPACE_UNAVAILABLE", "workspace " + plan.agent.workspace.string() + ": " + made.error().message};
+    if (!made->created.empty()) created = made->created;
     return std::optional<std::string>{plan.text};
   });
   if (!written) return refused(written.error());
-  auto ws = agent::ensure_workspace(plan.agent.workspace);
-  if (!ws) return RpcError::unavailable("agent \"" + id + "\" was added, but its workspace could not be created: " + ws.error().message);
-  if (std::find(ws->created.begin(), ws->created.end(), "IDENTITY.md") != ws->created.end()) {
+  if (std::find(created.begin(), created.end(), "IDENTITY.md") != created.end()) {
     write_identity(plan.agent.workspace, trimmed_name, emoji.value_or(""), avatar.value_or(""));
   }
   json out = {{"ok", true}, {"agentId", id}, {"name", trimmed_name}, {"workspace", plan.agent.workspace.string()}};
@@ -135,19 +138,23 @@ MethodResult agents_update(MethodContext& ctx) {
   }
   if (!editor()) return RpcError::unavailable("agents.update: this gateway cannot write its config file");
   agent::admin::UpdatePlan plan;
+  std::vector<std::string> created;  // the bootstrap files ensure_workspace wrote
   Gateway& gw = ctx.gateway;
   auto written = editor()(gw.settings().config_path, [&](const std::string& text) -> Result<std::optional<std::string>> {
     auto planned = agent::admin::plan_update(source_for(gw, text), request);
     if (!planned) return planned.error();
     plan = std::move(*planned);
     if (plan.text == text) return std::optional<std::string>{};
+    if (workspace) {  // the new workspace before the config: when it cannot be made, nothing is written
+      auto made = agent::ensure_workspace(plan.agent.workspace);
+      if (!made) return Error{"WORKSPACE_UNAVAILABLE", "workspace " + plan.agent.workspace.string() + ": " + made.error().message};
+      if (!made->created.empty()) created = made->created;
+    }
     return std::optional<std::string>{plan.text};
   });
   if (!written) return refused(written.error());
   if (workspace) {
-    auto ws = agent::ensure_workspace(plan.agent.workspace);
-    if (!ws) return RpcError::unavailable("agent \"" + request.id + "\" was updated, but its workspace could not be created: " + ws.error().message);
-    if (std::find(ws->created.begin(), ws->created.end(), "IDENTITY.md") != ws->created.end()) {
+    if (std::find(created.begin(), created.end(), "IDENTITY.md") != created.end()) {
       write_identity(plan.agent.workspace, plan.agent.name, emoji.value_or(""), avatar.value_or(""));
     }
   }

@@ -55,10 +55,14 @@ bool path_within(const std::string& outer, const std::string& inner) {
   return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/');
 }
 
-/// Why binding host path `source` (normalised) is refused, or "".
-std::string blocked_source_reason(const std::string& source) {
+/// Why binding host path `source` (normalised) is refused, or "". `workspace`: the check of an
+/// agent workspace, where /root is root's home (its credential folders stay blocked below).
+std::string blocked_source_reason(const std::string& source, bool workspace = false) {
   if (source == "/") return "binds the host's whole file system \"/\"";
-  std::vector<std::string> blocked(std::begin(kBlockedHostPaths), std::end(kBlockedHostPaths));
+  std::vector<std::string> blocked;
+  for (const char* b : kBlockedHostPaths) {
+    if (!workspace || std::string_view(b) != "/root") blocked.emplace_back(b);
+  }
   if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') {
     const std::string h = normal_path(home);
     if (h != "/") {
@@ -489,6 +493,18 @@ std::vector<std::string> bwrap_wrapper(const Settings& settings, const fs::path&
   a.insert(a.end(), {"--setenv", "HOME", ws, "--unsetenv", "TMPDIR"});
   a.insert(a.end(), {"--chdir", settings.workspace_access == WorkspaceAccess::kNone ? ws : cwd.string(), "--"});
   return a;
+}
+
+std::string workspace_host_path_refusal(const fs::path& path) {
+  const std::string lexical = normal_path(path.string());
+  std::string reason = blocked_source_reason(lexical, true);
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(path, ec);
+  if (reason.empty() && !ec && normal_path(real.string()) != lexical) {
+    reason = blocked_source_reason(normal_path(real.string()), true);
+  }
+  if (reason.starts_with("binds ")) reason = "is " + reason.substr(6);  // (a bind's wording)
+  return reason;
 }
 
 std::string file_tool_refusal(const Settings& settings, std::string_view tool) {

@@ -119,6 +119,13 @@ Status check_binds(const Settings& settings);
 std::vector<std::string> bwrap_wrapper(const Settings& settings, const std::filesystem::path& bwrap,
                                        const std::filesystem::path& workspace, const std::filesystem::path& cwd);
 
+/// Why `path` (absolute) must never be an agent's workspace, or "": it is "/", or is, lies in or
+/// holds one of the blocked host paths of a sandbox bind (settings_for_agent: system state, devices,
+/// the Docker socket, the home's credential folders ~/.ssh, ~/.aws …) except /root itself (root's
+/// home holds the default state directory), lexically or through a symlink. E.g.
+/// "binds /home/u/.ssh" or "holds /etc".
+std::string workspace_host_path_refusal(const std::filesystem::path& path);
+
 /// The message a file tool answers with instead of running, or "" when allowed: `write`, `edit`,
 /// `apply_patch` under `ro`; every fs tool under `none`.
 std::string file_tool_refusal(const Settings& settings, std::string_view tool_name);
