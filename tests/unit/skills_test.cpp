@@ -323,7 +323,7 @@ TEST(SkillsScan, WhatTheScanCannotReadIsAFindingNotACleanPass) {
   const fs::path dir = fs::temp_directory_path() / ("pincer-scan-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   sk_write(dir / "SKILL.md", sk_md("s", "d"));
-  sk_write(dir / "icon.png", std::string("\x89PNG\0\0binary", 14));  // an asset: skipped
+  sk_write(dir / "icon.png", std::string("\x89PNG\0\0binary", 12));  // an asset: skipped
   sk_write(dir / ".git/objects/ab", std::string("x\0y", 3));            // version control: skipped
   EXPECT_TRUE(scan_skill_dir(dir).empty());
   auto rules_of = [&] {
