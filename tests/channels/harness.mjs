@@ -66,6 +66,26 @@ export function telegramServerClass() {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The texts the bot `token` sent to chat `chat` on the emulator `server`, oldest first. */
+export function botTextsIn(server, token, chat) {
+  return server.getUpdatesHistory(token)
+    .filter((u) => u.message && String(u.message.chat_id) === String(chat))
+    .map((u) => String(u.message.text));
+}
+
+/** Polls `predicate` every 50 ms; after `ms`, fails with `what` and `context()` (e.g. chats, logs). */
+export async function waitUntil(predicate, what, context, ms = 40000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await predicate()) return;
+    await sleep(50);
+  }
+  throw new Error(`timed out waiting for ${what}; ${context()}`);
+}
+
+/** How many of `texts` contain `needle`. */
+export const countContaining = (texts, needle) => texts.filter((t) => t.includes(needle)).length;
+
 export function freePort() {
   return new Promise((resolve) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {

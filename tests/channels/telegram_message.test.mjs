@@ -18,7 +18,7 @@ import os from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { stop, cleanEnv } from '../support/processes.mjs';
-import { freePort, launchGateway, sleep, startMockLlm, tearDown, telegramServerClass, testArguments } from './harness.mjs';
+import { botTextsIn, countContaining, freePort, launchGateway, startMockLlm, tearDown, telegramServerClass, testArguments, waitUntil } from './harness.mjs';
 
 const BOT_TOKEN = '666666:message-test-token-for-the-emulator';
 const OWNER = 1004;
@@ -37,26 +37,13 @@ async function startGateway() {
   gatewayPort = Number((await gateway.ready)[1]);
 }
 
-/// The bot's texts in chat `chat`, oldest first.
-function botTexts(chat) {
-  return server.getUpdatesHistory(BOT_TOKEN)
-    .filter((u) => u.message && String(u.message.chat_id) === String(chat))
-    .map((u) => String(u.message.text));
-}
-
-async function waitFor(predicate, what, ms = 40000) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await predicate()) return;
-    await sleep(50);
-  }
-  assert.fail(`timed out waiting for ${what}; owner chat: ${JSON.stringify(botTexts(OWNER))}, team chat: ` +
-    `${JSON.stringify(botTexts(TEAM))}\n${gateway.output().slice(-3000)}`);
-}
+const botTexts = (chat) => botTextsIn(server, BOT_TOKEN, chat);
+const waitFor = (predicate, what, ms) => waitUntil(predicate, what, () => `owner chat: ${JSON.stringify(botTexts(OWNER))}, team chat: ${JSON.stringify(botTexts(TEAM))}\n` +
+  gateway.output().slice(-3000), ms);
 
 const mockJson = async (p, method = 'GET', body) =>
   (await fetch(`http://127.0.0.1:${mockPort}${p}`, { method, body, headers: { 'content-type': 'application/json' } })).json();
-const count = (texts, needle) => texts.filter((t) => t.includes(needle)).length;
+const count = countContaining;
 
 before(async () => {
   home = mkdtempSync(path.join(os.tmpdir(), 'pincer-tgmsg-'));

@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cleanEnv } from '../support/processes.mjs';
-import { freePort, launchGateway, sleep, startMockLlm, tearDown, telegramServerClass, testArguments } from './harness.mjs';
+import { botTextsIn, countContaining, freePort, launchGateway, startMockLlm, tearDown, telegramServerClass, testArguments, waitUntil } from './harness.mjs';
 
 const BOT_TOKEN = '777777:subagents-test-token-for-the-emulator';
 const OWNER = 1006;
@@ -23,22 +23,11 @@ const TelegramServer = telegramServerClass();
 const env = cleanEnv();
 let server, apiPort, mock, gateway, home;
 
-function botTexts(chat) {
-  return server.getUpdatesHistory(BOT_TOKEN)
-    .filter((u) => u.message && String(u.message.chat_id) === String(chat))
-    .map((u) => String(u.message.text));
-}
+const botTexts = (chat) => botTextsIn(server, BOT_TOKEN, chat);
+const waitFor = (predicate, what, ms) => waitUntil(predicate, what, () => `owner chat: ${JSON.stringify(botTexts(OWNER))}\n` +
+  gateway.output().slice(-3000), ms);
 
-async function waitFor(predicate, what, ms = 40000) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await predicate()) return;
-    await sleep(50);
-  }
-  assert.fail(`timed out waiting for ${what}; owner chat: ${JSON.stringify(botTexts(OWNER))}\n${gateway.output().slice(-3000)}`);
-}
-
-const count = (texts, needle) => texts.filter((t) => t.includes(needle)).length;
+const count = countContaining;
 
 before(async () => {
   home = mkdtempSync(path.join(os.tmpdir(), 'pincer-tgsub-'));
