@@ -195,6 +195,7 @@ void AgentRun::resume(int64_t user_message_ms) {
 }
 
 void AgentRun::begin() {
+  if (in_.failover) use_candidate(/*announce=*/!in_.failover->switches().empty());
   if (!api_) {
     return finish_error("model " + in_.model.provider + "/" + in_.model.id + " uses unknown api \"" + in_.model.api +
                         "\"");
@@ -251,6 +252,7 @@ void AgentRun::send_model_request(context::Assembled assembled) {
     ++attempt_;
     status_ = 0;
     error_body_.clear();
+    body_head_.clear();
     retry_after_.clear();
     stream_error_.reset();
     reply_recorded_ = false;
@@ -283,6 +285,7 @@ void AgentRun::send_model_request(context::Assembled assembled) {
       if (self->status_ < 200 || self->status_ >= 300) {
         if (self->error_body_.size() < 64 * 1024) self->error_body_.append(bytes.substr(0, 64 * 1024));
       } else if (!self->stream_error_) {
+        if (self->body_head_.size() < kBodyHeadBytes) self->body_head_.append(bytes.substr(0, kBodyHeadBytes - self->body_head_.size()));
         if (auto st = self->decoder_->feed(bytes); !st) self->stream_error_ = st.error();
       }
     };
@@ -310,9 +313,16 @@ void AgentRun::on_model_done(const std::optional<net::TransportError>& error) {
   if (status_ < 200 || status_ >= 300) {
     return handle_failure(llm::classify_http(in_.model, status_, error_body_, retry_after_));
   }
-  if (stream_error_) return handle_failure(llm::classify_stream_error(in_.model, *stream_error_));
+  // A 2xx whose body is an error object (some proxies answer so) is classified by that object.
+  auto stream_failure = [this](const Error& e) {
+    if (e.code != "PROVIDER_STREAM_ERROR") {
+      if (auto f = llm::classify_error_body(in_.model, body_head_)) return *f;
+    }
+    return llm::classify_stream_error(in_.model, e);
+  };
+  if (stream_error_) return handle_failure(stream_failure(*stream_error_));
   auto reply = decoder_->finish();
-  if (!reply) return handle_failure(llm::classify_stream_error(in_.model, reply.error()));
+  if (!reply) return handle_failure(stream_failure(reply.error()));
   handle_reply(std::move(*reply));
 }
 
@@ -333,19 +343,13 @@ void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
                in_.max_attempts, failure.retryable && !streamed_ && attempt_ < in_.max_attempts ? ", retrying" : "",
                failure.message);
   if (!streamed_ && recover_context(failure)) return;  // L2/L3: compact (or cut) and call again
-  // Retry only while nothing of this reply has been shown: a retry after visible deltas would
-  // repeat text to the user.
-  if (failure.retryable && !streamed_ && attempt_ < in_.max_attempts) {
-    const int64_t wait = llm::backoff_ms(attempt_, failure);
-    if (wait > 0) {
-      auto self = shared_from_this();
-      retry_timer_ = loop_.after(wait, [self] {
-        self->retry_timer_.reset();
-        if (self->aborted_) return self->finish_aborted();
-        self->retry_();
-      });
-      return;
-    }
+  // Retry or fail over only while nothing of this reply has been shown: a retry after visible
+  // deltas would repeat text to the user.
+  const int64_t wait = failure.retryable && !streamed_ && attempt_ < in_.max_attempts ? llm::backoff_ms(attempt_, failure) : 0;
+  if (!streamed_ && in_.failover) {
+    if (fail_over(failure, wait)) return;
+  } else if (wait > 0) {
+    return schedule_retry(wait);
   }
   // Keep what was streamed (if anything) and the error in the transcript, as pi does.
   llm::AssistantMessage failed = decoder_ ? decoder_->partial() : llm::AssistantMessage{};
@@ -357,11 +361,12 @@ void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
   if (failed.timestamp == 0) failed.timestamp = clock_.wall_ms();
   record(failed);
   reply_recorded_ = true;
-  finish_error(save_error_.empty() ? failure.message : failure.message + "; " + save_error_,
-               llm::to_string(failure.reason));
+  const std::string message = failure.message + failover_summary();
+  finish_error(save_error_.empty() ? message : message + "; " + save_error_, llm::to_string(failure.reason));
 }
 
 void AgentRun::handle_reply(llm::AssistantMessage reply) {
+  if (in_.failover) in_.failover->on_success(clock_.wall_ms());
   usage_.input += reply.usage.input;
   usage_.output += reply.usage.output;
   usage_.cache_read += reply.usage.cache_read;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "agent/branch_switch.h"
+#include "agent/model_failover.h"
 #include "agent/run_events.h"
 #include "context/context_engine.h"
 #include "context/summarizer.h"
@@ -71,7 +72,11 @@ struct RunInputs {
   llm::ThinkingLevel thinking = llm::ThinkingLevel::Off;
   int64_t timeout_ms = 600'000;      ///< whole run (agents.defaults.timeoutSeconds)
   int max_model_calls = 32;          ///< bound on reason–act iterations
-  int max_attempts = 3;              ///< per model call, for retryable failures (PV-4)
+  int max_attempts = 3;              ///< per model call and candidate, for retryable failures (PV-4)
+  /// The (model, credential) chain of PV-5 (model_failover.h): the run starts on its current()
+  /// candidate (overriding `model`) and asks it after every failed clean attempt. Null = only
+  /// `model`, retried with backoff.
+  std::shared_ptr<ModelFailover> failover;
   int64_t exec_timeout_ms = 1'800'000;
   std::map<std::string, std::string> tool_env;  ///< base environment for exec (scrubbed by the tool)
   tools::ProcessTable* processes = nullptr;     ///< background exec sessions (owned by the service)
@@ -156,6 +161,15 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void on_compaction_event(const context::CompactionEvent& e, bool will_retry);
   void on_model_done(const std::optional<net::TransportError>& error);
   void handle_failure(const llm::ProviderFailure& failure);
+  /// PV-5 (agent_run_failover.cpp): asks the failover chain what to do after a failed clean
+  /// attempt; true when it retries (after `wait_ms`) or switched candidates and called again.
+  bool fail_over(const llm::ProviderFailure& failure, int64_t wait_ms);
+  /// Uses in_.failover->current() from now on and reports the last switch (a Failover event).
+  void use_candidate(bool announce);
+  /// The retry of the current call after `wait_ms` (the same request).
+  void schedule_retry(int64_t wait_ms);
+  /// " (failed over: a → b: reason; …)" for the final error when the chain switched, else "".
+  std::string failover_summary() const;
   void handle_reply(llm::AssistantMessage reply);
   void run_next_tool();
   /// Runs (or, with `denied`, refuses) one tool call on a worker, then continues the loop.
@@ -191,6 +205,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::unique_ptr<llm::StreamDecoder> decoder_;
   int status_ = 0;
   std::string error_body_;
+  std::string body_head_;  ///< the first kBodyHeadBytes of a 2xx body (an error object instead of a stream)
+  static constexpr std::size_t kBodyHeadBytes = 4096;
   std::string retry_after_;
   std::optional<Error> stream_error_;
   bool streamed_ = false;  ///< deltas were already shown: no silent retry

@@ -328,6 +328,9 @@ void AgentService::start(Pending p) {
     in.model = std::move(*own);
   }
   in.cron = s.cron_backend;
+  // PV-5: the run's model, its auth profiles, then the agent's fallbacks (model_failover.h).
+  in.failover = make_model_failover(in.model, spec->model.fallbacks, s.models, s.auth_profiles_for(p.agent_id), s.clock.wall_ms());
+  in.model = in.failover->current().model;
   in.session_backends = s.session_backends;
   in.lane = to_string(p.request.lane);
   in.origin = {p.request.origin.channel, p.request.origin.account_id, p.request.origin.chat_id, p.request.origin.thread_id};

@@ -24,6 +24,8 @@
 #include "tools/registry.h"
 #include "store/transcript.h"
 
+#include "llm/auth/auth_profile_file.h"
+
 namespace pincer::agent {
 
 using nlohmann::json;
@@ -104,6 +106,13 @@ struct AgentService::Impl {
   std::map<std::string, std::deque<std::pair<int64_t, std::string>>> system_events;  // by session key (AT-2)
   tools::CronBackend* cron_backend = nullptr;  // the cron tool's jobs (AT-2)
   tools::SessionBackends session_backends;     // the session tools' backends (TL-1, MA-2, MA-3)
+  // PV-2: each agent's auth-profiles.json, opened on its first run (re-read when it changes).
+  std::map<std::string, std::shared_ptr<llm::auth::AuthProfileFile>> auth_files;
+  std::shared_ptr<llm::auth::AuthProfileFile> auth_profiles_for(const std::string& agent_id) {
+    auto& file = auth_files[agent_id];
+    if (!file) file = std::make_shared<llm::auth::AuthProfileFile>(llm::auth::auth_profiles_path(state_dir, agent_id));
+    return file;
+  }
   void open_journal();                    // agent_journal.cpp
   SessionArchiver archiver{http};  // the /new archive into memory (MM-9); last: cancelled first
 };

@@ -22,6 +22,8 @@ struct RunEvent {
                      ///< one event per steer() call, in call order, before the next model call
     Compaction,      ///< the context engine compacted (CX-9): `data` = {phase: start|end, reason,
                      ///< tokensBefore, tokensAfter?, compacted?, error?, willRetry?}
+    Failover,        ///< the run moved to another model or auth profile (PV-5): `data` =
+                     ///< FailoverSwitch::to_json(); provider/model are the new ones
     End,             ///< finished: `text` = final reply, stop_reason
     Error,           ///< failed: `error` = one clear line
     Aborted,         ///< stopped by a client or the timeout: `text` = partial reply, stop_reason

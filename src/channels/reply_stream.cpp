@@ -49,11 +49,26 @@ std::string channel_error_text(const agent::RunEvent& e) {
   if (r == "auth" || r == "auth_permanent") what = "the model provider refused the gateway's credentials";
   else if (r == "billing") what = "the model provider account is out of credit";
   else if (r == "rate_limit") what = "the model provider is busy or rate-limited; try again in a moment";
+  else if (r == "overloaded") what = "the model provider is overloaded; try again in a moment";
   else if (r == "timeout") what = "the model provider did not answer in time; try again in a moment";
   else if (r == "context_overflow") what = "the conversation no longer fits the model; send /new to start afresh";
   else if (r == "model_not_found") what = "the configured model was not found at the provider";
   else if (!r.empty()) what = "the model call failed";
   return std::string("⚠️ Sorry, I could not answer: ") + what + ". (The owner can find the details in the gateway log.)";
+}
+
+std::string failover_notice_text(const agent::RunEvent& e) {
+  const std::string reason = e.data.value("reason", "");
+  std::string why = "failed";
+  if (reason == "rate_limit") why = "is rate-limited";
+  else if (reason == "overloaded") why = "is overloaded";
+  else if (reason == "timeout") why = "did not answer";
+  else if (reason == "billing") why = "is out of credit";
+  else if (reason == "auth" || reason == "auth_permanent") why = "refused its credentials";
+  else if (reason == "model_not_found") why = "was not found";
+  else if (reason == "unavailable") why = "is cooling down";
+  return "ℹ️ " + e.data.value("fromModel", std::string("the model")) + " " + why + "; answering with " +
+         e.data.value("toModel", std::string("another model")) + ".";
 }
 
 const char* to_string(StreamMode mode) {
@@ -189,6 +204,13 @@ void ReplyStream::deliver_whole(const std::string& markdown, const std::string& 
 
 void ReplyStream::on_event(const agent::RunEvent& e, bool superseded) {
   if (ended_) return;
+  if (e.kind == K::Failover && !superseded) {
+    // PV-5: another model answers — say so before its reply (a rotated key of the same model is
+    // the owner's business: the log has it).
+    const std::string from = e.data.value("fromModel", ""), to = e.data.value("toModel", "");
+    if (!from.empty() && from != to) deliver_whole(failover_notice_text(e), ":failover" + std::to_string(++failovers_));
+    return;
+  }
   const bool terminal = e.kind == K::End || e.kind == K::Error || e.kind == K::Aborted;
   const bool abort = e.kind == K::Aborted || (terminal && superseded);
   switch (settings_.mode) {

@@ -74,6 +74,10 @@ const char* to_string(StreamMode mode);
 /// gateway log. Never the error's own text: a provider may echo a key or internal detail in it,
 /// and chat senders need not be the owner (issue 22, item 6).
 std::string channel_error_text(const agent::RunEvent& e);
+/// The notice a chat gets when another model takes over a run (a Failover event between models,
+/// PV-5): "ℹ️ openai/gpt-4.1 is rate-limited; answering with anthropic/claude-sonnet-4." — no
+/// provider text, no profile ids.
+std::string failover_notice_text(const agent::RunEvent& e);
 
 struct ReplyStreamSettings {
   StreamMode mode = StreamMode::Off;
@@ -193,6 +197,7 @@ class ReplyStream : public std::enable_shared_from_this<ReplyStream> {
   ReplyStreamSettings settings_;
   std::function<int64_t(int64_t, int64_t)> random_;
   bool ended_ = false;  ///< a terminal event arrived
+  int failovers_ = 0;   ///< Failover notices sent (their delivery ids)
 
   // partial
   std::string text_;        ///< Markdown of the current model step so far

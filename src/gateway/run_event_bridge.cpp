@@ -119,6 +119,12 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
       case RunEvent::Kind::Compaction:
         s.agent_event(e, "compaction", e.data);  // OpenClaw's stream: phase start|end (willRetry)
         break;
+      case RunEvent::Kind::Failover: {  // PV-5: another model or auth profile answers, and why
+        json data = e.data;
+        data["phase"] = "fallback";
+        s.agent_event(e, "lifecycle", std::move(data));
+        break;
+      }
       case RunEvent::Kind::Steered:
         // The steering message is a user message in the transcript (chat.history shows it); the
         // OpenClaw protocol has no agent stream for it, so clients are not told here.

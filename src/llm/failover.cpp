@@ -25,6 +25,7 @@ std::string_view to_string(FailoverReason reason) {
   switch (reason) {
     case FailoverReason::Billing: return "billing";
     case FailoverReason::RateLimit: return "rate_limit";
+    case FailoverReason::Overloaded: return "overloaded";
     case FailoverReason::Auth: return "auth";
     case FailoverReason::AuthPermanent: return "auth_permanent";
     case FailoverReason::Timeout: return "timeout";
@@ -38,7 +39,7 @@ std::string_view to_string(FailoverReason reason) {
 }
 
 std::optional<FailoverReason> failover_reason_from_string(std::string_view s) {
-  for (auto r : {FailoverReason::Billing, FailoverReason::RateLimit, FailoverReason::Auth,
+  for (auto r : {FailoverReason::Billing, FailoverReason::RateLimit, FailoverReason::Overloaded, FailoverReason::Auth,
                  FailoverReason::AuthPermanent, FailoverReason::Timeout, FailoverReason::Format,
                  FailoverReason::ModelNotFound, FailoverReason::SessionExpired,
                  FailoverReason::ContextOverflow, FailoverReason::Unknown}) {
@@ -195,7 +196,7 @@ std::optional<Reason> by_specific_code(const std::vector<std::string>& codes) {
     if (has_any(c, {"insufficient_quota", "billing", "payment_required", "insufficient_credits"})) return Reason::Billing;
     if (has_any(c, {"context_length_exceeded", "context_window_exceeded", "request_too_large"})) return Reason::ContextOverflow;
     if (has_any(c, {"rate_limit", "too_many_requests", "resource_exhausted", "throttl"})) return Reason::RateLimit;
-    if (has_any(c, {"overloaded"})) return Reason::RateLimit;
+    if (has_any(c, {"overloaded"})) return Reason::Overloaded;
     if (has_any(c, {"invalid_api_key", "permission_error", "permission_denied", "account_deactivated",
                     "organization_deactivated"})) {
       return Reason::AuthPermanent;
@@ -212,7 +213,8 @@ std::optional<Reason> by_specific_code(const std::vector<std::string>& codes) {
 std::optional<Reason> by_generic_code(const std::vector<std::string>& codes) {
   for (const std::string& c : codes) {
     if (has_any(c, {"invalid_request", "bad_request", "invalid_argument", "invalid_value"})) return Reason::Format;
-    if (has_any(c, {"api_error", "internal", "server_error", "timeout", "unavailable", "deadline_exceeded"})) {
+    if (has_any(c, {"unavailable"})) return Reason::Overloaded;
+    if (has_any(c, {"api_error", "internal", "server_error", "timeout", "deadline_exceeded"})) {
       return Reason::Timeout;
     }
   }
@@ -229,18 +231,18 @@ std::optional<Reason> by_message(std::string_view t) {
     return Reason::SessionExpired;
   }
   if (says_model_not_found(t)) return Reason::ModelNotFound;
-  if (has_any(t, {"bad gateway", "service unavailable", "gateway timeout", "502", "503", "504", "521"})) {
-    return Reason::Timeout;
+  if (has_any(t, {"overloaded", "over capacity", "at capacity", "server busy", "high demand",
+                  "service unavailable", "temporarily unavailable", "maximum pending requests", "529", "503"})) {
+    return Reason::Overloaded;
   }
+  if (has_any(t, {"bad gateway", "gateway timeout", "502", "504", "521"})) return Reason::Timeout;
   if (has_any(t, {"api_error", "internal server error", "internal error", "server_error", "server error"})) {
     return Reason::Timeout;
   }
   if (says_quota_exhausted(t)) return Reason::Billing;
   if (has_any(t, {"rate limit", "rate_limit", "ratelimit", "rate-limit", "too many requests", "429",
-                  "throttl", "resource_exhausted", "resource has been exhausted"})) {
-    return Reason::RateLimit;
-  }
-  if (has_any(t, {"overloaded", "over capacity", "at capacity", "server busy", "maximum pending requests", "529"})) {
+                  "throttl", "resource_exhausted", "resource has been exhausted", "usage limit",
+                  "usage cap", "in cooldown", "cooling down", "all profiles unavailable"})) {
     return Reason::RateLimit;
   }
   if (says_context_overflow(t)) return Reason::ContextOverflow;
@@ -250,14 +252,15 @@ std::optional<Reason> by_message(std::string_view t) {
     return Reason::Format;
   }
   if (has_any(t, {"billing", "payment", "credits", "quota", "balance is too low"})) return Reason::Billing;
-  if (has_any(t, {"timeout", "timed out", "etimedout", "econnreset", "econnrefused", "socket hang up",
+  if (has_any(t, {"timeout", "timed out", "deadline exceeded", "deadline_exceeded", "etimedout", "econnreset", "econnrefused", "socket hang up",
                   "network error", "connection reset", "connection refused", "eai_again", "enotfound",
                   "fetch failed", "premature close", "connection closed"})) {
     return Reason::Timeout;
   }
   if (says_permanent_auth(t)) return Reason::AuthPermanent;
   if (has_any(t, {"unauthorized", "authentication", "forbidden", "api key", "api_key", "invalid token",
-                  "token expired", "401", "403"})) {
+                  "token expired", "insufficient scope", "missing scope", "required scope",
+                  "insufficient permissions", "permission denied", "not have permission", "401", "403"})) {
     return Reason::Auth;
   }
   return std::nullopt;
@@ -283,7 +286,10 @@ std::optional<Reason> by_status(int status, std::string_view text, const std::ve
     case 410: return Reason::SessionExpired;
     case 413: return Reason::ContextOverflow;
     case 422: return Reason::Format;
-    case 529: return Reason::RateLimit;
+    case 503:
+    case 529:
+      return code == Reason::ContextOverflow || says_context_overflow(text) ? Reason::ContextOverflow
+                                                                            : Reason::Overloaded;
     default: break;
   }
   if (status >= 500 && status <= 599) {
@@ -312,6 +318,7 @@ std::string_view phrase(Reason reason, int status, bool overloaded) {
   switch (reason) {
     case Reason::Billing: return "billing problem (credits or quota exhausted)";
     case Reason::RateLimit: return overloaded ? "overloaded" : "rate limited";
+    case Reason::Overloaded: return "overloaded";
     case Reason::Auth: return "authentication failed";
     case Reason::AuthPermanent: return "API key rejected";
     case Reason::Timeout:
@@ -348,7 +355,7 @@ std::string compose(const ModelSpec& model, std::string_view what, const std::st
   return retry.empty() ? out : out + "; " + retry;
 }
 
-bool is_retryable(Reason r) { return r == Reason::RateLimit || r == Reason::Timeout; }
+bool is_retryable(Reason r) { return r == Reason::RateLimit || r == Reason::Overloaded || r == Reason::Timeout; }
 
 /// "try again in 20s" / "in 1.5s" / "in 250ms" / "in 2m" (OpenAI puts this in its messages).
 std::optional<int64_t> retry_hint(std::string_view lowered) {
@@ -495,6 +502,20 @@ ProviderFailure classify_transport(const ModelSpec& model, int sys_errno_or_0, s
   f.retryable = is_retryable(f.reason);
   f.cause = phrase_text;
   f.message = compose(model, phrase_text, detail, std::nullopt, false);
+  return f;
+}
+
+std::optional<ProviderFailure> classify_error_body(const ModelSpec& model, std::string_view body) {
+  std::size_t start = 0;
+  while (start < body.size() && std::isspace(static_cast<unsigned char>(body[start]))) ++start;
+  if (start >= body.size() || body[start] != '{') return std::nullopt;
+  json doc = json::parse(body.substr(start), nullptr, false);
+  if (!doc.is_object()) return std::nullopt;
+  const bool has_error = (doc.contains("error") && (doc["error"].is_object() || doc["error"].is_string())) ||
+                         (doc.value("type", json()).is_string() && doc["type"].get<std::string>() == "error");
+  if (!has_error) return std::nullopt;
+  ProviderFailure f = classify_http(model, 0, body, "");
+  f.cause = "error body in a 2xx response: " + f.cause;
   return f;
 }
 

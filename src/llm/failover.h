@@ -10,20 +10,25 @@
 //      this organization"; 408 timeout; 400 format, unless the body says context overflow
 //      (context_overflow), credits exhausted (billing) or unknown model (model_not_found);
 //      404 model_not_found; 410 session_expired; 413 context_overflow; 422 format;
-//      529 rate_limit (overloaded); other 5xx (500/502/503/504/521/…) timeout, unless the body says
+//      503 and 529 overloaded (PV-4); other 5xx (500/502/504/521/…) timeout, unless the body says
 //      context overflow.
 //   2. Provider error codes/types in the JSON body ({error:{type|code|status}}, {type}), e.g.
-//      rate_limit_error, overloaded_error, insufficient_quota, context_length_exceeded,
+//      rate_limit_error, overloaded_error (overloaded), UNAVAILABLE (overloaded), insufficient_quota, context_length_exceeded,
 //      invalid_api_key, authentication_error, not_found_error, api_error.
 //   3. Transport errors (classify_transport): timeouts, ECONNREFUSED, ECONNRESET, ETIMEDOUT,
 //      EHOSTUNREACH, ENETUNREACH, EPIPE, DNS failures → timeout; TLS certificate failures → unknown.
 //   4. Message heuristics on the provider's message, in OpenClaw's order: image size → format;
 //      session expired; model not found; transient HTTP (bad gateway …) → timeout; internal API
-//      error → timeout; billing phrases that mention the quota; rate limit; overloaded →
-//      rate_limit; context overflow; format; billing; timeout/network; permanent auth; auth.
+//      error → timeout; billing phrases that mention the quota; rate limit and usage-limit or
+//      credential-cooldown phrases → rate_limit; overloaded / "high demand" / "service
+//      unavailable" → overloaded; context overflow; format; billing; timeout/network ("deadline
+//      exceeded"); permanent auth; auth (also missing scopes / permissions).
 //   Anything else is unknown.
 //
-// Retry: rate_limit and timeout are retryable (same model, after backoff_ms); every other reason
+// Errors that arrive as text only (an in-stream error event, a 200 whose body is an error object:
+// classify_error_body) go through stages 2 and 4 like an HTTP body.
+//
+// Retry: rate_limit, overloaded and timeout are retryable (same model, after backoff_ms); every other reason
 // is not (fail over or report instead).
 #pragma once
 
@@ -39,7 +44,8 @@ namespace pincer::llm {
 
 enum class FailoverReason {
   Billing,          ///< "billing": out of credits / quota (HTTP 402)
-  RateLimit,        ///< "rate_limit": throttled or overloaded (429, 529)
+  RateLimit,        ///< "rate_limit": throttled (429), or out of a usage allowance for now
+  Overloaded,       ///< "overloaded": the provider is busy for everyone (503, 529, "high demand")
   Auth,             ///< "auth": credentials rejected, maybe recoverable (401/403)
   AuthPermanent,    ///< "auth_permanent": key invalid, revoked or disabled
   Timeout,          ///< "timeout": timed out, unreachable, server error (408, 5xx, transport)
@@ -50,7 +56,7 @@ enum class FailoverReason {
   Unknown,          ///< "unknown"
 };
 
-/// "billing", "rate_limit", "auth", "auth_permanent", "timeout", "format", "model_not_found",
+/// "billing", "rate_limit", "overloaded", "auth", "auth_permanent", "timeout", "format", "model_not_found",
 /// "session_expired", "context_overflow", "unknown".
 std::string_view to_string(FailoverReason reason);
 std::optional<FailoverReason> failover_reason_from_string(std::string_view s);
@@ -84,6 +90,11 @@ ProviderFailure classify_http(const ModelSpec& model, int status, std::string_vi
 /// the client's own deadline expired.
 ProviderFailure classify_transport(const ModelSpec& model, int sys_errno_or_0, std::string_view what,
                                    bool timed_out);
+
+/// Classifies a 2xx response whose body is an error object instead of the expected stream
+/// ({"error": {...}} or {"type": "error", ...}), as some proxies and gateways answer. nullopt when
+/// `body` is not such an object (then the decoder's own error stands).
+std::optional<ProviderFailure> classify_error_body(const ModelSpec& model, std::string_view body);
 
 /// Classifies a StreamDecoder error: PROVIDER_STREAM_ERROR by its message ("type: message"),
 /// PROVIDER_STREAM_INCOMPLETE as timeout (connection cut), anything else as unknown.
