@@ -126,9 +126,8 @@ ModelFailover::Action ModelFailover::on_failure(const llm::ProviderFailure& fail
   switch (failure.reason) {
     case Reason::RateLimit:
       mark(failure, now_ms);
-      if (switch_to(Next::SameModel, failure, now_ms)) return Action::Switch;
-      if (can_retry) return Action::Retry;
-      return switch_to(Next::Any, failure, now_ms) ? Action::Switch : Action::GiveUp;
+      if (switch_to(Next::SameModel, failure, now_ms) || switch_to(Next::Any, failure, now_ms)) return Action::Switch;
+      return can_retry ? Action::Retry : Action::GiveUp;
     case Reason::Overloaded:
     case Reason::Timeout:
       if (can_retry) return Action::Retry;

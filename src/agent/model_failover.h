@@ -12,7 +12,8 @@
 // Decisions by failover reason (the clean-attempt rule — nothing of this reply shown, no tool run
 // for it — is the caller's: AgentRun asks only then):
 //   rate_limit            mark the profile cooling; the next candidate of the same model, else
-//                         retry with backoff while attempts remain, else the next model
+//                         the next model (OpenClaw's order), else retry with backoff while
+//                         attempts remain (a single key without fallbacks waits out its limit)
 //   overloaded, timeout   retry with backoff while attempts remain, then the next model (other
 //                         profiles of the same provider would meet the same outage)
 //   auth                  mark the profile cooling; the next candidate

@@ -294,6 +294,7 @@ function errorKindFor(status) {
   if (status === 401 || status === 403) return "auth";
   if (status === 404) return "not_found";
   if (status === 429) return "rate_limit";
+  if (status === 402) return "billing";
   if (status === 503 || status === 529) return "overloaded";
   if (status >= 500) return "server";
   return "invalid_request";
@@ -555,6 +556,7 @@ function errorBody(api, kind, status, ctx, message) {
       rate_limit: ["rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit. Please try again later."],
       server: ["api_error", "Internal server error"],
       overloaded: ["overloaded_error", "Overloaded"],
+      billing: ["invalid_request_error", "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."],
       overflow: ["invalid_request_error", `prompt is too long: ${200000 + ctx.inputTokens} tokens > 200000 maximum`],
       invalid_request: ["invalid_request_error", "Invalid request"],
     };
@@ -584,6 +586,7 @@ function errorBody(api, kind, status, ctx, message) {
     rate_limit: [`Rate limit reached for ${model} on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 1s.`, "requests", null, "rate_limit_exceeded"],
     server: ["The server had an error while processing your request. Sorry about that!", "server_error", null, null],
     overloaded: ["The server is currently overloaded with other requests. Sorry about that! You can retry your request.", "server_error", null, "overloaded"],
+    billing: ["You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.", "insufficient_quota", null, "insufficient_quota"],
     overflow: [overflowMsg, "invalid_request_error", api === "responses" ? "input" : "messages", "context_length_exceeded"],
     invalid_request: ["Invalid request", "invalid_request_error", null, null],
   };
@@ -953,6 +956,12 @@ function checkAuth(api, req, apiKey) {
   return { message: `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.` };
 }
 
+/** The credential a request carries (Bearer, x-api-key or x-goog-api-key), or "". */
+function requestKey(req) {
+  const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim() ?? "";
+  return req.headers["x-api-key"] ?? req.headers["x-goog-api-key"] ?? bearer;
+}
+
 /** MOCK_ECHO_KEY: an error message quoting the request's credentials and custom header values verbatim. */
 function echoCredentials(req) {
   const auth = req.headers.authorization ?? "";
@@ -1033,7 +1042,8 @@ export function createMockLlm(options = {}) {
     failSystem: options.failSystem ?? null,
     rejectThinking: options.rejectThinking ?? [],
   };
-  const state = { requests: [], script: [...(options.script ?? [])], once: new Set(), seq: 0, embed: { dims: 64, delayMs: 0, status: 0 } };
+  // keys: per-credential failures set through /__mock/keys ({"<key>": <HTTP status>, 0 = answer}).
+  const state = { requests: [], script: [...(options.script ?? [])], once: new Set(), seq: 0, embed: { dims: 64, delayMs: 0, status: 0 }, keys: {} };
 
   function record(req, path, body) {
     const entry = { id: ++state.seq, t: new Date().toISOString(), method: req.method, path, headers: redactHeaders(req.headers), body };
@@ -1055,6 +1065,17 @@ export function createMockLlm(options = {}) {
 
     const auth = checkAuth(api, req, opts.apiKey);
     if (auth) return fail("auth", 401, auth.message);
+    // A credential told to fail (/__mock/keys) gets the provider's real body for that status.
+    const key = requestKey(req);
+    if (key) entry.keySuffix = key.slice(-4);
+    const keyStatus = key ? Number(state.keys[key] ?? 0) : 0;
+    if (keyStatus) {
+      entry.keyFailure = keyStatus;
+      const err = normaliseError({ status: keyStatus });
+      entry.status = keyStatus;
+      entry.outcome = "error";
+      return sendError(api, res, err, ctx);
+    }
     if (api === "anthropic" && !req.headers["anthropic-version"]) return fail("invalid_request", 400, "anthropic-version: header is required");
     const rejected = thinkingRejection(api, body, opts.rejectThinking);
     if (rejected) {
@@ -1212,6 +1233,22 @@ export function createMockLlm(options = {}) {
       state.once.clear();
       if (url.searchParams.get("script") === "1") state.script = [];
       return sendJson(res, 200, { ok: true });
+    }
+    if (path === "/__mock/keys") {
+      if (method === "POST") {
+        let rules;
+        try {
+          rules = JSON.parse((await readBody(req)) || "{}");
+        } catch (e) {
+          return sendJson(res, 400, { error: `invalid JSON: ${e.message}` });
+        }
+        if (!rules || typeof rules !== "object" || Array.isArray(rules)) return sendJson(res, 400, { error: "keys must be an object of key → HTTP status" });
+        for (const [k, v] of Object.entries(rules)) {
+          if (v) state.keys[k] = Number(v);
+          else delete state.keys[k];
+        }
+      }
+      return sendJson(res, 200, { ok: true, keys: Object.keys(state.keys).length });
     }
     if (path === "/__mock/release" && method === "POST") {
       const name = url.searchParams.get("name") ?? "";

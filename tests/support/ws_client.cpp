@@ -147,13 +147,22 @@ json connect_params(const std::string& token, const std::vector<std::string>& sc
 
 HttpResult http_request(int port, const std::string& method, const std::string& target,
                         const std::map<std::string, std::string>& headers) {
+  return http_request(port, method, target, headers, std::nullopt);
+}
+
+HttpResult http_request(int port, const std::string& method, const std::string& target,
+                        const std::map<std::string, std::string>& headers, const std::optional<std::string>& body) {
   asio::io_context ioc;
   tcp::socket socket(ioc);
   socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)));
-  http::request<http::empty_body> req{http::string_to_verb(method), target, 11};
+  http::request<http::string_body> req{http::string_to_verb(method), target, 11};
   req.set(http::field::host, "127.0.0.1:" + std::to_string(port));
   req.set(http::field::connection, "close");
   for (const auto& [name, value] : headers) req.set(name, value);
+  if (body) {
+    req.body() = *body;
+    req.prepare_payload();
+  }
   http::write(socket, req);
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;

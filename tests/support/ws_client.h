@@ -74,5 +74,8 @@ struct HttpResult {
 /// "Host" entry replaces the default 127.0.0.1:<port>); throws on connection failure.
 HttpResult http_request(int port, const std::string& method, const std::string& target,
                         const std::map<std::string, std::string>& headers = {});
+/// The same with a request body (Content-Length set; give Content-Type in `headers`).
+HttpResult http_request(int port, const std::string& method, const std::string& target,
+                        const std::map<std::string, std::string>& headers, const std::optional<std::string>& body);
 
 }  // namespace pincer::test

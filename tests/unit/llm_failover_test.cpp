@@ -23,14 +23,14 @@ ModelSpec mock_model() {
 }
 
 TEST(LlmFailover, ReasonNamesAreTheClosedSet) {
-  const char* names[] = {"billing", "rate_limit", "auth", "auth_permanent", "timeout", "format",
+  const char* names[] = {"billing", "rate_limit", "overloaded", "auth", "auth_permanent", "timeout", "format",
                          "model_not_found", "session_expired", "context_overflow", "unknown"};
   for (const char* name : names) {
     auto r = failover_reason_from_string(name);
     ASSERT_TRUE(r.has_value()) << name;
     EXPECT_EQ(to_string(*r), name);
   }
-  EXPECT_FALSE(failover_reason_from_string("overloaded").has_value());
+  EXPECT_FALSE(failover_reason_from_string("busy").has_value());
 }
 
 // Issue 22 item 6: a provider that quotes the key it refused. The registered key is masked in
@@ -85,7 +85,7 @@ TEST(LlmFailover, HttpStatusAndBodies) {
       {413, R"({"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}})", R::ContextOverflow, false},
       {429, R"({"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}})", R::RateLimit, true},
       {500, R"({"type":"error","error":{"type":"api_error","message":"Internal server error"}})", R::Timeout, true},
-      {529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})", R::RateLimit, true},
+      {529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})", R::Overloaded, true},
       // Ollama / gateways / bare statuses
       {404, R"({"error":"model \"llama9\" not found, try pulling it first"})", R::ModelNotFound, false},
       {400, R"({"error":"model \"llama9\" not found, try pulling it first"})", R::ModelNotFound, false},
@@ -96,7 +96,7 @@ TEST(LlmFailover, HttpStatusAndBodies) {
       {410, "", R::SessionExpired, false},
       {422, "", R::Format, false},
       {502, "<html><head><title>502 Bad Gateway</title></head><body>cloudflare</body></html>", R::Timeout, true},
-      {503, "upstream connect error", R::Timeout, true},
+      {503, "upstream connect error", R::Overloaded, true},
       {504, "", R::Timeout, true},
       {521, "", R::Timeout, true},
       {500, R"({"error":{"message":"the request exceeds the available context size, try increasing it"}})", R::ContextOverflow, false},
@@ -194,14 +194,21 @@ TEST(LlmFailover, TransportErrors) {
 
 TEST(LlmFailover, StreamErrors) {
   const std::pair<Error, R> cases[] = {
-      {{"PROVIDER_STREAM_ERROR", "overloaded_error: Overloaded"}, R::RateLimit},
+      {{"PROVIDER_STREAM_ERROR", "overloaded_error: Overloaded"}, R::Overloaded},
       {{"PROVIDER_STREAM_ERROR", "rate_limit_exceeded: Slow down"}, R::RateLimit},
       {{"PROVIDER_STREAM_ERROR", "context_length_exceeded: Your input exceeds the context window of this model."}, R::ContextOverflow},
       {{"PROVIDER_STREAM_ERROR", "server_error: boom"}, R::Timeout},
       {{"PROVIDER_STREAM_ERROR", "api_error: Internal server error"}, R::Timeout},
       {{"PROVIDER_STREAM_ERROR", "insufficient_quota: You exceeded your current quota"}, R::Billing},
       {{"PROVIDER_STREAM_ERROR", "model requires more system memory (9.2 GiB) than is available"}, R::Unknown},
-      {{"PROVIDER_STREAM_ERROR", "server busy, please try again.  maximum pending requests exceeded"}, R::RateLimit},
+      {{"PROVIDER_STREAM_ERROR", "server busy, please try again.  maximum pending requests exceeded"}, R::Overloaded},
+      // Errors that arrive only as text (issue 17): usage limits, cooldowns, demand, deadlines, scopes.
+      {{"PROVIDER_STREAM_ERROR", "You've hit your usage limit. Upgrade or try again later."}, R::RateLimit},
+      {{"PROVIDER_STREAM_ERROR", "Provider anthropic is in cooldown (all profiles unavailable)"}, R::RateLimit},
+      {{"PROVIDER_STREAM_ERROR", "The model is experiencing high demand right now"}, R::Overloaded},
+      {{"PROVIDER_STREAM_ERROR", "UNAVAILABLE: The service is currently unavailable."}, R::Overloaded},
+      {{"PROVIDER_STREAM_ERROR", "DEADLINE_EXCEEDED: Deadline exceeded"}, R::Timeout},
+      {{"PROVIDER_STREAM_ERROR", "You have insufficient permissions for this operation. Missing scopes: api.responses.write"}, R::Auth},
       {{"PROVIDER_STREAM_INCOMPLETE", "anthropic-messages stream ended before the response was complete"}, R::Timeout},
       {{"PROVIDER_STREAM_INVALID", "ollama stream: line 2: syntax error"}, R::Unknown},
   };
@@ -241,14 +248,27 @@ TEST(LlmFailover, Backoff) {
   EXPECT_EQ(backoff_ms(1, f, 0.5), 0);
 }
 
+TEST(LlmFailover, AnErrorObjectInA2xxBodyIsClassifiedLikeAnHttpError) {
+  auto f = classify_error_body(mock_model(), R"({"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}})");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->reason, FailoverReason::RateLimit);
+  EXPECT_TRUE(f->retryable);
+  EXPECT_NE(f->cause.find("2xx"), std::string::npos) << f->cause;
+  f = classify_error_body(mock_model(), R"(  {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->reason, FailoverReason::Overloaded);
+  EXPECT_FALSE(classify_error_body(mock_model(), "data: {\"choices\":[]}\n\n").has_value()) << "a stream, not an error";
+  EXPECT_FALSE(classify_error_body(mock_model(), R"({"id":"x","choices":[]})").has_value());
+}
+
 TEST(FailoverCause, TheLogNamesWhatHappenedNotOnlyTheFailoverClass) {
-  // A 503, a refused connection and a cut-off stream are all failover reason "timeout"; the cause
+  // A 504, a refused connection and a cut-off stream are all failover reason "timeout"; the cause
   // (what the retry log prints) tells them apart.
-  const ProviderFailure http = classify_http(mock_model(), 503, "", "");
+  const ProviderFailure http = classify_http(mock_model(), 504, "", "");
   const ProviderFailure refused = classify_transport(mock_model(), ECONNREFUSED, "connect", false);
   const ProviderFailure cut = classify_stream_error(mock_model(), Error{"PROVIDER_STREAM_INCOMPLETE", "eof"});
   for (const auto* f : {&http, &refused, &cut}) EXPECT_EQ(f->reason, FailoverReason::Timeout);
-  EXPECT_NE(http.cause.find("HTTP 503"), std::string::npos) << http.cause;
+  EXPECT_NE(http.cause.find("HTTP 504"), std::string::npos) << http.cause;
   EXPECT_NE(refused.cause.find("ECONNREFUSED"), std::string::npos) << refused.cause;
   EXPECT_EQ(cut.cause, "response cut off");
   EXPECT_NE(classify_http(mock_model(), 429, "", "").cause.find("HTTP 429"), std::string::npos);
