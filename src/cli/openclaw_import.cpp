@@ -17,6 +17,7 @@
 #include "core/json5.h"
 #include "store/atomic_file.h"
 #include "store/instance_lock.h"
+#include "llm/auth/auth_profiles.h"
 #include "store/session_index.h"
 #include "store/session_keys.h"
 #include "store/transcript.h"
@@ -357,6 +358,29 @@ class Planner {
     return Ok{};
   }
 
+  // agents/<id>/agent/auth-profiles.json (PV-2: the same file shape, cooldowns included); the
+  // agent's other files there (models.json …) are reported.
+  Status auth_profiles(const fs::path& dir, const std::string& id) {
+    auto entries = list_dir(dir);
+    if (!entries) return entries.error();
+    for (const auto& p : *entries) {
+      if (p.filename() != "auth-profiles.json") report_.skipped.push_back({shown(p), "no Pincer equivalent yet"});
+    }
+    const fs::path file = dir / "auth-profiles.json";
+    auto doc = read_json(file);
+    if (!doc) return doc.error();
+    if (!doc->has_value()) return Ok{};
+    auto profiles = llm::auth::AuthProfiles::from_json(**doc);
+    if (!profiles) return skip_invalid(shown(file), profiles.error().message);
+    const fs::path dest = fs::path("agents") / id / "agent" / "auth-profiles.json";
+    CopiedItem item{"auth-profiles", id, file, target_ / dest, 0, 0, profiles->credentials().size(),
+                    "credentials and their cooldowns; the file stays private (0600)"};
+    add_file(file, dest, item);
+    plan_.installs.push_back(dest);
+    report_.copied.push_back(std::move(item));
+    return Ok{};
+  }
+
   Status agent_dir(const fs::path& dir, const std::string& id, const std::set<std::string>& configured) {
     auto entries = list_dir(dir);
     if (!entries) return entries.error();
@@ -364,9 +388,11 @@ class Planner {
     for (const auto& p : *entries) {
       const std::string name = p.filename().string();
       if (name == "sessions") continue;
-      report_.skipped.push_back({shown(p), name == "agent" ? "per-agent credentials and model catalog (auth-profiles.json, "
-                                                             "models.json) are not imported; give providers an apiKey"
-                                                           : "no Pincer equivalent yet"});
+      if (name == "agent" && fs::is_directory(fs::symlink_status(p, ec))) {
+        if (auto st = auth_profiles(p, id); !st) return st;
+        continue;
+      }
+      report_.skipped.push_back({shown(p), "no Pincer equivalent yet"});
     }
     const fs::path sessions = dir / "sessions";
     if (!fs::is_directory(sessions, ec)) return Ok{};

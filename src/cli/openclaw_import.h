@@ -111,12 +111,12 @@ ConfigMapping map_config(const nlohmann::json& openclaw, const MapContext& ctx);
 
 /// One item copied (or, in a dry run, to be copied).
 struct CopiedItem {
-  std::string kind;      ///< "workspace" | "sessions" | "devices" | "cron"
+  std::string kind;      ///< "workspace" | "sessions" | "auth-profiles" | "devices" | "cron"
   std::string agent_id;  ///< workspace/sessions: the agent
   std::filesystem::path from, to;
   std::uint64_t files = 0;  ///< regular files copied
   std::uint64_t bytes = 0;  ///< their total size
-  std::uint64_t count = 0;  ///< sessions in sessions.json | paired devices | cron jobs (else 0)
+  std::uint64_t count = 0;  ///< sessions in sessions.json | auth profiles | paired devices | cron jobs (else 0)
   std::string note;
 };
 

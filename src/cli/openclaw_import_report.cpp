@@ -14,6 +14,7 @@ std::string plural(std::uint64_t n, const std::string& one, const std::string& m
 std::string what(const CopiedItem& c) {
   if (c.kind == "workspace") return "workspace of agent " + c.agent_id;
   if (c.kind == "sessions") return "sessions of agent " + c.agent_id;
+  if (c.kind == "auth-profiles") return "auth profiles of agent " + c.agent_id;
   if (c.kind == "devices") return "paired devices";
   if (c.kind == "cron") return "cron jobs";
   return c.kind;
@@ -22,6 +23,7 @@ std::string what(const CopiedItem& c) {
 std::string counts(const CopiedItem& c) {
   std::string out;
   if (c.kind == "sessions") out = plural(c.count, "session", "sessions") + "; ";
+  if (c.kind == "auth-profiles") out = plural(c.count, "profile", "profiles") + "; ";
   if (c.kind == "devices") out = plural(c.count, "device", "devices") + "; ";
   if (c.kind == "cron") out = plural(c.count, "job", "jobs") + "; ";
   return out + plural(c.files, "file", "files") + ", " + plural(c.bytes, "byte", "bytes");

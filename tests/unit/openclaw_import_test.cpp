@@ -572,5 +572,42 @@ TEST_F(ImportFixture, WithoutOpenClawJsonOnlyStateIsImported) {
   EXPECT_THAT(out.report.warnings[0], HasSubstr("no openclaw.json"));
 }
 
+TEST_F(ImportFixture, AuthProfilesComeOverWithTheirCooldownsAndBrokenOnesAreReported) {
+  const json profiles = {{"version", 1},
+                         {"profiles", {{"openai:work", {{"type", "api_key"}, {"provider", "openai"}, {"key", "sk-work-0000"}}},
+                                       {"openai:home", {{"type", "api_key"}, {"provider", "openai"}, {"key", "sk-home-1111"}}}}},
+                         {"usageStats", {{"openai:work", {{"disabledUntil", 1'900'000'000'000}, {"disabledReason", "billing"}}}}}};
+  dir.write("openclaw/agents/main/agent/auth-profiles.json", profiles.dump());
+  dir.write("openclaw/agents/main/agent/models.json", "{}");
+  auto out = run_import(options());
+  ASSERT_EQ(out.exit_code, kExitOk) << (out.error ? out.error->message : "");
+  const auto copied = std::find_if(out.report.copied.begin(), out.report.copied.end(),
+                                   [](const CopiedItem& c) { return c.kind == "auth-profiles"; });
+  ASSERT_NE(copied, out.report.copied.end());
+  EXPECT_EQ(copied->agent_id, "main");
+  EXPECT_EQ(copied->count, 2u);
+  const fs::path file = target / "agents/main/agent/auth-profiles.json";
+  EXPECT_EQ(json::parse(slurp(file)), profiles) << "the cooldowns come over too";
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  const std::string text = to_text(out);
+  EXPECT_THAT(text, HasSubstr("auth profiles of agent main"));
+  EXPECT_THAT(text, HasSubstr("2 profiles"));
+  EXPECT_THAT(text, HasSubstr("agents/main/agent/models.json"));
+  EXPECT_THAT(to_json(out).dump(), ::testing::Not(HasSubstr("sk-work-0000"))) << "the report shows no secret";
+
+  TempDir other;
+  fs::copy(kFixture, other.path() / "openclaw", fs::copy_options::recursive);
+  other.write("openclaw/agents/main/agent/auth-profiles.json", R"({"profiles": {"x": {"type": "password"}}})");
+  ImportOptions o = options();
+  o.source = other.path() / "openclaw";
+  o.target = other.path() / "pincer";
+  auto broken = run_import(o);
+  ASSERT_EQ(broken.exit_code, kExitOk) << (broken.error ? broken.error->message : "");
+  EXPECT_FALSE(fs::exists(o.target / "agents/main/agent/auth-profiles.json"));
+  EXPECT_THAT(to_text(broken), HasSubstr("profiles.x.type must be api_key, token or oauth"));
+}
+
 }  // namespace
 }  // namespace pincer::cli::openclaw
