@@ -37,6 +37,8 @@ void register_tools_commands(CLI::App& app, Action& action);    // tools explain
 void register_cron_commands(CLI::App& app, Action& action);     // cron add|list|edit|rm|run|runs|enable|disable
 /// agents list|add|delete (MA-1); also installs the gateway's config editor for agents.create|update|delete.
 void register_agents_commands(CLI::App& app, Action& action);
-void register_skills_commands(CLI::App& app, Action& action);  // skills list|info|check|stats (SK-1..4)
+void register_skills_commands(CLI::App& app, Action& action);
+/// `models auth list|add|remove|order|reset` (PV-2, PV-3); after register_client_commands (it adds to `models`).
+void register_models_auth_commands(CLI::App& app, Action& action);  // skills list|info|check|stats (SK-1..4)
 
 }  // namespace pincer::app

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   pincer::app::register_service_commands(app, action);
   pincer::app::register_config_commands(app, action);
   pincer::app::register_client_commands(app, action);
+  pincer::app::register_models_auth_commands(app, action);  // models auth … (PV-2, PV-3)
   pincer::app::register_chat_command(app, action);
   pincer::app::register_setup_commands(app, action);
   pincer::app::register_pairing_commands(app, action);

@@ -1,0 +1,264 @@
+// `pincer models auth list|add|remove|order|reset [--agent ID]` (PV-2, PV-3): an agent's auth
+// profiles in agents/<id>/agent/auth-profiles.json, edited in place under the file's lock (a
+// running gateway sees the change at its next model call; no restart). Secrets are never printed:
+// `list` shows each profile's state (usable, cooling until …, disabled until …, expired).
+// A new secret comes from --key-file, --key (warned: visible in `ps`) or the first line of stdin.
+// Exit codes: 0; 1 the file could not be read or written, or no such profile; 2 bad arguments,
+// an invalid configuration or an unknown agent.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+#include <unistd.h>
+
+#include "agent/agents_config.h"
+#include "app/client_support.h"
+#include "app/commands.h"
+#include "core/config.h"
+#include "core/paths.h"
+#include "llm/auth/auth_profile_file.h"
+
+namespace pincer::app {
+namespace {
+
+using nlohmann::json;
+using llm::auth::AuthProfileFile;
+using llm::auth::AuthProfiles;
+
+struct AuthArgs {
+  std::string agent, provider, id, type = "api_key";
+  std::optional<std::string> key;
+  std::vector<std::string> ids;
+  int64_t expires_ms = 0;
+  bool clear = false;
+  bool json = false;
+};
+
+int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+/// "2026-12-04 19:31 UTC".
+std::string when(int64_t ms) {
+  const std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+/// The agent's file, after checking that the agent exists in the configuration.
+Result<std::shared_ptr<AuthProfileFile>> file_for(const std::string& agent_id) {
+  const auto env = config::process_env();
+  const auto state = paths::state_dir(env);
+  auto loaded = config::load(paths::config_file(state), env);
+  if (!loaded) return loaded.error();
+  auto agents = agent::resolve_agents(loaded->effective, state, env);
+  if (!agents) return agents.error();
+  const agent::AgentSettings* a = agent_id.empty() ? &agents->default_agent() : agents->find(agent_id);
+  if (!a) return Error{"UNKNOWN_AGENT", "no agent \"" + agent_id + "\" in the configuration (pincer agents list)"};
+  return std::make_shared<AuthProfileFile>(llm::auth::auth_profiles_path(state, a->id));
+}
+
+/// One profile as `list` shows it: no secret, its state at `now`.
+json row(const AuthProfiles& doc, const llm::auth::Credential& c, int64_t now) {
+  const llm::auth::UsageStats s = doc.stats(c.id);
+  json r = {{"id", c.id}, {"provider", c.provider}, {"type", std::string(llm::auth::to_string(c.type))}};
+  if (!c.email.empty()) r["email"] = c.email;
+  if (c.expires_ms > 0) r["expires"] = c.expires_ms;
+  if (s.last_used > 0) r["lastUsed"] = s.last_used;
+  if (s.error_count > 0) r["errorCount"] = s.error_count;
+  std::string state = "usable";
+  if (c.type == llm::auth::CredentialType::Token && c.expires_ms > 0 && c.expires_ms <= now) {
+    state = "expired";
+  } else if (s.disabled_until > now) {
+    state = "disabled";
+    r["disabledUntil"] = s.disabled_until;
+    r["disabledReason"] = s.disabled_reason;
+  } else if (s.cooldown_until > now) {
+    state = "cooling";
+    r["cooldownUntil"] = s.cooldown_until;
+    r["cooldownReason"] = s.cooldown_reason;
+  }
+  r["state"] = state;
+  return r;
+}
+
+int list(const AuthArgs& a) {
+  auto file = file_for(a.agent);
+  if (!file) return fail(2, file.error().message);
+  auto doc = (*file)->load();
+  if (!doc) return fail(1, doc.error().message);
+  const int64_t now = wall_ms();
+  json rows = json::array();
+  for (const auto& c : doc->credentials()) {
+    if (a.provider.empty() || c.provider == a.provider) rows.push_back(row(*doc, c, now));
+  }
+  if (a.json) return print_json({{"file", (*file)->path().string()}, {"profiles", rows}, {"warnings", doc->warnings()}});
+  if (rows.empty()) {
+    std::cout << "No auth profiles in " << (*file)->path().string()
+              << ".\nAdd one: pincer models auth add --provider <provider> --key-file <file>\n";
+  }
+  for (const auto& r : rows) {
+    std::string line = "  " + r["id"].get<std::string>() + "  " + r["type"].get<std::string>() + "  " + r["state"].get<std::string>();
+    if (r.contains("cooldownUntil")) line += " until " + when(r["cooldownUntil"]) + " (" + r.value("cooldownReason", "") + ")";
+    if (r.contains("disabledUntil")) line += " until " + when(r["disabledUntil"]) + " (" + r.value("disabledReason", "") + ")";
+    if (r.contains("lastUsed")) line += ", last used " + when(r["lastUsed"]);
+    std::cout << line << "\n";
+  }
+  for (const auto& w : doc->warnings()) std::cout << "  warning: " << w << "\n";
+  std::vector<std::string> providers;
+  for (const auto& r : rows) {
+    const std::string p = r["provider"];
+    if (std::find(providers.begin(), providers.end(), p) != providers.end()) continue;
+    providers.push_back(p);
+    std::string joined;
+    for (const auto& id : doc->explicit_order(p)) joined += (joined.empty() ? "" : ", ") + id;
+    if (!joined.empty()) std::cout << "  order (" << p << "): " << joined << "\n";
+  }
+  return 0;
+}
+
+int add(AuthArgs a) {
+  auto type = llm::auth::credential_type_from_string(a.type);
+  if (!type || *type == llm::auth::CredentialType::OAuth) {
+    return fail(2, "--type must be api_key or token (got \"" + a.type + "\"); OAuth profiles are imported from OpenClaw");
+  }
+  if (!a.key) {
+    if (::isatty(STDIN_FILENO)) std::cerr << "Paste the " << (a.type == "token" ? "token" : "API key") << " and press Enter: ";
+    std::string line;
+    std::getline(std::cin, line);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    a.key = line;
+  }
+  if (a.key->empty()) return fail(2, "no secret given: use --key-file PATH, --key VALUE, or pipe it on stdin");
+  auto file = file_for(a.agent);
+  if (!file) return fail(2, file.error().message);
+  llm::auth::Credential c;
+  c.id = a.id.empty() ? a.provider + ":default" : a.id;
+  c.provider = a.provider;
+  c.type = *type;
+  c.secret = *a.key;
+  c.expires_ms = a.expires_ms;
+  bool replaced = false;
+  auto st = (*file)->update([&](AuthProfiles& doc) {
+    replaced = doc.find(c.id) != nullptr;
+    doc.put(c);
+  });
+  if (!st) return fail(1, st.error().message);
+  if (a.json) return print_json({{"ok", true}, {"id", c.id}, {"replaced", replaced}, {"file", (*file)->path().string()}});
+  std::cout << (replaced ? "Replaced" : "Added") << " auth profile " << c.id << " (" << a.type << ") in "
+            << (*file)->path().string() << "\n";
+  return 0;
+}
+
+int remove(const AuthArgs& a) {
+  auto file = file_for(a.agent);
+  if (!file) return fail(2, file.error().message);
+  bool found = false;
+  auto st = (*file)->update([&](AuthProfiles& doc) { found = doc.remove(a.id); });
+  if (!st) return fail(1, st.error().message);
+  if (!found) return fail(1, "no auth profile \"" + a.id + "\" (pincer models auth list)");
+  if (a.json) return print_json({{"ok", true}, {"id", a.id}});
+  std::cout << "Removed auth profile " << a.id << "\n";
+  return 0;
+}
+
+int order(const AuthArgs& a) {
+  auto file = file_for(a.agent);
+  if (!file) return fail(2, file.error().message);
+  std::vector<std::string> result;
+  if (a.ids.empty() && !a.clear) {
+    auto doc = (*file)->load();
+    if (!doc) return fail(1, doc.error().message);
+    result = doc->explicit_order(a.provider);
+    if (!a.json) std::cout << "The order that applies now: ";
+    if (!a.json) {
+      const auto now_order = doc->order(a.provider, wall_ms());
+      for (std::size_t i = 0; i < now_order.size(); ++i) std::cout << (i ? ", " : "") << now_order[i];
+      std::cout << (now_order.empty() ? "(no profiles)" : "") << "\nExplicit order: ";
+      for (std::size_t i = 0; i < result.size(); ++i) std::cout << (i ? ", " : "") << result[i];
+      std::cout << (result.empty() ? "(none)" : "") << "\n";
+      return 0;
+    }
+    return print_json({{"provider", a.provider}, {"order", result}, {"effective", doc->order(a.provider, wall_ms())}});
+  }
+  std::string unknown;
+  auto st = (*file)->update([&](AuthProfiles& doc) {
+    for (const auto& id : a.ids) {
+      const auto* c = doc.find(id);
+      if (!c || c->provider != a.provider) unknown = id;
+    }
+    if (unknown.empty()) doc.set_order(a.provider, a.clear ? std::vector<std::string>{} : a.ids);
+  });
+  if (!st) return fail(1, st.error().message);
+  if (!unknown.empty()) return fail(2, "no auth profile \"" + unknown + "\" of provider " + a.provider + " (pincer models auth list)");
+  if (a.json) return print_json({{"ok", true}, {"provider", a.provider}, {"order", a.clear ? std::vector<std::string>{} : a.ids}});
+  std::cout << (a.clear ? "Cleared the explicit order of " + a.provider : "Set the order of " + a.provider) << "\n";
+  return 0;
+}
+
+int reset(const AuthArgs& a) {
+  auto file = file_for(a.agent);
+  if (!file) return fail(2, file.error().message);
+  bool found = false;
+  auto st = (*file)->update([&](AuthProfiles& doc) {
+    if (!doc.find(a.id)) return;
+    found = true;
+    const int64_t last_used = doc.stats(a.id).last_used;
+    doc.mark_good(a.id, last_used);  // clears cooldown, disable and counters; keeps lastUsed
+  });
+  if (!st) return fail(1, st.error().message);
+  if (!found) return fail(1, "no auth profile \"" + a.id + "\" (pincer models auth list)");
+  if (a.json) return print_json({{"ok", true}, {"id", a.id}});
+  std::cout << "Cleared the cooldown and failure counts of " << a.id << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void register_models_auth_commands(CLI::App& app, Action& action) {
+  CLI::App* models = app.get_subcommand("models");
+  auto* auth = models->add_subcommand("auth", "Auth profiles: several keys per provider, rotated on failures");
+  auth->require_subcommand(1);
+  auto args = std::make_shared<AuthArgs>();
+  auto common = [&](CLI::App* sub) {
+    sub->add_option("--agent", args->agent, "Agent id (default: the default agent)");
+    sub->add_flag("--json", args->json, "Print JSON");
+  };
+  auto* l = auth->add_subcommand("list", "Profiles and their state (usable, cooling, disabled, expired); never secrets");
+  common(l);
+  l->add_option("--provider", args->provider, "Only this provider's profiles");
+  on_parsed(l, action, [args] { return list(*args); });
+
+  auto* a = auth->add_subcommand("add", "Add or replace a profile (the secret from --key-file, --key or stdin)");
+  common(a);
+  a->add_option("--provider", args->provider, "Provider id as in models.providers, e.g. openai")->required();
+  a->add_option("--id", args->id, "Profile id (default <provider>:default)");
+  a->add_option("--type", args->type, "api_key (default) or token");
+  a->add_option("--expires", args->expires_ms, "token: expiry, ms since the epoch");
+  add_secret_option(a, "key", args->key, "The API key or token");
+  on_parsed(a, action, [args] { return add(*args); });
+
+  auto* r = auth->add_subcommand("remove", "Remove a profile, its stats and its place in the order");
+  common(r);
+  r->add_option("id", args->id, "Profile id")->required();
+  on_parsed(r, action, [args] { return remove(*args); });
+
+  auto* o = auth->add_subcommand("order", "Show, set (ids in order) or --clear a provider's explicit profile order");
+  common(o);
+  o->add_option("--provider", args->provider, "Provider id")->required();
+  o->add_option("ids", args->ids, "Profile ids, first tried first");
+  o->add_flag("--clear", args->clear, "Remove the explicit order");
+  on_parsed(o, action, [args] { return order(*args); });
+
+  auto* z = auth->add_subcommand("reset", "Clear a profile's cooldown, disable and failure counts");
+  common(z);
+  z->add_option("id", args->id, "Profile id")->required();
+  on_parsed(z, action, [args] { return reset(*args); });
+}
+
+}  // namespace pincer::app
