@@ -376,6 +376,7 @@ void AgentService::start(Pending p) {
   subagents_->note_run(p.request.run_id, p.request.origin, p.request.sender_is_owner);  // MA-3: children inherit it
   auto sink = [this, key, request = p.request, user_sink = std::move(p.sink), skill_run](const RunEvent& e) {
     skill_run->observe(e);  // skill uses and their outcome (SK-4)
+    if (e.kind == RunEvent::Kind::Failover) impl_->last_failover[key] = e.data;  // for /status (PV-5)
     user_sink(e);
     if (e.kind == RunEvent::Kind::End || e.kind == RunEvent::Kind::Error || e.kind == RunEvent::Kind::Aborted) {
       journal_finished(request, e);  // after the sink: a channel's reply is in its outbox now
@@ -587,6 +588,7 @@ json AgentService::session_status(const std::string& session_key) {
   }
   out["thinkingLevel"] = thinking;
   out["running"] = active_run(key) != nullptr;
+  if (auto it = impl_->last_failover.find(key); it != impl_->last_failover.end()) out["lastFailover"] = it->second;
   return out;
 }
 

@@ -108,6 +108,7 @@ struct AgentService::Impl {
   tools::SessionBackends session_backends;     // the session tools' backends (TL-1, MA-2, MA-3)
   // PV-2: each agent's auth-profiles.json, opened on its first run (re-read when it changes).
   std::map<std::string, std::shared_ptr<llm::auth::AuthProfileFile>> auth_files;
+  std::map<std::string, json> last_failover;  // by session key: the last FailoverSwitch (/status)
   std::shared_ptr<llm::auth::AuthProfileFile> auth_profiles_for(const std::string& agent_id) {
     auto& file = auth_files[agent_id];
     if (!file) file = std::make_shared<llm::auth::AuthProfileFile>(llm::auth::auth_profiles_path(state_dir, agent_id));

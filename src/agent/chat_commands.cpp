@@ -54,6 +54,10 @@ CommandReply status(CommandContext& c) {
   text += " · thinking " + s.value("thinkingLevel", "off");
   if (s.contains("contextTokens")) text += " · context window " + std::to_string(s.value("contextTokens", 0)) + " tokens";
   if (s.contains("contextWarning")) text += "\n⚠️ " + s.value("contextWarning", "");
+  if (s.contains("lastFailover")) {  // PV-5: the last switch of model or credential, and why
+    const json& f = s["lastFailover"];
+    text += "\n↪ last failover: " + f.value("from", "") + " → " + f.value("to", "") + " (" + f.value("reason", "") + ")";
+  }
   return {text};
 }
 

@@ -163,6 +163,11 @@ TEST_F(ModelFailoverTest, ARateLimitedProfileRotatesToTheNextAndStaysCoolingAfte
   const auto perms = std::filesystem::status(home_.path() / "agents/main/agent/auth-profiles.json").permissions();
   EXPECT_EQ(perms & std::filesystem::perms::all, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 
+  // /status tells which switch happened last, and why.
+  final = terminal_of(turn("/status", "run-status"));
+  EXPECT_NE(final.dump().find("last failover: mock/primary-model (profile mock:a)"), std::string::npos) << final.dump();
+  EXPECT_NE(final.dump().find("rate_limit"), std::string::npos) << final.dump();
+
   // After a restart the cooling key is not tried first: the next turn goes straight to b.
   start_gateway();
   reset_mock();
@@ -205,6 +210,39 @@ TEST_F(ModelFailoverTest, BillingDisablesAProfileAndAllDownFallsBackToTheNextMod
   switches = fallbacks_in(frames);
   ASSERT_EQ(switches.size(), 1u);
   EXPECT_EQ(switches[0]["reason"], "unavailable");
+}
+
+TEST_F(ModelFailoverTest, ProfilesAddedAndOrderedWithTheCliApplyToTheRunningGateway) {
+  const std::map<std::string, std::string> env = {{"PINCER_HOME", home_.path().string()}, {"HOME", home_.path().string()}};
+  home_.write("c.key", "ProfileKeyCharlie9953cccc\n");
+  auto added = run_pincer({"models", "auth", "add", "--provider", "mock", "--id", "mock:c", "--key-file",
+                           (home_.path() / "c.key").string()}, env);
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  auto ordered = run_pincer({"models", "auth", "order", "--provider", "mock", "mock:c", "mock:a"}, env);
+  ASSERT_EQ(ordered.exit_code, 0) << ordered.err;
+  auto bad = run_pincer({"models", "auth", "order", "--provider", "mock", "backup:x"}, env);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("backup:x"), std::string::npos) << bad.err;
+  ASSERT_EQ(terminal_of(turn("hello", "run-cli"))["state"], "final");
+  EXPECT_EQ(key_suffixes(generation_requests()), (std::vector<std::string>{"cccc"}));
+
+  auto listed = run_pincer({"models", "auth", "list", "--json"}, env);
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(listed.out.find("ProfileKeyCharlie"), std::string::npos) << "list never prints a secret";
+  const json rows = json::parse(listed.out)["profiles"];
+  ASSERT_EQ(rows.size(), 3u) << listed.out;
+  fail_keys({{"ProfileKeyCharlie9953cccc", 429}});
+  reset_mock();
+  ASSERT_EQ(terminal_of(turn("again", "run-cli-2"))["state"], "final");
+  listed = run_pincer({"models", "auth", "list", "--json"}, env);
+  bool cooling = false;
+  const json after = json::parse(listed.out);
+  for (const auto& r : after["profiles"]) cooling |= r["id"] == "mock:c" && r["state"] == "cooling";
+  EXPECT_TRUE(cooling) << listed.out;
+  auto reset = run_pincer({"models", "auth", "reset", "mock:c"}, env);
+  ASSERT_EQ(reset.exit_code, 0) << reset.err;
+  listed = run_pincer({"models", "auth", "list", "--json"}, env);
+  EXPECT_EQ(listed.out.find("cooling"), std::string::npos) << listed.out;
 }
 
 TEST_F(ModelFailoverTest, AFailureAfterTextWasShownIsNotRetriedOnAnotherModel) {
