@@ -386,6 +386,28 @@ TEST_F(ReplyStreamTest, ChatUsersGetAGenericErrorNeverTheDetail) {
   }
 }
 
+// PV-5: when another model takes over, the chat is told which and why before the reply; a rotated
+// key of the same model is not announced.
+TEST_F(ReplyStreamTest, AModelFailoverIsAnnouncedBeforeTheReply) {
+  for (const auto& settings : {ReplyStreamSettings{}, partial()}) {
+    FakeChannel channel(clock, true, 4000);
+    auto delivery = delivery_for(channel, outbox);
+    auto s = stream(*delivery, settings, std::string("run-f-") + to_string(settings.mode));
+    RunEvent key_switch = ev(RunEvent::Kind::Failover);
+    key_switch.data = {{"fromModel", "openai/gpt"}, {"toModel", "openai/gpt"}, {"fromProfile", "openai:a"},
+                       {"toProfile", "openai:b"}, {"reason", "rate_limit"}, {"message", "secret detail sk-x"}};
+    s->on_event(key_switch);
+    EXPECT_TRUE(channel.ops.empty()) << to_string(settings.mode);
+    RunEvent model_switch = key_switch;
+    model_switch.data["toModel"] = "anthropic/claude";
+    s->on_event(model_switch);
+    s->on_event(end("The answer."));
+    ASSERT_EQ(channel.ops.size(), 2u) << to_string(settings.mode);
+    EXPECT_EQ(channel.ops[0].text, "ℹ️ openai/gpt is rate-limited; answering with anthropic/claude.");
+    EXPECT_EQ(channel.ops[1].text, "The answer.");
+  }
+}
+
 TEST_F(ReplyStreamTest, ALaterModelStepReusesThePreview) {
   FakeChannel channel(clock, true, 4000);
   auto delivery = delivery_for(channel, outbox);
