@@ -6,6 +6,7 @@
 // the configured key. Each yields one Finding; the command exits 1 when any is "fail".
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -45,6 +46,12 @@ std::optional<Finding> check_control_ui(const nlohmann::json& effective, const s
 /// same). Ok naming how many owners are listed; nullopt when no channel is configured.
 std::optional<Finding> check_command_owner(const nlohmann::json& effective);
 
+/// "auth" (PV-2): each agent's auth-profiles.json — fail when it does not read, warn for profiles
+/// it ignores and for providers whose every profile is cooling down, disabled or expired at
+/// `now_ms` (with the soonest return time); one ok when files exist and all is well; nothing
+/// when no agent has the file. Never names a secret. (cli/doctor_auth.cpp)
+std::vector<Finding> check_auth_profiles(const nlohmann::json& effective, const std::filesystem::path& state_dir,
+                                         const config::EnvLookup& env, int64_t now_ms);
 /// Mode bits of the state dir and pincer.json: warn when group/other can read them.
 Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file);
 

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "agent/model_failover.h"
+#include "cli/doctor.h"
+#include "core/config.h"
 #include "llm/auth/auth_profile_file.h"
 #include "llm/auth/auth_profiles.h"
 
@@ -250,6 +252,39 @@ TEST(ModelFailoverTest, CoolingProfilesAreProbedLastAndAConfigKeyStillCounts) {
   EXPECT_EQ(fallback.current().ref(), "q/m2");
   ASSERT_EQ(fallback.switches().size(), 1u);
   EXPECT_EQ(fallback.switches()[0].reason, "unavailable");
+}
+
+TEST(DoctorAuthTest, ReportsBrokenFilesAndProvidersWithNoUsableProfileWithoutSecrets) {
+  ScratchDir dir;
+  std::ofstream(dir.path() / "pincer.json") << "{ agents: { list: [ { id: 'main' }, { id: 'work' } ] } }";
+  const config::EnvLookup no_env = [](const std::string&) { return std::optional<std::string>(); };
+  auto loaded = config::load(dir.path() / "pincer.json", no_env);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_TRUE(cli::check_auth_profiles(loaded->effective, dir.path(), no_env, kNow).empty()) << "no files: nothing to say";
+
+  json doc = doc_with({{"p:a", key("p", "SecretKeyAlpha123")}, {"p:b", key("p", "SecretKeyBravo456")}, {"q:x", key("q", "SecretQ789")}});
+  doc["usageStats"] = {{"p:a", {{"disabledUntil", kNow + 7'200'000}, {"disabledReason", "billing"}}},
+                       {"p:b", {{"cooldownUntil", kNow + 60'000}, {"cooldownReason", "rate_limit"}}}};
+  std::filesystem::create_directories(dir.path() / "agents/main/agent");
+  std::ofstream(dir.path() / "agents/main/agent/auth-profiles.json") << doc.dump();
+  std::filesystem::create_directories(dir.path() / "agents/work/agent");
+  std::ofstream(dir.path() / "agents/work/agent/auth-profiles.json") << "{broken";
+  auto findings = cli::check_auth_profiles(loaded->effective, dir.path(), no_env, kNow);
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].status, "warn");
+  EXPECT_NE(findings[0].message.find("no usable auth profile for p (cooling down: rate_limit"), std::string::npos)
+      << findings[0].message;
+  EXPECT_EQ(findings[1].status, "fail");
+  EXPECT_NE(findings[1].message.find("agent work"), std::string::npos) << findings[1].message;
+  for (const auto& f : findings) EXPECT_EQ((f.message + f.fix).find("SecretKey"), std::string::npos);
+
+  doc["usageStats"] = json::object();
+  std::ofstream(dir.path() / "agents/main/agent/auth-profiles.json") << doc.dump();
+  std::filesystem::remove(dir.path() / "agents/work/agent/auth-profiles.json");
+  findings = cli::check_auth_profiles(loaded->effective, dir.path(), no_env, kNow);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].status, "ok");
+  EXPECT_NE(findings[0].message.find("3 auth profile(s)"), std::string::npos) << findings[0].message;
 }
 
 }  // namespace
