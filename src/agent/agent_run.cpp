@@ -419,7 +419,7 @@ void AgentRun::execute_tool(const llm::ToolCall& call, const tools::Tool* tool, 
                timeout = in_.exec_timeout_ms, processes = in_.processes, memory = in_.memory,
                agent = in_.agent_id, exec_cap = in_.exec_max_output_chars, sandbox = in_.sandbox, config = in_.config,
                cron = in_.cron, key = in_.session_key, origin = in_.origin, run_id = in_.run_id, lane = in_.lane,
-               backends = in_.session_backends] {
+               backends = in_.session_backends, skill_env = in_.skill_env] {
     if (denied) {
       *output = tools::ToolOutput::error(*denied);
       return;
@@ -432,6 +432,7 @@ void AgentRun::execute_tool(const llm::ToolCall& call, const tools::Tool* tool, 
     ctx.workspace = workspace;
     ctx.cancelled = flag.get();
     ctx.env = env;
+    ctx.skill_env = skill_env;
     ctx.default_timeout_ms = timeout;
     ctx.processes = processes;
     ctx.memory = memory;

@@ -79,6 +79,9 @@ struct RunInputs {
   std::shared_ptr<ModelFailover> failover;
   int64_t exec_timeout_ms = 1'800'000;
   std::map<std::string, std::string> tool_env;  ///< base environment for exec (scrubbed by the tool)
+  /// The listed skills' configured variables (skills.entries.<key>.env / .apiKey, agent_skills.h):
+  /// given to exec as set, not scrubbed — the owner put them there for those skills.
+  std::map<std::string, std::string> skill_env;
   tools::ProcessTable* processes = nullptr;     ///< background exec sessions (owned by the service)
   tools::MemoryBackend* memory = nullptr;       ///< memory_search/memory_get (owned by the service; MM-6)
   tools::CronBackend* cron = nullptr;           ///< the `cron` tool's jobs (owned by the app; null = none)

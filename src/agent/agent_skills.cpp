@@ -74,7 +74,20 @@ std::shared_ptr<SkillRunTracker> attach_skills(const nlohmann::json& config, con
   request.load.env = config::process_env();
   auto snap = skills::session_snapshot(request);
   prompt.skills = snap->prompt;
-  for (const auto& s : snap->skills) tracker->listed.emplace_back(s.name, s.file);
+  for (const auto& s : snap->skills) {
+    tracker->listed.emplace_back(s.name, s.file);
+    // SK-1: the values the config gives a listed skill reach its commands (OpenClaw sets them for
+    // the run): skills.entries.<key>.env, and .apiKey as the skill's primaryEnv variable.
+    const nlohmann::json entry = skills::skill_entry_config(config, s.key);
+    if (auto env = entry.find("env"); env != entry.end() && env->is_object()) {
+      for (const auto& [name, value] : env->items()) {
+        if (value.is_string()) in.skill_env[name] = value.get<std::string>();
+      }
+    }
+    if (auto key = entry.find("apiKey"); key != entry.end() && key->is_string() && !s.primary_env.empty()) {
+      in.skill_env[s.primary_env] = key->get<std::string>();
+    }
+  }
   auto previous = std::move(in.hooks.after_tool_call);
   in.hooks.after_tool_call = [tracker, previous](const llm::ToolCall& call, tools::ToolOutput& output) {
     if (previous) previous(call, output);

@@ -58,7 +58,7 @@ std::vector<SnapshotSkill> statuses_for(const fs::path& state_dir) {
   auto usage = read_usage(state_dir);
   if (!usage) return out;
   for (const auto& u : *usage) {
-    if (!u.status.empty()) out.push_back({u.name, u.file, u.status});
+    if (!u.status.empty()) out.push_back({u.name, u.file, u.status, {}, {}});
   }
   return out;
 }
@@ -134,7 +134,8 @@ std::shared_ptr<const Snapshot> session_snapshot(const SnapshotRequest& request)
   for (const auto& e : report.skills) {
     if (!e.eligible || !e.manifest.model_invocable) continue;
     auto st = std::find_if(statuses.begin(), statuses.end(), [&](const SnapshotSkill& s) { return s.file == e.file; });
-    snap->skills.push_back({e.manifest.name, e.file, st == statuses.end() ? std::string() : st->status});
+    snap->skills.push_back({e.manifest.name, e.file, st == statuses.end() ? std::string() : st->status,
+                            e.manifest.skill_key.empty() ? e.manifest.name : e.manifest.skill_key, e.manifest.primary_env});
   }
   add_readable_skill_roots(report.locations);
   std::lock_guard lock(state().mutex);

@@ -29,6 +29,8 @@ struct SnapshotSkill {
   std::string name;
   std::filesystem::path file;  ///< absolute SKILL.md path
   std::string status;          ///< "candidate", "trusted" or ""
+  std::string key;             ///< its skills.entries key (metadata skillKey, else the name)
+  std::string primary_env;     ///< the variable skills.entries.<key>.apiKey fills ("" = none)
 };
 
 struct Snapshot {

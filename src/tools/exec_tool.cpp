@@ -185,7 +185,9 @@ class ExecTool final : public Tool {
     o.cwd_fd = workdir.get();
     auto overrides = env_overrides(args);
     if (!overrides) return overrides.error();
-    o.env = child_environment(ctx.env, *overrides);
+    std::map<std::string, std::string> set = ctx.skill_env;  // the owner's skill values, then the model's
+    for (auto& [name, value] : *overrides) set[name] = std::move(value);
+    o.env = child_environment(ctx.env, set);
     auto timeout = timeout_arg(args, ctx.default_timeout_ms);
     if (!timeout) return timeout.error();
     o.timeout = *timeout;

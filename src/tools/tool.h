@@ -55,6 +55,9 @@ struct ToolContext {
   /// Base environment for `exec` children (usually the gateway's own). Secret-looking variables
   /// are dropped before a child sees them (see exec_tool.h).
   std::map<std::string, std::string> env;
+  /// Variables the config sets for the run's skills (skills.entries.<key>.env / .apiKey): added
+  /// to `exec` children as they are, not scrubbed; the model's own `env` argument goes on top.
+  std::map<std::string, std::string> skill_env;
   /// Foreground `exec` timeout when the model gives none, in milliseconds; 0 = no timeout.
   int64_t default_timeout_ms = 10 * 60 * 1000;
   /// Upper bound of one tool's result text, in UTF-8 bytes.

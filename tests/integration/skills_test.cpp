@@ -181,6 +181,47 @@ TEST_F(SkillsE2E, ListedReadWrittenScannedAndCounted) {
   EXPECT_NE(check.out.find("BLOCKED evil-skill"), std::string::npos) << check.out;
 }
 
+// SK-1: skills.entries.<key>.env and .apiKey (as the skill's primaryEnv) reach the commands the
+// agent runs for a listed skill, although exec drops secret-looking variables of the gateway's own
+// environment; a skill that is not listed gives nothing.
+class SkillEnvE2E : public SkillsE2E {
+ protected:
+  void SetUp() override {
+    mock_ = std::make_unique<MockLlm>();
+    home_.write("pincer.json",
+                std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+                    "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
+                    "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n"
+                    "  agents: { defaults: { model: { primary: 'mock/mock-model' } } },\n"
+                    "  skills: { entries: { weather: { apiKey: 'WeatherKey0123456789', env: { WEATHER_UNITS: 'metric' } },\n"
+                    "                       off: { enabled: false, env: { OFF_VALUE: 'leaked' } } } } }\n");
+    home_.write("workspace/skills/weather/SKILL.md",
+                "---\nname: weather\ndescription: Current weather.\n"
+                "metadata: {\"openclaw\": {\"primaryEnv\": \"WEATHER_API_KEY\", \"requires\": {\"env\": [\"WEATHER_API_KEY\"]}}}\n---\n"
+                "Run the weather command.\n");
+    home_.write("workspace/skills/off/SKILL.md", "---\nname: off\ndescription: Disabled.\n---\nNothing.\n");
+    gateway_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{},
+                                         std::map<std::string, std::string>{{"GATEWAY_OWN_API_KEY", "GatewaySecret555"}});
+    client_ = std::make_unique<WsClient>(gateway_->port());
+    ASSERT_TRUE(client_->recv());
+    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
+    auto res = client_->recv_response("c1");
+    ASSERT_TRUE(res && (*res)["ok"] == true);
+  }
+};
+
+TEST_F(SkillEnvE2E, ConfiguredSkillValuesReachExec) {
+  json final = turn(R"(MOCK_TOOL:exec:{"command":"echo key=$WEATHER_API_KEY units=$WEATHER_UNITS off=$OFF_VALUE own=$GATEWAY_OWN_API_KEY"})",
+                    "run-skill-env");
+  ASSERT_EQ(final["state"], "final") << final.dump();
+  auto r = http_request(mock_->port(), "GET", "/__mock/requests");
+  const json requests = json::parse(r.body);
+  ASSERT_GE(requests.size(), 2u);
+  // The tool result the model got back (the second request's last message).
+  const std::string second = requests.back()["body"]["messages"].dump();
+  EXPECT_NE(second.find("key=WeatherKey0123456789 units=metric off= own="), std::string::npos) << second;
+}
+
 }  // namespace
 }  // namespace skills_test
 }  // namespace pincer::test
