@@ -202,10 +202,9 @@ class Decoder final : public SseStreamDecoder {
 
  protected:
   Status on_event(const SseEvent& event) override {
-    auto j = parse_json(event.data);
-    if (!j || !j->is_object()) return invalid_stream(kApi, "event data is not a JSON object");
-    std::string type = str(*j, "type");
-    if (type.empty()) type = event.type;
+    auto j = event_object(kApi, event.data, "event data is not a JSON object");
+    if (!j) return j.error();
+    const std::string type = event_type(*j, event);
 
     if (type == "message_start") {
       const json message = obj(*j, "message");
@@ -303,36 +302,26 @@ class Decoder final : public SseStreamDecoder {
   std::map<int64_t, std::size_t> blocks_;  ///< wire index → content index
 };
 
-class AnthropicMessagesApi final : public ProviderApi {
- public:
-  std::string_view name() const override { return kApi; }
-
-  HttpRequest build_request(const ModelSpec& model, const Context& context,
-                            const RequestOptions& options) const override {
-    HttpRequest req;
-    // baseUrl is the host ("https://api.anthropic.com"); tolerate one that already ends in /v1.
-    std::string_view base = model.base_url;
-    while (!base.empty() && base.back() == '/') base.remove_suffix(1);
-    const bool has_v1 = base.size() >= 3 && base.substr(base.size() - 3) == "/v1";
-    req.url = join_url(base, has_v1 ? "/messages" : "/v1/messages");
-    std::vector<std::pair<std::string, std::string>> auth;
-    if (!model.api_key.empty()) auth.emplace_back("x-api-key", model.api_key);
-    auth.emplace_back("anthropic-version", "2023-06-01");
-    add_headers(req, model, std::move(auth), "text/event-stream");
-    req.body = dump_body(build_body(model, context, options));
-    return req;
-  }
-
-  std::unique_ptr<StreamDecoder> make_decoder(const ModelSpec& model, StreamSink sink) const override {
-    return std::make_unique<Decoder>(model, std::move(sink));
-  }
-};
+HttpRequest build_request(const ModelSpec& model, const Context& context, const RequestOptions& options) {
+  HttpRequest req;
+  // baseUrl is the host ("https://api.anthropic.com"); tolerate one that already ends in /v1.
+  std::string_view base = model.base_url;
+  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  const bool has_v1 = base.size() >= 3 && base.substr(base.size() - 3) == "/v1";
+  req.url = join_url(base, has_v1 ? "/messages" : "/v1/messages");
+  std::vector<std::pair<std::string, std::string>> auth;
+  if (!model.api_key.empty()) auth.emplace_back("x-api-key", model.api_key);
+  auth.emplace_back("anthropic-version", "2023-06-01");
+  add_headers(req, model, std::move(auth), "text/event-stream");
+  req.body = dump_body(build_body(model, context, options));
+  return req;
+}
 
 }  // namespace
 }  // namespace anthropic_messages_wire
 
 const ProviderApi& anthropic_messages_api() {
-  static const anthropic_messages_wire::AnthropicMessagesApi api;
+  static const wire::BasicApi<anthropic_messages_wire::Decoder> api{anthropic_messages_wire::kApi, &anthropic_messages_wire::build_request};
   return api;
 }
 

@@ -199,25 +199,15 @@ class Decoder final : public StreamDecoder {
   std::optional<Error> error_;
 };
 
-class OllamaApi final : public ProviderApi {
- public:
-  std::string_view name() const override { return kApi; }
-
-  HttpRequest build_request(const ModelSpec& model, const Context& context,
-                            const RequestOptions& options) const override {
-    return bearer_request(model, "/api/chat", "application/x-ndjson", build_body(model, context, options));
-  }
-
-  std::unique_ptr<StreamDecoder> make_decoder(const ModelSpec& model, StreamSink sink) const override {
-    return std::make_unique<Decoder>(model, std::move(sink));
-  }
-};
+HttpRequest build_request(const ModelSpec& model, const Context& context, const RequestOptions& options) {
+  return bearer_request(model, "/api/chat", "application/x-ndjson", build_body(model, context, options));
+}
 
 }  // namespace
 }  // namespace ollama_wire
 
 const ProviderApi& ollama_api() {
-  static const ollama_wire::OllamaApi api;
+  static const wire::BasicApi<ollama_wire::Decoder> api{ollama_wire::kApi, &ollama_wire::build_request};
   return api;
 }
 

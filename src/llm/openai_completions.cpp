@@ -146,8 +146,8 @@ class Decoder final : public SseStreamDecoder {
       mark_done();
       return Ok{};
     }
-    auto chunk = parse_json(event.data);
-    if (!chunk || !chunk->is_object()) return invalid_stream(kApi, "chunk is not a JSON object");
+    auto chunk = event_object(kApi, event.data, "chunk is not a JSON object");
+    if (!chunk) return chunk.error();
     if (auto err = chunk->find("error"); err != chunk->end() && !err->is_null()) return error_of(*err);
     if (out_.message().response_id.empty()) out_.message().response_id = str(*chunk, "id");
     if (auto usage = chunk->find("usage"); usage != chunk->end() && usage->is_object()) read_usage(*usage);
@@ -254,25 +254,15 @@ class Decoder final : public SseStreamDecoder {
   bool saw_finish_ = false;
 };
 
-class OpenAICompletionsApi final : public ProviderApi {
- public:
-  std::string_view name() const override { return kApi; }
-
-  HttpRequest build_request(const ModelSpec& model, const Context& context,
-                            const RequestOptions& options) const override {
-    return bearer_request(model, "/chat/completions", "text/event-stream", build_body(model, context, options));
-  }
-
-  std::unique_ptr<StreamDecoder> make_decoder(const ModelSpec& model, StreamSink sink) const override {
-    return std::make_unique<Decoder>(model, std::move(sink));
-  }
-};
+HttpRequest build_request(const ModelSpec& model, const Context& context, const RequestOptions& options) {
+  return bearer_request(model, "/chat/completions", "text/event-stream", build_body(model, context, options));
+}
 
 }  // namespace
 }  // namespace openai_completions_wire
 
 const ProviderApi& openai_completions_api() {
-  static const openai_completions_wire::OpenAICompletionsApi api;
+  static const wire::BasicApi<openai_completions_wire::Decoder> api{openai_completions_wire::kApi, &openai_completions_wire::build_request};
   return api;
 }
 

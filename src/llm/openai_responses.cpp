@@ -129,10 +129,9 @@ class Decoder final : public SseStreamDecoder {
 
  protected:
   Status on_event(const SseEvent& event) override {
-    auto j = parse_json(event.data);
-    if (!j || !j->is_object()) return invalid_stream(kApi, "event data is not a JSON object");
-    std::string type = str(*j, "type");
-    if (type.empty()) type = event.type;
+    auto j = event_object(kApi, event.data, "event data is not a JSON object");
+    if (!j) return j.error();
+    const std::string type = event_type(*j, event);
     const int64_t index = int_at(*j, "output_index");
 
     if (type == "response.created" || type == "response.in_progress") {
@@ -302,25 +301,15 @@ class Decoder final : public SseStreamDecoder {
   std::map<int64_t, Block> blocks_;  ///< output_index → block
 };
 
-class OpenAIResponsesApi final : public ProviderApi {
- public:
-  std::string_view name() const override { return kApi; }
-
-  HttpRequest build_request(const ModelSpec& model, const Context& context,
-                            const RequestOptions& options) const override {
-    return bearer_request(model, "/responses", "text/event-stream", build_body(model, context, options));
-  }
-
-  std::unique_ptr<StreamDecoder> make_decoder(const ModelSpec& model, StreamSink sink) const override {
-    return std::make_unique<Decoder>(model, std::move(sink));
-  }
-};
+HttpRequest build_request(const ModelSpec& model, const Context& context, const RequestOptions& options) {
+  return bearer_request(model, "/responses", "text/event-stream", build_body(model, context, options));
+}
 
 }  // namespace
 }  // namespace openai_responses_wire
 
 const ProviderApi& openai_responses_api() {
-  static const openai_responses_wire::OpenAIResponsesApi api;
+  static const wire::BasicApi<openai_responses_wire::Decoder> api{openai_responses_wire::kApi, &openai_responses_wire::build_request};
   return api;
 }
 

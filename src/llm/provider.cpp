@@ -8,6 +8,7 @@
 #include <set>
 
 #include "llm/anthropic_messages.h"
+#include "llm/google_generative_ai.h"
 #include "llm/ndjson_parser.h"
 #include "llm/ollama.h"
 #include "llm/openai_completions.h"
@@ -19,7 +20,7 @@ using nlohmann::json;
 
 const ProviderApi* find_api(std::string_view api) {
   for (const ProviderApi* p : {&openai_completions_api(), &openai_responses_api(),
-                               &anthropic_messages_api(), &ollama_api()}) {
+                               &anthropic_messages_api(), &ollama_api(), &google_generative_ai_api()}) {
     if (p->name() == api) return p;
   }
   return nullptr;
@@ -27,7 +28,7 @@ const ProviderApi* find_api(std::string_view api) {
 
 std::vector<std::string_view> api_names() {
   return {openai_completions_api().name(), openai_responses_api().name(),
-          anthropic_messages_api().name(), ollama_api().name()};
+          anthropic_messages_api().name(), ollama_api().name(), google_generative_ai_api().name()};
 }
 
 std::string_view to_string(ThinkingLevel level) {
@@ -234,6 +235,17 @@ std::optional<json> parse_json(std::string_view text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return std::nullopt;
   return j;
+}
+
+Result<json> event_object(std::string_view api, std::string_view data, std::string_view what) {
+  auto j = parse_json(data);
+  if (!j || !j->is_object()) return invalid_stream(api, what);
+  return std::move(*j);
+}
+
+std::string event_type(const json& data, const SseEvent& event) {
+  std::string type = str(data, "type");
+  return type.empty() ? event.type : type;
 }
 
 std::string dump_body(const json& body) {

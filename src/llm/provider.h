@@ -11,7 +11,8 @@
 // Non-2xx responses are not fed to decoders: the caller classifies them with failover.h.
 //
 // The second half of this header holds building blocks shared by the API implementations
-// (openai_completions.cpp, openai_responses.cpp, anthropic_messages.cpp, ollama.cpp).
+// (openai_completions.cpp, openai_responses.cpp, anthropic_messages.cpp, ollama.cpp,
+// google_generative_ai.cpp).
 #pragma once
 
 #include <cstddef>
@@ -86,7 +87,8 @@ class StreamDecoder {
   virtual const AssistantMessage& partial() const = 0;
 };
 
-/// One wire API ("openai-completions", "openai-responses", "anthropic-messages", "ollama").
+/// One wire API ("openai-completions", "openai-responses", "anthropic-messages", "ollama",
+/// "google-generative-ai").
 /// Implementations are stateless singletons.
 class ProviderApi {
  public:
@@ -187,6 +189,34 @@ class SseStreamDecoder : public StreamDecoder {
   bool done_ = false;
   std::optional<Error> error_;
 };
+
+/// The ProviderApi of every wire API: a name, a function that builds the request and a decoder
+/// type constructed as Decoder(model, sink). Stateless; each API keeps one as a function-local
+/// static:  static const wire::BasicApi<Decoder> api{kApi, &build_request}; return api;
+template <class Decoder>
+class BasicApi final : public ProviderApi {
+ public:
+  using BuildFn = HttpRequest (*)(const ModelSpec&, const Context&, const RequestOptions&);
+  BasicApi(std::string_view name, BuildFn build) : name_(name), build_(build) {}
+  std::string_view name() const override { return name_; }
+  HttpRequest build_request(const ModelSpec& model, const Context& context,
+                            const RequestOptions& options) const override {
+    return build_(model, context, options);
+  }
+  std::unique_ptr<StreamDecoder> make_decoder(const ModelSpec& model, StreamSink sink) const override {
+    return std::make_unique<Decoder>(model, std::move(sink));
+  }
+
+ private:
+  std::string_view name_;  ///< a string literal of the API's file
+  BuildFn build_;
+};
+
+/// An SSE event's data parsed as a JSON object, or PROVIDER_STREAM_INVALID "<api> stream: <what>"
+/// when it is not one (the first step of every JSON-over-SSE decoder).
+Result<nlohmann::json> event_object(std::string_view api, std::string_view data, std::string_view what);
+/// The event's type: the JSON "type" member, else the SSE `event:` name (Responses, Messages).
+std::string event_type(const nlohmann::json& data, const SseEvent& event);
 
 /// Error{"PROVIDER_STREAM_ERROR", message} for an error event in the stream.
 Error stream_error(std::string message);

@@ -181,13 +181,14 @@ json assistant_json(const ModelSpec& m, json content, json usage, const char* st
 // ---------------------------------------------------------------------------------------------
 
 TEST(LlmProviders, FindApi) {
-  for (std::string_view name : {"openai-completions", "openai-responses", "anthropic-messages", "ollama"}) {
+  for (std::string_view name :
+       {"openai-completions", "openai-responses", "anthropic-messages", "ollama", "google-generative-ai"}) {
     const ProviderApi* api = find_api(name);
     ASSERT_NE(api, nullptr) << name;
     EXPECT_EQ(api->name(), name);
   }
-  EXPECT_EQ(find_api("google-generative-ai"), nullptr);
-  EXPECT_EQ(api_names().size(), 4u);
+  EXPECT_EQ(find_api("google-vertex"), nullptr);
+  EXPECT_EQ(api_names().size(), 5u);
 }
 
 TEST(LlmProviders, PrepareHistoryRepairsToolPairsAndForeignThinking) {
