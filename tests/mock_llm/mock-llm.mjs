@@ -10,6 +10,7 @@
 //   POST /v1/responses         (and /responses)          OpenAI Responses, SSE or JSON
 //   POST /v1/messages          (and /messages)           Anthropic Messages, SSE or JSON
 //   POST /api/chat                                       Ollama, NDJSON or JSON
+//   POST /v1beta/models/M:streamGenerateContent?alt=sse  Google Gemini, SSE (gemini.mjs; :generateContent JSON)
 //   GET  /v1/models, /api/tags, POST /api/show, GET /api/version
 //   POST /v1/embeddings, /api/embed, /v1beta/models/M:batchEmbedContents   deterministic embeddings
 //   GET  /__mock/requests, POST /__mock/reset, GET|POST /__mock/script, GET /health,
@@ -21,6 +22,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import { pathToFileURL } from "node:url";
+import { GEMINI_API, geminiApi, geminiRoute } from "./gemini.mjs";
 
 export const DEFAULT_REPLY = "Hello from the mock LLM.";
 const DEFAULT_REASONING = "The user wants a reply. I will think briefly, then answer politely.";
@@ -548,6 +550,7 @@ const sseEvent = (type, obj) => `event: ${type}\ndata: ${JSON.stringify(obj)}\n\
 // Error bodies, per API, in each provider's real shape.
 
 function errorBody(api, kind, status, ctx, message) {
+  if (api === GEMINI_API) return GEMINI.errorBody(kind, status, ctx, message);
   const model = ctx.model;
   if (api === "anthropic") {
     const map = {
@@ -929,12 +932,19 @@ function responsesUsage(u) {
   };
 }
 
+// Google Gemini lives in gemini.mjs and plugs into the same tables.
+const GEMINI = geminiApi({ chunkText, argsObject, rid });
+Object.assign(NORMALISE, { [GEMINI_API]: GEMINI.normalise });
+Object.assign(VALIDATE, { [GEMINI_API]: GEMINI.validate });
+Object.assign(API, { [GEMINI_API]: GEMINI });
+
 // ----------------------------------------------------------------------------------------------
 // Authentication (--api-key) and request recording.
 
 /** Returns null when authorised, else {message} for the provider's 401 body. */
 function checkAuth(api, req, apiKey) {
   if (!apiKey) return null;
+  if (api === GEMINI_API) return GEMINI.checkAuth(req, apiKey);
   const auth = req.headers.authorization ?? "";
   const bearer = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
   if (api === "anthropic") {
@@ -1054,7 +1064,7 @@ export function createMockLlm(options = {}) {
 
   async function generate(api, req, res, body, entry) {
     entry.api = api;
-    const model = typeof body.model === "string" && body.model ? body.model : opts.models[0];
+    const model = entry.gemini?.model ?? (typeof body.model === "string" && body.model ? body.model : opts.models[0]);
     const conv = NORMALISE[api](body);
     const ctx = { body, model, inputTokens: tokensOf(conv.promptChars) };
     const fail = (kind, status, message) => {
@@ -1064,7 +1074,7 @@ export function createMockLlm(options = {}) {
     };
 
     const auth = checkAuth(api, req, opts.apiKey);
-    if (auth) return fail("auth", 401, auth.message);
+    if (auth) return fail("auth", auth.status ?? 401, auth.message);
     // A credential told to fail (/__mock/keys) gets the provider's real body for that status.
     const key = requestKey(req);
     if (key) entry.keySuffix = key.slice(-4);
@@ -1117,7 +1127,7 @@ export function createMockLlm(options = {}) {
       cut: plan.cut,
       delayMs: plan.delayMs,
     };
-    const stream = API[api].isStream(body);
+    const stream = API[api].isStream(body, entry.gemini);
     entry.stream = stream;
 
     if (plan.error && (!plan.error.inStream || !stream)) {
@@ -1296,7 +1306,8 @@ export function createMockLlm(options = {}) {
     }
     const entry = record(req, path, body === "" ? null : body);
 
-    const api = ROUTES[path];
+    entry.gemini = geminiRoute(path, url.searchParams) ?? undefined;
+    const api = ROUTES[path] ?? (entry.gemini ? GEMINI_API : undefined);
     if (api && method === "POST") {
       if (parseError || typeof body !== "object" || body === null || Array.isArray(body)) {
         entry.api = api;
