@@ -1,4 +1,5 @@
 #include "agent/agent_run.h"
+#include "agent/attachments.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -179,7 +180,9 @@ void AgentRun::start(const std::string& user_message) {
   llm::UserMessage user;
   // Bytes that are not UTF-8 (a raw IRC line, say) are replaced here, deliberately, so that the
   // transcript and the provider request carry the same text.
-  user.content.emplace_back(llm::TextContent{utf8::replace_invalid(user_message)});
+  if (!user_message.empty() || in_.attachments.empty()) user.content.emplace_back(llm::TextContent{utf8::replace_invalid(user_message)});
+  user.content.insert(user.content.end(), in_.attachments.begin(), in_.attachments.end());  // attachments.h
+  user.content_is_string = user.content.size() == 1 && std::holds_alternative<llm::TextContent>(user.content[0]);
   user.timestamp = clock_.wall_ms();
   turn_message_ms_ = user.timestamp;
   const bool saved = record(user);
@@ -240,6 +243,7 @@ void AgentRun::send_model_request(context::Assembled assembled) {
     }
   }
   context.messages = sanitize_history(history);
+  images_for_model(context.messages, in_.model);  // a text-only model gets a notice per image (attachments.h)
   context.tools = frame().tools;
   if (in_.hooks.transform_context) in_.hooks.transform_context(context);
   llm::RequestOptions options;

@@ -61,6 +61,9 @@ struct RunHooks {
 /// Everything a run needs, resolved by the caller (AgentService) before it starts.
 struct RunInputs {
   std::string run_id;        ///< = the client's idempotencyKey
+  /// Blocks appended to the turn's user message by start(): images (with their media `ref`) and
+  /// files, from agent/attachments.h.
+  std::vector<llm::ContentBlock> attachments = {};
   bool silent = false;       ///< a memory-flush turn (CX-10): its events reach no one; never steered
   std::string session_key;   ///< canonical, e.g. "agent:main:main"
   std::string agent_id;

@@ -16,6 +16,7 @@
 #include "agent/model_registry.h"
 #include "agent/memory_flush.h"
 #include "agent/recall_hooks.h"
+#include "agent/attachments.h"
 #include "agent/session_history.h"
 #include "agent/subagents.h"
 #include "agent/agent_skills.h"
@@ -126,7 +127,7 @@ store::SessionIndex& AgentService::index_for(const std::string& agent_id) {
 }
 
 Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink sink) {
-  if (!request.compact && request.branch_to.empty() && is_blank_message(request.message)) {
+  if (!request.compact && request.branch_to.empty() && is_blank_message(request.message) && request.attachments.empty()) {
     return Error{"INVALID_REQUEST", "message or attachment required"};
   }
   if (auto problem = store::session_key_problem(request.session_key)) return Error{"INVALID_REQUEST", "sessionKey: " + *problem};
@@ -273,6 +274,9 @@ void AgentService::start(Pending p) {
     std::error_code ec;
     std::filesystem::remove(partial_reply_path(*file), ec);  // in the transcript now, or stale
     loaded = session_history(ctx);
+    for (auto& m : loaded.messages) {  // image references → the stored bytes (attachments.h)
+      if (auto* u = std::get_if<llm::UserMessage>(&m.message)) resolve_image_refs(u->content, dir);
+    }
     writer.emplace(std::move(*w));
     entries = std::move(contents->entries);
   } else {
@@ -305,6 +309,11 @@ void AgentService::start(Pending p) {
   }
   RunInputs in;
   in.run_id = p.request.run_id;
+  if (!p.request.attachments.empty()) {  // images stored beside the transcript (attachments.h)
+    auto blocks = attachment_blocks(p.request.attachments, dir / "media");
+    if (!blocks) return fail(blocks.error().message);
+    in.attachments = std::move(*blocks);
+  }
   in.session_key = key;
   in.agent_id = p.agent_id;
   in.session_id = session_id;
@@ -478,7 +487,9 @@ Result<json> AgentService::history(const std::string& session_key, int limit) {
   const size_t first = limit > 0 && n > static_cast<size_t>(limit) ? n - static_cast<size_t>(limit) : 0;
   const std::vector<bool> hidden = hidden_messages(ctx.messages);  // CX-10: flush turns, NO_REPLY
   for (size_t i = first; i < n; ++i) {
-    if (!hidden[i]) out["messages"].push_back(ctx.messages[i]);
+    if (hidden[i]) continue;
+    out["messages"].push_back(ctx.messages[i]);
+    resolve_image_refs(out["messages"].back(), file->parent_path());  // chat.history shows the image
   }
   return out;
 }

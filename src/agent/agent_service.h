@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_run.h"
+#include "agent/attachments.h"
 #include "agent/run_events.h"
 #include "agent/run_journal.h"
 #include "core/clock.h"
@@ -77,6 +78,9 @@ struct SendRequest {
   /// session's) and the whole run's time limit in ms (0 = the agent's timeoutSeconds).
   std::string model = {};
   int64_t timeout_ms = 0;
+  /// Images and files of the message, checked (agent/attachments.h); "" message + attachments is a
+  /// turn. Not journaled: a queued run resumed after a restart, before it started, has only its text.
+  std::vector<Attachment> attachments = {};
 };
 
 /// A SendRequest as the journal keeps it, and back (agent_journal.cpp).

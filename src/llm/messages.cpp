@@ -125,6 +125,7 @@ json to_json(const ContentBlock& block) {
     return j;
   }
   if (const auto* img = std::get_if<ImageContent>(&block)) {
+    if (!img->ref.empty()) return json{{"type", "image"}, {"mimeType", img->mime_type}, {"ref", img->ref}};
     return json{{"type", "image"}, {"data", img->data}, {"mimeType", img->mime_type}};
   }
   const auto& call = std::get<ToolCall>(block);
@@ -219,7 +220,10 @@ Result<ContentBlock> block_from_json(const json& j, const std::string& path, uns
   }
   if (type == "image" && (allowed & kImage)) {
     ImageContent img;
-    PINCER_TRY_ASSIGN(img.data, req_string(j, "data", path));
+    PINCER_TRY_ASSIGN(img.ref, opt_string(j, "ref", path));
+    if (img.ref.empty() || j.contains("data")) {
+      PINCER_TRY_ASSIGN(img.data, req_string(j, "data", path));
+    }
     PINCER_TRY_ASSIGN(img.mime_type, req_string(j, "mimeType", path));
     return ContentBlock{std::move(img)};
   }

@@ -27,10 +27,13 @@ struct ThinkingContent {
   std::string signature;  ///< provider signature/encrypted content to replay (Anthropic, Responses)
   bool redacted = false;
 };
-/// {type:"image", data (base64), mimeType}
+/// {type:"image", data (base64), mimeType}; Pincer's transcripts store `{type:"image", mimeType,
+/// ref}` instead of the data (agent/attachments.h: "media/<sha256>.<ext>" beside the transcript),
+/// resolved back to data when the history is loaded. A block with a `ref` serialises without data.
 struct ImageContent {
   std::string data;
   std::string mime_type;
+  std::string ref = {};  ///< "" = inline data only
 };
 /// {type:"toolCall", id, name, arguments (object)}
 struct ToolCall {

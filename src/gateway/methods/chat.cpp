@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "agent/agent_service.h"
+#include "agent/attachments.h"
 #include "agent/chat_commands.h"
 #include "core/event_loop.h"
 #include "core/redact.h"
@@ -88,7 +89,7 @@ MethodResult chat_send(MethodContext& ctx) {
     return *e;
   }
   if (auto e = p.string("sessionKey", session_key, true)) return *e;
-  if (auto e = p.string("message", message, true)) return *e;
+  if (auto e = p.string("message", message, false)) return *e;
   if (auto e = p.string("idempotencyKey", key, true, true)) return *e;
   if (auto e = p.string("thinking", thinking, false)) return *e;
   if (auto e = p.string("agentId", agent_id, false, true)) return *e;
@@ -96,20 +97,25 @@ MethodResult chat_send(MethodContext& ctx) {
   auto* agents = ctx.gateway.agents();
   if (!agents) return no_runtime();
 
-  if (agent::is_blank_message(message)) return RpcError::invalid("message or attachment required");
-  if (is_stop_request(message)) {
+  // Images and files (agent/attachments.h): decoded, capped, images recognised by their bytes.
+  auto attachments = agent::parse_chat_attachments(
+      ctx.request.params.is_object() && ctx.request.params.contains("attachments") ? ctx.request.params["attachments"] : json());
+  if (!attachments) return RpcError::invalid("invalid chat.send params: " + attachments.error().message);
+  if (agent::is_blank_message(message) && attachments->empty()) return RpcError::invalid("message or attachment required");
+  if (attachments->empty() && is_stop_request(message)) {
     auto aborted = agents->abort(session_key, "", "stop");
     if (!aborted) return from_error(aborted.error());
     return json{{"ok", true}, {"aborted", !aborted->empty()}, {"runIds", *aborted}};
   }
   if (agents->is_active(key)) return json{{"runId", key}, {"status", "in_flight"}};
-  if (auto command = agent::parse_chat_command(message)) {
+  if (auto command = attachments->empty() ? agent::parse_chat_command(message) : std::nullopt) {
     answer_chat_command(ctx.gateway, *command, agent_id.empty() ? session_key : agents->canonical_key(session_key, agent_id),
                         key);
     return json{{"runId", key}, {"status", "started"}};
   }
   agent::SendRequest req{session_key, agent_id, message, key, thinking, agent::RunLane::Main};
   req.source = "chat.send";  // journaled before the answer: a restart resumes it (SS-6)
+  req.attachments = std::move(*attachments);
   auto accepted = agents->send(req, make_run_event_sink(ctx.gateway));
   if (!accepted) return from_error(accepted.error(), ctx.gateway.config_drift_note());
   return json{{"runId", accepted->run_id}, {"status", "started"}};

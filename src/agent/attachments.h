@@ -1,0 +1,80 @@
+// Images and files sent with a user message (issue 17 item 4; openclaw-protocol.md "Attachments").
+// Shapes: chat.send's `attachments: [{type?, mimeType?, fileName?, content: <base64>}]` (OpenClaw's
+// src/gateway/chat-attachments.ts) and a channel's InboundMessage::media both become `Attachment`s;
+// a run turns them into content blocks of its user message:
+//   - an image (PNG/JPEG/GIF/WebP, recognised by its bytes, never by its label) → llm::ImageContent,
+//     its bytes stored once at `<sessions dir>/media/<sha256>.<ext>` (0600, atomic) and the
+//     transcript holding only the reference (`ImageContent::ref`, "media/<sha256>.<ext>");
+//   - a text-like file (text/*, JSON, Markdown, CSV, ≤ kMaxInlineTextBytes) → a fenced text block
+//     named by its file;
+//   - anything else → a one-line notice naming the file, its type and size.
+// A model whose `input` lacks "image" gets a notice instead of each image (images_for_model).
+// Pure functions apart from the media files; any thread.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "llm/messages.h"
+
+namespace pincer::agent {
+
+/// Decoded bytes per attachment: OpenClaw's image cap (chat-attachments.ts, 5,000,000 bytes).
+inline constexpr std::size_t kMaxAttachmentBytes = 5'000'000;
+/// Decoded bytes of all attachments of one message.
+inline constexpr std::size_t kMaxAttachmentsTotalBytes = 20'000'000;
+/// Attachments per message.
+inline constexpr std::size_t kMaxAttachments = 10;
+/// A text-like file larger than this is not inlined (a notice names it instead).
+inline constexpr std::size_t kMaxInlineTextBytes = 100'000;
+
+/// One attachment, decoded. `kind`: "image" | "file"; `mime_type` of an image is the sniffed one.
+struct Attachment {
+  std::string kind = "file";
+  std::string mime_type;  ///< "" = unknown (application/octet-stream)
+  std::string file_name;  ///< "" = none given
+  std::string bytes;      ///< decoded content
+};
+
+/// "image/png" | "image/jpeg" | "image/gif" | "image/webp" by the magic bytes; "" otherwise.
+std::string sniff_image_mime(std::string_view bytes);
+
+/// chat.send's `attachments` (null/absent = none) → decoded attachments. Errors (code
+/// INVALID_REQUEST) name the index and field: "attachments[1].content: not valid base64",
+/// "attachments[0].mimeType: says image/png but the bytes are image/jpeg", "… exceeds 5000000 bytes".
+/// `type` "image" (or an image/* mimeType) requires image bytes; a `type` "file" or a non-image
+/// mimeType is a file. `content` may be a data URL ("data:<mime>;base64,…").
+Result<std::vector<Attachment>> parse_chat_attachments(const nlohmann::json& attachments);
+
+/// Checks decoded attachments (a channel's media): count, per-item and total caps, an image's
+/// bytes must be an image. Same error wording, "media[i]" instead of "attachments[i]".
+Status check_attachments(std::vector<Attachment>& attachments, const std::string& what = "media");
+
+/// The user message's blocks for `attachments`: images stored under `media_dir` (created 0700)
+/// as content-addressed files. Error MEDIA_WRITE when a file cannot be written.
+Result<std::vector<llm::ContentBlock>> attachment_blocks(const std::vector<Attachment>& attachments,
+                                                         const std::filesystem::path& media_dir);
+
+/// "media/<sha256>.<ext>" → the file beneath `sessions_dir`; "" path for a reference that is not
+/// of that form (no "..", no absolute paths).
+std::filesystem::path media_file(const std::filesystem::path& sessions_dir, const std::string& ref);
+
+/// Fills `data` of every image block that has only a `ref`, reading the file beneath
+/// `sessions_dir`; a missing or unreadable file becomes a text notice "[image unavailable: …]".
+void resolve_image_refs(std::vector<llm::ContentBlock>& blocks, const std::filesystem::path& sessions_dir);
+/// The same on pi-format JSON messages (chat.history): `{type:"image", ref}` gains `data`.
+void resolve_image_refs(nlohmann::json& message, const std::filesystem::path& sessions_dir);
+
+/// For a model without "image" in its input: every image block of a user message becomes
+/// "[image omitted: model <provider>/<id> does not accept images]". Returns how many.
+int images_for_model(std::vector<llm::Message>& messages, const llm::ModelSpec& model);
+
+std::string base64_encode(std::string_view bytes);
+
+}  // namespace pincer::agent
