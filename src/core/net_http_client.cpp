@@ -7,12 +7,16 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <list>
 #include <map>
+
+#include <sys/socket.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -181,31 +185,189 @@ pincer::Result<std::optional<Proxy>> proxy_for(const ParsedUrl& url) {
 
 }  // namespace
 
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+/// An idle keep-alive connection waiting in the pool, closed by its timer after the idle timeout.
+template <class Stream>
+struct IdleConnection {
+  uint64_t seq = 0;  ///< insertion order across both lists (the oldest is evicted first)
+  std::string origin;
+  std::unique_ptr<Stream> stream;
+  std::unique_ptr<asio::steady_timer> timer;
+};
+
 /// Shared state of all requests of one client (so that in-flight requests can outlive it safely).
-struct HttpClient::Impl {
-  explicit Impl(EventLoop& l) : loop(l) {}
+struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
+  Impl(EventLoop& l, HttpClientOptions o) : loop(l), options(o) {}
   EventLoop& loop;
+  HttpClientOptions options;
   RequestId next_id = 1;
   std::map<RequestId, std::function<void()>> cancellers;
+  uint64_t next_seq = 1;
+  std::list<IdleConnection<PlainStream>> idle_plain;
+  std::list<IdleConnection<TlsStream>> idle_tls;
+
+  template <class Stream>
+  std::list<IdleConnection<Stream>>& idle() {
+    if constexpr (std::is_same_v<Stream, PlainStream>) {
+      return idle_plain;
+    } else {
+      return idle_tls;
+    }
+  }
+
+  /// The most recently pooled live connection to `origin`, or null. A connection the server has
+  /// closed meanwhile (EOF or stray bytes waiting, seen with one non-blocking peek) is dropped.
+  template <class Stream>
+  std::unique_ptr<Stream> take_idle(const std::string& origin) {
+    auto& list = idle<Stream>();
+    for (auto it = list.end(); it != list.begin();) {
+      --it;
+      if (it->origin != origin) continue;
+      auto stream = std::move(it->stream);
+      it->timer->cancel();
+      list.erase(it);
+      if (peer_gone(beast::get_lowest_layer(*stream).socket())) {
+        close_stream(*stream);
+        it = list.end();  // look again from the newest
+        continue;
+      }
+      return stream;
+    }
+    return nullptr;
+  }
+
+  /// Puts a connection whose response was read completely back into the pool (bounded per origin
+  /// and in total: the oldest is closed to make room).
+  template <class Stream>
+  void put_idle(const std::string& origin, std::unique_ptr<Stream> stream) {
+    if (options.max_idle_per_origin == 0 || options.max_idle_total == 0) return close_stream(*stream);
+    auto& list = idle<Stream>();
+    size_t same = 0;
+    for (const auto& c : list) same += c.origin == origin;
+    if (same >= options.max_idle_per_origin) {
+      for (auto it = list.begin(); it != list.end(); ++it) {
+        if (it->origin == origin) {
+          drop(list, it);
+          break;
+        }
+      }
+    }
+    while (idle_plain.size() + idle_tls.size() >= options.max_idle_total) {
+      const bool plain_oldest =
+          !idle_plain.empty() && (idle_tls.empty() || idle_plain.front().seq < idle_tls.front().seq);
+      if (plain_oldest) {
+        drop(idle_plain, idle_plain.begin());
+      } else {
+        drop(idle_tls, idle_tls.begin());
+      }
+    }
+    beast::get_lowest_layer(*stream).expires_never();
+    IdleConnection<Stream> c;
+    c.seq = next_seq++;
+    c.origin = origin;
+    c.stream = std::move(stream);
+    c.timer = std::make_unique<asio::steady_timer>(loop.context());
+    c.timer->expires_after(std::chrono::milliseconds(options.pool_idle_timeout_ms));
+    c.timer->async_wait([weak = weak_from_this(), seq = c.seq](error_code ec) {
+      if (ec) return;  // taken or evicted meanwhile
+      auto self = weak.lock();
+      if (!self) return;
+      self->expire<Stream>(seq);
+    });
+    list.push_back(std::move(c));
+  }
+
+  template <class Stream>
+  void expire(uint64_t seq) {
+    auto& list = idle<Stream>();
+    for (auto it = list.begin(); it != list.end(); ++it) {
+      if (it->seq == seq) return drop(list, it);
+    }
+  }
+
+  template <class Stream>
+  void drop(std::list<IdleConnection<Stream>>& list, typename std::list<IdleConnection<Stream>>::iterator it) {
+    it->timer->cancel();
+    close_stream(*it->stream);
+    list.erase(it);
+  }
+
+  void clear_idle() {
+    while (!idle_plain.empty()) drop(idle_plain, idle_plain.begin());
+    while (!idle_tls.empty()) drop(idle_tls, idle_tls.begin());
+  }
+
+  template <class Stream>
+  static void close_stream(Stream& stream) {
+    error_code ignored;
+    beast::get_lowest_layer(stream).socket().close(ignored);
+  }
+
+  static bool peer_gone(tcp::socket& socket) {
+    if (!socket.is_open()) return true;
+    char c;
+    const ssize_t n = ::recv(socket.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0) return true;                                  // orderly close
+    if (n > 0) return true;                                   // unsolicited bytes: not reusable
+    return !(errno == EAGAIN || errno == EWOULDBLOCK);        // reset etc.
+  }
 };
 
 namespace {
 
-/// One request over a plain or TLS stream.
+/// One request over a plain or TLS stream: a pooled keep-alive connection to the same origin when
+/// one is idle, else a new one.
 template <class Stream>
 class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
  public:
   Exchange(std::shared_ptr<HttpClient::Impl> client, HttpClient::RequestId id, ParsedUrl url, HttpRequestSpec spec,
-           HttpCallbacks cb, Stream stream)
+           HttpCallbacks cb)
       : client_(std::move(client)), id_(id), url_(std::move(url)), spec_(std::move(spec)), cb_(std::move(cb)),
-        stream_(std::move(stream)), resolver_(client_->loop.context()) {}
+        resolver_(client_->loop.context()) {}
 
   void start(std::optional<Proxy> proxy) {
     proxy_ = std::move(proxy);
-    auto self = this->shared_from_this();
     client_->cancellers[id_] = [weak = this->weak_from_this()] {
       if (auto s = weak.lock()) s->cancel();
     };
+    // Requests with check_address (the SSRF guard) never use or feed the pool: their connection
+    // must go to the addresses they checked themselves.
+    poolable_ = !spec_.check_address;
+    if (poolable_) {
+      origin_ = std::string(url_.tls ? "https://" : "http://") + authority();
+      if (proxy_) origin_ += " via " + proxy_->url.host + ":" + proxy_->url.port + " " + proxy_->authorization;
+      if (auto pooled = client_->take_idle<Stream>(origin_)) {
+        stream_ = std::move(pooled);
+        reused_ = true;
+        return send_request();
+      }
+    }
+    connect_fresh();
+  }
+
+  void cancel() {
+    if (done_) return;
+    cancelled_ = true;
+    resolver_.cancel();
+    if (stream_) {
+      error_code ignored;
+      tcp().socket().close(ignored);
+    }
+  }
+
+ private:
+  beast::tcp_stream& tcp() { return beast::get_lowest_layer(*stream_); }
+
+  void connect_fresh() {
+    auto& ioc = client_->loop.context();
+    if constexpr (std::is_same_v<Stream, PlainStream>) {
+      stream_ = std::make_unique<Stream>(ioc);
+    } else {
+      stream_ = std::make_unique<Stream>(ioc, client_tls_context());
+    }
+    auto self = this->shared_from_this();
     // With a proxy, the TCP connection goes to the proxy (HTTP_PROXY / HTTPS_PROXY, as curl).
     const std::string& host = proxy_ ? proxy_->url.host : url_.host;
     const std::string& port = proxy_ ? proxy_->url.port : url_.port;
@@ -220,6 +382,7 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
           }
         }
       }
+      if (self->done_) return;
       self->tcp().expires_after(std::chrono::milliseconds(self->spec_.connect_timeout_ms));
       self->tcp().async_connect(results, [self, host, port](error_code ec, const tcp::endpoint&) {
         if (ec) return self->fail(ec, "connect to " + host + ":" + port);
@@ -228,17 +391,6 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
       });
     });
   }
-
-  void cancel() {
-    if (done_) return;
-    cancelled_ = true;
-    resolver_.cancel();
-    error_code ignored;
-    tcp().socket().close(ignored);
-  }
-
- private:
-  beast::tcp_stream& tcp() { return beast::get_lowest_layer(stream_); }
 
   /// HTTPS through a proxy: `CONNECT host:port`, then TLS inside the tunnel.
   void open_tunnel() {
@@ -269,22 +421,22 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
   }
 
   void after_connect() {
-    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+    if constexpr (std::is_same_v<Stream, PlainStream>) {
       send_request();
     } else {
-      if (!SSL_set_tlsext_host_name(stream_.native_handle(), url_.host.c_str())) {
+      if (!SSL_set_tlsext_host_name(stream_->native_handle(), url_.host.c_str())) {
         return fail(error_code(static_cast<int>(::ERR_get_error()), asio::error::get_ssl_category()), "TLS SNI");
       }
-      stream_.set_verify_callback(ssl::host_name_verification(url_.host));
+      stream_->set_verify_callback(ssl::host_name_verification(url_.host));
       auto self = this->shared_from_this();
-      stream_.async_handshake(ssl::stream_base::client, [self](error_code ec) {
+      stream_->async_handshake(ssl::stream_base::client, [self](error_code ec) {
         if (ec) return self->fail(ec, "TLS handshake with " + self->url_.host);
         self->send_request();
       });
     }
   }
 
-  void send_request() {
+  void build_request() {
     req_.method_string(spec_.method);
     // Plain HTTP through a proxy uses the absolute form of the target.
     req_.target(proxy_ && !url_.tls ? "http://" + authority() + url_.target : url_.target);
@@ -294,27 +446,62 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
     const std::string host = url_.host.find(':') != std::string::npos ? "[" + url_.host + "]" : url_.host;
     req_.set(http::field::host, default_port ? host : host + ":" + url_.port);
     req_.set(http::field::user_agent, "pincer/" PINCER_VERSION);
-    req_.set(http::field::connection, "close");
+    // HTTP/1.1 keeps the connection open by default; unpooled requests say they will close it.
+    if (!poolable_) req_.set(http::field::connection, "close");
     for (const auto& [k, v] : spec_.headers) req_.set(k, v);
     req_.body() = std::move(spec_.body);
     req_.prepare_payload();
+    if (!req_.keep_alive()) poolable_ = false;  // the caller asked for Connection: close
+  }
+
+  void send_request() {
+    if (!request_built_) {
+      build_request();
+      request_built_ = true;
+    }
+    parser_.emplace();
+    parser_->body_limit(boost::none);  // streams may be long; the caller bounds what it keeps
     tcp().expires_after(std::chrono::milliseconds(spec_.idle_timeout_ms));
     auto self = this->shared_from_this();
-    http::async_write(stream_, req_, [self](error_code ec, std::size_t) {
-      if (ec) return self->fail(ec, "send request to " + self->url_.host);
-      self->parser_.body_limit(boost::none);  // streams may be long; the caller bounds what it keeps
+    http::async_write(*stream_, req_, [self](error_code ec, std::size_t) {
+      if (ec) {
+        if (self->retry_fresh(ec)) return;
+        return self->fail(ec, "send request to " + self->url_.host);
+      }
       self->read_header();
     });
+  }
+
+  /// A pooled connection that turns out dead (EOF or reset before any byte of the response) is
+  /// replaced once by a new connection and the request sent again: the server never saw it, or
+  /// saw it and dropped it without answering (idempotency is then the same as a new connection's).
+  bool retry_fresh(const error_code& ec) {
+    if (!reused_ || retried_ || cancelled_ || done_) return false;
+    if (parser_->got_some() || buffer_.size() > 0) return false;
+    const bool dead = ec == http::error::end_of_stream || ec == asio::error::eof ||
+                      ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
+                      ec == asio::error::connection_aborted || ec == ssl::error::stream_truncated;
+    if (!dead) return false;
+    retried_ = true;
+    reused_ = false;
+    error_code ignored;
+    tcp().socket().close(ignored);
+    buffer_.clear();
+    connect_fresh();
+    return true;
   }
 
   void read_header() {
     tcp().expires_after(std::chrono::milliseconds(spec_.idle_timeout_ms));
     auto self = this->shared_from_this();
-    http::async_read_header(stream_, buffer_, parser_, [self](error_code ec, std::size_t) {
-      if (ec) return self->fail(ec, "read response from " + self->url_.host);
+    http::async_read_header(*stream_, buffer_, *parser_, [self](error_code ec, std::size_t) {
+      if (ec) {
+        if (self->retry_fresh(ec)) return;
+        return self->fail(ec, "read response from " + self->url_.host);
+      }
       HttpResponseHead head;
-      head.status = static_cast<int>(self->parser_.get().result_int());
-      for (const auto& f : self->parser_.get()) head.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+      head.status = static_cast<int>(self->parser_->get().result_int());
+      for (const auto& f : self->parser_->get()) head.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
       if (self->cb_.on_head) self->cb_.on_head(head);
       if (self->done_) return;
       self->read_body();
@@ -322,21 +509,24 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
   }
 
   void read_body() {
-    if (parser_.is_done()) return finish(std::nullopt);
-    parser_.get().body().data = chunk_.data();
-    parser_.get().body().size = chunk_.size();
+    if (parser_->is_done()) return finish(std::nullopt);
+    parser_->get().body().data = chunk_.data();
+    parser_->get().body().size = chunk_.size();
     tcp().expires_after(std::chrono::milliseconds(spec_.idle_timeout_ms));
     auto self = this->shared_from_this();
-    http::async_read_some(stream_, buffer_, parser_, [self](error_code ec, std::size_t) {
+    http::async_read_some(*stream_, buffer_, *parser_, [self](error_code ec, std::size_t) {
       if (ec == http::error::need_buffer) ec = {};
-      const size_t got = self->chunk_.size() - self->parser_.get().body().size;
+      const size_t got = self->chunk_.size() - self->parser_->get().body().size;
       if (got > 0 && self->cb_.on_data && !self->done_) {
         self->cb_.on_data(std::string_view(self->chunk_.data(), got));
       }
       if (self->done_) return;
       if (ec) {
         // A server that closes without a length ends the body at EOF.
-        if (ec == http::error::end_of_stream || ec == asio::error::eof) return self->finish(std::nullopt);
+        if (ec == http::error::end_of_stream || ec == asio::error::eof) {
+          self->poolable_ = false;
+          return self->finish(std::nullopt);
+        }
         return self->fail(ec, "read response body from " + self->url_.host);
       }
       self->read_body();
@@ -352,12 +542,26 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
     finish(e);
   }
 
+  /// Whether the connection may carry another request: the response was read to its end (length
+  /// or last chunk, not EOF), both sides keep it alive, and nothing more is buffered.
+  bool reusable() {
+    if (!poolable_ || cancelled_ || !stream_ || !parser_ || !parser_->is_done()) return false;
+    const auto& res = parser_->get();
+    return res.keep_alive() && !parser_->need_eof() && res.result_int() != 101 && buffer_.size() == 0 &&
+           tcp().socket().is_open();
+  }
+
   void finish(const std::optional<TransportError>& error) {
     if (done_) return;
     done_ = true;
     client_->cancellers.erase(id_);
-    error_code ignored;
-    tcp().socket().close(ignored);
+    // Back to the pool before on_done, so that a request started from on_done can reuse it.
+    if (!error && reusable()) {
+      client_->put_idle<Stream>(origin_, std::move(stream_));
+    } else if (stream_) {
+      error_code ignored;
+      tcp().socket().close(ignored);
+    }
     if (cb_.on_done) cb_.on_done(error);
   }
 
@@ -366,26 +570,34 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
   ParsedUrl url_;
   HttpRequestSpec spec_;
   HttpCallbacks cb_;
-  Stream stream_;
+  std::unique_ptr<Stream> stream_;
   tcp::resolver resolver_;
   std::optional<Proxy> proxy_;
+  std::string origin_;  ///< pool key: scheme, host:port and the proxy with its credentials
   beast::flat_buffer buffer_;
   http::request<http::string_body> req_;
-  http::response_parser<http::buffer_body> parser_;
+  std::optional<http::response_parser<http::buffer_body>> parser_;
   std::array<char, 16 * 1024> chunk_{};
   bool done_ = false;
   bool cancelled_ = false;
+  bool poolable_ = false;
+  bool reused_ = false;   ///< stream_ came from the pool
+  bool retried_ = false;  ///< the one fresh-connection retry was used
+  bool request_built_ = false;
 };
 
 }  // namespace
 
-HttpClient::HttpClient(EventLoop& loop) : impl_(std::make_shared<Impl>(loop)) {}
+HttpClient::HttpClient(EventLoop& loop, HttpClientOptions options) : impl_(std::make_shared<Impl>(loop, options)) {}
 
 HttpClient::~HttpClient() {
   // Cancel what is still running; the exchanges hold their own reference to impl_.
   auto cancellers = impl_->cancellers;
   for (auto& [id, cancel] : cancellers) cancel();
+  impl_->clear_idle();
 }
+
+size_t HttpClient::idle_connections() const { return impl_->idle_plain.size() + impl_->idle_tls.size(); }
 
 HttpClient::RequestId HttpClient::start(HttpRequestSpec spec, HttpCallbacks callbacks) {
   const RequestId id = impl_->next_id++;
@@ -407,14 +619,11 @@ HttpClient::RequestId HttpClient::start(HttpRequestSpec spec, HttpCallbacks call
     });
     return id;
   }
-  auto& ioc = impl_->loop.context();
   if (url->tls) {
-    auto ex = std::make_shared<Exchange<beast::ssl_stream<beast::tcp_stream>>>(
-        impl_, id, *url, std::move(spec), std::move(callbacks), beast::ssl_stream<beast::tcp_stream>(ioc, client_tls_context()));
+    auto ex = std::make_shared<Exchange<TlsStream>>(impl_, id, *url, std::move(spec), std::move(callbacks));
     ex->start(std::move(*proxy));
   } else {
-    auto ex = std::make_shared<Exchange<beast::tcp_stream>>(impl_, id, *url, std::move(spec), std::move(callbacks),
-                                                            beast::tcp_stream(ioc));
+    auto ex = std::make_shared<Exchange<PlainStream>>(impl_, id, *url, std::move(spec), std::move(callbacks));
     ex->start(std::move(*proxy));
   }
   return id;
