@@ -225,6 +225,9 @@ Finding check_provider(const json& effective, int64_t timeout_ms) {
     headers.emplace_back("anthropic-version", "2023-06-01");
   } else if (spec->api == "ollama") {
     url = base + "/api/tags";
+  } else if (spec->api == "google-generative-ai") {
+    url = base + "/models";  // Gemini's models.list; the key goes in a header, never the URL
+    if (!spec->api_key.empty()) headers.emplace_back("x-goog-api-key", spec->api_key);
   } else {
     url = base + "/models";
     if (!spec->api_key.empty()) headers.emplace_back("Authorization", "Bearer " + spec->api_key);

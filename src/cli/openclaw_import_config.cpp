@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using json5::Path;
 
-constexpr std::array<std::string_view, 4> kPincerApis = {"openai-completions", "openai-responses",
-                                                         "anthropic-messages", "ollama"};
+constexpr std::array<std::string_view, 5> kPincerApis = {"openai-completions", "openai-responses",
+                                                         "anthropic-messages", "ollama", "google-generative-ai"};
 constexpr std::string_view kDefaultApi = "openai-completions";
 
 Path key(Path p, std::string k) {
@@ -360,9 +360,10 @@ class Mapper {
 
   void provider(const json& pr, const Path& at) {
     if (!pr.is_object()) return expect_object_or_skip(pr, at);
-    if (pr.contains("api") && !is_one_of(pr["api"], {kPincerApis[0], kPincerApis[1], kPincerApis[2], kPincerApis[3]})) {
+    if (pr.contains("api") &&
+        !is_one_of(pr["api"], {kPincerApis[0], kPincerApis[1], kPincerApis[2], kPincerApis[3], kPincerApis[4]})) {
       return skip(at, "api " + pr["api"].dump() + " is not supported by Pincer (it speaks " +
-                          join({kPincerApis[0], kPincerApis[1], kPincerApis[2], kPincerApis[3]}) + ")");
+                          join({kPincerApis[0], kPincerApis[1], kPincerApis[2], kPincerApis[3], kPincerApis[4]}) + ")");
     }
     if (!pr.contains("baseUrl") || !pr["baseUrl"].is_string() || pr["baseUrl"].get<std::string>().empty()) {
       return skip(at, "no baseUrl: Pincer needs the provider's URL (OpenClaw's built-in providers have none in the file)");

@@ -308,12 +308,15 @@ Node provider_definition() {
       field("apiKey", string().sensitive().doc(
                           "API key. Keep it out of the file with env substitution, e.g. "
                           "`\"${OPENAI_API_KEY}\"`. Leave it out for local servers that need none.")),
-      field("api", one_of({"openai-completions", "openai-responses", "anthropic-messages", "ollama"})
+      field("api", one_of({"openai-completions", "openai-responses", "anthropic-messages", "ollama",
+                           "google-generative-ai"})
                        .def("openai-completions")
                        .doc("Wire protocol: `openai-completions` = OpenAI Chat Completions (also "
                             "OpenRouter, DeepSeek, Groq, vLLM, llama.cpp server, LM Studio); "
                             "`openai-responses` = OpenAI Responses; `anthropic-messages` = "
-                            "Anthropic Messages; `ollama` = Ollama's native `/api/chat`.")),
+                            "Anthropic Messages; `ollama` = Ollama's native `/api/chat`; "
+                            "`google-generative-ai` = Google Gemini "
+                            "(`https://generativelanguage.googleapis.com/v1beta`).")),
       field("headers", map_of(string().sensitive()).doc(
                            "Extra HTTP headers sent with every request, e.g. "
                            "`{\"HTTP-Referer\": \"https://example.com\"}`. Values are treated as "

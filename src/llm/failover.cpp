@@ -149,6 +149,13 @@ BodyInfo read_body(std::string_view body) {
   auto err = j.find("error");
   if (err != j.end() && err->is_object()) {
     collect_codes(*err, info.codes);
+    // Google: error.details[].reason ("API_KEY_INVALID") says more than status INVALID_ARGUMENT.
+    if (auto details = err->find("details"); details != err->end() && details->is_array()) {
+      for (const json& d : *details) {
+        auto reason = d.is_object() ? d.find("reason") : d.end();
+        if (d.is_object() && reason != d.end() && reason->is_string()) info.codes.push_back(lower(reason->get<std::string>()));
+      }
+    }
     if (auto m = err->find("message"); m != err->end() && m->is_string()) info.message = one_line(m->get<std::string>());
   } else if (err != j.end() && err->is_string()) {
     info.message = one_line(err->get<std::string>());
@@ -166,7 +173,8 @@ BodyInfo read_body(std::string_view body) {
 
 bool says_permanent_auth(std::string_view t) {
   return has_any(t, {"invalid_api_key", "invalid api key", "incorrect api key", "invalid x-api-key",
-                     "revoked", "disabled", "deactivated", "permission_error",
+                     "revoked", "disabled", "deactivated", "permission_error", "api key not valid",
+                     "api_key_invalid",
                      "not allowed for this organization"});
 }
 
@@ -197,7 +205,7 @@ std::optional<Reason> by_specific_code(const std::vector<std::string>& codes) {
     if (has_any(c, {"context_length_exceeded", "context_window_exceeded", "request_too_large"})) return Reason::ContextOverflow;
     if (has_any(c, {"rate_limit", "too_many_requests", "resource_exhausted", "throttl"})) return Reason::RateLimit;
     if (has_any(c, {"overloaded"})) return Reason::Overloaded;
-    if (has_any(c, {"invalid_api_key", "permission_error", "permission_denied", "account_deactivated",
+    if (has_any(c, {"invalid_api_key", "api_key_invalid", "permission_error", "permission_denied", "account_deactivated",
                     "organization_deactivated"})) {
       return Reason::AuthPermanent;
     }
@@ -279,6 +287,8 @@ std::optional<Reason> by_status(int status, std::string_view text, const std::ve
     case 408: return Reason::Timeout;
     case 400:
       if (code == Reason::ContextOverflow || says_context_overflow(text)) return Reason::ContextOverflow;
+      // Google answers a bad key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
+      if (code == Reason::AuthPermanent || says_permanent_auth(text)) return Reason::AuthPermanent;
       if (code == Reason::Billing || says_quota_exhausted(text)) return Reason::Billing;
       if (code == Reason::ModelNotFound || says_model_not_found(text)) return Reason::ModelNotFound;
       return Reason::Format;

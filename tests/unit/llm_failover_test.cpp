@@ -86,6 +86,16 @@ TEST(LlmFailover, HttpStatusAndBodies) {
       {429, R"({"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}})", R::RateLimit, true},
       {500, R"({"type":"error","error":{"type":"api_error","message":"Internal server error"}})", R::Timeout, true},
       {529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})", R::Overloaded, true},
+      // Google Gemini (generativelanguage.googleapis.com)
+      {400, R"({"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}})", R::AuthPermanent, false},
+      {403, R"({"error":{"code":403,"message":"Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.","status":"PERMISSION_DENIED"}})", R::AuthPermanent, false},
+      {401, R"({"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}})", R::Auth, false},
+      {429, R"({"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}})", R::RateLimit, true},
+      {503, R"({"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}})", R::Overloaded, true},
+      {500, R"({"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}})", R::Timeout, true},
+      {400, R"({"error":{"code":400,"message":"The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}})", R::ContextOverflow, false},
+      {400, R"([{"error":{"code":400,"message":"Invalid JSON payload received. Unknown name \"foo\": Cannot find field.","status":"INVALID_ARGUMENT"}}])", R::Format, false},
+      {404, R"({"error":{"code":404,"message":"models/gemini-9 is not found for API version v1beta, or is not supported for generateContent.","status":"NOT_FOUND"}})", R::ModelNotFound, false},
       // Ollama / gateways / bare statuses
       {404, R"({"error":"model \"llama9\" not found, try pulling it first"})", R::ModelNotFound, false},
       {400, R"({"error":"model \"llama9\" not found, try pulling it first"})", R::ModelNotFound, false},
@@ -209,6 +219,14 @@ TEST(LlmFailover, StreamErrors) {
       {{"PROVIDER_STREAM_ERROR", "UNAVAILABLE: The service is currently unavailable."}, R::Overloaded},
       {{"PROVIDER_STREAM_ERROR", "DEADLINE_EXCEEDED: Deadline exceeded"}, R::Timeout},
       {{"PROVIDER_STREAM_ERROR", "You have insufficient permissions for this operation. Missing scopes: api.responses.write"}, R::Auth},
+      // Gemini in-stream errors ("STATUS: message", google_generative_ai.cpp)
+      {{"PROVIDER_STREAM_ERROR", "RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota)."}, R::RateLimit},
+      {{"PROVIDER_STREAM_ERROR", "UNAVAILABLE: The model is overloaded. Please try again later."}, R::Overloaded},
+      {{"PROVIDER_STREAM_ERROR", "PERMISSION_DENIED: The caller does not have permission"}, R::AuthPermanent},
+      {{"PROVIDER_STREAM_ERROR", "UNAUTHENTICATED: Request had invalid authentication credentials."}, R::Auth},
+      {{"PROVIDER_STREAM_ERROR", "INVALID_ARGUMENT: The input token count (1048577) exceeds the maximum number of tokens allowed (1048576)."}, R::ContextOverflow},
+      {{"PROVIDER_STREAM_ERROR", "INVALID_ARGUMENT: Request contains an invalid argument."}, R::Format},
+      {{"PROVIDER_STREAM_ERROR", "INTERNAL: An internal error has occurred."}, R::Timeout},
       {{"PROVIDER_STREAM_INCOMPLETE", "anthropic-messages stream ended before the response was complete"}, R::Timeout},
       {{"PROVIDER_STREAM_INVALID", "ollama stream: line 2: syntax error"}, R::Unknown},
   };

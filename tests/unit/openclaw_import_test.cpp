@@ -205,7 +205,7 @@ TEST(OpenClawMap, SecretRefsBecomeEnvReferences) {
 
 TEST(OpenClawMap, ProvidersAndModels) {
   ConfigMapping m = map_config(json::parse(R"({"models": {"mode": "merge", "proxy": "http://proxy:8080", "providers": {
-      "google": {"baseUrl": "https://g", "api": "google-generative-ai", "models": []},
+      "google": {"baseUrl": "https://g", "api": "bedrock-converse-stream", "models": []},
       "nourl": {"api": "anthropic-messages", "models": []},
       "lab": {"baseUrl": "http://127.0.0.1:8080/v1", "auth": "oauth", "authHeader": true, "models": [
         {"id": "a", "api": "openai-completions", "compat": {"supportsStore": false}},
@@ -216,7 +216,7 @@ TEST(OpenClawMap, ProvidersAndModels) {
                                kCtx);
   EXPECT_EQ(m.config["models"], json::parse(R"({"providers": {"lab": {"baseUrl": "http://127.0.0.1:8080/v1",
       "models": [{"id": "a"}, {"id": "c", "input": ["text", "image"], "reasoning": true}]}}})"));
-  EXPECT_TRUE(has_skip(m, "models.providers.google", "api \"google-generative-ai\" is not supported"));
+  EXPECT_TRUE(has_skip(m, "models.providers.google", "api \"bedrock-converse-stream\" is not supported"));
   EXPECT_TRUE(has_skip(m, "models.providers.nourl", "no baseUrl"));
   EXPECT_TRUE(has_skip(m, "models.providers.lab.models[1]", "differs from its provider's"));
   EXPECT_TRUE(has_skip(m, "models.providers.lab.models[2]", "non-empty string id"));
