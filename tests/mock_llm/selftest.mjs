@@ -222,6 +222,36 @@ function decodeOllama(text) {
   return r;
 }
 
+// Gemini: SSE chunks of GenerateContentResponse; no terminal event — the chunk with finishReason
+// ends the response. Gemini gives calls no ids: the client makes them up ("gemini_N").
+function decodeGemini(text) {
+  const r = { text: "", reasoning: "", toolCalls: [], finish: null, usage: null, terminal: false, error: null, order: [], deltas: 0, signature: null };
+  for (const e of parseSse(text.replace(/\r\n/g, "\n"))) {
+    const j = e.json;
+    if (!j) continue;
+    if (j.error) {
+      r.error = j.error;
+      continue;
+    }
+    const cand = j.candidates?.[0];
+    for (const p of cand?.content?.parts ?? []) {
+      if (p.thoughtSignature) r.signature = p.thoughtSignature;
+      if (p.functionCall) {
+        r.toolCalls.push({ id: `gemini_${r.toolCalls.length}`, name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) });
+        r.order.push("tool");
+        r.deltas++;
+      } else if (p.thought && p.text) (r.reasoning += p.text), r.order.push("reasoning"), r.deltas++;
+      else if (p.text) (r.text += p.text), r.order.push("text"), r.deltas++;
+    }
+    if (j.usageMetadata) r.usage = j.usageMetadata;
+    if (cand?.finishReason) {
+      r.finish = cand.finishReason;
+      r.terminal = true;
+    }
+  }
+  return r;
+}
+
 // ------------------------------------------------------------------------------------------
 // Per-API request builders and expectations
 
@@ -345,12 +375,45 @@ const APIS = {
   },
 };
 
+APIS.gemini = {
+  path: ({ stream = true } = {}) => (stream ? "/v1beta/models/mock-model:streamGenerateContent?alt=sse" : "/v1beta/models/mock-model:generateContent"),
+  decode: decodeGemini,
+  headers: () => ({}),
+  body: (text, { history = [], tools = true } = {}) => ({
+    systemInstruction: { parts: [{ text: "You are a test." }] },
+    contents: [{ role: "user", parts: [{ text }] }, ...history],
+    generationConfig: { maxOutputTokens: 1024 },
+    ...(tools ? { tools: [{ functionDeclarations: TOOLS }] } : {}),
+  }),
+  history: (calls, result) => [
+    { role: "model", parts: calls.map((c) => ({ functionCall: { name: c.name, args: JSON.parse(c.arguments) } })) },
+    { role: "user", parts: calls.map((c) => ({ functionResponse: { name: c.name, response: { output: result } } })) },
+  ],
+  finish: { stop: "STOP", tool: "STOP" },
+  usage: (r) => [r.usage?.promptTokenCount, r.usage?.candidatesTokenCount],
+  errorCheck: (status, j) => {
+    const want = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 529: "UNAVAILABLE" }[status];
+    assert.equal(j.error?.status, want);
+    assert.equal(typeof j.error.code, "number");
+    assert.equal(typeof j.error.message, "string");
+    if (status === 400) assert.match(j.error.message, /exceeds the maximum number of tokens/);
+  },
+  json: (j) => {
+    const parts = j.candidates[0].content.parts;
+    return {
+      text: parts.filter((p) => p.text && !p.thought).map((p) => p.text).join(""),
+      toolCalls: parts.filter((p) => p.functionCall).map((p, i) => ({ id: `gemini_${i}`, name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args) })),
+      finish: j.candidates[0].finishReason,
+    };
+  },
+};
+
 let BASE = "";
 
 async function call(api, text, opts = {}) {
   const a = APIS[api];
   const t0 = Date.now();
-  const res = await fetch((opts.base ?? BASE) + a.path, {
+  const res = await fetch((opts.base ?? BASE) + (typeof a.path === "function" ? a.path(opts) : a.path), {
     method: "POST",
     headers: { "content-type": "application/json", ...a.headers(), ...(opts.headers ?? {}) },
     body: JSON.stringify(a.body(text, opts)),
@@ -453,7 +516,7 @@ async function main() {
       expectText(o, api, `${DEFAULT_REPLY} [r]`);
       assert.ok(o.r.reasoning.length > 10, "reasoning text");
       assert.ok(o.r.order.lastIndexOf("reasoning") < o.r.order.indexOf("text"), "reasoning first");
-      if (api === "anthropic") assert.ok(o.r.signature, "signature_delta");
+      if (api === "anthropic" || api === "gemini") assert.ok(o.r.signature, "signature of the thinking");
     });
     for (const [kw, status] of [["MOCK_429", 429], ["MOCK_500", 500], ["MOCK_529", 529], ["MOCK_OVERFLOW", 400]]) {
       await test(`${api}: ${kw} -> ${status}`, async () => {
@@ -522,7 +585,7 @@ async function main() {
     });
     await test(`${api}: MOCK_LENGTH finish`, async () => {
       const o = await call(api, "MOCK_LENGTH");
-      const want = { chat: "length", responses: "incomplete", anthropic: "max_tokens", ollama: "length" }[api];
+      const want = { chat: "length", responses: "incomplete", anthropic: "max_tokens", ollama: "length", gemini: "MAX_TOKENS" }[api];
       assert.equal(o.r.finish, want);
     });
     await test(`${api}: non-stream text and tool call`, async () => {
@@ -565,6 +628,24 @@ async function main() {
     const resp = await call("responses", "hi", { history: [{ type: "function_call_output", call_id: "call_x", output: "r" }] });
     assert.equal(resp.status, 400);
   });
+  await test("gemini: request validation, recording, routes without /v1beta", async () => {
+    const unanswered = await call("gemini", "hi", { history: [{ role: "model", parts: [{ functionCall: { name: "read", args: {} } }] }, { role: "user", parts: [{ text: "next" }] }] });
+    assert.equal(unanswered.status, 400);
+    assert.equal(unanswered.json.error.status, "INVALID_ARGUMENT");
+    assert.match(unanswered.json.error.message, /number of function response parts/);
+    const orphan = await call("gemini", "hi", { history: [{ role: "user", parts: [{ functionResponse: { name: "read", response: { output: "x" } } }] }] });
+    assert.equal(orphan.status, 400);
+    const badRole = await call("gemini", "hi", { history: [{ role: "assistant", parts: [{ text: "x" }] }] });
+    assert.equal(badRole.status, 400);
+    const last = (await requests()).at(-1);
+    assert.equal(last.api, "google-generative-ai");
+    assert.match(last.validationError, /valid role/);
+    const res = await fetch(`${BASE}/models/gemini-2.5-flash:streamGenerateContent?alt=sse`, { method: "POST", body: JSON.stringify(APIS.gemini.body("ECHO:nb")) });
+    assert.equal(decodeGemini(await res.text()).text, `${DEFAULT_REPLY} [nb]`);
+    const rec = (await requests()).at(-1);
+    assert.equal(rec.gemini.model, "gemini-2.5-flash");
+    assert.equal(rec.plan.text, `${DEFAULT_REPLY} [nb]`);
+  });
   await test("invalid JSON body -> provider 400", async () => {
     const res = await fetch(`${BASE}/v1/chat/completions`, { method: "POST", body: "{nope" });
     assert.equal(res.status, 400);
@@ -606,7 +687,7 @@ async function main() {
   const auth = { chat: { authorization: `Bearer ${KEY}` }, responses: { authorization: `Bearer ${KEY}` }, anthropic: { "x-api-key": KEY }, ollama: { authorization: `Bearer ${KEY}` } };
 
   await test("--api-key: each API answers 401 in its own shape without the key", async () => {
-    for (const api of Object.keys(APIS)) {
+    for (const api of Object.keys(APIS).filter((a) => a !== "gemini")) {
       const none = await call(api, "hi", { base: B.base });
       assert.equal(none.status, 401, api);
       APIS[api].errorCheck(401, none.json);
@@ -655,6 +736,24 @@ async function main() {
     assert.ok(lines.some((l) => l.headers["x-api-key"] === "[redacted]"));
   });
 
+  await test("--api-key: gemini checks x-goog-api-key with Google's real 403 / 400 API_KEY_INVALID", async () => {
+    const none = await call("gemini", "hi", { base: B.base });
+    assert.equal(none.status, 403);
+    APIS.gemini.errorCheck(403, none.json);
+    const wrong = await call("gemini", "hi", { base: B.base, headers: { "x-goog-api-key": "nope" } });
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.json.error.status, "INVALID_ARGUMENT");
+    assert.equal(wrong.json.error.details[0].reason, "API_KEY_INVALID");
+    assert.match(wrong.json.error.message, /API key not valid/);
+    const bearer = await call("gemini", "hi", { base: B.base, headers: { authorization: `Bearer ${KEY}` } });
+    assert.equal(bearer.status, 403, "Gemini's key goes in x-goog-api-key");
+    await fetch(`${B.base}/__mock/script`, { method: "POST", body: JSON.stringify([]) });
+    const ok = await call("gemini", "ECHO:k", { base: B.base, headers: { "x-goog-api-key": KEY } });
+    assert.equal(ok.status, 200, ok.raw?.slice(0, 200));
+    const rec = (await requests(B.base)).at(-1);
+    assert.equal(rec.api, "google-generative-ai");
+    assert.equal(rec.headers["x-goog-api-key"], "[redacted]");
+  });
   stopAll();
   fs.rmSync(tmp, { recursive: true, force: true });
   const failed = results.filter(([, e]) => e);
