@@ -117,7 +117,9 @@ json build_body(const ModelSpec& model, const Context& context, const RequestOpt
   if (!context.tools.empty()) {
     json decls = json::array();
     for (const auto& t : context.tools) {
-      decls.push_back({{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}});
+      // parametersJsonSchema takes any JSON Schema; `parameters` is an OpenAPI subset that
+      // rejects keywords tools use (additionalProperties, $schema, const …).
+      decls.push_back({{"name", t.name}, {"description", t.description}, {"parametersJsonSchema", t.parameters}});
     }
     body["tools"] = json::array({{{"functionDeclarations", std::move(decls)}}});
   }

@@ -13,7 +13,8 @@
 //     | {error}}} (name from the result, else from the call with that id), then any result images
 //     as inlineData parts;
 //   - systemInstruction {parts:[{text}]}; tools [{functionDeclarations:[{name, description,
-//     parameters}]}];
+//     parametersJsonSchema}]}] (full JSON Schema, as pi-ai sends; `parameters` is an OpenAPI subset
+//     that rejects additionalProperties and other keywords tool schemas use);
 //   - generationConfig {maxOutputTokens = RequestOptions::max_tokens or model.max_tokens,
 //     thinkingConfig (model.reasoning only, see thinking_config())}.
 //

@@ -113,6 +113,10 @@ export function geminiApi({ chunkText, argsObject, rid }) {
     const decls = (body.tools ?? []).flatMap((t) => t?.functionDeclarations ?? []);
     for (const [i, d] of decls.entries()) {
       if (!/^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/.test(d?.name ?? "")) return `* GenerateContentRequest.tools[0].function_declarations[${i}].name: Invalid function name.`;
+      if (d.parameters !== undefined && d.parametersJsonSchema !== undefined) return `* GenerateContentRequest.tools[0].function_declarations[${i}]: parameters and parameters_json_schema are mutually exclusive`;
+      // `parameters` is an OpenAPI subset: JSON Schema keywords outside it are unknown fields.
+      const unknown = /"(additionalProperties|\$schema|const|patternProperties|\$ref|\$defs)":/.exec(JSON.stringify(d.parameters ?? {}));
+      if (unknown) return `Invalid JSON payload received. Unknown name "${unknown[1]}" at 'tools[0].function_declarations[${i}].parameters': Cannot find field.`;
     }
     return null;
   }

@@ -635,6 +635,13 @@ async function main() {
     assert.match(unanswered.json.error.message, /number of function response parts/);
     const orphan = await call("gemini", "hi", { history: [{ role: "user", parts: [{ functionResponse: { name: "read", response: { output: "x" } } }] }] });
     assert.equal(orphan.status, 400);
+    const strictSchema = await call("gemini", "hi", { tools: false, history: [] }).then(() =>
+      fetch(`${BASE}${APIS.gemini.path()}`, { method: "POST", body: JSON.stringify({ ...APIS.gemini.body("hi", { tools: false }), tools: [{ functionDeclarations: [{ name: "x", parameters: { type: "object", additionalProperties: false } }] }] }) }));
+    assert.equal(strictSchema.status, 400);
+    assert.match((await strictSchema.json()).error.message, /Unknown name "additionalProperties"/);
+    const jsonSchema = await fetch(`${BASE}${APIS.gemini.path()}`, { method: "POST", body: JSON.stringify({ ...APIS.gemini.body("hi", { tools: false }), tools: [{ functionDeclarations: [{ name: "x", parametersJsonSchema: { type: "object", additionalProperties: false } }] }] }) });
+    assert.equal(jsonSchema.status, 200);
+    await jsonSchema.text();
     const badRole = await call("gemini", "hi", { history: [{ role: "assistant", parts: [{ text: "x" }] }] });
     assert.equal(badRole.status, 400);
     const last = (await requests()).at(-1);

@@ -102,7 +102,7 @@ TEST(LlmGemini, RequestUrlHeadersAndBasicBody) {
   EXPECT_EQ(body["contents"], json::parse(R"([{"role":"user","parts":[{"text":"Hello"}]}])"));
   EXPECT_EQ(body["systemInstruction"], json::parse(R"({"parts":[{"text":"Be brief."}]})"));
   EXPECT_EQ(body["tools"][0]["functionDeclarations"][0]["name"], "get_weather");
-  EXPECT_EQ(body["tools"][0]["functionDeclarations"][0]["parameters"]["properties"]["city"]["type"], "string");
+  EXPECT_EQ(body["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"]["properties"]["city"]["type"], "string");
   EXPECT_EQ(body["generationConfig"]["maxOutputTokens"], 1000);
   EXPECT_EQ(body["generationConfig"]["thinkingConfig"], json::parse(R"({"thinkingBudget":0})"));  // off
 
