@@ -175,11 +175,7 @@ class Decoder final : public SseStreamDecoder {
 
   bool complete_without_terminal() const override { return saw_finish_; }
 
-  void on_complete() override {
-    out_.end_all_tool_calls();
-    AssistantMessage& m = out_.message();
-    if (m.stop_reason == StopReason::Stop && out_.has_tool_calls()) m.stop_reason = StopReason::ToolUse;
-  }
+  void on_complete() override { out_.complete_with_tool_use(); }
 
  private:
   static Status error_of(const json& err) {
@@ -187,7 +183,7 @@ class Decoder final : public SseStreamDecoder {
     std::string status = str(err, "status");
     if (status.empty() && err.contains("code")) status = std::to_string(int_at(err, "code"));
     const std::string message = str(err, "message");
-    return stream_error(status.empty() ? message : status + ": " + message);
+    return stream_error(status, message);
   }
 
   void read_usage(const json& u) {

@@ -158,11 +158,7 @@ class Decoder final : public SseStreamDecoder {
 
   bool complete_without_terminal() const override { return saw_finish_; }
 
-  void on_complete() override {
-    out_.end_all_tool_calls();
-    AssistantMessage& m = out_.message();
-    if (m.stop_reason == StopReason::Stop && out_.has_tool_calls()) m.stop_reason = StopReason::ToolUse;
-  }
+  void on_complete() override { out_.complete_with_tool_use(); }
 
  private:
   static Status error_of(const json& err) {
@@ -171,7 +167,7 @@ class Decoder final : public SseStreamDecoder {
     std::string code = str(err, "code");
     if (code.empty()) code = str(err, "type");
     if (code.empty() && err.contains("code") && err["code"].is_number()) code = std::to_string(int_at(err, "code"));
-    return stream_error(code.empty() ? message : code + ": " + message);
+    return stream_error(code, message);
   }
 
   void read_usage(const json& usage) {

@@ -160,11 +160,7 @@ class Decoder final : public SseStreamDecoder {
     return Ok{};
   }
 
-  void on_complete() override {
-    out_.end_all_tool_calls();
-    AssistantMessage& m = out_.message();
-    if (m.stop_reason == StopReason::Stop && out_.has_tool_calls()) m.stop_reason = StopReason::ToolUse;
-  }
+  void on_complete() override { out_.complete_with_tool_use(); }
 
  private:
   struct Block {
@@ -287,7 +283,7 @@ class Decoder final : public SseStreamDecoder {
       const std::string reason = str(obj(response, "incomplete_details"), "reason");
       return stream_error(reason.empty() ? "response failed" : "response incomplete: " + reason);
     }
-    return stream_error(code.empty() ? message : code + ": " + message);
+    return stream_error(code, message);
   }
 
   static Status error_event(const json& j) {
@@ -295,7 +291,7 @@ class Decoder final : public SseStreamDecoder {
     std::string code = str(err, "code");
     if (code.empty()) code = str(err, "type") == "error" ? "" : str(err, "type");
     const std::string message = str(err, "message");
-    return stream_error(code.empty() ? message : code + ": " + message);
+    return stream_error(code, message);
   }
 
   std::map<int64_t, Block> blocks_;  ///< output_index → block

@@ -135,6 +135,11 @@ void MessageBuilder::end_all_tool_calls() {
   }
 }
 
+void MessageBuilder::complete_with_tool_use() {
+  end_all_tool_calls();
+  if (msg_.stop_reason == StopReason::Stop && has_tool_calls()) msg_.stop_reason = StopReason::ToolUse;
+}
+
 void MessageBuilder::set_usage(int64_t input, int64_t output, int64_t cache_read, int64_t cache_write) {
   Usage& u = msg_.usage;
   u.input = std::max<int64_t>(0, input);  // e.g. prompt − cached with a bogus cached count
@@ -210,6 +215,10 @@ Result<AssistantMessage> SseStreamDecoder::finish() {
 Error stream_error(std::string message) {
   if (message.empty()) message = "provider reported an error";
   return Error{"PROVIDER_STREAM_ERROR", std::move(message)};
+}
+
+Error stream_error(const std::string& code, const std::string& message) {
+  return stream_error(code.empty() ? message : code + ": " + message);
 }
 
 Error invalid_stream(std::string_view api, std::string_view what) {

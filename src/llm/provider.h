@@ -140,6 +140,9 @@ class MessageBuilder {
   /// Ends every tool call not yet ended, in content order.
   void end_all_tool_calls();
   bool has_tool_calls() const { return !args_.empty(); }
+  /// End of a response whose API has no tool-use stop reason of its own: ends open tool calls and
+  /// turns stop reason Stop into ToolUse when the message has tool calls.
+  void complete_with_tool_use();
 
   /// Sets usage (negative counts become 0) and total_tokens = input + output + cache_read + cache_write.
   void set_usage(int64_t input, int64_t output, int64_t cache_read, int64_t cache_write);
@@ -220,6 +223,9 @@ std::string event_type(const nlohmann::json& data, const SseEvent& event);
 
 /// Error{"PROVIDER_STREAM_ERROR", message} for an error event in the stream.
 Error stream_error(std::string message);
+/// stream_error("<code>: <message>"), or just the message when `code` is empty (the form
+/// failover.cpp reads the provider's code from).
+Error stream_error(const std::string& code, const std::string& message);
 /// Error{"PROVIDER_STREAM_INVALID", ...} for a body that is not the expected format.
 Error invalid_stream(std::string_view api, std::string_view what);
 /// Error{"PROVIDER_STREAM_INCOMPLETE", ...}.
