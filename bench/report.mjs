@@ -383,7 +383,7 @@ prompt and 12 tool schemas, Pincer's is smaller (sizes in the details); the mock
   from the mock (\`GET /__bench/last-chat-request\`, a bench-only route) and replays it as a streamed \`POST /v1/chat/completions\`,
   ${cfg("mock_requests") ?? 20} times on one keep-alive connection and ${cfg("mock_requests") ?? 20} times with a new connection each (one unmeasured warm-up each),
   timed until the end of the chunked response. Overhead = turn p50 − keep-alive p50: the lower of the two baselines, so the
-  overhead is not understated (Pincer opens a new connection per model call, so this charges it the TCP connect as well).
+  overhead is not understated (Pincer keeps model connections alive since issue 17 item 6, as the keep-alive replay does).
 - **RSS after the turns**: as for idle RSS, ${cfg("turn_settle_secs") ?? 1} s after the last turn (warm-up included in the count).
 - **Parallel sessions**: ${nSess} sessions with distinct \`sessionKey\`s, spread round-robin over ${nConns} connections served by one client thread
   (\`poll()\`); each session sends its next turn as soon as the previous one ended, ${nSessTurns} turns each, so up to ${nSess} turns are
