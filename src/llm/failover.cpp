@@ -280,6 +280,11 @@ std::optional<Reason> by_status(int status, std::string_view text, const std::ve
   switch (status) {
     case 402: return Reason::Billing;
     case 429:
+      // Google answers every quota 429 — per-minute ones too — with RESOURCE_EXHAUSTED and "You
+      // exceeded your current quota": a rate limit (a cooldown), not a billing disable for hours.
+      if (std::any_of(codes.begin(), codes.end(), [](const std::string& c) { return c == "resource_exhausted"; })) {
+        return Reason::RateLimit;
+      }
       return code == Reason::Billing || says_quota_exhausted(text) ? Reason::Billing : Reason::RateLimit;
     case 401:
     case 403:

@@ -266,6 +266,14 @@ TEST(LlmFailover, Backoff) {
   EXPECT_EQ(backoff_ms(1, f, 0.5), 0);
 }
 
+TEST(LlmFailover, GoogleQuotaRateLimitsAreNotBillingDisables) {
+  const char* body = R"({"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED"}})";
+  EXPECT_EQ(classify_http(mock_model(), 429, body, "").reason, FailoverReason::RateLimit);
+  // OpenAI's exhausted credits keep their billing class.
+  EXPECT_EQ(classify_http(mock_model(), 429, R"({"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}})", "").reason,
+            FailoverReason::Billing);
+}
+
 TEST(LlmFailover, AnErrorObjectInA2xxBodyIsClassifiedLikeAnHttpError) {
   auto f = classify_error_body(mock_model(), R"({"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}})");
   ASSERT_TRUE(f.has_value());
