@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/attachments.h"
 #include "core/result.h"
 #include "delivery/chunker.h"
 
@@ -76,6 +77,10 @@ struct InboundMessage {
   /// `callback_message_id` the message that carries the button.
   std::string callback_id;
   std::string callback_message_id;
+  /// Images and files of the message (decoded bytes; kind "image" | "file", mime type, file name),
+  /// checked by the channel with agent::check_attachments; `text` is then the caption ("" = none).
+  /// Not kept by the run journal: a message resumed after a crash has only its text.
+  std::vector<agent::Attachment> media = {};
 };
 
 /// One button under a message: its label and the data a press sends back (Telegram: at most 64 bytes).

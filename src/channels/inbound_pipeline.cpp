@@ -329,6 +329,9 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   });
   request.journal_ids = journal_ids;
   request.resume = resumed;
+  for (const auto& mm : messages) {  // images and files of the batch (agent/attachments.h)
+    request.attachments.insert(request.attachments.end(), mm.media.begin(), mm.media.end());
+  }
   auto accepted = agents_.send(request,  // the chat never sees a NO_REPLY (CX-10)
                                agent::without_silent_replies([this, run_id, session_key, stream](const agent::RunEvent& e) {
                                  using K = agent::RunEvent::Kind;

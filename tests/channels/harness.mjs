@@ -41,8 +41,23 @@ export function telegramServerClass() {
       super(config);
       this.offsets = new Map();  // bot token -> the offset of its latest getUpdates
       this.callbackAnswers = [];  // bodies of answerCallbackQuery calls, in order (the emulator keeps none)
+      this.files = new Map();  // file_id -> {path, bytes}: served by getFile and /file/bot<token>/<path> (addFile)
+      this.fileDownloads = [];  // paths downloaded, in order
       const app = this.webServer;
-      app.use((req, _res, next) => {
+      app.use((req, res, next) => {
+        if (/^\/bot[^/]+\/getFile$/.test(req.path)) {
+          const id = (req.body && req.body.file_id) || (req.query && req.query.file_id);
+          const f = this.files.get(id);
+          if (!f) return res.status(400).json({ ok: false, error_code: 400, description: 'Bad Request: invalid file_id' });
+          return res.json({ ok: true, result: { file_id: id, file_unique_id: id, file_size: f.bytes.length, file_path: f.path } });
+        }
+        const dl = /^\/file\/bot[^/]+\/(.+)$/.exec(req.path);
+        if (dl) {
+          const f = [...this.files.values()].find((x) => x.path === dl[1]);
+          if (!f) return res.status(404).end();
+          this.fileDownloads.push(dl[1]);
+          return res.type('application/octet-stream').send(f.bytes);
+        }
         const m = /^\/bot([^/]+)\/getUpdates$/.exec(req.path);
         if (m) this.offsets.set(m[1], Number((req.body && req.body.offset) || (req.query && req.query.offset) || 0));
         if (/^\/bot[^/]+\/answerCallbackQuery$/.test(req.path)) this.callbackAnswers.push({ ...req.query, ...req.body });
@@ -54,6 +69,11 @@ export function telegramServerClass() {
       const afterParsers = stack.findIndex((l) => l.name === 'requestLogger') + 1;
       if (afterParsers <= 0) throw new Error('telegram-test-api changed: no requestLogger middleware to insert after');
       stack.splice(afterParsers, 0, layer);
+    }
+    /// A file the Bot API serves (getFile → file_path → download); returns its file_id.
+    addFile(fileId, bytes, filePath) {
+      this.files.set(fileId, { path: filePath, bytes: Buffer.from(bytes) });
+      return fileId;
     }
     getUpdates(token) {
       const offset = this.offsets.get(token) ?? 0;

@@ -154,6 +154,26 @@ std::optional<InboundMessage> parse_callback(const json& cb, const std::string& 
   return m;
 }
 
+std::optional<Update::File> message_file(const json& msg, int64_t max_bytes) {
+  auto size_of = [](const json& j) { return j.contains("file_size") && j["file_size"].is_number_integer() ? j["file_size"].get<int64_t>() : 0; };
+  if (msg.contains("photo") && msg["photo"].is_array() && !msg["photo"].empty()) {
+    const json *fit = nullptr, *smallest = nullptr;
+    for (const auto& p : msg["photo"]) {
+      if (!p.is_object() || !p.contains("file_id") || !p["file_id"].is_string()) continue;
+      if (size_of(p) <= max_bytes && (!fit || size_of(p) >= size_of(*fit))) fit = &p;
+      if (!smallest || size_of(p) < size_of(*smallest)) smallest = &p;
+    }
+    const json* best = fit ? fit : smallest;
+    if (best) return Update::File{(*best)["file_id"].get<std::string>(), size_of(*best), "image", "", "photo"};  // typed by its bytes
+  }
+  if (msg.contains("document") && msg["document"].is_object() && msg["document"].contains("file_id") &&
+      msg["document"]["file_id"].is_string()) {
+    const json& d = msg["document"];
+    return Update::File{d["file_id"].get<std::string>(), size_of(d), "file", d.value("mime_type", ""), d.value("file_name", "")};
+  }
+  return std::nullopt;
+}
+
 Result<std::vector<Update>> parse_updates(const json& answer, const std::string& account_id,
                                           const std::string& bot_username, int64_t bot_id) {
   if (!answer.is_object()) return Error{"PROTOCOL", "getUpdates: answer is not a JSON object"};
@@ -170,7 +190,10 @@ Result<std::vector<Update>> parse_updates(const json& answer, const std::string&
       continue;
     }
     const json& msg = u.contains("message") && u["message"].is_object() ? u["message"] : json();
-    if (msg.is_object() && msg.contains("text") && msg["text"].is_string() && msg.contains("chat") && msg["chat"].is_object()) {
+    const auto file = msg.is_object() ? message_file(msg, static_cast<int64_t>(agent::kMaxAttachmentBytes)) : std::nullopt;
+    const char* text_field = file ? "caption" : "text";
+    if (msg.is_object() && (file || (msg.contains("text") && msg["text"].is_string())) && msg.contains("chat") &&
+        msg["chat"].is_object()) {
       const json& from = msg.value("from", json::object());
       if (!from.value("is_bot", false)) {
         InboundMessage m;
@@ -194,7 +217,8 @@ Result<std::vector<Update>> parse_updates(const json& answer, const std::string&
         m.sender_username = from.value("username", "");
         m.sender_name = from.value("first_name", "");
         m.message_id = id_string(msg.value("message_id", json()));
-        m.text = msg["text"].get<std::string>();
+        m.text = msg.contains(text_field) && msg[text_field].is_string() ? msg[text_field].get<std::string>() : "";
+        if (file) update.files.push_back(*file);
         m.mentions_bot = mentions(msg, m.text, bot_username, bot_id);
         m.ts_ms = msg.value("date", int64_t{0}) * 1000;
         if (!m.chat_id.empty()) update.message = std::move(m);

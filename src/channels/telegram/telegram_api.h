@@ -40,14 +40,29 @@ inline constexpr const char* kGeneralTopicId = "1";
 struct Update {
   int64_t update_id = 0;
   std::optional<InboundMessage> message;
+  /// A photo or document of `message` (its `text` is the caption), to download with getFile before
+  /// the message goes on (telegram_media.cpp).
+  struct File {
+    std::string file_id;
+    int64_t file_size = 0;  ///< bytes as Telegram reports them (0 = unknown)
+    std::string kind;       ///< "image" (a photo) | "file" (a document)
+    std::string mime_type, file_name;
+  };
+  std::vector<File> files = {};
 };
+
+/// The media cap of a Telegram download (agent::kMaxAttachmentBytes).
+/// A message's photo — the largest size whose file_size is within `max_bytes` (else the smallest
+/// size, refused later by its size) — or its document; nullopt for neither.
+std::optional<Update::File> message_file(const nlohmann::json& msg, int64_t max_bytes);
 
 /// A `callback_query` (a press on an inline button) as an InboundMessage: callback_id,
 /// callback_message_id, text = the button's data, message_id "callback:<id>", the chat of the
 /// message pressed; nullopt when it has no data, no message or comes from a bot.
 std::optional<InboundMessage> parse_callback(const nlohmann::json& callback_query, const std::string& account_id);
 
-/// Parses a getUpdates answer (a `callback_query` update: parse_callback()). {ok, result:[…]}. Topics (OpenClaw resolveTelegramForumThreadId):
+/// Parses a getUpdates answer (a `callback_query` update: parse_callback()). {ok, result:[…]}. A
+/// photo or document message is a message whose text is its caption, with `files` to download. Topics (OpenClaw resolveTelegramForumThreadId):
 /// in a forum (`chat.is_forum`) `topic_id` is the message's topic — `message_thread_id` when
 /// `is_topic_message`, else the General topic "1" — and `thread_id` (where replies go) is that
 /// topic, or "" for General; outside forums `topic_id` is "" and `thread_id` is the topic of a

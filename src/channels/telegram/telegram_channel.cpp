@@ -153,14 +153,17 @@ void TelegramChannel::handle_webhook(const net::HttpRouteRequest& req, net::Http
   // Telegram retries anything but 2xx: a malformed update is acknowledged and dropped.
   if (!update.is_object() || !alive_ || !*alive_) return reply(200, R"({"ok":true})");
   auto parsed = parse_updates(json{{"ok", true}, {"result", json::array({update})}}, settings_.account_id, bot_username_, bot_id_);
-  if (parsed) {
-    for (auto& u : *parsed) {
+  if (!parsed) return reply(200, R"({"ok":true})");
+  // Photos and documents first (telegram_media.cpp); the answer after the pipeline journaled it.
+  auto batch = std::make_shared<std::vector<Update>>(std::move(*parsed));
+  fetch_files(batch, 0, [this, batch, respond = std::move(respond)] {
+    for (auto& u : *batch) {
       if (!u.message) continue;
       ++updates_seen_;
       if (host_) host_->on_inbound(std::move(*u.message));
     }
-  }
-  reply(200, R"({"ok":true})");  // after the pipeline journaled it (agent/run_journal.h)
+    respond({200, "application/json; charset=utf-8", R"({"ok":true})", {}});
+  });
 }
 
 void TelegramChannel::schedule_poll(int64_t delay_ms) {
@@ -196,23 +199,29 @@ void TelegramChannel::poll() {
            const bool early = SystemClock::instance().steady_ms() - started < settings_.empty_poll_delay_ms;
            return schedule_poll(early ? settings_.empty_poll_delay_ms : 0);
          }
-         for (auto& u : *updates) offset_ = std::max(offset_, u.update_id + 1);
-         for (auto& u : *updates) {
-           if (!u.message) continue;
-           ++updates_seen_;
-           if (host_) host_->on_inbound(std::move(*u.message));
-         }
-         // The offset (the acknowledgement: Telegram forgets what lies before it) is stored after
-         // the pipeline journaled the messages (agent/run_journal.h): a crash in between polls
-         // them again, and the journal knows them by their message ids, so none is lost or
-         // answered twice.
-         if (!settings_.offset_file.empty()) {
-           if (auto st = store::write_file_atomic(settings_.offset_file, std::to_string(offset_), 0600); !st) {
-             spdlog::warn("telegram[{}]: cannot persist offset: {}", settings_.account_id, st.error().message);
-           }
-         }
-         poll();
+         // Photos and documents first (telegram_media.cpp), then the batch in order.
+         auto batch = std::make_shared<std::vector<Update>>(std::move(*updates));
+         fetch_files(batch, 0, [this, batch] { deliver_polled(*batch); });
        });
+}
+
+void TelegramChannel::deliver_polled(std::vector<Update>& updates) {
+  for (auto& u : updates) offset_ = std::max(offset_, u.update_id + 1);
+  for (auto& u : updates) {
+    if (!u.message) continue;
+    ++updates_seen_;
+    if (host_) host_->on_inbound(std::move(*u.message));
+  }
+  // The offset (the acknowledgement: Telegram forgets what lies before it) is stored after
+  // the pipeline journaled the messages (agent/run_journal.h): a crash in between polls
+  // them again, and the journal knows them by their message ids, so none is lost or
+  // answered twice.
+  if (!settings_.offset_file.empty()) {
+    if (auto st = store::write_file_atomic(settings_.offset_file, std::to_string(offset_), 0600); !st) {
+      spdlog::warn("telegram[{}]: cannot persist offset: {}", settings_.account_id, st.error().message);
+    }
+  }
+  poll();
 }
 
 void TelegramChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {

@@ -12,6 +12,7 @@
 
 #include "channels/channel.h"
 #include "core/event_loop.h"
+#include "channels/telegram/telegram_api.h"
 #include "core/http_client.h"
 #include "core/http_route.h"
 
@@ -62,6 +63,10 @@ class TelegramChannel final : public Channel {
             std::function<void(int http_status, const nlohmann::json& answer, const std::string& transport_error)> done);
   void get_me();
   void poll();
+  /// Downloads the photos/documents of `updates` from `index` on into their messages' media
+  /// (telegram_media.cpp), then `done` — not at all when the channel stops first.
+  void deliver_polled(std::vector<Update>& updates);  ///< on_inbound each, store the offset, poll again
+  void fetch_files(std::shared_ptr<std::vector<Update>> updates, std::size_t index, std::function<void()> done);
   void schedule_poll(int64_t delay_ms);
   void send_attempt(OutboundMessage message, bool html, std::function<void(Result<std::string>)> done);
   void edit_attempt(std::string chat_id, std::string message_id, std::string text, bool html, std::function<void(Status)> done);
