@@ -1,4 +1,5 @@
 #include "core/http_client.h"
+#include "core/net_http_proxy.h"
 #include "core/net_tls.h"
 
 #include "core/result.h"
@@ -100,87 +101,6 @@ TransportError make_error(const error_code& ec, const std::string& step) {
   e.timed_out = ec == beast::error::timeout;
   e.cancelled = ec == asio::error::operation_aborted;
   return e;
-}
-
-}  // namespace
-
-namespace {
-
-/// A forward proxy to go through.
-struct Proxy {
-  ParsedUrl url;
-  std::string authorization;  ///< "Basic …" when the proxy URL carries user:password
-};
-
-std::string env_value(const char* upper, const char* lower) {
-  if (const char* v = std::getenv(lower); v && *v) return v;
-  if (const char* v = std::getenv(upper); v && *v) return v;
-  return {};
-}
-
-/// NO_PROXY: "*", or a comma list of host names/suffixes (".example.com" or "example.com" both
-/// match sub.example.com) and literal addresses, as curl reads it.
-bool bypasses_proxy(const std::string& host) {
-  const std::string list = env_value("NO_PROXY", "no_proxy");
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = list.find(',', start);
-    if (end == std::string::npos) end = list.size();
-    std::string entry = list.substr(start, end - start);
-    entry.erase(0, entry.find_first_not_of(" \t"));
-    entry.erase(entry.find_last_not_of(" \t") + 1);
-    if (!entry.empty() && entry[0] == '.') entry.erase(0, 1);
-    if (entry == "*") return true;
-    if (!entry.empty() && (host == entry || (host.size() > entry.size() &&
-                                             host.compare(host.size() - entry.size(), entry.size(), entry) == 0 &&
-                                             host[host.size() - entry.size() - 1] == '.'))) {
-      return true;
-    }
-    start = end + 1;
-  }
-  return false;
-}
-
-std::string base64(std::string_view in) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
-                       static_cast<unsigned char>(in[i + 2]);
-    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], kAlphabet[v & 63]};
-  }
-  if (i + 1 == in.size()) {
-    const unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == in.size()) {
-    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8);
-    out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
-  }
-  return out;
-}
-
-/// The proxy for `url` from HTTPS_PROXY / HTTP_PROXY / ALL_PROXY (lower case first), unless
-/// NO_PROXY exempts the host. An unusable proxy URL is an error (never a silent direct connection).
-pincer::Result<std::optional<Proxy>> proxy_for(const ParsedUrl& url) {
-  std::string value = url.tls ? env_value("HTTPS_PROXY", "https_proxy") : env_value("HTTP_PROXY", "http_proxy");
-  if (value.empty()) value = env_value("ALL_PROXY", "all_proxy");
-  if (value.empty() || bypasses_proxy(url.host)) return std::optional<Proxy>{};
-  if (value.find("://") == std::string::npos) value = "http://" + value;
-  Proxy proxy;
-  // user:password@ is allowed here (and only here): it becomes Proxy-Authorization.
-  const size_t scheme_end = value.find("://") + 3;
-  const size_t at = value.find('@', scheme_end);
-  if (at != std::string::npos && at < value.find('/', scheme_end)) {
-    proxy.authorization = "Basic " + base64(value.substr(scheme_end, at - scheme_end));
-    value.erase(scheme_end, at - scheme_end + 1);
-  }
-  auto parsed = parse_url(value);
-  if (!parsed || parsed->tls) {
-    return pincer::Error{"PROXY_INVALID", "proxy setting \"" + value + "\" is not an http:// proxy URL"};
-  }
-  proxy.url = *parsed;
-  return std::optional<Proxy>(std::move(proxy));
 }
 
 }  // namespace
