@@ -47,7 +47,7 @@ std::string web_ui_csp(std::string_view host) {
   });
   std::string connect = "'self'";
   if (plain_host) connect += " ws://" + std::string(host) + " wss://" + std::string(host);
-  return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; "
+  return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
          "manifest-src 'self'; connect-src " + connect +
          "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'";
 }

@@ -301,6 +301,21 @@ test('a link with ?token= and ?gatewayUrl= is not obeyed', async () => {
   }
 });
 
+test('an image picked with the file picker is previewed, sent as an attachment and shown in the bubble', async () => {
+  const { page } = main;
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  await page.setInputFiles('#picker', { name: 'dot.png', mimeType: 'image/png', buffer: png });
+  await page.waitForSelector('#chips .chip img', { timeout: WAIT });
+  await send(page, 'look at this [img1]');
+  await page.waitForSelector('.msg.user .bubble img.attached', { timeout: WAIT });
+  assert.equal(await page.locator('#chips .chip').count(), 0, 'the chip is cleared after sending');
+  await waitReply(page, 'Hello from the mock LLM.');
+  // The mock model is text-only: the gateway sent it the notice in the image's place.
+  const requests = await (await fetch(`http://127.0.0.1:${mockPort}/__mock/requests`)).json();
+  const last = JSON.stringify(requests.filter((r) => JSON.stringify(r.body ?? '').includes('[img1]')).pop());
+  assert.ok(last && last.includes('[image omitted: model mock/mock-model does not accept images]'), last);
+});
+
 test('no script errors or CSP violations on the page', async () => {
   assert.deepEqual(main.page.problems, []);
   assert.notEqual(await connState(main.page), null);

@@ -4,6 +4,7 @@
 import { GatewayClient } from './gateway_client.mjs';
 import { renderMarkdown } from './render.mjs';
 import { createApprovals } from './approvals.mjs';
+import { createAttachments, imageUrls } from './attach.mjs';
 
 const $ = (id) => document.getElementById(id);
 const KEY_TOKEN = 'pincer.webchat.token';
@@ -94,9 +95,17 @@ function clearMessages() {
   state.runs.clear();
 }
 
-function addUser(text) {
+function addUser(text, images = []) {
   const row = el('div', 'msg user');
-  row.appendChild(el('div', 'bubble', text));
+  const bubble = el('div', 'bubble', text);
+  for (const url of images) {
+    const img = document.createElement('img');
+    img.className = 'attached';
+    img.src = url;
+    img.alt = 'image';
+    bubble.appendChild(img);
+  }
+  row.appendChild(bubble);
   return append(row);
 }
 
@@ -150,7 +159,8 @@ function showHistory(list) {
     if (!m || typeof m !== 'object') continue;
     if (m.role === 'user') {
       const t = textOf(m.content);
-      if (t) addUser(t);
+      const images = imageUrls(m.content);
+      if (t || images.length) addUser(t, images);
     } else if (m.role === 'assistant') {
       let text = '';
       const blocks = Array.isArray(m.content) ? m.content : [{ type: 'text', text: textOf(m.content) }];
@@ -329,7 +339,7 @@ function updateComposer() {
 async function send() {
   const input = $('input');
   const text = input.value.trim();
-  if (!text) return;
+  if (!text && attachments.count() === 0) return;
   if (!client.connected) {
     addNote('Not connected to the gateway; the message was not sent.', 'error');
     return;
@@ -337,7 +347,8 @@ async function send() {
   const key = state.current;
   const runId = newId();
   input.value = '';
-  addUser(text);
+  const { attachments: files, urls } = attachments.take();
+  addUser(text, urls);
   if (!state.titles[key] && key !== state.mainKey) {
     state.titles[key] = text.length > 48 ? text.slice(0, 47) + '…' : text;
     store.set(KEY_TITLES, JSON.stringify(state.titles));
@@ -347,7 +358,9 @@ async function send() {
   updateComposer();
   renderSessions();
   try {
-    const res = await client.request('chat.send', { sessionKey: key, message: text, idempotencyKey: runId });
+    const params = { sessionKey: key, message: text, idempotencyKey: runId };
+    if (files.length) params.attachments = files;
+    const res = await client.request('chat.send', params);
     if (!res || typeof res.runId !== 'string') {
       // A stop phrase ("/stop") aborts instead of starting a run.
       const v = state.runs.get(runId);
@@ -465,6 +478,10 @@ const approvals = createApprovals({ box: $('approvals'), client, label });
 
 // --- wiring ------------------------------------------------------------------------------------
 
+const attachments = createAttachments({
+  input: $('input'), picker: $('picker'), button: $('attach'), chips: $('chips'),
+  onError: (text) => addNote(text, 'error'),
+});
 $('composer').addEventListener('submit', (e) => {
   e.preventDefault();
   send();
