@@ -3,7 +3,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <sodium.h>

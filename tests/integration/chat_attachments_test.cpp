@@ -154,6 +154,15 @@ TEST_F(ChatAttachmentsE2E, TextOnlyModelGetsANoticeAndFilesAreInlined) {
   EXPECT_NE(body.find("[file: t.csv]\\n```\\na,b\\n1,2\\n```"), std::string::npos) << body;
 }
 
+TEST_F(ChatAttachmentsE2E, AgentMethodTakesAttachmentsToo) {
+  const json png = json::array({{{"type", "image"}, {"mimeType", "image/png"}, {"content", kPngB64}}});
+  auto ack = client_->request("agent", {{"sessionKey", "main"}, {"message", "describe"}, {"attachments", png},
+                                        {"idempotencyKey", "run-agent-img"}});
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  wait_final("run-agent-img");
+  EXPECT_NE(last_request_messages().dump().find(std::string("data:image/png;base64,") + kPngB64), std::string::npos);
+}
+
 TEST_F(ChatAttachmentsE2E, MislabelledOrBrokenAttachmentsAreRefused) {
   auto r = send("main", "hi", json::array({{{"type", "image"}, {"mimeType", "image/jpeg"}, {"content", kPngB64}}}), "bad-1");
   EXPECT_EQ(r["ok"], false);

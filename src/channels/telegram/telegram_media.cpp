@@ -41,7 +41,7 @@ void TelegramChannel::fetch_files(std::shared_ptr<std::vector<Update>> updates, 
     return next();
   }
   call("getFile", json{{"file_id", file.file_id}}, 30'000,
-       [this, updates, index, file, next, cap](int status, const json& answer, const std::string& transport) mutable {
+       [this, updates, index, file, next](int status, const json& answer, const std::string& transport) mutable {
          InboundMessage& m = *(*updates)[index].message;
          const json result = answer.is_object() ? answer.value("result", json::object()) : json::object();
          const std::string path = result.is_object() ? result.value("file_path", "") : "";
@@ -64,11 +64,11 @@ void TelegramChannel::fetch_files(std::shared_ptr<std::vector<Update>> updates, 
          std::weak_ptr<bool> alive = alive_;
          http_.start(std::move(spec),
                      {[got_status](const net::HttpResponseHead& h) { *got_status = h.status; },
-                      [bytes, too_large, cap](std::string_view d) {
-                        if (static_cast<int64_t>(bytes->size() + d.size()) > cap) *too_large = true;
+                      [bytes, too_large](std::string_view d) {
+                        if (bytes->size() + d.size() > agent::kMaxAttachmentBytes) *too_large = true;
                         else bytes->append(d);
                       },
-                      [this, alive, updates, index, file, next, got_status, bytes, too_large](
+                      [alive, updates, index, file, next, got_status, bytes, too_large](
                           const std::optional<net::TransportError>& e) mutable {
                         auto a = alive.lock();
                         if (!a || !*a) return;

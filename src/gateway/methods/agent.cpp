@@ -1,6 +1,7 @@
 // Agent methods (GW-7 "agent"; openclaw-protocol.md §2.1): `agent` answers twice — an ack at once
 // and the result when the run ends — and `agent.wait` waits for a run to end.
 #include "agent/agent_service.h"
+#include "agent/attachments.h"
 #include "agent/chat_commands.h"
 #include "core/event_loop.h"
 #include "core/redact.h"
@@ -36,8 +37,12 @@ MethodResult agent_run(MethodContext& ctx) {
   auto* agents = ctx.gateway.agents();
   if (!agents) return no_runtime();
 
-  if (agent::is_blank_message(message)) return RpcError::invalid("message or attachment required");
-  if (auto command = agent::parse_chat_command(message)) {
+  // Images and files, as chat.send's (agent/attachments.h).
+  auto attachments = agent::parse_chat_attachments(
+      ctx.request.params.is_object() && ctx.request.params.contains("attachments") ? ctx.request.params["attachments"] : json());
+  if (!attachments) return RpcError::invalid("invalid agent params: " + attachments.error().message);
+  if (agent::is_blank_message(message) && attachments->empty()) return RpcError::invalid("message or attachment required");
+  if (auto command = attachments->empty() ? agent::parse_chat_command(message) : std::nullopt) {
     // A slash command (agent/chat_commands.h) answers at once, in the shape of a finished run; one
     // whose result comes later (/compact, /tree ID) is acknowledged now and answered with both
     // texts (two payloads) when its work ended.
@@ -89,6 +94,7 @@ MethodResult agent_run(MethodContext& ctx) {
   };
   agent::SendRequest req{session_key.empty() ? "main" : session_key, agent_id, message, key, thinking, agent::RunLane::Main};
   req.source = "agent";  // journaled before the answer: a restart resumes it (SS-6)
+  req.attachments = std::move(*attachments);
   auto accepted = agents->send(req, make_run_event_sink(gw, on_terminal));
   if (!accepted) {
     const std::string note = gw.config_drift_note();  // e.g. the model is in a file that could not be reloaded
