@@ -190,6 +190,11 @@ json ChannelBinding::to_json(std::string_view agent_id) const {
 
 std::string ChannelBinding::label() const { return account_id ? channel + ":" + *account_id : channel; }
 
+const std::vector<std::string>& bind_channels() {
+  static const std::vector<std::string> kChannels = {"telegram", "irc", "webhook"};
+  return kChannels;
+}
+
 Result<ChannelBinding> parse_bind_spec(std::string_view spec) {
   const std::string s = trim(spec);
   const auto colon = s.find(':');
@@ -201,6 +206,12 @@ Result<ChannelBinding> parse_bind_spec(std::string_view spec) {
   if (b.channel.empty()) return bad("no channel");
   for (char c : b.channel) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) return bad("the channel is not a channel id");
+  }
+  const auto& known = bind_channels();
+  if (std::find(known.begin(), known.end(), b.channel) == known.end()) {
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    return Error{"INVALID_BIND", "--bind \"" + std::string(spec) + "\": unknown channel \"" + b.channel + "\" (known channels: " + list + ")"};
   }
   if (colon != std::string::npos) {
     const std::string account = trim(s.substr(colon + 1));
@@ -225,6 +236,15 @@ Result<CreatePlan> plan_create(const ConfigSource& source, const CreateRequest& 
   if (p->agents.find(request.id) != nullptr) {
     return Error{"AGENT_EXISTS", "agent \"" + request.id + "\" already exists" +
                                      (p->list == nullptr || p->list->empty() ? std::string(" (the implicit default agent)") : "")};
+  }
+  // The same route twice in one request ("telegram" and "telegram:default" are one route).
+  for (std::size_t i = 0; i < request.bindings.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (same_route(request.bindings[j].to_json(request.id), request.bindings[i])) {
+        return Error{"DUPLICATE_BIND", "--bind " + request.bindings[i].label() + ": the same route as --bind " + request.bindings[j].label() +
+                                           " (give each binding once)"};
+      }
+    }
   }
   // Bindings another agent holds.
   if (p->bindings != nullptr) {

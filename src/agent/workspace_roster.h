@@ -66,7 +66,11 @@ struct ChannelBinding {
   std::string label() const;
 };
 
-/// Parses a bind spec. Error "INVALID_BIND": `--bind "": expected channel[:accountId]` …
+/// The channel ids a binding may name: the built-in channels (telegram, irc, webhook).
+const std::vector<std::string>& bind_channels();
+
+/// Parses a bind spec. Error "INVALID_BIND": `--bind "": expected channel[:accountId]` …, or
+/// `--bind "slack": unknown channel "slack" (known channels: telegram, irc, webhook)`.
 Result<ChannelBinding> parse_bind_spec(std::string_view spec);
 
 /// The config text as the edit sees it: "" for a missing file is not accepted (the caller starts
@@ -93,6 +97,7 @@ struct CreatePlan {
 };
 
 /// Errors (code; the message names the id, path or binding): "INVALID_ID", "AGENT_EXISTS",
+/// "DUPLICATE_BIND" (one route given twice in the request),
 /// "WORKSPACE_FORBIDDEN" (workspace_location_problem), "WORKSPACE_IN_USE", "BINDING_IN_USE", "CONFIG_INVALID" (the text is not JSON5, or
 /// agents.list / bindings is not a list), or json5_edit's own.
 Result<CreatePlan> plan_create(const ConfigSource& source, const CreateRequest& request);

@@ -62,19 +62,30 @@ struct Refusal {
   Error error;
 };
 
-int edit_failed(const std::string& command, const Error& written, const std::optional<Error>& refused) {
-  if (written.code == kEditRefused && refused) return fail(2, "agents " + command + ": " + refused->message);
-  if (written.code == "CONFIG_INVALID") return fail(2, "agents " + command + ": not written, the result would be invalid:\n" + written.message);
-  return fail(1, "agents " + command + ": not written: " + written.message);
+/// A failed command: "pincer: <message>" on stderr, or with --json the object
+/// {"ok": false, "error": {"code", "message"}} on stdout (stdout is the command's output, so a
+/// script reads one JSON value either way); the exit code is the same (1 or 2).
+int agents_fail(const AgentsFlags& f, int exit_code, const std::string& message, const std::string& code = "") {
+  if (!f.json) return fail(exit_code, message);
+  json err = {{"code", code.empty() ? (exit_code == 2 ? "INVALID_REQUEST" : "FAILED") : code}, {"message", message}};
+  std::cout << json{{"ok", false}, {"error", std::move(err)}}.dump(2) << std::endl;
+  return exit_code;
+}
+
+int edit_failed(const AgentsFlags& f, const std::string& command, const Error& written, const std::optional<Error>& refused) {
+  if (written.code == kEditRefused && refused) return agents_fail(f, 2, "agents " + command + ": " + refused->message, refused->code);
+  if (written.code == "CONFIG_INVALID")
+    return agents_fail(f, 2, "agents " + command + ": not written, the result would be invalid:\n" + written.message, written.code);
+  return agents_fail(f, 1, "agents " + command + ": not written: " + written.message, written.code);
 }
 
 int run_list(const AgentsFlags& f) {
   const auto env = config::process_env();
   const fs::path file = cli::config_path(f.file, env);
   auto loaded = config::load(file, cli::keep_env_references());
-  if (!loaded) return fail(2, "agents list: " + loaded.error().message);
+  if (!loaded) return agents_fail(f, 2, "agents list: " + loaded.error().message, loaded.error().code);
   auto agents = agent::resolve_agents(loaded->effective, paths::state_dir(env), env);
-  if (!agents) return fail(2, "agents list: " + agents.error().message);
+  if (!agents) return agents_fail(f, 2, "agents list: " + agents.error().message, agents.error().code);
   const json bindings = loaded->effective.value("bindings", json::array());
   const json rows = agent::admin::list_rows(*agents, bindings, f.bindings);
   if (f.json) return print_json(rows);
@@ -103,24 +114,35 @@ int run_list(const AgentsFlags& f) {
   return 0;
 }
 
+/// An explicit --file whose directory is missing is a mistyped path: refused before anything is
+/// made (the workspace included), rather than creating the directories.
+std::optional<std::string> missing_file_dir(const AgentsFlags& f, const fs::path& file) {
+  if (!f.file) return std::nullopt;
+  const fs::path dir = fs::absolute(file).parent_path();
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return std::nullopt;
+  return "--file " + *f.file + ": the directory " + dir.string() + " does not exist (nothing written)";
+}
+
 int run_add(const AgentsFlags& f) {
   const auto env = config::process_env();
   const fs::path file = cli::config_path(f.file, env);
+  if (auto missing = missing_file_dir(f, file)) return agents_fail(f, 2, "agents add: " + *missing, "FILE_DIR_MISSING");
   // A relative --workspace is where the user stands (as OpenClaw's), not the state directory the
   // config would resolve it against: write it absolute.
   std::string workspace = f.workspace;
   if (!workspace.empty() && workspace[0] != '/' && workspace[0] != '~') {
     std::error_code ec;
     workspace = fs::absolute(workspace, ec).lexically_normal().string();
-    if (ec) return fail(2, "agents add: --workspace " + f.workspace + ": " + ec.message());
+    if (ec) return agents_fail(f, 2, "agents add: --workspace " + f.workspace + ": " + ec.message());
   }
   agent::admin::CreateRequest request{f.id, f.name, workspace, f.model, {}};
   for (const auto& spec : f.binds) {
     auto b = agent::admin::parse_bind_spec(spec);
-    if (!b) return fail(2, "agents add: " + b.error().message);
+    if (!b) return agents_fail(f, 2, "agents add: " + b.error().message, b.error().code);
     request.bindings.push_back(*b);
   }
-  if (auto problem = agent::admin::agent_id_problem(f.id)) return fail(2, "agents add: " + *problem);
+  if (auto problem = agent::admin::agent_id_problem(f.id)) return agents_fail(f, 2, "agents add: " + *problem, "INVALID_ID");
   std::optional<Error> refused;
   agent::admin::CreatePlan plan;
   std::optional<Result<agent::WorkspaceInit>> ws;
@@ -141,7 +163,7 @@ int run_add(const AgentsFlags& f) {
     if (!made->created.empty() || !ws) ws = std::move(made);
     return std::optional<std::string>{plan.text};
   });
-  if (!edited) return edit_failed("add", edited.error(), refused);
+  if (!edited) return edit_failed(f, "add", edited.error(), refused);
   json out = {{"ok", true}, {"file", file.string()}, {"agentId", plan.agent.id}, {"workspace", plan.agent.workspace.string()},
               {"agentDir", plan.agent.agent_dir.string()}, {"bindings", plan.bindings}};
   if (!plan.agent.name.empty()) out["name"] = plan.agent.name;
@@ -177,12 +199,12 @@ int run_delete(const AgentsFlags& f) {
   const auto env = config::process_env();
   const fs::path file = cli::config_path(f.file, env);
   if (!f.force) {
-    if (::isatty(STDIN_FILENO) != 1) return fail(2, "agents delete: confirmation needed: re-run with --force");
+    if (::isatty(STDIN_FILENO) != 1) return agents_fail(f, 2, "agents delete: confirmation needed: re-run with --force");
     std::cerr << "Delete agent \"" << f.id << "\" (its workspace and sessions move to the trash"
               << (f.keep_files ? "; --keep-files: they stay" : "") << ")? [y/N] ";
     std::string answer;
     std::getline(std::cin, answer);
-    if (answer != "y" && answer != "Y" && answer != "yes") return fail(1, "agents delete: not confirmed; nothing changed");
+    if (answer != "y" && answer != "Y" && answer != "yes") return agents_fail(f, 1, "agents delete: not confirmed; nothing changed");
   }
   const fs::path state = paths::state_dir(env);
   std::optional<Error> refused;
@@ -200,7 +222,7 @@ int run_delete(const AgentsFlags& f) {
     plan = std::move(*planned);
     return std::optional<std::string>{plan.text};
   });
-  if (!edited) return edit_failed("delete", edited.error(), refused);
+  if (!edited) return edit_failed(f, "delete", edited.error(), refused);
   agent::admin::FilesOutcome files;
   if (!f.keep_files) files = agent::admin::move_agent_files_to_trash(plan, state, SystemClock{}.wall_ms());
   if (f.json) {

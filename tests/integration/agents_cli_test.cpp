@@ -120,6 +120,62 @@ TEST(AgentsCli, AddListDeleteKeepCommentsAndRefuseWhatTheyMust) {
   EXPECT_NE(gone.err.find("not in agents.list"), std::string::npos) << gone.err;
 }
 
+TEST(AgentsCli, BadBindsJsonErrorsMissingFileDirAndRelativeWorkspace) {
+  TempDir home;
+  home.write("pincer.json", config("http://127.0.0.1:9/v1"));
+  const fs::path file = home.path() / "pincer.json";
+  const std::string before = read(file);
+  const std::map<std::string, std::string> env{{"PINCER_HOME", home.path().string()}};
+  auto pincer = [&](std::vector<std::string> args) { return run_pincer(args, env); };
+
+  // An unknown channel is named, with the known ones; nothing is written.
+  auto unknown = pincer({"agents", "add", "w1", "--bind", "slack:ops"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown channel \"slack\""), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("telegram, irc, webhook"), std::string::npos) << unknown.err;
+  // One route twice ("telegram" is "telegram:default").
+  auto twice = pincer({"agents", "add", "w1", "--bind", "telegram", "--bind", "telegram:default"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("the same route as --bind telegram"), std::string::npos) << twice.err;
+  EXPECT_EQ(read(file), before);
+  EXPECT_FALSE(fs::exists(home.path() / "workspace-w1"));
+
+  // With --json every error is one JSON object on stdout, and the exit code is still non-zero.
+  auto as_json = pincer({"agents", "add", "w1", "--bind", "slack", "--json"});
+  EXPECT_EQ(as_json.exit_code, 2);
+  const json e = json::parse(as_json.out);
+  EXPECT_EQ(e["ok"], false);
+  EXPECT_EQ(e["error"]["code"], "INVALID_BIND");
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("slack"), std::string::npos);
+  ASSERT_EQ(pincer({"agents", "add", "w2", "--bind", "irc"}).exit_code, 0);
+  auto in_use = pincer({"agents", "add", "w3", "--bind", "irc", "--json"});
+  EXPECT_EQ(in_use.exit_code, 2);
+  EXPECT_EQ(json::parse(in_use.out)["error"]["code"], "BINDING_IN_USE");
+  auto no_such = pincer({"agents", "delete", "nobody", "--force", "--json"});
+  EXPECT_NE(no_such.exit_code, 0);
+  EXPECT_EQ(json::parse(no_such.out)["ok"], false);
+
+  // --file in a directory that does not exist: refused, no directory or workspace made.
+  const fs::path missing = home.path() / "typo" / "pincer.json";
+  auto bad_file = pincer({"agents", "add", "w4", "--file", missing.string(), "--json"});
+  EXPECT_EQ(bad_file.exit_code, 2);
+  EXPECT_EQ(json::parse(bad_file.out)["error"]["code"], "FILE_DIR_MISSING");
+  EXPECT_FALSE(fs::exists(home.path() / "typo"));
+  EXPECT_FALSE(fs::exists(home.path() / "workspace-w4"));
+
+  // A relative --workspace is resolved against the current directory and written absolute.
+  TempDir cwd;
+  const fs::path old_cwd = fs::current_path();
+  fs::current_path(cwd.path());
+  auto rel = pincer({"agents", "add", "w5", "--workspace", "sub/ws", "--json"});
+  fs::current_path(old_cwd);
+  ASSERT_EQ(rel.exit_code, 0) << rel.err;
+  const fs::path expected = (fs::canonical(cwd.path()) / "sub" / "ws").lexically_normal();
+  EXPECT_EQ(fs::path(json::parse(rel.out)["workspace"].get<std::string>()), expected);
+  EXPECT_TRUE(fs::is_directory(expected));
+  EXPECT_NE(read(file).find(expected.string()), std::string::npos);
+}
+
 TEST(AgentsGatewayMethods, CreateChatUpdateDelete) {
   MockLlm mock;
   TempDir home;

@@ -80,6 +80,10 @@ TEST(AgentsAdmin, BindSpecs) {
   EXPECT_FALSE(admin::parse_bind_spec(""));
   EXPECT_FALSE(admin::parse_bind_spec("telegram:"));
   EXPECT_FALSE(admin::parse_bind_spec("tele gram"));
+  auto unknown = admin::parse_bind_spec("slack:ops");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("unknown channel \"slack\" (known channels: telegram, irc, webhook)"), std::string::npos);
+  EXPECT_TRUE(admin::parse_bind_spec("webhook"));
 }
 
 TEST(AgentsAdmin, CreateAppendsAndKeepsComments) {
@@ -129,6 +133,9 @@ TEST(AgentsAdmin, CreateRefusals) {
   // A route another agent holds.
   EXPECT_EQ(code({"x", "", "", "", {*admin::parse_bind_spec("telegram:OPS")}}).substr(0, 14), "BINDING_IN_USE");
   EXPECT_EQ(code({"x", "", "", "", {*admin::parse_bind_spec("irc:default")}}).substr(0, 14), "BINDING_IN_USE");
+  // One route twice in the request.
+  EXPECT_EQ(code({"x", "", "", "", {*admin::parse_bind_spec("webhook"), *admin::parse_bind_spec("webhook:default")}}).substr(0, 14),
+            "DUPLICATE_BIND");
   EXPECT_EQ(code({"x", "", "", "", {*admin::parse_bind_spec("telegram:*")}}), "ok");
   EXPECT_EQ(code({"x", "", "", "", {}}, "{ agents: { list: {} } }").substr(0, 14), "CONFIG_INVALID");
 }
