@@ -126,7 +126,7 @@ TEST(AgentConfigSchema, ViolationMessagesAreExact) {
       {R"({"models": {"providers": {"local": {"models": [{"id": "m"}]}}}})",
        "models.providers.local.baseUrl: missing required key (expected http:// or https:// URL with a host)"},
       {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "api": "gemini"}}}})",
-       R"(models.providers.p.api: expected one of openai-completions|openai-responses|anthropic-messages|ollama, got "gemini")"},
+       R"(models.providers.p.api: expected one of openai-completions|openai-responses|anthropic-messages|ollama|google-generative-ai, got "gemini")"},
       {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": [{"name": "x"}]}}}})",
        "models.providers.p.models[0].id: missing required key (expected string)"},
       {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": [{"id": "m", "contextWindow": 0}]}}}})",

@@ -89,7 +89,7 @@ MethodResult chat_send(MethodContext& ctx) {
     return *e;
   }
   if (auto e = p.string("sessionKey", session_key, true)) return *e;
-  if (auto e = p.string("message", message, false)) return *e;
+  if (auto e = p.string("message", message, true)) return *e;
   if (auto e = p.string("idempotencyKey", key, true, true)) return *e;
   if (auto e = p.string("thinking", thinking, false)) return *e;
   if (auto e = p.string("agentId", agent_id, false, true)) return *e;
