@@ -199,7 +199,7 @@ void AgentRun::resume(int64_t user_message_ms) {
 
 void AgentRun::begin() {
   if (in_.failover) use_candidate(/*announce=*/!in_.failover->switches().empty());
-  if (!api_) {
+  if (!api_ && !cli_model()) {
     return finish_error("model " + in_.model.provider + "/" + in_.model.id + " uses unknown api \"" + in_.model.api +
                         "\"");
   }
@@ -246,6 +246,7 @@ void AgentRun::send_model_request(context::Assembled assembled) {
   images_for_model(context.messages, in_.model);  // a text-only model gets a notice per image (attachments.h)
   context.tools = frame().tools;
   if (in_.hooks.transform_context) in_.hooks.transform_context(context);
+  if (cli_model()) return send_cli_request(context);  // a CLI backend instead of HTTP (agent_run_cli.cpp)
   llm::RequestOptions options;
   options.thinking = in_.thinking;
   options.session_id = in_.session_id;
@@ -310,7 +311,7 @@ void AgentRun::on_model_done(const std::optional<net::TransportError>& error) {
     switch_to_.reset();
     api_ = llm::find_api(in_.model.api);
     --model_calls_;
-    if (!api_) return finish_error("model " + in_.model.provider + "/" + in_.model.id + " uses unknown api \"" + in_.model.api + "\"");
+    if (!api_ && !cli_model()) return finish_error("model " + in_.model.provider + "/" + in_.model.id + " uses unknown api \"" + in_.model.api + "\"");
     return call_model();
   }
   if (error) return handle_failure(llm::classify_transport(in_.model, error->sys_errno, error->what, error->timed_out));
@@ -533,6 +534,7 @@ void AgentRun::abort(const std::string& reason) {
     retry_timer_.reset();
     return finish_aborted();
   }
+  if (abort_cli()) return;  // a CLI backend's call (agent_run_cli.cpp)
   if (request_) {
     http_.cancel(*request_);  // on_model_done follows with the partial reply
     return;

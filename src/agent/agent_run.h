@@ -37,6 +37,9 @@
 
 namespace pincer::agent {
 
+class CliModelCall;
+struct CliOutcome;
+
 /// The result given to a tool call that was not run because a steering message arrived.
 inline constexpr const char* kSteeringSkippedResult = "Skipped: the user sent a new message.";
 
@@ -106,6 +109,10 @@ struct RunInputs {
   /// The session's context engine (CX-1), bootstrapped with its history; null = a default engine
   /// over `history` (without transcript ids it cannot compact).
   std::shared_ptr<context::ContextEngine> engine;
+  /// CLI backends (cli_model_call.h): the CLI session id of each backend for this session
+  /// (sessions.json "cliSessionIds"), and where a new one is reported (backend id, session id).
+  std::map<std::string, std::string> cli_sessions;
+  std::function<void(const std::string& backend, const std::string& session_id)> on_cli_session;
   int64_t context_window = 0;  ///< the effective window (0 = model.context_window)
   int64_t reserve_tokens = context::kDefaultReserveTokens;  ///< CX-6 reserve
 };
@@ -166,6 +173,13 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool recover_context(const llm::ProviderFailure& failure);
   void on_compaction_event(const context::CompactionEvent& e, bool will_retry);
   void on_model_done(const std::optional<net::TransportError>& error);
+  /// CLI backends (agent_run_cli.cpp): the model is a CLI (api kCliBackendApi) run instead of an
+  /// HTTP request; its Pincer tools are not offered (the CLI runs its own).
+  bool cli_model() const;
+  void send_cli_request(const llm::Context& context);
+  void on_cli_done(CliOutcome outcome);
+  /// Stops a CLI call in flight (abort): its streamed text is kept as the aborted reply.
+  bool abort_cli();
   void handle_failure(const llm::ProviderFailure& failure);
   /// PV-5 (agent_run_failover.cpp): asks the failover chain what to do after a failed clean
   /// attempt; true when it retries (after `wait_ms`) or switched candidates and called again.
@@ -225,6 +239,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   int model_calls_ = 0;
   std::optional<EventLoop::TimerId> retry_timer_, deadline_timer_;
   std::function<void()> retry_;  ///< starts another attempt of the current model call
+  std::shared_ptr<CliModelCall> cli_call_;  ///< the CLI call in flight (CLI backends)
+  std::string cli_text_;                    ///< its streamed text so far
 
   // Tools of the current reply.
   std::vector<llm::ToolCall> pending_tools_;

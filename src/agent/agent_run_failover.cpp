@@ -25,7 +25,7 @@ bool AgentRun::fail_over(const llm::ProviderFailure& failure, int64_t wait_ms) {
       return true;
     case ModelFailover::Action::Switch:
       use_candidate(/*announce=*/true);
-      if (!api_) {
+      if (!api_ && !cli_model()) {
         finish_error("model " + in_.model.provider + "/" + in_.model.id + " uses unknown api \"" + in_.model.api + "\"");
         return true;
       }

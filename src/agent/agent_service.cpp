@@ -317,6 +317,20 @@ void AgentService::start(Pending p) {
   in.session_key = key;
   in.agent_id = p.agent_id;
   in.session_id = session_id;
+  // CLI backends: the CLI session of each backend, resumed next turn (agent_run_cli.cpp).
+  if (const store::OrderedJson* ids = entry ? entry->field("cliSessionIds") : nullptr; ids && ids->is_object()) {
+    for (const auto& [backend, id] : ids->items()) {
+      if (id.is_string()) in.cli_sessions[backend] = id.get<std::string>();
+    }
+  }
+  in.on_cli_session = [this, key, agent_id = p.agent_id](const std::string& backend, const std::string& id) {
+    store::SessionIndex& idx = index_for(agent_id);
+    const store::SessionEntry* e = idx.get(key);
+    if (!e) return;
+    store::OrderedJson ids = e->field("cliSessionIds") && e->field("cliSessionIds")->is_object() ? *e->field("cliSessionIds") : store::OrderedJson::object();
+    ids[backend] = id;
+    if (idx.upsert(key, store::OrderedJson{{"cliSessionIds", ids}}, {store::MergePolicy::PreserveActivity, {}})) schedule_index_save(agent_id);
+  };
   in.model = std::move(*model);
   // The context engine (CX-1) holds the history; the effective window caps every budget.
   const context::EngineConfig engine = engine_config(*spec, in.model);
@@ -542,7 +556,9 @@ Result<json> AgentService::reset_session(const std::string& session_key) {
   if (!archived) return archived;
   archive_to_memory(key, agent_id, (*archived)["previousSessionId"].get<std::string>(), transcript);  // MM-9
   const std::string new_id = ids::uuid_v4();
-  if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", new_id}, {"sessionStartedAt", impl_->clock.wall_ms()}}); !up) {
+  if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", new_id}, {"sessionStartedAt", impl_->clock.wall_ms()}},
+                             {store::MergePolicy::TouchActivity, {"cliSessionIds"}});  // a new CLI session too
+      !up) {
     return up.error();
   }
   if (auto st = index.save(); !st) return st.error();

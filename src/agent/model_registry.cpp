@@ -2,6 +2,7 @@
 #include "agent/model_registry.h"
 
 #include "agent/agents_config.h"
+#include "agent/cli_backend_config.h"
 
 #include <algorithm>
 #include <cctype>
@@ -34,6 +35,7 @@ std::pair<std::string, std::string> split_model_ref(std::string_view ref) {
 
 ModelRegistry ModelRegistry::from_config(const json& effective) {
   ModelRegistry registry;
+  registry.cli_backends_ = cli_backend_ids(effective);
   if (!effective.is_object() || !effective.contains("models")) return registry;
   const json& models = effective["models"];
   if (!models.is_object() || !models.contains("providers") || !models["providers"].is_object()) return registry;
@@ -109,6 +111,16 @@ Result<llm::ModelSpec> ModelRegistry::resolve(std::string_view ref) const {
                  "provider under models.providers"};
   }
   if (const ModelEntry* e = find(ref)) return e->spec;
+  if (auto [provider, model] = split_model_ref(ref); !provider.empty()) {  // a CLI backend (cli_backend_config.h)
+    const std::string id = normalize_cli_backend_id(provider);
+    if (std::find(cli_backends_.begin(), cli_backends_.end(), id) != cli_backends_.end()) {
+      llm::ModelSpec spec;
+      spec.provider = id;
+      spec.id = model;
+      spec.api = kCliBackendApi;
+      return spec;
+    }
+  }
   std::string message = "unknown model \"" + std::string(ref) + "\" (";
   if (entries_.empty()) {
     message += "no models are configured under models.providers)";

@@ -52,6 +52,10 @@ class ModelRegistry {
   ///   "MODEL_NOT_FOUND": `unknown model "x/y" (configured: mock/mock-model, openai/gpt-4.1)`
   ///     — at most 10 names, then ", …"; `unknown model "x/y" (no models are configured under
   ///     models.providers)` when there are none.
+  /// A ref whose provider is a CLI backend (cli_backend_config.h: claude-cli, codex-cli and the
+  /// keys of agents.defaults.cliBackends) resolves to {provider: backend id, id: the model part,
+  /// api: kCliBackendApi} when models.providers does not name it; any model part is accepted
+  /// (the CLI decides).
   Result<llm::ModelSpec> resolve(std::string_view ref) const;
 
   /// The entry named `ref` (same lookup as resolve), or nullptr.
@@ -68,6 +72,7 @@ class ModelRegistry {
 
  private:
   std::vector<ModelEntry> entries_;
+  std::vector<std::string> cli_backends_;  ///< normalised CLI backend ids (resolve)
 };
 
 /// Model names of the config that name nothing configured — each agent's primary model and its

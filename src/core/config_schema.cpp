@@ -3,6 +3,7 @@
 #include "core/config_schema.h"
 #include "core/config_schema_memory.h"
 #include "core/config_schema_skills.h"
+#include "core/config_schema_cli_backends.h"
 #include "core/config_schema_heartbeat.h"
 #include "core/config_schema_hooks.h"
 
@@ -540,6 +541,7 @@ Node agent_defaults() {
                            "view (TL-5): only the workspace, the binds and a read-only system are "
                            "visible. See docs/security.md.", true)),
       field("heartbeat", heartbeat_node(false)),
+      field("cliBackends", cli_backends_section()),  // issue 17 item 5 (config_schema_cli_backends.cpp)
   }).doc("Settings every agent inherits.");
 }
 

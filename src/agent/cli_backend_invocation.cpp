@@ -1,0 +1,89 @@
+#include "agent/cli_backend_invocation.h"
+
+namespace pincer::agent {
+
+namespace detail_cli_backend_invocation {
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
+    s.replace(pos, from.size(), to);
+  }
+  return s;
+}
+
+std::string quote_word(const std::string& w) {
+  if (!w.empty() && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") ==
+                        std::string::npos) {
+    return w;
+  }
+  std::string out = "'";
+  for (char c : w) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace detail_cli_backend_invocation
+
+CliInvocation build_cli_invocation(const CliBackendSettings& b, const CliCallInput& call) {
+  using detail_cli_backend_invocation::replace_all;
+  CliInvocation inv;
+  const bool stored = !call.stored_session_id.empty();
+  std::string session;
+  switch (b.session_mode) {
+    case CliSessionMode::Always: session = stored ? call.stored_session_id : call.fresh_session_id; break;
+    case CliSessionMode::Existing: session = call.stored_session_id; break;
+    case CliSessionMode::None: break;
+  }
+  inv.session_id = session;
+  inv.resuming = stored && !session.empty() && !b.resume_args.empty();
+  inv.output = inv.resuming && b.resume_output ? *b.resume_output : b.output;
+
+  const bool prompt_on_stdin =
+      b.input == CliInput::Stdin ||
+      (b.max_prompt_arg_chars > 0 && static_cast<int64_t>(call.prompt.size()) > b.max_prompt_arg_chars);
+  bool prompt_placed = false;
+  inv.argv.push_back(b.command);
+  for (const auto& a : inv.resuming ? b.resume_args : b.args) {
+    std::string arg = replace_all(a, "{sessionId}", session);
+    if (!prompt_on_stdin && arg.find("{prompt}") != std::string::npos) {
+      arg = replace_all(arg, "{prompt}", call.prompt);
+      prompt_placed = true;
+    }
+    inv.argv.push_back(std::move(arg));
+  }
+  if (!b.model_arg.empty() && !call.model_id.empty()) {
+    inv.argv.push_back(b.model_arg);
+    inv.argv.push_back(b.cli_model(call.model_id));
+  }
+  const bool send_system = !b.system_prompt_arg.empty() && !call.system_prompt.empty() &&
+                           (b.system_prompt_when == CliSystemPromptWhen::Always ||
+                            (b.system_prompt_when == CliSystemPromptWhen::First && !stored));
+  if (send_system) {
+    inv.argv.push_back(b.system_prompt_arg);
+    inv.argv.push_back(call.system_prompt);
+  }
+  if (!session.empty() && !inv.resuming) {
+    if (!b.session_args.empty()) {
+      for (const auto& a : b.session_args) inv.argv.push_back(replace_all(a, "{sessionId}", session));
+    } else if (!b.session_arg.empty()) {
+      inv.argv.push_back(b.session_arg);
+      inv.argv.push_back(session);
+    }
+  }
+  if (prompt_on_stdin) inv.stdin_text = call.prompt;
+  else if (!prompt_placed) inv.argv.push_back(call.prompt);
+  return inv;
+}
+
+std::string shell_join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& w : argv) {
+    if (!out.empty()) out += ' ';
+    out += detail_cli_backend_invocation::quote_word(w);
+  }
+  return out;
+}
+
+}  // namespace pincer::agent

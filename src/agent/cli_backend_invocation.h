@@ -1,0 +1,48 @@
+// CLI backends: the command line of one call (issue 17 item 5, OpenClaw's buildCliArgs order):
+//
+//   command, args (or resumeArgs when resuming), modelArg <alias>, systemPromptArg <prompt>,
+//   sessionArg <id> (or sessionArgs) on a call that is not a resume, then the prompt.
+//
+// - Resuming = a CLI session id is stored for this Pincer session and the backend has resumeArgs
+//   (their "{sessionId}" is replaced). A stored id without resumeArgs is passed with sessionArg.
+// - sessionMode: "always" sends a session id on every call (a fresh UUID when none is stored),
+//   "existing" only a stored one, "none" never.
+// - The system prompt goes with systemPromptArg when systemPromptWhen is "always", or "first" and
+//   no CLI session is stored yet (the CLI keeps it in its session); never with "never".
+// - The prompt is the last argument (input "arg"), or, with input "stdin" or when it is longer
+//   than maxPromptArgChars (> 0), the child's stdin. An argument containing "{prompt}" receives it
+//   instead of the last position (gemini's `--prompt {prompt}`).
+//
+// Pure; any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/cli_backend_config.h"
+
+namespace pincer::agent {
+
+struct CliCallInput {
+  std::string model_id;            ///< the model ref's model part ("sonnet")
+  std::string prompt;              ///< the user's text for this call
+  std::string system_prompt;       ///< Pincer's system prompt
+  std::string stored_session_id;   ///< the CLI session of this Pincer session ("" = none)
+  std::string fresh_session_id;    ///< used by sessionMode "always" when none is stored (a UUID)
+};
+
+struct CliInvocation {
+  std::vector<std::string> argv;          ///< argv[0] = the command
+  std::optional<std::string> stdin_text;  ///< the prompt when it goes on stdin
+  std::string session_id;                 ///< the id sent to the CLI ("" = none)
+  bool resuming = false;                  ///< resumeArgs were used
+  CliOutput output = CliOutput::Json;     ///< how to read stdout (resumeOutput when resuming)
+};
+
+CliInvocation build_cli_invocation(const CliBackendSettings& backend, const CliCallInput& call);
+
+/// `argv` as one POSIX shell command line, each word single-quoted when it needs quoting.
+std::string shell_join(const std::vector<std::string>& argv);
+
+}  // namespace pincer::agent

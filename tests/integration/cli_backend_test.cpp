@@ -1,0 +1,223 @@
+// CLI backends end to end (issue 17 item 5): the real gateway answers chat.send through a
+// stand-in `claude` CLI (tests/fixtures/cli-backends/claude, first on PATH) that prints Claude
+// Code's real `--output-format json` result and logs every call's argv and environment.
+//   - `claude-cli/sonnet` works with no config beyond the model ref (OpenClaw's built-in backend);
+//     the second turn (after a gateway restart) resumes the CLI session whose id sessions.json keeps;
+//   - a CLI that prints nothing is stopped by the watchdog and the turn fails over to the
+//     fallback model on the mock LLM; a CLI rate limit fails over too;
+//   - clearEnv removes the named variables (and the built-in ANTHROPIC_API_KEY) from the child.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "gateway_process.h"
+#include "ws_client.h"
+
+namespace pincer::test {
+namespace cli_backend_test {  // named: the unity build puts several test files in one unit
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kToken = "cli-backend-test-token-0123456789";
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliBackendTest : public ::testing::Test {
+ protected:
+  void start(const std::string& config) {
+    home_.write("pincer.json", config);
+    std::filesystem::create_directories(home_.path() / "cli-state");
+    launch();
+  }
+  void launch() {
+    client_.reset();
+    gateway_.reset();
+    const std::string fixtures = std::string(PINCER_SOURCE_DIR) + "/tests/fixtures/cli-backends";
+    const char* path = std::getenv("PATH");
+    gateway_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{},
+                                         std::map<std::string, std::string>{
+                                             {"PATH", fixtures + ":" + (path ? path : "/usr/bin:/bin")},
+                                             {"FAKE_CLI_LOG", (home_.path() / "cli-calls.jsonl").string()},
+                                             {"FAKE_CLI_STATE", (home_.path() / "cli-state").string()},
+                                             {"ANTHROPIC_API_KEY", "sk-ant-not-for-the-cli"},
+                                             {"FAKE_SECRET", "secret-not-for-the-cli"},
+                                             {"FAKE_KEEP", "kept"},
+                                         });
+    client_ = std::make_unique<WsClient>(gateway_->port());
+    EXPECT_TRUE(client_->recv());
+    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
+    auto res = client_->recv_response("c1");
+    ASSERT_TRUE(res && (*res)["ok"] == true);
+  }
+  void TearDown() override {
+    if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";
+  }
+
+  /// Sends `message`; returns every frame up to the run's terminal chat event (included).
+  std::vector<json> turn(const std::string& message, const std::string& run_id) {
+    std::vector<json> frames;
+    auto ack = client_->request("chat.send", {{"sessionKey", "main"}, {"message", message}, {"idempotencyKey", run_id}});
+    EXPECT_EQ(ack["ok"], true) << ack.dump();
+    auto terminal = [&](const json& f) {
+      return f["event"] == "chat" && f["payload"]["runId"] == run_id && f["payload"]["state"] != "delta";
+    };
+    while (!client_->events().empty()) {
+      frames.push_back(std::move(client_->events().front()));
+      client_->events().pop_front();
+      if (terminal(frames.back())) return frames;
+    }
+    for (int i = 0; i < 2000; ++i) {
+      auto f = client_->recv(30s);
+      if (!f) break;
+      frames.push_back(*f);
+      if (terminal(*f)) return frames;
+    }
+    ADD_FAILURE() << "no terminal chat event for " << run_id;
+    return frames;
+  }
+  static json terminal_of(const std::vector<json>& frames) { return frames.empty() ? json() : frames.back()["payload"]; }
+  static std::string text_of(const json& message) {
+    std::string out;
+    if (message.contains("content") && message["content"].is_array()) {
+      for (const auto& b : message["content"]) {
+        if (b.value("type", "") == "text") out += b.value("text", "");
+      }
+    } else if (message.contains("content") && message["content"].is_string()) {
+      out = message["content"];
+    }
+    return out;
+  }
+  /// The stand-in's log: one object per CLI call.
+  std::vector<json> calls() {
+    std::vector<json> out;
+    std::istringstream in(read_text(home_.path() / "cli-calls.jsonl"));
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) out.push_back(json::parse(line));
+    }
+    return out;
+  }
+  static bool has(const json& argv, const std::string& word) {
+    for (const auto& a : argv) {
+      if (a == word) return true;
+    }
+    return false;
+  }
+  static std::string after(const json& argv, const std::string& flag) {
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == flag) return argv[i + 1];
+    }
+    return "";
+  }
+  json sessions() { return json::parse(read_text(home_.path() / "agents/main/sessions/sessions.json")); }
+
+  TempDir home_;
+  std::unique_ptr<Gateway> gateway_;
+  std::unique_ptr<WsClient> client_;
+};
+
+TEST_F(CliBackendTest, ClaudeCliAnswersAndTheNextTurnResumesItsSessionAfterARestart) {
+  start(std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+        "  agents: { defaults: { model: { primary: 'claude-cli/sonnet' } } } }\n");
+
+  json first = terminal_of(turn("hello cli", "run-1"));
+  ASSERT_EQ(first["state"], "final") << first.dump();
+  const std::string reply = text_of(first["message"]);
+  EXPECT_EQ(reply.rfind("Claude stand-in (sonnet), turn 1 of ", 0), 0u) << reply;
+  EXPECT_NE(reply.find(": hello cli"), std::string::npos) << reply;
+
+  auto log = calls();
+  ASSERT_EQ(log.size(), 1u);
+  const json& argv = log[0]["argv"];
+  const std::string session = after(argv, "--session-id");
+  ASSERT_EQ(session.size(), 36u) << argv.dump();  // a fresh UUID
+  EXPECT_NE(reply.find(session), std::string::npos);
+  EXPECT_EQ(argv[0], "-p");
+  EXPECT_EQ(after(argv, "--output-format"), "json");
+  EXPECT_EQ(after(argv, "--model"), "sonnet");
+  EXPECT_NE(after(argv, "--append-system-prompt").find("Pincer"), std::string::npos) << argv.dump();
+  EXPECT_NE(argv.back().get<std::string>().find("hello cli"), std::string::npos);  // the prompt comes last
+  // The built-in clearEnv: Claude Code uses its own login, not the gateway's API key.
+  EXPECT_FALSE(log[0]["env"].contains("ANTHROPIC_API_KEY")) << log[0].dump();
+  EXPECT_EQ(log[0]["env"]["FAKE_KEEP"], "kept");
+
+  // The CLI session id is kept in sessions.json (saved within a second, batched): the turn after
+  // a restart resumes it.
+  for (int i = 0; i < 100 && !sessions()["agent:main:main"].contains("cliSessionIds"); ++i) std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(sessions()["agent:main:main"]["cliSessionIds"]["claude-cli"], session) << sessions().dump();
+  launch();
+  json second = terminal_of(turn("and again", "run-2"));
+  ASSERT_EQ(second["state"], "final") << second.dump();
+  EXPECT_EQ(text_of(second["message"]).rfind("Claude stand-in (sonnet), turn 2 of " + session, 0), 0u) << second.dump();
+  log = calls();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(after(log[1]["argv"], "--resume"), session) << log[1].dump();
+  EXPECT_FALSE(has(log[1]["argv"], "--session-id"));
+  EXPECT_FALSE(has(log[1]["argv"], "--append-system-prompt"));  // systemPromptWhen: first
+
+  // chat.history has both turns, answered by the CLI backend.
+  auto history = client_->request("chat.history", {{"sessionKey", "main"}});
+  ASSERT_EQ(history["ok"], true) << history.dump();
+  const json& messages = history["payload"]["messages"];
+  ASSERT_GE(messages.size(), 4u) << history.dump();
+  EXPECT_EQ(messages.back()["provider"], "claude-cli");
+}
+
+TEST_F(CliBackendTest, SilentCliHitsTheWatchdogAndFailsOverAndClearEnvApplies) {
+  MockLlm mock;
+  start(std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+        "  models: { providers: { mock: { baseUrl: '" + mock.base_url() + "', models: [ { id: 'fallback-model' } ] } } },\n" +
+        "  agents: { defaults: {\n" +
+        "    model: { primary: 'claude-cli/opus-4.5', fallbacks: ['mock/fallback-model'] },\n" +
+        "    cliBackends: { 'claude-cli': { command: 'claude', clearEnv: ['FAKE_SECRET'],\n" +
+        "      reliability: { watchdog: { fresh: { noOutputTimeoutMs: 1000 }, resume: { noOutputTimeoutMs: 1000 } } } } } } } }\n");
+
+  auto frames = turn("please hang now", "run-hang");
+  json hung = terminal_of(frames);
+  ASSERT_EQ(hung["state"], "final") << hung.dump();
+  EXPECT_EQ(text_of(hung["message"]), "Hello from the mock LLM.") << hung.dump();
+  bool announced = false;
+  for (const auto& f : frames) {
+    if (f["event"] == "agent" && f["payload"]["stream"] == "lifecycle" && f["payload"]["data"]["phase"] == "fallback") {
+      announced = true;
+      EXPECT_EQ(f["payload"]["data"]["reason"], "timeout") << f.dump();
+    }
+  }
+  EXPECT_TRUE(announced);
+  auto log = calls();
+  ASSERT_GE(log.size(), 1u);
+  for (const auto& call : log) {
+    EXPECT_EQ(after(call["argv"], "--model"), "opus");  // the built-in alias
+    EXPECT_FALSE(call["env"].contains("FAKE_SECRET")) << call.dump();        // configured clearEnv
+    EXPECT_FALSE(call["env"].contains("ANTHROPIC_API_KEY")) << call.dump();  // built-in clearEnv kept
+    EXPECT_EQ(call["env"]["FAKE_KEEP"], "kept");
+  }
+  // A failed CLI call leaves no CLI session behind.
+  EXPECT_FALSE(sessions()["agent:main:main"].contains("cliSessionIds")) << sessions().dump();
+
+  // A rate limit reported by the CLI (Claude Code's is_error result, exit 1) fails over as well.
+  frames = turn("ratelimit me", "run-429");
+  json limited = terminal_of(frames);
+  ASSERT_EQ(limited["state"], "final") << limited.dump();
+  EXPECT_EQ(text_of(limited["message"]), "Hello from the mock LLM.") << limited.dump();
+  std::string reason;
+  for (const auto& f : frames) {
+    if (f["event"] == "agent" && f["payload"]["stream"] == "lifecycle" && f["payload"]["data"]["phase"] == "fallback") {
+      reason = f["payload"]["data"].value("reason", "");
+    }
+  }
+  EXPECT_EQ(reason, "rate_limit");
+}
+
+}  // namespace
+}  // namespace cli_backend_test
+}  // namespace pincer::test
