@@ -11,7 +11,7 @@
 // waits for the run in progress to finish, then restarts it in process (same pid).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -38,10 +38,16 @@ function gatewayPort() {
   const all = [...gateway.output().matchAll(/listening on ws:\/\/127\.0\.0\.1:(\d+)/g)];
   return all.length ? all[all.length - 1][1] : undefined;
 }
-function call(method, params) {
+/// `pincer gateway call` without blocking the event loop: this process also hosts the Bot API
+/// emulator and its client (axios over Node's keep-alive agent). A synchronous child
+/// (execFileSync, slow under the sanitizers) froze both; once a freeze outlasted the emulator's
+/// 5 s keep-alive timeout, the next sendMessage reused the pooled socket while the server's
+/// expired timer closed it: "read ECONNRESET" (reproduced alone: a request after a 7 s
+/// execFileSync on an idle keep-alive socket of an in-process http server fails so every time).
+async function call(method, params) {
   const args = ['gateway', 'call', method, '--url', `ws://127.0.0.1:${gatewayPort()}`, '--token', TOKEN];
   if (params) args.push('--params', JSON.stringify(params));
-  return JSON.parse(execFileSync(pincer, args, { env }).toString());
+  return JSON.parse((await execFileAsync(pincer, args, { env })).stdout.toString());
 }
 async function until(predicate, what, ms = 20000) {
   const deadline = Date.now() + ms;
@@ -105,14 +111,14 @@ after(() => tearDown({ gateway, mock, server, home }));
 
 test('an added account starts, its binding applies, and the running account is not restarted', async () => {
   await answered(BOT_A, 'a-before');
-  const before = account(call('channels.status'), 'default');
+  const before = account(await call('channels.status'), 'default');
   assert.equal(before.running, true);
 
   saveConfig(configText({
     accounts: `accounts: { alerts: { botToken: '${BOT_B}', name: 'Alerts bot' } },`,
     bindings: `{ agentId: 'work', match: { channel: 'telegram', accountId: 'alerts' } }`,
   }));
-  const status = await until(() => { const s = call('channels.status'); return account(s, 'alerts')?.running && s; },
+  const status = await until(async () => { const s = await call('channels.status'); return account(s, 'alerts')?.running && s; },
     'the alerts account to run');
   assert.equal(account(status, 'alerts').name, 'Alerts bot');
   assert.equal(account(status, 'default').startedAt, before.startedAt, 'the unchanged account was restarted');
@@ -130,12 +136,12 @@ test('an added account starts, its binding applies, and the running account is n
 
   await answered(BOT_B, 'b-work');  // inherits dmPolicy/allowFrom from the channel
   await answered(BOT_A, 'a-main');
-  const keys = call('sessions.list').sessions.map((s) => s.key);
+  const keys = (await call('sessions.list')).sessions.map((s) => s.key);
   assert.ok(keys.includes(`agent:work:telegram:alerts:direct:${OWNER}`), `alerts is not on agent work: ${keys}`);
   assert.ok(keys.includes(`agent:main:telegram:default:direct:${OWNER}`), `default is not on agent main: ${keys}`);
   // The health snapshot is current (at most a second old) and names channels, agents, sessions.
   await sleep(1100);
-  const health = call('health');
+  const health = await call('health');
   assert.equal(health.channels.telegram?.running, true, JSON.stringify(health.channels));
   assert.deepEqual(Object.keys(health.channels.telegram.accounts).sort(), ['alerts', 'default']);
   assert.deepEqual(health.channelOrder, ['telegram']);
@@ -147,12 +153,12 @@ test('an added account starts, its binding applies, and the running account is n
 });
 
 test('changing one account restarts only that account', async () => {
-  const before = call('channels.status');
+  const before = await call('channels.status');
   saveConfig(configText({
     accounts: `accounts: { alerts: { botToken: '${BOT_B}', name: 'Alerts bot (renamed)' } },`,
     bindings: `{ agentId: 'work', match: { channel: 'telegram', accountId: 'alerts' } }`,
   }));
-  const after = await until(() => { const s = call('channels.status'); return account(s, 'alerts')?.name === 'Alerts bot (renamed)' && s; },
+  const after = await until(async () => { const s = await call('channels.status'); return account(s, 'alerts')?.name === 'Alerts bot (renamed)' && s; },
     'the alerts account to restart with its new name');
   assert.ok(account(after, 'alerts').startedAt >= account(before, 'alerts').startedAt);
   assert.equal(account(after, 'default').startedAt, account(before, 'default').startedAt, 'the other account was restarted');
@@ -160,11 +166,11 @@ test('changing one account restarts only that account', async () => {
 });
 
 test('an invalid edit is rejected, logged, and the running config is kept', async () => {
-  const hash = call('config.get').hash;
+  const hash = (await call('config.get')).hash;
   saveConfig(configText().replace("dmPolicy: 'allowlist'", "dmPolicy: 'allowlist', dmPolicyy: 'open'"));
   await until(() => /config reload rejected.*channels\.telegram\.dmPolicyy/.test(gateway.output()), 'the rejection in the log');
-  assert.equal(call('config.get').hash, hash);
-  const status = call('channels.status');
+  assert.equal((await call('config.get')).hash, hash);
+  const status = await call('channels.status');
   assert.equal(account(status, 'alerts')?.running, true, 'the rejected edit stopped an account');
   await answered(BOT_A, 'a-after-invalid');
 });
