@@ -110,7 +110,8 @@ struct RunInputs {
   /// over `history` (without transcript ids it cannot compact).
   std::shared_ptr<context::ContextEngine> engine;
   /// CLI backends (cli_model_call.h): the CLI session id of each backend for this session
-  /// (sessions.json "cliSessionIds"), and where a new one is reported (backend id, session id).
+  /// (sessions.json "cliSessionIds"), and where a new one is reported (backend id, session id; "" =
+  /// the CLI forgot the stored one).
   std::map<std::string, std::string> cli_sessions;
   std::function<void(const std::string& backend, const std::string& session_id)> on_cli_session;
   int64_t context_window = 0;  ///< the effective window (0 = model.context_window)

@@ -32,6 +32,15 @@ std::string turn_prompt(const std::vector<llm::Message>& messages) {
   return out;
 }
 
+/// Whether a failed resume says the CLI does not know the session (Claude Code: "No conversation
+/// found with session ID: …"; codex: "no rollout found for thread id …").
+bool forgot_session(const std::string& message) {
+  std::string m = message;
+  for (auto& c : m) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return m.find("no conversation found") != std::string::npos || m.find("no rollout found") != std::string::npos ||
+         m.find("session not found") != std::string::npos;
+}
+
 constexpr const char* kCliToolsNote =
     "\n\n(You are running as a command-line backend of Pincer: the tools described above are not "
     "available to you here; use your own tools.)";
@@ -51,10 +60,12 @@ void AgentRun::send_cli_request(const llm::Context& context) {
   call.model_id = in_.model.id;
   call.prompt = detail_agent_run_cli::turn_prompt(context.messages);
   call.system_prompt = context.system_prompt.empty() ? "" : context.system_prompt + detail_agent_run_cli::kCliToolsNote;
-  if (auto it = in_.cli_sessions.find(backend->id); it != in_.cli_sessions.end()) call.stored_session_id = it->second;
+  auto stale_retried = std::make_shared<bool>(false);  // a forgotten CLI session is replaced once per call
 
-  auto start_attempt = [this, settings = *backend, call]() mutable {
+  auto start_attempt = [this, settings = *backend, call, stale_retried]() mutable {
     ++attempt_;
+    auto stored = in_.cli_sessions.find(settings.id);
+    call.stored_session_id = stored != in_.cli_sessions.end() ? stored->second : "";
     status_ = 0;
     error_body_.clear();
     stream_error_.reset();
@@ -80,9 +91,21 @@ void AgentRun::send_cli_request(const llm::Context& context) {
       self->checkpoint_partial(text);
       self->sink_(ev);
     };
-    auto on_done = [weak, id = settings.id, sent = inv.session_id](CliOutcome outcome) {
+    auto on_done = [weak, id = settings.id, sent = inv.session_id, resuming = !call.stored_session_id.empty(),
+                    stale_retried](CliOutcome outcome) {
       auto self = weak.lock();
       if (!self) return;
+      if (!outcome.reply && resuming && !*stale_retried && !self->aborted_ && !self->streamed_ &&
+          detail_agent_run_cli::forgot_session(outcome.failure.message)) {
+        // The CLI no longer has the stored session (deleted, another machine): start a new one.
+        spdlog::warn("run {}: {} no longer knows session {}; starting a new CLI session", self->in_.run_id, id, sent);
+        *stale_retried = true;
+        self->in_.cli_sessions.erase(id);
+        if (self->in_.on_cli_session) self->in_.on_cli_session(id, "");
+        self->cli_call_.reset();
+        --self->attempt_;
+        return self->retry_();
+      }
       if (outcome.reply) {  // the CLI session continues next turn
         const std::string session = outcome.reply->session_id.empty() ? sent : outcome.reply->session_id;
         if (!session.empty() && self->in_.cli_sessions[id] != session) {

@@ -328,7 +328,8 @@ void AgentService::start(Pending p) {
     const store::SessionEntry* e = idx.get(key);
     if (!e) return;
     store::OrderedJson ids = e->field("cliSessionIds") && e->field("cliSessionIds")->is_object() ? *e->field("cliSessionIds") : store::OrderedJson::object();
-    ids[backend] = id;
+    if (id.empty()) ids.erase(backend);  // the CLI forgot it
+    else ids[backend] = id;
     if (idx.upsert(key, store::OrderedJson{{"cliSessionIds", ids}}, {store::MergePolicy::PreserveActivity, {}})) schedule_index_save(agent_id);
   };
   in.model = std::move(*model);

@@ -2,7 +2,8 @@
 // stand-in `claude` CLI (tests/fixtures/cli-backends/claude, first on PATH) that prints Claude
 // Code's real `--output-format json` result and logs every call's argv and environment.
 //   - `claude-cli/sonnet` works with no config beyond the model ref (OpenClaw's built-in backend);
-//     the second turn (after a gateway restart) resumes the CLI session whose id sessions.json keeps;
+//     the second turn (after a gateway restart) resumes the CLI session whose id sessions.json keeps,
+//     and a session the CLI no longer knows is replaced by a new one;
 //   - a CLI that prints nothing is stopped by the watchdog and the turn fails over to the
 //     fallback model on the mock LLM; a CLI rate limit fails over too;
 //   - clearEnv removes the named variables (and the built-in ANTHROPIC_API_KEY) from the child.
@@ -164,11 +165,30 @@ TEST_F(CliBackendTest, ClaudeCliAnswersAndTheNextTurnResumesItsSessionAfterARest
   EXPECT_FALSE(has(log[1]["argv"], "--session-id"));
   EXPECT_FALSE(has(log[1]["argv"], "--append-system-prompt"));  // systemPromptWhen: first
 
-  // chat.history has both turns, answered by the CLI backend.
+  // The CLI lost the session (its files were deleted): the turn starts a new CLI session, once,
+  // and sessions.json follows.
+  std::filesystem::remove_all(home_.path() / "cli-state");
+  std::filesystem::create_directories(home_.path() / "cli-state");
+  json third = terminal_of(turn("after a wipe", "run-3"));
+  ASSERT_EQ(third["state"], "final") << third.dump();
+  EXPECT_EQ(text_of(third["message"]).rfind("Claude stand-in (sonnet), turn 1 of ", 0), 0u) << third.dump();
+  log = calls();
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(after(log[2]["argv"], "--resume"), session);
+  const std::string fresh = after(log[3]["argv"], "--session-id");
+  EXPECT_EQ(fresh.size(), 36u) << log[3].dump();
+  EXPECT_NE(fresh, session);
+  EXPECT_TRUE(has(log[3]["argv"], "--append-system-prompt"));  // a new CLI session gets the prompt again
+  for (int i = 0; i < 100 && sessions()["agent:main:main"]["cliSessionIds"].value("claude-cli", "") != fresh; ++i) {
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(sessions()["agent:main:main"]["cliSessionIds"]["claude-cli"], fresh) << sessions().dump();
+
+  // chat.history has the turns, answered by the CLI backend.
   auto history = client_->request("chat.history", {{"sessionKey", "main"}});
   ASSERT_EQ(history["ok"], true) << history.dump();
   const json& messages = history["payload"]["messages"];
-  ASSERT_GE(messages.size(), 4u) << history.dump();
+  ASSERT_GE(messages.size(), 6u) << history.dump();
   EXPECT_EQ(messages.back()["provider"], "claude-cli");
 }
 
@@ -216,6 +236,37 @@ TEST_F(CliBackendTest, SilentCliHitsTheWatchdogAndFailsOverAndClearEnvApplies) {
     }
   }
   EXPECT_EQ(reason, "rate_limit");
+}
+
+TEST_F(CliBackendTest, CodexCliStreamsItsEventsAndResumesItsThread) {
+  start(std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+        "  agents: { defaults: { model: { primary: 'codex-cli/gpt-5-codex' } } } }\n");
+  auto frames = turn("first task", "run-c1");
+  json first = terminal_of(frames);
+  ASSERT_EQ(first["state"], "final") << first.dump();
+  const std::string reply = text_of(first["message"]);
+  EXPECT_EQ(reply.rfind("Codex stand-in (gpt-5-codex) started 0199a213-81c0-7800-8aa1-", 0), 0u) << reply;
+  bool streamed = false;  // the agent_message reached the client as a delta before the final
+  for (const auto& f : frames) {
+    streamed |= f["event"] == "chat" && f["payload"]["state"] == "delta" &&
+                text_of(f["payload"]["message"]).find("Codex stand-in") != std::string::npos;
+  }
+  EXPECT_TRUE(streamed);
+  auto log = calls();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0]["argv"][0], "exec");
+  EXPECT_TRUE(has(log[0]["argv"], "--json"));
+  EXPECT_EQ(after(log[0]["argv"], "--model"), "gpt-5-codex");
+  const std::string thread = reply.substr(reply.find("started ") + 8, reply.find(':', reply.find("started ")) - reply.find("started ") - 8);
+
+  json second = terminal_of(turn("second task", "run-c2"));
+  ASSERT_EQ(second["state"], "final") << second.dump();
+  EXPECT_NE(text_of(second["message"]).find("resumed " + thread), std::string::npos) << second.dump();  // text output
+  log = calls();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[1]["argv"][1], "resume");
+  EXPECT_EQ(log[1]["argv"][2], thread);
+  EXPECT_FALSE(has(log[1]["argv"], "--json"));
 }
 
 }  // namespace
