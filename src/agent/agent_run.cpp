@@ -358,6 +358,7 @@ void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
   }
   // Keep what was streamed (if anything) and the error in the transcript, as pi does.
   llm::AssistantMessage failed = decoder_ ? decoder_->partial() : llm::AssistantMessage{};
+  if (!decoder_ && !cli_text_.empty()) failed.content.emplace_back(llm::TextContent{cli_text_});  // a CLI backend's
   failed.api = in_.model.api;
   failed.provider = in_.model.provider;
   failed.model = in_.model.id;
