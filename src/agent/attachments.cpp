@@ -81,7 +81,21 @@ bool text_like(const Attachment& a) {
   return false;
 }
 
-std::string display_name(const Attachment& a) { return a.file_name.empty() ? std::string("(unnamed)") : a.file_name; }
+/// The file name as the prompt shows it: control characters (NUL, line breaks) become spaces, so a
+/// name cannot forge lines of the prompt.
+std::string display_name(const Attachment& a) {
+  if (a.file_name.empty()) return "(unnamed)";
+  std::string out = a.file_name;
+  for (char& ch : out) {
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = ' ';
+  }
+  return out;
+}
+
+/// Text that is really text: no NUL and valid UTF-8 (a binary file labelled text/plain is not).
+bool reads_as_text(const std::string& bytes) {
+  return bytes.find('\0') == std::string::npos && utf8::replace_invalid(bytes) == bytes;
+}
 
 std::string read_whole(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -211,7 +225,7 @@ Result<std::vector<llm::ContentBlock>> attachment_blocks(const std::vector<Attac
         }
       }
       out.emplace_back(llm::ImageContent{base64_encode(a.bytes), a.mime_type, "media/" + name});
-    } else if (text_like(a) && a.bytes.size() <= kMaxInlineTextBytes) {
+    } else if (text_like(a) && a.bytes.size() <= kMaxInlineTextBytes && reads_as_text(a.bytes)) {
       std::string fence = "```";
       while (a.bytes.find(fence) != std::string::npos) fence += '`';
       out.emplace_back(llm::TextContent{"[file: " + display_name(a) + "]\n" + fence + "\n" +

@@ -6,6 +6,7 @@
 // Exit codes: 0; 1 the file could not be read or written, or no such profile; 2 bad arguments,
 // an invalid configuration or an unknown agent.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -50,12 +51,18 @@ std::string when(int64_t ms) {
   return buf;
 }
 
-/// The agent's file, after checking that the agent exists in the configuration.
+/// The agent's file, after checking that the agent exists in the configuration. When the
+/// configuration cannot be loaded here (e.g. it names an environment variable this shell lacks),
+/// the file of `agent_id` (default "main") is used with a warning: the profiles file needs no config.
 Result<std::shared_ptr<AuthProfileFile>> file_for(const std::string& agent_id) {
   const auto env = config::process_env();
   const auto state = paths::state_dir(env);
   auto loaded = config::load(paths::config_file(state), env);
-  if (!loaded) return loaded.error();
+  if (!loaded) {
+    const std::string id = agent_id.empty() ? "main" : agent_id;
+    std::cerr << "pincer: warning: " << loaded.error().message << "; using the auth profiles of agent " << id << "\n";
+    return std::make_shared<AuthProfileFile>(llm::auth::auth_profiles_path(state, id));
+  }
   auto agents = agent::resolve_agents(loaded->effective, state, env);
   if (!agents) return agents.error();
   const agent::AgentSettings* a = agent_id.empty() ? &agents->default_agent() : agents->find(agent_id);
@@ -97,8 +104,16 @@ int list(const AuthArgs& a) {
   for (const auto& c : doc->credentials()) {
     if (a.provider.empty() || c.provider == a.provider) rows.push_back(row(*doc, c, now));
   }
-  if (a.json) return print_json({{"file", (*file)->path().string()}, {"profiles", rows}, {"warnings", doc->warnings()}});
-  if (rows.empty()) {
+  json orders = json::object();
+  for (const auto& c : doc->credentials()) {
+    if (auto o = doc->explicit_order(c.provider); !o.empty()) orders[c.provider] = o;
+  }
+  if (a.json) {
+    return print_json({{"file", (*file)->path().string()}, {"profiles", rows}, {"order", orders}, {"warnings", doc->warnings()}});
+  }
+  if (rows.empty() && !a.provider.empty()) {
+    std::cout << "No auth profiles for provider " << a.provider << " in " << (*file)->path().string() << ".\n";
+  } else if (rows.empty()) {
     std::cout << "No auth profiles in " << (*file)->path().string()
               << ".\nAdd one: pincer models auth add --provider <provider> --key-file <file>\n";
   }
@@ -122,23 +137,50 @@ int list(const AuthArgs& a) {
   return 0;
 }
 
+/// Whether the config names `provider` (models.providers or a CLI backend); true when it cannot tell.
+bool provider_configured(const std::string& provider) {
+  const auto env = config::process_env();
+  auto loaded = config::load(paths::config_file(paths::state_dir(env)), env);
+  if (!loaded) return true;
+  const json& cfg = loaded->effective;
+  const json providers = cfg.value("models", json::object()).value("providers", json::object());
+  if (providers.is_object() && providers.contains(provider)) return true;
+  const json backends = cfg.value("agents", json::object()).value("defaults", json::object()).value("cliBackends", json::object());
+  return (backends.is_object() && backends.contains(provider)) || provider == "claude-cli" || provider == "codex-cli";
+}
+
 int add(AuthArgs a) {
   auto type = llm::auth::credential_type_from_string(a.type);
   if (!type || *type == llm::auth::CredentialType::OAuth) {
     return fail(2, "--type must be api_key or token (got \"" + a.type + "\"); OAuth profiles are imported from OpenClaw");
   }
+  if (*type == llm::auth::CredentialType::ApiKey && a.expires_ms != 0) {
+    return fail(2, "--expires applies to --type token only (API keys do not expire here)");
+  }
+  const std::string id = a.id.empty() ? a.provider + ":default" : a.id;
+  if (id.find_first_of(std::string_view("\t\r\n\0", 4)) != std::string::npos || a.provider.empty() ||
+      a.provider.find_first_of(" \t\r\n/") != std::string::npos) {
+    return fail(2, "--provider and --id must be non-empty, without spaces, tabs, line breaks or '/' in the provider");
+  }
   if (!a.key) {
     if (::isatty(STDIN_FILENO)) std::cerr << "Paste the " << (a.type == "token" ? "token" : "API key") << " and press Enter: ";
     std::string line;
     std::getline(std::cin, line);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     a.key = line;
   }
+  // Surrounding whitespace is never part of a key (a paste often adds it).
+  while (!a.key->empty() && std::isspace(static_cast<unsigned char>(a.key->back()))) a.key->pop_back();
+  while (!a.key->empty() && std::isspace(static_cast<unsigned char>(a.key->front()))) a.key->erase(0, 1);
   if (a.key->empty()) return fail(2, "no secret given: use --key-file PATH, --key VALUE, or pipe it on stdin");
+  if (!llm::auth::secret_is_sendable(*a.key)) {
+    return fail(2, "the secret contains a control character (tab, line break …) or is longer than " +
+                       std::to_string(llm::auth::kMaxSecretBytes) + " bytes; it cannot be sent in an HTTP header");
+  }
+  if (a.expires_ms != 0 && a.expires_ms <= wall_ms()) std::cerr << "pincer: warning: --expires is in the past: the token is expired\n";
   auto file = file_for(a.agent);
   if (!file) return fail(2, file.error().message);
   llm::auth::Credential c;
-  c.id = a.id.empty() ? a.provider + ":default" : a.id;
+  c.id = id;
   c.provider = a.provider;
   c.type = *type;
   c.secret = *a.key;
@@ -150,6 +192,10 @@ int add(AuthArgs a) {
   });
   if (!st) return fail(1, st.error().message);
   if (a.json) return print_json({{"ok", true}, {"id", c.id}, {"replaced", replaced}, {"file", (*file)->path().string()}});
+  if (!provider_configured(a.provider)) {
+    std::cerr << "pincer: warning: no provider \"" << a.provider << "\" under models.providers (and no CLI backend of that name):"
+              << " this profile is not used until one is configured\n";
+  }
   std::cout << (replaced ? "Replaced" : "Added") << " auth profile " << c.id << " (" << a.type << ") in "
             << (*file)->path().string() << "\n";
   return 0;
@@ -186,16 +232,22 @@ int order(const AuthArgs& a) {
     }
     return print_json({{"provider", a.provider}, {"order", result}, {"effective", doc->order(a.provider, wall_ms())}});
   }
+  if (a.clear && !a.ids.empty()) return fail(2, "give either profile ids or --clear, not both");
+  for (std::size_t i = 0; i < a.ids.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (a.ids[i] == a.ids[j]) return fail(2, "profile id \"" + a.ids[i] + "\" is given twice");
+    }
+  }
   std::string unknown;
   auto st = (*file)->update([&](AuthProfiles& doc) {
     for (const auto& id : a.ids) {
       const auto* c = doc.find(id);
-      if (!c || c->provider != a.provider) unknown = id;
+      if (!c || c->provider != a.provider) unknown += (unknown.empty() ? "\"" : ", \"") + id + "\"";
     }
     if (unknown.empty()) doc.set_order(a.provider, a.clear ? std::vector<std::string>{} : a.ids);
   });
   if (!st) return fail(1, st.error().message);
-  if (!unknown.empty()) return fail(2, "no auth profile \"" + unknown + "\" of provider " + a.provider + " (pincer models auth list)");
+  if (!unknown.empty()) return fail(2, "no auth profile " + unknown + " of provider " + a.provider + " (pincer models auth list)");
   if (a.json) return print_json({{"ok", true}, {"provider", a.provider}, {"order", a.clear ? std::vector<std::string>{} : a.ids}});
   std::cout << (a.clear ? "Cleared the explicit order of " + a.provider : "Set the order of " + a.provider) << "\n";
   return 0;

@@ -372,6 +372,7 @@ class Planner {
     if (!doc->has_value()) return Ok{};
     auto profiles = llm::auth::AuthProfiles::from_json(**doc);
     if (!profiles) return skip_invalid(shown(file), profiles.error().message);
+    for (const auto& w : profiles->warnings()) report_.warnings.push_back(shown(file) + ": " + w + " (copied; Pincer skips it)");
     const fs::path dest = fs::path("agents") / id / "agent" / "auth-profiles.json";
     CopiedItem item{"auth-profiles", id, file, target_ / dest, 0, 0, profiles->credentials().size(),
                     "credentials and their cooldowns; the file stays private (0600)"};

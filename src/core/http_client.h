@@ -33,6 +33,10 @@ namespace pincer::net {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
+/// Longest request header value sent (bytes). Longer ones, and values with CR, LF or NUL (they
+/// would inject headers), fail the request through on_done without sending it.
+inline constexpr std::size_t kMaxHeaderValueBytes = 16 * 1024;
+
 struct HttpRequestSpec {
   std::string method = "POST";
   std::string url;  ///< http:// or https://, host may be an IPv6 literal in brackets

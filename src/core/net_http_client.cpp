@@ -530,6 +530,21 @@ HttpClient::RequestId HttpClient::start(HttpRequestSpec spec, HttpCallbacks call
     });
     return id;
   }
+  // A header value with a line break would inject headers of its own, and Beast throws (taking the
+  // process down) on one over 64 KiB: refuse the request instead, naming the header, not its value.
+  for (const auto& [name, value] : spec.headers) {
+    std::string problem;
+    if (name.empty() || name.size() > 256) problem = "has an invalid name";
+    else if (value.size() > kMaxHeaderValueBytes) problem = "is longer than " + std::to_string(kMaxHeaderValueBytes) + " bytes";
+    else if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) problem = "contains a line break or NUL";
+    if (problem.empty()) continue;
+    TransportError e;
+    e.what = "request header " + name + " " + problem + " (a misconfigured API key or header?); the request was not sent";
+    asio::post(impl_->loop.context(), [cb = std::move(callbacks.on_done), e] {
+      if (cb) cb(e);
+    });
+    return id;
+  }
   auto proxy = spec.check_address ? pincer::Result<std::optional<Proxy>>(std::optional<Proxy>{}) : proxy_for(*url);
   if (!proxy) {
     TransportError e;

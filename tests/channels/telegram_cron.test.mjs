@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stop, cleanEnv } from '../support/processes.mjs';
-import { freePort, launchGateway, sleep, startMockLlm, tearDown, telegramServerClass, testArguments } from './harness.mjs';
+import { freePort, launchGateway, sleep, startMockLlm, tearDown, telegramServerClass, testArguments, waitUntil } from './harness.mjs';
 
 const BOT_TOKEN = '555555:cron-test-token-for-the-emulator';
 const OWNER = 1002;
@@ -90,8 +90,10 @@ test('a reminder the agent schedules from Telegram is announced in that chat', a
   // The tool's answer (the job, with this chat as its delivery target) comes back first.
   await waitFor((seen) => toolAnswers(seen) === 1, 'the cron tool answer');
   await waitFor((seen) => announced('first')(seen) === 1, 'the reminder in the chat');
-  const jobs = JSON.parse(readFileSync(path.join(home, 'cron', 'jobs.json'), 'utf8')).jobs;
-  const job = jobs.find((j) => j.name === 'remind first');
+  // The run's record reaches jobs.json after the delivery (slower under the sanitizers): wait for it.
+  const readJob = () => JSON.parse(readFileSync(path.join(home, 'cron', 'jobs.json'), 'utf8')).jobs.find((j) => j.name === 'remind first');
+  await waitUntil(() => readJob()?.state?.lastStatus !== undefined, 'the run recorded in cron/jobs.json', () => JSON.stringify(readJob()));
+  const job = readJob();
   assert.equal(job.delivery.to, String(OWNER));
   assert.equal(job.enabled, false, 'a one-shot job is done after its run');
   assert.equal(job.state.lastStatus, 'ok');

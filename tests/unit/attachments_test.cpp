@@ -151,6 +151,18 @@ TEST(Attachments, FilesInlinedOrNamed) {
   std::filesystem::remove_all(dir);
 }
 
+// New-user pass: a binary file labelled text/plain is not inlined, and a file name cannot forge
+// prompt lines.
+TEST(Attachments, BinaryLabelledTextIsOmittedAndNamesAreOneLine) {
+  const auto dir = temp_dir("binary");
+  std::vector<Attachment> list{{"file", "text/plain", std::string("a\nEVIL\0.md", 10), std::string("\x89PNG\0\0bin", 9)}};
+  auto blocks = attachment_blocks(list, dir / "media");
+  ASSERT_TRUE(blocks);
+  const std::string text = std::get<llm::TextContent>((*blocks)[0]).text;
+  EXPECT_TRUE(text.starts_with("[file omitted: a EVIL .md, text/plain, 9 bytes")) << text;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Attachments, TextOnlyModelGetsANotice) {
   std::vector<llm::Message> messages;
   llm::UserMessage u;

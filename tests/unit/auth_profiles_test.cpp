@@ -120,10 +120,26 @@ TEST(AuthProfilesTest, ExpiredTokensAreUnusableAndBadProfilesAreReported) {
   EXPECT_EQ(p.order("p", kNow), std::vector<std::string>{"t"});
   ASSERT_EQ(p.warnings().size(), 1u);
   EXPECT_NE(p.warnings()[0].find("nokey"), std::string::npos);
-  auto bad = AuthProfiles::from_json(doc_with({{"x", {{"type", "password"}, {"provider", "p"}}}}));
+  // One bad profile is skipped with a warning; the others stay usable (a new-user pass found one
+  // unknown type discarding the whole file).
+  AuthProfiles mixed = parse(doc_with({{"x", {{"type", "password"}, {"provider", "p"}}},
+                                       {"crlf", key("p", "abc\r\nX-Injected: yes")},
+                                       {"oauth", {{"type", "oauth"}, {"provider", "p"}, {"access", "a"}, {"expires", kNow - 1}}},
+                                       {"ok", key("p", "k")}}));
+  ASSERT_EQ(mixed.warnings().size(), 2u);
+  // (in key order: crlf, then x)
+  EXPECT_NE(mixed.warnings()[0].find("control character"), std::string::npos) << mixed.warnings()[0];
+  EXPECT_NE(mixed.warnings()[1].find("type must be api_key, token or oauth"), std::string::npos) << mixed.warnings()[1];
+  EXPECT_EQ(mixed.order("p", kNow), (std::vector<std::string>{"ok", "oauth"})) << "an expired OAuth token is not used first";
+  EXPECT_FALSE(mixed.usable("oauth", kNow));
+  auto bad = AuthProfiles::from_json(json{{"profiles", json::array()}});
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code, "AUTH_PROFILES_INVALID");
-  EXPECT_NE(bad.error().message.find("profiles.x.type"), std::string::npos) << bad.error().message;
+  // A replaced secret starts without the old one's cooldown.
+  mixed.mark_failure("ok", FailoverReason::Billing, kNow);
+  EXPECT_FALSE(mixed.usable("ok", kNow));
+  mixed.put({"ok", "p", llm::auth::CredentialType::ApiKey, "new-secret", "", 0, ""});
+  EXPECT_TRUE(mixed.usable("ok", kNow));
 }
 
 TEST(AuthProfilesTest, TheFileRoundTripsUnknownMembersAndIsWrittenPrivately) {

@@ -139,13 +139,15 @@ class HttpKeepAliveTest : public ::testing::Test {
     return pred();
   }
 
-  std::shared_ptr<Outcome> request(net::HttpClient& client, bool cancel_on_data = false, bool checked = false) {
+  std::shared_ptr<Outcome> request(net::HttpClient& client, bool cancel_on_data = false, bool checked = false,
+                                   net::Headers headers = {}) {
     auto out = std::make_shared<Outcome>();
     auto id = std::make_shared<net::HttpClient::RequestId>(0);
     net::HttpRequestSpec spec;
     spec.method = "POST";
     spec.url = "http://127.0.0.1:" + std::to_string(server.port()) + "/v1/chat";
     spec.body = "{\"hello\":1}";
+    spec.headers = std::move(headers);
     if (checked) spec.check_address = [](const std::string&) { return std::optional<std::string>{}; };
     net::HttpCallbacks cb;
     cb.on_head = [out](const net::HttpResponseHead& head) { out->status = head.status; };
@@ -248,6 +250,21 @@ TEST_F(HttpKeepAliveTest, CheckedRequestsNeverShareThePool) {
   EXPECT_EQ(server.accepts, 2);  // the checked request did not take it
   EXPECT_EQ(server.last_connection_header, "close");
   EXPECT_EQ(client.idle_connections(), 1u);  // nor gave its own back
+}
+
+// New-user pass: an API key with a line break injected a header of its own, and one over 64 KiB
+// made Beast throw (the gateway aborted). Both are refused before anything is sent.
+TEST_F(HttpKeepAliveTest, HeaderValuesWithLineBreaksOrOversizedAreRefusedUnsent) {
+  net::HttpClient client(loop);
+  auto injected = request(client, false, false, {{"Authorization", "Bearer abc\r\nX-Injected: yes"}});
+  ASSERT_TRUE(injected->error.has_value());
+  EXPECT_NE(injected->error->what.find("Authorization contains a line break"), std::string::npos) << injected->error->what;
+  EXPECT_EQ(injected->error->what.find("abc"), std::string::npos) << "the value itself is never quoted";
+  auto huge = request(client, false, false, {{"x-api-key", std::string(100'000, 'B')}});
+  ASSERT_TRUE(huge->error.has_value());
+  EXPECT_NE(huge->error->what.find("longer than"), std::string::npos) << huge->error->what;
+  EXPECT_EQ(server.accepts, 0);
+  expect_ok(*request(client));  // the client still works
 }
 
 TEST_F(HttpKeepAliveTest, DestroyingTheClientClosesPooledConnections) {

@@ -579,6 +579,9 @@ TEST_F(ImportFixture, AuthProfilesComeOverWithTheirCooldownsAndBrokenOnesAreRepo
                          {"usageStats", {{"openai:work", {{"disabledUntil", 1'900'000'000'000}, {"disabledReason", "billing"}}}}}};
   dir.write("openclaw/agents/main/agent/auth-profiles.json", profiles.dump());
   dir.write("openclaw/agents/main/agent/models.json", "{}");
+  json with_bad = profiles;
+  with_bad["profiles"]["openai:odd"] = {{"type", "magic"}, {"provider", "openai"}};
+  dir.write("openclaw/agents/main/agent/auth-profiles.json", with_bad.dump());
   auto out = run_import(options());
   ASSERT_EQ(out.exit_code, kExitOk) << (out.error ? out.error->message : "");
   const auto copied = std::find_if(out.report.copied.begin(), out.report.copied.end(),
@@ -587,7 +590,7 @@ TEST_F(ImportFixture, AuthProfilesComeOverWithTheirCooldownsAndBrokenOnesAreRepo
   EXPECT_EQ(copied->agent_id, "main");
   EXPECT_EQ(copied->count, 2u);
   const fs::path file = target / "agents/main/agent/auth-profiles.json";
-  EXPECT_EQ(json::parse(slurp(file)), profiles) << "the cooldowns come over too";
+  EXPECT_EQ(json::parse(slurp(file)), with_bad) << "the cooldowns come over too; the file is copied as it is";
   struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -595,18 +598,19 @@ TEST_F(ImportFixture, AuthProfilesComeOverWithTheirCooldownsAndBrokenOnesAreRepo
   EXPECT_THAT(text, HasSubstr("auth profiles of agent main"));
   EXPECT_THAT(text, HasSubstr("2 profiles"));
   EXPECT_THAT(text, HasSubstr("agents/main/agent/models.json"));
+  EXPECT_THAT(text, HasSubstr("profile openai:odd: type must be api_key, token or oauth"));
   EXPECT_THAT(to_json(out).dump(), ::testing::Not(HasSubstr("sk-work-0000"))) << "the report shows no secret";
 
   TempDir other;
   fs::copy(kFixture, other.path() / "openclaw", fs::copy_options::recursive);
-  other.write("openclaw/agents/main/agent/auth-profiles.json", R"({"profiles": {"x": {"type": "password"}}})");
+  other.write("openclaw/agents/main/agent/auth-profiles.json", R"({"profiles": []})");
   ImportOptions o = options();
   o.source = other.path() / "openclaw";
   o.target = other.path() / "pincer";
   auto broken = run_import(o);
   ASSERT_EQ(broken.exit_code, kExitOk) << (broken.error ? broken.error->message : "");
   EXPECT_FALSE(fs::exists(o.target / "agents/main/agent/auth-profiles.json"));
-  EXPECT_THAT(to_text(broken), HasSubstr("profiles.x.type must be api_key, token or oauth"));
+  EXPECT_THAT(to_text(broken), HasSubstr("profiles must be an object"));
 }
 
 }  // namespace

@@ -309,10 +309,15 @@ test('an image picked with the file picker is previewed, sent as an attachment a
   await send(page, 'look at this [img1]');
   await page.waitForSelector('.msg.user .bubble img.attached', { timeout: WAIT });
   assert.equal(await page.locator('#chips .chip').count(), 0, 'the chip is cleared after sending');
+  // The mock model is text-only: the gateway sent it the notice in the image's place. (Wait for that
+  // request itself: earlier tests' replies have the same text.)
+  let last;
+  for (const deadline = Date.now() + WAIT; Date.now() < deadline && !last; await new Promise((r) => setTimeout(r, 50))) {
+    const requests = await (await fetch(`http://127.0.0.1:${mockPort}/__mock/requests`)).json();
+    const found = requests.filter((r) => JSON.stringify(r.body ?? '').includes('[img1]')).pop();
+    if (found) last = JSON.stringify(found);
+  }
   await waitReply(page, 'Hello from the mock LLM.');
-  // The mock model is text-only: the gateway sent it the notice in the image's place.
-  const requests = await (await fetch(`http://127.0.0.1:${mockPort}/__mock/requests`)).json();
-  const last = JSON.stringify(requests.filter((r) => JSON.stringify(r.body ?? '').includes('[img1]')).pop());
   assert.ok(last && last.includes('[image omitted: model mock/mock-model does not accept images]'), last);
 });
 

@@ -67,6 +67,11 @@ std::optional<CredentialType> credential_type_from_string(std::string_view s) {
   return std::nullopt;
 }
 
+bool expired(const Credential& c, int64_t now_ms) {
+  // OAuth access tokens are not refreshed yet: an expired one is as unusable as an expired token.
+  return c.type != CredentialType::ApiKey && c.expires_ms > 0 && c.expires_ms <= now_ms;
+}
+
 int64_t UsageStats::unusable_until() const { return std::max(cooldown_until, disabled_until); }
 
 int64_t cooldown_ms(int error_count) {
@@ -92,13 +97,6 @@ Result<AuthProfiles> AuthProfiles::from_json(const json& doc) {
   p.doc_ = doc;
   if (!p.doc_.contains("version")) p.doc_["version"] = 1;
   if (!p.doc_.contains("profiles")) p.doc_["profiles"] = json::object();
-  for (auto& [id, profile] : p.doc_["profiles"].items()) {
-    if (!profile.is_object()) return invalid("profiles." + id + " must be an object");
-    const std::string type = string_member(profile, "type");
-    if (!credential_type_from_string(type)) {
-      return invalid("profiles." + id + ".type must be api_key, token or oauth (got \"" + type + "\")");
-    }
-  }
   if (p.doc_.contains("order")) {
     for (auto& [provider, ids] : p.doc_["order"].items()) {
       if (!ids.is_array()) return invalid("order." + provider + " must be an array of profile ids");
@@ -115,10 +113,21 @@ void AuthProfiles::reparse() {
   credentials_.clear();
   warnings_.clear();
   for (const auto& [id, profile] : doc_["profiles"].items()) {
+    // One bad profile is reported and skipped; the others stay usable.
+    if (!profile.is_object()) {
+      warnings_.push_back("profile " + id + " is not an object: ignored");
+      continue;
+    }
+    const auto type = credential_type_from_string(string_member(profile, "type"));
+    if (!type) {
+      warnings_.push_back("profile " + id + ": type must be api_key, token or oauth (got \"" + string_member(profile, "type") +
+                          "\"): ignored");
+      continue;
+    }
     Credential c;
     c.id = id;
     c.provider = string_member(profile, "provider");
-    c.type = *credential_type_from_string(string_member(profile, "type"));
+    c.type = *type;
     switch (c.type) {
       case CredentialType::ApiKey: c.secret = string_member(profile, "key"); break;
       case CredentialType::Token: c.secret = string_member(profile, "token"); break;
@@ -139,8 +148,21 @@ void AuthProfiles::reparse() {
                           ": ignored");
       continue;
     }
+    if (!secret_is_sendable(c.secret)) {
+      warnings_.push_back("profile " + id + ": its secret contains a control character (a line break?) or is longer than " +
+                          std::to_string(kMaxSecretBytes) + " bytes: ignored");
+      continue;
+    }
     credentials_.push_back(std::move(c));
   }
+}
+
+bool secret_is_sendable(std::string_view secret) {
+  if (secret.size() > kMaxSecretBytes) return false;
+  return std::none_of(secret.begin(), secret.end(), [](char ch) {
+    const auto u = static_cast<unsigned char>(ch);
+    return u < 0x20 || u == 0x7f;
+  });
 }
 
 json AuthProfiles::to_json() const { return doc_; }
@@ -177,7 +199,7 @@ UsageStats AuthProfiles::stats(std::string_view id) const {
 bool AuthProfiles::usable(std::string_view id, int64_t now_ms) const {
   const Credential* c = find(id);
   if (!c) return false;
-  if (c->type == CredentialType::Token && c->expires_ms > 0 && c->expires_ms <= now_ms) return false;
+  if (expired(*c, now_ms)) return false;
   return stats(id).unusable_until() <= now_ms;
 }
 
@@ -212,8 +234,7 @@ std::vector<std::string> AuthProfiles::order(std::string_view provider, int64_t 
     const UsageStats s = stats(c.id);
     r.last_used = s.last_used;
     if (!usable(c.id, now_ms)) {
-      const bool expired = c.type == CredentialType::Token && c.expires_ms > 0 && c.expires_ms <= now_ms;
-      r.available_at = expired ? INT64_MAX : s.unusable_until();
+      r.available_at = expired(c, now_ms) ? INT64_MAX : s.unusable_until();
     }
     rows.push_back(r);
   }
@@ -278,6 +299,11 @@ void AuthProfiles::mark_good(std::string_view id, int64_t now_ms) {
 }
 
 void AuthProfiles::put(const Credential& c) {
+  // A new secret starts clean: the old one's cooldown or disable says nothing about it.
+  if (const Credential* old = find(c.id); old && old->secret != c.secret && doc_.contains("usageStats") &&
+                                          doc_["usageStats"].is_object()) {
+    doc_["usageStats"].erase(c.id);
+  }
   json p = json::object();
   p["type"] = std::string(to_string(c.type));
   p["provider"] = c.provider;

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <map>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +60,15 @@ struct Credential {
   std::string email;
 };
 
+/// Longest secret a profile may hold (bytes); longer ones are ignored with a warning.
+inline constexpr std::size_t kMaxSecretBytes = 8 * 1024;
+/// Whether `secret` can go into an HTTP header: no control characters (CR/LF would inject
+/// headers), at most kMaxSecretBytes.
+bool secret_is_sendable(std::string_view secret);
+/// Whether a token or OAuth credential has expired at `now_ms` (api keys never do; OAuth tokens are
+/// not refreshed yet).
+bool expired(const Credential& credential, int64_t now_ms);
+
 /// One profile's usage statistics (all times ms since the epoch; 0 = unset).
 struct UsageStats {
   int64_t last_used = 0;
@@ -88,9 +98,10 @@ int64_t disable_ms(int count);
 /// The whole document. Parse with from_json, serialise with to_json (unknown members kept).
 class AuthProfiles {
  public:
-  /// Parses a document. Errors: "AUTH_PROFILES_INVALID" naming what is wrong and where
-  /// ("profiles.openai:a.type must be api_key, token or oauth"). Profiles without a provider or
-  /// secret are kept in the file but left out of credentials() and reported in warnings().
+  /// Parses a document. Errors: "AUTH_PROFILES_INVALID" naming what is wrong and where when the
+  /// document's shape is wrong ("order.openai must be an array of profile ids"). A bad profile (not
+  /// an object, an unknown type, no provider or secret, a secret with control characters) is kept
+  /// in the file but left out of credentials() and reported in warnings(); the others stay usable.
   static Result<AuthProfiles> from_json(const nlohmann::json& doc);
   nlohmann::json to_json() const;
 
@@ -117,7 +128,8 @@ class AuthProfiles {
   /// Records a successful call with profile `id`.
   void mark_good(std::string_view id, int64_t now_ms);
 
-  /// Adds or replaces a profile (the CLI). The explicit order is left as it is.
+  /// Adds or replaces a profile (the CLI). A replaced secret loses the old one's usage stats; the
+  /// explicit order is left as it is.
   void put(const Credential& credential);
   /// Removes a profile, its stats and its place in the order; false when unknown.
   bool remove(std::string_view id);
