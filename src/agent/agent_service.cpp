@@ -593,7 +593,6 @@ json AgentService::session_status(const std::string& session_key) {
   } else {
     out["modelError"] = model.error().message;
   }
-  if (auto w = agent_window(*spec, impl_->models)) out["contextTokens"] = w->tokens;
   if (std::string warning = window_warning(*spec, impl_->models); !warning.empty()) out["contextWarning"] = warning;
   std::string thinking = spec->thinking_default.empty() ? "off" : spec->thinking_default;
   store::SessionIndex& index = index_for(agent_id);
@@ -615,6 +614,8 @@ json AgentService::session_status(const std::string& session_key) {
     }
   }
   out["thinkingLevel"] = thinking;
+  // The window of the model this session uses (a /model override included).
+  if (auto w = agent_window(*spec, impl_->models, out.value("model", ""))) out["contextTokens"] = w->tokens;
   out["running"] = active_run(key) != nullptr;
   if (auto it = impl_->last_failover.find(key); it != impl_->last_failover.end()) out["lastFailover"] = it->second;
   return out;

@@ -43,8 +43,10 @@ context::EngineConfig engine_config(const AgentSettings& agent, const llm::Model
   return config;
 }
 
-std::optional<context::EffectiveWindow> agent_window(const AgentSettings& agent, const ModelRegistry& models) {
-  const ModelEntry* entry = agent.model.primary.empty() ? nullptr : models.find(agent.model.primary);
+std::optional<context::EffectiveWindow> agent_window(const AgentSettings& agent, const ModelRegistry& models,
+                                                     std::string_view model_ref) {
+  const std::string_view ref = model_ref.empty() ? std::string_view(agent.model.primary) : model_ref;
+  const ModelEntry* entry = ref.empty() ? nullptr : models.find(ref);
   if (!entry) return std::nullopt;
   return context::effective_window(entry->spec.context_window, agent.context_tokens);
 }

@@ -20,7 +20,10 @@ context::EngineConfig engine_config(const AgentSettings& agent, const llm::Model
 
 /// The effective window of `agent`'s primary model (nullopt when it names no known model), with
 /// `clamped` set when agents.defaults.contextTokens exceeds the model's window (a warning).
-std::optional<context::EffectiveWindow> agent_window(const AgentSettings& agent, const ModelRegistry& models);
+/// `model_ref` ("provider/model"): the session's model when it overrides the agent's ("" = the
+/// agent's primary).
+std::optional<context::EffectiveWindow> agent_window(const AgentSettings& agent, const ModelRegistry& models,
+                                                     std::string_view model_ref = {});
 
 /// The warning shown (/status, `pincer status`, the log) for a clamped window; "" when none.
 std::string window_warning(const AgentSettings& agent, const ModelRegistry& models);

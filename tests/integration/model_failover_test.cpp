@@ -55,7 +55,7 @@ class ModelFailoverTest : public ::testing::Test {
                     "  models: { providers: {\n" +
                     "    mock: { baseUrl: '" + mock_->base_url() + "', models: [ { id: 'primary-model' } ] },\n" +
                     "    backup: { baseUrl: '" + mock_->base_url() + "', apiKey: '" + kBackupKey +
-                    "', models: [ { id: 'backup-model' } ] } } },\n" +
+                    "', models: [ { id: 'backup-model', contextWindow: 64000 } ] } } },\n" +
                     "  agents: { defaults: { model: { primary: 'mock/primary-model', fallbacks: ['backup/backup-model'] } } } }\n");
     home_.write("agents/main/agent/auth-profiles.json",
                 json{{"version", 1},
@@ -243,6 +243,16 @@ TEST_F(ModelFailoverTest, ProfilesAddedAndOrderedWithTheCliApplyToTheRunningGate
   ASSERT_EQ(reset.exit_code, 0) << reset.err;
   listed = run_pincer({"models", "auth", "list", "--json"}, env);
   EXPECT_EQ(listed.out.find("cooling"), std::string::npos) << listed.out;
+}
+
+// A new-user pass found /status showing the agent's primary model window after /model.
+TEST_F(ModelFailoverTest, StatusShowsTheWindowOfTheSessionsModel) {
+  json status = terminal_of(turn("/status", "run-status-1"));
+  EXPECT_NE(status.dump().find("context window 128000 tokens"), std::string::npos) << status.dump();
+  ASSERT_EQ(terminal_of(turn("/model backup/backup-model", "run-model"))["state"], "final");
+  status = terminal_of(turn("/status", "run-status-2"));
+  EXPECT_NE(status.dump().find("model `backup/backup-model`"), std::string::npos) << status.dump();
+  EXPECT_NE(status.dump().find("context window 64000 tokens"), std::string::npos) << status.dump();
 }
 
 TEST_F(ModelFailoverTest, AFailureAfterTextWasShownIsNotRetriedOnAnotherModel) {
