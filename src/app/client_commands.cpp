@@ -18,6 +18,7 @@
 #include "core/paths.h"
 #include "core/redact.h"
 #include "core/utf8.h"
+#include "store/atomic_file.h"
 #include "store/instance_lock.h"
 #include "store/session_keys.h"
 
@@ -398,11 +399,24 @@ int run_channels_status(const ClientFlags& f, bool probe) {
   });
 }
 
-int run_call(const ClientFlags& f, const std::string& method, const std::string& params_text, bool until_final) {
+int run_call(const ClientFlags& f, const std::string& method, const std::string& params_arg, bool until_final) {
+  // `--params -` reads standard input, `--params @FILE` a file: an image attachment does not fit
+  // on a command line (the kernel's argument limit is ~128 KiB).
+  std::string params_text = params_arg;
+  if (params_arg == "-") {
+    params_text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else if (params_arg.size() > 1 && params_arg[0] == '@') {
+    auto text = store::read_file(params_arg.substr(1), 64u << 20);
+    if (!text) return fail(2, "--params " + params_arg + ": " + text.error().message);
+    params_text = std::move(*text);
+  }
   json params = json::object();
   if (!params_text.empty()) {
     params = json::parse(params_text, nullptr, false);
-    if (params.is_discarded() || !params.is_object()) return fail(2, "--params: expected a JSON object, got " + params_text);
+    if (params.is_discarded() || !params.is_object()) {
+      const std::string shown = params_text.size() > 200 ? params_text.substr(0, 200) + "…" : params_text;
+      return fail(2, "--params: expected a JSON object, got " + shown);
+    }
   }
   return with_gateway(f, [&](cli::GatewayClient& client) {
     auto r = client.call(method, params, f.timeout(), until_final);
@@ -515,7 +529,7 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto final_only = std::make_shared<bool>(false);
     auto* call = gateway->add_subcommand("call", "Call any gateway method and print its JSON result");
     call->add_option("method", *method, "Method name, e.g. health")->required();
-    call->add_option("--params", *params, "Parameters as a JSON object");
+    call->add_option("--params", *params, "Parameters as a JSON object; @FILE reads a file, - standard input");
     call->add_flag("--expect-final", *final_only, "Wait past an 'accepted' ack for the final response (agent)");
     add_client_flags(call, *f, /*json_flag=*/false);
     on_parsed(call, action, [f, method, params, final_only] { return run_call(*f, *method, *params, *final_only); });

@@ -133,6 +133,14 @@ TEST_F(CliClientTest, ModelsListAndRawCall) {
   auto bad_params = pincer({"gateway", "call", "health", "--params", "[1"});
   EXPECT_EQ(bad_params.exit_code, 2);
   EXPECT_NE(bad_params.err.find("--params"), std::string::npos) << bad_params.err;
+  // Parameters from a file (an attachment does not fit on a command line); a missing file is named.
+  home_->write("params.json", "{\"sessionKey\": \"main\", \"limit\": 5}");
+  auto from_file = pincer({"gateway", "call", "chat.history", "--params", "@" + (home_->path() / "params.json").string()});
+  EXPECT_EQ(from_file.exit_code, 0) << from_file.err;
+  EXPECT_NE(from_file.out.find("\"sessionKey\""), std::string::npos) << from_file.out;
+  auto missing = pincer({"gateway", "call", "health", "--params", "@" + (home_->path() / "nope.json").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
 }
 
 TEST_F(CliClientTest, WrongTokenIsRefusedWithAHint) {
