@@ -1,0 +1,245 @@
+// AgentService's session and catalogue queries and edits for the gateway methods and the CLI:
+// chat.history, sessions.list/reset/delete, session status (/status), thinking level, models,
+// agents and session defaults. The run path (send → start → finished) stays in agent_service.cpp.
+#include <algorithm>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "agent/agent_service.h"
+#include "agent/agent_service_impl.h"
+#include "agent/agents_config.h"
+#include "agent/attachments.h"
+#include "agent/memory_flush.h"
+#include "agent/model_registry.h"
+#include "agent/session_history.h"
+#include "agent/workspace.h"
+#include "core/ids.h"
+#include "store/session_keys.h"
+#include "store/session_tree.h"
+#include "store/transcript.h"
+
+namespace pincer::agent {
+
+using nlohmann::json;
+
+Result<json> AgentService::history(const std::string& session_key, int limit) {
+  const std::string key = canonical_key(session_key);
+  const std::string agent_id = store::agent_id_from_session_key(key);
+  store::SessionIndex& index = index_for(agent_id);
+  json out = {{"sessionKey", key}, {"messages", json::array()}, {"thinkingLevel", "off"}};
+  const store::SessionEntry* entry = index.get(key);
+  if (!entry) return out;
+  out["sessionId"] = entry->session_id();
+  auto file = store::transcript_path(store::sessions_dir(impl_->state_dir, agent_id), entry->session_id());
+  if (!file || !std::filesystem::exists(*file)) return out;
+  auto contents = store::read_transcript(*file);
+  if (!contents) return Error{"SESSION_UNAVAILABLE", "cannot read session " + key + ": " + contents.error().message};
+  store::SessionContext ctx = store::build_context(contents->entries);
+  // A turn cut off by a crash (no run of this session is going on here) reads as interrupted;
+  // it is recorded as such, the same way the next run would (start()).
+  if (!impl_->lanes.contains(key)) {
+    if (auto marker = interrupted_turn_marker(contents->entries, impl_->clock.wall_ms(), read_partial_reply(*file))) {
+      auto w = store::TranscriptWriter::open(*file, *contents, impl_->clock, store::FsyncPolicy::None);
+      if (auto r = w ? w->append_message(*marker) : Result<std::string>(w.error()); !r) {
+        spdlog::error("session {}: cannot mark its interrupted turn: {}", key, r.error().message);
+      } else {
+        std::error_code ec;
+        std::filesystem::remove(partial_reply_path(*file), ec);
+      }
+      ctx.messages.push_back(std::move(*marker));
+    }
+  }
+  out["thinkingLevel"] = ctx.thinking_level;
+  const size_t n = ctx.messages.size();
+  const size_t first = limit > 0 && n > static_cast<size_t>(limit) ? n - static_cast<size_t>(limit) : 0;
+  const std::vector<bool> hidden = hidden_messages(ctx.messages);  // CX-10: flush turns, NO_REPLY
+  for (size_t i = first; i < n; ++i) {
+    if (hidden[i]) continue;
+    out["messages"].push_back(ctx.messages[i]);
+    resolve_image_refs(out["messages"].back(), file->parent_path());  // chat.history shows the image
+  }
+  return out;
+}
+
+json AgentService::list_sessions(int limit) {
+  json rows = json::array();
+  for (const auto& agent : impl_->agents.agents) {
+    for (const auto& listing : index_for(agent.id).list()) {
+      json row = listing.entry.json();
+      row["key"] = listing.key;
+      row["agentId"] = agent.id;
+      if (auto w = agent_window(agent, impl_->models)) row["contextTokens"] = w->tokens;  // as OpenClaw
+      rows.push_back(std::move(row));
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const json& a, const json& b) { return a.value("updatedAt", 0) > b.value("updatedAt", 0); });
+  const size_t total = rows.size();
+  if (limit > 0 && rows.size() > static_cast<size_t>(limit)) rows.erase(rows.begin() + limit, rows.end());
+  return json{{"ts", impl_->clock.wall_ms()}, {"count", rows.size()}, {"totalCount", total}, {"sessions", rows}};
+}
+
+namespace {
+
+Result<json> archive_session(AgentService& self, store::SessionIndex& index, const std::filesystem::path& dir,
+                             const std::string& key, store::ArchiveReason reason, const Clock& clock,
+                             std::filesystem::path* archived_to = nullptr) {
+  const store::SessionEntry* entry = index.get(key);
+  if (!entry) return Error{"SESSION_NOT_FOUND", "no session " + key};
+  const std::string old_id = entry->session_id();
+  if (auto file = store::transcript_path(dir, old_id); file && std::filesystem::exists(*file)) {
+    auto archived = store::archive_transcript(*file, reason, clock.wall_ms());
+    if (!archived) return archived.error();
+    if (archived_to) *archived_to = *archived;
+  }
+  (void)self;
+  return json{{"ok", true}, {"key", key}, {"previousSessionId", old_id}};
+}
+
+}  // namespace
+
+Result<json> AgentService::reset_session(const std::string& session_key) {
+  const std::string key = canonical_key(session_key);
+  const std::string agent_id = store::agent_id_from_session_key(key);
+  if (impl_->lanes.contains(key)) (void)abort(key, "", "reset");
+  store::SessionIndex& index = index_for(agent_id);
+  std::filesystem::path transcript;
+  auto archived = archive_session(*this, index, store::sessions_dir(impl_->state_dir, agent_id), key,
+                                  store::ArchiveReason::Reset, impl_->clock, &transcript);
+  if (!archived) return archived;
+  archive_to_memory(key, agent_id, (*archived)["previousSessionId"].get<std::string>(), transcript);  // MM-9
+  const std::string new_id = ids::uuid_v4();
+  if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", new_id}, {"sessionStartedAt", impl_->clock.wall_ms()}},
+                             {store::MergePolicy::TouchActivity, {"cliSessionIds"}});  // a new CLI session too
+      !up) {
+    return up.error();
+  }
+  if (auto st = index.save(); !st) return st.error();
+  (*archived)["sessionId"] = new_id;
+  return archived;
+}
+
+Result<json> AgentService::delete_session(const std::string& session_key) {
+  const std::string key = canonical_key(session_key);
+  const std::string agent_id = store::agent_id_from_session_key(key);
+  if (impl_->lanes.contains(key)) (void)abort(key, "", "deleted");
+  store::SessionIndex& index = index_for(agent_id);
+  auto archived = archive_session(*this, index, store::sessions_dir(impl_->state_dir, agent_id), key,
+                                  store::ArchiveReason::Deleted, impl_->clock);
+  if (!archived) return archived;
+  index.remove(key);
+  if (auto st = index.save(); !st) return st.error();
+  (*archived)["deleted"] = true;
+  return archived;
+}
+
+json AgentService::session_status(const std::string& session_key) {
+  const std::string key = canonical_key(session_key);
+  const std::string agent_id = store::agent_id_from_session_key(key);
+  json out = {{"sessionKey", key}, {"agentId", agent_id}, {"model", ""}, {"messages", 0}};
+  const AgentSettings* spec = impl_->agents.find(agent_id);
+  if (!spec) spec = &impl_->agents.default_agent();
+  if (auto model = impl_->models.resolve(spec->model.primary)) {
+    out["model"] = model->provider + "/" + model->id;
+    out["reasoning"] = model->reasoning;
+  } else {
+    out["modelError"] = model.error().message;
+  }
+  if (std::string warning = window_warning(*spec, impl_->models); !warning.empty()) out["contextWarning"] = warning;
+  std::string thinking = spec->thinking_default.empty() ? "off" : spec->thinking_default;
+  store::SessionIndex& index = index_for(agent_id);
+  if (const store::SessionEntry* entry = index.get(key)) {
+    out["sessionId"] = entry->session_id();
+    if (const auto* level = entry->field("thinkingLevel"); level && level->is_string()) thinking = level->get<std::string>();
+    if (const auto* m = entry->field("modelOverride"); m && m->is_string()) {  // /model, sessions.patch
+      const auto* p = entry->field("providerOverride");
+      if (auto model = impl_->models.resolve((p && p->is_string() ? p->get<std::string>() + "/" : "") + m->get<std::string>())) {
+        out["model"] = model->provider + "/" + model->id;
+        out["reasoning"] = model->reasoning;
+      }
+    }
+    auto file = store::transcript_path(store::sessions_dir(impl_->state_dir, agent_id), entry->session_id());
+    if (file && std::filesystem::exists(*file)) {
+      if (auto contents = store::read_transcript(*file)) {
+        out["messages"] = store::build_context(contents->entries).messages.size();
+      }
+    }
+  }
+  out["thinkingLevel"] = thinking;
+  // The window of the model this session uses (a /model override included).
+  if (auto w = agent_window(*spec, impl_->models, out.value("model", ""))) out["contextTokens"] = w->tokens;
+  out["running"] = active_run(key) != nullptr;
+  if (auto it = impl_->last_failover.find(key); it != impl_->last_failover.end()) out["lastFailover"] = it->second;
+  return out;
+}
+
+Status AgentService::set_session_thinking(const std::string& session_key, const std::string& level) {
+  if (!thinking_level(level)) {
+    return Error{"INVALID_REQUEST", "unknown thinking level \"" + level + "\" (off|minimal|low|medium|high|xhigh)"};
+  }
+  const std::string key = canonical_key(session_key);
+  store::SessionIndex& index = index_for(store::agent_id_from_session_key(key));
+  store::OrderedJson patch = {{"thinkingLevel", level}};
+  if (!index.get(key)) patch["sessionId"] = ids::uuid_v4();
+  store::UpsertOptions options;
+  options.policy = store::MergePolicy::PreserveActivity;
+  if (auto up = index.upsert(key, patch, options); !up) return up.error();
+  return index.save();
+}
+
+json AgentService::list_models() const {
+  return json{{"models", impl_->models.list()}};
+}
+
+namespace {
+
+// The thinking levels a Pincer run understands (AgentSettings::thinking_default), as OpenClaw's
+// clients list them ({id, label}).
+json thinking_levels() {
+  json levels = json::array();
+  for (const char* id : {"off", "minimal", "low", "medium", "high", "xhigh"}) levels.push_back({{"id", id}, {"label", id}});
+  return levels;
+}
+
+}  // namespace
+
+json AgentService::list_agents() const {
+  json agents = json::array();
+  for (const auto& a : impl_->agents.agents) {
+    json row = {{"id", a.id}, {"workspace", a.workspace.string()}, {"thinkingDefault", a.thinking_default}};
+    if (!a.name.empty()) row["name"] = a.name;
+    // OpenClaw's AgentSummary.model: clients read model.primary (absent when none is configured).
+    json model = json::object();
+    if (!a.model.primary.empty()) model["primary"] = a.model.primary;
+    if (!a.model.fallbacks.empty()) model["fallbacks"] = a.model.fallbacks;
+    row["model"] = std::move(model);
+    agents.push_back(std::move(row));
+  }
+  return json{{"defaultId", impl_->agents.default_id}, {"mainKey", "main"}, {"scope", "per-sender"}, {"agents", agents}};
+}
+
+json AgentService::session_defaults(const std::string& agent_id) const {
+  const AgentSettings* agent = agent_id.empty() ? &impl_->agents.default_agent() : impl_->agents.find(agent_id);
+  if (!agent) agent = &impl_->agents.default_agent();
+  const std::string& ref = agent->model.primary;
+  json out = {{"agentId", agent->id}, {"modelProvider", nullptr}, {"model", nullptr}, {"contextTokens", nullptr},
+              {"thinkingDefault", agent->thinking_default}, {"thinkingLevels", thinking_levels()}};
+  json options = json::array();
+  for (const auto& level : out["thinkingLevels"]) options.push_back(level["label"]);
+  out["thinkingOptions"] = std::move(options);
+  if (const ModelEntry* entry = ref.empty() ? nullptr : impl_->models.find(ref)) {
+    out["modelProvider"] = entry->spec.provider;
+    out["model"] = entry->spec.id;
+    out["contextWindow"] = entry->spec.context_window;
+    out["contextTokens"] = context::effective_window(entry->spec.context_window, agent->context_tokens).tokens;
+    if (std::string warning = window_warning(*agent, impl_->models); !warning.empty()) out["contextWarning"] = warning;
+  } else if (!ref.empty()) {  // configured but unknown: name it, as the run's error will
+    auto split = ref.find('/');
+    out["modelProvider"] = split == std::string::npos ? json(nullptr) : json(ref.substr(0, split));
+    out["model"] = split == std::string::npos ? ref : ref.substr(split + 1);
+  }
+  return out;
+}
+
+}  // namespace pincer::agent
