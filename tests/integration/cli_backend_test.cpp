@@ -66,25 +66,7 @@ class CliBackendTest : public ::testing::Test {
 
   /// Sends `message`; returns every frame up to the run's terminal chat event (included).
   std::vector<json> turn(const std::string& message, const std::string& run_id) {
-    std::vector<json> frames;
-    auto ack = client_->request("chat.send", {{"sessionKey", "main"}, {"message", message}, {"idempotencyKey", run_id}});
-    EXPECT_EQ(ack["ok"], true) << ack.dump();
-    auto terminal = [&](const json& f) {
-      return f["event"] == "chat" && f["payload"]["runId"] == run_id && f["payload"]["state"] != "delta";
-    };
-    while (!client_->events().empty()) {
-      frames.push_back(std::move(client_->events().front()));
-      client_->events().pop_front();
-      if (terminal(frames.back())) return frames;
-    }
-    for (int i = 0; i < 2000; ++i) {
-      auto f = client_->recv(30s);
-      if (!f) break;
-      frames.push_back(*f);
-      if (terminal(*f)) return frames;
-    }
-    ADD_FAILURE() << "no terminal chat event for " << run_id;
-    return frames;
+    return chat_turn(*client_, "main", message, run_id);
   }
   static json terminal_of(const std::vector<json>& frames) { return frames.empty() ? json() : frames.back()["payload"]; }
   static std::string text_of(const json& message) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <boost/asio.hpp>
+#include <gtest/gtest.h>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
@@ -143,6 +144,32 @@ json connect_params(const std::string& token, const std::vector<std::string>& sc
             {"caps", json::array()}};
   if (!token.empty()) p["auth"] = {{"token", token}};
   return p;
+}
+
+std::vector<nlohmann::json> chat_turn(WsClient& client, const std::string& session_key, const std::string& message,
+                                      const std::string& run_id, std::chrono::milliseconds per_frame) {
+  std::vector<nlohmann::json> frames;
+  auto ack = client.request("chat.send", {{"sessionKey", session_key}, {"message", message}, {"idempotencyKey", run_id}});
+  if (ack["ok"] != true) {
+    ADD_FAILURE() << "chat.send refused: " << ack.dump();
+    return frames;
+  }
+  auto terminal = [&](const nlohmann::json& f) {
+    return f["event"] == "chat" && f["payload"]["runId"] == run_id && f["payload"]["state"] != "delta";
+  };
+  while (!client.events().empty()) {
+    frames.push_back(std::move(client.events().front()));
+    client.events().pop_front();
+    if (terminal(frames.back())) return frames;
+  }
+  for (int i = 0; i < 2000; ++i) {
+    auto f = client.recv(per_frame);
+    if (!f) break;
+    frames.push_back(*f);
+    if (terminal(*f)) return frames;
+  }
+  ADD_FAILURE() << "no terminal chat event for " << run_id;
+  return frames;
 }
 
 HttpResult http_request(int port, const std::string& method, const std::string& target,

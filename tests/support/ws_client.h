@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,13 @@ class WsClient {
 nlohmann::json connect_params(const std::string& token,
                               const std::vector<std::string>& scopes = {"operator.admin", "operator.read",
                                                                         "operator.write"});
+
+/// Sends `chat.send {sessionKey, message, idempotencyKey: run_id}` and returns every frame after the
+/// ack up to the run's terminal `chat` event (final, error or aborted; included, last). A refused
+/// send or no terminal event within 2000 frames of at most `per_frame` each is a test failure
+/// (ADD_FAILURE) and returns what arrived.
+std::vector<nlohmann::json> chat_turn(WsClient& client, const std::string& session_key, const std::string& message,
+                                      const std::string& run_id, std::chrono::milliseconds per_frame = 30s);
 
 /// A finished plain HTTP exchange.
 struct HttpResult {
