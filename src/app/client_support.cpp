@@ -78,12 +78,12 @@ int print_json(const json& payload) {
 }
 
 int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body, cli::EventHandler on_event,
-                 std::vector<std::string> caps) {
+                 std::vector<std::string> caps, cli::CloseHandler on_close) {
   auto options = cli::resolve_connection(flags.conn, config::process_env());
   if (!options) return fail(2, options.error().message);
   options->caps = std::move(caps);
   flags.url_shown = options->url;
-  auto client = cli::GatewayClient::connect(*options, std::move(on_event));
+  auto client = cli::GatewayClient::connect(*options, std::move(on_event), std::move(on_close));
   if (!client) {
     const Error& e = client.error();
     if (e.code == "INVALID_URL") return fail(2, e.message);

@@ -46,8 +46,9 @@ CLI::Validator thinking_level_check();
 
 /// Resolves the connection (cli/connection.h), connects, and runs `body`. Failures print one
 /// "pincer: …" line with a hint and return 1 (unreachable, auth refused) or 2 (bad config/flags).
+/// `on_close` (optional): GatewayClient::connect's close handler.
 int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body,
-                 cli::EventHandler on_event = {}, std::vector<std::string> caps = {});
+                 cli::EventHandler on_event = {}, std::vector<std::string> caps = {}, cli::CloseHandler on_close = {});
 
 /// with_gateway, except that when no gateway answers on the local connection (no --url and no
 /// PINCER_GATEWAY_URL: the gateway of this state dir) it says so on stderr and runs `offline`
