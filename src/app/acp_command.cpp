@@ -2,6 +2,8 @@
 // editors (Zed …), whose prompts go through the running gateway's chat.send.
 #include <cstdlib>
 
+#include <memory>
+
 #include "app/commands.h"
 #include "app/stdio_bridge.h"
 #include "interop/acp/acp_server.h"

@@ -1,15 +1,17 @@
 // `pincer mcp serve` (SPEC IX-1; docs/interop.md "MCP server"): Pincer's conversations as an MCP
 // server on stdio, through the running gateway. Other `pincer mcp` subcommands may register on the
 // same `mcp` command from their own files.
+#include <memory>
+
 #include "app/commands.h"
 #include "app/stdio_bridge.h"
 #include "interop/mcp/mcp_server.h"
 
 namespace pincer::app {
 
-namespace {
+namespace detail_mcp_serve_command {
 
-CLI::App* mcp_command(CLI::App& app) {
+CLI::App* mcp_parent_command(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     if (sub->get_name() == "mcp") return sub;
   }
@@ -18,12 +20,12 @@ CLI::App* mcp_command(CLI::App& app) {
   return mcp;
 }
 
-}  // namespace
+}  // namespace detail_mcp_serve_command
 
 void register_mcp_serve_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<ClientFlags>();
   auto verbose = std::make_shared<bool>(false);
-  auto* serve = mcp_command(app)->add_subcommand(
+  auto* serve = detail_mcp_serve_command::mcp_parent_command(app)->add_subcommand(
       "serve", "Run an MCP server on stdio whose tools read and drive the running gateway's conversations");
   add_client_flags(serve, *flags, /*json_flag=*/false);
   serve->add_flag("-v,--verbose", *verbose, "Debug logs on stderr");
