@@ -36,7 +36,8 @@ export function sdkPath(rel) {
 export const importSdk = (rel) => import(pathToFileURL(sdkPath(rel)).href);
 
 /// A gateway with the mock LLM: {gateway, mock, mockPort, port, home, env (for the stdio children)}.
-export async function startGateway(srcDir, pincer) {
+/// `extraConfig`: more top-level JSON5 members of pincer.json.
+export async function startGateway(srcDir, pincer, extraConfig = '') {
   const base = cleanEnv();
   const home = mkdtempSync(path.join(os.tmpdir(), 'pincer-interop-servers-'));
   const { mock, port: mockPort } = await startMockLlm(srcDir, base);
@@ -45,6 +46,7 @@ export async function startGateway(srcDir, pincer) {
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
     models: [ { id: 'mock-model' } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } } },
+  ${extraConfig}
 }\n`);
   mkdirSync(path.join(home, 'workspace'), { recursive: true });
   const gateway = launchGateway(pincer, base, home);

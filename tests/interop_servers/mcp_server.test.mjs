@@ -8,6 +8,8 @@
 //   tests/interop_servers/setup.sh && node tests/interop_servers/mcp_server.test.mjs <pincer binary> <source dir>
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { freePort } from '../channels/harness.mjs';
 import { importSdk, rawChild, startGateway, stopGateway, testArguments } from './harness.mjs';
 
@@ -21,7 +23,8 @@ let client;
 let transport;
 
 before(async () => {
-  g = await startGateway(srcDir, pincer);
+  // Every exec is asked (permissions_* below answer a real request).
+  g = await startGateway(srcDir, pincer, "tools: { exec: { ask: 'always' } },");
   transport = new StdioClientTransport({ command: pincer, args: ['mcp', 'serve', '--url', g.url], env: g.env, stderr: 'pipe' });
   client = new Client({ name: 'pincer-mcp-test', version: '1.0.0' });
   await client.connect(transport);
@@ -100,6 +103,31 @@ test('permissions_list_open: none pending', async () => {
   assert.deepEqual(open.structuredContent.approvals, []);
   const bad = await call('permissions_respond', { kind: 'exec', id: 'nope', decision: 'deny' });
   assert.equal(bad.isError, true);
+});
+
+test('an exec approval: seen as an event and by permissions_list_open, answered by permissions_respond', async () => {
+  const key = 'agent:main:mcp-approvals';
+  const cursor = (await call('events_poll', {})).structuredContent.next_cursor;
+  const command = 'echo approved > mcp-approved.txt';
+  await call('messages_send', { session_key: key, text: `MOCK_TOOL:exec:${JSON.stringify({ command })}` });
+  const asked = (await call('events_wait', { after_cursor: cursor, timeout_ms: 120000 })).structuredContent.event;
+  assert.equal(asked?.type, 'exec_approval_requested', JSON.stringify(asked));
+  const id = asked.raw.id;
+  const open = (await call('permissions_list_open')).structuredContent.approvals;
+  const mine = open.find((a) => a.id === id);
+  assert.ok(mine, JSON.stringify(open));
+  assert.equal(mine.kind, 'exec');
+  assert.ok(JSON.stringify(mine.request).includes('mcp-approved.txt'));
+  assert.ok(!existsSync(path.join(g.home, 'workspace', 'mcp-approved.txt')), 'nothing runs before the answer');
+  const answered = await call('permissions_respond', { kind: 'exec', id, decision: 'allow-once' });
+  assert.ok(!answered.isError, JSON.stringify(answered));
+  const reply = (await call('events_wait', { after_cursor: asked.cursor, session_key: key, timeout_ms: 120000 })).structuredContent.event;
+  assert.equal(reply?.type, 'message', JSON.stringify(reply));
+  assert.match(reply.text, /^Tool said: /);
+  assert.equal(readFileSync(path.join(g.home, 'workspace', 'mcp-approved.txt'), 'utf8'), 'approved\n');
+  const resolved = (await call('events_poll', { after_cursor: asked.cursor, limit: 200 })).structuredContent.events;
+  assert.ok(resolved.some((e) => e.type === 'exec_approval_resolved' && e.raw.id === id && e.raw.decision === 'allow-once'));
+  assert.deepEqual((await call('permissions_list_open')).structuredContent.approvals, []);
 });
 
 test('bad arguments: an error result naming the field; an unknown tool: -32602', async () => {
