@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../channels/harness.mjs';
+import { stop } from '../support/processes.mjs';
 import { importSdk, rawChild, startGateway, stopGateway, testArguments } from './harness.mjs';
 
 const { pincer, srcDir } = testArguments('mcp_server.test.mjs');
@@ -199,4 +200,23 @@ test('no gateway: a clear error on stderr, nothing on stdout, exit status 1', as
   assert.equal(code, 1);
   assert.match(c.stderr(), /cannot reach the gateway at ws:\/\/127\.0\.0\.1:\d+/);
   assert.equal(c.pendingLines(), 0);
+});
+
+test('the gateway stops while serving: a pending call gets an error result, then exit status 1', async () => {
+  const c = rawChild(pincer, ['mcp', 'serve', '--url', g.url], g.env);
+  c.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  assert.equal((await c.next()).result.protocolVersion, '2025-06-18');
+  c.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'events_wait', arguments: { after_cursor: 1e9, timeout_ms: 300000 } } });
+  c.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+  assert.equal((await c.next()).id, 3);  // events_wait is waiting now
+  await client.close();  // the SDK client's server first, so that it does not log the closed gateway
+  client = null;
+  await stop(g.gateway.child);
+  const r = await c.next();
+  assert.equal(r.id, 2);
+  assert.equal(r.result.isError, true);
+  assert.match(r.result.content[0].text, /the gateway connection closed/);
+  const { code } = await c.exited;
+  assert.equal(code, 1);
+  assert.match(c.stderr(), /the gateway connection closed/);
 });
