@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { importSdk, mockCall, rawChild, startGateway, stopGateway, testArguments } from './harness.mjs';
@@ -20,6 +20,8 @@ const acp = await importSdk('@agentclientprotocol/sdk/dist/acp.js');
 
 let g;
 const children = [];
+const permissionAsks = [];  // session/request_permission params, in order
+let permissionAnswer = { outcome: { outcome: 'cancelled' } };
 
 /// Spawns `pincer acp` and connects the SDK's client side to it: {conn, updates, onUpdate(fn), child}.
 function connectAgent(extraArgs = []) {
@@ -34,8 +36,9 @@ function connectAgent(extraArgs = []) {
       updates.push(params);
       for (const l of [...listeners]) l(params);
     },
-    async requestPermission() {
-      return { outcome: { outcome: 'cancelled' } };
+    async requestPermission(params) {
+      permissionAsks.push(params);
+      return permissionAnswer;
     },
     async readTextFile() {
       throw new Error('not offered');
@@ -71,7 +74,8 @@ const textOf = (updates, sessionId, kind = 'agent_message_chunk') =>
   updates.filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === kind).map((u) => u.update.content.text).join('');
 
 before(async () => {
-  g = await startGateway(srcDir, pincer);
+  // Every exec is asked: the editor answers it (session/request_permission).
+  g = await startGateway(srcDir, pincer, "tools: { exec: { ask: 'always' } },");
   writeFileSync(path.join(g.home, 'workspace', 'notes.txt'), 'NOTES-FOR-ACP\n');
 });
 
@@ -118,6 +122,31 @@ test('a tool call streams tool_call and tool_call_update, then the answer', asyn
   assert.ok(JSON.stringify(done.content).includes('NOTES-FOR-ACP'));
   assert.ok(mine.indexOf(done) > mine.indexOf(call));
   assert.match(textOf(agent.updates, sessionId), /Tool said: .*NOTES-FOR-ACP/);
+});
+
+test('an exec approval is asked of the editor: allowed runs the command, cancelled denies it', async () => {
+  const { agent } = first;
+  const { sessionId } = await agent.conn.newSession({ cwd: g.home, mcpServers: [] });
+  permissionAnswer = { outcome: { outcome: 'selected', optionId: 'allow-once' } };
+  const allowed = await agent.conn.prompt({ sessionId, prompt: [{ type: 'text', text: 'MOCK_TOOL:exec:{"command":"echo editor > acp-approved.txt"}' }] });
+  assert.equal(allowed.stopReason, 'end_turn');
+  const ask = permissionAsks.at(-1);
+  assert.equal(ask.sessionId, sessionId);
+  assert.equal(ask.toolCall.kind, 'execute');
+  assert.equal(ask.toolCall.rawInput.command, 'echo editor > acp-approved.txt');
+  assert.deepEqual(ask.options.map((o) => o.optionId), ['allow-once', 'allow-always', 'deny']);
+  const call = agent.updates.find((u) => u.sessionId === sessionId && u.update.sessionUpdate === 'tool_call');
+  assert.equal(ask.toolCall.toolCallId, call.update.toolCallId, 'the permission names the tool call the editor shows');
+  assert.equal(readFileSync(path.join(g.home, 'workspace', 'acp-approved.txt'), 'utf8'), 'editor\n');
+
+  permissionAnswer = { outcome: { outcome: 'cancelled' } };
+  const asks = permissionAsks.length;
+  const denied = await agent.conn.prompt({ sessionId, prompt: [{ type: 'text', text: 'MOCK_TOOL:exec:{"command":"echo no > acp-denied.txt"}' }] });
+  assert.equal(denied.stopReason, 'end_turn');
+  assert.equal(permissionAsks.length, asks + 1);
+  assert.ok(!existsSync(path.join(g.home, 'workspace', 'acp-denied.txt')), 'a cancelled permission denies');
+  const failed = agent.updates.filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === 'tool_call_update').at(-1);
+  assert.equal(failed.update.status, 'failed');
 });
 
 test('session/cancel in the middle of a reply ends the prompt with cancelled', async () => {

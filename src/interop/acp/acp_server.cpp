@@ -34,11 +34,12 @@ AcpServer::AcpServer(StdioServer& rpc, GatewayLink& gateway, AcpOptions options)
 
 void AcpServer::on_message(const rpc::Message& m) {
   if (m.kind == rpc::Message::Kind::Request) return on_request(m);
-  if (m.kind == rpc::Message::Kind::Notification && m.method == "session/cancel") {
+  if (m.kind == rpc::Message::Kind::Response) return on_permission_answer(m);
+  if (m.method == "session/cancel") {
     const std::string id = string_param(m.params, "sessionId");
     if (!id.empty()) cancel(id);
   }
-  // Other notifications and responses: nothing to do (this agent sends no requests).
+  // Other notifications: nothing to do.
 }
 
 void AcpServer::on_request(const rpc::Message& m) {
@@ -247,6 +248,7 @@ AcpServer::Prompt* AcpServer::prompt_of_run(const std::string& run_id) {
 void AcpServer::on_gateway_event(const std::string& event, const json& payload) {
   if (!payload.is_object()) return;
   if (event == "chat") return on_chat_event(payload);
+  if (event == "exec.approval.requested") return on_approval_requested(payload);
   if (event == "agent" && payload.value("stream", "") == "tool") return on_tool_event(payload);
 }
 
@@ -277,7 +279,8 @@ void AcpServer::on_tool_event(const json& payload) {
   const std::string phase = data.value("phase", "");
   const std::string name = data.value("name", "");
   if (phase == "start") {
-    if (!p->open_tools.insert(call_id).second) return;
+    if (!p->open_tools.emplace(call_id, name).second) return;
+    if (name == "exec") p->last_exec_call = call_id;
     p->stream.new_step();
     json u = {{"sessionUpdate", "tool_call"}, {"toolCallId", call_id},
               {"title", tool_title(name, data.contains("args") ? data["args"] : json())},
@@ -294,6 +297,56 @@ void AcpServer::on_tool_event(const json& payload) {
     }
     update(p->session_id, std::move(u));
   }
+}
+
+void AcpServer::on_approval_requested(const json& payload) {
+  const json& request = payload.contains("request") && payload["request"].is_object() ? payload["request"] : json::object();
+  Prompt* p = prompt_of_run(request.value("runId", ""));
+  const std::string approval_id = payload.value("id", "");
+  if (!p || approval_id.empty()) return;  // not a run of this agent's prompts
+  const std::string command = request.value("command", "");
+  std::string call_id = p->open_tools.count(p->last_exec_call) ? p->last_exec_call : "exec:" + approval_id;
+  json raw = {{"name", "exec"}, {"approvalId", approval_id}};
+  if (!command.empty()) raw["command"] = command;
+  if (request.contains("host")) raw["host"] = request["host"];
+  if (request.contains("cwd")) raw["cwd"] = request["cwd"];
+  json params = {
+      {"sessionId", p->session_id},
+      {"toolCall",
+       {{"toolCallId", call_id},
+        {"title", command.empty() ? std::string("Command approval requested") : tool_title("exec", json{{"command", command}})},
+        {"kind", "execute"},
+        {"status", "pending"},
+        {"rawInput", raw},
+        {"_meta", {{"toolName", "exec"}, {"approvalId", approval_id}}}}},
+      {"options", json::array({{{"optionId", "allow-once"}, {"name", "Allow once"}, {"kind", "allow_once"}},
+                               {{"optionId", "allow-always"}, {"name", "Allow always"}, {"kind", "allow_always"}},
+                               {{"optionId", "deny"}, {"name", "Deny"}, {"kind", "reject_once"}}})}};
+  const json id = "pincer-permission-" + std::to_string(next_request_id_++);
+  asks_[id.dump()] = PermissionAsk{approval_id, p->session_id, p->run_id};
+  spdlog::debug("acp: exec approval {} relayed to the client as {}", approval_id, id.dump());
+  rpc_.request(id, "session/request_permission", params);
+}
+
+void AcpServer::on_permission_answer(const rpc::Message& m) {
+  auto it = asks_.find(m.id.dump());
+  if (it == asks_.end()) return;
+  const PermissionAsk ask = it->second;
+  asks_.erase(it);
+  std::string decision = "deny";  // cancelled, refused, or an answer we cannot read
+  if (!m.error && m.result.is_object() && m.result.contains("outcome") && m.result["outcome"].is_object()) {
+    const json& outcome = m.result["outcome"];
+    const std::string chosen = outcome.value("outcome", "") == "selected" ? outcome.value("optionId", "") : "";
+    if (chosen == "allow-once" || chosen == "allow-always") decision = chosen;
+  }
+  // A prompt that ended (cancelled) meanwhile: its run is gone, and so is the request.
+  auto p = prompts_.find(ask.session_id);
+  if (p == prompts_.end() || p->second.run_id != ask.run_id) decision = "deny";
+  gateway_.call("exec.approval.resolve", json{{"id", ask.approval_id}, {"decision", decision}},
+                [approval = ask.approval_id, decision](Result<json> r) {
+                  // Answered elsewhere first (the web chat, a timeout): the first answer won.
+                  if (!r) spdlog::debug("acp: exec approval {} ({}) not resolved: {}", approval, decision, r.error().message);
+                });
 }
 
 void AcpServer::send_chunk(Prompt& p, const std::string& text) {

@@ -13,7 +13,9 @@
 //
 // A prompt streams session/update notifications from the run's gateway events: the reply's text as
 // agent_message_chunk, tools as tool_call (in_progress) and tool_call_update (completed | failed);
-// then the answer {stopReason}: end_turn, max_tokens (the model hit its length limit), cancelled
+// An exec approval the run asks for is relayed to the editor as session/request_permission
+// (options allow-once, allow-always, deny; a cancelled or failed request denies) and answered with
+// exec.approval.resolve — the first answer anywhere wins. Then the answer {stopReason}: end_turn, max_tokens (the model hit its length limit), cancelled
 // (session/cancel, or the run was aborted); a run that fails answers a JSON-RPC error (-32603 with
 // the gateway's message). The prompt text is prefixed with "[Working directory: <cwd>]" unless
 // --no-prefix-cwd or `_meta.prefixCwd: false`.
@@ -24,7 +26,7 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <set>
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -66,7 +68,14 @@ class AcpServer : public BridgeServer {
     std::string key;
     std::string run_id;
     ReplyStream stream;
-    std::set<std::string> open_tools;
+    std::map<std::string, std::string> open_tools;  ///< toolCallId → tool name, until its result
+    std::string last_exec_call;                     ///< the toolCallId of the latest `exec` started
+  };
+  /// A session/request_permission this agent sent for a gateway exec approval.
+  struct PermissionAsk {
+    std::string approval_id;
+    std::string session_id;
+    std::string run_id;
   };
   using KeyDone = std::function<void(Result<std::string>)>;
 
@@ -82,6 +91,10 @@ class AcpServer : public BridgeServer {
   void replay_history(const nlohmann::json& request_id, const std::string& session_id, const std::string& key);
 
   void on_chat_event(const nlohmann::json& payload);
+  /// exec.approval.requested of a prompt's run → session/request_permission to the client.
+  void on_approval_requested(const nlohmann::json& payload);
+  /// The client's answer to a session/request_permission → exec.approval.resolve.
+  void on_permission_answer(const jsonrpc::Message& m);
   void on_tool_event(const nlohmann::json& payload);
   Prompt* prompt_of_run(const std::string& run_id);
   void send_chunk(Prompt& p, const std::string& text);
@@ -95,6 +108,8 @@ class AcpServer : public BridgeServer {
   AcpOptions options_;
   std::map<std::string, Session> sessions_;  ///< by ACP session id
   std::map<std::string, Prompt> prompts_;    ///< the running prompt of each session, by session id
+  std::map<std::string, PermissionAsk> asks_;  ///< by the JSON text of our request's id
+  int64_t next_request_id_ = 1;
 };
 
 }  // namespace pincer::interop::acp
