@@ -208,6 +208,12 @@ void AgentRun::begin() {
     self->deadline_timer_.reset();
     self->abort("timeout");
   });
+  if (in_.dynamic_tools) {  // servers still starting are awaited (bounded by their connection timeouts)
+    std::weak_ptr<AgentRun> weak = weak_from_this();
+    return in_.dynamic_tools->prepare([weak] {
+      if (auto run = weak.lock(); run && !run->finished_) run->call_model();
+    });
+  }
   call_model();
 }
 
@@ -404,6 +410,11 @@ void AgentRun::run_next_tool() {
   const tools::Tool* tool = nullptr;
   for (const auto* t : in_.tools) {
     if (t->name() == call.name) tool = t;
+  }
+  if (!tool && in_.dynamic_tools) {  // what the last model call was offered (MCP tools)
+    for (const auto* t : in_.dynamic_tools->offered()) {
+      if (t->name() == call.name) tool = t;
+    }
   }
   std::optional<std::string> denied;
   if (in_.hooks.before_tool_call) denied = in_.hooks.before_tool_call(call);

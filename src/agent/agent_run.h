@@ -33,6 +33,7 @@
 #include "llm/failover.h"
 #include "llm/provider.h"
 #include "store/transcript.h"
+#include "tools/dynamic_tools.h"
 #include "tools/tool.h"
 
 namespace pincer::agent {
@@ -74,6 +75,10 @@ struct RunInputs {
   llm::ModelSpec model;
   std::string system_prompt;
   std::vector<const tools::Tool*> tools;
+  /// Tools beyond `tools` that may change between model calls (MCP servers' tools, already
+  /// filtered by the run's policy; tools/dynamic_tools.h): awaited once before the first model
+  /// call, asked again at every call. Null = none.
+  std::shared_ptr<tools::RunToolSet> dynamic_tools;
   std::filesystem::path workspace;
   llm::ThinkingLevel thinking = llm::ThinkingLevel::Off;
   int64_t timeout_ms = 600'000;      ///< whole run (agents.defaults.timeoutSeconds)

@@ -42,6 +42,11 @@ context::RequestFrame AgentRun::frame() const {
   for (const auto* tool : in_.tools) {
     f.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
   }
+  if (in_.dynamic_tools) {  // MCP tools: the set may have changed since the last call
+    for (const auto* tool : in_.dynamic_tools->offered()) {
+      f.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
+    }
+  }
   return f;
 }
 

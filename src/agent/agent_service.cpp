@@ -362,6 +362,17 @@ void AgentService::start(Pending p) {
   in.processes = &s.processes;
   in.memory = memory_settings.enabled ? &s.memory : nullptr;
   if (auto st = apply_tool_settings(in, s.config); !st) return fail(st.error().message);  // exec limits, sandbox
+  if (s.dynamic_tools && !p.request.compact && !p.request.memory_flush && p.request.branch_to.empty()) {
+    // MCP servers' tools (IX-2): every layer of the policy but the profile, decided per tool as
+    // servers come and go during the run.
+    tools::policy::PolicyOrigin dynamic_origin = origin;
+    dynamic_origin.skip_profile = true;
+    auto config = in.config ? in.config : std::make_shared<const json>(s.config);
+    in.dynamic_tools = s.dynamic_tools->open_run([config, dynamic_origin](const tools::Tool& tool) {
+      auto d = tools::policy::decide(std::vector<const tools::Tool*>{&tool}, *config, dynamic_origin);
+      return d && !d->tools.empty();
+    });
+  }
   SystemPromptInput prompt;
   prompt.agent_id = spec->id;
   prompt.agent_name = spec->name;
@@ -485,6 +496,8 @@ std::string AgentService::agent_primary_model(const std::string& agent_id) const
   const AgentSettings* a = impl_->agents.find(agent_id);
   return (a ? *a : impl_->agents.default_agent()).model.primary;
 }
+void AgentService::set_dynamic_tools(tools::DynamicToolSource* source) { impl_->dynamic_tools = source; }
+
 AgentRun* AgentService::active_run(const std::string& key) const {
   auto lane = impl_->lanes.find(key);
   return lane == impl_->lanes.end() ? nullptr : lane->second.active.get();

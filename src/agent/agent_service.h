@@ -222,6 +222,9 @@ class AgentService {
   /// The session tools' backends for every run from now on (each owned by whoever sets it; a
   /// null member = those tools answer that they are unavailable). Set and cleared on the loop.
   tools::SessionBackends& session_backends();
+  /// The source of every later run's dynamic tools (the MCP client, tools/dynamic_tools.h; owned
+  /// by the caller, which clears it before it goes; null = none). Loop thread.
+  void set_dynamic_tools(tools::DynamicToolSource* source);
 
   /// The run journal (SS-6, GW-10), opened at construction (`<state>/runs/journal.jsonl`).
   RunJournal& journal();

@@ -106,6 +106,7 @@ struct AgentService::Impl {
   std::map<std::string, std::deque<std::pair<int64_t, std::string>>> system_events;  // by session key (AT-2)
   tools::CronBackend* cron_backend = nullptr;  // the cron tool's jobs (AT-2)
   tools::SessionBackends session_backends;     // the session tools' backends (TL-1, MA-2, MA-3)
+  tools::DynamicToolSource* dynamic_tools = nullptr;  // MCP servers' tools (IX-2), owned by the app
   // PV-2: each agent's auth-profiles.json, opened on its first run (re-read when it changes).
   std::map<std::string, std::shared_ptr<llm::auth::AuthProfileFile>> auth_files;
   std::map<std::string, json> last_failover;  // by session key: the last FailoverSwitch (/status)

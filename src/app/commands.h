@@ -42,6 +42,8 @@ void register_skills_commands(CLI::App& app, Action& action);
 void register_models_auth_commands(CLI::App& app, Action& action);  // skills list|info|check|stats (SK-1..4)
 /// `mcp serve` (IX-1, app/mcp_command.cpp): adds `serve` to the `mcp` command, creating it if needed.
 void register_mcp_serve_command(CLI::App& app, Action& action);
+/// `mcp status` (IX-2, app/mcp_status_command.cpp): the gateway's MCP servers; adds to `mcp` likewise.
+void register_mcp_status_command(CLI::App& app, Action& action);
 void register_acp_command(CLI::App& app, Action& action);  // acp (IX-3)
 
 }  // namespace pincer::app

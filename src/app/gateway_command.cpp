@@ -27,6 +27,7 @@
 #include "app/cron_runtime.h"
 #include "app/heartbeat_runtime.h"
 #include "app/hooks_runtime.h"
+#include "app/mcp_runtime.h"  // MCP servers' tools (IX-2)
 #include "app/message_runtime.h"         // session tools + message tool (TL-1, MA-2)
 #include "agent/session_tools_backend.h"  // (same)
 #include "channels/channel_manager.h"
@@ -319,6 +320,8 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   // Inbound webhooks (AT-3): a route on this port only while hooks.enabled.
   HooksRuntime hooks(loop, agents, channel_manager, gateway, heartbeat.scheduler(), cfg, state);
   hooks.start();
+  // MCP servers' tools (IX-2): started by the first run that could use them; mcp.status.
+  McpRuntime mcp(loop, agents, gateway, cfg, state.string());
   // Session tools (TL-1, MA-2) and the `message` tool: the backends of every run from now on.
   agent::SessionToolsBackend session_tools(loop, agents);
   MessageRuntime message_runtime(loop, agents, channel_manager, cfg, state);
@@ -372,11 +375,12 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     return Ok{};
   };
   ConfigReloader reloader(loop, config_path, env, cfg, gateway, agents, channel_manager, preflight, checks);
-  reloader.on_hot_applied([&cron, &heartbeat, &hooks, &message_runtime](const json& next) {
+  reloader.on_hot_applied([&cron, &heartbeat, &hooks, &mcp, &message_runtime](const json& next) {
     message_runtime.reconfigure(next);  // session tools + message tool
     cron.reconfigure(next);
     heartbeat.reconfigure(next);
     hooks.reconfigure(next);
+    mcp.reconfigure(next);
   });
   reloader.start();
   gateway::ServerOptions options;

@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   pincer::app::register_agents_commands(app, action);
   pincer::app::register_skills_commands(app, action);  // skills list|info|check|stats (SK-1..4)
   pincer::app::register_mcp_serve_command(app, action);  // mcp serve (IX-1)
+  pincer::app::register_mcp_status_command(app, action);  // mcp status (IX-2)
   pincer::app::register_acp_command(app, action);        // acp (IX-3)
 
   // Every argument ends up in JSON (a request, the config, a report) and JSON text is UTF-8: refuse

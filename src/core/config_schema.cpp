@@ -4,6 +4,7 @@
 #include "core/config_schema_memory.h"
 #include "core/config_schema_skills.h"
 #include "core/config_schema_cli_backends.h"
+#include "core/config_schema_mcp.h"
 #include "core/config_schema_heartbeat.h"
 #include "core/config_schema_hooks.h"
 
@@ -1090,6 +1091,7 @@ Node build_root() {
                     }).doc("Scheduled jobs (`<state>/cron/jobs.json`, docs/automation.md).")),
       field("hooks", hooks_section()),
       field("skills", skills_section()),  // SK-1..4 (config_schema_skills.cpp)
+      field("mcp", mcp_section()),  // IX-2 MCP client (config_schema_mcp.cpp)
       field("diagnostics", object({
                                field("cacheTrace", object({
                                    field("enabled", boolean().def(false).doc(

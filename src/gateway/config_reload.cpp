@@ -28,6 +28,7 @@ constexpr Rule kRules[] = {
     // skills.*: each session's skills snapshot is checked against the config on its next turn
     // (skills/snapshot.h), and the CLI, skills.status and /skills read it per call.
     {"skills", ChangeKind::Hot},
+    {"mcp", ChangeKind::Hot},  // MCP servers: changed ones stop, the next run starts them (McpRuntime::reconfigure)
     {"meta", ChangeKind::None},         {"$schema", ChangeKind::None},
     {"env", ChangeKind::None},  // its values reach the config through substitution: those paths change
 };

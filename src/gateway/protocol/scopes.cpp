@@ -19,7 +19,7 @@ constexpr std::array kExplicit = {
     Entry{"agents.list", kScopeRead}, Entry{"agent.identity.get", kScopeRead}, Entry{"skills.status", kScopeRead},
     Entry{"voicewake.get", kScopeRead}, Entry{"sessions.list", kScopeRead}, Entry{"sessions.preview", kScopeRead},
     Entry{"sessions.resolve", kScopeRead}, Entry{"sessions.usage", kScopeRead}, Entry{"cron.list", kScopeRead},
-    Entry{"cron.status", kScopeRead}, Entry{"hooks.status", kScopeRead}, Entry{"cron.runs", kScopeRead}, Entry{"cron.get", kScopeRead}, Entry{"system-presence", kScopeRead},
+    Entry{"cron.status", kScopeRead}, Entry{"hooks.status", kScopeRead}, Entry{"mcp.status", kScopeRead}, Entry{"cron.runs", kScopeRead}, Entry{"cron.get", kScopeRead}, Entry{"system-presence", kScopeRead},
     Entry{"last-heartbeat", kScopeRead}, Entry{"node.list", kScopeRead}, Entry{"node.describe", kScopeRead},
     Entry{"chat.history", kScopeRead}, Entry{"config.get", kScopeRead}, Entry{"config.schema", kScopeRead},
     Entry{"talk.config", kScopeRead}, Entry{"agents.files.list", kScopeRead}, Entry{"agents.files.get", kScopeRead},

@@ -81,6 +81,10 @@ const std::vector<std::string>& owner_only_tools() {
 }
 
 Result<PolicyDecision> decide(const ToolRegistry& registry, const json& config, const PolicyOrigin& origin) {
+  return decide(registry.all(), config, origin);
+}
+
+Result<PolicyDecision> decide(const std::vector<const Tool*>& tools, const json& config, const PolicyOrigin& origin) {
   const json& tools_cfg = child(config, "tools");
   const json& agent = agent_entry(config, origin.agent_id);
   const json& agent_tools = child(agent, "tools");
@@ -126,7 +130,7 @@ Result<PolicyDecision> decide(const ToolRegistry& registry, const json& config, 
   }
 
   PolicyDecision out;
-  for (const Tool* tool : registry.all()) {
+  for (const Tool* tool : tools) {
     ToolVerdict v;
     v.tool = std::string(tool->name());
     auto remove = [&](const std::string& layer, std::string why) {
@@ -140,7 +144,7 @@ Result<PolicyDecision> decide(const ToolRegistry& registry, const json& config, 
       if (std::find(owner.begin(), owner.end(), v.tool) != owner.end()) remove("owner-only", "the sender is not the owner");
     }
     // 2. profile (+ alsoAllow)
-    if (v.allowed) {
+    if (v.allowed && !origin.skip_profile) {
       auto in = profile_includes(profile, *tool);
       if (!in) {
         return Error{"TOOLS_PROFILE_UNKNOWN", profile_source + ".profile: unknown tools profile " + quote_of(profile) +

@@ -52,6 +52,9 @@ struct PolicyOrigin {
   bool sender_is_owner = true;        ///< see approvals/exec_policy.h for who is the owner
   bool subagent = false;              ///< runs on the subagent lane
   std::optional<LayerRules> sandbox_floor;  ///< filled by the sandbox subsystem when sandboxed
+  /// Skips layer 2 (the profile): for tools outside the registry that the owner configured one by
+  /// one (MCP servers' tools, tools/dynamic_tools.h); every other layer applies.
+  bool skip_profile = false;
 };
 
 /// What became of one registered tool.
@@ -76,6 +79,8 @@ const std::vector<std::string>& owner_only_tools();
 /// Runs the pipeline. `config`: the effective config (defaults filled in).
 /// Errors: "TOOLS_PROFILE_UNKNOWN" naming the config path of a bad profile.
 Result<PolicyDecision> decide(const ToolRegistry& registry, const nlohmann::json& config, const PolicyOrigin& origin);
+/// The same for tools outside the registry (the dynamic tools of a run), in the given order.
+Result<PolicyDecision> decide(const std::vector<const Tool*>& tools, const nlohmann::json& config, const PolicyOrigin& origin);
 
 /// Removes every tool of `group` (Tool::group) that `decision` still offers, recording `layer` and
 /// `reason` in its verdict: a subsystem that is switched off, e.g. the memory tools with

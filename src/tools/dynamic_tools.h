@@ -1,0 +1,38 @@
+// Tools that come and go while the gateway runs (the MCP client's servers, docs/interop.md): the
+// narrow interface between their owner (interop/mcp) and the agent runtime. The registry
+// (registry.h) holds the built-in tools, fixed at start-up; a DynamicToolSource adds, per run, a
+// RunToolSet whose tools may change between the run's model calls (a server became ready, the
+// model loaded tools through `tool_search`).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "tools/tool.h"
+
+namespace pincer::tools {
+
+/// The dynamic tools of one run. Owns (or shares) the Tool objects it hands out: a pointer from
+/// offered() stays valid while the set lives (the run holds it).
+class RunToolSet {
+ public:
+  virtual ~RunToolSet() = default;
+  /// Loop thread, once, before the run's first model call: `ready` is called on the loop when the
+  /// tools the run could use are known (servers that were starting have answered or given up;
+  /// bounded by their connection timeouts), possibly inline.
+  virtual void prepare(std::function<void()> ready) = 0;
+  /// Loop thread: the tools to offer in the next model call, after the run's fixed tools, already
+  /// filtered by the run's tool policy.
+  virtual std::vector<const Tool*> offered() = 0;
+};
+
+class DynamicToolSource {
+ public:
+  virtual ~DynamicToolSource() = default;
+  /// Loop thread, when a run starts (lazily starts what the run could use). `allowed` is the
+  /// run's tool policy for one tool (thread-safe, pure). nullptr: nothing for this run.
+  virtual std::shared_ptr<RunToolSet> open_run(std::function<bool(const Tool&)> allowed) = 0;
+};
+
+}  // namespace pincer::tools

@@ -1,0 +1,276 @@
+// The MCP client (IX-2, docs/interop.md "MCP client") in a real gateway against the official
+// reference servers from npm (@modelcontextprotocol/server-everything over stdio and streamable
+// HTTP, @modelcontextprotocol/server-filesystem; pinned, installed by tests/mcp_client/setup.sh)
+// and deliberately broken ones (tests/mcp_client/broken_server.mjs). The mock LLM calls the tools;
+// the tool results must reach the next model request.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "gateway_process.h"
+#include "ws_client.h"
+
+namespace pincer::test {
+namespace mcp_client_test {  // named: the unity build puts several test files in one unit
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr const char* kToken = "mcp-client-test-token-0123456789abcdef";
+
+fs::path mcp_dir() { return fs::path(PINCER_SOURCE_DIR) / "tests" / "mcp_client"; }
+std::string bin(const std::string& name) { return (mcp_dir() / ".cache" / "node_modules" / ".bin" / name).string(); }
+
+/// A port nothing listens on right now (bound to 0, then released).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+class McpClientTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string setup = (mcp_dir() / "setup.sh").string() + " >&2";
+    ASSERT_EQ(std::system(setup.c_str()), 0) << "tests/mcp_client/setup.sh failed (npm registry unreachable?)";
+  }
+
+  /// Starts the gateway with `mcp` (JSON) as the config's `mcp` section.
+  void start(const json& mcp, const json& extra = json::object()) {
+    mock_ = std::make_unique<MockLlm>(std::vector<std::string>{});
+    const json config = {
+        {"gateway", {{"auth", {{"token", kToken}}}}},
+        {"models", {{"providers", {{"mock", {{"baseUrl", mock_->base_url()}, {"apiKey", "k"}, {"api", "openai-completions"},
+                                             {"models", json::array({{{"id", "mock-model"}}})}}}}}}},
+        {"agents", {{"defaults", {{"model", {{"primary", "mock/mock-model"}}}}}}},
+        {"mcp", mcp}};
+    json merged = config;
+    merged.update(extra);
+    home_.write("pincer.json", merged.dump(2));
+    gateway_ = std::make_unique<Gateway>(home_.path());
+    client_ = std::make_unique<WsClient>(gateway_->port());
+    ASSERT_TRUE(client_->recv());
+    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
+    auto res = client_->recv_response("c1");
+    ASSERT_TRUE(res && (*res)["ok"] == true);
+  }
+
+  /// Scripts the mock's next replies (tests/mock_llm/README.md "script").
+  void script(const json& entries) {
+    auto r = http_request(mock_->port(), "POST", "/__mock/script", {{"Content-Type", "application/json"}}, entries.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+  }
+
+  json requests() { return json::parse(http_request(mock_->port(), "GET", "/__mock/requests").body); }
+
+  /// The generation requests the mock received (chat completions bodies), in order.
+  std::vector<json> generations() {
+    std::vector<json> out;
+    for (const auto& r : requests()) {
+      if (r["body"].is_object() && r["body"].contains("messages")) out.push_back(r["body"]);
+    }
+    return out;
+  }
+
+  static std::vector<std::string> tool_names(const json& body) {
+    std::vector<std::string> out;
+    for (const auto& t : body.value("tools", json::array())) out.push_back(t["function"]["name"].get<std::string>());
+    return out;
+  }
+
+  /// Every tool message's text in a request body.
+  static std::string tool_results(const json& body) {
+    std::string all;
+    for (const auto& m : body["messages"]) {
+      if (m["role"] != "tool") continue;
+      all += m["content"].is_string() ? m["content"].get<std::string>() : m["content"].dump();
+      all += "\n";
+    }
+    return all;
+  }
+
+  json status() {
+    auto r = client_->request("mcp.status", json::object());
+    EXPECT_EQ(r["ok"], true) << r.dump();
+    return r["payload"];
+  }
+
+  static json server(const json& status, const std::string& name) {
+    for (const auto& s : status["servers"]) {
+      if (s["name"] == name) return s;
+    }
+    return json();
+  }
+
+  void TearDown() override {
+    if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";
+  }
+
+  TempDir home_;
+  std::unique_ptr<MockLlm> mock_;
+  std::unique_ptr<Gateway> gateway_;
+  std::unique_ptr<WsClient> client_;
+};
+
+json stdio_server(const std::string& command, const json& args = json::array()) {
+  return {{"command", command}, {"args", args}};
+}
+
+TEST_F(McpClientTest, ToolsOfTheReferenceServersAreCalledAndTheirResultsReachTheModel) {
+  const fs::path shared = home_.path() / "shared";
+  fs::create_directories(shared);
+  home_.write("shared/note.txt", "the filesystem server read this file\n");
+  start({{"servers",
+          {{"everything", stdio_server(bin("mcp-server-everything"))},
+           {"files", stdio_server(bin("mcp-server-filesystem"), json::array({shared.string()}))}}}});
+  EXPECT_EQ(server(status(), "everything")["state"], "idle") << "servers start with the first run, not before";
+
+  script(json::array({json{{"toolCalls", json::array({{{"name", "everything__echo"}, {"arguments", {{"message", "hello over mcp"}}}}})}},
+                      "echo done",
+                      json{{"toolCalls", json::array({{{"name", "files__read_text_file"},
+                                                       {"arguments", {{"path", (shared / "note.txt").string()}}}}})}},
+                      "read done"}));
+  auto frames = chat_turn(*client_, "main", "echo something", "run-echo", std::chrono::seconds(60));
+  ASSERT_FALSE(frames.empty());
+  EXPECT_EQ(frames.back()["payload"]["state"], "final") << frames.back().dump();
+  frames = chat_turn(*client_, "main", "read the note", "run-read", std::chrono::seconds(60));
+  EXPECT_EQ(frames.back()["payload"]["state"], "final") << frames.back().dump();
+
+  const auto gens = generations();
+  ASSERT_EQ(gens.size(), 4u);
+  const auto offered = tool_names(gens[0]);
+  EXPECT_NE(std::find(offered.begin(), offered.end(), "everything__echo"), offered.end());
+  EXPECT_NE(std::find(offered.begin(), offered.end(), "files__read_text_file"), offered.end());
+  EXPECT_NE(std::find(offered.begin(), offered.end(), "read"), offered.end()) << "the built-in tools stay";
+  // The server's inputSchema is passed through as it is.
+  for (const auto& t : gens[0]["tools"]) {
+    if (t["function"]["name"] == "everything__echo") {
+      EXPECT_EQ(t["function"]["parameters"]["properties"]["message"]["type"], "string") << t.dump();
+      EXPECT_EQ(t["function"]["parameters"]["required"], json::array({"message"}));
+    }
+  }
+  EXPECT_NE(tool_results(gens[1]).find("Echo: hello over mcp"), std::string::npos) << tool_results(gens[1]);
+  EXPECT_NE(tool_results(gens[3]).find("the filesystem server read this file"), std::string::npos) << tool_results(gens[3]);
+
+  const json st = status();
+  EXPECT_EQ(server(st, "everything")["state"], "ready") << st.dump();
+  EXPECT_GT(server(st, "everything")["toolCount"].get<int>(), 3) << st.dump();
+  EXPECT_EQ(server(st, "files")["state"], "ready") << st.dump();
+}
+
+TEST_F(McpClientTest, ThePolicyRemovesMcpToolsLikeOthers) {
+  // The profile does not remove them (the default "coding" lists no MCP tool); tools.deny does.
+  start({{"servers", {{"everything", stdio_server(bin("mcp-server-everything"))}}}},
+        {{"tools", {{"deny", json::array({"everything__echo"})}}}});
+  script(json::array({"plain"}));
+  chat_turn(*client_, "main", "hi", "run-1", std::chrono::seconds(60));
+  auto gens = generations();
+  ASSERT_EQ(gens.size(), 1u);
+  auto offered = tool_names(gens[0]);
+  EXPECT_EQ(std::find(offered.begin(), offered.end(), "everything__echo"), offered.end()) << "denied by tools.deny";
+  EXPECT_TRUE(std::any_of(offered.begin(), offered.end(), [](const std::string& n) { return n.rfind("everything__", 0) == 0; }))
+      << "the server's other tools stay";
+}
+
+TEST_F(McpClientTest, BrokenServersAreUnavailableWithTheirReasonAndTheTurnStillCompletes) {
+  const std::string script_path = (mcp_dir() / "broken_server.mjs").string();
+  json servers = {{"everything", stdio_server(bin("mcp-server-everything"))},
+                  {"garbage", stdio_server("node", json::array({script_path, "garbage"}))},
+                  {"quits", stdio_server("node", json::array({script_path, "exit"}))},
+                  {"hangs", stdio_server("node", json::array({script_path, "hang"}))},
+                  {"missing", stdio_server("pincer-no-such-mcp-server")}};
+  servers["hangs"]["connectionTimeoutMs"] = 1500;
+  start({{"servers", servers}});
+  script(json::array({json{{"toolCalls", json::array({{{"name", "everything__echo"}, {"arguments", {{"message", "still here"}}}}})}},
+                      "done"}));
+  auto frames = chat_turn(*client_, "main", "go", "run-broken", std::chrono::seconds(60));
+  ASSERT_FALSE(frames.empty());
+  EXPECT_EQ(frames.back()["payload"]["state"], "final") << frames.back().dump();
+  const auto gens = generations();
+  ASSERT_EQ(gens.size(), 2u);
+  EXPECT_NE(tool_results(gens[1]).find("Echo: still here"), std::string::npos);
+
+  // Each failed at least once with its reason (it may be restarting again by now: backoff).
+  const json st = status();
+  auto check = [&](const std::string& name, const std::string& reason) {
+    const json s = server(st, name);
+    EXPECT_NE(s.value("state", ""), "ready") << s.dump();
+    EXPECT_GE(s.value("failures", 0), 1) << s.dump();
+    EXPECT_NE(s.value("reason", "").find(reason), std::string::npos) << s.dump();
+    EXPECT_EQ(s["tools"], json::array()) << s.dump();
+  };
+  check("garbage", "not JSON-RPC");
+  check("quits", "exited with code 3");
+  check("quits", "exiting on purpose");  // its stderr's last line
+  check("hangs", "initialize timed out after 1500 ms");
+  check("missing", "not found on PATH");
+  EXPECT_EQ(server(st, "everything")["state"], "ready");
+
+  // The gateway is still fine: another turn works.
+  script(json::array({"again"}));
+  frames = chat_turn(*client_, "main", "again", "run-again", std::chrono::seconds(60));
+  EXPECT_EQ(frames.back()["payload"]["state"], "final") << frames.back().dump();
+  // `pincer mcp status` shows the same and exits 1 while a server is unavailable.
+  auto cli = run_pincer({"mcp", "status", "--url", "ws://127.0.0.1:" + std::to_string(gateway_->port()), "--token", kToken},
+                        {{"PINCER_HOME", home_.path().string()}}, std::chrono::seconds(20));
+  EXPECT_EQ(cli.exit_code, 1) << cli.out << cli.err;
+  EXPECT_NE(cli.out.find("everything  stdio  ready"), std::string::npos) << cli.out << cli.err;
+  EXPECT_NE(cli.out.find("not found on PATH"), std::string::npos) << cli.out << cli.err;
+}
+
+TEST_F(McpClientTest, ToolSearchLoadsSchemasOnDemandAboveTheEagerLimit) {
+  start({{"eagerToolLimit", 2}, {"servers", {{"everything", stdio_server(bin("mcp-server-everything"))}}}});
+  script(json::array({json{{"toolCalls", json::array({{{"name", "tool_search"}, {"arguments", {{"query", "everything__echo"}}}}})}},
+                      json{{"toolCalls", json::array({{{"name", "everything__echo"}, {"arguments", {{"message", "found it"}}}}})}},
+                      "done"}));
+  auto frames = chat_turn(*client_, "main", "find the echo tool", "run-search", std::chrono::seconds(60));
+  EXPECT_EQ(frames.back()["payload"]["state"], "final") << frames.back().dump();
+  const auto gens = generations();
+  ASSERT_EQ(gens.size(), 3u);
+  auto first = tool_names(gens[0]);
+  EXPECT_NE(std::find(first.begin(), first.end(), "tool_search"), first.end());
+  EXPECT_EQ(std::find(first.begin(), first.end(), "everything__echo"), first.end()) << "not loaded yet";
+  std::string catalogue;
+  for (const auto& t : gens[0]["tools"]) {
+    if (t["function"]["name"] == "tool_search") catalogue = t["function"]["description"];
+  }
+  EXPECT_NE(catalogue.find("- everything__echo: Echoes back the input string"), std::string::npos) << catalogue;
+  auto second = tool_names(gens[1]);
+  EXPECT_NE(std::find(second.begin(), second.end(), "everything__echo"), second.end()) << "loaded by tool_search";
+  EXPECT_NE(tool_results(gens[1]).find("\"message\""), std::string::npos) << "the schema came back: " << tool_results(gens[1]);
+  EXPECT_NE(tool_results(gens[2]).find("Echo: found it"), std::string::npos) << tool_results(gens[2]);
+}
+
+TEST_F(McpClientTest, StreamableHttpServer) {
+  const int port = free_port();
+  Process http_server({"/bin/sh", "-c", "exec " + bin("mcp-server-everything") + " streamableHttp 2>&1"},
+                      {{"PORT", std::to_string(port)}});
+  ASSERT_TRUE(http_server.wait_for_stdout("listening on port", std::chrono::seconds(30))) << http_server.out();
+  start({{"servers", {{"remote", {{"url", "http://127.0.0.1:" + std::to_string(port) + "/mcp"},
+                                  {"headers", {{"X-Test-Header", "mcp-header-secret-value"}}}}}}}});
+  script(json::array({json{{"toolCalls", json::array({{{"name", "remote__echo"}, {"arguments", {{"message", "over http"}}}}})}},
+                      "done"}));
+  auto frames = chat_turn(*client_, "main", "call over http", "run-http", std::chrono::seconds(60));
+  EXPECT_EQ(frames.back()["payload"]["state"], "final") << frames.back().dump();
+  const auto gens = generations();
+  ASSERT_EQ(gens.size(), 2u);
+  EXPECT_NE(tool_results(gens[1]).find("Echo: over http"), std::string::npos) << tool_results(gens[1]);
+  EXPECT_EQ(server(status(), "remote")["transport"], "streamable-http");
+}
+
+}  // namespace
+}  // namespace mcp_client_test
+}  // namespace pincer::test
