@@ -14,7 +14,7 @@ int run_stdio_bridge(const ClientFlags& flags, const StdioBridgeSpec& spec) {
   std::signal(SIGPIPE, SIG_IGN);  // a client that closed stdout: write() fails with EPIPE instead
 
   EventLoop loop(1);
-  interop::GatewayLink link(loop);
+  interop::GatewayLink link(loop, flags.conn.timeout_ms);
   interop::StdioServer rpc(loop, 0, 1);
   std::unique_ptr<interop::BridgeServer> server = spec.make(loop, rpc, link);
   int exit_code = 0;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -23,13 +24,15 @@ class GatewayLink {
  public:
   using Done = std::function<void(Result<nlohmann::json>)>;
 
-  explicit GatewayLink(EventLoop& loop) : loop_(loop) {}
+  /// `timeout_ms`: how long a call may wait for its answer (then "TIMEOUT"); 0 = no limit.
+  explicit GatewayLink(EventLoop& loop, int64_t timeout_ms = 0) : loop_(loop), timeout_ms_(timeout_ms) {}
 
   void attach(cli::GatewayClient* client) { client_ = client; }
   bool attached() const { return client_ != nullptr; }
 
   /// Sends `method` with `params`; `done` gets the payload or the gateway's error (code, message)
-  /// on the loop thread. Without a client: "UNAVAILABLE" at once.
+  /// on the loop thread, exactly once: "TIMEOUT" when no answer came within the timeout (a later
+  /// answer is dropped), "CLOSED" when the connection ended. Without a client: "UNAVAILABLE" at once.
   void call(const std::string& method, const nlohmann::json& params, Done done);
 
   /// An EventHandler for GatewayClient::connect that hands each event to `on_event` on the loop.
@@ -37,6 +40,7 @@ class GatewayLink {
 
  private:
   EventLoop& loop_;
+  int64_t timeout_ms_ = 0;
   cli::GatewayClient* client_ = nullptr;
 };
 
