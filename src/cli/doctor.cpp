@@ -419,6 +419,10 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
   for (auto& f : check_security(cfg, env)) out.push_back(std::move(f));
   if (auto f = check_control_ui(cfg, env("HOME").value_or(""))) out.push_back(std::move(*f));
   if (auto f = check_command_owner(cfg)) out.push_back(std::move(*f));
+  const bool gateway_answers = !out.empty() && std::any_of(out.begin(), out.end(), [](const Finding& f) {
+    return f.check == "gateway" && f.status == "ok";
+  });
+  for (auto& f : check_mcp_servers(cfg, env, gateway_answers)) out.push_back(std::move(f));
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   for (auto& f : check_auth_profiles(cfg, state_dir, env, now)) out.push_back(std::move(f));
   auto provider_var = std::find_if(missing.begin(), missing.end(), [](const MissingEnvVar& m) {

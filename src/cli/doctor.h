@@ -85,6 +85,12 @@ std::vector<MissingEnvVar> missing_env_vars(const std::filesystem::path& config_
 Finding check_running_gateway(const std::filesystem::path& state_dir, const std::filesystem::path& config_file,
                               const config::EnvLookup& env);
 
+/// "mcp" (IX-2, cli/doctor_mcp.cpp): one finding per `mcp.servers` entry — the running gateway's
+/// view (`mcp.status`: ready with its tool count, not started yet, or unavailable with the reason)
+/// when `ask_gateway` and it answers, else what the config alone shows (no command or url, an
+/// unsupported transport or auth, a command not on PATH). Nothing when no server is configured.
+std::vector<Finding> check_mcp_servers(const nlohmann::json& effective, const config::EnvLookup& env, bool ask_gateway);
+
 /// Every check, for the state dir and config file given. A config that only lacks environment
 /// variables is reported per variable (name and config path), and the other checks still run.
 std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const std::filesystem::path& config_file,

@@ -229,6 +229,13 @@ TEST_F(McpClientTest, BrokenServersAreUnavailableWithTheirReasonAndTheTurnStillC
   EXPECT_EQ(cli.exit_code, 1) << cli.out << cli.err;
   EXPECT_NE(cli.out.find("everything  stdio  ready"), std::string::npos) << cli.out << cli.err;
   EXPECT_NE(cli.out.find("not found on PATH"), std::string::npos) << cli.out << cli.err;
+  // `pincer doctor` lists them too, from the running gateway.
+  auto doctor = run_pincer({"doctor", "--json"},
+                           {{"PINCER_HOME", home_.path().string()}, {"PINCER_GATEWAY_PORT", std::to_string(gateway_->port())}},
+                           std::chrono::seconds(30));
+  EXPECT_NE(doctor.out.find("MCP server everything: ready"), std::string::npos) << doctor.out << doctor.err;
+  EXPECT_NE(doctor.out.find("MCP server quits: "), std::string::npos) << doctor.out;
+  EXPECT_NE(doctor.out.find("exited with code 3"), std::string::npos) << doctor.out;
 }
 
 TEST_F(McpClientTest, ToolSearchLoadsSchemasOnDemandAboveTheEagerLimit) {
@@ -269,6 +276,9 @@ TEST_F(McpClientTest, StreamableHttpServer) {
   ASSERT_EQ(gens.size(), 2u);
   EXPECT_NE(tool_results(gens[1]).find("Echo: over http"), std::string::npos) << tool_results(gens[1]);
   EXPECT_EQ(server(status(), "remote")["transport"], "streamable-http");
+  // Header values are secrets: config.get shows them redacted.
+  auto cfg = client_->request("config.get", json::object());
+  EXPECT_EQ(cfg.dump().find("mcp-header-secret-value"), std::string::npos) << "redacted";
 }
 
 }  // namespace
