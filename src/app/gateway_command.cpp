@@ -28,6 +28,7 @@
 #include "app/heartbeat_runtime.h"
 #include "app/hooks_runtime.h"
 #include "app/mcp_runtime.h"  // MCP servers' tools (IX-2)
+#include "interop/openai_http/openai_http_service.h"
 #include "app/message_runtime.h"         // session tools + message tool (TL-1, MA-2)
 #include "agent/session_tools_backend.h"  // (same)
 #include "channels/channel_manager.h"
@@ -322,6 +323,8 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   hooks.start();
   // MCP servers' tools (IX-2): started by the first run that could use them; mcp.status.
   McpRuntime mcp(loop, agents, gateway, cfg, state.string());
+  // The OpenAI-compatible HTTP API (IX-4): routes on this port only while gateway.http.endpoints.* is on.
+  interop::openai_http::OpenAiHttpService openai_http(gateway, agents, cfg);
   // Session tools (TL-1, MA-2) and the `message` tool: the backends of every run from now on.
   agent::SessionToolsBackend session_tools(loop, agents);
   MessageRuntime message_runtime(loop, agents, channel_manager, cfg, state);
@@ -375,12 +378,13 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     return Ok{};
   };
   ConfigReloader reloader(loop, config_path, env, cfg, gateway, agents, channel_manager, preflight, checks);
-  reloader.on_hot_applied([&cron, &heartbeat, &hooks, &mcp, &message_runtime](const json& next) {
+  reloader.on_hot_applied([&cron, &heartbeat, &hooks, &mcp, &message_runtime, &openai_http](const json& next) {
     message_runtime.reconfigure(next);  // session tools + message tool
     cron.reconfigure(next);
     heartbeat.reconfigure(next);
     hooks.reconfigure(next);
     mcp.reconfigure(next);
+    openai_http.reconfigure(next);
   });
   reloader.start();
   gateway::ServerOptions options;

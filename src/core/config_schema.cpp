@@ -7,6 +7,7 @@
 #include "core/config_schema_mcp.h"
 #include "core/config_schema_heartbeat.h"
 #include "core/config_schema_hooks.h"
+#include "core/config_schema_gateway_http.h"
 
 #include <cassert>
 #include <cmath>
@@ -275,6 +276,7 @@ Node gateway_section() {
                 field("debounceMs", integer().min(0).max(60000).def(300).doc(
                                         "Quiet time after the last write before the file is read, ms.")),
             }).doc("Applying edits of the config file without a restart.")),
+      field("http", gateway_http_section()),  // IX-4 (config_schema_gateway_http.cpp)
   }).doc("The gateway server: network binding, authentication, reverse proxies, Control UI.");
 }
 

@@ -22,6 +22,7 @@ constexpr Rule kRules[] = {
     {"plugins", ChangeKind::Hot},  // provider settings of web_search, read per run
     {"cron", ChangeKind::Hot},     // the scheduler's limit and switches (CronScheduler::reconfigure)
     {"hooks", ChangeKind::Hot},    // the webhook route and its settings (HooksRuntime::reconfigure)
+    {"gateway.http", ChangeKind::Hot},  // the OpenAI-compatible API's switches (OpenAiHttpService::reconfigure)
     // memory.*: AgentService::reconfigure → MemoryService::reconfigure reopens (and frees) an index
     // whose settings changed; backend, citations, capture and archive are read per run.
     {"memory", ChangeKind::Hot},

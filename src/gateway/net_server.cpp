@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <deque>
 #include <list>
 #include <map>
 #include <memory>
@@ -158,7 +159,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
       // Web pages never reach a route: refused before its body is read (route_guard.h).
       if (auto refused = check_route_request(std::string(req.method_string()), header_map(req), route->body_type,
                                              gateway_.settings().auth)) {
-        return respond(error_response(static_cast<http::status>(refused->status), refused->error, req.version()));
+        return respond(route_refusal(route, refused->status, refused->error, req.version()));
       }
     }
     const std::size_t limit = route ? std::min(route->max_body_bytes, kHttpRouteBodyLimit) : kHttpBodyLimit;
@@ -168,6 +169,24 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     parser_->body_limit(limit);  // for bodies without Content-Length (chunked)
     stream_.expires_after(kHttpBodyTimeout);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  /// The transport's refusal of a request for `route` (nullptr: no route), in the route's error
+  /// shape when it has one (HttpRoute::format_error).
+  static http::response<http::string_body> route_refusal(const net::HttpRoute* route, int status, const std::string& error,
+                                                         unsigned version) {
+    if (!route || !route->format_error) return error_response(static_cast<http::status>(status), error, version);
+    net::HttpRouteResponse r = route->format_error(status, error);
+    http::response<http::string_body> res{static_cast<http::status>(r.status), version};
+    res.set(http::field::server, "pincer/" PINCER_VERSION);
+    res.set("X-Content-Type-Options", "nosniff");
+    res.set(http::field::cache_control, "no-store");
+    res.set(http::field::content_type, r.content_type);
+    for (const auto& [k, v] : r.headers) res.set(k, v);
+    res.body() = std::move(r.body);
+    res.keep_alive(false);
+    res.prepare_payload();
+    return res;
   }
 
   static http::response<http::string_body> error_response(http::status status, const std::string& error, unsigned version,
@@ -185,7 +204,10 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
 
   void on_read(error_code ec) {
     const unsigned version = parser_->get().version() ? parser_->get().version() : 11;
-    if (ec == http::error::body_limit) return respond(error_response(http::status::payload_too_large, "body too large", version));
+    if (ec == http::error::body_limit) {
+      const std::string path(parser_->get().target().substr(0, parser_->get().target().find('?')));
+      return respond(route_refusal(gateway_.http_routes().find(path), 413, "body too large", version));
+    }
     if (ec == http::error::header_limit) {
       return respond(error_response(static_cast<http::status>(431),
                                     "request header fields too large (at most " + std::to_string(kHttpHeaderLimit / 1024) +
@@ -246,17 +268,27 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
       res.prepare_payload();
       return res;
     };
-    if (req.body().size() > route.max_body_bytes) {
-      return respond(make({413, "application/json; charset=utf-8", R"({"ok":false,"error":"body too large"})", {}}));
-    }
+    if (req.body().size() > route.max_body_bytes) return respond(route_refusal(&route, 413, "body too large", version));
     net::HttpRouteRequest in;
     in.method = std::string(req.method_string());
     const std::string_view target(req.target().data(), req.target().size());
     in.path = std::string(target.substr(0, target.find('?')));
     if (auto q = target.find('?'); q != std::string_view::npos) in.query = std::string(target.substr(q + 1));
-    in.remote_address = peer_info(stream_.socket(), req, gateway_.settings().auth).client_ip();
+    const PeerInfo peer = peer_info(stream_.socket(), req, gateway_.settings().auth);
+    in.remote_address = peer.client_ip();
     in.headers = header_map(req);
     in.body = std::move(req.body());
+    in.authorize_bearer = [this, self = shared_from_this(), peer](std::string_view bearer) {
+      return gateway_.authorize_http_bearer(peer, bearer);
+    };
+    answer_pending_ = true;
+    in.on_client_gone = [weak = weak_from_this()](std::function<void()> fn) {
+      auto self = weak.lock();
+      if (!self || !self->answer_pending_) return;
+      if (self->client_gone_) return fn();
+      self->gone_callbacks_.push_back(std::move(fn));
+      self->watch_client();
+    };
     // Exactly one answer: later calls are ignored; a responder dropped unanswered gives 500.
     struct Once {
       std::shared_ptr<HttpSession> session;  // kept open until answered
@@ -269,6 +301,11 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     auto once = std::make_shared<Once>();  // built in place: a moved-from copy would answer 500
     once->session = shared_from_this();
     once->make = make;
+    in.begin_stream = [once, version, keep_alive](net::HttpRouteResponse head) -> std::shared_ptr<net::HttpStream> {
+      if (once->done) return nullptr;
+      once->done = true;
+      return once->session->begin_stream(std::move(head), version, keep_alive);
+    };
     route.handle(in, [once](net::HttpRouteResponse r) {
       if (once->done) return;
       once->done = true;
@@ -351,8 +388,86 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
         self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
         return;
       }
-      if (!sp->keep_alive()) return self->linger();
-      self->read_next();
+      self->answer_done(sp->keep_alive());
+    });
+  }
+
+ public:
+  // ---- a route's answer still pending: the client going away, streamed answers (http_route.h) ----
+
+  /// Reads while a route's answer is pending, to notice the client closing (EOF or an error
+  /// calls the on_client_gone callbacks). Bytes that arrive (a pipelined request) are kept for
+  /// the next read_next(); the watch then ends.
+  void watch_client() {
+    if (watching_ || client_gone_) return;
+    watching_ = true;
+    stream_.expires_never();  // a turn may take minutes; the answer's writes have their own timeout
+    stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](error_code ec, std::size_t n) {
+      self->buffer_.commit(n);
+      self->watching_ = false;
+      if (ec && ec != asio::error::operation_aborted) self->client_went_away();
+      if (auto next = std::exchange(self->after_watch_, nullptr); next && !self->client_gone_) next();
+    });
+  }
+
+  void client_went_away() {
+    if (client_gone_) return;
+    client_gone_ = true;
+    auto callbacks = std::exchange(gone_callbacks_, {});
+    for (auto& fn : callbacks) fn();
+    untrack();
+    stream_.close();
+  }
+
+  /// The answer is out: the connection goes on (keep-alive) or ends, once the watch read stopped.
+  void answer_done(bool keep_alive) {
+    answer_pending_ = false;
+    gone_callbacks_.clear();
+    auto next = [self = shared_from_this(), keep_alive] { keep_alive ? self->read_next() : self->linger(); };
+    if (!watching_) return next();
+    after_watch_ = std::move(next);
+    stream_.cancel();
+  }
+
+  std::shared_ptr<net::HttpStream> begin_stream(net::HttpRouteResponse head, unsigned version, bool keep_alive);
+
+  /// Queues one piece of a streamed answer (already framed); false when the client is gone or
+  /// stopped reading.
+  bool stream_out(std::string bytes) {
+    if (client_gone_) return false;
+    if (out_bytes_ + bytes.size() > net::HttpStream::kMaxQueuedBytes) {
+      client_went_away();
+      return false;
+    }
+    out_bytes_ += bytes.size();
+    out_.push_back(std::move(bytes));
+    pump();
+    return true;
+  }
+  void stream_end() {
+    if (stream_ended_) return;
+    stream_ended_ = true;
+    if (chunked_) stream_out("0\r\n\r\n");
+    pump();
+  }
+  bool chunked_ = true, stream_keep_alive_ = false, stream_ended_ = false;
+  uint64_t stream_gen_ = 0;  // which begin_stream the current stream is: an older RouteStream is inert
+
+ private:
+  void pump() {
+    if (writing_ || client_gone_) return;
+    if (out_.empty()) {
+      if (stream_ended_ && answer_pending_) answer_done(stream_keep_alive_);
+      return;
+    }
+    writing_ = true;
+    stream_.expires_after(kHttpBodyTimeout);  // only the write's: a pending watch read keeps no timeout
+    asio::async_write(stream_, asio::buffer(out_.front()), [self = shared_from_this()](error_code ec, std::size_t) {
+      self->writing_ = false;
+      self->out_bytes_ -= self->out_.front().size();
+      self->out_.pop_front();
+      if (ec) return self->client_went_away();
+      self->pump();
     });
   }
 
@@ -387,7 +502,62 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   std::optional<http::request_parser<http::string_body>> parser_;
   std::unique_ptr<std::array<char, 16 * 1024>> drain_;
   std::size_t drained_ = 0;
+  // A route's pending answer (watch_client, begin_stream).
+  bool answer_pending_ = false, watching_ = false, client_gone_ = false, writing_ = false;
+  std::vector<std::function<void()>> gone_callbacks_;
+  std::function<void()> after_watch_;
+  std::deque<std::string> out_;
+  std::size_t out_bytes_ = 0;
 };
+
+/// A streamed answer of a route (http_route.h): HTTP/1.1 chunks on the session's socket.
+class RouteStream final : public net::HttpStream {
+ public:
+  explicit RouteStream(std::shared_ptr<HttpSession> session) : session_(std::move(session)), gen_(session_->stream_gen_) {}
+  ~RouteStream() override { end(); }
+  bool write(std::string bytes) override {
+    if (gen_ != session_->stream_gen_ || session_->stream_ended_) return false;
+    if (bytes.empty()) return true;  // an empty chunk would end the stream
+    if (!session_->chunked_) return session_->stream_out(std::move(bytes));
+    char size[20];
+    const int n = std::snprintf(size, sizeof size, "%zx\r\n", bytes.size());
+    bytes.insert(0, size, static_cast<std::size_t>(n));
+    bytes.append("\r\n");
+    return session_->stream_out(std::move(bytes));
+  }
+  void end() override {
+    if (gen_ == session_->stream_gen_) session_->stream_end();
+  }
+
+ private:
+  std::shared_ptr<HttpSession> session_;
+  uint64_t gen_;
+};
+
+std::shared_ptr<net::HttpStream> HttpSession::begin_stream(net::HttpRouteResponse head, unsigned version, bool keep_alive) {
+  // HTTP/1.0 has no chunked encoding: the body then ends with the connection.
+  stream_ended_ = false;  // a keep-alive connection's earlier stream ended
+  ++stream_gen_;
+  chunked_ = version >= 11;
+  stream_keep_alive_ = chunked_ && keep_alive;
+  const auto status = static_cast<http::status>(head.status);
+  std::string out = "HTTP/1." + std::string(version >= 11 ? "1 " : "0 ") + std::to_string(head.status) + " " +
+                    std::string(http::obsolete_reason(status)) + "\r\nServer: pincer/" PINCER_VERSION +
+                    "\r\nX-Content-Type-Options: nosniff\r\nContent-Type: " + head.content_type + "\r\n";
+  bool cache_control = false;
+  for (const auto& [k, v] : head.headers) {
+    cache_control = cache_control || beast::iequals(k, "cache-control");
+    out += k + ": " + v + "\r\n";
+  }
+  if (!cache_control) out += "Cache-Control: no-store\r\n";
+  if (chunked_) out += "Transfer-Encoding: chunked\r\n";
+  if (!stream_keep_alive_) out += "Connection: close\r\n";
+  out += "\r\n";
+  stream_out(std::move(out));
+  auto stream = std::make_shared<RouteStream>(shared_from_this());
+  stream->write(std::move(head.body));
+  return stream;
+}
 
 void ReadingSessions::make_room() {
   if (sessions.size() < kMaxReadingSessions) return;
