@@ -1,7 +1,6 @@
 // `pincer acp` (SPEC IX-3; docs/interop.md "ACP"): an Agent Client Protocol agent on stdio for
 // editors (Zed …), whose prompts go through the running gateway's chat.send.
 #include <cstdlib>
-
 #include <memory>
 
 #include "app/commands.h"
