@@ -8,6 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "core/utf8.h"
+#include "store/session_index.h"
+#include "store/session_keys.h"
 
 namespace pincer::agent {
 
@@ -96,6 +98,15 @@ void AgentService::Impl::open_journal() {
 
 RunJournal& AgentService::journal() { return impl_->journal; }
 
+Result<json> AgentService::journal_media(const std::string& agent_id, const std::vector<Attachment>& attachments) {
+  return store_attachment_refs(attachments, store::sessions_dir(impl_->state_dir, agent_id) / "media");
+}
+
+std::vector<Attachment> AgentService::load_journal_media(const std::string& session_key, const json& refs) {
+  const std::string agent_id = store::agent_id_from_session_key(canonical_key(session_key));
+  return load_attachment_refs(refs, store::sessions_dir(impl_->state_dir, agent_id));
+}
+
 std::vector<JournalEntry> AgentService::take_unfinished(const std::string& source) {
   std::vector<JournalEntry> out;
   std::erase_if(impl_->unfinished, [&](JournalEntry& e) {
@@ -119,6 +130,9 @@ void AgentService::resume_unfinished(const std::function<RunEventSink(const Send
       continue;
     }
     SendRequest request = send_request_from_json(e.request);
+    if (e.request.contains("media")) {  // the attachments, read back from their files
+      request.attachments = load_journal_media(canonical_key(request.session_key, request.agent_id), e.request["media"]);
+    }
     request.journal_ids = {e.id};
     request.resume = true;
     if (request.run_id.empty()) request.run_id = e.id;

@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <ctime>
 
+#include <spdlog/spdlog.h>
+
+#include "agent/attachments.h"
 #include "core/ids.h"
+#include "store/session_index.h"
 
 namespace pincer::agent {
 
@@ -87,13 +91,25 @@ Result<std::vector<std::string>> AgentService::abort(const std::string& session_
   return aborted;
 }
 
-bool AgentService::steer(const std::string& session_key, const std::string& run_id, std::string text) {
+bool AgentService::steer(const std::string& session_key, const std::string& run_id, std::string text,
+                         const std::vector<Attachment>& attachments) {
   auto lane = impl_->lanes.find(canonical_key(session_key));
   if (lane == impl_->lanes.end() || !lane->second.active) return false;
   AgentRun& run = *lane->second.active;
   if (run.inputs().silent) return false;  // a memory flush: the text waits for the user's own turn
   if (!run_id.empty() && run.inputs().run_id != run_id) return false;
-  return run.steer(std::move(text));
+  std::vector<llm::ContentBlock> media;
+  if (!attachments.empty()) {  // stored beside the transcript, as a turn's own (attachments.h)
+    auto blocks = attachment_blocks(attachments, store::sessions_dir(impl_->state_dir, run.inputs().agent_id) / "media",
+                                    run.inputs().session_id);
+    if (!blocks) {
+      spdlog::warn("run {}: a steered message's attachments not stored ({}); it runs as a turn of its own",
+                   run.inputs().run_id, blocks.error().message);
+      return false;
+    }
+    media = std::move(*blocks);
+  }
+  return run.steer(std::move(text), std::move(media));
 }
 
 void AgentService::abort_all(const std::string& reason) {

@@ -505,10 +505,15 @@ void AgentRun::inject_steering() {
   }
   std::vector<std::string> texts = std::move(steering_);
   steering_.clear();
+  std::vector<llm::ContentBlock> media = std::move(steering_media_);
+  steering_media_.clear();
   std::string joined;
-  for (const auto& text : texts) joined += (joined.empty() ? "" : "\n\n") + text;
+  for (const auto& text : texts) {
+    if (!text.empty()) joined += (joined.empty() ? "" : "\n\n") + text;
+  }
   llm::UserMessage user;
-  user.content.emplace_back(llm::TextContent{utf8::replace_invalid(joined)});  // as in start()
+  if (!joined.empty() || media.empty()) user.content.emplace_back(llm::TextContent{utf8::replace_invalid(joined)});  // as in start()
+  user.content.insert(user.content.end(), std::make_move_iterator(media.begin()), std::make_move_iterator(media.end()));
   user.timestamp = clock_.wall_ms();
   if (!record(user)) return finish_error(save_error_);
   spdlog::info("run {}: {} steering message(s) injected, {} tool call(s) skipped", in_.run_id, texts.size(),
@@ -530,9 +535,10 @@ bool AgentRun::switch_model(llm::ModelSpec model) {
   return true;
 }
 
-bool AgentRun::steer(std::string text) {
+bool AgentRun::steer(std::string text, std::vector<llm::ContentBlock> media) {
   if (finished_ || aborted_) return false;
   steering_.push_back(std::move(text));
+  steering_media_.insert(steering_media_.end(), std::make_move_iterator(media.begin()), std::make_move_iterator(media.end()));
   return true;
 }
 

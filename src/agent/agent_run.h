@@ -156,7 +156,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   /// injected — reported by a Steered event (`text` = it) before the next model call — or, when
   /// the run ends first, never: the terminal event is the last word. Several texts queued before
   /// one boundary enter as one user message (joined by blank lines), one Steered event each.
-  bool steer(std::string text);
+  /// `media`: the message's images and files as content blocks (attachment_blocks, already stored
+  /// beside the transcript); they follow the texts in that user message.
+  bool steer(std::string text, std::vector<llm::ContentBlock> media = {});
   /// `/model` while the run works (AG-6): when the run is still clean — its first model call has
   /// shown nothing, no tool ran, no reply was recorded — the call is cancelled and made again with
   /// `model` (true). Otherwise nothing changes (false): the caller applies it from the next turn.
@@ -254,6 +256,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool tool_running_ = false;
   std::shared_ptr<std::atomic<bool>> cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
   std::vector<std::string> steering_;  ///< steer() texts waiting for the next boundary
+  std::vector<llm::ContentBlock> steering_media_;  ///< their images and files, in order
 
   llm::Usage usage_;
   std::shared_ptr<context::ContextEngine> engine_;

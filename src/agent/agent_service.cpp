@@ -146,7 +146,13 @@ Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink
 
   SendRequest journaled = request;  // recorded before the caller acknowledges it (SS-6)
   if (!request.source.empty() && request.journal_ids.empty()) {
-    auto id = impl_->journal.accept(request.source, send_request_json(request));
+    json record = send_request_json(request);
+    if (!request.attachments.empty()) {  // by reference: the bytes go beside the transcripts now
+      auto refs = journal_media(agent_id, request.attachments);
+      if (!refs) return refs.error();
+      record["media"] = std::move(*refs);
+    }
+    auto id = impl_->journal.accept(request.source, record);
     if (!id) return Error{"UNAVAILABLE", "cannot record the request in the run journal: " + id.error().message};
     journaled.journal_ids = {*id};
   }
@@ -310,7 +316,7 @@ void AgentService::start(Pending p) {
   RunInputs in;
   in.run_id = p.request.run_id;
   if (!p.request.attachments.empty()) {  // images stored beside the transcript (attachments.h)
-    auto blocks = attachment_blocks(p.request.attachments, dir / "media");
+    auto blocks = attachment_blocks(p.request.attachments, dir / "media", session_id);
     if (!blocks) return fail(blocks.error().message);
     in.attachments = std::move(*blocks);
   }
@@ -425,13 +431,18 @@ void AgentService::start(Pending p) {
   s.lanes[key].active_lane = p.request.lane;
   spdlog::info("run {} started: session {} agent {} model {}/{}", p.request.run_id, key, p.agent_id,
                run->inputs().model.provider, run->inputs().model.id);
+  json journal_only_media = json::array();  // the journal's copies of files: not needed once the turn is recorded
   for (const auto& id : p.request.journal_ids) {
+    if (const JournalEntry* e = s.journal.find(id); e && e->request.is_object() && e->request.contains("media")) {
+      for (const auto& r : e->request["media"]) journal_only_media.push_back(r);
+    }
     if (auto st = s.journal.started(id, p.request.run_id); !st) spdlog::error("run journal: {}", st.error().message);
   }
   if (p.request.compact) run->start_compaction(p.request.message);
   else if (branch) run->start_branch_switch(std::move(*branch));
   else if (resume_ms) run->resume(*resume_ms);
   else run->start(p.request.memory_flush ? p.request.message : take_system_events(key) + p.request.message);
+  if (!journal_only_media.empty()) remove_journal_only_refs(journal_only_media, dir);  // the user message is written
   if (auto a = s.aborted_in_flush.find(p.request.run_id); a != s.aborted_in_flush.end()) {
     const std::string reason = a->second;  // aborted during its memory flush (CX-10)
     s.aborted_in_flush.erase(a);

@@ -142,8 +142,18 @@ class AgentService {
   /// session has no started run (idle, or its run still queued), the run differs from `run_id`,
   /// or it is finishing. True means queued, not injected: the run's sink gets a Steered event
   /// when it is; if the terminal event comes first it never is, and the caller should run `text`
-  /// as a turn of its own.
-  bool steer(const std::string& session_key, const std::string& run_id, std::string text);
+  /// as a turn of its own. `attachments` (a channel message's media, agent/attachments.h) go with
+  /// the text: images are stored beside the transcript first; false when they cannot be.
+  bool steer(const std::string& session_key, const std::string& run_id, std::string text,
+             const std::vector<Attachment>& attachments = {});
+
+  /// The run journal's record of a message's attachments (store_attachment_refs): their bytes
+  /// stored beside agent `agent_id`'s transcripts, described by reference. A run source that
+  /// journals its own requests (the channel pipeline) puts this under "media" in its entry; the
+  /// files that are not images are deleted once the turn's user message is recorded.
+  Result<nlohmann::json> journal_media(const std::string& agent_id, const std::vector<Attachment>& attachments);
+  /// The attachments of such a record, for a message of `session_key` resumed after a restart.
+  std::vector<Attachment> load_journal_media(const std::string& session_key, const nlohmann::json& refs);
 
   /// Calls `done` with the terminal event of `run_id` (at once when it already ended and is still
   /// remembered); false when the run is unknown.

@@ -93,6 +93,10 @@ Result<json> archive_session(AgentService& self, store::SessionIndex& index, con
     if (!archived) return archived.error();
     if (archived_to) *archived_to = *archived;
   }
+  // Its images go with it, unless another session uses them too (attachments.h).
+  if (const int gone = release_session_media(dir, old_id); gone > 0) {
+    spdlog::info("session {} ({}): {} media file(s) deleted", key, old_id, gone);
+  }
   (void)self;
   return json{{"ok", true}, {"key", key}, {"previousSessionId", old_id}};
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <sodium.h>
+#include <spdlog/spdlog.h>
 
 #include "core/ids.h"
 #include "core/utf8.h"
@@ -103,6 +104,48 @@ std::string read_whole(const std::filesystem::path& file) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+/// "media/<sha256>.<ext>" with an image's extension or "bin" → the file; "" otherwise.
+std::filesystem::path journal_media_file(const std::filesystem::path& sessions_dir, const std::string& ref) {
+  if (!starts_with(ref, "media/")) return {};
+  const std::string name = ref.substr(6);
+  const size_t dot = name.find('.');
+  const std::string ext = dot == std::string::npos ? "" : name.substr(dot + 1);
+  if (dot != 64 || name.find_first_not_of("0123456789abcdef") != 64 || (ext != "bin" && mime_of_extension(ext).empty())) {
+    return {};
+  }
+  return sessions_dir / "media" / name;
+}
+
+/// Writes `bytes` as `media_dir/name` unless it is there already (content-addressed).
+Status store_media_file(const std::filesystem::path& media_dir, const std::string& name, const std::string& bytes) {
+  const auto file = media_dir / name;
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) return Ok{};
+  std::filesystem::create_directories(media_dir, ec);
+  ::chmod(media_dir.c_str(), 0700);
+  return store::write_file_atomic(file, bytes, 0600);
+}
+
+/// A session id usable as a directory name (uuids; nothing with a separator or a leading dot).
+bool plain_session_id(const std::string& id) {
+  return !id.empty() && id.size() <= 128 && id[0] != '.' &&
+         id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == std::string::npos;
+}
+
+/// Hard-links `media_dir/name` as `media_dir/by-session/<session_id>/name` (once). A failure only
+/// means the file is never deleted by release_session_media: logged, not fatal.
+void link_for_session(const std::filesystem::path& media_dir, const std::string& name, const std::string& session_id) {
+  if (!plain_session_id(session_id)) return;
+  const auto dir = media_dir / "by-session" / session_id;
+  std::error_code ec;
+  if (std::filesystem::exists(dir / name, ec)) return;
+  std::filesystem::create_directories(dir, ec);
+  std::filesystem::create_hard_link(media_dir / name, dir / name, ec);
+  if (ec && ec != std::errc::file_exists) {
+    spdlog::warn("media: cannot link {} for session {}: {} (the file will be kept)", name, session_id, ec.message());
+  }
 }
 
 Status check_one(Attachment& a, const std::string& where) {
@@ -210,20 +253,16 @@ Result<std::vector<Attachment>> parse_chat_attachments(const json& list) {
 }
 
 Result<std::vector<llm::ContentBlock>> attachment_blocks(const std::vector<Attachment>& attachments,
-                                                         const std::filesystem::path& media_dir) {
+                                                         const std::filesystem::path& media_dir,
+                                                         const std::string& session_id) {
   std::vector<llm::ContentBlock> out;
   for (const auto& a : attachments) {
     if (a.kind == "image") {
       const std::string name = ids::sha256_hex(a.bytes) + "." + extension_of(a.mime_type);
-      const auto file = media_dir / name;
-      std::error_code ec;
-      if (!std::filesystem::exists(file, ec)) {  // content-addressed: written once
-        std::filesystem::create_directories(media_dir, ec);
-        ::chmod(media_dir.c_str(), 0700);
-        if (auto st = store::write_file_atomic(file, a.bytes, 0600); !st) {
-          return Error{"MEDIA_WRITE", "cannot store the image " + display_name(a) + ": " + st.error().message};
-        }
+      if (auto st = store_media_file(media_dir, name, a.bytes); !st) {  // content-addressed: written once
+        return Error{"MEDIA_WRITE", "cannot store the image " + display_name(a) + ": " + st.error().message};
       }
+      if (!session_id.empty()) link_for_session(media_dir, name, session_id);
       out.emplace_back(llm::ImageContent{base64_encode(a.bytes), a.mime_type, "media/" + name});
     } else if (text_like(a) && a.bytes.size() <= kMaxInlineTextBytes && reads_as_text(a.bytes)) {
       std::string fence = "```";
@@ -237,6 +276,70 @@ Result<std::vector<llm::ContentBlock>> attachment_blocks(const std::vector<Attac
     }
   }
   return out;
+}
+
+Result<json> store_attachment_refs(const std::vector<Attachment>& attachments, const std::filesystem::path& media_dir) {
+  json out = json::array();
+  for (const auto& a : attachments) {
+    const std::string name = ids::sha256_hex(a.bytes) + "." + (a.kind == "image" ? extension_of(a.mime_type) : "bin");
+    if (auto st = store_media_file(media_dir, name, a.bytes); !st) {
+      return Error{"MEDIA_WRITE", "cannot store the attachment " + display_name(a) + ": " + st.error().message};
+    }
+    out.push_back({{"kind", a.kind}, {"mimeType", a.mime_type}, {"fileName", a.file_name}, {"ref", "media/" + name},
+                   {"bytes", a.bytes.size()}});
+  }
+  return out;
+}
+
+std::vector<Attachment> load_attachment_refs(const json& refs, const std::filesystem::path& sessions_dir) {
+  std::vector<Attachment> out;
+  if (!refs.is_array()) return out;
+  for (const auto& r : refs) {
+    if (!r.is_object()) continue;
+    Attachment a{r.value("kind", "file") == "image" ? "image" : "file", r.value("mimeType", ""), r.value("fileName", ""), ""};
+    const std::string ref = r.value("ref", "");
+    const auto file = journal_media_file(sessions_dir, ref);
+    a.bytes = file.empty() ? std::string() : read_whole(file);
+    if (a.bytes.empty() || (a.kind == "image" && sniff_image_mime(a.bytes).empty())) {
+      a = Attachment{"file", "text/plain", "", "[attachment unavailable: " + display_name(a) + " (" + ref + ") is missing]"};
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+void remove_journal_only_refs(const json& refs, const std::filesystem::path& sessions_dir) {
+  if (!refs.is_array()) return;
+  for (const auto& r : refs) {
+    const std::string ref = r.is_object() ? r.value("ref", "") : "";
+    if (ref.size() < 4 || ref.compare(ref.size() - 4, 4, ".bin") != 0) continue;
+    if (const auto file = journal_media_file(sessions_dir, ref); !file.empty()) {
+      std::error_code ec;
+      std::filesystem::remove(file, ec);
+    }
+  }
+}
+
+int release_session_media(const std::filesystem::path& sessions_dir, const std::string& session_id) {
+  if (!plain_session_id(session_id)) return 0;
+  const auto media_dir = sessions_dir / "media";
+  const auto dir = media_dir / "by-session" / session_id;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return 0;
+  int deleted = 0;
+  for (const auto& link : std::filesystem::directory_iterator(dir, ec)) {
+    const auto shared = media_dir / link.path().filename();
+    std::error_code e1;
+    std::filesystem::remove(link.path(), e1);
+    if (e1) {
+      spdlog::warn("media: cannot remove {}: {}", link.path().string(), e1.message());
+      continue;
+    }
+    // Linked by no other session (only its own name is left): nothing refers to it any more.
+    if (std::filesystem::hard_link_count(shared, e1) == 1 && !e1 && std::filesystem::remove(shared, e1)) ++deleted;
+  }
+  std::filesystem::remove(dir, ec);
+  return deleted;
 }
 
 std::filesystem::path media_file(const std::filesystem::path& sessions_dir, const std::string& ref) {

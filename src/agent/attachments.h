@@ -27,8 +27,10 @@ namespace pincer::agent {
 
 /// Decoded bytes per attachment: OpenClaw's image cap (chat-attachments.ts, 5,000,000 bytes).
 inline constexpr std::size_t kMaxAttachmentBytes = 5'000'000;
-/// Decoded bytes of all attachments of one message.
-inline constexpr std::size_t kMaxAttachmentsTotalBytes = 20'000'000;
+/// Decoded bytes of all attachments of one message: all of them base64-encoded (24,000,000 bytes)
+/// fit in one gateway message (25 MiB, gateway/protocol/constants.h kMaxPayloadBytes) with room
+/// for the text. (OpenClaw has no total; its frame limit is the same 25 MiB.)
+inline constexpr std::size_t kMaxAttachmentsTotalBytes = 18'000'000;
 /// Attachments per message.
 inline constexpr std::size_t kMaxAttachments = 10;
 /// A text-like file larger than this is not inlined (a notice names it instead).
@@ -57,9 +59,34 @@ Result<std::vector<Attachment>> parse_chat_attachments(const nlohmann::json& att
 Status check_attachments(std::vector<Attachment>& attachments, const std::string& what = "media");
 
 /// The user message's blocks for `attachments`: images stored under `media_dir` (created 0700)
-/// as content-addressed files. Error MEDIA_WRITE when a file cannot be written.
+/// as content-addressed files. With `session_id`, each image is also hard-linked as
+/// `media_dir/by-session/<session_id>/<file>`: the links count the sessions that use a file
+/// (release_session_media). Error MEDIA_WRITE when a file cannot be written.
 Result<std::vector<llm::ContentBlock>> attachment_blocks(const std::vector<Attachment>& attachments,
-                                                         const std::filesystem::path& media_dir);
+                                                         const std::filesystem::path& media_dir,
+                                                         const std::string& session_id = "");
+
+/// Retention of media files: when session `session_id`'s transcript is deleted or archived by a
+/// reset, its links under `<sessions_dir>/media/by-session/<session_id>/` are removed, and so is
+/// each file no other session links any more (its link count back at 1). Cost: the files of that
+/// session only — no scan of other transcripts. Files written before links existed (no session
+/// links them) are kept. Returns how many media files were deleted; errors are logged and skipped.
+int release_session_media(const std::filesystem::path& sessions_dir, const std::string& session_id);
+
+/// The run journal's record of attachments (agent/run_journal.h): each one's bytes stored under
+/// `media_dir` as `<sha256>.<ext>` (an image's extension, "bin" for any other file; 0600, atomic,
+/// written once) and described by reference, never by its bytes:
+///   [{"kind":"image"|"file","mimeType","fileName","ref":"media/<sha256>.<ext>","bytes":<size>}]
+/// Error MEDIA_WRITE when a file cannot be written.
+Result<nlohmann::json> store_attachment_refs(const std::vector<Attachment>& attachments,
+                                             const std::filesystem::path& media_dir);
+/// The attachments of a store_attachment_refs() record, read back from beneath `sessions_dir`. A
+/// reference whose file is missing (or not of that form) becomes a text file saying so
+/// ("[attachment unavailable: <name> (media/…) is missing]"), so the turn still runs.
+std::vector<Attachment> load_attachment_refs(const nlohmann::json& refs, const std::filesystem::path& sessions_dir);
+/// Deletes the files of a record that only the journal uses: the non-image ones ("….bin"; a
+/// run's transcript refers to images, never to these). Missing files are fine.
+void remove_journal_only_refs(const nlohmann::json& refs, const std::filesystem::path& sessions_dir);
 
 /// "media/<sha256>.<ext>" → the file beneath `sessions_dir`; "" path for a reference that is not
 /// of that form (no "..", no absolute paths).

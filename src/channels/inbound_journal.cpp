@@ -54,6 +54,7 @@ void InboundPipeline::resume(const std::function<bool(const std::string& run_id)
     InboundMessage m = inbound_message_from_journal(e.request);
     const std::string session_key = e.request.value("sessionKey", "");
     const std::string agent_id = e.request.value("agentId", "");
+    if (e.request.contains("media")) m.media = agents_.load_journal_media(session_key, e.request["media"]);
     m.journal_id = e.id;
     m.resumed = true;
     auto finish = [&](const std::string& outcome) {

@@ -213,8 +213,11 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   if (is_command && command(channel, m, session_key, route.agent_id)) return InboundOutcome::Accepted;
   // 5. Journaled (SS-6) before the channel acknowledges it, then a run now or the session's queue
   // when a run is busy (QL-3).
-  auto journaled = agents_.journal().accept(kChannelJournalSource, inbound_journal_request(m, session_key, route.agent_id),
-                                            inbound_journal_key(m));
+  json record = inbound_journal_request(m, session_key, route.agent_id);
+  Result<json> media = m.media.empty() ? Result<json>(json::array()) : agents_.journal_media(route.agent_id, m.media);
+  if (media && !media->empty()) record["media"] = std::move(*media);  // by reference, never the bytes
+  auto journaled = media ? agents_.journal().accept(kChannelJournalSource, record, inbound_journal_key(m))
+                         : Result<std::string>(media.error());
   if (!journaled) {
     spdlog::error("{}[{}]: message {} not accepted: {}", m.channel, m.account_id, m.message_id, journaled.error().message);
     reply(channel, m, "journal-" + m.channel + "-" + m.message_id, "⚠️ I cannot take messages right now (my storage "
@@ -248,7 +251,8 @@ void InboundPipeline::enqueue(Channel& channel, InboundMessage m, const std::str
   auto steer = [&](const InboundMessage& msg) {
     return !q.active_run.empty() && q.steered.size() < queue_.cap &&
            agents_.steer(session_key, q.active_run,
-                         msg.is_group && !msg.sender_name.empty() ? msg.sender_name + ": " + msg.text : msg.text);
+                         msg.is_group && !msg.sender_name.empty() ? msg.sender_name + ": " + msg.text : msg.text,
+                         msg.media);  // its images and files go with it
   };
   // (steer waits behind older waiting messages: steering past them would answer out of order.)
   if (queue_.mode == "steer" && q.waiting.empty() && steer(m)) {

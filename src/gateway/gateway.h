@@ -109,6 +109,11 @@ class Gateway {
   ConnId open(ClientLink& link, PeerInfo peer);
   /// One inbound text message.
   void on_message(ConnId id, std::string_view text);
+  /// A message over the connection's limit, read to its end and not kept: `head` is its first
+  /// bytes, `bytes` its size. A connected client's request (its id found in `head`) is answered
+  /// INVALID_REQUEST naming the size and the limit (and, for chat.send / agent, the attachment
+  /// limits); anything else closes the socket 1009 with that text (gateway_oversized.cpp).
+  void on_message_too_large(ConnId id, std::string_view head, std::size_t bytes);
   /// The socket is gone (after close or error); the link must not be used again.
   void on_closed(ConnId id);
   /// The handshake timer fired: closes the client (1008 "handshake timeout") unless connected.

@@ -1,5 +1,6 @@
 // The gateway's WebSocket sessions (Boost.Beast): one per upgraded socket, bridged to Gateway as a
 // ClientLink. All handlers run on the gateway's io_context thread.
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <memory>
@@ -51,6 +52,11 @@ void async_teardown(beast::role_type role, TcpStream& stream, TeardownHandler&& 
   asio::async_compose<TeardownHandler, void(error_code)>(TeardownOp{stream, role}, handler, stream);
 }
 
+/// Bytes asked of Beast per read of a message.
+constexpr std::size_t kReadChunkBytes = 256 * 1024;
+/// Bytes of a message over the limit kept for the gateway's answer (its id and method come first).
+constexpr std::size_t kOversizedHeadBytes = 4 * 1024;
+
 /// One upgraded WebSocket connection; the Gateway talks to it as a ClientLink.
 class WsSession final : public ClientLink, public std::enable_shared_from_this<WsSession> {
  public:
@@ -93,7 +99,10 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
   }
   void set_max_message_bytes(std::size_t bytes) override {
     max_message_bytes_ = bytes;
-    ws_.read_message_max(bytes);
+    // Before connect the limit is hard (Beast closes 1009). After it, a message over the limit is
+    // read to its end without being kept and answered (Gateway::on_message_too_large); only one
+    // over kMaxDrainedMessageBytes closes the socket.
+    ws_.read_message_max(bytes <= kMaxPreConnectBytes ? bytes : std::max(bytes, kMaxDrainedMessageBytes));
   }
 
  private:
@@ -108,14 +117,35 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
     read_next();
   }
 
+  /// Reads the message in pieces: within the limit it is kept whole; past it only its first
+  /// kOversizedHeadBytes are kept (enough for the request's id and method) and the rest is counted.
   void read_next() {
-    ws_.async_read(buffer_, [self = shared_from_this()](error_code ec, std::size_t) { self->on_read(ec); });
+    ws_.async_read_some(buffer_, kReadChunkBytes,
+                        [self = shared_from_this()](error_code ec, std::size_t n) { self->on_read(ec, n); });
   }
 
-  void on_read(error_code ec) {
+  void on_read(error_code ec, std::size_t n) {
     if (ec) return finish(ec);
-    const auto data = buffer_.cdata();
-    gateway_.on_message(id_, std::string_view(static_cast<const char*>(data.data()), data.size()));
+    if (oversized_bytes_ > 0) {
+      oversized_bytes_ += n;
+      buffer_.consume(buffer_.size());
+    } else if (buffer_.size() > max_message_bytes_) {
+      oversized_bytes_ = buffer_.size();
+      const auto data = buffer_.cdata();
+      oversized_head_.assign(static_cast<const char*>(data.data()), std::min(data.size(), kOversizedHeadBytes));
+      buffer_.consume(buffer_.size());
+    }
+    if (!ws_.is_message_done()) return read_next();
+    if (oversized_bytes_ > 0) {
+      const std::size_t bytes = oversized_bytes_;
+      oversized_bytes_ = 0;
+      gateway_.on_message_too_large(id_, oversized_head_, bytes);
+      oversized_head_.clear();
+      oversized_head_.shrink_to_fit();
+    } else {
+      const auto data = buffer_.cdata();
+      gateway_.on_message(id_, std::string_view(static_cast<const char*>(data.data()), data.size()));
+    }
     buffer_.consume(buffer_.size());
     // One large message must not pin its buffer for the connection's lifetime (LESSONS 7).
     if (buffer_.capacity() > 256 * 1024) buffer_.shrink_to_fit();
@@ -162,8 +192,9 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
     }
     if (ec == websocket::error::message_too_big) {
       // Beast has answered close 1009 and drained the rest (TcpStream's teardown).
-      spdlog::warn("conn {}: message over {} bytes (the {} limit) from {}; closed 1009 (message too big)", id_,
-                   max_message_bytes_, byte_size_text(max_message_bytes_), client_ip_);
+      const std::size_t limit = ws_.read_message_max();
+      spdlog::warn("conn {}: message over {} bytes (the {} limit) from {}; closed 1009 (message too big)", id_, limit,
+                   byte_size_text(limit), client_ip_);
     } else if (ec != websocket::error::closed && ec != asio::error::operation_aborted && ec != asio::error::eof) {
       spdlog::debug("conn {}: socket ended: {}", id_, ec.message());
     }
@@ -182,6 +213,8 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
   ConnId id_ = 0;
   bool registered_ = false;
   std::size_t max_message_bytes_ = 0;
+  std::size_t oversized_bytes_ = 0;  ///< > 0 while a message over the limit is being drained
+  std::string oversized_head_;       ///< its first kOversizedHeadBytes
   std::string client_ip_;
 };
 

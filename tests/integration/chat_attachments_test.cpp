@@ -30,6 +30,26 @@ std::string attach_slurp(const fs::path& p) {
   return out.str();
 }
 
+std::string base64_of(const std::string& bytes) {
+  static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const unsigned v = static_cast<unsigned char>(bytes[i]) << 16 | static_cast<unsigned char>(bytes[i + 1]) << 8 |
+                       static_cast<unsigned char>(bytes[i + 2]);
+    out += {abc[v >> 18], abc[(v >> 12) & 63], abc[(v >> 6) & 63], abc[v & 63]};
+  }
+  if (i + 1 == bytes.size()) {
+    const unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
+    out += {abc[v >> 18], abc[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == bytes.size()) {
+    const unsigned v = static_cast<unsigned char>(bytes[i]) << 16 | static_cast<unsigned char>(bytes[i + 1]) << 8;
+    out += {abc[v >> 18], abc[(v >> 12) & 63], abc[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
 class ChatAttachmentsE2E : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -119,7 +139,7 @@ TEST_F(ChatAttachmentsE2E, ImageReachesAVisionModelAndIsStoredBesideTheTranscrip
   EXPECT_NE(transcript.find("\"ref\":\"media/"), std::string::npos);
   size_t media_files = 0;
   for (const auto& e : fs::recursive_directory_iterator(home_.path() / "agents")) {
-    if (e.path().parent_path().filename() == "media") ++media_files;
+    if (e.is_regular_file() && e.path().parent_path().filename() == "media") ++media_files;
   }
   EXPECT_EQ(media_files, 1u);
 
@@ -176,6 +196,51 @@ TEST_F(ChatAttachmentsE2E, MislabelledOrBrokenAttachmentsAreRefused) {
   r = send("main", "  ", json::array(), "bad-3");
   EXPECT_EQ(r["ok"], false);
   EXPECT_NE(r["error"]["message"].get<std::string>().find("message or attachment required"), std::string::npos);
+}
+
+TEST_F(ChatAttachmentsE2E, AMessageOverTheFrameLimitIsAnsweredNotClosed) {
+  // A 20 MB image, base64-encoded (~26.7 MB): over the gateway's 25 MiB per message.
+  std::string image = std::string("\x89PNG\r\n\x1a\n", 8) + std::string(20'000'000 - 8, '\0');
+  const json frame = {{"type", "req"}, {"id", "big-1"}, {"method", "chat.send"},
+                      {"params", {{"sessionKey", "main"}, {"message", "look"}, {"idempotencyKey", "run-big"},
+                                  {"attachments", json::array({{{"type", "image"}, {"mimeType", "image/png"},
+                                                                {"content", base64_of(image)}}})}}}};
+  const std::string text = frame.dump();
+  image.clear();
+  client_->send_text(text, 120s);
+  auto res = client_->recv_response("big-1", 120s);
+  ASSERT_TRUE(res) << "no answer; closed: " << (client_->closed() ? client_->closed()->code : 0);
+  EXPECT_EQ((*res)["ok"], false);
+  EXPECT_EQ((*res)["error"]["code"], "INVALID_REQUEST");
+  const std::string message = (*res)["error"].value("message", "");
+  EXPECT_NE(message.find("chat.send: the message is 25.4 MiB; the gateway accepts at most 25 MiB per message"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("attachments: at most 5000000 bytes each and 18000000 bytes in all"), std::string::npos)
+      << message;
+  EXPECT_EQ((*res)["error"]["details"]["bytes"], text.size());
+  // The connection goes on: the next message is taken.
+  const json png = json::array({{{"type", "image"}, {"mimeType", "image/png"}, {"content", kPngB64}}});
+  auto ack = send("main", "a small one", png, "run-small");
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  wait_final("run-small");
+}
+
+TEST_F(ChatAttachmentsE2E, AttachmentsAtTheirLimitFitInOneMessage) {
+  // 18,000,000 bytes in all (the per-message limit), as four files: the frame is under 25 MiB.
+  json list = json::array();
+  for (int i = 0; i < 4; ++i) {
+    list.push_back({{"type", "file"}, {"mimeType", "application/octet-stream"}, {"fileName", "part" + std::to_string(i)},
+                    {"content", base64_of(std::string(4'500'000, static_cast<char>(0x80 + i)))}});
+  }
+  const json frame = {{"type", "req"}, {"id", "max-1"}, {"method", "chat.send"},
+                      {"params", {{"sessionKey", "main"}, {"message", "four files"}, {"idempotencyKey", "run-max"},
+                                  {"attachments", list}}}};
+  client_->send_text(frame.dump(), 120s);
+  auto res = client_->recv_response("max-1", 120s);
+  ASSERT_TRUE(res);
+  ASSERT_EQ((*res)["ok"], true) << res->dump().substr(0, 400);
+  wait_final("run-max");
+  EXPECT_NE(last_request_messages().dump().find("part3"), std::string::npos);
 }
 
 }  // namespace

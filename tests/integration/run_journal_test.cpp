@@ -4,6 +4,7 @@
 // half-streamed (no timing): GET /__mock/holds shows the request waiting.
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -263,6 +264,71 @@ TEST_F(RunJournalTest, ACliWaitingOnAQueuedTurnIsToldItIsKeptAndItIsAnsweredAfte
     }
     return false;
   })) << "the kept message was not answered after the restart: " << messages.dump();
+  gateway_->process().signal(SIGTERM);
+  ASSERT_TRUE(gateway_->process().wait(30s));
+  expect_journal_settled();
+}
+
+TEST_F(RunJournalTest, AQueuedTurnWithAttachmentsKeepsThemAcrossAKill9) {
+  // A 1x1 PNG and a small text file.
+  const std::string png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+  const std::string note = "aGVsbG8gZnJvbSB0aGUgbm90ZQ==";  // "hello from the note"
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+                                 "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
+                                 "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'eyes', input: ['text', 'image'] } ] } } },\n" +
+                                 "  agents: { defaults: { model: { primary: 'mock/eyes' } } } }\n");
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  {
+    auto c = client();
+    auto ack = c->request("chat.send", {{"sessionKey", "main"}, {"message", "first MOCK_HOLD:busy ECHO:busy"},
+                                        {"idempotencyKey", "run-busy"}});
+    ASSERT_EQ(ack["ok"], true) << ack.dump();
+    ASSERT_TRUE(eventually([&] { return held("busy"); }));
+    // Queued behind the held turn, with an image and a file: accepted (journaled), not started.
+    ack = c->request("chat.send", {{"sessionKey", "main"}, {"message", "second ECHO:queued"},
+                                   {"attachments", json::array({{{"type", "image"}, {"mimeType", "image/png"}, {"content", png}},
+                                                                {{"type", "file"}, {"mimeType", "text/plain"},
+                                                                 {"fileName", "note.txt"}, {"content", note}}})},
+                                   {"idempotencyKey", "run-queued"}});
+    ASSERT_EQ(ack["ok"], true) << ack.dump();
+  }
+  std::string journal;
+  {
+    std::ifstream in(home_.path() / "runs" / "journal.jsonl");
+    journal.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  EXPECT_NE(journal.find("\"ref\":\"media/"), std::string::npos) << journal;
+  EXPECT_EQ(journal.find(png.substr(0, 40)), std::string::npos) << "the journal holds references, not bytes";
+  EXPECT_EQ(journal.find(note), std::string::npos);
+  gateway_->process().signal(SIGKILL);
+  ASSERT_TRUE(gateway_->process().wait(10s));
+  http_request(mock_->port(), "POST", "/__mock/release?name=busy");
+
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  json messages;
+  ASSERT_TRUE(eventually([&] {
+    messages = history();
+    for (const auto& m : of_role(messages, "assistant")) {
+      if (text_of(m).rfind("Hello from the mock LLM. [queued", 0) == 0) return true;  // (the mock joins the text blocks)
+    }
+    return false;
+  })) << messages.dump();
+  // The resumed turn reached the model with its image and its file.
+  json requests = mock_get(*mock_, "/__mock/requests");
+  ASSERT_TRUE(requests.is_array() && !requests.empty());
+  const std::string last = requests.back()["body"].dump();
+  EXPECT_NE(last.find("data:image/png;base64," + png), std::string::npos) << last;
+  EXPECT_NE(last.find("[file: note.txt]"), std::string::npos) << last;
+  EXPECT_NE(last.find("hello from the note"), std::string::npos) << last;
+  // The image stays beside the transcript; the journal's copy of the file is gone with the turn recorded.
+  int images = 0, others = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(home_.path() / "agents")) {
+    if (!e.is_regular_file() || e.path().parent_path().filename() != "media") continue;
+    (e.path().extension() == ".png" ? images : others)++;
+  }
+  EXPECT_EQ(images, 1);
+  EXPECT_EQ(others, 0);
   gateway_->process().signal(SIGTERM);
   ASSERT_TRUE(gateway_->process().wait(30s));
   expect_journal_settled();

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_service.h"
+#include "agent/attachments.h"
 #include "channels/channel.h"
 #include "channels/inbound_pipeline.h"
 #include "channels/outbox.h"
@@ -363,6 +364,83 @@ TEST(PipelineSteering, SteerBacklogInjectsAndAlsoRunsAFollowup) {
   EXPECT_EQ(third.back(), "second: and mind this");
 }
 
+
+// ---- media of a message for a busy session (every queue mode keeps it) -----------------------
+
+// A 1x1 PNG.
+constexpr const char* kDotPngB64 =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+/// Whether the last user message of a request carries the PNG as an image part.
+bool last_user_has_dot(const json& messages) {
+  const std::string url = std::string("data:image/png;base64,") + kDotPngB64;
+  for (auto m = messages.rbegin(); m != messages.rend(); ++m) {
+    if ((*m)["role"] != "user") continue;
+    if (!(*m)["content"].is_array()) return false;
+    for (const auto& part : (*m)["content"]) {
+      if (part.value("type", "") == "image_url" && part["image_url"].value("url", "") == url) return true;
+    }
+    return false;
+  }
+  return false;
+}
+
+struct QueueMediaCase {
+  const char* mode;
+  size_t replies;   ///< replies the chat gets
+  size_t requests;  ///< model calls made
+};
+
+class PipelineQueueMedia : public ::testing::TestWithParam<QueueMediaCase> {};
+
+TEST_P(PipelineQueueMedia, AnImageSentWhileTheSessionIsBusyReachesTheModel) {
+  const QueueMediaCase c = GetParam();
+  // A model that takes images; the first run is busy in a slow tool when the image arrives.
+  Fixture f(json::array({slow_tools_reply(), {{"text", "REPLY A"}}, {{"text", "REPLY B"}}}));
+  f.config["models"]["providers"]["mock"]["models"] =
+      json::array({{{"id", "mock-model"}, {"contextWindow", 128000}, {"input", {"text", "image"}}}});
+  Pipeline p(f, c.mode);
+  p.say("first: run the tools", 0);
+  channels::InboundMessage m;
+  m.channel = "test";
+  m.account_id = "default";
+  m.chat_id = m.sender_id = "42";
+  m.sender_name = "Ann";
+  m.message_id = "photo-1";
+  m.text = "second: see this picture";
+  {
+    auto decoded = agent::parse_chat_attachments(json::array({{{"type", "image"}, {"content", kDotPngB64}}}));
+    ASSERT_TRUE(decoded);
+    m.media = *decoded;
+  }
+  p.loop.after(700, [&p, m] { p.pipeline.handle(p.channel, m); });
+  p.run_until(c.replies);
+
+  auto requests = f.requests();
+  ASSERT_EQ(requests.size(), c.requests) << c.mode;
+  EXPECT_TRUE(last_user_has_dot(requests.back())) << c.mode << ": " << requests.back().dump();
+  if (std::string(c.mode).rfind("steer", 0) == 0) {
+    // Steered: the image enters the busy run with the text, at its tool-call boundary.
+    EXPECT_TRUE(last_user_has_dot(requests[1])) << c.mode << ": " << requests[1].dump();
+    EXPECT_TRUE(contains(requests[1].dump(), kSkipped)) << c.mode;
+  }
+  // The transcript keeps a reference, and the file is beside it.
+  bool stored = false;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(f.home.path() / "agents")) {
+    if (e.path().parent_path().filename() == "media" && e.path().extension() == ".png") stored = true;
+  }
+  EXPECT_TRUE(stored) << c.mode;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryTextMode, PipelineQueueMedia,
+                         ::testing::Values(QueueMediaCase{"steer", 1, 2}, QueueMediaCase{"steer-backlog", 2, 3},
+                                           QueueMediaCase{"followup", 2, 3}, QueueMediaCase{"collect", 2, 3},
+                                           QueueMediaCase{"interrupt", 1, 2}),
+                         [](const ::testing::TestParamInfo<QueueMediaCase>& info) {
+                           std::string name = info.param.mode;
+                           for (char& ch : name) if (ch == '-') ch = '_';
+                           return name;
+                         });
 
 TEST(PipelineQueue, CollectInASharedSessionAnswersEachChatFromItsOwnTurn) {
   // dmScope "main" (the default): two people's direct messages share one session. While the first

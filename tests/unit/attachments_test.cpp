@@ -79,7 +79,7 @@ TEST(Attachments, SizeCapsOnDecodedBytes) {
   std::vector<Attachment> many(5, Attachment{"file", "text/plain", "a.txt", std::string(kMaxAttachmentBytes - 1, 'a')});
   auto st = check_attachments(many);
   ASSERT_FALSE(st);
-  EXPECT_NE(st.error().message.find("media: 24999995 bytes in all exceeds the limit of 20000000 bytes"), std::string::npos);
+  EXPECT_NE(st.error().message.find("media: 24999995 bytes in all exceeds the limit of 18000000 bytes"), std::string::npos);
   std::vector<Attachment> too_many(kMaxAttachments + 1, Attachment{"file", "", "", "x"});
   EXPECT_FALSE(check_attachments(too_many));
 }
@@ -183,3 +183,65 @@ TEST(Attachments, TextOnlyModelGetsANotice) {
 
 }  // namespace
 }  // namespace pincer::agent
+
+namespace attachments_retention {
+
+using pincer::agent::Attachment;
+
+std::size_t media_count(const std::filesystem::path& media) {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(media)) n += e.is_regular_file();
+  return n;
+}
+
+TEST(AttachmentRetention, ASessionsMediaGoesWithItUnlessAnotherSessionUsesIt) {
+  using namespace pincer::agent;
+  const auto dir = std::filesystem::temp_directory_path() / ("pincer-attach-retention-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string shared = std::string("\x89PNG\r\n\x1a\n", 8) + "shared";
+  const std::string own = std::string("\x89PNG\r\n\x1a\n", 8) + "only-a";
+  ASSERT_TRUE(attachment_blocks({{"image", "image/png", "", shared}, {"image", "image/png", "", own}}, dir / "media", "sess-a"));
+  ASSERT_TRUE(attachment_blocks({{"image", "image/png", "", shared}}, dir / "media", "sess-b"));
+  ASSERT_EQ(media_count(dir / "media"), 2u);
+
+  EXPECT_EQ(release_session_media(dir, "sess-a"), 1);  // its own image; the shared one is B's too
+  EXPECT_EQ(media_count(dir / "media"), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dir / "media" / "by-session" / "sess-a"));
+  EXPECT_EQ(release_session_media(dir, "sess-b"), 1);
+  EXPECT_EQ(media_count(dir / "media"), 0u);
+  EXPECT_EQ(release_session_media(dir, "sess-b"), 0);  // again: nothing left, no error
+  EXPECT_EQ(release_session_media(dir, "../media"), 0);  // not a session id
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AttachmentRetention, JournalRecordsReferencesAndReadsThemBack) {
+  using namespace pincer::agent;
+  const auto dir = std::filesystem::temp_directory_path() / ("pincer-attach-journal-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + "pixels";
+  auto refs = store_attachment_refs({{"image", "image/png", "p.png", png}, {"file", "text/plain", "n.txt", "note text"}},
+                                    dir / "media");
+  ASSERT_TRUE(refs) << refs.error().message;
+  const std::string text = refs->dump();
+  EXPECT_EQ(text.find("pixels"), std::string::npos);
+  EXPECT_EQ(text.find("note text"), std::string::npos);
+  ASSERT_EQ(refs->size(), 2u);
+  EXPECT_EQ((*refs)[0]["ref"].get<std::string>().substr(0, 6), "media/");
+  EXPECT_EQ((*refs)[1]["bytes"], 9);
+
+  auto back = load_attachment_refs(*refs, dir);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].kind, "image");
+  EXPECT_EQ(back[0].bytes, png);
+  EXPECT_EQ(back[1].file_name, "n.txt");
+  EXPECT_EQ(back[1].bytes, "note text");
+
+  // The journal-only copy of the file goes; the image stays for the transcript.
+  remove_journal_only_refs(*refs, dir);
+  back = load_attachment_refs(*refs, dir);
+  EXPECT_EQ(back[0].bytes, png);
+  EXPECT_NE(back[1].bytes.find("[attachment unavailable: n.txt"), std::string::npos) << back[1].bytes;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace attachments_retention

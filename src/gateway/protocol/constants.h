@@ -31,6 +31,11 @@ inline std::string message_too_large(std::size_t bytes, std::size_t limit = kMax
   return "the message is " + byte_size_text(bytes) + "; the gateway accepts at most " + byte_size_text(limit) +
          " per message";
 }
+/// After `connect`, a message over kMaxPayloadBytes but within this is read to its end without
+/// being kept and answered with an INVALID_REQUEST error naming both sizes (or, when its request id
+/// is not among its first bytes, a close 1009 with that text); a larger one closes the socket 1009
+/// mid-message.
+inline constexpr std::size_t kMaxDrainedMessageBytes = 4 * kMaxPayloadBytes;
 /// Largest message accepted before `hello-ok` (upstream pre-connect cap, 64 KiB).
 inline constexpr std::size_t kMaxPreConnectBytes = 64u * 1024;
 /// Per-connection send-buffer limit (MAX_BUFFERED_BYTES, 50 MiB): beyond it, droppable events are
