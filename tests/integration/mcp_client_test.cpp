@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 
 #include <gtest/gtest.h>
 
@@ -259,6 +260,62 @@ TEST_F(McpClientTest, ToolSearchLoadsSchemasOnDemandAboveTheEagerLimit) {
   EXPECT_NE(std::find(second.begin(), second.end(), "everything__echo"), second.end()) << "loaded by tool_search";
   EXPECT_NE(tool_results(gens[1]).find("\"message\""), std::string::npos) << "the schema came back: " << tool_results(gens[1]);
   EXPECT_NE(tool_results(gens[2]).find("Echo: found it"), std::string::npos) << tool_results(gens[2]);
+}
+
+/// CX-5's estimate (context/budget.h: chars / 4 × 1.2, rounded up) of the tool definitions of a
+/// request that are not built in (MCP tools and tool_search): name + description + parameters.
+int64_t mcp_overhead_tokens(const json& body, std::size_t* count) {
+  std::size_t chars = 0;
+  *count = 0;
+  for (const auto& t : body.value("tools", json::array())) {
+    const std::string name = t["function"]["name"];
+    if (name.find("__") == std::string::npos && name != "tool_search") continue;
+    ++*count;
+    chars += name.size() + t["function"].value("description", "").size() + t["function"]["parameters"].dump().size();
+  }
+  return static_cast<int64_t>(std::ceil(static_cast<double>(chars) / 4.0 * 1.2));
+}
+
+// The fixed prompt overhead of MCP tools with 0, 1 and 3 reference servers, every schema offered
+// (eagerToolLimit 1000) and through tool_search (eagerToolLimit 0): docs/interop.md quotes these
+// figures. What must hold: tool_search costs less than the schemas it stands for.
+TEST_F(McpClientTest, FixedPromptOverheadWithAndWithoutToolSearch) {
+  const fs::path shared = home_.path() / "shared";
+  fs::create_directories(shared);
+  const json all = {{"everything", stdio_server(bin("mcp-server-everything"))},
+                    {"files", stdio_server(bin("mcp-server-filesystem"), json::array({shared.string()}))},
+                    {"memory", {{"command", bin("mcp-server-memory")}, {"env", {{"MEMORY_FILE_PATH", (shared / "memory.jsonl").string()}}}}}};
+  std::vector<std::string> rows;
+  int64_t eager3 = 0, search3 = 0;
+  for (int n : {0, 1, 3}) {
+    for (int limit : {1000, 0}) {
+      json servers = json::object();
+      int i = 0;
+      for (const auto& [name, cfg] : all.items()) {
+        if (i++ < n) servers[name] = cfg;
+      }
+      gateway_.reset();
+      client_.reset();
+      start({{"eagerToolLimit", limit}, {"servers", servers}});
+      script(json::array({"ok"}));
+      chat_turn(*client_, "main", "hi", "run-" + std::to_string(n) + "-" + std::to_string(limit), std::chrono::seconds(60));
+      const auto gens = generations();
+      ASSERT_EQ(gens.size(), 1u);
+      std::size_t count = 0;
+      const int64_t tokens = mcp_overhead_tokens(gens[0], &count);
+      rows.push_back(std::to_string(n) + " servers, eagerToolLimit " + std::to_string(limit) + ": " + std::to_string(count) +
+                     " tool definitions, ~" + std::to_string(tokens) + " tokens");
+      if (n == 3) {
+        (limit == 0 ? search3 : eager3) = tokens;
+      }
+      if (n == 0) {
+        EXPECT_EQ(tokens, 0);
+      }
+    }
+  }
+  for (const auto& r : rows) std::cout << "[overhead] " << r << "\n";
+  EXPECT_GT(eager3, 0);
+  EXPECT_LT(search3, eager3) << "the catalogue costs less than the schemas";
 }
 
 TEST_F(McpClientTest, StreamableHttpServer) {

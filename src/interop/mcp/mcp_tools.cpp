@@ -177,7 +177,7 @@ McpTool::McpTool(EventLoop& loop, std::weak_ptr<ToolCaller> caller, std::string 
 }
 
 std::string McpTool::catalogue_line() const {
-  const std::string line = one_line(description_);
+  const std::string line = one_line(description_, kCatalogueLineChars);
   return line.empty() ? agent_name_ : agent_name_ + ": " + line;
 }
 

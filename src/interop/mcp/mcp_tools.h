@@ -46,7 +46,7 @@ class McpTool final : public tools::Tool {
 
   const std::string& server() const { return server_; }
   const std::string& server_tool() const { return tool_; }
-  /// The catalogue line: "name: first line of the description".
+  /// The catalogue line: "name: first line of the description" (cut at kCatalogueLineChars).
   std::string catalogue_line() const;
 
  private:
@@ -66,6 +66,10 @@ class RunSource {
   virtual void when_settled(std::function<void()> done) = 0;
   virtual int eager_tool_limit() const = 0;
 };
+
+/// Longest description part of a catalogue line, in bytes (the first line of the description,
+/// cut with "…"): 80 keeps a tool at ~25 tokens in the catalogue.
+inline constexpr std::size_t kCatalogueLineChars = 80;
 
 /// Most tools one tool_search answer returns.
 inline constexpr int kMaxSearchResults = 8;
