@@ -18,6 +18,7 @@
 #   OC_LOG_LEVEL [warn]
 #   OC_OFFLINE_GUARD [1]  1 = preload offline-guard.mjs (no DNS for non-local names)
 #   OC_MEMORY_JSON []  a JSON object written as the config's "memory" section (bench/memory_bench.sh)
+#   OC_GATEWAY_HTTP_JSON []  a JSON object written as the config's "gateway.http" (bench/openai_http_bench.sh)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${BENCH_CACHE:-$(cd "$HERE/.." && pwd)/.cache}"
@@ -69,6 +70,8 @@ unset OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY OPENROUTER_API_KEY || true
 NODE24_DIR="$(dirname "$NODE24")"
 export PATH="$NODE24_DIR:$PATH"
 
+HTTP_SECTION=""
+if [ -n "${OC_GATEWAY_HTTP_JSON:-}" ]; then HTTP_SECTION=","$'\n'"    \"http\": $OC_GATEWAY_HTTP_JSON"; fi
 MEMORY_SECTION=""
 if [ -n "${OC_MEMORY_JSON:-}" ]; then MEMORY_SECTION=$'\n'"  \"memory\": $OC_MEMORY_JSON,"; fi
 CFG_TMP="$(mktemp)"
@@ -78,7 +81,7 @@ cat > "$CFG_TMP" <<EOF
     "mode": "local",
     "port": $OC_PORT,
     "bind": "loopback",
-    "auth": { "mode": "token", "token": "$OC_TOKEN" }
+    "auth": { "mode": "token", "token": "$OC_TOKEN" }$HTTP_SECTION
   },
   "update": { "checkOnStart": false, "auto": { "enabled": false } },
   "logging": { "file": "$OC_HOME/logs/openclaw.log" },
