@@ -619,7 +619,11 @@ void AgentRun::finish(RunEvent e) {
 
 std::optional<json> interrupted_turn_marker(const std::vector<store::TranscriptEntry>& entries, int64_t now_ms,
                                             const std::string& partial_text) {
-  const store::SessionContext context = store::build_context(entries);
+  return interrupted_turn_marker(store::build_context(entries), now_ms, partial_text);
+}
+
+std::optional<json> interrupted_turn_marker(const store::SessionContext& context, int64_t now_ms,
+                                            const std::string& partial_text) {
   for (auto it = context.messages.rbegin(); it != context.messages.rend(); ++it) {
     const std::string role = it->is_object() ? it->value("role", "") : "";
     if (role == "assistant") return std::nullopt;

@@ -297,6 +297,9 @@ std::string incomplete_reply_note(const llm::AssistantMessage& m);
 /// provider/model, timestamp `now_ms`. nullopt otherwise.
 std::optional<nlohmann::json> interrupted_turn_marker(const std::vector<store::TranscriptEntry>& entries,
                                                       int64_t now_ms, const std::string& partial_text = "");
+/// The same, on the context already rebuilt from the transcript (store::build_context).
+std::optional<nlohmann::json> interrupted_turn_marker(const store::SessionContext& context, int64_t now_ms,
+                                                      const std::string& partial_text = "");
 
 /// `<transcript>.partial`: {runId, text}, the text a run has streamed so far in its current model
 /// step, rewritten at most once a second while it streams and removed once the reply is in the

@@ -257,34 +257,41 @@ void AgentService::start(Pending p) {
   std::vector<llm::Message> history;  // (the engine holds it: see `loaded`)
   context::SessionHistory loaded;
   std::optional<store::TranscriptWriter> writer;
-  std::vector<store::TranscriptEntry> entries;  // the transcript as read (model/thinking state, SS-3)
+  // The transcript as read (model/thinking state, SS-3), held for the rest of this function.
+  std::shared_ptr<const ParsedTranscript> transcript;
+  static const std::vector<store::TranscriptEntry> kNoEntries;
+  const std::vector<store::TranscriptEntry>* entries_read = &kNoEntries;
   std::optional<int64_t> resume_ms;  // the unanswered user message's time when continuing its turn
   if (std::filesystem::exists(*file)) {
-    auto contents = store::read_transcript(*file);
-    if (!contents) return fail("cannot read session " + key + ": " + contents.error().message);
-    for (const auto& w : contents->warnings) spdlog::warn("{}:{}: {}", file->string(), w.line, w.message);
-    store::SessionContext ctx = store::build_context(contents->entries);
-    auto w = store::TranscriptWriter::open(*file, *contents, s.clock, store::FsyncPolicy::None);
+    const uint64_t full_reads = s.transcripts.stats().full_reads;
+    auto read = s.transcripts.load(*file);  // only what was appended since the last turn (transcript_cache.h)
+    if (!read) return fail("cannot read session " + key + ": " + read.error().message);
+    transcript = std::move(*read);
+    if (s.transcripts.stats().full_reads != full_reads) {
+      for (const auto& w : transcript->contents.warnings) spdlog::warn("{}:{}: {}", file->string(), w.line, w.message);
+    }
+    auto w = store::TranscriptWriter::open(*file, transcript->contents, s.clock, store::FsyncPolicy::None);
     if (!w) return fail("cannot open session " + key + ": " + w.error().message);
     // A journaled turn rerun after a restart continues where its transcript stops (SS-6).
-    if (p.request.resume) resume_ms = unanswered_turn(ctx, p.request.message);
+    if (p.request.resume) resume_ms = unanswered_turn(transcript->context, p.request.message);
     // The previous turn never ended (the gateway was killed mid-run): say so in the transcript
     // before the next turn, so neither the model nor a client takes the lost request as pending.
-    if (auto marker = resume_ms ? std::nullopt : interrupted_turn_marker(contents->entries, s.clock.wall_ms(), read_partial_reply(*file))) {
+    if (auto marker = resume_ms ? std::nullopt : interrupted_turn_marker(transcript->context, s.clock.wall_ms(), read_partial_reply(*file))) {
       auto r = w->append_message(*marker);
       if (!r) return fail("cannot save session " + key + ": " + r.error().message);
       spdlog::warn("session {}: its last turn was interrupted (no reply was saved); marked it so", key);
-      ctx.messages.push_back(std::move(*marker));
-      ctx.entry_ids.push_back(*r);
+      auto reread = s.transcripts.load(*file);  // now with the marker
+      if (!reread) return fail("cannot read session " + key + ": " + reread.error().message);
+      transcript = std::move(*reread);
     }
     std::error_code ec;
     std::filesystem::remove(partial_reply_path(*file), ec);  // in the transcript now, or stale
-    loaded = session_history(ctx);
+    loaded = transcript->history;
     for (auto& m : loaded.messages) {  // image references → the stored bytes (attachments.h)
       if (auto* u = std::get_if<llm::UserMessage>(&m.message)) resolve_image_refs(u->content, dir);
     }
     writer.emplace(std::move(*w));
-    entries = std::move(contents->entries);
+    entries_read = &transcript->contents.entries;
   } else {
     store::TranscriptCreateOptions options;
     options.session_id = session_id;
@@ -350,7 +357,9 @@ void AgentService::start(Pending p) {
                                                          to_string(p.request.lane), p.request.origin,
                                                          p.request.sender_is_owner});
   in.workspace = spec->workspace;
-  apply_session_state(key, p.request.thinking, entries, *writer, in);  // model + thinking (SS-3, AG-7)
+  static const store::SessionContext kNoContext;
+  // Model + thinking (SS-3, AG-7).
+  apply_session_state(key, p.request.thinking, *entries_read, transcript ? transcript->context : kNoContext, *writer, in);
   in.timeout_ms = p.request.timeout_ms > 0 ? p.request.timeout_ms : saturating_mul(spec->timeout_seconds, 1000);
   if (!p.request.model.empty()) {  // a cron job's own model (AT-2)
     auto own = s.models.resolve(p.request.model);
@@ -397,9 +406,9 @@ void AgentService::start(Pending p) {
 
   std::optional<BranchPlan> branch;  // /tree ID (SS-4): planned on the entries as read
   if (!p.request.branch_to.empty()) {
-    if (p.request.resume) branch = finished_branch_switch(entries, p.request.run_id);  // exactly once (SS-6)
+    if (p.request.resume) branch = finished_branch_switch(*entries_read, p.request.run_id);  // exactly once (SS-6)
     if (!branch) {
-      auto plan = store::plan_branch_switch(entries, p.request.branch_to);
+      auto plan = store::plan_branch_switch(*entries_read, p.request.branch_to);
       if (!plan) return fail(plan.error().message);
       branch = make_branch_plan(*plan);
     }
@@ -410,7 +419,7 @@ void AgentService::start(Pending p) {
     in.silent = true;
     restrict_to_flush_tools(s.config, s.clock.wall_ms(), in, s.flush_write_tools);  // append only
   } else if (!p.request.compact && p.request.branch_to.empty() && p.request.lane == RunLane::Main &&
-             !s.aborted_in_flush.contains(p.request.run_id) && flush_first(p, in, entries)) {
+             !s.aborted_in_flush.contains(p.request.run_id) && flush_first(p, in, *entries_read)) {
     return;  // CX-10: the silent flush turn runs first; this one waits at the head of the lane
   }
   ++s.running[static_cast<std::size_t>(p.request.lane)];

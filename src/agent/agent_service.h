@@ -304,10 +304,10 @@ class AgentService {
   /// agent default) into `in`. A model or level that differs from what the transcript last
   /// recorded is appended to it (marked `origin: "pincer-session"`: such entries never act as the
   /// fallback, so a cleared setting does not come back). An override naming a model that no
-  /// longer resolves is logged and skipped.
+  /// longer resolves is logged and skipped. `ctx` is store::build_context(entries).
   void apply_session_state(const std::string& key, const std::string& request_thinking,
-                           const std::vector<store::TranscriptEntry>& entries, store::TranscriptWriter& writer,
-                           RunInputs& in);
+                           const std::vector<store::TranscriptEntry>& entries, const store::SessionContext& ctx,
+                           store::TranscriptWriter& writer, RunInputs& in);
   /// CX-4: RunInputs::turn_context of a run — each user message's time in
   /// agents.defaults.userTimezone (offset taken at the run's start) or host time, and for the
   /// current message the bootstrap truncation warning when there is one to give.

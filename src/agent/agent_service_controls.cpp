@@ -169,11 +169,11 @@ void AgentService::archive_to_memory(const std::string& key, const std::string& 
 
 void AgentService::apply_session_state(const std::string& key, const std::string& request_thinking,
                                        const std::vector<store::TranscriptEntry>& entries,
-                                       store::TranscriptWriter& writer, RunInputs& in) {
+                                       const store::SessionContext& ctx, store::TranscriptWriter& writer,
+                                       RunInputs& in) {
   store::SessionIndex& index = index_for(in.agent_id);
   const store::SessionEntry* entry = index.get(key);
   const TranscriptState recorded = transcript_state(entries);
-  const store::SessionContext ctx = store::build_context(entries);
 
   // Model: the session override, else the transcript's last explicit change, else as resolved.
   std::string ref = override_ref(entry);

@@ -23,6 +23,7 @@
 #include "tools/process_table.h"
 #include "tools/registry.h"
 #include "store/transcript.h"
+#include "agent/transcript_cache.h"
 
 #include "llm/auth/auth_profile_file.h"
 
@@ -97,6 +98,7 @@ struct AgentService::Impl {
   std::map<std::string, std::unique_ptr<tools::Tool>> flush_write_tools;
   memory::MemoryService memory;  // per-agent memory indexes (MM-4..8); opened on first use
   tools::approvals::ApprovalManager approvals;  // exec approvals (TL-3)
+  TranscriptCache transcripts;  ///< parsed transcripts of recent sessions (a turn reads only what was appended)
   std::string triage_model;                     // approvals.triageModel (smart mode, TL-4)
   int64_t triage_timeout_ms = 20'000;
   RunJournal journal;                     // every journaled run source (SS-6)

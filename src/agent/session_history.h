@@ -14,6 +14,10 @@ namespace pincer::agent {
 /// that do not parse are skipped (as the history always was).
 context::SessionHistory session_history(const store::SessionContext& context);
 
+/// Appends the messages `ctx.messages[from…]` to `history` = session_history of the context as it
+/// was with `from` messages; valid when no compaction came in between (store::extend_context).
+void extend_session_history(context::SessionHistory& history, const store::SessionContext& ctx, std::size_t from);
+
 /// The engine of `agent` for a run of `model`: its effective window (agents.defaults.contextTokens
 /// caps the model's contextWindow, budget.h effective_window), compaction settings and engine id.
 context::EngineConfig engine_config(const AgentSettings& agent, const llm::ModelSpec& model);

@@ -90,25 +90,21 @@ void DefaultEngine::calibrate_from_history(const RequestFrame& frame) {
   for (std::size_t i = items_.size(); i-- > live_from_;) {
     const int64_t reported = reported_prompt_tokens(items_[i].message);
     if (reported <= 0) continue;
-    std::vector<llm::Message> before;
-    if (!summary_.empty()) {
-      llm::UserMessage s;
-      s.content.emplace_back(llm::TextContent{summary_message_text(summary_)});
-      before.emplace_back(std::move(s));
-    }
-    for (std::size_t k = 0; k < i; ++k) before.push_back(items_[k].message);
-    correction_ = usage_correction(raw_tokens(frame, before), reported);
+    // The request that reply answered: the summary and the messages before it (counted in place).
+    std::size_t chars = fixed_chars(frame.system_prompt, frame.tools);
+    if (!summary_.empty()) chars += summary_message_text(summary_).size();
+    for (std::size_t k = 0; k < i; ++k) chars += message_chars(items_[k].message);
+    correction_ = usage_correction(estimate_tokens(chars), reported);
     return;
   }
 }
 
-std::vector<llm::Message> DefaultEngine::render(Prune prune, bool truncate_recent) const {
-  std::vector<llm::Message> out;
-  out.reserve(items_.size() + 1);
+void DefaultEngine::render_each(Prune prune, bool truncate_recent,
+                                const std::function<void(const llm::Message&)>& emit) const {
   if (!summary_.empty()) {
     llm::UserMessage s;
     s.content.emplace_back(llm::TextContent{summary_message_text(summary_)});
-    out.emplace_back(std::move(s));
+    emit(llm::Message(std::move(s)));
   }
   // Where the last keep_turns turns begin: results before it are "old" (CX-8).
   std::size_t recent_from = 0;
@@ -125,7 +121,7 @@ std::vector<llm::Message> DefaultEngine::render(Prune prune, bool truncate_recen
     const auto* r = std::get_if<llm::ToolResultMessage>(&m);
     const bool old = i < recent_from;
     if (!r || !((prune_on && old) || truncate_recent || truncate_all_)) {
-      out.push_back(m);
+      emit(m);
       continue;
     }
     llm::ToolResultMessage copy = *r;
@@ -137,9 +133,21 @@ std::vector<llm::Message> DefaultEngine::render(Prune prune, bool truncate_recen
     } else if (truncate_recent || truncate_all_) {
       set_text(copy, soft_prune(text, kTruncateHeadChars, kTruncateTailChars));
     }
-    out.emplace_back(std::move(copy));
+    emit(llm::Message(std::move(copy)));
   }
+}
+
+std::vector<llm::Message> DefaultEngine::render(Prune prune, bool truncate_recent) const {
+  std::vector<llm::Message> out;
+  out.reserve(items_.size() + 1);
+  render_each(prune, truncate_recent, [&](const llm::Message& m) { out.push_back(m); });
   return out;
+}
+
+int64_t DefaultEngine::raw_tokens(const RequestFrame& frame, Prune prune, bool truncate_recent) const {
+  std::size_t chars = fixed_chars(frame.system_prompt, frame.tools);
+  render_each(prune, truncate_recent, [&](const llm::Message& m) { chars += message_chars(m); });
+  return estimate_tokens(chars);
 }
 
 int64_t DefaultEngine::raw_tokens(const RequestFrame& frame, const std::vector<llm::Message>& messages) const {
@@ -149,7 +157,7 @@ int64_t DefaultEngine::raw_tokens(const RequestFrame& frame, const std::vector<l
 }
 
 int64_t DefaultEngine::estimate(const RequestFrame& frame) const {
-  return static_cast<int64_t>(static_cast<double>(raw_tokens(frame, render(Prune::None, false))) * correction_);
+  return static_cast<int64_t>(static_cast<double>(raw_tokens(frame, Prune::None, false)) * correction_);
 }
 
 int64_t DefaultEngine::window() const {
@@ -159,16 +167,16 @@ int64_t DefaultEngine::window() const {
 void DefaultEngine::assemble(const RequestFrame& frame, int64_t budget, std::function<void(Assembled)> done) {
   if (!calibrated_) calibrate_from_history(frame);
   if (window_cap_ > 0) budget = std::min(budget, prompt_budget(window(), config_.compaction.reserve_tokens));
-  auto corrected = [&](const std::vector<llm::Message>& m) {
-    return static_cast<int64_t>(static_cast<double>(raw_tokens(frame, m)) * correction_);
+  auto corrected = [&](Prune prune, bool truncate_recent) {
+    return static_cast<int64_t>(static_cast<double>(raw_tokens(frame, prune, truncate_recent)) * correction_);
   };
-  const int64_t full = corrected(render(Prune::None, false));
+  const int64_t full = corrected(Prune::None, false);
   // CX-7: how much the tool results could give up without a summary (pruned and cut ones).
-  const int64_t floor = corrected(render(Prune::Hard, true));
+  const int64_t floor = corrected(Prune::Hard, true);
   const OverflowRoute route = overflow_route(full, budget, full - floor);
   if (route == OverflowRoute::Fits) return finish_assemble(frame, budget, route, done);
   // CX-8 first: old results softly, then hard, before compaction is considered.
-  if (corrected(render(Prune::Soft, false)) <= budget || corrected(render(Prune::Hard, false)) <= budget ||
+  if (corrected(Prune::Soft, false) <= budget || corrected(Prune::Hard, false) <= budget ||
       route == OverflowRoute::TruncateToolResultsOnly || !config_.compaction.enabled) {
     return finish_assemble(frame, budget, route, done);
   }

@@ -398,6 +398,32 @@ TranscriptContents parse_transcript(std::string_view bytes) {
   return out;
 }
 
+bool append_transcript_tail(TranscriptContents& contents, std::string_view tail, std::size_t lines_before) {
+  // Only the plain case is incremental: a current-version file that ended cleanly and a tail of
+  // whole, valid entry lines with new ids. Anything else is what a full parse exists for.
+  if (contents.header.is_null() || contents.version < kTranscriptVersion || contents.missing_final_newline ||
+      tail.empty() || tail.back() != '\n') {
+    return false;
+  }
+  TranscriptContents added;
+  added.header = Json::object();  // so accept_line takes no line as a header
+  std::size_t line_no = lines_before;
+  std::unordered_set<std::string> new_ids;
+  while (!tail.empty()) {
+    ++line_no;
+    const auto end = tail.find('\n');
+    const std::string_view line = tail.substr(0, end);
+    tail.remove_prefix(end + 1);
+    if (is_blank(line)) continue;
+    LineValue parsed = parse_line(line);
+    if (!parsed.error.empty() || !accept_line(std::move(parsed.value), line_no, added).empty()) return false;
+    const TranscriptEntry& entry = added.entries.back();
+    if (entry.id.empty() || contents.find(entry.id) || !new_ids.insert(entry.id).second) return false;
+  }
+  for (auto& entry : added.entries) contents.entries.push_back(std::move(entry));
+  return true;
+}
+
 Result<TranscriptContents> read_transcript(const std::filesystem::path& file) {
   auto bytes = read_file(file, kMaxTranscriptBytes);
   if (!bytes) return bytes.error();

@@ -149,6 +149,13 @@ struct TranscriptContents {
 /// "firstKeptEntryIndex" becomes "firstKeptEntryId"; version ≤ 2 "hookMessage" roles read as "custom".
 TranscriptContents parse_transcript(std::string_view bytes);
 
+/// Adds the entries of `tail` — bytes appended to the file `contents` was parsed from, which had
+/// `lines_before` lines — exactly as parse_transcript would have read them, or returns false and
+/// leaves `contents` unchanged when that cannot be done line by line: an older version (migrated),
+/// a file that did not end in "\n", a tail that does not end in "\n", a line that is not a valid
+/// entry, or an id already in use. Then the caller parses the whole file again.
+bool append_transcript_tail(TranscriptContents& contents, std::string_view tail, std::size_t lines_before);
+
 /// Reads and parses a file. Errors: "NOT_FOUND", "IO_ERROR", "TOO_LARGE" (over 1 GiB).
 Result<TranscriptContents> read_transcript(const std::filesystem::path& file);
 
@@ -191,6 +198,12 @@ struct SessionContext {
 /// pi's buildSessionContext over the active branch ending at `leaf_id` (see active_branch).
 SessionContext build_context(const std::vector<TranscriptEntry>& entries,
                              std::optional<std::string_view> leaf_id = std::nullopt);
+
+/// Brings `context` — build_context(entries[0, first_new)) with the default leaf — up to date with
+/// the entries from `first_new` on, without rebuilding it, when they continue its branch one after
+/// the other and none is a compaction; returns false (context unchanged) otherwise, and then the
+/// caller rebuilds. The result equals build_context(entries).
+bool extend_context(SessionContext& context, const std::vector<TranscriptEntry>& entries, std::size_t first_new);
 
 /// pi's convertToLlm: keeps user/assistant/toolResult messages as they are and turns the
 /// pi-agent roles into user messages: compactionSummary → "The conversation history before this

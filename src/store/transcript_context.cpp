@@ -158,6 +158,38 @@ SessionContext build_context(const std::vector<TranscriptEntry>& entries, std::o
   return context;
 }
 
+bool extend_context(SessionContext& context, const std::vector<TranscriptEntry>& entries, std::size_t first_new) {
+  // The new entries must continue the active branch from its leaf, one after the other, and not
+  // compact it (a compaction reorders what the context holds): then the fold of build_context
+  // over them gives what a rebuild would.
+  std::string_view parent = context.leaf_id;
+  for (std::size_t i = first_new; i < entries.size(); ++i) {
+    const TranscriptEntry& entry = entries[i];
+    const bool chained = parent.empty() ? !entry.parent_id : entry.parent_id && *entry.parent_id == parent;
+    if (!chained || entry.type == "compaction") return false;
+    parent = entry.id;
+  }
+  for (std::size_t i = first_new; i < entries.size(); ++i) {
+    const TranscriptEntry& entry = entries[i];
+    if (entry.type == "thinking_level_change") {
+      context.thinking_level = string_field(entry.raw, "thinkingLevel");
+    } else if (entry.type == "model_change") {
+      context.provider = string_field(entry.raw, "provider");
+      context.model_id = string_field(entry.raw, "modelId");
+    } else if (const Json* message = json_field(entry.raw, "message");
+               entry.type == "message" && message && string_field(*message, "role") == "assistant") {
+      context.provider = string_field(*message, "provider");
+      context.model_id = string_field(*message, "model");
+    }
+    if (Json message = context_message(entry); !message.is_null()) {
+      context.messages.push_back(std::move(message));
+      context.entry_ids.push_back(entry.id);
+    }
+    context.leaf_id = entry.id;
+  }
+  return true;
+}
+
 std::vector<Json> to_llm_messages(const std::vector<Json>& agent_messages) {
   static constexpr std::string_view kCompactionPrefix =
       "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
