@@ -54,6 +54,22 @@ TEST(McpServerTools, NamesTheFieldThatIsWrong) {
   EXPECT_EQ(mcp::check_tool_arguments(schema("events_poll"), json::array()), "arguments: expected object, received array");
 }
 
+TEST(McpServerTools, ConversationsFromSessionRows) {
+  // A row with OpenClaw's route fields.
+  EXPECT_EQ(mcp::conversation_from_session_row(json{{"key", "agent:main:telegram:direct:42"},
+                                                    {"deliveryContext", {{"channel", "Telegram"}, {"to", "telegram:42"}, {"accountId", "default"}}},
+                                                    {"lastThreadId", 7},
+                                                    {"label", "support"},
+                                                    {"updatedAt", 1700}}),
+            (json{{"sessionKey", "agent:main:telegram:direct:42"}, {"channel", "telegram"}, {"to", "telegram:42"},
+                  {"accountId", "default"}, {"threadId", 7}, {"label", "support"}, {"updatedAt", 1700}}));
+  // Pincer's rows: the channel from a chat session key; none for the web chat's main session.
+  EXPECT_EQ(mcp::conversation_from_session_row(json{{"key", "agent:main:irc:group:#dev"}, {"updatedAt", 5}}),
+            (json{{"sessionKey", "agent:main:irc:group:#dev"}, {"channel", "irc"}, {"updatedAt", 5}}));
+  EXPECT_EQ(mcp::conversation_from_session_row(json{{"key", "agent:main:main"}}),
+            (json{{"sessionKey", "agent:main:main"}, {"updatedAt", nullptr}}));
+}
+
 TEST(AcpMapping, ReadsPromptBlocks) {
   auto in = acp::read_prompt(json::array({
       {{"type", "text"}, {"text", "fix this"}},

@@ -7,6 +7,7 @@
 
 #include "core/ids.h"
 #include "interop/mcp/mcp_server.h"
+#include "interop/mcp/mcp_server_tools.h"
 
 namespace pincer::interop::mcp {
 
@@ -19,48 +20,7 @@ std::string lowercase(std::string s) {
   return s;
 }
 
-/// The first non-empty string among `row[path…]`.
-std::string first_text(const json& row, std::initializer_list<std::initializer_list<const char*>> paths) {
-  for (const auto& path : paths) {
-    const json* at = &row;
-    for (const char* key : path) {
-      if (!at->is_object() || !at->contains(key)) {
-        at = nullptr;
-        break;
-      }
-      at = &(*at)[key];
-    }
-    if (at && at->is_string() && !at->get_ref<const std::string&>().empty()) return at->get<std::string>();
-  }
-  return "";
-}
-
-/// A sessions.list row → OpenClaw's conversation descriptor: {sessionKey, channel?, to?,
-/// accountId?, threadId?, label?, displayName?, derivedTitle?, lastMessagePreview?, updatedAt}.
-/// Unlike OpenClaw, a session without a chat route (the web chat's, an ACP session's) is a
-/// conversation too, without channel/to: messages_send reaches its agent all the same.
-json to_conversation(const json& row) {
-  json c = {{"sessionKey", row.value("key", "")}};
-  const std::string channel = first_text(row, {{"deliveryContext", "channel"}, {"lastChannel"}, {"channel"}, {"origin", "provider"}});
-  const std::string to = first_text(row, {{"deliveryContext", "to"}, {"lastTo"}});
-  const std::string account = first_text(row, {{"deliveryContext", "accountId"}, {"lastAccountId"}, {"origin", "accountId"}});
-  if (!channel.empty()) c["channel"] = lowercase(channel);
-  if (!to.empty()) c["to"] = to;
-  if (!account.empty()) c["accountId"] = account;
-  for (const char* path : {"deliveryContext", "", "origin"}) {
-    const json& src = *path ? (row.contains(path) ? row[path] : json()) : row;
-    const char* field = *path ? "threadId" : "lastThreadId";
-    if (src.is_object() && src.contains(field) && !src[field].is_null()) {
-      c["threadId"] = src[field];
-      break;
-    }
-  }
-  for (const char* field : {"label", "displayName", "derivedTitle", "lastMessagePreview"}) {
-    if (row.contains(field) && row[field].is_string() && !row[field].get_ref<const std::string&>().empty()) c[field] = row[field];
-  }
-  c["updatedAt"] = row.contains("updatedAt") && row["updatedAt"].is_number() ? row["updatedAt"] : json(nullptr);
-  return c;
-}
+json to_conversation(const json& row) { return conversation_from_session_row(row); }
 
 /// The text of a message (string content, or its text blocks joined by newlines); "" if none.
 std::string message_text(const json& message) {

@@ -1,6 +1,10 @@
 #include "interop/mcp/mcp_server_tools.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <initializer_list>
+#include <vector>
 
 namespace pincer::interop::mcp {
 
@@ -96,7 +100,68 @@ std::optional<std::string> check_value(const std::string& field, const json& sch
   return std::nullopt;
 }
 
+std::string lower_ascii(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+/// The channel of a chat session key, agent:<id>:<channel>:direct|group|channel:<peer>…; "" else.
+std::string channel_of_key(const std::string& key) {
+  std::vector<std::string> parts;
+  for (std::size_t b = 0, e; b <= key.size(); b = e + 1) {
+    e = key.find(':', b);
+    if (e == std::string::npos) e = key.size();
+    parts.push_back(key.substr(b, e - b));
+  }
+  if (parts.size() >= 5 && parts[0] == "agent" && (parts[3] == "direct" || parts[3] == "group" || parts[3] == "channel")) {
+    return parts[2];
+  }
+  return "";
+}
+
+/// The first non-empty string among `row[path…]`.
+std::string first_text(const json& row, std::initializer_list<std::initializer_list<const char*>> paths) {
+  for (const auto& path : paths) {
+    const json* at = &row;
+    for (const char* key : path) {
+      if (!at->is_object() || !at->contains(key)) {
+        at = nullptr;
+        break;
+      }
+      at = &(*at)[key];
+    }
+    if (at && at->is_string() && !at->get_ref<const std::string&>().empty()) return at->get<std::string>();
+  }
+  return "";
+}
+
+json conversation_from_row(const json& row) {
+  json c = {{"sessionKey", row.value("key", "")}};
+  const std::string channel = first_text(row, {{"deliveryContext", "channel"}, {"lastChannel"}, {"channel"}, {"origin", "provider"}});
+  const std::string to = first_text(row, {{"deliveryContext", "to"}, {"lastTo"}});
+  const std::string account = first_text(row, {{"deliveryContext", "accountId"}, {"lastAccountId"}, {"origin", "accountId"}});
+  if (!channel.empty()) c["channel"] = lower_ascii(channel);
+  else if (std::string from_key = channel_of_key(c["sessionKey"].get<std::string>()); !from_key.empty()) c["channel"] = from_key;
+  if (!to.empty()) c["to"] = to;
+  if (!account.empty()) c["accountId"] = account;
+  for (const char* path : {"deliveryContext", "", "origin"}) {
+    const json& src = *path ? (row.contains(path) ? row[path] : json()) : row;
+    const char* field = *path ? "threadId" : "lastThreadId";
+    if (src.is_object() && src.contains(field) && !src[field].is_null()) {
+      c["threadId"] = src[field];
+      break;
+    }
+  }
+  for (const char* field : {"label", "displayName", "derivedTitle", "lastMessagePreview"}) {
+    if (row.contains(field) && row[field].is_string() && !row[field].get_ref<const std::string&>().empty()) c[field] = row[field];
+  }
+  c["updatedAt"] = row.contains("updatedAt") && row["updatedAt"].is_number() ? row["updatedAt"] : json(nullptr);
+  return c;
+}
+
 }  // namespace
+
+json conversation_from_session_row(const json& row) { return conversation_from_row(row); }
 
 const json& server_tool_definitions() {
   static const json tools = build_tools();
