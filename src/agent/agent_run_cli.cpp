@@ -2,11 +2,13 @@
 // (cli_backend_config.h), the model call runs that CLI (cli_model_call.h) instead of sending an
 // HTTP request. The prompt is the turn's user text (the CLI keeps the conversation in its own
 // session, resumed by the id stored per Pincer session); the system prompt goes with the first
-// call of a CLI session. Text deltas reach the run's sink like an HTTP stream's; the reply is
-// recorded through handle_reply, failures go through handle_failure (retries, failover).
+// call of a CLI session; the turn's images go as files (cli_images.h, imageArg). Text deltas
+// reach the run's sink like an HTTP stream's; the reply is recorded through handle_reply,
+// failures go through handle_failure (retries, failover).
 #include <spdlog/spdlog.h>
 
 #include "agent/agent_run.h"
+#include "agent/cli_images.h"
 #include "agent/cli_model_call.h"
 #include "core/ids.h"
 
@@ -15,18 +17,17 @@ namespace pincer::agent {
 namespace detail_agent_run_cli {
 
 /// The text of the user messages after the last assistant message (the turn's request, with its
-/// turn-context block); images are named, not passed.
-std::string turn_prompt(const std::vector<llm::Message>& messages) {
+/// turn-context block); their images go to `images` (passed to the CLI as files, cli_images.h).
+std::string turn_prompt(const std::vector<llm::Message>& messages, std::vector<llm::ImageContent>& images) {
   std::size_t start = messages.size();
   while (start > 0 && std::holds_alternative<llm::UserMessage>(messages[start - 1])) --start;
   std::string out;
   for (std::size_t i = start; i < messages.size(); ++i) {
     for (const auto& block : std::get<llm::UserMessage>(messages[i]).content) {
-      std::string piece;
-      if (const auto* t = std::get_if<llm::TextContent>(&block)) piece = t->text;
-      else if (std::holds_alternative<llm::ImageContent>(block)) piece = "[an image was attached; it is not passed to this CLI]";
-      if (piece.empty()) continue;
-      out += (out.empty() ? "" : "\n\n") + piece;
+      if (const auto* img = std::get_if<llm::ImageContent>(&block); img && !img->data.empty()) images.push_back(*img);
+      const auto* t = std::get_if<llm::TextContent>(&block);
+      if (!t || t->text.empty()) continue;
+      out += (out.empty() ? "" : "\n\n") + t->text;
     }
   }
   return out;
@@ -58,12 +59,22 @@ void AgentRun::send_cli_request(const llm::Context& context) {
   }
   CliCallInput call;
   call.model_id = in_.model.id;
-  call.prompt = detail_agent_run_cli::turn_prompt(context.messages);
+  std::vector<llm::ImageContent> images;
+  call.prompt = detail_agent_run_cli::turn_prompt(context.messages, images);
   call.system_prompt = context.system_prompt.empty() ? "" : context.system_prompt + detail_agent_run_cli::kCliToolsNote;
   auto stale_retried = std::make_shared<bool>(false);  // a forgotten CLI session is replaced once per call
 
-  auto start_attempt = [this, settings = *backend, call, stale_retried]() mutable {
+  auto start_attempt = [this, settings = *backend, call, stale_retried, images]() mutable {
     ++attempt_;
+    // The turn's images as files for this attempt; removed when its call object goes (done,
+    // failed or aborted: the on_done handler below owns them).
+    std::shared_ptr<CliImageFiles> image_files;
+    if (!images.empty()) {
+      auto written = CliImageFiles::write(images);
+      if (!written) return finish_error("cannot pass the turn's images to " + settings.id + ": " + written.error().message);
+      image_files = std::move(*written);
+      call.image_paths = image_files->paths();
+    }
     auto stored = in_.cli_sessions.find(settings.id);
     call.stored_session_id = stored != in_.cli_sessions.end() ? stored->second : "";
     status_ = 0;
@@ -92,7 +103,8 @@ void AgentRun::send_cli_request(const llm::Context& context) {
       self->sink_(ev);
     };
     auto on_done = [weak, id = settings.id, sent = inv.session_id, resuming = !call.stored_session_id.empty(),
-                    stale_retried](CliOutcome outcome) {
+                    stale_retried, image_files](CliOutcome outcome) mutable {
+      image_files.reset();  // the CLI has exited: its image files go now
       auto self = weak.lock();
       if (!self) return;
       if (!outcome.reply && resuming && !*stale_retried && !self->aborted_ && !self->streamed_ &&

@@ -193,6 +193,8 @@ std::string base64_encode(std::string_view bytes) {
   return out;
 }
 
+std::optional<std::string> base64_decode(std::string_view text) { return decode_base64(text); }
+
 Status check_attachments(std::vector<Attachment>& attachments, const std::string& what) {
   if (attachments.size() > kMaxAttachments) {
     return bad(what, std::to_string(attachments.size()) + " items exceeds the limit of " + std::to_string(kMaxAttachments));

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,5 +104,7 @@ void resolve_image_refs(nlohmann::json& message, const std::filesystem::path& se
 int images_for_model(std::vector<llm::Message>& messages, const llm::ModelSpec& model);
 
 std::string base64_encode(std::string_view bytes);
+/// Standard or URL-safe base64, padding optional, whitespace ignored; nullopt when not base64.
+std::optional<std::string> base64_decode(std::string_view text);
 
 }  // namespace pincer::agent

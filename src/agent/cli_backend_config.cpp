@@ -53,6 +53,7 @@ CliBackendSettings codex_defaults() {
   s.model_arg = "--model";
   s.session_id_fields = {"thread_id"};
   s.session_mode = CliSessionMode::Existing;
+  s.image_arg = "--image";  // codex exec --image <file>, once per image (OpenClaw's built-in)
   s.serialize = true;
   return s;
 }
@@ -125,6 +126,8 @@ void merge(CliBackendSettings& s, const json& o) {
     const auto w = o["systemPromptWhen"].get<std::string>();
     s.system_prompt_when = w == "always" ? CliSystemPromptWhen::Always : w == "never" ? CliSystemPromptWhen::Never : CliSystemPromptWhen::First;
   }
+  str("imageArg", s.image_arg);
+  if (o.contains("imageMode") && o["imageMode"].is_string()) s.image_list = o["imageMode"] == "list";
   if (o.contains("serialize") && o["serialize"].is_boolean()) s.serialize = o["serialize"].get<bool>();
   if (o.contains("reliability") && o["reliability"].is_object() && o["reliability"].contains("watchdog")) {
     const json& w = o["reliability"]["watchdog"];

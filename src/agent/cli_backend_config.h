@@ -64,6 +64,10 @@ struct CliBackendSettings {
   std::string system_prompt_arg;           ///< e.g. "--append-system-prompt"; "" = not passed
   std::string system_prompt_mode = "append";  ///< informational ("append" | "replace")
   CliSystemPromptWhen system_prompt_when = CliSystemPromptWhen::First;
+  /// The flag that passes an image file ("--image"); "" = the files' paths are appended to the
+  /// prompt instead, as they are with "@" (each path prefixed "@") or with input "stdin".
+  std::string image_arg;
+  bool image_list = false;                 ///< imageMode "list": one imageArg with the paths joined by ","
   bool serialize = false;                  ///< one call at a time for this backend (gateway-wide)
   CliWatchdog fresh_watchdog;
   CliWatchdog resume_watchdog{std::nullopt, 0.3, 60'000, 180'000};

@@ -40,15 +40,27 @@ CliInvocation build_cli_invocation(const CliBackendSettings& b, const CliCallInp
   inv.resuming = stored && !session.empty() && !b.resume_args.empty();
   inv.output = inv.resuming && b.resume_output ? *b.resume_output : b.output;
 
+  // Images named in the prompt when no flag passes them (or the prompt goes on stdin).
+  std::string prompt = call.prompt;
+  const bool images_as_args = !b.image_arg.empty() && b.image_arg != "@" && b.input != CliInput::Stdin;
+  if (!call.image_paths.empty() && !images_as_args) {
+    while (!prompt.empty() && (prompt.back() == ' ' || prompt.back() == '\n' || prompt.back() == '\t')) prompt.pop_back();
+    std::string lines;
+    for (const auto& path : call.image_paths) {
+      if (!lines.empty()) lines += '\n';
+      lines += (b.image_arg == "@" ? "@" : "") + path;
+    }
+    prompt += (prompt.empty() ? "" : "\n\n") + lines;
+  }
   const bool prompt_on_stdin =
       b.input == CliInput::Stdin ||
-      (b.max_prompt_arg_chars > 0 && static_cast<int64_t>(call.prompt.size()) > b.max_prompt_arg_chars);
+      (b.max_prompt_arg_chars > 0 && static_cast<int64_t>(prompt.size()) > b.max_prompt_arg_chars);
   bool prompt_placed = false;
   inv.argv.push_back(b.command);
   for (const auto& a : inv.resuming ? b.resume_args : b.args) {
     std::string arg = replace_all(a, "{sessionId}", session);
     if (!prompt_on_stdin && arg.find("{prompt}") != std::string::npos) {
-      arg = replace_all(arg, "{prompt}", call.prompt);
+      arg = replace_all(arg, "{prompt}", prompt);
       prompt_placed = true;
     }
     inv.argv.push_back(std::move(arg));
@@ -72,8 +84,21 @@ CliInvocation build_cli_invocation(const CliBackendSettings& b, const CliCallInp
       inv.argv.push_back(session);
     }
   }
-  if (prompt_on_stdin) inv.stdin_text = call.prompt;
-  else if (!prompt_placed) inv.argv.push_back(call.prompt);
+  if (prompt_on_stdin) inv.stdin_text = prompt;
+  else if (!prompt_placed) inv.argv.push_back(prompt);
+  if (images_as_args && !call.image_paths.empty()) {
+    if (b.image_list) {
+      std::string joined;
+      for (const auto& path : call.image_paths) joined += (joined.empty() ? "" : ",") + path;
+      inv.argv.push_back(b.image_arg);
+      inv.argv.push_back(joined);
+    } else {
+      for (const auto& path : call.image_paths) {
+        inv.argv.push_back(b.image_arg);
+        inv.argv.push_back(path);
+      }
+    }
+  }
   return inv;
 }
 

@@ -12,6 +12,11 @@
 // - The prompt is the last argument (input "arg"), or, with input "stdin" or when it is longer
 //   than maxPromptArgChars (> 0), the child's stdin. An argument containing "{prompt}" receives it
 //   instead of the last position (gemini's `--prompt {prompt}`).
+// - Images (the turn's, written to files by the caller): with imageArg, after the prompt —
+//   `imageArg <file>` per image (imageMode "repeat", the default) or `imageArg <f1>,<f2>` (imageMode
+//   "list"); without imageArg, with imageArg "@" or with the prompt on stdin, the files' paths are
+//   appended to the prompt, one a line after a blank line ("@<path>" for "@"), for CLIs that open
+//   the files a prompt names (OpenClaw's behaviour).
 //
 // Pure; any thread.
 #pragma once
@@ -30,6 +35,7 @@ struct CliCallInput {
   std::string system_prompt;       ///< Pincer's system prompt
   std::string stored_session_id;   ///< the CLI session of this Pincer session ("" = none)
   std::string fresh_session_id;    ///< used by sessionMode "always" when none is stored (a UUID)
+  std::vector<std::string> image_paths;  ///< the turn's images as files (absolute paths)
 };
 
 struct CliInvocation {

@@ -118,6 +118,7 @@ Result<llm::ModelSpec> ModelRegistry::resolve(std::string_view ref) const {
       spec.provider = id;
       spec.id = model;
       spec.api = kCliBackendApi;
+      spec.input = {"text", "image"};  // images go to the CLI as files (imageArg, agent_run_cli.cpp)
       return spec;
     }
   }

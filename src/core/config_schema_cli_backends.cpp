@@ -78,10 +78,14 @@ Node cli_backends_section() {
                  field("systemPromptWhen", one_of({"first", "always", "never"}).default_note("`first`").doc(
                                                "When the system prompt is passed: on the first call of a CLI "
                                                "session (it keeps it), on every call, or never.")),
-                 field("imageArg", string().doc(
-                                       "Accepted for OpenClaw compatibility; not used yet: attached images are "
-                                       "named in the prompt, not passed to the CLI.")),
-                 field("imageMode", one_of({"repeat", "list"}).doc("Accepted for OpenClaw compatibility; not used yet.")),
+                 field("imageArg", string().default_note("none (`--image` for `codex-cli`)").doc(
+                                       "The flag that passes an image file: the turn's images are written to a "
+                                       "private temporary directory (removed after the call) and each path follows "
+                                       "this flag after the prompt. Unset, `@`, or with `input: \"stdin\"`: the "
+                                       "paths are appended to the prompt instead, one a line (`@<path>` for `@`).")),
+                 field("imageMode", one_of({"repeat", "list"}).default_note("`repeat`").doc(
+                                        "`repeat`: the flag once per image (`--image a.png --image b.png`); `list`: "
+                                        "once, with the paths joined by commas.")),
                  field("serialize", boolean().default_note("`false` (`true` for the built-ins)").doc(
                                         "Run one call of this backend at a time, gateway-wide; others wait.")),
                  field("reliability",

@@ -251,6 +251,120 @@ TEST_F(CliBackendTest, CodexCliStreamsItsEventsAndResumesItsThread) {
   EXPECT_FALSE(has(log[1]["argv"], "--json"));
 }
 
+// ---- images as files (imageArg / imageMode) ----------------------------------------------------
+
+// Two tiny images: a PNG and a GIF (their bytes, base64).
+constexpr const char* kPngB64 =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+constexpr const char* kGifB64 = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
+
+class CliImagesTest : public CliBackendTest {
+ protected:
+  /// Starts the gateway with backend img-cli (the stand-in `imagecli`) configured by `extra`.
+  void start_with(const std::string& extra) {
+    start(std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+          "  agents: { defaults: { model: { primary: 'img-cli/any' },\n" +
+          "    cliBackends: { 'img-cli': { command: 'imagecli', output: 'text', sessionMode: 'none'" + extra +
+          " } } } } }\n");
+  }
+  /// Sends a turn with the two images; returns the stand-in's log entry of its call.
+  json send_images(const std::string& run_id) {
+    auto ack = client_->request("chat.send", {{"sessionKey", "main"}, {"message", "what are these?"},
+                                              {"idempotencyKey", run_id},
+                                              {"attachments", json::array({{{"type", "image"}, {"content", kPngB64}},
+                                                                           {{"type", "image"}, {"content", kGifB64}}})}});
+    EXPECT_EQ(ack["ok"], true) << ack.dump();
+    for (int i = 0; i < 400; ++i) {
+      auto f = client_->recv(30s);
+      if (!f) break;
+      const json& p = (*f)["payload"];
+      if ((*f)["event"] == "chat" && p.value("runId", "") == run_id && p["state"] != "delta") {
+        EXPECT_EQ(p["state"], "final") << f->dump();
+        reply_ = text_of(p["message"]);
+        break;
+      }
+    }
+    auto log = calls();
+    return log.empty() ? json() : log.back();
+  }
+  std::string reply_;
+};
+
+/// The sha256 of an image's bytes, computed outside Pincer (base64 -d | sha256sum): the stand-in's
+/// hash of what it read must equal it, so the bytes arrived intact.
+std::string expected_sha(const std::filesystem::path& dir, const char* b64, const std::string& name) {
+  // Decode with the system's base64 into a file, hash it with sha256sum: independent of Pincer.
+  const auto file = dir / name;
+  const std::string cmd = "printf '%s' '" + std::string(b64) + "' | base64 -d > '" + file.string() +
+                          "' && sha256sum '" + file.string() + "' | cut -d' ' -f1";
+  std::string out;
+  if (FILE* p = ::popen(cmd.c_str(), "r")) {
+    char buf[128];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    ::pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+TEST_F(CliImagesTest, RepeatPassesEachImageFileAfterItsFlagAndRemovesThemAfterTheCall) {
+  start_with(", imageArg: '--image'");  // imageMode: repeat (the default)
+  const json call = send_images("run-img-repeat");
+  ASSERT_TRUE(call.is_object());
+  const json& argv = call["argv"];
+  // The prompt, then --image <png> --image <gif>.
+  ASSERT_GE(argv.size(), 5u) << argv.dump();
+  const std::size_t n = argv.size();
+  EXPECT_EQ(argv[n - 4], "--image");
+  EXPECT_EQ(argv[n - 2], "--image");
+  EXPECT_NE(argv[n - 5].get<std::string>().find("what are these?"), std::string::npos) << argv.dump();
+  ASSERT_EQ(call["images"].size(), 2u) << call.dump();
+  const std::string png = expected_sha(home_.path(), kPngB64, "x.png"), gif = expected_sha(home_.path(), kGifB64, "x.gif");
+  ASSERT_EQ(png.size(), 64u);
+  EXPECT_EQ(call["images"][0]["sha256"], png) << call.dump();
+  EXPECT_EQ(call["images"][1]["sha256"], gif) << call.dump();
+  EXPECT_NE(reply_.find(png), std::string::npos) << reply_;
+  for (const auto& image : call["images"]) {
+    const std::string path = image["path"];
+    EXPECT_NE(path.find("/pincer-cli-images-"), std::string::npos) << path;
+    EXPECT_FALSE(std::filesystem::exists(path)) << path << " is still there after the run";
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(path).parent_path()));
+  }
+}
+
+TEST_F(CliImagesTest, ListJoinsThePathsAndNoImageArgNamesThemInThePrompt) {
+  start_with(", imageArg: '--image', imageMode: 'list'");
+  json call = send_images("run-img-list");
+  ASSERT_TRUE(call.is_object());
+  json argv = call["argv"];
+  ASSERT_GE(argv.size(), 3u);
+  EXPECT_EQ(argv[argv.size() - 2], "--image");
+  const std::string joined = argv.back();
+  ASSERT_EQ(call["images"].size(), 2u) << call.dump();
+  EXPECT_EQ(joined, call["images"][0]["path"].get<std::string>() + "," + call["images"][1]["path"].get<std::string>());
+  EXPECT_EQ(call["images"][0]["sha256"], expected_sha(home_.path(), kPngB64, "x.png"));
+  for (const auto& image : call["images"]) EXPECT_TRUE(image["exists"]) << call.dump();
+  for (const auto& image : call["images"]) EXPECT_FALSE(std::filesystem::exists(image["path"].get<std::string>()));
+
+  // Without imageArg the CLI gets the paths in its prompt, one a line after the text.
+  client_.reset();
+  gateway_.reset();
+  start_with("");
+  call = send_images("run-img-prompt");
+  ASSERT_TRUE(call.is_object());
+  argv = call["argv"];
+  EXPECT_FALSE(has(argv, "--image"));
+  ASSERT_EQ(call["images"].size(), 2u) << call.dump();
+  const std::string prompt = argv.back();
+  EXPECT_NE(prompt.find("what are these?"), std::string::npos);
+  EXPECT_NE(prompt.find("\n\n" + call["images"][0]["path"].get<std::string>() + "\n" +
+                        call["images"][1]["path"].get<std::string>()),
+            std::string::npos)
+      << prompt;
+  EXPECT_EQ(call["images"][1]["sha256"], expected_sha(home_.path(), kGifB64, "y.gif"));
+  for (const auto& image : call["images"]) EXPECT_FALSE(std::filesystem::exists(image["path"].get<std::string>()));
+}
+
 }  // namespace
 }  // namespace cli_backend_test
 }  // namespace pincer::test

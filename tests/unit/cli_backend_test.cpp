@@ -162,6 +162,37 @@ TEST(CliBackendInvocation, PromptOnStdinPlaceholderAndNoSessions) {
   EXPECT_EQ(shell_join({"a b", "it's", "", "--x=1"}), "'a b' 'it'\\''s' '' --x=1");
 }
 
+TEST(CliBackendInvocation, ImagesFollowThePromptOrAreNamedInIt) {
+  CliBackendSettings b;
+  b.command = "cli";
+  b.session_mode = CliSessionMode::None;
+  b.image_arg = "--image";
+  CliCallInput call;
+  call.prompt = "look ";
+  call.image_paths = {"/t/a.png", "/t/b.gif"};
+  EXPECT_EQ(build_cli_invocation(b, call).argv, (Strings{"cli", "look ", "--image", "/t/a.png", "--image", "/t/b.gif"}));
+  b.image_list = true;
+  EXPECT_EQ(build_cli_invocation(b, call).argv, (Strings{"cli", "look ", "--image", "/t/a.png,/t/b.gif"}));
+  b.image_arg = "@";
+  EXPECT_EQ(build_cli_invocation(b, call).argv, (Strings{"cli", "look\n\n@/t/a.png\n@/t/b.gif"}));
+  b.image_arg = "";
+  EXPECT_EQ(build_cli_invocation(b, call).argv, (Strings{"cli", "look\n\n/t/a.png\n/t/b.gif"}));
+  b.image_arg = "--image";
+  b.input = CliInput::Stdin;  // on stdin the paths go with the prompt
+  auto inv = build_cli_invocation(b, call);
+  EXPECT_EQ(inv.argv, (Strings{"cli"}));
+  ASSERT_TRUE(inv.stdin_text);
+  EXPECT_EQ(*inv.stdin_text, "look\n\n/t/a.png\n/t/b.gif");
+  // codex-cli passes them with --image (OpenClaw's built-in); claude-cli names them in the prompt.
+  EXPECT_EQ(resolve_cli_backend("codex-cli", json::object())->image_arg, "--image");
+  EXPECT_EQ(resolve_cli_backend("claude-cli", json::object())->image_arg, "");
+  auto configured = resolve_cli_backend("my-cli", json{{"agents", {{"defaults", {{"cliBackends",
+                                                        {{"my-cli", {{"command", "x"}, {"imageArg", "-i"}, {"imageMode", "list"}}}}}}}}}});
+  ASSERT_TRUE(configured);
+  EXPECT_EQ(configured->image_arg, "-i");
+  EXPECT_TRUE(configured->image_list);
+}
+
 // Feeds `out` whole and byte by byte; both must give the same reply and deltas.
 CliReply parse(CliOutput mode, const std::string& out, Strings fields, Strings* deltas = nullptr) {
   Strings whole_deltas, byte_deltas;
