@@ -120,7 +120,7 @@ Status RunJournal::compact() {
   return Ok{};
 }
 
-Status RunJournal::append(const json& record) {
+Status RunJournal::append(const json& record, bool durable) {
   if (fd_ < 0) {
     return Error{"IO_ERROR", "the run journal " + file_.string() + " is not open" +
                                  (open_error_.empty() ? std::string() : ": " + open_error_)};
@@ -129,7 +129,7 @@ Status RunJournal::append(const json& record) {
   // One write of one line, then fdatasync: the step is on disk before the caller acknowledges.
   // A failed write is taken back so the file keeps ending in a complete line.
   const off_t before = ::lseek(fd_, 0, SEEK_END);
-  if (!store::write_all(fd_, line) || ::fdatasync(fd_) != 0) {
+  if (!store::write_all(fd_, line) || (durable && ::fdatasync(fd_) != 0)) {
     const int err = errno;
     if (before >= 0 && ::ftruncate(fd_, before) != 0) {
       // A torn fragment stays; open() skips it (and the next line starts after it only if the
@@ -166,7 +166,7 @@ Result<std::string> RunJournal::accept(const std::string& source, const json& re
 Status RunJournal::started(const std::string& id, const std::string& run_id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return Ok{};
-  if (auto st = append(json{{"op", "started"}, {"id", id}, {"run", run_id}}); !st) return st;
+  if (auto st = append(json{{"op", "started"}, {"id", id}, {"run", run_id}}, /*durable=*/false); !st) return st;
   it->second.run_id = run_id;
   return Ok{};
 }

@@ -15,6 +15,7 @@
 // open() reads the file (a torn or invalid line is skipped with a warning), keeps the entries not
 // answered and rewrites the file with only them (temp + fsync + rename); the file is compacted the
 // same way while running once it holds more than kJournalCompactBytes of finished entries.
+// (`started` is the one step written without fdatasync: see started().)
 //
 // What a source does with an unfinished entry at start-up is the source's business (the channel
 // pipeline answers it in its chat, the gateway reruns it and broadcasts): see
@@ -72,7 +73,11 @@ class RunJournal {
   /// Records new work; returns its id. `dedupe_key` (optional) names the platform message so that
   /// a redelivery is recognised (has_message). Errors: "IO_ERROR" (not recorded: refuse the work).
   Result<std::string> accept(const std::string& source, const nlohmann::json& request, const std::string& dedupe_key = "");
-  /// Records that run `run_id` took entry `id`. Unknown ids are ignored (Ok).
+  /// Records that run `run_id` took entry `id`. Unknown ids are ignored (Ok). Written but not
+  /// fdatasync'd (it is on the path of every turn to the model request): a process crash keeps it
+  /// (the page cache), and a power loss that drops it also drops the turn's transcript lines,
+  /// which reach the disk only at the turn's end — so the entry is then rerun from its start,
+  /// which is what it needs.
   Status started(const std::string& id, const std::string& run_id);
   /// Records that the entry is being started again after a restart (counts towards kMaxResumes).
   Status resumed(const std::string& id);
@@ -90,7 +95,8 @@ class RunJournal {
   const std::filesystem::path& path() const { return file_; }
 
  private:
-  Status append(const nlohmann::json& record);
+  /// One line; `durable`: fdatasync before returning (every step but `started`).
+  Status append(const nlohmann::json& record, bool durable = true);
   Status compact();
 
   std::filesystem::path file_;

@@ -7,13 +7,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <string_view>
 
 #include "agent/session_history.h"
 
 namespace pincer::agent {
 namespace {
 
-constexpr std::size_t kGuardBytes = 64;
 constexpr uint64_t kMaxTranscriptFileBytes = uint64_t{1} << 30;  // as store::read_transcript
 
 /// An open file descriptor, closed when it goes out of scope.
@@ -42,8 +43,6 @@ Result<std::string> read_range(int fd, const std::filesystem::path& file, uint64
   return bytes;
 }
 
-int64_t mtime_ns_of(const struct stat& st) { return int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec; }
-
 }  // namespace
 
 Result<std::shared_ptr<const ParsedTranscript>> TranscriptCache::load(const std::filesystem::path& file) {
@@ -60,22 +59,19 @@ Result<std::shared_ptr<const ParsedTranscript>> TranscriptCache::load(const std:
     return error;
   }
   const auto size = static_cast<uint64_t>(st.st_size);
-  const bool same_file = st.st_dev == e.dev && st.st_ino == e.ino;
-  if (same_file && size == e.size && mtime_ns_of(st) == e.mtime_ns) {
+  if (st.st_dev != e.dev || st.st_ino != e.ino || size < e.size || size > kMaxBytes) return read_full(key, file);
+  auto bytes = read_range(f.fd, file, 0, size);
+  if (!bytes) return read_full(key, file);
+  const std::string_view all(*bytes);
+  if (std::hash<std::string_view>{}(all.substr(0, e.size)) != e.prefix_hash) return read_full(key, file);
+  if (size == e.size) {
     ++stats_.unchanged;
     touch(e, key);
     return std::shared_ptr<const ParsedTranscript>(e.parsed);
   }
-  if (!same_file || size <= e.size || size > kMaxBytes) return read_full(key, file);
 
-  // Grown: check the bytes before the old end, then parse only what was appended.
-  const uint64_t guard_from = e.size - e.guard.size();
-  auto bytes = read_range(f.fd, file, guard_from, size - guard_from);
-  if (!bytes) return read_full(key, file);
-  if (bytes->compare(0, e.guard.size(), e.guard) != 0) return read_full(key, file);
-  const std::string_view tail = std::string_view(*bytes).substr(e.guard.size());
-
-  // Copy on write: a caller may still hold the previous version.
+  // Grown: parse only what was appended. Copy on write: a caller may still hold this version.
+  const std::string_view tail = all.substr(e.size);
   if (e.parsed.use_count() > 1) e.parsed = std::make_shared<ParsedTranscript>(*e.parsed);
   ParsedTranscript& p = *e.parsed;
   const std::size_t first_new = p.contents.entries.size();
@@ -91,10 +87,8 @@ Result<std::shared_ptr<const ParsedTranscript>> TranscriptCache::load(const std:
   ++stats_.tail_reads;
   bytes_ += size - e.size;
   e.size = size;
-  e.mtime_ns = mtime_ns_of(st);
   e.lines += static_cast<std::size_t>(std::count(tail.begin(), tail.end(), '\n'));
-  const std::string_view all(*bytes);
-  e.guard = std::string(all.substr(all.size() - std::min<std::size_t>(kGuardBytes, all.size())));
+  e.prefix_hash = std::hash<std::string_view>{}(all);
   touch(e, key);
   std::shared_ptr<const ParsedTranscript> result = e.parsed;
   evict();  // may drop `e` itself
@@ -126,9 +120,8 @@ Result<std::shared_ptr<const ParsedTranscript>> TranscriptCache::read_full(const
   e.dev = st.st_dev;
   e.ino = st.st_ino;
   e.size = size;
-  e.mtime_ns = mtime_ns_of(st);
   e.lines = static_cast<std::size_t>(std::count(bytes->begin(), bytes->end(), '\n'));
-  e.guard = bytes->substr(bytes->size() - std::min<std::size_t>(kGuardBytes, bytes->size()));
+  e.prefix_hash = std::hash<std::string_view>{}(*bytes);
   lru_.push_front(key);
   e.lru = lru_.begin();
   bytes_ += size;

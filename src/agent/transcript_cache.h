@@ -1,13 +1,14 @@
 // The parsed transcripts of recently active sessions, so that a turn does not read and parse its
 // whole session file again (docs/benchmarks.md: that was most of the gateway's work per turn).
 //
-// A cached transcript is checked against the file on every load (one stat): unchanged → used as
-// it is; grown → only the bytes appended since are read and parsed, provided the bytes just before
-// them are still the ones read last time (a cheap guard against a file rewritten in place);
-// anything else (another inode, a shorter file, a tail that is not whole new entries) → the whole
-// file is read again. The rebuilt context and the engine's history are extended the same way when
-// the new entries continue the active branch (store::extend_context), and rebuilt from the parsed
-// entries otherwise. So a load always returns what reading the file from scratch would.
+// A cached transcript is checked against the file on every load: the file is read (no parse) and
+// the hash of the part read last time compared. The same bytes → used as it is; the same bytes
+// and more after them → only the added lines are parsed; anything else (an edit anywhere, a
+// shorter file, another inode, a tail that is not whole new entries) → the whole file is parsed
+// again. The rebuilt context and the engine's history are extended the same way when the new
+// entries continue the active branch (store::extend_context), and rebuilt from the parsed entries
+// otherwise. So a load always returns what reading the file from scratch would (up to a 64-bit
+// hash collision), at the cost of a read and a hash instead of a parse.
 //
 // Memory: at most kMaxSessions transcripts and kMaxBytes of transcript files (least recently used
 // dropped first); a file larger than kMaxBytes is never kept. Nothing is held before a session runs.
@@ -59,9 +60,8 @@ class TranscriptCache {
   struct Entry {
     std::shared_ptr<ParsedTranscript> parsed;
     uint64_t dev = 0, ino = 0, size = 0;
-    int64_t mtime_ns = 0;
-    std::size_t lines = 0;  ///< newlines in the first `size` bytes
-    std::string guard;      ///< the last bytes before `size`, compared before a tail is trusted
+    std::size_t lines = 0;      ///< newlines in the first `size` bytes
+    std::size_t prefix_hash = 0;  ///< std::hash of the first `size` bytes
     std::list<std::string>::iterator lru;
   };
 
