@@ -97,6 +97,14 @@ TEST(McpResults, IsErrorMakesAnErrorOutput) {
   EXPECT_NE(empty.text.find("without a message"), std::string::npos);
 }
 
+TEST(McpResults, MembersOfTheWrongTypeAreIgnoredNotThrown) {
+  auto out = map_call_result({{"content", json::array({{{"type", "text"}, {"text", 5}}, {{"type", "resource"}, {"resource", "x"}}, 7})},
+                              {"isError", "yes"}},
+                             "s", "t", 100);
+  EXPECT_FALSE(out.is_error) << "isError must be a boolean to count";
+  EXPECT_NE(out.text.find("[resource : binary, 0 bytes]"), std::string::npos) << out.text;
+}
+
 TEST(McpResults, StructuredContentWhenThereIsNoContent) {
   auto out = map_call_result({{"content", json::array()}, {"structuredContent", {{"sum", 3}}}}, "s", "t", 100);
   EXPECT_EQ(out.text, R"({"sum":3})");

@@ -68,14 +68,15 @@ void Client::connect(std::function<void(Status)> done) {
     if (!self) return;
     if (!r) return done(r.error());
     const json& result = *r;
-    const std::string version = result.is_object() ? result.value("protocolVersion", "") : "";
+    const std::string version = result.is_object() && result.contains("protocolVersion") && result["protocolVersion"].is_string()
+                                    ? result["protocolVersion"].get<std::string>() : "";
     if (!detail_mcp_client::supported_version(version)) {
       self->close("unsupported protocol version");
       return done(Error{"MCP_PROTOCOL", "the server answered initialize with protocol version \"" + version +
                                             "\", which Pincer does not speak (it speaks " + detail_mcp_client::supported_list() + ")"});
     }
     self->protocol_version_ = version;
-    self->server_info_ = result.value("serverInfo", json::object());
+    self->server_info_ = result.contains("serverInfo") && result["serverInfo"].is_object() ? result["serverInfo"] : json::object();
     self->transport_->set_protocol_version(version);
     self->transport_->send(jsonrpc::make_notification("notifications/initialized"));
     self->connected_ = true;
@@ -104,7 +105,7 @@ void Client::list_page(std::string cursor, int page, std::shared_ptr<std::vector
       if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) continue;
       ServerTool tool;
       tool.name = t["name"].get<std::string>();
-      tool.title = t.value("title", "");
+      tool.title = t.contains("title") && t["title"].is_string() ? t["title"].get<std::string>() : "";
       tool.description = t.contains("description") && t["description"].is_string() ? t["description"].get<std::string>() : "";
       if (t.contains("inputSchema") && t["inputSchema"].is_object()) tool.input_schema = t["inputSchema"];
       if (!tool.input_schema.contains("type")) tool.input_schema["type"] = "object";

@@ -96,7 +96,9 @@ tools::ToolOutput map_call_result(const nlohmann::json& result, std::string_view
     return tools::ToolOutput::failure(label, "the MCP server answered tools/call with a " + std::string(result.type_name()) +
                                                  " instead of a result object", "MCP_BAD_RESULT");
   }
-  json details = {{"server", server}, {"tool", tool}, {"isError", result.value("isError", false)}, {"blocks", json::array()}};
+  const auto error_flag = result.find("isError");
+  const bool is_error = error_flag != result.end() && error_flag->is_boolean() && error_flag->get<bool>();
+  json details = {{"server", server}, {"tool", tool}, {"isError", is_error}, {"blocks", json::array()}};
   std::string text;
   auto add = [&text](const std::string& part) {
     if (!text.empty()) text += "\n\n";
@@ -116,7 +118,8 @@ tools::ToolOutput map_call_result(const nlohmann::json& result, std::string_view
         info["bytes"] = bytes;
         add("[" + type + " " + (mime.empty() ? "?" : mime) + ", " + std::to_string(bytes) + " bytes]");
       } else if (type == "resource") {
-        const json resource = block.value("resource", json::object());
+        const auto found = block.find("resource");
+        const json resource = found != block.end() ? *found : json::object();
         const std::string uri = resource.is_object() ? d::str(resource, "uri") : "";
         info["uri"] = uri;
         if (resource.is_object() && resource.contains("text")) {
@@ -141,7 +144,6 @@ tools::ToolOutput map_call_result(const nlohmann::json& result, std::string_view
   if (text.empty()) {
     if (auto sc = result.find("structuredContent"); sc != result.end() && !sc->is_null()) text = sc->dump();
   }
-  const bool is_error = result.value("isError", false);
   if (text.size() > max_chars) {
     const std::size_t total = text.size();
     text = d::cut_utf8(text, max_chars) + "\n[cut: " + std::to_string(total) + " bytes in all]";
