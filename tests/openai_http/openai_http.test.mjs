@@ -2,15 +2,16 @@
 // (`openai`, pinned in package.json, installed by setup.sh) against a real gateway whose agent
 // answers from the mock LLM. Chat completions and responses, streamed and not; the model list;
 // a wrong token (AuthenticationError); an endpoint that is off (404); the same `user` twice (the
-// second turn's model request holds the first turn); a client that goes away mid-stream (its run
-// is aborted: the session takes the next turn at once, the gateway stays healthy); errors in
+// second turn's model request holds the first turn); a client that goes away mid-stream, or
+// while it waits for a whole answer (its run is aborted: the session takes the next turn at once,
+// the gateway stays healthy); errors in
 // OpenAI's shape (400, 405, 413, a token in the query string).
 //
 //   node tests/openai_http/openai_http.test.mjs <pincer binary> <source dir>
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +36,7 @@ const homes = [];
 const children = [];
 let mockPort;
 let mockBase;
+let mockLog;  // the mock's request log: one JSON line per request, written when it arrives
 let base;  // both endpoints on
 let client;
 
@@ -52,6 +54,24 @@ async function gateway(endpoints) {
   return `http://127.0.0.1:${(await gw.ready)[1]}`;
 }
 
+/// Resolves once the mock LLM has received a request whose body mentions `text` (fs.watch on its
+/// log, no polling).
+function mockReceived(text) {
+  return new Promise((resolve) => {
+    const seen = () => readFileSync(mockLog, 'utf8').includes(text);
+    const watcher = watch(mockLog, () => {
+      if (seen()) {
+        watcher.close();
+        resolve();
+      }
+    });
+    if (seen()) {
+      watcher.close();
+      resolve();
+    }
+  });
+}
+
 /// The generation requests the mock LLM received whose messages mention `text`.
 async function mockRequestsWith(text) {
   const all = await (await fetch(`${mockBase}/__mock/requests`)).json();
@@ -59,7 +79,11 @@ async function mockRequestsWith(text) {
 }
 
 before(async () => {
-  const mock = launch(process.execPath, [path.join(srcDir, 'tests/mock_llm/mock-llm.mjs'), '--port', '0'], env,
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'pincer-openai-http-mock-'));
+  homes.push(logDir);
+  mockLog = path.join(logDir, 'requests.jsonl');
+  writeFileSync(mockLog, '');
+  const mock = launch(process.execPath, [path.join(srcDir, 'tests/mock_llm/mock-llm.mjs'), '--port', '0', '--log', mockLog], env,
     /mock-llm listening on http:\/\/127\.0\.0\.1:(\d+)/);
   children.push(mock.child);
   mockPort = Number((await mock.ready)[1]);
@@ -189,6 +213,18 @@ test('a client that goes away mid-stream ends its run', async () => {
   assert.equal(next.choices[0].message.content, 'Hello from the mock LLM. [a2]');
   const health = await fetch(`${base}/health`);
   assert.equal(health.status, 200);
+});
+
+test('a client that goes away before a whole answer ends its run', async () => {
+  const controller = new AbortController();
+  const pending = client.chat.completions.create(
+    { model: 'pincer', user: 'abort-whole', messages: [{ role: 'user', content: 'wait MOCK_HOLD:abort2' }] },
+    { signal: controller.signal });
+  await mockReceived('MOCK_HOLD:abort2');  // the run is at its model call, held by the mock
+  controller.abort();
+  await assert.rejects(pending, (e) => e instanceof OpenAI.APIUserAbortError);
+  const next = await client.chat.completions.create({ model: 'pincer', user: 'abort-whole', messages: [{ role: 'user', content: 'again ECHO:a3' }] });
+  assert.equal(next.choices[0].message.content, 'Hello from the mock LLM. [a3]');
 });
 
 test('errors in OpenAI\'s shape: 400, 404 model, 405, 413, a token in the query', async () => {
