@@ -377,9 +377,9 @@ void AgentService::start(Pending p) {
   in.processes = &s.processes;
   in.memory = memory_settings.enabled ? &s.memory : nullptr;
   if (auto st = apply_tool_settings(in, s.config); !st) return fail(st.error().message);  // exec limits, sandbox
-  if (s.dynamic_tools && !p.request.compact && !p.request.memory_flush && p.request.branch_to.empty()) {
+  if (s.dynamic_tools && !p.request.compact && !p.request.memory_flush && p.request.branch_to.empty() && !in.sandbox) {
     // MCP servers' tools (IX-2): every layer of the policy but the profile, decided per tool as
-    // servers come and go during the run.
+    // servers come and go during the run. Not in a sandboxed run: the servers run on the host.
     tools::policy::PolicyOrigin dynamic_origin = origin;
     dynamic_origin.skip_profile = true;
     auto config = in.config ? in.config : std::make_shared<const json>(s.config);

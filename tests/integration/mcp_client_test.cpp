@@ -186,6 +186,20 @@ TEST_F(McpClientTest, ThePolicyRemovesMcpToolsLikeOthers) {
       << "the server's other tools stay";
 }
 
+// MCP servers run on the host: a sandboxed run (TL-5) gets none of their tools, and does not start them.
+TEST_F(McpClientTest, SandboxedRunsGetNoMcpTools) {
+  start({{"servers", {{"everything", stdio_server(bin("mcp-server-everything"))}}}},
+        {{"agents", {{"defaults", {{"model", {{"primary", "mock/mock-model"}}}, {"sandbox", {{"mode", "all"}}}}}}}});
+  script(json::array({"plain"}));
+  chat_turn(*client_, "main", "hi", "run-sandboxed", std::chrono::seconds(60));
+  auto gens = generations();
+  ASSERT_EQ(gens.size(), 1u);
+  auto offered = tool_names(gens[0]);
+  EXPECT_NE(std::find(offered.begin(), offered.end(), "read"), offered.end());
+  EXPECT_FALSE(std::any_of(offered.begin(), offered.end(), [](const std::string& n) { return n.find("__") != std::string::npos; }));
+  EXPECT_EQ(server(status(), "everything")["state"], "idle");
+}
+
 TEST_F(McpClientTest, BrokenServersAreUnavailableWithTheirReasonAndTheTurnStillCompletes) {
   const std::string script_path = (mcp_dir() / "broken_server.mjs").string();
   json servers = {{"everything", stdio_server(bin("mcp-server-everything"))},
