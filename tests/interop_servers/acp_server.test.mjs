@@ -106,6 +106,21 @@ test('initialize, session/new, a prompt streamed as agent_message_chunk ending w
   first = { agent, sessionId };
 });
 
+test('the chat commands are offered; /status runs as a command, not a model turn', async () => {
+  const { agent } = first;
+  const { sessionId } = await agent.conn.newSession({ cwd: g.home, mcpServers: [] });
+  const offered = await agent.waitUpdate((u) => u.sessionId === sessionId && u.update.sessionUpdate === 'available_commands_update');
+  const names = offered.update.availableCommands.map((c) => c.name);
+  assert.ok(names.includes('status') && names.includes('new'), JSON.stringify(names));
+  const model = offered.update.availableCommands.find((c) => c.name === 'model');
+  assert.ok(model?.input?.hint, JSON.stringify(model));
+  const before = (await mockCall(g.mockPort, '/__mock/requests')).length;
+  const res = await agent.conn.prompt({ sessionId, prompt: [{ type: 'text', text: '/status' }] });
+  assert.equal(res.stopReason, 'end_turn');
+  assert.match(textOf(agent.updates, sessionId), /acp-bridge/);
+  assert.equal((await mockCall(g.mockPort, '/__mock/requests')).length, before, 'no model call');
+});
+
 test('a tool call streams tool_call and tool_call_update, then the answer', async () => {
   const { agent } = first;
   const { sessionId } = await agent.conn.newSession({ cwd: g.home, mcpServers: [] });
@@ -189,27 +204,27 @@ test('errors: unknown session, bad prompt, per-session MCP servers', async () =>
 test('raw lines: JSON-RPC errors for bad input, a clean exit when stdin closes', async () => {
   const c = rawChild(pincer, ['acp', '--url', g.url], g.env);
   c.send('{"jsonrpc":"2.0","id":1,"method":');
-  let r = await c.next();
+  let r = await c.nextResponse();
   assert.deepEqual([r.id, r.error.code], [null, -32700]);
   c.send({ jsonrpc: '2.0', id: 2, method: 'session/fly' });
-  r = await c.next();
+  r = await c.nextResponse();
   assert.deepEqual([r.id, r.error.code], [2, -32601]);
   c.send({ jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: 'one' } });
-  r = await c.next();
+  r = await c.nextResponse();
   assert.deepEqual([r.id, r.error.code], [3, -32602]);
   c.send({ jsonrpc: '2.0', id: 4, method: 'session/new', params: { mcpServers: [] } });
-  r = await c.next();
+  r = await c.nextResponse();
   assert.deepEqual([r.id, r.error.code], [4, -32602]);
   assert.match(r.error.message, /cwd/);
   c.send({ jsonrpc: '2.0', id: 5, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } });
-  r = await c.next();
+  r = await c.nextResponse();
   const sessionId = r.result.sessionId;
   c.send({ jsonrpc: '2.0', id: 6, method: 'session/prompt', params: { sessionId, prompt: [{ text: 'no type' }] } });
-  r = await c.next();
+  r = await c.nextResponse();
   assert.deepEqual([r.id, r.error.code], [6, -32602]);
   assert.match(r.error.message, /prompt\[0\]/);
   c.send({ jsonrpc: '2.0', id: 7, method: 'session/prompt', params: 'not an object' });
-  r = await c.next();
+  r = await c.nextResponse();
   assert.equal(r.error.code, -32600);  // params must be an object or an array (JSON-RPC)
   c.child.stdin.end();
   const { code } = await c.exited;

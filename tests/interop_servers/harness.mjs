@@ -89,6 +89,13 @@ export function rawChild(pincer, args, env) {
       const line = lines.length ? lines.shift() : await new Promise((resolve) => waiting.push(resolve));
       return JSON.parse(line);
     },
+    /// The next line that is a response (skips notifications such as session/update).
+    async nextResponse() {
+      for (;;) {
+        const m = await this.next();
+        if (m.method === undefined) return m;
+      }
+    },
     pendingLines: () => lines.length,
   };
 }

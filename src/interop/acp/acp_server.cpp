@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/chat_commands.h"
 #include "core/ids.h"
 
 namespace pincer::interop::acp {
@@ -23,6 +24,18 @@ std::string without_cwd_prefix(const std::string& text) {
 
 std::string string_param(const json& params, const char* name) {
   return params.is_object() && params.contains(name) && params[name].is_string() ? params[name].get<std::string>() : "";
+}
+
+/// Pincer's chat commands (/status, /new, /model …) as ACP's available commands.
+json available_commands() {
+  json out = json::array();
+  for (const auto& c : agent::chat_commands()) {
+    if (c.terminal_only) continue;
+    json command = {{"name", c.name}, {"description", c.help}};
+    if (!c.args.empty()) command["input"] = {{"hint", c.args}};
+    out.push_back(std::move(command));
+  }
+  return out;
 }
 
 }  // namespace detail_acp_server
@@ -94,6 +107,7 @@ void AcpServer::new_session(const rpc::Message& m) {
     sessions_[session_id] = Session{*key, cwd};
     spdlog::debug("acp: session/new {} -> {}", session_id, *key);
     rpc_.reply(id, json{{"sessionId", session_id}});
+    update(session_id, json{{"sessionUpdate", "available_commands_update"}, {"availableCommands", available_commands()}});
   });
 }
 
@@ -137,6 +151,7 @@ void AcpServer::replay_history(const json& request_id, const std::string& sessio
                               {"content", {{"type", "text"}, {"text", text}}}});
     }
     rpc_.reply(request_id, json::object());
+    update(session_id, json{{"sessionUpdate", "available_commands_update"}, {"availableCommands", available_commands()}});
   });
 }
 
@@ -196,7 +211,8 @@ void AcpServer::prompt(const rpc::Message& m) {
   if (prompts_.count(session_id)) cancel(session_id);  // a new prompt replaces a running one
   const SessionMeta meta = read_session_meta(m.params.contains("_meta") ? m.params["_meta"] : json());
   std::string message = input->text;
-  if (meta.prefix_cwd.value_or(options_.prefix_cwd)) {
+  // A chat command ("/status") goes as it is: the gateway runs it only at the start of the text.
+  if (meta.prefix_cwd.value_or(options_.prefix_cwd) && message.rfind('/', 0) != 0) {
     message = kPrefixStart + shorten_home(session->second.cwd, options_.home) + "]\n\n" + message;
   }
   if (message.size() > kMaxPromptBytes) {

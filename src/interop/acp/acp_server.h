@@ -18,7 +18,8 @@
 // exec.approval.resolve — the first answer anywhere wins. Then the answer {stopReason}: end_turn, max_tokens (the model hit its length limit), cancelled
 // (session/cancel, or the run was aborted); a run that fails answers a JSON-RPC error (-32603 with
 // the gateway's message). The prompt text is prefixed with "[Working directory: <cwd>]" unless
-// --no-prefix-cwd or `_meta.prefixCwd: false`.
+// --no-prefix-cwd or `_meta.prefixCwd: false`, or it is a chat command ("/status"). After
+// session/new and session/load, an available_commands_update lists Pincer's chat commands.
 //
 // Thread affinity: everything runs on the EventLoop thread.
 #pragma once
