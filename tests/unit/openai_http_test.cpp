@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gateway/config_reload.h"
 #include "interop/openai_http/openai_http_service.h"
 #include "interop/openai_http/openai_request.h"
 #include "interop/openai_http/openai_response.h"
@@ -170,6 +171,12 @@ TEST(OpenAiSessions, Refusals) {
     EXPECT_EQ(reserved.status, 400) << key;
     EXPECT_NE(reserved.message.find("reserved session namespace"), std::string::npos) << key;
   }
+}
+
+TEST(OpenAiSwitches, AppliedWithoutARestart) {
+  EXPECT_EQ(gateway::change_kind("gateway.http.endpoints.chatCompletions.enabled"), gateway::ChangeKind::Hot);
+  EXPECT_EQ(gateway::change_kind("gateway.http"), gateway::ChangeKind::Hot);
+  EXPECT_EQ(gateway::change_kind("gateway.port"), gateway::ChangeKind::Restart);
 }
 
 TEST(OpenAiSwitches, OffUnlessEnabled) {
