@@ -69,7 +69,11 @@ json AgentService::list_sessions(int limit) {
       json row = listing.entry.json();
       row["key"] = listing.key;
       row["agentId"] = agent.id;
-      if (auto w = agent_window(agent, impl_->models)) row["contextTokens"] = w->tokens;  // as OpenClaw
+      // As OpenClaw: the window of the model the session runs on (its /model override included).
+      const std::string model = row.value("modelOverride", ""), provider = row.value("providerOverride", "");
+      const std::string ref = model.empty() || provider.empty() ? model : provider + "/" + model;
+      if (auto w = agent_window(agent, impl_->models, ref)) row["contextTokens"] = w->tokens;
+      else if (auto primary = agent_window(agent, impl_->models)) row["contextTokens"] = primary->tokens;
       rows.push_back(std::move(row));
     }
   }

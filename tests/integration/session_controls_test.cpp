@@ -40,7 +40,7 @@ class SessionControlsTest : public ::testing::Test {
                 std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
                     "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
                     "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000, "
-                    "reasoning: true }, { id: 'mock-two', contextWindow: 128000 } ] } } },\n" +
+                    "reasoning: true }, { id: 'mock-two', contextWindow: 96000 } ] } } },\n" +
                     "  agents: { defaults: { model: { primary: 'mock/mock-model' } " + extra_defaults + " } } " + extra_top + " }\n");
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
@@ -196,6 +196,15 @@ TEST_F(SessionControlsTest, ModelSwitchAppliesFromTheNextTurnAndIsRecorded) {
   ASSERT_EQ(reqs.size(), 2u);
   EXPECT_EQ(reqs[0]["model"], "mock-model");
   EXPECT_EQ(reqs[1]["model"], "mock-two");
+  // sessions.list gives the window of the model the session runs on, not the agent's primary.
+  auto context_tokens = [&] {
+    auto listed = client_->request("sessions.list", json::object());
+    for (const auto& row : listed["payload"]["sessions"]) {
+      if (row["key"].get<std::string>().ends_with(":main")) return row.value("contextTokens", json());
+    }
+    return json();
+  };
+  EXPECT_EQ(context_tokens(), 96000);
   // The transcript records the change (SS-2 model_change), and sessions.patch {model:null} undoes it.
   std::ifstream in(transcript());
   std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -207,6 +216,7 @@ TEST_F(SessionControlsTest, ModelSwitchAppliesFromTheNextTurnAndIsRecorded) {
   EXPECT_FALSE(patched["payload"]["entry"].contains("modelOverride"));
   ASSERT_EQ(send("third", "m4")["state"], "final");
   EXPECT_EQ(requests().back()["model"], "mock-model");
+  EXPECT_EQ(context_tokens(), 128000);
   // What Pincer does not have is refused, naming the field.
   auto refused = client_->request("sessions.patch", {{"key", "main"}, {"verboseLevel", "on"}});
   EXPECT_EQ(refused["ok"], false);
