@@ -4,8 +4,9 @@
 // carry the response (and maybe server requests or notifications before it); a notification or
 // response by 202. The `Mcp-Session-Id` the server gives in its initialize answer goes with every
 // later request; a 404 then means the session is gone (the transport closes; the client starts
-// over). The optional GET stream for unsolicited server messages is not opened: notifications
-// reach Pincer only inside the streams of its own requests.
+// over); closing sends a best-effort DELETE with it. The optional GET stream for unsolicited
+// server messages is not opened: notifications reach Pincer only inside the streams of its own
+// requests.
 #include <map>
 #include <spdlog/spdlog.h>
 
@@ -132,6 +133,20 @@ class HttpTransport final : public Transport {
     shared_->closed = true;
     auto ids = shared_->in_flight;
     for (const auto& [id, unused] : ids) http_.cancel(id);
+    if (!shared_->session_id.empty()) {  // the session ends with us (MCP: clients SHOULD say so); best effort
+      net::HttpRequestSpec spec;
+      spec.method = "DELETE";
+      spec.url = config_.url;
+      spec.connect_timeout_ms = 5000;
+      spec.idle_timeout_ms = 5000;
+      for (const auto& h : config_.headers) spec.headers.push_back(h);
+      spec.headers.emplace_back("Mcp-Session-Id", shared_->session_id);
+      net::HttpCallbacks cb;
+      cb.on_head = [](const net::HttpResponseHead&) {};
+      cb.on_data = [](std::string_view) {};
+      cb.on_done = [](const std::optional<net::TransportError>&) {};
+      http_.start(std::move(spec), std::move(cb));
+    }
   }
 
  private:
