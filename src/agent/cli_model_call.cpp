@@ -115,6 +115,14 @@ void CliModelCall::launch() {
   so.head_bytes = 16u << 20;
   so.tail_bytes = 1u << 20;
   so.log = false;  // the command line holds the prompt: logged below without it
+  // Output and the end wake the loop (one posted wake-up at a time); nothing polls.
+  so.on_output = [&loop = loop_, weak = weak_from_this(), posted = wake_posted_] {
+    if (posted->exchange(true)) return;
+    loop.post([weak, posted] {
+      posted->store(false);
+      if (auto self = weak.lock()) self->drain();
+    });
+  };
   spdlog::info("cli backend {}: {} {} (model {}, session {}, prompt on {})", backend_.id, inv_.argv.front(),
                inv_.resuming ? "resume" : "fresh", model_.id, inv_.session_id.empty() ? "none" : inv_.session_id,
                inv_.stdin_text ? "stdin" : "argv");
@@ -122,11 +130,11 @@ void CliModelCall::launch() {
   if (!proc) return done({std::nullopt, failure(proc.error().message, "spawn failed")});
   proc_ = std::move(*proc);
   last_output_ms_ = d::steady_now_ms();
-  poll();
+  arm_watchdog(opt_.watchdog_ms);
+  drain();  // (output that came before proc_ was set is read here; later output wakes the loop)
 }
 
-void CliModelCall::poll() {
-  timer_.reset();
+void CliModelCall::drain() {
   if (finished_ || !proc_) return;
   // Read what is there, then decide: the status is taken first so no output is missed after it.
   const tools::ProcessStatus status = proc_->status();
@@ -139,15 +147,24 @@ void CliModelCall::poll() {
     if (finished_) return;  // a delta callback cancelled the call
   }
   if (status.finished) return complete();
-  if (!watchdog_fired_ && detail_cli_model_call::steady_now_ms() - last_output_ms_ >= opt_.watchdog_ms) {
-    watchdog_fired_ = true;
-    spdlog::warn("cli backend {}: no output for {} ms, stopping the CLI (reliability.watchdog)", backend_.id, opt_.watchdog_ms);
-    proc_->stop(tools::StopReason::kTimeout);
-  }
+}
+
+void CliModelCall::arm_watchdog(int64_t delay_ms) {
+  if (timer_) loop_.cancel(*timer_);
   std::weak_ptr<CliModelCall> weak = weak_from_this();
-  timer_ = loop_.after(kPollMs, [weak] {
-    if (auto self = weak.lock()) self->poll();
+  timer_ = loop_.after(std::max<int64_t>(delay_ms, 1), [weak] {
+    if (auto self = weak.lock()) self->check_watchdog();
   });
+}
+
+void CliModelCall::check_watchdog() {
+  timer_.reset();
+  if (finished_ || !proc_ || watchdog_fired_) return;
+  const int64_t silent = detail_cli_model_call::steady_now_ms() - last_output_ms_;
+  if (silent < opt_.watchdog_ms) return arm_watchdog(opt_.watchdog_ms - silent);  // output came meanwhile
+  watchdog_fired_ = true;
+  spdlog::warn("cli backend {}: no output for {} ms, stopping the CLI (reliability.watchdog)", backend_.id, opt_.watchdog_ms);
+  proc_->stop(tools::StopReason::kTimeout);  // its end wakes drain(), which completes the call
 }
 
 llm::ProviderFailure CliModelCall::failure(const std::string& text, const std::string& cause) const {

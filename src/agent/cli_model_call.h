@@ -6,8 +6,11 @@
 // temporary file (kept apart from stdout, which is parsed). Its environment is `base_env` without
 // the backend's clearEnv names, plus its `env`.
 //
-// - Output is polled from the loop every kPollMs; jsonl text deltas are reported as they come.
-// - Watchdog: no stdout for `watchdog_ms` → the child is stopped and the call fails as a timeout
+// - Output is read on the loop when the process's pump thread reports some (SpawnOptions::
+//   on_output posts one wake-up at a time to the loop; no polling); jsonl text deltas are
+//   reported as they come.
+// - Watchdog (a loop timer set for the end of the silence allowed, moved on by output): no stdout
+//   for `watchdog_ms` → the child is stopped and the call fails as a timeout
 //   (retryable, so the run retries or fails over, PV-4/PV-5). `timeout_ms` bounds the whole call.
 // - Exit status ≠ 0, or a failure the CLI reported in its output (Claude's is_error, codex's
 //   turn.failed): an llm::ProviderFailure classified from stderr / that message with the
@@ -19,6 +22,7 @@
 // Loop affinity: created, started and cancelled on the event-loop thread; callbacks arrive there.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -57,7 +61,6 @@ class CliModelCall : public std::enable_shared_from_this<CliModelCall> {
  public:
   using DeltaFn = std::function<void(const std::string& delta, const std::string& text)>;
   using DoneFn = std::function<void(CliOutcome)>;
-  static constexpr int64_t kPollMs = 20;
 
   CliModelCall(EventLoop& loop, CliBackendSettings backend, CliInvocation invocation, CliCallOptions options,
                llm::ModelSpec model, DeltaFn on_delta, DoneFn on_done);
@@ -75,7 +78,11 @@ class CliModelCall : public std::enable_shared_from_this<CliModelCall> {
 
  private:
   void launch();
-  void poll();
+  /// Reads the output captured so far; completes the call once the process has finished.
+  void drain();
+  /// The watchdog timer fired: stops a silent child, else waits for the rest of the silence allowed.
+  void check_watchdog();
+  void arm_watchdog(int64_t delay_ms);
   void complete();
   void done(CliOutcome outcome);
   llm::ProviderFailure failure(const std::string& text, const std::string& cause) const;
@@ -96,7 +103,9 @@ class CliModelCall : public std::enable_shared_from_this<CliModelCall> {
   bool watchdog_fired_ = false;
   bool finished_ = false;
   bool holds_slot_ = false;  ///< this call is the backend's running call (serialize)
-  std::optional<EventLoop::TimerId> timer_;
+  std::optional<EventLoop::TimerId> timer_;  ///< the watchdog
+  /// Set while a wake-up from the pump thread is posted and not yet handled (one at a time).
+  std::shared_ptr<std::atomic<bool>> wake_posted_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 }  // namespace pincer::agent

@@ -289,15 +289,21 @@ void ManagedProcess::pump() {
       eof = true;
       continue;
     }
-    std::lock_guard lock(mu_);
-    out_.append(std::string_view(buf.data(), static_cast<size_t>(n)));
-    cv_.notify_all();
+    {
+      std::lock_guard lock(mu_);
+      out_.append(std::string_view(buf.data(), static_cast<size_t>(n)));
+      cv_.notify_all();
+    }
+    if (options_.on_output) options_.on_output();
   }
   ::close(out_fd_);
-  std::lock_guard lock(mu_);
-  status_.finished = true;
-  status_.stopped_by = term_sent ? stop_request_.load() : StopReason::kNone;
-  cv_.notify_all();
+  {
+    std::lock_guard lock(mu_);
+    status_.finished = true;
+    status_.stopped_by = term_sent ? stop_request_.load() : StopReason::kNone;
+    cv_.notify_all();
+  }
+  if (options_.on_output) options_.on_output();
 }
 
 void ManagedProcess::record_exit(int ws) {

@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <functional>
 #include <future>
 #include <optional>
 #include <string>
@@ -54,6 +55,11 @@ struct SpawnOptions {
   std::size_t head_bytes = 32 * 1024;  ///< output kept from the start
   std::size_t tail_bytes = 32 * 1024;  ///< output kept from the end
   bool log = true;  ///< false: no start/end log lines (internal probes, e.g. the sandbox check)
+  /// Called on the pump thread after new output is captured and once more when the process has
+  /// finished (status().finished is true by then, all output captured): a wake-up for a reader on
+  /// an event loop (EventLoop::post), so it never has to poll. Must be quick and thread-safe; it
+  /// must not call back into this ManagedProcess. Empty = none (the exec tool waits instead).
+  std::function<void()> on_output;
 };
 
 /// Why we stopped a process ourselves.

@@ -2,11 +2,14 @@
 // processes (/bin/sh): the reply and session id of a json CLI, stdin prompts, clearEnv/env, the
 // no-output watchdog, exit statuses classified like provider errors (rate limit, auth, a missing
 // command), jsonl deltas, and `serialize` (calls of one backend never overlap).
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "agent/cli_model_call.h"
@@ -172,6 +175,44 @@ TEST(CliModelCallRun, SerializedCallsOfOneBackendDoNotOverlap) {
   ss << in.rdbuf();
   EXPECT_EQ(ss.str(), "start\nend\nstart\nend\nstart\nend\n");
   std::filesystem::remove(log);
+}
+
+TEST(CliModelCallRun, OutputReachesTheLoopWhileTheChildWaitsForIt) {
+  // The child prints a delta, then waits until the caller has seen it (the delta callback writes
+  // the FIFO the child reads): the output must reach the loop while the child runs, woken by the
+  // process's pump thread (SpawnOptions::on_output), not at the end.
+  const auto dir = std::filesystem::temp_directory_path() / ("pincer-cli-wake-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string seen = (dir / "seen").string();
+  ASSERT_EQ(::mkfifo(seen.c_str(), 0600), 0);
+  Strings deltas;
+  EventLoop loop{1};
+  std::optional<CliOutcome> outcome;
+  std::shared_ptr<CliModelCall> call;
+  loop.post([&] {
+    loop.after(30'000, [&] { loop.stop(); });  // a guard against a hang, not a timing assertion
+    call = std::make_shared<CliModelCall>(
+        loop, backend(), sh("echo '{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"first\"}}'\n"
+                           "read x < '" + seen + "'\n"
+                           "echo '{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"after\"}}'",
+                           CliOutput::Jsonl),
+        options(), cli_model(),
+        [&](const std::string& d, const std::string&) {
+          deltas.push_back(d);
+          if (deltas.size() == 1) std::ofstream(seen) << "seen\n";  // (opens once the child reads the FIFO)
+        },
+        [&](CliOutcome o) {
+          outcome = std::move(o);
+          loop.stop();
+        });
+    call->start();
+  });
+  loop.run();
+  ASSERT_TRUE(outcome) << "the call did not finish";
+  ASSERT_TRUE(outcome->reply) << outcome->failure.message;
+  EXPECT_EQ(deltas, (Strings{"first", "after"}));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
