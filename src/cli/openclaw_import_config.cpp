@@ -219,6 +219,7 @@ class Mapper {
       else if (k == "tools") tools(v, p);
       else if (k == "logging") logging(v, p);
       else if (k == "hooks") hooks(v, p);
+      else if (k == "mcp") mcp(v, p);
       else skip(p, skip_reason("", k));
     }
     plan_workspaces(root.contains("agents") && root["agents"].is_object() ? root["agents"] : json::object());
@@ -634,6 +635,17 @@ class Mapper {
   }
 
   // ---- hooks (AT-3: inbound webhooks; docs/automation.md "Hooks") --------------------------------
+
+  // mcp.servers (IX-2): OpenClaw's keys are Pincer's; a key Pincer lacks is removed by prune_invalid
+  // with the schema's message.
+  void mcp(const json& m, const Path& at) {
+    if (!m.is_object()) return expect_object_or_skip(m, at);
+    for (const auto& [k, v] : m.items()) {
+      Path p = key(at, k);
+      if (k == "servers") map(p, p, v);
+      else skip(p, "not a Pincer mcp setting");
+    }
+  }
 
   void hooks(const json& h, const Path& at) {
     if (!h.is_object()) return expect_object_or_skip(h, at);

@@ -336,6 +336,20 @@ TEST(OpenClawMap, HooksAreImportedExceptWhatCannotRunInPincer) {
   EXPECT_TRUE(config::validate(m.config));
 }
 
+TEST(OpenClawMap, McpServersAreImported) {
+  ConfigMapping m = map_config(json::parse(R"({"mcp": {"servers": {
+      "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], "env": {"N": 1}, "cwd": "/tmp"},
+      "remote": {"url": "https://example.com/mcp", "transport": "streamable-http", "headers": {"Authorization": "Bearer x"},
+                 "connectionTimeoutMs": 5000, "lazy": true}}}})"),
+                               kCtx);
+  EXPECT_EQ(m.config["mcp"]["servers"]["files"]["command"], "npx");
+  EXPECT_EQ(m.config["mcp"]["servers"]["files"]["env"]["N"], 1);
+  EXPECT_EQ(m.config["mcp"]["servers"]["remote"]["headers"]["Authorization"], "Bearer x");
+  EXPECT_EQ(m.config["mcp"]["servers"]["remote"]["connectionTimeoutMs"], 5000);
+  EXPECT_FALSE(m.config["mcp"]["servers"]["remote"].contains("lazy")) << "a key Pincer lacks is removed";
+  EXPECT_TRUE(config::validate(m.config));
+}
+
 TEST(OpenClawMap, ValuesPincerRejectsAreRemovedWithTheSchemaMessage) {
   ConfigMapping m = map_config(json::parse(R"({"gateway": {"port": 70000, "customBindHost": "not-an-ip",
       "auth": {"rateLimit": {"maxAttempts": 3, "burst": 9}, "trustedProxy": {"allowUsers": ["a"]}}},
