@@ -198,6 +198,22 @@ TEST_F(ChatAttachmentsE2E, MislabelledOrBrokenAttachmentsAreRefused) {
   EXPECT_NE(r["error"]["message"].get<std::string>().find("message or attachment required"), std::string::npos);
 }
 
+TEST_F(ChatAttachmentsE2E, AnImageSentWhileTheSessionIsBusyWaitsWithItsTurn) {
+  // chat.send to a session whose run is in progress queues its turn behind it (the gateway's
+  // lane; channels follow messages.queue): the image must still reach the model with it.
+  auto ack = send("main", "first MOCK_HOLD:busy", json::array(), "run-busy");
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  // (The first turn holds its reply until released: the second is queued behind it either way.)
+  const json png = json::array({{{"type", "image"}, {"mimeType", "image/png"}, {"content", kPngB64}}});
+  ack = send("main", "and this picture", png, "run-queued-img");
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  http_request(mock_->port(), "POST", "/__mock/release?name=busy");
+  wait_final("run-busy");
+  wait_final("run-queued-img");
+  EXPECT_NE(last_request_messages().dump().find(std::string("data:image/png;base64,") + kPngB64), std::string::npos)
+      << last_request_messages().dump();
+}
+
 TEST_F(ChatAttachmentsE2E, AMessageOverTheFrameLimitIsAnsweredNotClosed) {
   // A 20 MB image, base64-encoded (~26.7 MB): over the gateway's 25 MiB per message.
   std::string image = std::string("\x89PNG\r\n\x1a\n", 8) + std::string(20'000'000 - 8, '\0');
