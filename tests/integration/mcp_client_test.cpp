@@ -4,6 +4,9 @@
 // and deliberately broken ones (tests/mcp_client/broken_server.mjs). The mock LLM calls the tools;
 // the tool results must reach the next model request.
 #include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -198,6 +201,27 @@ TEST_F(McpClientTest, SandboxedRunsGetNoMcpTools) {
   EXPECT_NE(std::find(offered.begin(), offered.end(), "read"), offered.end());
   EXPECT_FALSE(std::any_of(offered.begin(), offered.end(), [](const std::string& n) { return n.find("__") != std::string::npos; }));
   EXPECT_EQ(server(status(), "everything")["state"], "idle");
+}
+
+// A stdio server is on the process guard like exec's children: kill -9 of the gateway takes it along.
+TEST_F(McpClientTest, StdioServersDieWithTheGatewayEvenOnKillNine) {
+  start({{"servers", {{"everything", stdio_server(bin("mcp-server-everything"))}}}});
+  const json started = client_->request("mcp.status", {{"start", true}});  // starts it before any run
+  EXPECT_NE(server(started["payload"], "everything")["state"], "idle") << started.dump();
+  script(json::array({"plain"}));
+  chat_turn(*client_, "main", "hi", "run-1", std::chrono::seconds(60));  // the run waits until it is ready
+  const int pid = server(status(), "everything").value("pid", 0);
+  ASSERT_GT(pid, 0) << status().dump();
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  ASSERT_GE(pidfd, 0) << "the server is running";
+  EXPECT_NE(::getpgid(pid), gateway_->process().pid()) << "its own process group";
+  gateway_->process().signal(SIGKILL);
+  ASSERT_TRUE(gateway_->process().wait(std::chrono::seconds(10)));
+  pollfd p{pidfd, POLLIN, 0};
+  EXPECT_EQ(::poll(&p, 1, 10'000), 1) << "the MCP server outlived the gateway (pid " << pid << ")";
+  ::close(pidfd);
+  gateway_.reset();
+  client_.reset();
 }
 
 TEST_F(McpClientTest, BrokenServersAreUnavailableWithTheirReasonAndTheTurnStillCompletes) {

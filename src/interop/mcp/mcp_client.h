@@ -67,6 +67,8 @@ class Client : public std::enable_shared_from_this<Client> {
   const std::string& protocol_version() const { return protocol_version_; }
   const nlohmann::json& server_info() const { return server_info_; }
   bool closed() const { return closed_; }
+  /// The stdio child's pid (0 for HTTP).
+  int pid() const { return transport_ ? transport_->pid() : 0; }
 
  private:
   using Reply = std::function<void(Result<nlohmann::json>)>;

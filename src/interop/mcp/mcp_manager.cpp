@@ -273,6 +273,7 @@ struct ManagerImpl final : ToolCaller, RunSource, std::enable_shared_from_this<M
       if (slot.client && slot.state == State::Ready) {
         s["protocolVersion"] = slot.client->protocol_version();
         s["serverInfo"] = slot.client->server_info();
+        if (const int pid = slot.client->pid(); pid > 0) s["pid"] = pid;
       }
       if (slot.restart_timer) s["restartInMs"] = std::max<int64_t>(0, slot.restart_at_ms - now);
       servers.push_back(std::move(s));

@@ -47,7 +47,8 @@ class Manager final : public tools::DynamicToolSource {
   void reconfigure(const nlohmann::json& config);
 
   /// {eagerToolLimit, servers: [{name, transport, state, reason?, tools: [agent names],
-  /// toolCount, protocolVersion?, serverInfo?, failures, restartInMs?}]} (servers in name order).
+  /// toolCount, protocolVersion?, serverInfo?, pid? (stdio), failures, restartInMs?}]} (servers in
+  /// name order; the optional members while ready, restartInMs while a restart is pending).
   nlohmann::json status() const;
 
   /// Starts every enabled idle server now (not waiting for a run); `pincer mcp status --start`.

@@ -42,6 +42,8 @@ class Transport {
   virtual void close() = 0;
   /// The last lines the server wrote to stderr (stdio), for status reasons; "" when none.
   virtual std::string stderr_tail() const { return ""; }
+  /// The child's pid (stdio, once started); 0 otherwise.
+  virtual int pid() const { return 0; }
 };
 
 /// A stdio server (config.command, args, env over the gateway's scrubbed environment, cwd or

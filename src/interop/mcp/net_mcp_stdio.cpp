@@ -325,6 +325,7 @@ class StdioTransport final : public Transport {
   }
 
   std::string stderr_tail() const override { return state_ ? state_->stderr_tail : ""; }
+  int pid() const override { return state_ ? static_cast<int>(state_->pid) : 0; }
 
  private:
   static void close_all(std::initializer_list<int> fds) {
