@@ -186,8 +186,6 @@ TEST(Attachments, TextOnlyModelGetsANotice) {
 
 namespace attachments_retention {
 
-using pincer::agent::Attachment;
-
 std::size_t media_count(const std::filesystem::path& media) {
   std::size_t n = 0;
   for (const auto& e : std::filesystem::directory_iterator(media)) n += e.is_regular_file();
