@@ -163,7 +163,7 @@ TEST_F(CliConfigTest, ErrorsNameThePathAndExit2WithoutTouchingTheFile) {
   const std::vector<Case> cases = {
       {{"config", "set", "gateway.prot", "1"},
        "pincer: config set: gateway.prot: unknown config key \"prot\" in gateway (expected one of "
-       "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload)\n"},
+       "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload|http)\n"},
       {{"config", "set", "gateway.port", "70000"},
        "pincer: config set gateway.port: not written, the result would be invalid:\n" + config().string() +
            ": gateway.port: expected integer 1..65535, got 70000\n"},
@@ -179,7 +179,7 @@ TEST_F(CliConfigTest, ErrorsNameThePathAndExit2WithoutTouchingTheFile) {
        "strings must be quoted)\n"},
       {{"config", "get", "nope"},
        "pincer: config get: nope: unknown config key \"nope\" in the configuration (expected one of "
-       "$schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|diagnostics|bindings|channels|plugins|meta)\n"},
+       "$schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|mcp|diagnostics|bindings|channels|plugins|meta)\n"},
       {{"config", "unset", "agents.list[0].idd"},
        "pincer: config unset: agents.list[0].idd: unknown config key \"idd\" in agents.list[0] (expected one of "
        "id|name|default|tools|binds|workspace|model|memory|contextEngine|sandbox|heartbeat|skills|subagents)\n"},

@@ -378,9 +378,9 @@ TEST(ConfigValidate, ValidDocumentsPass) {
 TEST(ConfigValidate, UnknownKey) {
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": {"prot": 1}})")),
             "gateway.prot: unknown key (expected one of "
-            "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload)");
+            "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload|http)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
-            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|diagnostics|bindings|channels|plugins|meta)");
+            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|mcp|diagnostics|bindings|channels|plugins|meta)");
 }
 
 TEST(ConfigValidate, KeysThatAreNotIdentifiersAreQuotedInPaths) {
@@ -503,11 +503,11 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.bind: expected one of loopback|lan|custom, got \"wan\"\n"
             "gateway.port: expected integer 1..65535, got \"abc\"\n"
             "gateway.prot: unknown key (expected one of "
-            "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload)\n"
+            "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload|http)\n"
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"
             "logging.level: expected one of trace|debug|info|warn|error|off, got \"loud\"\n"
-            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|diagnostics|bindings|channels|plugins|meta)");
+            "zzz: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|mcp|diagnostics|bindings|channels|plugins|meta)");
   EXPECT_EQ(validate(doc).error().code, "CONFIG_INVALID");
 }
 
@@ -535,7 +535,9 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
                   "auth": {"mode": "token",
                            "rateLimit": {"maxAttempts": 10, "windowMs": 60000,
                                          "lockoutMs": 300000, "exemptLoopback": true}},
-                  "reload": {"mode": "hybrid", "debounceMs": 300}},
+                  "reload": {"mode": "hybrid", "debounceMs": 300},
+                  "http": {"endpoints": {"chatCompletions": {"enabled": false}, "responses": {"enabled": false}}}},
+      "mcp": {"eagerToolLimit": 32},
       "agents": {"defaults": {"thinkingDefault": "off", "timeoutSeconds": 600, "maxConcurrent": 4,
                               "bootstrapMaxChars": 20000, "bootstrapTotalMaxChars": 150000,
                               "bootstrapTruncationWarning": "once",
@@ -604,7 +606,7 @@ TEST(ConfigDefaults, DefaultsAreValid) {
 
 TEST(ConfigDefaults, WrongTypesAreLeftAsTheyAre) {
   json doc = json::parse(R"({"gateway": 5, "logging": [], "agents": "x", "tools": 1, "models": null, "messages": "q", "diagnostics": 2,
-                             "approvals": 2, "memory": 3, "cron": 4, "hooks": 5, "skills": 6, "session": 7})");
+                             "approvals": 2, "memory": 3, "cron": 4, "hooks": 5, "skills": 6, "session": 7, "mcp": 8})");
   EXPECT_EQ(with_defaults(doc), doc);
 }
 
