@@ -78,7 +78,11 @@ test('a photo with a caption reaches the model as an image, stored beside the tr
   const sessions = path.join(home, 'agents', 'main', 'sessions');
   const transcript = readdirSync(sessions).filter((f) => f.endsWith('.jsonl')).map((f) => readFileSync(path.join(sessions, f), 'utf8')).join('');
   assert.ok(!transcript.includes(PNG.toString('base64')), 'no base64 in the transcript');
-  assert.equal(readdirSync(path.join(sessions, 'media')).length, 1);
+  // One stored image, and the session's link to it (media/by-session/<sessionId>/, deleted with the session).
+  const media = path.join(sessions, 'media');
+  assert.deepEqual(readdirSync(media).filter((f) => f !== 'by-session').length, 1);
+  const linked = readdirSync(path.join(media, 'by-session')).flatMap((id) => readdirSync(path.join(media, 'by-session', id)));
+  assert.equal(linked.length, 1);
 });
 
 test('a text document is inlined; a document over the cap is named, never downloaded', async () => {
