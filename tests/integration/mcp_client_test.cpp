@@ -203,6 +203,42 @@ TEST_F(McpClientTest, SandboxedRunsGetNoMcpTools) {
   EXPECT_EQ(server(status(), "everything")["state"], "idle");
 }
 
+// /stop while an MCP tool works: the run ends aborted without waiting for the server's answer
+// (the operation below would take 100 s).
+TEST_F(McpClientTest, AnAbortedRunDoesNotWaitForTheMcpServer) {
+  start({{"servers", {{"everything", stdio_server(bin("mcp-server-everything"))}}}});
+  // A second connection that asks for tool events (the `tool-events` capability).
+  WsClient watcher(gateway_->port());
+  ASSERT_TRUE(watcher.recv());
+  json params = connect_params(kToken);
+  params["caps"] = json::array({"tool-events"});
+  watcher.send_json({{"type", "req"}, {"id", "w1"}, {"method", "connect"}, {"params", params}});
+  auto connected = watcher.recv_response("w1");
+  ASSERT_TRUE(connected && (*connected)["ok"] == true) << (connected ? connected->dump() : "");
+  script(json::array({json{{"toolCalls", json::array({{{"name", "everything__trigger-long-running-operation"},
+                                                       {"arguments", {{"duration", 100}, {"steps", 2}}}}})}},
+                      "never reached"}));
+  auto ack = client_->request("chat.send", {{"sessionKey", "main"}, {"message", "run it"}, {"idempotencyKey", "run-long"}});
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  bool tool_started = false;
+  for (int i = 0; i < 2000 && !tool_started; ++i) {
+    auto f = watcher.recv(std::chrono::seconds(30));
+    ASSERT_TRUE(f) << "no tool start";
+    tool_started = (*f)["event"] == "agent" && (*f)["payload"]["stream"] == "tool" && (*f)["payload"]["data"]["phase"] == "start";
+  }
+  auto abort = client_->request("chat.abort", {{"sessionKey", "main"}, {"runId", "run-long"}});
+  EXPECT_EQ(abort["ok"], true) << abort.dump();
+  std::string state;
+  for (int i = 0; i < 2000 && state.empty(); ++i) {
+    auto f = client_->recv(std::chrono::seconds(30));  // well within the operation's 100 s
+    ASSERT_TRUE(f) << "the run did not end";
+    if ((*f)["event"] == "chat" && (*f)["payload"]["runId"] == "run-long" && (*f)["payload"]["state"] != "delta") {
+      state = (*f)["payload"]["state"];
+    }
+  }
+  EXPECT_EQ(state, "aborted");
+}
+
 // A stdio server is on the process guard like exec's children: kill -9 of the gateway takes it along.
 TEST_F(McpClientTest, StdioServersDieWithTheGatewayEvenOnKillNine) {
   start({{"servers", {{"everything", stdio_server(bin("mcp-server-everything"))}}}});

@@ -1,6 +1,7 @@
 #include "interop/mcp/mcp_tools.h"
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 #include <map>
 #include <mutex>
@@ -194,7 +195,13 @@ tools::ToolOutput McpTool::run(const nlohmann::json& args, tools::ToolContext& c
     c->call(server, tool, args, max_chars, [promise](tools::ToolOutput out) { promise->set_value(std::move(out)); });
   });
   // The loop answers by the server's toolTimeoutMs; a stopped loop drops the promise (broken_promise,
-  // which invoke_tool turns into an error output).
+  // which invoke_tool turns into an error output). An aborted run does not wait for it: the
+  // cancellation flag is looked at between waits, as ToolContext asks of long tools.
+  while (future.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready) {
+    if (ctx.is_cancelled()) {
+      return tools::ToolOutput::failure(agent_name_, "cancelled: the run was stopped while the MCP server worked", "ABORTED");
+    }
+  }
   return future.get();
 }
 

@@ -2,7 +2,8 @@
 //   - McpTool: one server tool as a tools::Tool — name `<server>__<tool>` (mcp_mapping.h), the
 //     server's description and inputSchema as they are, group "mcp"; run() hands the call to the
 //     loop (ToolCaller) and waits for its answer, which the loop guarantees by the server's
-//     toolTimeoutMs (a stopped loop breaks the promise: an error output);
+//     toolTimeoutMs (a stopped loop breaks the promise: an error output); a stopped run
+//     (ToolContext::cancelled, looked at every 200 ms) returns at once without the answer;
 //   - ToolSearchTool (`tool_search`): when a run has more MCP tools than `mcp.eagerToolLimit`,
 //     the model sees only this tool, whose description is the catalogue (one line per tool); a
 //     search returns the matching tools' descriptions and schemas and makes them callable from
