@@ -121,10 +121,20 @@ void Client::list_page(std::string cursor, int page, std::shared_ptr<std::vector
   });
 }
 
-void Client::call_tool(const std::string& name, const json& arguments, int64_t timeout_ms,
-                       std::function<void(Result<json>)> done) {
-  request("tools/call", {{"name", name}, {"arguments", arguments.is_object() ? arguments : json::object()}}, timeout_ms,
-          std::move(done));
+int64_t Client::call_tool(const std::string& name, const json& arguments, int64_t timeout_ms,
+                          std::function<void(Result<json>)> done) {
+  return request("tools/call", {{"name", name}, {"arguments", arguments.is_object() ? arguments : json::object()}},
+                 timeout_ms, std::move(done));
+}
+
+void Client::cancel(int64_t id, const std::string& reason) {
+  auto it = pending_.find(id);
+  if (it == pending_.end() || closed_) return;
+  loop_.cancel(it->second.timer);
+  Reply reply = std::move(it->second.reply);
+  pending_.erase(it);
+  transport_->send(jsonrpc::make_notification("notifications/cancelled", {{"requestId", id}, {"reason", reason}}));
+  reply(Error{"MCP_CANCELLED", reason});
 }
 
 void Client::close(const std::string& reason) {
@@ -134,10 +144,10 @@ void Client::close(const std::string& reason) {
   fail_all("MCP_CLOSED", reason);
 }
 
-void Client::request(const std::string& method, const json& params, int64_t timeout_ms, Reply reply) {
+int64_t Client::request(const std::string& method, const json& params, int64_t timeout_ms, Reply reply) {
   if (closed_) {
     loop_.post([reply] { reply(Error{"MCP_CLOSED", "the server connection is closed"}); });
-    return;
+    return 0;
   }
   const int64_t id = next_id_++;
   Pending p;
@@ -158,6 +168,7 @@ void Client::request(const std::string& method, const json& params, int64_t time
   });
   pending_.emplace(id, std::move(p));
   transport_->send(jsonrpc::make_request(id, method, params));
+  return id;
 }
 
 void Client::on_message(std::string_view text) {

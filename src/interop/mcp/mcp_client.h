@@ -53,9 +53,13 @@ class Client : public std::enable_shared_from_this<Client> {
   /// Every tool, all pages. Errors: "MCP_ERROR" with the server's message, "MCP_TIMEOUT",
   /// "MCP_CLOSED".
   void list_tools(std::function<void(Result<std::vector<ServerTool>>)> done);
-  /// tools/call: the CallToolResult object, or an error as for list_tools.
-  void call_tool(const std::string& name, const nlohmann::json& arguments, int64_t timeout_ms,
-                 std::function<void(Result<nlohmann::json>)> done);
+  /// tools/call: the CallToolResult object, or an error as for list_tools. Returns the request id
+  /// (for cancel; 0 when the session is closed).
+  int64_t call_tool(const std::string& name, const nlohmann::json& arguments, int64_t timeout_ms,
+                    std::function<void(Result<nlohmann::json>)> done);
+  /// Gives up request `id` (MCP "Cancellation": notifications/cancelled with `reason`); its
+  /// callback gets "MCP_CANCELLED". No-op when it already finished.
+  void cancel(int64_t id, const std::string& reason);
   /// Closes the transport; pending requests fail with "MCP_CLOSED".
   void close(const std::string& reason = "closed");
 
@@ -72,7 +76,7 @@ class Client : public std::enable_shared_from_this<Client> {
 
  private:
   using Reply = std::function<void(Result<nlohmann::json>)>;
-  void request(const std::string& method, const nlohmann::json& params, int64_t timeout_ms, Reply reply);
+  int64_t request(const std::string& method, const nlohmann::json& params, int64_t timeout_ms, Reply reply);
   void on_message(std::string_view text);
   void dispatch(std::string_view text);
   void on_transport_closed(const std::string& reason);

@@ -212,7 +212,7 @@ struct ManagerImpl final : ToolCaller, RunSource, std::enable_shared_from_this<M
 
   // ---- ToolCaller ----
   void call(const std::string& server, const std::string& tool, const json& args, std::size_t max_chars,
-            std::function<void(tools::ToolOutput)> done) override {
+            std::shared_ptr<CallHandle> handle, std::function<void(tools::ToolOutput)> done) override {
     const std::string label = agent_tool_name(server, tool);
     auto it = slots.find(server);
     if (it == slots.end()) return done(tools::ToolOutput::failure(label, "the MCP server \"" + server + "\" is no longer configured", "MCP_UNAVAILABLE"));
@@ -222,10 +222,16 @@ struct ManagerImpl final : ToolCaller, RunSource, std::enable_shared_from_this<M
           label, "the MCP server \"" + server + "\" is " + detail_mcp_manager::to_string(slot.state) +
                      (slot.reason.empty() ? "" : ": " + slot.reason), "MCP_UNAVAILABLE"));
     }
-    slot.client->call_tool(tool, args, slot.config.tool_timeout_ms, [done, server, tool, max_chars, label](Result<json> r) {
+    handle->client = slot.client;
+    handle->request_id = slot.client->call_tool(tool, args, slot.config.tool_timeout_ms,
+                                                [done, server, tool, max_chars, label](Result<json> r) {
       if (!r) return done(tools::ToolOutput::failure(label, r.error().message, r.error().code));
       done(map_call_result(*r, server, tool, max_chars));
     });
+  }
+
+  void cancel(const CallHandle& handle) override {
+    if (auto client = handle.client.lock(); client && handle.request_id != 0) client->cancel(handle.request_id, "the run was stopped");
   }
 
   // ---- RunSource ----

@@ -186,19 +186,23 @@ tools::ToolOutput McpTool::run(const nlohmann::json& args, tools::ToolContext& c
   auto promise = std::make_shared<std::promise<tools::ToolOutput>>();
   auto future = promise->get_future();
   const std::size_t max_chars = ctx.max_output_chars;
-  loop_.post([caller = caller_, promise, server = server_, tool = tool_, args, max_chars, label = agent_name_] {
+  auto handle = std::make_shared<CallHandle>();
+  loop_.post([caller = caller_, promise, handle, server = server_, tool = tool_, args, max_chars, label = agent_name_] {
     auto c = caller.lock();
     if (!c) {
       promise->set_value(tools::ToolOutput::failure(label, "the MCP client is stopped", "MCP_UNAVAILABLE"));
       return;
     }
-    c->call(server, tool, args, max_chars, [promise](tools::ToolOutput out) { promise->set_value(std::move(out)); });
+    c->call(server, tool, args, max_chars, handle, [promise](tools::ToolOutput out) { promise->set_value(std::move(out)); });
   });
   // The loop answers by the server's toolTimeoutMs; a stopped loop drops the promise (broken_promise,
   // which invoke_tool turns into an error output). An aborted run does not wait for it: the
   // cancellation flag is looked at between waits, as ToolContext asks of long tools.
   while (future.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready) {
     if (ctx.is_cancelled()) {
+      loop_.post([caller = caller_, handle] {
+        if (auto c = caller.lock()) c->cancel(*handle);
+      });
       return tools::ToolOutput::failure(agent_name_, "cancelled: the run was stopped while the MCP server worked", "ABORTED");
     }
   }

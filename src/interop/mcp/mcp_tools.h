@@ -26,12 +26,23 @@
 
 namespace pincer::interop::mcp {
 
-/// The manager's side of a call. Loop thread; `done` exactly once on the loop.
+class Client;
+
+/// One tools/call in flight (written and read on the loop only).
+struct CallHandle {
+  std::weak_ptr<Client> client;  ///< the session it went to (a restarted server is another one)
+  int64_t request_id = 0;        ///< 0 = not sent
+};
+
+/// The manager's side of a call. Loop thread; `done` exactly once on the loop (also after cancel).
 class ToolCaller {
  public:
   virtual ~ToolCaller() = default;
   virtual void call(const std::string& server, const std::string& tool, const nlohmann::json& args,
-                    std::size_t max_chars, std::function<void(tools::ToolOutput)> done) = 0;
+                    std::size_t max_chars, std::shared_ptr<CallHandle> handle,
+                    std::function<void(tools::ToolOutput)> done) = 0;
+  /// The run stopped: the server is told (notifications/cancelled).
+  virtual void cancel(const CallHandle& handle) = 0;
 };
 
 class McpTool final : public tools::Tool {
