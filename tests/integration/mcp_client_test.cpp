@@ -189,6 +189,27 @@ TEST_F(McpClientTest, ThePolicyRemovesMcpToolsLikeOthers) {
       << "the server's other tools stay";
 }
 
+// tools/list pages (nextCursor) and notifications/tools/list_changed while a run works: a tool of
+// the second page is called, and a tool the server adds during the run is offered in its next call.
+TEST_F(McpClientTest, ToolPagesAndListChangedDuringARun) {
+  start({{"servers", {{"paged", stdio_server("node", json::array({(mcp_dir() / "paged_server.mjs").string()}))}}}});
+  script(json::array({json{{"toolCalls", json::array({{{"name", "paged__second"}, {"arguments", {{"word", "hi"}}}}})}},
+                      json{{"toolCalls", json::array({{{"name", "paged__first"}, {"arguments", json::object()}}})}},
+                      json{{"toolCalls", json::array({{{"name", "paged__third"}, {"arguments", json::object()}}})}},
+                      "done"}));
+  auto frames = chat_turn(*client_, "main", "use the paged tools", "run-paged", std::chrono::seconds(60));
+  EXPECT_EQ(frames.back()["payload"]["state"], "final") << frames.back().dump();
+  const auto gens = generations();
+  ASSERT_EQ(gens.size(), 4u);
+  const auto first = tool_names(gens[0]);
+  EXPECT_NE(std::find(first.begin(), first.end(), "paged__second"), first.end()) << "page 2 was listed";
+  EXPECT_EQ(std::find(first.begin(), first.end(), "paged__third"), first.end());
+  EXPECT_NE(tool_results(gens[1]).find("second called with {\"word\":\"hi\"}"), std::string::npos) << tool_results(gens[1]);
+  const auto third = tool_names(gens[2]);
+  EXPECT_NE(std::find(third.begin(), third.end(), "paged__third"), third.end()) << "list_changed was followed";
+  EXPECT_NE(tool_results(gens[3]).find("third called"), std::string::npos) << tool_results(gens[3]);
+}
+
 // MCP servers run on the host: a sandboxed run (TL-5) gets none of their tools, and does not start them.
 TEST_F(McpClientTest, SandboxedRunsGetNoMcpTools) {
   start({{"servers", {{"everything", stdio_server(bin("mcp-server-everything"))}}}},
