@@ -40,6 +40,8 @@ void register_agents_commands(CLI::App& app, Action& action);
 void register_skills_commands(CLI::App& app, Action& action);
 /// `models auth list|add|remove|order|reset` (PV-2, PV-3); after register_client_commands (it adds to `models`).
 void register_models_auth_commands(CLI::App& app, Action& action);  // skills list|info|check|stats (SK-1..4)
+/// The `pincer mcp` command, created by whichever of `mcp serve` / `mcp status` registers first.
+CLI::App* mcp_parent_command(CLI::App& app);
 /// `mcp serve` (IX-1, app/mcp_command.cpp): adds `serve` to the `mcp` command, creating it if needed.
 void register_mcp_serve_command(CLI::App& app, Action& action);
 /// `mcp status` (IX-2, app/mcp_status_command.cpp): the gateway's MCP servers; adds to `mcp` likewise.

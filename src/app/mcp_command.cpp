@@ -9,23 +9,19 @@
 
 namespace pincer::app {
 
-namespace detail_mcp_serve_command {
-
 CLI::App* mcp_parent_command(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     if (sub->get_name() == "mcp") return sub;
   }
-  auto* mcp = app.add_subcommand("mcp", "MCP: serve Pincer's conversations to MCP clients");
+  auto* mcp = app.add_subcommand("mcp", "MCP: Pincer as an MCP server, and the MCP servers Pincer uses");
   mcp->require_subcommand(1);
   return mcp;
 }
 
-}  // namespace detail_mcp_serve_command
-
 void register_mcp_serve_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<ClientFlags>();
   auto verbose = std::make_shared<bool>(false);
-  auto* serve = detail_mcp_serve_command::mcp_parent_command(app)->add_subcommand(
+  auto* serve = mcp_parent_command(app)->add_subcommand(
       "serve", "Run an MCP server on stdio whose tools read and drive the running gateway's conversations");
   add_client_flags(serve, *flags, /*json_flag=*/false);
   serve->add_flag("-v,--verbose", *verbose, "Debug logs on stderr");

@@ -13,15 +13,6 @@ namespace detail_mcp_status_command {
 
 using nlohmann::json;
 
-CLI::App* mcp_command(CLI::App& app) {
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    if (sub->get_name() == "mcp") return sub;
-  }
-  auto* mcp = app.add_subcommand("mcp", "MCP: Pincer as an MCP server, and the MCP servers Pincer uses");
-  mcp->require_subcommand(1);
-  return mcp;
-}
-
 int run_status(const ClientFlags& f, bool start) {
   return with_gateway(f, [&](cli::GatewayClient& client) {
     auto r = client.call("mcp.status", start ? json{{"start", true}} : json::object(), f.timeout());
@@ -51,7 +42,7 @@ int run_status(const ClientFlags& f, bool start) {
 void register_mcp_status_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<ClientFlags>();
   auto start = std::make_shared<bool>(false);
-  auto* status = detail_mcp_status_command::mcp_command(app)->add_subcommand(
+  auto* status = mcp_parent_command(app)->add_subcommand(
       "status", "The running gateway's MCP servers: state, tools, and why one is unavailable (exit 1 then)");
   add_client_flags(status, *flags);
   status->add_flag("--start", *start, "Start the servers no run has started yet (the answer may say \"starting\")");
