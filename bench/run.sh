@@ -22,8 +22,9 @@
 #   BENCH_DOC=docs/benchmarks.md   where the report goes ("" = print only)
 #   BENCH_PINCER_PORT=19189 BENCH_OPENCLAW_PORT=19089 BENCH_MOCK_PORT=18989
 #   BUILD_DIR=build  PINCER_BIN=$BUILD_DIR/pincer  BENCH_NO_BUILD=1 (use existing binaries)  BENCH_JOBS=2
-#   BENCH_MEMORY=0 / BENCH_CRON=0 / BENCH_OPENAI_HTTP=0  skip the memory / cron / OpenAI HTTP API benchmark
-#                          (bench/memory_bench.sh, bench/cron_bench.sh, bench/openai_http_bench.sh;
+#   BENCH_MEMORY=0 / BENCH_CRON=0 / BENCH_OPENAI_HTTP=0 / BENCH_MCP_OVERHEAD=0  skip the memory / cron /
+#                          OpenAI HTTP API / MCP prompt overhead benchmark (bench/memory_bench.sh,
+#                          bench/cron_bench.sh, bench/openai_http_bench.sh, bench/mcp_overhead_bench.sh;
 #                          their own knobs are passed through)
 # Exit status: 0 when every requested side was measured, 1 otherwise (the table is still printed).
 set -euo pipefail
@@ -235,15 +236,23 @@ if [ "${BENCH_CRON:-1}" != "0" ]; then
     "$ROOT/bench/cron_bench.sh" || CRON_FAILED=1
 fi
 [ -z "$CRON_FAILED" ] || P_MISSING="${P_MISSING:-cron benchmark failed}"
-# ---- 8. the OpenAI-compatible HTTP API (issue 18; printed, results in bench/.cache/results/openai_http.json;
+# ---- 8. the OpenAI-compatible HTTP API (its own section; results in bench/.cache/results/openai_http.json;
 #         BENCH_OPENAI_HTTP=0 skips it)
 OAI_FAILED=""
 if [ "${BENCH_OPENAI_HTTP:-1}" != "0" ]; then
   say "OpenAI-compatible HTTP API (bench/openai_http_bench.sh)"
-  BENCH_OAI_ONLY="$ONLY" BUILD_DIR="$BUILD_DIR" PINCER_BIN="$PINCER_BIN" BENCH_JOBS="$JOBS" BENCH_NO_BUILD=1 \
+  BENCH_OAI_ONLY="$ONLY" BENCH_DOC="$DOC" BUILD_DIR="$BUILD_DIR" PINCER_BIN="$PINCER_BIN" BENCH_JOBS="$JOBS" BENCH_NO_BUILD=1 \
     "$ROOT/bench/openai_http_bench.sh" || OAI_FAILED=1
 fi
 [ -z "$OAI_FAILED" ] || P_MISSING="${P_MISSING:-OpenAI HTTP benchmark failed}"
+# ---- 9. MCP tools: fixed prompt overhead with 0/1/3 reference MCP servers (its own section; results in
+#         bench/.cache/results/mcp_overhead.json; BENCH_MCP_OVERHEAD=0 skips it)
+MCP_FAILED=""
+if [ "${BENCH_MCP_OVERHEAD:-1}" != "0" ]; then
+  say "MCP tools: fixed prompt overhead (bench/mcp_overhead_bench.sh)"
+  BENCH_MCP_ONLY="$ONLY" BENCH_DOC="$DOC" PINCER_BIN="$PINCER_BIN" "$ROOT/bench/mcp_overhead_bench.sh" || MCP_FAILED=1
+fi
+[ -z "$MCP_FAILED" ] || P_MISSING="${P_MISSING:-MCP overhead benchmark failed}"
 if [ -n "$P_MISSING$OC_MISSING" ]; then
   [ "$ONLY" = "pincer" ] && [ -z "$P_MISSING" ] && exit 0
   [ "$ONLY" = "openclaw" ] && [ -z "$OC_MISSING" ] && exit 0

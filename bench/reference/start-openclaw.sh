@@ -19,6 +19,8 @@
 #   OC_OFFLINE_GUARD [1]  1 = preload offline-guard.mjs (no DNS for non-local names)
 #   OC_MEMORY_JSON []  a JSON object written as the config's "memory" section (bench/memory_bench.sh)
 #   OC_GATEWAY_HTTP_JSON []  a JSON object written as the config's "gateway.http" (bench/openai_http_bench.sh)
+#   OC_MCP_JSON []     a JSON object written as the config's "mcp" section (bench/mcp_overhead_bench.sh)
+#   OC_TOOLS_JSON []   a JSON object written as the config's "tools" section (bench/mcp_overhead_bench.sh)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${BENCH_CACHE:-$(cd "$HERE/.." && pwd)/.cache}"
@@ -74,6 +76,8 @@ HTTP_SECTION=""
 if [ -n "${OC_GATEWAY_HTTP_JSON:-}" ]; then HTTP_SECTION=","$'\n'"    \"http\": $OC_GATEWAY_HTTP_JSON"; fi
 MEMORY_SECTION=""
 if [ -n "${OC_MEMORY_JSON:-}" ]; then MEMORY_SECTION=$'\n'"  \"memory\": $OC_MEMORY_JSON,"; fi
+if [ -n "${OC_MCP_JSON:-}" ]; then MEMORY_SECTION="$MEMORY_SECTION"$'\n'"  \"mcp\": $OC_MCP_JSON,"; fi
+if [ -n "${OC_TOOLS_JSON:-}" ]; then MEMORY_SECTION="$MEMORY_SECTION"$'\n'"  \"tools\": $OC_TOOLS_JSON,"; fi
 CFG_TMP="$(mktemp)"
 cat > "$CFG_TMP" <<EOF
 {
