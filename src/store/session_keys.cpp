@@ -178,4 +178,16 @@ bool is_valid_session_id(std::string_view id) {
   return true;
 }
 
+std::optional<std::string> reserved_session_namespace(std::string_view key) {
+  std::string rest(key);
+  for (char& c : rest) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto first = rest.find_first_not_of(" \t");
+  rest.erase(0, first == std::string::npos ? rest.size() : first);
+  if (auto parsed = parse_agent_session_key(rest)) rest = parsed->rest;
+  for (std::string_view reserved : {"subagent:", "cron:", "acp:"}) {
+    if (rest.rfind(reserved, 0) == 0) return std::string(reserved);
+  }
+  return std::nullopt;
+}
+
 }  // namespace pincer::store

@@ -29,6 +29,12 @@ inline constexpr std::size_t kMaxSessionKeyBytes = 512;
 /// split the lines of `sessions list` and of logs). Printable Unicode is fine.
 std::optional<std::string> session_key_problem(std::string_view key);
 
+/// The internal session namespaces (`subagent:`, `cron:`, `acp:` after an optional `agent:<id>:`)
+/// whose sessions the gateway creates itself; a session key that an outside client names (the
+/// OpenAI HTTP API, `pincer acp`, `pincer mcp serve`) may not start one. Returns the namespace
+/// ("subagent:" …) a key falls in, or nullopt.
+std::optional<std::string> reserved_session_namespace(std::string_view key);
+
 /// Agent id as OpenClaw normalises it: trimmed; if it matches ^[a-z0-9][a-z0-9_-]{0,63}$
 /// (case-insensitive) it is lowercased; otherwise lowercased, every run of characters outside
 /// [a-z0-9_-] replaced by "-", leading/trailing dashes trimmed, cut to 64 characters. An empty

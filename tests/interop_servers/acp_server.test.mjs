@@ -199,6 +199,9 @@ test('errors: unknown session, bad prompt, per-session MCP servers', async () =>
   await assert.rejects(
     agent.conn.newSession({ cwd: g.home, mcpServers: [{ name: 'x', command: 'x', args: [], env: [] }] }),
     (e) => e.code === -32602 && /per-session MCP servers are not supported/.test(e.message));
+  // A session key in the gateway's own namespaces is refused, naming it.
+  await assert.rejects(agent.conn.newSession({ cwd: g.home, mcpServers: [], _meta: { sessionKey: 'subagent:evil' } }),
+    (e) => e.code === -32602 && /reserved namespace `subagent:`/.test(e.message));
 });
 
 test('raw lines: JSON-RPC errors for bad input, a clean exit when stdin closes', async () => {

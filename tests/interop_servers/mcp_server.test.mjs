@@ -91,6 +91,12 @@ test('conversations_list and conversation_get', async () => {
   const missing = await call('conversation_get', { session_key: 'agent:main:nobody-here' });
   assert.equal(missing.isError, true);
   assert.match(missing.content[0].text, /conversation not found: agent:main:nobody-here/);
+  // The gateway's own namespaces cannot be started from outside.
+  for (const key of ['subagent:x', 'agent:main:cron:nightly']) {
+    const refused = await call('messages_send', { session_key: key, text: 'hi' });
+    assert.equal(refused.isError, true, key);
+    assert.match(refused.content[0].text, /reserved namespace/);
+  }
 });
 
 test('events_wait ends with a null event at its timeout', async () => {

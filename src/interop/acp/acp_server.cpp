@@ -4,6 +4,7 @@
 
 #include "agent/chat_commands.h"
 #include "core/ids.h"
+#include "store/session_keys.h"
 
 namespace pincer::interop::acp {
 
@@ -11,6 +12,12 @@ using nlohmann::json;
 namespace rpc = jsonrpc;
 
 namespace detail_acp_server {
+
+/// The JSON-RPC code for a session key that cannot be used: the caller's mistake (a reserved
+/// namespace, a required session that does not exist) is -32602, anything else -32603.
+int key_error_code(const pincer::Error& error) {
+  return error.code == "INVALID_PARAMS" || error.code == "NOT_FOUND" ? rpc::kInvalidParams : rpc::kInternalError;
+}
 
 constexpr int kProtocolVersion = 1;
 constexpr const char* kPrefixStart = "[Working directory: ";
@@ -103,7 +110,7 @@ void AcpServer::new_session(const rpc::Message& m) {
   const std::string cwd = m.params["cwd"].get<std::string>();
   const SessionMeta meta = read_session_meta(m.params.contains("_meta") ? m.params["_meta"] : json());
   resolve_key(meta, "acp-bridge:" + session_id, [this, id = m.id, session_id, cwd](Result<std::string> key) {
-    if (!key) return rpc_.reply_error(id, rpc::kInternalError, key.error().message);
+    if (!key) return rpc_.reply_error(id, key_error_code(key.error()), key.error().message);
     sessions_[session_id] = Session{*key, cwd};
     spdlog::debug("acp: session/new {} -> {}", session_id, *key);
     rpc_.reply(id, json{{"sessionId", session_id}});
@@ -127,7 +134,7 @@ void AcpServer::load_session(const rpc::Message& m) {
   if (auto known = sessions_.find(session_id); known != sessions_.end()) fallback = known->second.key;
   else fallback = session_id.find(':') != std::string::npos ? session_id : "acp-bridge:" + session_id;
   resolve_key(meta, fallback, [this, id = m.id, session_id, cwd](Result<std::string> key) {
-    if (!key) return rpc_.reply_error(id, rpc::kInternalError, key.error().message);
+    if (!key) return rpc_.reply_error(id, key_error_code(key.error()), key.error().message);
     sessions_[session_id] = Session{*key, cwd};
     spdlog::debug("acp: session/load {} -> {}", session_id, *key);
     replay_history(id, session_id, *key);
@@ -187,6 +194,10 @@ void AcpServer::resolve_key(const SessionMeta& meta, const std::string& fallback
   }
   const std::optional<std::string> key = meta.session_key ? meta.session_key : options_.session_key;
   if (!key) return then_reset(fallback);
+  if (auto reserved = store::reserved_session_namespace(*key)) {
+    return done(Error{"INVALID_PARAMS", "session key " + *key + " is in the reserved namespace `" + *reserved +
+                                            "` (the gateway's own sessions); choose another key"});
+  }
   if (!require) return then_reset(*key);
   gateway_.call("sessions.describe", json{{"key", *key}}, [key = *key, then_reset](Result<json> r) {
     if (!r) return then_reset(Error{r.error().code, "cannot look up session " + key + ": " + r.error().message});

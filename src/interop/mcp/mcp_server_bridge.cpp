@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "core/ids.h"
+#include "store/session_keys.h"
 #include "interop/mcp/mcp_server.h"
 #include "interop/mcp/mcp_server_tools.h"
 
@@ -95,6 +96,10 @@ void McpServer::messages_send(const json& id, const json& args) {
   // has no such method, so the text goes to the session's agent (chat.send), whose answer follows as
   // a `message` event and in messages_read.
   const std::string key = args.value("session_key", "");
+  if (auto reserved = store::reserved_session_namespace(key)) {
+    return tool_error(id, "session_key " + key + " is in the reserved namespace `" + *reserved +
+                              "` (the gateway's own sessions); choose another key");
+  }
   json params = {{"sessionKey", key}, {"message", args.value("text", "")}, {"idempotencyKey", ids::uuid_v4()}};
   gateway_tool(id, "chat.send", params, [key](json payload) {
     json result = std::move(payload);

@@ -269,13 +269,8 @@ Outcome<SessionChoice> choose_session(const std::map<std::string, std::string>& 
   const std::string prefix = endpoint == Endpoint::ChatCompletions ? "openai" : "openresponses";
   if (std::string key = header("x-pincer-session-key", "x-openclaw-session-key"); !key.empty()) {
     if (auto problem = store::session_key_problem(key)) return bad("x-pincer-session-key: " + *problem);
-    const std::string low = lowered(key);
-    std::string rest = low;
-    if (auto parsed = store::parse_agent_session_key(low)) rest = parsed->rest;
-    for (std::string_view reserved : {"subagent:", "cron:", "acp:"}) {
-      if (rest.rfind(reserved, 0) == 0) {
-        return bad("x-pincer-session-key cannot use the reserved session namespace `" + std::string(reserved) + "`");
-      }
+    if (auto reserved = store::reserved_session_namespace(key)) {
+      return bad("x-pincer-session-key cannot use the reserved session namespace `" + *reserved + "`");
     }
     out.session_key = key;
     return out;
