@@ -88,6 +88,13 @@ TEST(AcpMapping, RefusesBadPrompts) {
   EXPECT_EQ(acp::read_prompt(json::array({{{"text", "x"}}})).error().message,
             "prompt[0]: expected a content block with a type");
   EXPECT_EQ(acp::read_prompt(json::array({{{"type", "text"}, {"text", 3}}})).error().message, "prompt[0].text: expected a string");
+  // An image: its fields named, garbage refused here (not by the gateway's attachments[0].content).
+  auto image = [](json block) { return acp::read_prompt(json::array({{{"type", "text"}, {"text", "x"}}, block})); };
+  EXPECT_EQ(image({{"type", "image"}, {"mimeType", "image/png"}, {"data", "!!!notbase64"}}).error().message,
+            "prompt[1].data: not valid base64");
+  EXPECT_EQ(image({{"type", "image"}, {"mimeType", "image/png"}}).error().message, "prompt[1].data: expected a base64 string");
+  EXPECT_EQ(image({{"type", "image"}, {"data", "iVBORw0KGgo="}}).error().message, "prompt[1].mimeType: expected a string");
+  EXPECT_TRUE(image({{"type", "image"}, {"mimeType", "image/png"}, {"data", "iVBO\nRw0K_-Go"}}));  // as lenient as the gateway
   const std::string big(acp::kMaxPromptBytes, 'x');
   auto r = acp::read_prompt(json::array({{{"type", "text"}, {"text", big}}, {{"type", "text"}, {"text", "y"}}}));
   ASSERT_FALSE(r);

@@ -50,6 +50,25 @@ std::string lower(std::string s) {
 
 using namespace detail_acp_mapping;
 
+
+/// A syntax check of an image's base64 as lenient as the gateway's decoder (whitespace skipped,
+/// the URL-safe alphabet and missing padding accepted), so that garbage is refused here naming
+/// the prompt field; what passes here and still fails there gets the gateway's message.
+bool looks_like_base64(std::string_view data) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(data[i]);
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    if (c == '=') {  // padding: only at the end
+      if (data.find_first_not_of("= \n\r\t", i) != std::string_view::npos) return false;
+      break;
+    }
+    if (!std::isalnum(c) && c != '+' && c != '/' && c != '-' && c != '_') return false;
+    ++n;
+  }
+  return n > 0 && n % 4 != 1;
+}
+
 Result<PromptInput> read_prompt(const json& prompt) {
   if (!prompt.is_array()) return Error{"INVALID_PARAMS", "prompt: expected an array of content blocks"};
   PromptInput out;
@@ -75,9 +94,14 @@ Result<PromptInput> read_prompt(const json& prompt) {
       text = "[Resource link" + (title.empty() ? "" : " (" + escape_controls(title) + ")") + "]" +
              (uri.empty() ? "" : " " + escape_controls(uri));
     } else if (type == "image") {
-      if (block.contains("data") && block["data"].is_string() && block.contains("mimeType") && block["mimeType"].is_string()) {
-        out.attachments.push_back({{"type", "image"}, {"mimeType", block["mimeType"]}, {"content", block["data"]}});
+      if (!block.contains("data") || !block["data"].is_string()) return Error{"INVALID_PARAMS", where + ".data: expected a base64 string"};
+      if (!block.contains("mimeType") || !block["mimeType"].is_string()) {
+        return Error{"INVALID_PARAMS", where + ".mimeType: expected a string"};
       }
+      if (!looks_like_base64(block["data"].get_ref<const std::string&>())) {
+        return Error{"INVALID_PARAMS", where + ".data: not valid base64"};
+      }
+      out.attachments.push_back({{"type", "image"}, {"mimeType", block["mimeType"]}, {"content", block["data"]}});
     }
     if (!text) continue;
     bytes += (first ? 0 : 1) + text->size();
