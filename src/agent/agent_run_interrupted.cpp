@@ -1,0 +1,74 @@
+// An interrupted turn (a gateway killed or crashed mid-run, SS-6): the streamed text checkpointed
+// beside the transcript while a reply streams, and the assistant entry that closes the turn when the
+// session is next loaded (declared in agent_run.h).
+#include <cstdio>
+
+#include "agent/agent_run.h"
+#include "store/atomic_file.h"
+
+namespace pincer::agent {
+
+using nlohmann::json;
+
+std::filesystem::path partial_reply_path(const std::filesystem::path& transcript) {
+  auto path = transcript;
+  path += ".partial";
+  return path;
+}
+
+std::string read_partial_reply(const std::filesystem::path& transcript) {
+  auto bytes = store::read_file(partial_reply_path(transcript), 64u << 20);
+  if (!bytes) return {};
+  json doc = json::parse(*bytes, nullptr, false);
+  return doc.is_object() && doc.contains("text") && doc["text"].is_string() ? doc["text"].get<std::string>() : "";
+}
+
+void AgentRun::checkpoint_partial(const std::string& text) {
+  // At most once a second: the streamed text so far, beside the transcript, so that a kill -9
+  // loses at most a second of it. Temp + rename without fsync: a process death keeps the page
+  // cache; this is best effort, never a reason to fail the turn.
+  const int64_t now = clock_.steady_ms();
+  if (partial_written_ && now - partial_written_at_ < 1000) return;
+  partial_written_at_ = now;
+  partial_written_ = true;
+  const auto path = partial_reply_path(transcript_.path());
+  auto tmp = path;
+  tmp += ".tmp";
+  const std::string doc = json{{"runId", in_.run_id}, {"text", text}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (FILE* f = std::fopen(tmp.c_str(), "wb")) {
+    const bool ok = std::fwrite(doc.data(), 1, doc.size(), f) == doc.size();
+    if (std::fclose(f) == 0 && ok) std::rename(tmp.c_str(), path.c_str());
+    else std::remove(tmp.c_str());
+  }
+}
+
+void AgentRun::drop_partial() {
+  if (!partial_written_) return;
+  partial_written_ = false;
+  std::remove(partial_reply_path(transcript_.path()).c_str());
+}
+
+std::optional<json> interrupted_turn_marker(const std::vector<store::TranscriptEntry>& entries, int64_t now_ms,
+                                            const std::string& partial_text) {
+  return interrupted_turn_marker(store::build_context(entries), now_ms, partial_text);
+}
+
+std::optional<json> interrupted_turn_marker(const store::SessionContext& context, int64_t now_ms,
+                                            const std::string& partial_text) {
+  for (auto it = context.messages.rbegin(); it != context.messages.rend(); ++it) {
+    const std::string role = it->is_object() ? it->value("role", "") : "";
+    if (role == "assistant") return std::nullopt;
+    if (role != "user" && role != "toolResult") continue;  // summaries and notices end no turn
+    llm::AssistantMessage marker;
+    marker.provider = context.provider;
+    marker.model = context.model_id;
+    marker.stop_reason = llm::StopReason::Aborted;
+    marker.error_message = kInterruptedTurnMessage;
+    marker.timestamp = now_ms;
+    if (!partial_text.empty()) marker.content.emplace_back(llm::TextContent{partial_text});
+    return llm::to_json(marker);
+  }
+  return std::nullopt;
+}
+
+}  // namespace pincer::agent
