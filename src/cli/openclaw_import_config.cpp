@@ -100,7 +100,6 @@ std::string skip_reason(const std::string& parent, const std::string& k) {
       {"tailscale", "Tailscale serve/funnel is not managed by Pincer"},
       {"remote", "remote-gateway client settings are not used; the CLI takes --url and --token"},
       {"tls", "TLS is not terminated by Pincer; put a reverse proxy in front of it"},
-      {"http", "the OpenAI-compatible HTTP endpoints are not implemented yet"},
       {"nodes", "nodes are not supported by Pincer yet"},
       {"tools", "the HTTP /tools/invoke endpoint is not supported by Pincer"},
       {"allowRealIpFallback", "not supported: Pincer reads x-forwarded-for from trusted proxies only"},
@@ -271,7 +270,41 @@ class Mapper {
       else if (k == "auth") auth(v, p);
       else if (k == "controlUi") control_ui(v, p);
       else if (k == "reload") reload(v, p);
+      else if (k == "http") http(v, p);
       else skip(p, skip_reason("gateway", k));
+    }
+  }
+
+  // gateway.http.endpoints.{chatCompletions,responses}.enabled: the OpenAI-compatible HTTP API
+  // (docs/interop.md); OpenClaw's other endpoint settings (images, files, limits) have no equivalent.
+  void http(const json& h, const Path& at) {
+    if (!h.is_object()) return expect_object_or_skip(h, at);
+    for (const auto& [k, v] : h.items()) {
+      Path p = key(at, k);
+      if (k != "endpoints") {
+        skip(p, "no Pincer equivalent");
+        continue;
+      }
+      if (!v.is_object()) {
+        expect_object_or_skip(v, p);
+        continue;
+      }
+      for (const auto& [endpoint, settings] : v.items()) {
+        Path e = key(p, endpoint);
+        if (endpoint != "chatCompletions" && endpoint != "responses") {
+          skip(e, "Pincer serves /v1/chat/completions and /v1/responses only");
+          continue;
+        }
+        if (!settings.is_object()) {
+          expect_object_or_skip(settings, e);
+          continue;
+        }
+        for (const auto& [name, value] : settings.items()) {
+          Path s = key(e, name);
+          if (name == "enabled" && value.is_boolean()) map(s, s, value);
+          else skip(s, name == "enabled" ? "expected true or false, got " + value.dump() : "no Pincer equivalent");
+        }
+      }
     }
   }
 

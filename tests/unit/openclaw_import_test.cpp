@@ -350,6 +350,20 @@ TEST(OpenClawMap, McpServersAreImported) {
   EXPECT_TRUE(config::validate(m.config));
 }
 
+TEST(OpenClawMap, TheOpenAiHttpEndpointsAreImported) {
+  ConfigMapping m = map_config(json::parse(R"({"gateway": {"http": {"endpoints": {
+      "chatCompletions": {"enabled": true, "images": {"allowUrl": false}},
+      "responses": {"enabled": false, "maxBodyBytes": 1000},
+      "embeddings": {"enabled": true}}}}})"),
+                               kCtx);
+  EXPECT_EQ(m.config["gateway"]["http"]["endpoints"]["chatCompletions"]["enabled"], true);
+  EXPECT_EQ(m.config["gateway"]["http"]["endpoints"]["responses"]["enabled"], false);
+  EXPECT_FALSE(m.config["gateway"]["http"]["endpoints"]["chatCompletions"].contains("images"));
+  EXPECT_TRUE(has_skip(m, "gateway.http.endpoints.chatCompletions.images", "no Pincer equivalent"));
+  EXPECT_TRUE(has_skip(m, "gateway.http.endpoints.embeddings", "/v1/chat/completions and /v1/responses only"));
+  EXPECT_TRUE(config::validate(m.config));
+}
+
 TEST(OpenClawMap, ValuesPincerRejectsAreRemovedWithTheSchemaMessage) {
   ConfigMapping m = map_config(json::parse(R"({"gateway": {"port": 70000, "customBindHost": "not-an-ip",
       "auth": {"rateLimit": {"maxAttempts": 3, "burst": 9}, "trustedProxy": {"allowUsers": ["a"]}}},

@@ -100,7 +100,7 @@ void McpServer::call_tool(const rpc::Message& m) {
   if (name == "events_wait") return events_wait(m.id, a);
   if (name == "permissions_list_open") return permissions_list_open(m.id);
   if (name == "permissions_respond") return permissions_respond(m.id, a);
-  tool_error(m.id, "tool " + name + " is listed but not implemented");
+  tool_error(m.id, "tool " + name + " has no handler in this server (an internal error: please report it)");
 }
 
 void McpServer::cancel_request(const json& request_id) {
