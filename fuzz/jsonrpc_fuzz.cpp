@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_chunks.h"
 #include "interop/jsonrpc/jsonrpc.h"
 
 namespace {
@@ -43,16 +44,7 @@ Framed frame(std::string_view text, const std::vector<std::size_t>& sizes, std::
   return out;
 }
 
-std::vector<std::size_t> chunk_sizes(std::string_view text) {
-  uint32_t h = 2166136261u;
-  for (unsigned char c : text) h = (h ^ c) * 16777619u;
-  std::vector<std::size_t> sizes;
-  for (int i = 0; i < 16; ++i) {
-    h = h * 1103515245u + 12345u;
-    sizes.push_back(1 + (h >> 16) % 13);
-  }
-  return sizes;
-}
+using pincer::fuzz::chunk_sizes;
 
 }  // namespace
 

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fuzz_chunks.h"
 #include "llm/ndjson_parser.h"
 
 namespace {
@@ -79,16 +80,7 @@ std::optional<std::vector<json>> reference(std::string_view text) {
   return out;
 }
 
-std::vector<std::size_t> chunk_sizes(std::string_view text) {
-  uint32_t h = 2166136261u;
-  for (unsigned char c : text) h = (h ^ c) * 16777619u;
-  std::vector<std::size_t> sizes;
-  for (int i = 0; i < 16; ++i) {
-    h = h * 1103515245u + 12345u;
-    sizes.push_back(1 + (h >> 16) % 13);
-  }
-  return sizes;
-}
+using pincer::fuzz::chunk_sizes;
 
 }  // namespace
 
