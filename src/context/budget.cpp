@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/json_dump.h"
+
 namespace pincer::context {
 
 namespace {
@@ -10,7 +12,7 @@ namespace {
 constexpr std::size_t kImageChars = 4800;
 
 std::size_t json_chars(const nlohmann::json& j) {
-  return j.is_null() ? 0 : j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+  return j.is_null() ? 0 : json_dump::compact_size(j);
 }
 
 std::size_t block_chars(const llm::ContentBlock& block) {

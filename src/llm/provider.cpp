@@ -7,6 +7,7 @@
 #include <chrono>
 #include <set>
 
+#include "core/json_dump.h"
 #include "llm/anthropic_messages.h"
 #include "llm/google_generative_ai.h"
 #include "llm/ndjson_parser.h"
@@ -258,7 +259,7 @@ std::string event_type(const json& data, const SseEvent& event) {
 }
 
 std::string dump_body(const json& body) {
-  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_dump::compact(body);  // = dump(-1, ' ', false, replace), without its per-byte cost
 }
 
 std::string join_url(std::string_view base, std::string_view path) {

@@ -1,0 +1,190 @@
+#include "core/json_dump.h"
+
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <string_view>
+
+namespace pincer::json_dump {
+namespace {
+
+using nlohmann::json;
+
+// Byte classes: 0 copied as-is (ASCII that needs no escape), 1 escaped, 2 starts a multi-byte
+// UTF-8 sequence (validated), 3 never valid in UTF-8 (0x80..0xC1, 0xF5..0xFF as a lead byte).
+constexpr std::array<std::uint8_t, 256> make_classes() {
+  std::array<std::uint8_t, 256> c{};
+  for (int i = 0; i < 0x20; ++i) c[i] = 1;
+  c['"'] = 1;
+  c['\\'] = 1;
+  for (int i = 0x80; i < 0x100; ++i) c[i] = 3;
+  for (int i = 0xC2; i <= 0xF4; ++i) c[i] = 2;
+  return c;
+}
+constexpr std::array<std::uint8_t, 256> kClass = make_classes();
+
+/// Length of the valid UTF-8 sequence starting at s[i] (lead byte 0xC2..0xF4), or 0 if it is not
+/// valid (Unicode Table 3-7: no overlongs, no surrogates, nothing above U+10FFFF).
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const auto cont = [&](std::size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
+  const unsigned char lead = b(0);
+  if (lead <= 0xDF) return cont(1) ? 2 : 0;
+  if (lead <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (lead == 0xE0 && b(1) < 0xA0) return 0;   // overlong
+    if (lead == 0xED && b(1) >= 0xA0) return 0;  // surrogate
+    return 3;
+  }
+  if (!cont(1) || !cont(2) || !cont(3)) return 0;
+  if (lead == 0xF0 && b(1) < 0x90) return 0;  // overlong
+  if (lead == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
+  return 4;
+}
+
+/// Escape of an ASCII byte of class 1, as nlohmann writes it.
+std::string_view escape_of(unsigned char c, char (&buf)[8]) {
+  switch (c) {
+    case '"': return "\\\"";
+    case '\\': return "\\\\";
+    case '\b': return "\\b";
+    case '\t': return "\\t";
+    case '\n': return "\\n";
+    case '\f': return "\\f";
+    case '\r': return "\\r";
+    default: {
+      static constexpr char kHex[] = "0123456789abcdef";
+      buf[0] = '\\'; buf[1] = 'u'; buf[2] = '0'; buf[3] = '0';
+      buf[4] = kHex[c >> 4]; buf[5] = kHex[c & 0xF];
+      return {buf, 6};
+    }
+  }
+}
+
+/// Walks `s` once; for each run of bytes copied as-is calls run(begin, length), for each escape
+/// calls esc(text). Returns false (having emitted a prefix) if `s` is not valid UTF-8.
+template <typename Run, typename Esc>
+bool scan_string(std::string_view s, Run&& run, Esc&& esc) {
+  std::size_t i = 0, start = 0;
+  char buf[8];
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    switch (kClass[c]) {
+      case 0: ++i; break;
+      case 1:
+        if (i > start) run(start, i - start);
+        esc(escape_of(c, buf));
+        start = ++i;
+        break;
+      case 2: {
+        const std::size_t n = utf8_sequence(s, i);
+        if (n == 0) return false;
+        i += n;
+        break;
+      }
+      default: return false;
+    }
+  }
+  if (i > start) run(start, i - start);
+  return true;
+}
+
+std::string nlohmann_dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+void append_string(std::string& out, const std::string& s) {
+  const std::size_t mark = out.size();
+  out += '"';
+  const bool ok = scan_string(
+      s, [&](std::size_t from, std::size_t n) { out.append(s, from, n); }, [&](std::string_view e) { out += e; });
+  if (!ok) {
+    out.resize(mark);
+    out += nlohmann_dump(json(s));
+    return;
+  }
+  out += '"';
+}
+
+std::size_t string_size(const std::string& s) {
+  std::size_t n = 2;
+  const bool ok = scan_string(s, [&](std::size_t, std::size_t k) { n += k; }, [&](std::string_view e) { n += e.size(); });
+  return ok ? n : nlohmann_dump(json(s)).size();
+}
+
+template <typename Int>
+void append_int(std::string& out, Int v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+template <typename Int>
+std::size_t int_size(Int v) {
+  char buf[24];
+  return static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf);
+}
+
+}  // namespace
+
+void append_compact(std::string& out, const json& j) {
+  switch (j.type()) {
+    case json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, value] : j.get_ref<const json::object_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        append_string(out, key);
+        out += ':';
+        append_compact(out, value);
+      }
+      out += '}';
+      return;
+    }
+    case json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& value : j) {
+        if (!first) out += ',';
+        first = false;
+        append_compact(out, value);
+      }
+      out += ']';
+      return;
+    }
+    case json::value_t::string: append_string(out, j.get_ref<const std::string&>()); return;
+    case json::value_t::boolean: out += j.get<bool>() ? "true" : "false"; return;
+    case json::value_t::null: out += "null"; return;
+    case json::value_t::number_integer: append_int(out, j.get<std::int64_t>()); return;
+    case json::value_t::number_unsigned: append_int(out, j.get<std::uint64_t>()); return;
+    default: out += nlohmann_dump(j); return;  // float, binary, discarded
+  }
+}
+
+std::string compact(const json& j) {
+  std::string out;
+  append_compact(out, j);
+  return out;
+}
+
+std::size_t compact_size(const json& j) {
+  switch (j.type()) {
+    case json::value_t::object: {
+      std::size_t n = 2 + (j.empty() ? 0 : j.size() - 1);  // braces, commas
+      for (const auto& [key, value] : j.get_ref<const json::object_t&>()) n += string_size(key) + 1 + compact_size(value);
+      return n;
+    }
+    case json::value_t::array: {
+      std::size_t n = 2 + (j.empty() ? 0 : j.size() - 1);
+      for (const auto& value : j) n += compact_size(value);
+      return n;
+    }
+    case json::value_t::string: return string_size(j.get_ref<const std::string&>());
+    case json::value_t::boolean: return j.get<bool>() ? 4 : 5;
+    case json::value_t::null: return 4;
+    case json::value_t::number_integer: return int_size(j.get<std::int64_t>());
+    case json::value_t::number_unsigned: return int_size(j.get<std::uint64_t>());
+    default: return nlohmann_dump(j).size();
+  }
+}
+
+}  // namespace pincer::json_dump

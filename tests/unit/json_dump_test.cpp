@@ -1,0 +1,57 @@
+// The fast compact serializer (src/core/json_dump.h) against nlohmann's own dump with the same
+// options; the json_dump_fuzz target checks the same property on arbitrary inputs.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/json_dump.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::string reference(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+void expect_same(const json& j) {
+  const std::string expected = reference(j);
+  EXPECT_EQ(pincer::json_dump::compact(j), expected);
+  EXPECT_EQ(pincer::json_dump::compact_size(j), expected.size()) << expected;
+}
+
+TEST(JsonDump, ScalarsAndContainersMatchNlohmann) {
+  for (const json& j : std::vector<json>{nullptr, true, false, 0, -1, 42u, INT64_MIN, UINT64_MAX, 1.5, -0.0, 1e300, 0.1,
+                                         json::object(), json::array(), "", "plain"}) {
+    expect_same(j);
+  }
+  expect_same(json{{"model", "m"}, {"messages", json::array({json{{"role", "user"}, {"content", "hi"}}})},
+                   {"stream", true}, {"temperature", 0.7}, {"n", json::array({1, 2, 3})}, {"empty", json::object()}});
+}
+
+TEST(JsonDump, EscapesEveryControlByteQuoteAndBackslash) {
+  std::string all;
+  for (int c = 0; c < 0x80; ++c) all += static_cast<char>(c);
+  expect_same(json(all));
+  EXPECT_EQ(pincer::json_dump::compact(json(std::string("a\"b\\c\n\x01\x7f"))), "\"a\\\"b\\\\c\\n\\u0001\x7f\"");
+}
+
+TEST(JsonDump, ValidUtf8IsCopiedAsIs) {
+  const std::string text = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xef\xbf\xbf \xf4\x8f\xbf\xbf";
+  expect_same(json(text));
+  EXPECT_EQ(pincer::json_dump::compact(json(text)), "\"" + text + "\"");
+  expect_same(json{{text, text}});
+}
+
+TEST(JsonDump, InvalidUtf8IsReplacedExactlyAsNlohmannDoes) {
+  for (const std::string& bad : {std::string("\xc3"), std::string("ab\xc3z"), std::string("\x80"), std::string("\xc0\xaf"),
+                                std::string("\xe0\x80\x80"), std::string("\xed\xa0\x80"), std::string("\xf0\x80\x80\x80"),
+                                std::string("\xf4\x90\x80\x80"), std::string("\xf5\x80\x80\x80"), std::string("\xff"),
+                                std::string("ok \xe2\x82"), std::string("\xe2\x82\xac\xe2")}) {
+    expect_same(json(bad));
+    expect_same(json{{bad, json::array({bad, 1})}});
+  }
+}
+
+}  // namespace
