@@ -71,6 +71,37 @@ bool reads_as_prose(const std::string& key_part, const std::string& value) {
 }
 }  // namespace
 
+namespace {
+
+/// Where a credential pattern can begin: every alternative of patterns() starts with one of
+/// these words (any case), or with a quote right before a field name. Running the regex only at
+/// these places (anchored) instead of letting regex_search try every position of every log line
+/// keeps logging cheap; the result is the same because no match can start anywhere else.
+constexpr std::string_view kAnchors[] = {"bearer", "sk-", "xox", "gh", "token", "password",
+                                         "secret", "apikey", "api_key", "authorization", "devicetoken"};
+
+bool starts_with_icase(std::string_view s, std::size_t at, std::string_view word) {
+  if (s.size() - at < word.size()) return false;
+  for (std::size_t k = 0; k < word.size(); ++k) {
+    if (std::tolower(static_cast<unsigned char>(s[at + k])) != word[k]) return false;
+  }
+  return true;
+}
+
+/// Whether an anchor word starts at `at` (a cheap filter before the regex runs there).
+bool anchor_at(std::string_view s, std::size_t at) {
+  const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[at])));
+  if (std::strchr("bsxgtpad", c) == nullptr) return false;
+  for (std::string_view word : kAnchors) {
+    if (word[0] == c && starts_with_icase(s, at, word)) return true;
+  }
+  return false;
+}
+
+bool quote(char c) { return c == '"' || c == '\''; }
+
+}  // namespace
+
 std::string apply(std::string_view text) {
   std::string out(text);
   {
@@ -82,15 +113,22 @@ std::string apply(std::string_view text) {
     }
   }
   std::string result;
-  result.reserve(out.size());
-  // Searched from where the last mask ended (not a regex_iterator: a mask may extend past its
-  // match, and a credential right after it must still be found).
+  // Searched from where the last mask ended (a mask may extend past its match, and a credential
+  // right after it must still be found). At each anchor the regex runs anchored, first from a
+  // quote just before it (part of a quoted field name), then from the anchor itself.
   std::size_t pos = 0;
   std::smatch m;
-  auto flags = std::regex_constants::match_default;
-  while (pos < out.size() && std::regex_search(out.cbegin() + static_cast<std::ptrdiff_t>(pos), out.cend(), m, patterns(), flags)) {
-    const std::size_t start = pos + static_cast<std::size_t>(m.position(0));
+  const auto match_at = [&](std::size_t at) {
+    auto flags = std::regex_constants::match_continuous;
+    if (at > 0) flags |= std::regex_constants::match_prev_avail;  // \b sees the character before
+    return std::regex_search(out.cbegin() + static_cast<std::ptrdiff_t>(at), out.cend(), m, patterns(), flags);
+  };
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!anchor_at(out, i)) continue;
+    std::size_t start = i;
+    if (!(i > pos && quote(out[i - 1]) && match_at(start = i - 1)) && !match_at(start = i)) continue;
     std::size_t end = start + static_cast<std::size_t>(m.length(0));
+    if (result.empty()) result.reserve(out.size());
     result.append(out, pos, start - pos);
     if (m[1].matched) {
       result += m[1].str() + "***";
@@ -105,8 +143,9 @@ std::string apply(std::string_view text) {
       end = extend(out, end, value_char);
     }
     pos = end;
-    flags |= std::regex_constants::match_prev_avail;  // \b sees the character before `pos`
+    i = end - 1;  // the loop's ++i resumes at `end`
   }
+  if (pos == 0) return out;
   if (pos < out.size()) result.append(out, pos, std::string::npos);
   return result;
 }

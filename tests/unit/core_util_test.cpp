@@ -73,6 +73,20 @@ TEST(Redact, LongRunsAreMaskedToTheirEndWithoutRecursingDeeply) {
   EXPECT_EQ(redact::apply("a sk-abcdefghij b sk-klmnopqrst c"), "a *** b *** c");
 }
 
+// The patterns run only where a credential can begin (an anchor word, or a quote before a field
+// name); these are the places where that shortcut could differ from a search of every position.
+TEST(Redact, FindsCredentialsAfterNearMissesAndQuotedNames) {
+  redact::clear_secrets();
+  EXPECT_EQ(redact::apply("tokens=5 then token=abcdef123"), "tokens=5 then token=***");
+  EXPECT_EQ(redact::apply("task-abcdefghijkl sk-abcdefghijkl"), "task-abcdefghijkl ***");  // \b before sk-
+  EXPECT_EQ(redact::apply("right ghp_abcdefghijklmnopqrstu"), "right ***");
+  EXPECT_EQ(redact::apply(R"('deviceToken': 'abc123xyz')"), R"('deviceToken': '***')");
+  EXPECT_EQ(redact::apply(R"("TOKEN": abc)"), R"("TOKEN": ***)");  // quoted name: never prose
+  EXPECT_EQ(redact::apply("BEARER abcdefgh"), "BEARER ***");
+  EXPECT_EQ(redact::apply("ends with token"), "ends with token");
+  EXPECT_EQ(redact::apply("sk-"), "sk-");
+}
+
 TEST(AtomicFile, WritesReplacesAndLeavesNoTempFiles) {
   auto dir = temp_dir("atomic");
   auto file = dir / "sub" / "state.json";
