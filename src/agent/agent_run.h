@@ -175,8 +175,10 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   void attach_engine();
   /// Builds and sends the request of the current model call from the engine's messages.
   void send_model_request(context::Assembled assembled);
-  /// The system prompt and tool definitions of every call of this run.
-  context::RequestFrame frame() const;
+  /// The system prompt and tool definitions of every call of this run: built once and kept (its
+  /// schemas are deep JSON copies, and the engine's size estimate of it is memoized inside), rebuilt
+  /// only when the dynamic (MCP) tool set offers different tools. Valid until the next call.
+  const context::RequestFrame& frame() const;
   /// Recovers from an overflow (L3) or a timeout with a full context (L2); false = not applicable.
   bool recover_context(const llm::ProviderFailure& failure);
   void on_compaction_event(const context::CompactionEvent& e, bool will_retry);
@@ -268,6 +270,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::shared_ptr<context::Summarizer> branch_summarizer_;  ///< /tree's summary call in flight
   std::string abort_reason_;
   bool aborted_ = false;
+  mutable std::optional<context::RequestFrame> frame_;      ///< see frame()
+  mutable std::vector<const tools::Tool*> frame_dynamic_;     ///< the dynamic tools frame_ was built with
   bool finished_ = false;
   bool thinking_stepped_down_ = false;  ///< a rejected level was stepped down (AG-7)
   std::optional<llm::ModelSpec> switch_to_;  ///< a live model switch waiting for the cancel

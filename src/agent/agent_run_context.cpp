@@ -36,18 +36,21 @@ void AgentRun::attach_engine() {
   engine_->attach(std::move(host));
 }
 
-context::RequestFrame AgentRun::frame() const {
+const context::RequestFrame& AgentRun::frame() const {
+  // MCP tools: the set may have changed since the last call.
+  std::vector<const tools::Tool*> dynamic = in_.dynamic_tools ? in_.dynamic_tools->offered() : std::vector<const tools::Tool*>{};
+  if (frame_ && dynamic == frame_dynamic_) return *frame_;
   context::RequestFrame f;
   f.system_prompt = in_.system_prompt;
   for (const auto* tool : in_.tools) {
     f.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
   }
-  if (in_.dynamic_tools) {  // MCP tools: the set may have changed since the last call
-    for (const auto* tool : in_.dynamic_tools->offered()) {
-      f.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
-    }
+  for (const auto* tool : dynamic) {
+    f.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
   }
-  return f;
+  frame_ = std::move(f);
+  frame_dynamic_ = std::move(dynamic);
+  return *frame_;
 }
 
 void AgentRun::on_compaction_event(const context::CompactionEvent& e, bool will_retry) {

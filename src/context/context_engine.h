@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,6 +98,10 @@ struct EngineHost {
 struct RequestFrame {
   std::string system_prompt;
   std::vector<llm::ToolDefinition> tools;
+  /// fixed_chars(system_prompt, tools) once computed: an engine needs it several times per model
+  /// call and the tool schemas are walked to count it. A frame is built, then only read; whoever
+  /// changes the two fields after handing the frame out must reset this.
+  mutable std::optional<std::size_t> fixed_chars_memo{};
 };
 
 /// The messages for one model call.

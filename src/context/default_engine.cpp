@@ -10,6 +10,15 @@ namespace pincer::context {
 
 namespace {
 
+std::size_t frame_fixed_chars(const RequestFrame& frame) {
+  if (!frame.fixed_chars_memo) frame.fixed_chars_memo = fixed_chars(frame.system_prompt, frame.tools);
+  return *frame.fixed_chars_memo;
+}
+
+}  // namespace
+
+namespace {
+
 /// Chars of a recent tool result kept (head + tail) when results must be cut to fit (CX-7).
 constexpr std::size_t kTruncateHeadChars = 1500, kTruncateTailChars = 500;
 
@@ -91,7 +100,7 @@ void DefaultEngine::calibrate_from_history(const RequestFrame& frame) {
     const int64_t reported = reported_prompt_tokens(items_[i].message);
     if (reported <= 0) continue;
     // The request that reply answered: the summary and the messages before it (counted in place).
-    std::size_t chars = fixed_chars(frame.system_prompt, frame.tools);
+    std::size_t chars = frame_fixed_chars(frame);
     if (!summary_.empty()) chars += summary_message_text(summary_).size();
     for (std::size_t k = 0; k < i; ++k) chars += message_chars(items_[k].message);
     correction_ = usage_correction(estimate_tokens(chars), reported);
@@ -145,13 +154,13 @@ std::vector<llm::Message> DefaultEngine::render(Prune prune, bool truncate_recen
 }
 
 int64_t DefaultEngine::raw_tokens(const RequestFrame& frame, Prune prune, bool truncate_recent) const {
-  std::size_t chars = fixed_chars(frame.system_prompt, frame.tools);
+  std::size_t chars = frame_fixed_chars(frame);
   render_each(prune, truncate_recent, [&](const llm::Message& m) { chars += message_chars(m); });
   return estimate_tokens(chars);
 }
 
 int64_t DefaultEngine::raw_tokens(const RequestFrame& frame, const std::vector<llm::Message>& messages) const {
-  std::size_t chars = fixed_chars(frame.system_prompt, frame.tools);
+  std::size_t chars = frame_fixed_chars(frame);
   for (const auto& m : messages) chars += message_chars(m);
   return estimate_tokens(chars);
 }

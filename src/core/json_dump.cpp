@@ -91,23 +91,10 @@ bool scan_string(std::string_view s, Run&& run, Esc&& esc) {
 
 std::string nlohmann_dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-void append_string(std::string& out, const std::string& s) {
-  const std::size_t mark = out.size();
-  out += '"';
-  const bool ok = scan_string(
-      s, [&](std::size_t from, std::size_t n) { out.append(s, from, n); }, [&](std::string_view e) { out += e; });
-  if (!ok) {
-    out.resize(mark);
-    out += nlohmann_dump(json(s));
-    return;
-  }
-  out += '"';
-}
-
-std::size_t string_size(const std::string& s) {
+std::size_t string_size(std::string_view s) {
   std::size_t n = 2;
   const bool ok = scan_string(s, [&](std::size_t, std::size_t k) { n += k; }, [&](std::string_view e) { n += e.size(); });
-  return ok ? n : nlohmann_dump(json(s)).size();
+  return ok ? n : nlohmann_dump(json(std::string(s))).size();
 }
 
 template <typename Int>
@@ -124,6 +111,19 @@ std::size_t int_size(Int v) {
 }
 
 }  // namespace
+
+void append_string(std::string& out, std::string_view s) {
+  const std::size_t mark = out.size();
+  out += '"';
+  const bool ok = scan_string(
+      s, [&](std::size_t from, std::size_t n) { out.append(s.data() + from, n); }, [&](std::string_view e) { out += e; });
+  if (!ok) {
+    out.resize(mark);
+    out += nlohmann_dump(json(std::string(s)));
+    return;
+  }
+  out += '"';
+}
 
 void append_compact(std::string& out, const json& j) {
   switch (j.type()) {
@@ -185,6 +185,81 @@ std::size_t compact_size(const json& j) {
     case json::value_t::number_unsigned: return int_size(j.get<std::uint64_t>());
     default: return nlohmann_dump(j).size();
   }
+}
+
+void Writer::before_value() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!first_.empty()) {
+    if (!first_.back()) out_ += ',';
+    first_.back() = false;
+  }
+}
+
+Writer& Writer::begin_object() {
+  before_value();
+  out_ += '{';
+  first_.push_back(true);
+  return *this;
+}
+
+Writer& Writer::end_object() {
+  out_ += '}';
+  first_.pop_back();
+  return *this;
+}
+
+Writer& Writer::begin_array() {
+  before_value();
+  out_ += '[';
+  first_.push_back(true);
+  return *this;
+}
+
+Writer& Writer::end_array() {
+  out_ += ']';
+  first_.pop_back();
+  return *this;
+}
+
+Writer& Writer::key(std::string_view k) {
+  before_value();
+  append_string(out_, k);
+  out_ += ':';
+  after_key_ = true;
+  return *this;
+}
+
+Writer& Writer::string(std::string_view s) {
+  before_value();
+  append_string(out_, s);
+  return *this;
+}
+
+Writer& Writer::integer(std::int64_t v) {
+  before_value();
+  append_int(out_, v);
+  return *this;
+}
+
+Writer& Writer::boolean(bool b) {
+  before_value();
+  out_ += b ? "true" : "false";
+  return *this;
+}
+
+Writer& Writer::null() {
+  before_value();
+  out_ += "null";
+  return *this;
+}
+
+Writer& Writer::value(const json& j) {
+  before_value();
+  append_compact(out_, j);
+  return *this;
 }
 
 }  // namespace pincer::json_dump

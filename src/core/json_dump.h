@@ -12,7 +12,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,5 +29,37 @@ std::string compact(const nlohmann::json& j);
 
 /// compact(j).size(), in bytes, without building the string.
 std::size_t compact_size(const nlohmann::json& j);
+
+/// Appends `s` as a JSON string literal (quoted and escaped as nlohmann does; invalid UTF-8
+/// replaced as nlohmann's `replace` handler does).
+void append_string(std::string& out, std::string_view s);
+
+/// Writes compact JSON straight into a string, for a body that is built once and sent: no tree
+/// of nodes is allocated, copied and freed on the way (a request body repeats the whole
+/// history). Commas are placed by the writer. Keys are written in the order they are given; a
+/// caller whose output must equal a nlohmann dump writes them in sorted order. Misuse (a value
+/// without a key inside an object, unbalanced ends) is not detected: callers are fixed code.
+class Writer {
+ public:
+  explicit Writer(std::string& out) : out_(out) {}
+  Writer& begin_object();
+  Writer& end_object();
+  Writer& begin_array();
+  Writer& end_array();
+  /// The key of the next value, inside an object.
+  Writer& key(std::string_view k);
+  Writer& string(std::string_view s);
+  Writer& integer(std::int64_t v);
+  Writer& boolean(bool b);
+  Writer& null();
+  /// A whole subtree, serialized as append_compact() does.
+  Writer& value(const nlohmann::json& j);
+
+ private:
+  void before_value();
+  std::string& out_;
+  std::vector<bool> first_;  // per open container: no element written yet
+  bool after_key_ = false;
+};
 
 }  // namespace pincer::json_dump

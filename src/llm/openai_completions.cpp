@@ -3,6 +3,8 @@
 
 #include <map>
 
+#include "core/json_dump.h"
+
 namespace pincer::llm {
 // Named, then anonymous: each wire API's helpers (Decoder, build_body …) stay apart from the
 // others' of the same name when a unity build compiles several files as one.
@@ -29,37 +31,49 @@ std::string map_tool_id(const std::string& id) {
 // Request
 // ---------------------------------------------------------------------------------------------
 
-json image_part(const ImageContent& image) {
-  return json{{"type", "image_url"}, {"image_url", {{"url", data_url(image)}}}};
+// The body is written straight to text (json_dump::Writer): it repeats the whole history on every
+// call, and a tree of nodes built, serialized and freed per call was the largest CPU cost of a
+// turn. Keys are written in sorted order, so the text is what a nlohmann dump of the same object
+// would be.
+using Writer = json_dump::Writer;
+
+void image_part(Writer& w, const ImageContent& image) {
+  w.begin_object().key("image_url").begin_object().key("url").string(data_url(image)).end_object();
+  w.key("type").string("image_url").end_object();
 }
 
-void add_user(const ModelSpec& model, const UserMessage& m, json& out) {
+void text_part(Writer& w, std::string_view text) {
+  w.begin_object().key("text").string(text).key("type").string("text").end_object();
+}
+
+void add_user(const ModelSpec& model, const UserMessage& m, Writer& w) {
   if (m.content_is_string && m.content.size() == 1 && std::holds_alternative<TextContent>(m.content[0])) {
-    out.push_back({{"role", "user"}, {"content", std::get<TextContent>(m.content[0]).text}});
+    w.begin_object().key("content").string(std::get<TextContent>(m.content[0]).text).key("role").string("user").end_object();
     return;
   }
-  json parts = json::array();
+  const bool images = accepts_images(model);
+  bool any = false;
   for (const auto& block : m.content) {
-    if (const auto* t = std::get_if<TextContent>(&block)) {
-      parts.push_back({{"type", "text"}, {"text", t->text}});
-    } else if (const auto* img = std::get_if<ImageContent>(&block); img && accepts_images(model)) {
-      parts.push_back(image_part(*img));
-    }
+    any = any || std::holds_alternative<TextContent>(block) || (images && std::holds_alternative<ImageContent>(block));
   }
-  if (!parts.empty()) out.push_back({{"role", "user"}, {"content", std::move(parts)}});
+  if (!any) return;
+  w.begin_object().key("content").begin_array();
+  for (const auto& block : m.content) {
+    if (const auto* t = std::get_if<TextContent>(&block)) text_part(w, t->text);
+    else if (const auto* img = std::get_if<ImageContent>(&block); img && images) image_part(w, *img);
+  }
+  w.end_array().key("role").string("user").end_object();
 }
 
-std::string arguments_text(const ToolCall& call) {
-  return call.arguments.is_string() ? call.arguments.get<std::string>() : dump_body(call.arguments);
+void arguments_text(Writer& w, const ToolCall& call) {
+  if (call.arguments.is_string()) w.string(call.arguments.get_ref<const std::string&>());
+  else w.string(dump_body(call.arguments));
 }
 
-void add_assistant(const AssistantMessage& m, json& out) {
-  json msg{{"role", "assistant"}, {"content", nullptr}};
-  const std::string text = joined_text(m.content);
+void add_assistant(const AssistantMessage& m, Writer& w) {
   bool has_text = false;
   for (const auto& b : m.content) has_text = has_text || std::holds_alternative<TextContent>(b);
-  if (has_text && !text.empty()) msg["content"] = text;
-
+  const std::string text = has_text ? joined_text(m.content) : std::string();
   std::string thinking, field;
   for (const auto& b : m.content) {
     const auto* th = std::get_if<ThinkingContent>(&b);
@@ -68,67 +82,83 @@ void add_assistant(const AssistantMessage& m, json& out) {
     if (!thinking.empty()) thinking += '\n';
     thinking += th->thinking;
   }
-  if ((field == "reasoning_content" || field == "reasoning") && !thinking.empty()) msg[field] = thinking;
+  const bool send_thinking = (field == "reasoning_content" || field == "reasoning") && !thinking.empty();
+  const auto calls = m.tool_calls();
+  if (text.empty() && calls.empty()) return;  // nothing to replay
 
-  json calls = json::array();
-  for (const ToolCall* call : m.tool_calls()) {
-    calls.push_back({{"id", call->id},
-                     {"type", "function"},
-                     {"function", {{"name", call->name}, {"arguments", arguments_text(*call)}}}});
+  w.begin_object().key("content");
+  if (text.empty()) w.null();
+  else w.string(text);
+  if (send_thinking) w.key(field).string(thinking);
+  w.key("role").string("assistant");
+  if (!calls.empty()) {
+    w.key("tool_calls").begin_array();
+    for (const ToolCall* call : calls) {
+      w.begin_object().key("function").begin_object().key("arguments");
+      arguments_text(w, *call);
+      w.key("name").string(call->name).end_object();
+      w.key("id").string(call->id).key("type").string("function").end_object();
+    }
+    w.end_array();
   }
-  if (!calls.empty()) msg["tool_calls"] = std::move(calls);
-  if (msg["content"].is_null() && !msg.contains("tool_calls")) return;  // nothing to replay
-  out.push_back(std::move(msg));
+  w.end_object();
 }
 
-void add_tool_result(const ModelSpec& model, const ToolResultMessage& m, json& out) {
+void add_tool_result(const ModelSpec& model, const ToolResultMessage& m, Writer& w) {
   std::string text = joined_text(m.content);
   const bool images = has_images(m.content);
   if (text.empty()) text = images ? "(see attached image)" : "";
-  out.push_back({{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", text}});
+  w.begin_object().key("content").string(text).key("role").string("tool").key("tool_call_id").string(m.tool_call_id).end_object();
   if (!images || !accepts_images(model)) return;
-  json parts = json::array({{{"type", "text"}, {"text", "Attached image(s) from tool result:"}}});
+  w.begin_object().key("content").begin_array();
+  text_part(w, "Attached image(s) from tool result:");
   for (const auto& b : m.content) {
-    if (const auto* img = std::get_if<ImageContent>(&b)) parts.push_back(image_part(*img));
+    if (const auto* img = std::get_if<ImageContent>(&b)) image_part(w, *img);
   }
-  out.push_back({{"role", "user"}, {"content", std::move(parts)}});
+  w.end_array().key("role").string("user").end_object();
 }
 
-json build_messages(const ModelSpec& model, const Context& context) {
-  json out = json::array();
+void write_messages(const ModelSpec& model, const Context& context, Writer& w) {
+  w.begin_array();
   if (!context.system_prompt.empty()) {
     const char* role = model.reasoning && is_openai_host(model) ? "developer" : "system";
-    out.push_back({{"role", role}, {"content", context.system_prompt}});
+    w.begin_object().key("content").string(context.system_prompt).key("role").string(role).end_object();
   }
   for (const Message& message : prepare_history(model, context.messages, map_tool_id)) {
-    if (const auto* u = std::get_if<UserMessage>(&message)) add_user(model, *u, out);
-    else if (const auto* a = std::get_if<AssistantMessage>(&message)) add_assistant(*a, out);
-    else add_tool_result(model, std::get<ToolResultMessage>(message), out);
+    if (const auto* u = std::get_if<UserMessage>(&message)) add_user(model, *u, w);
+    else if (const auto* a = std::get_if<AssistantMessage>(&message)) add_assistant(*a, w);
+    else add_tool_result(model, std::get<ToolResultMessage>(message), w);
   }
-  return out;
+  w.end_array();
 }
 
-json build_body(const ModelSpec& model, const Context& context, const RequestOptions& options) {
-  json body{{"model", model.id},
-            {"messages", build_messages(model, context)},
-            {"stream", true},
-            {"stream_options", {{"include_usage", true}}}};
-  if (is_openai_host(model)) body["store"] = false;
+std::string build_body(const ModelSpec& model, const Context& context, const RequestOptions& options) {
+  const bool openai = is_openai_host(model);
+  std::string body;
+  body.reserve(4096);
+  Writer w(body);
+  w.begin_object();
+  w.key(openai ? "max_completion_tokens" : "max_tokens").integer(options.max_tokens.value_or(model.max_tokens));
+  w.key("messages");
+  write_messages(model, context, w);
+  w.key("model").string(model.id);
   // OpenAI routes requests with the same key to the same prompt cache (other servers may reject
   // unknown fields, so only for OpenAI's own API).
-  if (is_openai_host(model) && !options.session_id.empty()) body["prompt_cache_key"] = options.session_id;
-  body[is_openai_host(model) ? "max_completion_tokens" : "max_tokens"] = options.max_tokens.value_or(model.max_tokens);
+  if (openai && !options.session_id.empty()) w.key("prompt_cache_key").string(options.session_id);
+  if (model.reasoning && options.thinking != ThinkingLevel::Off) w.key("reasoning_effort").string(to_string(options.thinking));
+  if (openai) w.key("store").boolean(false);
+  w.key("stream").boolean(true);
+  w.key("stream_options").begin_object().key("include_usage").boolean(true).end_object();
   if (!context.tools.empty()) {
-    json tools = json::array();
+    w.key("tools").begin_array();
     for (const auto& t : context.tools) {
-      tools.push_back({{"type", "function"},
-                       {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
+      w.begin_object().key("function").begin_object();
+      w.key("description").string(t.description).key("name").string(t.name).key("parameters").value(t.parameters);
+      w.end_object().key("type").string("function").end_object();
     }
-    body["tools"] = std::move(tools);
+    w.end_array();
   }
-  if (model.reasoning && options.thinking != ThinkingLevel::Off) {
-    body["reasoning_effort"] = std::string(to_string(options.thinking));
-  }
+  w.end_object();
   return body;
 }
 

@@ -294,12 +294,16 @@ void add_headers(HttpRequest& req, const ModelSpec& model,
 }
 
 HttpRequest bearer_request(const ModelSpec& model, std::string_view path, std::string_view accept, const json& body) {
+  return bearer_request(model, path, accept, dump_body(body));
+}
+
+HttpRequest bearer_request(const ModelSpec& model, std::string_view path, std::string_view accept, std::string body) {
   HttpRequest req;
   req.url = join_url(model.base_url, path);
   std::vector<std::pair<std::string, std::string>> auth;
   if (!model.api_key.empty()) auth.emplace_back("Authorization", "Bearer " + model.api_key);
   add_headers(req, model, std::move(auth), accept);
-  req.body = dump_body(body);
+  req.body = std::move(body);
   return req;
 }
 

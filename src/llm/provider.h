@@ -249,6 +249,8 @@ void add_headers(HttpRequest& req, const ModelSpec& model,
 /// model has a key) and the headers of add_headers: the request of the OpenAI-style wire APIs.
 HttpRequest bearer_request(const ModelSpec& model, std::string_view path, std::string_view accept,
                            const nlohmann::json& body);
+/// The same with a body already serialized (compact JSON text).
+HttpRequest bearer_request(const ModelSpec& model, std::string_view path, std::string_view accept, std::string body);
 
 /// Object at `key`, or an empty object when `obj` is not an object or the member is absent or not
 /// an object. (nlohmann's value() throws on non-objects; decoders must not.)
