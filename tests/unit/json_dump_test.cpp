@@ -54,4 +54,17 @@ TEST(JsonDump, InvalidUtf8IsReplacedExactlyAsNlohmannDoes) {
   }
 }
 
+TEST(JsonDump, WriterPlacesCommasAndMatchesTheTreeItWrites) {
+  std::string out;
+  pincer::json_dump::Writer w(out);
+  w.begin_object().key("a").begin_array().integer(1).string("x\n").null().boolean(false);
+  w.begin_object().end_object().begin_array().end_array().end_array();
+  w.key("b").value(json{{"k", json::array({1, "two"})}}).key("c").begin_object().key("d").boolean(true).end_object();
+  w.end_object();
+  const json expected{{"a", json::array({1, "x\n", nullptr, false, json::object(), json::array()})},
+                      {"b", {{"k", json::array({1, "two"})}}},
+                      {"c", {{"d", true}}}};
+  EXPECT_EQ(out, reference(expected));
+}
+
 }  // namespace
