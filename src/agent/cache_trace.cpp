@@ -53,7 +53,7 @@ void CacheTrace::record(const llm::Context& context, const llm::HttpRequest& req
   for (const auto& m : context.messages) now.push_back(fnv1a_hex(llm::to_json(m).dump()));
   for (const auto& d : now) digests.push_back(d);
   json tools = json::array();
-  for (const auto& t : context.tools) tools.push_back({{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}});
+  for (const auto& t : context.tools) tools.push_back({{"name", t.name}, {"description", t.description}, {"parameters", t.parameters()}});
   const std::string tools_text = tools.dump();
   const std::string system_digest = fnv1a_hex(context.system_prompt), tools_digest = fnv1a_hex(tools_text);
   int64_t first_changed = -1;

@@ -165,7 +165,7 @@ json build_messages(const ModelSpec& model, const Context& context) {
 json build_tools(const std::vector<ToolDefinition>& tools) {
   json out = json::array();
   for (const auto& t : tools) {
-    json schema = t.parameters.is_object() ? t.parameters : json::object();
+    json schema = t.parameters().is_object() ? t.parameters() : json::object();
     if (!schema.contains("type")) schema["type"] = "object";
     out.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", std::move(schema)}});
   }

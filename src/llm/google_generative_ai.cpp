@@ -119,7 +119,7 @@ json build_body(const ModelSpec& model, const Context& context, const RequestOpt
     for (const auto& t : context.tools) {
       // parametersJsonSchema takes any JSON Schema; `parameters` is an OpenAPI subset that
       // rejects keywords tools use (additionalProperties, $schema, const …).
-      decls.push_back({{"name", t.name}, {"description", t.description}, {"parametersJsonSchema", t.parameters}});
+      decls.push_back({{"name", t.name}, {"description", t.description}, {"parametersJsonSchema", t.parameters()}});
     }
     body["tools"] = json::array({{{"functionDeclarations", std::move(decls)}}});
   }

@@ -336,4 +336,14 @@ Result<Message> message_from_json(const json& j) {
   return invalid("message.role", "unsupported role \"" + r + "\"");
 }
 
+ToolDefinition::ToolDefinition(std::string name_, std::string description_, nlohmann::json parameters)
+    : name(std::move(name_)),
+      description(std::move(description_)),
+      parameters_(std::make_shared<const nlohmann::json>(std::move(parameters))) {}
+
+const nlohmann::json& ToolDefinition::parameters() const {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  return parameters_ ? *parameters_ : kEmpty;
+}
+
 }  // namespace pincer::llm

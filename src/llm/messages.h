@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -95,11 +96,20 @@ nlohmann::json to_json(const ContentBlock& block);
 /// Parses pi-format JSON. Error code "MESSAGE_INVALID" naming the field.
 Result<Message> message_from_json(const nlohmann::json& j);
 
-/// A tool the model may call: name, description, JSON Schema of its arguments.
+/// A tool the model may call: name, description, JSON Schema of its arguments. The schema is
+/// immutable and shared by copies: a run hands the same definitions to every model call and each
+/// request context copies them, and deep copies of every tool's schema per call were a large part
+/// of a turn's cost.
 struct ToolDefinition {
+  ToolDefinition() = default;
+  ToolDefinition(std::string name, std::string description, nlohmann::json parameters);
   std::string name;
   std::string description;
-  nlohmann::json parameters = nlohmann::json::object();
+  /// The JSON Schema of the arguments ({} when none was given).
+  const nlohmann::json& parameters() const;
+
+ private:
+  std::shared_ptr<const nlohmann::json> parameters_;
 };
 
 /// Everything sent to a model for one call.

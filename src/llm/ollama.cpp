@@ -75,7 +75,7 @@ json build_body(const ModelSpec& model, const Context& context, const RequestOpt
     json tools = json::array();
     for (const auto& t : context.tools) {
       tools.push_back({{"type", "function"},
-                       {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
+                       {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters()}}}});
     }
     body["tools"] = std::move(tools);
   }

@@ -153,7 +153,7 @@ std::string build_body(const ModelSpec& model, const Context& context, const Req
     w.key("tools").begin_array();
     for (const auto& t : context.tools) {
       w.begin_object().key("function").begin_object();
-      w.key("description").string(t.description).key("name").string(t.name).key("parameters").value(t.parameters);
+      w.key("description").string(t.description).key("name").string(t.name).key("parameters").value(t.parameters());
       w.end_object().key("type").string("function").end_object();
     }
     w.end_array();

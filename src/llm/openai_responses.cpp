@@ -108,7 +108,7 @@ json build_body(const ModelSpec& model, const Context& context, const RequestOpt
   if (!context.tools.empty()) {
     json tools = json::array();
     for (const auto& t : context.tools) {
-      tools.push_back({{"type", "function"}, {"name", t.name}, {"description", t.description}, {"parameters", t.parameters}});
+      tools.push_back({{"type", "function"}, {"name", t.name}, {"description", t.description}, {"parameters", t.parameters()}});
     }
     body["tools"] = std::move(tools);
   }
