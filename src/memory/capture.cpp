@@ -1,6 +1,7 @@
 // Auto-capture triggers, filter and categories (SPEC MM-3); see capture.h.
 #include "memory/capture.h"
 
+#include <algorithm>
 #include <regex>
 
 #include "core/redact.h"
@@ -107,13 +108,18 @@ bool looks_like_injection(std::string_view text) {
 std::optional<std::string> capture_category(std::string_view text, std::size_t max_chars) {
   const std::size_t len = code_points(text);
   if (len <= 10 || len >= max_chars) return std::nullopt;
-  if (!utf8::is_valid(text) || looks_like_injection(text) || looks_generated(text)) return std::nullopt;
+  if (!utf8::is_valid(text)) return std::nullopt;
+  // The trigger first: most messages have none, and the checks below are several regex passes
+  // (this runs on every user message). The regexes only run where they can match.
+  const bool phone = std::count_if(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }) >= 10 &&
+                     has_phone(text);
+  const bool email = text.find('@') != std::string_view::npos && search(text, email_re());
+  const bool cjk = has_any(text, {"记住", "记下", "我喜欢", "我偏好", "决定", "重要"});
+  if (!phone && !email && !cjk && !search(text, trigger_re())) return std::nullopt;
+  if (looks_like_injection(text) || looks_generated(text)) return std::nullopt;
   // A credential (API key, token, password field) is never written to a note: notes are quoted
   // into every new session's prompt (CX-2) and indexed for search.
   if (redact::apply(text) != text) return std::nullopt;
-  const bool phone = has_phone(text), email = search(text, email_re());
-  const bool cjk = has_any(text, {"记住", "记下", "我喜欢", "我偏好", "决定", "重要"});
-  if (!phone && !email && !cjk && !search(text, trigger_re())) return std::nullopt;
 
   static const regex preference(
       R"(\b(prefer|prefers|preferred|hate|hates|favou?rite)\b|\b(i|we)\s+(really\s+|do\s+|don't\s+|do\s+not\s+)?)"
