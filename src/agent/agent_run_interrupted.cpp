@@ -5,6 +5,7 @@
 
 #include "agent/agent_run.h"
 #include "store/atomic_file.h"
+#include "core/json_dump.h"
 
 namespace pincer::agent {
 
@@ -34,7 +35,7 @@ void AgentRun::checkpoint_partial(const std::string& text) {
   const auto path = partial_reply_path(transcript_.path());
   auto tmp = path;
   tmp += ".tmp";
-  const std::string doc = json{{"runId", in_.run_id}, {"text", text}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string doc = json_dump::compact(json{{"runId", in_.run_id}, {"text", text}});
   if (FILE* f = std::fopen(tmp.c_str(), "wb")) {
     const bool ok = std::fwrite(doc.data(), 1, doc.size(), f) == doc.size();
     if (std::fclose(f) == 0 && ok) std::rename(tmp.c_str(), path.c_str());

@@ -24,6 +24,7 @@
 #include "core/json5.h"
 #include "core/json5_edit.h"
 #include "core/paths.h"
+#include "core/json_dump.h"
 
 namespace pincer::app {
 namespace {
@@ -211,7 +212,7 @@ int run_set(const ConfigFlags& f) {
   } else {
     if (created) std::cout << "Created " << file.string() << " (with a new gateway token)\n";
     std::cout << (changed ? "Set " : "Unchanged: ") << json5::format_path(path) << " = "
-              << display.dump(-1, ' ', false, json::error_handler_t::replace) << " in " << file.string() << "\n";
+              << json_dump::compact(display) << " in " << file.string() << "\n";
   }
   return 0;
 }

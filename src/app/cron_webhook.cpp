@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "tools/web/web_fetch_core.h"
+#include "core/json_dump.h"
 
 namespace pincer::app {
 namespace {
@@ -45,7 +46,7 @@ void post_cron_webhook(net::HttpClient& http, const CronWebhookSettings& setting
   spec.url = url;
   spec.headers.push_back({"Content-Type", "application/json"});
   if (!settings.token.empty()) spec.headers.push_back({"Authorization", "Bearer " + settings.token});
-  spec.body = payload.dump(-1, ' ', false, json::error_handler_t::replace);
+  spec.body = json_dump::compact(payload);
   spec.connect_timeout_ms = settings.timeout_ms;
   spec.idle_timeout_ms = settings.timeout_ms;
   if (!settings.allow_private && !host_allowed) {

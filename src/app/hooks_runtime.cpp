@@ -15,6 +15,7 @@
 #include "gateway/protocol/connect.h"
 #include "store/session_keys.h"
 #include "tools/web/web_tools.h"
+#include "core/json_dump.h"
 
 namespace pincer::app {
 namespace {
@@ -37,7 +38,7 @@ HttpRouteResponse text_answer(int status, std::string body) {
 HttpRouteResponse json_answer(int status, const json& body) {
   HttpRouteResponse r;
   r.status = status;
-  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  r.body = json_dump::compact(body);
   return r;
 }
 

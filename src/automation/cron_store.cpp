@@ -7,6 +7,7 @@
 #include "core/ids.h"
 #include "store/atomic_file.h"
 #include "store/file_util.h"
+#include "core/json_dump.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -236,7 +237,7 @@ Status CronStore::append_run(std::string_view id, const nlohmann::json& entry) {
   const CronJob* job = find(id);
   if (job == nullptr || !job->invalid.empty()) return Error{"NOT_FOUND", "unknown cron job id: " + std::string(id)};
   const auto path = dir_ / "runs" / (std::string(id) + ".jsonl");
-  const std::string line = entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string line = json_dump::compact(entry) + "\n";
   std::vector<std::string> lines;
   if (auto old = store::read_file(path); old) lines = lines_of(*old);
   if (lines.size() + 1 <= 2 * kCronRunHistoryLines) {

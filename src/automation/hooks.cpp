@@ -1,4 +1,5 @@
 #include "automation/hooks.h"
+#include "core/json_dump.h"
 
 #include <algorithm>
 #include <cctype>
@@ -166,7 +167,7 @@ std::string render_expr(const std::string& expr, const HookRequestContext& ctx) 
   if (v.is_null()) return "";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean() || v.is_number()) return v.dump();
-  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_dump::compact(v);
 }
 
 }  // namespace

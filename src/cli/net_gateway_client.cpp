@@ -19,6 +19,7 @@
 #include "core/net_tls.h"
 #include "core/utf8.h"
 #include "gateway/protocol/constants.h"
+#include "core/json_dump.h"
 
 namespace pincer::cli {
 
@@ -214,7 +215,7 @@ struct GatewayClient::Impl : std::enable_shared_from_this<Impl> {
   void send(json frame) {
     // Never throws: call_async refused invalid UTF-8 in params; anything else (a token from the
     // environment, say) is replaced rather than aborting the process.
-    outbox.push_back(frame.dump(-1, ' ', false, json::error_handler_t::replace));
+    outbox.push_back(json_dump::compact(frame));
     if (outbox.size() == 1) write_next();
   }
 
@@ -330,7 +331,7 @@ void GatewayClient::call_async(const std::string& method, const json& params, st
     return;
   }
   // Over the gateway's frame limit it would close the connection (1009): say so, with both sizes.
-  if (const std::size_t bytes = params.dump(-1, ' ', false, json::error_handler_t::replace).size() + method.size() + 64;
+  if (const std::size_t bytes = json_dump::compact(params).size() + method.size() + 64;
       bytes > gateway::kMaxPayloadBytes) {
     if (done) done(Error{"TOO_LARGE", gateway::message_too_large(bytes)});
     return;

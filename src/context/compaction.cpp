@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "agent/text_cut.h"
+#include "core/json_dump.h"
 
 namespace pincer::context {
 
@@ -145,7 +146,7 @@ std::string serialize_for_summary(const llm::Message& message) {
     if (!text.empty()) out = "[Assistant]: " + text;
     for (const auto* call : a->tool_calls()) {
       out += (out.empty() ? "" : "\n") + std::string("[Assistant tool call]: ") + call->name + "(" +
-             call->arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ")";
+             json_dump::compact(call->arguments) + ")";
     }
     return out;
   }

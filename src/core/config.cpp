@@ -17,6 +17,7 @@
 
 #include "core/config_schema.h"
 #include "core/json5.h"
+#include "core/json_dump.h"
 
 namespace pincer::config {
 namespace {
@@ -40,7 +41,7 @@ bool is_plain_key(const std::string& key) {
 }
 
 std::string key_path(const std::string& parent, const std::string& key) {
-  if (!is_plain_key(key)) return parent + "[" + json(key).dump(-1, ' ', false, json::error_handler_t::replace) + "]";
+  if (!is_plain_key(key)) return parent + "[" + json_dump::compact(json(key)) + "]";
   return parent.empty() ? key : parent + "." + key;
 }
 
@@ -80,7 +81,7 @@ std::string describe_value(const json& v, bool sensitive) {
     return json(v.get_ref<const std::string&>().substr(0, kMaxShown))
                .dump(-1, ' ', false, json::error_handler_t::replace) + "…";
   }
-  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return json_dump::compact(v);
 }
 
 // ---- validation ---------------------------------------------------------------------------------

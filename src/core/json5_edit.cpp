@@ -18,6 +18,7 @@
 
 #include "core/json5.h"
 #include "core/utf8.h"
+#include "core/json_dump.h"
 
 namespace pincer::json5 {
 namespace {
@@ -785,7 +786,7 @@ std::string format_path(const Path& path) {
   for (const auto& seg : path) {
     if (const auto* key = std::get_if<std::string>(&seg)) {
       if (key->empty() || key->find_first_of(".[]") != std::string::npos) {
-        out += "[" + json(*key).dump(-1, ' ', false, json::error_handler_t::replace) + "]";
+        out += "[" + json_dump::compact(json(*key)) + "]";
       } else {
         out += (out.empty() ? "" : ".") + *key;
       }

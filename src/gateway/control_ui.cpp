@@ -1,4 +1,5 @@
 #include "gateway/control_ui.h"
+#include "core/json_dump.h"
 
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -456,7 +457,7 @@ ControlUiAnswer ControlUi::serve_config(const ControlUiRequest& request,
       {"pluginAssetsRequireAuth", !authorized("")},
       {"pluginFrameGrants", json::array()},
   };
-  a.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  a.body = json_dump::compact(body);
   return a;
 }
 

@@ -10,6 +10,7 @@
 #include "core/ids.h"
 #include "gateway/protocol/constants.h"
 #include "gateway/protocol/scopes.h"
+#include "core/json_dump.h"
 
 namespace pincer::gateway {
 
@@ -436,7 +437,7 @@ void Gateway::dispatch(Client& client, const RequestFrame& request) {
   } else {
     const RpcError& error = std::get<RpcError>(result);
     frame = build_error(request.id, error);
-    cache_body = "0" + error.to_json().dump(-1, ' ', false, json::error_handler_t::replace);
+    cache_body = "0" + json_dump::compact(error.to_json());
   }
   if (!idem_key.empty()) idempotency_.store(idem_key, std::move(cache_body), now);
   send_frame(client, std::move(frame));
@@ -496,7 +497,7 @@ void Gateway::broadcast_run_event(std::string_view event, const std::string& pay
 }
 
 void Gateway::broadcast_session_event(std::string_view event, const json& payload) {
-  const std::string text = payload.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string text = json_dump::compact(payload);
   for (auto& [id, client] : clients_) {
     if (!client->connected || client->closing || !client->session_events || !may_read(*client)) continue;
     send_event(*client, event, text, /*drop_if_slow=*/true);
@@ -504,7 +505,7 @@ void Gateway::broadcast_session_event(std::string_view event, const json& payloa
 }
 
 void Gateway::broadcast_scoped_event(std::string_view event, const json& payload, std::string_view scope) {
-  const std::string text = payload.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string text = json_dump::compact(payload);
   for (auto& [id, client] : clients_) {
     if (!client->connected || client->closing || client->role != "operator") continue;
     if (!operator_scope_allows(client->scopes, scope)) continue;  // §1.9 event scope guards
@@ -513,7 +514,7 @@ void Gateway::broadcast_scoped_event(std::string_view event, const json& payload
 }
 
 void Gateway::broadcast_pairing_event(std::string_view event, const json& payload) {
-  const std::string text = payload.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string text = json_dump::compact(payload);
   for (auto& [id, client] : clients_) {
     if (!client->connected || client->closing || client->role != "operator") continue;
     if (!operator_scope_allows(client->scopes, kScopePairing)) continue;  // §1.9 event scope guards
@@ -594,7 +595,7 @@ void Gateway::flush_presence() {
   if (!presence_dirty_) return;
   presence_dirty_ = false;
   ++presence_version_;
-  broadcast("presence", json{{"presence", presence()}}.dump(-1, ' ', false, json::error_handler_t::replace),
+  broadcast("presence", json_dump::compact(json{{"presence", presence()}}),
             /*drop_if_slow=*/true, state_version());
 }
 

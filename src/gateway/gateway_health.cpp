@@ -8,6 +8,7 @@
 #include "agent/agent_service.h"
 #include "gateway/gateway.h"
 #include "gateway/protocol/constants.h"
+#include "core/json_dump.h"
 
 namespace pincer::gateway {
 
@@ -90,7 +91,7 @@ void Gateway::refresh_health(bool broadcast_event) {
   health_built_ms_ = clock_.steady_ms();
   health_["durationMs"] = health_built_ms_ - started;
   // Never throws: channel errors and session keys may carry bytes from outside (an IRC server).
-  health_json_ = health_.dump(-1, ' ', false, json::error_handler_t::replace);
+  health_json_ = json_dump::compact(health_);
   ++health_version_;
   if (broadcast_event) broadcast("health", health_json_, /*drop_if_slow=*/true, state_version());
 }

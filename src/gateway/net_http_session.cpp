@@ -16,6 +16,7 @@
 #include "gateway/protocol/constants.h"
 #include "gateway/protocol/route_guard.h"
 #include "gateway/web_assets.h"
+#include "core/json_dump.h"
 
 namespace pincer::gateway::transport {
 
@@ -144,7 +145,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     res.set(http::field::content_type, "application/json; charset=utf-8");  // as every other API error
     res.set("X-Content-Type-Options", "nosniff");
     res.set(http::field::cache_control, "no-store");
-    res.body() = nlohmann::json{{"ok", false}, {"error", error}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    res.body() = json_dump::compact(nlohmann::json{{"ok", false}, {"error", error}});
     res.keep_alive(keep_alive);
     res.prepare_payload();
     return res;

@@ -7,6 +7,7 @@
 #include "core/event_loop.h"
 #include "core/redact.h"
 #include "gateway/gateway.h"
+#include "core/json_dump.h"
 
 namespace pincer::gateway {
 namespace {
@@ -37,7 +38,7 @@ struct RunState {
     json p = {{"runId", e.run_id}, {"stream", stream},  {"data", std::move(data)}, {"sessionKey", e.session_key},
               {"agentId", e.agent_id}, {"seq", seq}, {"ts", e.ts}};
     if (!e.session_id.empty()) p["sessionId"] = e.session_id;
-    gateway.broadcast_run_event("agent", p.dump(-1, ' ', false, json::error_handler_t::replace), tool);
+    gateway.broadcast_run_event("agent", json_dump::compact(p), tool);
   }
   /// OpenClaw's `sessions.changed` for subscribed clients: phase start | end | error of a run,
   /// with the session row's run state as OpenClaw projects it (status running | done | killed |
@@ -56,7 +57,7 @@ struct RunState {
     gateway.broadcast_session_event("sessions.changed", p);
   }
   void chat_event(json payload) {
-    gateway.broadcast_run_event("chat", payload.dump(-1, ' ', false, json::error_handler_t::replace));
+    gateway.broadcast_run_event("chat", json_dump::compact(payload));
   }
   void flush_delta(const RunEvent& e) {
     if (pending_delta.empty()) return;

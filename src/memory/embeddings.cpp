@@ -6,6 +6,7 @@
 
 #include "core/event_loop.h"
 #include "core/http_client.h"
+#include "core/json_dump.h"
 
 namespace pincer::memory {
 namespace {
@@ -112,7 +113,7 @@ class HttpEmbeddings : public EmbeddingProvider {
       if (!s_.api_key.empty()) spec.headers.emplace_back("Authorization", "Bearer " + s_.api_key);
     }
     for (const auto& [k, v] : s_.headers) spec.headers.emplace_back(k, v);
-    spec.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    spec.body = json_dump::compact(body);
     auto r = blocking_request(std::move(spec), timeout_ms);
     if (!r) return r.error();
     if (r->status < 200 || r->status >= 300) {

@@ -1,4 +1,5 @@
 #include "store/file_util.h"
+#include "core/json_dump.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -31,7 +32,7 @@ void fsync_dir(const std::filesystem::path& dir) {
 }
 
 std::string dump_lenient(const nlohmann::json& value) {
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_dump::compact(value);
 }
 
 std::string short_parse_error(const char* what) {

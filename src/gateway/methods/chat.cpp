@@ -12,6 +12,7 @@
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
 #include "gateway/run_event_bridge.h"
+#include "core/json_dump.h"
 
 namespace pincer::gateway {
 namespace {
@@ -58,7 +59,7 @@ void answer_chat_command(Gateway& gateway, const agent::CommandInvocation& comma
     payload["message"] = {{"role", "assistant"},
                           {"content", json::array({{{"type", "text"}, {"text", text}}})},
                           {"timestamp", gateway.clock().wall_ms()}};
-    gateway.broadcast_run_event("chat", payload.dump(-1, ' ', false, json::error_handler_t::replace));
+    gateway.broadcast_run_event("chat", json_dump::compact(payload));
   };
   auto first = std::make_shared<std::string>();  // the immediate text, the final repeats it
   agent::CommandContext context{agents, session_key, {}};
@@ -183,7 +184,7 @@ MethodResult history_of(MethodContext& ctx, const char* method) {
   std::vector<size_t> sizes;
   size_t bytes = 2;
   for (size_t i = first; i < total; ++i) {
-    sizes.push_back(all[i].dump(-1, ' ', false, json::error_handler_t::replace).size());
+    sizes.push_back(json_dump::compact(all[i]).size());
     bytes += sizes.back() + (i > first ? 1 : 0);
   }
   for (size_t k = 0; bytes > static_cast<uint64_t>(max_bytes) && first + 1 < total; ++k, ++first) bytes -= sizes[k] + 1;

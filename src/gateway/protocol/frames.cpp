@@ -4,6 +4,7 @@
 
 #include "gateway/protocol/constants.h"
 #include "gateway/protocol/frame_fast_path.h"
+#include "core/json_dump.h"
 
 namespace pincer::gateway {
 namespace {
@@ -21,7 +22,7 @@ void append_json_string(std::string& out, std::string_view s) {
     out += s;
     out += '"';
   } else {
-    out += json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+    out += json_dump::compact(json(s));
   }
 }
 
@@ -88,11 +89,11 @@ std::string build_ok(std::string_view id, std::string_view payload_json) {
 }
 
 std::string build_ok_value(std::string_view id, const json& payload) {
-  return build_ok(id, payload.dump(-1, ' ', false, json::error_handler_t::replace));
+  return build_ok(id, json_dump::compact(payload));
 }
 
 std::string build_error(std::string_view id, const RpcError& error) {
-  return build_error(id, error.to_json().dump(-1, ' ', false, json::error_handler_t::replace));
+  return build_error(id, json_dump::compact(error.to_json()));
 }
 
 std::string build_error(std::string_view id, std::string_view error_json) {

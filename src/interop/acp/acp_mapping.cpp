@@ -1,4 +1,5 @@
 #include "interop/acp/acp_mapping.h"
+#include "core/json_dump.h"
 
 #include <algorithm>
 #include <cctype>
@@ -129,7 +130,7 @@ std::string tool_title(const std::string& name, const json& args) {
   if (!args.is_object() || args.empty()) return escape_controls(base);
   std::string parts;
   for (const auto& [key, value] : args.items()) {
-    const std::string raw = value.is_string() ? value.get<std::string>() : value.dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string raw = value.is_string() ? value.get<std::string>() : json_dump::compact(value);
     bool cut = false;
     const std::string safe = cut_code_points(raw, 100, &cut);
     parts += (parts.empty() ? "" : ", ") + key + ": " + safe + (cut ? "..." : "");

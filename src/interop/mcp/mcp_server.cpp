@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "interop/mcp/mcp_server_tools.h"
+#include "core/json_dump.h"
 
 namespace pincer::interop::mcp {
 
@@ -116,7 +117,7 @@ void McpServer::tool_result(const json& id, const json& structured) {
   const std::string key = id_key(id);
   if (!pending_.erase(key)) return;  // cancelled
   rpc_.reply(id, json{{"content", json::array({{{"type", "text"},
-                                                 {"text", structured.dump(-1, ' ', false, json::error_handler_t::replace)}}})},
+                                                 {"text", json_dump::compact(structured)}}})},
                       {"structuredContent", structured}});
 }
 

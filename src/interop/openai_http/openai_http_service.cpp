@@ -13,6 +13,7 @@
 #include "gateway/run_event_bridge.h"
 #include "interop/openai_http/openai_request.h"
 #include "interop/openai_http/openai_response.h"
+#include "core/json_dump.h"
 
 namespace pincer::interop::openai_http {
 
@@ -40,7 +41,7 @@ EndpointSwitches endpoint_switches(const json& config) {
 namespace detail_openai_service {
 
 net::HttpRouteResponse answer(int status, const json& body, std::vector<std::pair<std::string, std::string>> headers = {}) {
-  return {status, "application/json; charset=utf-8", body.dump(-1, ' ', false, json::error_handler_t::replace),
+  return {status, "application/json; charset=utf-8", json_dump::compact(body),
           std::move(headers)};
 }
 

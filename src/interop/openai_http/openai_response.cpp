@@ -1,4 +1,5 @@
 #include "interop/openai_http/openai_response.h"
+#include "core/json_dump.h"
 
 #include <algorithm>
 
@@ -8,7 +9,7 @@ using nlohmann::json;
 
 namespace detail_openai_response {
 
-std::string dumped(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dumped(const json& j) { return json_dump::compact(j); }
 
 json output_message(const std::string& message_id, const std::string& status, const std::string& text) {
   return json{{"type", "message"},
