@@ -37,7 +37,7 @@ std::string incomplete_reply_note(const llm::AssistantMessage& m) {
   return has_text(m) ? "\n\n" + note : note;
 }
 
-std::vector<llm::Message> sanitize_history(const std::vector<llm::Message>& messages) {
+std::vector<llm::Message> sanitize_history(std::vector<llm::Message> messages) {
   std::set<std::string> answered;  // tool call ids that have a result
   std::set<std::string> called;
   for (const auto& m : messages) {
@@ -47,30 +47,30 @@ std::vector<llm::Message> sanitize_history(const std::vector<llm::Message>& mess
     }
   }
   std::vector<llm::Message> out;
-  for (const auto& m : messages) {
-    if (const auto* a = std::get_if<llm::AssistantMessage>(&m)) {
-      llm::AssistantMessage copy = *a;
-      std::erase_if(copy.content, [&](const llm::ContentBlock& b) {
+  out.reserve(messages.size());
+  for (auto& m : messages) {  // moved from: the caller's copy is this function's
+    if (auto* a = std::get_if<llm::AssistantMessage>(&m)) {
+      std::erase_if(a->content, [&](const llm::ContentBlock& b) {
         const auto* call = std::get_if<llm::ToolCall>(&b);
         return call && !answered.contains(call->id);
       });
-      const bool failed = copy.stop_reason == llm::StopReason::Error || copy.stop_reason == llm::StopReason::Aborted;
+      const bool failed = a->stop_reason == llm::StopReason::Error || a->stop_reason == llm::StopReason::Aborted;
       if (failed) {
         // The providers' history rules drop failed and aborted replies, which would leave the
         // turn's request unanswered (two user messages in a row): the model would answer it again
         // as if it were new. Keep the turn, marked, as an ordinary reply instead (AG-2).
-        auto first_call = std::find_if(copy.content.begin(), copy.content.end(), [](const llm::ContentBlock& b) {
+        auto first_call = std::find_if(a->content.begin(), a->content.end(), [](const llm::ContentBlock& b) {
           return std::holds_alternative<llm::ToolCall>(b);
         });
-        copy.content.insert(first_call, llm::TextContent{incomplete_reply_note(copy)});
-        copy.stop_reason = copy.tool_calls().empty() ? llm::StopReason::Stop : llm::StopReason::ToolUse;
+        a->content.insert(first_call, llm::TextContent{incomplete_reply_note(*a)});
+        a->stop_reason = a->tool_calls().empty() ? llm::StopReason::Stop : llm::StopReason::ToolUse;
       }
-      if (copy.content.empty()) continue;
-      out.emplace_back(std::move(copy));
+      if (a->content.empty()) continue;
+      out.emplace_back(std::move(m));
     } else if (const auto* r = std::get_if<llm::ToolResultMessage>(&m)) {
-      if (called.contains(r->tool_call_id)) out.push_back(m);
+      if (called.contains(r->tool_call_id)) out.push_back(std::move(m));
     } else {
-      out.push_back(m);
+      out.push_back(std::move(m));
     }
   }
   return out;
@@ -210,7 +210,7 @@ void AgentRun::send_model_request(context::Assembled assembled) {
       user->content.insert(user->content.begin(), llm::TextContent{std::move(note)});
     }
   }
-  context.messages = sanitize_history(history);
+  context.messages = sanitize_history(std::move(history));
   images_for_model(context.messages, in_.model);  // a text-only model gets a notice per image (attachments.h)
   context.tools = frame().tools;
   if (in_.hooks.transform_context) in_.hooks.transform_context(context);
@@ -218,8 +218,9 @@ void AgentRun::send_model_request(context::Assembled assembled) {
   llm::RequestOptions options;
   options.thinking = in_.thinking;
   options.session_id = in_.session_id;
-  const llm::HttpRequest request = api_->build_request(in_.model, context, options);
-  if (in_.hooks.before_request) in_.hooks.before_request(in_.model, context, request);
+  // Shared by every attempt (a retry re-sends it): the body repeats the whole history.
+  const auto request = std::make_shared<const llm::HttpRequest>(api_->build_request(in_.model, context, options));
+  if (in_.hooks.before_request) in_.hooks.before_request(in_.model, context, *request);
 
   auto start_attempt = [this, request]() {
     ++attempt_;
@@ -241,10 +242,10 @@ void AgentRun::send_model_request(context::Assembled assembled) {
       self->sink_(ev);
     });
     net::HttpRequestSpec spec;
-    spec.method = request.method;
-    spec.url = request.url;
-    spec.headers = request.headers;
-    spec.body = request.body;
+    spec.method = request->method;
+    spec.url = request->url;
+    spec.headers = request->headers;
+    spec.body = request->body;
     net::HttpCallbacks cb;
     cb.on_head = [weak](const net::HttpResponseHead& head) {
       if (auto self = weak.lock()) {

@@ -79,6 +79,10 @@ struct RunInputs {
   /// filtered by the run's policy; tools/dynamic_tools.h): awaited once before the first model
   /// call, asked again at every call. Null = none.
   std::shared_ptr<tools::RunToolSet> dynamic_tools;
+  /// `system_prompt` and `tools` as a request frame, when the caller built it already
+  /// (make_request_frame: the memory-flush check and the run share one per turn). Null = the run
+  /// builds its own. Whoever changes `system_prompt` or `tools` afterwards must reset it.
+  std::shared_ptr<const context::RequestFrame> frame;
   std::filesystem::path workspace;
   llm::ThinkingLevel thinking = llm::ThinkingLevel::Off;
   int64_t timeout_ms = 600'000;      ///< whole run (agents.defaults.timeoutSeconds)
@@ -282,12 +286,17 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
 /// killed or crashed mid-run): added when the session is next loaded (interrupted_turn_marker).
 inline constexpr const char* kInterruptedTurnMessage = "interrupted (the gateway stopped before this reply was finished)";
 
+/// The request frame of `system_prompt` and `tools` (their definitions copied once; see
+/// RunInputs::frame).
+std::shared_ptr<const context::RequestFrame> make_request_frame(const std::string& system_prompt,
+                                                                const std::vector<const tools::Tool*>& tools);
+
 /// Makes a history safe to send: drops tool calls that never got a result and results whose call
 /// is missing (providers reject both), and turns failed/aborted assistant messages (which the
 /// providers' rules would drop, leaving the request unanswered) into ordinary replies carrying
 /// incomplete_reply_note, so the model sees that the turn was interrupted instead of answering its
 /// request again. Assistant messages left empty are dropped.
-std::vector<llm::Message> sanitize_history(const std::vector<llm::Message>& messages);
+std::vector<llm::Message> sanitize_history(std::vector<llm::Message> messages);
 
 /// "[this reply is incomplete: <errorMessage, e.g. aborted (stop)>]" for an aborted reply, "[this
 /// reply is incomplete: the model call failed]" for a failed one (the provider's error text is not

@@ -36,18 +36,23 @@ void AgentRun::attach_engine() {
   engine_->attach(std::move(host));
 }
 
+std::shared_ptr<const context::RequestFrame> make_request_frame(const std::string& system_prompt,
+                                                                const std::vector<const tools::Tool*>& tools) {
+  auto f = std::make_shared<context::RequestFrame>();
+  f->system_prompt = system_prompt;
+  f->tools.reserve(tools.size());
+  for (const auto* tool : tools) f->tools.emplace_back(std::string(tool->name()), std::string(tool->description()), tool->parameters());
+  return f;
+}
+
 const context::RequestFrame& AgentRun::frame() const {
   // MCP tools: the set may have changed since the last call.
   std::vector<const tools::Tool*> dynamic = in_.dynamic_tools ? in_.dynamic_tools->offered() : std::vector<const tools::Tool*>{};
+  if (in_.frame && dynamic.empty()) return *in_.frame;
   if (frame_ && dynamic == frame_dynamic_) return *frame_;
-  context::RequestFrame f;
-  f.system_prompt = in_.system_prompt;
-  for (const auto* tool : in_.tools) {
-    f.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
-  }
-  for (const auto* tool : dynamic) {
-    f.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
-  }
+  context::RequestFrame f = in_.frame ? *in_.frame : *make_request_frame(in_.system_prompt, in_.tools);
+  for (const auto* tool : dynamic) f.tools.emplace_back(std::string(tool->name()), std::string(tool->description()), tool->parameters());
+  f.fixed_chars_memo.reset();  // the tools changed
   frame_ = std::move(f);
   frame_dynamic_ = std::move(dynamic);
   return *frame_;

@@ -98,14 +98,10 @@ std::optional<std::string> memory_flush_before(const json& config, const store::
       std::count_if(entries.begin(), entries.end(), [](const store::TranscriptEntry& e) { return e.type == "compaction"; }));
   std::optional<int64_t> flushed;
   if (const auto* f = entry->field("memoryFlushCompactionCount"); f && f->is_number_integer()) flushed = f->get<int64_t>();
-  context::RequestFrame frame;
-  frame.system_prompt = in.system_prompt;
-  for (const auto* tool : in.tools) {
-    frame.tools.push_back({std::string(tool->name()), std::string(tool->description()), tool->parameters()});
-  }
+  const auto frame = in.frame ? in.frame : make_request_frame(in.system_prompt, in.tools);
   const int64_t window = in.context_window > 0 ? in.context_window : in.model.context_window;
   // The estimate of the next request (usage-corrected by the engine), not the run's summed usage.
-  if (!memory_flush_due(settings, in.engine->estimate(frame), window, in.reserve_tokens, compactions, flushed)) {
+  if (!memory_flush_due(settings, in.engine->estimate(*frame), window, in.reserve_tokens, compactions, flushed)) {
     return std::nullopt;
   }
   return memory_flush_prompt(settings, memory::date_stamp(now_ms, user_utc_offset_minutes(config, now_ms)), "");
