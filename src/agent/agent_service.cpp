@@ -420,7 +420,7 @@ void AgentService::start(Pending p) {
     restrict_to_flush_tools(s.config, s.clock.wall_ms(), in, s.flush_write_tools);  // append only
   } else if (!p.request.compact && p.request.branch_to.empty() && p.request.lane == RunLane::Main &&
              !s.aborted_in_flush.contains(p.request.run_id)) {
-    in.frame = make_request_frame(in.system_prompt, in.tools);  // one per turn: the flush check's and the run's
+    in.frame = s.frames.get(key, in.system_prompt, in.tools);  // the flush check's and the run's
     // CX-10: the silent flush turn runs first; this one waits at the head of the lane.
     if (flush_first(p, in, *entries_read)) return;
   }

@@ -23,6 +23,7 @@
 #include "tools/process_table.h"
 #include "tools/registry.h"
 #include "store/transcript.h"
+#include "agent/request_frame_cache.h"
 #include "agent/transcript_cache.h"
 
 #include "llm/auth/auth_profile_file.h"
@@ -99,6 +100,7 @@ struct AgentService::Impl {
   memory::MemoryService memory;  // per-agent memory indexes (MM-4..8); opened on first use
   tools::approvals::ApprovalManager approvals;  // exec approvals (TL-3)
   TranscriptCache transcripts;  ///< parsed transcripts of recent sessions (a turn reads only what was appended)
+  RequestFrameCache frames;     ///< each recent session's system prompt + tool definitions, while unchanged
   std::string triage_model;                     // approvals.triageModel (smart mode, TL-4)
   int64_t triage_timeout_ms = 20'000;
   RunJournal journal;                     // every journaled run source (SS-6)
