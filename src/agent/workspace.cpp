@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/bootstrap_file_cache.h"
 #include "agent/text_cut.h"
 #include "store/atomic_file.h"
 
@@ -222,7 +223,7 @@ BootstrapLoad load_bootstrap(const fs::path& dir, std::size_t per_file_max, std:
       continue;
     }
 
-    auto data = store::read_file(file.path, kMaxBootstrapFileBytes);
+    auto data = read_bootstrap_file(file.path, kMaxBootstrapFileBytes);  // cached by stat
     std::string text;  // what this file contributes before the total-budget clamp
     if (!data && data.error().code == "NOT_FOUND") {
       if (!is_expected(name)) continue;  // optional file: absent = not loaded
