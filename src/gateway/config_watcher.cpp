@@ -68,8 +68,11 @@ bool ConfigWatcher::watch_directory() {
   if (parent_wd_ >= 0) (void)inotify_rm_watch(ino_, parent_wd_);
   dir_wd_ = parent_wd_ = -1;
   const std::filesystem::path dir = file_.parent_path().empty() ? "." : file_.parent_path();
-  constexpr uint32_t kEntry = IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
-                              IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+  // No IN_MODIFY: it fires on every write(2) to any file of the directory (the state dir holds
+  // other files, and a user's log there woke the loop per line); a config edit is complete at
+  // its close (IN_CLOSE_WRITE) or rename (IN_MOVED_TO) anyway.
+  constexpr uint32_t kEntry = IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+                              IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
   dir_wd_ = inotify_add_watch(ino_, dir.c_str(), kEntry);
   if (dir_wd_ >= 0) return true;
   if (errno == ENOENT) {
