@@ -24,4 +24,10 @@ echo "npm-install-pinned: installing $package $want into $cache" >&2
 cp "$here/package.json" "$here/package-lock.json" "$cache/"
 cd "$cache"
 npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
-node -e "require('$cache/node_modules/$package')"
+# The installed version is checked, not require(PACKAGE): ESM-only packages and packages whose
+# "exports" have no root entry (the MCP SDK) cannot be required by name, yet are installed fine.
+have="$(node -p "try { require('$cache/node_modules/$package/package.json').version } catch { '' }")"
+if [ "$have" != "$want" ]; then
+  echo "npm-install-pinned: $package $want was not installed into $cache (found '${have}')" >&2
+  exit 1
+fi
