@@ -16,10 +16,11 @@ namespace {
 namespace fs = std::filesystem;
 using pincer::agent::read_bootstrap_file;
 
+fs::path temp_dir() { return fs::temp_directory_path() / ("pincer-bfc-" + std::to_string(::getpid())); }
+
 fs::path temp_file(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("pincer-bfc-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
+  fs::create_directories(temp_dir());
+  return temp_dir() / name;
 }
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary | std::ios::trunc) << text; }
@@ -38,7 +39,7 @@ TEST(BootstrapFileCache, SeesEveryChangeOfAnOldFile) {
   EXPECT_EQ(*read_bootstrap_file(p, 1000), "FIRST VERSION");
   write(p, "a longer second version");
   EXPECT_EQ(*read_bootstrap_file(p, 1000), "a longer second version");
-  fs::remove(p);
+  fs::remove_all(temp_dir());
 }
 
 TEST(BootstrapFileCache, AFreshlyChangedFileIsReadAgain) {
@@ -49,7 +50,7 @@ TEST(BootstrapFileCache, AFreshlyChangedFileIsReadAgain) {
   write(p, "two");  // same size, same second
   set_mtime(p, mtime);
   EXPECT_EQ(*read_bootstrap_file(p, 1000), "two");
-  fs::remove(p);
+  fs::remove_all(temp_dir());
 }
 
 TEST(BootstrapFileCache, ErrorsAreThoseOfReadFile) {
@@ -66,6 +67,7 @@ TEST(BootstrapFileCache, ErrorsAreThoseOfReadFile) {
   ASSERT_FALSE(too_large);
   EXPECT_EQ(too_large.error().code, "TOO_LARGE");
   fs::remove(big);
+  fs::remove_all(temp_dir());
 }
 
 }  // namespace
