@@ -4,11 +4,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include <spdlog/spdlog.h>
@@ -138,6 +142,7 @@ ManagedProcess::ManagedProcess(SpawnOptions options, int out_fd, int child_out_f
       out_fd_(out_fd),
       started_steady_(Clock::now()),
       started_wall_(std::chrono::system_clock::now()),
+      wake_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       out_(options_.head_bytes, options_.tail_bytes) {
   status_.timeout = options_.timeout;
   pump_ = std::thread(&ManagedProcess::run, this, child_out_fd);
@@ -241,23 +246,27 @@ std::string ManagedProcess::background_session() const {
 ManagedProcess::~ManagedProcess() {
   stop(StopReason::kKilled);  // no-op when already finished
   if (pump_.joinable()) pump_.join();
+  if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
 void ManagedProcess::stop(StopReason reason) {
   StopReason none = StopReason::kNone;
-  stop_request_.compare_exchange_strong(none, reason);
+  if (!stop_request_.compare_exchange_strong(none, reason) || wake_fd_ < 0) return;
+  const uint64_t one = 1;
+  (void)!::write(wake_fd_, &one, sizeof one);  // wakes the pump's poll()
 }
 
 void ManagedProcess::pump() {
   std::vector<char> buf(64 * 1024);
   bool eof = false, exited = false, term_sent = false, kill_sent = false;
   Clock::time_point exited_at{}, term_at{};
-  const std::optional<Clock::time_point> deadline =
-      options_.timeout.count() > 0 ? std::optional(started_steady_ + options_.timeout) : std::nullopt;
+  const bool has_deadline = options_.timeout.count() > 0;
+  const Clock::time_point deadline = started_steady_ + options_.timeout;
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid_, 0));  // readable once the child exits
 
   for (;;) {
     const auto now = Clock::now();
-    if (deadline && now >= *deadline) stop(StopReason::kTimeout);
+    if (has_deadline && now >= deadline) stop(StopReason::kTimeout);
     if (stop_request_.load() != StopReason::kNone && !exited && !term_sent) {
       ::kill(-pid_, SIGTERM);
       term_sent = true;
@@ -277,12 +286,31 @@ void ManagedProcess::pump() {
       }
     }
     if (exited && (eof || now - exited_at >= kDrainAfterExit)) break;
-    if (eof) {
-      std::this_thread::sleep_for(milliseconds(10));
-      continue;
+
+    // Sleep until output, the child's exit (pidfd), a stop request (wake_fd_) or the next
+    // deadline; without a pidfd (kernel < 5.3) the child is checked every tick.
+    int timeout_ms = -1;
+    const auto until = [&](Clock::time_point t) {
+      const auto ms = std::chrono::duration_cast<milliseconds>(t - now).count() + 1;
+      const int m = static_cast<int>(std::clamp<int64_t>(ms, 0, 60'000));
+      timeout_ms = timeout_ms < 0 ? m : std::min(timeout_ms, m);
+    };
+    if (has_deadline && !term_sent) until(deadline);
+    if (term_sent && !kill_sent) until(term_at + options_.kill_grace);
+    if (exited) until(exited_at + kDrainAfterExit);
+    if (pidfd < 0 && !exited) until(now + milliseconds(kTickMs));
+    pollfd fds[3];
+    nfds_t nfds = 0;
+    const int out_slot = eof ? -1 : static_cast<int>(nfds);
+    if (!eof) fds[nfds++] = {out_fd_, POLLIN, 0};
+    if (pidfd >= 0 && !exited) fds[nfds++] = {pidfd, POLLIN, 0};
+    if (wake_fd_ >= 0) fds[nfds++] = {wake_fd_, POLLIN, 0};
+    if (::poll(fds, nfds, timeout_ms) <= 0) continue;
+    if (wake_fd_ >= 0 && (fds[nfds - 1].revents & POLLIN)) {
+      uint64_t count = 0;
+      (void)!::read(wake_fd_, &count, sizeof count);
     }
-    pollfd p{out_fd_, POLLIN, 0};
-    if (::poll(&p, 1, kTickMs) <= 0) continue;
+    if (out_slot < 0 || fds[out_slot].revents == 0) continue;
     ssize_t n = ::read(out_fd_, buf.data(), buf.size());
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n <= 0) {
@@ -297,6 +325,7 @@ void ManagedProcess::pump() {
     if (options_.on_output) options_.on_output();
   }
   ::close(out_fd_);
+  if (pidfd >= 0) ::close(pidfd);
   {
     std::lock_guard lock(mu_);
     status_.finished = true;

@@ -122,6 +122,9 @@ class ManagedProcess {
   const std::chrono::steady_clock::time_point started_steady_;
   const std::chrono::system_clock::time_point started_wall_;
   std::atomic<StopReason> stop_request_{StopReason::kNone};
+  /// eventfd stop() writes to: the pump sleeps in poll() until output, the child's exit, a stop
+  /// request or its next deadline, instead of waking on a tick.
+  const int wake_fd_;
   std::promise<Status> spawned_;
 
   mutable std::mutex mu_;
