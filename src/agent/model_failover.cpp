@@ -46,16 +46,17 @@ ModelFailover::ModelFailover(std::vector<llm::ModelSpec> models, std::shared_ptr
     if (std::find(seen.begin(), seen.end(), base.ref()) != seen.end()) continue;
     seen.push_back(base.ref());
     bool config_key_is_a_profile = false;
-    const std::vector<std::string> ids = doc.order(model.provider, now_ms, preferred_profile);
+    // PV-2: a cooldown limited to another model of the profile does not hold this one back.
+    const std::vector<std::string> ids = doc.order(model.provider, now_ms, preferred_profile, model.id);
     for (const auto& id : ids) {
       const llm::auth::Credential* credential = doc.find(id);
       ModelCandidate c{model, id, false};
       c.model.api_key = credential->secret;
       if (credential->secret == model.api_key) config_key_is_a_profile = true;
-      if (doc.usable(id, now_ms)) {
+      if (doc.usable(id, now_ms, model.id)) {
         chain_.push_back(std::move(c));
       } else {
-        const int64_t at = doc.stats(id).unusable_until();
+        const int64_t at = doc.stats(id).unusable_until(model.id);
         c.probe = true;
         probes.push_back({std::move(c), at > 0 ? at : INT64_MAX});
       }
@@ -83,11 +84,12 @@ ModelFailover::ModelFailover(std::vector<llm::ModelSpec> models, std::shared_ptr
 void ModelFailover::mark(const llm::ProviderFailure& failure, int64_t now_ms) {
   const ModelCandidate& c = current();
   if (c.profile_id.empty()) return;
-  if (std::find(failed_profiles_.begin(), failed_profiles_.end(), c.profile_id) == failed_profiles_.end()) {
-    failed_profiles_.push_back(c.profile_id);
-  }
+  // A model-scoped failure (rate_limit, timeout) holds the profile back for this model only.
+  const bool scoped = llm::auth::model_scoped_reason(llm::to_string(failure.reason));
+  FailedProfile f{c.profile_id, scoped ? c.model.id : std::string()};
+  if (std::find(failed_profiles_.begin(), failed_profiles_.end(), f) == failed_profiles_.end()) failed_profiles_.push_back(f);
   if (!profiles_) return;
-  if (auto st = profiles_->mark_failure(c.profile_id, failure.reason, now_ms); !st) {
+  if (auto st = profiles_->mark_failure(c.profile_id, failure.reason, now_ms, c.model.id); !st) {
     spdlog::warn("auth profile {}: could not record the failure: {}", c.profile_id, st.error().message);
   }
 }
@@ -98,8 +100,9 @@ bool ModelFailover::switch_to(Next which, const llm::ProviderFailure& failure, i
     const ModelCandidate& c = chain_[j];
     if (which == Next::OtherModel && c.ref() == from.ref()) continue;
     if (which == Next::SameModel && (c.ref() != from.ref() || c.probe)) continue;
-    if (!c.profile_id.empty() &&
-        std::find(failed_profiles_.begin(), failed_profiles_.end(), c.profile_id) != failed_profiles_.end()) {
+    if (!c.profile_id.empty() && std::any_of(failed_profiles_.begin(), failed_profiles_.end(), [&](const FailedProfile& f) {
+          return f.id == c.profile_id && (f.model.empty() || f.model == c.model.id);
+        })) {
       continue;
     }
     FailoverSwitch s;
@@ -151,7 +154,7 @@ ModelFailover::Action ModelFailover::on_failure(const llm::ProviderFailure& fail
 void ModelFailover::on_success(int64_t now_ms) {
   const ModelCandidate& c = current();
   if (c.profile_id.empty() || !profiles_) return;
-  if (auto st = profiles_->mark_good(c.profile_id, now_ms); !st) {
+  if (auto st = profiles_->mark_good(c.profile_id, now_ms, c.model.id); !st) {
     spdlog::warn("auth profile {}: could not record the success: {}", c.profile_id, st.error().message);
   }
 }

@@ -20,7 +20,9 @@
 //   billing, auth_permanent  mark the profile disabled (hours); the next candidate
 //   model_not_found, format  the next model
 //   context_overflow, session_expired, unknown  give up (not a question of credentials or models)
-// A profile that failed for its credential in this run is skipped for the later models too.
+// A profile that failed for its credential in this run is skipped for the later models too; one
+// that was rate-limited (or timed out) only for the model that failed (PV-2 per-model cooldowns:
+// its cooldown in the file names that model, `cooldownModel`).
 //
 // Thread affinity: the run's event-loop thread. Marks are written through AuthProfileFile.
 #pragma once
@@ -93,7 +95,12 @@ class ModelFailover {
   std::shared_ptr<llm::auth::AuthProfileFile> profiles_;
   std::vector<ModelCandidate> chain_;
   std::size_t index_ = 0;
-  std::vector<std::string> failed_profiles_;  ///< credential failures in this run
+  struct FailedProfile {
+    std::string id;
+    std::string model;  ///< "" = every model; else the model id a rate limit or timeout was for
+    bool operator==(const FailedProfile&) const = default;
+  };
+  std::vector<FailedProfile> failed_profiles_;  ///< credential failures in this run
   std::vector<FailoverSwitch> switches_;
 };
 

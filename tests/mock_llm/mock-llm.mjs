@@ -1052,7 +1052,8 @@ export function createMockLlm(options = {}) {
     failSystem: options.failSystem ?? null,
     rejectThinking: options.rejectThinking ?? [],
   };
-  // keys: per-credential failures set through /__mock/keys ({"<key>": <HTTP status>, 0 = answer}).
+  // keys: per-credential failures set through /__mock/keys ({"<key>": <HTTP status>, 0 = answer};
+  // "<key>@<model>": for that model only).
   const state = { requests: [], script: [...(options.script ?? [])], once: new Set(), seq: 0, embed: { dims: 64, delayMs: 0, status: 0 }, keys: {} };
 
   function record(req, path, body) {
@@ -1078,7 +1079,8 @@ export function createMockLlm(options = {}) {
     // A credential told to fail (/__mock/keys) gets the provider's real body for that status.
     const key = requestKey(req);
     if (key) entry.keySuffix = key.slice(-4);
-    const keyStatus = key ? Number(state.keys[key] ?? 0) : 0;
+    // "<key>@<model>" fails that key for one model only (per-model rate limits).
+    const keyStatus = key ? Number(state.keys[`${key}@${model}`] ?? state.keys[key] ?? 0) : 0;
     if (keyStatus) {
       entry.keyFailure = keyStatus;
       const err = normaliseError({ status: keyStatus });

@@ -122,14 +122,14 @@ Status AuthProfileFile::update(const std::function<void(AuthProfiles&)>& change)
   return Ok{};
 }
 
-Status AuthProfileFile::mark_failure(std::string_view id, FailoverReason reason, int64_t now_ms) {
+Status AuthProfileFile::mark_failure(std::string_view id, FailoverReason reason, int64_t now_ms, std::string_view model_id) {
   std::string key(id);
   return update([&](AuthProfiles& doc) {
-    if (doc.find(key)) doc.mark_failure(key, reason, now_ms);
+    if (doc.find(key)) doc.mark_failure(key, reason, now_ms, model_id);
   });
 }
 
-Status AuthProfileFile::mark_good(std::string_view id, int64_t now_ms) {
+Status AuthProfileFile::mark_good(std::string_view id, int64_t now_ms, std::string_view model_id) {
   std::string key(id);
   bool needs_write = false;
   {
@@ -146,7 +146,7 @@ Status AuthProfileFile::mark_good(std::string_view id, int64_t now_ms) {
     if (!needs_write) last_used_[key] = now_ms;
   }
   if (!needs_write) return Ok{};
-  return update([&](AuthProfiles& d) { d.mark_good(key, now_ms); });
+  return update([&](AuthProfiles& d) { d.mark_good(key, now_ms, model_id); });
 }
 
 }  // namespace pincer::llm::auth

@@ -45,11 +45,12 @@ class AuthProfileFile {
   /// write's "IO_ERROR"; the file is unchanged on error.
   Status update(const std::function<void(AuthProfiles&)>& change);
 
-  /// Records a failure (AuthProfiles::mark_failure) and writes it when it changed anything.
-  Status mark_failure(std::string_view id, FailoverReason reason, int64_t now_ms);
-  /// Records a success: lastUsed in memory; written only when the profile had a cooldown, errors
-  /// or was not the provider's lastGood.
-  Status mark_good(std::string_view id, int64_t now_ms);
+  /// Records a failure on model id `model_id` ("" = unknown; AuthProfiles::mark_failure) and
+  /// writes it when it changed anything.
+  Status mark_failure(std::string_view id, FailoverReason reason, int64_t now_ms, std::string_view model_id = {});
+  /// Records a success on model id `model_id` ("" = unknown): lastUsed in memory; written only
+  /// when the profile had a cooldown, errors or was not the provider's lastGood.
+  Status mark_good(std::string_view id, int64_t now_ms, std::string_view model_id = {});
 
  private:
   Result<AuthProfiles> read_locked();

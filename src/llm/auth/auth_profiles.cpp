@@ -72,7 +72,16 @@ bool expired(const Credential& c, int64_t now_ms) {
   return c.type != CredentialType::ApiKey && c.expires_ms > 0 && c.expires_ms <= now_ms;
 }
 
-int64_t UsageStats::unusable_until() const { return std::max(cooldown_until, disabled_until); }
+bool model_scoped_reason(std::string_view reason) {
+  return reason == "rate_limit" || reason == "timeout" || reason == "model_not_found";
+}
+
+bool UsageStats::cooldown_is_model_scoped() const { return !cooldown_model.empty() && model_scoped_reason(cooldown_reason); }
+
+int64_t UsageStats::unusable_until(std::string_view for_model) const {
+  const bool other_model = !for_model.empty() && cooldown_is_model_scoped() && cooldown_model != for_model;
+  return std::max(other_model ? 0 : cooldown_until, disabled_until);
+}
 
 int64_t cooldown_ms(int error_count) {
   constexpr int steps = static_cast<int>(std::size(kCooldownStepsMs));
@@ -188,6 +197,7 @@ UsageStats AuthProfiles::stats(std::string_view id) const {
   s.disabled_reason = string_member(o, "disabledReason");
   s.error_count = static_cast<int>(int_member(o, "errorCount"));
   s.last_failure_at = int_member(o, "lastFailureAt");
+  s.cooldown_model = string_member(o, "cooldownModel");
   if (auto f = o.find("failureCounts"); f != o.end() && f->is_object()) {
     for (const auto& [reason, n] : f->items()) {
       if (n.is_number_integer()) s.failure_counts[reason] = n.get<int>();
@@ -196,11 +206,11 @@ UsageStats AuthProfiles::stats(std::string_view id) const {
   return s;
 }
 
-bool AuthProfiles::usable(std::string_view id, int64_t now_ms) const {
+bool AuthProfiles::usable(std::string_view id, int64_t now_ms, std::string_view for_model) const {
   const Credential* c = find(id);
   if (!c) return false;
   if (expired(*c, now_ms)) return false;
-  return stats(id).unusable_until() <= now_ms;
+  return stats(id).unusable_until(for_model) <= now_ms;
 }
 
 std::vector<std::string> AuthProfiles::explicit_order(std::string_view provider) const {
@@ -216,7 +226,8 @@ std::vector<std::string> AuthProfiles::explicit_order(std::string_view provider)
   return out;
 }
 
-std::vector<std::string> AuthProfiles::order(std::string_view provider, int64_t now_ms, std::string_view preferred) const {
+std::vector<std::string> AuthProfiles::order(std::string_view provider, int64_t now_ms, std::string_view preferred,
+                                             std::string_view for_model) const {
   struct Row {
     const Credential* c;
     int explicit_rank;  // position in the explicit order, or INT_MAX
@@ -233,8 +244,8 @@ std::vector<std::string> AuthProfiles::order(std::string_view provider, int64_t 
     }
     const UsageStats s = stats(c.id);
     r.last_used = s.last_used;
-    if (!usable(c.id, now_ms)) {
-      r.available_at = expired(c, now_ms) ? INT64_MAX : s.unusable_until();
+    if (!usable(c.id, now_ms, for_model)) {
+      r.available_at = expired(c, now_ms) ? INT64_MAX : s.unusable_until(for_model);
     }
     rows.push_back(r);
   }
@@ -260,7 +271,7 @@ json& AuthProfiles::stats_json(std::string_view id) {
   return s;
 }
 
-bool AuthProfiles::mark_failure(std::string_view id, FailoverReason reason, int64_t now_ms) {
+bool AuthProfiles::mark_failure(std::string_view id, FailoverReason reason, int64_t now_ms, std::string_view model_id) {
   if (credential_neutral(reason)) return false;
   json& s = stats_json(id);
   // A quiet day resets the counters (OpenClaw's failureWindowHours).
@@ -281,17 +292,38 @@ bool AuthProfiles::mark_failure(std::string_view id, FailoverReason reason, int6
     s["disabledUntil"] = now_ms + disable_ms(disabling);
     s["disabledReason"] = name;
   } else {
+    // OpenClaw's cooldownModel rule (file comment): one model while only that model failed.
+    const bool scoped = model_scoped_reason(name);
+    const std::string existing_model = string_member(s, "cooldownModel");
+    std::string model;
+    if (int_member(s, "cooldownUntil") > now_ms) {  // a cooldown is running
+      if (scoped && !model_id.empty() && !existing_model.empty() && existing_model == model_id) model = existing_model;
+    } else if (scoped) {
+      model = std::string(model_id);
+    }
     s["cooldownUntil"] = now_ms + cooldown_ms(errors);
     s["cooldownReason"] = name;
+    if (model.empty()) s.erase("cooldownModel");
+    else s["cooldownModel"] = model;
   }
   return true;
 }
 
-void AuthProfiles::mark_good(std::string_view id, int64_t now_ms) {
+void AuthProfiles::mark_good(std::string_view id, int64_t now_ms, std::string_view model_id) {
+  const UsageStats before = stats(id);
   json& s = stats_json(id);
   s["lastUsed"] = now_ms;
-  s["errorCount"] = 0;
-  for (const char* key : {"cooldownUntil", "cooldownReason", "disabledUntil", "disabledReason", "failureCounts"}) s.erase(key);
+  const bool other_model_cooling = !model_id.empty() && before.cooldown_is_model_scoped() &&
+                                   before.cooldown_model != model_id && before.cooldown_until > now_ms;
+  if (other_model_cooling) {
+    s.erase("disabledUntil");
+    s.erase("disabledReason");
+  } else {
+    s["errorCount"] = 0;
+    for (const char* key : {"cooldownUntil", "cooldownReason", "cooldownModel", "disabledUntil", "disabledReason", "failureCounts"}) {
+      s.erase(key);
+    }
+  }
   if (const Credential* c = find(id)) {
     if (!doc_.contains("lastGood") || !doc_["lastGood"].is_object()) doc_["lastGood"] = json::object();
     doc_["lastGood"][c->provider] = std::string(id);

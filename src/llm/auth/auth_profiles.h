@@ -11,7 +11,7 @@
 //    "lastGood"?:  {"<provider>": "<id>"},
 //    "usageStats"?: {"<id>": {"lastUsed", "cooldownUntil", "cooldownReason", "disabledUntil",
 //                             "disabledReason", "errorCount", "failureCounts": {"<reason>": n},
-//                             "lastFailureAt"}}}                // all times ms since the epoch
+//                             "lastFailureAt", "cooldownModel"?}}}  // all times ms since the epoch
 // Members Pincer does not know are kept as they are (the file round-trips). Profile ids are
 // "<provider>:<name>" by convention ("openai:default", "anthropic:me@example.com").
 //
@@ -25,6 +25,15 @@
 // billing backoff). Counters reset when the profile has not failed for 24 h
 // (OpenClaw's failureWindowHours). A success clears the cooldown, the error count and the
 // failure counts, and records lastUsed and lastGood.
+//
+// Per-model cooldowns (PV-2, OpenClaw's `cooldownModel`): providers limit rates per model, so a
+// rate_limit or timeout failure of one model records that model's id in `cooldownModel` and cools
+// the profile for that model only; the same profile stays usable for its other models. One
+// member, as OpenClaw keeps it: a second model-scoped failure of another model while the cooldown
+// runs widens it to the whole profile (cooldownModel removed), and any other reason, billing and
+// auth_permanent disables always cover every model. Without a model id (callers that do not know
+// it) the cooldown is the profile's. A model-scoped cooldown counts for a question asked without a
+// model (`for_model` empty), so older readers and `doctor` stay conservative.
 #pragma once
 
 #include <cstdint>
@@ -79,9 +88,14 @@ struct UsageStats {
   int error_count = 0;
   std::map<std::string, int> failure_counts;  ///< by FailoverReason name
   int64_t last_failure_at = 0;
+  std::string cooldown_model;  ///< the model id the cooldown is limited to ("" = every model)
 
-  /// When the profile may be used again: max(cooldown_until, disabled_until), 0 when usable.
-  int64_t unusable_until() const;
+  /// When the profile may be used again for `for_model` (a model id; "" = any use):
+  /// max(cooldown_until, disabled_until), leaving out a cooldown limited to another model; 0 when
+  /// usable.
+  int64_t unusable_until(std::string_view for_model = {}) const;
+  /// Whether the cooldown is limited to one model (a model-scoped reason with cooldownModel set).
+  bool cooldown_is_model_scoped() const;
 };
 
 /// Cooldown step durations (ms) for rate_limit-like failures, by error count 1, 2, 3, 4, ≥5.
@@ -94,6 +108,9 @@ inline constexpr int64_t kFailureWindowMs = 24 * 3'600'000LL;     ///< counters 
 int64_t cooldown_ms(int error_count);
 /// The disable time after the `count`-th billing/auth_permanent failure (1-based).
 int64_t disable_ms(int count);
+/// Whether a failure of `reason` cools a profile for the failing model only (rate_limit, timeout,
+/// model_not_found — OpenClaw's model-scoped reasons).
+bool model_scoped_reason(std::string_view reason);
 
 /// The whole document. Parse with from_json, serialise with to_json (unknown members kept).
 class AuthProfiles {
@@ -114,19 +131,23 @@ class AuthProfiles {
   /// The stats of a profile (empty stats when none are recorded).
   UsageStats stats(std::string_view id) const;
 
-  /// PV-3: the ids of `provider`'s profiles in the order to try them at `now_ms` (see the file
-  /// comment). `preferred` (a session's pinned profile) goes first when usable. Provider names
-  /// compare ASCII case-insensitively.
-  std::vector<std::string> order(std::string_view provider, int64_t now_ms, std::string_view preferred = {}) const;
-  /// Whether `id` can be used at `now_ms` (not cooling, not disabled, not expired).
-  bool usable(std::string_view id, int64_t now_ms) const;
+  /// PV-3: the ids of `provider`'s profiles in the order to try them at `now_ms` for model id
+  /// `for_model` ("" = any model; see the file comment). `preferred` (a session's pinned profile)
+  /// goes first when usable. Provider names compare ASCII case-insensitively.
+  std::vector<std::string> order(std::string_view provider, int64_t now_ms, std::string_view preferred = {},
+                                 std::string_view for_model = {}) const;
+  /// Whether `id` can be used at `now_ms` for model id `for_model` ("" = any): not cooling (for
+  /// that model), not disabled, not expired.
+  bool usable(std::string_view id, int64_t now_ms, std::string_view for_model = {}) const;
 
-  /// Records a failure of profile `id` (classified by the failover classifier): cooldown or
-  /// disable as in the file comment. Reasons that say nothing about the credential
-  /// (context_overflow, model_not_found, session_expired) change nothing and return false.
-  bool mark_failure(std::string_view id, FailoverReason reason, int64_t now_ms);
-  /// Records a successful call with profile `id`.
-  void mark_good(std::string_view id, int64_t now_ms);
+  /// Records a failure of profile `id` (classified by the failover classifier) on model id
+  /// `model_id` ("" = unknown): cooldown or disable as in the file comment. Reasons that say
+  /// nothing about the credential (context_overflow, model_not_found, session_expired) change
+  /// nothing and return false.
+  bool mark_failure(std::string_view id, FailoverReason reason, int64_t now_ms, std::string_view model_id = {});
+  /// Records a successful call with profile `id` on model id `model_id` ("" = unknown). A running
+  /// cooldown limited to another model is kept (that model is still limited), with its counters.
+  void mark_good(std::string_view id, int64_t now_ms, std::string_view model_id = {});
 
   /// Adds or replaces a profile (the CLI). A replaced secret loses the old one's usage stats; the
   /// explicit order is left as it is.
