@@ -368,7 +368,11 @@ void AgentService::start(Pending p) {
   }
   in.cron = s.cron_backend;
   // PV-5: the run's model, its auth profiles, then the agent's fallbacks (model_failover.h).
-  in.failover = make_model_failover(in.model, spec->model.fallbacks, s.models, s.auth_profiles_for(p.agent_id), s.clock.wall_ms());
+  // A profile pinned with `/model …@profile` goes first while usable (auth_profile_pin.h).
+  const store::SessionEntry* pinned = index.get(key);
+  const store::OrderedJson* pin = pinned ? pinned->field("authProfileOverride") : nullptr;
+  in.failover = make_model_failover(in.model, spec->model.fallbacks, s.models, s.auth_profiles_for(p.agent_id), s.clock.wall_ms(),
+                                    pin && pin->is_string() ? pin->get<std::string>() : std::string());
   in.model = in.failover->current().model;
   in.session_backends = s.session_backends;
   in.lane = to_string(p.request.lane);

@@ -9,6 +9,7 @@
 #include "agent/agent_service.h"
 #include "agent/agent_service_impl.h"
 #include "agent/agents_config.h"
+#include "agent/auth_profile_pin.h"
 #include "agent/recall_hooks.h"
 #include "agent/session_memory_archive.h"
 #include "agent/session_reset.h"
@@ -279,8 +280,26 @@ Result<json> AgentService::patch_session(const std::string& session_key, const j
     } else if (!v.is_string()) {
       return Error{"INVALID_REQUEST", "sessions.patch: model must be a string or null"};
     } else {
-      auto model = resolve_model(trim(v.get<std::string>()));
+      // `provider/model@profileId` also pins an auth profile (OpenClaw's syntax; auth_profile_pin.h).
+      const ModelRefWithProfile ref = split_model_profile(v.get<std::string>());
+      auto model = resolve_model(ref.model);
       if (!model) return Error{"INVALID_REQUEST", "sessions.patch: model: " + model.error().message};
+      auto profiles = impl_->auth_profiles_for(agent_id)->load();
+      if (!ref.profile.empty()) {
+        if (!profiles) return Error{"INVALID_REQUEST", "sessions.patch: model: " + profiles.error().message};
+        if (auto st = check_pinnable_profile(*profiles, ref.profile, model->provider); !st) {
+          return Error{"INVALID_REQUEST", "sessions.patch: model: " + st.error().message};
+        }
+        patch["authProfileOverride"] = ref.profile;
+        patch["authProfileOverrideSource"] = "user";
+      } else if (const store::SessionEntry* e = index_for(agent_id).get(key)) {
+        // A pin for another provider's profile goes with the old model (OpenClaw clears it too).
+        const std::string pin = string_field(e, "authProfileOverride");
+        if (!pin.empty() && (!profiles || !check_pinnable_profile(*profiles, pin, model->provider))) {
+          options.remove_fields.push_back("authProfileOverride");
+          options.remove_fields.push_back("authProfileOverrideSource");
+        }
+      }
       patch["providerOverride"] = model->provider;
       patch["modelOverride"] = model->id;
       new_model = std::move(*model);

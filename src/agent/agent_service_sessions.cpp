@@ -160,6 +160,7 @@ json AgentService::session_status(const std::string& session_key) {
   if (const store::SessionEntry* entry = index.get(key)) {
     out["sessionId"] = entry->session_id();
     if (const auto* level = entry->field("thinkingLevel"); level && level->is_string()) thinking = level->get<std::string>();
+    if (const auto* pin = entry->field("authProfileOverride"); pin && pin->is_string()) out["authProfile"] = pin->get<std::string>();
     if (const auto* m = entry->field("modelOverride"); m && m->is_string()) {  // /model, sessions.patch
       const auto* p = entry->field("providerOverride");
       if (auto model = impl_->models.resolve((p && p->is_string() ? p->get<std::string>() + "/" : "") + m->get<std::string>())) {

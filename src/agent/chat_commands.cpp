@@ -7,6 +7,7 @@
 
 #include "agent/agent_service.h"
 #include "agent/agent_skills.h"
+#include "agent/auth_profile_pin.h"
 #include "agent/subagents.h"
 
 namespace pincer::agent {
@@ -51,6 +52,7 @@ CommandReply status(CommandContext& c) {
   }
   const std::string model = s.value("model", "");
   text += model.empty() ? " · no model: " + s.value("modelError", "") : " · model `" + model + "`";
+  if (s.contains("authProfile")) text += " · auth profile `" + s.value("authProfile", "") + "` (pinned)";
   text += " · thinking " + s.value("thinkingLevel", "off");
   if (s.contains("contextTokens")) text += " · context window " + std::to_string(s.value("contextTokens", 0)) + " tokens";
   if (s.contains("contextWarning")) text += "\n⚠️ " + s.value("contextWarning", "");
@@ -135,7 +137,9 @@ CommandReply models(CommandContext& c, const std::string& arg) {
                                : std::string("(none)");
     if (r->value("liveSwitch", false)) return {"Model: `" + id + "` (the reply in progress switched too)."};
     const bool busy = c.agents.session_status(c.session_key).value("running", false);
-    return {"Model: `" + id + "`" + (busy ? " from the next message (the reply in progress keeps its model)." : ".")};
+    const std::string pin = split_model_profile(arg).profile;  // `/model ref@profile` (auth_profile_pin.h)
+    return {"Model: `" + id + "`" + (pin.empty() ? "" : " with auth profile `" + pin + "`") +
+            (busy ? " from the next message (the reply in progress keeps its model)." : ".")};
   }
   const std::string current = c.agents.session_status(c.session_key).value("model", "");
   text += "Models:";
@@ -183,7 +187,8 @@ const std::vector<ChatCommand>& chat_commands() {
       {"reset", {}, "", "the same as /new"},
       {"stop", {"abort"}, "", "stop the running reply (and drop queued messages)"},
       {"status", {}, "", "agent, session, message count, model and thinking level"},
-      {"model", {"models"}, "[NAME]", "list the models, or switch this session to NAME (`default` = the agent's)"},
+      {"model", {"models"}, "[NAME[@PROFILE]]",
+       "list the models, or switch this session to NAME (`default` = the agent's); @PROFILE pins an auth profile"},
       {"think", {}, "LEVEL", "off|minimal|low|medium|high|xhigh for this session's next replies"},
       {"agents", {}, "", "list the agents"},
       {"compact", {}, "[INSTRUCTIONS]", "summarise the older part of this session now (what to keep: INSTRUCTIONS)"},

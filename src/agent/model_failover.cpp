@@ -161,12 +161,13 @@ void ModelFailover::on_success(int64_t now_ms) {
 
 std::shared_ptr<ModelFailover> make_model_failover(const llm::ModelSpec& model, const std::vector<std::string>& fallbacks,
                                                    const ModelRegistry& registry,
-                                                   std::shared_ptr<llm::auth::AuthProfileFile> profiles, int64_t now_ms) {
+                                                   std::shared_ptr<llm::auth::AuthProfileFile> profiles, int64_t now_ms,
+                                                   std::string preferred_profile) {
   std::vector<llm::ModelSpec> models{model};
   for (const auto& ref : fallbacks) {
     if (auto spec = registry.resolve(ref)) models.push_back(std::move(*spec));
   }
-  return std::make_shared<ModelFailover>(std::move(models), std::move(profiles), now_ms);
+  return std::make_shared<ModelFailover>(std::move(models), std::move(profiles), now_ms, std::move(preferred_profile));
 }
 
 }  // namespace pincer::agent

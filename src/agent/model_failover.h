@@ -107,10 +107,12 @@ class ModelFailover {
 class ModelRegistry;
 
 /// The chain for a run on `model` with the agent's `fallbacks` ("provider/model" names; names the
-/// registry does not know are skipped — the gateway warns about them at start). Registers every
-/// profile secret for log redaction (AU-5).
+/// registry does not know are skipped — the gateway warns about them at start). `preferred_profile`:
+/// the session's pinned profile (auth_profile_pin.h; "" = none). Registers every profile secret for
+/// log redaction (AU-5).
 std::shared_ptr<ModelFailover> make_model_failover(const llm::ModelSpec& model, const std::vector<std::string>& fallbacks,
                                                    const ModelRegistry& registry,
-                                                   std::shared_ptr<llm::auth::AuthProfileFile> profiles, int64_t now_ms);
+                                                   std::shared_ptr<llm::auth::AuthProfileFile> profiles, int64_t now_ms,
+                                                   std::string preferred_profile = {});
 
 }  // namespace pincer::agent
