@@ -10,6 +10,7 @@
 #include "agent/agent_run.h"
 #include "agent/cli_images.h"
 #include "agent/cli_model_call.h"
+#include "llm/provider.h"
 #include "core/ids.h"
 
 namespace pincer::agent {
@@ -59,6 +60,7 @@ void AgentRun::send_cli_request(const llm::Context& context) {
   }
   CliCallInput call;
   call.model_id = in_.model.id;
+  call.thinking_level = std::string(llm::to_string(in_.thinking));  // thinkingArgs / thinkingEnv
   std::vector<llm::ImageContent> images;
   call.prompt = detail_agent_run_cli::turn_prompt(context.messages, images);
   call.system_prompt = context.system_prompt.empty() ? "" : context.system_prompt + detail_agent_run_cli::kCliToolsNote;
@@ -127,7 +129,9 @@ void AgentRun::send_cli_request(const llm::Context& context) {
       }
       self->on_cli_done(std::move(outcome));
     };
-    cli_call_ = std::make_shared<CliModelCall>(loop_, settings, std::move(inv), std::move(options), in_.model,
+    CliBackendSettings call_settings = settings;
+    for (const auto& [k, v] : inv.env) call_settings.env[k] = v;  // thinkingEnv of the session's level
+    cli_call_ = std::make_shared<CliModelCall>(loop_, std::move(call_settings), std::move(inv), std::move(options), in_.model,
                                                std::move(on_delta), std::move(on_done));
     cli_call_->start();
   };

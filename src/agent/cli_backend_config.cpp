@@ -37,6 +37,12 @@ CliBackendSettings claude_defaults() {
   s.system_prompt_mode = "append";
   s.system_prompt_when = CliSystemPromptWhen::First;
   s.clear_env = {"ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY_OLD"};
+  // OpenClaw's Claude CLI effort: minimal and low → low; "off" leaves the CLI's default.
+  s.thinking_args = {{"minimal", {"--effort", "low"}},
+                     {"low", {"--effort", "low"}},
+                     {"medium", {"--effort", "medium"}},
+                     {"high", {"--effort", "high"}},
+                     {"xhigh", {"--effort", "xhigh"}}};
   s.serialize = true;
   return s;
 }
@@ -54,6 +60,10 @@ CliBackendSettings codex_defaults() {
   s.session_id_fields = {"thread_id"};
   s.session_mode = CliSessionMode::Existing;
   s.image_arg = "--image";  // codex exec --image <file>, once per image (OpenClaw's built-in)
+  // codex's config override (`-c key=value`) of its reasoning effort.
+  for (const char* level : {"minimal", "low", "medium", "high", "xhigh"}) {
+    s.thinking_args[level] = {"-c", std::string("model_reasoning_effort=") + level};
+  }
   s.serialize = true;
   return s;
 }
@@ -128,12 +138,40 @@ void merge(CliBackendSettings& s, const json& o) {
   }
   str("imageArg", s.image_arg);
   if (o.contains("imageMode") && o["imageMode"].is_string()) s.image_list = o["imageMode"] == "list";
+  if (o.contains("thinkingArgs") && o["thinkingArgs"].is_object()) {  // per level; [] = nothing
+    for (const auto& [level, v] : o["thinkingArgs"].items()) s.thinking_args[level] = strings_of(v);
+  }
+  if (o.contains("thinkingEnv") && o["thinkingEnv"].is_object()) {
+    for (const auto& [level, vars] : o["thinkingEnv"].items()) {
+      if (!vars.is_object()) continue;
+      auto& out = s.thinking_env[level];
+      for (const auto& [k, v] : vars.items()) {
+        if (v.is_string()) out[k] = v.get<std::string>();
+      }
+    }
+  }
   if (o.contains("serialize") && o["serialize"].is_boolean()) s.serialize = o["serialize"].get<bool>();
   if (o.contains("reliability") && o["reliability"].is_object() && o["reliability"].contains("watchdog")) {
     const json& w = o["reliability"]["watchdog"];
     if (w.is_object() && w.contains("fresh")) merge_watchdog(s.fresh_watchdog, w["fresh"]);
     if (w.is_object() && w.contains("resume")) merge_watchdog(s.resume_watchdog, w["resume"]);
   }
+}
+
+constexpr const char* kThinkingLevels[] = {"off", "minimal", "low", "medium", "high", "xhigh"};
+
+// The entry of `level` in `m`, else of the nearest lower level down to "minimal" ("off" only its own).
+template <typename V>
+const V* thinking_entry(const std::map<std::string, V>& m, std::string_view level) {
+  int at = -1;
+  for (int i = 0; i < 6; ++i) {
+    if (level == kThinkingLevels[i]) at = i;
+  }
+  if (at < 0) return nullptr;
+  for (int i = at; i >= (at == 0 ? 0 : 1); --i) {
+    if (auto it = m.find(kThinkingLevels[i]); it != m.end()) return &it->second;
+  }
+  return nullptr;
 }
 
 const json* configured_backends(const json& config) {
@@ -157,6 +195,14 @@ int64_t CliWatchdog::limit_ms(int64_t run_timeout_ms) const {
 std::string CliBackendSettings::cli_model(std::string_view model_id) const {
   if (auto it = model_aliases.find(detail_cli_backend_config::ascii_lower(model_id)); it != model_aliases.end()) return it->second;
   return std::string(model_id);
+}
+
+const std::vector<std::string>* CliBackendSettings::thinking_args_for(std::string_view level) const {
+  return detail_cli_backend_config::thinking_entry(thinking_args, level);
+}
+
+const std::map<std::string, std::string>* CliBackendSettings::thinking_env_for(std::string_view level) const {
+  return detail_cli_backend_config::thinking_entry(thinking_env, level);
 }
 
 std::string normalize_cli_backend_id(std::string_view id) {

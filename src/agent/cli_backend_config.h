@@ -69,11 +69,21 @@ struct CliBackendSettings {
   std::string image_arg;
   bool image_list = false;                 ///< imageMode "list": one imageArg with the paths joined by ","
   bool serialize = false;                  ///< one call at a time for this backend (gateway-wide)
+  /// `thinkingArgs`: the session's thinking level ("off" | "minimal" | "low" | "medium" | "high" |
+  /// "xhigh") → the arguments that pass it (claude-cli `--effort <e>`, codex-cli
+  /// `-c model_reasoning_effort=<e>`). A level without an entry uses the nearest lower level that
+  /// has one, down to "minimal"; "off" passes only its own entry (none built in).
+  std::map<std::string, std::vector<std::string>> thinking_args;
+  /// `thinkingEnv`: level → variables set for that call (same lookup as thinking_args).
+  std::map<std::string, std::map<std::string, std::string>> thinking_env;
   CliWatchdog fresh_watchdog;
   CliWatchdog resume_watchdog{std::nullopt, 0.3, 60'000, 180'000};
 
   /// The model name given to the CLI: modelAliases[model id] (case-insensitive key), else the id.
   std::string cli_model(std::string_view model_id) const;
+  /// The thinking_args / thinking_env entry used for `level` (see thinking_args); nullptr = none.
+  const std::vector<std::string>* thinking_args_for(std::string_view level) const;
+  const std::map<std::string, std::string>* thinking_env_for(std::string_view level) const;
 };
 
 /// Trimmed, ASCII-lowercased backend id.

@@ -65,6 +65,10 @@ CliInvocation build_cli_invocation(const CliBackendSettings& b, const CliCallInp
     }
     inv.argv.push_back(std::move(arg));
   }
+  if (const auto* thinking = b.thinking_args_for(call.thinking_level)) {
+    inv.argv.insert(inv.argv.end(), thinking->begin(), thinking->end());
+  }
+  if (const auto* env = b.thinking_env_for(call.thinking_level)) inv.env = *env;
   if (!b.model_arg.empty() && !call.model_id.empty()) {
     inv.argv.push_back(b.model_arg);
     inv.argv.push_back(b.cli_model(call.model_id));

@@ -1,6 +1,6 @@
 // CLI backends: the command line of one call (issue 17 item 5, OpenClaw's buildCliArgs order):
 //
-//   command, args (or resumeArgs when resuming), modelArg <alias>, systemPromptArg <prompt>,
+//   command, args (or resumeArgs when resuming), thinkingArgs[level], modelArg <alias>, systemPromptArg <prompt>,
 //   sessionArg <id> (or sessionArgs) on a call that is not a resume, then the prompt.
 //
 // - Resuming = a CLI session id is stored for this Pincer session and the backend has resumeArgs
@@ -21,6 +21,7 @@
 // Pure; any thread.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct CliCallInput {
   std::string stored_session_id;   ///< the CLI session of this Pincer session ("" = none)
   std::string fresh_session_id;    ///< used by sessionMode "always" when none is stored (a UUID)
   std::vector<std::string> image_paths;  ///< the turn's images as files (absolute paths)
+  std::string thinking_level = "off";    ///< the session's level: "off" | "minimal" | … | "xhigh"
 };
 
 struct CliInvocation {
@@ -44,6 +46,7 @@ struct CliInvocation {
   std::string session_id;                 ///< the id sent to the CLI ("" = none)
   bool resuming = false;                  ///< resumeArgs were used
   CliOutput output = CliOutput::Json;     ///< how to read stdout (resumeOutput when resuming)
+  std::map<std::string, std::string> env; ///< thinkingEnv[level]: set in the child's environment
 };
 
 CliInvocation build_cli_invocation(const CliBackendSettings& backend, const CliCallInput& call);

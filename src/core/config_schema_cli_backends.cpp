@@ -19,6 +19,15 @@ Node watchdog(const char* which, const char* defaults) {
       .doc(std::string("Watchdog of ") + which + " (defaults: " + defaults + ").");
 }
 
+// One entry per thinking level (the session's /think), each of `value`.
+Node per_thinking_level(const Node& value, const char* what) {
+  std::vector<Field> fields;
+  for (const char* level : {"off", "minimal", "low", "medium", "high", "xhigh"}) {
+    fields.push_back(field(level, Node(value).doc(std::string(what) + " at thinking level `" + level + "`.")));
+  }
+  return object(std::move(fields));
+}
+
 }  // namespace detail_config_schema_cli_backends
 
 Node cli_backends_section() {
@@ -86,6 +95,18 @@ Node cli_backends_section() {
                  field("imageMode", one_of({"repeat", "list"}).default_note("`repeat`").doc(
                                         "`repeat`: the flag once per image (`--image a.png --image b.png`); `list`: "
                                         "once, with the paths joined by commas.")),
+                 field("thinkingArgs", d::per_thinking_level(array_of(string()), "Arguments").default_note(
+                                           "claude-cli: `--effort low|medium|high|xhigh` (minimal → low); "
+                                           "codex-cli: `-c model_reasoning_effort=<level>`; none at `off`").doc(
+                                           "The session's thinking level (`/think`, `thinkingDefault`) → the "
+                                           "arguments that pass it, after `args`/`resumeArgs` and before the "
+                                           "model. A level without an entry uses the nearest lower one that has "
+                                           "one (down to `minimal`); `off` passes only its own entry; `[]` passes "
+                                           "nothing. Merged level by level with the built-in entries.")),
+                 field("thinkingEnv", d::per_thinking_level(map_of(string()), "Variables").doc(
+                                          "The session's thinking level → variables set in the CLI's environment "
+                                          "for that call (e.g. Claude Code's `MAX_THINKING_TOKENS`); same lookup "
+                                          "as `thinkingArgs`. None built in.")),
                  field("serialize", boolean().default_note("`false` (`true` for the built-ins)").doc(
                                         "Run one call of this backend at a time, gateway-wide; others wait.")),
                  field("reliability",

@@ -251,6 +251,50 @@ TEST_F(CliBackendTest, CodexCliStreamsItsEventsAndResumesItsThread) {
   EXPECT_FALSE(has(log[1]["argv"], "--json"));
 }
 
+// The session's thinking level (/think) reaches the CLI: codex-cli's built-in
+// `-c model_reasoning_effort=<level>`; claude-cli's `--effort` plus a configured thinkingEnv (a
+// level without an entry uses the nearest lower one); "off" passes nothing.
+TEST_F(CliBackendTest, ThinkingLevelReachesCodexAsReasoningEffort) {
+  start(std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+        "  agents: { defaults: { model: { primary: 'codex-cli/gpt-5-codex' } } } }\n");
+  ASSERT_EQ(terminal_of(turn("no thinking", "run-t0"))["state"], "final");
+  for (const char* level : {"low", "xhigh"}) {
+    ASSERT_NE(terminal_of(turn(std::string("/think ") + level, std::string("run-set-") + level)).dump().find(level),
+              std::string::npos);
+    ASSERT_EQ(terminal_of(turn("think now", std::string("run-t-") + level))["state"], "final");
+  }
+  auto log = calls();
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_FALSE(has(log[0]["argv"], "-c")) << log[0].dump();  // off: nothing
+  EXPECT_EQ(after(log[1]["argv"], "-c"), "model_reasoning_effort=low") << log[1].dump();
+  EXPECT_EQ(after(log[2]["argv"], "-c"), "model_reasoning_effort=xhigh") << log[2].dump();
+  EXPECT_EQ(log[2]["argv"][1], "resume");  // resumed calls carry it too
+}
+
+TEST_F(CliBackendTest, ThinkingLevelReachesClaudeAsEffortAndConfiguredEnv) {
+  start(std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+        "  agents: { defaults: { model: { primary: 'claude-cli/sonnet' }, thinkingDefault: 'medium',\n" +
+        "    cliBackends: { 'claude-cli': { command: 'claude', thinkingEnv: { medium: { MAX_THINKING_TOKENS: '8192' },\n" +
+        "                                                                    high: { MAX_THINKING_TOKENS: '16384' } },\n" +
+        "                                   thinkingArgs: { minimal: [] } } } } } }\n");
+  ASSERT_EQ(terminal_of(turn("default level", "run-k0"))["state"], "final");
+  for (const char* level : {"xhigh", "minimal", "off"}) {
+    ASSERT_NE(terminal_of(turn(std::string("/think ") + level, std::string("run-kset-") + level)).dump().find(level),
+              std::string::npos);
+    ASSERT_EQ(terminal_of(turn("think now", std::string("run-k-") + level))["state"], "final");
+  }
+  auto log = calls();
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(after(log[0]["argv"], "--effort"), "medium") << log[0].dump();  // thinkingDefault
+  EXPECT_EQ(log[0]["env"].value("MAX_THINKING_TOKENS", ""), "8192") << log[0].dump();
+  EXPECT_EQ(after(log[1]["argv"], "--effort"), "xhigh") << log[1].dump();
+  EXPECT_EQ(log[1]["env"].value("MAX_THINKING_TOKENS", ""), "16384") << log[1].dump();  // high's entry
+  EXPECT_FALSE(has(log[2]["argv"], "--effort")) << log[2].dump();  // configured [] for minimal
+  EXPECT_FALSE(log[2]["env"].contains("MAX_THINKING_TOKENS")) << log[2].dump();
+  EXPECT_FALSE(has(log[3]["argv"], "--effort")) << log[3].dump();  // off: nothing
+  EXPECT_FALSE(log[3]["env"].contains("MAX_THINKING_TOKENS")) << log[3].dump();
+}
+
 // ---- images as files (imageArg / imageMode) ----------------------------------------------------
 
 // Two tiny images: a PNG and a GIF (their bytes, base64).

@@ -5,6 +5,8 @@
 // and model refs resolving to a backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,59 @@ TEST(CliBackendInvocation, CodexSessionsExistOnlyOnceTheCliMadeOne) {
   EXPECT_EQ(Strings(next.argv.begin(), next.argv.begin() + 4), (Strings{"codex", "exec", "resume", "thread-9"}));
   EXPECT_EQ(next.argv.back(), "fix it");
   EXPECT_EQ(next.output, CliOutput::Text);  // resumeOutput
+}
+
+TEST(CliBackendInvocation, ThinkingLevelArgsAndEnvPerLevel) {
+  CliCallInput call;
+  call.model_id = "gpt-5-codex";
+  call.prompt = "p";
+  auto codex = *resolve_cli_backend("codex-cli", json::object());
+  call.thinking_level = "off";
+  EXPECT_EQ(build_cli_invocation(codex, call).argv,
+            (Strings{"codex", "exec", "--json", "--color", "never", "--sandbox", "read-only", "--skip-git-repo-check",
+                     "--model", "gpt-5-codex", "p"}));  // off: nothing
+  call.thinking_level = "medium";
+  EXPECT_EQ(build_cli_invocation(codex, call).argv,
+            (Strings{"codex", "exec", "--json", "--color", "never", "--sandbox", "read-only", "--skip-git-repo-check",
+                     "-c", "model_reasoning_effort=medium", "--model", "gpt-5-codex", "p"}));
+
+  auto claude = *resolve_cli_backend("claude-cli", json::object());
+  call.model_id = "sonnet";
+  for (auto [level, effort] : std::vector<std::pair<std::string, std::string>>{
+           {"minimal", "low"}, {"low", "low"}, {"medium", "medium"}, {"high", "high"}, {"xhigh", "xhigh"}}) {
+    call.thinking_level = level;
+    auto inv = build_cli_invocation(claude, call);
+    auto at = std::find(inv.argv.begin(), inv.argv.end(), "--effort");
+    ASSERT_NE(at, inv.argv.end()) << level;
+    EXPECT_EQ(*(at + 1), effort) << level;
+    EXPECT_TRUE(inv.env.empty());
+  }
+  call.thinking_level = "off";
+  auto off = build_cli_invocation(claude, call);
+  EXPECT_EQ(std::find(off.argv.begin(), off.argv.end(), "--effort"), off.argv.end());
+
+  // A configured backend: only some levels; the nearest lower one is used, never below minimal.
+  json config = json::parse(R"({"agents":{"defaults":{"cliBackends":{"my-cli":{"command":"my",
+      "thinkingArgs":{"low":["--think","low"],"high":["--think","hard"]},
+      "thinkingEnv":{"off":{"THINK":"0"},"medium":{"THINK":"8k"}}}}}}})");
+  auto mine = *resolve_cli_backend("my-cli", config);
+  auto args_at = [&](const std::string& level) {
+    call.thinking_level = level;
+    auto inv = build_cli_invocation(mine, call);
+    return Strings(inv.argv.begin() + 1, inv.argv.end() - 1);
+  };
+  auto env_at = [&](const std::string& level) {
+    call.thinking_level = level;
+    return build_cli_invocation(mine, call).env;
+  };
+  EXPECT_EQ(args_at("off"), Strings{});
+  EXPECT_EQ(args_at("minimal"), Strings{});
+  EXPECT_EQ(args_at("low"), (Strings{"--think", "low"}));
+  EXPECT_EQ(args_at("medium"), (Strings{"--think", "low"}));
+  EXPECT_EQ(args_at("xhigh"), (Strings{"--think", "hard"}));
+  EXPECT_EQ(env_at("off"), (std::map<std::string, std::string>{{"THINK", "0"}}));
+  EXPECT_TRUE(env_at("low").empty());  // "off" is not a fallback of the other levels
+  EXPECT_EQ(env_at("high"), (std::map<std::string, std::string>{{"THINK", "8k"}}));
 }
 
 TEST(CliBackendInvocation, PromptOnStdinPlaceholderAndNoSessions) {
