@@ -374,7 +374,11 @@ int run_channels_status(const ClientFlags& f, bool probe) {
     auto r = client.call("channels.status", probe ? json{{"probe", true}} : json::object(), f.timeout());
     if (!r) return request_failed("channels.status", r.error());
     if (f.json) return print_json(*r);
-    const auto& list = (*r)["channels"];
+    // OpenClaw's shape: channelOrder, and per channel its accounts.
+    json list = json::array();
+    for (const auto& id : r->value("channelOrder", json::array())) {
+      for (const auto& account : (*r)["channelAccounts"].value(id.get<std::string>(), json::array())) list.push_back(account);
+    }
     if (list.empty()) std::cout << "No channels configured (see docs/channels.md).\n";
     bool probe_failed = false;
     for (const auto& c : list) {

@@ -26,6 +26,7 @@
 #include "agent/model_registry.h"
 #include "app/cron_runtime.h"
 #include "app/heartbeat_runtime.h"
+#include "app/channel_pairing_methods.h"
 #include "app/hooks_runtime.h"
 #include "app/mcp_runtime.h"  // MCP servers' tools (IX-2)
 #include "interop/openai_http/openai_http_service.h"
@@ -355,6 +356,7 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   gateway.set_channels_probe([&channel_manager](int64_t timeout_ms, std::function<void(json)> done) {
     channel_manager.probe(timeout_ms, std::move(done));
   });
+  register_channel_pairing_methods(gateway, state);  // channels.pairing.* (the Control UI)
   // Edits of pincer.json apply while running (CF-2, CH-7).
   // Before an in-process restart: the new settings must resolve, a new address be free, and every
   // channel account build — else the change is rejected and this gateway keeps running.

@@ -52,6 +52,20 @@ Result<json> cron_call(CronScheduler& scheduler, std::string_view action, const 
     if (spec.contains("job") && spec["job"].is_object() && !spec.contains("schedule")) spec = spec["job"];
     return scheduler.add(spec);
   }
+  if (action == "runs") {
+    // OpenClaw's scope "all" (the Automations page's run history): every job's runs.
+    const auto scope = params.find("scope");
+    if (scope != params.end() && !scope->is_null() && (!scope->is_string() || (*scope != "all" && *scope != "job"))) {
+      return bad_param(action, "scope: expected \"job\" or \"all\"");
+    }
+    if (scope != params.end() && *scope == "all") {
+      auto limit = int_param(action, params, "limit", 50, 1, 200);
+      if (!limit) return limit.error();
+      auto offset = int_param(action, params, "offset", 0, 0, INT32_MAX);
+      if (!offset) return offset.error();
+      return scheduler.runs_all(*limit, *offset);
+    }
+  }
   auto id = job_id_of(action, params);
   if (!id) return id.error();
   if (action == "get") return scheduler.get(*id);

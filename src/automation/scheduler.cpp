@@ -503,4 +503,18 @@ Result<json> CronScheduler::runs(const std::string& id, int64_t limit, int64_t o
   return page_of(std::move(entries), limit, offset, "entries");
 }
 
+json CronScheduler::runs_all(int64_t limit, int64_t offset) {
+  (void)reload_if_changed();
+  std::vector<json> entries;
+  for (const auto& job : store_.jobs()) {
+    for (auto& entry : store_.runs(job.id, kCronRunHistoryLines)) {
+      if (!entry.contains("jobName") && !job.name.empty()) entry["jobName"] = job.name;
+      entries.push_back(std::move(entry));
+    }
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const json& a, const json& b) { return a.value("ts", int64_t{0}) > b.value("ts", int64_t{0}); });
+  return page_of(std::move(entries), limit, offset, "entries");
+}
+
 }  // namespace pincer::automation

@@ -137,6 +137,9 @@ class CronScheduler {
   Result<nlohmann::json> run(const std::string& id, bool force);
   /// `cron.runs`: {entries (newest first), total, offset, limit, hasMore, nextOffset}.
   Result<nlohmann::json> runs(const std::string& id, int64_t limit, int64_t offset);
+  /// cron.runs {scope: "all"}: the run records of every job, newest first (by `ts`), each with
+  /// its job's `jobName`; same page shape as runs().
+  nlohmann::json runs_all(int64_t limit, int64_t offset);
 
   /// Job ids running now.
   std::vector<std::string> running() const;

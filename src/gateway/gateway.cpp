@@ -322,13 +322,15 @@ bool Gateway::require_pairing(Client& client, const RequestFrame& request, const
 
 json Gateway::hello_payload(const Client& client, const store::DeviceToken* device_token) const {
   const bool reader = may_read(client);  // others learn no addresses, devices, sessions or paths
+  const std::string default_agent = agents_ ? agents_->list_agents().value("defaultId", "main") : "main";
   json snapshot = {
       {"presence", reader ? presence() : json::array()},
       {"health", reader ? health_ : json::object()},
       {"stateVersion", state_version()},
       {"uptimeMs", uptime_ms()},
       {"sessionDefaults",
-       {{"defaultAgentId", "main"}, {"mainKey", "main"}, {"mainSessionKey", "agent:main:main"}, {"scope", "per-sender"}}},
+       {{"defaultAgentId", default_agent}, {"mainKey", "main"}, {"mainSessionKey", "agent:" + default_agent + ":main"},
+        {"scope", "per-sender"}}},
       {"authMode", settings_.auth.mode},
   };
   if (reader) {
@@ -505,6 +507,7 @@ void Gateway::broadcast_session_event(std::string_view event, const json& payloa
 }
 
 void Gateway::broadcast_scoped_event(std::string_view event, const json& payload, std::string_view scope) {
+  if (event == "heartbeat") last_heartbeat_ = payload;  // `last-heartbeat` answers it
   const std::string text = json_dump::compact(payload);
   for (auto& [id, client] : clients_) {
     if (!client->connected || client->closing || client->role != "operator") continue;
@@ -559,7 +562,6 @@ json Gateway::presence() const {
   for (const auto& [id, c] : clients_) {
     if (!c->connected || c->info.mode == "cli") continue;
     json e = {{"host", c->info.display_name.empty() ? c->info.id : c->info.display_name},
-              {"ip", c->peer.client_ip()},
               {"version", c->info.version},
               {"platform", c->info.platform},
               {"mode", c->info.mode},
@@ -568,6 +570,7 @@ json Gateway::presence() const {
               {"roles", json::array({c->role})},
               {"scopes", c->scopes},
               {"ts", c->connected_at_ms}};
+    if (const std::string ip = c->peer.client_ip(); !ip.empty()) e["ip"] = ip;  // OpenClaw: non-empty when present
     if (!c->info.device_family.empty()) e["deviceFamily"] = c->info.device_family;
     if (!c->device_id.empty()) e["deviceId"] = c->device_id;
     entries.push_back(std::move(e));
@@ -607,8 +610,10 @@ void Gateway::shutdown(const std::string& reason, std::optional<int64_t> restart
   if (agents_) agents_->drain();  // GW-10: running turns finish, queued ones wait for the next start
   // 1012 tells clients to reconnect soon; 1001 that this gateway is going away.
   shutdown_close_code_ = restart_expected_ms ? kCloseServiceRestart : kCloseGoingAway;
-  const std::string payload =
-      json{{"reason", reason}, {"restartExpectedMs", restart_expected_ms ? json(*restart_expected_ms) : json(nullptr)}}.dump();
+  // OpenClaw's ShutdownEvent: restartExpectedMs is an integer when present, absent otherwise.
+  json shutdown_payload = {{"reason", reason}};
+  if (restart_expected_ms) shutdown_payload["restartExpectedMs"] = *restart_expected_ms;
+  const std::string payload = shutdown_payload.dump();
   for (auto& [id, client] : clients_) {
     if (client->connected && !client->closing) send_event(*client, "shutdown", payload);
     else close_client(*client, shutdown_close_code_, restart_expected_ms ? "service restart" : "going away");

@@ -129,7 +129,7 @@ class Gateway {
   /// (and any that connect from now on) are closed at once. Connected clients stay open while the
   /// running turns drain, so the client that asked for a turn still receives its answer; the
   /// server then calls close_clients(). `restart_expected_ms`: set for an in-process restart, so
-  /// that clients reconnect (the event's `restartExpectedMs`, null otherwise; close 1012
+  /// that clients reconnect (the event's `restartExpectedMs`, absent otherwise; close 1012
   /// "service restart" instead of 1001 "going away").
   void shutdown(const std::string& reason, std::optional<int64_t> restart_expected_ms = std::nullopt);
   /// After shutdown() and the drain: closes every client with the shutdown's close code.
@@ -169,7 +169,13 @@ class Gateway {
   /// The `health` payload: the snapshot, rebuilt first when `fresh` (probe) or older than
   /// kHealthMaxAgeMs, so that uptime and counts are never more than a second old.
   const std::string& health_json(bool fresh = false);
+  /// The `health` method's answer: the snapshot (OpenClaw's HealthSnapshot, as in hello-ok and the
+  /// `health` event) plus Pincer's `version`, `uptimeMs` and `connections: {clients}` that
+  /// `pincer health` prints. Same freshness rule as health_json().
+  nlohmann::json health_answer(bool fresh = false);
   nlohmann::json presence() const;
+  /// The payload of the last `heartbeat` event sent (null before the first): `last-heartbeat`.
+  const nlohmann::json& last_heartbeat() const { return last_heartbeat_; }
   std::size_t connected_count() const;
   /// All sockets the gateway knows, connected or still in the handshake.
   std::size_t client_count() const { return clients_.size(); }
@@ -293,6 +299,7 @@ class Gateway {
   WriteBudget write_budget_;
   std::unique_ptr<store::DeviceStore> devices_;
   nlohmann::json health_;
+  nlohmann::json last_heartbeat_;
   std::string health_json_;
   int64_t presence_version_ = 1;
   bool presence_dirty_ = false;

@@ -66,6 +66,13 @@ void Gateway::refresh_health(bool broadcast_event) {
         beat = {{"enabled", false}, {"every", "disabled"}, {"everyMs", nullptr}, {"prompt", ""}, {"target", "none"},
                 {"ackMaxChars", 0}};
       if (id == default_agent && beat.value("enabled", false)) heartbeat_seconds = beat.value("everyMs", int64_t{0}) / 1000;
+      // OpenClaw's HealthSnapshot heartbeat is a closed object: the beat's state (last run,
+      // status, next due) goes only into the `health` method's answer (health_answer).
+      json settings = json::object();
+      for (const char* key : {"enabled", "every", "everyMs", "prompt", "target", "model", "session", "ackMaxChars"}) {
+        if (beat.contains(key)) settings[key] = beat[key];
+      }
+      beat = std::move(settings);
       json entry = {{"agentId", id}, {"isDefault", id == default_agent}, {"heartbeat", std::move(beat)}, {"sessions", by_agent[id]}};
       if (a.contains("name")) entry["name"] = a["name"];
       agents.push_back(std::move(entry));
@@ -76,8 +83,6 @@ void Gateway::refresh_health(bool broadcast_event) {
       {"ok", true},
       {"ts", clock_.wall_ms()},
       {"durationMs", 0},
-      {"version", settings_.version},
-      {"uptimeMs", uptime_ms()},
       {"plugins", {{"loaded", json::array()}, {"errors", json::array()}, {"unavailable", json::array()}}},
       {"channels", std::move(channels)},
       {"channelOrder", std::move(order)},
@@ -86,7 +91,6 @@ void Gateway::refresh_health(bool broadcast_event) {
       {"defaultAgentId", default_agent},
       {"agents", std::move(agents)},
       {"sessions", std::move(sessions)},
-      {"connections", {{"clients", connected_count()}}},
   };
   health_built_ms_ = clock_.steady_ms();
   health_["durationMs"] = health_built_ms_ - started;
@@ -99,6 +103,19 @@ void Gateway::refresh_health(bool broadcast_event) {
 const std::string& Gateway::health_json(bool fresh) {
   if (fresh || clock_.steady_ms() - health_built_ms_ >= kHealthMaxAgeMs) refresh_health(/*broadcast_event=*/false);
   return health_json_;
+}
+
+json Gateway::health_answer(bool fresh) {
+  (void)health_json(fresh);
+  json out = health_;
+  for (auto& entry : out["agents"]) {
+    json beat = heartbeat_summary(entry.value("agentId", ""));
+    if (beat.is_object()) entry["heartbeat"].update(beat);  // the beat's state as well (AT-1)
+  }
+  out["version"] = settings_.version;
+  out["uptimeMs"] = uptime_ms();
+  out["connections"] = {{"clients", connected_count()}};
+  return out;
 }
 
 }  // namespace pincer::gateway

@@ -15,7 +15,7 @@ const WebAsset* find_web_asset(std::string_view path) {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_etag_item(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
@@ -29,10 +29,10 @@ std::string_view opaque(std::string_view tag) {
 }  // namespace
 
 bool etag_matches(std::string_view if_none_match, std::string_view etag) {
-  if (trim(if_none_match) == "*") return true;
+  if (trim_etag_item(if_none_match) == "*") return true;
   while (!if_none_match.empty()) {
     const auto comma = if_none_match.find(',');
-    const std::string_view item = trim(if_none_match.substr(0, comma));
+    const std::string_view item = trim_etag_item(if_none_match.substr(0, comma));
     if (!item.empty() && opaque(item) == opaque(etag)) return true;
     if (comma == std::string_view::npos) break;
     if_none_match.remove_prefix(comma + 1);

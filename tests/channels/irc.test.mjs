@@ -417,7 +417,7 @@ test('the gateway reconnects after the IRC server restarts', async () => {
   await alice.waitBotText('[irc-reconnected]');
   const status = JSON.parse(execFileSync(pincer, ['gateway', 'call', 'channels.status', '--url',
     `ws://127.0.0.1:${(await gateway.ready)[1]}`, '--token', GATEWAY_TOKEN], { env }).toString());
-  const irc = status.channels.find((c) => c.channel === 'irc');
+  const irc = status.channelAccounts.irc.find((c) => c.accountId === 'default');  // OpenClaw's ChannelsStatusResult
   assert.equal(irc.running, true);
   assert.equal(irc.registered, true);
   assert.ok(irc.restarts >= 1, `restarts: ${irc.restarts}`);

@@ -218,9 +218,10 @@ test('after a restart, already handled updates are not answered again', async ()
   assert.equal(replies(msgs, '[tg-once]').length, 1, 'an update was answered twice');
   const status = JSON.parse(execFileSync(pincer, ['gateway', 'call', 'channels.status', '--url', `ws://127.0.0.1:${(await gateway.ready)[1]}`,
     '--token', 'telegram-test-gateway-token-0123456789'], { env }).toString());
-  assert.equal(status.channels[0].channel, 'telegram');
-  assert.equal(status.channels[0].running, true);
-  assert.equal(status.channels[0].bot, 'TestNameBot');
+  assert.deepEqual(status.channelOrder, ['telegram']);  // OpenClaw's ChannelsStatusResult
+  assert.equal(status.channels.telegram.running, true);
+  assert.equal(status.channelAccounts.telegram[0].running, true);
+  assert.equal(status.channelAccounts.telegram[0].bot, 'TestNameBot');
   const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${(await gateway.ready)[1]}`,
     '--token', 'telegram-test-gateway-token-0123456789'], { env }).toString();
   assert.match(human, /^telegram\[default\]  running  @TestNameBot/);

@@ -63,7 +63,7 @@ async function until(predicate, what, ms = 20000) {
   }
   assert.fail(`timed out waiting for ${what} (last: ${JSON.stringify(last)})\n${gateway.output().slice(-3000)}`);
 }
-const account = (status, id) => status.channels.find((c) => c.channel === 'telegram' && c.accountId === id);
+const account = (status, id) => status.channelAccounts.telegram?.find((c) => c.accountId === id);  // OpenClaw's ChannelsStatusResult
 
 function configText({ accounts = '', bindings = '', logging = '', port = gatewayConfigPort, extra = '' } = {}) {
   return `{
@@ -166,10 +166,14 @@ test('changing one account restarts only that account', async () => {
 });
 
 test('an invalid edit is rejected, logged, and the running config is kept', async () => {
-  const hash = (await call('config.get')).hash;
+  // The running config's hash is status.config.hash (config.get's hash is the file's: the base a
+  // config write must name, as in OpenClaw).
+  const hash = (await call('status')).config.hash;
   saveConfig(configText().replace("dmPolicy: 'allowlist'", "dmPolicy: 'allowlist', dmPolicyy: 'open'"));
   await until(() => /config reload rejected.*channels\.telegram\.dmPolicyy/.test(gateway.output()), 'the rejection in the log');
-  assert.equal((await call('config.get')).hash, hash);
+  const running = (await call('status')).config;
+  assert.equal(running.hash, hash);
+  assert.equal(running.matchesFile, false);
   const status = await call('channels.status');
   assert.equal(account(status, 'alerts')?.running, true, 'the rejected edit stopped an account');
   await answered(BOT_A, 'a-after-invalid');

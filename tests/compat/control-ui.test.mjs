@@ -30,10 +30,9 @@ const WAIT = Number(process.env.CUI_WAIT ?? 60000);  // per condition: generous,
 
 // Methods Pincer answers with an error on purpose (docs/compatibility.md): features it does not
 // have, whose errors the Control UI shows nowhere or as "unavailable".
+// (control-ui-pages.test.mjs visits every other page with the full list.)
 const ALLOWED_ERRORS = new Map([
-  ["talk.catalog", /unknown method/],            // voice: not implemented
   ["chat.metadata", /unknown method/],           // chat metadata (model accounts): not implemented
-  ["sessions.branches.list", /unknown method/],  // session branches/rewind: not implemented
   ["sessions.companion.state", /Side chat is unavailable/],  // OpenClaw's own answer without side chat
 ]);
 

@@ -213,8 +213,12 @@ TEST_F(GatewayTest, ScopesAreEnforcedPerMethod) {
   EXPECT_EQ(reader->request("config.get")["ok"], true);  // explicitly read, despite the config.* rule
   auto denied = reader->request("sessions.delete", {{"key", "main"}});  // unclassified → admin (default-deny)
   EXPECT_EQ(denied["error"]["message"], "missing scope: operator.admin");
+  // OpenClaw v4's shape: FORBIDDEN with the scope in structured details.
+  EXPECT_EQ(denied["error"]["code"], "FORBIDDEN");
+  EXPECT_EQ(denied["error"]["details"],
+            (json{{"code", "MISSING_SCOPE"}, {"missingScope", "operator.admin"}, {"requiredScopes", {"operator.admin"}}}));
   // A method the gateway does not have is unknown to every caller, not a scope problem.
-  EXPECT_EQ(reader->request("config.schema.lookup")["error"]["message"], "unknown method: config.schema.lookup");
+  EXPECT_EQ(reader->request("diagnostics.lanes")["error"]["message"], "unknown method: diagnostics.lanes");
   EXPECT_EQ(reader->request("no.such.method")["error"]["message"], "unknown method: no.such.method");
   EXPECT_EQ(connected({})->request("gateway.stability")["error"]["message"], "unknown method: gateway.stability");
 

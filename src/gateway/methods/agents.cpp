@@ -199,6 +199,7 @@ MethodResult agents_delete(MethodContext& ctx) {
 }  // namespace agents_methods
 
 void set_agents_config_editor(AgentsConfigEditor fn) { agents_methods::editor() = std::move(fn); }
+const AgentsConfigEditor& agents_config_editor() { return agents_methods::editor(); }
 
 void register_agents_methods(MethodRegistry& registry) {
   registry.add({"agents.create", agents_methods::agents_create});

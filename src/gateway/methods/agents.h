@@ -45,6 +45,10 @@ using AgentsConfigEditor = std::function<Result<bool>(const std::filesystem::pat
 /// against concurrent calls of the methods: set it once at start.
 void set_agents_config_editor(AgentsConfigEditor editor);
 
+/// The installed editor (empty without one). config.set|patch|apply write through it too: it is
+/// the config file's one writer (checks, lock, atomic write).
+const AgentsConfigEditor& agents_config_editor();
+
 /// agents.create, agents.update, agents.delete (called by register_session_methods).
 void register_agents_methods(MethodRegistry& registry);
 

@@ -184,6 +184,10 @@ MethodResult sessions_companion_state(MethodContext&) { return RpcError::unavail
 
 void register_compat_methods(MethodRegistry& registry) {
   register_skill_methods(registry);  // skills.status (methods/skills.cpp)
+  register_absent_feature_methods(registry);
+  register_presence_methods(registry);
+  register_session_branch_methods(registry);
+  register_web_search_methods(registry);
   registry.add({"plugin.approval.list", empty_approvals});
   registry.add({"openclaw.approval.list", empty_approvals});
   registry.add({"question.list", question_list});

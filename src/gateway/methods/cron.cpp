@@ -16,6 +16,19 @@ MethodResult cron_method(MethodContext& ctx, std::string_view action) {
   if (!result) {
     const Error& e = result.error();
     if (e.code == "IO_ERROR") return RpcError::unavailable(e.message);
+    if (e.code == "NOT_FOUND") {
+      // OpenClaw v4's typed miss (CronJobNotFoundErrorDetails): clients read the job id from the
+      // details instead of the message.
+      const nlohmann::json& p = ctx.request.params;
+      std::string job_id;
+      for (const char* key : {"id", "jobId"}) {
+        if (p.is_object() && p.contains(key) && p[key].is_string()) {
+          job_id = p[key].get<std::string>();
+          break;
+        }
+      }
+      return RpcError::invalid(e.message, nlohmann::json{{"code", "CRON_JOB_NOT_FOUND"}, {"jobId", job_id}});
+    }
     return RpcError::invalid(e.message, nlohmann::json{{"code", e.code}});
   }
   return std::move(*result);

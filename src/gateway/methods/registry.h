@@ -70,7 +70,13 @@ class MethodRegistry {
 
 /// Registrations, one per method group.
 void register_system_methods(MethodRegistry& registry);  // health, status, logs.tail
-void register_config_methods(MethodRegistry& registry);  // config.get, config.schema
+/// channels.status in OpenClaw's shape (methods/channels.cpp; called by register_system_methods).
+void register_channel_methods(MethodRegistry& registry);
+/// Pincer's channel status ({channels: [account…], pipeline}) → OpenClaw's ChannelsStatusResult.
+nlohmann::json openclaw_channels_status(const nlohmann::json& status, int64_t now_ms);
+void register_config_methods(MethodRegistry& registry);  // config.get, config.schema(.lookup), the writes
+/// config.set, config.patch, config.apply (methods/config_write.cpp; called by register_config_methods).
+void register_config_write_methods(MethodRegistry& registry);
 void register_chat_methods(MethodRegistry& registry);    // chat.send, chat.history, chat.abort
 void register_agent_methods(MethodRegistry& registry);   // agent, agent.wait
 void register_session_methods(MethodRegistry& registry); // sessions.*, models.list, agents.list
@@ -78,6 +84,11 @@ void register_device_methods(MethodRegistry& registry);  // device.pair.*, devic
 /// OpenClaw clients' per-page methods: empty lists for features Pincer lacks, small reads.
 void register_compat_methods(MethodRegistry& registry);  // *.approval.list, system.info, …
 void register_skill_methods(MethodRegistry& registry);   // skills.status (methods/skills.cpp, SK-1..4)
+/// Empty OpenClaw-shaped lists of features Pincer lacks (methods/absent_features.cpp).
+void register_absent_feature_methods(MethodRegistry& registry);
+void register_presence_methods(MethodRegistry& registry);        // system-presence, last-heartbeat
+void register_session_branch_methods(MethodRegistry& registry);  // sessions.branches.list|switch (SS-4)
+void register_web_search_methods(MethodRegistry& registry);      // webSearch.status (TL-5 settings)
 
 /// exec.approval.*, exec.approvals.get|set (methods/approvals.cpp; TL-3).
 void register_approval_methods(MethodRegistry& registry);

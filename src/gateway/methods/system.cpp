@@ -1,4 +1,5 @@
 // System methods: health, status, logs.tail (GW-7 "health/status"; openclaw-protocol.md §2.1).
+// `status.channelPipeline`: the inbound pipeline's counters (CH-6).
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,7 +24,7 @@ MethodResult health(MethodContext& ctx) {
     return json{{"ok", true}, {"status", "live"}, {"ts", ctx.gateway.clock().wall_ms()}};
   }
   const json& p = ctx.request.params;
-  return RawJson{ctx.gateway.health_json(p.is_object() && p.value("probe", false))};
+  return ctx.gateway.health_answer(p.is_object() && p.value("probe", false));
 }
 
 /// OpenClaw's StatusSummary `sessions` (what `openclaw status` reads): totals, the 10 most recent
@@ -110,31 +111,13 @@ MethodResult status(MethodContext& ctx) {
       {"agents", std::move(agents)},
       {"heartbeat", {{"defaultAgentId", default_agent}, {"agents", std::move(beats)}}},
       {"channelSummary", json::array()},
+      {"channelPipeline", ctx.gateway.channels_status() ? ctx.gateway.channels_status()().value("pipeline", json::object())
+                                                        : json::object()},
       {"queuedSystemEvents", json::array()},
       {"degradedSecretOwners", json::array()},
       {"tasks", task_counts},
       {"taskAudit", task_audit},
   };
-}
-
-/// `channels.status {probe?, timeoutMs? 1..60000 (10000)}`: every channel account and the inbound
-/// pipeline's counters (CH-6); with probe:true each account is checked against its platform first
-/// (a `probe` object per account) and the answer comes when all answered or at the timeout.
-MethodResult channels_status(MethodContext& ctx) {
-  Params p("channels.status", ctx.request.params);
-  int64_t timeout_ms = 10'000;
-  if (auto e = p.only({"probe", "timeoutMs"})) return *e;
-  if (auto e = p.integer("timeoutMs", timeout_ms, 1, 60'000)) return *e;
-  const json& params = ctx.request.params;
-  const bool probe = params.is_object() && params.contains("probe") && params["probe"].is_boolean() && params["probe"].get<bool>();
-  const auto& provider = ctx.gateway.channels_status();
-  if (!provider) return json{{"channels", json::array()}};
-  if (!probe || !ctx.gateway.channels_probe()) return provider();
-  Gateway& gw = ctx.gateway;
-  const ConnId conn = ctx.client.id;
-  const std::string request_id = ctx.request.id;
-  gw.channels_probe()(timeout_ms, [&gw, conn, request_id](json result) { gw.send_to(conn, build_ok_value(request_id, result)); });
-  return Deferred{};
 }
 
 /// Reads an integer param within [lo, hi] with a default; nullopt + error text when invalid.
@@ -217,7 +200,7 @@ MethodResult logs_tail(MethodContext& ctx) {
 void register_system_methods(MethodRegistry& registry) {
   registry.add({"health", health});
   registry.add({"status", status});
-  registry.add({"channels.status", channels_status});
+  register_channel_methods(registry);  // channels.status (methods/channels.cpp)
   registry.add({"logs.tail", logs_tail});
 }
 

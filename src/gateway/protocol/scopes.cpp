@@ -28,24 +28,32 @@ constexpr std::array kExplicit = {
     Entry{"system.info", kScopeRead}, Entry{"plugins.list", kScopeRead}, Entry{"sessions.observer.visibility", kScopeRead},
     Entry{"sessions.messages.subscribe", kScopeRead}, Entry{"sessions.messages.unsubscribe", kScopeRead},
     Entry{"tasks.list", kScopeRead}, Entry{"progressCard.get", kScopeRead}, Entry{"sessions.companion.state", kScopeRead},
+    Entry{"config.schema.lookup", kScopeRead}, Entry{"talk.catalog", kScopeRead}, Entry{"chat.metadata", kScopeRead},
+    Entry{"sessions.branches.list", kScopeRead}, Entry{"environments.list", kScopeRead}, Entry{"diagnostics.lanes", kScopeRead},
+    Entry{"transcripts.list", kScopeRead}, Entry{"plugins.catalog.browse", kScopeRead}, Entry{"themes.list", kScopeRead},
+    Entry{"tools.github.status", kScopeRead}, Entry{"webSearch.status", kScopeRead}, Entry{"skills.library.list", kScopeRead},
+    Entry{"skills.search", kScopeRead}, Entry{"skills.proposals.list", kScopeRead}, Entry{"worktrees.list", kScopeRead},
+    Entry{"sessions.usage.timeseries", kScopeRead},
     // write
     Entry{"send", kScopeWrite}, Entry{"poll", kScopeWrite}, Entry{"agent", kScopeWrite},
     Entry{"agent.wait", kScopeWrite}, Entry{"wake", kScopeWrite}, Entry{"talk.mode", kScopeWrite},
     Entry{"tts.enable", kScopeWrite}, Entry{"tts.disable", kScopeWrite}, Entry{"tts.convert", kScopeWrite},
     Entry{"tts.setProvider", kScopeWrite}, Entry{"voicewake.set", kScopeWrite}, Entry{"node.invoke", kScopeWrite},
     Entry{"chat.send", kScopeWrite}, Entry{"chat.abort", kScopeWrite}, Entry{"browser.request", kScopeWrite},
-    Entry{"push.test", kScopeWrite},
+    Entry{"push.test", kScopeWrite}, Entry{"sessions.branches.switch", kScopeWrite},
     // approvals
     Entry{"exec.approval.request", kScopeApprovals}, Entry{"exec.approval.waitDecision", kScopeApprovals},
     Entry{"exec.approval.resolve", kScopeApprovals}, Entry{"exec.approval.list", kScopeApprovals},
     Entry{"exec.approval.get", kScopeApprovals}, Entry{"exec.approval.grants.list", kScopeApprovals},
     Entry{"exec.approval.grants.revoke", kScopeApprovals},
     Entry{"plugin.approval.list", kScopeApprovals}, Entry{"openclaw.approval.list", kScopeApprovals},
+    Entry{"approval.history", kScopeApprovals},
     // questions
     Entry{"question.list", kScopeQuestions},
     // pairing
     Entry{"device.token.rotate", kScopePairing}, Entry{"device.token.revoke", kScopePairing},
-    Entry{"node.rename", kScopePairing},
+    Entry{"node.rename", kScopePairing}, Entry{"channels.pairing.list", kScopePairing},
+    Entry{"channels.pairing.approve", kScopePairing}, Entry{"channels.pairing.dismiss", kScopePairing},
 };
 
 // Prefix rules, consulted after explicit entries (explicit entries win: config.get is read).
@@ -101,10 +109,15 @@ std::optional<RpcError> authorize(std::string_view role, const std::vector<std::
   if (access.kind == MethodAccess::Anyone) return std::nullopt;
   const bool node_only = access.kind == MethodAccess::NodeOnly;
   if ((node_only && role != "node") || (!node_only && role != "operator")) {
-    return RpcError::invalid("unauthorized role: " + std::string(role), {{"code", "ROLE_FORBIDDEN"}});
+    return RpcError::invalid("unauthorized role: " + std::string(role));
   }
   if (node_only || operator_scope_allows(scopes, access.scope)) return std::nullopt;
-  return RpcError::invalid("missing scope: " + std::string(access.scope), {{"code", "SCOPE_MISSING"}});
+  // OpenClaw v4's missing-scope shape: FORBIDDEN with structured details its clients read
+  // (readMissingScopeErrorDetails) instead of parsing the message.
+  const std::string scope(access.scope);
+  return RpcError{"FORBIDDEN", "missing scope: " + scope,
+                  {{"code", "MISSING_SCOPE"}, {"missingScope", scope}, {"requiredScopes", {scope}}},
+                  std::nullopt, std::nullopt};
 }
 
 }  // namespace pincer::gateway

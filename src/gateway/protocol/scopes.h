@@ -31,8 +31,9 @@ MethodAccess method_access(std::string_view method);
 /// operator.* scope; operator.read is satisfied by read or write; anything else needs an exact match.
 bool operator_scope_allows(const std::vector<std::string>& granted, std::string_view required);
 
-/// Authorizes one call. nullopt = allowed; otherwise INVALID_REQUEST "unauthorized role: <role>"
-/// or "missing scope: <scope>" (details.code ROLE_FORBIDDEN / SCOPE_MISSING).
+/// Authorizes one call. nullopt = allowed; otherwise INVALID_REQUEST "unauthorized role: <role>",
+/// or FORBIDDEN "missing scope: <scope>" with details {code: "MISSING_SCOPE", missingScope,
+/// requiredScopes: [scope]} (OpenClaw v4's MissingScopeErrorDetails).
 std::optional<RpcError> authorize(std::string_view role, const std::vector<std::string>& scopes,
                                   std::string_view method);
 
