@@ -6,6 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/ids.h"
+
 namespace pincer::automation {
 namespace {
 
@@ -406,8 +408,10 @@ json CronScheduler::list(bool include_disabled, int64_t limit, int64_t offset) {
     return x < y;
   });
   std::vector<json> items;
+  std::string inventory;  // ids and change times: the revision a paging client checks each page against
   for (const CronJob* job : jobs) {
     json j = cron_job_to_json(*job);
+    inventory += job->id + ":" + std::to_string(j.value("updatedAtMs", int64_t{0})) + ";";
     if (!job->invalid.empty()) {
       j["enabled"] = false;
       j["invalid"] = job->invalid;
@@ -415,6 +419,9 @@ json CronScheduler::list(bool include_disabled, int64_t limit, int64_t offset) {
     items.push_back(std::move(j));
   }
   json page = page_of(std::move(items), limit, offset, "jobs");
+  // OpenClaw v4's inventory revision: `openclaw cron list` refuses pages without it and restarts
+  // its paging when it changes.
+  page["snapshotRevision"] = ids::sha256_hex(inventory).substr(0, 32);
   // Pincer's additions, only when there is something to say: the CLI prints them.
   json issues = json::array();
   for (const auto& i : store_.issues()) issues.push_back(i);

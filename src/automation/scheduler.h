@@ -117,7 +117,8 @@ class CronScheduler {
   // ---- the surfaces (methods, CLI through the gateway, the agent's tool) ----
   /// OpenClaw's `cron.status`: {enabled, storePath, jobs, nextWakeAtMs, running, issues}.
   nlohmann::json status();
-  /// OpenClaw's `cron.list` page: {jobs, total, offset, limit, hasMore, nextOffset}; jobs sorted
+  /// OpenClaw's `cron.list` page: {jobs, total, offset, limit, hasMore, nextOffset, snapshotRevision
+  /// (changes when a listed job is added, removed or changed)}; jobs sorted
   /// by next run (none last); disabled ones only with `include_disabled`. Pincer adds `issues`
   /// (the invalid jobs, as status()) and `fileError` (jobs.json is broken: the jobs shown are the
   /// ones loaded before, if any) when there are any.

@@ -280,6 +280,30 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     const { stdout, shown } = cliText("models", "list");
     assert(stdout.includes("mock/mock-model"), `mock/mock-model not in the table: ${shown}`);
   });
+  // `openclaw sessions` reads the CLI's own SQLite session store on this machine, never a gateway
+  // (OpenClaw 2026.9: sessionsCommand → listSessionEntriesReadOnly): with a remote gateway — Pincer
+  // or OpenClaw — it lists no gateway session. It must run cleanly; the gateway's sessions are
+  // what `gateway call sessions.list` (above) and the Control UI show.
+  check("openclaw sessions --json (the CLI's local store)", () => {
+    const out = cli("sessions", "--json");
+    const text = JSON.stringify(out).slice(0, 800);
+    assert(Array.isArray(out.sessions) && typeof out.path === "string", `no sessions array: ${text}`);
+    assert(out.path.endsWith(".sqlite"), `not the CLI's local store: ${text}`);
+    return `${out.sessions.length} local session(s) in ${path.basename(out.path)}`;
+  });
+  check("openclaw sessions", () => {
+    const { stdout, stderr, shown } = cliText("sessions");
+    assert(/Session store: .*\.sqlite/.test(stdout + stderr), `no session store line: ${shown}`);
+  });
+  check("openclaw cron add + cron list --json + cron list", () => {
+    cliText("cron", "add", "--name", "compat-reminder", "--every", "1h", "--system-event", "compat ping", "--json");
+    const out = cli("cron", "list", "--json");
+    const jobs = out.jobs ?? out;
+    assert(Array.isArray(jobs) && jobs.some((j) => j.name === "compat-reminder"), `job not listed: ${JSON.stringify(out).slice(0, 800)}`);
+    const { stdout, shown } = cliText("cron", "list");
+    assert(/compat-reminder/.test(stdout), `job not in the table: ${shown}`);
+    return `${jobs.length} job(s)`;
+  });
   check("openclaw status --all", () => {
     const { stdout, shown } = cliText("status", "--all");
     assert(!/TypeError|Cannot read prop/.test(stdout + shown), `a formatter crashed: ${shown}`);
