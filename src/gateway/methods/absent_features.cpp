@@ -12,6 +12,8 @@
 //   worktrees.list         {worktrees: []}                      (no managed git worktrees)
 //   approval.history       {items: []}                          (resolved exec approvals are not kept)
 //   node.list              {ts, nodes: []}                      (no node runtime: node devices pair, nothing runs on them)
+//   usage.status           {updatedAt, providers: []}           (no provider quota windows are tracked: OpenClaw's
+//                                                                answer when no provider reports usage)
 //
 // Params are checked only for their type (an object or absent). Loop thread.
 #include <ctime>
@@ -70,6 +72,9 @@ void register_absent_feature_methods(MethodRegistry& registry) {
   add(registry, "worktrees.list", [](MethodContext&) { return json{{"worktrees", json::array()}}; });
   add(registry, "approval.history", [](MethodContext&) { return json{{"items", json::array()}}; });
   add(registry, "node.list", [](MethodContext& ctx) { return json{{"ts", ctx.gateway.clock().wall_ms()}, {"nodes", json::array()}}; });
+  add(registry, "usage.status", [](MethodContext& ctx) {
+    return json{{"updatedAt", ctx.gateway.clock().wall_ms()}, {"providers", json::array()}};
+  });
 }
 
 }  // namespace pincer::gateway
