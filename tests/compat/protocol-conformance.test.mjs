@@ -13,6 +13,7 @@
 // details (FORBIDDEN + MISSING_SCOPE for a missing scope, CRON_JOB_NOT_FOUND).
 //
 // Exit status: 0 pass, 1 fail, 77 skipped (the openclaw package could not be installed).
+import crypto from "node:crypto";
 import path from "node:path";
 import { Checks, Run, ROOT, SKIP, WAIT, assert, loadProtocolSchemas, rerunUnderNode24, setupOpenclaw } from "./harness.mjs";
 
@@ -175,6 +176,28 @@ async function main() {
     for (const entry of res.payload.entries) valid("CronRunLogEntrySchema", entry);
   });
 
+  await checks.step("hello-ok of a signed device (silent pairing, device token) satisfies HelloOkSchema", async () => {
+    // As the Control UI connects: an Ed25519 device identity signing the v3 payload.
+    const { publicKey, privateKey } = crypto.generateKeyPairSync("ed25519");
+    const raw = publicKey.export({ type: "spki", format: "der" }).subarray(12);
+    const id = crypto.createHash("sha256").update(raw).digest("hex");
+    const d = new Conn(`ws://127.0.0.1:${port}`);
+    await d.open();
+    const ch = await d.waitFrame((f) => f.event === "connect.challenge", "connect.challenge");
+    const scopes = ["operator.admin", "operator.read", "operator.write"];
+    const signedAt = Date.now();
+    const payload = ["v3", id, "openclaw-control-ui", "webchat", "operator", scopes.join(","), signedAt, TOKEN, ch.payload.nonce, "linux x86_64", ""].join("|");
+    const signature = crypto.sign(null, Buffer.from(payload), privateKey).toString("base64url");
+    const res = await d.request("connect", {
+      minProtocol: 4, maxProtocol: 4, role: "operator", scopes, auth: { token: TOKEN },
+      client: { id: "openclaw-control-ui", version: "conformance", platform: "Linux x86_64", mode: "webchat" },
+      device: { id, publicKey: raw.toString("base64url"), signature, signedAt, nonce: ch.payload.nonce },
+    });
+    assert(res.ok, `connect failed: ${JSON.stringify(res.error)}`);
+    valid("HelloOkSchema", res.payload);
+    assert(typeof res.payload.auth.deviceToken === "string", `no device token: ${JSON.stringify(res.payload.auth)}`);
+    d.ws.close();
+  });
   await checks.step("a missing scope is FORBIDDEN with MISSING_SCOPE details", async () => {
     const reader = await connectOperator(port, ["operator.read"]);
     const res = await reader.c.request("chat.send", { sessionKey: "main", message: "x", idempotencyKey: "denied" });
