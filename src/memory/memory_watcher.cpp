@@ -95,6 +95,10 @@ struct MemoryWatcher::Impl {
           if (indexes.emplace(raw, std::move(idx)).second) {
             add_tree(raw);
             pending_embed.insert(raw);
+            // A file changed between the index's last sync and these watches gives no event:
+            // one sync after the debounce catches it.
+            raw->mark_dirty();
+            due[raw] = steady_ms() + raw->settings().watch_debounce_ms;
           }
         }
         pending_add.clear();
