@@ -150,25 +150,47 @@ async function main() {
       const connect = of("/").find((r) => r.method === "connect");
       assert(connect.answer.ok, `connect failed: ${JSON.stringify(connect.answer.error)}`);
     });
+    // The UI's request() only checks that its socket is open, so a page that asks for data at once
+    // can send it before the UI has sent `connect` (it waits for the connect.challenge event first).
+    // OpenClaw's gateway refuses such a frame with the same error and closes the socket, as Pincer
+    // does; when a slow machine (the sanitizer build under load) widens that window, the page is
+    // loaded again — up to twice — and must then pass. Any other error fails at once.
+    const CLIENT_RACE = /invalid handshake: first request must be connect/;
+    /** Loads `route` (requests recorded under `key`) and returns {methods, bad, raced}. */
+    const visit = async (route, key) => {
+      current = key;
+      lastActivity = Date.now();
+      const res = await page.goto(base + route.slice(1));
+      assert(res.status() === 200, `GET ${route} answered ${res.status()}`);
+      await settle(key);
+      const mine = of(key);
+      const connect = mine.find((r) => r.method === "connect");
+      assert(connect.answer.ok, `connect failed: ${JSON.stringify(connect.answer.error)}`);
+      const errors = pageErrors.filter((e) => e.page === key).map((e) => e.message);
+      assert(errors.length === 0, `page errors: ${errors.join(" | ")}`);
+      const bad = [];
+      const methods = {};
+      let raced = 0;
+      for (const { method, answer } of mine) {
+        if (!answer.ok && CLIENT_RACE.test(answer.error?.message ?? "")) {
+          raced++;
+          continue;
+        }
+        const allowed = ALLOWED_ERRORS.get(method);
+        methods[method] = answer.ok ? "ok" : allowed && allowed.test(answer.error?.message ?? "") ? "documented error" : "error";
+        if (!answer.ok && methods[method] === "error") bad.push(`${method}: ${JSON.stringify(answer.error)}`);
+      }
+      return { methods, bad, raced };
+    };
     for (const route of routes) {
       await checks.step(`page ${route}: loads, no page error, only documented error answers`, async () => {
-        current = route;
-        lastActivity = Date.now();
-        const res = await page.goto(base + route.slice(1));
-        assert(res.status() === 200, `GET ${route} answered ${res.status()}`);
-        await settle(route);
-        const mine = of(route);
-        const connect = mine.find((r) => r.method === "connect");
-        assert(connect.answer.ok, `connect failed: ${JSON.stringify(connect.answer.error)}`);
-        const errors = pageErrors.filter((e) => e.page === route).map((e) => e.message);
-        assert(errors.length === 0, `page errors: ${errors.join(" | ")}`);
-        const bad = [];
-        const methods = {};
-        for (const { method, answer } of mine) {
-          const allowed = ALLOWED_ERRORS.get(method);
-          methods[method] = answer.ok ? "ok" : allowed && allowed.test(answer.error?.message ?? "") ? "documented error" : "error";
-          if (!answer.ok && methods[method] === "error") bad.push(`${method}: ${JSON.stringify(answer.error)}`);
+        let result = await visit(route, route);
+        for (let attempt = 1; result.raced > 0 && result.bad.length === 0 && attempt <= 2; attempt++) {
+          checks.log(`page ${route}: the UI sent ${result.raced} request(s) before connect (its own race); loading it again`);
+          result = await visit(route, `${route} (again ${attempt})`);
         }
+        const { methods, bad, raced } = result;
+        if (raced > 0) bad.push(`${raced} request(s) sent before connect in three loads`);
         inventory[route] = methods;
         assert(bad.length === 0, `unexpected errors:\n  ${bad.join("\n  ")}`);
         return `${Object.keys(methods).length} methods`;
