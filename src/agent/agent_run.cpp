@@ -374,8 +374,11 @@ void AgentRun::run_next_tool() {
   for (const auto* t : in_.tools) {
     if (t->name() == call.name) tool = t;
   }
-  if (!tool && in_.dynamic_tools) {  // what the last model call was offered (MCP tools)
+  if (!tool && in_.dynamic_tools) {  // what the last model call was offered, or its catalogue (tool_search.h)
     for (const auto* t : in_.dynamic_tools->offered()) {
+      if (t->name() == call.name) tool = t;
+    }
+    for (const auto* t : tool ? std::vector<const tools::Tool*>{} : in_.dynamic_tools->catalogued()) {
       if (t->name() == call.name) tool = t;
     }
   }

@@ -15,6 +15,7 @@
 #include "agent/run_tool_settings.h"
 #include "agent/model_registry.h"
 #include "agent/memory_flush.h"
+#include "tools/tool_search.h"
 #include "agent/recall_hooks.h"
 #include "agent/attachments.h"
 #include "agent/session_history.h"
@@ -381,21 +382,28 @@ void AgentService::start(Pending p) {
   in.processes = &s.processes;
   in.memory = memory_settings.enabled ? &s.memory : nullptr;
   if (auto st = apply_tool_settings(in, s.config); !st) return fail(st.error().message);  // exec limits, sandbox
-  if (s.dynamic_tools && !p.request.compact && !p.request.memory_flush && p.request.branch_to.empty() && !in.sandbox) {
-    // MCP servers' tools (IX-2): every layer of the policy but the profile, decided per tool as
-    // servers come and go during the run. Not in a sandboxed run: the servers run on the host.
+  const bool plain_run = !p.request.compact && !p.request.memory_flush && p.request.branch_to.empty();
+  std::vector<const tools::Tool*> catalogued;  // offered through tool_search (tools/tool_search.h)
+  if (plain_run) {
+    // Tools decided per tool during the run (MCP servers come and go; tool_search itself): every
+    // layer of the policy but the profile.
     tools::policy::PolicyOrigin dynamic_origin = origin;
     dynamic_origin.skip_profile = true;
     auto config = in.config ? in.config : std::make_shared<const json>(s.config);
-    in.dynamic_tools = s.dynamic_tools->open_run([config, dynamic_origin](const tools::Tool& tool) {
+    auto allowed = [config, dynamic_origin](const tools::Tool& tool) {
       auto d = tools::policy::decide(std::vector<const tools::Tool*>{&tool}, *config, dynamic_origin);
       return d && !d->tools.empty();
-    });
+    };
+    // MCP servers' tools (IX-2), not in a sandboxed run: the servers run on the host.
+    auto mcp = s.dynamic_tools && !in.sandbox ? s.dynamic_tools->open_run(allowed) : nullptr;
+    if (tools::tool_search_enabled(s.config)) catalogued = tools::take_catalogued_builtins(in.tools);
+    if (mcp || !catalogued.empty()) in.dynamic_tools = tools::make_searchable_tool_set(catalogued, std::move(mcp), allowed);
   }
   SystemPromptInput prompt;
   prompt.agent_id = spec->id;
   prompt.agent_name = spec->name;
   prompt.tools = prompt_tools(in.tools);
+  if (!catalogued.empty()) prompt.tools.push_back(tool_search_prompt_line(catalogued));
   prompt.workspace = spec->workspace;
   BootstrapLoad bootstrap = load_bootstrap(spec->workspace, s.agents.bootstrap_max_chars, s.agents.bootstrap_total_max_chars);
   prompt.context_files = bootstrap.files;

@@ -37,6 +37,13 @@ std::string_view builtin_tool_summary(std::string_view name) {
       {"memory_search", "Search memory notes"},
       {"process", "Manage background commands"},
       {"read", "Read files"},
+      {"session_status", "Status of a session"},
+      {"sessions_history", "Read a session's messages"},
+      {"sessions_list", "List sessions"},
+      {"sessions_send", "Message another session"},
+      {"sessions_spawn", "Start a subagent"},
+      {"skill_manage", "Create or improve skills"},
+      {"subagents", "This session's subagents"},
       {"web_fetch", "Fetch a URL as text"},
       {"web_search", "Search the web"},
       {"write", "Create or overwrite files"},
@@ -73,6 +80,18 @@ std::vector<PromptTool> prompt_tools(const std::vector<const tools::Tool*>& tool
     if (t != nullptr) out.push_back(PromptTool{std::string(t->name()), std::string(t->description())});
   }
   return out;
+}
+
+PromptTool tool_search_prompt_line(const std::vector<const tools::Tool*>& catalogued) {
+  // Its catalogue (the tool's description) names them all: the groups are enough here.
+  std::vector<std::string> groups;
+  for (const tools::Tool* t : catalogued) {
+    std::string g(t->group());
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(std::move(g));
+  }
+  std::string text = "Load more tools (";
+  for (std::size_t i = 0; i < groups.size(); ++i) text += (i ? ", " : "") + groups[i];
+  return PromptTool{"tool_search", text + ") when a task needs them"};
 }
 
 std::string one_line_description(std::string_view description) {

@@ -42,6 +42,10 @@ struct PromptTool {
 /// Name and description of each tool.
 std::vector<PromptTool> prompt_tools(const std::vector<const tools::Tool*>& tools);
 
+/// The tool list's line for `tool_search` (tools/tool_search.h): the groups of the tools it can
+/// load, in order of first appearance.
+PromptTool tool_search_prompt_line(const std::vector<const tools::Tool*>& catalogued);
+
 /// Everything the system prompt depends on.
 struct SystemPromptInput {
   std::string agent_id;                     ///< "main"

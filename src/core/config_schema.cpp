@@ -625,6 +625,14 @@ Node tools_section() {
                          "`group:fs`.")),
       field("alsoAllow", array_of(string()).doc("Tools added to the profile's set.")),
       field("deny", array_of(string()).doc("Tools never offered; deny beats allow.")),
+      field("toolSearch",
+            union_of({boolean(), object({field("enabled", boolean().doc("false = every schema in every call."))})})
+                .def(true)
+                .doc("Offer the rarely used built-in tools (all but the file, shell, memory and `message` tools: "
+                     "web_fetch, web_search, cron, skill_manage, the session tools, subagents) through "
+                     "`tool_search` — a one-line catalogue the model loads schemas from when it needs them — "
+                     "instead of sending every schema with every model call. `false` (or `{enabled: false}`) "
+                     "sends them all.")),
       field("exec",
             object({
                 field("timeoutSec", integer().min(0).max(kMaxTimerSeconds).def(1800).doc(

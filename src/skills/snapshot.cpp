@@ -82,11 +82,10 @@ std::string format_skills_prompt(const std::vector<SkillEntry>& skills, const st
   }
   if (items.empty()) return {};
   return "## Skills\n"
-         "Skills are step-by-step instructions for particular kinds of tasks, kept in SKILL.md files. "
-         "Only their names and descriptions are listed here. When a task fits a skill's description, "
-         "first open its SKILL.md with the `read` tool (use the location exactly as given) and follow it; "
-         "do not read skills the task does not need. Paths inside a skill are relative to the folder "
-         "that holds its SKILL.md.\n"
+         "Skills are instructions for particular kinds of tasks, in SKILL.md files; only their names and "
+         "descriptions are listed here. When a task fits a skill, first `read` its SKILL.md (the location "
+         "exactly as given) and follow it; read no skill the task does not need. Paths inside a skill are "
+         "relative to its folder.\n"
          "<available_skills>\n" +
          items + "</available_skills>";
 }

@@ -2,7 +2,7 @@
 // narrow interface between their owner (interop/mcp) and the agent runtime. The registry
 // (registry.h) holds the built-in tools, fixed at start-up; a DynamicToolSource adds, per run, a
 // RunToolSet whose tools may change between the run's model calls (a server became ready, the
-// model loaded tools through `tool_search`).
+// model loaded tools through `tool_search`, tool_search.h).
 #pragma once
 
 #include <functional>
@@ -25,6 +25,9 @@ class RunToolSet {
   /// Loop thread: the tools to offer in the next model call, after the run's fixed tools, already
   /// filtered by the run's tool policy.
   virtual std::vector<const Tool*> offered() = 0;
+  /// Loop thread: tools the run may call that are not offered with their schemas but through
+  /// `tool_search`'s catalogue (tool_search.h), already filtered by the run's tool policy.
+  virtual std::vector<const Tool*> catalogued() { return {}; }
 };
 
 class DynamicToolSource {

@@ -24,7 +24,7 @@ class SkillManageTool final : public Tool {
   std::string_view name() const override { return "skill_manage"; }
   std::string_view group() const override { return "skills"; }
   std::string_view description() const override {
-    return "Create, improve, view or list skills (SKILL.md instructions in the workspace's skills/ folder). "
+    return "Create, improve, view or list skills. Skills are SKILL.md instructions in the workspace's skills/ folder. "
            "After a complex or repeated task, save the procedure as a skill: action \"create\" with name "
            "(lowercase, digits, '-') and content (the whole SKILL.md: --- front matter with name and description "
            "---, then the steps). Action \"patch\" replaces old_text by new_text (or the whole file with content). "

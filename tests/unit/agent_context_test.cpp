@@ -189,7 +189,7 @@ TEST(AgentConfigSchema, Defaults) {
       "mode": "off", "network": "off", "workspaceAccess": "rw"}})"));
   EXPECT_EQ(e["tools"], json::parse(R"({"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000,
       "security": "full", "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}},
-      "agentToAgent": {"enabled": true}, "sessions": {"visibility": "all"}})"));
+      "agentToAgent": {"enabled": true}, "sessions": {"visibility": "all"}, "toolSearch": true})"));
   EXPECT_FALSE(e.contains("models"));  // nothing in it has a default
   EXPECT_FALSE(e["agents"].contains("list"));
 }

@@ -557,7 +557,7 @@ TEST(ConfigDefaults, EmptyDocumentGetsEveryDefault) {
                             "sync": {"watch": true, "watchDebounceMs": 1500}}},
       "tools": {"profile": "coding", "exec": {"timeoutSec": 1800, "maxOutputChars": 100000, "security": "full",
                                               "ask": "off", "nonOwner": {"security": "allowlist", "ask": "on-miss"}},
-                "agentToAgent": {"enabled": true}, "sessions": {"visibility": "all"}},
+                "agentToAgent": {"enabled": true}, "sessions": {"visibility": "all"}, "toolSearch": true},
       "session": {"agentToAgent": {"maxPingPongTurns": 5}},
       "approvals": {"mode": "manual", "askFallback": "deny", "timeoutSec": 120, "triageTimeoutSec": 20},
       "logging": {"level": "info", "file": "", "consoleStyle": "pretty"},

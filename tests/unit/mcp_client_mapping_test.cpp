@@ -1,5 +1,5 @@
 // The MCP client's pure parts (docs/interop.md "MCP client"): agent tool names from server and
-// tool names, CallToolResult → tool output, the tool_search ranking, the settings of mcp.*, and
+// tool names, CallToolResult → tool output, the settings of mcp.*, and
 // the policy of dynamic tools (every layer but the profile).
 #include <gtest/gtest.h>
 
@@ -123,17 +123,6 @@ TEST(McpResults, ANonObjectResultIsAnErrorNamingIt) {
   EXPECT_TRUE(out.is_error);
   EXPECT_NE(out.text.find("srv__tool"), std::string::npos) << out.text;
   EXPECT_NE(out.text.find("array"), std::string::npos) << out.text;
-}
-
-TEST(McpToolSearch, ExactNamesFirstThenWordMatches) {
-  const std::vector<std::string> names = {"a__echo", "a__add", "b__weather"};
-  const std::vector<std::string> lines = {"a__echo: Echoes back the input", "a__add: Adds two numbers",
-                                          "b__weather: Weather forecast for a city"};
-  EXPECT_EQ(search_catalogue(names, lines, "b__weather, A__ECHO", 8), (std::vector<std::size_t>{2, 0}));
-  EXPECT_EQ(search_catalogue(names, lines, "numbers add", 8), (std::vector<std::size_t>{1}));
-  EXPECT_EQ(search_catalogue(names, lines, "city forecast input", 8), (std::vector<std::size_t>{2, 0}));
-  EXPECT_EQ(search_catalogue(names, lines, "a", 1).size(), 1u) << "the limit";
-  EXPECT_TRUE(search_catalogue(names, lines, "zzz", 8).empty());
 }
 
 TEST(McpSettings, OpenClawShapes) {

@@ -77,16 +77,6 @@ std::vector<std::string> assign_tool_names(const std::vector<std::pair<std::stri
   return out;
 }
 
-std::string one_line(std::string_view description, std::size_t max_chars) {
-  std::size_t start = description.find_first_not_of(" \t\r\n");
-  if (start == std::string_view::npos) return "";
-  std::string_view rest = description.substr(start);
-  std::string line(rest.substr(0, rest.find_first_of("\r\n")));
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.pop_back();
-  if (line.size() <= max_chars) return line;
-  return detail_mcp_mapping::cut_utf8(line, max_chars > 3 ? max_chars - 3 : 0) + "\u2026";
-}
-
 tools::ToolOutput map_call_result(const nlohmann::json& result, std::string_view server, std::string_view tool,
                                   std::size_t max_chars) {
   namespace d = detail_mcp_mapping;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/tool.h"
+#include "tools/tool_search.h"
 
 namespace pincer::interop::mcp {
 
@@ -31,7 +32,7 @@ std::string agent_tool_name(std::string_view server, std::string_view tool);
 std::vector<std::string> assign_tool_names(const std::vector<std::pair<std::string, std::string>>& pairs);
 
 /// The first line of `description`, cut to `max_chars` bytes (UTF-8 safe) with "…" when cut.
-std::string one_line(std::string_view description, std::size_t max_chars = 120);
+using tools::one_line;
 
 /// A CallToolResult → the model's text and the details. Text blocks are joined by blank lines;
 /// an image or audio block becomes "[image image/png, 12345 bytes]" (the model gets only text

@@ -4,11 +4,9 @@
 //     loop (ToolCaller) and waits for its answer, which the loop guarantees by the server's
 //     toolTimeoutMs (a stopped loop breaks the promise: an error output); a stopped run
 //     (ToolContext::cancelled, looked at every 200 ms) returns at once without the answer;
-//   - ToolSearchTool (`tool_search`): when a run has more MCP tools than `mcp.eagerToolLimit`,
-//     the model sees only this tool, whose description is the catalogue (one line per tool); a
-//     search returns the matching tools' descriptions and schemas and makes them callable from
-//     the run's next model call;
-//   - the RunToolSet of one run (make_run_tool_set).
+//   - the RunToolSet of one run (make_run_tool_set): with more MCP tools than `mcp.eagerToolLimit`
+//     they are catalogued — offered through `tool_search` (tools/tool_search.h) — instead of
+//     offered with their schemas.
 // Thread-safety: Tool objects are immutable; the run set locks its own state.
 #pragma once
 
@@ -58,8 +56,6 @@ class McpTool final : public tools::Tool {
 
   const std::string& server() const { return server_; }
   const std::string& server_tool() const { return tool_; }
-  /// The catalogue line: "name: first line of the description" (cut at kCatalogueLineChars).
-  std::string catalogue_line() const;
 
  private:
   EventLoop& loop_;
@@ -79,22 +75,8 @@ class RunSource {
   virtual int eager_tool_limit() const = 0;
 };
 
-/// Longest description part of a catalogue line, in bytes (the first line of the description,
-/// cut with "…"): 80 keeps a tool at ~25 tokens in the catalogue.
-inline constexpr std::size_t kCatalogueLineChars = 80;
-
-/// Most tools one tool_search answer returns.
-inline constexpr int kMaxSearchResults = 8;
-
 /// A run's MCP tools; `allowed` is the run's policy.
 std::shared_ptr<tools::RunToolSet> make_run_tool_set(std::weak_ptr<RunSource> source,
                                                      std::function<bool(const tools::Tool&)> allowed);
-
-/// The ranking of tool_search, exposed for tests: the indexes of `lines` ("name: description")
-/// matching `query` best — exact names first (several may be given, separated by spaces or
-/// commas), then by the number of query words found (case-insensitive) in the line; at most
-/// `limit`, ties in catalogue order.
-std::vector<std::size_t> search_catalogue(const std::vector<std::string>& names, const std::vector<std::string>& lines,
-                                          const std::string& query, std::size_t limit);
 
 }  // namespace pincer::interop::mcp

@@ -54,7 +54,7 @@ class SessionsListTool : public Tool {
  public:
   std::string_view name() const override { return "sessions_list"; }
   std::string_view description() const override {
-    return "List sessions you may see (yours; other agents' when agent-to-agent access allows it), newest first. "
+    return "List sessions, newest first. Those you may see: yours; other agents' when agent-to-agent access allows it. "
            "Filters: kinds (main, group, cron, hook, node, other), activeMinutes, label, agentId, search (in key, "
            "label, name). messageLimit > 0 adds each session's last messages.";
   }
@@ -82,7 +82,7 @@ class SessionsHistoryTool : public Tool {
  public:
   std::string_view name() const override { return "sessions_history"; }
   std::string_view description() const override {
-    return "Read the recent messages of a session you may see (sessionKey from sessions_list). Tool calls and "
+    return "Read a session's recent messages. Any session you may see (sessionKey from sessions_list); tool calls and "
            "results are left out unless includeTools; long texts are cut.";
   }
   const json& parameters() const override {
@@ -105,7 +105,7 @@ class SessionStatusTool : public Tool {
  public:
   std::string_view name() const override { return "session_status"; }
   std::string_view description() const override {
-    return "Status of this session (or another you may see): model, thinking level, messages, whether a run is "
+    return "Status of a session. This one (or another you may see): model, thinking level, messages, whether a run is "
            "going on. model sets this session's model (\"provider/id\" or an alias; \"default\" = the agent's).";
   }
   const json& parameters() const override {
@@ -126,8 +126,8 @@ class SessionsSendTool : public Tool {
  public:
   std::string_view name() const override { return "sessions_send"; }
   std::string_view description() const override {
-    return "Send a message into another session (another agent's, when agent-to-agent access allows it) and wait "
-           "up to timeoutSeconds (default 30; 0 = do not wait) for its reply. Target by sessionKey, by label, or "
+    return "Message another session and wait for its reply. Another agent's too, when agent-to-agent access "
+           "allows it; the wait is up to timeoutSeconds (default 30; 0 = do not wait). Target by sessionKey, by label, or "
            "by agentId (that agent's main session). After the reply the two sessions may exchange a few more "
            "turns; reply exactly REPLY_SKIP to stop that exchange.";
   }

@@ -25,8 +25,8 @@ class SessionsSpawnTool : public Tool {
  public:
   std::string_view name() const override { return "sessions_spawn"; }
   std::string_view description() const override {
-    return "Start a subagent: a background run in a new, isolated session (no history of this one) that works on "
-           "`task` and reports back. Answers at once with {status:\"accepted\", runId, childSessionKey}; when the "
+    return "Start a subagent that works on `task` and reports back. It is a background run in a new, isolated "
+           "session (no history of this one). Answers at once with {status:\"accepted\", runId, childSessionKey}; when the "
            "subagent ends, its final answer (or a timed-out/failed/aborted notice) arrives in this session as a "
            "message, once. Do not poll for it. Give the task everything the subagent needs (it sees nothing else). "
            "Subagents get fewer tools, and nesting is limited.";
