@@ -8,9 +8,9 @@
 # schemas in tokens (chars / 4, bench/prompt_figures.mjs's estimator), minus the 0-server figure.
 #
 # Settings (BENCH_MCP_MODES, default "schemas default search"):
-#   schemas  every schema offered: Pincer mcp.eagerToolLimit 1000, OpenClaw tools.toolSearch false
+#   schemas  every schema offered: Pincer mcp.eagerToolLimit 1000 + tools.toolSearch false, OpenClaw tools.toolSearch false
 #   default  neither key set
-#   search   the catalogue / tool search only: Pincer mcp.eagerToolLimit 0, OpenClaw tools.toolSearch true
+#   search   the catalogue / tool search only: Pincer mcp.eagerToolLimit 0 (tools.toolSearch unset: on), OpenClaw tools.toolSearch true
 # The MCP servers are the pinned ones of tests/mcp_client/ (package.json there): its .cache when
 # installed (tests/mcp_client/setup.sh), else installed the same way into bench/.cache/mcp-servers.
 #
@@ -128,8 +128,11 @@ cell() {  # $1 = side, $2 = mode, $3 = servers
       cp "$WORK/oc-$name/logs/openclaw.log" "$LOGS/$name.openclaw.log" 2>/dev/null || true
     fi
   else
-    local limit=""
-    case "$mode" in schemas) limit=", eagerToolLimit: 1000" ;; search) limit=", eagerToolLimit: 0" ;; esac
+    local limit="" ptools=""
+    case "$mode" in
+      schemas) limit=", eagerToolLimit: 1000"; ptools="tools: { toolSearch: false }," ;;
+      search) limit=", eagerToolLimit: 0" ;;
+    esac
     if port_busy "$P_PORT"; then status="port $P_PORT in use"; else
       local ph="$WORK/p-$name"; mkdir -p "$ph"
       cat > "$ph/pincer.json" <<EOF
@@ -138,6 +141,7 @@ cell() {  # $1 = side, $2 = mode, $3 = servers
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:$MOCK_PORT/v1', apiKey: 'mock-local', api: 'openai-completions', models: [{ id: 'mock-model' }] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } } },
   mcp: { servers: $servers$limit },
+  $ptools
 }
 EOF
       cp "$ph/pincer.json" "$LOGS/$name.config.json5"

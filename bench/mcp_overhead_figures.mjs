@@ -123,9 +123,11 @@ prompt (as a schema or as a line of a tool-search catalogue): what the model can
 The ratios are OpenClaw's figure over Pincer's (above 1: Pincer sends less). The token counts do not
 depend on the machine's load (the load average is given for completeness).
 
-What the settings do: Pincer's \`mcp.eagerToolLimit\` (default 32) replaces the MCP schemas by one
-\`tool_search\` tool whose description is a catalogue of one line per MCP tool once there are more MCP
-tools than the limit; its built-in tools keep their schemas. OpenClaw's \`tools.toolSearch\` (unset:
+What the settings do: Pincer's \`tools.toolSearch\` (default on; off in the "schemas" setting) offers its
+rarely used built-in tools (web, cron, skill_manage, the session tools, subagents) through one
+\`tool_search\` tool whose description is a catalogue of one line per tool, keeping the file, shell and
+memory tools' schemas; \`mcp.eagerToolLimit\` (default 32) adds the MCP tools to that catalogue once
+there are more of them than the limit. OpenClaw's \`tools.toolSearch\` (unset:
 structured tool search in embedded runs) defers most of its own tools *and* every MCP tool behind
 \`tool_search\`/\`tool_describe\`/\`tool_call\`; the MCP tools' names and descriptions are not put in the
 prompt (OpenClaw's docs/tools/tool-search.md: they are untrusted): its directory only says how many tools

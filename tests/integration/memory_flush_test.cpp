@@ -233,10 +233,9 @@ TEST_F(MemoryFlushE2E, TheFlushTurnIsHiddenFromEveryHistoryButKeptInTheTranscrip
 }
 
 TEST_F(MemoryFlushE2E, NoFlushBeforeTheFirstTurnOfANewSessionInASmallWindow) {
-  // contextTokens 16 000: budget 8 000, flush from 4 000 tokens — the system prompt, the tools
-  // (session, subagent and skill tools included) and a startup context of today's notes come near
-  // that before anything was said.
-  start(", contextTokens: 16000", 128000);
+  // contextTokens 12 000: budget 6 000, flush from 3 000 tokens — the system prompt, the tools
+  // and a startup context of today's notes pass that before anything was said.
+  start(", contextTokens: 12000", 128000);
   fs::create_directories(note().parent_path());
   std::string notes = "# today\n\n";
   for (int i = 0; i < 30; ++i) notes += "- 09:" + std::to_string(10 + i) + " [fact] a note about the Alfama project, item " + std::to_string(i) + "\n";

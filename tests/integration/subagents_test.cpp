@@ -60,10 +60,20 @@ std::string text_of(const json& message) {
 
 bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
 
-/// The tool names a recorded chat-completions request offered.
+/// The tool names a recorded chat-completions request offered: with their schemas, or in
+/// tool_search's catalogue (its description's "- name: …" lines; tools/tool_search.h).
 std::vector<std::string> offered_tools(const json& request) {
   std::vector<std::string> out;
-  for (const auto& t : request["body"].value("tools", json::array())) out.push_back(t["function"].value("name", ""));
+  for (const auto& t : request["body"].value("tools", json::array())) {
+    const std::string name = t["function"].value("name", "");
+    out.push_back(name);
+    if (name != "tool_search") continue;
+    const std::string catalogue = t["function"].value("description", "");
+    for (std::size_t at = catalogue.find("\n- "); at != std::string::npos; at = catalogue.find("\n- ", at + 1)) {
+      const std::size_t start = at + 3;
+      out.push_back(catalogue.substr(start, catalogue.find_first_of(":\n", start) - start));
+    }
+  }
   return out;
 }
 
