@@ -10,6 +10,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 #include "agent/text_cut.h"
 
@@ -196,7 +199,27 @@ std::string build_system_prompt(const SystemPromptInput& input) {
   return out;
 }
 
+std::string render_turn_context(const TurnContext& context);
+
 std::string build_turn_context(const TurnContext& context) {
+  // Every user message of the history gets its block again on every turn: the text depends only
+  // on the minute and the zone, so it is kept (a few hundred bytes per distinct minute, bounded).
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::string> memo;
+  std::string key = (context.now_ms <= 0 ? "ms" + std::to_string(context.now_ms) : std::to_string(context.now_ms / 60'000)) + '|' +
+                    std::to_string(context.utc_offset_minutes) + '|' + context.time_zone + '|' + context.bootstrap_warning;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  std::string text = render_turn_context(context);
+  std::lock_guard lock(mutex);
+  if (memo.size() >= 4096) memo.clear();
+  memo.emplace(std::move(key), text);
+  return text;
+}
+
+std::string render_turn_context(const TurnContext& context) {
   std::string lines;
   if (context.now_ms != 0) {
     using namespace std::chrono;

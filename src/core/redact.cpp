@@ -80,6 +80,8 @@ namespace {
 constexpr std::string_view kAnchors[] = {"bearer", "sk-", "xox", "gh", "token", "password",
                                          "secret", "apikey", "api_key", "authorization", "devicetoken"};
 
+bool quote(char c) { return c == '"' || c == '\''; }
+
 bool starts_with_icase(std::string_view s, std::size_t at, std::string_view word) {
   if (s.size() - at < word.size()) return false;
   for (std::size_t k = 0; k < word.size(); ++k) {
@@ -88,17 +90,34 @@ bool starts_with_icase(std::string_view s, std::size_t at, std::string_view word
   return true;
 }
 
-/// Whether an anchor word starts at `at` (a cheap filter before the regex runs there).
+bool regex_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+/// Whether what follows the anchor word `word` at `after` can continue a match of patterns():
+/// each alternative needs a particular next character (the Bearer scheme a space, `sk-` a key
+/// character, `xox`/`gh` their type letter and separator, a field name an optional quote, spaces
+/// and `:` or `=`). "tokens" in "3494 in, 6 out tokens" is no credential, and the regex is not run.
+bool can_continue(std::string_view s, std::size_t after, std::string_view word) {
+  const auto at = [&](std::size_t k) { return k < s.size() ? static_cast<char>(std::tolower(static_cast<unsigned char>(s[k]))) : '\0'; };
+  if (word == "bearer") return regex_space(at(after));
+  if (word == "sk-") return std::isalnum(static_cast<unsigned char>(at(after))) || at(after) == '_' || at(after) == '-';
+  if (word == "xox") return at(after) != '\0' && std::strchr("abprs", at(after)) != nullptr && at(after + 1) == '-';
+  if (word == "gh") return at(after) != '\0' && std::strchr("pousr", at(after)) != nullptr && at(after + 1) == '_';
+  std::size_t k = after;
+  if (quote(at(k))) ++k;
+  for (int n = 0; n < 16 && regex_space(at(k)); ++n) ++k;
+  return at(k) == ':' || at(k) == '=';
+}
+
+/// Whether an anchor word starts at `at` and can begin a match there (a cheap filter before the
+/// regex runs; a necessary condition, so the result is the same as without it).
 bool anchor_at(std::string_view s, std::size_t at) {
   const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[at])));
   if (std::strchr("bsxgtpad", c) == nullptr) return false;
   for (std::string_view word : kAnchors) {
-    if (word[0] == c && starts_with_icase(s, at, word)) return true;
+    if (word[0] == c && starts_with_icase(s, at, word) && can_continue(s, at + word.size(), word)) return true;
   }
   return false;
 }
-
-bool quote(char c) { return c == '"' || c == '\''; }
 
 }  // namespace
 

@@ -2,7 +2,9 @@
 #include "memory/capture.h"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
+#include <string>
 
 #include "core/redact.h"
 #include "core/utf8.h"
@@ -31,6 +33,20 @@ const regex& trigger_re() {
                         kFlags);
   return re;
 }
+/// Whether `text` contains (ASCII case-insensitively) a word every alternative of trigger_re()
+/// needs: a necessary condition, checked before that regex (slow in libstdc++: ~0.1 M
+/// instructions for a short message) runs on every user message.
+bool could_trigger(std::string_view text) {
+  static constexpr std::string_view kWords[] = {"remember", "prefer", "hate", "decided", "always", "never",
+                                                "important", "like",   "love", "enjoy",   "my"};
+  std::string lower(text);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view w : kWords) {
+    if (lower.find(w) != std::string::npos) return true;
+  }
+  return false;
+}
+
 const regex& phone_re() {
   static const regex re(R"((\+?\d[\d\s().-]{8,}\d))", kFlags);
   return re;
@@ -115,7 +131,7 @@ std::optional<std::string> capture_category(std::string_view text, std::size_t m
                      has_phone(text);
   const bool email = text.find('@') != std::string_view::npos && search(text, email_re());
   const bool cjk = has_any(text, {"记住", "记下", "我喜欢", "我偏好", "决定", "重要"});
-  if (!phone && !email && !cjk && !search(text, trigger_re())) return std::nullopt;
+  if (!phone && !email && !cjk && !(could_trigger(text) && search(text, trigger_re()))) return std::nullopt;
   if (looks_like_injection(text) || looks_generated(text)) return std::nullopt;
   // A credential (API key, token, password field) is never written to a note: notes are quoted
   // into every new session's prompt (CX-2) and indexed for search.

@@ -65,6 +65,16 @@ std::string normalize(std::string_view entry) {
   return out == "bash" ? "exec" : out;
 }
 
+/// normalize(s) without a copy when `s` already is normalized (`storage` holds it otherwise).
+std::string_view normalized_view(std::string_view s, std::string& storage) {
+  const bool plain = !s.empty() && s.front() != ' ' && s.front() != '\t' && s.back() != ' ' && s.back() != '\t' &&
+                     s != "bash" &&
+                     std::none_of(s.begin(), s.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  if (plain) return s;
+  storage = normalize(s);
+  return storage;
+}
+
 /// `*` matches any run of characters; everything else literally. Both sides already lowercase.
 bool glob_match(std::string_view pattern, std::string_view text) {
   size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
@@ -107,8 +117,11 @@ const std::vector<std::string>& group_members(std::string_view group) {
 }
 
 bool policy_entry_matches(std::string_view raw_entry, const Tool& tool) {
-  const std::string entry = normalize(raw_entry);
-  const std::string name = normalize(tool.name());
+  // Entries and names are nearly always normalized already: no copies then (this runs for every
+  // tool and entry of every run's policy).
+  std::string entry_copy, name_copy;
+  const std::string_view entry = normalized_view(raw_entry, entry_copy);
+  const std::string_view name = normalized_view(tool.name(), name_copy);
   if (entry.rfind("group:", 0) == 0) {
     const std::string_view group = std::string_view(entry).substr(6);
     const auto& members = group_members(group);

@@ -85,6 +85,13 @@ TEST(Redact, FindsCredentialsAfterNearMissesAndQuotedNames) {
   EXPECT_EQ(redact::apply("BEARER abcdefgh"), "BEARER ***");
   EXPECT_EQ(redact::apply("ends with token"), "ends with token");
   EXPECT_EQ(redact::apply("sk-"), "sk-");
+  // What must follow each anchor word (the regex is only run where it can match).
+  EXPECT_EQ(redact::apply("run r1 finished: 3494 in, 6 out tokens"), "run r1 finished: 3494 in, 6 out tokens");
+  EXPECT_EQ(redact::apply("password  \t = hunter2x"), "password  \t = ***");
+  EXPECT_EQ(redact::apply("token'=abcdef"), "token'=***");
+  EXPECT_EQ(redact::apply("xoxb-abcdefgh1 xoxq-abcdefgh1 gho_abcdefghijklmnopq ghx_abcdefghijklmnopq"),
+            "*** xoxq-abcdefgh1 *** ghx_abcdefghijklmnopq");
+  EXPECT_EQ(redact::apply("Bearer\tabcdefgh Bearerabcdefgh"), "Bearer\t*** Bearerabcdefgh");
 }
 
 TEST(AtomicFile, WritesReplacesAndLeavesNoTempFiles) {
