@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace pincer::json_dump {
@@ -63,11 +64,24 @@ std::string_view escape_of(unsigned char c, char (&buf)[8]) {
 
 /// Walks `s` once; for each run of bytes copied as-is calls run(begin, length), for each escape
 /// calls esc(text). Returns false (having emitted a prefix) if `s` is not valid UTF-8.
+/// Whether the 8 bytes at `p` are all of class 0 (no byte below 0x20 or from 0x80, no '"' or
+/// '\\'): the bit tricks of "Bit Twiddling Hacks" (haszero/hasless), exact as booleans.
+bool plain8(const char* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  const auto has_zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  const std::uint64_t below_space = (w - 0x20 * kOnes) & ~w & kHigh;
+  return ((w & kHigh) | below_space | has_zero(w ^ ('"' * kOnes)) | has_zero(w ^ ('\\' * kOnes))) == 0;
+}
+
 template <typename Run, typename Esc>
 bool scan_string(std::string_view s, Run&& run, Esc&& esc) {
   std::size_t i = 0, start = 0;
   char buf[8];
   while (i < s.size()) {
+    while (i + 8 <= s.size() && plain8(s.data() + i)) i += 8;  // most text needs no escape
+    if (i >= s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     switch (kClass[c]) {
       case 0: ++i; break;

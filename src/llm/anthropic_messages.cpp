@@ -131,7 +131,7 @@ void mark_cache_point(json& messages, std::size_t index) {
 
 json build_messages(const ModelSpec& model, const Context& context) {
   json out = json::array();
-  const std::vector<Message> history = prepare_history(model, context.messages, map_tool_id);
+  const PreparedHistory history = prepare_history(model, context.messages, map_tool_id);
   // Prompt-cache breakpoints (with the tools' and the system prompt's: Anthropic's limit of 4):
   // the end of the history before the latest user message, whose prefix the next turns repeat
   // byte for byte, and the last message (the tool loop of this turn).

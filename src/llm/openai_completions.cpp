@@ -135,7 +135,10 @@ void write_messages(const ModelSpec& model, const Context& context, Writer& w) {
 std::string build_body(const ModelSpec& model, const Context& context, const RequestOptions& options) {
   const bool openai = is_openai_host(model);
   std::string body;
-  body.reserve(4096);
+  // Most of it is the history: growing by doubling from a small buffer copied it several times.
+  std::size_t estimate = 4096 + context.system_prompt.size() + context.messages.size() * 256;
+  for (const auto& t : context.tools) estimate += t.description.size() + 512;
+  body.reserve(estimate);
   Writer w(body);
   w.begin_object();
   w.key(openai ? "max_completion_tokens" : "max_tokens").integer(options.max_tokens.value_or(model.max_tokens));

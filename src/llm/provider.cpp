@@ -395,11 +395,22 @@ AssistantMessage adapt_assistant(const AssistantMessage& in, const ModelSpec& mo
   return out;
 }
 
+/// Whether adapt_assistant would change `in` (thinking from another model, a tool-call id that
+/// `map_id` rewrites).
+bool needs_adaptation(const AssistantMessage& in, const ModelSpec& model, const ToolIdMapper& map_id) {
+  bool thinking = false;
+  for (const auto& block : in.content) {
+    if (std::holds_alternative<ThinkingContent>(block)) thinking = true;
+    else if (const auto* call = std::get_if<ToolCall>(&block); call && map_id && map_id(call->id) != call->id) return true;
+  }
+  return thinking && !same_model(in, model);
+}
+
 struct PendingCalls {
   std::vector<std::pair<std::string, std::string>> calls;  ///< (id, name) awaiting results
   std::set<std::string> answered;
 
-  void flush_synthetic(std::vector<Message>& out) {
+  void flush_synthetic(PreparedHistory& out) {
     for (const auto& [id, name] : calls) {
       if (answered.count(id)) continue;
       ToolResultMessage r;
@@ -407,7 +418,7 @@ struct PendingCalls {
       r.tool_name = name;
       r.content.emplace_back(TextContent{"No result provided"});
       r.is_error = true;
-      out.emplace_back(std::move(r));
+      out.add_owned(std::move(r));
     }
     calls.clear();
     answered.clear();
@@ -419,27 +430,36 @@ struct PendingCalls {
 
 }  // namespace
 
-std::vector<Message> prepare_history(const ModelSpec& model, const std::vector<Message>& messages,
-                                     const ToolIdMapper& map_id) {
-  std::vector<Message> out;
-  out.reserve(messages.size());
+PreparedHistory prepare_history(const ModelSpec& model, const std::vector<Message>& messages,
+                                const ToolIdMapper& map_id) {
+  PreparedHistory out;
   PendingCalls pending;
   for (const Message& message : messages) {
     if (const auto* a = std::get_if<AssistantMessage>(&message)) {
       pending.flush_synthetic(out);
       if (a->stop_reason == StopReason::Error || a->stop_reason == StopReason::Aborted) continue;
-      AssistantMessage adapted = adapt_assistant(*a, model, map_id);
-      for (const ToolCall* call : adapted.tool_calls()) pending.calls.emplace_back(call->id, call->name);
-      out.emplace_back(std::move(adapted));
+      if (needs_adaptation(*a, model, map_id)) {
+        AssistantMessage adapted = adapt_assistant(*a, model, map_id);
+        for (const ToolCall* call : adapted.tool_calls()) pending.calls.emplace_back(call->id, call->name);
+        out.add_owned(std::move(adapted));
+      } else {
+        for (const ToolCall* call : a->tool_calls()) pending.calls.emplace_back(call->id, call->name);
+        out.add(message);
+      }
     } else if (const auto* r = std::get_if<ToolResultMessage>(&message)) {
-      ToolResultMessage copy = *r;
-      if (map_id) copy.tool_call_id = map_id(copy.tool_call_id);
-      if (!pending.expects(copy.tool_call_id) || pending.answered.count(copy.tool_call_id)) continue;
-      pending.answered.insert(copy.tool_call_id);
-      out.emplace_back(std::move(copy));
+      const std::string id = map_id ? map_id(r->tool_call_id) : r->tool_call_id;
+      if (!pending.expects(id) || pending.answered.count(id)) continue;
+      pending.answered.insert(id);
+      if (id == r->tool_call_id) {
+        out.add(message);
+      } else {
+        ToolResultMessage copy = *r;
+        copy.tool_call_id = id;
+        out.add_owned(std::move(copy));
+      }
     } else {
       pending.flush_synthetic(out);
-      out.push_back(message);
+      out.add(message);
     }
   }
   return out;

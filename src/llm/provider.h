@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -279,8 +280,45 @@ using ToolIdMapper = std::function<std::string(const std::string&)>;
 ///  - a tool call left without a result gets a synthetic error result "No result provided"
 ///    before the next user or assistant message;
 ///  - tool results that answer no kept tool call are dropped.
-std::vector<Message> prepare_history(const ModelSpec& model, const std::vector<Message>& messages,
-                                     const ToolIdMapper& map_id = {});
+/// Messages that need no change are not copied: the result refers to `messages`, which must
+/// outlive it (it is read while the request body is written).
+class PreparedHistory {
+ public:
+  class Iterator {
+   public:
+    explicit Iterator(std::vector<const Message*>::const_iterator it) : it_(it) {}
+    const Message& operator*() const { return **it_; }
+    Iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return it_ != other.it_; }
+
+   private:
+    std::vector<const Message*>::const_iterator it_;
+  };
+  Iterator begin() const { return Iterator(items_.begin()); }
+  Iterator end() const { return Iterator(items_.end()); }
+  std::size_t size() const { return items_.size(); }
+  const Message& operator[](std::size_t i) const { return *items_[i]; }
+
+  void add(const Message& m) { items_.push_back(&m); }
+  /// A new message (an adapted or synthetic one), kept here. `T`: UserMessage, AssistantMessage
+  /// or ToolResultMessage (built in place: no temporary variant).
+  template <typename T>
+  void add_owned(T&& m) {
+    items_.push_back(&owned_.emplace_back(std::in_place_type<std::decay_t<T>>, std::forward<T>(m)));
+  }
+
+ private:
+  std::deque<Message> owned_;  // adapted and synthetic messages (a deque: their addresses stay put)
+  std::vector<const Message*> items_;
+};
+PreparedHistory prepare_history(const ModelSpec& model, const std::vector<Message>& messages,
+                                const ToolIdMapper& map_id = {});
+/// A temporary history would be gone before the result is read.
+PreparedHistory prepare_history(const ModelSpec& model, std::vector<Message>&& messages,
+                                const ToolIdMapper& map_id = {}) = delete;
 
 /// A fresh id for APIs that do not give tool calls one (Ollama): "call_<base36 ms>_<n>".
 std::string generated_tool_call_id();

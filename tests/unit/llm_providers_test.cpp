@@ -213,9 +213,9 @@ TEST(LlmProviders, PrepareHistoryRepairsToolPairsAndForeignThinking) {
   UserMessage next;
   next.content = {TextContent{"next"}};
 
-  const auto out = wire::prepare_history(model, {Message{foreign}, Message{result}, Message{failed},
-                                                 Message{failed_result}, Message{next}},
-                                         [](const std::string& id) { return "X" + id; });
+  const std::vector<Message> history = {Message{foreign}, Message{result}, Message{failed}, Message{failed_result},
+                                       Message{next}};
+  const auto out = wire::prepare_history(model, history, [](const std::string& id) { return "X" + id; });
   std::vector<json> got;
   for (const auto& m : out) {
     json j = to_json(m);
