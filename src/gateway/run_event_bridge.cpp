@@ -33,12 +33,23 @@ struct RunState {
   static json assistant_message(const std::string& text, int64_t ts) {
     return json{{"role", "assistant"}, {"content", json::array({json{{"type", "text"}, {"text", text}}})}, {"timestamp", ts}};
   }
-  void agent_event(const RunEvent& e, const char* stream, json data, bool tool = false) {
+  /// An `agent` event whose `data` `write_data` writes. The payload is written straight to text
+  /// (keys in sorted order, as a dump of the same object): streamed deltas send one per chunk.
+  template <typename WriteData>
+  void agent_event_with(const RunEvent& e, const char* stream, WriteData&& write_data, bool tool = false) {
     ++seq;
-    json p = {{"runId", e.run_id}, {"stream", stream},  {"data", std::move(data)}, {"sessionKey", e.session_key},
-              {"agentId", e.agent_id}, {"seq", seq}, {"ts", e.ts}};
-    if (!e.session_id.empty()) p["sessionId"] = e.session_id;
-    gateway.broadcast_run_event("agent", json_dump::compact(p), tool);
+    std::string out;
+    out.reserve(192 + e.text.size() + e.delta.size());
+    json_dump::Writer w(out);
+    w.begin_object().key("agentId").string(e.agent_id).key("data");
+    write_data(w);
+    w.key("runId").string(e.run_id).key("seq").integer(seq);
+    if (!e.session_id.empty()) w.key("sessionId").string(e.session_id);
+    w.key("sessionKey").string(e.session_key).key("stream").string(stream).key("ts").integer(e.ts).end_object();
+    gateway.broadcast_run_event("agent", out, tool);
+  }
+  void agent_event(const RunEvent& e, const char* stream, const json& data, bool tool = false) {
+    agent_event_with(e, stream, [&](json_dump::Writer& w) { w.value(data); }, tool);
   }
   /// OpenClaw's `sessions.changed` for subscribed clients: phase start | end | error of a run,
   /// with the session row's run state as OpenClaw projects it (status running | done | killed |
@@ -61,11 +72,16 @@ struct RunState {
   }
   void flush_delta(const RunEvent& e) {
     if (pending_delta.empty()) return;
-    json p = base(e);
-    p["state"] = "delta";
-    p["deltaText"] = pending_delta;
-    p["message"] = assistant_message(text, e.ts);
-    chat_event(std::move(p));
+    // base(e) + state, deltaText and the message so far, written as a dump of that object would be.
+    std::string out;
+    out.reserve(192 + text.size() + pending_delta.size());
+    json_dump::Writer w(out);
+    w.begin_object().key("agentId").string(e.agent_id).key("deltaText").string(pending_delta).key("message");
+    w.begin_object().key("content").begin_array().begin_object().key("text").string(text).key("type").string("text");
+    w.end_object().end_array().key("role").string("assistant").key("timestamp").integer(e.ts).end_object();
+    w.key("runId").string(e.run_id).key("seq").integer(seq).key("sessionKey").string(e.session_key);
+    w.key("state").string("delta").end_object();
+    gateway.broadcast_run_event("chat", out);
     sent_text = text;
     pending_delta.clear();
     last_delta_ms = e.ts;
@@ -87,7 +103,9 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
       case RunEvent::Kind::AssistantDelta: {
         s.text = e.text;
         s.pending_delta += e.delta;
-        s.agent_event(e, "assistant", {{"text", e.text}, {"delta", e.delta}});
+        s.agent_event_with(e, "assistant", [&](json_dump::Writer& w) {
+          w.begin_object().key("delta").string(e.delta).key("text").string(e.text).end_object();
+        });
         EventLoop* loop = s.gateway.loop();
         if (!loop || e.ts - s.last_delta_ms >= kChatDeltaThrottleMs) {
           s.flush_delta(e);
