@@ -53,11 +53,15 @@ const char* to_string(RunLane lane) {
 namespace {
 
 std::map<std::string, std::string> process_environment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv(*e);
-    if (auto eq = kv.find('='); eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  // Read once: the gateway never changes its own environment, and every run copies it.
+  static const std::map<std::string, std::string> env = [] {
+    std::map<std::string, std::string> out;
+    for (char** e = environ; e && *e; ++e) {
+      std::string kv(*e);
+      if (auto eq = kv.find('='); eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    return out;
+  }();
   return env;
 }
 
@@ -289,7 +293,11 @@ void AgentService::start(Pending p) {
     std::filesystem::remove(partial_reply_path(*file), ec);  // in the transcript now, or stale
     loaded = transcript->history;
     for (auto& m : loaded.messages) {  // image references → the stored bytes (attachments.h)
-      if (auto* u = std::get_if<llm::UserMessage>(&m.message)) resolve_image_refs(u->content, dir);
+      const auto* u = std::get_if<llm::UserMessage>(m.message.get());
+      if (!u || !has_unresolved_image_refs(u->content)) continue;
+      llm::Message copy = *m.message;  // the cached message stays as stored (shared, immutable)
+      resolve_image_refs(std::get<llm::UserMessage>(copy).content, dir);
+      m.message = std::make_shared<const llm::Message>(std::move(copy));
     }
     writer.emplace(std::move(*w));
     entries_read = &transcript->contents.entries;
@@ -381,7 +389,7 @@ void AgentService::start(Pending p) {
   in.tool_env = process_environment();
   in.processes = &s.processes;
   in.memory = memory_settings.enabled ? &s.memory : nullptr;
-  if (auto st = apply_tool_settings(in, s.config); !st) return fail(st.error().message);  // exec limits, sandbox
+  if (auto st = apply_tool_settings(in, s.shared_config); !st) return fail(st.error().message);  // exec limits, sandbox
   const bool plain_run = !p.request.compact && !p.request.memory_flush && p.request.branch_to.empty();
   std::vector<const tools::Tool*> catalogued;  // offered through tool_search (tools/tool_search.h)
   if (plain_run) {
@@ -389,7 +397,7 @@ void AgentService::start(Pending p) {
     // layer of the policy but the profile.
     tools::policy::PolicyOrigin dynamic_origin = origin;
     dynamic_origin.skip_profile = true;
-    auto config = in.config ? in.config : std::make_shared<const json>(s.config);
+    auto config = in.config ? in.config : s.shared_config;
     auto allowed = [config, dynamic_origin](const tools::Tool& tool) {
       auto d = tools::policy::decide(std::vector<const tools::Tool*>{&tool}, *config, dynamic_origin);
       return d && !d->tools.empty();

@@ -43,6 +43,7 @@ struct AgentService::Impl {
 
   void configure(json cfg) {
     config = std::move(cfg);
+    shared_config = std::make_shared<const json>(config);
     // The config was validated at load; resolution only fails on cross-field rules, which then
     // leave the defaults (one "main" agent) and are reported by every send().
     agents = AgentsConfig{};
@@ -76,6 +77,7 @@ struct AgentService::Impl {
   const Clock& clock;
   net::HttpClient http;
   json config;
+  std::shared_ptr<const json> shared_config;  ///< the same, shared with runs (RunInputs::config) without a copy
   std::filesystem::path state_dir;
   AgentsConfig agents;
   std::optional<Error> agents_error;

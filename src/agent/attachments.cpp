@@ -354,6 +354,14 @@ std::filesystem::path media_file(const std::filesystem::path& sessions_dir, cons
   return sessions_dir / "media" / name;
 }
 
+bool has_unresolved_image_refs(const std::vector<llm::ContentBlock>& blocks) {
+  for (const auto& block : blocks) {
+    const auto* img = std::get_if<llm::ImageContent>(&block);
+    if (img && !img->ref.empty() && img->data.empty()) return true;
+  }
+  return false;
+}
+
 void resolve_image_refs(std::vector<llm::ContentBlock>& blocks, const std::filesystem::path& sessions_dir) {
   for (auto& block : blocks) {
     auto* img = std::get_if<llm::ImageContent>(&block);

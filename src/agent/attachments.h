@@ -93,6 +93,8 @@ void remove_journal_only_refs(const nlohmann::json& refs, const std::filesystem:
 /// of that form (no "..", no absolute paths).
 std::filesystem::path media_file(const std::filesystem::path& sessions_dir, const std::string& ref);
 
+/// Whether an image block has only a `ref` (resolve_image_refs would read its file).
+bool has_unresolved_image_refs(const std::vector<llm::ContentBlock>& blocks);
 /// Fills `data` of every image block that has only a `ref`, reading the file beneath
 /// `sessions_dir`; a missing or unreadable file becomes a text notice "[image unavailable: …]".
 void resolve_image_refs(std::vector<llm::ContentBlock>& blocks, const std::filesystem::path& sessions_dir);

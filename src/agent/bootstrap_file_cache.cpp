@@ -14,7 +14,11 @@ namespace pincer::agent {
 namespace {
 
 constexpr std::size_t kMaxCachedFiles = 64;
-constexpr std::chrono::seconds kRacyWindow{2};
+// File systems with sub-second timestamps (ext4, xfs, btrfs, tmpfs) stamp them from the kernel's
+// coarse clock, one tick (≤ 10 ms) apart; whole-second ones (FAT, ext3, some network mounts) are
+// given git's 2 s.
+constexpr std::chrono::milliseconds kRacyWindowFine{50};
+constexpr std::chrono::seconds kRacyWindowCoarse{2};
 
 struct Identity {
   dev_t dev = 0;
@@ -46,7 +50,10 @@ bool racy(const Identity& id) {
                           ? id.ctime
                           : id.mtime;
   const system_clock::time_point changed{duration_cast<system_clock::duration>(seconds{t.tv_sec} + nanoseconds{t.tv_nsec})};
-  return system_clock::now() - changed < kRacyWindow;
+  const bool whole_seconds = id.mtime.tv_nsec == 0 && id.ctime.tv_nsec == 0;
+  const auto window = whole_seconds ? duration_cast<system_clock::duration>(kRacyWindowCoarse)
+                                    : duration_cast<system_clock::duration>(kRacyWindowFine);
+  return system_clock::now() - changed < window;
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 
 namespace pincer::agent {
 
-Status apply_tool_settings(RunInputs& in, const nlohmann::json& config) {
+Status apply_tool_settings(RunInputs& in, const std::shared_ptr<const nlohmann::json>& shared_config) {
+  const nlohmann::json& config = *shared_config;
   const nlohmann::json* exec = nullptr;
   if (config.is_object() && config.contains("tools") && config["tools"].is_object() &&
       config["tools"].contains("exec") && config["tools"]["exec"].is_object()) {
@@ -29,7 +30,7 @@ Status apply_tool_settings(RunInputs& in, const nlohmann::json& config) {
     spdlog::info("run {}: tools sandboxed (bwrap, workspace {}, network {})", in.run_id,
                  tools::sandbox::to_string(in.sandbox->workspace_access), in.sandbox->network ? "on" : "off");
   }
-  in.config = std::make_shared<const nlohmann::json>(config);
+  in.config = shared_config;  // shared, not copied: the tools read it during the run
   return Ok{};
 }
 

@@ -15,7 +15,7 @@ namespace pincer::agent {
 
 /// Fills in.exec_timeout_ms, in.exec_max_output_chars, in.sandbox and in.config for
 /// in.agent_id / in.session_key. Error "CONFIG_INVALID" when the sandbox settings are invalid
-/// (the run must not start unsandboxed then).
-Status apply_tool_settings(RunInputs& in, const nlohmann::json& config);
+/// (the run must not start unsandboxed then). `config` (pincer.json, never null) becomes in.config.
+Status apply_tool_settings(RunInputs& in, const std::shared_ptr<const nlohmann::json>& config);
 
 }  // namespace pincer::agent

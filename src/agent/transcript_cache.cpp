@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <functional>
 #include <string_view>
 
 #include "agent/session_history.h"
@@ -43,6 +42,54 @@ Result<std::string> read_range(int fd, const std::filesystem::path& file, uint64
   return bytes;
 }
 
+/// A 64-bit hash of a byte stream that can be extended: the hash of the cached prefix is checked
+/// and the appended tail hashed on in the same pass (a grown file was hashed twice per turn).
+/// Eight bytes per step; not for adversaries, only to notice that another program rewrote the file.
+class StreamHash {
+ public:
+  void update(std::string_view s) {
+    std::size_t i = 0;
+    while (npending_ > 0 && npending_ < 8 && i < s.size()) {
+      pending_ |= static_cast<uint64_t>(static_cast<unsigned char>(s[i++])) << (8 * npending_++);
+    }
+    if (npending_ == 8) {
+      mix(pending_);
+      pending_ = 0;
+      npending_ = 0;
+    }
+    for (; i + 8 <= s.size(); i += 8) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      mix(w);
+    }
+    for (; i < s.size(); ++i) pending_ |= static_cast<uint64_t>(static_cast<unsigned char>(s[i])) << (8 * npending_++);
+    length_ += s.size();
+  }
+  /// The hash of everything given so far (murmur3's finaliser over the state, tail and length).
+  uint64_t value() const {
+    uint64_t h = state_ ^ (pending_ * 0x9E3779B97F4A7C15ULL) ^ (length_ * 0xC2B2AE3D27D4EB4FULL);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+  }
+
+ private:
+  void mix(uint64_t w) {
+    state_ ^= w * 0x87c37b91114253d5ULL;
+    state_ = ((state_ << 31) | (state_ >> 33)) * 0x4cf5ad432745937fULL;
+  }
+  uint64_t state_ = 0x243F6A8885A308D3ULL, length_ = 0, pending_ = 0;
+  unsigned npending_ = 0;
+};
+
+uint64_t hash_bytes(std::string_view s) {
+  StreamHash h;
+  h.update(s);
+  return h.value();
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const ParsedTranscript>> TranscriptCache::load(const std::filesystem::path& file) {
@@ -63,7 +110,9 @@ Result<std::shared_ptr<const ParsedTranscript>> TranscriptCache::load(const std:
   auto bytes = read_range(f.fd, file, 0, size);
   if (!bytes) return read_full(key, file);
   const std::string_view all(*bytes);
-  if (std::hash<std::string_view>{}(all.substr(0, e.size)) != e.prefix_hash) return read_full(key, file);
+  StreamHash hash;
+  hash.update(all.substr(0, e.size));
+  if (hash.value() != e.prefix_hash) return read_full(key, file);
   if (size == e.size) {
     ++stats_.unchanged;
     touch(e, key);
@@ -88,7 +137,8 @@ Result<std::shared_ptr<const ParsedTranscript>> TranscriptCache::load(const std:
   bytes_ += size - e.size;
   e.size = size;
   e.lines += static_cast<std::size_t>(std::count(tail.begin(), tail.end(), '\n'));
-  e.prefix_hash = std::hash<std::string_view>{}(all);
+  hash.update(tail);
+  e.prefix_hash = hash.value();
   touch(e, key);
   std::shared_ptr<const ParsedTranscript> result = e.parsed;
   evict();  // may drop `e` itself
@@ -121,7 +171,7 @@ Result<std::shared_ptr<const ParsedTranscript>> TranscriptCache::read_full(const
   e.ino = st.st_ino;
   e.size = size;
   e.lines = static_cast<std::size_t>(std::count(bytes->begin(), bytes->end(), '\n'));
-  e.prefix_hash = std::hash<std::string_view>{}(*bytes);
+  e.prefix_hash = hash_bytes(*bytes);
   lru_.push_front(key);
   e.lru = lru_.begin();
   bytes_ += size;

@@ -61,7 +61,7 @@ class TranscriptCache {
     std::shared_ptr<ParsedTranscript> parsed;
     uint64_t dev = 0, ino = 0, size = 0;
     std::size_t lines = 0;      ///< newlines in the first `size` bytes
-    std::size_t prefix_hash = 0;  ///< std::hash of the first `size` bytes
+    uint64_t prefix_hash = 0;  ///< StreamHash (transcript_cache.cpp) of the first `size` bytes
     std::list<std::string>::iterator lru;
   };
 

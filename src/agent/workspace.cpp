@@ -162,19 +162,23 @@ std::string_view bootstrap_template(std::string_view name) {
 
 Result<WorkspaceInit> ensure_workspace(const fs::path& dir) {
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return io_error(dir, "create directory: " + ec.message());
-  if (!fs::is_directory(dir, ec)) return io_error(dir, "not a directory");
+  if (!fs::is_directory(dir, ec)) {  // runs before every turn: one stat when it is there
+    fs::create_directories(dir, ec);
+    if (ec) return io_error(dir, "create directory: " + ec.message());
+    if (!fs::is_directory(dir, ec)) return io_error(dir, "not a directory");
+  }
 
   WorkspaceInit init;
-  init.brand_new = std::none_of(kBootstrapFileNames.begin(), kBootstrapFileNames.end(),
-                                [&](std::string_view name) { return path_exists(dir / std::string(name)); }) &&
-                   !path_exists(dir / "memory.md");
-  for (std::string_view name : kBootstrapFileNames) {
+  std::array<bool, kBootstrapFileNames.size()> exists{};  // per name, looked at once
+  for (std::size_t i = 0; i < kBootstrapFileNames.size(); ++i) exists[i] = path_exists(dir / std::string(kBootstrapFileNames[i]));
+  const bool lowercase_memory = path_exists(dir / "memory.md");
+  init.brand_new = std::none_of(exists.begin(), exists.end(), [](bool e) { return e; }) && !lowercase_memory;
+  for (std::size_t i = 0; i < kBootstrapFileNames.size(); ++i) {
+    const std::string_view name = kBootstrapFileNames[i];
     if (name == "BOOTSTRAP.md" && !init.brand_new) continue;
-    if (name == "MEMORY.md" && path_exists(dir / "memory.md")) continue;
+    if (name == "MEMORY.md" && lowercase_memory) continue;
     fs::path path = dir / std::string(name);
-    if (path_exists(path)) continue;
+    if (exists[i]) continue;
     auto created = create_exclusive(path, bootstrap_template(name));
     if (!created) return created.error();
     if (*created) init.created.emplace_back(name);

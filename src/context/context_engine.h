@@ -32,9 +32,16 @@ namespace pincer::context {
 inline constexpr std::string_view kDefaultEngineId = "default";
 
 /// A message of the session with the transcript entry it came from ("" when it has none yet).
+/// The message is immutable and shared: the transcript cache, a run's engine and the next run's
+/// share one copy (a run copied the whole history in and freed it again on every turn). Never null.
 struct EngineMessage {
-  llm::Message message;
+  std::shared_ptr<const llm::Message> message;
   std::string entry_id;
+
+  EngineMessage() : message(std::make_shared<const llm::Message>()) {}
+  EngineMessage(llm::Message m, std::string id)
+      : message(std::make_shared<const llm::Message>(std::move(m))), entry_id(std::move(id)) {}
+  EngineMessage(std::shared_ptr<const llm::Message> m, std::string id) : message(std::move(m)), entry_id(std::move(id)) {}
 };
 
 /// The session as loaded from its transcript (store::build_context), for bootstrap().
@@ -152,7 +159,7 @@ class ContextEngine {
   virtual void ingest(const llm::Message& message, const std::string& entry_id) = 0;
   /// Several at once, in order.
   virtual void ingest_batch(const std::vector<EngineMessage>& messages) {
-    for (const auto& m : messages) ingest(m.message, m.entry_id);
+    for (const auto& m : messages) ingest(*m.message, m.entry_id);
   }
   /// The messages for the next call within `budget` tokens (the prompt budget, CX-6), compacting
   /// first when they do not fit (L1). Never fails: at worst the history goes as it is and the

@@ -85,7 +85,7 @@ void DefaultEngine::bootstrap(SessionHistory history) {
 }
 
 void DefaultEngine::ingest(const llm::Message& message, const std::string& entry_id) {
-  items_.push_back({message, entry_id});
+  items_.emplace_back(message, entry_id);
   // The provider's count for the request just answered corrects the estimator (CX-5).
   if (const int64_t reported = reported_prompt_tokens(message); reported > 0 && last_raw_estimate_ > 0) {
     correction_ = usage_correction(last_raw_estimate_, reported);
@@ -97,12 +97,12 @@ void DefaultEngine::calibrate_from_history(const RequestFrame& frame) {
   // A new run: the last reply recorded since the latest compaction tells how the provider counts.
   calibrated_ = true;
   for (std::size_t i = items_.size(); i-- > live_from_;) {
-    const int64_t reported = reported_prompt_tokens(items_[i].message);
+    const int64_t reported = reported_prompt_tokens(*items_[i].message);
     if (reported <= 0) continue;
     // The request that reply answered: the summary and the messages before it (counted in place).
     std::size_t chars = frame_fixed_chars(frame);
     if (!summary_.empty()) chars += summary_message_text(summary_).size();
-    for (std::size_t k = 0; k < i; ++k) chars += message_chars(items_[k].message);
+    for (std::size_t k = 0; k < i; ++k) chars += message_chars(*items_[k].message);
     correction_ = usage_correction(estimate_tokens(chars), reported);
     return;
   }
@@ -119,14 +119,14 @@ void DefaultEngine::render_each(Prune prune, bool truncate_recent,
   std::size_t recent_from = 0;
   int turns = 0;
   for (std::size_t i = items_.size(); i-- > 0;) {
-    if (std::holds_alternative<llm::UserMessage>(items_[i].message) && ++turns >= config_.prune.keep_turns) {
+    if (std::holds_alternative<llm::UserMessage>(*items_[i].message) && ++turns >= config_.prune.keep_turns) {
       recent_from = i;
       break;
     }
   }
   const bool prune_on = config_.prune.enabled && prune != Prune::None;
   for (std::size_t i = 0; i < items_.size(); ++i) {
-    const llm::Message& m = items_[i].message;
+    const llm::Message& m = *items_[i].message;
     const auto* r = std::get_if<llm::ToolResultMessage>(&m);
     const bool old = i < recent_from;
     if (!r || !((prune_on && old) || truncate_recent || truncate_all_)) {
@@ -236,8 +236,8 @@ void DefaultEngine::compact(const CompactRequest& request, std::function<void(Co
   std::vector<int64_t> tokens;
   int64_t history_tokens = 0;
   for (const auto& item : items_) {
-    messages.push_back(item.message);
-    tokens.push_back(static_cast<int64_t>(static_cast<double>(estimate_tokens(message_chars(item.message))) * correction_));
+    messages.push_back(*item.message);
+    tokens.push_back(static_cast<int64_t>(static_cast<double>(estimate_tokens(message_chars(*item.message))) * correction_));
     history_tokens += tokens.back();
   }
   // Asked for (/compact) in a window with room to spare: the older two thirds go into the summary.
@@ -253,7 +253,7 @@ void DefaultEngine::compact(const CompactRequest& request, std::function<void(Co
   job.instructions = request.instructions;
   std::string all = summary_;
   for (std::size_t i = 0; i < *cut; ++i) {
-    job.messages.push_back(serialize_for_summary(items_[i].message));
+    job.messages.push_back(serialize_for_summary(*items_[i].message));
     all += "\n" + job.messages.back();
   }
   const std::vector<std::string> identifiers = extract_identifiers(all);

@@ -99,10 +99,11 @@ class SearchableToolSet final : public RunToolSet, public std::enable_shared_fro
     std::vector<const Tool*> out = inner_ ? inner_->offered() : std::vector<const Tool*>{};
     std::vector<const Tool*> catalogue = catalogued();
     if (catalogue.empty()) return out;
-    std::string text;
-    for (const Tool* t : catalogue) text += "- " + catalogue_line(*t) + "\n";
     std::lock_guard lock(mu_);
-    if (!search_tool_ || text != catalogue_text_) {
+    // The same tools (Tool objects are immutable): the same catalogue, no need to write it again.
+    if (!search_tool_ || catalogue != catalogue_) {
+      std::string text;
+      for (const Tool* t : catalogue) text += "- " + catalogue_line(*t) + "\n";
       std::weak_ptr<SearchableToolSet> weak = weak_from_this();
       auto tool = std::make_shared<ToolSearchTool>(text, [weak](const std::string& query, std::size_t limit) {
         auto self = weak.lock();
@@ -112,7 +113,6 @@ class SearchableToolSet final : public RunToolSet, public std::enable_shared_fro
         out.insert(out.end(), catalogue.begin(), catalogue.end());
         return out;
       }
-      catalogue_text_ = std::move(text);
       catalogue_ = catalogue;
       search_tool_ = tool;
       old_search_tools_.push_back(std::move(tool));  // a run may still be calling an older one
@@ -154,7 +154,6 @@ class SearchableToolSet final : public RunToolSet, public std::enable_shared_fro
   const std::function<bool(const Tool&)> allowed_;
   std::mutex mu_;
   std::vector<const Tool*> catalogue_;
-  std::string catalogue_text_;
   std::shared_ptr<ToolSearchTool> search_tool_;
   std::vector<std::shared_ptr<ToolSearchTool>> old_search_tools_;
   std::set<std::string> loaded_;

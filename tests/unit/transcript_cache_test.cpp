@@ -68,7 +68,7 @@ class TranscriptCacheTest : public ::testing::Test {
     ASSERT_EQ(got.history.messages.size(), history.messages.size());
     for (std::size_t i = 0; i < history.messages.size(); ++i) {
       EXPECT_EQ(got.history.messages[i].entry_id, history.messages[i].entry_id);
-      EXPECT_EQ(llm::to_json(got.history.messages[i].message), llm::to_json(history.messages[i].message));
+      EXPECT_EQ(llm::to_json(*got.history.messages[i].message), llm::to_json(*history.messages[i].message));
     }
     EXPECT_EQ(got.history.summary, history.summary);
     EXPECT_EQ(got.history.live_from, history.live_from);
