@@ -127,6 +127,17 @@ std::size_t int_size(Int v) {
 }  // namespace
 
 void append_string(std::string& out, std::string_view s) {
+  // Most strings (keys, plain text) need no escape at all: one copy between the quotes.
+  std::size_t plain = 0;
+  while (plain + 8 <= s.size() && plain8(s.data() + plain)) plain += 8;
+  while (plain < s.size() && kClass[static_cast<unsigned char>(s[plain])] == 0) ++plain;
+  if (plain == s.size()) {
+    out.reserve(out.size() + s.size() + 2);
+    out += '"';
+    out.append(s.data(), s.size());
+    out += '"';
+    return;
+  }
   const std::size_t mark = out.size();
   out += '"';
   const bool ok = scan_string(
