@@ -14,6 +14,7 @@ PACKAGES=(
   nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev libsodium-dev libssl-dev
   libedit-dev                              # line editing in `pincer chat` (BSD licence)
   libsqlite3-dev                           # the memory index (FTS5), src/memory/
+  libzstd-dev                              # compressed transcript rows of OpenClaw's SQLite state (pincer import openclaw)
   libhowardhinnant-date-dev                # date/tz headers (time zones of cron jobs), src/automation/
   libyaml-cpp-dev                          # SKILL.md front matter (YAML), src/skills/ (static archive linked)
   bubblewrap                               # the tool sandbox (agents.defaults.sandbox, src/tools/sandbox/)

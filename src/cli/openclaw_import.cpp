@@ -12,6 +12,7 @@
 #include <cstring>
 #include <set>
 
+#include "cli/openclaw_import_sqlite.h"
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/json5.h"
@@ -151,8 +152,8 @@ struct Plan {
 // Reads the source and fills the plan and the report. Never writes.
 class Planner {
  public:
-  Planner(ImportReport& report, Plan& plan)
-      : report_(report), plan_(plan), src_(report.source), target_(report.target) {}
+  Planner(ImportReport& report, Plan& plan, const sqlite_state::Plan& sqlite)
+      : report_(report), plan_(plan), src_(report.source), target_(report.target), sqlite_(sqlite) {}
 
   // Adds the agents' workspaces (copies only; used-in-place ones need nothing).
   Status workspaces(const std::vector<WorkspacePlan>& plans) {
@@ -200,6 +201,7 @@ class Planner {
         report_.skipped.push_back({shown(d), "not an agent directory (not a valid agent id)"});
         continue;
       }
+      if (sqlite_.agents.contains(name)) continue;  // its openclaw-agent.sqlite covers it
       if (auto s = agent_dir(d, name, configured); !s) return s;
     }
     return Ok{};
@@ -231,6 +233,7 @@ class Planner {
     const fs::path dir = src_ / "cron";
     std::error_code ec;
     if (fs::is_directory(dir / "runs", ec)) report_.skipped.push_back({"cron/runs", "cron run logs are not imported"});
+    if (sqlite_.cron) return Ok{};  // state/openclaw.sqlite's cron_jobs table covers it
     auto doc = read_json(dir / "jobs.json");
     if (!doc) return doc.error();
     if (!doc->has_value()) return Ok{};
@@ -274,6 +277,7 @@ class Planner {
     if (name == "logs") return "logs are not imported";
     if (name == "memory") return "memory search indexes are not imported";
     if (name == "sessions") return "a legacy session layout: Pincer reads agents/<id>/sessions only";
+    if (name == "state") return "only the cron jobs of state/openclaw.sqlite are imported";
     return "no Pincer equivalent yet";
   }
 
@@ -448,6 +452,7 @@ class Planner {
   Plan& plan_;
   fs::path src_, target_;
   std::set<fs::path> handled_;  // top-level source paths already covered (workspaces)
+  const sqlite_state::Plan& sqlite_;
 };
 
 // ---- pincer.json --------------------------------------------------------------------------------
@@ -639,13 +644,17 @@ ImportOutcome run_import(const ImportOptions& options) {
   }
   std::set<std::string> configured;
   for (const auto& w : mapping.workspaces) configured.insert(w.agent_id);
-  Planner planner(r, plan);
+  auto sqlite = sqlite_state::plan(r, configured);  // OpenClaw 2026.9's SQLite state
+  if (!sqlite) return fail(kExitBadSource, sqlite.error());
+  plan.installs = sqlite->installs;
+  Planner planner(r, plan, *sqlite);
   if (auto st = planner.workspaces(mapping.workspaces); !st) return fail(kExitFailed, st.error());
   if (auto st = planner.sessions(configured); !st) return fail(kExitFailed, st.error());
   if (auto st = planner.devices(); !st) return fail(kExitFailed, st.error());
   if (auto st = planner.cron(); !st) return fail(kExitFailed, st.error());
   if (auto st = planner.others(); !st) return fail(kExitFailed, st.error());
   if (!plan.config_text.empty()) plan.installs.emplace_back("pincer.json");  // last: the gateway's entry point
+  sqlite_state::count_memory_files(r);
 
   for (const auto& rel : plan.installs) {
     const fs::path dst = r.target / rel;
@@ -673,6 +682,8 @@ ImportOutcome run_import(const ImportOptions& options) {
   const fs::path staging = r.target / (kStagingPrefix + ids::random_token(6));
   if (::mkdir(staging.c_str(), 0700) != 0) return fail(kExitFailed, io_error("cannot create directory", staging, errno));
   Status done = stage(plan, staging);
+  if (done) done = sqlite_state::stage(*sqlite, staging);
+  if (done) done = sqlite_state::verify(*sqlite, staging);  // N read = N written, or nothing is installed
   if (done) done = commit(plan, staging, options, r);
   fs::remove_all(staging, ec);
   if (!done) return fail(kExitFailed, done.error());

@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,6 +140,9 @@ struct ImportReport {
   std::vector<std::filesystem::path> conflicts;  ///< target items that already exist
   std::vector<Backup> backups;
   std::vector<std::string> warnings;
+  /// What was read, per kind ("sessions", "transcripts", "messages", "cron jobs", "auth profiles",
+  /// "memory files"); the SQLite part of the import checks the written files against them.
+  std::map<std::string, std::uint64_t> counts;
   bool written = false;  ///< the import was committed
 };
 
@@ -177,7 +181,7 @@ bool is_below(const std::filesystem::path& p, const std::filesystem::path& dir);
 /// The report as JSON: {ok, dryRun, force, written, source, target, config {source, target,
 /// sourceExists, mapped [{from, to, note?}], skipped [{path, reason}]}, copied [{kind, agentId?,
 /// from, to, files, bytes, count, note?}], skipped [{path, reason}], conflicts [path],
-/// backups [{path, backup}], warnings [text], error? {code, message}}. Never holds secret values.
+/// backups [{path, backup}], warnings [text], counts {kind: n}, error? {code, message}}. Never holds secret values.
 nlohmann::json to_json(const ImportOutcome& outcome);
 
 /// The report for people, several lines ending in "\n" (the error itself is printed separately).

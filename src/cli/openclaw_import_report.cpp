@@ -66,7 +66,8 @@ nlohmann::json to_json(const ImportOutcome& outcome) {
               {"skipped", skipped},
               {"conflicts", conflicts},
               {"backups", backups},
-              {"warnings", r.warnings}};
+              {"warnings", r.warnings},
+              {"counts", r.counts}};
   if (outcome.error) out["error"] = {{"code", outcome.error->code}, {"message", outcome.error->message}};
   return out;
 }
@@ -99,6 +100,11 @@ std::string to_text(const ImportOutcome& outcome) {
   if (!r.conflicts.empty() && !r.force) {
     out += "\nAlready in the Pincer state dir:\n";
     for (const auto& c : r.conflicts) out += "  " + c.string() + "\n";
+  }
+  if (!r.counts.empty()) {
+    out += std::string("\nCounts") + (r.written ? " (read = written, checked)" : "") + ":";
+    for (const auto& [kind, n] : r.counts) out += " " + kind + " " + std::to_string(n) + ",";
+    out.back() = '\n';
   }
   if (!r.warnings.empty()) {
     out += "\nWarnings:\n";

@@ -1,0 +1,339 @@
+// Reading OpenClaw's SQLite state (cli/openclaw_import_sqlite.h): the database copied to a private
+// temporary directory, the tables read with prepared statements, zstd rows decoded with libzstd.
+#include "cli/openclaw_import_sqlite.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <tuple>
+
+#include "store/atomic_file.h"
+#include "store/transcript.h"
+
+namespace pincer::cli::openclaw::sqlite_state {
+namespace detail_oc_sqlite {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+Error invalid(const fs::path& db, const std::string& what) { return Error{"SQLITE_INVALID", db.string() + ": " + what}; }
+
+// A private copy of a database (and its -wal file), removed on destruction.
+class DbCopy {
+ public:
+  ~DbCopy() {
+    if (!dir_.empty()) {
+      std::error_code ec;
+      fs::remove_all(dir_, ec);
+    }
+  }
+  Status make(const fs::path& db) {
+    std::error_code ec;
+    std::string tmpl = (fs::temp_directory_path(ec) / "pincer-openclaw-db-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      return Error{"IO_ERROR", "cannot create a temporary directory for " + db.string() + ": " + std::strerror(errno)};
+    }
+    dir_ = tmpl;
+    copy_ = dir_ / "copy.sqlite";
+    for (const char* suffix : {"", "-wal"}) {
+      const fs::path src = db.string() + suffix;
+      if (*suffix != '\0' && !fs::exists(src, ec)) continue;
+      auto bytes = store::read_file(src, std::size_t{16} << 30);
+      if (!bytes) return Error{"IO_ERROR", "cannot read " + src.string() + ": " + bytes.error().message};
+      auto st = store::write_file_atomic(copy_.string() + suffix, *bytes, 0600);
+      if (!st) return st;
+    }
+    return Ok{};
+  }
+  const fs::path& path() const { return copy_; }
+
+ private:
+  fs::path dir_, copy_;
+};
+
+// An open database and a few helpers over the C API.
+class Db {
+ public:
+  ~Db() {
+    if (db_ != nullptr) sqlite3_close(db_);
+  }
+  Status open(const fs::path& source) {
+    source_ = source;
+    if (auto st = copy_.make(source); !st) return st;
+    // The private copy is opened read-write only so that SQLite can replay its -wal file.
+    if (sqlite3_open_v2(copy_.path().c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+      return invalid(source_, std::string("cannot open: ") + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
+    }
+    char* err = nullptr;
+    if (sqlite3_exec(db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string m = err ? err : "unknown error";
+      sqlite3_free(err);
+      return invalid(source_, "not a readable SQLite database: " + m);
+    }
+    return Ok{};
+  }
+  const fs::path& source() const { return source_; }
+
+  // The column names of `table`; empty when the table does not exist.
+  std::set<std::string> columns(const std::string& table) {
+    std::set<std::string> out;
+    sqlite3_stmt* st = nullptr;
+    const std::string sql = "SELECT name FROM pragma_table_info(?1)";
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return out;
+    sqlite3_bind_text(st, 1, table.c_str(), -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(st) == SQLITE_ROW) out.insert(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    sqlite3_finalize(st);
+    return out;
+  }
+
+  // Checks that `table` has `needed` columns: false when the table is missing, an error when it
+  // exists without one of them.
+  Result<bool> has_table(const std::string& table, std::initializer_list<const char*> needed) {
+    auto cols = columns(table);
+    if (cols.empty()) return false;
+    for (const char* c : needed) {
+      if (!cols.contains(c)) return invalid(source_, "table " + table + " has no column " + c + " (not an OpenClaw 2026.9 schema)");
+    }
+    return true;
+  }
+
+  // Runs `sql` and calls `row(stmt)` per row; errors name `table`.
+  template <class F>
+  Status each(const std::string& table, const std::string& sql, F&& row) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+      return invalid(source_, "table " + table + ": " + sqlite3_errmsg(db_));
+    }
+    int rc = SQLITE_ROW;
+    Status result = Ok{};
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      result = row(st);
+      if (!result) break;
+    }
+    if (result && rc != SQLITE_DONE) result = invalid(source_, "table " + table + ": " + sqlite3_errmsg(db_));
+    sqlite3_finalize(st);
+    return result;
+  }
+
+ private:
+  fs::path source_;
+  DbCopy copy_;
+  sqlite3* db_ = nullptr;
+};
+
+std::string text(sqlite3_stmt* st, int col) {
+  const unsigned char* p = sqlite3_column_text(st, col);
+  return p == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(st, col)));
+}
+bool is_null(sqlite3_stmt* st, int col) { return sqlite3_column_type(st, col) == SQLITE_NULL; }
+
+Result<json> parse_cell(const Db& db, const std::string& table, const std::string& row, const std::string& cell) {
+  json j = json::parse(cell, nullptr, false);
+  if (j.is_discarded()) return invalid(db.source(), "table " + table + ", row " + row + ": not valid JSON");
+  return j;
+}
+
+// The header line of a transcript: pi's version 3 for OpenClaw's 4 (same entry lines).
+std::string header_line(const std::string& event) {
+  auto header = nlohmann::ordered_json::parse(event);  // key order kept (already parsed once)
+  auto v = header.find("version");
+  if (v != header.end() && v->is_number_integer() && v->get<int64_t>() > store::kTranscriptVersion) {
+    *v = store::kTranscriptVersion;
+  }
+  return header.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+Status read_sessions(Db& db, AgentState& out) {
+  auto has = db.has_table("session_nodes", {"session_key", "current_session_id", "entry_json"});
+  if (!has) return has.error();
+  if (!*has) return Ok{};
+  // label / display_name are columns of their own in 2026.9; the entry keeps them when it has them.
+  const auto cols = db.columns("session_nodes");
+  const std::string sql = std::string("SELECT session_key, current_session_id, entry_json, ") +
+                          (cols.contains("label") ? "label" : "NULL") + ", " +
+                          (cols.contains("display_name") ? "display_name" : "NULL") + " FROM session_nodes ORDER BY session_key";
+  return db.each("session_nodes", sql,
+                 [&](sqlite3_stmt* st) -> Status {
+                   const std::string key = text(st, 0);
+                   const std::string row = "session_key=" + key;
+                   nlohmann::ordered_json entry = nlohmann::ordered_json::object();
+                   if (!is_null(st, 2)) {
+                     entry = nlohmann::ordered_json::parse(text(st, 2), nullptr, false);
+                     if (entry.is_discarded() || !entry.is_object()) {
+                       return invalid(db.source(), "table session_nodes, row " + row + ": entry_json is not a JSON object");
+                     }
+                   }
+                   if (!is_null(st, 1)) entry["sessionId"] = text(st, 1);
+                   if (!is_null(st, 3) && !entry.contains("label")) entry["label"] = text(st, 3);
+                   if (!is_null(st, 4) && !entry.contains("displayName")) entry["displayName"] = text(st, 4);
+                   if (!entry.contains("sessionId")) {
+                     return invalid(db.source(), "table session_nodes, row " + row + ": no current_session_id");
+                   }
+                   out.sessions[key] = std::move(entry);
+                   return Ok{};
+                 });
+}
+
+Status read_transcripts(Db& db, AgentState& out) {
+  auto has = db.has_table("transcript_events", {"session_id", "seq", "event_json", "event_zstd", "event_utf8_bytes"});
+  if (!has) return has.error();
+  if (!*has) return Ok{};
+  std::map<std::string, Transcript> by_id;
+  Status st = db.each(
+      "transcript_events",
+      "SELECT session_id, seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events ORDER BY session_id, seq",
+      [&](sqlite3_stmt* s) -> Status {
+        const std::string id = text(s, 0);
+        const std::string row = "session_id=" + id + " seq=" + std::to_string(sqlite3_column_int64(s, 1));
+        std::string event;
+        Transcript& t = by_id[id];
+        t.session_id = id;
+        if (!is_null(s, 2)) {
+          event = text(s, 2);
+        } else if (!is_null(s, 3)) {
+          const auto* blob = static_cast<const char*>(sqlite3_column_blob(s, 3));
+          std::string frame(blob == nullptr ? "" : std::string(blob, static_cast<std::size_t>(sqlite3_column_bytes(s, 3))));
+          const sqlite3_int64 size = sqlite3_column_int64(s, 4);
+          if (is_null(s, 4) || size <= 0) {
+            return invalid(db.source(), "table transcript_events, row " + row + ": compressed row without event_utf8_bytes");
+          }
+          auto decoded = zstd_decode(frame, static_cast<std::uint64_t>(size),
+                                     db.source().string() + ": table transcript_events, row " + row);
+          if (!decoded) return decoded.error();
+          event = std::move(*decoded);
+          ++t.compressed;
+        } else {
+          return invalid(db.source(), "table transcript_events, row " + row + ": neither event_json nor event_zstd");
+        }
+        auto parsed = parse_cell(db, "transcript_events", row, event);
+        if (!parsed) return parsed.error();
+        if (!parsed->is_object() || !(*parsed)["type"].is_string()) {
+          return invalid(db.source(), "table transcript_events, row " + row + ": not a transcript event (no \"type\")");
+        }
+        const std::string type = (*parsed)["type"].get<std::string>();
+        if (t.events == 0 && type == "session") {
+          t.jsonl += header_line(event);
+        } else {
+          if (t.events == 0) {
+            return invalid(db.source(), "table transcript_events, row " + row + ": the first event is not the session header");
+          }
+          if (type == "message") ++t.messages;
+          // The row's bytes as OpenClaw stored them; a line break inside would split the entry.
+          if (event.find('\n') != std::string::npos) event = parsed->dump(-1, ' ', false, json::error_handler_t::replace);
+          t.jsonl += event;
+        }
+        t.jsonl += '\n';
+        ++t.events;
+        return Ok{};
+      });
+  if (!st) return st;
+  for (auto& [id, t] : by_id) out.transcripts.push_back(std::move(t));
+  return Ok{};
+}
+
+Status read_auth(Db& db, AgentState& out) {
+  std::optional<json> store, state;
+  for (const auto& [table, key, col] : {std::tuple{"auth_profile_store", "store_key", "store_json"},
+                                        std::tuple{"auth_profile_state", "state_key", "state_json"}}) {
+    auto has = db.has_table(table, {key, col});
+    if (!has) return has.error();
+    if (!*has) continue;
+    const std::string sql = std::string("SELECT ") + col + " FROM " + table + " WHERE " + key + " = 'primary'";
+    Status st = db.each(table, sql, [&](sqlite3_stmt* s) -> Status {
+      auto parsed = parse_cell(db, table, std::string(key) + "=primary", text(s, 0));
+      if (!parsed) return parsed.error();
+      if (!parsed->is_object()) return invalid(db.source(), std::string("table ") + table + ", row " + key + "=primary: not a JSON object");
+      (std::string_view(table) == "auth_profile_store" ? store : state) = std::move(*parsed);
+      return Ok{};
+    });
+    if (!st) return st;
+  }
+  if (!store && !state) return Ok{};
+  json doc = store.value_or(json{{"version", 1}, {"profiles", json::object()}});
+  if (state) {
+    for (const char* k : {"order", "lastGood", "usageStats"}) {
+      if (state->contains(k)) doc[k] = (*state)[k];
+    }
+  }
+  if (!doc.contains("profiles") || !doc["profiles"].is_object()) {
+    return invalid(db.source(), "table auth_profile_store, row store_key=primary: no \"profiles\" object");
+  }
+  out.auth_profile_count = doc["profiles"].size();
+  out.auth_profiles = std::move(doc);
+  return Ok{};
+}
+
+}  // namespace detail_oc_sqlite
+
+using namespace detail_oc_sqlite;
+
+Result<std::string> zstd_decode(const std::string& frame, std::uint64_t expected_bytes, const std::string& where) {
+  constexpr std::uint64_t kMax = 64u << 20;
+  if (expected_bytes == 0 || expected_bytes > kMax) {
+    return Error{"SQLITE_INVALID", where + ": recorded size " + std::to_string(expected_bytes) + " out of range"};
+  }
+  std::string out(static_cast<std::size_t>(expected_bytes) + 1, '\0');  // +1: detects a longer frame
+  const std::size_t n = ZSTD_decompress(out.data(), out.size(), frame.data(), frame.size());
+  if (ZSTD_isError(n)) {
+    return Error{"SQLITE_INVALID", where + ": the zstd data does not decode (" + ZSTD_getErrorName(n) + ")"};
+  }
+  if (n != expected_bytes) {
+    return Error{"SQLITE_INVALID", where + ": decoded " + std::to_string(n) + " bytes, the row records " +
+                                       std::to_string(expected_bytes)};
+  }
+  out.resize(n);
+  return out;
+}
+
+Result<AgentState> read_agent_db(const std::filesystem::path& path) {
+  Db db;
+  if (auto st = db.open(path); !st) return st.error();
+  AgentState out;
+  if (auto st = read_sessions(db, out); !st) return st.error();
+  if (auto st = read_transcripts(db, out); !st) return st.error();
+  if (auto st = read_auth(db, out); !st) return st.error();
+  return out;
+}
+
+Result<std::optional<nlohmann::json>> read_cron_jobs(const std::filesystem::path& path) {
+  Db db;
+  if (auto st = db.open(path); !st) return st.error();
+  auto has = db.has_table("cron_jobs", {"job_id", "job_json", "state_json"});
+  if (!has) return has.error();
+  if (!*has) return std::optional<json>();
+  json jobs = json::array();
+  const bool sorted = db.columns("cron_jobs").contains("sort_order");
+  Status st = db.each("cron_jobs",
+                      std::string("SELECT job_id, job_json, state_json FROM cron_jobs ORDER BY ") +
+                          (sorted ? "sort_order, " : "") + "job_id",
+                      [&](sqlite3_stmt* s) -> Status {
+                        const std::string id = text(s, 0);
+                        const std::string row = "job_id=" + id;
+                        auto job = parse_cell(db, "cron_jobs", row, text(s, 1));
+                        if (!job) return job.error();
+                        if (!job->is_object()) return invalid(db.source(), "table cron_jobs, row " + row + ": job_json is not a JSON object");
+                        if (!job->contains("id")) (*job)["id"] = id;
+                        if (!(*job)["id"].is_string() || (*job)["id"].get<std::string>() != id) {
+                          return invalid(db.source(), "table cron_jobs, row " + row + ": job_json has another id");
+                        }
+                        if (!is_null(s, 2)) {
+                          auto state = parse_cell(db, "cron_jobs", row, text(s, 2));
+                          if (!state) return state.error();
+                          if (!state->is_object()) return invalid(db.source(), "table cron_jobs, row " + row + ": state_json is not a JSON object");
+                          json& target = (*job)["state"];
+                          if (!target.is_object()) target = json::object();
+                          target.update(*state);
+                        }
+                        jobs.push_back(std::move(*job));
+                        return Ok{};
+                      });
+  if (!st) return st.error();
+  return std::optional<json>(std::move(jobs));
+}
+
+}  // namespace pincer::cli::openclaw::sqlite_state

@@ -1,0 +1,267 @@
+// `pincer import openclaw` from OpenClaw 2026.9's SQLite state (cli/openclaw_import_sqlite.h):
+// a fixture database built here with the CREATE TABLE statements of OpenClaw's own schema
+// (session_nodes, transcript_events, auth_profile_store/_state, cron_jobs), one zstd row among
+// the transcript events; then read_agent_db/read_cron_jobs, a corrupt row, and run_import end to
+// end (dry-run counts, the written files read back by Pincer's readers, the source untouched).
+#include "cli/openclaw_import_sqlite.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <atomic>
+#include <fstream>
+#include <random>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "automation/cron_store.h"
+#include "core/clock.h"
+#include "store/session_index.h"
+#include "store/transcript.h"
+#include "test_helpers.h"
+
+namespace pincer::cli::openclaw {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+class SqliteHome {
+ public:
+  SqliteHome() {
+    static std::atomic<int> counter{0};
+    std::random_device rd;
+    root_ = fs::temp_directory_path() / ("pincer-import-sqlite-test-" + std::to_string(::getpid()) + "-" +
+                                         std::to_string(counter++) + "-" + std::to_string(rd()));
+    fs::create_directories(root_ / "openclaw" / "agents" / "main" / "agent");
+    fs::create_directories(root_ / "openclaw" / "state");
+  }
+  ~SqliteHome() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  fs::path source() const { return root_ / "openclaw"; }
+  fs::path target() const { return root_ / "pincer"; }
+  fs::path agent_db() const { return source() / "agents" / "main" / "agent" / "openclaw-agent.sqlite"; }
+  fs::path state_db() const { return source() / "state" / "openclaw.sqlite"; }
+
+ private:
+  fs::path root_;
+};
+
+// The tables as OpenClaw 2026.9.6 creates them (copied from a database its gateway wrote).
+constexpr const char* kAgentSchema = R"SQL(
+CREATE TABLE session_nodes (
+  session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, entry_json TEXT NOT NULL,
+  legacy_acp_migration_json TEXT, entry_valid INTEGER NOT NULL DEFAULT 0 CHECK (entry_valid IN (-1, 0, 1)),
+  updated_at INTEGER NOT NULL, status TEXT, created_at INTEGER, created_via TEXT, created_actor_type TEXT,
+  created_actor_id TEXT, owner_actor_type TEXT, owner_actor_id TEXT, owner_assigned_by_type TEXT,
+  owner_assigned_by_id TEXT, owner_assigned_at INTEGER, project_id TEXT, parent_session_key TEXT, spawned_by TEXT,
+  fork_source_session_key TEXT, fork_source_session_id TEXT, fork_source_entry_id TEXT, label TEXT,
+  display_name TEXT, category TEXT, icon TEXT, pinned_at INTEGER, archived_at INTEGER, last_read_at INTEGER,
+  last_interaction_at INTEGER, last_activity_at INTEGER
+) STRICT;
+CREATE TABLE transcript_events (
+  session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB,
+  event_utf8_bytes INTEGER CHECK (event_utf8_bytes IS NULL OR event_utf8_bytes >= 0), navigation_json TEXT,
+  PRIMARY KEY (session_id, seq),
+  CHECK ((event_json IS NOT NULL AND event_zstd IS NULL) OR (event_json IS NULL AND event_zstd IS NOT NULL
+    AND event_utf8_bytes IS NOT NULL AND event_utf8_bytes BETWEEN 1 AND 4194304
+    AND length(event_zstd) BETWEEN 1 AND 4194304 AND navigation_json IS NOT NULL))
+) STRICT;
+CREATE TABLE auth_profile_store (store_key TEXT NOT NULL PRIMARY KEY, store_json TEXT NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+CREATE TABLE auth_profile_state (state_key TEXT NOT NULL PRIMARY KEY, state_json TEXT NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+)SQL";
+
+constexpr const char* kStateSchema = R"SQL(
+CREATE TABLE cron_jobs (
+  store_key TEXT NOT NULL, job_id TEXT NOT NULL, declaration_key TEXT, owner_agent_id TEXT, name TEXT NOT NULL,
+  description TEXT, enabled INTEGER NOT NULL, agent_id TEXT, payload_kind TEXT NOT NULL, job_json TEXT NOT NULL,
+  grant_definition_revision TEXT, grant_definition_generation INTEGER, grant_definition_updated_at INTEGER,
+  state_json TEXT NOT NULL DEFAULT '{}', runtime_updated_at_ms INTEGER, schedule_identity TEXT,
+  sort_order INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL, PRIMARY KEY (store_key, job_id)
+) STRICT;
+)SQL";
+
+class Sql {
+ public:
+  explicit Sql(const fs::path& file) { EXPECT_EQ(sqlite3_open(file.c_str(), &db_), SQLITE_OK); }
+  ~Sql() { sqlite3_close(db_); }
+  void exec(const std::string& sql) {
+    char* err = nullptr;
+    ASSERT_EQ(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "") << "\n" << sql;
+  }
+  void event(const std::string& session, int seq, const std::string& event, bool compress) {
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db_,
+                                 "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, "
+                                 "event_utf8_bytes, navigation_json) VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6)",
+                                 -1, &st, nullptr),
+              SQLITE_OK);
+    sqlite3_bind_text(st, 1, session.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, seq);
+    std::string frame;
+    if (compress) {
+      frame.resize(ZSTD_compressBound(event.size()));
+      frame.resize(ZSTD_compress(frame.data(), frame.size(), event.data(), event.size(), 1));
+      sqlite3_bind_null(st, 3);
+      sqlite3_bind_blob(st, 4, frame.data(), static_cast<int>(frame.size()), SQLITE_TRANSIENT);
+      sqlite3_bind_int64(st, 5, static_cast<sqlite3_int64>(event.size()));
+      sqlite3_bind_text(st, 6, R"({"version":1,"report":{"kind":"canonical"}})", -1, SQLITE_TRANSIENT);
+    } else {
+      sqlite3_bind_text(st, 3, event.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_null(st, 4);
+      sqlite3_bind_int64(st, 5, static_cast<sqlite3_int64>(event.size()));
+      sqlite3_bind_null(st, 6);
+    }
+    ASSERT_EQ(sqlite3_step(st), SQLITE_DONE) << sqlite3_errmsg(db_);
+    sqlite3_finalize(st);
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+const std::string kLong = "long " + std::string(3000, 'x');
+
+// main: one session (agent:main:main, labelled) with header v4, 2 messages, one compressed;
+// an auth profile with a cooldown; the state db: two cron jobs.
+void fill(const SqliteHome& home) {
+  Sql a(home.agent_db());
+  a.exec(kAgentSchema);
+  a.exec(R"(INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, label) VALUES
+    ('agent:main:main', 's-1', '{"sessionId":"s-1","updatedAt":5,"thinkingLevel":"low","inputTokens":12}', 5, 'daily'))");
+  a.event("s-1", 0, R"({"type":"session","version":4,"id":"s-1","timestamp":"2026-12-05T07:18:26.474Z","cwd":"/w"})", false);
+  a.event("s-1", 1, R"({"type":"message","id":"e1","parentId":null,"timestamp":"2026-12-05T07:18:27.000Z","message":{"role":"user","content":"hello"}})", false);
+  a.event("s-1", 2, R"({"type":"message","id":"e2","parentId":"e1","timestamp":"2026-12-05T07:18:28.000Z","message":{"role":"assistant","content":[{"type":"text","text":")" + kLong + R"("}]}})", true);
+  a.exec(R"(INSERT INTO auth_profile_store VALUES ('primary', '{"version":1,"profiles":{"openai:default":{"type":"api_key","provider":"openai","key":"sk-test"}}}', 1))");
+  a.exec(R"(INSERT INTO auth_profile_state VALUES ('primary', '{"usageStats":{"openai:default":{"cooldownUntil":99999999999999}}}', 1))");
+  Sql s(home.state_db());
+  s.exec(kStateSchema);
+  s.exec(R"(INSERT INTO cron_jobs (store_key, job_id, name, enabled, payload_kind, job_json, state_json, sort_order, updated_at) VALUES
+    ('/x/cron/jobs.json', 'job-b', 'water', 1, 'agentTurn', '{"id":"job-b","agentId":"main","name":"water","enabled":true,"createdAtMs":1,"updatedAtMs":1,"schedule":{"kind":"cron","expr":"0 9 * * *","tz":"UTC"},"sessionTarget":"isolated","wakeMode":"now","payload":{"kind":"agentTurn","message":"water the plants"},"state":{}}', '{"nextRunAtMs":1796461200000}', 1, 1),
+    ('/x/cron/jobs.json', 'job-a', 'ping', 1, 'systemEvent', '{"id":"job-a","name":"ping","enabled":true,"createdAtMs":1,"updatedAtMs":1,"schedule":{"kind":"every","everyMs":60000},"sessionTarget":"main","wakeMode":"next-heartbeat","payload":{"kind":"systemEvent","text":"ping"}}', '{}', 0, 1))");
+}
+
+TEST(OpenClawSqlite, ReadsSessionsTranscriptsWithAZstdRowAndAuthProfiles) {
+  SqliteHome home;
+  fill(home);
+  auto state = sqlite_state::read_agent_db(home.agent_db());
+  ASSERT_TRUE(state) << state.error().message;
+  ASSERT_EQ(state->sessions.size(), 1u);
+  const auto& entry = state->sessions["agent:main:main"];
+  EXPECT_EQ(entry["sessionId"], "s-1");
+  EXPECT_EQ(entry["label"], "daily");
+  EXPECT_EQ(entry["thinkingLevel"], "low");
+  EXPECT_EQ(entry["inputTokens"], 12);
+  ASSERT_EQ(state->transcripts.size(), 1u);
+  const auto& t = state->transcripts[0];
+  EXPECT_EQ(t.events, 3u);
+  EXPECT_EQ(t.messages, 2u);
+  EXPECT_EQ(t.compressed, 1u);
+  auto contents = store::parse_transcript(t.jsonl);
+  EXPECT_TRUE(contents.warnings.empty());
+  EXPECT_EQ(contents.version, 3);  // OpenClaw's v4 header, written as pi's v3
+  ASSERT_EQ(contents.entries.size(), 2u);
+  EXPECT_EQ(contents.entries[1].parent_id, "e1");
+  EXPECT_THAT(contents.entries[1].raw.dump(), HasSubstr(kLong));
+  ASSERT_TRUE(state->auth_profiles);
+  EXPECT_EQ(state->auth_profile_count, 1u);
+  EXPECT_EQ((*state->auth_profiles)["usageStats"]["openai:default"]["cooldownUntil"], 99999999999999);
+
+  auto jobs = sqlite_state::read_cron_jobs(home.state_db());
+  ASSERT_TRUE(jobs) << jobs.error().message;
+  ASSERT_TRUE(*jobs);
+  ASSERT_EQ((*jobs)->size(), 2u);
+  EXPECT_EQ((**jobs)[0]["id"], "job-a");  // sort_order
+  EXPECT_EQ((**jobs)[1]["state"]["nextRunAtMs"], 1796461200000);
+}
+
+TEST(OpenClawSqlite, ACorruptZstdRowIsAnErrorNamingTheTableAndRow) {
+  SqliteHome home;
+  fill(home);
+  {
+    Sql a(home.agent_db());
+    a.exec("UPDATE transcript_events SET event_zstd = X'28B52FFD0000DEADBEEF' WHERE seq = 2");
+  }
+  auto state = sqlite_state::read_agent_db(home.agent_db());
+  ASSERT_FALSE(state);
+  EXPECT_EQ(state.error().code, "SQLITE_INVALID");
+  EXPECT_THAT(state.error().message, HasSubstr("transcript_events"));
+  EXPECT_THAT(state.error().message, HasSubstr("session_id=s-1 seq=2"));
+  auto wrong = sqlite_state::zstd_decode(std::string("abc"), 3, "here");
+  EXPECT_FALSE(wrong);
+}
+
+std::string slurp_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+ImportOptions options_for(const SqliteHome& home, bool dry_run) {
+  ImportOptions o;
+  o.source = home.source();
+  o.target = home.target();
+  o.dry_run = dry_run;
+  o.env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  o.now_ms = 1796455099598;
+  return o;
+}
+
+TEST(OpenClawSqlite, ImportCountsWritesAndVerifiesWithoutTouchingTheSource) {
+  SqliteHome home;
+  fill(home);
+  const std::string before = slurp_bytes(home.agent_db());
+
+  auto dry = run_import(options_for(home, true));
+  ASSERT_EQ(dry.exit_code, kExitOk) << (dry.error ? dry.error->message : "");
+  EXPECT_EQ(dry.report.counts.at("sessions"), 1u);
+  EXPECT_EQ(dry.report.counts.at("transcripts"), 1u);
+  EXPECT_EQ(dry.report.counts.at("messages"), 2u);
+  EXPECT_EQ(dry.report.counts.at("cron jobs"), 2u);
+  EXPECT_EQ(dry.report.counts.at("auth profiles"), 1u);
+  EXPECT_THAT(to_text(dry), HasSubstr("cron jobs 2"));
+  EXPECT_FALSE(fs::exists(home.target() / "agents"));
+
+  auto out = run_import(options_for(home, false));
+  ASSERT_EQ(out.exit_code, kExitOk) << (out.error ? out.error->message : "");
+  EXPECT_TRUE(out.report.written);
+  store::SessionIndex index(home.target() / "agents/main/sessions/sessions.json", SystemClock::instance());
+  ASSERT_TRUE(index.load());
+  EXPECT_EQ(index.size(), 1u);
+  auto transcript = store::read_transcript(home.target() / "agents/main/sessions/s-1.jsonl");
+  ASSERT_TRUE(transcript);
+  EXPECT_EQ(transcript->entries.size(), 2u);
+  automation::CronStore cron(home.target() / "cron", "");
+  ASSERT_TRUE(cron.load());
+  ASSERT_EQ(cron.jobs().size(), 2u);
+  ASSERT_NE(cron.find("job-b"), nullptr);
+  EXPECT_EQ(cron.find("job-b")->raw["schedule"]["expr"], "0 9 * * *");
+  EXPECT_TRUE(fs::exists(home.target() / "agents/main/agent/auth-profiles.json"));
+  EXPECT_EQ(fs::status(home.target() / "agents/main/agent/auth-profiles.json").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(slurp_bytes(home.agent_db()), before);  // read-only on the source
+}
+
+TEST(OpenClawSqlite, ACorruptRowFailsTheImportAndWritesNothing) {
+  SqliteHome home;
+  fill(home);
+  {
+    Sql s(home.state_db());
+    s.exec("UPDATE cron_jobs SET job_json = '{not json' WHERE job_id = 'job-b'");
+  }
+  auto out = run_import(options_for(home, false));
+  ASSERT_NE(out.exit_code, kExitOk);
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.error->code, "SQLITE_INVALID");
+  EXPECT_THAT(out.error->message, HasSubstr("cron_jobs"));
+  EXPECT_THAT(out.error->message, HasSubstr("job_id=job-b"));
+  EXPECT_FALSE(fs::exists(home.target() / "agents"));
+  EXPECT_FALSE(fs::exists(home.target() / "cron"));
+}
+
+}  // namespace
+}  // namespace pincer::cli::openclaw
