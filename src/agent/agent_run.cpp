@@ -199,6 +199,10 @@ void AgentRun::call_model() {
 void AgentRun::send_model_request(context::Assembled assembled) {
   if (finished_) return;
   if (aborted_) return finish_aborted();
+  if (!cli_model() && oauth_refresh_due()) {  // PV-2: a fresh access token first (agent_run_oauth.cpp)
+    auto held = std::make_shared<context::Assembled>(std::move(assembled));
+    return refresh_oauth(/*force=*/false, [this, held] { send_model_request(std::move(*held)); });
+  }
   llm::Context context;
   context.system_prompt = in_.system_prompt;
   // CX-3/CX-4: each user message gets its turn-context block in the request only (never stored).
@@ -311,6 +315,14 @@ void AgentRun::handle_failure(const llm::ProviderFailure& failure) {
     thinking_stepped_down_ = true;
     --model_calls_;
     return call_model();
+  }
+  if (take_oauth_retry(failure)) {  // PV-2: a 401 on an oauth profile: one refresh, one new call
+    spdlog::warn("run {}: {} refused the OAuth access token of profile {}; refreshing it once", in_.run_id,
+                 in_.model.provider, in_.failover->current().profile_id);
+    return refresh_oauth(/*force=*/true, [this] {
+      --model_calls_;
+      call_model();
+    });
   }
   spdlog::warn("run {}: model call failed: {} (failover reason {}, attempt {} of {}{}): {}", in_.run_id,
                failure.cause.empty() ? "unknown cause" : failure.cause, llm::to_string(failure.reason), attempt_,
@@ -512,7 +524,7 @@ void AgentRun::abort(const std::string& reason) {
   if (finished_ || aborted_) return;
   aborted_ = true;
   abort_reason_ = reason;
-  cancel_flag_->store(true);
+  cancel_flag_->cancel();
   if (retry_timer_) {
     loop_.cancel(*retry_timer_);
     retry_timer_.reset();

@@ -24,6 +24,7 @@
 
 #include "agent/branch_switch.h"
 #include "agent/model_failover.h"
+#include "agent/oauth_refresher.h"
 #include "agent/run_events.h"
 #include "context/context_engine.h"
 #include "context/summarizer.h"
@@ -92,6 +93,10 @@ struct RunInputs {
   /// candidate (overriding `model`) and asks it after every failed clean attempt. Null = only
   /// `model`, retried with backoff.
   std::shared_ptr<ModelFailover> failover;
+  /// OAuth refresh of `oauth` profiles (PV-2, agent_run_oauth.cpp): before a model call with a
+  /// profile due for refresh, and once per profile after a 401. Shared by the service's runs
+  /// (single flight per profile). Null = expiring tokens are sent as they are.
+  std::shared_ptr<OAuthRefresher> oauth;
   int64_t exec_timeout_ms = 1'800'000;
   std::map<std::string, std::string> tool_env;  ///< base environment for exec (scrubbed by the tool)
   /// The listed skills' configured variables (skills.entries.<key>.env / .apiKey, agent_skills.h):
@@ -195,6 +200,16 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   /// Stops a CLI call in flight (abort): its streamed text is kept as the aborted reply.
   bool abort_cli();
   void handle_failure(const llm::ProviderFailure& failure);
+  /// PV-2 (agent_run_oauth.cpp): whether the current candidate is an oauth profile due for a
+  /// refresh before it is sent.
+  bool oauth_refresh_due() const;
+  /// Whether a 401 (or an `auth` failure) of the current candidate is answered by one forced refresh and a new call
+  /// (an oauth profile not forced yet in this run); marks it forced.
+  bool take_oauth_retry(const llm::ProviderFailure& failure);
+  /// Refreshes the current candidate's oauth profile, then runs `then` with the new token in
+  /// in_.model; a failed refresh goes through handle_failure as an auth (transient) or
+  /// auth_permanent (invalid_grant) failure of that profile, so the chain rotates.
+  void refresh_oauth(bool force, std::function<void()> then);
   /// PV-5 (agent_run_failover.cpp): asks the failover chain what to do after a failed clean
   /// attempt; true when it retries (after `wait_ms`) or switched candidates and called again.
   bool fail_over(const llm::ProviderFailure& failure, int64_t wait_ms);
@@ -255,12 +270,13 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::function<void()> retry_;  ///< starts another attempt of the current model call
   std::shared_ptr<CliModelCall> cli_call_;  ///< the CLI call in flight (CLI backends)
   std::string cli_text_;                    ///< its streamed text so far
+  std::vector<std::string> oauth_forced_;   ///< profiles refreshed after a 401 in this run (once each)
 
   // Tools of the current reply.
   std::vector<llm::ToolCall> pending_tools_;
   size_t next_tool_ = 0;
   bool tool_running_ = false;
-  std::shared_ptr<std::atomic<bool>> cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<tools::CancelSignal> cancel_flag_ = std::make_shared<tools::CancelSignal>();  ///< the tools' stop signal
   std::vector<std::string> steering_;  ///< steer() texts waiting for the next boundary
   std::vector<llm::ContentBlock> steering_media_;  ///< their images and files, in order
 

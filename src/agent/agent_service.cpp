@@ -383,6 +383,7 @@ void AgentService::start(Pending p) {
   in.failover = make_model_failover(in.model, spec->model.fallbacks, s.models, s.auth_profiles_for(p.agent_id), s.clock.wall_ms(),
                                     pin && pin->is_string() ? pin->get<std::string>() : std::string());
   in.model = in.failover->current().model;
+  in.oauth = s.oauth;
   in.session_backends = s.session_backends;
   in.lane = to_string(p.request.lane);
   in.origin = {p.request.origin.channel, p.request.origin.account_id, p.request.origin.chat_id, p.request.origin.thread_id};

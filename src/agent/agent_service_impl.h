@@ -26,6 +26,7 @@
 #include "agent/request_frame_cache.h"
 #include "agent/transcript_cache.h"
 
+#include "agent/oauth_refresher.h"
 #include "llm/auth/auth_profile_file.h"
 
 namespace pincer::agent {
@@ -116,6 +117,8 @@ struct AgentService::Impl {
   // PV-2: each agent's auth-profiles.json, opened on its first run (re-read when it changes).
   std::map<std::string, std::shared_ptr<llm::auth::AuthProfileFile>> auth_files;
   std::map<std::string, json> last_failover;  // by session key: the last FailoverSwitch (/status)
+  // PV-2: OAuth refresh of oauth profiles, shared by every run (single flight per profile).
+  std::shared_ptr<OAuthRefresher> oauth = std::make_shared<OAuthRefresher>(http, clock);
   std::shared_ptr<llm::auth::AuthProfileFile> auth_profiles_for(const std::string& agent_id) {
     auto& file = auth_files[agent_id];
     if (!file) file = std::make_shared<llm::auth::AuthProfileFile>(llm::auth::auth_profiles_path(state_dir, agent_id));

@@ -52,6 +52,8 @@ ModelFailover::ModelFailover(std::vector<llm::ModelSpec> models, std::shared_ptr
       const llm::auth::Credential* credential = doc.find(id);
       ModelCandidate c{model, id, false};
       c.model.api_key = credential->secret;
+      c.oauth = credential->type == llm::auth::CredentialType::OAuth && !credential->refresh.empty();
+      c.expires_ms = credential->expires_ms;
       if (credential->secret == model.api_key) config_key_is_a_profile = true;
       if (doc.usable(id, now_ms, model.id)) {
         chain_.push_back(std::move(c));
@@ -156,6 +158,14 @@ void ModelFailover::on_success(int64_t now_ms) {
   if (c.profile_id.empty() || !profiles_) return;
   if (auto st = profiles_->mark_good(c.profile_id, now_ms, c.model.id); !st) {
     spdlog::warn("auth profile {}: could not record the success: {}", c.profile_id, st.error().message);
+  }
+}
+
+void ModelFailover::refreshed(const std::string& id, const std::string& access, int64_t expires_ms) {
+  for (auto& c : chain_) {
+    if (c.profile_id != id) continue;
+    c.model.api_key = access;
+    c.expires_ms = expires_ms;
   }
 }
 

@@ -45,6 +45,8 @@ struct ModelCandidate {
   llm::ModelSpec model;
   std::string profile_id;  ///< "" = the provider's configured apiKey (or none)
   bool probe = false;      ///< cooling or disabled: tried only because nothing else was left
+  bool oauth = false;      ///< an `oauth` profile with a refresh token: refreshed when due (oauth_refresher.h)
+  int64_t expires_ms = 0;  ///< its access token's expiry (ms since the epoch; 0 = none)
   std::string ref() const { return model.provider + "/" + model.id; }
   /// "openai/gpt-4.1 (profile openai:work)" or "openai/gpt-4.1".
   std::string label() const;
@@ -81,6 +83,10 @@ class ModelFailover {
   Action on_failure(const llm::ProviderFailure& failure, int attempt, int max_attempts, int64_t now_ms);
   /// After a successful call: marks the current profile good.
   void on_success(int64_t now_ms);
+  /// After an OAuth refresh of profile `id`: every candidate using it sends `access` from now on.
+  void refreshed(const std::string& id, const std::string& access, int64_t expires_ms);
+  /// The agent's auth-profiles file (null = configured keys only).
+  const std::shared_ptr<llm::auth::AuthProfileFile>& profiles() const { return profiles_; }
 
   const std::vector<FailoverSwitch>& switches() const { return switches_; }
 

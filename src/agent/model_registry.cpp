@@ -54,6 +54,11 @@ ModelRegistry ModelRegistry::from_config(const json& effective) {
         if (value.is_string()) base.headers[name] = value.get<std::string>();
       }
     }
+    if (auto o = provider.find("oauth"); o != provider.end() && o->is_object()) {  // docs/providers.md
+      base.oauth_token_url = string_or(*o, "tokenUrl");
+      base.oauth_client_id = string_or(*o, "clientId");
+      base.oauth_body_format = string_or(*o, "bodyFormat");
+    }
     auto list = provider.find("models");
     if (list == provider.end() || !list->is_array()) continue;
     for (const json& m : *list) {

@@ -328,6 +328,23 @@ Node provider_definition() {
       field("models", array_of(model_definition()).doc(
                           "The models this provider serves. Only models listed here can be "
                           "selected.")),
+      field("oauth", object({
+                         field("tokenUrl", string().format("http-url").doc(
+                                               "Token endpoint that refreshes the provider's `oauth` "
+                                               "auth profiles (OAuth 2.0 refresh_token grant). Default: "
+                                               "the built-in endpoint of openai, openai-codex, "
+                                               "anthropic and xai; other providers' oauth profiles are "
+                                               "refreshed only when this is set.")),
+                         field("clientId", string().doc(
+                                               "OAuth client id sent with a refresh (default: the "
+                                               "built-in provider's).")),
+                         field("bodyFormat", one_of({"form", "json"}).doc(
+                                                 "How the refresh request is encoded: `form` "
+                                                 "(application/x-www-form-urlencoded, RFC 6749) or "
+                                                 "`json` (as Anthropic's endpoint takes it). Default: "
+                                                 "the built-in provider's, else `form`.")),
+                     }).doc("OAuth refresh of this provider's `oauth` auth profiles "
+                            "(agents/<id>/agent/auth-profiles.json).")),
   }).doc("One LLM provider: where it is, how to talk to it, which models it serves.");
 }
 

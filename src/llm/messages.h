@@ -131,6 +131,10 @@ struct ModelSpec {
   int64_t max_tokens = 4096;        ///< output tokens per call
   bool reasoning = false;           ///< model supports thinking/reasoning
   std::vector<std::string> input = {"text"};  ///< "text", "image"
+  /// OAuth refresh of the provider's `oauth` auth profiles (models.providers.<id>.oauth; "" = the
+  /// built-in endpoint of a known provider, llm/auth/oauth_refresh.h): token endpoint URL, client
+  /// id, body format "form" | "json".
+  std::string oauth_token_url, oauth_client_id, oauth_body_format;
 };
 
 /// Thinking effort requested for a call: off | minimal | low | medium | high.

@@ -16,8 +16,10 @@
 //   GET  /__mock/requests, POST /__mock/reset, GET|POST /__mock/script, GET /health,
 //   POST /__mock/release?name=N (MOCK_HOLD:N), GET /__mock/holds,
 //   POST /__mock/receiver…[?status=NNN] (records a webhook POST, Authorization kept)
+//   POST /oauth/token + GET|POST /__mock/oauth (the OAuth token endpoint, mock-oauth.mjs),
 //
 // The first stdout line is always `mock-llm listening on http://127.0.0.1:PORT`.
+import { createOAuthState, handleOAuth } from "./mock-oauth.mjs";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -1055,6 +1057,7 @@ export function createMockLlm(options = {}) {
   // keys: per-credential failures set through /__mock/keys ({"<key>": <HTTP status>, 0 = answer};
   // "<key>@<model>": for that model only).
   const state = { requests: [], script: [...(options.script ?? [])], once: new Set(), seq: 0, embed: { dims: 64, delayMs: 0, status: 0 }, keys: {} };
+  const oauth = createOAuthState();  // the OAuth token endpoint (mock-oauth.mjs)
 
   function record(req, path, body) {
     const entry = { id: ++state.seq, t: new Date().toISOString(), method: req.method, path, headers: redactHeaders(req.headers), body };
@@ -1281,6 +1284,7 @@ export function createMockLlm(options = {}) {
       }
       return sendJson(res, 200, state.embed);
     }
+    if (await handleOAuth(oauth, req, res, path, method, { readBody, sendJson, holdGate })) return;
     if (path === "/__mock/script") {
       if (method === "GET") return sendJson(res, 200, state.script);
       if (method === "POST") {

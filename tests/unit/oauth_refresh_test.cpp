@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "llm/auth/auth_profiles.h"
 #include "llm/auth/oauth_refresh.h"
 
 namespace pincer {
@@ -74,6 +75,58 @@ TEST(OAuthRefreshTest, AnswersGiveNewTokensOrSayWhetherTheGrantIsGone) {
   for (const auto* e : {&gone, &reused, &down, &partial}) {
     EXPECT_EQ(e->error().message.find("old-r"), std::string::npos) << "no token in messages";
   }
+}
+
+TEST(OAuthRefreshTest, ConfiguredEndpointOverridesApplyOverTheBuiltInOnes) {
+  EXPECT_FALSE(oauth_endpoint("mock", "", "", "")) << "no built-in endpoint, none configured";
+  auto custom = oauth_endpoint("mock", "http://127.0.0.1:9/oauth/token", "", "");
+  ASSERT_TRUE(custom);
+  EXPECT_EQ(custom->token_url, "http://127.0.0.1:9/oauth/token");
+  EXPECT_EQ(custom->format, TokenBodyFormat::Form);
+  EXPECT_EQ(custom->client_id, "");
+  EXPECT_EQ(refresh_request(*custom, "rt").body, "grant_type=refresh_token&refresh_token=rt") << "no empty client_id";
+  auto anthropic = oauth_endpoint("anthropic", "http://127.0.0.1:9/t", "", "");
+  ASSERT_TRUE(anthropic);
+  EXPECT_EQ(anthropic->token_url, "http://127.0.0.1:9/t");
+  EXPECT_EQ(anthropic->client_id, builtin_oauth_endpoint("anthropic")->client_id) << "the built-in client id is kept";
+  EXPECT_EQ(anthropic->format, TokenBodyFormat::Json);
+  auto as_form = oauth_endpoint("anthropic", "", "mine", "form");
+  ASSERT_TRUE(as_form);
+  EXPECT_EQ(as_form->token_url, builtin_oauth_endpoint("anthropic")->token_url);
+  EXPECT_EQ(as_form->client_id, "mine");
+  EXPECT_EQ(as_form->format, TokenBodyFormat::Form);
+  EXPECT_EQ(oauth_endpoint("xai", "", "", "json")->format, TokenBodyFormat::Json);
+}
+
+TEST(OAuthRefreshTest, RefreshableProfilesStayUsableAndTakeNewTokensInPlace) {
+  nlohmann::json doc = {{"version", 1},
+                        {"profiles",
+                         {{"o", {{"type", "oauth"}, {"provider", "p"}, {"access", "a1"}, {"refresh", "r1"}, {"expires", kNow - 1},
+                                 {"email", "me@example.com"}, {"custom", 7}}},
+                          {"bare", {{"type", "oauth"}, {"provider", "p"}, {"access", "a"}, {"expires", kNow - 1}}},
+                          {"k", {{"type", "api_key"}, {"provider", "p"}, {"key", "k1"}}}}},
+                        {"usageStats", {{"o", {{"lastUsed", kNow - 5}, {"errorCount", 1}}}}}};
+  auto parsed = AuthProfiles::from_json(doc);
+  ASSERT_TRUE(parsed);
+  AuthProfiles p = *parsed;
+  EXPECT_TRUE(p.usable("o", kNow)) << "an expired access token with a refresh token is refreshed, not skipped";
+  EXPECT_FALSE(p.usable("bare", kNow)) << "without a refresh token it is expired";
+  EXPECT_EQ(p.order("p", kNow), (std::vector<std::string>{"o", "k", "bare"}));
+
+  ASSERT_TRUE(p.set_oauth_tokens("o", "a2", "r2", kNow + 3'600'000));
+  const Credential* c = p.find("o");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->secret, "a2");
+  EXPECT_EQ(c->refresh, "r2");
+  EXPECT_EQ(c->expires_ms, kNow + 3'600'000);
+  const nlohmann::json out = p.to_json();
+  EXPECT_EQ(out["profiles"]["o"]["email"], "me@example.com");
+  EXPECT_EQ(out["profiles"]["o"]["custom"], 7) << "unknown members are kept";
+  EXPECT_EQ(out["usageStats"]["o"]["lastUsed"], kNow - 5) << "a refresh keeps the usage stats";
+  ASSERT_TRUE(p.set_oauth_tokens("o", "a3", "", kNow + 1));
+  EXPECT_EQ(p.find("o")->refresh, "r2") << "no new refresh token: the old one stays";
+  EXPECT_FALSE(p.set_oauth_tokens("k", "x", "y", 1)) << "not an oauth profile";
+  EXPECT_FALSE(p.set_oauth_tokens("missing", "x", "y", 1));
 }
 
 }  // namespace

@@ -68,7 +68,8 @@ std::optional<CredentialType> credential_type_from_string(std::string_view s) {
 }
 
 bool expired(const Credential& c, int64_t now_ms) {
-  // OAuth access tokens are not refreshed yet: an expired one is as unusable as an expired token.
+  // An OAuth credential with a refresh token is renewed before use (agent/oauth_refresher.h).
+  if (c.type == CredentialType::OAuth && !c.refresh.empty()) return false;
   return c.type != CredentialType::ApiKey && c.expires_ms > 0 && c.expires_ms <= now_ms;
 }
 
@@ -351,6 +352,18 @@ void AuthProfiles::put(const Credential& c) {
   if (!c.email.empty()) p["email"] = c.email;
   doc_["profiles"][c.id] = std::move(p);
   reparse();
+}
+
+bool AuthProfiles::set_oauth_tokens(std::string_view id, const std::string& access, const std::string& refresh,
+                                    int64_t expires_ms) {
+  const Credential* c = find(id);
+  if (!c || c->type != CredentialType::OAuth) return false;
+  json& p = doc_["profiles"][std::string(id)];
+  p["access"] = access;
+  if (!refresh.empty()) p["refresh"] = refresh;
+  p["expires"] = expires_ms;
+  reparse();
+  return true;
 }
 
 bool AuthProfiles::remove(std::string_view id) {

@@ -74,8 +74,9 @@ inline constexpr std::size_t kMaxSecretBytes = 8 * 1024;
 /// Whether `secret` can go into an HTTP header: no control characters (CR/LF would inject
 /// headers), at most kMaxSecretBytes.
 bool secret_is_sendable(std::string_view secret);
-/// Whether a token or OAuth credential has expired at `now_ms` (api keys never do; OAuth tokens are
-/// not refreshed yet).
+/// Whether a token or OAuth credential has expired at `now_ms` and cannot be renewed: api keys
+/// never expire, and an OAuth credential with a refresh token is refreshed before use
+/// (agent/oauth_refresher.h), so only one without a refresh token counts as expired.
 bool expired(const Credential& credential, int64_t now_ms);
 
 /// One profile's usage statistics (all times ms since the epoch; 0 = unset).
@@ -152,6 +153,9 @@ class AuthProfiles {
   /// Adds or replaces a profile (the CLI). A replaced secret loses the old one's usage stats; the
   /// explicit order is left as it is.
   void put(const Credential& credential);
+  /// Stores the tokens of an OAuth refresh in profile `id` (access, refresh, expires ms), keeping
+  /// its other members and its usage stats; false when `id` is not an oauth profile.
+  bool set_oauth_tokens(std::string_view id, const std::string& access, const std::string& refresh, int64_t expires_ms);
   /// Removes a profile, its stats and its place in the order; false when unknown.
   bool remove(std::string_view id);
   /// Sets the explicit order of `provider` (empty = clears it).

@@ -34,6 +34,20 @@ std::optional<OAuthEndpoint> builtin_oauth_endpoint(std::string_view provider) {
   return std::nullopt;
 }
 
+std::optional<OAuthEndpoint> oauth_endpoint(std::string_view provider, std::string_view token_url,
+                                            std::string_view client_id, std::string_view body_format) {
+  std::optional<OAuthEndpoint> e = builtin_oauth_endpoint(provider);
+  if (!token_url.empty()) {
+    if (!e) e = OAuthEndpoint{};
+    e->token_url = std::string(token_url);
+  }
+  if (!e) return std::nullopt;
+  if (!client_id.empty()) e->client_id = std::string(client_id);
+  if (body_format == "json") e->format = TokenBodyFormat::Json;
+  else if (body_format == "form") e->format = TokenBodyFormat::Form;
+  return e;
+}
+
 bool needs_refresh(const Credential& c, int64_t now_ms, int64_t margin_ms) {
   return c.type == CredentialType::OAuth && !c.refresh.empty() && c.expires_ms > 0 && c.expires_ms - margin_ms <= now_ms;
 }
@@ -56,12 +70,13 @@ std::string form_encode(std::string_view value) {
 
 TokenRequest refresh_request(const OAuthEndpoint& endpoint, std::string_view refresh_token) {
   if (endpoint.format == TokenBodyFormat::Json) {
-    const nlohmann::json body = {{"grant_type", "refresh_token"}, {"client_id", endpoint.client_id},
-                                 {"refresh_token", std::string(refresh_token)}};
+    nlohmann::json body = {{"grant_type", "refresh_token"}, {"refresh_token", std::string(refresh_token)}};
+    if (!endpoint.client_id.empty()) body["client_id"] = endpoint.client_id;
     return {"application/json", body.dump()};
   }
-  return {"application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_token=" + form_encode(refresh_token) +
-                                                   "&client_id=" + form_encode(endpoint.client_id)};
+  std::string body = "grant_type=refresh_token&refresh_token=" + form_encode(refresh_token);
+  if (!endpoint.client_id.empty()) body += "&client_id=" + form_encode(endpoint.client_id);
+  return {"application/x-www-form-urlencoded", body};
 }
 
 Result<RefreshedTokens> parse_refresh_response(int status, std::string_view body, int64_t now_ms,

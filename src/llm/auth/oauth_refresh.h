@@ -1,7 +1,9 @@
 // OAuth refresh of `oauth` auth profiles (PV-2) — the pure part: which providers refresh where
 // (OpenClaw's built-in OAuth providers), when a profile needs a refresh, the refresh_token request
-// (OAuth 2.0, RFC 6749 §6) and the token endpoint's answer. NOT YET WIRED into runs: the gateway
-// still skips an expired oauth profile (docs/providers.md).
+// (OAuth 2.0, RFC 6749 §6) and the token endpoint's answer. The I/O side — the call on the event
+// loop, single flight per profile, the write back to auth-profiles.json, redaction — is
+// agent/oauth_refresher.h; runs use it before a call and after a 401 (agent/agent_run_oauth.cpp).
+// Endpoints can be overridden per provider (models.providers.<id>.oauth, docs/providers.md).
 //
 // Thread affinity: none (pure).
 #pragma once
@@ -29,6 +31,13 @@ struct OAuthEndpoint {
 /// Provider names compare ASCII case-insensitively; nullopt for others.
 std::optional<OAuthEndpoint> builtin_oauth_endpoint(std::string_view provider);
 
+/// The endpoint for `provider` with the configured overrides (models.providers.<id>.oauth: token
+/// URL, client id, body format "form" | "json"; "" = not set) applied over the built-in one. A
+/// provider without a built-in endpoint needs `token_url` (format defaults to form, client id to
+/// none); nullopt when there is no endpoint at all.
+std::optional<OAuthEndpoint> oauth_endpoint(std::string_view provider, std::string_view token_url,
+                                            std::string_view client_id, std::string_view body_format);
+
 /// Refresh this long before `expires` (ms): a token about to expire would fail mid-request.
 inline constexpr int64_t kRefreshMarginMs = 5 * 60'000;
 /// Whether `c` is an oauth profile with a refresh token whose access token expires within the margin.
@@ -41,7 +50,7 @@ struct TokenRequest {
   std::string content_type;
   std::string body;
 };
-/// grant_type=refresh_token, refresh_token, client_id in the endpoint's format.
+/// grant_type=refresh_token, refresh_token, client_id (left out when empty) in the endpoint's format.
 TokenRequest refresh_request(const OAuthEndpoint& endpoint, std::string_view refresh_token);
 
 struct RefreshedTokens {

@@ -1,0 +1,114 @@
+// OAuth refresh on the event loop (see oauth_refresher.h).
+#include "agent/oauth_refresher.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/redact.h"
+#include "llm/auth/oauth_refresh.h"
+
+namespace pincer::agent {
+
+namespace detail_oauth_refresher {
+
+constexpr std::size_t kMaxTokenAnswerBytes = 64 * 1024;
+constexpr int64_t kTokenCallTimeoutMs = 30'000;
+
+Error refresh_failed(std::string message) { return Error{"OAUTH_REFRESH_FAILED", std::move(message)}; }
+
+}  // namespace detail_oauth_refresher
+
+using namespace detail_oauth_refresher;
+using llm::auth::Credential;
+
+void OAuthRefresher::refresh(Target target, Done done) {
+  const std::string key = target.file->path().string() + "\n" + target.profile_id;
+  if (auto it = waiting_.find(key); it != waiting_.end()) {  // single flight: wait for that one
+    spdlog::info("auth profile {}: waiting for the OAuth refresh in flight", target.profile_id);
+    it->second.push_back(std::move(done));
+    return;
+  }
+  auto doc = target.file->load();
+  if (!doc) return done(refresh_failed("auth profiles unreadable: " + doc.error().message));
+  const Credential* found = doc->find(target.profile_id);
+  if (!found || found->type != llm::auth::CredentialType::OAuth) {
+    return done(refresh_failed("auth profile " + target.profile_id + " is no longer an oauth profile"));
+  }
+  const Credential current = *found;
+  const int64_t now = clock_.wall_ms();
+  const bool stale = current.secret == target.stale_access;
+  if (!llm::auth::needs_refresh(current, now) && (!target.force || !stale)) return done(current);
+  if (current.refresh.empty()) {
+    return done(refresh_failed("auth profile " + target.profile_id + " has no refresh token"));
+  }
+  const auto endpoint = llm::auth::oauth_endpoint(current.provider, target.model.oauth_token_url,
+                                                  target.model.oauth_client_id, target.model.oauth_body_format);
+  if (!endpoint) {
+    return done(refresh_failed("no OAuth token endpoint is known for provider " + current.provider + " (set models.providers." +
+                               target.model.provider + ".oauth.tokenUrl)"));
+  }
+  waiting_[key].push_back(std::move(done));
+  spdlog::info("auth profile {}: refreshing its OAuth access token ({})", target.profile_id,
+               target.force ? "the provider refused it" : "it expires within 5 minutes");
+
+  const llm::auth::TokenRequest request = llm::auth::refresh_request(*endpoint, current.refresh);
+  net::HttpRequestSpec spec;
+  spec.method = "POST";
+  spec.url = endpoint->token_url;
+  spec.headers = {{"Content-Type", request.content_type}, {"Accept", "application/json"}};
+  spec.body = request.body;
+  spec.connect_timeout_ms = kTokenCallTimeoutMs;
+  spec.idle_timeout_ms = kTokenCallTimeoutMs;
+
+  struct Call {
+    int status = 0;
+    std::string body;
+  };
+  auto call = std::make_shared<Call>();
+  auto self = shared_from_this();
+  auto file = target.file;
+  const std::string id = target.profile_id;
+  net::HttpCallbacks cb;
+  cb.on_head = [call](const net::HttpResponseHead& head) { call->status = head.status; };
+  cb.on_data = [call](std::string_view bytes) {
+    if (call->body.size() < kMaxTokenAnswerBytes) call->body.append(bytes.substr(0, kMaxTokenAnswerBytes - call->body.size()));
+  };
+  cb.on_done = [self, call, file, id, key, current](const std::optional<net::TransportError>& error) {
+    if (error) {
+      return self->finish(key, refresh_failed("the token endpoint could not be reached: " + error->what));
+    }
+    auto tokens = llm::auth::parse_refresh_response(call->status, call->body, self->clock_.wall_ms(), current.refresh);
+    if (!tokens) return self->finish(key, tokens.error());
+    redact::add_secret(tokens->access);  // AU-5: registered before any use
+    redact::add_secret(tokens->refresh);
+    Credential fresh = current;
+    fresh.secret = tokens->access;
+    fresh.refresh = tokens->refresh;
+    fresh.expires_ms = tokens->expires_ms;
+    auto st = file->update([&](llm::auth::AuthProfiles& doc) {
+      const Credential* now_there = doc.find(id);
+      // Another writer stored a newer refresh meanwhile: keep theirs (it may have rotated the
+      // refresh token ours was made from) and use ours only for this call.
+      if (now_there && now_there->refresh != current.refresh && now_there->secret != current.secret) return;
+      doc.set_oauth_tokens(id, fresh.secret, fresh.refresh, fresh.expires_ms);
+    });
+    if (!st) {
+      spdlog::error("auth profile {}: the refreshed OAuth tokens could not be saved (they are used until the gateway stops): {}",
+                    id, st.error().message);
+    } else {
+      spdlog::info("auth profile {}: OAuth access token refreshed", id);
+    }
+    self->finish(key, fresh);
+  };
+  http_.start(std::move(spec), std::move(cb));
+}
+
+void OAuthRefresher::finish(const std::string& key, const Result<Credential>& result) {
+  auto it = waiting_.find(key);
+  if (it == waiting_.end()) return;
+  std::vector<Done> waiters = std::move(it->second);
+  waiting_.erase(it);
+  if (!result) spdlog::warn("OAuth refresh failed ({}): {}", result.error().code, result.error().message);
+  for (auto& w : waiters) w(result);
+}
+
+}  // namespace pincer::agent

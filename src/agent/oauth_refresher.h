@@ -1,0 +1,67 @@
+// OAuth refresh of `oauth` auth profiles for runs (PV-2): the token endpoint is called on the
+// event loop through the async HTTP client (llm/auth/oauth_refresh.h has the pure part), one
+// refresh per profile at a time — runs asking for a profile whose refresh is in flight wait for
+// that one (single flight) — and the new access/refresh/expires are written back to
+// auth-profiles.json through AuthProfileFile (locked, atomic, 0600) and registered for exact-value
+// log redaction before anyone uses them.
+//
+// Freshness check (OpenClaw's "another process refreshed already"): before calling the endpoint
+// the file is read again; when its access token is no longer the one the caller holds (`stale`)
+// and not due for a refresh, that one is used without a call. The write back re-reads the file
+// under its lock and keeps a newer refresh another writer stored meanwhile.
+//
+// Errors (through `done`): "OAUTH_INVALID_GRANT" (the endpoint refused the refresh token: the
+// profile needs a new login), "OAUTH_REFRESH_FAILED" (transient: unreachable endpoint, 5xx, a bad
+// answer, no endpoint known for the provider, the profile is gone or has no refresh token).
+// Messages never contain tokens.
+//
+// Loop affinity: refresh() on the event-loop thread; `done` runs there, possibly before refresh()
+// returns (nothing to refresh, or an error found without a call).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/http_client.h"
+#include "core/result.h"
+#include "llm/auth/auth_profile_file.h"
+#include "llm/messages.h"
+
+namespace pincer::agent {
+
+class OAuthRefresher : public std::enable_shared_from_this<OAuthRefresher> {
+ public:
+  OAuthRefresher(net::HttpClient& http, const Clock& clock) : http_(http), clock_(clock) {}
+
+  struct Target {
+    std::shared_ptr<llm::auth::AuthProfileFile> file;
+    std::string profile_id;
+    /// The access token the caller holds (the one that is expiring, or that got a 401).
+    std::string stale_access;
+    /// Refresh even when the token is not due (the provider answered 401 to it).
+    bool force = false;
+    /// The provider's model spec: its name and oauth overrides (ModelSpec::oauth_*).
+    llm::ModelSpec model;
+  };
+  using Done = std::function<void(Result<llm::auth::Credential>)>;
+
+  /// Gives `done` the profile's current credential: refreshed when due (or `force`d and still the
+  /// stale one), else as the file holds it. See the file comment for errors.
+  void refresh(Target target, Done done);
+
+  /// Refreshes in flight (tests, diagnostics).
+  std::size_t in_flight() const { return waiting_.size(); }
+
+ private:
+  void finish(const std::string& key, const Result<llm::auth::Credential>& result);
+
+  net::HttpClient& http_;
+  const Clock& clock_;
+  std::map<std::string, std::vector<Done>> waiting_;  ///< by "<file path>\n<profile id>"
+};
+
+}  // namespace pincer::agent
