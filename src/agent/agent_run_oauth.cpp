@@ -13,10 +13,23 @@
 
 namespace pincer::agent {
 
+namespace detail_agent_run_oauth {
+
+/// Whether the candidate's provider has a token endpoint (built in or configured): without one the
+/// token is sent as it is and a refusal fails over like any credential failure.
+bool refreshable(const ModelCandidate& c) {
+  return c.oauth && !c.profile_id.empty() &&
+         llm::auth::oauth_endpoint(c.model.provider, c.model.oauth_token_url, c.model.oauth_client_id,
+                                   c.model.oauth_body_format)
+             .has_value();
+}
+
+}  // namespace detail_agent_run_oauth
+
 bool AgentRun::oauth_refresh_due() const {
   if (!in_.oauth || !in_.failover || !in_.failover->profiles()) return false;
   const ModelCandidate& c = in_.failover->current();
-  if (!c.oauth || c.profile_id.empty()) return false;
+  if (!detail_agent_run_oauth::refreshable(c)) return false;
   return c.expires_ms > 0 && c.expires_ms - llm::auth::kRefreshMarginMs <= clock_.wall_ms();
 }
 
@@ -27,7 +40,7 @@ bool AgentRun::take_oauth_retry(const llm::ProviderFailure& failure) {
     return false;
   }
   const ModelCandidate& c = in_.failover->current();
-  if (!c.oauth || c.profile_id.empty()) return false;
+  if (!detail_agent_run_oauth::refreshable(c)) return false;
   if (std::find(oauth_forced_.begin(), oauth_forced_.end(), c.profile_id) != oauth_forced_.end()) return false;
   oauth_forced_.push_back(c.profile_id);
   return true;

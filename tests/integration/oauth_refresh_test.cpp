@@ -55,15 +55,18 @@ class OAuthRefreshTest : public ::testing::Test {
   }
 
   /// Starts the mock and the gateway; the oauth profile's access token expires at `expires`.
+  /// `body_format` "none": the provider has no `oauth` settings (no token endpoint at all).
   void start(int64_t expires, const std::string& body_format = "") {
     mock_ = std::make_unique<MockLlm>();
     const std::string token_url = "http://127.0.0.1:" + std::to_string(mock_->port()) + "/oauth/token";
+    const std::string oauth = body_format == "none" ? std::string()
+                              : ",\n            oauth: { tokenUrl: '" + token_url + "', clientId: 'pincer-test-client'" +
+                                    (body_format.empty() ? std::string() : ", bodyFormat: '" + body_format + "'") + " }";
     home_.write("pincer.json",
                 std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
                     "  models: { providers: {\n" +
-                    "    mock: { baseUrl: '" + mock_->base_url() + "', models: [ { id: 'primary-model' } ],\n" +
-                    "            oauth: { tokenUrl: '" + token_url + "', clientId: 'pincer-test-client'" +
-                    (body_format.empty() ? std::string() : ", bodyFormat: '" + body_format + "'") + " } } } },\n" +
+                    "    mock: { baseUrl: '" + mock_->base_url() + "', models: [ { id: 'primary-model' } ]" + oauth +
+                    " } } },\n" +
                     "  agents: { defaults: { model: { primary: 'mock/primary-model' } } } }\n");
     home_.write("agents/main/agent/auth-profiles.json",
                 json{{"version", 1},
@@ -257,6 +260,17 @@ TEST_F(OAuthRefreshTest, A401AfterTheRefreshRotatesInsteadOfRefreshingAgain) {
   EXPECT_EQ(switches[0]["fromProfile"], "mock:me@example.com");
   // The provider words it as a wrong key ("Incorrect API key provided"): disabled like one.
   EXPECT_EQ(switches[0]["reason"], "auth_permanent");
+}
+
+TEST_F(OAuthRefreshTest, WithoutATokenEndpointTheTokenIsSentAsItIsAndTheProfileFailsOver) {
+  start(now_ms() - 60'000, "none");
+  auto frames = chat_turn(*client_, "main", "hello", "run-1");
+  ASSERT_EQ(terminal_of(frames)["state"], "final");
+  EXPECT_EQ(key_suffixes(), (std::vector<std::string>{"qqqq", "bbbb"}));
+  EXPECT_EQ(token_calls().size(), 0u);
+  auto switches = fallbacks_in(frames);
+  ASSERT_EQ(switches.size(), 1u);
+  EXPECT_EQ(switches[0]["fromProfile"], "mock:me@example.com");
 }
 
 }  // namespace
