@@ -373,17 +373,6 @@ void do_send(const std::shared_ptr<State>& s, const Caller& c, const json& args,
                 {"delivery", {{"status", "pending"}, {"mode", "announce"}}}});
 }
 
-/// Blocks the worker until `future` is ready, the run is cancelled or `limit` passed.
-template <class T>
-bool wait_ready(std::future<T>& future, std::chrono::milliseconds limit, const std::atomic<bool>* cancelled) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < until) {
-    if (future.wait_for(std::chrono::milliseconds(200)) == std::future_status::ready) return true;
-    if (cancelled && cancelled->load()) return false;
-  }
-  return future.wait_for(std::chrono::milliseconds(0)) == std::future_status::ready;
-}
-
 }  // namespace session_backend_detail
 
 
@@ -424,8 +413,11 @@ Result<json> SessionToolsBackend::call(std::string_view tool, const json& args, 
     const int64_t t = args.value("timeoutSeconds", int64_t{session_backend_detail::kDefaultSendTimeoutSeconds});
     limit = t == 0 ? std::chrono::milliseconds(session_backend_detail::kReadTimeout) : std::chrono::seconds(t);
   }
-  if (!session_backend_detail::wait_ready(future, limit, ctx.cancelled)) {
-    if (ctx.is_cancelled()) return Error{"ABORTED", "the run was stopped while waiting"};
+  // A stopped run answers at once (the first answer wins).
+  auto stop = ctx.on_cancel([promise, once] {
+    if (!once->exchange(true)) promise->set_value(Error{"ABORTED", "the run was stopped while waiting"});
+  });
+  if (future.wait_for(limit) != std::future_status::ready) {
     if (name == "sessions_send")
       return json{{"status", "timeout"}, {"sentBeforeError", true},
                   {"error", "no reply within " + std::to_string(limit.count() / 1000) +

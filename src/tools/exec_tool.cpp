@@ -20,7 +20,8 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 
 constexpr std::string_view kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
-constexpr milliseconds kWaitTick{50};
+// One wait of a foreground command (it ends earlier with the process: its timeout, a stop).
+constexpr milliseconds kForegroundWait{std::chrono::hours(24)};
 constexpr int64_t kMaxPollWaitMs = 30'000;
 
 /// A descriptor closed when it goes out of scope.
@@ -162,12 +163,17 @@ class ExecTool final : public Tool {
     if (can_background && has_arg(args, "yieldMs")) {
       yield_at = std::chrono::steady_clock::now() + milliseconds(std::max<int64_t>(args["yieldMs"].get<int64_t>(), 0));
     }
-    while (!(*proc)->wait_for(kWaitTick)) {
-      if (ctx.is_cancelled()) (*proc)->stop(StopReason::kCancelled);
-      if (yield_at && std::chrono::steady_clock::now() >= *yield_at && !ctx.is_cancelled()) {
+    // A stopped run stops the command at once (stop() is thread-safe and does not block); the
+    // wait below then ends with the process.
+    auto stop_on_cancel = ctx.on_cancel([p = *proc] { p->stop(StopReason::kCancelled); });
+    if (yield_at) {
+      const auto left = std::chrono::duration_cast<milliseconds>(*yield_at - std::chrono::steady_clock::now());
+      if (!(*proc)->wait_for(std::max(left, milliseconds(0))) && !ctx.is_cancelled()) {
         if (auto id = ctx.processes->add(*proc)) return background_output(**proc, *id);
-        yield_at.reset();  // the table is full: keep waiting in the foreground
+        // The table is full: keep waiting in the foreground.
       }
+    }
+    while (!(*proc)->wait_for(kForegroundWait)) {
     }
     return finished_output(**proc);
   }

@@ -8,7 +8,6 @@ namespace pincer::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::chrono::milliseconds kWaitSlice{100};
 
 Error not_found(const std::string& id) {
   return Error{"NOT_FOUND",
@@ -91,7 +90,7 @@ Result<std::shared_ptr<ManagedProcess>> ProcessTable::find(const std::string& id
 }
 
 Result<ProcessTable::Poll> ProcessTable::poll(const std::string& id, std::size_t max_bytes,
-                                              std::chrono::milliseconds wait, const std::atomic<bool>* cancelled) {
+                                              std::chrono::milliseconds wait, CancelSignal* cancelled) {
   std::shared_ptr<ManagedProcess> proc;
   uint64_t offset = 0;
   {
@@ -102,13 +101,10 @@ Result<ProcessTable::Poll> ProcessTable::poll(const std::string& id, std::size_t
     proc = it->second.process;
     offset = it->second.poll_offset;
   }
-  // Wait in short slices so that a cancelled run does not sit out the whole wait.
-  const auto until = Clock::now() + wait;
-  while (Clock::now() < until && !(cancelled && cancelled->load())) {
-    proc->wait_for_output(offset,
-                          std::min<std::chrono::milliseconds>(
-                              kWaitSlice, std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now())));
-    if (proc->output_total() > offset || proc->status().finished) break;
+  {
+    // A stopped run wakes the wait at once (it does not sit out the whole wait).
+    auto wake = cancelled ? cancelled->subscribe([proc] { proc->wake_waiters(); }) : CancelSignal::Subscription{};
+    proc->wait_for_output(offset, wait, cancelled);
   }
   Poll result;
   result.status = proc->status();  // before reading, so a "finished" status implies complete output

@@ -61,7 +61,7 @@ class ProcessTable {
   /// the process runs, waits up to `wait` for some, or until `*cancelled` (may be null) is set.
   /// Error "NOT_FOUND" (unknown or expired id).
   Result<Poll> poll(const std::string& id, std::size_t max_bytes, std::chrono::milliseconds wait,
-                    const std::atomic<bool>* cancelled = nullptr);
+                    CancelSignal* cancelled = nullptr);
 
   /// The process, for `log` and `kill`. Error "NOT_FOUND".
   Result<std::shared_ptr<ManagedProcess>> find(const std::string& id);

@@ -347,9 +347,14 @@ bool ManagedProcess::wait_for(milliseconds d) {
   return cv_.wait_for(lock, d, [this] { return status_.finished; });
 }
 
-void ManagedProcess::wait_for_output(uint64_t offset, milliseconds d) {
+void ManagedProcess::wait_for_output(uint64_t offset, milliseconds d, const CancelSignal* cancel) {
   std::unique_lock lock(mu_);
-  cv_.wait_for(lock, d, [&] { return status_.finished || out_.total() > offset; });
+  cv_.wait_for(lock, d, [&] { return status_.finished || out_.total() > offset || (cancel && cancel->cancelled()); });
+}
+
+void ManagedProcess::wake_waiters() {
+  std::lock_guard lock(mu_);  // a waiter between its check and its wait is not missed
+  cv_.notify_all();
 }
 
 ProcessStatus ManagedProcess::status() const {

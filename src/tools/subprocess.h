@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "tools/cancel_signal.h"
 #include "tools/output_buffer.h"
 
 namespace pincer::tools {
@@ -92,8 +93,11 @@ class ManagedProcess {
   void stop(StopReason reason);
   /// Blocks up to `d` until the process has ended and its output is captured. True when it has.
   bool wait_for(std::chrono::milliseconds d);
-  /// Blocks up to `d` until output beyond `offset` exists or the process has ended.
-  void wait_for_output(uint64_t offset, std::chrono::milliseconds d);
+  /// Blocks up to `d` until output beyond `offset` exists, the process has ended or `cancel` (may
+  /// be null) is set — whoever sets it must call wake_waiters() after.
+  void wait_for_output(uint64_t offset, std::chrono::milliseconds d, const CancelSignal* cancel = nullptr);
+  /// Wakes the threads blocked in wait_for / wait_for_output to look at their conditions again.
+  void wake_waiters();
 
   ProcessStatus status() const;
   /// Names the background session (process tool) this process belongs to, for the log.

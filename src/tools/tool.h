@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "tools/cancel_signal.h"
 #include "tools/sandbox/sandbox.h"
 
 namespace pincer::tools {
@@ -50,8 +51,9 @@ struct ToolOrigin {
 struct ToolContext {
   /// The agent's workspace directory; it must exist. File tools are confined to it (TL-6).
   std::filesystem::path workspace;
-  /// Set by the run when the user aborts; long tools (exec) poll it and stop. May be null.
-  const std::atomic<bool>* cancelled = nullptr;
+  /// Set by the run when the user aborts. A tool that waits subscribes (on_cancel) and stops when
+  /// woken; quick tools may look at is_cancelled(). May be null (never cancelled).
+  CancelSignal* cancelled = nullptr;
   /// Base environment for `exec` children (usually the gateway's own). Secret-looking variables
   /// are dropped before a child sees them (see exec_tool.h).
   std::map<std::string, std::string> env;
@@ -88,7 +90,12 @@ struct ToolContext {
   /// The session tools' backends (null members: unavailable).
   SessionBackends session_backends;
 
-  bool is_cancelled() const { return cancelled != nullptr && cancelled->load(); }
+  bool is_cancelled() const { return cancelled != nullptr && cancelled->cancelled(); }
+  /// Calls `fn` when the run is stopped (at once if it already is), until the returned
+  /// subscription is destroyed. See CancelSignal for what `fn` may do.
+  [[nodiscard]] CancelSignal::Subscription on_cancel(std::function<void()> fn) const {
+    return cancelled != nullptr ? cancelled->subscribe(std::move(fn)) : CancelSignal::Subscription{};
+  }
 };
 
 /// What a tool call produced. `text` goes to the model (valid UTF-8); `details` is structured

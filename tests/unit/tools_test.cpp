@@ -103,7 +103,7 @@ class ToolsTest : public ::testing::Test {
 
   fs::path base_, ws_, outside_;
   ToolContext ctx_;
-  std::atomic<bool> cancelled_{false};
+  tools::CancelSignal cancelled_;
   std::unique_ptr<ProcessTable> table_;
   ToolRegistry registry_ = ToolRegistry::builtin();
 };
@@ -576,7 +576,7 @@ TEST_F(ToolsTest, ExecTimeoutKillsTheWholeProcessGroup) {
 TEST_F(ToolsTest, ExecCancellationKillsTheProcessGroup) {
   std::thread canceller([this] {
     std::this_thread::sleep_for(200ms);
-    cancelled_ = true;
+    cancelled_.cancel();
   });
   const auto start = std::chrono::steady_clock::now();
   auto out = call("exec", {{"command", "sleep 30"}});
@@ -629,6 +629,22 @@ TEST_F(ToolsTest, BackgroundExecAndPoll) {
   EXPECT_EQ(call("process", {{"action", "log"}, {"sessionId", id}}).text, "start\nend\n\n[exit code 4]");
   EXPECT_FALSE(call("process", {{"action", "remove"}, {"sessionId", id}}).is_error);
   EXPECT_TRUE(call("process", {{"action", "poll"}, {"sessionId", id}}).is_error);
+}
+
+TEST_F(ToolsTest, AStoppedRunEndsAPollThatWaitsForOutput) {
+  table();
+  auto out = call("exec", {{"command", "sleep 30"}, {"background", true}});
+  const std::string id = out.details["sessionId"];
+  std::thread canceller([this] {
+    std::this_thread::sleep_for(200ms);
+    cancelled_.cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto polled = call("process", {{"action", "poll"}, {"sessionId", id}, {"timeout", 30000}});  // woken, not 30 s
+  canceller.join();
+  EXPECT_FALSE(polled.is_error) << polled.text;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_FALSE(call("process", {{"action", "kill"}, {"sessionId", id}}).is_error);
 }
 
 TEST_F(ToolsTest, BackgroundKill) {

@@ -1,6 +1,6 @@
 #include "interop/mcp/mcp_tools.h"
 
-#include <chrono>
+#include <atomic>
 #include <future>
 #include <mutex>
 #include <set>
@@ -68,27 +68,34 @@ McpTool::McpTool(EventLoop& loop, std::weak_ptr<ToolCaller> caller, std::string 
 tools::ToolOutput McpTool::run(const nlohmann::json& args, tools::ToolContext& ctx) const {
   auto promise = std::make_shared<std::promise<tools::ToolOutput>>();
   auto future = promise->get_future();
+  // Answered once: by the server, by a stopped loop (the broken promise below) or by a stopped run.
+  auto answered = std::make_shared<std::atomic<bool>>(false);
+  auto answer = [promise, answered](tools::ToolOutput out) {
+    if (!answered->exchange(true)) promise->set_value(std::move(out));
+  };
   const std::size_t max_chars = ctx.max_output_chars;
   auto handle = std::make_shared<CallHandle>();
-  loop_.post([caller = caller_, promise, handle, server = server_, tool = tool_, args, max_chars, label = agent_name_] {
+  loop_.post([caller = caller_, answer, handle, server = server_, tool = tool_, args, max_chars, label = agent_name_] {
     auto c = caller.lock();
     if (!c) {
-      promise->set_value(tools::ToolOutput::failure(label, "the MCP client is stopped", "MCP_UNAVAILABLE"));
+      answer(tools::ToolOutput::failure(label, "the MCP client is stopped", "MCP_UNAVAILABLE"));
       return;
     }
-    c->call(server, tool, args, max_chars, handle, [promise](tools::ToolOutput out) { promise->set_value(std::move(out)); });
+    c->call(server, tool, args, max_chars, handle, [answer](tools::ToolOutput out) { answer(std::move(out)); });
   });
   // The loop answers by the server's toolTimeoutMs; a stopped loop drops the promise (broken_promise,
-  // which invoke_tool turns into an error output). An aborted run does not wait for it: the
-  // cancellation flag is looked at between waits, as ToolContext asks of long tools.
-  while (future.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready) {
-    if (ctx.is_cancelled()) {
-      loop_.post([caller = caller_, handle] {
-        if (auto c = caller.lock()) c->cancel(*handle);
-      });
-      return tools::ToolOutput::failure(agent_name_, "cancelled: the run was stopped while the MCP server worked", "ABORTED");
+  // which invoke_tool turns into an error output). A stopped run answers at once and tells the
+  // server (notifications/cancelled) from the loop.
+  // (It holds the promise weakly: only the posted call keeps it, so a stopped loop still breaks it.)
+  auto stop = ctx.on_cancel([weak = std::weak_ptr(promise), answered, handle, caller = caller_, loop = &loop_,
+                             label = agent_name_] {
+    if (auto p = weak.lock(); p && !answered->exchange(true)) {
+      p->set_value(tools::ToolOutput::failure(label, "cancelled: the run was stopped while the MCP server worked", "ABORTED"));
     }
-  }
+    loop->post([caller, handle] {
+      if (auto c = caller.lock()) c->cancel(*handle);
+    });
+  });
   return future.get();
 }
 

@@ -45,7 +45,7 @@ struct Hop {
 };
 
 Hop one_request(const std::string& url, const std::string& host, const FetchLimits& limits, int64_t budget_ms,
-                const std::atomic<bool>* cancelled) {
+                CancelSignal* cancelled) {
   Hop hop;
   EventLoop loop(1);
   net::HttpClient client(loop);
@@ -94,25 +94,27 @@ Hop one_request(const std::string& url, const std::string& host, const FetchLimi
     loop.stop();
   };
   loop.post([&] { id = client.start(std::move(spec), std::move(cb)); });
-  const auto deadline = Clock::now() + std::chrono::milliseconds(budget_ms);
-  std::function<void()> watch = [&] {
-    if (cancelled != nullptr && cancelled->load()) {
-      hop.cancelled = true;
-      stopped_by_us = true;
-      client.cancel(id);
-      return;
-    }
-    if (Clock::now() >= deadline) {
+  // Two ways to stop early, each waking the loop when it happens (no watch on a timer): the
+  // hop's budget runs out, or the run is stopped (from the thread that stops it).
+  loop.post([&] {
+    loop.after(std::max<int64_t>(budget_ms, 1), [&] {
       hop.timed_out = true;
       hop.error = "timed out";
       stopped_by_us = true;
       client.cancel(id);
-      return;
-    }
-    loop.after(100, watch);
-  };
-  loop.post([&] { loop.after(100, watch); });
+    });
+  });
+  auto stop = cancelled ? cancelled->subscribe([&] {
+    loop.post([&] {
+      if (hop.timed_out) return;
+      hop.cancelled = true;
+      stopped_by_us = true;
+      client.cancel(id);
+    });
+  })
+                        : CancelSignal::Subscription{};
   loop.run();
+  stop.reset();  // before the loop it posts to is gone
   return hop;
 }
 
@@ -145,7 +147,7 @@ std::string resolve_url(const std::string& base, const std::string& rel) {
   return origin + path + rel;
 }
 
-Result<FetchResult> fetch_url(const std::string& url, const FetchLimits& limits, const std::atomic<bool>* cancelled) {
+Result<FetchResult> fetch_url(const std::string& url, const FetchLimits& limits, CancelSignal* cancelled) {
   const auto started = Clock::now();
   std::string current = url;
   for (int hop = 0;; ++hop) {

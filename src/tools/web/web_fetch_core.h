@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "tools/cancel_signal.h"
 
 namespace pincer::tools::web {
 
@@ -48,8 +49,7 @@ struct FetchResult {
 /// resolves to a private or loopback address (127.0.0.1); set
 /// tools.web.fetch.ssrfPolicy.dangerouslyAllowPrivateNetwork to allow it`), "WEB_FETCH_FAILED"
 /// (transport, timeout, too many redirects), "TOOL_ARGS_INVALID" (bad URL), "CANCELLED".
-Result<FetchResult> fetch_url(const std::string& url, const FetchLimits& limits,
-                              const std::atomic<bool>* cancelled = nullptr);
+Result<FetchResult> fetch_url(const std::string& url, const FetchLimits& limits, CancelSignal* cancelled = nullptr);
 
 /// `relative` (a Location header) against `base`; "" when it cannot be resolved.
 std::string resolve_url(const std::string& base, const std::string& relative);
