@@ -3,6 +3,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "agent/model_failover.h"
+#include "llm/auth/auth_profile_file.h"
+
 #include "llm/auth/auth_profiles.h"
 #include "llm/auth/oauth_refresh.h"
 
@@ -127,6 +134,46 @@ TEST(OAuthRefreshTest, RefreshableProfilesStayUsableAndTakeNewTokensInPlace) {
   EXPECT_EQ(p.find("o")->refresh, "r2") << "no new refresh token: the old one stays";
   EXPECT_FALSE(p.set_oauth_tokens("k", "x", "y", 1)) << "not an oauth profile";
   EXPECT_FALSE(p.set_oauth_tokens("missing", "x", "y", 1));
+}
+
+TEST(OAuthRefreshTest, TheFailoverChainMarksRefreshableProfilesAndTakesRefreshedTokens) {
+  const auto dir = std::filesystem::temp_directory_path() / ("pincer-oauth-chain-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "auth-profiles.json";
+  std::ofstream(path) << nlohmann::json{
+      {"version", 1},
+      {"profiles",
+       {{"p:o", {{"type", "oauth"}, {"provider", "p"}, {"access", "access-1"}, {"refresh", "refresh-1"}, {"expires", kNow - 1}}},
+        {"p:bare", {{"type", "oauth"}, {"provider", "p"}, {"access", "access-b"}, {"expires", kNow + 3'600'000}}},
+        {"p:k", {{"type", "api_key"}, {"provider", "p"}, {"key", "key-k"}}}}}}
+                             .dump();
+  llm::ModelSpec m1;
+  m1.provider = "p";
+  m1.id = "m1";
+  llm::ModelSpec m2 = m1;
+  m2.id = "m2";
+  agent::ModelFailover chain({m1, m2}, std::make_shared<AuthProfileFile>(path), kNow);
+  int oauth_candidates = 0;
+  for (const auto& c : chain.chain()) {
+    if (c.profile_id == "p:o") {
+      ++oauth_candidates;
+      EXPECT_TRUE(c.oauth);
+      EXPECT_EQ(c.expires_ms, kNow - 1);
+      EXPECT_FALSE(c.probe) << "an expired but refreshable token is a usable candidate";
+    }
+    if (c.profile_id == "p:bare" || c.profile_id == "p:k") {
+      EXPECT_FALSE(c.oauth) << c.profile_id << ": nothing to refresh with";
+    }
+  }
+  EXPECT_EQ(oauth_candidates, 2) << "one per model";
+  EXPECT_NE(chain.current().profile_id, "p:k") << "oauth profiles first (PV-3)";
+  chain.refreshed("p:o", "access-2", kNow + 3'600'000);
+  for (const auto& c : chain.chain()) {
+    if (c.profile_id != "p:o") continue;
+    EXPECT_EQ(c.model.api_key, "access-2") << "every model using the profile sends the new token";
+    EXPECT_EQ(c.expires_ms, kNow + 3'600'000);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
