@@ -102,7 +102,7 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     openclaw("agent", "--local", "--agent", "main", "--message", LONG, "--json");
     openclaw("agent", "--local", "--agent", "second", "--message", "hello second ECHO:two", "--json");
     const gw = await r.startUntil(oc.node24, [oc.openclaw, "gateway", "run", "--port", String(ocPort), "--allow-unconfigured"],
-      ocEnv, /\[gateway\][^\n]*ready/, "openclaw gateway", Math.max(WAIT, 120000));
+      ocEnv, /\[gateway\](?:\u001b\[\d+m|\s)*ready(?:\u001b\[\d+m)?\r?$/m, "openclaw gateway", Math.max(WAIT, 120000));
     try {
       const out = JSON.parse(openclaw("cron", "add", "--name", "water plants", "--cron", "0 9 * * *", "--tz", "UTC",
         "--message", "water ECHO:water", "--agent", "main", "--url", `ws://127.0.0.1:${ocPort}`, "--token", TOKEN, "--json"));

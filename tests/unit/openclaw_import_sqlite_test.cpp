@@ -215,6 +215,9 @@ TEST(OpenClawSqlite, ImportCountsWritesAndVerifiesWithoutTouchingTheSource) {
   SqliteHome home;
   fill(home);
   const std::string before = slurp_bytes(home.agent_db());
+  fs::create_directories(home.source() / "workspace" / "memory");
+  std::ofstream(home.source() / "workspace" / "MEMORY.md") << "# Memory\n";
+  std::ofstream(home.source() / "workspace" / "memory" / "2026-12-05.md") << "- likes tea\n";
 
   auto dry = run_import(options_for(home, true));
   ASSERT_EQ(dry.exit_code, kExitOk) << (dry.error ? dry.error->message : "");
@@ -223,6 +226,7 @@ TEST(OpenClawSqlite, ImportCountsWritesAndVerifiesWithoutTouchingTheSource) {
   EXPECT_EQ(dry.report.counts.at("messages"), 2u);
   EXPECT_EQ(dry.report.counts.at("cron jobs"), 2u);
   EXPECT_EQ(dry.report.counts.at("auth profiles"), 1u);
+  EXPECT_EQ(dry.report.counts.at("memory files"), 2u);
   EXPECT_THAT(to_text(dry), HasSubstr("cron jobs 2"));
   EXPECT_FALSE(fs::exists(home.target() / "agents"));
 
@@ -243,6 +247,7 @@ TEST(OpenClawSqlite, ImportCountsWritesAndVerifiesWithoutTouchingTheSource) {
   EXPECT_TRUE(fs::exists(home.target() / "agents/main/agent/auth-profiles.json"));
   EXPECT_EQ(fs::status(home.target() / "agents/main/agent/auth-profiles.json").permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(slurp_bytes(home.target() / "workspace" / "memory" / "2026-12-05.md"), "- likes tea\n");
   EXPECT_EQ(slurp_bytes(home.agent_db()), before);  // read-only on the source
 }
 
