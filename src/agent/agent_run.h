@@ -271,6 +271,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::shared_ptr<CliModelCall> cli_call_;  ///< the CLI call in flight (CLI backends)
   std::string cli_text_;                    ///< its streamed text so far
   std::vector<std::string> oauth_forced_;   ///< profiles refreshed after a 401 in this run (once each)
+  std::vector<std::string> oauth_refreshed_;  ///< profiles with a token refreshed (or re-read) in this run
 
   // Tools of the current reply.
   std::vector<llm::ToolCall> pending_tools_;

@@ -30,7 +30,11 @@ bool AgentRun::oauth_refresh_due() const {
   if (!in_.oauth || !in_.failover || !in_.failover->profiles()) return false;
   const ModelCandidate& c = in_.failover->current();
   if (!detail_agent_run_oauth::refreshable(c)) return false;
-  return c.expires_ms > 0 && c.expires_ms - llm::auth::kRefreshMarginMs <= clock_.wall_ms();
+  // Once refreshed in this run, only an expired token is refreshed again: an endpoint granting
+  // less than the margin would otherwise be called before every model call.
+  const bool refreshed = std::find(oauth_refreshed_.begin(), oauth_refreshed_.end(), c.profile_id) != oauth_refreshed_.end();
+  const int64_t margin = refreshed ? 0 : llm::auth::kRefreshMarginMs;
+  return c.expires_ms > 0 && c.expires_ms - margin <= clock_.wall_ms();
 }
 
 bool AgentRun::take_oauth_retry(const llm::ProviderFailure& failure) {
@@ -60,6 +64,9 @@ void AgentRun::refresh_oauth(bool force, std::function<void()> then) {
     if (!self || self->finished_) return;  // an abort ended the run meanwhile
     if (self->aborted_) return self->finish_aborted();
     if (result) {
+      if (std::find(self->oauth_refreshed_.begin(), self->oauth_refreshed_.end(), result->id) == self->oauth_refreshed_.end()) {
+        self->oauth_refreshed_.push_back(result->id);
+      }
       self->in_.failover->refreshed(result->id, result->secret, result->expires_ms);
       self->in_.model.api_key = result->secret;
       return then();

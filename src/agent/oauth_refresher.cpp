@@ -36,7 +36,10 @@ void OAuthRefresher::refresh(Target target, Done done) {
   const Credential current = *found;
   const int64_t now = clock_.wall_ms();
   const bool stale = current.secret == target.stale_access;
-  if (!llm::auth::needs_refresh(current, now) && (!target.force || !stale)) return done(current);
+  // Refreshed by someone else since the caller read it: theirs, while it has not expired (a token
+  // endpoint granting less than the 5-minute margin must not be called again and again).
+  if (!stale && (current.expires_ms == 0 || current.expires_ms > now)) return done(current);
+  if (!llm::auth::needs_refresh(current, now) && !(target.force && stale)) return done(current);
   if (current.refresh.empty()) {
     return done(refresh_failed("auth profile " + target.profile_id + " has no refresh token"));
   }
@@ -107,7 +110,10 @@ void OAuthRefresher::finish(const std::string& key, const Result<Credential>& re
   if (it == waiting_.end()) return;
   std::vector<Done> waiters = std::move(it->second);
   waiting_.erase(it);
-  if (!result) spdlog::warn("OAuth refresh failed ({}): {}", result.error().code, result.error().message);
+  if (!result) {
+    spdlog::warn("auth profile {}: OAuth refresh failed ({}): {}", key.substr(key.rfind('\n') + 1), result.error().code,
+                 result.error().message);
+  }
   for (auto& w : waiters) w(result);
 }
 

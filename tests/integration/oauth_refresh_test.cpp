@@ -262,6 +262,16 @@ TEST_F(OAuthRefreshTest, A401AfterTheRefreshRotatesInsteadOfRefreshingAgain) {
   EXPECT_EQ(switches[0]["reason"], "auth_permanent");
 }
 
+TEST_F(OAuthRefreshTest, ATokenShorterThanTheMarginIsNotRefreshedBeforeEveryCall) {
+  start(now_ms() - 60'000);
+  post("/__mock/oauth", {{"expiresIn", 60}});  // inside the 5-minute margin from the start
+  // A tool call makes the turn two model calls.
+  json final = terminal_of(chat_turn(*client_, "main", "MOCK_TOOL:session_status", "run-1"));
+  ASSERT_EQ(final["state"], "final") << final.dump();
+  EXPECT_EQ(key_suffixes(), (std::vector<std::string>{"nnnn", "nnnn"}));
+  EXPECT_EQ(token_calls().size(), 1u);
+}
+
 TEST_F(OAuthRefreshTest, WithoutATokenEndpointTheTokenIsSentAsItIsAndTheProfileFailsOver) {
   start(now_ms() - 60'000, "none");
   auto frames = chat_turn(*client_, "main", "hello", "run-1");
