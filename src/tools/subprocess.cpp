@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -19,6 +18,7 @@
 
 #include "core/descriptor_limit.h"
 #include "core/redact.h"
+#include "tools/child_exec.h"
 #include "tools/process_guard.h"
 
 namespace pincer::tools {
@@ -49,78 +49,6 @@ std::string loggable(const std::string& command) {
     else out += static_cast<char>(c);
   }
   return out;
-}
-
-/// What the forked child reports through the close-on-exec status pipe when it cannot exec.
-struct ChildFailure {
-  int stage;  // 0 = chdir, 1 = execve
-  int error;
-};
-
-/// Everything the child needs, prepared before fork: the child of a multi-threaded process may
-/// only make async-signal-safe calls (no allocation).
-struct ChildPlan {
-  pid_t parent;
-  int out_fd;
-  int status_fd;
-  int guard_fd;
-  int cwd_fd;  // -1: enter `cwd` by path
-  const char* cwd;
-  const char* program;  // argv[0]: /bin/sh, or the sandbox wrapper
-  char* const* argv;
-  char* const* envp;
-  rlim_t nofile_soft = 0;  // soft RLIMIT_NOFILE to restore (0 = keep)
-};
-
-/// Runs in the forked child; never returns. Own process group, killed with its parent thread
-/// (the pump, which lives until the shell is reaped) or by the guard when the gateway dies;
-/// stdin /dev/null, stdout+stderr to the pipe, nothing else inherited, default signal state.
-[[noreturn]] void exec_child(const ChildPlan& plan) {
-  ::setpgid(0, 0);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != plan.parent) ::_exit(127);  // the gateway died before the prctl
-  struct sigaction sa {};
-  sa.sa_handler = SIG_IGN;
-  ::sigaction(SIGPIPE, &sa, nullptr);  // a dead guard must not kill us mid-registration
-  process_guard::register_group_from_child(plan.guard_fd, ::getpid());
-  process_guard::drop_ptrace_capability_in_child();
-
-  sa.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &sa, nullptr);  // EINVAL for reserved ones
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-
-  const int devnull = ::open("/dev/null", O_RDONLY);
-  if (devnull >= 0 && devnull != 0) {
-    ::dup2(devnull, 0);
-    ::close(devnull);
-  }
-  ::dup2(plan.out_fd, 1);
-  ::dup2(plan.out_fd, 2);
-  if (plan.nofile_soft != 0) {  // the limit the gateway started with, not its raised one
-    rlimit lim{};
-    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && plan.nofile_soft < lim.rlim_cur) {
-      lim.rlim_cur = plan.nofile_soft;
-      ::setrlimit(RLIMIT_NOFILE, &lim);
-    }
-  }
-  ChildFailure failure{0, 0};
-  if ((plan.cwd_fd >= 0 ? ::fchdir(plan.cwd_fd) : ::chdir(plan.cwd)) != 0) {
-    failure.error = errno;
-  } else {
-    // Keep only 0-2 and the status pipe (close-on-exec: EOF tells the parent exec worked).
-    const unsigned keep = static_cast<unsigned>(plan.status_fd);
-    if (keep > 3) ::close_range(3, keep - 1, 0);
-    ::close_range(keep >= 3 ? keep + 1 : 3, ~0U, 0);
-    ::execve(plan.program, plan.argv, plan.envp);
-    failure = {1, errno};
-  }
-  while (::write(plan.status_fd, &failure, sizeof failure) < 0 && errno == EINTR) {
-  }
-  ::_exit(127);
 }
 
 }  // namespace
@@ -170,10 +98,6 @@ void ManagedProcess::run(int child_out_fd) {
 }
 
 Result<pid_t> ManagedProcess::fork_child(int child_out_fd) {
-  int status_pipe[2];
-  if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
-    return Error{"SPAWN_FAILED", std::string("pipe: ") + std::strerror(errno)};
-  }
   std::vector<std::string> args = options_.wrapper;
   for (const char* a : {"/bin/sh", "-c"}) args.emplace_back(a);
   args.push_back(options_.command);
@@ -186,32 +110,19 @@ Result<pid_t> ManagedProcess::fork_child(int child_out_fd) {
   for (auto& kv : env) envp.push_back(kv.data());
   envp.push_back(nullptr);
   const std::string cwd = options_.cwd.string();
-  const ChildPlan plan{::getpid(), child_out_fd, status_pipe[1], process_guard::lifeline_fd(), options_.cwd_fd,
-                       cwd.c_str(), program.c_str(), argv.data(), envp.data(),
-                       static_cast<rlim_t>(original_descriptor_soft_limit())};
-
-  const pid_t pid = ::fork();
-  if (pid == 0) exec_child(plan);
-  const int fork_errno = errno;
-  ::close(status_pipe[1]);
-  if (pid < 0) {
-    ::close(status_pipe[0]);
-    return Error{"SPAWN_FAILED", "cannot start " + program + " in " + cwd + ": fork: " + std::strerror(fork_errno)};
-  }
-  ::setpgid(pid, pid);  // also here, so a group kill right after spawn cannot miss (EACCES after exec: fine)
-  ChildFailure failure{};
-  ssize_t n;
-  while ((n = ::read(status_pipe[0], &failure, sizeof failure)) < 0 && errno == EINTR) {
-  }
-  ::close(status_pipe[0]);
-  if (n == static_cast<ssize_t>(sizeof failure)) {
-    int ws = 0;
-    while (::waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
-    }
-    return Error{"SPAWN_FAILED", "cannot start " + program + " in " + cwd + ": " +
-                                     (failure.stage == 0 ? "chdir: " : "") + std::strerror(failure.error)};
-  }
-  return pid;
+  // stdin /dev/null, stdout and stderr to the pipe; killed with the pump thread, which forks it
+  // and lives until the shell is reaped (child_exec.h).
+  ChildExecPlan plan;
+  plan.out_fd = plan.err_fd = child_out_fd;
+  plan.cwd_fd = options_.cwd_fd;
+  plan.cwd = cwd.c_str();
+  plan.program = program.c_str();
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  plan.nofile_soft = static_cast<rlim_t>(original_descriptor_soft_limit());
+  auto pid = fork_exec(plan);
+  if (!pid) return Error{"SPAWN_FAILED", "cannot start " + program + " in " + cwd + ": " + pid.error().message};
+  return *pid;
 }
 
 void ManagedProcess::log_end() const {

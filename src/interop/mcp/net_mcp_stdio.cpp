@@ -6,7 +6,6 @@
 // CAP_SYS_PTRACE, default signals, nothing inherited beyond 0-2).
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +25,7 @@
 #include "core/redact.h"
 #include "interop/jsonrpc/jsonrpc.h"
 #include "interop/mcp/mcp_transport.h"
+#include "tools/child_exec.h"
 #include "tools/exec_tool.h"
 #include "tools/process_guard.h"
 
@@ -38,54 +38,6 @@ using Descriptor = asio::posix::stream_descriptor;
 
 constexpr std::size_t kStderrTailBytes = 2048;
 constexpr int kKillGraceMs = 2000;
-
-struct ExecFailure {
-  int stage;  // 0 = chdir, 1 = execve
-  int error;
-};
-
-struct ChildPlan {
-  pid_t parent;
-  int in_fd, out_fd, err_fd, status_fd, guard_fd;
-  const char* cwd;
-  const char* program;
-  char* const* argv;
-  char* const* envp;
-};
-
-[[noreturn]] void exec_child(const ChildPlan& plan) {
-  ::setpgid(0, 0);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != plan.parent) ::_exit(127);
-  struct sigaction sa {};
-  sa.sa_handler = SIG_IGN;
-  ::sigaction(SIGPIPE, &sa, nullptr);
-  tools::process_guard::register_group_from_child(plan.guard_fd, ::getpid());
-  tools::process_guard::drop_ptrace_capability_in_child();
-  sa.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &sa, nullptr);
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::dup2(plan.in_fd, 0);
-  ::dup2(plan.out_fd, 1);
-  ::dup2(plan.err_fd, 2);
-  ExecFailure failure{0, 0};
-  if (::chdir(plan.cwd) != 0) {
-    failure.error = errno;
-  } else {
-    const unsigned keep = static_cast<unsigned>(plan.status_fd);
-    if (keep > 3) ::close_range(3, keep - 1, 0);
-    ::close_range(keep >= 3 ? keep + 1 : 3, ~0U, 0);
-    ::execve(plan.program, plan.argv, plan.envp);
-    failure = {1, errno};
-  }
-  while (::write(plan.status_fd, &failure, sizeof failure) < 0 && errno == EINTR) {
-  }
-  ::_exit(127);
-}
 
 std::string env_value(const std::vector<std::string>& env, std::string_view name) {
   for (const auto& kv : env) {
@@ -249,7 +201,7 @@ class StdioTransport final : public Transport {
     for (auto& kv : env) envp.push_back(kv.data());
     envp.push_back(nullptr);
 
-    int in_pipe[2], out_pipe[2], err_pipe[2], status_pipe[2];
+    int in_pipe[2], out_pipe[2], err_pipe[2];
     if (::pipe2(in_pipe, O_CLOEXEC) != 0) return fail_errno("pipe");
     if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
       close_all({in_pipe[0], in_pipe[1]});
@@ -259,35 +211,21 @@ class StdioTransport final : public Transport {
       close_all({in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1]});
       return fail_errno("pipe");
     }
-    if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
-      close_all({in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]});
-      return fail_errno("pipe");
-    }
-    const ChildPlan plan{::getpid(), in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1],
-                         tools::process_guard::lifeline_fd(), cwd.c_str(), program->c_str(), argv.data(), envp.data()};
-    const pid_t pid = ::fork();
-    if (pid == 0) exec_child(plan);
-    const int fork_errno = errno;
-    close_all({in_pipe[0], out_pipe[1], err_pipe[1], status_pipe[1]});
-    if (pid < 0) {
-      close_all({in_pipe[1], out_pipe[0], err_pipe[0], status_pipe[0]});
-      errno = fork_errno;
-      return fail_errno("fork");
-    }
-    ::setpgid(pid, pid);
-    ExecFailure failure{};
-    ssize_t n;
-    while ((n = ::read(status_pipe[0], &failure, sizeof failure)) < 0 && errno == EINTR) {
-    }
-    ::close(status_pipe[0]);
-    if (n == static_cast<ssize_t>(sizeof failure)) {
-      int ws = 0;
-      while (::waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
-      }
+    tools::ChildExecPlan plan;  // killed with the loop thread that forks it (tools/child_exec.h)
+    plan.in_fd = in_pipe[0];
+    plan.out_fd = out_pipe[1];
+    plan.err_fd = err_pipe[1];
+    plan.cwd = cwd.c_str();
+    plan.program = program->c_str();
+    plan.argv = argv.data();
+    plan.envp = envp.data();
+    auto forked = tools::fork_exec(plan);
+    close_all({in_pipe[0], out_pipe[1], err_pipe[1]});
+    if (!forked) {
       close_all({in_pipe[1], out_pipe[0], err_pipe[0]});
-      return Error{"MCP_SPAWN_FAILED", "cannot start " + config_.command + " in " + cwd + ": " +
-                                           (failure.stage == 0 ? "chdir: " : "") + std::strerror(failure.error)};
+      return Error{"MCP_SPAWN_FAILED", "cannot start " + config_.command + " in " + cwd + ": " + forked.error().message};
     }
+    const pid_t pid = *forked;
     const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
     if (pidfd < 0) {
       const int e = errno;
