@@ -14,19 +14,14 @@
 //
 // Exit status: 0 pass, 1 fail, 77 skipped (the openclaw package or playwright-core could not be
 // installed, or /usr/bin/chromium is missing).
-import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { Checks, HERE, ROOT, Run, SKIP, WAIT, assert, setupOpenclaw } from "./harness.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, "../..");
 const TOKEN = "control-ui-token-0123456789abcdef";
 const CHROMIUM = "/usr/bin/chromium";
-const SKIP = 77;
-const WAIT = Number(process.env.CUI_WAIT ?? 60000);  // per condition: generous, for a loaded 2-core machine
 
 // Methods Pincer answers with an error on purpose (docs/compatibility.md): features it does not
 // have, whose errors the Control UI shows nowhere or as "unavailable".
@@ -42,47 +37,8 @@ const argValue = (name) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const pincer = path.resolve(argValue("--pincer") ?? path.join(ROOT, "build/pincer"));
-const keep = args.includes("--keep");
-
-const children = [];
-let tmp = "";
-function log(...m) {
-  console.log("[control-ui]", ...m);
-}
-function cleanup() {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGTERM");
-  if (tmp && !keep) fs.rmSync(tmp, { recursive: true, force: true });
-}
-process.on("exit", cleanup);
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(1));
-
-/** Starts a child and resolves with the first stdout match of `re`, or rejects. */
-function startUntil(cmd, argv, env, re, what, timeoutMs = WAIT) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { env, stdio: ["ignore", "pipe", "pipe"] });
-    children.push(child);
-    let out = "";
-    let err = "";
-    const timer = setTimeout(() => reject(new Error(`${what} did not start in ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(re);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, match: m, out: () => out, err: () => err });
-      }
-    });
-    child.stderr.on("data", (d) => (err += d));
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${what} exited (${code}) before starting; stderr: ${err}`));
-    });
-  });
-}
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
+const checks = new Checks("control-ui");
+const log = (...m) => checks.log(...m);
 
 async function main() {
   if (!fs.existsSync(pincer)) {
@@ -93,13 +49,9 @@ async function main() {
     log(`SKIP: ${CHROMIUM} not found (scripts/install-deps.sh installs Debian's chromium)`);
     return SKIP;
   }
-  const setup = spawnSync("bash", [path.join(HERE, "setup-openclaw.sh")], { encoding: "utf8", timeout: 600000 });
-  if (setup.status !== 0) {
-    log(`SKIP: could not install the openclaw package (exit ${setup.status}):\n${setup.stdout}${setup.stderr}`);
-    return SKIP;
-  }
-  const openclaw = setup.stdout.trim().split("\n").pop();
-  const uiRoot = path.join(path.dirname(openclaw), "dist/control-ui");
+  const oc = setupOpenclaw(checks);
+  if (!oc) return SKIP;
+  const uiRoot = path.join(oc.pkg, "dist/control-ui");
   const require = createRequire(path.join(HERE, ".cache/package.json"));
   let chromium;
   try {
@@ -109,36 +61,13 @@ async function main() {
     return SKIP;
   }
 
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pincer-control-ui-"));
-  const home = path.join(tmp, "pincer");
-  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
-  const noProxy = Object.fromEntries(["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"].map((k) => [k, ""]));
-
-  const mock = await startUntil(process.execPath, [path.join(ROOT, "tests/mock_llm/mock-llm.mjs"), "--port", "0"],
-    { ...process.env }, /mock-llm listening on http:\/\/127\.0\.0\.1:(\d+)/, "mock LLM");
-  const mockPort = Number(mock.match[1]);
-  fs.writeFileSync(path.join(home, "pincer.json"), JSON.stringify({
-    gateway: { auth: { mode: "token", token: TOKEN }, controlUi: { root: uiRoot } },
-    models: { providers: { mock: { baseUrl: `http://127.0.0.1:${mockPort}/v1`, apiKey: "mock-local",
-      api: "openai-completions", models: [{ id: "mock-model", contextWindow: 128000 }] } } },
-    agents: { defaults: { model: { primary: "mock/mock-model" } } },
-  }, null, 2), { mode: 0o600 });
-  const gw = await startUntil(pincer, ["gateway", "run", "--port", "0"], { ...process.env, ...noProxy, HOME: tmp, PINCER_HOME: home },
-    /openclaw control ui: (http:\/\/127\.0\.0\.1:(\d+)\/)/, "pincer gateway");
+  const run = new Run("pincer-control-ui-", args.includes("--keep"));
+  const mockPort = await run.startMock();
+  const gw = await run.startGateway(pincer, { gateway: { auth: { mode: "token", token: TOKEN }, controlUi: { root: uiRoot } } },
+    mockPort, /openclaw control ui: (http:\/\/127\.0\.0\.1:(\d+)\/)/);
   const base = gw.match[1];
   log(`mock LLM on ${mockPort}, Control UI at ${base} from ${uiRoot}`);
-
-  const results = [];
-  const step = async (name, fn) => {
-    try {
-      const detail = await fn();
-      results.push({ name, ok: true });
-      log(`PASS ${name}${detail ? ` — ${detail}` : ""}`);
-    } catch (e) {
-      results.push({ name, ok: false });
-      log(`FAIL ${name}: ${e.message}`);
-    }
-  };
+  const step = (name, fn) => checks.step(name, fn);
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-proxy-server"] });
   try {
@@ -248,10 +177,9 @@ async function main() {
   } finally {
     await browser.close();
   }
-  const failed = results.filter((r) => !r.ok).length;
-  log(`${results.length - failed}/${results.length} passed`);
-  if (failed) log(`gateway stderr:\n${gw.err().slice(-3000)}`);
-  return failed ? 1 : 0;
+  checks.summary();
+  if (checks.failed()) log(`gateway stderr:\n${gw.err().slice(-3000)}`);
+  return checks.failed() ? 1 : 0;
 }
 
 main().then((code) => process.exit(code), (e) => {

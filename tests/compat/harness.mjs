@@ -1,4 +1,4 @@
-// Shared parts of the OpenClaw compatibility tests (control-ui-pages.test.mjs,
+// Shared parts of the OpenClaw compatibility tests (control-ui.test.mjs, control-ui-pages.test.mjs,
 // protocol-conformance.test.mjs): the installed openclaw package, the mock LLM and a Pincer gateway
 // on ephemeral loopback ports with an isolated home, named checks, and OpenClaw's own protocol
 // schemas (TypeBox, from the package's dist) for checking what Pincer sends.
