@@ -667,7 +667,10 @@ ImportOutcome run_import(const ImportOptions& options) {
                                                         "; nothing was imported (--force moves them aside to "
                                                         "*.pre-import-<time> and imports)"});
   }
-  if (options.dry_run) return out;
+  if (options.dry_run) {  // the SQLite part is still staged (in a temporary dir) and read back
+    if (auto st = sqlite_state::verify_in_temp(*sqlite); !st) return fail(kExitFailed, st.error());
+    return out;
+  }
 
   if (auto st = make_dirs(r.target); !st) return fail(kExitFailed, st.error());
   auto lock = store::InstanceLock::acquire(r.target / "gateway.lock");

@@ -152,11 +152,14 @@ Status read_sessions(Db& db, AgentState& out) {
   auto has = db.has_table("session_nodes", {"session_key", "current_session_id", "entry_json"});
   if (!has) return has.error();
   if (!*has) return Ok{};
-  // label / display_name are columns of their own in 2026.9; the entry keeps them when it has them.
+  // Columns of their own in 2026.9 (the entry's own value wins when it has one): label, display
+  // name, and the session's parent links (the subagent's spawner, the parent session).
+  static const std::pair<const char*, const char*> kColumns[] = {
+      {"label", "label"}, {"display_name", "displayName"}, {"spawned_by", "spawnedBy"}, {"parent_session_key", "parentSessionKey"}};
   const auto cols = db.columns("session_nodes");
-  const std::string sql = std::string("SELECT session_key, current_session_id, entry_json, ") +
-                          (cols.contains("label") ? "label" : "NULL") + ", " +
-                          (cols.contains("display_name") ? "display_name" : "NULL") + " FROM session_nodes ORDER BY session_key";
+  std::string sql = "SELECT session_key, current_session_id, entry_json";
+  for (const auto& [col, key] : kColumns) sql += std::string(", ") + (cols.contains(col) ? col : "NULL");
+  sql += " FROM session_nodes ORDER BY session_key";
   return db.each("session_nodes", sql,
                  [&](sqlite3_stmt* st) -> Status {
                    const std::string key = text(st, 0);
@@ -169,8 +172,11 @@ Status read_sessions(Db& db, AgentState& out) {
                      }
                    }
                    if (!is_null(st, 1)) entry["sessionId"] = text(st, 1);
-                   if (!is_null(st, 3) && !entry.contains("label")) entry["label"] = text(st, 3);
-                   if (!is_null(st, 4) && !entry.contains("displayName")) entry["displayName"] = text(st, 4);
+                   int col = 3;
+                   for (const auto& c : kColumns) {
+                     if (!is_null(st, col) && !entry.contains(c.second)) entry[c.second] = text(st, col);
+                     ++col;
+                   }
                    if (!entry.contains("sessionId")) {
                      return invalid(db.source(), "table session_nodes, row " + row + ": no current_session_id");
                    }

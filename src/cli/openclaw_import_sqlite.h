@@ -7,7 +7,9 @@
 //   session_nodes (session_key, current_session_id, entry_json)
 //                       → agents/<id>/sessions/sessions.json: {session_key: entry} where entry is
 //                         OpenClaw's session entry as stored (its keys, label, model, thinking,
-//                         token counters), with "sessionId" = current_session_id.
+//                         token counters), with "sessionId" = current_session_id and, when the
+//                         entry lacks them, label / displayName / spawnedBy / parentSessionKey
+//                         from their columns.
 //   transcript_events (session_id, seq, event_json | event_zstd + event_utf8_bytes)
 //                       → agents/<id>/sessions/<session_id>.jsonl, one event a line in seq order
 //                         (a zstd row is decoded and its size checked against event_utf8_bytes);
@@ -117,5 +119,9 @@ Status stage(const Plan& plan, const std::filesystem::path& staging);
 /// Reads the staged files back with Pincer's own readers (sessions.json, transcripts, the cron
 /// store, auth-profiles.json) and checks every count against what was read ("IMPORT_MISMATCH").
 Status verify(const Plan& plan, const std::filesystem::path& staging);
+
+/// stage() + verify() into a private temporary directory, removed afterwards: what a dry run
+/// does, so that it fails exactly where the import would.
+Status verify_in_temp(const Plan& plan);
 
 }  // namespace pincer::cli::openclaw::sqlite_state

@@ -1,5 +1,6 @@
 // Planning, staging and verifying the SQLite part of `pincer import openclaw`
 // (cli/openclaw_import_sqlite.h).
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -239,6 +240,20 @@ Status verify(const Plan& plan, const std::filesystem::path& staging) {
     if (store.jobs().size() != *plan.cron_jobs) return mismatch("cron jobs", *plan.cron_jobs, store.jobs().size());
   }
   return Ok{};
+}
+
+Status verify_in_temp(const Plan& plan) {
+  if (plan.files.empty()) return Ok{};
+  std::error_code ec;
+  std::string tmpl = (fs::temp_directory_path(ec) / "pincer-openclaw-dry-run-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) {
+    return Error{"IO_ERROR", "cannot create a temporary directory in " + fs::temp_directory_path(ec).string() + ": " +
+                                 std::strerror(errno)};
+  }
+  Status st = stage(plan, tmpl);
+  if (st) st = verify(plan, tmpl);
+  fs::remove_all(tmpl, ec);
+  return st;
 }
 
 }  // namespace pincer::cli::openclaw::sqlite_state

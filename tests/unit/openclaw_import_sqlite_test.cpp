@@ -127,13 +127,14 @@ class Sql {
 
 const std::string kLong = "long " + std::string(3000, 'x');
 
-// main: one session (agent:main:main, labelled) with header v4, 2 messages, one compressed;
+// main: a subagent session (spawned_by column, no transcript) and agent:main:main (labelled) with header v4, 2 messages, one compressed;
 // an auth profile with a cooldown; the state db: two cron jobs.
 void fill(const SqliteHome& home) {
   Sql a(home.agent_db());
   a.exec(kAgentSchema);
-  a.exec(R"(INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, label) VALUES
-    ('agent:main:main', 's-1', '{"sessionId":"s-1","updatedAt":5,"thinkingLevel":"low","inputTokens":12}', 5, 'daily'))");
+  a.exec(R"(INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, label, spawned_by) VALUES
+    ('agent:main:main', 's-1', '{"sessionId":"s-1","updatedAt":5,"thinkingLevel":"low","inputTokens":12}', 5, 'daily', NULL),
+    ('agent:main:subagent:x1', 's-2', '{"sessionId":"s-2","updatedAt":6}', 6, NULL, 'agent:main:main'))");
   a.event("s-1", 0, R"({"type":"session","version":4,"id":"s-1","timestamp":"2026-12-05T07:18:26.474Z","cwd":"/w"})", false);
   a.event("s-1", 1, R"({"type":"message","id":"e1","parentId":null,"timestamp":"2026-12-05T07:18:27.000Z","message":{"role":"user","content":"hello"}})", false);
   a.event("s-1", 2, R"({"type":"message","id":"e2","parentId":"e1","timestamp":"2026-12-05T07:18:28.000Z","message":{"role":"assistant","content":[{"type":"text","text":")" + kLong + R"("}]}})", true);
@@ -151,12 +152,14 @@ TEST(OpenClawSqlite, ReadsSessionsTranscriptsWithAZstdRowAndAuthProfiles) {
   fill(home);
   auto state = sqlite_state::read_agent_db(home.agent_db());
   ASSERT_TRUE(state) << state.error().message;
-  ASSERT_EQ(state->sessions.size(), 1u);
+  ASSERT_EQ(state->sessions.size(), 2u);
+  EXPECT_EQ(state->sessions["agent:main:subagent:x1"]["spawnedBy"], "agent:main:main");
   const auto& entry = state->sessions["agent:main:main"];
   EXPECT_EQ(entry["sessionId"], "s-1");
   EXPECT_EQ(entry["label"], "daily");
   EXPECT_EQ(entry["thinkingLevel"], "low");
   EXPECT_EQ(entry["inputTokens"], 12);
+  EXPECT_FALSE(entry.contains("spawnedBy"));
   ASSERT_EQ(state->transcripts.size(), 1u);
   const auto& t = state->transcripts[0];
   EXPECT_EQ(t.events, 3u);
@@ -221,7 +224,7 @@ TEST(OpenClawSqlite, ImportCountsWritesAndVerifiesWithoutTouchingTheSource) {
 
   auto dry = run_import(options_for(home, true));
   ASSERT_EQ(dry.exit_code, kExitOk) << (dry.error ? dry.error->message : "");
-  EXPECT_EQ(dry.report.counts.at("sessions"), 1u);
+  EXPECT_EQ(dry.report.counts.at("sessions"), 2u);
   EXPECT_EQ(dry.report.counts.at("transcripts"), 1u);
   EXPECT_EQ(dry.report.counts.at("messages"), 2u);
   EXPECT_EQ(dry.report.counts.at("cron jobs"), 2u);
@@ -235,7 +238,7 @@ TEST(OpenClawSqlite, ImportCountsWritesAndVerifiesWithoutTouchingTheSource) {
   EXPECT_TRUE(out.report.written);
   store::SessionIndex index(home.target() / "agents/main/sessions/sessions.json", SystemClock::instance());
   ASSERT_TRUE(index.load());
-  EXPECT_EQ(index.size(), 1u);
+  EXPECT_EQ(index.size(), 2u);
   auto transcript = store::read_transcript(home.target() / "agents/main/sessions/s-1.jsonl");
   ASSERT_TRUE(transcript);
   EXPECT_EQ(transcript->entries.size(), 2u);
@@ -266,6 +269,29 @@ TEST(OpenClawSqlite, ACorruptRowFailsTheImportAndWritesNothing) {
   EXPECT_THAT(out.error->message, HasSubstr("job_id=job-b"));
   EXPECT_FALSE(fs::exists(home.target() / "agents"));
   EXPECT_FALSE(fs::exists(home.target() / "cron"));
+}
+
+TEST(OpenClawSqlite, WhatPincerWouldReadDifferentlyFailsTheImportBeforeInstalling) {
+  SqliteHome home;
+  fill(home);
+  {
+    Sql a(home.agent_db());  // an event repeating an id: Pincer's transcript reader would not keep both
+    a.event("s-1", 3, R"({"type":"message","id":"e1","parentId":"e2","timestamp":"2026-12-05T07:18:29.000Z","message":{"role":"user","content":"again"}})", false);
+  }
+  auto dry = run_import(options_for(home, true));  // a dry run stages to a temporary dir and reads back too
+  ASSERT_EQ(dry.exit_code, kExitFailed);
+  ASSERT_TRUE(dry.error);
+  EXPECT_EQ(dry.error->code, "IMPORT_MISMATCH");
+  auto out = run_import(options_for(home, false));
+  ASSERT_EQ(out.exit_code, kExitFailed);
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.error->code, "IMPORT_MISMATCH");
+  EXPECT_THAT(out.error->message, HasSubstr("s-1.jsonl"));
+  EXPECT_THAT(out.error->message, HasSubstr("nothing was imported"));
+  EXPECT_FALSE(out.report.written);
+  EXPECT_FALSE(fs::exists(home.target() / "agents"));
+  EXPECT_FALSE(fs::exists(home.target() / "cron"));
+  EXPECT_FALSE(fs::exists(home.target() / "workspace"));
 }
 
 }  // namespace
