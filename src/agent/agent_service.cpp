@@ -355,12 +355,6 @@ void AgentService::start(Pending p) {
     if (idx.upsert(key, store::OrderedJson{{"cliSessionIds", ids}}, {store::MergePolicy::PreserveActivity, {}})) schedule_index_save(agent_id);
   };
   in.model = std::move(*model);
-  // The context engine (CX-1) holds the history; the effective window caps every budget.
-  const context::EngineConfig engine = engine_config(*spec, in.model);
-  in.context_window = engine.window_tokens;
-  in.reserve_tokens = engine.compaction.reserve_tokens;
-  in.engine = context::make_engine(spec->context_engine, engine);
-  in.engine->bootstrap(std::move(loaded));
   in.tools = std::move(*tools);
   in.hooks.gate_tool_call = make_exec_gate(s.approvals, {p.request.run_id, key, p.agent_id, spec->workspace,
                                                          to_string(p.request.lane), p.request.origin,
@@ -383,6 +377,14 @@ void AgentService::start(Pending p) {
   in.failover = make_model_failover(in.model, spec->model.fallbacks, s.models, s.auth_profiles_for(p.agent_id), s.clock.wall_ms(),
                                     pin && pin->is_string() ? pin->get<std::string>() : std::string());
   in.model = in.failover->current().model;
+  // The context engine (CX-1) holds the history; the effective window caps every budget. Made
+  // for the model the run starts with — the session's (/model), a cron job's own, with its auth
+  // profile — not the agent's default: its window and its summariser are that model's.
+  const context::EngineConfig engine = engine_config(*spec, in.model);
+  in.context_window = engine.window_tokens;
+  in.reserve_tokens = engine.compaction.reserve_tokens;
+  in.engine = context::make_engine(spec->context_engine, engine);
+  in.engine->bootstrap(std::move(loaded));
   in.oauth = s.oauth;
   in.session_backends = s.session_backends;
   in.lane = to_string(p.request.lane);

@@ -24,13 +24,15 @@ constexpr const char* kSummariserMarker = "working memory of an AI assistant";
 class ContextCompactionTest : public ::testing::Test {
  protected:
   /// `window`: the model's contextWindow as Pincer is told; `mock_args`: e.g. the mock's own window.
-  void start(int64_t window, const std::vector<std::string>& mock_args = {}, const std::string& extra_defaults = "") {
+  /// `extra_models`: more entries for the provider's models list (", { id: … }").
+  void start(int64_t window, const std::vector<std::string>& mock_args = {}, const std::string& extra_defaults = "",
+             const std::string& extra_models = "") {
     mock_ = std::make_unique<MockLlm>(mock_args);
     home_.write("pincer.json",
                 std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
                     "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
                     "', apiKey: 'mock-key', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: " +
-                    std::to_string(window) + ", maxTokens: 256 } ] } } },\n" +
+                    std::to_string(window) + ", maxTokens: 256 }" + extra_models + " ] } } },\n" +
                     "  tools: { profile: 'minimal' },\n"
                     "  agents: { defaults: { model: { primary: 'mock/mock-model' }, bootstrapTotalMaxChars: 1200, "
                     "compaction: { reserveTokens: 600 }" + extra_defaults + " } } }\n");
@@ -194,6 +196,22 @@ TEST_F(ContextCompactionTest, TwoHundredTurnsInAFourThousandTokenWindow) {
   auto history = client_->request("chat.history", {{"sessionKey", "main"}, {"limit", 1000}});
   ASSERT_EQ(history["ok"], true);
   EXPECT_EQ(history["payload"]["messages"][0]["role"], "compactionSummary");
+}
+
+TEST_F(ContextCompactionTest, ASessionsOwnModelSetsTheWindowItsRunsAreBudgetedIn) {
+  // The agent's model has a large window, the one the session switches to a small one: the run
+  // after the switch is budgeted (and compacted) in the small window, not in the default's.
+  start(64000, {}, "", ", { id: 'mock-small', contextWindow: 2500, maxTokens: 256 }");
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(turn(filler(i) + " " + std::string(1200, 'x'), "w" + std::to_string(i))["state"], "final");
+  EXPECT_EQ(count_type(transcript(), "compaction"), 0) << "everything fits the default model's window";
+  auto patched = client_->request("sessions.patch", {{"key", "main"}, {"model", "mock/mock-small"}});
+  ASSERT_EQ(patched["ok"], true) << patched.dump();
+  ASSERT_EQ(turn("and now? ECHO:small", "w-small")["state"], "final");
+  // (The compaction may happen in the memory flush's silent run before the turn, CX-10.)
+  EXPECT_GE(count_type(transcript(), "compaction"), 1) << "the 2 500-token window of the session's model was not used";
+  bool summarised = false;
+  for (const auto& r : mock_requests()) summarised |= r["body"].dump().find(kSummariserMarker) != std::string::npos;
+  EXPECT_TRUE(summarised);
 }
 
 TEST_F(ContextCompactionTest, AFailingSummariserKeepsTheRawMessages) {
