@@ -274,6 +274,26 @@ Status read_auth(Db& db, AgentState& out) {
   return Ok{};
 }
 
+Status read_archives(Db& db, AgentState& out) {
+  auto warm = db.has_table("session_transcript_archives", {"session_id"});
+  if (!warm) return warm.error();
+  if (*warm) {
+    Status st = db.each("session_transcript_archives", "SELECT count(*) FROM session_transcript_archives", [&](sqlite3_stmt* s) -> Status {
+      out.archived_transcripts = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
+      return Ok{};
+    });
+    if (!st) return st;
+  }
+  auto cold = db.has_table("session_transcript_cold_archives", {"session_id"});
+  if (!cold) return cold.error();
+  if (!*cold) return Ok{};
+  return db.each("session_transcript_cold_archives", "SELECT session_id FROM session_transcript_cold_archives ORDER BY session_id",
+                 [&](sqlite3_stmt* s) -> Status {
+                   out.cold_archived.push_back(text(s, 0));
+                   return Ok{};
+                 });
+}
+
 }  // namespace detail_oc_sqlite
 
 using namespace detail_oc_sqlite;
@@ -303,6 +323,7 @@ Result<AgentState> read_agent_db(const std::filesystem::path& path) {
   if (auto st = read_sessions(db, out); !st) return st.error();
   if (auto st = read_transcripts(db, out); !st) return st.error();
   if (auto st = read_auth(db, out); !st) return st.error();
+  if (auto st = read_archives(db, out); !st) return st.error();
   return out;
 }
 

@@ -69,6 +69,12 @@ struct AgentState {
   std::vector<Transcript> transcripts;                                ///< by session id
   std::optional<nlohmann::json> auth_profiles;  ///< merged store + state; nullopt = no row
   std::uint64_t auth_profile_count = 0;         ///< entries of auth_profiles["profiles"]
+  /// Rows of session_transcript_archives (transcripts of reset/deleted sessions; not imported,
+  /// like the *.reset.* / *.deleted.* files of the JSON layout).
+  std::uint64_t archived_transcripts = 0;
+  /// Session ids with a row in session_transcript_cold_archives: OpenClaw moved (part of) their
+  /// events out of transcript_events; that archive format is not read, so these are reported.
+  std::vector<std::string> cold_archived;
 };
 
 /// Reads an agent database (copied first; see above). Missing tables read as empty.

@@ -102,6 +102,18 @@ Result<Plan> plan(ImportReport& report, const std::set<std::string>& configured)
       counts["sessions"] += exp.sessions;
       counts["transcripts"] += state->transcripts.size();
       counts["messages"] += messages;
+      if (state->archived_transcripts > 0) {
+        report.skipped.push_back({shown(db, src) + " session_transcript_archives",
+                                  std::to_string(state->archived_transcripts) +
+                                      " archived transcript(s) of reset or deleted sessions are not imported"});
+      }
+      for (const auto& session : state->cold_archived) {
+        report.skipped.push_back({shown(db, src) + " session_transcript_cold_archives session_id=" + session,
+                                  "OpenClaw moved this transcript's events to its cold archive, which is not imported"});
+        report.warnings.push_back("agent \"" + id + "\": the events of session " + session +
+                                  " are in OpenClaw's cold transcript archive, which Pincer does not read; they are not "
+                                  "imported (keep OpenClaw's files for them)");
+      }
       if (fs::exists(dir / "sessions", ec)) {
         report.skipped.push_back({shown(dir / "sessions", src), "superseded by " + shown(db, src) +
                                                                      " (OpenClaw migrated it into the database)"});

@@ -72,6 +72,13 @@ CREATE TABLE transcript_events (
     AND event_utf8_bytes IS NOT NULL AND event_utf8_bytes BETWEEN 1 AND 4194304
     AND length(event_zstd) BETWEEN 1 AND 4194304 AND navigation_json IS NOT NULL))
 ) STRICT;
+CREATE TABLE session_transcript_archives (
+  session_id TEXT NOT NULL, generation TEXT NOT NULL, session_key TEXT NOT NULL,
+  reason TEXT NOT NULL CHECK (reason IN ('deleted', 'reset')), encoding TEXT NOT NULL CHECK (encoding IN ('identity', 'zstd')),
+  archive_blob BLOB NOT NULL, archive_sha256 TEXT NOT NULL CHECK (length(archive_sha256) = 64), archive_name TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL, published_at INTEGER, publish_attempts INTEGER NOT NULL DEFAULT 0 CHECK (publish_attempts >= 0),
+  last_publish_attempt_at INTEGER, last_publish_error TEXT, PRIMARY KEY (session_id, generation)
+) STRICT;
 CREATE TABLE auth_profile_store (store_key TEXT NOT NULL PRIMARY KEY, store_json TEXT NOT NULL, updated_at INTEGER NOT NULL) STRICT;
 CREATE TABLE auth_profile_state (state_key TEXT NOT NULL PRIMARY KEY, state_json TEXT NOT NULL, updated_at INTEGER NOT NULL) STRICT;
 )SQL";
@@ -138,6 +145,9 @@ void fill(const SqliteHome& home) {
   a.event("s-1", 0, R"({"type":"session","version":4,"id":"s-1","timestamp":"2026-12-05T07:18:26.474Z","cwd":"/w"})", false);
   a.event("s-1", 1, R"({"type":"message","id":"e1","parentId":null,"timestamp":"2026-12-05T07:18:27.000Z","message":{"role":"user","content":"hello"}})", false);
   a.event("s-1", 2, R"({"type":"message","id":"e2","parentId":"e1","timestamp":"2026-12-05T07:18:28.000Z","message":{"role":"assistant","content":[{"type":"text","text":")" + kLong + R"("}]}})", true);
+  a.exec(R"(INSERT INTO session_transcript_archives (session_id, generation, session_key, reason, encoding, archive_blob,
+    archive_sha256, archive_name, created_at) VALUES ('s-0', 'g1', 'agent:main:main', 'reset', 'identity', X'7B7D',
+    '0000000000000000000000000000000000000000000000000000000000000000', 's-0.jsonl.reset.2026-12-04T10-00-00.000Z', 1))");
   a.exec(R"(INSERT INTO auth_profile_store VALUES ('primary', '{"version":1,"profiles":{"openai:default":{"type":"api_key","provider":"openai","key":"sk-test"}}}', 1))");
   a.exec(R"(INSERT INTO auth_profile_state VALUES ('primary', '{"usageStats":{"openai:default":{"cooldownUntil":99999999999999}}}', 1))");
   Sql s(home.state_db());
@@ -174,6 +184,8 @@ TEST(OpenClawSqlite, ReadsSessionsTranscriptsWithAZstdRowAndAuthProfiles) {
   ASSERT_TRUE(state->auth_profiles);
   EXPECT_EQ(state->auth_profile_count, 1u);
   EXPECT_EQ((*state->auth_profiles)["usageStats"]["openai:default"]["cooldownUntil"], 99999999999999);
+  EXPECT_EQ(state->archived_transcripts, 1u);
+  EXPECT_TRUE(state->cold_archived.empty());
 
   auto jobs = sqlite_state::read_cron_jobs(home.state_db());
   ASSERT_TRUE(jobs) << jobs.error().message;
@@ -230,6 +242,7 @@ TEST(OpenClawSqlite, ImportCountsWritesAndVerifiesWithoutTouchingTheSource) {
   EXPECT_EQ(dry.report.counts.at("cron jobs"), 2u);
   EXPECT_EQ(dry.report.counts.at("auth profiles"), 1u);
   EXPECT_EQ(dry.report.counts.at("memory files"), 2u);
+  EXPECT_THAT(to_text(dry), HasSubstr("1 archived transcript(s) of reset or deleted sessions are not imported"));
   EXPECT_THAT(to_text(dry), HasSubstr("cron jobs 2"));
   EXPECT_FALSE(fs::exists(home.target() / "agents"));
 
