@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "state_files.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -26,27 +27,6 @@ constexpr const char* kOldRefresh = "OldOAuthRefresh9902rrrr";
 constexpr const char* kNewAccess = "NewOAuthAccess6613nnnn";
 constexpr const char* kNewRefresh = "NewOAuthRefresh2280ssss";
 constexpr const char* kKeyB = "PlainProfileKey7705bbbb";
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string all_files_under(const std::filesystem::path& dir) {
-  std::string out;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::end(it);
-       it.increment(ec)) {
-    if (it->is_regular_file() && it->path().filename() != "auth-profiles.json") out += read_file(it->path()) + "\n";
-  }
-  return out;
-}
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 class OAuthRefreshTest : public ::testing::Test {
  protected:
@@ -113,7 +93,8 @@ class OAuthRefreshTest : public ::testing::Test {
   }
   /// No token, old or new, in the gateway's log or any file it wrote besides auth-profiles.json.
   void expect_no_token_leaked() {
-    const std::string log = gateway_->process().err() + gateway_->process().out() + all_files_under(home_.path());
+    const std::string log =
+        gateway_->process().err() + gateway_->process().out() + all_files_under(home_.path(), {"auth-profiles.json"});
     for (const char* secret : {kOldAccess, kOldRefresh, kNewAccess, kNewRefresh, kKeyB}) {
       EXPECT_EQ(log.find(secret), std::string::npos) << secret << " leaked";
     }
@@ -126,7 +107,7 @@ class OAuthRefreshTest : public ::testing::Test {
 };
 
 TEST_F(OAuthRefreshTest, AnExpiredProfileIsRefreshedOnceSavedAndTheTurnUsesTheNewToken) {
-  start(now_ms() - 60'000);
+  start(wall_now_ms() - 60'000);
   json final = terminal_of(chat_turn(*client_, "main", "hello", "run-1"));
   ASSERT_EQ(final["state"], "final") << final.dump();
   EXPECT_EQ(key_suffixes(), std::vector<std::string>{"nnnn"}) << "the call carried the refreshed access token";
@@ -142,7 +123,7 @@ TEST_F(OAuthRefreshTest, AnExpiredProfileIsRefreshedOnceSavedAndTheTurnUsesTheNe
   const json& p = file["profiles"]["mock:me@example.com"];
   EXPECT_EQ(p["access"], kNewAccess);
   EXPECT_EQ(p["refresh"], kNewRefresh);
-  EXPECT_GT(p["expires"].get<int64_t>(), now_ms() + 30 * 60'000);
+  EXPECT_GT(p["expires"].get<int64_t>(), wall_now_ms() + 30 * 60'000);
   EXPECT_EQ(p["email"], "me@example.com") << "other members are kept";
   EXPECT_EQ(std::filesystem::status(path).permissions() & std::filesystem::perms::all,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
@@ -156,7 +137,7 @@ TEST_F(OAuthRefreshTest, AnExpiredProfileIsRefreshedOnceSavedAndTheTurnUsesTheNe
 }
 
 TEST_F(OAuthRefreshTest, TwoConcurrentTurnsWaitForOneRefresh) {
-  start(now_ms() - 60'000, "json");
+  start(wall_now_ms() - 60'000, "json");
   post("/__mock/oauth", {{"hold", "token"}});  // the endpoint answers when released
   for (const char* session : {"one", "two"}) {
     auto ack = client_->request("chat.send", {{"sessionKey", session}, {"message", "hi"}, {"idempotencyKey", std::string("run-") + session}});
@@ -196,7 +177,7 @@ TEST_F(OAuthRefreshTest, TwoConcurrentTurnsWaitForOneRefresh) {
 }
 
 TEST_F(OAuthRefreshTest, InvalidGrantDisablesTheProfileAndTheNextOneAnswers) {
-  start(now_ms() - 60'000);
+  start(wall_now_ms() - 60'000);
   post("/__mock/oauth", {{"error", "invalid_grant"}});
   auto frames = chat_turn(*client_, "main", "hello", "run-1");
   json final = terminal_of(frames);
@@ -211,7 +192,7 @@ TEST_F(OAuthRefreshTest, InvalidGrantDisablesTheProfileAndTheNextOneAnswers) {
 
   json file = profiles_file();
   const json& stats = file["usageStats"]["mock:me@example.com"];
-  EXPECT_GT(stats.value("disabledUntil", int64_t{0}), now_ms() + 3'600'000) << file.dump();
+  EXPECT_GT(stats.value("disabledUntil", int64_t{0}), wall_now_ms() + 3'600'000) << file.dump();
   EXPECT_EQ(stats["disabledReason"], "auth_permanent");
   EXPECT_EQ(file["profiles"]["mock:me@example.com"]["access"], kOldAccess) << "nothing was refreshed";
   EXPECT_EQ(token_calls().size(), 1u);
@@ -224,7 +205,7 @@ TEST_F(OAuthRefreshTest, InvalidGrantDisablesTheProfileAndTheNextOneAnswers) {
 }
 
 TEST_F(OAuthRefreshTest, ATransientRefreshFailureCoolsTheProfileDown) {
-  start(now_ms() - 60'000);
+  start(wall_now_ms() - 60'000);
   post("/__mock/oauth", {{"error", "server_error"}, {"status", 503}});
   auto frames = chat_turn(*client_, "main", "hello", "run-1");
   ASSERT_EQ(terminal_of(frames)["state"], "final");
@@ -233,13 +214,13 @@ TEST_F(OAuthRefreshTest, ATransientRefreshFailureCoolsTheProfileDown) {
   ASSERT_EQ(switches.size(), 1u);
   EXPECT_EQ(switches[0]["reason"], "auth");
   json stats = profiles_file()["usageStats"]["mock:me@example.com"];
-  EXPECT_GT(stats.value("cooldownUntil", int64_t{0}), now_ms()) << stats.dump();
+  EXPECT_GT(stats.value("cooldownUntil", int64_t{0}), wall_now_ms()) << stats.dump();
   EXPECT_EQ(stats["cooldownReason"], "auth");
   EXPECT_FALSE(stats.contains("disabledUntil"));
 }
 
 TEST_F(OAuthRefreshTest, A401OnAnUnexpiredTokenRefreshesOnceAndRetries) {
-  start(now_ms() + 3'600'000);  // not due: the provider's 401 says it was revoked
+  start(wall_now_ms() + 3'600'000);  // not due: the provider's 401 says it was revoked
   json final = terminal_of(chat_turn(*client_, "main", "hello", "run-1"));
   ASSERT_EQ(final["state"], "final") << final.dump();
   EXPECT_EQ(key_suffixes(), (std::vector<std::string>{"qqqq", "nnnn"}));
@@ -249,7 +230,7 @@ TEST_F(OAuthRefreshTest, A401OnAnUnexpiredTokenRefreshesOnceAndRetries) {
 }
 
 TEST_F(OAuthRefreshTest, A401AfterTheRefreshRotatesInsteadOfRefreshingAgain) {
-  start(now_ms() + 3'600'000);
+  start(wall_now_ms() + 3'600'000);
   post("/__mock/keys", {{kNewAccess, 401}});  // the refreshed token is refused too
   auto frames = chat_turn(*client_, "main", "hello", "run-1");
   ASSERT_EQ(terminal_of(frames)["state"], "final");
@@ -263,7 +244,7 @@ TEST_F(OAuthRefreshTest, A401AfterTheRefreshRotatesInsteadOfRefreshingAgain) {
 }
 
 TEST_F(OAuthRefreshTest, ATokenShorterThanTheMarginIsNotRefreshedBeforeEveryCall) {
-  start(now_ms() - 60'000);
+  start(wall_now_ms() - 60'000);
   post("/__mock/oauth", {{"expiresIn", 60}});  // inside the 5-minute margin from the start
   // A tool call makes the turn two model calls.
   json final = terminal_of(chat_turn(*client_, "main", "MOCK_TOOL:session_status", "run-1"));
@@ -273,7 +254,7 @@ TEST_F(OAuthRefreshTest, ATokenShorterThanTheMarginIsNotRefreshedBeforeEveryCall
 }
 
 TEST_F(OAuthRefreshTest, WithoutATokenEndpointTheTokenIsSentAsItIsAndTheProfileFailsOver) {
-  start(now_ms() - 60'000, "none");
+  start(wall_now_ms() - 60'000, "none");
   auto frames = chat_turn(*client_, "main", "hello", "run-1");
   ASSERT_EQ(terminal_of(frames)["state"], "final");
   EXPECT_EQ(key_suffixes(), (std::vector<std::string>{"qqqq", "bbbb"}));

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "state_files.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -24,23 +25,6 @@ constexpr const char* kToken = "secrets-test-token-0123456789";
 // redaction of the configured values can catch them.
 constexpr const char* kProviderKey = "Prov1derKey0fTheOwner7730xyz";
 constexpr const char* kHeaderValue = "Hdr0rgValue4412qrs";
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string all_files_under(const std::filesystem::path& dir) {
-  std::string out;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::end(it);
-       it.increment(ec)) {
-    if (it->is_regular_file()) out += read_file(it->path()) + "\n";
-  }
-  return out;
-}
 
 class SecretsTest : public ::testing::Test {
  protected:

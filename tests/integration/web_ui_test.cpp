@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "state_files.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -17,13 +18,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kToken = "web-ui-test-token-0123456789";
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class WebUiTest : public ::testing::Test {
  protected:
