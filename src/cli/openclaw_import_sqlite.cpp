@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
-#include <tuple>
 
 #include "store/atomic_file.h"
 #include "store/transcript.h"
@@ -244,8 +243,16 @@ Status read_transcripts(Db& db, AgentState& out) {
 
 Status read_auth(Db& db, AgentState& out) {
   std::optional<json> store, state;
-  for (const auto& [table, key, col] : {std::tuple{"auth_profile_store", "store_key", "store_json"},
-                                        std::tuple{"auth_profile_state", "state_key", "state_json"}}) {
+  struct Source {
+    const char* table;
+    const char* key;
+    const char* col;
+  };
+  for (const Source& src : {Source{"auth_profile_store", "store_key", "store_json"},
+                            Source{"auth_profile_state", "state_key", "state_json"}}) {
+    const char* table = src.table;  // plain pointers: lambdas capture them (not structured bindings)
+    const char* key = src.key;
+    const char* col = src.col;
     auto has = db.has_table(table, {key, col});
     if (!has) return has.error();
     if (!*has) continue;
