@@ -144,7 +144,19 @@ bool AgentService::flush_first(Pending& p, const RunInputs& in, const std::vecto
     return false;
   }
   schedule_index_save(p.agent_id);
-  Pending flush{p.request, p.key, p.agent_id, [](const RunEvent&) {}};  // its events go nowhere
+  // Its events go nowhere; a compaction the flush run itself makes belongs to this cycle (else
+  // the next turn would flush again at once, the history still near the threshold).
+  Pending flush{p.request, p.key, p.agent_id, [this, key = p.key, agent_id = p.agent_id, compactions](const RunEvent& e) mutable {
+                  if (e.kind != RunEvent::Kind::Compaction || e.data.value("phase", "") != "end" ||
+                      !e.data.value("compacted", false)) {
+                    return;
+                  }
+                  store::UpsertOptions keep;
+                  keep.policy = store::MergePolicy::PreserveActivity;
+                  if (index_for(agent_id).upsert(key, store::OrderedJson{{"memoryFlushCompactionCount", ++compactions}}, keep)) {
+                    schedule_index_save(agent_id);
+                  }
+                }};
   flush.request.message = std::move(*prompt);
   flush.request.memory_flush = true;
   flush.request.journal_ids.clear();  // the user's journal entries belong to the user's run (SS-6)

@@ -209,6 +209,15 @@ TEST_F(ContextCompactionTest, ASessionsOwnModelSetsTheWindowItsRunsAreBudgetedIn
   ASSERT_EQ(turn("and now? ECHO:small", "w-small")["state"], "final");
   // (The compaction may happen in the memory flush's silent run before the turn, CX-10.)
   EXPECT_GE(count_type(transcript(), "compaction"), 1) << "the 2 500-token window of the session's model was not used";
+  // One memory flush: the compaction its own run made belongs to its cycle (no second flush).
+  int flushes = 0;
+  for (const auto& e : transcript()) {
+    if (e["type"] == "message" && e["message"]["role"] == "user" &&
+        e["message"]["content"].dump().find("Pre-compaction memory flush.") != std::string::npos) {
+      ++flushes;
+    }
+  }
+  EXPECT_EQ(flushes, 1);
   bool summarised = false;
   for (const auto& r : mock_requests()) summarised |= r["body"].dump().find(kSummariserMarker) != std::string::npos;
   EXPECT_TRUE(summarised);
