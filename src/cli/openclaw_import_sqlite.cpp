@@ -241,6 +241,22 @@ Status read_transcripts(Db& db, AgentState& out) {
   return Ok{};
 }
 
+// {version, profiles} + {order, lastGood, usageStats} → one auth-profiles.json document.
+Result<std::optional<json>> merge_auth(const Db& db, const std::string& table, std::optional<json> store,
+                                       std::optional<json> state) {
+  if (!store && !state) return std::optional<json>();
+  json doc = store.value_or(json{{"version", 1}, {"profiles", json::object()}});
+  if (state) {
+    for (const char* k : {"order", "lastGood", "usageStats"}) {
+      if (state->contains(k)) doc[k] = (*state)[k];
+    }
+  }
+  if (!doc.contains("profiles") || !doc["profiles"].is_object()) {
+    return invalid(db.source(), "table " + table + ": the auth profile store has no \"profiles\" object");
+  }
+  return std::optional<json>(std::move(doc));
+}
+
 Status read_auth(Db& db, AgentState& out) {
   std::optional<json> store, state;
   struct Source {
@@ -266,18 +282,11 @@ Status read_auth(Db& db, AgentState& out) {
     });
     if (!st) return st;
   }
-  if (!store && !state) return Ok{};
-  json doc = store.value_or(json{{"version", 1}, {"profiles", json::object()}});
-  if (state) {
-    for (const char* k : {"order", "lastGood", "usageStats"}) {
-      if (state->contains(k)) doc[k] = (*state)[k];
-    }
-  }
-  if (!doc.contains("profiles") || !doc["profiles"].is_object()) {
-    return invalid(db.source(), "table auth_profile_store, row store_key=primary: no \"profiles\" object");
-  }
-  out.auth_profile_count = doc["profiles"].size();
-  out.auth_profiles = std::move(doc);
+  auto doc = merge_auth(db, "auth_profile_store (store_key=primary)", std::move(store), std::move(state));
+  if (!doc) return doc.error();
+  if (!*doc) return Ok{};
+  out.auth_profile_count = (**doc)["profiles"].size();
+  out.auth_profiles = std::move(**doc);
   return Ok{};
 }
 
@@ -332,6 +341,30 @@ Result<AgentState> read_agent_db(const std::filesystem::path& path) {
   if (auto st = read_auth(db, out); !st) return st.error();
   if (auto st = read_archives(db, out); !st) return st.error();
   return out;
+}
+
+Result<std::optional<nlohmann::json>> read_shared_auth(const std::filesystem::path& path) {
+  Db db;
+  if (auto st = db.open(path); !st) return st.error();
+  auto has = db.has_table("config_machine_state", {"state_key", "value_json"});
+  if (!has) return has.error();
+  if (!*has) return std::optional<json>();
+  std::optional<json> store, state;
+  Status st = db.each("config_machine_state",
+                      "SELECT state_key, value_json FROM config_machine_state "
+                      "WHERE state_key IN ('authProfiles.store', 'authProfiles.state')",
+                      [&](sqlite3_stmt* s) -> Status {
+                        const std::string key = text(s, 0);
+                        auto parsed = parse_cell(db, "config_machine_state", "state_key=" + key, text(s, 1));
+                        if (!parsed) return parsed.error();
+                        if (!parsed->is_object()) {
+                          return invalid(db.source(), "table config_machine_state, row state_key=" + key + ": not a JSON object");
+                        }
+                        (key == "authProfiles.store" ? store : state) = std::move(*parsed);
+                        return Ok{};
+                      });
+  if (!st) return st.error();
+  return merge_auth(db, "config_machine_state (state_key=authProfiles.store)", std::move(store), std::move(state));
 }
 
 Result<std::optional<nlohmann::json>> read_cron_jobs(const std::filesystem::path& path) {

@@ -18,8 +18,10 @@
 //   auth_profile_store / auth_profile_state (row "primary": {version, profiles} and
 //                         {order, lastGood, usageStats})
 //                       → agents/<id>/agent/auth-profiles.json, the two documents merged (cooldowns
-//                         kept). Without a row, a legacy auth-profiles.json next to the database is
-//                         copied as is.
+//                         kept). Without a row, the shared store of state/openclaw.sqlite
+//                         (config_machine_state "authProfiles.store"/"authProfiles.state", where
+//                         2026.9 keeps the credentials of all agents) is written for the agent;
+//                         without that, a legacy auth-profiles.json next to the database is copied.
 //   cron_jobs (job_id, job_json, state_json) of state/openclaw.sqlite
 //                       → cron/jobs.json {version: 1, jobs: [job + state]}, same ids and schedules.
 //                         Jobs with a "declarationKey" (OpenClaw's own heartbeat and plugin
@@ -82,6 +84,10 @@ Result<AgentState> read_agent_db(const std::filesystem::path& db);
 
 /// The cron jobs of state/openclaw.sqlite; nullopt when the database has no cron_jobs table.
 Result<std::optional<nlohmann::json>> read_cron_jobs(const std::filesystem::path& db);
+
+/// The shared auth store of state/openclaw.sqlite (table config_machine_state, rows
+/// "authProfiles.store" and "authProfiles.state", merged as for an agent); nullopt without one.
+Result<std::optional<nlohmann::json>> read_shared_auth(const std::filesystem::path& db);
 
 /// Decodes one zstd frame that must expand to exactly `expected_bytes`. Errors name `where`.
 Result<std::string> zstd_decode(const std::string& frame, std::uint64_t expected_bytes, const std::string& where);

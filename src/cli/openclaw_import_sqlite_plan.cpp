@@ -59,6 +59,14 @@ Result<Plan> plan(ImportReport& report, const std::set<std::string>& configured)
   auto& counts = report.counts;
   for (const char* k : {"sessions", "transcripts", "messages", "cron jobs", "auth profiles"}) counts.try_emplace(k, 0);
 
+  // 2026.9 keeps the credentials of every agent in one shared store (config_machine_state).
+  const fs::path state_db = src / "state" / "openclaw.sqlite";
+  std::optional<json> shared_auth;
+  if (fs::is_regular_file(state_db, ec)) {
+    auto shared = read_shared_auth(state_db);
+    if (!shared) return shared.error();
+    shared_auth = std::move(*shared);
+  }
   const fs::path agents = src / "agents";
   if (fs::is_directory(agents, ec)) {
     std::vector<fs::path> dirs;
@@ -121,6 +129,10 @@ Result<Plan> plan(ImportReport& report, const std::set<std::string>& configured)
       const fs::path auth = fs::path("agents") / id / "agent" / "auth-profiles.json";
       std::optional<json> auth_doc = std::move(state->auth_profiles);
       fs::path auth_from = db;
+      if (!auth_doc && shared_auth) {  // the shared store of state/openclaw.sqlite serves every agent
+        auth_doc = *shared_auth;
+        auth_from = state_db;
+      }
       if (!auth_doc && fs::is_regular_file(dir / "agent" / "auth-profiles.json", ec)) {
         auth_from = dir / "agent" / "auth-profiles.json";
         auto text = store::read_file(auth_from);
@@ -146,7 +158,6 @@ Result<Plan> plan(ImportReport& report, const std::set<std::string>& configured)
     }
   }
 
-  const fs::path state_db = src / "state" / "openclaw.sqlite";
   if (fs::is_regular_file(state_db, ec)) {
     auto jobs = read_cron_jobs(state_db);
     if (!jobs) return jobs.error();

@@ -6,9 +6,11 @@
 // 1. The real openclaw package (tests/compat/setup-openclaw.sh), offline, its model pointed at the
 //    mock LLM: two agents (main, second); `openclaw agent --local` turns in both, one message long
 //    enough that OpenClaw stores its transcript row zstd-compressed; then `openclaw gateway run`
-//    and `openclaw cron add` (a user's job); the gateway is stopped.
+//    and `openclaw cron add` (a user's job); the gateway is stopped; an API key saved with
+//    `openclaw models auth paste-api-key` (OpenClaw's shared auth store).
 // 2. `pincer import openclaw --from <that home> --json` into a fresh PINCER_HOME: the counts per
-//    kind are the ones OpenClaw's databases hold, checked by the import itself.
+//    kind are the ones OpenClaw's databases hold, checked by the import itself; the key is in
+//    agents/main/agent/auth-profiles.json.
 // 3. `pincer gateway run` on the imported home, `pincer agent --message …` in the main session:
 //    the request the mock LLM gets holds the old turns (history answered from Pincer), and
 //    `pincer cron list --json` has the job with the same id and schedule.
@@ -112,6 +114,10 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
       gw.child.kill("SIGTERM");
       await exited(gw.child);
     }
+    // A credential, where 2026.9 keeps it: the shared auth store of state/openclaw.sqlite.
+    const paste = spawnSync(oc.node24, [oc.openclaw, "models", "auth", "paste-api-key", "--provider", "openai", "--agent", "main"],
+      { env: ocEnv, input: "sk-import-test-0123456789\n", encoding: "utf8", timeout: 120000 });
+    assert(paste.status === 0, `openclaw models auth paste-api-key → exit ${paste.status}: ${paste.stdout}${paste.stderr}`);
     assert(fs.existsSync(path.join(ocState, "state/openclaw.sqlite")), "no state/openclaw.sqlite");
     assert(fs.existsSync(path.join(ocState, "agents/main/agent/openclaw-agent.sqlite")), "no openclaw-agent.sqlite");
     return `job ${jobId}`;
@@ -130,6 +136,10 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     assert(c.sessions === 2 && c.transcripts === 2, `sessions/transcripts: ${JSON.stringify(c)}`);
     assert(c.messages === 6, `messages (3 turns × 2): ${JSON.stringify(c)}`);
     assert(c["cron jobs"] === 1, `cron jobs (OpenClaw's managed ones are not imported): ${JSON.stringify(c)}`);
+    assert(c["auth profiles"] >= 1, `auth profiles: ${JSON.stringify(c)}`);
+    const auth = JSON.parse(fs.readFileSync(path.join(pincerHome, "agents/main/agent/auth-profiles.json"), "utf8"));
+    const profile = Object.values(auth.profiles ?? {}).find((p) => p.provider === "openai");
+    assert(profile && profile.key === "sk-import-test-0123456789", `auth-profiles.json: ${Object.keys(auth.profiles ?? {})}`);
     const sessions = out.copied.filter((x) => x.kind === "sessions");
     assert(sessions.some((x) => /zstd row/.test(x.note ?? "")), `no zstd row decoded: ${JSON.stringify(sessions)}`);
     return JSON.stringify(c);

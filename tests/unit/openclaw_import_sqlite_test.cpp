@@ -84,6 +84,7 @@ CREATE TABLE auth_profile_state (state_key TEXT NOT NULL PRIMARY KEY, state_json
 )SQL";
 
 constexpr const char* kStateSchema = R"SQL(
+CREATE TABLE config_machine_state (state_key TEXT NOT NULL PRIMARY KEY, value_json TEXT NOT NULL, updated_at_ms INTEGER NOT NULL) STRICT;
 CREATE TABLE cron_jobs (
   store_key TEXT NOT NULL, job_id TEXT NOT NULL, declaration_key TEXT, owner_agent_id TEXT, name TEXT NOT NULL,
   description TEXT, enabled INTEGER NOT NULL, agent_id TEXT, payload_kind TEXT NOT NULL, job_json TEXT NOT NULL,
@@ -305,6 +306,30 @@ TEST(OpenClawSqlite, WhatPincerWouldReadDifferentlyFailsTheImportBeforeInstallin
   EXPECT_FALSE(fs::exists(home.target() / "agents"));
   EXPECT_FALSE(fs::exists(home.target() / "cron"));
   EXPECT_FALSE(fs::exists(home.target() / "workspace"));
+}
+
+TEST(OpenClawSqlite, TheSharedAuthStoreServesAgentsWithoutTheirOwn) {
+  SqliteHome home;
+  fill(home);
+  {
+    Sql a(home.agent_db());
+    a.exec("DELETE FROM auth_profile_store; DELETE FROM auth_profile_state");
+    Sql s(home.state_db());  // as `openclaw models auth paste-api-key` writes it in 2026.9
+    s.exec(R"(INSERT INTO config_machine_state VALUES
+      ('auth.sharedStore', '{"location":"state-db"}', 1),
+      ('authProfiles.store', '{"version":1,"profiles":{"openai:manual":{"type":"api_key","provider":"openai","key":"sk-shared"},"anthropic:manual":{"type":"api_key","provider":"anthropic","key":"sk-ant"}}}', 1),
+      ('authProfiles.state', '{"lastGood":{"openai":"openai:manual"}}', 1))");
+  }
+  auto shared = sqlite_state::read_shared_auth(home.state_db());
+  ASSERT_TRUE(shared) << shared.error().message;
+  ASSERT_TRUE(*shared);
+  EXPECT_EQ((**shared)["lastGood"]["openai"], "openai:manual");
+  auto out = run_import(options_for(home, false));
+  ASSERT_EQ(out.exit_code, kExitOk) << (out.error ? out.error->message : "");
+  EXPECT_EQ(out.report.counts.at("auth profiles"), 2u);
+  const json written = json::parse(slurp_bytes(home.target() / "agents/main/agent/auth-profiles.json"));
+  EXPECT_EQ(written["profiles"]["openai:manual"]["key"], "sk-shared");
+  EXPECT_EQ(written["lastGood"]["openai"], "openai:manual");
 }
 
 }  // namespace
