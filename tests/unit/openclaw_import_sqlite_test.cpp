@@ -308,6 +308,22 @@ TEST(OpenClawSqlite, WhatPincerWouldReadDifferentlyFailsTheImportBeforeInstallin
   EXPECT_FALSE(fs::exists(home.target() / "workspace"));
 }
 
+TEST(OpenClawSqlite, RowsStillInTheWriteAheadLogAreRead) {
+  SqliteHome home;
+  fill(home);
+  Sql live(home.agent_db());  // stays open: its last rows are only in openclaw-agent.sqlite-wal
+  live.exec("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0");
+  live.event("s-1", 3, R"({"type":"message","id":"e3","parentId":"e2","timestamp":"2026-12-05T07:18:29.000Z","message":{"role":"user","content":"in the wal"}})", false);
+  ASSERT_TRUE(fs::exists(home.agent_db().string() + "-wal"));
+  const std::string wal = slurp_bytes(home.agent_db().string() + "-wal");
+  auto state = sqlite_state::read_agent_db(home.agent_db());
+  ASSERT_TRUE(state) << state.error().message;
+  ASSERT_EQ(state->transcripts.size(), 1u);
+  EXPECT_EQ(state->transcripts[0].messages, 3u);
+  EXPECT_THAT(state->transcripts[0].jsonl, HasSubstr("in the wal"));
+  EXPECT_EQ(slurp_bytes(home.agent_db().string() + "-wal"), wal);  // the source's log untouched
+}
+
 TEST(OpenClawSqlite, TheSharedAuthStoreServesAgentsWithoutTheirOwn) {
   SqliteHome home;
   fill(home);
