@@ -195,6 +195,10 @@ Status read_transcripts(Db& db, AgentState& out) {
       [&](sqlite3_stmt* s) -> Status {
         const std::string id = text(s, 0);
         const std::string row = "session_id=" + id + " seq=" + std::to_string(sqlite3_column_int64(s, 1));
+        // The id names a file: OpenClaw's are UUIDs; anything that could leave the directory is refused.
+        const bool safe = !id.empty() && id.size() <= 200 && id[0] != '.' &&
+                          id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == std::string::npos;
+        if (!safe) return invalid(db.source(), "table transcript_events, row " + row + ": session_id is not a file name");
         std::string event;
         Transcript& t = by_id[id];
         t.session_id = id;

@@ -212,6 +212,18 @@ TEST(OpenClawSqlite, ACorruptZstdRowIsAnErrorNamingTheTableAndRow) {
   EXPECT_FALSE(wrong);
 }
 
+TEST(OpenClawSqlite, ASessionIdThatIsNotAFileNameIsRefused) {
+  SqliteHome home;
+  fill(home);
+  {
+    Sql a(home.agent_db());
+    a.event("../../escape", 0, R"({"type":"session","version":4,"id":"x"})", false);
+  }
+  auto state = sqlite_state::read_agent_db(home.agent_db());
+  ASSERT_FALSE(state);
+  EXPECT_THAT(state.error().message, HasSubstr("session_id is not a file name"));
+}
+
 std::string slurp_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
