@@ -817,6 +817,24 @@ class Mapper {
 
 ConfigMapping map_config(const nlohmann::json& openclaw, const MapContext& ctx) {
   ConfigMapping out;
+  // OpenClaw 2026.9 may keep its agents keyed by id (`agents.entries: {<id>: {…}}`, written by
+  // `openclaw models set --agent`) instead of the `agents.list` array; without a list, the entries
+  // are read as list items in id order (their reports say agents.list[i]).
+  if (openclaw.is_object() && openclaw.contains("agents") && openclaw["agents"].is_object() && !openclaw["agents"].contains("list") &&
+      openclaw["agents"].contains("entries") && openclaw["agents"]["entries"].is_object()) {
+    nlohmann::json normalized = openclaw;
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& [id, entry] : openclaw["agents"]["entries"].items()) {
+      nlohmann::json item = entry.is_object() ? entry : nlohmann::json::object();
+      item["id"] = id;
+      list.push_back(std::move(item));
+    }
+    normalized["agents"].erase("entries");
+    normalized["agents"]["list"] = std::move(list);
+    out.warnings.push_back("agents.entries (OpenClaw's agents keyed by id) was read as agents.list, in id order");
+    Mapper(ctx, out).run(normalized);
+    return out;
+  }
   Mapper(ctx, out).run(openclaw);
   return out;
 }

@@ -261,6 +261,26 @@ TEST(OpenClawMap, AgentsListIdsAndPerAgentKeys) {
   EXPECT_EQ(m.workspaces[1].dest, "workspace");
 }
 
+TEST(OpenClawMap, AgentsKeyedByIdAreReadAsTheList) {
+  // OpenClaw 2026.9's `agents.entries` (written by `openclaw models set --agent`), without a list.
+  ConfigMapping m = map_config(json::parse(R"({"agents": {
+      "entries": {"ops": {"model": "lab/x"}, "main": {"default": true, "name": "Main"}}}})"),
+                               kCtx);
+  EXPECT_EQ(m.config["agents"]["list"], json::parse(R"([{"id": "main", "default": true, "name": "Main"},
+      {"id": "ops", "model": "lab/x"}])"));
+  ASSERT_EQ(m.workspaces.size(), 2u);
+  EXPECT_EQ(m.workspaces[0].agent_id, "main");
+  EXPECT_EQ(m.workspaces[0].dest, "workspace");
+  EXPECT_EQ(m.workspaces[1].dest, "workspace-ops");
+  bool noted = false;
+  for (const auto& w : m.warnings) noted |= w.find("agents.entries") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // With a list as well, OpenClaw uses the list: the entries are reported as not imported.
+  ConfigMapping both = map_config(json::parse(R"({"agents": {"list": [{"id": "main"}], "entries": {"ops": {}}}})"), kCtx);
+  EXPECT_EQ(both.config["agents"]["list"].size(), 1u);
+  EXPECT_TRUE(has_skip(both, "agents.entries"));
+}
+
 TEST(OpenClawMap, HeartbeatSettingsAreImported) {
   ConfigMapping m = map_config(json::parse(R"({"agents": {
       "defaults": {"heartbeat": {"every": "1h", "target": "owner", "activeHours": {"start": "08:00", "end": "22:00"},
