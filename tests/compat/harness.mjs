@@ -58,7 +58,13 @@ export class Run {
   }
   cleanup() {
     for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGTERM");
-    if (this.tmp && !this.keep) fs.rmSync(this.tmp, { recursive: true, force: true });
+    if (!this.tmp || this.keep) return;
+    try {
+      // A child just told to stop may still write into it: retry, and never let cleanup hide the result.
+      fs.rmSync(this.tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (e) {
+      console.error(`(could not remove ${this.tmp}: ${e.message})`);
+    }
   }
   /** Starts a child and resolves with the first stdout match of `re`, or rejects. */
   startUntil(cmd, argv, env, re, what, timeoutMs = WAIT) {
