@@ -184,26 +184,93 @@ Status read_sessions(Db& db, AgentState& out) {
                  });
 }
 
-Status read_transcripts(Db& db, AgentState& out) {
-  auto has = db.has_table("transcript_events", {"session_id", "seq", "event_json", "event_zstd", "event_utf8_bytes"});
+// The id names a file: OpenClaw's are UUIDs; anything that could leave the directory is refused.
+bool is_file_name(const std::string& id) {
+  return !id.empty() && id.size() <= 200 && id[0] != '.' &&
+         id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == std::string::npos;
+}
+
+// One transcript event before it is written: its text and where it came from.
+struct PendingEvent {
+  std::string text;
+  bool compressed = false;  // a zstd row of transcript_events
+  bool cold = false;        // from the cold archive
+};
+using SessionEvents = std::map<std::string, std::map<std::int64_t, PendingEvent>>;  // id → seq → event
+
+// The events OpenClaw moved to cold archives (openclaw_import_sqlite_cold.cpp).
+Status read_cold_events(Db& db, SessionEvents& out) {
+  auto has = db.has_table("session_transcript_cold_archives", {"session_id", "archive_name", "archive_sha256",
+                                                               "archive_bytes", "event_count", "storage", "archive_blob"});
   if (!has) return has.error();
   if (!*has) return Ok{};
-  std::map<std::string, Transcript> by_id;
-  Status st = db.each(
+  return db.each(
+      "session_transcript_cold_archives",
+      "SELECT session_id, archive_name, archive_sha256, archive_bytes, event_count, storage, archive_blob "
+      "FROM session_transcript_cold_archives ORDER BY session_id",
+      [&](sqlite3_stmt* s) -> Status {
+        ColdArchive a;
+        a.session_id = text(s, 0);
+        if (!is_file_name(a.session_id)) {
+          return invalid(db.source(), "table session_transcript_cold_archives, row session_id=" + a.session_id +
+                                          ": session_id is not a file name");
+        }
+        a.archive_name = text(s, 1);
+        a.archive_sha256 = text(s, 2);
+        a.archive_bytes = static_cast<std::uint64_t>(sqlite3_column_int64(s, 3));
+        a.event_count = static_cast<std::uint64_t>(sqlite3_column_int64(s, 4));
+        a.storage = text(s, 5);
+        if (const auto* blob = static_cast<const char*>(sqlite3_column_blob(s, 6)); blob != nullptr) {
+          a.blob.assign(blob, static_cast<std::size_t>(sqlite3_column_bytes(s, 6)));
+        }
+        auto events = read_cold_archive(a, db.source());
+        if (!events) return events.error();
+        auto& session = out[a.session_id];
+        for (auto& [seq, event] : *events) session[seq] = PendingEvent{std::move(event), false, true};
+        return Ok{};
+      });
+}
+
+// Appends one event (in seq order) to its transcript: the session header first, as pi's version.
+Status append_event(const Db& db, Transcript& t, const std::string& row, std::string event) {
+  auto parsed = parse_cell(db, "transcript_events", row, event);
+  if (!parsed) return parsed.error();
+  if (!parsed->is_object() || !(*parsed)["type"].is_string()) {
+    return invalid(db.source(), "table transcript_events, row " + row + ": not a transcript event (no \"type\")");
+  }
+  const std::string type = (*parsed)["type"].get<std::string>();
+  if (t.events == 0 && type == "session") {
+    t.jsonl += header_line(event);
+  } else {
+    if (t.events == 0) {
+      return invalid(db.source(), "table transcript_events, row " + row + ": the first event is not the session header");
+    }
+    if (type == "message") ++t.messages;
+    // The row's bytes as OpenClaw stored them; a line break inside would split the entry.
+    if (event.find('\n') != std::string::npos) event = parsed->dump(-1, ' ', false, json::error_handler_t::replace);
+    t.jsonl += event;
+  }
+  t.jsonl += '\n';
+  ++t.events;
+  return Ok{};
+}
+
+Status read_transcripts(Db& db, AgentState& out) {
+  SessionEvents events;
+  if (auto st = read_cold_events(db, events); !st) return st;
+  auto has = db.has_table("transcript_events", {"session_id", "seq", "event_json", "event_zstd", "event_utf8_bytes"});
+  if (!has) return has.error();
+  Status st = !*has ? Status(Ok{}) : db.each(
       "transcript_events",
       "SELECT session_id, seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events ORDER BY session_id, seq",
       [&](sqlite3_stmt* s) -> Status {
         const std::string id = text(s, 0);
-        const std::string row = "session_id=" + id + " seq=" + std::to_string(sqlite3_column_int64(s, 1));
-        // The id names a file: OpenClaw's are UUIDs; anything that could leave the directory is refused.
-        const bool safe = !id.empty() && id.size() <= 200 && id[0] != '.' &&
-                          id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == std::string::npos;
-        if (!safe) return invalid(db.source(), "table transcript_events, row " + row + ": session_id is not a file name");
-        std::string event;
-        Transcript& t = by_id[id];
-        t.session_id = id;
+        const std::int64_t seq = sqlite3_column_int64(s, 1);
+        const std::string row = "session_id=" + id + " seq=" + std::to_string(seq);
+        if (!is_file_name(id)) return invalid(db.source(), "table transcript_events, row " + row + ": session_id is not a file name");
+        PendingEvent e;
         if (!is_null(s, 2)) {
-          event = text(s, 2);
+          e.text = text(s, 2);
         } else if (!is_null(s, 3)) {
           const auto* blob = static_cast<const char*>(sqlite3_column_blob(s, 3));
           std::string frame(blob == nullptr ? "" : std::string(blob, static_cast<std::size_t>(sqlite3_column_bytes(s, 3))));
@@ -214,34 +281,36 @@ Status read_transcripts(Db& db, AgentState& out) {
           auto decoded = zstd_decode(frame, static_cast<std::uint64_t>(size),
                                      db.source().string() + ": table transcript_events, row " + row);
           if (!decoded) return decoded.error();
-          event = std::move(*decoded);
-          ++t.compressed;
+          e.text = std::move(*decoded);
+          e.compressed = true;
         } else {
           return invalid(db.source(), "table transcript_events, row " + row + ": neither event_json nor event_zstd");
         }
-        auto parsed = parse_cell(db, "transcript_events", row, event);
-        if (!parsed) return parsed.error();
-        if (!parsed->is_object() || !(*parsed)["type"].is_string()) {
-          return invalid(db.source(), "table transcript_events, row " + row + ": not a transcript event (no \"type\")");
-        }
-        const std::string type = (*parsed)["type"].get<std::string>();
-        if (t.events == 0 && type == "session") {
-          t.jsonl += header_line(event);
-        } else {
-          if (t.events == 0) {
-            return invalid(db.source(), "table transcript_events, row " + row + ": the first event is not the session header");
+        // try_emplace leaves `e` untouched when the seq is already there (from the cold archive).
+        auto [it, inserted] = events[id].try_emplace(seq, std::move(e));
+        if (!inserted) {  // in both places: only acceptable when they agree
+          if (it->second.text != e.text) {
+            return invalid(db.source(), "table transcript_events, row " + row + ": differs from the same seq in the cold archive");
           }
-          if (type == "message") ++t.messages;
-          // The row's bytes as OpenClaw stored them; a line break inside would split the entry.
-          if (event.find('\n') != std::string::npos) event = parsed->dump(-1, ' ', false, json::error_handler_t::replace);
-          t.jsonl += event;
+          it->second.compressed = e.compressed;
+          it->second.cold = false;
         }
-        t.jsonl += '\n';
-        ++t.events;
         return Ok{};
       });
   if (!st) return st;
-  for (auto& [id, t] : by_id) out.transcripts.push_back(std::move(t));
+  for (auto& [id, by_seq] : events) {
+    Transcript t;
+    t.session_id = id;
+    for (auto& [seq, e] : by_seq) {
+      t.compressed += e.compressed ? 1 : 0;
+      t.cold += e.cold ? 1 : 0;
+      if (auto appended = append_event(db, t, "session_id=" + id + " seq=" + std::to_string(seq), std::move(e.text)); !appended) {
+        return appended;
+      }
+    }
+    if (t.cold > 0) ++out.cold_transcripts;
+    out.transcripts.push_back(std::move(t));
+  }
   return Ok{};
 }
 
@@ -297,21 +366,11 @@ Status read_auth(Db& db, AgentState& out) {
 Status read_archives(Db& db, AgentState& out) {
   auto warm = db.has_table("session_transcript_archives", {"session_id"});
   if (!warm) return warm.error();
-  if (*warm) {
-    Status st = db.each("session_transcript_archives", "SELECT count(*) FROM session_transcript_archives", [&](sqlite3_stmt* s) -> Status {
-      out.archived_transcripts = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
-      return Ok{};
-    });
-    if (!st) return st;
-  }
-  auto cold = db.has_table("session_transcript_cold_archives", {"session_id"});
-  if (!cold) return cold.error();
-  if (!*cold) return Ok{};
-  return db.each("session_transcript_cold_archives", "SELECT session_id FROM session_transcript_cold_archives ORDER BY session_id",
-                 [&](sqlite3_stmt* s) -> Status {
-                   out.cold_archived.push_back(text(s, 0));
-                   return Ok{};
-                 });
+  if (!*warm) return Ok{};
+  return db.each("session_transcript_archives", "SELECT count(*) FROM session_transcript_archives", [&](sqlite3_stmt* s) -> Status {
+    out.archived_transcripts = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
+    return Ok{};
+  });
 }
 
 }  // namespace detail_oc_sqlite

@@ -15,6 +15,10 @@
 //                         (a zstd row is decoded and its size checked against event_utf8_bytes);
 //                         OpenClaw's "version": 4 session header is written as pi's version 3
 //                         (the entry lines, ids and parentId links are unchanged).
+//   session_transcript_cold_archives (session_id, archive_name, archive_sha256, event_count, …)
+//                       → the events OpenClaw moved to a cold archive (sessions/cold/<sha256>.jsonl.zst
+//                         or the archive_blob column) join that session's transcript above, merged
+//                         with any rows still in transcript_events by seq.
 //   auth_profile_store / auth_profile_state (row "primary": {version, profiles} and
 //                         {order, lastGood, usageStats})
 //                       → agents/<id>/agent/auth-profiles.json, the two documents merged (cooldowns
@@ -63,6 +67,7 @@ struct Transcript {
   std::uint64_t events = 0;    ///< rows read (the header included)
   std::uint64_t messages = 0;  ///< rows of type "message"
   std::uint64_t compressed = 0;  ///< rows that were zstd-compressed
+  std::uint64_t cold = 0;        ///< events read from OpenClaw's cold archive
 };
 
 /// What one openclaw-agent.sqlite holds for Pincer.
@@ -74,10 +79,31 @@ struct AgentState {
   /// Rows of session_transcript_archives (transcripts of reset/deleted sessions; not imported,
   /// like the *.reset.* / *.deleted.* files of the JSON layout).
   std::uint64_t archived_transcripts = 0;
-  /// Session ids with a row in session_transcript_cold_archives: OpenClaw moved (part of) their
-  /// events out of transcript_events; that archive format is not read, so these are reported.
-  std::vector<std::string> cold_archived;
+  /// Transcripts whose events (some or all) came from OpenClaw's cold archive.
+  std::uint64_t cold_transcripts = 0;
 };
+
+/// A row of session_transcript_cold_archives.
+struct ColdArchive {
+  std::string session_id;
+  std::string archive_name;    ///< "<sha256 hex>.jsonl.zst"
+  std::string archive_sha256;  ///< lowercase hex of the compressed bytes
+  std::uint64_t archive_bytes = 0;  ///< compressed size, bytes
+  std::uint64_t event_count = 0;    ///< "event" records the archive holds
+  std::string storage;              ///< "file" (sessions/cold/) or "sqlite" (blob below)
+  std::string blob;                 ///< archive_blob when storage == "sqlite"
+};
+
+/// Where OpenClaw keeps a "file" cold archive of the agent database `agent_db`
+/// (agents/<id>/agent/openclaw-agent.sqlite → agents/<id>/sessions/cold/<archive_name>).
+std::filesystem::path cold_archive_path(const std::filesystem::path& agent_db, const std::string& archive_name);
+
+/// Reads and checks one cold archive: its size and SHA-256 against the row, zstd-decoded (at most
+/// 64 MiB, OpenClaw's own bound), the header's session id and the number of events. Returns
+/// event_json by seq. Errors: "IO_ERROR" (the archive file is missing or unreadable),
+/// "SQLITE_INVALID" (anything else), naming the database, the row and the archive line.
+Result<std::map<std::int64_t, std::string>> read_cold_archive(const ColdArchive& archive,
+                                                             const std::filesystem::path& agent_db);
 
 /// Reads an agent database (copied first; see above). Missing tables read as empty.
 Result<AgentState> read_agent_db(const std::filesystem::path& db);

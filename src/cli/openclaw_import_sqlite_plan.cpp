@@ -99,7 +99,9 @@ Result<Plan> plan(ImportReport& report, const std::set<std::string>& configured)
         }
         item.note = "from SQLite: " + std::to_string(state->transcripts.size()) + " transcript(s), " +
                     std::to_string(messages) + " message(s)" +
-                    (compressed ? ", " + std::to_string(compressed) + " zstd row(s) decoded" : "");
+                    (compressed ? ", " + std::to_string(compressed) + " zstd row(s) decoded" : "") +
+                    (state->cold_transcripts ? ", " + std::to_string(state->cold_transcripts) +
+                                                   " from OpenClaw's cold archive" : "");
         out.installs.push_back(sessions);
         report.copied.push_back(std::move(item));
         if (!configured.contains(id)) {
@@ -115,16 +117,9 @@ Result<Plan> plan(ImportReport& report, const std::set<std::string>& configured)
                                   std::to_string(state->archived_transcripts) +
                                       " archived transcript(s) of reset or deleted sessions are not imported"});
       }
-      for (const auto& session : state->cold_archived) {
-        report.skipped.push_back({shown(db, src) + " session_transcript_cold_archives session_id=" + session,
-                                  "OpenClaw moved this transcript's events to its cold archive, which is not imported"});
-        report.warnings.push_back("agent \"" + id + "\": the events of session " + session +
-                                  " are in OpenClaw's cold transcript archive, which Pincer does not read; they are not "
-                                  "imported (keep OpenClaw's files for them)");
-      }
       if (fs::exists(dir / "sessions", ec)) {
         report.skipped.push_back({shown(dir / "sessions", src), "superseded by " + shown(db, src) +
-                                                                     " (OpenClaw migrated it into the database)"});
+                                                                     " (OpenClaw migrated it into the database; its cold/ archives are read through it)"});
       }
       const fs::path auth = fs::path("agents") / id / "agent" / "auth-profiles.json";
       std::optional<json> auth_doc = std::move(state->auth_profiles);

@@ -11,7 +11,10 @@
 // 2. `pincer import openclaw --from <that home> --json` into a fresh PINCER_HOME: the counts per
 //    kind are the ones OpenClaw's databases hold, checked by the import itself; the key is in
 //    agents/main/agent/auth-profiles.json.
-// 3. `pincer gateway run` on the imported home, `pincer agent --message …` in the main session:
+// 3. OpenClaw's own cold storage (session.maintenance.coldStorage, run here with its clock three days
+//    ahead) moves every transcript into agents/<id>/sessions/cold/<sha256>.jsonl.zst; imported again
+//    into a second PINCER_HOME, the sessions and transcripts are byte-for-byte those of step 2.
+// 4. `pincer gateway run` on that second home, `pincer agent --message …` in the main session:
 //    the request the mock LLM gets holds the old turns (history answered from Pincer), and
 //    `pincer cron list --json` has the job with the same id and schedule.
 //
@@ -145,12 +148,48 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     return JSON.stringify(c);
   });
 
-  // 3. Pincer on the imported home.
+  // 3. The same home after OpenClaw moved its transcripts to cold storage.
+  const coldHome = path.join(r.tmp, "pincer-cold");
+  const coldEnv = { ...pincerEnv, PINCER_HOME: coldHome };
+  await checks.step("after OpenClaw's cold storage archived the transcripts, the import is the same", async () => {
+    const module = fs.readdirSync(oc.dist).find((f) => f.startsWith("session-cold-storage-") && f.endsWith(".mjs") &&
+      /export \{[^}]*\brunSessionColdStorageMaintenance\b(?! as)[^}]*\}/.test(fs.readFileSync(path.join(oc.dist, f), "utf8")));
+    assert(module, `no dist module of ${oc.dist} exports runSessionColdStorageMaintenance`);
+    const script = path.join(r.tmp, "cold-storage.mjs");
+    fs.writeFileSync(script, `const now = Date.now; Date.now = () => now() + 3 * 86400000;
+const m = await import(${JSON.stringify(path.join(oc.dist, module))});
+const config = JSON.parse((await import("node:fs")).readFileSync(process.env.OPENCLAW_CONFIG_PATH, "utf8"));
+config.session = { maintenance: { coldStorage: { enabled: true, afterDays: 1 } } };
+console.log(JSON.stringify(await m.runSessionColdStorageMaintenance({ config })));
+`);
+    const archived = JSON.parse(run(oc.node24, [script], ocEnv, "OpenClaw cold storage").trim().split("\n").pop());
+    assert(archived.archivedTranscripts === 2, `OpenClaw archived ${JSON.stringify(archived)}, expected both transcripts`);
+    for (const agent of ["main", "second"]) {
+      const cold = path.join(ocState, "agents", agent, "sessions", "cold");
+      assert(fs.existsSync(cold) && fs.readdirSync(cold).some((f) => f.endsWith(".jsonl.zst")), `no cold archive in ${cold}`);
+    }
+    const out = JSON.parse(run(pincer, ["import", "openclaw", "--from", ocState, "--json"], coldEnv, "import (cold)"));
+    assert(out.ok === true && out.written === true, `import: ${JSON.stringify(out.error)}`);
+    const notes = out.copied.filter((x) => x.kind === "sessions").map((x) => x.note ?? "");
+    assert(notes.length === 2 && notes.every((n) => /1 from OpenClaw's cold archive/.test(n)), `notes: ${JSON.stringify(notes)}`);
+    const files = (home) => {
+      const root = path.join(home, "agents");
+      return fs.readdirSync(root, { recursive: true }).filter((f) => /\/sessions\/[^/]+\.(jsonl|json)$/.test(f)).sort()
+        .map((f) => [f, fs.readFileSync(path.join(root, f), "utf8")]);
+    };
+    const hot = files(pincerHome), cold = files(coldHome);
+    assert(hot.length === 4, `hot import files: ${hot.map((x) => x[0])}`);
+    assert(JSON.stringify(hot) === JSON.stringify(cold),
+      `the cold import differs: ${hot.map((x) => x[0])} vs ${cold.map((x) => x[0])}`);
+    return `${JSON.stringify(archived)}, ${cold.length} files identical`;
+  });
+
+  // 4. Pincer on the imported (cold) home.
   await checks.step("Pincer answers in the imported session with its history, the cron job is there", async () => {
-    const gw = await r.startUntil(pincer, ["gateway", "run", "--port", "0"], pincerEnv, /listening on ws:\/\/[^\s]*:(\d+)/, "pincer gateway");
+    const gw = await r.startUntil(pincer, ["gateway", "run", "--port", "0"], coldEnv, /listening on ws:\/\/[^\s]*:(\d+)/, "pincer gateway");
     const url = `ws://127.0.0.1:${gw.match[1]}`;
     await fetch(`${mock}/__mock/reset`, { method: "POST" });
-    const reply = run(pincer, ["agent", "--message", "what is my name? ECHO:after", "--url", url], pincerEnv, "pincer agent");
+    const reply = run(pincer, ["agent", "--message", "what is my name? ECHO:after", "--url", url], coldEnv, "pincer agent");
     assert(/\[after\]/.test(reply), `reply: ${reply}`);
     const requests = await (await fetch(`${mock}/__mock/requests`)).json();
     const last = requests.filter((q) => Array.isArray(q.body?.messages)).pop();
@@ -159,7 +198,7 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     for (const want of ["my name is Ada", "the quick brown fox number 59", "Hello from the mock LLM. [first]", "what is my name?"]) {
       assert(text.includes(want), `the request lacks "${want}": ${text.slice(0, 600)}`);
     }
-    const listed = JSON.parse(run(pincer, ["cron", "list", "--all", "--json", "--url", url], pincerEnv, "pincer cron list"));
+    const listed = JSON.parse(run(pincer, ["cron", "list", "--all", "--json", "--url", url], coldEnv, "pincer cron list"));
     const jobs = listed.jobs ?? listed;
     const job = jobs.find((j) => j.id === jobId);
     assert(job, `job ${jobId} not listed: ${JSON.stringify(listed).slice(0, 400)}`);

@@ -18,6 +18,7 @@
 
 #include "automation/cron_store.h"
 #include "core/clock.h"
+#include "core/ids.h"
 #include "store/session_index.h"
 #include "store/transcript.h"
 #include "test_helpers.h"
@@ -79,6 +80,14 @@ CREATE TABLE session_transcript_archives (
   created_at INTEGER NOT NULL, published_at INTEGER, publish_attempts INTEGER NOT NULL DEFAULT 0 CHECK (publish_attempts >= 0),
   last_publish_attempt_at INTEGER, last_publish_error TEXT, PRIMARY KEY (session_id, generation)
 ) STRICT;
+CREATE TABLE session_transcript_cold_archives (
+  session_id TEXT NOT NULL PRIMARY KEY, generation TEXT NOT NULL, archive_name TEXT NOT NULL UNIQUE,
+  archive_sha256 TEXT NOT NULL CHECK (length(archive_sha256) = 64), event_count INTEGER NOT NULL CHECK (event_count >= 1),
+  raw_bytes INTEGER NOT NULL CHECK (raw_bytes >= 0), archive_bytes INTEGER NOT NULL CHECK (archive_bytes >= 0),
+  last_seq INTEGER NOT NULL, archived_at INTEGER NOT NULL, storage TEXT NOT NULL CHECK (storage IN ('file', 'sqlite')),
+  archive_blob BLOB,
+  CHECK ((storage = 'file' AND archive_blob IS NULL) OR (storage = 'sqlite' AND archive_blob IS NOT NULL))
+) STRICT;
 CREATE TABLE auth_profile_store (store_key TEXT NOT NULL PRIMARY KEY, store_json TEXT NOT NULL, updated_at INTEGER NOT NULL) STRICT;
 CREATE TABLE auth_profile_state (state_key TEXT NOT NULL PRIMARY KEY, state_json TEXT NOT NULL, updated_at INTEGER NOT NULL) STRICT;
 )SQL";
@@ -124,6 +133,32 @@ class Sql {
       sqlite3_bind_null(st, 4);
       sqlite3_bind_int64(st, 5, static_cast<sqlite3_int64>(event.size()));
       sqlite3_bind_null(st, 6);
+    }
+    ASSERT_EQ(sqlite3_step(st), SQLITE_DONE) << sqlite3_errmsg(db_);
+    sqlite3_finalize(st);
+  }
+  // A row of session_transcript_cold_archives for `archive` (zstd bytes); "sqlite" storage keeps
+  // them in archive_blob, "file" only records them.
+  void cold(const std::string& session, const std::string& archive, int events, const std::string& storage) {
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db_,
+                                 "INSERT INTO session_transcript_cold_archives (session_id, generation, archive_name, "
+                                 "archive_sha256, event_count, raw_bytes, archive_bytes, last_seq, archived_at, storage, "
+                                 "archive_blob) VALUES (?1, 'g1', ?2, ?3, ?4, 1, ?5, ?4, 1, ?6, ?7)",
+                                 -1, &st, nullptr),
+              SQLITE_OK);
+    const std::string sha = ids::sha256_hex(archive);
+    const std::string name = sha + ".jsonl.zst";
+    sqlite3_bind_text(st, 1, session.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, name.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, sha.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 4, events);
+    sqlite3_bind_int64(st, 5, static_cast<sqlite3_int64>(archive.size()));
+    sqlite3_bind_text(st, 6, storage.c_str(), -1, SQLITE_TRANSIENT);
+    if (storage == "sqlite") {
+      sqlite3_bind_blob(st, 7, archive.data(), static_cast<int>(archive.size()), SQLITE_TRANSIENT);
+    } else {
+      sqlite3_bind_null(st, 7);
     }
     ASSERT_EQ(sqlite3_step(st), SQLITE_DONE) << sqlite3_errmsg(db_);
     sqlite3_finalize(st);
@@ -186,7 +221,7 @@ TEST(OpenClawSqlite, ReadsSessionsTranscriptsWithAZstdRowAndAuthProfiles) {
   EXPECT_EQ(state->auth_profile_count, 1u);
   EXPECT_EQ((*state->auth_profiles)["usageStats"]["openai:default"]["cooldownUntil"], 99999999999999);
   EXPECT_EQ(state->archived_transcripts, 1u);
-  EXPECT_TRUE(state->cold_archived.empty());
+  EXPECT_EQ(state->cold_transcripts, 0u);
 
   auto jobs = sqlite_state::read_cron_jobs(home.state_db());
   ASSERT_TRUE(jobs) << jobs.error().message;
@@ -358,6 +393,120 @@ TEST(OpenClawSqlite, TheSharedAuthStoreServesAgentsWithoutTheirOwn) {
   const json written = json::parse(slurp_bytes(home.target() / "agents/main/agent/auth-profiles.json"));
   EXPECT_EQ(written["profiles"]["openai:manual"]["key"], "sk-shared");
   EXPECT_EQ(written["lastGood"]["openai"], "openai:manual");
+}
+
+}  // namespace
+}  // namespace pincer::cli::openclaw
+
+namespace pincer::cli::openclaw {
+namespace {
+
+// OpenClaw's cold archive of `session`: the header record, then one "event" record per event
+// (seq from 0), zstd-compressed.
+std::string cold_archive(const std::string& session, const std::vector<std::string>& events) {
+  std::string jsonl = json{{"kind", "header"}, {"version", 1}, {"sessionId", session}, {"generation", "g1"}}.dump() + "\n";
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    jsonl += json{{"kind", "event"}, {"row", {{"seq", i}, {"event_json", events[i]}, {"created_at", 1}}}}.dump() + "\n";
+    jsonl += json{{"kind", "identity"}, {"row", {{"event_id", "x" + std::to_string(i)}, {"seq", i}}}}.dump() + "\n";
+  }
+  std::string frame(ZSTD_compressBound(jsonl.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), jsonl.data(), jsonl.size(), 3));
+  return frame;
+}
+
+const std::string kHeader = R"({"type":"session","version":4,"id":"c-1","timestamp":"2026-11-01T07:18:26.474Z","cwd":"/w"})";
+const std::string kUser = R"({"type":"message","id":"u1","parentId":null,"timestamp":"2026-11-01T07:18:27.000Z","message":{"role":"user","content":"cold hello"}})";
+const std::string kAssistant = R"({"type":"message","id":"a1","parentId":"u1","timestamp":"2026-11-01T07:18:28.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}})";
+
+TEST(OpenClawSqliteCold, EventsInTheDatabasesArchiveJoinTheRowsStillInTranscriptEvents) {
+  SqliteHome home;
+  {
+    Sql a(home.agent_db());
+    a.exec(kAgentSchema);
+    a.cold("c-1", cold_archive("c-1", {kHeader, kUser}), 2, "sqlite");
+    a.event("c-1", 2, kAssistant, false);
+  }
+  auto state = sqlite_state::read_agent_db(home.agent_db());
+  ASSERT_TRUE(state) << state.error().message;
+  ASSERT_EQ(state->transcripts.size(), 1u);
+  const auto& t = state->transcripts[0];
+  EXPECT_EQ(t.events, 3u);
+  EXPECT_EQ(t.messages, 2u);
+  EXPECT_EQ(t.cold, 2u);
+  EXPECT_EQ(state->cold_transcripts, 1u);
+  auto contents = store::parse_transcript(t.jsonl);
+  EXPECT_TRUE(contents.warnings.empty());
+  ASSERT_EQ(contents.entries.size(), 2u);
+  EXPECT_EQ(contents.entries[1].parent_id, "u1");
+}
+
+TEST(OpenClawSqliteCold, AFileArchiveIsReadFromSessionsColdAndCheckedAgainstItsRow) {
+  SqliteHome home;
+  const std::string archive = cold_archive("c-1", {kHeader, kUser, kAssistant});
+  {
+    Sql a(home.agent_db());
+    a.exec(kAgentSchema);
+    a.cold("c-1", archive, 3, "file");
+  }
+  const fs::path file = sqlite_state::cold_archive_path(home.agent_db(), ids::sha256_hex(archive) + ".jsonl.zst");
+  EXPECT_EQ(file.parent_path(), home.source() / "agents" / "main" / "sessions" / "cold");
+  auto missing = sqlite_state::read_agent_db(home.agent_db());
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, "IO_ERROR");
+  EXPECT_THAT(missing.error().message, HasSubstr("session_transcript_cold_archives, row session_id=c-1"));
+
+  fs::create_directories(file.parent_path());
+  std::string tampered = archive;
+  tampered[tampered.size() / 2] ^= 0x01;
+  std::ofstream(file, std::ios::binary) << tampered;
+  auto bad = sqlite_state::read_agent_db(home.agent_db());
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, "SQLITE_INVALID");
+  EXPECT_THAT(bad.error().message, HasSubstr("does not match its recorded size and SHA-256"));
+
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << archive;
+  auto good = sqlite_state::read_agent_db(home.agent_db());
+  ASSERT_TRUE(good) << good.error().message;
+  ASSERT_EQ(good->transcripts.size(), 1u);
+  EXPECT_EQ(good->transcripts[0].cold, 3u);
+  EXPECT_EQ(good->transcripts[0].messages, 2u);
+}
+
+TEST(OpenClawSqliteCold, AnArchiveThatDisagreesWithItsRowIsRefused) {
+  struct Case {
+    std::string archive;
+    int events;
+    const char* error;
+  };
+  const std::string ok = cold_archive("c-1", {kHeader, kUser});
+  std::string truncated = ok.substr(0, ok.size() - 4);
+  for (const Case& c : {Case{ok, 3, "holds 2 event(s), the row records 3"},
+                        Case{cold_archive("other", {kHeader, kUser}), 2, "belongs to session other"},
+                        Case{truncated, 2, "truncated"}}) {
+    SqliteHome home;
+    {
+      Sql a(home.agent_db());
+      a.exec(kAgentSchema);
+      a.cold("c-1", c.archive, c.events, "sqlite");
+    }
+    auto state = sqlite_state::read_agent_db(home.agent_db());
+    ASSERT_FALSE(state) << c.error;
+    EXPECT_EQ(state.error().code, "SQLITE_INVALID");
+    EXPECT_THAT(state.error().message, HasSubstr(c.error));
+  }
+}
+
+TEST(OpenClawSqliteCold, ASeqInBothPlacesMustAgree) {
+  SqliteHome home;
+  {
+    Sql a(home.agent_db());
+    a.exec(kAgentSchema);
+    a.cold("c-1", cold_archive("c-1", {kHeader, kUser}), 2, "sqlite");
+    a.event("c-1", 1, kAssistant, false);
+  }
+  auto state = sqlite_state::read_agent_db(home.agent_db());
+  ASSERT_FALSE(state);
+  EXPECT_THAT(state.error().message, HasSubstr("differs from the same seq in the cold archive"));
 }
 
 }  // namespace
