@@ -147,6 +147,7 @@ struct Plan {
   std::string config_text;         // pincer.json; "" = none is written
   std::vector<Entry> entries;      // a directory before its contents
   std::vector<fs::path> installs;  // top-level items renamed into the target, in order
+  std::vector<std::pair<fs::path, std::string>> generated;  // files written from memory (dest, bytes)
 };
 
 // Reads the source and fills the plan and the report. Never writes.
@@ -238,10 +239,18 @@ class Planner {
     if (!doc) return doc.error();
     if (!doc->has_value()) return Ok{};
     if (!(*doc)->is_object()) return skip_invalid("cron/jobs.json", "expected a JSON object {version, jobs}");
-    const json& jobs = (*doc)->contains("jobs") ? (**doc)["jobs"] : json();
+    json& jobs = (**doc)["jobs"];
+    const std::size_t managed = drop_managed_cron_jobs(jobs, "cron/jobs.json", report_);
     CopiedItem item{"cron", "", dir / "jobs.json", target_ / "cron" / "jobs.json", 0, 0,
                     jobs.is_array() ? jobs.size() : 0, "copied; the gateway schedules them at its next start"};
-    add_file(dir / "jobs.json", "cron/jobs.json", item);
+    if (managed == 0) {
+      add_file(dir / "jobs.json", "cron/jobs.json", item);
+    } else {  // the user's jobs only, as the file's other keys
+      std::string text = (*doc)->dump(2) + "\n";
+      item.files += 1;
+      item.bytes += text.size();
+      plan_.generated.emplace_back("cron/jobs.json", std::move(text));
+    }
     plan_.installs.emplace_back("cron/jobs.json");
     report_.copied.push_back(std::move(item));
     return Ok{};
@@ -487,6 +496,10 @@ Status stage(const Plan& plan, const fs::path& staging) {
     } else if (e.type == Entry::Type::Symlink) {
       if (::symlink(e.link.c_str(), dst.c_str()) != 0) return io_error("cannot create link", dst, errno);
     }
+  }
+  for (const auto& [dest, data] : plan.generated) {
+    if (auto st = make_dirs((staging / dest).parent_path()); !st) return st;
+    if (auto st = write_new_file(staging / dest, data, 0600); !st) return st;
   }
   return Ok{};
 }

@@ -175,6 +175,12 @@ struct ImportOutcome {
 /// (exit 1: names the file and the failing step; nothing was left half-imported).
 ImportOutcome run_import(const ImportOptions& options);
 
+/// Removes OpenClaw's own cron jobs from `jobs` (a JSON array; anything else is left alone): those
+/// with a "declarationKey" (its heartbeat, plugins' maintenance turns), which OpenClaw declares
+/// again itself and which as Pincer jobs would run OpenClaw's prompts. Each is added to
+/// report.skipped as "<where> job_id=<id>". Returns how many were removed.
+std::size_t drop_managed_cron_jobs(nlohmann::json& jobs, const std::string& where, ImportReport& report);
+
 /// True when `p` is strictly below `dir` (both lexically normal and absolute; `dir` itself is not).
 bool is_below(const std::filesystem::path& p, const std::filesystem::path& dir);
 

@@ -158,19 +158,7 @@ Result<Plan> plan(ImportReport& report, const std::set<std::string>& configured)
     if (!jobs) return jobs.error();
     if (*jobs) {
       out.cron = true;
-      // Jobs with a declarationKey are OpenClaw's own (its heartbeat, plugins' maintenance turns):
-      // OpenClaw declares them again itself, and as Pincer jobs they would run OpenClaw's prompts.
-      json mine = json::array();
-      for (auto& job : **jobs) {
-        if (job.contains("declarationKey")) {
-          report.skipped.push_back({"state/openclaw.sqlite cron_jobs job_id=" + job.value("id", std::string()),
-                                    "\"" + job.value("name", std::string()) + "\" is managed by OpenClaw (declarationKey " +
-                                        job["declarationKey"].dump() + "), not a user's job"});
-        } else {
-          mine.push_back(std::move(job));
-        }
-      }
-      **jobs = std::move(mine);
+      drop_managed_cron_jobs(**jobs, "state/openclaw.sqlite cron_jobs", report);
       const std::uint64_t n = (*jobs)->size();
       out.cron_jobs = n;
       counts["cron jobs"] += n;
@@ -275,3 +263,25 @@ Status verify_in_temp(const Plan& plan) {
 }
 
 }  // namespace pincer::cli::openclaw::sqlite_state
+
+namespace pincer::cli::openclaw {
+
+std::size_t drop_managed_cron_jobs(nlohmann::json& jobs, const std::string& where, ImportReport& report) {
+  if (!jobs.is_array()) return 0;
+  nlohmann::json mine = nlohmann::json::array();
+  std::size_t dropped = 0;
+  for (auto& job : jobs) {
+    if (job.is_object() && job.contains("declarationKey")) {
+      report.skipped.push_back({where + " job_id=" + job.value("id", std::string()),
+                                "\"" + job.value("name", std::string()) + "\" is managed by OpenClaw (declarationKey " +
+                                    job["declarationKey"].dump() + "), not a user's job"});
+      ++dropped;
+    } else {
+      mine.push_back(std::move(job));
+    }
+  }
+  jobs = std::move(mine);
+  return dropped;
+}
+
+}  // namespace pincer::cli::openclaw

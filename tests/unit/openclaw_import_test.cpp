@@ -571,6 +571,26 @@ TEST_F(ImportFixture, WorkspaceLinksAndOtherDirectories) {
   EXPECT_THAT(text, HasSubstr("(OpenClaw may have read it from its .env"));
 }
 
+TEST_F(ImportFixture, OpenClawsOwnCronJobsAreLeftOutOfTheJsonLayoutsJobs) {
+  std::ofstream(source / "cron/jobs.json", std::ios::trunc) << R"({"version": 1, "jobs": [
+    {"id": "hb", "name": "heartbeat", "declarationKey": "heartbeat:main", "schedule": {"kind": "every", "everyMs": 1800000},
+     "sessionTarget": "main", "wakeMode": "now", "payload": {"kind": "systemEvent", "text": "HEARTBEAT"}},
+    {"id": "mine", "name": "water", "enabled": true, "schedule": {"kind": "cron", "expr": "0 9 * * *"},
+     "sessionTarget": "isolated", "wakeMode": "now", "payload": {"kind": "agentTurn", "message": "water"}}]})";
+  auto out = run_import(options());
+  ASSERT_EQ(out.exit_code, kExitOk) << (out.error ? out.error->message : "");
+  const json jobs = json::parse(slurp(target / "cron/jobs.json"));
+  EXPECT_EQ(jobs["version"], 1);
+  ASSERT_EQ(jobs["jobs"].size(), 1u);
+  EXPECT_EQ(jobs["jobs"][0]["id"], "mine");
+  EXPECT_THAT(to_text(out), HasSubstr("skipped  cron/jobs.json job_id=hb: \"heartbeat\" is managed by OpenClaw"));
+  for (const auto& c : out.report.copied) {
+    if (c.kind == "cron") {
+      EXPECT_EQ(c.count, 1u);
+    }
+  }
+}
+
 TEST_F(ImportFixture, CorruptStateFilesAreSkippedWithTheirPlace) {
   std::ofstream(source / "cron/jobs.json", std::ios::trunc) << "{\n  \"version\": 1,\n  jobs: [\n";
   std::ofstream(source / "agents/main/sessions/sessions.json", std::ios::trunc) << "{\"agent:main:main\": 5}";
