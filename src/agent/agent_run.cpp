@@ -585,6 +585,7 @@ void AgentRun::finish(RunEvent e) {
   if (e.kind != RunEvent::Kind::Aborted) engine_->after_turn();
   if (deadline_timer_) loop_.cancel(*deadline_timer_);
   if (retry_timer_) loop_.cancel(*retry_timer_);
+  if (partial_timer_) loop_.cancel(*partial_timer_);
   e.usage = usage_;
   e.thinking = std::string(llm::to_string(in_.thinking));
   e.thinking_stepped_down = thinking_stepped_down_;

@@ -233,9 +233,12 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   /// Records an empty assistant message (`reason`, `error_message`) when the last recorded message
   /// is not an assistant one, so that the transcript never ends a turn on a user message.
   void close_turn(llm::StopReason reason, const std::string& error_message);
-  /// Saves the streamed text so far to partial_reply_path (at most once a second).
+  /// Keeps the streamed text so far and arms the timer that saves it to partial_reply_path
+  /// (kPartialFirstMs after the first delta, then at most once a second).
   void checkpoint_partial(const std::string& text);
-  /// Removes that file (the reply is in the transcript now).
+  /// Writes partial_text_ to partial_reply_path (temp + rename).
+  void write_partial();
+  /// Cancels that timer and removes the file (the reply is in the transcript now).
   void drop_partial();
   RunEvent event(RunEvent::Kind kind) const;
 
@@ -264,6 +267,10 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::string save_error_;  ///< why a transcript append failed ("" = none): the run ends with it
   bool partial_written_ = false;      ///< partial_reply_path exists for this run
   int64_t partial_written_at_ = 0;    ///< steady ms of its last write
+  std::string partial_text_;          ///< the streamed text the next checkpoint writes
+  std::optional<EventLoop::TimerId> partial_timer_;  ///< the next checkpoint
+  /// A reply still streaming this long after its first delta is checkpointed (ms).
+  static constexpr int64_t kPartialFirstMs = 250;
   int attempt_ = 0;
   int model_calls_ = 0;
   std::optional<EventLoop::TimerId> retry_timer_, deadline_timer_;

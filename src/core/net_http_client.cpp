@@ -245,7 +245,12 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
   Exchange(std::shared_ptr<HttpClient::Impl> client, HttpClient::RequestId id, ParsedUrl url, HttpRequestSpec spec,
            HttpCallbacks cb)
       : client_(std::move(client)), id_(id), url_(std::move(url)), spec_(std::move(spec)), cb_(std::move(cb)),
-        resolver_(client_->loop.context()) {}
+        resolver_(client_->loop.context()) {
+    // Beast reads at most the buffer's free capacity (at least 512 bytes): room for a whole
+    // streamed reply's pending chunks in one read, so they are decoded (and their events sent)
+    // together instead of one 512-byte read and one wake-up each.
+    buffer_.reserve(chunk_.size());
+  }
 
   void start(std::optional<Proxy> proxy) {
     proxy_ = std::move(proxy);

@@ -250,9 +250,10 @@ TEST_F(StoreRobustnessTest, AReplyCutOffByKill9IsMarkedInterruptedAndNotAnswered
   auto held_requests = [&](std::size_t n) {
     for (int i = 0; i < 600; ++i) {
       json h = json::parse(http_request(mock_->port(), "GET", "/__mock/holds").body, nullptr, false);
-      if (model_requests().size() >= n && h.is_object() && h.contains("lost") && h["lost"].value("waiting", 0) >= static_cast<int>(n)) {  // (a dead stream stays counted)
-        return true;
-      }
+      const bool held = model_requests().size() >= n && h.is_object() && h.contains("lost") &&
+                        h["lost"].value("waiting", 0) >= static_cast<int>(n);  // (a dead stream stays counted)
+      // ... and what streamed is checkpointed (a timer writes it shortly after the first delta).
+      if (held && fs::exists(the_transcript(home_.path()).string() + ".partial")) return true;
       std::this_thread::sleep_for(50ms);
     }
     return false;
