@@ -6,6 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/clock.h"
+#include "memory/dreaming/dreaming_settings.h"
+#include "memory/dreaming/recall_store.h"
+#include "memory/dreaming/snippet_rules.h"
 #include "memory/memory_files.h"
 
 namespace pincer::memory {
@@ -140,6 +144,43 @@ json MemoryService::search(const std::string& agent_id, const std::filesystem::p
   } catch (const std::exception& e) {
     return unavailable(std::string("internal error: ") + e.what(), "Run `pincer memory status --deep`.");
   }
+}
+
+void MemoryService::set_clock(std::function<int64_t()> now_ms) {
+  std::lock_guard lock(mu_);
+  now_ms_ = std::move(now_ms);
+}
+
+json MemoryService::search_for_session(const std::string& agent_id, const std::filesystem::path& workspace,
+                                       const json& args, const std::string& session_key, const std::string& lane) {
+  json out = search(agent_id, workspace, args);
+  if (out.value("disabled", false) || !out.contains("results") || !out["results"].is_array() || out["results"].empty()) {
+    return out;
+  }
+  dreaming::DreamingSettings ds;
+  std::function<int64_t()> now;
+  {
+    std::lock_guard lock(mu_);
+    ds = dreaming::resolve_dreaming_settings(config_);
+    now = now_ms_;
+  }
+  if (!ds.enabled || !dreaming::is_ingested_session(session_key, lane)) return out;
+  std::vector<dreaming::RecallHit> hits;
+  for (const auto& r : out["results"]) {
+    dreaming::RecallHit h;
+    h.path = r.value("path", "");
+    h.start_line = r.value("startLine", 1);
+    h.end_line = r.value("endLine", 1);
+    h.score = r.value("score", 0.0);
+    h.snippet = r.value("snippet", "");
+    h.source = r.value("source", "memory");
+    hits.push_back(std::move(h));
+  }
+  const int64_t now_ms = now ? now() : SystemClock::instance().wall_ms();
+  if (auto st = dreaming::record_recalls(workspace, args.contains("query") && args["query"].is_string() ? args["query"].get<std::string>() : std::string(), hits, now_ms, ds.timezone); !st) {
+    spdlog::warn("dreaming: recall of agent {} not recorded: {}", agent_id, st.error().message);
+  }
+  return out;
 }
 
 json MemoryService::get(const std::string& agent_id, const std::filesystem::path& workspace, const json& args) {

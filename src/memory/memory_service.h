@@ -9,6 +9,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,6 +50,15 @@ class MemoryService : public tools::MemoryBackend {
 
   nlohmann::json search(const std::string& agent_id, const std::filesystem::path& workspace,
                         const nlohmann::json& args) override;
+  /// search(), then (Dreaming enabled, an interactive session: dreaming/snippet_rules.h) the
+  /// hits are added to `memory/.dreams/short-term-recall.json` (SPEC DR-2). With Dreaming off
+  /// nothing is written.
+  nlohmann::json search_for_session(const std::string& agent_id, const std::filesystem::path& workspace,
+                                    const nlohmann::json& args, const std::string& session_key,
+                                    const std::string& lane) override;
+  /// The wall clock of recall tracking (Unix ms); tests inject one to recall on different days.
+  void set_clock(std::function<int64_t()> now_ms);
+
   nlohmann::json get(const std::string& agent_id, const std::filesystem::path& workspace,
                      const nlohmann::json& args) override;
 
@@ -61,6 +71,7 @@ class MemoryService : public tools::MemoryBackend {
   std::filesystem::path state_dir_;
   std::map<std::string, std::string> env_;
   bool watch_;
+  std::function<int64_t()> now_ms_;
   void drop_locked(std::map<std::string, std::shared_ptr<MemoryIndex>>::iterator it);
 
   std::map<std::string, std::shared_ptr<MemoryIndex>> indexes_;  // by agent id

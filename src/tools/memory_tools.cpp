@@ -36,7 +36,8 @@ class MemorySearchTool : public Tool {
   }
   std::string_view group() const override { return "memory"; }
   ToolOutput run(const json& args, ToolContext& ctx) const override {
-    json out = ctx.memory ? ctx.memory->search(ctx.agent_id, ctx.workspace, args) : unavailable("memory is disabled");
+    json out = ctx.memory ? ctx.memory->search_for_session(ctx.agent_id, ctx.workspace, args, ctx.session_key, ctx.lane)
+                          : unavailable("memory is disabled");
     return ToolOutput::ok(out.dump(2, ' ', false, json::error_handler_t::replace), out);
   }
 };

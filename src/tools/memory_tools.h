@@ -25,6 +25,16 @@ class MemoryBackend {
   /// memory_search's result object (see above). Never throws.
   virtual nlohmann::json search(const std::string& agent_id, const std::filesystem::path& workspace,
                                 const nlohmann::json& args) = 0;
+  /// memory_search on behalf of a run: `session_key` and `lane` (the ToolContext's) say who
+  /// asked, so the backend can feed recall tracking from interactive sessions only (Dreaming,
+  /// src/memory/dreaming/). Default: search().
+  virtual nlohmann::json search_for_session(const std::string& agent_id, const std::filesystem::path& workspace,
+                                            const nlohmann::json& args, const std::string& session_key,
+                                            const std::string& lane) {
+    (void)session_key;
+    (void)lane;
+    return search(agent_id, workspace, args);
+  }
   /// memory_get's result object; `error` set (and is_error) when the path is refused or missing.
   virtual nlohmann::json get(const std::string& agent_id, const std::filesystem::path& workspace,
                              const nlohmann::json& args) = 0;
