@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -160,6 +161,18 @@ void AgentRun::resume(int64_t user_message_ms) {
 }
 
 void AgentRun::begin() {
+  if (auto hook = std::exchange(in_.hooks.before_first_call, nullptr)) {  // active recall (active_recall_hook.h)
+    return hook([weak = weak_from_this()](std::string prefix) {
+      auto run = weak.lock();
+      if (!run || run->finished_) return;
+      if (!prefix.empty()) {  // before the run's own message only, after its turn context
+        run->in_.turn_context = [base = std::move(run->in_.turn_context), prefix](int64_t ms, bool current) {
+          return (base ? base(ms, current) : std::string()) + (current ? prefix : std::string());
+        };
+      }
+      run->begin();
+    });
+  }
   if (in_.failover) use_candidate(/*announce=*/!in_.failover->switches().empty());
   if (!api_ && !cli_model()) {
     return finish_error("model " + in_.model.provider + "/" + in_.model.id + " uses unknown api \"" + in_.model.api +

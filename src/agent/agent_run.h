@@ -61,6 +61,10 @@ struct RunHooks {
   /// Just before a request is sent (after transform_context): the model, the context the request
   /// was built from and the request itself (diagnostics.cacheTrace plugs in here, CX-11). Must not keep references.
   std::function<void(const llm::ModelSpec&, const llm::Context&, const llm::HttpRequest&)> before_request;
+  /// Once, before the first model call of start() (active recall, agent/active_recall_hook.h): the
+  /// run waits until `go` is called (on the loop; the hook bounds the wait), and a non-empty
+  /// `prefix` goes before the run's own user message in every request of the run, never recorded.
+  std::function<void(std::function<void(std::string prefix)> go)> before_first_call;
 };
 
 /// Everything a run needs, resolved by the caller (AgentService) before it starts.

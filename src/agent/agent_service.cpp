@@ -17,6 +17,7 @@
 #include "agent/memory_flush.h"
 #include "tools/tool_search.h"
 #include "agent/recall_hooks.h"
+#include "agent/active_recall_hook.h"
 #include "agent/attachments.h"
 #include "agent/session_history.h"
 #include "agent/subagents.h"
@@ -384,6 +385,8 @@ void AgentService::start(Pending p) {
   in.context_window = engine.window_tokens;
   in.reserve_tokens = engine.compaction.reserve_tokens;
   in.engine = context::make_engine(spec->context_engine, engine);
+  if (memory_settings.enabled && p.request.lane == RunLane::Main && !p.request.compact && !p.request.memory_flush && p.request.branch_to.empty() &&
+      !resume_ms && p.request.source != "subagent.announce") attach_active_recall(s.recall, s.config, s.models, loaded, p.request.message, in);  // DR-6
   in.engine->bootstrap(std::move(loaded));
   in.oauth = s.oauth;
   in.session_backends = s.session_backends;

@@ -19,6 +19,7 @@
 #include "agent/approval_triage.h"
 #include "agent/session_memory_archive.h"
 #include "memory/memory_service.h"
+#include "memory/recall/active_recall.h"
 #include "tools/approvals/approval_manager.h"
 #include "tools/process_table.h"
 #include "tools/registry.h"
@@ -101,6 +102,7 @@ struct AgentService::Impl {
   // CX-10: the flush turns' append-only `write` tools, by daily-note path (one per day flushed).
   std::map<std::string, std::unique_ptr<tools::Tool>> flush_write_tools;
   memory::MemoryService memory;  // per-agent memory indexes (MM-4..8); opened on first use
+  memory::recall::ActiveRecall recall{loop, http, memory};  // DR-6 active recall and its cache
   tools::approvals::ApprovalManager approvals;  // exec approvals (TL-3)
   TranscriptCache transcripts;  ///< parsed transcripts of recent sessions (a turn reads only what was appended)
   RequestFrameCache frames;     ///< each recent session's system prompt + tool definitions, while unchanged

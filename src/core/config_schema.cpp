@@ -8,6 +8,7 @@
 #include "core/config_schema_heartbeat.h"
 #include "core/config_schema_hooks.h"
 #include "core/config_schema_gateway_http.h"
+#include "core/config_schema_active_memory.h"
 
 #include <cassert>
 #include <cmath>
@@ -1161,8 +1162,9 @@ Node build_root() {
                                        }).doc("SearXNG for `web_search`.")),
                                    }).doc("SearXNG settings.")),
                                }).doc("The SearXNG provider.")),
-                           }).doc("Provider settings by plugin id, in OpenClaw's layout.")),
-                       }).doc("Built-in providers configured in OpenClaw's `plugins.entries` layout "
+                               field("active-memory", active_memory_entry()),  // DR-6 (config_schema_active_memory.cpp)
+                           }).doc("Settings by plugin id, in OpenClaw's layout.")),
+                       }).doc("Built-in features configured in OpenClaw's `plugins.entries` layout "
                               "(Pincer has no plugin loader: only the entries listed here exist).")),
       field("meta", any().doc("Free-form metadata written by tools (e.g. the setup wizard); not "
                               "interpreted by the gateway.")),
