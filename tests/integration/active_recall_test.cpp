@@ -183,6 +183,23 @@ TEST_F(ActiveRecallE2E, ASlowRecallIsCutOffAndTheReplyGoesOn) {
   EXPECT_EQ(holds["slow-recall"].value("released", true), false) << holds.dump();  // never let go: the bound ended it
 }
 
+TEST_F(ActiveRecallE2E, ANoneAnswerOrAFailedRecallCallAddsNothing) {
+  start("{ enabled: true, config: { agents: ['main'] } }");
+  script(json::array({{{"text", "NONE"}}}));
+  ASSERT_EQ(turn("Which tea should I make this afternoon?", "r1")["state"], "final");
+  script(json::array({{{"error", {{"status", 500}}}}}));  // the recall call fails; the reply must not
+  auto final = turn("What tea do I like best?", "r2");
+  ASSERT_EQ(final["state"], "final") << final.dump();
+  auto reqs = requests();
+  ASSERT_EQ(reqs.size(), 4u);
+  EXPECT_TRUE(is_recall(reqs[0]));
+  EXPECT_TRUE(is_recall(reqs[2]));
+  for (int i : {1, 3}) {
+    EXPECT_FALSE(is_recall(reqs[i]));
+    EXPECT_EQ(reqs[i]["body"].dump().find("active_memory_plugin"), std::string::npos) << reqs[i].dump();
+  }
+}
+
 TEST_F(ActiveRecallE2E, AResultIsReusedWithinTheCacheTtl) {
   start("{ enabled: true, config: { agents: ['main'], queryMode: 'message', cacheTtlMs: 120000 } }");
   script(json::array({{{"text", kNote}}}));

@@ -11,7 +11,7 @@
 namespace pincer::memory::recall {
 
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 namespace detail_active_recall {
 
@@ -35,7 +35,7 @@ struct ActiveRecall::Job {
   std::string conversation;
   std::string key;
   std::function<void(RecallOutcome)> done;
-  Clock::time_point started;
+  SteadyClock::time_point started;
   bool finished = false;
   std::optional<EventLoop::TimerId> timer;
   std::optional<net::HttpClient::RequestId> call;
@@ -50,14 +50,14 @@ ActiveRecall::ActiveRecall(EventLoop& loop, net::HttpClient& http, tools::Memory
 ActiveRecall::~ActiveRecall() { *alive_ = false; }
 
 std::size_t ActiveRecall::cached() const {
-  const auto now = Clock::now();
+  const auto now = SteadyClock::now();
   return static_cast<std::size_t>(
       std::count_if(cache_.begin(), cache_.end(), [&](const auto& e) { return e.second.expires > now; }));
 }
 
 void ActiveRecall::recall(RecallRequest request, std::function<void(RecallOutcome)> done) {
   auto job = std::make_shared<Job>();
-  job->started = Clock::now();
+  job->started = SteadyClock::now();
   job->plan = plan_search(request.settings, request.latest, request.turns);
   job->conversation = conversation_excerpt(request.settings, request.latest, request.turns);
   job->request = std::move(request);
@@ -180,7 +180,7 @@ void ActiveRecall::finish(const std::shared_ptr<Job>& job, RecallOutcome outcome
     job->call.reset();
     http_.cancel(id);  // its on_done sees `finished` and does nothing
   }
-  const auto now = Clock::now();
+  const auto now = SteadyClock::now();
   const bool cacheable = !outcome.cached && (outcome.status == "ok" || outcome.status == "none" || outcome.status == "empty");
   if (cacheable && !job->key.empty()) {
     if (cache_.size() >= kMaxCacheEntries) {
