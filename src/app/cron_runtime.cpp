@@ -58,6 +58,7 @@ CronRuntime::CronRuntime(EventLoop& loop, agent::AgentService& agents, channels:
   backend_ = std::make_unique<Backend>(loop, *scheduler_, alive_);
   agents_.set_cron_backend(backend_.get());
   gateway_.set_cron(scheduler_.get());
+  dreaming_ = std::make_unique<DreamingRuntime>(loop, config, state_dir);
 }
 
 CronRuntime::~CronRuntime() {
@@ -79,6 +80,7 @@ void CronRuntime::start() {
     interrupted.push_back({job_id, e.run_id.empty() ? e.id : e.run_id, e.id});
   }
   (void)scheduler_->start(interrupted);  // a broken jobs.json is logged; the gateway runs on
+  dreaming_->reconcile(*scheduler_, dreaming_->config());
   for (const auto& run : interrupted) {
     if (scheduler_->store().find(run.job_id)) continue;
     spdlog::warn("cron: run {} was cut off by a restart, and its job {} is gone; not resumed", run.run_id, run.job_id);
@@ -92,6 +94,7 @@ void CronRuntime::start() {
 void CronRuntime::reconfigure(const json& config) {
   scheduler_->reconfigure(automation::cron_settings_from_config(config));
   webhook_ = cron_webhook_settings(config);
+  dreaming_->reconcile(*scheduler_, config);
 }
 
 void CronRuntime::deliver_webhook(const automation::CronJob& job, const std::string& run_id, automation::CronRunResult r,
@@ -136,6 +139,7 @@ void CronRuntime::run_job(const automation::CronJob& job, const automation::Cron
     r.error = why;
     done(r);
   };
+  if (DreamingRuntime::owns(job)) return dreaming_->run(std::move(done));  // a sweep, not a model turn
   const std::string main_key = agents_.canonical_key("main", job.agent_id);
   const bool system_event = job.payload.kind == CronPayload::Kind::SystemEvent;
   if (system_event && !job.wake_now) {

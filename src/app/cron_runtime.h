@@ -12,7 +12,9 @@
 //     a failed delivery fails the run unless `bestEffort`;
 //   - the `cron` tool's backend (the call is handed to the loop; the tool's worker waits);
 //   - a watcher of cron/jobs.json (inotify, as the config file's): hand edits apply while running;
-//   - the `cron` gateway event.
+//   - the `cron` gateway event;
+//   - Dreaming's managed sweep job (app/dreaming_runtime.h): kept in step with the config at
+//     start and on reload, and run as a sweep rather than a model turn.
 // Loop affinity: event-loop thread, except CronBackend::call (worker threads).
 #pragma once
 
@@ -23,6 +25,7 @@
 
 #include "agent/agent_service.h"
 #include "app/cron_webhook.h"
+#include "app/dreaming_runtime.h"
 #include "automation/scheduler.h"
 #include "channels/channel_manager.h"
 #include "gateway/config_watcher.h"
@@ -66,6 +69,7 @@ class CronRuntime {
   CronWebhookSettings webhook_;
   std::unique_ptr<net::HttpClient> http_;  ///< made at the first webhook delivery
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::unique_ptr<DreamingRuntime> dreaming_;  ///< declared last: its sweep ends first
 };
 
 }  // namespace pincer::app

@@ -1,4 +1,4 @@
-// pincer memory status|index|search|reset (SPEC MM-4; docs/memory.md). Works on the files and the
+// pincer memory status|index|search|reset|promote|promote-explain (SPEC MM-4, DR-1; docs/memory.md). Works on the files and the
 // index directly (no gateway needed); SQLite's locking makes it safe beside a running gateway.
 #include <spdlog/spdlog.h>
 
@@ -7,6 +7,7 @@
 
 #include "agent/agents_config.h"
 #include "app/commands.h"
+#include "app/memory_dreaming_command.h"
 #include "cli/chat_renderer.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -41,6 +42,8 @@ struct MemoryFlags {
   int max_results = 0;
   double min_score = -1;
   std::string corpus;
+  bool apply = false;  // promote --apply
+  int limit = 0;       // promote --limit
 };
 
 struct Loaded {
@@ -121,12 +124,18 @@ int run_status(const MemoryFlags& f) {
     st["enabled"] = true;
     rows.push_back(std::move(st));
   }
+  if (f.deep) {  // Dreaming: next sweep or why none, the recall store (DR-1)
+    for (std::size_t i = 0; i < rows.size() && i < agents->size(); ++i) {
+      rows[i]["dreaming"] = dreaming_status_json(l->config, (*agents)[i]->workspace);
+    }
+  }
   if (f.json) {
     std::cout << rows.dump(2, ' ', false, json::error_handler_t::replace) << "\n";  // file names and text may not be UTF-8
     return 0;
   }
   for (const auto& r : rows) {
     std::cout << "Agent " << r.value("agentId", "") << ": ";
+    if (r.contains("dreaming")) std::cout << "\n" << dreaming_status_text(r["dreaming"]) << "  ";
     if (!r.value("enabled", true)) {
       std::cout << "memory disabled\n";
       continue;
@@ -235,6 +244,17 @@ int run_search(const MemoryFlags& f) {
   return 0;
 }
 
+/// The agents of a promote command (--agent, else the default one) as id and workspace.
+std::optional<std::pair<Loaded, std::vector<DreamingAgent>>> dreaming_agents(const MemoryFlags& f) {
+  auto l = load_all();
+  if (!l) return std::nullopt;
+  auto agents = pick(*l, f.agent, false);
+  if (!agents) return std::nullopt;
+  std::vector<DreamingAgent> out;
+  for (const auto* a : *agents) out.emplace_back(a->id, a->workspace);
+  return std::make_pair(std::move(*l), std::move(out));
+}
+
 int run_reset(const MemoryFlags& f) {
   auto l = load_all();
   if (!l) return 2;
@@ -258,7 +278,7 @@ void register_memory_commands(CLI::App& app, Action& action) {
   CLI::App* mem = app.add_subcommand("memory", "Memory index: status, index, search, reset");
   mem->require_subcommand(1);
   CLI::App* status = mem->add_subcommand("status", "Files, chunks, vectors and provider of each agent's memory index");
-  status->add_flag("--deep", flags->deep, "Also list the files and probe the embedding provider");
+  status->add_flag("--deep", flags->deep, "Also list the files, probe the embedding provider and show dreaming (next sweep)");
   status->add_flag("--json", flags->json, "Print JSON");
   status->add_option("--agent", flags->agent, "Only this agent");
   on_parsed(status, action, [flags] { return run_status(*flags); });
@@ -287,6 +307,25 @@ void register_memory_commands(CLI::App& app, Action& action) {
                     "SCORE"));
   search->add_flag("--json", flags->json, "Print the memory_search result object");
   on_parsed(search, action, [flags] { return run_search(*flags); });
+  CLI::App* promote = mem->add_subcommand("promote", "Dreaming: the short-term recalls that pass every promotion gate "
+                                                     "(a preview; --apply appends them to MEMORY.md)");
+  promote->add_flag("--apply", flags->apply, "Promote them now (re-reads each daily note first)");
+  promote->add_option("--limit", flags->limit, "At most this many")->check(CLI::Range(1, 1000));
+  promote->add_option("--agent", flags->agent, "Agent id (default: the default agent)");
+  promote->add_flag("--json", flags->json, "Print JSON");
+  on_parsed(promote, action, [flags] {
+    auto a = dreaming_agents(*flags);
+    return a ? run_memory_promote(a->first.config, a->second, flags->apply, flags->limit, flags->json) : 2;
+  });
+  CLI::App* explain = mem->add_subcommand("promote-explain", "Dreaming: why the recalls matching TEXT would or would "
+                                                             "not be promoted (each gate with its value and threshold)");
+  explain->add_option("text", flags->query, "Words of the snippet, its path or its key")->required();
+  explain->add_option("--agent", flags->agent, "Agent id (default: the default agent)");
+  explain->add_flag("--json", flags->json, "Print JSON");
+  on_parsed(explain, action, [flags] {
+    auto a = dreaming_agents(*flags);
+    return a ? run_memory_promote_explain(a->first.config, a->second, flags->query, flags->json) : 2;
+  });
   CLI::App* reset = mem->add_subcommand("reset", "Delete the index (the Markdown files stay; rebuilt on next use)");
   reset->add_option("--agent", flags->agent, "Only this agent");
   on_parsed(reset, action, [flags] { return run_reset(*flags); });

@@ -8,6 +8,7 @@
 #include "core/config_schema_heartbeat.h"
 #include "core/config_schema_hooks.h"
 #include "core/config_schema_gateway_http.h"
+#include "core/config_schema_dreaming.h"
 #include "core/config_schema_active_memory.h"
 
 #include <cassert>
@@ -1162,6 +1163,7 @@ Node build_root() {
                                        }).doc("SearXNG for `web_search`.")),
                                    }).doc("SearXNG settings.")),
                                }).doc("The SearXNG provider.")),
+                               field("memory-core", memory_core_entry()),  // DR-1 (config_schema_dreaming.cpp)
                                field("active-memory", active_memory_entry()),  // DR-6 (config_schema_active_memory.cpp)
                            }).doc("Settings by plugin id, in OpenClaw's layout.")),
                        }).doc("Built-in features configured in OpenClaw's `plugins.entries` layout "

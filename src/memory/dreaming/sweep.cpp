@@ -272,7 +272,9 @@ Result<SweepResult> run_sweep(const fs::path& workspace, const DreamingSettings&
     latest->updated_at = now_iso;
     if (auto st = save_recall_store(workspace, *latest); !st) return st.error();
   }
-  if (auto st = write_reports(workspace, r, o.now_ms, s.timezone); !st) return st.error();
+  if (o.light_and_rem) {  // a full sweep reports; `promote --apply` only promotes
+    if (auto st = write_reports(workspace, r, o.now_ms, s.timezone); !st) return st.error();
+  }
   return r;
 }
 

@@ -61,7 +61,7 @@ std::vector<Candidate> rank_candidates(const RecallStore& store, const PhaseStor
 struct SweepOptions {
   int64_t now_ms = 0;                     ///< wall clock (Unix ms): days, ages, report names
   std::function<int64_t()> steady_ms;     ///< the timeout's clock; empty = the system's
-  bool light_and_rem = true;              ///< false: Deep only (`pincer memory promote --apply`)
+  bool light_and_rem = true;              ///< false: Deep only, no reports (`pincer memory promote --apply`)
   std::optional<bool> non_durable;        ///< overrides the settings' nonDurable
   std::optional<int> limit;               ///< overrides phases.deep.limit
 };
