@@ -171,11 +171,25 @@ BodyInfo read_body(std::string_view body) {
 // Classifiers
 // ---------------------------------------------------------------------------------------------
 
+// A credential that will not work again (as OpenClaw 2026.9 tells them apart): revoked, deleted or
+// deactivated keys, accounts and workspaces. A key the provider calls "invalid" or "incorrect"
+// is not among them: providers and proxies say that of keys that work again (propagation, a
+// wrong region, a token the next refresh replaces), so it cools down (auth) instead of being
+// disabled for hours.
 bool says_permanent_auth(std::string_view t) {
-  return has_any(t, {"invalid_api_key", "invalid api key", "incorrect api key", "invalid x-api-key",
-                     "revoked", "disabled", "deactivated", "permission_error", "api key not valid",
-                     "api_key_invalid",
-                     "not allowed for this organization"});
+  if (has_any(t, {"key has been disabled", "key has been revoked", "account has been deactivated",
+                  "deactivated workspace", "deactivated_workspace", "account_deactivated",
+                  "organization_deactivated", "not allowed for this organization"})) {
+    return true;
+  }
+  for (std::string_view key : {"api key", "api_key", "apikey"}) {
+    for (std::string_view gone : {"revoked", "deactivated", "deleted"}) {
+      for (std::string_view sep : {" ", "_", ""}) {
+        if (t.find(std::string(key) + std::string(sep) + std::string(gone)) != std::string_view::npos) return true;
+      }
+    }
+  }
+  return false;
 }
 
 bool says_context_overflow(std::string_view t) {
@@ -205,11 +219,9 @@ std::optional<Reason> by_specific_code(const std::vector<std::string>& codes) {
     if (has_any(c, {"context_length_exceeded", "context_window_exceeded", "request_too_large"})) return Reason::ContextOverflow;
     if (has_any(c, {"rate_limit", "too_many_requests", "resource_exhausted", "throttl"})) return Reason::RateLimit;
     if (has_any(c, {"overloaded"})) return Reason::Overloaded;
-    if (has_any(c, {"invalid_api_key", "api_key_invalid", "permission_error", "permission_denied", "account_deactivated",
-                    "organization_deactivated"})) {
-      return Reason::AuthPermanent;
-    }
-    if (has_any(c, {"authentication_error", "unauthorized", "unauthenticated", "invalid_authentication",
+    if (says_permanent_auth(c)) return Reason::AuthPermanent;
+    if (has_any(c, {"invalid_api_key", "api_key_invalid", "permission_error", "permission_denied",
+                    "authentication_error", "unauthorized", "unauthenticated", "invalid_authentication",
                     "expired_token", "token_expired"})) {
       return Reason::Auth;
     }
@@ -294,6 +306,7 @@ std::optional<Reason> by_status(int status, std::string_view text, const std::ve
       if (code == Reason::ContextOverflow || says_context_overflow(text)) return Reason::ContextOverflow;
       // Google answers a bad key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
       if (code == Reason::AuthPermanent || says_permanent_auth(text)) return Reason::AuthPermanent;
+      if (code == Reason::Auth) return Reason::Auth;
       if (code == Reason::Billing || says_quota_exhausted(text)) return Reason::Billing;
       if (code == Reason::ModelNotFound || says_model_not_found(text)) return Reason::ModelNotFound;
       return Reason::Format;

@@ -239,8 +239,12 @@ TEST_F(OAuthRefreshTest, A401AfterTheRefreshRotatesInsteadOfRefreshingAgain) {
   auto switches = fallbacks_in(frames);
   ASSERT_EQ(switches.size(), 1u);
   EXPECT_EQ(switches[0]["fromProfile"], "mock:me@example.com");
-  // The provider words it as a wrong key ("Incorrect API key provided"): disabled like one.
-  EXPECT_EQ(switches[0]["reason"], "auth_permanent");
+  // The provider words it as a wrong key ("Incorrect API key provided"): the profile cools down
+  // (auth) rather than being disabled, as OpenClaw treats such ambiguous refusals.
+  EXPECT_EQ(switches[0]["reason"], "auth");
+  const json stats = profiles_file()["usageStats"]["mock:me@example.com"];
+  EXPECT_GT(stats.value("cooldownUntil", int64_t{0}), wall_now_ms()) << stats.dump();
+  EXPECT_FALSE(stats.contains("disabledUntil")) << stats.dump();
 }
 
 TEST_F(OAuthRefreshTest, ATokenShorterThanTheMarginIsNotRefreshedBeforeEveryCall) {

@@ -71,14 +71,19 @@ TEST(LlmFailover, HttpStatusAndBodies) {
       // OpenAI
       {429, R"({"error":{"message":"Rate limit reached for gpt-4.1 on tokens per min (TPM): Limit 30000.","type":"tokens","param":null,"code":"rate_limit_exceeded"}})", R::RateLimit, true},
       {429, R"({"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}})", R::Billing, false},
-      {401, R"({"error":{"message":"Incorrect API key provided: sk-abc***xyz.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}})", R::AuthPermanent, false},
+      {401, R"({"error":{"message":"Incorrect API key provided: sk-abc***xyz.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}})", R::Auth, false},
       {400, R"({"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})", R::ContextOverflow, false},
       {400, R"({"error":{"message":"Invalid 'messages[2].tool_calls[0].id': string too long.","type":"invalid_request_error","param":"messages","code":"string_above_max_length"}})", R::Format, false},
       {404, R"({"error":{"message":"The model `gpt-9` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}})", R::ModelNotFound, false},
       {500, R"({"error":{"message":"The server had an error while processing your request.","type":"server_error"}})", R::Timeout, true},
       // Anthropic
-      {401, R"({"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}})", R::AuthPermanent, false},
-      {403, R"({"type":"error","error":{"type":"permission_error","message":"Your API key does not have permission to use the specified resource."}})", R::AuthPermanent, false},
+      {401, R"({"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}})", R::Auth, false},
+      {403, R"({"type":"error","error":{"type":"permission_error","message":"Your API key does not have permission to use the specified resource."}})", R::Auth, false},
+      // Only a credential that is gone is disabled (OpenClaw 2026.9's permanent patterns).
+      {401, R"({"error":{"message":"This API key has been revoked.","type":"invalid_request_error","code":"invalid_api_key"}})", R::AuthPermanent, false},
+      {403, R"({"error":{"message":"Your account has been deactivated.","code":"account_deactivated"}})", R::AuthPermanent, false},
+      {401, R"({"error":{"message":"api_key_deleted"}})", R::AuthPermanent, false},
+      {401, "", R::Auth, false},
       {400, R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 215000 tokens > 200000 maximum"}})", R::ContextOverflow, false},
       {400, R"({"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}})", R::Billing, false},
       {400, R"({"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content: Field required"}})", R::Format, false},
@@ -87,8 +92,8 @@ TEST(LlmFailover, HttpStatusAndBodies) {
       {500, R"({"type":"error","error":{"type":"api_error","message":"Internal server error"}})", R::Timeout, true},
       {529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})", R::Overloaded, true},
       // Google Gemini (generativelanguage.googleapis.com)
-      {400, R"({"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}})", R::AuthPermanent, false},
-      {403, R"({"error":{"code":403,"message":"Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.","status":"PERMISSION_DENIED"}})", R::AuthPermanent, false},
+      {400, R"({"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}})", R::Auth, false},
+      {403, R"({"error":{"code":403,"message":"Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.","status":"PERMISSION_DENIED"}})", R::Auth, false},
       {401, R"({"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}})", R::Auth, false},
       {429, R"({"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}})", R::RateLimit, true},
       {503, R"({"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}})", R::Overloaded, true},
@@ -222,7 +227,7 @@ TEST(LlmFailover, StreamErrors) {
       // Gemini in-stream errors ("STATUS: message", google_generative_ai.cpp)
       {{"PROVIDER_STREAM_ERROR", "RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota)."}, R::RateLimit},
       {{"PROVIDER_STREAM_ERROR", "UNAVAILABLE: The model is overloaded. Please try again later."}, R::Overloaded},
-      {{"PROVIDER_STREAM_ERROR", "PERMISSION_DENIED: The caller does not have permission"}, R::AuthPermanent},
+      {{"PROVIDER_STREAM_ERROR", "PERMISSION_DENIED: The caller does not have permission"}, R::Auth},
       {{"PROVIDER_STREAM_ERROR", "UNAUTHENTICATED: Request had invalid authentication credentials."}, R::Auth},
       {{"PROVIDER_STREAM_ERROR", "INVALID_ARGUMENT: The input token count (1048577) exceeds the maximum number of tokens allowed (1048576)."}, R::ContextOverflow},
       {{"PROVIDER_STREAM_ERROR", "INVALID_ARGUMENT: Request contains an invalid argument."}, R::Format},
