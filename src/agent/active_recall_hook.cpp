@@ -38,6 +38,7 @@ void attach_active_recall(memory::recall::ActiveRecall& recall, const nlohmann::
                           const std::string& message, RunInputs& in) {
   auto settings = memory::recall::resolve_active_recall(config, in.agent_id);
   if (!settings) return;  // off: no other work for this turn
+  if (!memory::recall::allowed_in(*settings, in.session_key)) return;  // allowedChatTypes (default: direct only)
   memory::recall::RecallRequest request;
   request.model = in.model;
   if (!settings->model.empty()) {

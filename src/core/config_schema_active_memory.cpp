@@ -16,6 +16,12 @@ Node active_memory_entry() {
                                      "keeping its settings.")),
                 field("agents", array_of(string()).default_note("`[]` (none)").doc(
                                     "Ids of the agents whose replies get active recall (opt-in per agent).")),
+                field("allowedChatTypes", array_of(one_of({"direct", "group", "channel"}))
+                                              .default_note("`[\"direct\"]`")
+                                              .doc("Kinds of conversation that get active recall, told by the "
+                                                   "session key (`…:group:…`, `…:channel:…`, anything else is "
+                                                   "direct): by default only one-to-one chats, so what memory "
+                                                   "knows about the user stays out of shared rooms.")),
                 field("model", string().default_note("the run's model").doc(
                                    "`provider/model` of the recall's model call (a small, fast model keeps "
                                    "replies quick).")),

@@ -43,8 +43,8 @@ class ActiveRecallE2E : public ::testing::Test {
     ASSERT_TRUE(res && (*res)["ok"] == true);
   }
   /// One chat.send; the terminal chat payload.
-  json turn(const std::string& message, const std::string& run_id) {
-    auto frames = chat_turn(*client_, "main", message, run_id);
+  json turn(const std::string& message, const std::string& run_id, const std::string& session = "main") {
+    auto frames = chat_turn(*client_, session, message, run_id);
     if (frames.empty()) return json();
     return frames.back()["payload"];
   }
@@ -165,6 +165,24 @@ TEST_F(ActiveRecallE2E, AnAgentNotListedGetsNoRecall) {
   auto reqs = requests();
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_FALSE(is_recall(reqs[0]));
+}
+
+TEST_F(ActiveRecallE2E, GroupChatsGetNoRecallUnlessAllowed) {
+  start("{ enabled: true, config: { agents: ['main'] } }");
+  ASSERT_EQ(turn("Which tea should I make this afternoon?", "r1", "discord:group:987")["state"], "final");
+  auto reqs = requests();
+  ASSERT_EQ(reqs.size(), 1u);  // direct chats only by default: no recall in a shared room
+  EXPECT_FALSE(is_recall(reqs[0]));
+}
+
+TEST_F(ActiveRecallE2E, AGroupChatAllowedByAllowedChatTypesGetsTheNote) {
+  start("{ enabled: true, config: { agents: ['main'], allowedChatTypes: ['direct', 'group'] } }");
+  script(json::array({{{"text", kNote}}}));
+  ASSERT_EQ(turn("Which tea should I make this afternoon?", "r1", "discord:group:987")["state"], "final");
+  auto reqs = requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  EXPECT_TRUE(is_recall(reqs[0]));
+  EXPECT_NE(last_user(reqs[1]).find("favourite tea is oolong"), std::string::npos) << last_user(reqs[1]);
 }
 
 TEST_F(ActiveRecallE2E, ASlowRecallIsCutOffAndTheReplyGoesOn) {

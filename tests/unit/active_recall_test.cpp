@@ -52,6 +52,24 @@ TEST(ActiveRecallSettings, DefaultsAndStyleByQueryMode) {
   EXPECT_EQ(explicit_style->max_summary_chars, 1000);
 }
 
+TEST(ActiveRecallSettings, ChatTypesFromTheSessionKey) {
+  EXPECT_EQ(chat_type_of("agent:main:main"), "direct");
+  EXPECT_EQ(chat_type_of("agent:main:telegram:direct:42"), "direct");
+  EXPECT_EQ(chat_type_of("agent:main:telegram:direct:group"), "direct");  // a peer named "group"
+  EXPECT_EQ(chat_type_of("agent:main:discord:group:987"), "group");
+  EXPECT_EQ(chat_type_of("agent:main:Slack:CHANNEL:C1:thread:9"), "channel");
+  EXPECT_EQ(chat_type_of("agent:group:main"), "direct");  // an agent named "group"
+  ActiveRecallSettings s;
+  EXPECT_TRUE(allowed_in(s, "agent:main:main"));
+  EXPECT_FALSE(allowed_in(s, "agent:main:discord:group:987"));
+  auto groups = resolve_active_recall(
+      config_with({{"enabled", true}, {"config", {{"agents", {"main"}}, {"allowedChatTypes", {"group", "channel"}}}}}),
+      "main");
+  EXPECT_TRUE(allowed_in(*groups, "agent:main:discord:group:987"));
+  EXPECT_TRUE(allowed_in(*groups, "agent:main:slack:channel:C1"));
+  EXPECT_FALSE(allowed_in(*groups, "agent:main:main"));
+}
+
 ActiveRecallSettings with_style(PromptStyle style, QueryMode mode = QueryMode::Recent) {
   ActiveRecallSettings s;
   s.prompt_style = style;

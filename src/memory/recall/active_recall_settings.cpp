@@ -2,6 +2,7 @@
 #include "memory/recall/active_recall_settings.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace pincer::memory::recall {
 
@@ -99,7 +100,42 @@ std::optional<ActiveRecallSettings> resolve_active_recall(const json& config, st
   s.prompt_override = text_of(c, "promptOverride");
   s.prompt_append = text_of(c, "promptAppend");
   if (auto l = c.find("logging"); l != c.end() && l->is_boolean()) s.logging = l->get<bool>();
+  if (auto types = c.find("allowedChatTypes"); types != c.end() && types->is_array()) {
+    std::vector<std::string> kept;
+    for (const auto& t : *types) {
+      if (t.is_string() && (t == "direct" || t == "group" || t == "channel")) kept.push_back(t.get<std::string>());
+    }
+    if (!kept.empty()) s.allowed_chat_types = std::move(kept);  // as OpenClaw: an empty list = the default
+  }
   return s;
+}
+
+std::string_view chat_type_of(std::string_view session_key) {
+  // The first kind segment followed by an id decides: `agent:<id>:<channel>:group:<peer>`,
+  // `…:direct:<peer>` (a peer id that happens to read "group" is not a kind).
+  std::vector<std::string> parts;
+  std::string part;
+  for (char ch : session_key) {
+    if (ch == ':') {
+      parts.push_back(std::move(part));
+      part.clear();
+    } else {
+      part += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+  }
+  parts.push_back(std::move(part));
+  const std::size_t from = parts.size() > 2 && parts[0] == "agent" ? 2 : 0;
+  for (std::size_t i = from; i + 1 < parts.size(); ++i) {
+    if (parts[i] == "group") return "group";
+    if (parts[i] == "channel") return "channel";
+    if (parts[i] == "direct" || parts[i] == "dm") return "direct";
+  }
+  return "direct";
+}
+
+bool allowed_in(const ActiveRecallSettings& s, std::string_view session_key) {
+  const std::string_view type = chat_type_of(session_key);
+  return std::find(s.allowed_chat_types.begin(), s.allowed_chat_types.end(), type) != s.allowed_chat_types.end();
 }
 
 }  // namespace pincer::memory::recall

@@ -47,7 +47,18 @@ struct ActiveRecallSettings {
   std::string prompt_override;  ///< replaces the default instructions ("" = none)
   std::string prompt_append;    ///< added after them ("" = none)
   bool logging = false;         ///< one info log line per recall
+  /// Kinds of conversation recall runs in (`config.allowedChatTypes`): "direct", "group",
+  /// "channel". Default direct only: memory about the user stays out of shared rooms.
+  std::vector<std::string> allowed_chat_types = {"direct"};
 };
+
+/// The kind of conversation of a session key, as OpenClaw tells it: "group" or "channel" when the
+/// key has that segment (`agent:main:discord:group:987`, `…:channel:…`), else "direct" (the main
+/// session, `…:direct:<peer>`, an operator's own key).
+std::string_view chat_type_of(std::string_view session_key);
+
+/// True when recall may run in `session_key` under `s` (its chat type is allowed).
+bool allowed_in(const ActiveRecallSettings& s, std::string_view session_key);
 
 /// The settings when active recall is on for `agent_id`, else nullopt (entry missing or not
 /// enabled, `config.enabled` false, agent not listed). Values outside the schema's ranges (the
