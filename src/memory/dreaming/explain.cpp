@@ -28,6 +28,11 @@ std::string num3(double v) {
   return buf;
 }
 
+/// A gate's number: counts as integers, the score with three decimals.
+std::string gate_num(const std::string& gate, double v) {
+  return gate == "score" ? num3(v) : std::to_string(static_cast<long long>(v));
+}
+
 json candidate_json(const Candidate& c) {
   return {{"key", c.entry.key}, {"path", c.entry.path}, {"startLine", c.entry.start_line},
           {"endLine", c.entry.end_line}, {"snippet", c.entry.snippet}, {"score", c.score.score},
@@ -91,8 +96,8 @@ Result<json> explain_promotion(const fs::path& workspace, const DreamingSettings
       for (const auto& g : c.gates) {
         gates.push_back({{"name", g.name}, {"value", g.value}, {"threshold", g.threshold}, {"passed", g.passed}});
         if (!g.passed) {
-          reasons.push_back(g.name + " " + detail_dreaming_explain::num3(g.value) + " is below " +
-                            detail_dreaming_explain::num3(g.threshold));
+          reasons.push_back(g.name + " " + detail_dreaming_explain::gate_num(g.name, g.value) + " is below " +
+                            detail_dreaming_explain::gate_num(g.name, g.threshold));
         }
       }
       m["gates"] = gates;
@@ -137,8 +142,10 @@ std::string format_explanation(const json& x) {
              num3(c.value("remBoost", 0.0)) + "\n";
     }
     for (const auto& g : m["gates"]) {
-      out += std::string("  [") + (g.value("passed", false) ? "pass" : "FAIL") + "] " + g.value("name", "") + " " +
-             num3(g.value("value", 0.0)) + " (needs >= " + num3(g.value("threshold", 0.0)) + ")\n";
+      const std::string name = g.value("name", "");
+      out += std::string("  [") + (g.value("passed", false) ? "pass" : "FAIL") + "] " + name + " " +
+             detail_dreaming_explain::gate_num(name, g.value("value", 0.0)) + " (needs >= " +
+             detail_dreaming_explain::gate_num(name, g.value("threshold", 0.0)) + ")\n";
     }
     for (const auto& r : m["reasons"]) out += "  - " + r.get<std::string>() + "\n";
   }
