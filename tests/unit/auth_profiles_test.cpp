@@ -94,12 +94,20 @@ TEST(AuthProfilesTest, FailuresCountUpAndASuccessClearsThem) {
   p.mark_failure("a", FailoverReason::Overloaded, kNow + 1);
   llm::auth::UsageStats s = p.stats("a");
   EXPECT_EQ(s.error_count, 2);
-  EXPECT_EQ(s.cooldown_until, kNow + 1 + 60'000);
+  // A failure inside a running cooldown counts but keeps the window (OpenClaw's
+  // keepActiveWindowOrRecompute); the next one after it is the next, longer step.
+  EXPECT_EQ(s.cooldown_until, kNow + 30'000);
   EXPECT_EQ(s.cooldown_reason, "overloaded");
   EXPECT_EQ(s.failure_counts["rate_limit"], 1);
-  EXPECT_FALSE(p.usable("a", kNow + 60'000));
+  EXPECT_FALSE(p.usable("a", kNow + 20'000));
+  p.mark_failure("a", FailoverReason::RateLimit, kNow + 40'000);
+  EXPECT_EQ(p.stats("a").cooldown_until, kNow + 40'000 + 5 * 60'000);
   EXPECT_FALSE(p.mark_failure("a", FailoverReason::ContextOverflow, kNow)) << "not the credential's fault";
   p.mark_failure("a", FailoverReason::AuthPermanent, kNow);
+  EXPECT_EQ(p.stats("a").disabled_until, kNow + 5 * 3'600'000LL);
+  // Two runs failing on the same credential at once (one refresh answered invalid_grant to both)
+  // disable it once, not for twice as long.
+  p.mark_failure("a", FailoverReason::AuthPermanent, kNow + 5);
   EXPECT_EQ(p.stats("a").disabled_until, kNow + 5 * 3'600'000LL);
   p.mark_good("a", kNow + 2);
   s = p.stats("a");

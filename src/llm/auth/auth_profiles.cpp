@@ -290,7 +290,9 @@ bool AuthProfiles::mark_failure(std::string_view id, FailoverReason reason, int6
   if (disables(reason)) {
     int disabling = 0;
     for (const char* r : {"billing", "auth_permanent"}) disabling += static_cast<int>(int_member(s["failureCounts"], r));
-    s["disabledUntil"] = now_ms + disable_ms(disabling);
+    // A window already running is kept (OpenClaw's keepActiveWindowOrRecompute): runs that fail
+    // on the same credential at once (e.g. waiting on one refresh) must not lengthen it.
+    if (int_member(s, "disabledUntil") <= now_ms) s["disabledUntil"] = now_ms + disable_ms(disabling);
     s["disabledReason"] = name;
   } else {
     // OpenClaw's cooldownModel rule (file comment): one model while only that model failed.
@@ -302,7 +304,7 @@ bool AuthProfiles::mark_failure(std::string_view id, FailoverReason reason, int6
     } else if (scoped) {
       model = std::string(model_id);
     }
-    s["cooldownUntil"] = now_ms + cooldown_ms(errors);
+    if (int_member(s, "cooldownUntil") <= now_ms) s["cooldownUntil"] = now_ms + cooldown_ms(errors);
     s["cooldownReason"] = name;
     if (model.empty()) s.erase("cooldownModel");
     else s["cooldownModel"] = model;
