@@ -33,7 +33,18 @@ void OAuthRefresher::refresh(Target target, Done done) {
   if (!found || found->type != llm::auth::CredentialType::OAuth) {
     return done(refresh_failed("auth profile " + target.profile_id + " is no longer an oauth profile"));
   }
-  const Credential current = *found;
+  Credential current = *found;
+  std::string file_refresh = found->refresh;  // what a save must still find there
+  if (auto u = unsaved_.find(key); u != unsaved_.end()) {
+    if (current.refresh == u->second.from_refresh) {  // the file is still behind our refresh
+      Unsaved pending = u->second;
+      save(target.file, key, target.profile_id, pending.credential, pending.from_refresh);
+      if (!unsaved_.contains(key)) file_refresh = pending.credential.refresh;  // saved now
+      current = pending.credential;
+    } else {  // someone else changed the profile (a new login): theirs wins
+      unsaved_.erase(u);
+    }
+  }
   const int64_t now = clock_.wall_ms();
   const bool stale = current.secret == target.stale_access;
   // Refreshed by someone else since the caller read it: theirs, while it has not expired (a token
@@ -75,7 +86,7 @@ void OAuthRefresher::refresh(Target target, Done done) {
   cb.on_data = [call](std::string_view bytes) {
     if (call->body.size() < kMaxTokenAnswerBytes) call->body.append(bytes.substr(0, kMaxTokenAnswerBytes - call->body.size()));
   };
-  cb.on_done = [self, call, file, id, key, current](const std::optional<net::TransportError>& error) {
+  cb.on_done = [self, call, file, id, key, current, file_refresh](const std::optional<net::TransportError>& error) {
     if (error) {
       return self->finish(key, refresh_failed("the token endpoint could not be reached: " + error->what));
     }
@@ -87,22 +98,37 @@ void OAuthRefresher::refresh(Target target, Done done) {
     fresh.secret = tokens->access;
     fresh.refresh = tokens->refresh;
     fresh.expires_ms = tokens->expires_ms;
-    auto st = file->update([&](llm::auth::AuthProfiles& doc) {
-      const Credential* now_there = doc.find(id);
-      // Another writer stored a newer refresh meanwhile: keep theirs (it may have rotated the
-      // refresh token ours was made from) and use ours only for this call.
-      if (now_there && now_there->refresh != current.refresh && now_there->secret != current.secret) return;
-      doc.set_oauth_tokens(id, fresh.secret, fresh.refresh, fresh.expires_ms);
-    });
-    if (!st) {
-      spdlog::error("auth profile {}: the refreshed OAuth tokens could not be saved (they are used until the gateway stops): {}",
-                    id, st.error().message);
-    } else {
-      spdlog::info("auth profile {}: OAuth access token refreshed", id);
-    }
+    self->save(file, key, id, fresh, file_refresh);
     self->finish(key, fresh);
   };
   http_.start(std::move(spec), std::move(cb));
+}
+
+void OAuthRefresher::save(const std::shared_ptr<llm::auth::AuthProfileFile>& file, const std::string& key,
+                          const std::string& id, const Credential& fresh, const std::string& from) {
+  bool theirs = false;
+  auto st = file->update([&](llm::auth::AuthProfiles& doc) {
+    const Credential* now_there = doc.find(id);
+    // Another writer stored a newer refresh meanwhile: keep theirs (it may have rotated the
+    // refresh token ours was made from) and use ours only for this call.
+    if (now_there && now_there->refresh != from && now_there->secret != fresh.secret) {
+      theirs = true;
+      return;
+    }
+    doc.set_oauth_tokens(id, fresh.secret, fresh.refresh, fresh.expires_ms);
+  });
+  if (st) {
+    const bool was_pending = unsaved_.erase(key) > 0;
+    if (!theirs) spdlog::info("auth profile {}: OAuth access token {}", id, was_pending ? "saved at last" : "refreshed");
+    return;
+  }
+  const bool first = unsaved_.find(key) == unsaved_.end();
+  unsaved_[key] = Unsaved{fresh, from};
+  if (first) {
+    spdlog::error("auth profile {}: the refreshed OAuth tokens could not be saved (kept in memory and saved again at the "
+                  "next use; they are lost if the gateway stops first): {}",
+                  id, st.error().message);
+  }
 }
 
 void OAuthRefresher::finish(const std::string& key, const Result<Credential>& result) {

@@ -10,6 +10,11 @@
 // and not due for a refresh, that one is used without a call. The write back re-reads the file
 // under its lock and keeps a newer refresh another writer stored meanwhile.
 //
+// Saving can fail (a full disk, a lock it cannot take): the provider may already have rotated the
+// refresh token, so the new tokens are kept in memory for the profile — used by the following
+// refreshes and runs instead of the file's stale ones, and written again at each of them — until
+// a save succeeds or someone else (a new login) changes the profile in the file.
+//
 // Errors (through `done`): "OAUTH_INVALID_GRANT" (the endpoint refused the refresh token: the
 // profile needs a new login), "OAUTH_REFRESH_FAILED" (transient: unreachable endpoint, 5xx, a bad
 // answer, no endpoint known for the provider, the profile is gone or has no refresh token).
@@ -55,9 +60,22 @@ class OAuthRefresher : public std::enable_shared_from_this<OAuthRefresher> {
 
   /// Refreshes in flight (tests, diagnostics).
   std::size_t in_flight() const { return waiting_.size(); }
+  /// Profiles whose refreshed tokens are only in memory (tests, diagnostics).
+  std::size_t unsaved() const { return unsaved_.size(); }
 
  private:
   void finish(const std::string& key, const Result<llm::auth::Credential>& result);
+  /// Writes `fresh` into the file unless another writer changed the profile since `from` (the
+  /// refresh token it was refreshed from); keeps it in unsaved_ when the write fails.
+  void save(const std::shared_ptr<llm::auth::AuthProfileFile>& file, const std::string& key, const std::string& id,
+            const llm::auth::Credential& fresh, const std::string& from);
+
+  /// Tokens refreshed but not yet saved, by key, with the refresh token they replaced.
+  struct Unsaved {
+    llm::auth::Credential credential;
+    std::string from_refresh;
+  };
+  std::map<std::string, Unsaved> unsaved_;
 
   net::HttpClient& http_;
   const Clock& clock_;

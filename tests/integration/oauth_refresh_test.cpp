@@ -268,6 +268,30 @@ TEST_F(OAuthRefreshTest, WithoutATokenEndpointTheTokenIsSentAsItIsAndTheProfileF
   EXPECT_EQ(switches[0]["fromProfile"], "mock:me@example.com");
 }
 
+TEST_F(OAuthRefreshTest, TokensThatCannotBeSavedAreKeptInMemoryAndSavedAtTheNextUse) {
+  start(wall_now_ms() - 60'000);
+  // Every write of auth-profiles.json fails while its lock is a directory (even for root).
+  const std::filesystem::path lock = home_.path() / "agents/main/agent/auth-profiles.json.lock";
+  std::filesystem::remove(lock);
+  std::filesystem::create_directory(lock);
+  ASSERT_EQ(terminal_of(chat_turn(*client_, "main", "hello", "run-1"))["state"], "final");
+  EXPECT_EQ(profiles_file()["profiles"]["mock:me@example.com"]["access"], kOldAccess) << "not saved";
+  // The provider rotated the refresh token: the file's one is spent. The next turn uses the tokens
+  // kept in memory instead of refreshing (or failing over) again.
+  ASSERT_EQ(terminal_of(chat_turn(*client_, "main", "again", "run-2"))["state"], "final");
+  EXPECT_EQ(key_suffixes(), (std::vector<std::string>{"nnnn", "nnnn"}));
+  EXPECT_EQ(token_calls().size(), 1u);
+  EXPECT_NE(gateway_->process().err().find("could not be saved"), std::string::npos);
+  // Writable again: the next use saves them.
+  std::filesystem::remove(lock);
+  ASSERT_EQ(terminal_of(chat_turn(*client_, "main", "third", "run-3"))["state"], "final");
+  const json profile = profiles_file()["profiles"]["mock:me@example.com"];
+  EXPECT_EQ(profile["access"], kNewAccess);
+  EXPECT_EQ(profile["refresh"], kNewRefresh);
+  EXPECT_EQ(token_calls().size(), 1u);
+  expect_no_token_leaked();
+}
+
 }  // namespace
 }  // namespace oauth_refresh_test
 }  // namespace pincer::test
