@@ -91,14 +91,20 @@ double rem_confidence(double avg_score, int recalls, int recall_days, int concep
          0.20 * unit(static_cast<double>(recall_days) / 3.0) + 0.10 * unit(static_cast<double>(concept_tags) / 6.0);
 }
 
-double snippet_similarity(const std::string& a, const std::string& b) {
-  const auto wa = detail_dreaming_scoring::word_set(a);
-  const auto wb = detail_dreaming_scoring::word_set(b);
+std::set<std::string> snippet_words(const std::string& text) { return detail_dreaming_scoring::word_set(text); }
+
+double word_set_similarity(const std::set<std::string>& wa, const std::set<std::string>& wb) {
   if (wa.empty() && wb.empty()) return 1;
   std::size_t inter = 0;
-  for (const auto& w : wa) inter += wb.count(w);
+  const auto& small = wa.size() <= wb.size() ? wa : wb;
+  const auto& large = wa.size() <= wb.size() ? wb : wa;
+  for (const auto& w : small) inter += large.count(w);
   const std::size_t uni = wa.size() + wb.size() - inter;
   return uni == 0 ? 0.0 : static_cast<double>(inter) / static_cast<double>(uni);
+}
+
+double snippet_similarity(const std::string& a, const std::string& b) {
+  return word_set_similarity(snippet_words(a), snippet_words(b));
 }
 
 // DR-4 candidate truths: filter ≥ 0.45, sort, dedupe at 0.88, top 3.

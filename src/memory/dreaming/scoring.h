@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <utility>
 #include <string>
 #include <vector>
@@ -75,6 +76,10 @@ double rem_confidence(double avg_score, int recalls, int recall_days, int concep
 
 /// Jaccard similarity of the lowercase word sets of two snippets (1 for two empty ones).
 double snippet_similarity(const std::string& a, const std::string& b);
+/// The lowercase word set snippet_similarity compares (letters, digits, UTF-8 bytes).
+std::set<std::string> snippet_words(const std::string& text);
+/// snippet_similarity of two word sets made by snippet_words (for comparing many snippets).
+double word_set_similarity(const std::set<std::string>& a, const std::set<std::string>& b);
 
 struct TruthCandidate {
   std::string key;

@@ -168,11 +168,18 @@ Result<SweepResult> run_sweep(const fs::path& workspace, const DreamingSettings&
     if (a.recall_count != b.recall_count) return a.recall_count > b.recall_count;
     return a.key < b.key;
   });
+  std::vector<std::set<std::string>> kept_words;
   for (auto& e : pool) {
-    const bool dup = std::any_of(r.staged.begin(), r.staged.end(), [&](const RecallEntry& kept) {
-      return snippet_similarity(kept.snippet, e.snippet) >= kRemDedupeSimilarity;
+    auto words = snippet_words(e.snippet);
+    // Jaccard ≥ 0.88 needs sizes within that ratio: cheap to rule out before comparing.
+    const bool dup = std::any_of(kept_words.begin(), kept_words.end(), [&](const std::set<std::string>& kept) {
+      const double lo = static_cast<double>(std::min(kept.size(), words.size()));
+      const double hi = static_cast<double>(std::max(kept.size(), words.size()));
+      return hi > 0 && lo / hi >= kRemDedupeSimilarity && word_set_similarity(kept, words) >= kRemDedupeSimilarity;
     });
-    if (!dup) r.staged.push_back(std::move(e));
+    if (dup) continue;
+    kept_words.push_back(std::move(words));
+    r.staged.push_back(std::move(e));
   }
   if (o.light_and_rem && !r.staged.empty()) {
     std::vector<std::string> keys;
