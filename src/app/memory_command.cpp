@@ -1,5 +1,6 @@
-// pincer memory status|index|search|reset|promote|promote-explain (SPEC MM-4, DR-1; docs/memory.md). Works on the files and the
-// index directly (no gateway needed); SQLite's locking makes it safe beside a running gateway.
+// pincer memory status|index|search|reset|promote|promote-explain|rem-backfill (SPEC MM-4, DR-1,
+// DR-5; docs/memory.md). Works on the files and the index directly (no gateway needed); SQLite's
+// locking makes it safe beside a running gateway.
 #include <spdlog/spdlog.h>
 
 #include <iostream>
@@ -44,6 +45,8 @@ struct MemoryFlags {
   std::string corpus;
   bool apply = false;  // promote --apply
   int limit = 0;       // promote --limit
+  std::string path;    // rem-backfill --path
+  bool stage_short_term = false, rollback = false, rollback_short_term = false;
 };
 
 struct Loaded {
@@ -325,6 +328,20 @@ void register_memory_commands(CLI::App& app, Action& action) {
   on_parsed(explain, action, [flags] {
     auto a = dreaming_agents(*flags);
     return a ? run_memory_promote_explain(a->first.config, a->second, flags->query, flags->json) : 2;
+  });
+  CLI::App* backfill = mem->add_subcommand("rem-backfill", "Dreaming: replay historical daily notes into the DREAMS.md "
+                                                           "diary (reversible; --stage-short-term also stages them as recalls)");
+  backfill->add_option("--path", flags->path, "A daily note (YYYY-MM-DD.md) or a folder of them");
+  backfill->add_flag("--stage-short-term", flags->stage_short_term, "Also stage their lines as grounded recalls");
+  backfill->add_flag("--rollback", flags->rollback, "Remove the backfill diary blocks");
+  backfill->add_flag("--rollback-short-term", flags->rollback_short_term, "Remove the grounded recalls staged by a backfill");
+  backfill->add_option("--agent", flags->agent, "Agent id (default: the default agent)");
+  backfill->add_flag("--json", flags->json, "Print JSON");
+  on_parsed(backfill, action, [flags] {
+    auto a = dreaming_agents(*flags);
+    return a ? run_memory_rem_backfill(a->first.config, a->second, flags->path, flags->stage_short_term, flags->rollback,
+                                       flags->rollback_short_term, flags->json)
+             : 2;
   });
   CLI::App* reset = mem->add_subcommand("reset", "Delete the index (the Markdown files stay; rebuilt on next use)");
   reset->add_option("--agent", flags->agent, "Only this agent");

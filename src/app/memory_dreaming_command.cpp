@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "core/clock.h"
+#include "memory/dreaming/backfill.h"
 #include "memory/dreaming/explain.h"
 #include "memory/dreaming/sweep.h"
 
@@ -87,6 +88,59 @@ int run_memory_promote_explain(const json& config, const std::vector<DreamingAge
     (*x)["agentId"] = id;
     if (!json_out) std::cout << "Agent " << id << ":\n" << dreaming::format_explanation(*x);
     rows.push_back(std::move(*x));
+  }
+  if (json_out) std::cout << (rows.size() == 1 ? rows[0] : rows).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  return rc;
+}
+
+int run_memory_rem_backfill(const json& config, const std::vector<DreamingAgent>& agents, const std::string& path,
+                            bool stage_short_term, bool rollback, bool rollback_short_term, bool json_out) {
+  (void)config;
+  const bool undo = rollback || rollback_short_term;
+  if (undo && (!path.empty() || stage_short_term)) {
+    std::cerr << "pincer: memory rem-backfill: --rollback/--rollback-short-term cannot be combined with --path or "
+                 "--stage-short-term\n";
+    return 2;
+  }
+  if (!undo && path.empty()) {
+    std::cerr << "pincer: memory rem-backfill needs --path <file-or-folder> (or --rollback)\n";
+    return 2;
+  }
+  json rows = json::array();
+  int rc = 0;
+  for (const auto& [id, ws] : agents) {
+    json row;
+    if (undo) {
+      auto r = dreaming::rem_backfill_rollback(ws, rollback, rollback_short_term);
+      if (!r) {
+        std::cerr << "pincer: agent " << id << ": " << r.error().message << "\n";
+        rc = 1;
+        continue;
+      }
+      row = {{"agentId", id}, {"rollback", rollback}, {"rollbackShortTerm", rollback_short_term},
+             {"removedEntries", r->removed_diary_blocks}, {"removedShortTermEntries", r->removed_recalls}};
+      if (!json_out) {
+        std::cout << "Agent " << id << ": removed " << r->removed_diary_blocks << " backfill diary block(s), "
+                  << r->removed_recalls << " grounded recall entr" << (r->removed_recalls == 1 ? "y" : "ies") << "\n";
+      }
+    } else {
+      auto r = dreaming::rem_backfill(ws, path, stage_short_term, SystemClock::instance().wall_ms());
+      if (!r) {
+        std::cerr << "pincer: agent " << id << ": " << r.error().message << "\n";
+        rc = 1;
+        continue;
+      }
+      row = r->to_json();
+      row["agentId"] = id;
+      if (!json_out) {
+        std::cout << "Agent " << id << ": " << r->source_files.size() << " note(s) read; " << r->written
+                  << " diary block(s) written to " << r->dreams_path.string() << " (" << r->replaced << " replaced)";
+        if (stage_short_term) std::cout << "; " << r->staged << " grounded recall(s) staged";
+        std::cout << "\n";
+        for (const auto& f : r->not_staged) std::cout << "  not staged (outside the workspace's memory/ folder): " << f << "\n";
+      }
+    }
+    rows.push_back(std::move(row));
   }
   if (json_out) std::cout << (rows.size() == 1 ? rows[0] : rows).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   return rc;

@@ -155,6 +155,7 @@ Result<RecallStore> load_recall_store(const fs::path& workspace) {
     r.key = it.key();
     r.snippet = str(e, "snippet");
     r.recall_count = std::max(0, num<int>(e, "recallCount", 0));
+    r.grounded_count = std::clamp(num<int>(e, "groundedCount", 0), 0, r.recall_count);
     r.total_score = std::max(0.0, num<double>(e, "totalScore", 0));
     r.max_score = std::clamp(num<double>(e, "maxScore", 0), 0.0, 1.0);
     r.first_recalled_at = str(e, "firstRecalledAt");
@@ -177,6 +178,7 @@ Status save_recall_store(const fs::path& workspace, const RecallStore& s) {
               {"lastRecalledAt", r.last_recalled_at}, {"queryHashes", r.query_hashes},
               {"recallDays", r.recall_days}, {"conceptTags", r.concept_tags}};
     if (!r.promoted_at.empty()) e["promotedAt"] = r.promoted_at;
+    if (r.grounded_count > 0) e["groundedCount"] = r.grounded_count;
     entries[key] = std::move(e);
   }
   const json doc = {{"version", 1}, {"updatedAt", s.updated_at}, {"entries", std::move(entries)}};

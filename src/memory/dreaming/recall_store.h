@@ -1,6 +1,6 @@
 // Dreaming's machine state (SPEC DR-2) under `<workspace>/memory/.dreams/`, in OpenClaw's shapes:
 //   short-term-recall.json  {version: 1, updatedAt, entries: {<key>: {key, path, startLine,
-//                           endLine, source: "memory", snippet, recallCount, totalScore, maxScore,
+//                           endLine, source: "memory", snippet, recallCount, groundedCount?, totalScore, maxScore,
 //                           firstRecalledAt, lastRecalledAt, queryHashes[], recallDays["YYYY-MM-DD"],
 //                           conceptTags[], promotedAt?}}}; key = "memory:<path>:<start>:<end>"
 //   phase-signals.json      {version: 1, updatedAt, entries: {<key>: {key, lightHits, remHits,
@@ -34,6 +34,7 @@ struct RecallEntry {
   int start_line = 1, end_line = 1;
   std::string snippet;  ///< normalised
   int recall_count = 0;
+  int grounded_count = 0;  ///< of recall_count, staged by `rem-backfill --stage-short-term` (groundedCount)
   double total_score = 0, max_score = 0;
   std::string first_recalled_at, last_recalled_at;  ///< ISO 8601 UTC
   std::vector<std::string> query_hashes;
