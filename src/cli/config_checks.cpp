@@ -13,6 +13,7 @@
 #include "core/paths.h"
 #include "core/secret_rules.h"
 #include "gateway/control_ui.h"
+#include "memory/dreaming/dreaming_settings.h"
 #include "memory/memory_config.h"
 #include "gateway/protocol/client_address.h"
 #include "tools/sandbox/sandbox.h"
@@ -226,6 +227,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   for (auto& w : agent::model_reference_warnings(effective)) out.warnings.push_back(std::move(w));
   user_timezone_problem(effective, out);
   heartbeat_config_problems(effective, out);
+  for (auto& p : memory::dreaming::dreaming_problems(effective)) out.errors.push_back(std::move(p));  // DR-1
   hooks_config_problems(effective, secret, out);
   sandbox_problems(effective, *agents, out);
   // Memory: an extra path that does not exist is indexed as nothing, silently.

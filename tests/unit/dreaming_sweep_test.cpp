@@ -238,6 +238,40 @@ TEST(DreamingSweep, ACorruptRecallStoreIsNeverOverwritten) {
   EXPECT_NE(sweep.error().message.find("short-term-recall.json"), std::string::npos);
 }
 
+TEST(DreamingSweep, StopsAtItsTimeLimitAndPromotesNothingPastIt) {
+  DreamTempDir t;
+  std::ofstream(t.ws / "MEMORY.md") << kUserMemory;
+  std::ofstream(t.ws / "memory/2026-03-01.md") << kNote;
+  json config = dream_config(true);
+  config["plugins"]["entries"]["memory-core"]["config"]["dreaming"]["timeoutSeconds"] = 5;
+  MemoryService svc(config, t.dir / "state", {}, false);
+  int64_t now = kMar1Noon;
+  svc.set_clock([&now] { return now; });
+  recall_three_days(svc, t.ws, now);
+  const DreamingSettings s = resolve_dreaming_settings(config);
+  EXPECT_EQ(s.timeout_ms, 5000);
+  SweepOptions o = at(now);
+  int64_t steady = 0;
+  o.steady_ms = [&steady] { return steady += 3000; };  // every look at the clock: 3 s later
+  auto r = run_sweep(t.ws, s, o);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_TRUE(r->promoted.empty());
+  EXPECT_EQ(dream_read(t.ws / "MEMORY.md"), kUserMemory);
+  EXPECT_NE(dream_read(t.ws / "memory/dreaming/deep/2026-03-04.md").find("time limit"), std::string::npos);
+}
+
+TEST(DreamingStatus, ConfigProblemsNameTheKey) {
+  json config = dream_config(true);
+  EXPECT_TRUE(dreaming_problems(config).empty());
+  config["plugins"]["entries"]["memory-core"]["config"]["dreaming"]["frequency"] = "0 25 * * *";
+  config["plugins"]["entries"]["memory-core"]["config"]["dreaming"]["timezone"] = "Mars/Base";
+  const auto problems = dreaming_problems(config);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].rfind("plugins.entries.memory-core.config.dreaming.frequency: ", 0), 0u) << problems[0];
+  EXPECT_NE(problems[1].find("dreaming.timezone: \"Mars/Base\""), std::string::npos) << problems[1];
+}
+
 TEST(DreamingStatus, NextSweepOrWhyNone) {
   DreamTempDir t;
   DreamingSettings s = resolve_dreaming_settings(dream_config(true));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "automation/cron_expr.h"
 #include "automation/schedule.h"
 
 namespace pincer::memory::dreaming {
@@ -59,6 +60,27 @@ DreamingSettings resolve_dreaming_settings(const json& config) {
   if (!(s.recency_half_life_days > 0)) s.recency_half_life_days = DreamingSettings{}.recency_half_life_days;
   s.max_snippet_tokens = std::max(8, value_at<int>(d, {"phases", "deep", "maxPromotedSnippetTokens"}, s.max_snippet_tokens));
   return s;
+}
+
+std::vector<std::string> dreaming_problems(const json& config) {
+  using detail_dreaming_settings::dig;
+  std::vector<std::string> out;
+  const json* d = dig(config, {"plugins", "entries", "memory-core", "config", "dreaming"});
+  if (!d || !d->is_object()) return out;
+  const std::string where = kDreamingConfigPath;
+  if (auto f = d->find("frequency"); f != d->end() && f->is_string()) {
+    if (auto expr = automation::parse_cron_expr(f->get<std::string>()); !expr) {
+      out.push_back(where + ".frequency: " + expr.error().message);
+    }
+  }
+  if (auto z = d->find("timezone"); z != d->end() && z->is_string() && !z->get<std::string>().empty()) {
+    const std::string zone = z->get<std::string>();
+    if (!automation::is_known_zone(zone)) {
+      out.push_back(where + ".timezone: \"" + zone.substr(0, 64) +
+                    "\" is not a time zone of this host's database; expected an IANA name such as \"Europe/Berlin\"");
+    }
+  }
+  return out;
 }
 
 }  // namespace pincer::memory::dreaming

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,10 @@ struct DreamingSettings {
 
 /// The settings of a (validated) config; missing or wrong-typed values take the defaults.
 DreamingSettings resolve_dreaming_settings(const nlohmann::json& config);
+
+/// What the schema cannot check of the block: a `frequency` that is not a cron expression, a
+/// `timezone` that is not a zone of this host's database. One line each, naming the key.
+std::vector<std::string> dreaming_problems(const nlohmann::json& config);
 
 /// The config path of the block, for messages: "plugins.entries.memory-core.config.dreaming".
 inline constexpr const char* kDreamingConfigPath = "plugins.entries.memory-core.config.dreaming";
