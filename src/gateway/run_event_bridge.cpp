@@ -1,5 +1,6 @@
 #include "gateway/run_event_bridge.h"
 
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -26,6 +27,32 @@ struct RunState {
   std::string pending_delta; // chat deltaText not yet sent
   int64_t last_delta_ms = 0;
   std::optional<EventLoop::TimerId> timer;
+  // Agent assistant events: the last one sent (steady ms) and the ones merged since.
+  std::optional<int64_t> assistant_sent_ms;
+  std::optional<RunEvent> assistant_buffered;  // the latest delta event (its text, ts)
+  std::string assistant_delta;                 // the buffered deltas, joined
+  std::optional<EventLoop::TimerId> assistant_timer;
+
+  static int64_t steady_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+  void send_assistant(const RunEvent& e, const std::string& delta) {
+    agent_event_with(e, "assistant", [&](json_dump::Writer& w) {
+      w.begin_object().key("delta").string(delta).key("text").string(e.text).end_object();
+    });
+    assistant_sent_ms = steady_ms();
+  }
+  /// Sends the merged assistant event, if any (before any other event of the run, and when the
+  /// pacing window ends).
+  void flush_assistant() {
+    if (assistant_timer && gateway.loop()) gateway.loop()->cancel(*assistant_timer);
+    assistant_timer.reset();
+    if (!assistant_buffered) return;
+    RunEvent e = std::move(*assistant_buffered);
+    assistant_buffered.reset();
+    send_assistant(e, assistant_delta);
+    assistant_delta.clear();
+  }
 
   json base(const RunEvent& e) {
     return json{{"runId", e.run_id}, {"sessionKey", e.session_key}, {"agentId", e.agent_id}, {"seq", seq}};
@@ -95,6 +122,8 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
   // CX-10: clients see no NO_REPLY / HEARTBEAT_OK (the transcript keeps it).
   return agent::without_silent_replies([state](const RunEvent& e) {
     RunState& s = *state;
+    // Merged assistant text goes out before anything else the run says.
+    if (e.kind != RunEvent::Kind::AssistantDelta) s.flush_assistant();
     switch (e.kind) {
       case RunEvent::Kind::Start:
         s.agent_event(e, "lifecycle", {{"phase", "start"}, {"startedAt", e.ts}});
@@ -103,19 +132,30 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
       case RunEvent::Kind::AssistantDelta: {
         s.text = e.text;
         s.pending_delta += e.delta;
-        s.agent_event_with(e, "assistant", [&](json_dump::Writer& w) {
-          w.begin_object().key("delta").string(e.delta).key("text").string(e.text).end_object();
-        });
         EventLoop* loop = s.gateway.loop();
-        if (!loop || e.ts - s.last_delta_ms >= kChatDeltaThrottleMs) {
+        const int64_t since = s.assistant_sent_ms ? RunState::steady_ms() - *s.assistant_sent_ms : kLiveTextPacingMs;
+        if (loop && since < kLiveTextPacingMs) {  // merged into one event at the window's end
+          s.assistant_delta += e.delta;
+          s.assistant_buffered = e;
+          if (!s.assistant_timer) {
+            s.assistant_timer = loop->after(kLiveTextPacingMs - since, [state] {
+              state->assistant_timer.reset();
+              state->flush_assistant();
+            });
+          }
+        } else {
+          s.flush_assistant();
+          s.send_assistant(e, e.delta);
+        }
+        if (!loop || e.ts - s.last_delta_ms >= kLiveTextPacingMs) {
           s.flush_delta(e);
         } else if (!s.timer) {
           // Send the coalesced delta when the throttle window ends.
-          const int64_t wait = kChatDeltaThrottleMs - (e.ts - s.last_delta_ms);
+          const int64_t wait = kLiveTextPacingMs - (e.ts - s.last_delta_ms);
           RunEvent later = e;
           s.timer = loop->after(wait, [state, later]() mutable {
             state->timer.reset();
-            later.ts += kChatDeltaThrottleMs;
+            later.ts += kLiveTextPacingMs;
             state->flush_delta(later);
           });
         }

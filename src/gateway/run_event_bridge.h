@@ -1,7 +1,9 @@
 // Turns a run's RunEvents into the protocol's `agent` and `chat` events (GW-5; shapes from
 // ../shared/anchors/openclaw-wire-log.md §3): per-run `seq`, cumulative text in deltas, chat deltas
-// throttled to one per 150 ms with a catch-up delta before `final`, tool events only to clients
-// with the `tool-events` capability.
+// paced to one per kLiveTextPacingMs with a catch-up delta before `final`, `agent` assistant
+// events paced the same way (the deltas that arrive within the window are merged into one event:
+// their `delta`s joined, the latest `text`; sent when the window ends or before any other event of
+// the run), tool events only to clients with the `tool-events` capability.
 //
 // Loop affinity: the returned sink runs on the event loop.
 #pragma once
@@ -14,8 +16,9 @@ namespace pincer::gateway {
 
 class Gateway;
 
-/// Chat delta throttle (openclaw-protocol.md §2.3: one delta per 150 ms per run).
-inline constexpr int64_t kChatDeltaThrottleMs = 150;
+/// Live text pacing of a run's chat deltas and agent assistant events (ms): OpenClaw 2026.9's
+/// LIVE_TEXT_PACING_MS (server-chat.ts; it was 150 ms for chat deltas before).
+inline constexpr int64_t kLiveTextPacingMs = 75;
 
 /// A sink that broadcasts `run`'s events through `gateway`. `on_terminal` (optional) runs after
 /// the terminal event was broadcast.

@@ -123,6 +123,26 @@ TEST_F(AgentTurnTest, StreamsAReplyWithDeltasAndLifecycle) {
   EXPECT_EQ(last_delta_text, "Hello from the mock LLM. [one]");  // a final is preceded by the full text
   EXPECT_TRUE(started);
   EXPECT_TRUE(ended);
+
+  // The agent stream's assistant events (paced: deltas within a window are merged into one) add up
+  // to the reply, each carrying the text so far, and all come before the lifecycle end.
+  std::string joined, last_text;
+  int assistant = 0;
+  bool after_end = false, ended_yet = false;
+  for (const auto& e : events) {
+    if (e["event"] != "agent") continue;
+    const json& p = e["payload"];
+    if (p["stream"] == "lifecycle" && p["data"]["phase"] == "end") ended_yet = true;
+    if (p["stream"] != "assistant") continue;
+    ++assistant;
+    after_end |= ended_yet;
+    joined += p["data"].value("delta", "");
+    last_text = p["data"].value("text", "");
+    EXPECT_EQ(last_text, joined) << p.dump();
+  }
+  EXPECT_GE(assistant, 1);
+  EXPECT_EQ(joined, "Hello from the mock LLM. [one]");
+  EXPECT_FALSE(after_end);
 }
 
 TEST_F(AgentTurnTest, RunsExecAndAnswersWithItsOutput) {
