@@ -64,6 +64,11 @@ struct InboundMessage {
   /// the host of nick!user@host, which a nick change keeps): at most one pairing request waits
   /// per origin. "" = ids are not free (Telegram user ids).
   std::string sender_origin;
+  /// The server / workspace the conversation belongs to ("" = none) and the sender's roles there
+  /// (platform role ids): bindings may pick an agent by them (RT-3 guild+roles, guild, team tiers).
+  std::string guild_id;
+  std::string team_id;
+  std::vector<std::string> sender_roles;
   std::string message_id;  ///< platform id, for dedupe (QL-4)
   std::string text;
   bool mentions_bot = false;  ///< @bot, a reply to the bot, or a bot command

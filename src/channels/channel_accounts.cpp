@@ -13,6 +13,7 @@ const std::set<std::string> kNotInherited = {
     "botToken", "webhookUrl", "webhookPath", "webhookSecret",  // telegram
     "nick", "password", "sasl", "nickserv",                   // irc
     "secret", "path", "callbackUrl",                          // webhook
+    "token",                                                  // discord
 };
 
 /// Whether the channel object itself configures an account (holds the channel's credentials).
@@ -20,6 +21,7 @@ bool has_own_credentials(const std::string& channel, const json& c) {
   if (channel == "telegram") return c.contains("botToken");
   if (channel == "irc") return c.contains("host") && c.contains("nick");
   if (channel == "webhook") return c.contains("secret");
+  if (channel == "discord") return c.contains("token");
   return true;  // unknown channels: the object is the account
 }
 

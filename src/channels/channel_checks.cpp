@@ -45,6 +45,8 @@ std::vector<Exclusive> exclusives(const ChannelAccount& spec, const std::string&
   std::vector<Exclusive> out = {{"the path " + route_prefix, route_prefix, spec.config_path}};
   const json& c = spec.config;
   if (spec.channel == "telegram") out.push_back({"the same bot token", c.value("botToken", ""), spec.config_path});
+  // One Discord bot on two Gateway sessions would answer every message twice.
+  if (spec.channel == "discord") out.push_back({"the same Discord bot token", c.value("token", ""), spec.config_path});
   if (spec.channel == "irc" && c.contains("host") && c.contains("nick")) {
     // Two accounts with one nick on one server would take it from each other at every reconnect.
     out.push_back({"the same nick on the same server",
@@ -112,6 +114,23 @@ Result<webhook::WebhookSettings> webhook_settings_of(const ChannelAccount& spec,
   return s;
 }
 
+Result<discord::DiscordSettings> discord_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir) {
+  const json& c = spec.config;
+  const std::string& at = spec.config_path;
+  discord::DiscordSettings s;
+  s.account_id = spec.account_id;
+  s.token = c.value("token", "");
+  if (s.token.empty()) return invalid(at + ".token", "required to run the Discord channel (the bot token from the Developer Portal)");
+  if (s.token.find_first_of(" \r\n") != std::string::npos) return invalid(at + ".token", "must be the bare bot token (no spaces, no \"Bot \" prefix)");
+  s.api_root = c.value("apiRoot", s.api_root);
+  if (s.api_root.rfind("http://", 0) != 0 && s.api_root.rfind("https://", 0) != 0) {
+    return invalid(at + ".apiRoot", "must be an http(s) URL, e.g. https://discord.com/api");
+  }
+  s.ack_reaction = c.value("ackReaction", "");
+  s.state_file = state_dir / "channels" / "discord" / (s.account_id + ".json");
+  return s;
+}
+
 Result<std::string> check_account(const ChannelAccount& spec) {
   if (spec.channel == "telegram") {
     auto s = telegram_settings_of(spec, {});
@@ -128,7 +147,12 @@ Result<std::string> check_account(const ChannelAccount& spec) {
     if (!s) return s.error();
     return s->path;
   }
-  return invalid(spec.config_path, "no channel named \"" + spec.channel + "\" (available: telegram, irc, webhook)");
+  if (spec.channel == "discord") {
+    auto s = discord_settings_of(spec, {});
+    if (!s) return s.error();
+    return std::string();
+  }
+  return invalid(spec.config_path, "no channel named \"" + spec.channel + "\" (available: telegram, discord, irc, webhook)");
 }
 
 std::vector<std::string> channel_problems(const json& effective) {

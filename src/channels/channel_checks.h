@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/channel_accounts.h"
+#include "channels/discord/discord_channel.h"
 #include "channels/telegram/telegram_channel.h"
 #include "channels/webhook/webhook_channel.h"
 #include "core/result.h"
@@ -27,6 +28,10 @@ Result<telegram::TelegramSettings> telegram_settings_of(const ChannelAccount& sp
 /// A webhook account's settings (secret ≥ 16 characters, a usable path, callbackUrl in callback
 /// mode). `state_dir` only names the replay and dedupe files. Errors as telegram_settings_of.
 Result<webhook::WebhookSettings> webhook_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir);
+
+/// A Discord account's settings (`token` required; `apiRoot`, `ackReaction`). `state_dir` only
+/// names the session state file. Errors as telegram_settings_of.
+Result<discord::DiscordSettings> discord_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir);
 
 /// Whether the account can be built: its settings parse and check (above; irc: irc_settings.h).
 /// Returns the HTTP path it serves on the gateway's port ("" = none). Errors: "CONFIG_INVALID".

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "channels/channel_checks.h"
+#include "channels/discord/discord_channel.h"
 #include "channels/irc/irc_channel.h"
 #include "channels/telegram/telegram_channel.h"
 #include "channels/webhook/webhook_channel.h"
@@ -106,6 +107,10 @@ Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const Cha
       a->route_prefix = s->webhook_path;
     }
     a->channel = std::move(channel);
+  } else if (spec.channel == "discord") {
+    auto s = discord_settings_of(spec, state_dir_);
+    if (!s) return s.error();
+    a->channel = std::make_unique<discord::DiscordChannel>(loop_, std::move(*s));
   } else if (spec.channel == "irc") {
     auto s = irc::irc_settings_from_json(spec.config, spec.config_path);
     if (!s) return s.error();

@@ -2,7 +2,7 @@
 // `channels.<id>` (channel_accounts.h), starts it, restarts a failed one with exponential backoff
 // (1 s … 5 min), applies a new config by restarting only the accounts whose settings changed
 // (CH-7), and reports `channels.status`. Owns the outbox, the pairing store, reply delivery and
-// the inbound pipeline. Channels: telegram (long polling or webhook), irc, webhook (HTTP on the
+// the inbound pipeline. Channels: telegram (long polling or webhook), discord (Gateway WebSocket), irc, webhook (HTTP on the
 // gateway port; its routes are added to and removed from the gateway's HttpRoutes).
 //
 // Loop affinity: event-loop thread only (construct and start on it, or before the loop runs).

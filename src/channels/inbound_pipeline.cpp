@@ -200,6 +200,9 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   in.account_id = m.account_id;
   in.peer = peer;
   if (topic) in.parent_peer = routing::Peer{routing::PeerKind::Group, m.chat_id};
+  in.guild_id = m.guild_id;
+  in.team_id = m.team_id;
+  in.member_role_ids = m.sender_roles;
   const auto route = routing::resolve_route(routing_, in);
   // A caller that names its senders itself (the webhook) never joins — nor `/new`s — the owner's
   // main session: with dmScope "main" each of its senders gets a session of its own.

@@ -960,7 +960,16 @@ Node channel_entry(bool with_accounts = true) {
                             "Required to run the Telegram channel.")),
       field("apiRoot", string().format("http-url").doc(
                            "Telegram: Bot API server (default `https://api.telegram.org`; a "
-                           "self-hosted Bot API server or a test server).")),
+                           "self-hosted Bot API server or a test server). Discord: REST API root "
+                           "(default `https://discord.com/api`; the Gateway URL comes from its "
+                           "`GET /gateway/bot`).")),
+      field("token", string().sensitive().doc(
+                         "Discord: the bot token from the Developer Portal (Bot → Token; or "
+                         "`${DISCORD_BOT_TOKEN}`), without a `Bot ` prefix. Required to run the "
+                         "Discord channel.")),
+      field("ackReaction", string().doc(
+                               "Discord: an emoji (e.g. `👀`, or `name:id` of a custom emoji) the bot "
+                               "adds to each message it accepts, before it answers (default: none).")),
       field("secret", string().sensitive().doc(
                           "Webhook: HMAC-SHA256 key; callers sign `<timestamp>.<body>` "
                           "(`X-Pincer-Timestamp: <Unix seconds>`, `X-Pincer-Signature: "

@@ -1,0 +1,221 @@
+#include "channels/discord/discord_channel.h"
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "channels/discord/discord_api.h"
+#include "store/atomic_file.h"
+
+namespace pincer::channels::discord {
+
+using nlohmann::json;
+
+namespace detail_discord_channel {
+
+/// Discord's error answer {code, message} (or the HTTP status) as one line.
+std::string api_error_text(const RestAnswer& a) {
+  if (!a.transport_error.empty()) return a.transport_error;
+  std::string why = "HTTP " + std::to_string(a.status);
+  if (a.body.is_object() && a.body.contains("message") && a.body["message"].is_string()) {
+    why += ": " + a.body["message"].get<std::string>();
+    if (a.body.contains("code") && a.body["code"].is_number_integer()) why += " (code " + std::to_string(a.body["code"].get<int64_t>()) + ")";
+  }
+  return why;
+}
+
+/// The error code the delivery layer retries by (channel.h send_text).
+Error delivery_error(const RestAnswer& a) {
+  const bool transient = a.status == 0 || a.status >= 500;
+  return Error{transient ? "UNAVAILABLE" : "REJECTED", "discord: " + api_error_text(a)};
+}
+
+}  // namespace detail_discord_channel
+
+using namespace detail_discord_channel;
+
+DiscordChannel::DiscordChannel(EventLoop& loop, DiscordSettings settings) : loop_(loop), settings_(std::move(settings)) {
+  if (settings_.intents == 0) settings_.intents = kDefaultIntents;
+  if (settings_.state_file.empty()) return;
+  auto text = store::read_file(settings_.state_file);
+  if (!text) return;  // first run
+  const json s = json::parse(*text, nullptr, false);
+  if (!s.is_object()) {
+    spdlog::warn("discord[{}]: ignoring unreadable state file {}", settings_.account_id, settings_.state_file.string());
+    return;
+  }
+  session_.session_id = s.value("sessionId", "");
+  session_.resume_url = s.value("resumeUrl", "");
+  session_.seq = s.value("seq", int64_t{-1});
+  const json last = s.value("lastMessageIds", json::object());
+  for (const auto& [channel, id] : last.items()) {
+    if (id.is_string()) last_message_[channel] = id.get<std::string>();
+  }
+}
+
+DiscordChannel::~DiscordChannel() { stop(); }
+
+ChannelCapabilities DiscordChannel::capabilities() const {
+  ChannelCapabilities c;
+  c.format = delivery::TextFormat::Markdown;
+  c.unit = delivery::LengthUnit::Utf16;
+  c.text_limit = delivery::kDiscordMessageLimit;
+  c.groups = true;
+  c.typing = true;
+  c.edit = true;
+  return c;
+}
+
+void DiscordChannel::fail(const std::string& why) {
+  last_error_ = why;
+  if (!alive_) return;
+  *alive_ = false;  // nothing of this run reacts any more
+  // Stopped from the loop, not inside the REST or Gateway callback that found the failure.
+  std::weak_ptr<int> life = life_;
+  loop_.post([this, life, run = alive_, why] {
+    if (!life.lock() || alive_ != run) return;  // gone, or stopped / restarted meanwhile
+    auto f = on_failed_;
+    stop();
+    if (f) f("discord[" + settings_.account_id + "]: " + why);
+  });
+}
+
+void DiscordChannel::start(ChannelHost& host, std::function<void(const std::string&)> on_failed) {
+  stop();
+  host_ = &host;
+  on_failed_ = std::move(on_failed);
+  alive_ = std::make_shared<bool>(true);
+  rest_ = std::make_unique<DiscordRest>(loop_, settings_.api_root, settings_.token);
+  std::weak_ptr<bool> alive = alive_;
+  rest_->call("GET", "/gateway/bot", json(), [this, alive](const RestAnswer& a) {
+    auto live = alive.lock();
+    if (!live || !*live) return;
+    if (a.status == 401) return fail("the bot token was rejected (GET /gateway/bot: HTTP 401)");
+    if (a.status != 200 || !a.body.is_object() || !a.body.contains("url") || !a.body["url"].is_string()) {
+      return fail("GET /gateway/bot failed: " + api_error_text(a));
+    }
+    gateway_ = std::make_unique<DiscordGateway>(loop_, settings_.token, settings_.intents);
+    GatewayHandlers h;
+    h.on_dispatch = [this](const std::string& type, const json& d) { on_dispatch(type, d); };
+    h.on_session = [this](const GatewaySession& s) {
+      session_ = s;
+      save_state();
+    };
+    h.on_fatal = [this](const std::string& why) { fail(why); };
+    gateway_->start(a.body["url"].get<std::string>(), session_, std::move(h));
+  });
+}
+
+void DiscordChannel::stop() {
+  if (alive_) *alive_ = false;
+  alive_.reset();
+  if (gateway_) gateway_->stop();
+  gateway_.reset();
+  rest_.reset();
+}
+
+void DiscordChannel::on_dispatch(const std::string& type, const json& d) {
+  if (type == "READY") {
+    const json user = d.value("user", json::object());
+    bot_user_id_ = user.is_object() ? user.value("id", "") : "";
+    bot_username_ = user.is_object() ? user.value("username", "") : "";
+    last_error_.clear();
+    spdlog::info("discord[{}]: connected as {} ({})", settings_.account_id, bot_username_, bot_user_id_);
+    return;
+  }
+  if (type != "MESSAGE_CREATE") return;
+  auto m = parse_message_create(d, settings_.account_id, bot_user_id_);
+  if (!m) return;
+  // Handled before a restart (a replay of a resumed session): not again.
+  if (auto it = last_message_.find(m->chat_id); it != last_message_.end() && !snowflake_less(it->second, m->message_id)) {
+    ++replays_ignored_;
+    spdlog::debug("discord[{}]: message {} already handled", settings_.account_id, m->message_id);
+    return;
+  }
+  ++messages_seen_;
+  const std::string chat = m->chat_id, message_id = m->message_id;
+  const InboundOutcome outcome = host_ ? host_->on_inbound(std::move(*m)) : InboundOutcome::Dropped;
+  last_message_[chat] = message_id;  // saved with the session right after this dispatch
+  if (outcome == InboundOutcome::Accepted && !settings_.ack_reaction.empty()) react(chat, message_id, settings_.ack_reaction);
+}
+
+void DiscordChannel::save_state() {
+  if (settings_.state_file.empty()) return;
+  json last = json::object();
+  for (const auto& [channel, id] : last_message_) last[channel] = id;
+  const json s = {{"sessionId", session_.session_id}, {"resumeUrl", session_.resume_url}, {"seq", session_.seq},
+                  {"lastMessageIds", last}};
+  std::error_code ec;
+  std::filesystem::create_directories(settings_.state_file.parent_path(), ec);
+  if (auto st = store::write_file_atomic(settings_.state_file, s.dump()); !st) {
+    spdlog::error("discord[{}]: cannot save {}: {}", settings_.account_id, settings_.state_file.string(), st.error().message);
+  }
+}
+
+void DiscordChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
+  if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
+  const std::string target = message.thread_id.empty() ? message.chat_id : message.thread_id;
+  rest_->call("POST", "/channels/" + target + "/messages", create_message_body(message.text),
+              [this, done = std::move(done)](const RestAnswer& a) {
+                if (a.status / 100 != 2) return done(delivery_error(a));
+                const std::string id = a.body.is_object() ? a.body.value("id", "") : "";
+                if (id.empty()) return done(Error{"UNAVAILABLE", "discord: the created message has no id"});
+                ++messages_sent_;
+                done(id);
+              });
+}
+
+void DiscordChannel::edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
+                               std::function<void(Status)> done) {
+  if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
+  rest_->call("PATCH", "/channels/" + chat_id + "/messages/" + message_id, edit_message_body(text),
+              [this, done = std::move(done)](const RestAnswer& a) {
+                if (a.status / 100 != 2) return done(delivery_error(a));
+                ++messages_edited_;
+                done(Ok{});
+              });
+}
+
+void DiscordChannel::send_typing(const std::string& chat_id, const std::string& thread_id) {
+  if (!rest_) return;
+  rest_->call("POST", "/channels/" + (thread_id.empty() ? chat_id : thread_id) + "/typing", json(), [](const RestAnswer&) {});
+}
+
+void DiscordChannel::react(const std::string& chat_id, const std::string& message_id, const std::string& emoji) {
+  if (!rest_) return;
+  rest_->call("PUT", "/channels/" + chat_id + "/messages/" + message_id + "/reactions/" + encode_path_segment(emoji) + "/@me",
+              json(), [this](const RestAnswer& a) {
+                if (a.status / 100 != 2) spdlog::warn("discord[{}]: reaction failed: {}", settings_.account_id, api_error_text(a));
+              });
+}
+
+json DiscordChannel::status() const {
+  json s = {{"running", alive_ && *alive_},
+            {"connected", gateway_ ? gateway_->status().value("connected", false) : false},
+            {"messagesSeen", messages_seen_},
+            {"messagesSent", messages_sent_},
+            {"messagesEdited", messages_edited_},
+            {"replaysIgnored", replays_ignored_}};
+  if (gateway_) s["gateway"] = gateway_->status();
+  if (rest_) s["rest"] = rest_->stats();
+  if (!bot_username_.empty()) s["bot"] = {{"id", bot_user_id_}, {"username", bot_username_}};
+  if (!last_error_.empty()) s["lastError"] = last_error_;
+  return s;
+}
+
+void DiscordChannel::probe(std::function<void(json)> done) {
+  if (!rest_) return done({{"ok", false}, {"error", last_error_.empty() ? "not running" : last_error_}});
+  const auto started = std::chrono::steady_clock::now();
+  rest_->call("GET", "/users/@me", json(), [started, done = std::move(done)](const RestAnswer& a) {
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    if (a.status != 200 || !a.body.is_object()) {
+      return done({{"ok", false}, {"error", "GET /users/@me failed: " + api_error_text(a)}, {"elapsedMs", elapsed}});
+    }
+    done({{"ok", true},
+          {"bot", {{"id", a.body.value("id", "")}, {"username", a.body.value("username", "")}}},
+          {"elapsedMs", elapsed}});
+  });
+}
+
+}  // namespace pincer::channels::discord

@@ -1,0 +1,81 @@
+// Discord as a Channel (SPEC CH-1, CH-2): a bot account over the Gateway WebSocket
+// (discord_gateway.h; GET /gateway/bot first) and REST v10 (discord_rest.h: per-route queues that
+// honour Discord's rate limits). MESSAGE_CREATE in DMs and guild channels becomes an
+// InboundMessage (discord_api.h parse_message_create: guild id and the member's roles ride along
+// for bindings); replies are Discord Markdown within 2000 UTF-16 units (CH-4), sent with
+// POST /channels/{id}/messages, streamed previews edited with PATCH, typing with
+// POST /channels/{id}/typing, an optional acknowledgement reaction with PUT …/reactions/{emoji}/@me.
+//
+// Restarts: the Gateway session (session_id, seq, resume URL) and the newest message id handled
+// per Discord channel are kept in `state_file`, written after each message was handed to the
+// pipeline; the next process resumes the session (Discord replays what it missed) and ignores
+// any MESSAGE_CREATE not newer than the one recorded for its channel, so nothing is answered twice.
+//
+// Loop affinity: all methods on the event-loop thread.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "channels/channel.h"
+#include "channels/discord/discord_gateway.h"
+#include "channels/discord/discord_rest.h"
+#include "core/event_loop.h"
+
+namespace pincer::channels::discord {
+
+struct DiscordSettings {
+  std::string account_id = "default";
+  std::string token;                                ///< channels.discord.token (the bot token)
+  std::string api_root = "https://discord.com/api"; ///< REST root; `/v10` is appended
+  int64_t intents = 0;                              ///< 0 = kDefaultIntents
+  std::filesystem::path state_file;                 ///< "" = memory only
+  std::string ack_reaction;                         ///< emoji added to each accepted message ("" = none)
+};
+
+class DiscordChannel final : public Channel {
+ public:
+  DiscordChannel(EventLoop& loop, DiscordSettings settings);
+  ~DiscordChannel() override;
+
+  const std::string& id() const override { return id_; }
+  const std::string& account_id() const override { return settings_.account_id; }
+  ChannelCapabilities capabilities() const override;
+  void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
+  void stop() override;
+  /// POST /channels/{chat_id}/messages; the new message's id. 429s wait inside the REST queue;
+  /// other answers: 5xx / transport → UNAVAILABLE, 4xx → REJECTED (with Discord's message).
+  void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
+  /// PATCH /channels/{chat_id}/messages/{message_id} {content}.
+  void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
+                 std::function<void(Status)> done) override;
+  void send_typing(const std::string& chat_id, const std::string& thread_id) override;
+  /// PUT /channels/{chat_id}/messages/{message_id}/reactions/{emoji}/@me; best effort.
+  void react(const std::string& chat_id, const std::string& message_id, const std::string& emoji);
+  nlohmann::json status() const override;
+  /// GET /users/@me now: {ok, bot:{id, username}, elapsedMs} or {ok:false, error}.
+  void probe(std::function<void(nlohmann::json)> done) override;
+
+ private:
+  void on_dispatch(const std::string& type, const nlohmann::json& d);
+  void save_state();
+  void fail(const std::string& why);
+
+  EventLoop& loop_;
+  DiscordSettings settings_;
+  std::string id_ = "discord";
+  std::unique_ptr<DiscordRest> rest_;
+  std::unique_ptr<DiscordGateway> gateway_;
+  ChannelHost* host_ = nullptr;
+  std::function<void(const std::string&)> on_failed_;
+  std::shared_ptr<bool> alive_;  ///< this run: false once stopped or failed
+  std::shared_ptr<int> life_ = std::make_shared<int>(0);  ///< expires with the object
+  GatewaySession session_;
+  std::map<std::string, std::string> last_message_;  ///< Discord channel id → newest message id handled
+  std::string bot_user_id_, bot_username_;
+  std::string last_error_;
+  int64_t messages_seen_ = 0, messages_sent_ = 0, messages_edited_ = 0, replays_ignored_ = 0;
+};
+
+}  // namespace pincer::channels::discord
