@@ -201,6 +201,43 @@ TEST_F(ActiveRecallE2E, ASlowRecallIsCutOffAndTheReplyGoesOn) {
   EXPECT_EQ(holds["slow-recall"].value("released", true), false) << holds.dump();  // never let go: the bound ended it
 }
 
+TEST_F(ActiveRecallE2E, AnAbortWhileTheRecallRunsEndsTheTurnAtOnce) {
+  // The recall call is held and its bound is long: only the abort can end the turn.
+  start("{ enabled: true, config: { agents: ['main'], timeoutMs: 120000 } }");
+  script(json::array({{{"hold", "slow-recall"}}}));
+  auto ack = client_->request("chat.send", {{"sessionKey", "main"},
+                                            {"message", "Which tea should I make this afternoon?"},
+                                            {"idempotencyKey", "r1"}});
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  bool started = false;  // the run has started: it now waits for the recall (no reply call can be made)
+  for (int i = 0; i < 200 && !started; ++i) {
+    auto f = client_->recv(30s);
+    ASSERT_TRUE(f) << "the run did not start";
+    started = (*f)["event"] == "agent" && (*f)["payload"]["stream"] == "lifecycle" &&
+              (*f)["payload"]["data"]["phase"] == "start";
+  }
+  auto abort = client_->request("chat.abort", {{"sessionKey", "main"}, {"runId", "r1"}});
+  ASSERT_EQ(abort["ok"], true) << abort.dump();
+  std::string state;
+  for (int i = 0; i < 200 && state.empty(); ++i) {
+    std::optional<json> f;  // frames that came with the abort's answer are queued in events()
+    if (!client_->events().empty()) {
+      f = std::move(client_->events().front());
+      client_->events().pop_front();
+    } else {
+      f = client_->recv(30s);
+    }
+    ASSERT_TRUE(f) << "the run did not end";
+    if ((*f)["event"] == "chat" && (*f)["payload"]["runId"] == "r1" && (*f)["payload"]["state"] != "delta") {
+      state = (*f)["payload"]["state"];
+    }
+  }
+  EXPECT_EQ(state, "aborted");
+  for (const auto& r : requests()) EXPECT_TRUE(is_recall(r)) << r.dump();  // no reply call was made
+  // The session goes on (a message memory has nothing on: no recall call).
+  ASSERT_EQ(turn("Explain DNS over HTTPS briefly", "r2")["state"], "final");
+}
+
 TEST_F(ActiveRecallE2E, ANoneAnswerOrAFailedRecallCallAddsNothing) {
   start("{ enabled: true, config: { agents: ['main'] } }");
   script(json::array({{{"text", "NONE"}}}));
