@@ -172,6 +172,7 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   routing::AccessRequest req;
   req.is_group = m.is_group;
   req.group_id = m.is_group ? m.chat_id : "";
+  req.space_id = m.is_group ? (m.guild_id.empty() ? m.team_id : m.guild_id) : "";
   req.sender = {m.sender_id, m.sender_username};
   req.was_mentioned = m.mentions_bot;
   const bool is_command = !m.text.empty() && m.text[0] == '/';

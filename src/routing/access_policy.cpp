@@ -45,6 +45,9 @@ AccessDecision decide_group(const ChannelAccessConfig& config, const AccessReque
 
   const std::string group_id(text::trim(request.group_id));
   const GroupSettings* chat = group_id.empty() ? nullptr : find_group(config, group_id);
+  // A chat without an entry of its own takes its server's / workspace's.
+  const std::string space_id(text::trim(request.space_id));
+  if (!chat && !space_id.empty()) chat = find_group(config, space_id);
   const GroupSettings* wildcard = find_group(config, "*");
 
   // Sender allowlist of this chat: its own, else groupAllowFrom, else allowFrom.

@@ -12,7 +12,9 @@
 // Groups and channels (OpenClaw src/config/group-policy.ts resolveChannelGroupPolicy and
 // resolveChannelGroupRequireMention, src/telegram/group-access.ts), in this order:
 //   1. groupPolicy disabled → drop group_policy_disabled.
-//   2. The chat allowlist `groups` (keys: chat ids, "*" = every chat) applies when groupPolicy is
+//   2. The chat allowlist `groups` (keys: chat ids — or the id of the server / workspace the chat
+//      belongs to (AccessRequest::space_id), for its chats without an entry of their own —,
+//      "*" = every chat) applies when groupPolicy is
 //      allowlist or `groups` is non-empty: the chat must be listed, or "*" present, or (allowlist,
 //      no `groups` at all, a non-empty sender allowlist) → else drop group_not_allowed.
 //   3. `enabled: false` on the chat's entry (or, without one, on "*") → drop group_disabled.
@@ -82,6 +84,9 @@ struct SenderIdentity {
 struct AccessRequest {
   bool is_group = false;         ///< group or channel conversation (false = direct message)
   std::string group_id;          ///< the chat id when is_group
+  /// The server / workspace the chat belongs to ("" = none; a Discord guild id): a `groups`
+  /// entry keyed by it applies to each of its chats that has no entry of its own.
+  std::string space_id;
   SenderIdentity sender;
   bool was_mentioned = false;    ///< the bot was @mentioned / named
   bool implicit_mention = false; ///< e.g. a reply to one of the bot's messages

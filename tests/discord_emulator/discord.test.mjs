@@ -9,7 +9,8 @@
 // ignored and one with a mention answered; a long reply arrives in chunks within 2000 UTF-16 units;
 // `streaming: "partial"` edits one preview message; an unknown DM sender gets a pairing code and
 // is answered once approved; a binding by guild + role picks another agent; a 429 with
-// retry_after delays the reply, which then arrives once; a restart resumes the Gateway session
+// retry_after delays the reply, which then arrives once; RECONNECT and a zombie connection (no
+// heartbeat ACK) resume the session; a restart resumes the Gateway session
 // and answers the message sent while it was down, once, and none of the earlier ones again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -217,6 +218,24 @@ test('a 429 with retry_after holds the message, which then arrives once', async 
   assert.deepEqual(retry.body, posts[limited].body, 'the same message');
   assert.ok(retry.at - posts[limited].at >= 1500 - 5, `retried after ${retry.at - posts[limited].at} ms, retry_after was 1.5 s`);
   assert.equal(containing(botSaid(aliceDm.id), '[dc-limited]').length, 1, 'delivered exactly once');
+});
+
+test('RECONNECT (op 7) and a zombie connection (heartbeats never acknowledged) both resume the session', async () => {
+  const session = [...emu.sessions.values()].find((x) => x.user.id === bot.id && x.socket);
+  const resumes = session.resumes || 0;
+  emu.heartbeatIntervalMs = 200;  // the next HELLO: beats every 200 ms
+  emu.requestReconnect(bot);
+  await waitUntil(() => (session.resumes || 0) > resumes, 'a RESUME after op 7');
+  emu.ackHeartbeats = false;
+  await waitUntil(() => (session.resumes || 0) > resumes + 1, 'a RESUME after the unacknowledged heartbeat');
+  emu.ackHeartbeats = true;
+  emu.heartbeatIntervalMs = 41250;
+  assert.match(gateway.output(), /no heartbeat ACK \(zombie connection\)/);
+  const beats = emu.frames.filter((f) => f.user === 'pincer' && f.op === 1);
+  assert.ok(beats.length >= 1 && beats.every((b) => Number.isInteger(b.d) && b.d > 0), `heartbeats carry the last seq: ${JSON.stringify(beats)}`);
+  await (await alice.channels.fetch(aliceDm.id)).send('still there? ECHO:dc-resumed');
+  await waitUntil(() => containing(botSaid(aliceDm.id), '[dc-resumed]').length > 0, 'a reply on the resumed session');
+  assert.equal(emu.frames.filter((f) => f.op === 2 && f.d.properties?.browser === 'pincer').length, 1, 'identified once: every reconnect resumed');
 });
 
 test('a restart resumes the session: the message sent while down is answered once, none again', async () => {

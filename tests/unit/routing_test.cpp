@@ -517,6 +517,23 @@ TEST(AccessPolicy, Groups) {
   }
 }
 
+TEST(AccessPolicy, AServerEntryCoversItsChatsWithoutOneOfTheirOwn) {
+  ChannelAccessConfig config;
+  config.group_policy = GroupPolicy::Allowlist;
+  config.allow_from = {"1"};
+  config.groups["guild-9"] = GroupSettings{false, std::nullopt, std::nullopt};   // no mention needed
+  config.groups["chan-2"] = GroupSettings{true, std::nullopt, std::nullopt};     // its own: mention
+  AccessRequest r = group_msg("chan-1", "1", false);
+  EXPECT_EQ(decide_access(config, r).reason, AccessReason::GroupNotAllowed) << "no space: not listed";
+  r.space_id = "guild-9";
+  EXPECT_EQ(decide_access(config, r).reason, AccessReason::GroupPolicyAllowed) << "the guild's entry applies";
+  r.group_id = "chan-2";
+  EXPECT_EQ(decide_access(config, r).reason, AccessReason::MissingMention) << "the chat's own entry wins";
+  r.group_id = "chan-1";
+  r.space_id = "guild-8";
+  EXPECT_EQ(decide_access(config, r).reason, AccessReason::GroupNotAllowed) << "another guild";
+}
+
 TEST(AccessPolicy, MentionGateBypasses) {
   ChannelAccessConfig config;
   config.group_policy = GroupPolicy::Open;
