@@ -137,6 +137,10 @@ test('a direct message is answered in the DM, with typing and the ack reaction f
   const reaction = emu.requestsOf(bot, 'PUT', new RegExp(`^/channels/${dm.id}/messages/${sent.id}/reactions/`));
   assert.equal(reaction.length, 1, 'one ack reaction on the message');
   assert.equal(decodeURIComponent(reaction[0].path.split('/')[6]), '👀');
+  const account = gatewayCall('channels.status').channelAccounts.discord[0];
+  assert.equal(account.running, true, JSON.stringify(account));
+  assert.equal(account.bot, 'pincer');
+  assert.equal(account.botId, bot.id);
   const identify = emu.frames.find((f) => f.op === 2 && f.d.properties?.browser === 'pincer');
   assert.equal(identify.d.intents, (1 << 0) | (1 << 9) | (1 << 12) | (1 << 15), 'identified with GUILDS, GUILD_MESSAGES, DIRECT_MESSAGES, MESSAGE_CONTENT');
 });
@@ -260,8 +264,9 @@ test('a restart resumes the session: the message sent while down is answered onc
   assert.equal(answered('[dc-limited]'), before.limited, 'an old message was answered again');
 });
 
-function sessionKeys() {
+function gatewayCall(method) {
   const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
-  const list = JSON.parse(execFileSync(pincer, ['gateway', 'call', 'sessions.list', '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env }).toString());
-  return list.sessions.map((s) => s.key);
+  return JSON.parse(execFileSync(pincer, ['gateway', 'call', method, '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env }).toString());
 }
+
+const sessionKeys = () => gatewayCall('sessions.list').sessions.map((s) => s.key);

@@ -190,7 +190,11 @@ void DiscordChannel::react(const std::string& chat_id, const std::string& messag
 }
 
 json DiscordChannel::status() const {
-  json s = {{"running", alive_ && *alive_},
+  json s = {{"channel", id_},
+            {"accountId", settings_.account_id},
+            {"running", alive_ && *alive_},
+            {"mode", "gateway"},
+            {"bot", bot_username_},
             {"connected", gateway_ ? gateway_->status().value("connected", false) : false},
             {"messagesSeen", messages_seen_},
             {"messagesSent", messages_sent_},
@@ -198,7 +202,7 @@ json DiscordChannel::status() const {
             {"replaysIgnored", replays_ignored_}};
   if (gateway_) s["gateway"] = gateway_->status();
   if (rest_) s["rest"] = rest_->stats();
-  if (!bot_username_.empty()) s["bot"] = {{"id", bot_user_id_}, {"username", bot_username_}};
+  if (!bot_user_id_.empty()) s["botId"] = bot_user_id_;
   if (!last_error_.empty()) s["lastError"] = last_error_;
   return s;
 }

@@ -53,6 +53,8 @@ class DiscordChannel final : public Channel {
   void send_typing(const std::string& chat_id, const std::string& thread_id) override;
   /// PUT /channels/{chat_id}/messages/{message_id}/reactions/{emoji}/@me; best effort.
   void react(const std::string& chat_id, const std::string& message_id, const std::string& emoji);
+  /// {channel, accountId, running, mode:"gateway", bot (user name), botId, connected, gateway:{…},
+  /// rest:{…}, messagesSeen, messagesSent, messagesEdited, replaysIgnored, lastError?}.
   nlohmann::json status() const override;
   /// GET /users/@me now: {ok, bot:{id, username}, elapsedMs} or {ok:false, error}.
   void probe(std::function<void(nlohmann::json)> done) override;
