@@ -102,10 +102,14 @@ struct MapContext {
 ///     another api is skipped), headers, models[] {id, name, contextWindow, maxTokens, reasoning,
 ///     input}. A model whose own `api` differs from its provider's is skipped.
 ///   * agents.defaults: model, thinkingDefault, timeoutSeconds, contextTokens, maxConcurrent,
-///     bootstrapMaxChars, bootstrapTotalMaxChars, bootstrapTruncationWarning; agents.list[]: id
-///     (normalised as OpenClaw does), name, default, model; workspaces per `workspaces`.
+///     bootstrapMaxChars, bootstrapTotalMaxChars, bootstrapTruncationWarning, heartbeat, and in
+///     OpenClaw's shape subagents, compaction, sandbox, userTimezone, contextEngine,
+///     startupContext; agents.list[]: id (normalised as OpenClaw does), name, default, model;
+///     workspaces per `workspaces`.
 ///   * tools: profile, allow, alsoAllow, deny, exec.timeoutSec.
 ///   * logging: level (silent → off, fatal → error), consoleStyle (compact → plain).
+///   * hooks, mcp (their own rules); memory, session, skills, approvals, commands and
+///     plugins.entries.{active-memory, memory-core} (active recall, dreaming) in OpenClaw's shape.
 ///   * Every other key is skipped with a reason. Finally, any value Pincer's schema rejects is
 ///     removed (with the schema's message as the reason), so `config` always validates.
 ConfigMapping map_config(const nlohmann::json& openclaw, const MapContext& ctx);

@@ -84,16 +84,13 @@ std::string skip_reason(const std::string& parent, const std::string& k) {
       {"wizard", "OpenClaw's own bookkeeping"},
       {"channels", "not imported: set up channels again in pincer.json (docs/channels.md: Telegram, IRC, webhook)"},
       {"bindings", "not imported: bindings route channels, which are set up again in pincer.json (docs/channels.md)"},
-      {"plugins", "OpenClaw plugins cannot run in Pincer"},
       {"cron", "cron settings are not imported: set cron.enabled / cron.maxConcurrentRuns in pincer.json (docs/automation.md); cron/jobs.json is copied and scheduled"},
-      {"session", "session scope, reset and maintenance settings are not configurable in Pincer yet"},
       {"messages", "not imported: set messages.queue again (docs/channels.md); prefix and reaction settings are not supported yet"},
-      {"skills", "skills are not supported by Pincer yet"},
-      {"memory", "memory search settings are not supported by Pincer yet"},
       {"env", "Pincer does not set environment variables from its config; export them in the "
               "gateway's environment"},
       {"secrets", "secret providers are not supported; use \"${NAME}\" env references"},
-      {"auth", "auth profiles (OAuth, subscriptions) are not supported; give each provider an apiKey"},
+      {"auth", "auth.profiles in openclaw.json only names profiles; their credentials (agents/<id>/agent/auth-profiles.json "
+               "or OpenClaw's SQLite state) are imported with them"},
   };
   static const std::map<std::string, std::string, std::less<>> gateway = {
       {"mode", "Pincer has no remote mode; the CLI takes --url instead"},
@@ -107,9 +104,6 @@ std::string skip_reason(const std::string& parent, const std::string& k) {
   };
   static const std::map<std::string, std::string, std::less<>> agents_defaults = {
       {"models", "the model allowlist and aliases are not supported; list models under models.providers"},
-      {"compaction", "compaction settings are not configurable in Pincer yet"},
-      {"sandbox", "sandboxes are not supported by Pincer yet"},
-      {"subagents", "sub-agents are not supported by Pincer yet (only subagents.maxConcurrent is kept)"},
   };
   const std::map<std::string, std::string, std::less<>>* table = nullptr;
   if (parent.empty()) table = &top;
@@ -219,6 +213,8 @@ class Mapper {
       else if (k == "logging") logging(v, p);
       else if (k == "hooks") hooks(v, p);
       else if (k == "mcp") mcp(v, p);
+      else if (kSameShapeSections.contains(k)) same_shape(v, p);
+      else if (k == "plugins") plugins(v, p);
       else skip(p, skip_reason("", k));
     }
     plan_workspaces(root.contains("agents") && root["agents"].is_object() ? root["agents"] : json::object());
@@ -257,6 +253,34 @@ class Mapper {
     Secret s = convert_secret(v);
     if (s.value) map(from, to, std::move(*s.value), std::move(s.note));
     else skip(from, std::move(s.reason));
+  }
+
+  // ---- sections with OpenClaw's own shape --------------------------------------------------------
+
+  // Sections Pincer reads in OpenClaw's shape: each key is copied as it is; what Pincer's schema
+  // does not know (or types differently) is removed by prune_invalid() with the schema's reason.
+  static inline const std::set<std::string, std::less<>> kSameShapeSections = {"memory", "session", "skills", "approvals",
+                                                                              "commands"};
+  void same_shape(const json& v, const Path& at) {
+    if (!v.is_object()) return expect_object_or_skip(v, at);
+    for (const auto& [k, value] : v.items()) map(key(at, k), key(at, k), value);
+  }
+
+  // plugins: OpenClaw's plugins cannot run in Pincer, but the settings of the two it builds in
+  // (plugins.entries.active-memory: active recall; plugins.entries.memory-core: dreaming) are kept.
+  void plugins(const json& v, const Path& at) {
+    if (!v.is_object()) return expect_object_or_skip(v, at);
+    for (const auto& [k, value] : v.items()) {
+      Path p = key(at, k);
+      if (k != "entries" || !value.is_object()) {
+        skip(p, "OpenClaw plugins cannot run in Pincer");
+        continue;
+      }
+      for (const auto& [id, entry] : value.items()) {
+        if (id == "active-memory" || id == "memory-core") map(key(p, id), key(p, id), entry, "built into Pincer");
+        else skip(key(p, id), "OpenClaw plugins cannot run in Pincer (active-memory and memory-core are built in)");
+      }
+    }
   }
 
   // ---- gateway ---------------------------------------------------------------------------------
@@ -499,10 +523,14 @@ class Mapper {
         map(p, p, v);
       } else if (k == "heartbeat") {
         heartbeat(v, p, p);
-      } else if (k == "subagents" && v.is_object() && v.contains("maxConcurrent")) {
-        // The subagent lane's limit (QL-2) carries over; spawning settings do not.
-        map(key(p, "maxConcurrent"), key(p, "maxConcurrent"), v["maxConcurrent"]);
-        skip(p, skip_reason("agents.defaults", k));
+      } else if (k == "subagents" || k == "compaction" || k == "sandbox" || k == "userTimezone" ||
+                 k == "contextEngine" || k == "startupContext") {
+        // OpenClaw's shape: Pincer's schema removes what it does not have.
+        if (v.is_object()) {
+          for (const auto& [sub, value] : v.items()) map(key(p, sub), key(p, sub), value);
+        } else {
+          map(p, p, v);
+        }
       } else {
         skip(p, skip_reason("agents.defaults", k));
       }

@@ -242,12 +242,12 @@ TEST(OpenClawMap, AgentsListIdsAndPerAgentKeys) {
                {"id": "work-bot", "name": "dup"},
                {"name": "no id"}]}})"),
                                kCtx);
-  EXPECT_EQ(m.config["agents"], json::parse(R"({"defaults": {"maxConcurrent": 2, "subagents": {"maxConcurrent": 3}},
+  // sandbox and subagents have OpenClaw's shape in Pincer: copied, checked by the schema.
+  EXPECT_EQ(m.config["agents"], json::parse(R"({"defaults": {"maxConcurrent": 2, "sandbox": {"mode": "all"},
+      "subagents": {"maxConcurrent": 3, "maxSpawnDepth": 2}},
       "list": [{"id": "work-bot", "model": "lab/x"}, {"id": "main", "default": true}]})"));
   EXPECT_THAT(find_mapped(m, "agents.list[0].id")->note, HasSubstr("normalised from \"Work Bot\""));
   EXPECT_TRUE(has_skip(m, "agents.defaults.thinkingDefault", "adaptive"));
-  EXPECT_TRUE(has_skip(m, "agents.defaults.sandbox"));
-  EXPECT_TRUE(has_skip(m, "agents.defaults.subagents", "only subagents.maxConcurrent"));
   EXPECT_TRUE(has_skip(m, "agents.list[0].tools", "per-agent \"tools\""));
   EXPECT_TRUE(has_skip(m, "agents.list[1].agentDir"));
   EXPECT_TRUE(has_skip(m, "agents.list[2]", "duplicate agent id \"work-bot\""));
@@ -322,7 +322,10 @@ TEST(OpenClawMap, ToolsLoggingAndTopLevelReasons) {
   ConfigMapping m = map_config(json::parse(R"({"tools": {"profile": "full", "alsoAllow": ["x"], "allow": ["group:fs"],
       "exec": {"timeoutSec": 60, "host": "sandbox"}, "web": {}},
       "logging": {"level": "silent", "consoleStyle": "json", "file": "/tmp/oc.log", "consoleLevel": "warn"},
-      "plugins": {}, "cron": {}, "env": {"vars": {"A": "1"}}, "something": 1})"),
+      "plugins": {"load": {"paths": ["x"]}, "entries": {"memory-core": {"config": {"dreaming": {"enabled": true}}},
+                                                       "voice-call": {"enabled": true}}},
+      "skills": {"allowBundled": ["summarize"], "noSuchKey": 1},
+      "cron": {}, "env": {"vars": {"A": "1"}}, "something": 1})"),
                                kCtx);
   EXPECT_EQ(m.config["tools"], json::parse(R"({"profile": "full", "alsoAllow": ["x"], "allow": ["group:fs"],
       "exec": {"timeoutSec": 60}})"));
@@ -332,7 +335,13 @@ TEST(OpenClawMap, ToolsLoggingAndTopLevelReasons) {
   EXPECT_TRUE(has_skip(m, "tools.web"));
   EXPECT_TRUE(has_skip(m, "logging.file", "gateway.log"));
   EXPECT_TRUE(has_skip(m, "logging.consoleLevel"));
-  EXPECT_TRUE(has_skip(m, "plugins", "plugins"));
+  EXPECT_TRUE(has_skip(m, "plugins.load", "plugins cannot run"));
+  EXPECT_TRUE(has_skip(m, "plugins.entries.voice-call", "active-memory and memory-core are built in"));
+  EXPECT_EQ(m.config["plugins"]["entries"]["memory-core"]["config"]["dreaming"]["enabled"], true);
+  // A section in OpenClaw's shape: copied, and what Pincer's schema does not know is named.
+  EXPECT_EQ(m.config["skills"], json::parse(R"({"allowBundled": ["summarize"]})"));
+  EXPECT_TRUE(has_skip(m, "skills.noSuchKey", "not valid in Pincer"));
+  EXPECT_TRUE(config::validate(m.config));
   EXPECT_TRUE(has_skip(m, "cron", "cron/jobs.json is copied"));
   EXPECT_TRUE(has_skip(m, "env", "export them"));
   EXPECT_TRUE(has_skip(m, "something", "no Pincer equivalent"));
