@@ -33,9 +33,10 @@ export class DiscordEmulator {
     this.sessions = new Map();  // session_id -> {user, intents, seq, events:[{s, t, d}], socket}
     this.requests = [];         // every REST request: {user (username), method, path, body, status, at}
     this.frames = [];           // every Gateway payload received: {user, op, d}
-    this.pending429 = [];       // [{match(method, path), retryAfter, global}]
+    this.pending429 = [];       // [{method, pathRe, retryAfter, global, user}]: rateLimitNext
+    this.pendingExhausted = []; // [{method, pathRe, resetAfter, user}]: exhaustBucketNext
     this.ackHeartbeats = true;  // false: heartbeats go unanswered (zombie connections)
-    this.acceptIdentify = true;
+    this.acceptIdentify = true;  // false: IDENTIFY and RESUME are closed with 4004 (a revoked token)
   }
 
   snowflake() {
@@ -207,6 +208,7 @@ export class DiscordEmulator {
         return;
       }
       if (p.op === 6) {
+        if (!this.acceptIdentify) return socket.close(4004, 'Authentication failed.');
         const old = this.sessions.get(p.d?.session_id);
         if (!old || old.user.token !== p.d?.token) {
           return socket.send(JSON.stringify({ op: 9, d: false }));
@@ -233,6 +235,12 @@ export class DiscordEmulator {
   /// sets the global flag).
   rateLimitNext(method, pathRe, retryAfter, { user = null, global = false } = {}) {
     this.pending429.push({ method, pathRe, retryAfter, global, user: user ? user.id : null });
+  }
+
+  /// The next successful answer to such a request says the bucket is used up
+  /// (X-RateLimit-Remaining 0) until `resetAfter` seconds have passed.
+  exhaustBucketNext(method, pathRe, resetAfter, { user = null } = {}) {
+    this.pendingExhausted.push({ method, pathRe, resetAfter, user: user ? user.id : null });
   }
 
   async onRequest(req, res) {
@@ -266,6 +274,12 @@ export class DiscordEmulator {
       return reply(429, { message: 'You are being rate limited.', retry_after: r.retryAfter, global: r.global, code: r.global ? 0 : 0 }, headers);
     }
     const rl = { 'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '4', 'X-RateLimit-Reset-After': '1.000', 'X-RateLimit-Bucket': Buffer.from(bucket).toString('hex').slice(0, 32) };
+    const exhaust = this.pendingExhausted.findIndex((r) => r.method === req.method && r.pathRe.test(p) && (!r.user || r.user === user.id));
+    if (exhaust >= 0) {
+      const r = this.pendingExhausted.splice(exhaust, 1)[0];
+      rl['X-RateLimit-Remaining'] = '0';
+      rl['X-RateLimit-Reset-After'] = String(r.resetAfter);
+    }
     const ok = (json, status = 200) => reply(status, json, rl);
     let x;
     if (req.method === 'GET' && (p === '/gateway/bot' || p === '/gateway')) {

@@ -10,8 +10,10 @@
 // `streaming: "partial"` edits one preview message; an unknown DM sender gets a pairing code and
 // is answered once approved; a binding by guild + role picks another agent; a 429 with
 // retry_after delays the reply, which then arrives once; RECONNECT and a zombie connection (no
-// heartbeat ACK) resume the session; a restart resumes the Gateway session
-// and answers the message sent while it was down, once, and none of the earlier ones again.
+// heartbeat ACK) resume the session; Remaining 0 holds a route until its reset, a global 429 every
+// route; an unknown session is identified anew; a restart resumes the Gateway session
+// and answers the message sent while it was down, once, and none of the earlier ones again; a
+// token the Gateway refuses (4004) stops the account with that reason.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -224,9 +226,47 @@ test('a 429 with retry_after holds the message, which then arrives once', async 
   assert.equal(containing(botSaid(aliceDm.id), '[dc-limited]').length, 1, 'delivered exactly once');
 });
 
+test('a bucket reported used up (X-RateLimit-Remaining 0) holds the next request until its reset; a global 429 holds every route', async () => {
+  const route = new RegExp(`^/channels/${aliceDm.id}/messages$`);
+  const before = emu.requestsOf(bot, 'POST', route).length;
+  emu.exhaustBucketNext('POST', route, 1.2, { user: bot });
+  const dm = await alice.channels.fetch(aliceDm.id);
+  await dm.send('first ECHO:dc-bucket1');
+  await waitUntil(() => containing(botSaid(aliceDm.id), '[dc-bucket1]').length > 0, 'the first reply');
+  await dm.send('second ECHO:dc-bucket2');
+  await waitUntil(() => containing(botSaid(aliceDm.id), '[dc-bucket2]').length > 0, 'the second reply');
+  const posts = emu.requestsOf(bot, 'POST', route).slice(before);
+  const first = posts.find((r) => String(r.body?.content).includes('[dc-bucket1]'));
+  const second = posts.find((r) => String(r.body?.content).includes('[dc-bucket2]'));
+  assert.ok(second.at - first.at >= 1200 - 5, `the held request went after ${second.at - first.at} ms, the bucket reset after 1.2 s`);
+
+  emu.rateLimitNext('POST', route, 1.0, { user: bot, global: true });
+  await dm.send('third ECHO:dc-global');
+  await waitUntil(() => containing(botSaid(aliceDm.id), '[dc-global]').length > 0, 'the reply after a global 429');
+  const all = emu.requestsOf(bot, 'POST', route);
+  const limited = all.findLastIndex((r) => r.status === 429);
+  assert.equal(all[limited + 1].status, 200);
+  assert.deepEqual(all[limited + 1].body, all[limited].body);
+  const typingAfter = emu.requestsOf(bot, 'POST', /\/typing$/).filter((r) => r.at > all[limited].at && r.at < all[limited + 1].at);
+  assert.equal(typingAfter.length, 0, 'no other route was called during the global hold');
+});
+
+test('a session Discord no longer knows (INVALID_SESSION) is identified anew', async () => {
+  const identifies = () => emu.frames.filter((f) => f.op === 2 && f.d.properties?.browser === 'pincer').length;
+  const before = identifies();
+  emu.dropConnections(bot, { terminate: true });
+  for (const [id, x] of emu.sessions) if (x.user.id === bot.id) emu.sessions.delete(id);  // forgotten by Discord
+  await waitUntil(() => identifies() > before, 'a new IDENTIFY after op 9');
+  await waitUntil(() => emu.liveSessions(bot).length > 0, 'the new session');
+  assert.ok(emu.frames.some((f) => f.op === 6 && f.d.properties === undefined), 'it tried to resume first');
+  await (await alice.channels.fetch(aliceDm.id)).send('new session ECHO:dc-reidentified');
+  await waitUntil(() => containing(botSaid(aliceDm.id), '[dc-reidentified]').length > 0, 'a reply on the new session');
+});
+
 test('RECONNECT (op 7) and a zombie connection (heartbeats never acknowledged) both resume the session', async () => {
   const session = [...emu.sessions.values()].find((x) => x.user.id === bot.id && x.socket);
   const resumes = session.resumes || 0;
+  const identifies = emu.frames.filter((f) => f.op === 2 && f.d.properties?.browser === 'pincer').length;
   emu.heartbeatIntervalMs = 200;  // the next HELLO: beats every 200 ms
   emu.requestReconnect(bot);
   await waitUntil(() => (session.resumes || 0) > resumes, 'a RESUME after op 7');
@@ -239,7 +279,7 @@ test('RECONNECT (op 7) and a zombie connection (heartbeats never acknowledged) b
   assert.ok(beats.length >= 1 && beats.every((b) => Number.isInteger(b.d) && b.d > 0), `heartbeats carry the last seq: ${JSON.stringify(beats)}`);
   await (await alice.channels.fetch(aliceDm.id)).send('still there? ECHO:dc-resumed');
   await waitUntil(() => containing(botSaid(aliceDm.id), '[dc-resumed]').length > 0, 'a reply on the resumed session');
-  assert.equal(emu.frames.filter((f) => f.op === 2 && f.d.properties?.browser === 'pincer').length, 1, 'identified once: every reconnect resumed');
+  assert.equal(emu.frames.filter((f) => f.op === 2 && f.d.properties?.browser === 'pincer').length, identifies, 'no new IDENTIFY: every reconnect resumed');
 });
 
 test('a restart resumes the session: the message sent while down is answered once, none again', async () => {
@@ -262,6 +302,17 @@ test('a restart resumes the session: the message sent while down is answered onc
   assert.match(gateway.output(), /discord: session resumed/, 'the Gateway session was resumed, not identified anew');
   assert.equal(answered('[dc-dm]'), before.dm, 'an old DM was answered again');
   assert.equal(answered('[dc-limited]'), before.limited, 'an old message was answered again');
+});
+
+test('a token the Gateway refuses (close 4004) stops the account with that reason', async () => {
+  await stop(gateway.child);
+  emu.acceptIdentify = false;
+  gateway = launchGateway(pincer, env, home);
+  await gateway.ready;
+  await waitUntil(() => /close 4004/.test(gateway.output()), 'the 4004 in the log');
+  const account = gatewayCall('channels.status').channelAccounts.discord[0];
+  assert.match(String(account.lastError), /token was rejected/, JSON.stringify(account));
+  emu.acceptIdentify = true;
 });
 
 function gatewayCall(method) {
