@@ -36,6 +36,8 @@ export class DiscordEmulator {
     this.pending429 = [];       // [{method, pathRe, retryAfter, global, user}]: rateLimitNext
     this.pendingExhausted = []; // [{method, pathRe, resetAfter, user}]: exhaustBucketNext
     this.ackHeartbeats = true;  // false: heartbeats go unanswered (zombie connections)
+    this.files = new Map();     // attachment id -> {bytes, contentType}: served under /attachments/ (the CDN)
+    this.downloads = [];        // attachment paths downloaded, in order
     this.acceptIdentify = true;  // false: IDENTIFY and RESUME are closed with 4004 (a revoked token)
   }
 
@@ -78,6 +80,14 @@ export class DiscordEmulator {
     return channel;
   }
 
+  /// An uploaded file as Discord's attachment object; its url is served by this server (the CDN).
+  addAttachment(bytes, filename, contentType) {
+    const id = this.snowflake();
+    this.files.set(id, { bytes: Buffer.from(bytes), contentType });
+    const url = `http://127.0.0.1:${this.port}/attachments/${id}/${encodeURIComponent(filename)}`;
+    return { id, filename, content_type: contentType, size: Buffer.from(bytes).length, url, proxy_url: url };
+  }
+
   /// Payload user object (no token).
   publicUser(u) { const { token, ...rest } = u; return rest; }
 
@@ -115,7 +125,7 @@ export class DiscordEmulator {
     let referenced = null;
     if (body.message_reference && body.message_reference.message_id) referenced = this.messages.get(String(body.message_reference.message_id)) || null;
     const msg = { id: this.snowflake(), channel_id: channelId, author: this.publicUser(author), content, timestamp: new Date().toISOString(), edited_timestamp: null,
-      tts: false, mention_everyone: false, mentions, mention_roles: [], attachments: [], embeds: [], pinned: false, type: referenced ? 19 : 0, flags: 0, components: [] };
+      tts: false, mention_everyone: false, mentions, mention_roles: [], attachments: body.attachments || [], embeds: [], pinned: false, type: referenced ? 19 : 0, flags: 0, components: [] };
     if (referenced) {
       msg.message_reference = { message_id: referenced.id, channel_id: channelId, guild_id: channel.guild_id };
       msg.referenced_message = referenced;
@@ -250,6 +260,14 @@ export class DiscordEmulator {
     let body = null;
     if (raw) { try { body = JSON.parse(raw); } catch { body = raw; } }
     const url = new URL(req.url, 'http://x');
+    const cdn = /^\/attachments\/(\d+)\/[^/]+$/.exec(url.pathname);
+    if (cdn && req.method === 'GET') {
+      const f = this.files.get(cdn[1]);
+      this.downloads.push(url.pathname);
+      if (!f) { res.writeHead(404); return res.end(); }
+      res.writeHead(200, { 'Content-Type': f.contentType, 'Content-Length': f.bytes.length });
+      return res.end(f.bytes);
+    }
     const m = /^\/api(?:\/v(\d+))?(\/.*)$/.exec(url.pathname);
     const send = (status, json, headers = {}) => {
       const text = json === undefined ? '' : JSON.stringify(json);

@@ -51,7 +51,7 @@ function writeConfig(extra = '') {
   writeFileSync(path.join(home, 'pincer.json'), `{
   gateway: { auth: { token: '${GATEWAY_TOKEN}' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
-    models: [ { id: 'mock-model' } ] } } },
+    models: [ { id: 'mock-model', input: ['text', 'image'] } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
   bindings: [ { agentId: 'work', match: { channel: 'discord', guildId: '${guild.id}', roles: ['${opsRole}'] } } ],
   session: { dmScope: 'per-channel-peer' },
@@ -249,6 +249,26 @@ test('a bucket reported used up (X-RateLimit-Remaining 0) holds the next request
   assert.deepEqual(all[limited + 1].body, all[limited].body);
   const typingAfter = emu.requestsOf(bot, 'POST', /\/typing$/).filter((r) => r.at > all[limited].at && r.at < all[limited + 1].at);
   assert.equal(typingAfter.length, 0, 'no other route was called during the global hold');
+});
+
+test('attachments: an image reaches the model as an image, a file too large for the cap becomes a notice', async () => {
+  const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  const image = emu.addAttachment(PNG, 'dot.png', 'image/png');
+  const big = { ...emu.addAttachment(Buffer.from('x'), 'huge.bin', 'application/octet-stream'), size: 6_000_000 };
+  emu.createMessage(aliceUser, aliceDm.id, { content: 'what is this? ECHO:dc-media', attachments: [image, big] });
+  emu.createMessage(aliceUser, aliceDm.id, { content: 'and after it ECHO:dc-after-media' });
+  await waitUntil(() => containing(botSaid(aliceDm.id), '[dc-after-media]').length > 0, 'the reply to the message after the attachment');
+  await waitUntil(() => containing(botSaid(aliceDm.id), '[dc-media]').length > 0, 'the reply to the attachment');
+  const requests = await (await fetch(`http://127.0.0.1:${mockPort}/__mock/requests`)).json();
+  const userTurns = requests.flatMap((r) => (r.body?.messages ?? []).filter((m) => m.role === 'user'));
+  const withImage = userTurns.find((m) => Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'));
+  assert.ok(withImage, 'an image part reached the model');
+  assert.equal(withImage.content.find((p) => p.type === 'image_url').image_url.url, `data:image/png;base64,${PNG.toString('base64')}`);
+  const text = withImage.content.filter((p) => p.type === 'text').map((p) => p.text).join('\n');
+  assert.match(text, /file omitted: huge\.bin, application\/octet-stream, 6000000 bytes/);
+  assert.deepEqual(emu.downloads, [`/attachments/${image.id}/dot.png`], 'only the file within the cap was downloaded');
+  const order = seen.filter((m) => m.authorId === bot.id && /\[dc-(after-)?media\]/.test(m.content)).map((m) => /\[(dc-[a-z-]+)\]/.exec(m.content)[1]);
+  assert.deepEqual(order, ['dc-media', 'dc-after-media'], 'answered in the order sent');
 });
 
 test('a session Discord no longer knows (INVALID_SESSION) is identified anew', async () => {

@@ -92,6 +92,23 @@ TEST(DiscordApi, DirectMessage) {
   EXPECT_EQ(m->sender_name, "Alice A.");
 }
 
+TEST(DiscordApi, AttachmentsOfAMessage) {
+  json m = guild_message("");
+  EXPECT_FALSE(parse_message_create(m, "a", kBot)) << "no text, no files: nothing to answer";
+  m["attachments"] = json::array({{{"id", "1"}, {"filename", "a.png"}, {"content_type", "image/png"}, {"size", 68},
+                                   {"url", "https://cdn.discordapp.com/attachments/1/2/a.png"}},
+                                  {{"id", "2"}, {"filename", "no-url"}}});
+  auto parsed = parse_message_create(m, "a", kBot);
+  ASSERT_TRUE(parsed) << "a file alone is a message";
+  EXPECT_EQ(parsed->text, "");
+  const auto files = message_files(m);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].filename, "a.png");
+  EXPECT_EQ(files[0].content_type, "image/png");
+  EXPECT_EQ(files[0].size, 68);
+  EXPECT_EQ(files[0].url, "https://cdn.discordapp.com/attachments/1/2/a.png");
+}
+
 TEST(DiscordApi, RateLimitHeadersAndRetryAfter) {
   pincer::net::HttpResponseHead head;
   head.headers = {{"x-ratelimit-bucket", "abc"}, {"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset-After", "0.25"}};

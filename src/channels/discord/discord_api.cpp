@@ -127,9 +127,25 @@ std::optional<InboundMessage> parse_message_create(const json& d, const std::str
     if (ref.is_object() && str_of(ref.value("author", json::object()), "id") == bot_user_id) m.mentions_bot = true;
   }
   m.text = trim_copy(text);
-  if (m.text.empty()) return std::nullopt;
+  if (m.text.empty() && message_files(d).empty()) return std::nullopt;
   m.ts_ms = snowflake_ms(m.message_id);
   return m;
+}
+
+std::vector<DiscordFile> message_files(const json& d) {
+  std::vector<DiscordFile> out;
+  if (!d.is_object() || !d.contains("attachments") || !d["attachments"].is_array()) return out;
+  for (const auto& a : d["attachments"]) {
+    if (!a.is_object()) continue;
+    DiscordFile f;
+    f.url = str_of(a, "url");
+    if (f.url.empty()) continue;
+    f.filename = str_of(a, "filename");
+    f.content_type = str_of(a, "content_type");
+    f.size = a.value("size", int64_t{0});
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 json create_message_body(const std::string& content) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -70,9 +71,20 @@ bool close_forgets_session(int code);
 /// matches ids). mentions_bot: the bot's user id in `mentions`, a `<@id>`/`<@!id>` token in the
 /// text, or a reply to one of the bot's
 /// messages (referenced_message.author.id). The bot's own `<@id>` tokens are removed from the
-/// text (which is trimmed). ts_ms from the snowflake.
+/// text (which is trimmed); a message with no text left is ignored unless it has attachments
+/// (message_files()). ts_ms from the snowflake.
 std::optional<InboundMessage> parse_message_create(const nlohmann::json& d, const std::string& account_id,
                                                    const std::string& bot_user_id);
+
+/// One attachment of a message (MESSAGE_CREATE `attachments[]`), to download from `url`.
+struct DiscordFile {
+  std::string url;           ///< Discord's CDN URL of the file
+  std::string filename;
+  std::string content_type;  ///< "" = not given
+  int64_t size = 0;          ///< bytes as Discord reports them
+};
+/// The attachments of a MESSAGE_CREATE's `d` (entries without a url are skipped).
+std::vector<DiscordFile> message_files(const nlohmann::json& d);
 
 /// POST /channels/{id}/messages body: {content, allowed_mentions:{parse:["users"]}} — a reply
 /// never pings @everyone, @here or roles.

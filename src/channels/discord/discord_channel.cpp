@@ -1,5 +1,6 @@
 #include "channels/discord/discord_channel.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -86,6 +87,7 @@ void DiscordChannel::start(ChannelHost& host, std::function<void(const std::stri
   on_failed_ = std::move(on_failed);
   alive_ = std::make_shared<bool>(true);
   rest_ = std::make_unique<DiscordRest>(loop_, settings_.api_root, settings_.token);
+  http_ = std::make_unique<net::HttpClient>(loop_);
   std::weak_ptr<bool> alive = alive_;
   rest_->call("GET", "/gateway/bot", json(), [this, alive](const RestAnswer& a) {
     auto live = alive.lock();
@@ -96,7 +98,7 @@ void DiscordChannel::start(ChannelHost& host, std::function<void(const std::stri
     }
     gateway_ = std::make_unique<DiscordGateway>(loop_, settings_.token, settings_.intents);
     GatewayHandlers h;
-    h.on_dispatch = [this](const std::string& type, const json& d) { on_dispatch(type, d); };
+    h.on_dispatch = [this](const std::string& type, const json& d, int64_t seq) { on_dispatch(type, d, seq); };
     h.on_session = [this](const GatewaySession& s) {
       session_ = s;
       save_state();
@@ -112,9 +114,12 @@ void DiscordChannel::stop() {
   if (gateway_) gateway_->stop();
   gateway_.reset();
   rest_.reset();
+  http_.reset();
+  inbound_.clear();  // not acknowledged in the saved seq: replayed by the next resume
+  fetching_ = false;
 }
 
-void DiscordChannel::on_dispatch(const std::string& type, const json& d) {
+void DiscordChannel::on_dispatch(const std::string& type, const json& d, int64_t seq) {
   if (type == "READY") {
     const json user = d.value("user", json::object());
     bot_user_id_ = user.is_object() ? user.value("id", "") : "";
@@ -132,18 +137,37 @@ void DiscordChannel::on_dispatch(const std::string& type, const json& d) {
     spdlog::debug("discord[{}]: message {} already handled", settings_.account_id, m->message_id);
     return;
   }
+  for (const auto& p : inbound_) {
+    if (p.message.message_id == m->message_id) return;  // replayed while still waiting
+  }
   ++messages_seen_;
-  const std::string chat = m->chat_id, message_id = m->message_id;
-  const InboundOutcome outcome = host_ ? host_->on_inbound(std::move(*m)) : InboundOutcome::Dropped;
-  last_message_[chat] = message_id;  // saved with the session right after this dispatch
-  if (outcome == InboundOutcome::Accepted && !settings_.ack_reaction.empty()) react(chat, message_id, settings_.ack_reaction);
+  inbound_.push_back({std::move(*m), message_files(d), seq});
+  pump_inbound();
+}
+
+void DiscordChannel::pump_inbound() {
+  std::weak_ptr<bool> alive = alive_;
+  while (!inbound_.empty() && !fetching_) {
+    if (!inbound_.front().files.empty()) return fetch_next_file();
+    PendingInbound p = std::move(inbound_.front());
+    inbound_.pop_front();
+    const std::string chat = p.message.chat_id, message_id = p.message.message_id;
+    const InboundOutcome outcome = host_ ? host_->on_inbound(std::move(p.message)) : InboundOutcome::Dropped;
+    auto a = alive.lock();
+    if (!a || !*a) return;
+    last_message_[chat] = message_id;
+    save_state();
+    if (outcome == InboundOutcome::Accepted && !settings_.ack_reaction.empty()) react(chat, message_id, settings_.ack_reaction);
+  }
 }
 
 void DiscordChannel::save_state() {
   if (settings_.state_file.empty()) return;
   json last = json::object();
   for (const auto& [channel, id] : last_message_) last[channel] = id;
-  const json s = {{"sessionId", session_.session_id}, {"resumeUrl", session_.resume_url}, {"seq", session_.seq},
+  // A message still waiting (attachments) is not handled yet: a resume must replay it.
+  const int64_t seq = inbound_.empty() || inbound_.front().seq < 0 ? session_.seq : std::min(session_.seq, inbound_.front().seq - 1);
+  const json s = {{"sessionId", session_.session_id}, {"resumeUrl", session_.resume_url}, {"seq", seq},
                   {"lastMessageIds", last}};
   std::error_code ec;
   std::filesystem::create_directories(settings_.state_file.parent_path(), ec);

@@ -5,23 +5,28 @@
 // for bindings); replies are Discord Markdown within 2000 UTF-16 units (CH-4), sent with
 // POST /channels/{id}/messages, streamed previews edited with PATCH, typing with
 // POST /channels/{id}/typing, an optional acknowledgement reaction with PUT …/reactions/{emoji}/@me.
+// Attachments are downloaded from their URL (discord_media.cpp) before the message goes on; messages
+// reach the pipeline in the order Discord sent them.
 //
 // Restarts: the Gateway session (session_id, seq, resume URL) and the newest message id handled
 // per Discord channel are kept in `state_file`, written after each message was handed to the
-// pipeline; the next process resumes the session (Discord replays what it missed) and ignores
+// pipeline (the seq kept stays before a message still downloading its attachments); the next process resumes the session (Discord replays what it missed) and ignores
 // any MESSAGE_CREATE not newer than the one recorded for its channel, so nothing is answered twice.
 //
 // Loop affinity: all methods on the event-loop thread.
 #pragma once
 
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
 
 #include "channels/channel.h"
+#include "channels/discord/discord_api.h"
 #include "channels/discord/discord_gateway.h"
 #include "channels/discord/discord_rest.h"
 #include "core/event_loop.h"
+#include "core/http_client.h"
 
 namespace pincer::channels::discord {
 
@@ -60,7 +65,12 @@ class DiscordChannel final : public Channel {
   void probe(std::function<void(nlohmann::json)> done) override;
 
  private:
-  void on_dispatch(const std::string& type, const nlohmann::json& d);
+  void on_dispatch(const std::string& type, const nlohmann::json& d, int64_t seq);
+  /// Hands the waiting messages to the pipeline in order, each once its attachments are fetched.
+  void pump_inbound();
+  /// Downloads the first file of `inbound_.front()` into its media (or a notice line), then
+  /// pump_inbound() again (discord_media.cpp).
+  void fetch_next_file();
   void save_state();
   void fail(const std::string& why);
 
@@ -74,6 +84,15 @@ class DiscordChannel final : public Channel {
   std::shared_ptr<bool> alive_;  ///< this run: false once stopped or failed
   std::shared_ptr<int> life_ = std::make_shared<int>(0);  ///< expires with the object
   GatewaySession session_;
+  /// A message waiting for its attachments (and the ones behind it, to keep the order).
+  struct PendingInbound {
+    InboundMessage message;
+    std::vector<DiscordFile> files;
+    int64_t seq = -1;  ///< its dispatch's sequence number
+  };
+  std::deque<PendingInbound> inbound_;
+  bool fetching_ = false;
+  std::unique_ptr<net::HttpClient> http_;  ///< attachment downloads
   std::map<std::string, std::string> last_message_;  ///< Discord channel id → newest message id handled
   std::string bot_user_id_, bot_username_;
   std::string last_error_;

@@ -117,7 +117,7 @@ void DiscordGateway::on_message(const std::string& text) {
     spdlog::info("discord: session resumed at seq {}", session_.seq);
   }
   std::weak_ptr<bool> alive = alive_;
-  if (auto f = handlers_.on_dispatch) f(type, d);
+  if (auto f = handlers_.on_dispatch) f(type, d, seq);
   auto a = alive.lock();
   if (!a || !*a) return;
   if (seq >= 0) session_.seq = std::max(session_.seq, seq);

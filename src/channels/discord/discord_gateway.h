@@ -31,9 +31,9 @@ struct GatewaySession {
 };
 
 struct GatewayHandlers {
-  /// One dispatch (op 0) other than READY/RESUMED bookkeeping — READY is passed on too. Called
-  /// before the session's seq advances to it, so on_session after it has that seq.
-  std::function<void(const std::string& type, const nlohmann::json& d)> on_dispatch;
+  /// One dispatch (op 0) and its sequence number (-1 = none) — READY and RESUMED are passed on
+  /// too. Called before the session's seq advances to it, so on_session after it has that seq.
+  std::function<void(const std::string& type, const nlohmann::json& d, int64_t seq)> on_dispatch;
   /// The session changed (READY, each dispatch handled, invalidated): persist it to resume after
   /// a restart.
   std::function<void(const GatewaySession&)> on_session;
