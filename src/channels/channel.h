@@ -57,6 +57,12 @@ struct InboundMessage {
   /// the chat as its parent peer, and the session key needs no thread suffix. Without it a
   /// non-empty thread_id gives the session key a ":thread:<thread_id>" suffix.
   std::string topic_id;
+  /// A group conversation the platform calls a channel (a Discord guild channel or thread): the
+  /// peer kind is "channel", so session keys read "…:channel:<chat_id>" as OpenClaw keys them.
+  bool channel_peer = false;
+  /// The conversation this one is a thread of ("" = none; a Discord thread's parent channel): the
+  /// parent's bindings apply (RT-3 tier 2) and its `groups` entry when the thread has none.
+  std::string parent_chat_id;
   std::string sender_id;
   std::string sender_username;  ///< without "@", "" when none
   std::string sender_name;

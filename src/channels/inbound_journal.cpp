@@ -16,7 +16,8 @@ json inbound_journal_request(const InboundMessage& m, const std::string& session
                {{"channel", m.channel}, {"accountId", m.account_id}, {"isGroup", m.is_group}, {"chatId", m.chat_id},
                 {"threadId", m.thread_id}, {"topicId", m.topic_id}, {"senderId", m.sender_id},
                 {"senderUsername", m.sender_username}, {"senderName", m.sender_name}, {"senderOrigin", m.sender_origin},
-                {"messageId", m.message_id}, {"text", m.text}, {"mentionsBot", m.mentions_bot}, {"ts", m.ts_ms}}},
+                {"messageId", m.message_id}, {"text", m.text}, {"mentionsBot", m.mentions_bot}, {"ts", m.ts_ms},
+                {"channelPeer", m.channel_peer}, {"parentChatId", m.parent_chat_id}}},
               {"sessionKey", session_key},
               {"agentId", agent_id}};
 }
@@ -39,6 +40,8 @@ InboundMessage inbound_message_from_journal(const json& request) {
   m.text = j.value("text", "");
   m.mentions_bot = j.value("mentionsBot", false);
   m.ts_ms = j.value("ts", int64_t{0});
+  m.channel_peer = j.value("channelPeer", false);
+  m.parent_chat_id = j.value("parentChatId", "");
   return m;
 }
 
@@ -68,9 +71,7 @@ void InboundPipeline::resume(const std::function<bool(const std::string& run_id)
       continue;
     }
     // A redelivery of the same platform message (the offset was not saved yet) is a duplicate.
-    const bool topic = m.is_group && !m.topic_id.empty();
-    const routing::Peer peer{m.is_group ? routing::PeerKind::Group : routing::PeerKind::Direct,
-                             topic ? routing::telegram_topic_peer_id(m.chat_id, m.topic_id) : m.is_group ? m.chat_id : m.sender_id};
+    const routing::Peer peer = inbound_peer(m);
     (void)dedupe_.seen({m.channel, m.account_id, peer, m.thread_id, m.message_id});
     if (!e.run_id.empty() && reply_pending(e.run_id)) {
       // The run had answered and its reply is in the outbox, which finishes sending it.

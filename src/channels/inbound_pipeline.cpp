@@ -54,6 +54,12 @@ routing::ChannelAccessConfig access_config_from_json(const json& c, const std::s
   return out;
 }
 
+routing::Peer inbound_peer(const InboundMessage& m) {
+  if (!m.is_group) return {routing::PeerKind::Direct, m.sender_id};
+  if (!m.topic_id.empty()) return {routing::PeerKind::Group, routing::telegram_topic_peer_id(m.chat_id, m.topic_id)};
+  return {m.channel_peer ? routing::PeerKind::Channel : routing::PeerKind::Group, m.chat_id};
+}
+
 InboundPipeline::InboundPipeline(EventLoop& loop, const Clock& clock, agent::AgentService& agents, ReplyDelivery& delivery,
                                  PairingStore& pairing, json effective_config)
     : clock_(clock),
@@ -151,10 +157,7 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   }
   // A forum topic is a conversation of its own: "<chat>:topic:<id>" (OpenClaw's peer id).
   const bool topic = m.is_group && !m.topic_id.empty();
-  const routing::Peer peer{m.is_group ? routing::PeerKind::Group : routing::PeerKind::Direct,
-                          topic ? routing::telegram_topic_peer_id(m.chat_id, m.topic_id)
-                          : m.is_group ? m.chat_id
-                                       : m.sender_id};
+  const routing::Peer peer = inbound_peer(m);
   // 1. The same platform message twice (webhook retry, re-polled update) is handled once (QL-4).
   if (dedupe_.seen({m.channel, m.account_id, peer, m.thread_id, m.message_id}) ||
       agents_.journal().has_message(inbound_journal_key(m))) {  // (also across a restart: the journal)
@@ -172,6 +175,7 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   routing::AccessRequest req;
   req.is_group = m.is_group;
   req.group_id = m.is_group ? m.chat_id : "";
+  req.parent_group_id = m.is_group ? m.parent_chat_id : "";
   req.space_id = m.is_group ? (m.guild_id.empty() ? m.team_id : m.guild_id) : "";
   req.sender = {m.sender_id, m.sender_username};
   req.was_mentioned = m.mentions_bot;
@@ -201,6 +205,9 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   in.account_id = m.account_id;
   in.peer = peer;
   if (topic) in.parent_peer = routing::Peer{routing::PeerKind::Group, m.chat_id};
+  if (!topic && m.is_group && !m.parent_chat_id.empty()) {
+    in.parent_peer = routing::Peer{m.channel_peer ? routing::PeerKind::Channel : routing::PeerKind::Group, m.parent_chat_id};
+  }
   in.guild_id = m.guild_id;
   in.team_id = m.team_id;
   in.member_role_ids = m.sender_roles;

@@ -43,6 +43,10 @@ namespace pincer::channels {
 /// The access settings of `channels.<channel>` (a validated config subtree; missing = defaults).
 routing::ChannelAccessConfig access_config_from_json(const nlohmann::json& channel_config, const std::string& channel);
 
+/// The conversation of `m` as routing sees it: the sender (direct), "<chat>:topic:<id>" (a forum
+/// topic, kind group), or the chat (kind channel when m.channel_peer, else group).
+routing::Peer inbound_peer(const InboundMessage& m);
+
 class InboundPipeline {
  public:
   InboundPipeline(EventLoop& loop, const Clock& clock, agent::AgentService& agents, ReplyDelivery& delivery,

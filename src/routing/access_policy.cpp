@@ -45,7 +45,9 @@ AccessDecision decide_group(const ChannelAccessConfig& config, const AccessReque
 
   const std::string group_id(text::trim(request.group_id));
   const GroupSettings* chat = group_id.empty() ? nullptr : find_group(config, group_id);
-  // A chat without an entry of its own takes its server's / workspace's.
+  // A chat without an entry of its own takes its parent conversation's, else its server's.
+  const std::string parent_id(text::trim(request.parent_group_id));
+  if (!chat && !parent_id.empty()) chat = find_group(config, parent_id);
   const std::string space_id(text::trim(request.space_id));
   if (!chat && !space_id.empty()) chat = find_group(config, space_id);
   const GroupSettings* wildcard = find_group(config, "*");

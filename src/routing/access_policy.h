@@ -12,8 +12,9 @@
 // Groups and channels (OpenClaw src/config/group-policy.ts resolveChannelGroupPolicy and
 // resolveChannelGroupRequireMention, src/telegram/group-access.ts), in this order:
 //   1. groupPolicy disabled → drop group_policy_disabled.
-//   2. The chat allowlist `groups` (keys: chat ids — or the id of the server / workspace the chat
-//      belongs to (AccessRequest::space_id), for its chats without an entry of their own —,
+//   2. The chat allowlist `groups` (keys: chat ids — or, for a chat without an entry of its own,
+//      the id of the conversation it is a thread of (AccessRequest::parent_group_id), else of the
+//      server / workspace it belongs to (AccessRequest::space_id) —,
 //      "*" = every chat) applies when groupPolicy is
 //      allowlist or `groups` is non-empty: the chat must be listed, or "*" present, or (allowlist,
 //      no `groups` at all, a non-empty sender allowlist) → else drop group_not_allowed.
@@ -87,6 +88,9 @@ struct AccessRequest {
   /// The server / workspace the chat belongs to ("" = none; a Discord guild id): a `groups`
   /// entry keyed by it applies to each of its chats that has no entry of its own.
   std::string space_id;
+  /// The conversation group_id is a thread of ("" = none): its `groups` entry applies when the
+  /// thread has none of its own (before the space's).
+  std::string parent_group_id;
   SenderIdentity sender;
   bool was_mentioned = false;    ///< the bot was @mentioned / named
   bool implicit_mention = false; ///< e.g. a reply to one of the bot's messages

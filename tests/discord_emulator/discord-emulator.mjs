@@ -71,6 +71,16 @@ export class DiscordEmulator {
     return channel;
   }
 
+  /// A public thread of `parent` (type 11); announced with THREAD_CREATE to the guild's sessions.
+  addThread(guild, parent, name) {
+    const thread = { id: this.snowflake(), type: 11, guild_id: guild.id, parent_id: parent.id, name, owner_id: guild.owner_id,
+      last_message_id: null, rate_limit_per_user: 0, message_count: 0, member_count: 1,
+      thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false } };
+    this.channels.set(thread.id, thread);
+    this.dispatchTo(thread, 'THREAD_CREATE', () => ({ ...thread, newly_created: true }));
+    return thread;
+  }
+
   dmChannel(a, b) {
     for (const c of this.channels.values()) {
       if (c.type === 1 && c.recipients.includes(a.id) && c.recipients.includes(b.id)) return c;
@@ -96,10 +106,11 @@ export class DiscordEmulator {
   }
 
   guildPayload(guild) {
-    const channels = [...this.channels.values()].filter((c) => c.guild_id === guild.id).map(({ guild_id, ...c }) => c);
+    const channels = [...this.channels.values()].filter((c) => c.guild_id === guild.id && c.type !== 11).map(({ guild_id, ...c }) => c);
+    const threads = [...this.channels.values()].filter((c) => c.guild_id === guild.id && c.type === 11);
     return { id: guild.id, name: guild.name, icon: null, owner_id: guild.owner_id, roles: guild.roles, emojis: [], stickers: [], features: [],
       member_count: guild.members.size, large: false, unavailable: false, joined_at: new Date(0).toISOString(),
-      members: [...guild.members.keys()].map((uid) => this.member(guild, this.users.get(uid))), channels, threads: [], presences: [],
+      members: [...guild.members.keys()].map((uid) => this.member(guild, this.users.get(uid))), channels, threads, presences: [],
       voice_states: [], stage_instances: [], guild_scheduled_events: [], soundboard_sounds: [], premium_tier: 0, preferred_locale: 'en-US',
       system_channel_flags: 0, verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, nsfw_level: 0, afk_timeout: 300 };
   }
@@ -168,6 +179,7 @@ export class DiscordEmulator {
       if (!s.ready || !this.canSee(s.user, channel)) continue;
       const need = channel.type === 1 ? INTENT.DIRECT_MESSAGES : t.startsWith('MESSAGE_REACTION') ? INTENT.GUILD_MESSAGE_REACTIONS : INTENT.GUILD_MESSAGES;
       if (t.startsWith('MESSAGE') && !this.hasIntent(s, need)) continue;
+      if (t.startsWith('THREAD') && !this.hasIntent(s, INTENT.GUILDS)) continue;
       this.dispatch(s, t, build(s));
     }
   }

@@ -6,7 +6,8 @@
 //   tests/discord_emulator/setup.sh && node tests/discord_emulator/discord.test.mjs <pincer binary> <source dir>
 //
 // Covers: a DM round trip (typing shown first); in a guild channel a message without a mention is
-// ignored and one with a mention answered; a long reply arrives in chunks within 2000 UTF-16 units;
+// ignored and one with a mention answered (sessions keyed …:discord:channel:<id> as OpenClaw keys
+// them); a thread inherits its parent channel's binding and groups entry; a long reply arrives in chunks within 2000 UTF-16 units;
 // `streaming: "partial"` edits one preview message; an unknown DM sender gets a pairing code and
 // is answered once approved; a binding by guild + role picks another agent; a 429 with
 // retry_after delays the reply, which then arrives once; RECONNECT and a zombie connection (no
@@ -44,7 +45,7 @@ const GATEWAY_TOKEN = 'discord-test-gateway-token-0123456789';
 const FILLER = 'The quick brown fox jumps over the lazy dog. ';
 const env = cleanEnv();
 let emu, mock, mockPort, gateway, home, alice;
-let bot, aliceUser, stranger, guild, general, ops, opsRole, aliceDm;
+let bot, aliceUser, stranger, guild, general, ops, projects, opsRole, aliceDm;
 const seen = [];  // messages alice's discord.js client received: {id, channelId, authorId, content}
 
 function writeConfig(extra = '') {
@@ -53,12 +54,13 @@ function writeConfig(extra = '') {
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
     models: [ { id: 'mock-model', input: ['text', 'image'] } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
-  bindings: [ { agentId: 'work', match: { channel: 'discord', guildId: '${guild.id}', roles: ['${opsRole}'] } } ],
+  bindings: [ { agentId: 'work', match: { channel: 'discord', guildId: '${guild.id}', roles: ['${opsRole}'] } },
+              { agentId: 'work', match: { channel: 'discord', peer: { kind: 'channel', id: '${projects.id}' } } } ],
   session: { dmScope: 'per-channel-peer' },
   channels: { discord: {
     token: '${bot.token}', apiRoot: '${emu.apiRoot}', ackReaction: '👀',
     dmPolicy: 'pairing', allowFrom: ['${aliceUser.id}'],
-    groupPolicy: 'open', groups: { '*': { requireMention: true } },
+    groupPolicy: 'open', groups: { '*': { requireMention: true }, '${projects.id}': { requireMention: false } },
     streaming: 'partial', ${extra}
   } },
 }\n`);
@@ -97,6 +99,7 @@ before(async () => {
   guild.members.set(stranger.id, []);
   general = emu.addTextChannel(guild, 'general');
   ops = emu.addTextChannel(guild, 'ops');
+  projects = emu.addTextChannel(guild, 'projects');
   aliceDm = emu.dmChannel(aliceUser, bot);
   ({ mock, port: mockPort } = await startMockLlm(srcDir, env));
   writeConfig();
@@ -154,7 +157,7 @@ test('in a guild channel only a message that mentions the bot is answered', asyn
   await waitUntil(() => containing(botSaid(general.id), '[dc-guild]').length > 0, 'the guild reply');
   assert.equal(containing(botSaid(general.id), '[dc-quiet]').length, 0, 'an unmentioned message must not be answered');
   const keys = sessionKeys();
-  assert.ok(keys.includes(`agent:main:discord:group:${general.id}`), `guild channel session missing: ${keys}`);
+  assert.ok(keys.includes(`agent:main:discord:channel:${general.id}`), `guild channel session missing: ${keys}`);
 });
 
 test('a binding by guild and role sends a member with that role to another agent', async () => {
@@ -164,7 +167,17 @@ test('a binding by guild and role sends a member with that role to another agent
   await waitUntil(() => containing(botSaid(ops.id), '[dc-ops]').length > 0, 'the ops reply');
   guild.members.set(aliceUser.id, []);
   const keys = sessionKeys();
-  assert.ok(keys.includes(`agent:work:discord:group:${ops.id}`), `role binding did not pick agent work: ${keys}`);
+  assert.ok(keys.includes(`agent:work:discord:channel:${ops.id}`), `role binding did not pick agent work: ${keys}`);
+});
+
+test('a thread is a conversation of its own that inherits its parent channel\'s binding and groups entry', async () => {
+  const thread = emu.addThread(guild, projects, 'launch plan');
+  await waitUntil(() => alice.channels.cache.has(thread.id), 'alice sees the thread');
+  await (await alice.channels.fetch(thread.id)).send('no mention needed here ECHO:dc-thread');
+  await waitUntil(() => containing(botSaid(thread.id), '[dc-thread]').length > 0, 'the reply in the thread');
+  const keys = sessionKeys();
+  assert.ok(keys.includes(`agent:work:discord:channel:${thread.id}`), `the thread is not its own session of the parent's agent: ${keys}`);
+  assert.equal(containing(botSaid(projects.id), '[dc-thread]').length, 0, 'the reply stays in the thread');
 });
 
 test('a 10 000-character reply arrives complete and in order, in chunks within 2000 UTF-16 units', async () => {

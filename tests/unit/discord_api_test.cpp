@@ -32,6 +32,7 @@ TEST(DiscordApi, GuildMessageBecomesAnInboundMessage) {
   EXPECT_TRUE(m->is_group);
   EXPECT_EQ(m->chat_id, "300");
   EXPECT_EQ(m->guild_id, "400");
+  EXPECT_TRUE(m->channel_peer) << "guild channels are peers of kind channel, as OpenClaw keys them";
   EXPECT_EQ(m->sender_roles, (std::vector<std::string>{"r1", "r2"}));
   EXPECT_EQ(m->sender_id, "500");
   EXPECT_EQ(m->sender_name, "Ally");  // the nick in the guild first
@@ -107,6 +108,14 @@ TEST(DiscordApi, AttachmentsOfAMessage) {
   EXPECT_EQ(files[0].content_type, "image/png");
   EXPECT_EQ(files[0].size, 68);
   EXPECT_EQ(files[0].url, "https://cdn.discordapp.com/attachments/1/2/a.png");
+}
+
+TEST(DiscordApi, ThreadsAnnounced) {
+  const json guild = {{"id", "g"}, {"threads", json::array({{{"id", "t1"}, {"parent_id", "c1"}}, {{"id", "t2"}}})}};
+  EXPECT_EQ(announced_threads("GUILD_CREATE", guild), (std::vector<std::pair<std::string, std::string>>{{"t1", "c1"}}));
+  EXPECT_EQ(announced_threads("THREAD_CREATE", json{{"id", "t3"}, {"parent_id", "c2"}}),
+            (std::vector<std::pair<std::string, std::string>>{{"t3", "c2"}}));
+  EXPECT_TRUE(announced_threads("MESSAGE_CREATE", guild).empty());
 }
 
 TEST(DiscordApi, RateLimitHeadersAndRetryAfter) {

@@ -532,6 +532,10 @@ TEST(AccessPolicy, AServerEntryCoversItsChatsWithoutOneOfTheirOwn) {
   r.group_id = "chan-1";
   r.space_id = "guild-8";
   EXPECT_EQ(decide_access(config, r).reason, AccessReason::GroupNotAllowed) << "another guild";
+  r.group_id = "thread-5";
+  r.parent_group_id = "chan-2";
+  r.space_id = "guild-9";
+  EXPECT_EQ(decide_access(config, r).reason, AccessReason::MissingMention) << "a thread takes its parent's entry first";
 }
 
 TEST(AccessPolicy, MentionGateBypasses) {

@@ -104,6 +104,7 @@ std::optional<InboundMessage> parse_message_create(const json& d, const std::str
   if (m.message_id.empty() || m.chat_id.empty() || m.sender_id.empty() || m.sender_id == bot_user_id) return std::nullopt;
   m.guild_id = str_of(d, "guild_id");
   m.is_group = !m.guild_id.empty();
+  m.channel_peer = m.is_group;  // OpenClaw's keys: agent:<id>:discord:channel:<channelId>
   const json member = d.value("member", json::object());
   if (member.is_object() && member.contains("roles") && member["roles"].is_array()) {
     for (const auto& r : member["roles"]) {
@@ -130,6 +131,21 @@ std::optional<InboundMessage> parse_message_create(const json& d, const std::str
   if (m.text.empty() && message_files(d).empty()) return std::nullopt;
   m.ts_ms = snowflake_ms(m.message_id);
   return m;
+}
+
+std::vector<std::pair<std::string, std::string>> announced_threads(const std::string& type, const json& d) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!d.is_object()) return out;
+  auto add = [&](const json& t) {
+    const std::string id = str_of(t, "id"), parent = str_of(t, "parent_id");
+    if (!id.empty() && !parent.empty()) out.emplace_back(id, parent);
+  };
+  if ((type == "GUILD_CREATE" || type == "THREAD_LIST_SYNC") && d.contains("threads") && d["threads"].is_array()) {
+    for (const auto& t : d["threads"]) add(t);
+  } else if (type == "THREAD_CREATE" || type == "THREAD_UPDATE") {
+    add(d);
+  }
+  return out;
 }
 
 std::vector<DiscordFile> message_files(const json& d) {

@@ -65,7 +65,8 @@ bool close_forgets_session(int code);
 
 /// A MESSAGE_CREATE's `d` as an InboundMessage, or nullopt for messages to ignore (from a bot —
 /// Pincer's own included —, from a webhook, system messages, no text). chat_id = channel_id;
-/// is_group = the message has a guild_id (guild channel; else a DM); guild_id and sender_roles
+/// is_group = channel_peer = the message has a guild_id (a guild channel or thread: peer kind
+/// "channel"; else a DM); guild_id and sender_roles
 /// (member.roles) for bindings (SPEC RT-3); sender_name = member.nick, else author.global_name,
 /// else author.username; sender_username is left empty (Discord names can be changed: allowFrom
 /// matches ids). mentions_bot: the bot's user id in `mentions`, a `<@id>`/`<@!id>` token in the
@@ -75,6 +76,10 @@ bool close_forgets_session(int code);
 /// (message_files()). ts_ms from the snowflake.
 std::optional<InboundMessage> parse_message_create(const nlohmann::json& d, const std::string& account_id,
                                                    const std::string& bot_user_id);
+
+/// The threads a Gateway event announces, as {thread id, parent channel id} pairs: GUILD_CREATE
+/// and THREAD_LIST_SYNC (`threads[]`), THREAD_CREATE / THREAD_UPDATE (the thread itself).
+std::vector<std::pair<std::string, std::string>> announced_threads(const std::string& type, const nlohmann::json& d);
 
 /// One attachment of a message (MESSAGE_CREATE `attachments[]`), to download from `url`.
 struct DiscordFile {

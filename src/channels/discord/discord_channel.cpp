@@ -128,9 +128,14 @@ void DiscordChannel::on_dispatch(const std::string& type, const json& d, int64_t
     spdlog::info("discord[{}]: connected as {} ({})", settings_.account_id, bot_username_, bot_user_id_);
     return;
   }
+  for (auto& [thread, parent] : announced_threads(type, d)) {
+    if (thread_parent_.size() < 100'000) thread_parent_[thread] = parent;
+  }
+  if (type == "THREAD_DELETE" && d.is_object()) thread_parent_.erase(d.value("id", ""));
   if (type != "MESSAGE_CREATE") return;
   auto m = parse_message_create(d, settings_.account_id, bot_user_id_);
   if (!m) return;
+  if (auto t = thread_parent_.find(m->chat_id); t != thread_parent_.end()) m->parent_chat_id = t->second;
   // Handled before a restart (a replay of a resumed session): not again.
   if (auto it = last_message_.find(m->chat_id); it != last_message_.end() && !snowflake_less(it->second, m->message_id)) {
     ++replays_ignored_;

@@ -6,7 +6,9 @@
 // POST /channels/{id}/messages, streamed previews edited with PATCH, typing with
 // POST /channels/{id}/typing, an optional acknowledgement reaction with PUT …/reactions/{emoji}/@me.
 // Attachments are downloaded from their URL (discord_media.cpp) before the message goes on; messages
-// reach the pipeline in the order Discord sent them.
+// reach the pipeline in the order Discord sent them. A thread is a conversation of its own (peer:
+// the thread id) whose parent channel's bindings and `groups` entry apply (parent_chat_id, from
+// the threads GUILD_CREATE / THREAD_CREATE announce).
 //
 // Restarts: the Gateway session (session_id, seq, resume URL) and the newest message id handled
 // per Discord channel are kept in `state_file`, written after each message was handed to the
@@ -93,6 +95,7 @@ class DiscordChannel final : public Channel {
   std::deque<PendingInbound> inbound_;
   bool fetching_ = false;
   std::unique_ptr<net::HttpClient> http_;  ///< attachment downloads
+  std::map<std::string, std::string> thread_parent_;  ///< thread id → its parent channel id
   std::map<std::string, std::string> last_message_;  ///< Discord channel id → newest message id handled
   std::string bot_user_id_, bot_username_;
   std::string last_error_;
