@@ -31,8 +31,10 @@ void DiscordGateway::stop() {
   alive_.reset();
   if (beat_timer_) loop_.cancel(*beat_timer_);
   if (reconnect_timer_) loop_.cancel(*reconnect_timer_);
+  if (hello_timer_) loop_.cancel(*hello_timer_);
   beat_timer_.reset();
   reconnect_timer_.reset();
+  hello_timer_.reset();
   // 4000 keeps the session resumable (1000 would end it on Discord's side).
   ws_.close(4000);
   connected_ = false;
@@ -63,6 +65,14 @@ void DiscordGateway::connect() {
     if (auto a = alive.lock(); a && *a) on_closed(code, reason);
   };
   ws_.connect(gateway_connect_url(base), 20'000, std::move(h));
+  // A server that accepts the connection but never says HELLO would leave the session hanging.
+  if (hello_timer_) loop_.cancel(*hello_timer_);
+  hello_timer_ = loop_.after(kHelloTimeoutMs, [this, alive] {
+    auto a = alive.lock();
+    if (!a || !*a) return;
+    hello_timer_.reset();
+    if (interval_ms_ == 0) reconnect(true, "no HELLO within " + std::to_string(kHelloTimeoutMs) + " ms");
+  });
 }
 
 void DiscordGateway::on_message(const std::string& text) {
@@ -75,6 +85,8 @@ void DiscordGateway::on_message(const std::string& text) {
   const json d = p.contains("d") ? p["d"] : json();
   switch (op) {
     case kOpHello: {
+      if (hello_timer_) loop_.cancel(*hello_timer_);
+      hello_timer_.reset();
       interval_ms_ = d.is_object() ? d.value("heartbeat_interval", int64_t{41'250}) : 41'250;
       interval_ms_ = std::clamp<int64_t>(interval_ms_, 100, 300'000);
       std::uniform_real_distribution<double> jitter(0.0, 1.0);
@@ -126,6 +138,8 @@ void DiscordGateway::on_message(const std::string& text) {
 
 void DiscordGateway::on_closed(int code, const std::string& reason) {
   connected_ = false;
+  if (hello_timer_) loop_.cancel(*hello_timer_);
+  hello_timer_.reset();
   if (beat_timer_) loop_.cancel(*beat_timer_);
   beat_timer_.reset();
   if (auto fatal = fatal_close(code)) {

@@ -5,7 +5,8 @@
 // closed (4000, keeping the session) and resumed. RECONNECT (op 7) and any close that keeps the
 // session resume on resume_gateway_url; INVALID_SESSION (op 9, d=false) and closes 4007/4009
 // identify anew; the fatal closes (4004 bad token, 4014 disallowed intents, …) stop and report.
-// Reconnects back off 1 s, 2 s, 4 s … 60 s, back to 1 s after READY or RESUMED.
+// Reconnects back off 1 s, 2 s, 4 s … 60 s, back to 1 s after READY or RESUMED; a connection
+// without HELLO within 30 s is dropped and resumed.
 //
 // Loop affinity: event-loop thread only; callbacks on the loop; none after stop().
 #pragma once
@@ -69,7 +70,8 @@ class DiscordGateway {
   GatewayHandlers handlers_;
   WebSocketClient ws_;
   std::shared_ptr<bool> alive_;
-  std::optional<EventLoop::TimerId> beat_timer_, reconnect_timer_;
+  std::optional<EventLoop::TimerId> beat_timer_, reconnect_timer_, hello_timer_;
+  static constexpr int64_t kHelloTimeoutMs = 30'000;  ///< connected but no HELLO: reconnect
   int64_t interval_ms_ = 0;
   bool awaiting_ack_ = false;
   bool connected_ = false;  ///< READY or RESUMED on this connection
