@@ -132,7 +132,7 @@ TEST(AgentsCli, BadBindsJsonErrorsMissingFileDirAndRelativeWorkspace) {
   auto unknown = pincer({"agents", "add", "w1", "--bind", "slack:ops"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown channel \"slack\""), std::string::npos) << unknown.err;
-  EXPECT_NE(unknown.err.find("telegram, irc, webhook"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("telegram, discord, irc, webhook"), std::string::npos) << unknown.err;
   // One route twice ("telegram" is "telegram:default").
   auto twice = pincer({"agents", "add", "w1", "--bind", "telegram", "--bind", "telegram:default"});
   EXPECT_EQ(twice.exit_code, 2);

@@ -82,7 +82,7 @@ TEST(AgentsAdmin, BindSpecs) {
   EXPECT_FALSE(admin::parse_bind_spec("tele gram"));
   auto unknown = admin::parse_bind_spec("slack:ops");
   ASSERT_FALSE(unknown);
-  EXPECT_NE(unknown.error().message.find("unknown channel \"slack\" (known channels: telegram, irc, webhook)"), std::string::npos);
+  EXPECT_NE(unknown.error().message.find("unknown channel \"slack\" (known channels: telegram, discord, irc, webhook)"), std::string::npos);
   EXPECT_TRUE(admin::parse_bind_spec("webhook"));
 }
 
