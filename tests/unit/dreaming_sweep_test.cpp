@@ -216,6 +216,11 @@ TEST(DreamingSweep, UntrustedContentIsNeverRecordedNorPromoted) {
 
 TEST(DreamingSweep, TwoSweepsNeverPromoteAtOnce) {
   DreamTempDir t;
+  auto nothing = run_sweep(t.ws, resolve_dreaming_settings(dream_config(true)), at(kMar1Noon));
+  ASSERT_TRUE(nothing);
+  EXPECT_FALSE(fs::exists(t.ws / "memory/.dreams")) << "no recall store: the workspace is left untouched";
+  EXPECT_FALSE(fs::exists(t.ws / "DREAMS.md"));
+  ASSERT_TRUE(save_recall_store(t.ws, RecallStore{}));
   auto held = FileLock::acquire(promotion_lock_path(t.ws), false);
   ASSERT_TRUE(held);
   auto r = run_sweep(t.ws, resolve_dreaming_settings(dream_config(true)), at(kMar1Noon));

@@ -141,6 +141,13 @@ fs::path memory_file_path(const fs::path& workspace) {
 }
 
 Result<SweepResult> run_sweep(const fs::path& workspace, const DreamingSettings& s, const SweepOptions& o) {
+  std::error_code exists_ec;
+  if (!fs::exists(recall_store_path(workspace), exists_ec)) {  // nothing recalled yet: nothing to do, nothing written
+    SweepResult none;
+    none.non_durable = o.non_durable.value_or(s.non_durable);
+    none.memory_file = memory_file_path(workspace);
+    return none;
+  }
   auto promotion_lock = FileLock::acquire(promotion_lock_path(workspace), false);
   if (!promotion_lock) return promotion_lock.error();
   auto steady = o.steady_ms ? o.steady_ms : [] { return SystemClock::instance().steady_ms(); };
@@ -279,7 +286,8 @@ Result<SweepResult> run_sweep(const fs::path& workspace, const DreamingSettings&
     latest->updated_at = now_iso;
     if (auto st = save_recall_store(workspace, *latest); !st) return st.error();
   }
-  if (o.light_and_rem) {  // a full sweep reports; `promote --apply` only promotes
+  // A full sweep with something to say reports; `promote --apply` only promotes.
+  if (o.light_and_rem && (!r.staged.empty() || !r.withdrawn.empty())) {
     if (auto st = write_reports(workspace, r, o.now_ms, s.timezone); !st) return st.error();
   }
   return r;

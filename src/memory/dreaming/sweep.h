@@ -13,7 +13,8 @@
 //          and marks the entry promoted so no later sweep promotes it again.
 //   Reports memory/dreaming/{light,rem,deep}/YYYY-MM-DD.md (a section per sweep) and a diary
 //          entry with `## Light Sleep`, `## REM Sleep`, `## Deep Sleep` blocks in DREAMS.md.
-//          The diary is written from the sweep's own findings (no model call).
+//          The diary is written from the sweep's own findings (no model call). A sweep with
+//          nothing staged writes no report; a workspace without a recall store is left untouched.
 //
 // `non_durable`: everything but MEMORY.md (it stays byte-identical; nothing is marked promoted).
 // The promotion lock (recall_store.h) is held for the whole sweep: a second sweep at the same
