@@ -96,7 +96,15 @@ async function main() {
   try {
     const page = await browser.newPage();
     page.setDefaultTimeout(WAIT);
+    // Requests are recorded under the page whose document opened their socket. `current` becomes
+    // the next page only when its navigation commits (framenavigated): until then the old
+    // document still runs and may open a socket of its own (its reconnect as it is torn down),
+    // whose requests are neither answered nor reported closed once the document is gone.
     let current = "";
+    let next = "";
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame()) current = next;
+    });
     let lastActivity = Date.now();
     const pageErrors = [];
     const requests = new Map();  // "<socket>|<id>" -> {page, method, answer, closed}
@@ -110,7 +118,7 @@ async function main() {
       ws.on("framesent", (f) => {
         try {
           const m = JSON.parse(String(f.payload));
-          if (m.type === "req") requests.set(`${socket}|${m.id}`, { page: owner, method: m.method, answer: null, closed: false });
+          if (m.type === "req") requests.set(`${socket}|${m.id}`, { page: owner, socket, method: m.method, answer: null, closed: false });
           lastActivity = Date.now();
         } catch {}
       });
@@ -138,13 +146,14 @@ async function main() {
         const connected = mine.some((r) => r.method === "connect" && r.answer);
         if (connected && mine.every((r) => r.answer) && Date.now() - lastActivity >= SETTLE_MS) return;
         if (Date.now() > end) {
-          throw new Error(`did not settle: ${connected ? "" : "no connect answer; "}unanswered ${mine.filter((r) => !r.answer).map((r) => r.method).join(", ")}`);
+          const open = mine.filter((r) => !r.answer).map((r) => `${r.method} (socket ${r.socket})`);
+          throw new Error(`did not settle: ${connected ? "" : "no connect answer; "}unanswered ${open.join(", ")}`);
         }
       }
     };
 
     await checks.step("the Control UI connects with the token from the URL fragment", async () => {
-      current = "/";
+      next = "/";
       await page.goto(`${base}#token=${TOKEN}`);
       await settle("/");
       const connect = of("/").find((r) => r.method === "connect");
@@ -158,7 +167,8 @@ async function main() {
     const CLIENT_RACE = /invalid handshake: first request must be connect/;
     /** Loads `route` (requests recorded under `key`) and returns {methods, bad, raced}. */
     const visit = async (route, key) => {
-      current = key;
+      next = key;
+      current = `${key} (before its navigation commits)`;
       lastActivity = Date.now();
       const res = await page.goto(base + route.slice(1));
       assert(res.status() === 200, `GET ${route} answered ${res.status()}`);
