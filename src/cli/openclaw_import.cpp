@@ -12,6 +12,7 @@
 #include <cstring>
 #include <set>
 
+#include "automation/cron_store.h"
 #include "cli/openclaw_import_sqlite.h"
 #include "cli/openclaw_import_staging.h"
 #include "core/clock.h"
@@ -41,7 +42,14 @@ using namespace staging;
 class Planner {
  public:
   Planner(ImportReport& report, Plan& plan, const sqlite_state::Plan& sqlite)
-      : report_(report), plan_(plan), src_(report.source), target_(report.target), sqlite_(sqlite) {}
+      : report_(report), plan_(plan), src_(report.source), target_(report.target), sqlite_(sqlite) {
+    auto& counts = report_.counts;
+    for (const char* k : {"sessions", "transcripts", "messages", "cron jobs", "auth profiles"}) counts.try_emplace(k, 0);
+  }
+
+  /// What the JSON-layout files must hold once staged (only `expected` and `cron_jobs` are used):
+  /// the read-back check of the SQLite part serves them too (N read = N written).
+  sqlite_state::Plan checks;
 
   // Adds the agents' workspaces (copies only; used-in-place ones need nothing).
   Status workspaces(const std::vector<WorkspacePlan>& plans) {
@@ -126,8 +134,12 @@ class Planner {
     if (!doc) return doc.error();
     if (!doc->has_value()) return Ok{};
     if (!(*doc)->is_object()) return skip_invalid("cron/jobs.json", "expected a JSON object {version, jobs}");
+    automation::CronStore readable(dir, "");  // the gateway's own reader must accept the file
+    if (auto st = readable.load(); !st) return skip_invalid("cron/jobs.json", st.error().message);
     json& jobs = (**doc)["jobs"];
     const std::size_t managed = drop_managed_cron_jobs(jobs, "cron/jobs.json", report_);
+    checks.cron_jobs = jobs.is_array() ? jobs.size() : 0;
+    report_.counts["cron jobs"] += *checks.cron_jobs;
     CopiedItem item{"cron", "", dir / "jobs.json", target_ / "cron" / "jobs.json", 0, 0,
                     jobs.is_array() ? jobs.size() : 0, "copied; the gateway schedules them at its next start"};
     if (managed == 0) {
@@ -274,6 +286,9 @@ class Planner {
     if (!profiles) return skip_invalid(shown(file), profiles.error().message);
     for (const auto& w : profiles->warnings()) report_.warnings.push_back(shown(file) + ": " + w + " (copied; Pincer skips it)");
     const fs::path dest = fs::path("agents") / id / "agent" / "auth-profiles.json";
+    const std::uint64_t n = profiles->credentials().size();  // the ones Pincer can use
+    expected_for(id).auth_profiles = n;
+    report_.counts["auth profiles"] += n;
     CopiedItem item{"auth-profiles", id, file, target_ / dest, 0, 0, profiles->credentials().size(),
                     "credentials and their cooldowns; the file stays private (0600)"};
     add_file(file, dest, item);
@@ -306,6 +321,8 @@ class Planner {
         return skip_invalid(shown(sessions), st.error().message);
       }
       item.count = index.size();
+      expected_for(id).sessions = index.size();
+      report_.counts["sessions"] += index.size();
     }
     const fs::path dest = fs::path("agents") / id / "sessions";
     plan_.entries.push_back({Entry::Type::Dir, sessions, dest, {}});
@@ -320,6 +337,7 @@ class Planner {
       if (regular && name.ends_with(".jsonl") && !store::parse_archive_name(name)) {
         add_file(f, dest / name, item);
         ++transcripts;
+        if (auto s = count_transcript(f, id); !s) return s;
       } else if (store::parse_archive_name(name) || name.starts_with("sessions.json.bak")) {
         ++archived;
       } else {
@@ -341,6 +359,34 @@ class Planner {
     }
     plan_.installs.push_back(dest);
     report_.copied.push_back(std::move(item));
+    return Ok{};
+  }
+
+  sqlite_state::Plan::Expected& expected_for(const std::string& agent_id) {
+    for (auto& e : checks.expected) {
+      if (e.agent_id == agent_id) return e;
+    }
+    checks.expected.push_back({});
+    checks.expected.back().agent_id = agent_id;
+    return checks.expected.back();
+  }
+
+  // Reads a transcript that is copied as it is: its events and messages are counted for the
+  // report and checked again in the staged copy; lines Pincer's reader skips are named.
+  Status count_transcript(const fs::path& file, const std::string& agent_id) {
+    auto contents = store::read_transcript(file);
+    if (!contents) return Error{"IO_ERROR", contents.error().message};
+    sqlite_state::Plan::TranscriptCount count{file.stem().string(), contents->entries.size(), 0,
+                                              contents->warnings.size()};
+    if (!contents->header.is_null()) ++count.events;
+    for (const auto& e : contents->entries) count.messages += e.type == "message" ? 1 : 0;
+    for (const auto& w : contents->warnings) {
+      report_.warnings.push_back(shown(file) + ":" + std::to_string(w.line) + ": " + w.message +
+                                 " (copied as it is; Pincer skips that line)");
+    }
+    report_.counts["transcripts"] += 1;
+    report_.counts["messages"] += count.messages;
+    expected_for(agent_id).transcripts.push_back(std::move(count));
     return Ok{};
   }
 
@@ -496,6 +542,7 @@ ImportOutcome run_import(const ImportOptions& options) {
   Status done = stage(plan, staging);
   if (done) done = sqlite_state::stage(*sqlite, staging);
   if (done) done = sqlite_state::verify(*sqlite, staging);  // N read = N written, or nothing is installed
+  if (done) done = sqlite_state::verify(planner.checks, staging);  // the same for the copied JSON-layout files
   if (done) done = commit(plan, staging, options, r);
   fs::remove_all(staging, ec);
   if (!done) return fail(kExitFailed, done.error());

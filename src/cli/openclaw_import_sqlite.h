@@ -131,10 +131,20 @@ struct Plan {
   std::vector<std::filesystem::path> installs;
   std::set<std::string> agents;  ///< agent ids whose directory the databases cover
   bool cron = false;             ///< the state database's cron_jobs table covers cron/jobs.json
+  /// What one transcript must hold once staged: `<name>.jsonl` with `events` lines (header
+  /// included), `messages` of them messages, and `warnings` lines Pincer's reader skips (0 for
+  /// transcripts made from the database; a JSON-layout file is copied with its flaws as they are).
+  struct TranscriptCount {
+    std::string name;
+    std::uint64_t events = 0;
+    std::uint64_t messages = 0;
+    std::uint64_t warnings = 0;
+  };
+  /// What one agent's staged files must hold (the same read-back check serves the JSON layout).
   struct Expected {
     std::string agent_id;
     std::uint64_t sessions = 0;
-    std::vector<std::pair<std::string, std::pair<std::uint64_t, std::uint64_t>>> transcripts;  ///< id → (events, messages)
+    std::vector<TranscriptCount> transcripts;
     std::optional<std::uint64_t> auth_profiles;
   };
   std::vector<Expected> expected;

@@ -44,7 +44,7 @@ Status make_dirs_0700(const fs::path& dir) {
 }
 
 Error mismatch(const std::string& what, std::uint64_t read, std::uint64_t written) {
-  return Error{"IMPORT_MISMATCH", what + ": " + std::to_string(read) + " read from OpenClaw's database, " +
+  return Error{"IMPORT_MISMATCH", what + ": " + std::to_string(read) + " read from OpenClaw's state, " +
                                       std::to_string(written) + " in the written files; nothing was imported"};
 }
 
@@ -90,7 +90,7 @@ Result<Plan> plan(ImportReport& report, const std::set<std::string>& configured)
         item.files += 1;
         item.bytes += out.files.back().data.size();
         for (auto& t : state->transcripts) {
-          exp.transcripts.push_back({t.session_id, {t.events, t.messages}});
+          exp.transcripts.push_back({t.session_id, t.events, t.messages, 0});
           messages += t.messages;
           compressed += t.compressed;
           item.files += 1;
@@ -141,7 +141,7 @@ Result<Plan> plan(ImportReport& report, const std::set<std::string>& configured)
       if (auth_doc) {
         auto profiles = llm::auth::AuthProfiles::from_json(*auth_doc);
         if (!profiles) return Error{"SQLITE_INVALID", auth_from.string() + ": auth profiles: " + profiles.error().message};
-        const std::uint64_t n = (*auth_doc)["profiles"].is_object() ? (*auth_doc)["profiles"].size() : 0;
+        const std::uint64_t n = profiles->credentials().size();  // the ones Pincer can use
         exp.auth_profiles = n;
         counts["auth profiles"] += n;
         out.files.push_back({auth, dump(*auth_doc)});
@@ -216,28 +216,35 @@ Status verify(const Plan& plan, const std::filesystem::path& staging) {
       sessions = index.size();
     }
     if (sessions != exp.sessions) return mismatch(agent + " sessions", exp.sessions, sessions);
-    for (const auto& [id, want] : exp.transcripts) {
-      auto contents = store::read_transcript(dir / (id + ".jsonl"));
+    for (const auto& want : exp.transcripts) {
+      const fs::path file = dir / (want.name + ".jsonl");
+      auto contents = store::read_transcript(file);
       if (!contents) return Error{"IMPORT_MISMATCH", contents.error().message + "; nothing was imported"};
-      if (!contents->warnings.empty()) {
-        return Error{"IMPORT_MISMATCH", (dir / (id + ".jsonl")).string() + ":" + std::to_string(contents->warnings[0].line) +
-                                            ": " + contents->warnings[0].message + "; nothing was imported"};
+      if (contents->warnings.size() != want.warnings) {
+        const auto& w = contents->warnings.empty() ? store::TranscriptWarning{} : contents->warnings[0];
+        return Error{"IMPORT_MISMATCH", file.string() + ":" + std::to_string(w.line) + ": " +
+                                            (contents->warnings.empty() ? "fewer unreadable lines than the source"
+                                                                        : w.message) +
+                                            "; nothing was imported"};
       }
       std::uint64_t messages = 0;
       for (const auto& e : contents->entries) messages += e.type == "message" ? 1 : 0;
       const std::uint64_t events = contents->entries.size() + (contents->header.is_null() ? 0 : 1);
-      if (events != want.first) return mismatch(agent + " transcript " + id + " events", want.first, events);
-      if (messages != want.second) return mismatch(agent + " transcript " + id + " messages", want.second, messages);
+      if (events != want.events) return mismatch(agent + " transcript " + want.name + " events", want.events, events);
+      if (messages != want.messages) {
+        return mismatch(agent + " transcript " + want.name + " messages", want.messages, messages);
+      }
     }
     if (exp.auth_profiles) {
       const fs::path file = staging / "agents" / exp.agent_id / "agent" / "auth-profiles.json";
       auto text = store::read_file(file);
       if (!text) return Error{"IMPORT_MISMATCH", text.error().message + "; nothing was imported"};
       json doc = json::parse(*text, nullptr, false);
-      const std::uint64_t n = doc.is_object() && doc["profiles"].is_object() ? doc["profiles"].size() : 0;
-      if (doc.is_discarded() || !llm::auth::AuthProfiles::from_json(doc) || n != *exp.auth_profiles) {
-        return mismatch(agent + " auth profiles", *exp.auth_profiles, n);
+      std::uint64_t n = 0;
+      if (!doc.is_discarded()) {
+        if (auto profiles = llm::auth::AuthProfiles::from_json(doc)) n = profiles->credentials().size();
       }
+      if (n != *exp.auth_profiles) return mismatch(agent + " auth profiles", *exp.auth_profiles, n);
     }
   }
   if (plan.cron_jobs && *plan.cron_jobs > 0) {

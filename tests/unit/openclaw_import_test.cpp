@@ -464,6 +464,13 @@ TEST_F(ImportFixture, DryRunReportsEverythingAndWritesNothing) {
   EXPECT_EQ(out.report.copied[3].kind, "cron");
   EXPECT_EQ(out.report.copied[3].count, 1u);
   EXPECT_THAT(out.report.copied[3].note, HasSubstr("schedules them at its next start"));
+  // The JSON layout is counted as the SQLite one is (the fixture: 1 session, its transcript with
+  // 2 messages, 1 cron job, no auth profiles).
+  EXPECT_EQ(out.report.counts["sessions"], 1u);
+  EXPECT_EQ(out.report.counts["transcripts"], 1u);
+  EXPECT_EQ(out.report.counts["messages"], 2u);
+  EXPECT_EQ(out.report.counts["cron jobs"], 1u);
+  EXPECT_EQ(out.report.counts["auth profiles"], 0u);
   const std::string text = to_text(out);
   EXPECT_THAT(text, HasSubstr("skipped  channels: not imported: set up channels again"));
   EXPECT_THAT(text, HasSubstr("skipped  devices/pending.json"));
@@ -612,6 +619,26 @@ TEST_F(ImportFixture, CorruptStateFilesAreSkippedWithTheirPlace) {
   for (const auto& c : out.report.copied) EXPECT_NE(c.kind, "sessions");
 }
 
+TEST_F(ImportFixture, JsonLayoutTranscriptFlawsAreNamedAndCountsReadBack) {
+  const auto rel = fs::path("agents/main/sessions/6f1c2a9e-0b7d-4c1e-9a55-3e2f8d1b7c40.jsonl");
+  std::ofstream(source / rel, std::ios::app) << "{not json\n";
+  // Two jobs with one id: the gateway's cron store would refuse the whole file.
+  const std::string jobs = slurp(source / "cron/jobs.json");
+  json doc = json::parse(jobs);
+  doc["jobs"].push_back(doc["jobs"][0]);
+  std::ofstream(source / "cron/jobs.json", std::ios::trunc) << doc.dump(2);
+  auto out = run_import(options());
+  ASSERT_EQ(out.exit_code, kExitOk) << (out.error ? out.error->message : "");
+  EXPECT_EQ(slurp(target / rel), slurp(source / rel)) << "copied as it is, flaws included";
+  EXPECT_EQ(out.report.counts["messages"], 2u);
+  const std::string text = to_text(out);
+  EXPECT_THAT(text, HasSubstr(rel.string() + ":6: invalid JSON"));
+  EXPECT_THAT(text, HasSubstr("Pincer skips that line"));
+  EXPECT_THAT(text, HasSubstr("skipped  cron/jobs.json: invalid, not imported"));
+  EXPECT_FALSE(fs::exists(target / "cron/jobs.json"));
+  EXPECT_EQ(out.report.counts["cron jobs"], 0u);
+}
+
 TEST_F(ImportFixture, BadSources) {
   auto o = options();
   o.source = dir.path() / "missing";
@@ -666,6 +693,7 @@ TEST_F(ImportFixture, AuthProfilesComeOverWithTheirCooldownsAndBrokenOnesAreRepo
   ASSERT_NE(copied, out.report.copied.end());
   EXPECT_EQ(copied->agent_id, "main");
   EXPECT_EQ(copied->count, 2u);
+  EXPECT_EQ(out.report.counts["auth profiles"], 2u) << "the profiles Pincer can use";
   const fs::path file = target / "agents/main/agent/auth-profiles.json";
   EXPECT_EQ(json::parse(slurp(file)), with_bad) << "the cooldowns come over too; the file is copied as it is";
   struct stat st {};
