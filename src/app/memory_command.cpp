@@ -137,7 +137,8 @@ int run_status(const MemoryFlags& f) {
     return 0;
   }
   for (const auto& r : rows) {
-    std::cout << "Agent " << r.value("agentId", "") << ": ";
+    // With --deep the agent's lines follow its name; without, its one-line summary does.
+    std::cout << "Agent " << r.value("agentId", "") << (r.contains("dreaming") ? ":" : ": ");
     if (r.contains("dreaming")) std::cout << "\n" << dreaming_status_text(r["dreaming"]) << "  ";
     if (!r.value("enabled", true)) {
       std::cout << "memory disabled\n";
