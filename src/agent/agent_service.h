@@ -214,6 +214,8 @@ class AgentService {
   /// agents.defaults.maxConcurrent apply to runs started from now on; running and queued runs
   /// keep what they resolved. Session stores stay open.
   void reconfigure(nlohmann::json config);
+  /// The effective config the service runs with (the last one reconfigure() applied). Loop thread.
+  const nlohmann::json& effective_config() const { return config(); }
 
   /// The exec approvals of every run (TL-3): the gateway's exec.approval.* methods and the
   /// channels' approval replies act on it.

@@ -9,6 +9,8 @@
 #include "agent/agent_skills.h"
 #include "agent/auth_profile_pin.h"
 #include "agent/subagents.h"
+#include "core/clock.h"
+#include "memory/dreaming/dreaming_command.h"
 
 namespace pincer::agent {
 namespace {
@@ -195,6 +197,7 @@ const std::vector<ChatCommand>& chat_commands() {
       {"tree", {}, "[ID]", "list this session's branches, or go on from message or branch ID"},
       {"skills", {}, "", "the skills this agent can use (SK-1)"},
       {"subagents", {}, "[list|kill ID|steer ID TEXT]", "this session's subagents: list, stop or steer them"},
+      {"dreaming", {}, "[status|on|off]", "memory consolidation: its status, or turn it on or off (owner only)"},
       {"agent", {}, "NAME", "talk to another agent", /*terminal_only=*/true},
       {"quit", {"exit"}, "", "leave the chat (or press Ctrl-D)", /*terminal_only=*/true},
       {"help", {}, "", "this list"},
@@ -261,6 +264,12 @@ CommandReply run_chat_command(const CommandInvocation& inv, CommandContext& cont
     if (name == "skills") {  // SK-1 (agent/agent_skills.h)
       auto view = load_skills_view_from_disk(skills_agent_of(context.agents.canonical_key(context.session_key)));
       return view ? CommandReply{skills_chat_text(*view)} : CommandReply{"⚠️ " + view.error().message, false};
+    }
+    if (name == "dreaming") {  // DR-1 (memory/dreaming/dreaming_command.h)
+      const auto r = memory::dreaming::dreaming_command(context.agents.effective_config(), inv.arg,
+                                                        {context.may_change_config, context.patch_config},
+                                                        SystemClock::instance().wall_ms());
+      return {r.text, r.ok};
     }
     if (name == "help") return {chat_commands_help(false)};
   } catch (const std::exception& e) {

@@ -19,6 +19,10 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/result.h"
+
 namespace pincer::agent {
 
 class AgentService;
@@ -79,6 +83,12 @@ struct CommandContext {
   /// run_chat_command returned — when the compaction or branch switch ended, failed or was
   /// stopped (the text says which; ok false for the last two). Unset: the result is only logged.
   std::function<void(const CommandReply&)> follow_up = {};
+  /// The caller may change the gateway's config (/dreaming on|off): a channel sender in
+  /// commands.ownerAllowFrom, a gateway client holding operator.admin.
+  bool may_change_config = false;
+  /// Writes an RFC 7386 merge patch to pincer.json through the config file's one writer; the
+  /// gateway's config reload applies it. Unset: this surface cannot write the config.
+  std::function<Status(const nlohmann::json& merge_patch)> patch_config = {};
 };
 
 /// Runs a command that is not terminal-only (a terminal-only one answers that it works only in

@@ -18,6 +18,7 @@
 #include "core/paths.h"
 #include "core/redact.h"
 #include "core/utf8.h"
+#include "gateway/methods/agents.h"  // patch_config_file
 #include "store/atomic_file.h"
 #include "store/instance_lock.h"
 #include "store/session_keys.h"
@@ -205,6 +206,8 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
   loop.post([&] {
     if (auto command = agent::parse_chat_command(a.message)) {  // the same commands as every chat surface
       agent::CommandContext context{agents, agents.canonical_key(req.session_key, a.agent_id), {}};
+      context.may_change_config = true;  // the user at this terminal owns pincer.json (/dreaming on|off)
+      context.patch_config = [file = loaded->path](const json& patch) { return gateway::patch_config_file(file, patch); };
       auto answered = [&, session = context.session_key, name = command->command->name](const agent::CommandReply& r) {
         if (!f.json) std::cout << r.text << "\n";
         if (!final_payload.is_object()) {

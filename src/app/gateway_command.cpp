@@ -41,6 +41,7 @@
 #include "core/paths.h"
 #include "core/redact.h"
 #include "core/secret_rules.h"
+#include "gateway/methods/agents.h"  // patch_config_file
 #include "gateway/net_server.h"
 #include "gateway/run_event_bridge.h"
 #include "store/atomic_file.h"
@@ -312,6 +313,8 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   // Chat platforms (channels.*): started once the loop runs; a channel that cannot be built
   // (e.g. no botToken) stops the start-up with the config path named.
   channels::ChannelManager channel_manager(loop, SystemClock::instance(), agents, cfg, state, gateway.http_routes());
+  channel_manager.set_config_patcher(
+      [&gateway](const json& patch) { return gateway::patch_config_file(gateway.settings().config_path, patch); });
   if (auto st = channel_manager.start(); !st) return fail(2, st.error().message);
   // Cron jobs (AT-2): resumes its cut-off runs, runs missed ones, arms the timer.
   CronRuntime cron(loop, agents, channel_manager, gateway, cfg, state);

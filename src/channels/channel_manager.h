@@ -64,6 +64,12 @@ class ChannelManager {
   Status announce(const std::string& agent_id, std::string channel, std::string account, std::string to,
                   std::string thread, const std::string& markdown, const std::string& id);
 
+  /// How chat commands from channels write the config (/dreaming on|off, for senders in
+  /// commands.ownerAllowFrom): an RFC 7386 merge patch to pincer.json. Unset: they cannot.
+  void set_config_patcher(std::function<Status(const nlohmann::json& merge_patch)> patcher) {
+    pipeline_.set_config_patcher(std::move(patcher));
+  }
+
   /// Work that a restart would cut off: messages not answered yet and replies not delivered yet.
   std::size_t pending() const;
   /// Replies not delivered yet (the outbox): what a stopping gateway waits for (GW-10).

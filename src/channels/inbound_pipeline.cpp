@@ -449,6 +449,8 @@ bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const s
                                     q->second.waiting.clear();
                                   }
                                 }};
+  context.may_change_config = sender_is_owner(config_, m);  // /dreaming on|off
+  context.patch_config = config_patcher_;
   const std::string reply_id = "cmd-" + m.channel + "-" + m.chat_id + "-" + m.message_id;
   // /compact, /tree ID: their result is a second reply in the same chat, through the outbox. A
   // sender that waits for one answer (a sync webhook) gets one: both texts, when the work ended.

@@ -70,6 +70,8 @@ class InboundPipeline {
 
   /// Where each agent's last chat is recorded (cron delivery "last"); null = not recorded.
   void set_last_routes(LastRoutes* routes) { last_routes_ = routes; }
+  /// How an owner's chat command writes the config (agent::CommandContext::patch_config).
+  void set_config_patcher(std::function<Status(const nlohmann::json&)> patcher) { config_patcher_ = std::move(patcher); }
 
   /// Counters for channels.status.
   nlohmann::json stats() const;
@@ -124,6 +126,7 @@ class InboundPipeline {
   std::map<std::string, RefusalLog> pairing_refused_;  ///< by "<channel>:<account>" (bounded by the config)
   ChatApprovals chat_approvals_;  ///< exec approvals asked and answered in chats (TL-3)
   LastRoutes* last_routes_ = nullptr;  ///< the chat each agent last heard from (AT-2)
+  std::function<Status(const nlohmann::json&)> config_patcher_;  ///< unset: commands cannot write the config
   std::map<std::string, std::string> resume_previews_;  ///< journal id → preview a cut-off run left
   std::map<std::string, std::vector<std::string>> steered_ids_;  ///< run id → journal ids steered into it
   int64_t received_ = 0, duplicates_ = 0, dropped_ = 0, runs_ = 0, queued_ = 0, interrupted_ = 0;

@@ -3,7 +3,8 @@
 // POSTed, signed with the callback key, to a callback server (callback). Replays are refused: the
 // same signed request twice, a stale timestamp, a captured callback posted back in, and a replay
 // after a gateway restart. An exec asked for by a sender who is not the owner waits for the owner's
-// `/approve <code> once` (another sender's is refused), every message through the callback. No npm dependencies.
+// `/approve <code> once` (another sender's is refused), every message through the callback. `/dreaming on|off` is
+// the owner's: it writes pincer.json and the reload adds or removes the managed sweep job. No npm dependencies.
 //
 //   node tests/channels/webhook.test.mjs <pincer binary> <source dir>
 import { test, before, after } from 'node:test';
@@ -362,4 +363,45 @@ test('callback: a non-owner\'s command runs only after the owner answers its rep
   } finally {
     server.close();
   }
+});
+
+test('/dreaming on|off is the owner\'s: it writes pincer.json, and the reload adds or removes the managed sweep job', async () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'pincer-webhook-'));
+  homes.push(home);
+  const base = await gateway({ secret: SECRET, replyTimeoutSeconds: 20 }, home,
+    `\n  commands: { ownerAllowFrom: ['webhook:ops-owner'] },\n  plugins: { entries: { 'memory-core': { config: { dreaming: { timezone: 'UTC' } } } } },`);
+  const config = path.join(home, 'pincer.json');
+  const jobs = path.join(home, 'cron', 'jobs.json');
+  const before = readFileSync(config, 'utf8');
+  let asked = 0;  // a messageId per request: the same body signed in the same second is a replay
+  const ask = async (text, senderId) => {
+    const r = await post(base, { text, senderId, messageId: `dream-${++asked}` });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    return r.json.reply;
+  };
+  const until = async (what, check) => {
+    for (const end = Date.now() + 60000; !(await check());) {
+      assert.ok(Date.now() < end, `timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  const managedJobs = () => existsSync(jobs)
+    ? JSON.parse(readFileSync(jobs, 'utf8')).jobs.filter((j) => j.declarationKey === 'memory-core:memory-dreaming-promotion')
+    : [];
+
+  assert.match(await ask('/dreaming on', 'svc-7'), /requires owner status/);
+  assert.equal(readFileSync(config, 'utf8'), before, 'a sender who is not the owner changed nothing');
+  assert.match(await ask('/dreaming status', 'svc-7'), /^Dreaming status:\n- enabled: off \(UTC\)/, 'anyone may look');
+
+  const on = await ask('/dreaming on', 'ops-owner');
+  assert.match(on, /^Dreaming enabled\.\n\nDreaming status:\n- enabled: on \(UTC\)\n- sweep cadence: 0 3 \* \* \*; next sweep /);
+  const written = readFileSync(config, 'utf8');
+  assert.match(written, /dreaming: \{[^}]*enabled: true/, written);
+  assert.ok(written.includes("timezone: 'UTC'"), 'the rest of the block is kept as written');
+  await until('the managed sweep job', () => managedJobs().length === 1);
+  assert.equal(managedJobs()[0].schedule.expr, '0 3 * * *');
+  await until('the reloaded status', async () => (await ask('/dreaming status', 'svc-7')).includes('enabled: on'));
+
+  assert.match(await ask('/dreaming off', 'ops-owner'), /^Dreaming disabled\./);
+  await until('the managed job to go', () => managedJobs().length === 0);
 });

@@ -6,6 +6,7 @@
 #include "core/event_loop.h"
 #include "core/redact.h"
 #include "gateway/gateway.h"
+#include "gateway/methods/agents.h"
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
 #include "gateway/run_event_bridge.h"
@@ -56,6 +57,7 @@ MethodResult agent_run(MethodContext& ctx) {
     };
     auto first = std::make_shared<std::string>();
     agent::CommandContext context{*agents, key_used, {}};
+    lend_config_access(context, ctx.gateway, ctx.client);  // /dreaming on|off
     Gateway& gw = ctx.gateway;
     context.follow_up = [&gw, conn = ctx.client.id, request_id = ctx.request.id, result, first](const agent::CommandReply& later) {
       const std::string text = later.ok ? later.text : redact::apply(later.text);

@@ -33,6 +33,10 @@
 #include "core/result.h"
 #include "gateway/methods/registry.h"
 
+namespace pincer::agent {
+struct CommandContext;
+}
+
 namespace pincer::gateway {
 
 /// What an edit makes of the config text: the new text, nullopt for no change, or a refusal.
@@ -48,6 +52,18 @@ void set_agents_config_editor(AgentsConfigEditor editor);
 /// The installed editor (empty without one). config.set|patch|apply write through it too: it is
 /// the config file's one writer (checks, lock, atomic write).
 const AgentsConfigEditor& agents_config_editor();
+
+/// Writes the RFC 7386 merge patch `patch` (an object) to the config `file` through the installed
+/// editor, leaf by leaf (comments kept; config_patch.h apply_merge_patch_text); the gateway's
+/// config watcher applies it (a patch that changes nothing writes nothing). Errors: UNAVAILABLE
+/// without an editor, the editor's (CONFIG_INVALID naming the key, LOCK_FAILED, IO_ERROR …).
+/// Blocks on the file.
+Status patch_config_file(const std::filesystem::path& file, const nlohmann::json& patch);
+
+/// Lends a chat command run for `client` (chat.send, agent) the config rights of a gateway
+/// client: one holding operator.admin may change the config, written by patch_config_file to the
+/// gateway's config file.
+void lend_config_access(agent::CommandContext& context, const Gateway& gateway, const Client& client);
 
 /// agents.create, agents.update, agents.delete (called by register_session_methods).
 void register_agents_methods(MethodRegistry& registry);

@@ -9,6 +9,7 @@
 #include "core/event_loop.h"
 #include "core/redact.h"
 #include "gateway/gateway.h"
+#include "gateway/methods/agents.h"
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
 #include "gateway/run_event_bridge.h"
@@ -48,8 +49,8 @@ bool is_stop_request(std::string text) {
 /// acknowledgement, as OpenClaw answers a command through chat.send. A command whose result comes
 /// later (/compact, /tree ID) answers with a `delta` now and the `final` (both texts) when its
 /// work ended, like a streamed reply. Not written to the transcript.
-void answer_chat_command(Gateway& gateway, const agent::CommandInvocation& command, const std::string& session_key,
-                         const std::string& run_id) {
+void answer_chat_command(Gateway& gateway, const Client& client, const agent::CommandInvocation& command,
+                         const std::string& session_key, const std::string& run_id) {
   agent::AgentService& agents = *gateway.agents();
   const std::string key = agents.canonical_key(session_key);
   auto event = [&gateway, key, run_id](int seq, const char* state, const std::string& text) {
@@ -63,6 +64,7 @@ void answer_chat_command(Gateway& gateway, const agent::CommandInvocation& comma
   };
   auto first = std::make_shared<std::string>();  // the immediate text, the final repeats it
   agent::CommandContext context{agents, session_key, {}};
+  lend_config_access(context, gateway, client);  // /dreaming on|off
   context.follow_up = [&gateway, event, first](const agent::CommandReply& later) {
     // Posted, as the delta is: a compaction that fails at once must not overtake it.
     auto send = [event, first, text = later.ok ? later.text : redact::apply(later.text)] {
@@ -110,7 +112,7 @@ MethodResult chat_send(MethodContext& ctx) {
   }
   if (agents->is_active(key)) return json{{"runId", key}, {"status", "in_flight"}};
   if (auto command = attachments->empty() ? agent::parse_chat_command(message) : std::nullopt) {
-    answer_chat_command(ctx.gateway, *command, agent_id.empty() ? session_key : agents->canonical_key(session_key, agent_id),
+    answer_chat_command(ctx.gateway, ctx.client, *command, agent_id.empty() ? session_key : agents->canonical_key(session_key, agent_id),
                         key);
     return json{{"runId", key}, {"status", "started"}};
   }

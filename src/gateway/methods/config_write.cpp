@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <variant>
 
+#include "agent/chat_commands.h"
 #include "core/config.h"
 #include "core/ids.h"
 #include "core/json5.h"
@@ -34,6 +35,7 @@
 #include "gateway/methods/agents.h"
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
+#include "gateway/protocol/scopes.h"
 
 namespace pincer::gateway {
 namespace config_write_methods {  // named: the unity build joins several files into one unit
@@ -184,6 +186,27 @@ MethodResult config_patch(MethodContext& ctx) {
 }
 
 }  // namespace config_write_methods
+
+Status patch_config_file(const std::filesystem::path& file, const nlohmann::json& patch) {
+  const AgentsConfigEditor& editor = agents_config_editor();
+  if (!editor) return Error{"UNAVAILABLE", "this process cannot write its config file"};
+  auto written = editor(file, [&](const std::string& text) -> Result<std::optional<std::string>> {
+    std::vector<std::string> changed;
+    auto next = apply_merge_patch_text(text, patch, {}, changed);
+    if (!next) return next.error();
+    if (changed.empty()) return std::optional<std::string>();
+    return std::optional<std::string>(std::move(*next));
+  });
+  if (!written) return written.error();
+  return Ok{};
+}
+
+void lend_config_access(agent::CommandContext& context, const Gateway& gateway, const Client& client) {
+  context.may_change_config = operator_scope_allows(client.scopes, kScopeAdmin);
+  context.patch_config = [file = gateway.settings().config_path](const nlohmann::json& patch) {
+    return patch_config_file(file, patch);
+  };
+}
 
 void register_config_write_methods(MethodRegistry& registry) {
   using namespace config_write_methods;

@@ -153,8 +153,8 @@ std::string format_explanation(const json& x) {
 }
 
 json dreaming_status(const fs::path& workspace, const DreamingSettings& s, bool cron_enabled, int64_t now_ms) {
-  json out = {{"enabled", s.enabled}, {"frequency", s.frequency}, {"timezone", s.timezone},
-              {"nonDurable", s.non_durable}, {"storePath", recall_store_path(workspace).string()}};
+  json out = dreaming_schedule(s, cron_enabled, now_ms);
+  out["storePath"] = recall_store_path(workspace).string();
   if (auto store = load_recall_store(workspace)) {
     int promoted = 0;
     for (const auto& [k, e] : store->entries) promoted += e.promoted_at.empty() ? 0 : 1;
@@ -163,6 +163,11 @@ json dreaming_status(const fs::path& workspace, const DreamingSettings& s, bool 
   } else {
     out["storeError"] = store.error().message;
   }
+  return out;
+}
+
+json dreaming_schedule(const DreamingSettings& s, bool cron_enabled, int64_t now_ms) {
+  json out = {{"enabled", s.enabled}, {"frequency", s.frequency}, {"timezone", s.timezone}, {"nonDurable", s.non_durable}};
   if (!s.enabled) {
     out["noSweepReason"] = std::string(kDreamingConfigPath) + ".enabled is false";
   } else if (!cron_enabled) {

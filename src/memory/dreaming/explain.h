@@ -31,8 +31,12 @@ Result<nlohmann::json> explain_promotion(const std::filesystem::path& workspace,
 /// The text form of explain_promotion's result (one block per match; "no recall entry matches").
 std::string format_explanation(const nlohmann::json& explained);
 
-/// Dreaming's status for `status --deep`: {enabled, frequency, timezone, nonDurable, nextSweepAtMs?
-/// | noSweepReason, entries, promoted, storePath}. `cron_enabled`: the config's cron.enabled.
+/// When the next sweep runs, or why none will: {enabled, frequency, timezone, nonDurable,
+/// nextSweepAtMs + nextSweepAt (ISO UTC) | noSweepReason}. `cron_enabled`: the config's cron.enabled.
+nlohmann::json dreaming_schedule(const DreamingSettings& s, bool cron_enabled, int64_t now_ms);
+
+/// Dreaming's status for `status --deep`: dreaming_schedule's members and {entries, promoted,
+/// storePath} (or storeError) of the workspace's recall store.
 nlohmann::json dreaming_status(const std::filesystem::path& workspace, const DreamingSettings& s, bool cron_enabled,
                                int64_t now_ms);
 
