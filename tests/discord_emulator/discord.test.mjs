@@ -284,6 +284,18 @@ test('attachments: an image reaches the model as an image, a file too large for 
   assert.deepEqual(order, ['dc-media', 'dc-after-media'], 'answered in the order sent');
 });
 
+test('a cron job announces to user:<id> in the DM (opened for it) and to channel:<id>', async () => {
+  const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+  const cron = (marker, to) => execFileSync(pincer, ['cron', 'add', '--name', marker, '--at', '1s', '--message', `hello ECHO:${marker}`,
+    '--announce', '--channel', 'discord', '--to', to, '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env });
+  cron('dc-cron-dm', `user:${aliceUser.id}`);
+  await waitUntil(() => containing(botSaid(aliceDm.id), '[dc-cron-dm]').length > 0, 'the reminder in alice\'s DM');
+  assert.ok(emu.requestsOf(bot, 'POST', /^\/users\/@me\/channels$/).length >= 1, 'the DM channel was opened by user id');
+  cron('dc-cron-ch', `channel:${general.id}`);
+  await waitUntil(() => containing(botSaid(general.id), '[dc-cron-ch]').length > 0, 'the reminder in #general');
+  assert.equal(containing(botSaid(aliceDm.id), '[dc-cron-dm]').length, 1, 'announced once');
+});
+
 test('a session Discord no longer knows (INVALID_SESSION) is identified anew', async () => {
   const identifies = () => emu.frames.filter((f) => f.op === 2 && f.d.properties?.browser === 'pincer').length;
   const before = identifies();

@@ -22,6 +22,20 @@ json guild_message(const std::string& content) {
               {"mentions", json::array()}};
 }
 
+
+TEST(DiscordApi, DeliveryTargetsAsOpenClawWritesThem) {
+  EXPECT_EQ(parse_delivery_target("channel:123").id, "123");
+  EXPECT_FALSE(parse_delivery_target("channel:123").user);
+  EXPECT_EQ(parse_delivery_target("123").id, "123");
+  EXPECT_FALSE(parse_delivery_target("123").user);
+  for (const char* user : {"user:42", "<@42>", "<@!42>"}) {
+    EXPECT_EQ(parse_delivery_target(user).id, "42") << user;
+    EXPECT_TRUE(parse_delivery_target(user).user) << user;
+  }
+  for (const char* bad : {"", "user:", "channel:abc", "#general", "user:12x", "<@>"}) {
+    EXPECT_EQ(parse_delivery_target(bad).id, "") << bad;
+  }
+}
 }  // namespace
 
 TEST(DiscordApi, GuildMessageBecomesAnInboundMessage) {

@@ -244,4 +244,23 @@ std::string route_key(const std::string& method, const std::string& path) {
   return out;
 }
 
+DeliveryTarget parse_delivery_target(std::string_view target) {
+  DeliveryTarget t;
+  std::string_view id = target;
+  if (id.starts_with("user:")) {
+    t.user = true;
+    id.remove_prefix(5);
+  } else if (id.starts_with("channel:")) {
+    id.remove_prefix(8);
+  } else if (id.starts_with("<@") && id.ends_with(">")) {
+    t.user = true;
+    id = id.substr(2, id.size() - 3);
+    if (id.starts_with("!")) id.remove_prefix(1);
+  }
+  const bool snowflake = !id.empty() && id.size() <= 20 &&
+                         std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (snowflake) t.id = std::string(id);
+  return t;
+}
+
 }  // namespace pincer::channels::discord

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -116,5 +117,14 @@ RateLimitInfo parse_rate_limit(int http_status, const net::HttpResponseHead& hea
 /// ":id", e.g. "POST /channels/123/messages" or "PATCH /channels/123/messages/:id". Reactions
 /// share one route per channel.
 std::string route_key(const std::string& method, const std::string& path);
+
+/// A delivery target as OpenClaw writes Discord targets: `channel:<id>` and bare ids are channels,
+/// `user:<id>` and mentions `<@id>` / `<@!id>` are users (their DM). `id` is "" when the rest is
+/// not a snowflake (digits only).
+struct DeliveryTarget {
+  std::string id;
+  bool user = false;
+};
+DeliveryTarget parse_delivery_target(std::string_view target);
 
 }  // namespace pincer::channels::discord

@@ -181,23 +181,49 @@ void DiscordChannel::save_state() {
   }
 }
 
+void DiscordChannel::resolve_target(const std::string& target, std::function<void(Result<std::string>)> done) {
+  const DeliveryTarget t = parse_delivery_target(target);
+  if (t.id.empty()) return done(Error{"REJECTED", "discord: \"" + target + "\" is not a channel or user id"});
+  if (!t.user) return done(t.id);
+  if (auto known = dm_channels_.find(t.id); known != dm_channels_.end()) return done(known->second);
+  // A DM is a channel of its own, opened (or found) with POST /users/@me/channels.
+  rest_->call("POST", "/users/@me/channels", json{{"recipient_id", t.id}},
+              [this, user = t.id, done = std::move(done)](const RestAnswer& a) {
+                if (a.status / 100 != 2) return done(delivery_error(a));
+                const std::string channel = a.body.is_object() ? a.body.value("id", "") : "";
+                if (channel.empty()) return done(Error{"UNAVAILABLE", "discord: the opened DM channel has no id"});
+                dm_channels_[user] = channel;
+                done(channel);
+              });
+}
+
 void DiscordChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
   if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
-  const std::string target = message.thread_id.empty() ? message.chat_id : message.thread_id;
-  rest_->call("POST", "/channels/" + target + "/messages", create_message_body(message.text),
-              [this, done = std::move(done)](const RestAnswer& a) {
-                if (a.status / 100 != 2) return done(delivery_error(a));
-                const std::string id = a.body.is_object() ? a.body.value("id", "") : "";
-                if (id.empty()) return done(Error{"UNAVAILABLE", "discord: the created message has no id"});
-                ++messages_sent_;
-                done(id);
-              });
+  resolve_target(message.thread_id.empty() ? message.chat_id : message.thread_id,
+                 [this, text = message.text, done = std::move(done), life = std::weak_ptr<int>(life_)](
+                     Result<std::string> channel) mutable {
+                   if (life.expired()) return;
+                   if (!channel) return done(channel.error());
+                   if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
+                   rest_->call("POST", "/channels/" + *channel + "/messages", create_message_body(text),
+                               [this, done = std::move(done)](const RestAnswer& a) {
+                                 if (a.status / 100 != 2) return done(delivery_error(a));
+                                 const std::string id = a.body.is_object() ? a.body.value("id", "") : "";
+                                 if (id.empty()) return done(Error{"UNAVAILABLE", "discord: the created message has no id"});
+                                 ++messages_sent_;
+                                 done(id);
+                               });
+                 });
 }
 
 void DiscordChannel::edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                                std::function<void(Status)> done) {
   if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
-  rest_->call("PATCH", "/channels/" + chat_id + "/messages/" + message_id, edit_message_body(text),
+  const DeliveryTarget t = parse_delivery_target(chat_id);
+  auto known = t.user ? dm_channels_.find(t.id) : dm_channels_.end();
+  const std::string channel = !t.user ? t.id : known != dm_channels_.end() ? known->second : std::string();
+  if (channel.empty()) return done(Error{"REJECTED", "discord: no DM channel of " + chat_id + " to edit in"});
+  rest_->call("PATCH", "/channels/" + channel + "/messages/" + message_id, edit_message_body(text),
               [this, done = std::move(done)](const RestAnswer& a) {
                 if (a.status / 100 != 2) return done(delivery_error(a));
                 ++messages_edited_;
@@ -207,7 +233,11 @@ void DiscordChannel::edit_text(const std::string& chat_id, const std::string& me
 
 void DiscordChannel::send_typing(const std::string& chat_id, const std::string& thread_id) {
   if (!rest_) return;
-  rest_->call("POST", "/channels/" + (thread_id.empty() ? chat_id : thread_id) + "/typing", json(), [](const RestAnswer&) {});
+  resolve_target(thread_id.empty() ? chat_id : thread_id,
+                 [this, life = std::weak_ptr<int>(life_)](Result<std::string> channel) {
+                   if (life.expired() || !channel || !rest_) return;
+                   rest_->call("POST", "/channels/" + *channel + "/typing", json(), [](const RestAnswer&) {});
+                 });
 }
 
 void DiscordChannel::react(const std::string& chat_id, const std::string& message_id, const std::string& emoji) {

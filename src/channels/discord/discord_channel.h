@@ -51,8 +51,11 @@ class DiscordChannel final : public Channel {
   ChannelCapabilities capabilities() const override;
   void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
   void stop() override;
-  /// POST /channels/{chat_id}/messages; the new message's id. 429s wait inside the REST queue;
-  /// other answers: 5xx / transport → UNAVAILABLE, 4xx → REJECTED (with Discord's message).
+  /// POST /channels/{chat_id}/messages; the new message's id. `chat_id` is a target as OpenClaw
+  /// writes them (discord_api.h parse_delivery_target): `channel:<id>`, a bare id (a channel),
+  /// `user:<id>` or a mention `<@id>` (a DM, opened first with POST /users/@me/channels and
+  /// remembered). 429s wait inside the REST queue; other answers: 5xx / transport → UNAVAILABLE,
+  /// 4xx → REJECTED (with Discord's message).
   void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
   /// PATCH /channels/{chat_id}/messages/{message_id} {content}.
   void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
@@ -67,6 +70,8 @@ class DiscordChannel final : public Channel {
   void probe(std::function<void(nlohmann::json)> done) override;
 
  private:
+  /// The Discord channel id of a delivery target (a DM channel is opened for a user).
+  void resolve_target(const std::string& target, std::function<void(Result<std::string>)> done);
   void on_dispatch(const std::string& type, const nlohmann::json& d, int64_t seq);
   /// Hands the waiting messages to the pipeline in order, each once its attachments are fetched.
   void pump_inbound();
@@ -97,6 +102,7 @@ class DiscordChannel final : public Channel {
   std::unique_ptr<net::HttpClient> http_;  ///< attachment downloads
   std::map<std::string, std::string> thread_parent_;  ///< thread id → its parent channel id
   std::map<std::string, std::string> last_message_;  ///< Discord channel id → newest message id handled
+  std::map<std::string, std::string> dm_channels_;   ///< user id → the DM channel opened with them
   std::string bot_user_id_, bot_username_;
   std::string last_error_;
   int64_t messages_seen_ = 0, messages_sent_ = 0, messages_edited_ = 0, replays_ignored_ = 0;
