@@ -425,7 +425,7 @@ void AgentService::start(Pending p) {
   prompt.model = in.model.provider + "/" + in.model.id;
   prompt.thinking = "";  // volatile per session (/think): not in the cached prefix
   prompt.memory_citations = memory_settings.citations;
-  auto skill_run = attach_skills(s.config, s.state_dir, key, spec->id, in, prompt);  // SK-2..4 (agent_skills.h)
+  auto skill_run = attach_skills(s.shared_config, s.state_dir, key, spec->id, in, prompt);  // SK-2..4 (agent_skills.h)
   in.system_prompt = build_system_prompt(prompt) + subagent_note;
   in.hooks.before_request = make_cache_trace_hook(s.config, s.state_dir, session_id, key, in.run_id, s.clock);  // CX-11
   in.turn_context = turn_context_for(key, truncation_warning(s.agents.bootstrap_truncation_warning, bootstrap, key + ":" + session_id));

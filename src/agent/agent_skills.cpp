@@ -57,9 +57,11 @@ void SkillRunTracker::observe(const RunEvent& e) {
   }
 }
 
-std::shared_ptr<SkillRunTracker> attach_skills(const nlohmann::json& config, const fs::path& state_dir,
+std::shared_ptr<SkillRunTracker> attach_skills(const std::shared_ptr<const nlohmann::json>& shared_config,
+                                               const fs::path& state_dir,
                                                const std::string& session_key, const std::string& agent_id,
                                                RunInputs& in, SystemPromptInput& prompt) {
+  const nlohmann::json& config = *shared_config;
   auto tracker = std::make_shared<SkillRunTracker>(state_dir, skills::trust_threshold(config));
   tracker->workspace = in.workspace;
   const bool has_read =
@@ -69,7 +71,7 @@ std::shared_ptr<SkillRunTracker> attach_skills(const nlohmann::json& config, con
   request.session_key = session_key;
   request.load.workspace = in.workspace;
   request.load.state_dir = state_dir;
-  request.load.config = config;
+  request.load.config = shared_config;
   request.load.agent_id = agent_id;
   request.load.env = config::process_env();
   auto snap = skills::session_snapshot(request);
@@ -120,7 +122,7 @@ Result<SkillsView> load_skills_view(const nlohmann::json& config, const fs::path
   skills::LoadOptions o;
   o.workspace = spec->workspace;
   o.state_dir = state_dir;
-  o.config = config;
+  o.config = std::make_shared<const nlohmann::json>(config);
   o.agent_id = spec->id;
   o.env = env;
   view.report = skills::load_skills(o);

@@ -42,7 +42,9 @@ class SkillRunTracker {
 
 /// Puts the session's snapshot into `prompt.skills` (only when the run offers `read`) and chains
 /// the tracker into `in.hooks.after_tool_call`. Returns the tracker (pass run events to observe()).
-std::shared_ptr<SkillRunTracker> attach_skills(const nlohmann::json& config, const std::filesystem::path& state_dir,
+/// `config`: the effective config, shared with the snapshot check (not copied; never null).
+std::shared_ptr<SkillRunTracker> attach_skills(const std::shared_ptr<const nlohmann::json>& config,
+                                               const std::filesystem::path& state_dir,
                                                const std::string& session_key, const std::string& agent_id,
                                                RunInputs& in, SystemPromptInput& prompt);
 

@@ -12,6 +12,11 @@
 #include "store/atomic_file.h"
 
 namespace pincer::skills {
+
+const nlohmann::json& LoadOptions::config_doc() const {
+  static const nlohmann::json empty = nlohmann::json::object();
+  return config ? *config : empty;
+}
 namespace {
 
 namespace fs = std::filesystem;
@@ -225,7 +230,7 @@ std::vector<SkillLocation> skill_locations(const LoadOptions& o) {
     locs.push_back({SkillSource::User, o.state_dir / "skills"});
     locs.push_back({SkillSource::Bundled, bundled_skills_dir(o.state_dir)});
   }
-  if (const json* extra = config_path(o.config, "skills.load.extraDirs"); extra != nullptr && extra->is_array()) {
+  if (const json* extra = config_path(o.config_doc(), "skills.load.extraDirs"); extra != nullptr && extra->is_array()) {
     for (const auto& d : *extra) {
       if (!d.is_string() || d.get<std::string>().empty()) continue;
       fs::path p = expand_home(d.get<std::string>(), o.env);
@@ -260,22 +265,22 @@ SkillsReport load_skills(const LoadOptions& o) {
   }
 
   const std::string platform = o.platform.empty() ? this_platform() : o.platform;
-  report.agent_filter = agent_skill_filter(o.config, o.agent_id);
+  report.agent_filter = agent_skill_filter(o.config_doc(), o.agent_id);
   std::vector<std::string> allow_bundled;
-  if (const json* ab = config_path(o.config, "skills.allowBundled"); ab != nullptr && ab->is_array()) {
+  if (const json* ab = config_path(o.config_doc(), "skills.allowBundled"); ab != nullptr && ab->is_array()) {
     for (const auto& n : *ab) {
       if (n.is_string()) allow_bundled.push_back(n.get<std::string>());
     }
   }
   for (auto& e : winners) {
-    const json entry = skill_entry_config(o.config, e.manifest.skill_key);
+    const json entry = skill_entry_config(o.config_doc(), e.manifest.skill_key);
     e.disabled = entry.contains("enabled") && entry["enabled"].is_boolean() && !entry["enabled"].get<bool>();
     e.blocked_by_allowlist = e.source == SkillSource::Bundled && !allow_bundled.empty() &&
                              std::find(allow_bundled.begin(), allow_bundled.end(), e.manifest.name) == allow_bundled.end();
     e.blocked_by_agent_filter =
         report.agent_filter && std::find(report.agent_filter->begin(), report.agent_filter->end(), e.manifest.name) ==
                                    report.agent_filter->end();
-    e.missing = check_requirements(e.manifest, platform, o.env, entry, o.config);
+    e.missing = check_requirements(e.manifest, platform, o.env, entry, o.config_doc());
     e.findings = scan_skill_dir(e.dir);
     e.blocked = !e.findings.empty();
     if (e.disabled) e.reasons.push_back("disabled in skills.entries." + e.manifest.skill_key + ".enabled");

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <map>
 #include <optional>
 #include <string>
@@ -85,7 +86,11 @@ struct SkillLocation {
 struct LoadOptions {
   std::filesystem::path workspace;  ///< the agent's workspace ("" = no workspace location)
   std::filesystem::path state_dir;  ///< "" = no user/bundled location
-  nlohmann::json config = nlohmann::json::object();  ///< the effective config document
+  /// The effective config document, shared rather than copied (a run's snapshot check happens
+  /// every turn); null = an empty config.
+  std::shared_ptr<const nlohmann::json> config;
+  /// *config, or an empty object when there is none.
+  const nlohmann::json& config_doc() const;
   std::string agent_id;             ///< for agents.list[].skills; "" = no agent filter
   config::EnvLookup env;            ///< the process environment (PATH, env requirements); null = none
   std::string platform;             ///< node's process.platform name; "" = this machine's ("linux")

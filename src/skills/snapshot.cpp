@@ -107,8 +107,9 @@ std::string skills_fingerprint(const LoadOptions& o) {
     std::sort(lines.begin(), lines.end());
     for (const auto& l : lines) fp += l + "\n";
   }
-  if (auto s = o.config.find("skills"); s != o.config.end()) fp += "config:" + s->dump() + "\n";
-  if (auto f = agent_skill_filter(o.config, o.agent_id)) fp += "agent:" + nlohmann::json(*f).dump() + "\n";
+  const nlohmann::json& config = o.config_doc();
+  if (auto s = config.find("skills"); s != config.end()) fp += "config:" + s->dump() + "\n";
+  if (auto f = agent_skill_filter(config, o.agent_id)) fp += "agent:" + nlohmann::json(*f).dump() + "\n";
   if (!o.state_dir.empty()) {
     struct stat st {};
     if (::stat(usage_file(o.state_dir).c_str(), &st) == 0) {

@@ -76,7 +76,7 @@ class SkillManageTool final : public Tool {
     skills::LoadOptions o;
     o.workspace = ctx.workspace;
     o.state_dir = state;
-    if (ctx.config) o.config = *ctx.config;
+    o.config = ctx.config;
     o.agent_id = ctx.agent_id;
     o.env = config::process_env();
     return o;

@@ -61,7 +61,7 @@ class SkillsTest : public ::testing::Test {
     LoadOptions o;
     o.workspace = ws_;
     o.state_dir = state_;
-    o.config = std::move(config);
+    o.config = std::make_shared<const json>(std::move(config));
     o.agent_id = "main";
     env.emplace("PATH", bin_.string());
     o.env = env_of(env);
