@@ -195,7 +195,7 @@ const std::vector<ChatCommand>& chat_commands() {
       {"agents", {}, "", "list the agents"},
       {"compact", {}, "[INSTRUCTIONS]", "summarise the older part of this session now (what to keep: INSTRUCTIONS)"},
       {"tree", {}, "[ID]", "list this session's branches, or go on from message or branch ID"},
-      {"skills", {}, "", "the skills this agent can use (SK-1)"},
+      {"skills", {}, "", "the skills this agent can use"},
       {"subagents", {}, "[list|kill ID|steer ID TEXT]", "this session's subagents: list, stop or steer them"},
       {"dreaming", {}, "[status|on|off]", "memory consolidation: its status, or turn it on or off (owner only)"},
       {"agent", {}, "NAME", "talk to another agent", /*terminal_only=*/true},

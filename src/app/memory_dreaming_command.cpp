@@ -51,7 +51,13 @@ int run_memory_promote(const json& config, const std::vector<DreamingAgent>& age
   for (const auto& row : rows) {
     std::cout << "Agent " << row.value("agentId", "") << ":\n";
     if (!apply) {
-      if (row["candidates"].empty()) std::cout << "  no candidate passes every gate yet\n";
+      if (row["candidates"].empty()) {
+        std::cout << "  no candidate passes every gate yet"
+                  << (s.enabled ? ""
+                          : std::string(" (dreaming is off, so searches record no recalls: set ") + dreaming::kDreamingConfigPath +
+                                ".enabled to true)")
+                  << "\n";
+      }
       for (const auto& c : row["candidates"]) {
         std::cout << "  " << c.value("path", "") << "#L" << c.value("startLine", 0) << "-L" << c.value("endLine", 0)
                   << " score " << c.value("score", 0.0) << ", " << c.value("recallCount", 0) << " recalls, "
@@ -74,6 +80,10 @@ int run_memory_promote(const json& config, const std::vector<DreamingAgent>& age
 
 int run_memory_promote_explain(const json& config, const std::vector<DreamingAgent>& agents, const std::string& text,
                                bool json_out) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    std::cerr << "pincer: memory promote-explain needs words to look for (a snippet, a path or a key)\n";
+    return 2;
+  }
   const dreaming::DreamingSettings s = dreaming::resolve_dreaming_settings(config);
   const int64_t now = SystemClock::instance().wall_ms();
   json rows = json::array();

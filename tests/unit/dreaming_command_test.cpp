@@ -40,12 +40,18 @@ TEST(DreamingCommand, StatusSaysWhyNoSweepRuns) {
 }
 
 TEST(DreamingCommand, NoArgumentOrHelpShowsUsageStatusAndPhases) {
-  for (const char* arg : {"", "help", "phases", "whatever"}) {
+  for (const char* arg : {"", "help", "phases"}) {
     const auto r = dreaming_command(json::object(), arg, {}, kNow);
     EXPECT_TRUE(r.ok);
     EXPECT_EQ(r.text.rfind("Usage: /dreaming status\nUsage: /dreaming on|off\n\nDreaming status:", 0), 0u) << arg;
     EXPECT_NE(r.text.find("deep is the only phase that writes durable entries to MEMORY.md"), std::string::npos);
   }
+}
+
+TEST(DreamingCommand, AnUnknownArgumentIsSaid) {
+  const auto r = dreaming_command(json::object(), "bogus", {}, kNow);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.text.rfind("⚠️ /dreaming bogus: unknown argument.\n\nUsage: /dreaming status", 0), 0u) << r.text;
 }
 
 TEST(DreamingCommand, OnAndOffNeedTheOwnerAndAWriter) {

@@ -64,7 +64,10 @@ DreamingCommandReply dreaming_command(const json& config, std::string_view arg, 
                                       int64_t now_ms) {
   const std::string word = first_word_lower(arg);
   if (word == "status") return {status_text(config, now_ms)};
-  if (word != "on" && word != "off") return {usage_text(config, now_ms)};  // help, phases, anything else
+  if (word.empty() || word == "help" || word == "options" || word == "phases") return {usage_text(config, now_ms)};
+  if (word != "on" && word != "off") {
+    return {"⚠️ /dreaming " + word + ": unknown argument.\n\n" + usage_text(config, now_ms), false};
+  }
   const bool enable = word == "on";
   const std::string key = std::string(kDreamingConfigPath) + ".enabled";
   if (!access.may_change_config) {
