@@ -9,7 +9,8 @@
 //       field("token", string().sensitive().doc("Shared secret.")),
 //   })
 //
-// Adding a section: write a `Node foo_section()` in config_schema.cpp and list it in root().
+// Adding a section: write a `Node foo_section()` in its own config_schema_foo.cpp (declared in
+// config_schema_foo.h, like config_schema_cli_backends.*) and list it in root() (config_schema.cpp).
 #pragma once
 
 #include <memory>

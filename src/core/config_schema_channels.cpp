@@ -1,0 +1,219 @@
+// The `bindings` and `channels` sections of pincer.json (RT-3, CH-3, CH-4, CH-6; see
+// config_schema_channels.h).
+#include "core/config_schema_channels.h"
+#include "core/config_schema_agents.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pincer::config::schema {
+
+namespace detail_config_schema_channels {
+
+Node binding_entry() {
+  return object({
+      field("type", one_of({"route", "acp"}).doc(
+                        "`route` (or omitted) routes messages to `agentId`; `acp` bindings are "
+                        "accepted for OpenClaw compatibility and not used.")),
+      field("agentId", string().required().doc(
+                           "Agent that receives the matching messages. An id not in "
+                           "`agents.list` falls back to the default agent.")),
+      field("comment", string().doc("Free text for people reading the file.")),
+      field("match",
+            object({
+                field("channel", string().required().doc("Channel id, e.g. `telegram`.")),
+                field("accountId", string().doc(
+                                       "Bot account of the channel; omitted = only the `default` "
+                                       "account, `*` = any account.")),
+                field("peer",
+                      object({
+                          field("kind", one_of({"direct", "group", "channel", "dm"})
+                                            .required()
+                                            .doc("Conversation kind (`dm` is a legacy alias of "
+                                                 "`direct`; `group` and `channel` match each "
+                                                 "other).")),
+                          field("id", string().required().doc(
+                                          "Platform id of the user, group or channel, exactly.")),
+                      }).doc("One conversation. A thread matches its parent's binding when it "
+                             "has none of its own.")),
+                field("guildId", string().doc("Discord server id.")),
+                field("teamId", string().doc("Slack/Teams workspace id.")),
+                field("roles", array_of(string()).doc(
+                                   "With `guildId`: the sender must have one of these role ids.")),
+            })
+                .required()
+                .doc("What a message must match. The most specific binding wins: peer, parent "
+                     "peer, guild + roles, guild, team, account, channel; then the default "
+                     "agent (RT-3).")),
+      field("acp", any().doc("Settings of an `acp` binding; not used.")),
+  }).doc("One binding.");
+}
+
+Node channel_group_entry() {
+  return object({
+      field("requireMention", boolean().doc(
+                                  "Answer only when the bot is mentioned or replied to (default "
+                                  "true; a `*` entry sets it for every chat).")),
+      field("enabled", boolean().doc("`false` ignores this chat.")),
+      field("allowFrom", array_of(union_of({string(), integer()})).doc(
+                             "Senders allowed in this chat, overriding `groupAllowFrom`.")),
+      field("tools", object({
+                         field("allow", array_of(string()).doc("When non-empty, runs of this chat get only these tools.")),
+                         field("deny", array_of(string()).doc("Tools runs of this chat never get.")),
+                     }).doc("The group layer of the tool policy (TL-2), for runs started in this chat "
+                            "(the `*` entry's when the chat has none). Direct messages skip it.")),
+  }).doc("Settings of one group chat.");
+}
+
+/// `channels.<id>` (with_accounts) and `channels.<id>.accounts.<account>` (CH-6): the same keys.
+Node channel_entry(bool with_accounts = true) {
+  std::vector<Field> fields = {
+      field("enabled", boolean().doc("`false` keeps the channel (or account) configured but not running "
+                                     "(default true).")),
+      field("name", string().doc("Display name of the account, for people reading status output.")),
+      field("botToken", string().sensitive().doc(
+                            "Telegram: the bot token from @BotFather (or `${TELEGRAM_BOT_TOKEN}`). "
+                            "Required to run the Telegram channel.")),
+      field("apiRoot", string().format("http-url").doc(
+                           "Telegram: Bot API server (default `https://api.telegram.org`; a "
+                           "self-hosted Bot API server or a test server). Discord: REST API root "
+                           "(default `https://discord.com/api`; the Gateway URL comes from its "
+                           "`GET /gateway/bot`).")),
+      field("token", string().sensitive().doc(
+                         "Discord: the bot token from the Developer Portal (Bot → Token; or "
+                         "`${DISCORD_BOT_TOKEN}`), without a `Bot ` prefix. Required to run the "
+                         "Discord channel.")),
+      field("ackReaction", string().doc(
+                               "Discord: an emoji (e.g. `👀`, or `name:id` of a custom emoji) the bot "
+                               "adds to each message it accepts, before it answers (default: none).")),
+      field("secret", string().sensitive().doc(
+                          "Webhook: HMAC-SHA256 key; callers sign `<timestamp>.<body>` "
+                          "(`X-Pincer-Timestamp: <Unix seconds>`, `X-Pincer-Signature: "
+                          "sha256=<hex>`; see channels.md). At least 16 characters.")),
+      field("path", string().doc("Webhook: the HTTP path on the gateway's port (default `/webhook`).")),
+      field("mode", one_of({"sync", "callback"}).doc(
+                        "Webhook: `sync` = the reply is the HTTP response (default); `callback` = "
+                        "answer 202 at once and POST the reply to `callbackUrl`.")),
+      field("callbackUrl", string().format("http-url").doc(
+                               "Webhook, `callback` mode: where replies are POSTed, signed with the "
+                               "callback key derived from `secret` (channels.md).")),
+      field("maxBodyBytes", integer().min(256).max(8 * 1024 * 1024).doc(
+                                "Webhook: largest request body, bytes (default 1 MiB).")),
+      field("replyTimeoutSeconds", integer().min(1).max(3600).doc(
+                                       "Webhook, `sync` mode: how long a caller waits for the "
+                                       "reply before 504 (default 120).")),
+      field("webhookUrl", string().format("http-url").doc(
+                              "Telegram: receive updates by webhook instead of long polling: the public "
+                              "HTTPS URL that reaches `webhookPath` on this gateway (registered with "
+                              "setWebhook).")),
+      field("webhookPath", string().doc("Telegram, webhook mode: the path on the gateway's port "
+                                        "(default `/telegram-webhook`).")),
+      field("webhookSecret", string().sensitive().doc(
+                                 "Telegram, webhook mode: secret_token Telegram sends in "
+                                 "`X-Telegram-Bot-Api-Secret-Token`; other POSTs are refused. Required "
+                                 "with `webhookUrl`: 16–256 characters of A-Z a-z 0-9 _ -.")),
+      field("pollTimeoutSeconds", integer().min(0).max(50).doc(
+                                      "Telegram: long-polling timeout of `getUpdates`, seconds "
+                                      "(default 25).")),
+      field("host", string().doc("IRC: server host name or address. Required to run the IRC channel.")),
+      field("port", integer().min(1).max(65535).doc(
+                        "IRC: server port (default 6697 with `tls`, else 6667).")),
+      field("tls", boolean().doc(
+                       "IRC: connect with TLS; the server certificate is verified against the "
+                       "system CA store and the host name (default false).")),
+      field("nick", string().doc("IRC: the bot's nick. Required to run the IRC channel; `nick_`, "
+                                 "`nick__`, … are tried when it is taken.")),
+      field("username", string().doc("IRC: the user name sent with USER (default: the nick).")),
+      field("realname", string().doc("IRC: the real name sent with USER (default `Pincer`).")),
+      field("password", string().sensitive().doc("IRC: server password (PASS), when the server needs one.")),
+      field("sasl", object({
+                        field("username", string().doc("Account name.")),
+                        field("password", string().sensitive().doc("Account password.")),
+                    }).doc("IRC: log in with SASL PLAIN during registration (both keys needed); "
+                           "the connection fails rather than continue without it.")),
+      field("nickserv", object({
+                            field("enabled", boolean().doc("`false` skips IDENTIFY (default true).")),
+                            field("service", string().doc("The service's nick (default `NickServ`).")),
+                            field("password", string().sensitive().doc(
+                                                  "Sent as `IDENTIFY <password>` after registration.")),
+                        }).doc("IRC: identify to NickServ after connecting.")),
+      field("channels", array_of(string()).doc(
+                            "IRC: channels joined after connecting (`#name`, or `#name key` for a "
+                            "channel with a key). Use the same spelling in `groups`.")),
+      field("dmPolicy", one_of({"pairing", "allowlist", "open", "disabled"})
+                            .def("pairing")
+                            .doc("Direct messages: `pairing` = unknown senders get a pairing "
+                                 "code the owner approves; `allowlist` = only `allowFrom`; "
+                                 "`open` = anyone (OpenClaw also requires `allowFrom: [\"*\"]`); "
+                                 "`disabled` = ignore them.")),
+      field("allowFrom", array_of(union_of({string(), integer()})).doc(
+                             "Senders allowed to message the bot: platform user ids, `@username`, "
+                             "or `*` for everyone. A `<channel>:` prefix is accepted.")),
+      field("groupPolicy", one_of({"open", "allowlist", "disabled"})
+                               .def("allowlist")
+                               .doc("Group chats: `open` = any group (mention gating still "
+                                    "applies); `allowlist` = only chats in `groups` and senders "
+                                    "in `groupAllowFrom`; `disabled` = ignore groups.")),
+      field("groupAllowFrom", array_of(union_of({string(), integer()})).doc(
+                                  "Senders allowed in group chats; defaults to `allowFrom`.")),
+      field("groups", map_of(channel_group_entry()).doc(
+                          "Group chats by chat id; `*` applies to every chat. Under `allowlist` "
+                          "only the chats listed here are answered.")),
+      field("textChunkLimit", integer().min(16).max(kMaxCount).doc(
+                                  "Longest message sent, in the platform's units (UTF-16 code "
+                                  "units for Telegram and Discord). Longer replies are split. "
+                                  "Default and maximum: the channel's own limit (4000 for most, "
+                                  "2000 for Discord); a larger value is capped to it.")),
+      field("chunkMode", one_of({"length", "newline"})
+                             .def("length")
+                             .doc("How long replies are split: `length` = only when over "
+                                  "`textChunkLimit`; `newline` = also one message per "
+                                  "paragraph.")),
+      field("streaming", union_of({one_of({"off", "partial", "block", "progress"}), boolean()})
+                             .default_note("`partial` where the channel can edit messages "
+                                           "(Telegram), else `off`")
+                             .doc("How replies stream (CH-4): `partial` = a preview message "
+                                  "edited as the reply is written, then replaced by the reply; "
+                                  "`block` = the reply in blocks, one message each; `off` = the "
+                                  "whole reply at the end; `progress` = accepted, behaves as "
+                                  "`off` for now. Legacy booleans: `true` = `partial`, `false` = "
+                                  "`off`. A channel that cannot edit messages treats `partial` "
+                                  "as `off`; the webhook channel in `sync` mode is always `off`.")),
+      field("streamMode", one_of({"off", "partial", "block"}).doc(
+                              "Legacy alias of `streaming` (used when `streaming` is not set).")),
+      field("blockStreaming", boolean().doc(
+                                  "`true` = block streaming on this channel whatever `streaming` "
+                                  "says (no preview); `false` = not even with "
+                                  "`agents.defaults.blockStreamingDefault: \"on\"`.")),
+      field("blockStreamingCoalesce", block_streaming_coalesce()),
+  };
+  if (!with_accounts) return object(std::move(fields)).doc("Settings of one bot account of the channel.");
+  fields.push_back(field("accounts", map_of(channel_entry(false)).doc(
+                                         "Several bot accounts of this channel (CH-6), by account id. "
+                                         "Each account takes the channel's settings, overridden key by "
+                                         "key by its own; credentials and endpoints (`botToken`, "
+                                         "`webhook*`, `nick`, `password`, `sasl`, `nickserv`, `secret`, "
+                                         "`path`, `callbackUrl`) are never inherited. The channel's own "
+                                         "settings are the `default` account when they hold its "
+                                         "credentials. Bindings select an account with "
+                                         "`match.accountId`.")));
+  return object(std::move(fields)).doc("Settings of one channel.");
+}
+
+}  // namespace detail_config_schema_channels
+
+Node bindings_section() {
+  namespace d = detail_config_schema_channels;
+  return array_of(d::binding_entry())
+      .doc("Which agent answers which channel, account, conversation, server or team (RT-3).");
+}
+
+Node channels_section() {
+  namespace d = detail_config_schema_channels;
+  return map_of(d::channel_entry())
+      .doc("Messaging channels by id (`telegram`, `irc`, …): who may talk to the "
+           "bot (CH-3) and how replies are split (CH-4).");
+}
+
+}  // namespace pincer::config::schema
