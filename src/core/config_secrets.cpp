@@ -1,9 +1,11 @@
-// The secrets of a configuration: the values its schema marks sensitive (registered for exact-value
-// redaction of logs and client-visible errors), and the view of the config clients are shown
-// (config.get): redacted, "${NAME}" references as written, no URL userinfo (issue 22, items 6, 9).
+// The secrets of a configuration: redact() (what the schema marks sensitive replaced), the values
+// its schema marks sensitive (registered for exact-value redaction of logs and client-visible
+// errors), and the view of the config clients are shown (config.get): redacted, "${NAME}"
+// references as written, no URL userinfo (issue 22, items 6, 9).
 #include <algorithm>
 
 #include "core/config.h"
+#include "core/config_internal.h"
 #include "core/config_schema.h"
 
 namespace pincer::config {
@@ -12,6 +14,7 @@ namespace {
 using nlohmann::json;
 using schema::Kind;
 using schema::Node;
+using detail_config::alternative_for;
 
 void add_unique(std::vector<std::string>& out, const std::string& value) {
   if (!value.empty() && std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
@@ -79,7 +82,34 @@ void strip_url_userinfo(json& v) {
   }
 }
 
+// ---- redaction ----------------------------------------------------------------------------------
+
+json redact_node(const Node& node, json v) {
+  if (node.is_sensitive()) return v.is_null() ? v : json(kRedacted);
+  switch (node.kind()) {
+    case Kind::kUnion: {
+      const Node* alt = alternative_for(node, v);
+      return alt == nullptr ? v : redact_node(*alt, std::move(v));
+    }
+    case Kind::kObject:
+      if (!v.is_object()) return v;
+      for (auto& [key, child] : v.items()) {
+        if (const schema::Field* f = node.find(key)) child = redact_node(f->node, std::move(child));
+      }
+      return v;
+    case Kind::kMap:
+    case Kind::kArray:
+      if (!v.is_object() && !v.is_array()) return v;
+      for (auto& child : v) child = redact_node(node.item(), std::move(child));
+      return v;
+    default:
+      return v;
+  }
+}
+
 }  // namespace
+
+nlohmann::json redact(const nlohmann::json& doc) { return redact_node(schema::root(), doc); }
 
 std::vector<std::string> sensitive_values(const nlohmann::json& doc) {
   std::vector<std::string> out;
