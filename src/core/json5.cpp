@@ -1,4 +1,5 @@
 // JSON5 parser (contract in json5.h; grammar at https://spec.json5.org/).
+// Character classes, UTF-8 encoding, message text and out-of-range decimals: json5_text.cpp.
 //
 // How it works: the whole input is first checked to be well-formed UTF-8, so the parser proper can
 // decode a code point anywhere without re-validating. A recursive-descent Parser then walks the
@@ -18,9 +19,7 @@
 // - Invalid UTF-8 anywhere (comments included) is reported before any syntax error.
 #include "core/json5.h"
 
-#include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -29,194 +28,16 @@
 #include <string>
 #include <utility>
 
+#include "core/json5_internal.h"
 #include "core/utf8.h"
 
 namespace pincer::json5 {
-namespace {
+namespace detail_json5_parser {
 
 using nlohmann::json;
-
-// ---------------------------------------------------------------------------------------------
-// UTF-8
-
-/// Length of the well-formed UTF-8 sequence starting at text[pos], or 0 if it is malformed
-/// (truncated, overlong, a surrogate, or beyond U+10FFFF).
-std::size_t utf8_sequence_length(std::string_view text, std::size_t pos) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  const auto is_cont = [&](std::size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
-  const unsigned char b0 = byte(pos);
-  if (b0 < 0x80) return 1;
-  if (b0 < 0xC2) return 0;  // continuation byte or overlong 2-byte lead
-  if (b0 < 0xE0) return is_cont(pos + 1) ? 2 : 0;
-  if (b0 < 0xF0) {
-    if (!is_cont(pos + 1) || !is_cont(pos + 2)) return 0;
-    const unsigned char b1 = byte(pos + 1);
-    if (b0 == 0xE0 && b1 < 0xA0) return 0;   // overlong
-    if (b0 == 0xED && b1 >= 0xA0) return 0;  // UTF-16 surrogate
-    return 3;
-  }
-  if (b0 < 0xF5) {
-    if (!is_cont(pos + 1) || !is_cont(pos + 2) || !is_cont(pos + 3)) return 0;
-    const unsigned char b1 = byte(pos + 1);
-    if (b0 == 0xF0 && b1 < 0x90) return 0;   // overlong
-    if (b0 == 0xF4 && b1 >= 0x90) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
-/// Offset of the first byte that does not start a well-formed UTF-8 sequence, or npos.
-std::size_t find_invalid_utf8(std::string_view text) {
-  for (std::size_t pos = 0; pos < text.size();) {
-    const std::size_t len = utf8_sequence_length(text, pos);
-    if (len == 0) return pos;
-    pos += len;
-  }
-  return std::string_view::npos;
-}
-
+using namespace detail_json5;
 using utf8::CodePoint;
 using utf8::decode_at;
-
-/// Appends `cp` (a Unicode scalar value, never a surrogate) as UTF-8.
-void append_utf8(std::string& out, char32_t cp) {
-  const auto put = [&](char32_t bits) { out.push_back(static_cast<char>(bits)); };
-  if (cp < 0x80) {
-    put(cp);
-  } else if (cp < 0x800) {
-    put(0xC0 | (cp >> 6));
-    put(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    put(0xE0 | (cp >> 12));
-    put(0x80 | ((cp >> 6) & 0x3F));
-    put(0x80 | (cp & 0x3F));
-  } else {
-    put(0xF0 | (cp >> 18));
-    put(0x80 | ((cp >> 12) & 0x3F));
-    put(0x80 | ((cp >> 6) & 0x3F));
-    put(0x80 | (cp & 0x3F));
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Character classes (JSON5 / ECMAScript 5.1)
-
-
-bool is_ascii_digit(char32_t cp) { return cp >= '0' && cp <= '9'; }
-
-bool is_hex_digit(char32_t cp) {
-  return is_ascii_digit(cp) || (cp >= 'a' && cp <= 'f') || (cp >= 'A' && cp <= 'F');
-}
-
-int hex_value(char32_t cp) {
-  if (is_ascii_digit(cp)) return static_cast<int>(cp - '0');
-  if (cp >= 'a' && cp <= 'f') return static_cast<int>(cp - 'a' + 10);
-  return static_cast<int>(cp - 'A' + 10);
-}
-
-/// Non-ASCII code points that cannot be part of an identifier: whitespace and the main
-/// punctuation/symbol blocks (an approximation of "not a letter, mark, digit or connector").
-bool is_non_ascii_non_identifier(char32_t cp) {
-  if (is_space(cp)) return true;
-  if (cp >= 0x80 && cp <= 0xBF) return cp != 0xAA && cp != 0xB5 && cp != 0xBA;  // Latin-1 symbols
-  if (cp == 0xD7 || cp == 0xF7) return true;                                      // × ÷
-  if (cp >= 0x2010 && cp <= 0x205E) return cp != 0x203F && cp != 0x2040;  // punctuation (‿ ⁀ ok)
-  if (cp >= 0x2190 && cp <= 0x2BFF) return true;    // arrows, math, technical, box, shapes, dingbats
-  if (cp >= 0x3001 && cp <= 0x3004) return true;    // CJK comma, full stop, ditto, JIS mark
-  if (cp >= 0x3008 && cp <= 0x3020) return true;    // CJK brackets and marks
-  if (cp >= 0xE000 && cp <= 0xF8FF) return true;    // private use
-  if (cp >= 0xFFF0 && cp <= 0xFFFF) return true;    // specials incl. U+FFFD
-  if (cp >= 0x1F000 && cp <= 0x1FAFF) return true;  // emoji and pictographs
-  return cp >= 0xF0000;                             // supplementary private use
-}
-
-/// Combining marks that may continue but not start an identifier (most common block only).
-bool is_combining_mark(char32_t cp) { return cp >= 0x0300 && cp <= 0x036F; }
-
-bool is_identifier_start(char32_t cp) {
-  if (cp < 0x80) return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || cp == '$' || cp == '_';
-  return !is_non_ascii_non_identifier(cp) && !is_combining_mark(cp) && cp != 0x200C && cp != 0x200D;
-}
-
-bool is_identifier_part(char32_t cp) {
-  if (is_identifier_start(cp) || is_ascii_digit(cp)) return true;
-  return is_combining_mark(cp) || cp == 0x200C || cp == 0x200D;  // ZWNJ, ZWJ
-}
-
-// ---------------------------------------------------------------------------------------------
-// Message helpers
-
-std::string hex_string(std::uint32_t value, int min_digits) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string out;
-  for (int shift = 28; shift >= 0; shift -= 4) {
-    const auto nibble = (value >> shift) & 0xF;
-    if (!out.empty() || nibble != 0 || shift < min_digits * 4) out.push_back(kDigits[nibble]);
-  }
-  return out;
-}
-
-/// How a character is named in a message: 'x' for printable ASCII, U+000A for controls and
-/// blanks, and 'é' (U+00E9) for other code points.
-std::string describe_char(char32_t cp) {
-  if (cp == '\'') return "\"'\"";
-  if (cp > 0x20 && cp < 0x7F) return std::string("'") + static_cast<char>(cp) + "'";
-  const std::string code = "U+" + hex_string(cp, 4);
-  if (cp < 0xA0 || is_space(cp)) return code;
-  std::string out = "'";
-  append_utf8(out, cp);
-  return out + "' (" + code + ")";
-}
-
-/// Quotes a piece of text (valid UTF-8) for a message: cut short and with control characters
-/// shown as \u escapes, so the message stays one readable line.
-std::string snippet(std::string_view text) {
-  constexpr std::size_t kMaxCodePoints = 32;
-  std::string out = "'";
-  std::size_t pos = 0;
-  for (std::size_t count = 0; pos < text.size() && count < kMaxCodePoints; ++count) {
-    const CodePoint c = decode_at(text, pos);
-    if (c.cp < 0x20 || c.cp == 0x7F || is_line_terminator(c.cp)) {
-      out += "\\u" + hex_string(c.cp, 4);
-    } else {
-      out.append(text.substr(pos, c.len));
-    }
-    pos += c.len;
-  }
-  return out + (pos < text.size() ? "...'" : "'");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Parser
-
-/// Numbers out of double's range: from_chars gives no value, so decide between +-Infinity and +-0
-/// from the decimal order of magnitude (the two cases are hundreds of orders apart).
-double saturate(std::string_view digits, bool negative) {
-  const std::size_t exp_at = digits.find_first_of("eE");
-  const std::string_view mantissa = digits.substr(0, exp_at);
-  const std::size_t point = mantissa.find('.');
-  const std::string_view int_part = mantissa.substr(0, point);
-  long long order = 0;
-  if (!int_part.empty() && int_part != "0") {
-    order = static_cast<long long>(int_part.size()) - 1;  // JSON5 has no leading zeros here
-  } else if (point != std::string_view::npos) {
-    const std::string_view frac = mantissa.substr(point + 1);
-    order = -static_cast<long long>(std::min(frac.find_first_not_of('0'), frac.size())) - 1;
-  }
-  if (exp_at != std::string_view::npos) {
-    long long exponent = 0;
-    bool exp_negative = false;
-    for (char c : digits.substr(exp_at + 1)) {
-      if (c == '-') exp_negative = true;
-      if (is_ascii_digit(static_cast<unsigned char>(c)) && exponent < 1'000'000'000) {
-        exponent = exponent * 10 + (c - '0');
-      }
-    }
-    order += exp_negative ? -exponent : exponent;
-  }
-  const double magnitude = order > 0 ? std::numeric_limits<double>::infinity() : 0.0;
-  return negative ? -magnitude : magnitude;
-}
 
 class Parser {
  public:
@@ -224,9 +45,8 @@ class Parser {
 
   /// Parses the whole input as one value. On failure returns false; see error_offset/error_what.
   bool parse_document(json& out) {
-    const std::size_t bad = find_invalid_utf8(text_);
-    if (bad != std::string_view::npos) {
-      return fail(bad, "invalid UTF-8 byte 0x" + hex_string(byte_at(bad), 2));
+    if (const auto bad = utf8::first_invalid(text_)) {
+      return fail(*bad, "invalid UTF-8 byte 0x" + hex_string(byte_at(*bad), 2));
     }
     if (!skip_space()) return false;
     if (!parse_value(out, 0)) return false;
@@ -743,31 +563,15 @@ Error make_error(std::string_view text, std::string_view source, std::size_t off
   return Error{"JSON5_PARSE", std::move(message)};
 }
 
-}  // namespace
-
-bool is_line_terminator(char32_t cp) {
-  return cp == '\n' || cp == '\r' || cp == 0x2028 || cp == 0x2029;
-}
-
-/// JSON5 WhiteSpace plus LineTerminator: ASCII blanks, NBSP, BOM and the Unicode Zs category.
-bool is_space(char32_t cp) {
-  switch (cp) {
-    case '\t': case '\n': case '\v': case '\f': case '\r': case ' ':
-    case 0x00A0: case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
-    case 0xFEFF:
-      return true;
-    default:
-      return cp >= 0x2000 && cp <= 0x200A;
-  }
-}
+}  // namespace detail_json5_parser
 
 Result<nlohmann::json> parse(std::string_view text, std::string_view source) {
   // Nothing may escape: allocation failures (or a bug surfacing as an exception) become errors.
   try {
-    Parser parser(text);
+    detail_json5_parser::Parser parser(text);
     nlohmann::json value;
     if (parser.parse_document(value)) return value;
-    return make_error(text, source, parser.error_offset(), parser.error_what());
+    return detail_json5_parser::make_error(text, source, parser.error_offset(), parser.error_what());
   } catch (const std::bad_alloc&) {
     return Error{"JSON5_PARSE", std::string(source) + (source.empty() ? "" : ": ") + "out of memory"};
   } catch (const std::exception& e) {

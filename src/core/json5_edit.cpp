@@ -1,37 +1,33 @@
 // Editing JSON5 text in place (contract in json5_edit.h).
 //
 // How it works: the text is parsed twice — by json5::parse for its meaning (and to reject invalid
-// input), and by a small Scanner below that records only *where* things are: the byte span of
+// input), and by a small Scanner (json5_edit_scan.cpp) that records only *where* things are: the byte span of
 // every value, each member's key and comma, and every comment. The edit is computed on the parsed
 // document first (apply_set / apply_unset: the expected result), then made as a few byte-range
 // replacements on the text, and finally the new text is parsed again and compared with the
 // expected document. The Scanner trusts that json5::parse accepted the text; any disagreement
 // between the two shows up in that final check, never as a broken file.
+// Files: json5_path.cpp (paths, apply_set/apply_unset), json5_edit_scan.cpp (the Scanner),
+// json5_edit_layout.cpp (lines, style, rendering); this file makes and checks the edits.
 #include "core/json5_edit.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <string>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include "core/json5.h"
+#include "core/json5_edit_internal.h"
 #include "core/utf8.h"
-#include "core/json_dump.h"
 
 namespace pincer::json5 {
-namespace {
+namespace detail_json5_apply {
 
 using nlohmann::json;
-constexpr std::size_t npos = std::string_view::npos;
-
-Error error(const char* code, std::string message) { return Error{code, std::move(message)}; }
-
-// ---- UTF-8 and character classes (as core/json5.cpp) ---------------------------------------------
-
-using utf8::CodePoint;
-using utf8::decode_at;
+using namespace detail_json5_edit;
 
 /// Plain JSON (no binary or discarded values) with valid UTF-8 strings and keys.
 bool valid_value(const json& v) {
@@ -58,413 +54,6 @@ json normalized(json v) {
     for (auto& child : v) child = normalized(std::move(child));
   }
   return v;
-}
-
-// ---- paths ---------------------------------------------------------------------------------------
-
-std::string prefix_text(const Path& path, std::size_t count) {
-  return count == 0 ? std::string("the document") : format_path(Path(path.begin(), path.begin() + count));
-}
-
-std::string kind_of(const json& v) {
-  switch (v.type()) {
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::null: return "null";
-    default: return "a number";
-  }
-}
-
-Error conflict(const Path& path, const std::string& what) {
-  return error("PATH_CONFLICT", format_path(path) + ": " + what);
-}
-
-/// The value to insert for the missing tail path[from..]: nested objects/arrays around `value`.
-Result<json> build_tail(const Path& path, std::size_t from, const json& value) {
-  if (from == path.size()) return value;
-  auto inner = build_tail(path, from + 1, value);
-  if (!inner) return inner;
-  if (const auto* key = std::get_if<std::string>(&path[from])) return json::object({{*key, std::move(*inner)}});
-  const std::size_t index = std::get<std::size_t>(path[from]);
-  if (index != 0) {
-    return conflict(path, prefix_text(path, from) + " does not exist, so it can only be created with index [0], not [" +
-                                    std::to_string(index) + "]");
-  }
-  return json::array({std::move(*inner)});
-}
-
-// ---- the position scanner ------------------------------------------------------------------------
-
-/// An object member or an array element.
-struct Item {
-  std::string key;          ///< objects only (decoded)
-  std::size_t start = 0;    ///< first byte of the key (objects) or of the value (arrays)
-  int value = -1;           ///< index into Tree::nodes
-  std::size_t comma = npos; ///< the ',' after the value, if any
-};
-
-struct Node {
-  char kind = 's';  ///< '{', '[' or 's' (scalar)
-  std::size_t begin = 0, end = 0;  ///< [begin, end) of the value's text
-  std::vector<Item> items;
-};
-
-struct Comment {
-  std::size_t begin, end;  ///< [begin, end); a line comment ends before its line terminator
-};
-
-struct Tree {
-  std::vector<Node> nodes;
-  std::vector<Comment> comments;  ///< in text order
-  int root = -1;
-};
-
-class Scanner {
- public:
-  Scanner(std::string_view text, Tree& tree) : t_(text), tree_(tree) {}
-
-  bool run() {
-    skip_space();
-    tree_.root = value();
-    skip_space();
-    return ok_ && p_ == t_.size();
-  }
-
- private:
-  bool at(char c, std::size_t ahead = 0) const { return p_ + ahead < t_.size() && t_[p_ + ahead] == c; }
-
-  void skip_space() {
-    while (p_ < t_.size()) {
-      if (at('/') && at('/', 1)) {
-        const std::size_t start = p_;
-        p_ += 2;
-        while (p_ < t_.size()) {
-          const CodePoint c = decode_at(t_, p_);
-          if (is_line_terminator(c.cp)) break;
-          p_ += c.len;
-        }
-        tree_.comments.push_back({start, p_});
-      } else if (at('/') && at('*', 1)) {
-        const std::size_t start = p_;
-        const std::size_t end = t_.find("*/", p_ + 2);
-        if (end == npos) {
-          ok_ = false;
-          p_ = t_.size();
-          return;
-        }
-        p_ = end + 2;
-        tree_.comments.push_back({start, p_});
-      } else {
-        const CodePoint c = decode_at(t_, p_);
-        if (!is_space(c.cp)) return;
-        p_ += c.len;
-      }
-    }
-  }
-
-  void skip_string() {
-    const char quote = t_[p_++];
-    while (p_ < t_.size()) {
-      const char c = t_[p_];
-      if (c == '\\') {
-        ++p_;
-        if (at('\r') && at('\n', 1)) p_ += 2;
-        else if (p_ < t_.size()) p_ += decode_at(t_, p_).len;
-      } else if (c == quote) {
-        ++p_;
-        return;
-      } else {
-        ++p_;
-      }
-    }
-    ok_ = false;
-  }
-
-  /// A bare word or number: everything up to whitespace or punctuation.
-  void skip_word() {
-    while (p_ < t_.size()) {
-      const CodePoint c = decode_at(t_, p_);
-      if (is_space(c.cp) || c.cp == ',' || c.cp == ']' || c.cp == '}' || c.cp == ':' || c.cp == '/' || c.cp == '[' ||
-          c.cp == '{' || c.cp == '"' || c.cp == '\'') {
-        return;
-      }
-      p_ += c.len;
-    }
-  }
-
-  std::string key() {
-    const std::size_t start = p_;
-    if (at('"') || at('\'')) skip_string();
-    else skip_word();
-    const std::string_view raw = t_.substr(start, p_ - start);
-    if (raw.empty()) {
-      ok_ = false;
-      return {};
-    }
-    const bool quoted = raw[0] == '"' || raw[0] == '\'';
-    if (raw.find('\\') == npos) return std::string(quoted ? raw.substr(1, raw.size() - 2) : raw);
-    // Escapes: let the real parser decode the key.
-    auto parsed = parse("{" + std::string(raw) + ":0}");
-    if (!parsed || !parsed->is_object() || parsed->size() != 1) {
-      ok_ = false;
-      return {};
-    }
-    return parsed->begin().key();
-  }
-
-  int value() {
-    if (!ok_ || p_ >= t_.size()) {
-      ok_ = false;
-      return -1;
-    }
-    const int index = static_cast<int>(tree_.nodes.size());
-    tree_.nodes.push_back(Node{});
-    tree_.nodes[index].begin = p_;
-    const char open = t_[p_];
-    if (open == '{' || open == '[') {
-      tree_.nodes[index].kind = open;
-      const char close = open == '{' ? '}' : ']';
-      ++p_;
-      while (ok_) {
-        skip_space();
-        if (p_ >= t_.size()) {
-          ok_ = false;
-          break;
-        }
-        if (t_[p_] == close) break;
-        Item item;
-        item.start = p_;
-        if (open == '{') {
-          item.key = key();
-          skip_space();
-          if (!at(':')) {
-            ok_ = false;
-            break;
-          }
-          ++p_;
-          skip_space();
-        }
-        item.value = value();
-        skip_space();
-        if (at(',')) item.comma = p_++;
-        else if (!at(close)) ok_ = false;
-        tree_.nodes[index].items.push_back(std::move(item));
-      }
-      ++p_;
-    } else if (open == '"' || open == '\'') {
-      skip_string();
-    } else {
-      skip_word();
-      if (p_ == tree_.nodes[index].begin) ok_ = false;
-    }
-    tree_.nodes[index].end = std::min(p_, t_.size());
-    return index;
-  }
-
-  std::string_view t_;
-  Tree& tree_;
-  std::size_t p_ = 0;
-  bool ok_ = true;
-};
-
-// ---- layout helpers ------------------------------------------------------------------------------
-
-bool is_newline_byte(char c) { return c == '\n' || c == '\r'; }
-
-std::size_t line_start(std::string_view t, std::size_t pos) {
-  while (pos > 0 && !is_newline_byte(t[pos - 1])) --pos;
-  return pos;
-}
-
-/// The blanks at the start of the line holding `pos` (up to `pos` at most).
-std::string line_indent(std::string_view t, std::size_t pos) {
-  std::size_t s = line_start(t, pos), e = s;
-  while (e < pos && (t[e] == ' ' || t[e] == '\t')) ++e;
-  return std::string(t.substr(s, e - s));
-}
-
-/// Only blanks between the start of the line and `pos`.
-bool starts_line(std::string_view t, std::size_t pos) {
-  for (std::size_t i = line_start(t, pos); i < pos; ++i) {
-    if (t[i] != ' ' && t[i] != '\t') return false;
-  }
-  return true;
-}
-
-bool spans_lines(std::string_view t, const Node& n) {
-  return t.substr(n.begin, n.end - n.begin).find_first_of("\r\n") != npos;
-}
-
-const Comment* comment_at(const Tree& tree, std::size_t pos) {
-  auto it = std::lower_bound(tree.comments.begin(), tree.comments.end(), pos,
-                             [](const Comment& c, std::size_t p) { return c.begin < p; });
-  return it != tree.comments.end() && it->begin == pos ? &*it : nullptr;
-}
-
-bool has_comment_in(const Tree& tree, std::size_t begin, std::size_t end) {
-  return std::any_of(tree.comments.begin(), tree.comments.end(),
-                     [&](const Comment& c) { return c.begin >= begin && c.end <= end; });
-}
-
-/// From `pos`, skips blanks and comments that stay on the same line; returns the position after
-/// the last comment skipped (or `pos` when none).
-std::size_t after_same_line_comments(std::string_view t, const Tree& tree, std::size_t pos) {
-  std::size_t result = pos;
-  std::size_t q = pos;
-  while (true) {
-    while (q < t.size() && (t[q] == ' ' || t[q] == '\t')) ++q;
-    const Comment* c = comment_at(tree, q);
-    if (c == nullptr) return result;
-    if (t[q + 1] == '/') return c->end;  // a line comment runs to the end of the line
-    if (t.substr(c->begin, c->end - c->begin).find_first_of("\r\n") != npos) return result;
-    q = result = c->end;
-  }
-}
-
-/// Length of the line terminator at `pos` (0 when none).
-std::size_t newline_at(std::string_view t, std::size_t pos) {
-  if (pos >= t.size()) return 0;
-  if (t[pos] == '\r') return pos + 1 < t.size() && t[pos + 1] == '\n' ? 2 : 1;
-  return t[pos] == '\n' ? 1 : 0;
-}
-
-// ---- style and rendering -------------------------------------------------------------------------
-
-struct Style {
-  std::string indent = "  ";
-  std::string newline = "\n";
-  bool unquoted_keys = false;
-  char quote = '"';
-  bool trailing_commas = false;
-};
-
-Style detect_style(std::string_view t, const Tree& tree) {
-  Style s;
-  if (t.find("\r\n") != npos) s.newline = "\r\n";
-  int quoted_keys = 0, bare_keys = 0, single = 0, dbl = 0, with_comma = 0, without_comma = 0;
-  bool indent_found = false;
-  for (const Node& n : tree.nodes) {
-    if (n.kind == 's') {
-      if (t[n.begin] == '\'') ++single;
-      if (t[n.begin] == '"') ++dbl;
-      continue;
-    }
-    for (const Item& item : n.items) {
-      if (n.kind != '{') break;
-      (t[item.start] == '"' || t[item.start] == '\'' ? quoted_keys : bare_keys)++;
-    }
-    if (n.items.empty() || !spans_lines(t, n)) continue;
-    (n.items.back().comma != npos ? with_comma : without_comma)++;
-    if (!indent_found && starts_line(t, n.items.front().start)) {
-      const std::string outer = line_indent(t, n.begin), inner = line_indent(t, n.items.front().start);
-      if (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0) {
-        s.indent = inner.substr(outer.size());
-        indent_found = true;
-      }
-    }
-  }
-  // No majority: JSON style for a plain JSON file, JSON5 style once the file has comments.
-  s.unquoted_keys = bare_keys > quoted_keys || (bare_keys == quoted_keys && !tree.comments.empty());
-  s.quote = single > dbl ? '\'' : '"';
-  s.trailing_commas = with_comma > without_comma;
-  return s;
-}
-
-std::string quote_string(std::string_view s, char quote) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(1, quote);
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c == static_cast<unsigned char>(quote)) {
-          out += '\\';
-          out += quote;
-        } else if (c < 0x20 || c == 0x7F) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xF];
-        } else if (c == 0xE2 && i + 2 < s.size() && s[i + 1] == '\x80' && (s[i + 2] == '\xA8' || s[i + 2] == '\xA9')) {
-          out += s[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";  // line separators, kept visible
-          i += 2;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + quote;
-}
-
-bool is_plain_identifier(std::string_view key) {
-  if (key.empty()) return false;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    const char c = key[i];
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
-    if (!(letter || (i > 0 && c >= '0' && c <= '9'))) return false;
-  }
-  return true;
-}
-
-std::string render_key(std::string_view key, const Style& s) {
-  return s.unquoted_keys && is_plain_identifier(key) ? std::string(key) : quote_string(key, s.quote);
-}
-
-/// `v` as JSON5 text. Multi-line containers put their members at `indent` + one step and their
-/// closing bracket at `indent`; `inline_mode` writes everything on one line.
-std::string render(const json& v, const Style& s, const std::string& indent, bool inline_mode) {
-  switch (v.type()) {
-    case json::value_t::string: return quote_string(v.get_ref<const std::string&>(), s.quote);
-    case json::value_t::number_float: {
-      const double d = v.get<double>();
-      if (std::isnan(d)) return "NaN";
-      if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
-      return v.dump();
-    }
-    case json::value_t::array: {
-      if (v.empty()) return "[]";
-      const bool scalars = std::none_of(v.begin(), v.end(), [](const json& e) { return e.is_structured(); });
-      if (inline_mode || scalars) {
-        std::string out = "[";
-        for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + render(v[i], s, indent, true);
-        return out + "]";
-      }
-      std::string out = "[" + s.newline;
-      const std::string inner = indent + s.indent;
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        out += inner + render(v[i], s, inner, false) + (i + 1 < v.size() || s.trailing_commas ? "," : "") + s.newline;
-      }
-      return out + indent + "]";
-    }
-    case json::value_t::object: {
-      if (v.empty()) return "{}";
-      if (inline_mode) {
-        std::string out = "{ ";
-        bool first = true;
-        for (const auto& [key, child] : v.items()) {
-          out += (first ? "" : ", ") + render_key(key, s) + ": " + render(child, s, indent, true);
-          first = false;
-        }
-        return out + " }";
-      }
-      std::string out = "{" + s.newline;
-      const std::string inner = indent + s.indent;
-      std::size_t i = 0;
-      for (const auto& [key, child] : v.items()) {
-        out += inner + render_key(key, s) + ": " + render(child, s, inner, false) +
-               (++i < v.size() || s.trailing_commas ? "," : "") + s.newline;
-      }
-      return out + indent + "}";
-    }
-    default: return v.dump();
-  }
 }
 
 // ---- text edits ----------------------------------------------------------------------------------
@@ -598,15 +187,8 @@ std::size_t find_member(const Node& n, const std::string& key) {
   return npos;
 }
 
-Result<Tree> scan(std::string_view text) {
-  Tree tree;
-  Scanner scanner(text, tree);
-  if (!scanner.run() || tree.root < 0) return error("EDIT_FAILED", "cannot locate the values in the text");
-  return tree;
-}
-
 Error edit_failed(const Path& path) {
-  return error("EDIT_FAILED", format_path(path) +
+  return edit_error("EDIT_FAILED", format_path(path) +
                                   ": the edit could not be made without disturbing the rest of the file "
                                   "(please edit it by hand)");
 }
@@ -627,9 +209,9 @@ bool valid_path(const Path& path) {
 }
 
 Result<std::string> set_impl(std::string_view text, const Path& path, const json& raw_value) {
-  if (path.empty()) return error("PATH_INVALID", "empty path");
-  if (!valid_path(path)) return error("PATH_INVALID", "the path is not valid UTF-8");
-  if (!valid_value(raw_value)) return error("INVALID_VALUE", format_path(path) + ": the value is not valid UTF-8 JSON");
+  if (path.empty()) return edit_error("PATH_INVALID", "empty path");
+  if (!valid_path(path)) return edit_error("PATH_INVALID", "the path is not valid UTF-8");
+  if (!valid_value(raw_value)) return edit_error("INVALID_VALUE", format_path(path) + ": the value is not valid UTF-8 JSON");
   const json value = normalized(raw_value);
   auto doc = parse(text);
   if (!doc) return doc.error();
@@ -695,7 +277,7 @@ Result<bool> unset_once(std::string& text, const Path& path) {
 }
 
 Result<std::string> unset_impl(std::string_view text, const Path& path) {
-  if (path.empty()) return error("PATH_INVALID", "empty path");
+  if (path.empty()) return edit_error("PATH_INVALID", "empty path");
   auto doc = parse(text);
   if (!doc) return doc.error();
   auto expected = apply_unset(std::move(*doc), path);
@@ -724,162 +306,11 @@ auto guarded(const Path& path, F&& body) -> decltype(body()) {
   }
 }
 
-}  // namespace
+}  // namespace detail_json5_apply
 
-// ---- public API ----------------------------------------------------------------------------------
-
-Result<Path> parse_path(std::string_view text) {
-  const auto bad = [&](const std::string& why, std::size_t at) {
-    return error("PATH_INVALID", std::string(text) + ": " + why + " at offset " + std::to_string(at));
-  };
-  if (text.empty()) return error("PATH_INVALID", "empty path");
-  if (!utf8::is_valid(text)) return error("PATH_INVALID", "the path is not valid UTF-8");
-  Path out;
-  std::size_t i = 0;
-  const auto read_key = [&]() -> std::string {
-    const std::size_t start = i;
-    while (i < text.size() && text[i] != '.' && text[i] != '[' && text[i] != ']') ++i;
-    return std::string(text.substr(start, i - start));
-  };
-  while (i < text.size()) {
-    const char c = text[i];
-    if (c == '[') {
-      const std::size_t open = i++;
-      if (i < text.size() && (text[i] == '"' || text[i] == '\'')) {
-        const char quote = text[i];
-        std::size_t k = i + 1;
-        while (k < text.size() && text[k] != quote) k += text[k] == '\\' ? 2 : 1;
-        if (k >= text.size()) return bad("unterminated quoted key", i);
-        auto key = parse(text.substr(i, k + 1 - i));
-        if (!key || !key->is_string()) return bad("invalid quoted key", i);
-        out.emplace_back(key->get<std::string>());
-        i = k + 1;
-      } else {
-        const std::size_t start = i;
-        while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
-        const std::string_view digits = text.substr(start, i - start);
-        if (digits.empty()) return bad("expected an index or a quoted key after '['", open);
-        if (digits.size() > 1 && digits[0] == '0') return bad("index with a leading zero", start);
-        if (digits.size() > 9) return bad("index too large", start);
-        out.emplace_back(static_cast<std::size_t>(std::stoul(std::string(digits))));
-      }
-      if (i >= text.size() || text[i] != ']') return bad("expected ']'", i);
-      ++i;
-    } else if (c == '.') {
-      if (out.empty()) return bad("empty key", i);
-      ++i;
-      std::string key = read_key();
-      if (key.empty()) return bad("empty key", i);
-      out.emplace_back(std::move(key));
-    } else if (c == ']') {
-      return bad("unexpected ']'", i);
-    } else {
-      if (!out.empty()) return bad("expected '.' or '['", i);
-      out.emplace_back(read_key());
-    }
-  }
-  return out;
-}
-
-std::string format_path(const Path& path) {
-  std::string out;
-  for (const auto& seg : path) {
-    if (const auto* key = std::get_if<std::string>(&seg)) {
-      if (key->empty() || key->find_first_of(".[]") != std::string::npos) {
-        out += "[" + json_dump::compact(json(*key)) + "]";
-      } else {
-        out += (out.empty() ? "" : ".") + *key;
-      }
-    } else {
-      out += "[" + std::to_string(std::get<std::size_t>(seg)) + "]";
-    }
-  }
-  return out;
-}
-
-const nlohmann::json* find(const nlohmann::json& doc, const Path& path) {
-  const json* cur = &doc;
-  for (const auto& seg : path) {
-    if (const auto* key = std::get_if<std::string>(&seg)) {
-      if (!cur->is_object()) return nullptr;
-      auto it = cur->find(*key);
-      if (it == cur->end()) return nullptr;
-      cur = &*it;
-    } else {
-      const std::size_t index = std::get<std::size_t>(seg);
-      if (!cur->is_array() || index >= cur->size()) return nullptr;
-      cur = &(*cur)[index];
-    }
-  }
-  return cur;
-}
-
-Result<nlohmann::json> apply_set(nlohmann::json doc, const Path& path, const nlohmann::json& value) {
-  if (path.empty()) return error("PATH_INVALID", "empty path");
-  json* cur = &doc;
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    const bool last = i + 1 == path.size();
-    if (const auto* key = std::get_if<std::string>(&path[i])) {
-      if (!cur->is_object()) return conflict(path, prefix_text(path, i) + " is " + kind_of(*cur) + ", not an object");
-      auto it = cur->find(*key);
-      if (it == cur->end()) {
-        auto tail = build_tail(path, i + 1, value);
-        if (!tail) return tail.error();
-        (*cur)[*key] = std::move(*tail);
-        return doc;
-      }
-      if (last) {
-        *it = value;
-        return doc;
-      }
-      cur = &*it;
-    } else {
-      const std::size_t index = std::get<std::size_t>(path[i]);
-      if (!cur->is_array()) return conflict(path, prefix_text(path, i) + " is " + kind_of(*cur) + ", not an array");
-      if (index > cur->size()) {
-        return conflict(path, "index " + std::to_string(index) + " is past the end of " + prefix_text(path, i) +
-                                     " (" + std::to_string(cur->size()) + " elements; use [" +
-                                     std::to_string(cur->size()) + "] to append)");
-      }
-      if (index == cur->size()) {
-        auto tail = build_tail(path, i + 1, value);
-        if (!tail) return tail.error();
-        cur->push_back(std::move(*tail));
-        return doc;
-      }
-      if (last) {
-        (*cur)[index] = value;
-        return doc;
-      }
-      cur = &(*cur)[index];
-    }
-  }
-  return doc;
-}
-
-Result<nlohmann::json> apply_unset(nlohmann::json doc, const Path& path) {
-  if (path.empty()) return error("PATH_INVALID", "empty path");
-  json* p = &doc;
-  for (std::size_t i = 0; p != nullptr && i + 1 < path.size(); ++i) {
-    if (const auto* key = std::get_if<std::string>(&path[i])) {
-      auto it = p->is_object() ? p->find(*key) : p->end();
-      p = p->is_object() && it != p->end() ? &*it : nullptr;
-    } else {
-      const std::size_t index = std::get<std::size_t>(path[i]);
-      p = p->is_array() && index < p->size() ? &(*p)[index] : nullptr;
-    }
-  }
-  const auto not_found = [&] { return error("PATH_NOT_FOUND", format_path(path) + ": not set"); };
-  if (p == nullptr) return not_found();
-  if (const auto* key = std::get_if<std::string>(&path.back())) {
-    if (!p->is_object() || p->erase(*key) == 0) return not_found();
-  } else {
-    const std::size_t index = std::get<std::size_t>(path.back());
-    if (!p->is_array() || index >= p->size()) return not_found();
-    p->erase(index);
-  }
-  return doc;
-}
+using detail_json5_apply::guarded;
+using detail_json5_apply::set_impl;
+using detail_json5_apply::unset_impl;
 
 Result<std::string> set(std::string_view text, const Path& path, const nlohmann::json& value) {
   return guarded(path, [&] { return set_impl(text, path, value); });
@@ -899,29 +330,6 @@ Result<std::string> unset(std::string_view text, std::string_view path) {
   auto parsed = parse_path(path);
   if (!parsed) return parsed.error();
   return unset(text, *parsed);
-}
-
-bool same_json(const nlohmann::json& a, const nlohmann::json& b) {
-  if (a.type() != b.type()) return false;
-  if (a.is_number_float()) {
-    const double x = a.get<double>(), y = b.get<double>();
-    return (std::isnan(x) && std::isnan(y)) || (x == y && std::signbit(x) == std::signbit(y));
-  }
-  if (a.is_array()) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (!same_json(a[i], b[i])) return false;
-    }
-    return true;
-  }
-  if (a.is_object()) {
-    if (a.size() != b.size()) return false;
-    for (auto it = a.begin(), jt = b.begin(); it != a.end(); ++it, ++jt) {
-      if (it.key() != jt.key() || !same_json(it.value(), jt.value())) return false;
-    }
-    return true;
-  }
-  return a == b;
 }
 
 }  // namespace pincer::json5
