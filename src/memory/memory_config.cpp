@@ -2,11 +2,14 @@
 
 #include <cstdlib>
 
+#include "core/json_lookup.h"
 #include "store/session_index.h"
 
 namespace pincer::memory {
 
 using nlohmann::json;
+using json_lookup::find_path;
+using json_lookup::value_or;
 
 namespace {
 
@@ -18,28 +21,6 @@ void merge(json& base, const json& over) {
     } else {
       base[it.key()] = it.value();
     }
-  }
-}
-
-const json* at(const json& j, std::initializer_list<const char*> path) {
-  const json* cur = &j;
-  for (const char* k : path) {
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(k);
-    if (it == cur->end()) return nullptr;
-    cur = &*it;
-  }
-  return cur;
-}
-
-template <class T>
-T get(const json& j, std::initializer_list<const char*> path, T fallback) {
-  const json* v = at(j, path);
-  if (!v || v->is_null()) return fallback;
-  try {
-    return v->get<T>();
-  } catch (const json::exception&) {
-    return fallback;
   }
 }
 
@@ -71,23 +52,23 @@ MemorySettings resolve_memory_settings(const json& config, const std::string& ag
   const MemorySettings d;
   MemorySettings s;
   json search = json::object();
-  if (const json* d = at(config, {"memory", "search"}); d && d->is_object()) search = *d;
-  if (const json* list = at(config, {"agents", "list"}); list && list->is_array()) {
+  if (const json* d = find_path(config, {"memory", "search"}); d && d->is_object()) search = *d;
+  if (const json* list = find_path(config, {"agents", "list"}); list && list->is_array()) {
     for (const auto& a : *list) {
       if (a.is_object() && a.value("id", "") == agent_id) {
-        if (const json* o = at(a, {"memory", "search"})) merge(search, *o);
+        if (const json* o = find_path(a, {"memory", "search"})) merge(search, *o);
       }
     }
   }
-  s.backend = get<std::string>(config, {"memory", "backend"}, d.backend);
-  s.citations = get<std::string>(config, {"memory", "citations"}, d.citations);
-  s.enabled = get<bool>(search, {"enabled"}, d.enabled) && s.backend != "none";
-  s.provider = get<std::string>(search, {"provider"}, d.provider);
+  s.backend = value_or<std::string>(config, {"memory", "backend"}, d.backend);
+  s.citations = value_or<std::string>(config, {"memory", "citations"}, d.citations);
+  s.enabled = value_or<bool>(search, {"enabled"}, d.enabled) && s.backend != "none";
+  s.provider = value_or<std::string>(search, {"provider"}, d.provider);
   if (s.provider == "auto" || s.provider.empty()) s.provider = "none";
-  s.model = get<std::string>(search, {"model"}, "");
-  s.base_url = get<std::string>(search, {"remote", "baseUrl"}, "");
-  s.api_key = get<std::string>(search, {"remote", "apiKey"}, "");
-  if (const json* h = at(search, {"remote", "headers"}); h && h->is_object()) {
+  s.model = value_or<std::string>(search, {"model"}, "");
+  s.base_url = value_or<std::string>(search, {"remote", "baseUrl"}, "");
+  s.api_key = value_or<std::string>(search, {"remote", "apiKey"}, "");
+  if (const json* h = find_path(search, {"remote", "headers"}); h && h->is_object()) {
     for (auto it = h->begin(); it != h->end(); ++it) {
       if (it.value().is_string()) s.headers[it.key()] = it.value().get<std::string>();
     }
@@ -103,34 +84,34 @@ MemorySettings resolve_memory_settings(const json& config, const std::string& ag
       if (auto it = env.find(var); it != env.end()) s.api_key = it->second;
     }
   }
-  s.batch_size = get<int>(search, {"remote", "batch", "size"}, d.batch_size);
+  s.batch_size = value_or<int>(search, {"remote", "batch", "size"}, d.batch_size);
   if (s.batch_size < 1) s.batch_size = 1;
-  s.embed_timeout_ms = get<int64_t>(search, {"remote", "timeoutMs"}, d.embed_timeout_ms);
-  if (const json* ex = at(search, {"extraPaths"}); ex && ex->is_array()) {
+  s.embed_timeout_ms = value_or<int64_t>(search, {"remote", "timeoutMs"}, d.embed_timeout_ms);
+  if (const json* ex = find_path(search, {"extraPaths"}); ex && ex->is_array()) {
     for (const auto& p : *ex) {
       if (!p.is_string() || p.get<std::string>().empty()) continue;
       std::filesystem::path path = expand_home(p.get<std::string>(), env);
       s.extra_paths.push_back(path.is_absolute() ? path : workspace / path);
     }
   }
-  s.chunking.tokens = get<int>(search, {"chunking", "tokens"}, d.chunking.tokens);
-  s.chunking.overlap = get<int>(search, {"chunking", "overlap"}, d.chunking.overlap);
-  s.max_results = get<int>(search, {"query", "maxResults"}, d.max_results);
-  s.min_score = get<double>(search, {"query", "minScore"}, d.min_score);
-  s.query_timeout_ms = get<int64_t>(search, {"query", "timeoutMs"}, d.query_timeout_ms);
-  s.hybrid.vector_weight = get<double>(search, {"query", "hybrid", "vectorWeight"}, d.hybrid.vector_weight);
-  s.hybrid.text_weight = get<double>(search, {"query", "hybrid", "textWeight"}, d.hybrid.text_weight);
-  s.hybrid.candidate_multiplier = get<int>(search, {"query", "hybrid", "candidateMultiplier"}, d.hybrid.candidate_multiplier);
-  s.hybrid.mmr = get<bool>(search, {"query", "hybrid", "mmr", "enabled"}, d.hybrid.mmr);
-  s.hybrid.mmr_lambda = get<double>(search, {"query", "hybrid", "mmr", "lambda"}, d.hybrid.mmr_lambda);
-  s.hybrid.decay = get<bool>(search, {"query", "hybrid", "temporalDecay", "enabled"}, d.hybrid.decay);
-  s.hybrid.half_life_days = get<double>(search, {"query", "hybrid", "temporalDecay", "halfLifeDays"}, d.hybrid.half_life_days);
-  s.watch = get<bool>(search, {"sync", "watch"}, d.watch);
-  s.watch_debounce_ms = get<int64_t>(search, {"sync", "watchDebounceMs"}, d.watch_debounce_ms);
+  s.chunking.tokens = value_or<int>(search, {"chunking", "tokens"}, d.chunking.tokens);
+  s.chunking.overlap = value_or<int>(search, {"chunking", "overlap"}, d.chunking.overlap);
+  s.max_results = value_or<int>(search, {"query", "maxResults"}, d.max_results);
+  s.min_score = value_or<double>(search, {"query", "minScore"}, d.min_score);
+  s.query_timeout_ms = value_or<int64_t>(search, {"query", "timeoutMs"}, d.query_timeout_ms);
+  s.hybrid.vector_weight = value_or<double>(search, {"query", "hybrid", "vectorWeight"}, d.hybrid.vector_weight);
+  s.hybrid.text_weight = value_or<double>(search, {"query", "hybrid", "textWeight"}, d.hybrid.text_weight);
+  s.hybrid.candidate_multiplier = value_or<int>(search, {"query", "hybrid", "candidateMultiplier"}, d.hybrid.candidate_multiplier);
+  s.hybrid.mmr = value_or<bool>(search, {"query", "hybrid", "mmr", "enabled"}, d.hybrid.mmr);
+  s.hybrid.mmr_lambda = value_or<double>(search, {"query", "hybrid", "mmr", "lambda"}, d.hybrid.mmr_lambda);
+  s.hybrid.decay = value_or<bool>(search, {"query", "hybrid", "temporalDecay", "enabled"}, d.hybrid.decay);
+  s.hybrid.half_life_days = value_or<double>(search, {"query", "hybrid", "temporalDecay", "halfLifeDays"}, d.hybrid.half_life_days);
+  s.watch = value_or<bool>(search, {"sync", "watch"}, d.watch);
+  s.watch_debounce_ms = value_or<int64_t>(search, {"sync", "watchDebounceMs"}, d.watch_debounce_ms);
   // OpenClaw's source policy: "sessions" counts only with experimental.sessionMemory; nothing
   // left (or no list) means the memory files.
-  const bool session_memory = get<bool>(search, {"experimental", "sessionMemory"}, false);
-  if (const json* src = at(search, {"sources"}); src && src->is_array() && !src->empty()) {
+  const bool session_memory = value_or<bool>(search, {"experimental", "sessionMemory"}, false);
+  if (const json* src = find_path(search, {"sources"}); src && src->is_array() && !src->empty()) {
     bool mem = false, sess = false;
     for (const auto& v : *src) {
       if (v == "memory") mem = true;
@@ -140,7 +121,7 @@ MemorySettings resolve_memory_settings(const json& config, const std::string& ag
     s.sessions_source = sess;
   }
   s.sessions_dir = store::sessions_dir(state_dir, agent_id);
-  std::string store = get<std::string>(search, {"store", "path"}, "");
+  std::string store = value_or<std::string>(search, {"store", "path"}, "");
   if (store.empty()) {
     s.store_path = state_dir / "memory" / (agent_id + ".sqlite");
   } else {
