@@ -16,6 +16,7 @@
 #include <iostream>
 
 #include <map>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -432,6 +433,19 @@ TEST_F(McpClientTest, StreamableHttpServer) {
   Process http_server({"/bin/sh", "-c", "exec " + bin("mcp-server-everything") + " streamableHttp 2>&1"},
                       {{"PORT", std::to_string(port)}});
   ASSERT_TRUE(http_server.wait_for_stdout("listening on port", std::chrono::seconds(30))) << http_server.out();
+  // The server says it listens; a connection must also be accepted before the gateway tries one
+  // (a sanitizer run once had the gateway's first connection refused right after that line).
+  bool accepting = false;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       !accepting && std::chrono::steady_clock::now() < until;) {
+    try {
+      http_request(port, "GET", "/health");
+      accepting = true;
+    } catch (const std::exception&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  ASSERT_TRUE(accepting) << "the MCP server on port " << port << " accepts no connection:\n" << http_server.out();
   start({{"servers", {{"remote", {{"url", "http://127.0.0.1:" + std::to_string(port) + "/mcp"},
                                   {"headers", {{"X-Test-Header", "mcp-header-secret-value"}}}}}}}});
   script(json::array({json{{"toolCalls", json::array({{{"name", "remote__echo"}, {"arguments", {{"message", "over http"}}}}})}},
