@@ -43,6 +43,11 @@ struct ChannelCapabilities {
   /// Messages can carry buttons (OutboundMessage::buttons: Telegram's inline keyboard); a press
   /// arrives as an InboundMessage with a callback_id, answered with answer_callback().
   bool buttons = false;
+  /// Inbound debounce defaults of this platform (inbound_debounce.h), used when `messages.inbound`
+  /// sets neither `byChannel.<id>` nor `debounceMs`: the quiet window in ms (0 = off) …
+  int64_t inbound_debounce_ms = 0;
+  /// … and the longest the first held line waits, ms (0 = 5 × the window).
+  int64_t inbound_debounce_max_wait_ms = 0;
 };
 
 /// One normalised inbound message (CH-2).
@@ -83,6 +88,9 @@ struct InboundMessage {
   /// (agent/run_journal.h) and whether it is answered again after a restart.
   std::string journal_id = {};
   bool resumed = false;
+  /// Set by the inbound debounce, never by a channel: the journal entries of the earlier lines
+  /// merged into this message (inbound_debounce.h), oldest first; its run answers them too.
+  std::vector<std::string> merged_journal_ids = {};
   /// A button press, not a message (capabilities().buttons): the platform's id of the press (for
   /// answer_callback()), "" for an ordinary message. `text` is then the button's data and
   /// `callback_message_id` the message that carries the button.

@@ -97,7 +97,7 @@ void InboundPipeline::resume(const std::function<bool(const std::string& run_id)
     }
     spdlog::info("{}[{}]: answering message {} from before the restart (session {})", m.channel, m.account_id,
                  m.message_id, session_key);
-    enqueue(*channel, std::move(m), session_key, agent_id);
+    admit(*channel, std::move(m), session_key, agent_id);  // a held burst merges again (inbound_debounce.h)
   }
 }
 

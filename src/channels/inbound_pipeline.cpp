@@ -68,7 +68,9 @@ InboundPipeline::InboundPipeline(EventLoop& loop, const Clock& clock, agent::Age
       pairing_(pairing),
       dedupe_(clock),
       loop_(loop),
-      chat_approvals_(agents, delivery) {
+      chat_approvals_(agents, delivery),
+      debounce_(std::make_shared<LoopStreamTimers>(loop), clock,
+                [this](InboundDebounce::Batch batch) { flushed(std::move(batch)); }) {
   reconfigure(std::move(effective_config));
 }
 
@@ -76,6 +78,7 @@ void InboundPipeline::reconfigure(json effective_config) {
   config_ = std::move(effective_config);
   chat_approvals_.reconfigure(config_);
   routing_ = routing::routing_config_from_json(config_);
+  debounce_settings_ = InboundDebounceSettings::from_config(config_);
   const json q = config_.value("messages", json::object()).value("queue", json::object());
   queue_ = QueueSettings{};
   queue_.mode = q.value("mode", queue_.mode);
@@ -85,7 +88,7 @@ void InboundPipeline::reconfigure(json effective_config) {
 }
 
 std::size_t InboundPipeline::pending() const {
-  std::size_t n = 0;
+  std::size_t n = debounce_.held();
   for (const auto& [key, q] : sessions_) {
     n += q.waiting.size() + (q.active_run.empty() ? 0 : 1);
     for (const auto& s : q.steered) n += s ? 1 : 0;
@@ -95,7 +98,8 @@ std::size_t InboundPipeline::pending() const {
 
 json InboundPipeline::stats() const {
   return {{"received", received_}, {"duplicates", duplicates_}, {"dropped", dropped_}, {"runs", runs_},
-          {"queued", queued_}, {"interrupted", interrupted_}, {"queueMode", queue_.mode}};
+          {"queued", queued_}, {"interrupted", interrupted_}, {"queueMode", queue_.mode},
+          {"debounceHeld", debounce_.held()}};
 }
 
 void InboundPipeline::reply(Channel& channel, const InboundMessage& m, const std::string& id, const std::string& text) {
@@ -219,7 +223,12 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   const std::string session_key =
       topic ? route.session_key
             : routing::resolve_thread_session_keys(route.session_key, into_main ? m.sender_id : m.thread_id).session_key;
-  // 4. Slash commands (UI-4); an owner's answer to an exec approval (TL-3).
+  // 4. Slash commands (UI-4); an owner's answer to an exec approval (TL-3). A command is never
+  // held: lines its sender wrote before it go first — `/stop` drops them instead (drop_queued).
+  if (is_command && debounce_.held() > 0) {
+    const auto invocation = agent::parse_chat_command(m.text, m.mentions_bot);
+    if (!invocation || invocation->command->name != "stop") debounce_.flush(debounce_key(m));
+  }
   if (is_command && chat_approvals_.handle(channel, m)) return InboundOutcome::Accepted;
   if (is_command && command(channel, m, session_key, route.agent_id)) return InboundOutcome::Accepted;
   // 5. Journaled (SS-6) before the channel acknowledges it, then a run now or the session's queue
@@ -236,8 +245,36 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
     return InboundOutcome::Dropped;
   }
   m.journal_id = *journaled;
-  enqueue(channel, std::move(m), session_key, route.agent_id);
+  admit(channel, std::move(m), session_key, route.agent_id);
   return InboundOutcome::Accepted;
+}
+
+void InboundPipeline::admit(Channel& channel, InboundMessage m, const std::string& session_key,
+                            const std::string& agent_id) {
+  const ChannelCapabilities caps = channel.capabilities();
+  // A sender that waits for its own answer (a sync webhook) is never merged with another request.
+  const int64_t window = caps.single_reply ? 0 : debounce_settings_.window_ms(m.channel, caps.inbound_debounce_ms);
+  if (window <= 0 && debounce_.held() == 0) return enqueue(channel, std::move(m), session_key, agent_id);  // off
+  const std::string key = debounce_key(m);
+  // Only a burst to an idle session waits; a busy session's messages follow messages.queue.
+  if (window > 0 && may_hold(m) && (debounce_.holding(key) || sessions_.count(session_key) == 0)) {
+    return debounce_.hold(key, session_key, agent_id, std::move(m), window, caps.inbound_debounce_max_wait_ms);
+  }
+  debounce_.flush(key);  // the lines before it go first
+  enqueue(channel, std::move(m), session_key, agent_id);
+}
+
+void InboundPipeline::flushed(InboundDebounce::Batch batch) {
+  const std::size_t lines = batch.lines.size();
+  InboundMessage m = merge_inbound_lines(std::move(batch.lines));
+  Channel* channel = delivery_.find(m.channel, m.account_id);  // a reload may have removed the account
+  if (!channel) {
+    spdlog::warn("{}[{}]: {} held message(s) from {} not answered: the account is not configured any more", m.channel,
+                 m.account_id, lines, m.sender_id);
+    return forget(m, "dropped");
+  }
+  if (lines > 1) spdlog::debug("{}[{}]: {} lines from {} merged into one message", m.channel, m.account_id, lines, m.sender_id);
+  enqueue(*channel, std::move(m), batch.session_key, batch.agent_id);
 }
 
 void InboundPipeline::enqueue(Channel& channel, InboundMessage m, const std::string& session_key, const std::string& agent_id) {
@@ -316,12 +353,13 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   std::string preview_id;
   bool resumed = false;
   for (const auto& mm : messages) {
-    if (mm.journal_id.empty()) continue;
-    journal_ids.push_back(mm.journal_id);
     resumed = resumed || mm.resumed;
-    if (auto p = resume_previews_.find(mm.journal_id); p != resume_previews_.end()) {
-      preview_id = p->second;
-      resume_previews_.erase(p);
+    for (const auto& j : journal_ids_of(mm)) {  // a merged burst answers every line's entry
+      journal_ids.push_back(j);
+      if (auto p = resume_previews_.find(j); p != resume_previews_.end()) {
+        preview_id = p->second;
+        resume_previews_.erase(p);
+      }
     }
   }
   auto on_preview = [this, journal_ids](const std::string& id) {
@@ -355,8 +393,10 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
                                  if (e.kind == K::Steered) {
                                    // The oldest steered message is in the run's loop now: its reply answers it.
                                    if (auto s = sessions_.find(session_key); s != sessions_.end() && !s->second.steered.empty()) {
-                                     if (const auto& taken = s->second.steered.front(); taken && !taken->journal_id.empty()) {
-                                       steered_ids_[run_id].push_back(taken->journal_id);  // this reply answers it
+                                     if (const auto& taken = s->second.steered.front(); taken) {
+                                       for (const auto& j : journal_ids_of(*taken)) {
+                                         steered_ids_[run_id].push_back(j);  // this reply answers it
+                                       }
                                      }
                                      s->second.steered.pop_front();
                                    }
@@ -433,8 +473,9 @@ void InboundPipeline::run_ended(const std::string& session_key, const std::strin
 }
 
 void InboundPipeline::forget(const InboundMessage& m, const char* outcome) {
-  if (m.journal_id.empty()) return;
-  if (auto st = agents_.journal().answered(m.journal_id, outcome); !st) spdlog::error("run journal: {}", st.error().message);
+  for (const auto& j : journal_ids_of(m)) {
+    if (auto st = agents_.journal().answered(j, outcome); !st) spdlog::error("run journal: {}", st.error().message);
+  }
 }
 
 bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const std::string& session_key,
@@ -448,6 +489,7 @@ bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const s
                                     for (const auto& w : q->second.waiting) forget(w, "stopped");
                                     q->second.waiting.clear();
                                   }
+                                  for (const auto& held : debounce_.take_session(session_key)) forget(held, "stopped");
                                 }};
   context.may_change_config = sender_is_owner(config_, m);  // /dreaming on|off
   context.patch_config = config_patcher_;

@@ -5,6 +5,9 @@
 // session's lane → the reply delivered through ReplyDelivery. Channel-agnostic: it asks
 // capabilities, never types.
 //
+// Lines one sender types in a burst to an idle session may first wait for each other
+// (`messages.inbound`, inbound_debounce.h): they become one message and one run.
+//
 // Messages for a busy session follow `messages.queue` (QL-3): collect (default) gathers them into
 // one run after a quiet `debounceMs`; followup runs them one by one; interrupt aborts the busy run
 // (its reply is dropped) and answers the newest; steer hands the message to the running run, which
@@ -29,6 +32,7 @@
 #include "agent/run_journal.h"
 #include "channels/channel.h"
 #include "channels/chat_approvals.h"
+#include "channels/inbound_debounce.h"
 #include "channels/last_route.h"
 #include "channels/pairing_store.h"
 #include "channels/reply_delivery.h"
@@ -102,10 +106,14 @@ class InboundPipeline {
   /// An unknown sender under dmPolicy "pairing": its request, the code when due, a logged refusal.
   void pair(Channel& channel, const InboundMessage& m);
   bool command(Channel& channel, const InboundMessage& m, const std::string& session_key, const std::string& agent_id);
+  /// A journaled message: held by the inbound debounce, or on to enqueue() (its key's held lines first).
+  void admit(Channel& channel, InboundMessage m, const std::string& session_key, const std::string& agent_id);
+  /// A batch the debounce let go: one merged message for enqueue().
+  void flushed(InboundDebounce::Batch batch);
   void enqueue(Channel& channel, InboundMessage m, const std::string& session_key, const std::string& agent_id);
   void start_run(const std::string& session_key, std::vector<InboundMessage> messages);
   void run_ended(const std::string& session_key, const std::string& run_id);
-  /// Marks a message's journal entry answered with `outcome` (dropped by the queue, /stop …).
+  /// Marks a message's journal entries (merged lines too) answered with `outcome` (dropped by the queue, /stop …).
   void forget(const InboundMessage& m, const char* outcome);
 
   const Clock& clock_;
@@ -132,6 +140,9 @@ class InboundPipeline {
   int64_t received_ = 0, duplicates_ = 0, dropped_ = 0, runs_ = 0, queued_ = 0, interrupted_ = 0;
   /// Expires with the pipeline: a command's follow-up (agent/chat_commands.h) may come later.
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+  InboundDebounceSettings debounce_settings_;  ///< messages.inbound
+  /// Lines waiting for their burst to end; declared last: its timers go first.
+  InboundDebounce debounce_;
 };
 
 }  // namespace pincer::channels

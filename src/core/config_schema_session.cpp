@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/config_schema_messages_inbound.h"
+
 namespace pincer::config::schema {
 
 namespace detail_config_schema_session {
@@ -102,6 +104,7 @@ Node messages_section() {
                                                 "drops the oldest and tells the agent how many "
                                                 "were dropped.")),
                      }).doc("Queueing of messages that arrive while a run is busy (QL-3).")),
+      field("inbound", messages_inbound_section()),
   }).doc("Message handling for channels.");
 }
 

@@ -9,7 +9,7 @@ namespace pincer::config::schema {
 
 /// `session`: dmScope, mainKey, identityLinks, reset, resetByType, resetByChannel, agentToAgent.
 Node session_section();
-/// `messages`: message handling for channels (queue).
+/// `messages`: message handling for channels (queue, inbound debounce).
 Node messages_section();
 
 }  // namespace pincer::config::schema

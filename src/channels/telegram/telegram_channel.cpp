@@ -39,6 +39,8 @@ ChannelCapabilities TelegramChannel::capabilities() const {
   c.typing = true;
   c.edit = true;
   c.buttons = true;
+  c.inbound_debounce_ms = 300;             // OpenClaw's Telegram default quiet window
+  c.inbound_debounce_max_wait_ms = 7'500;  // and its bound from the first line
   return c;
 }
 
