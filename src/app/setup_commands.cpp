@@ -57,7 +57,7 @@ int run_doctor(bool as_json) {
     any_fail = any_fail || f.status == "fail";
     out.push_back(cli::to_json(f));
     if (as_json) continue;
-    const char* mark = f.status == "ok" ? "✓" : f.status == "warn" ? "!" : "✗";
+    const char* mark = f.status == "ok" ? "✓" : f.status == "info" ? "i" : f.status == "warn" ? "!" : "✗";
     std::cout << mark << " " << f.check << ": " << f.message << "\n";
     if (!f.fix.empty()) std::cout << "    fix: " << f.fix << "\n";
   }

@@ -79,7 +79,7 @@ json to_json(const Finding& f) {
   return j;
 }
 
-std::vector<Finding> check_security(const json& effective, const config::EnvLookup& env) {
+std::vector<Finding> check_security(const json& effective, const config::EnvLookup& env, bool config_exists) {
   std::vector<Finding> out;
   const json& gw = effective.value("gateway", json::object());
   const json& auth = gw.value("auth", json::object());
@@ -99,7 +99,13 @@ std::vector<Finding> check_security(const json& effective, const config::EnvLook
   const GatewaySecret secret = gateway_secret(effective, env, {});
   if (mode == "token") {
     const std::string& token = secret.value;
-    if (token.empty() && secret.source == "gateway.auth.token") {
+    if (token.empty() && secret.source == "gateway.auth.token" && !config_exists) {
+      // `pincer gateway run` writes pincer.json with a fresh random token on its first start.
+      out.push_back({"token", "info",
+                     "no gateway token yet: the gateway creates one (gateway.auth.token in a new pincer.json) on its "
+                     "first start",
+                     ""});
+    } else if (token.empty() && secret.source == "gateway.auth.token") {
       out.push_back(warn("token", "gateway.auth.token is not set and PINCER_GATEWAY_TOKEN is not set here (the gateway "
                                   "refuses to start unless its environment or --token-file gives one)",
                          "run pincer onboard, or set gateway.auth.token"));
@@ -131,19 +137,19 @@ std::vector<Finding> check_security(const json& effective, const config::EnvLook
 }
 
 Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file) {
-  std::string loose;
+  std::string loose, fix;
   for (const auto& p : {state_dir, config_file}) {
     struct stat st {};
-    if (::stat(p.c_str(), &st) != 0) continue;
+    if (::stat(p.c_str(), &st) != 0) continue;  // only files that exist get advice
     if (st.st_mode & 0077) {
       char mode[8];
       std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
       loose += (loose.empty() ? "" : ", ") + p.string() + " is mode " + mode;
+      fix += (fix.empty() ? "" : " && ") + std::string(S_ISDIR(st.st_mode) ? "chmod 700 " : "chmod 600 ") + p.string();
     }
   }
   if (!loose.empty()) {
-    return warn("permissions", loose + " (others on this machine can read secrets and transcripts)",
-                "chmod 700 " + state_dir.string() + " && chmod 600 " + config_file.string());
+    return warn("permissions", loose + " (others on this machine can read secrets and transcripts)", fix);
   }
   return ok("permissions", state_dir.string() + " is private");
 }
@@ -416,7 +422,7 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
     // A gateway answers: check what it runs (its home, whether it applied this file).
     if (out.back().status == "ok") out.push_back(check_running_gateway(state_dir, config_file, env));
   }
-  for (auto& f : check_security(cfg, env)) out.push_back(std::move(f));
+  for (auto& f : check_security(cfg, env, loaded->exists)) out.push_back(std::move(f));
   if (auto f = check_control_ui(cfg, env("HOME").value_or(""))) out.push_back(std::move(*f));
   if (auto f = check_command_owner(cfg)) out.push_back(std::move(*f));
   const bool gateway_answers = !out.empty() && std::any_of(out.begin(), out.end(), [](const Finding& f) {

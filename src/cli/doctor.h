@@ -20,7 +20,7 @@ namespace pincer::cli {
 
 struct Finding {
   std::string check;    ///< short id: "config", "permissions", "port", "bind", "token", "provider", "owner" …
-  std::string status;   ///< "ok" | "warn" | "fail"
+  std::string status;   ///< "ok" | "info" (nothing to fix, worth knowing) | "warn" | "fail"
   std::string message;  ///< one line, never contains a secret
   std::string fix;      ///< what to do ("" when ok)
 };
@@ -33,7 +33,10 @@ nlohmann::json to_json(const Finding& f);
 /// loopback and auth.mode is none; warn when lan with any auth (prefer loopback + a tunnel).
 /// The secret is the one the gateway would use (PINCER_GATEWAY_TOKEN/PASSWORD in `env` win over
 /// the file, cli/config_checks.h gateway_secret), and findings name where it came from.
-std::vector<Finding> check_security(const nlohmann::json& effective, const config::EnvLookup& env = {});
+/// With no token anywhere and no config file yet (`config_exists` false), "token" is info: the
+/// gateway's first start writes pincer.json with a fresh random token.
+std::vector<Finding> check_security(const nlohmann::json& effective, const config::EnvLookup& env = {},
+                                    bool config_exists = true);
 
 /// `gateway.controlUi.root` (when set): fail when it is not a built Control UI (missing, not a
 /// directory, no index.html; gateway::check_control_ui_root), else ok naming where it is served.
@@ -52,7 +55,8 @@ std::optional<Finding> check_command_owner(const nlohmann::json& effective);
 /// when no agent has the file. Never names a secret. (cli/doctor_auth.cpp)
 std::vector<Finding> check_auth_profiles(const nlohmann::json& effective, const std::filesystem::path& state_dir,
                                          const config::EnvLookup& env, int64_t now_ms);
-/// Mode bits of the state dir and pincer.json: warn when group/other can read them.
+/// Mode bits of the state dir and pincer.json: warn when group/other can read them; the fix names
+/// only the paths that exist and are too open (chmod 700 a directory, 600 a file).
 Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file);
 
 /// Whether the state dir takes a real write (4 KiB, fsync'd, removed): fail with strerror when it

@@ -169,6 +169,26 @@ namespace pincer::test {
 namespace cli_doctor_test {
 namespace {
 
+TEST(CliDoctor, FreshHomeSaysTheFirstStartCreatesTheTokenAndAdvisesOnlyExistingFiles) {
+  TempDir tmp;
+  const auto home = tmp.path() / "fresh-home";
+  std::filesystem::create_directories(home);
+  ::chmod(home.c_str(), 0755);  // loose, while pincer.json does not exist
+  auto r = run_pincer({"doctor", "--json"}, {{"PINCER_HOME", home.string()}, {"PINCER_GATEWAY_PORT", "1"}}, 30s);
+  auto report = nlohmann::json::parse(r.out);
+  const auto token = finding(report, "token");
+  EXPECT_EQ(token["status"], "info") << r.out;
+  EXPECT_NE(token["message"].get<std::string>().find("creates one"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("refuses to start"), std::string::npos) << r.out;
+  const auto perms = finding(report, "permissions");
+  EXPECT_EQ(perms["status"], "warn") << r.out;
+  const std::string fix = perms["fix"];
+  EXPECT_NE(fix.find("chmod 700 " + home.string()), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("chmod 600"), std::string::npos) << "pincer.json does not exist: " << fix;
+  auto human = run_pincer({"doctor"}, {{"PINCER_HOME", home.string()}, {"PINCER_GATEWAY_PORT", "1"}}, 30s);
+  EXPECT_NE(human.out.find("i token: no gateway token yet"), std::string::npos) << human.out;
+}
+
 TEST(CliDoctor, OnboardingLeavesAPrivateStateDir) {
   MockLlm mock;
   TempDir tmp;
