@@ -118,15 +118,9 @@ static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& 
   s.config_exists = loaded.exists;
 
   // Port: flag > env > config.
-  s.port = gw.value("port", 18789);
-  if (auto p = env("PINCER_GATEWAY_PORT"); p && !p->empty()) {
-    int port = -1;
-    auto [end, err] = std::from_chars(p->data(), p->data() + p->size(), port);
-    if (err != std::errc() || end != p->data() + p->size() || port < 0 || port > 65535) {
-      return Error{"2", "PINCER_GATEWAY_PORT: expected a port number 0..65535, got \"" + *p + "\""};
-    }
-    s.port = port;
-  }
+  auto port = cli::gateway_port(gw, env);  // the one resolution `pincer onboard` and doctor print
+  if (!port) return Error{"2", port.error().message};
+  s.port = *port;
   if (flags.port) {
     if (*flags.port < 0 || *flags.port > 65535) return Error{"2", "--port: expected 0..65535, got " + std::to_string(*flags.port)};
     s.port = *flags.port;

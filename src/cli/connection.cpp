@@ -6,6 +6,26 @@
 
 namespace pincer::cli {
 
+Result<int> gateway_port(const nlohmann::json& gateway, const config::EnvLookup& env) {
+  int port = 18789;
+  if (gateway.is_object() && gateway.contains("port")) {
+    const auto& v = gateway["port"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 65535) {
+      return Error{"INVALID_ARGUMENT", "gateway.port: expected a port number 0..65535, got " + v.dump()};
+    }
+    port = v.get<int>();
+  }
+  if (auto p = env("PINCER_GATEWAY_PORT"); p && !p->empty()) {
+    int value = -1;
+    auto [end, err] = std::from_chars(p->data(), p->data() + p->size(), value);
+    if (err != std::errc() || end != p->data() + p->size() || value < 0 || value > 65535) {
+      return Error{"INVALID_ARGUMENT", "PINCER_GATEWAY_PORT: expected a port number 0..65535, got \"" + *p + "\""};
+    }
+    port = value;
+  }
+  return port;
+}
+
 Result<ClientOptions> resolve_connection(const ConnectionFlags& flags, const config::EnvLookup& env) {
   ClientOptions out;
   out.connect_timeout = std::chrono::milliseconds(std::min(flags.timeout_ms, 10'000));
@@ -44,14 +64,12 @@ Result<ClientOptions> resolve_connection(const ConnectionFlags& flags, const con
     }
   }
   if (!url) {
-    int port = gw.value("port", 18789);
-    if (auto p = non_empty(env("PINCER_GATEWAY_PORT"))) {
-      auto [end, err] = std::from_chars(p->data(), p->data() + p->size(), port);
-      if (err != std::errc() || end != p->data() + p->size() || port <= 0 || port > 65535) {
-        return Error{"INVALID_ARGUMENT", "PINCER_GATEWAY_PORT: expected a port number 1..65535, got \"" + *p + "\""};
-      }
+    auto port = gateway_port(gw, env);
+    if (port && *port == 0) {
+      return Error{"INVALID_ARGUMENT", "the gateway's port is 0 (any free port): give the CLI PINCER_GATEWAY_URL or --url"};
     }
-    url = "ws://127.0.0.1:" + std::to_string(port);
+    if (!port) return port.error();
+    url = "ws://127.0.0.1:" + std::to_string(*port);
     const auto& auth = gw.value("auth", nlohmann::json::object());
     if (!token && !password) {
       if (auto t = auth.value("token", ""); !t.empty()) token = t;

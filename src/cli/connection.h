@@ -20,6 +20,12 @@ struct ConnectionFlags {
   int timeout_ms = 30'000;  ///< per request (connect uses min(timeout, 10 s))
 };
 
+/// The port `pincer gateway run` listens on when no --port is given: PINCER_GATEWAY_PORT (when
+/// set and non-empty) > `gateway["port"]` > 18789. `gateway` is the config's `gateway` section
+/// (an object, or null for none). 0 means "any free port". Errors: "INVALID_ARGUMENT" naming
+/// PINCER_GATEWAY_PORT (not a number in 0..65535) or gateway.port (not an integer).
+Result<int> gateway_port(const nlohmann::json& gateway, const config::EnvLookup& env);
+
 /// Errors: "CONFIG_INVALID" (pincer.json cannot be loaded: its message names the file and line;
 /// only when the config is needed), "INVALID_ARGUMENT" (bad PINCER_GATEWAY_PORT).
 Result<ClientOptions> resolve_connection(const ConnectionFlags& flags, const config::EnvLookup& env);

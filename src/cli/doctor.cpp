@@ -408,14 +408,11 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
   out.push_back(check_permissions(state_dir, config_file));
   out.push_back(check_state_writable(state_dir));
   const json& cfg = loaded->effective;
-  int port = cfg["gateway"].value("port", 18789);
-  if (auto p = env("PINCER_GATEWAY_PORT"); p && !p->empty()) {  // as `pincer gateway run` reads it
-    try {
-      port = std::stoi(*p);
-    } catch (const std::exception&) {
-      out.push_back(failed("port", "PINCER_GATEWAY_PORT is not a number: \"" + *p + "\"", "unset it or set a port number"));
-      port = 0;
-    }
+  int port = 0;  // as `pincer gateway run` resolves it
+  if (auto p = gateway_port(cfg.value("gateway", json::object()), env); !p) {
+    out.push_back(failed("port", p.error().message, "unset PINCER_GATEWAY_PORT or set it to a port number"));
+  } else {
+    port = *p;
   }
   if (port > 0) {
     out.push_back(check_port(port));

@@ -10,6 +10,7 @@
 #include "agent/agents_config.h"
 #include "agent/workspace.h"
 #include "cli/config_file.h"
+#include "cli/connection.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
 #include "core/ids.h"
@@ -422,6 +423,21 @@ Result<OnboardResult> onboard(const OnboardOptions& o, const fs::path& state, co
   auto made = agent::ensure_workspace(r.workspace);
   if (!made) return made.error();
   r.workspace_created = made->created;
+
+  // The port the gateway will really listen on: PINCER_GATEWAY_PORT in this shell wins over the
+  // file (cli::gateway_port, as `pincer gateway run` resolves it).
+  const json gw = loaded->effective.value("gateway", json::object());
+  if (gw.is_object() && gw.contains("port") && !gw["port"].is_number_integer()) {
+    // "${VAR}" kept as written: the shell's value is not ours to guess; r.port stays as set above
+  } else if (auto resolved = gateway_port(gw, env); !resolved) {
+    r.warnings.push_back(resolved.error().message + ": the gateway would refuse to start");
+  } else {
+    if (*resolved != r.port) {
+      r.warnings.push_back("PINCER_GATEWAY_PORT=" + std::to_string(*resolved) + " in this shell overrides gateway.port " +
+                           std::to_string(r.port) + " of " + r.config_file.string());
+    }
+    r.port = *resolved;
+  }
 
   r.next_steps = {
       "Start the gateway:      pincer gateway run   (or run it as a service: pincer gateway install)",

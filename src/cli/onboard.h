@@ -71,7 +71,7 @@ struct OnboardResult {
   std::string model;                       ///< "<provider>/<model id>"
   std::filesystem::path workspace;
   std::vector<std::string> workspace_created;  ///< bootstrap files written
-  int port = 18789;
+  int port = 18789;                        ///< where the gateway will listen (PINCER_GATEWAY_PORT > gateway.port)
   bool token_generated = false;
   std::vector<std::string> warnings;       ///< e.g. the API key variable is not set in this shell
   std::vector<std::string> next_steps;     ///< human-readable lines

@@ -416,6 +416,23 @@ TEST_F(CliConfigTest, OnboardFindsOllamaThenTheGatewayAnswers) {
   EXPECT_EQ(chat_turn(gw, "hello ECHO:llama"), "Hello from the mock LLM. [llama]");
 }
 
+TEST_F(CliConfigTest, OnboardPrintsThePortTheGatewayWillUse) {
+  MockLlm mock;
+  const std::string ollama = "http://127.0.0.1:" + std::to_string(mock.port());
+  auto first = pincer({"onboard", "--non-interactive", "--ollama-url", ollama, "--port", "18803", "--json"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  auto again = pincer({"onboard", "--non-interactive", "--ollama-url", ollama}, {{"PINCER_GATEWAY_PORT", "18804"}});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("gateway:   port 18804"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("http://127.0.0.1:18804/"), std::string::npos) << again.out;
+  EXPECT_EQ(again.out.find("18789"), std::string::npos) << again.out;
+  EXPECT_NE(again.err.find("PINCER_GATEWAY_PORT=18804 in this shell overrides gateway.port 18803"), std::string::npos)
+      << again.err;
+  auto configured = pincer({"onboard", "--non-interactive", "--ollama-url", ollama, "--json"});
+  ASSERT_EQ(configured.exit_code, 0) << configured.err;
+  EXPECT_EQ(json::parse(configured.out)["port"], 18803);  // gateway.port of the file
+}
+
 TEST_F(CliConfigTest, OnboardReRunEditsInPlaceAndKeepsUserComments) {
   MockLlm mock;
   const std::string ollama = "http://127.0.0.1:" + std::to_string(mock.port());
