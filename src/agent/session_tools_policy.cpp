@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "agent/silent_reply.h"
+#include "core/json_lookup.h"
 #include "store/session_keys.h"
 
 namespace pincer::agent {
@@ -42,17 +43,6 @@ bool wildcard(std::string_view p, std::string_view t) {
   }
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();
-}
-
-const json* at_path(const json& j, std::initializer_list<const char*> path) {
-  const json* cur = &j;
-  for (const char* k : path) {
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(k);
-    if (it == cur->end()) return nullptr;
-    cur = &*it;
-  }
-  return cur;
 }
 
 std::string parties_lines(const AgentToAgentParties& p) {
@@ -114,8 +104,8 @@ bool AgentToAgentPolicy::allows(const std::string& requester, const std::string&
 
 AgentToAgentPolicy agent_to_agent_policy(const json& config) {
   AgentToAgentPolicy p;
-  if (const json* e = session_policy_detail::at_path(config, {"tools", "agentToAgent", "enabled"}); e && e->is_boolean()) p.enabled = e->get<bool>();
-  if (const json* a = session_policy_detail::at_path(config, {"tools", "agentToAgent", "allow"}); a && a->is_array()) {
+  if (const json* e = json_lookup::find_path(config, {"tools", "agentToAgent", "enabled"}); e && e->is_boolean()) p.enabled = e->get<bool>();
+  if (const json* a = json_lookup::find_path(config, {"tools", "agentToAgent", "allow"}); a && a->is_array()) {
     for (const auto& v : *a)
       if (v.is_string()) p.allow.push_back(v.get<std::string>());
   }
@@ -123,7 +113,7 @@ AgentToAgentPolicy agent_to_agent_policy(const json& config) {
 }
 
 SessionVisibility session_visibility(const json& config) {
-  const json* v = session_policy_detail::at_path(config, {"tools", "sessions", "visibility"});
+  const json* v = json_lookup::find_path(config, {"tools", "sessions", "visibility"});
   const std::string s = v && v->is_string() ? v->get<std::string>() : "all";
   if (s == "self") return SessionVisibility::Self;
   if (s == "tree") return SessionVisibility::Tree;
@@ -142,7 +132,7 @@ const char* to_string(SessionVisibility v) {
 }
 
 int max_ping_pong_turns(const json& config) {
-  const json* v = session_policy_detail::at_path(config, {"session", "agentToAgent", "maxPingPongTurns"});
+  const json* v = json_lookup::find_path(config, {"session", "agentToAgent", "maxPingPongTurns"});
   if (!v || !v->is_number_integer()) return kMaxPingPongTurns;
   return static_cast<int>(std::clamp<int64_t>(v->get<int64_t>(), 0, kMaxPingPongTurns));
 }

@@ -23,6 +23,14 @@ inline const nlohmann::json* find_path(const nlohmann::json& j, std::initializer
   return cur;
 }
 
+/// The value at `path`, or a null value (static, never modified) when find_path finds nothing: for
+/// chained reads such as `at_or_null(cfg, {"tools", "web"}).value("enabled", true)`.
+inline const nlohmann::json& at_or_null(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  static const nlohmann::json null_value;
+  const nlohmann::json* v = find_path(j, path);
+  return v ? *v : null_value;
+}
+
 /// The value at `path` converted to T, or `fallback` when it is absent, null or not convertible
 /// to T (nlohmann's get<T>: numbers convert between kinds, a string is not a number).
 template <class T>

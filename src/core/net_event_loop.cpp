@@ -9,10 +9,30 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <spdlog/spdlog.h>
 
 namespace pincer {
 
 namespace asio = boost::asio;
+
+namespace {
+
+/// A callback that holds the loop longer than this made every client wait: it is logged with its
+/// kind, so a stall has a name (the gateway logs a slow method handler by its method).
+constexpr auto kSlowLoopCallback = std::chrono::milliseconds(500);
+
+template <class Fn>
+void run_on_loop_timed(const char* kind, Fn& fn) {
+  const auto start = std::chrono::steady_clock::now();
+  fn();
+  const auto took = std::chrono::steady_clock::now() - start;
+  if (took >= kSlowLoopCallback) {
+    spdlog::warn("event loop: a {} callback ran {} ms; everything else on the loop waited", kind,
+                 std::chrono::duration_cast<std::chrono::milliseconds>(took).count());
+  }
+}
+
+}  // namespace
 
 struct EventLoop::Impl {
   asio::io_context ioc{1};
@@ -31,7 +51,7 @@ struct EventLoop::Impl {
   void arm(WatchId id, const std::shared_ptr<FdWatch>& w) {
     w->fd.async_wait(asio::posix::descriptor_base::wait_read, [this, id, w](const boost::system::error_code& ec) {
       if (ec || !watches.count(id)) return;  // unwatched
-      w->fn();
+      run_on_loop_timed("descriptor watch", w->fn);
       if (watches.count(id)) arm(id, w);
     });
   }
@@ -48,7 +68,9 @@ EventLoop::~EventLoop() {
 
 asio::io_context& EventLoop::context() { return impl_->ioc; }
 
-void EventLoop::post(std::function<void()> fn) { asio::post(impl_->ioc, std::move(fn)); }
+void EventLoop::post(std::function<void()> fn) {
+  asio::post(impl_->ioc, [fn = std::move(fn)]() mutable { run_on_loop_timed("posted", fn); });
+}
 
 EventLoop::TimerId EventLoop::after(int64_t delay_ms, std::function<void()> fn) {
   const TimerId id = impl_->next_timer++;
@@ -59,7 +81,7 @@ EventLoop::TimerId EventLoop::after(int64_t delay_ms, std::function<void()> fn) 
   timer->async_wait([this, id, fn = std::move(fn)](const boost::system::error_code& ec) {
     if (ec) return;  // cancelled
     impl_->timers.erase(id);
-    fn();
+    run_on_loop_timed("timer", fn);
   });
   impl_->timers.emplace(id, std::move(timer));
   return id;
@@ -96,7 +118,7 @@ void EventLoop::offload(std::function<void()> work, std::function<void()> done) 
   if (!impl_->pool) impl_->pool.emplace(static_cast<std::size_t>(impl_->workers));
   asio::post(*impl_->pool, [this, work = std::move(work), done = std::move(done)]() mutable {
     work();
-    asio::post(impl_->ioc, std::move(done));
+    asio::post(impl_->ioc, [done = std::move(done)]() mutable { run_on_loop_timed("offload completion", done); });
   });
 }
 

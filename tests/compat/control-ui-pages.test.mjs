@@ -86,7 +86,7 @@ async function main() {
 
   const run = new Run("pincer-control-ui-pages-", args.includes("--keep"));
   const mockPort = await run.startMock();
-  const gw = await run.startGateway(pincer, { gateway: { auth: { mode: "token", token: TOKEN }, controlUi: { root: uiRoot } } },
+  const gw = await run.startGateway(pincer, { logging: { level: "debug" }, gateway: { auth: { mode: "token", token: TOKEN }, controlUi: { root: uiRoot } } },
     mockPort, /openclaw control ui: (http:\/\/127\.0\.0\.1:(\d+)\/)/);
   const base = gw.match[1];
   checks.log(`mock LLM on ${mockPort}, Control UI at ${base}; ${routes.length} pages: ${routes.join(" ")}`);
@@ -109,6 +109,15 @@ async function main() {
     const pageErrors = [];
     const requests = new Map();  // "<socket>|<id>" -> {page, method, answer, closed}
     let sockets = 0;
+    const connIds = new Map();  // socket -> the gateway's connId (hello-ok server.connId)
+    /** The gateway's debug log of a socket's connection (its requests as the gateway saw them). */
+    const gatewayLogOf = (socket) => {
+      const uuid = connIds.get(socket);
+      const conn = uuid && gw.err().match(new RegExp(`conn (\\d+): connected ${uuid}`));
+      if (!conn) return `socket ${socket}: no connection in the gateway log`;
+      const lines = gw.err().split("\n").filter((l) => l.includes(`conn ${conn[1]}:`) || / (warn|error) /.test(l));
+      return `socket ${socket} is the gateway's conn ${conn[1]}; its log (and every warning):\n    ${lines.slice(-40).join("\n    ")}`;
+    };
     page.on("pageerror", (e) => pageErrors.push({ page: current, message: e.message }));
     page.on("websocket", (ws) => {
       // A socket belongs to the page that opened it: the previous page's socket may still send
@@ -118,7 +127,7 @@ async function main() {
       ws.on("framesent", (f) => {
         try {
           const m = JSON.parse(String(f.payload));
-          if (m.type === "req") requests.set(`${socket}|${m.id}`, { page: owner, socket, method: m.method, answer: null, closed: false });
+          if (m.type === "req") requests.set(`${socket}|${m.id}`, { page: owner, socket, method: m.method, answer: null, closed: false, sent: Date.now() });
           lastActivity = Date.now();
         } catch {}
       });
@@ -128,6 +137,7 @@ async function main() {
           const r = requests.get(`${socket}|${m.id}`);
           if (m.type === "res" && r) {
             r.answer = m;
+            if (r.method === "connect") connIds.set(socket, m.payload?.server?.connId);
             lastActivity = Date.now();
           }
         } catch {}
@@ -146,8 +156,10 @@ async function main() {
         const connected = mine.some((r) => r.method === "connect" && r.answer);
         if (connected && mine.every((r) => r.answer) && Date.now() - lastActivity >= SETTLE_MS) return;
         if (Date.now() > end) {
-          const open = mine.filter((r) => !r.answer).map((r) => `${r.method} (socket ${r.socket})`);
-          throw new Error(`did not settle: ${connected ? "" : "no connect answer; "}unanswered ${open.join(", ")}`);
+          const waiting = mine.filter((r) => !r.answer);
+          const open = waiting.map((r) => `${r.method} (socket ${r.socket}, sent ${new Date(r.sent).toISOString().slice(11, 23)})`);
+          const logs = [...new Set(waiting.map((r) => r.socket))].map(gatewayLogOf);
+          throw new Error(`did not settle: ${connected ? "" : "no connect answer; "}unanswered ${open.join(", ")}\n  ${logs.join("\n  ")}`);
         }
       }
     };

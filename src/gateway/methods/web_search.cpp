@@ -14,6 +14,7 @@
 #include <cstdlib>
 
 #include "agent/agent_service.h"
+#include "core/json_lookup.h"
 #include "gateway/gateway.h"
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
@@ -22,16 +23,6 @@ namespace pincer::gateway {
 namespace web_search_methods {  // named: the unity build joins several files into one unit
 
 using nlohmann::json;
-
-const json& at(const json& doc, std::initializer_list<const char*> keys) {
-  static const json missing;
-  const json* node = &doc;
-  for (const char* key : keys) {
-    if (!node->is_object() || !node->contains(key)) return missing;
-    node = &(*node)[key];
-  }
-  return *node;
-}
 
 std::string text_of(const json& node, const char* key) {
   return node.is_object() && node.contains(key) && node[key].is_string() ? node[key].get<std::string>() : "";
@@ -50,11 +41,11 @@ MethodResult status(MethodContext& ctx) {
   if (auto e = p.string("modelProvider", model_provider, false)) return *e;
   if (auto e = p.string("modelId", model_id, false)) return *e;
   const json& cfg = ctx.gateway.settings().config;
-  const json& search = at(cfg, {"tools", "web", "search"});
+  const json& search = json_lookup::at_or_null(cfg, {"tools", "web", "search"});
   const bool enabled = !(search.is_object() && search.contains("enabled") && search["enabled"].is_boolean() &&
                          !search["enabled"].get<bool>());
-  const json& brave = at(cfg, {"plugins", "entries", "brave", "config", "webSearch"});
-  const json& searx = at(cfg, {"plugins", "entries", "searxng", "config", "webSearch"});
+  const json& brave = json_lookup::at_or_null(cfg, {"plugins", "entries", "brave", "config", "webSearch"});
+  const json& searx = json_lookup::at_or_null(cfg, {"plugins", "entries", "searxng", "config", "webSearch"});
   const bool brave_config = !text_of(brave, "apiKey").empty(), brave_env = !env_of("BRAVE_API_KEY").empty();
   const bool searx_config = !text_of(searx, "baseUrl").empty(), searx_env = !env_of("SEARXNG_BASE_URL").empty();
   const bool brave_ok = brave_config || brave_env, searx_ok = searx_config || searx_env;

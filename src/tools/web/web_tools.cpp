@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/json_lookup.h"
 #include "core/saturating.h"
 #include "tools/web/web_fetch_core.h"
 
@@ -21,15 +22,7 @@ ToolOutput fail(std::string_view tool, const std::string& message, std::string_v
 /// config[path...] or null.
 const json& at(const std::shared_ptr<const json>& config, std::initializer_list<const char*> path) {
   static const json null;
-  if (!config) return null;
-  const json* node = config.get();
-  for (const char* key : path) {
-    if (!node->is_object()) return null;
-    auto it = node->find(key);
-    if (it == node->end()) return null;
-    node = &*it;
-  }
-  return *node;
+  return config ? json_lookup::at_or_null(*config, path) : null;
 }
 
 int64_t int_or(const json& node, const char* key, int64_t fallback) {
