@@ -66,8 +66,27 @@ int run_memory_promote(const json& config, const std::vector<DreamingAgent>& age
       continue;
     }
     const bool nd = row.value("nonDurable", false);
-    std::cout << "  " << (nd ? "would promote " : "promoted ") << row["promoted"].size() << " into "
-              << row.value("memoryFile", "") << (nd ? " (nonDurable: the file is left unchanged)" : "") << "\n";
+    if (row["promoted"].empty()) {  // nothing written: name no file, say why
+      std::size_t passing = 0;
+      for (const auto& c : row["candidates"]) passing += c.value("passes", false) ? 1 : 0;
+      std::cout << "  nothing promoted: ";
+      if (!s.enabled && row["candidates"].empty()) {
+        std::cout << "dreaming is off, so searches record no recalls (set " << dreaming::kDreamingConfigPath
+                  << ".enabled to true)";
+      } else if (row["candidates"].empty()) {
+        std::cout << "no short-term recall is recorded yet (memory searches record them)";
+      } else if (passing == 0) {
+        std::cout << "none of the " << row["candidates"].size()
+                  << " recalled snippets passed every promotion gate (pincer memory promote-explain TEXT shows why)";
+      } else {
+        std::cout << passing << " passed every gate but none could be written"
+                  << (row.value("timedOut", false) ? " in time" : " (withdrawn below)");
+      }
+      std::cout << "\n";
+    } else {
+      std::cout << "  " << (nd ? "would promote " : "promoted ") << row["promoted"].size() << " into "
+                << row.value("memoryFile", "") << (nd ? " (nonDurable: the file is left unchanged)" : "") << "\n";
+    }
     for (const auto& p : row["promoted"]) {
       std::cout << "  + " << p.value("path", "") << "#L" << p.value("startLine", 0) << "-L" << p.value("endLine", 0)
                 << ": " << p.value("snippet", "") << "\n";

@@ -1,0 +1,52 @@
+// Findings of a second new user's pass over the CLI: what `memory promote --apply`, `import
+// openclaw --dry-run`, `cron` and `config validate` print. The real binary with a temp
+// PINCER_HOME; no gateway is needed.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gateway_process.h"
+
+namespace pincer::test {
+namespace cli_new_user_fixes_test {  // named: the unity build puts several test files in one unit
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kGatewayAuth = "gateway: { auth: { token: 'a-gateway-token-0123456789abcdef' } }";
+
+class CliNewUserFixesTest : public ::testing::Test {
+ protected:
+  RunResult pincer(const std::vector<std::string>& args) const {
+    return run_pincer(args,
+                      {{"PINCER_HOME", home_.path().string()},
+                       {"XDG_CONFIG_HOME", (home_.path() / "xdg").string()},
+                       {"PINCER_GATEWAY_TOKEN", "\x01"},
+                       {"PINCER_GATEWAY_URL", "\x01"},
+                       {"PINCER_GATEWAY_PORT", "\x01"}},
+                      60s);
+  }
+  void write_config(const std::string& members) const {
+    home_.write("pincer.json", std::string("{ ") + kGatewayAuth + (members.empty() ? "" : ", " + members) + " }\n");
+  }
+  TempDir home_;
+};
+
+TEST_F(CliNewUserFixesTest, PromoteApplyWithNothingToPromoteNamesNoFileAndSaysWhy) {
+  write_config("");
+  auto r = pincer({"memory", "promote", "--apply"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("nothing promoted: dreaming is off"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("MEMORY.md"), std::string::npos) << "no file was written: " << r.out;
+  EXPECT_EQ(r.out.find("promoted 0"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(home_.path() / "workspace" / "MEMORY.md"));
+
+  write_config("plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: true } } } } }");
+  auto on = pincer({"memory", "promote", "--apply"});
+  EXPECT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_NE(on.out.find("nothing promoted: no short-term recall is recorded yet"), std::string::npos) << on.out;
+  EXPECT_EQ(on.out.find("MEMORY.md"), std::string::npos) << on.out;
+}
+
+}  // namespace
+}  // namespace cli_new_user_fixes_test
+}  // namespace pincer::test
