@@ -91,6 +91,26 @@ bool looks_generated(std::string_view text) {
   return emoji_count(text) > 3;
 }
 
+// A question asks for a fact rather than stating one ("what is my name?", "Do I like tea"): it
+// ends with a question mark, or its first word is an interrogative or an auxiliary that opens a
+// question. A request to remember put politely ("could you remember that …?") is not one.
+bool looks_like_question(std::string_view text) {
+  std::string_view t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+  static const regex request(R"(^(please\s+)?(can|could|would|will)\s+you\s+(please\s+)?(remember|note|keep\s+in\s+mind)\b)",
+                             kFlags);
+  if (search(t, request)) return false;
+  if (!t.empty() && t.back() == '?') return true;
+  for (std::string_view mark : {"？", "吗", "呢"}) {
+    if (t.size() >= mark.size() && t.substr(t.size() - mark.size()) == mark) return true;
+  }
+  static const regex opener(R"(^(what|who|whom|whose|where|when|why|how|which|is|are|am|was|were|do|does|did|can|could|)"
+                            R"(would|should|will|shall|may|have|has|had)\b)",
+                            kFlags);
+  return search(t, opener);
+}
+
 }  // namespace
 
 CaptureSettings capture_settings(const nlohmann::json& config) {
@@ -132,6 +152,7 @@ std::optional<std::string> capture_category(std::string_view text, std::size_t m
   const bool email = text.find('@') != std::string_view::npos && search(text, email_re());
   const bool cjk = has_any(text, {"记住", "记下", "我喜欢", "我偏好", "决定", "重要"});
   if (!phone && !email && !cjk && !(could_trigger(text) && search(text, trigger_re()))) return std::nullopt;
+  if (looks_like_question(text)) return std::nullopt;  // a question states nothing to remember
   if (looks_like_injection(text) || looks_generated(text)) return std::nullopt;
   // A credential (API key, token, password field) is never written to a note: notes are quoted
   // into every new session's prompt (CX-2) and indexed for search.

@@ -5,7 +5,9 @@
 //   triggers  "remember", "记住", "记下"; preferences "prefer", "hate", "I like", "I love",
 //             "我喜欢", "我偏好" ("like" only as the speaker's verb: "what is it like" is none); decisions "decided", "决定"; importance "always", "never", "important",
 //             "重要"; ownership "my X is" / "is my"; a phone number (10+ digits); an e-mail address;
-//   filter    10 < length < maxChars (code points); not a prompt-injection payload ("ignore
+//   filter    10 < length < maxChars (code points); not a question (ends with "?"/"？"/"吗", or
+//             opens with an interrogative or auxiliary: "what is my name?", "do I like tea" — but
+//             "could you remember that …?" is a request, captured); not a prompt-injection payload ("ignore
 //             previous instructions", role tags such as "<system>", "system prompt" …); not text
 //             an agent generated (Markdown-heavy: headings, bold lists, code fences; or more than
 //             3 emoji).

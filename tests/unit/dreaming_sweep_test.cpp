@@ -109,7 +109,9 @@ TEST(DreamingSweep, RecalledOnThreeDaysByTwoQueriesIsPromotedOnceWithSourceAndTa
   const std::string memory = dream_read(t.ws / "MEMORY.md");
   EXPECT_EQ(memory.rfind(kUserMemory, 0), 0u) << "the user's lines are kept byte for byte";
   EXPECT_NE(memory.find("The build server nimbus runs Debian and deploys at noon."), std::string::npos) << memory;
-  EXPECT_NE(memory.find("(Source: memory/2026-03-01.md#L1-L3)"), std::string::npos) << memory;
+  EXPECT_NE(memory.find("- The build server nimbus runs Debian and deploys at noon. (Source: memory/2026-03-01.md#L3-L3)"),
+            std::string::npos)
+      << "the fact's own line, not the heading above it: " << memory;
   EXPECT_NE(memory.find("<!-- trigger: "), std::string::npos) << memory;
   EXPECT_NE(memory.find("<!-- importance: "), std::string::npos) << memory;
   EXPECT_EQ(dream_read(t.ws / "memory/.dreams/memory-md.prev"), kUserMemory);
@@ -133,6 +135,33 @@ TEST(DreamingSweep, RecalledOnThreeDaysByTwoQueriesIsPromotedOnceWithSourceAndTa
   ASSERT_TRUE(x2);
   EXPECT_FALSE((*x2)["matches"][0]["wouldPromote"].get<bool>());
   EXPECT_TRUE((*x2)["matches"][0].contains("promotedAt"));
+}
+
+TEST(DreamingSweep, PromotesTheMatchingLinesNotTheWholeChunkWithItsHeadings) {
+  DreamTempDir t;
+  std::ofstream(t.ws / "MEMORY.md") << kUserMemory;
+  std::ofstream(t.ws / "memory/2026-03-01.md")
+      << "# 2026-03-01\n\n## Morning\n- 08:10 [preference] I prefer oat milk in coffee.\n- Walked to the corner shop.\n\n"
+         "## Work\n- Lunch was late today.\n- The build server nimbus runs Debian and deploys at noon.\n\n"
+         "## Evening\n- Watched a film about sailing boats.\n";
+  const json config = dream_config(true);
+  MemoryService svc(config, t.dir / "state", {}, false);
+  int64_t now = kMar1Noon;
+  svc.set_clock([&now] { return now; });
+  recall_three_days(svc, t.ws, now);
+  auto r = run_sweep(t.ws, resolve_dreaming_settings(config), at(now));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->promoted.size(), 1u) << r->to_json().dump(2);
+  EXPECT_EQ(r->promoted[0].snippet, "The build server nimbus runs Debian and deploys at noon.");
+  EXPECT_EQ(r->promoted[0].start_line, 9);
+  EXPECT_EQ(r->promoted[0].end_line, 9);
+  const std::string memory = dream_read(t.ws / "MEMORY.md");
+  EXPECT_NE(memory.find("\n- The build server nimbus runs Debian and deploys at noon. (Source: memory/2026-03-01.md#L9-L9)"),
+            std::string::npos)
+      << memory;
+  for (const char* other : {"## Morning", "oat milk", "## Evening", "sailing", "Lunch"}) {
+    EXPECT_EQ(memory.find(other), std::string::npos) << other << " was flattened in: " << memory;
+  }
 }
 
 TEST(DreamingSweep, ADeletedDailyNoteWithdrawsItsCandidate) {

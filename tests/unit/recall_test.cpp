@@ -125,6 +125,20 @@ TEST(Capture, TriggersInEnglishAndChineseWithCategories) {
   EXPECT_EQ(capture_category("这很重要：每周一都要备份数据库", 500).has_value(), true);
 }
 
+TEST(Capture, QuestionsAreNotCaptured) {
+  EXPECT_FALSE(capture_category("what is my name?", 500));
+  EXPECT_FALSE(capture_category("What is my favourite colour", 500));  // no "?", an interrogative opens it
+  EXPECT_FALSE(capture_category("Do I like tea or coffee more?", 500));
+  EXPECT_FALSE(capture_category("Is my dentist still Dr. Okafor?  ", 500));
+  EXPECT_FALSE(capture_category("Where do I always park?", 500));
+  EXPECT_FALSE(capture_category("我喜欢什么颜色吗", 500));
+  EXPECT_FALSE(capture_category("我最喜欢的颜色是什么？", 500));
+  // Statements and requests to remember still are.
+  EXPECT_EQ(capture_category("Could you remember that I prefer tea?", 500), "preference");
+  EXPECT_EQ(capture_category("My name is Ada and I prefer tea", 500), "preference");
+  EXPECT_EQ(capture_category("Alice is my sister", 500), "entity");
+}
+
 TEST(Capture, NoTriggerOrFilteredIsNotCaptured) {
   EXPECT_FALSE(capture_category("What is the weather in Paris today?", 500));
   EXPECT_FALSE(capture_category("What is the weather like on Mars?", 500));  // "like" is no verb here

@@ -1,8 +1,10 @@
 #include "memory/dreaming/sweep.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/civil_date.h"
@@ -83,6 +85,89 @@ std::optional<Located> relocate(const std::vector<std::string>& lines, const Rec
     }
   }
   return best;
+}
+
+/// How well one note line matches what was searched: 100 for each query recalled that appears
+/// in it as words (a run of up to 6 of its words hashes to one of the entry's query hashes), plus
+/// 1 for each concept tag it holds.
+int line_match(const std::string& lower, const RecallEntry& e) {
+  int hits = 0;
+  for (const auto& t : e.concept_tags) hits += !t.empty() && lower.find(t) != std::string::npos ? 1 : 0;
+  std::vector<std::string> words;
+  std::string cur;
+  for (char c : lower + " ") {
+    if (c == ' ') {
+      while (!cur.empty() && std::ispunct(static_cast<unsigned char>(cur.back()))) cur.pop_back();
+      std::size_t lead = 0;
+      while (lead < cur.size() && std::ispunct(static_cast<unsigned char>(cur[lead]))) ++lead;
+      if (lead < cur.size()) words.push_back(cur.substr(lead));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  std::set<std::string> found;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::string run;
+    for (std::size_t n = 0; n < 6 && i + n < words.size(); ++n) {
+      run += (n ? " " : "") + words[i + n];
+      const std::string h = query_hash(run);
+      if (std::find(e.query_hashes.begin(), e.query_hashes.end(), h) != e.query_hashes.end()) found.insert(h);
+    }
+  }
+  return hits + 100 * static_cast<int>(found.size());
+}
+
+/// The part of a located window that is promoted: a recalled chunk often spans several sections
+/// of a note ("# day", "## Morning", bullets, "## Evening" …). Headings and blank lines are
+/// dropped; of the sections, the one whose lines match best (line_match) is kept (the first on a
+/// tie), and of its lines those naming a query (else those holding a tag, else all of them). Lines and
+/// snippet describe what is kept; nullopt when no content line is left.
+std::optional<Located> focus(const std::vector<std::string>& lines, const Located& where, const RecallEntry& entry) {
+  struct Line {
+    int number;
+    std::string text;
+    int hits;
+  };
+  std::vector<std::vector<Line>> sections(1);
+  for (int i = std::max(1, where.start); i <= where.end && i <= static_cast<int>(lines.size()); ++i) {
+    const std::string text = normalize_snippet(lines[static_cast<std::size_t>(i - 1)]);
+    if (text.empty()) continue;
+    std::size_t hashes = 0;
+    while (hashes < text.size() && text[hashes] == '#') ++hashes;
+    if (hashes >= 1 && hashes <= 6 && (hashes == text.size() || text[hashes] == ' ')) {  // a heading
+      if (!sections.back().empty()) sections.emplace_back();
+      continue;
+    }
+    std::string lower = text;
+    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    sections.back().push_back({i, text, line_match(lower, entry)});
+  }
+  const std::vector<Line>* best = nullptr;
+  int best_hits = -1;
+  for (const auto& sec : sections) {
+    if (sec.empty()) continue;
+    int hits = 0;
+    for (const auto& l : sec) hits += l.hits;
+    if (hits > best_hits) {
+      best = &sec;
+      best_hits = hits;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  int top = 0;  // a line naming a query wins over lines that only share a tag
+  for (const auto& l : *best) top = std::max(top, l.hits);
+  const int needed = top >= 100 ? 100 : top > 0 ? 1 : 0;
+  Located out;
+  for (const auto& l : *best) {
+    if (l.hits < needed) continue;
+    if (out.start == 0) out.start = l.number;
+    out.end = l.number;
+    std::string_view text = l.text;  // its own list marker: the promoted entry is a bullet of its own
+    if (text.size() > 2 && (text[0] == '-' || text[0] == '*' || text[0] == '+') && text[1] == ' ') text.remove_prefix(2);
+    out.snippet += (out.snippet.empty() ? "" : " ") + std::string(text);
+  }
+  return out;
 }
 
 }  // namespace detail_dreaming_sweep
@@ -247,10 +332,14 @@ Result<SweepResult> run_sweep(const fs::path& workspace, const DreamingSettings&
                                                                                : text.error().message);
       continue;
     }
-    auto where = detail_dreaming_sweep::relocate(detail_dreaming_sweep::split_lines(*text), c.entry);
+    const auto note_lines = detail_dreaming_sweep::split_lines(*text);
+    auto where = detail_dreaming_sweep::relocate(note_lines, c.entry);
     if (!where) {
       r.withdrawn.emplace_back(c.entry.key, "the daily note " + c.entry.path + " no longer holds it");
       continue;
+    }
+    if (auto focused = detail_dreaming_sweep::focus(note_lines, *where, c.entry)) {
+      where = std::move(focused);
     }
     if (is_unpromotable_snippet(where->snippet)) {
       r.withdrawn.emplace_back(c.entry.key, "the note's text is marked untrusted or is not promotable");
