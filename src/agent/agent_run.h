@@ -27,6 +27,7 @@
 #include "agent/oauth_refresher.h"
 #include "agent/run_events.h"
 #include "context/context_engine.h"
+#include "context/message_fit.h"
 #include "context/summarizer.h"
 #include "core/clock.h"
 #include "core/event_loop.h"
@@ -149,7 +150,9 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
            std::vector<llm::Message> history, store::TranscriptWriter transcript, RunEventSink sink,
            std::function<void()> on_finished);
 
-  /// Records `user_message` and starts the first model call.
+  /// Records `user_message` and starts the first model call — unless the message alone cannot fit
+  /// the model's window (context/message_fit.h): then the run ends at once with an Error whose
+  /// error_reason is "message_too_large", nothing recorded and nothing sent (agent_run_fit.cpp).
   void start(const std::string& user_message);
   /// Continues a turn a restart cut off (the run journal, SS-6): the history already ends in its
   /// user message (recorded at `user_message_ms`) and maybe tool results; nothing is recorded
@@ -194,6 +197,15 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   const context::RequestFrame& frame() const;
   /// Recovers from an overflow (L3) or a timeout with a full context (L2); false = not applicable.
   bool recover_context(const llm::ProviderFailure& failure);
+  /// AG-5 (agent_run_fit.cpp): when `user` alone cannot fit the window (message_fit.h), ends the
+  /// run with a message_too_large Error before anything is recorded or sent, and returns true.
+  bool refuse_oversized(const llm::Message& user);
+  /// AG-5 L3 (agent_run_fit.cpp), after the overflow compactions and the tool-result cut: when the
+  /// history before the run's message (engine earlier_tokens) is smaller than the message, a reset
+  /// would not make the request fit — ends the run with a message_too_large Error, the session
+  /// kept, and returns true. False (nothing done) otherwise, and when the run did not start from a
+  /// message of its own (resume) or the engine cannot tell: the caller resets the session.
+  bool fail_turn_too_large();
   void on_compaction_event(const context::CompactionEvent& e, bool will_retry);
   void on_model_done(const std::optional<net::TransportError>& error);
   /// CLI backends (agent_run_cli.cpp): the model is a CLI (api kCliBackendApi) run instead of an
@@ -308,6 +320,8 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   bool thinking_stepped_down_ = false;  ///< a rejected level was stepped down (AG-7)
   std::optional<llm::ModelSpec> switch_to_;  ///< a live model switch waiting for the cancel
   int64_t turn_message_ms_ = -1;  ///< timestamp of the run's own user message (it alone may carry the warning)
+  std::optional<context::MessageFit> turn_fit_;  ///< the run's own user message against the window (start)
+  std::optional<std::string> turn_parent_;       ///< the transcript's leaf before that message (start)
 };
 
 /// The errorMessage of the assistant entry that closes a turn the gateway never finished (it was

@@ -104,7 +104,9 @@ bool AgentRun::recover_context(const llm::ProviderFailure& failure) {
     return true;
   }
   // L3 (AG-5): compact (at most kMaxOverflowCompactions times), then cut the tool results, then
-  // reset the session and say so — never a session stuck on an overflow.
+  // reset the session and say so — never a session stuck on an overflow. When the history before
+  // the run's message is smaller than the message, a reset would not help: the turn fails instead
+  // (message_too_large) and the session is kept (agent_run_fit.cpp).
   auto next_step = [weak, again] {
     auto self = weak.lock();
     if (!self || self->finished_) return;
@@ -114,6 +116,8 @@ bool AgentRun::recover_context(const llm::ProviderFailure& failure) {
       self->engine_->truncate_tool_results();
       return again();
     }
+    // The message outweighs what a reset would take away: the turn fails, the session stays.
+    if (self->fail_turn_too_large()) return;
     spdlog::error("run {}: context overflow after compaction and cut tool results; resetting the session",
                   self->in_.run_id);
     RunEvent e = self->event(RunEvent::Kind::Error);

@@ -130,6 +130,13 @@ void AgentService::reset_if_stale(const std::string& key, const std::string& cha
 }
 
 bool AgentService::flush_first(Pending& p, const RunInputs& in, const std::vector<store::TranscriptEntry>& entries) {
+  if (in.frame) {  // a message too large for the window is refused by its run (message_fit.h): no flush call first
+    llm::UserMessage user;
+    user.content.emplace_back(llm::TextContent{p.request.message});
+    user.content.insert(user.content.end(), in.attachments.begin(), in.attachments.end());
+    const int64_t window = in.context_window > 0 ? in.context_window : in.model.context_window;
+    if (!context::fit_message(llm::Message(std::move(user)), *in.frame, window, in.reserve_tokens).fits()) return false;
+  }
   store::SessionIndex& index = index_for(p.agent_id);
   int64_t compactions = 0;
   auto prompt = memory_flush_before(config(), index.get(p.key), entries, in, clock().wall_ms(), compactions);

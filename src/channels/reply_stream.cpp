@@ -45,6 +45,8 @@ std::optional<StreamMode> parse_stream_mode(const std::string& name) {
 
 std::string channel_error_text(const agent::RunEvent& e) {
   const std::string& r = e.error_reason;
+  // Not a failure to hide: the user's own message is too large, and the text says by how much.
+  if (r == "message_too_large") return "⚠️ " + e.error;
   const char* what = "something went wrong on the gateway";
   if (r == "auth" || r == "auth_permanent") what = "the model provider refused the gateway's credentials";
   else if (r == "billing") what = "the model provider account is out of credit";

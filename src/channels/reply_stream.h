@@ -72,7 +72,9 @@ const char* to_string(StreamMode mode);
 /// What a chat user is told when a run fails: "⚠️ " and a short line chosen by the event's
 /// error_reason (e.g. "the model provider refused the gateway's credentials"), pointing at the
 /// gateway log. Never the error's own text: a provider may echo a key or internal detail in it,
-/// and chat senders need not be the owner (issue 22, item 6).
+/// and chat senders need not be the owner (issue 22, item 6). The one exception is
+/// "message_too_large" (context/message_fit.h): that text is the gateway's own (the message's
+/// estimate, the model and its window, no provider text) and tells the sender what to change.
 std::string channel_error_text(const agent::RunEvent& e);
 /// The notice a chat gets when another model takes over a run (a Failover event between models,
 /// PV-5): "ℹ️ openai/gpt-4.1 is rate-limited; answering with anthropic/claude-sonnet-4." — no

@@ -172,6 +172,12 @@ class ContextEngine {
   /// From now on, every tool result goes cut to its head and tail (the step after the last
   /// overflow compaction of a run, CX-7/AG-5).
   virtual void truncate_tool_results() = 0;
+  /// The estimate (CX-5, uncorrected) of what comes before the latest user message: the summary
+  /// and the earlier messages — what a session reset would take away. The runner compares it with
+  /// that message when the provider still refuses the request after compaction (AG-5 L3,
+  /// message_fit.h): a reset is for a history larger than the message. nullopt when the engine
+  /// cannot tell (the default): the runner then resets the session.
+  virtual std::optional<int64_t> earlier_tokens() const { return std::nullopt; }
   /// After the run's last model call.
   virtual void after_turn() = 0;
   /// Housekeeping between turns (nothing for the default engine).

@@ -169,6 +169,19 @@ int64_t DefaultEngine::estimate(const RequestFrame& frame) const {
   return static_cast<int64_t>(static_cast<double>(raw_tokens(frame, Prune::None, false)) * correction_);
 }
 
+std::optional<int64_t> DefaultEngine::earlier_tokens() const {
+  std::size_t latest_user = items_.size();  // none: everything is earlier
+  for (std::size_t i = items_.size(); i-- > 0;) {
+    if (std::holds_alternative<llm::UserMessage>(*items_[i].message)) {
+      latest_user = i;
+      break;
+    }
+  }
+  std::size_t chars = summary_.empty() ? 0 : summary_message_text(summary_).size();
+  for (std::size_t i = 0; i < latest_user; ++i) chars += message_chars(*items_[i].message);
+  return estimate_tokens(chars);
+}
+
 int64_t DefaultEngine::window() const {
   return window_cap_ > 0 ? std::min(window_cap_, config_.window_tokens) : config_.window_tokens;
 }

@@ -32,6 +32,7 @@ class DefaultEngine final : public ContextEngine {
   void compact(const CompactRequest& request, std::function<void(CompactResult)> done) override;
   int64_t estimate(const RequestFrame& frame) const override;
   void truncate_tool_results() override { truncate_all_ = true; }
+  std::optional<int64_t> earlier_tokens() const override;
   void after_turn() override {}
   void cancel() override;
 

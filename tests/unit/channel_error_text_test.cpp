@@ -38,5 +38,11 @@ TEST(ChannelErrorText, AGenericLineByReasonNeverTheDetail) {
   }
 }
 
+TEST(ChannelErrorText, AMessageTooLargeForTheWindowIsToldAsItIs) {
+  // The gateway's own text (context/message_fit.h), naming the numbers the sender needs.
+  const std::string text = "This message is ~6000 tokens; the model mock/m has a context window of 4000 tokens.";
+  EXPECT_EQ(channel_error_text(failed(text, "message_too_large")), "⚠️ " + text);
+}
+
 }  // namespace
 }  // namespace pincer::channels

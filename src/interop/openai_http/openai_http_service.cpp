@@ -127,6 +127,10 @@ ApiError run_error(const agent::RunEvent& e) {
   if (e.kind == agent::RunEvent::Kind::Aborted) {
     return ApiError{500, "api_error", "run_aborted", "The agent run was aborted (" + e.stop_reason + ")."};
   }
+  // The caller's message alone does not fit the model's window (message_fit.h): the request's fault.
+  if (e.error_reason == "message_too_large") {
+    return ApiError{400, "invalid_request_error", "context_length_exceeded", redact::apply(e.error)};
+  }
   // A provider's failure (rate limit, auth, overload …) is a bad gateway; anything else ours.
   const bool upstream = !e.error_reason.empty();
   return ApiError{upstream ? 502 : 500, upstream ? "upstream_error" : "api_error", upstream ? e.error_reason : "run_failed",

@@ -1,0 +1,47 @@
+#include "context/message_fit.h"
+
+#include <algorithm>
+
+#include "context/budget.h"
+
+namespace pincer::context {
+
+namespace {
+
+std::string window_clause(const MessageFit& fit, std::string_view model) {
+  return "the model " + std::string(model) + " has a context window of " + std::to_string(fit.window_tokens) +
+         " tokens (" + std::to_string(fit.budget_tokens) + " after the reply reserve, ~" +
+         std::to_string(fit.frame_tokens) + " of them taken by the system prompt and tools)";
+}
+
+}  // namespace
+
+MessageFit fit_message(const llm::Message& message, const RequestFrame& frame, int64_t window_tokens,
+                       int64_t reserve_tokens) {
+  MessageFit fit;
+  fit.message_tokens = estimate_tokens(message_chars(message));
+  if (!frame.fixed_chars_memo) frame.fixed_chars_memo = fixed_chars(frame.system_prompt, frame.tools);
+  fit.frame_tokens = estimate_tokens(*frame.fixed_chars_memo);
+  fit.window_tokens = std::max<int64_t>(1, window_tokens);
+  fit.budget_tokens = prompt_budget(fit.window_tokens, reserve_tokens);
+  fit.room_tokens = std::max<int64_t>(1, fit.budget_tokens - std::min(fit.frame_tokens, fit.budget_tokens / 2));
+  return fit;
+}
+
+std::string message_too_large_text(const MessageFit& fit, std::string_view model) {
+  return "This message is ~" + std::to_string(fit.message_tokens) + " tokens; " + window_clause(fit, model) +
+         ". Shorten it or send it as a file.";
+}
+
+std::string turn_too_large_text(const MessageFit& fit, int64_t earlier_tokens, bool with_tool_results,
+                                std::string_view model) {
+  const std::string what = with_tool_results ? "This turn (your message of ~" + std::to_string(fit.message_tokens) +
+                                            " tokens with its tool results) does not fit: "
+                                      : "This message is ~" + std::to_string(fit.message_tokens) +
+                                            " tokens and does not fit: ";
+  return what + "the provider refused it, and the rest of the conversation takes only ~" +
+         std::to_string(earlier_tokens) + " tokens; " +
+         window_clause(fit, model) + ". Shorten it or send it as a file; the session's history is kept.";
+}
+
+}  // namespace pincer::context
