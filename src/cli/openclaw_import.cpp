@@ -141,7 +141,7 @@ class Planner {
     checks.cron_jobs = jobs.is_array() ? jobs.size() : 0;
     report_.counts["cron jobs"] += *checks.cron_jobs;
     CopiedItem item{"cron", "", dir / "jobs.json", target_ / "cron" / "jobs.json", 0, 0,
-                    jobs.is_array() ? jobs.size() : 0, "copied; the gateway schedules them at its next start"};
+                    jobs.is_array() ? jobs.size() : 0, "the gateway schedules them at its next start"};
     if (managed == 0) {
       add_file(dir / "jobs.json", "cron/jobs.json", item);
     } else {  // the user's jobs only, as the file's other keys

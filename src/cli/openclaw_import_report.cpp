@@ -74,27 +74,32 @@ nlohmann::json to_json(const ImportOutcome& outcome) {
 
 std::string to_text(const ImportOutcome& outcome) {
   const ImportReport& r = outcome.report;
-  std::string out = "OpenClaw → Pincer: " + r.source.string() + " → " + r.target.string() + "\n";
+  std::string out = "OpenClaw → Pincer: " + r.source.string() + " → " + r.target.string() +
+                    (r.dry_run ? " (dry run: what an import would do)" : "") + "\n";
+  // A dry run says what it would do: nothing was mapped, copied or moved.
+  const std::string mapped_verb = r.dry_run ? "  would map  " : "  mapped   ";
+  const std::string copied_verb = r.dry_run ? "  would copy " : "  copied   ";
+  const std::string skipped_verb = r.dry_run ? "  would skip " : "  skipped  ";
   if (r.config_source_exists) {
     out += "\nConfig: " + r.config_source.string() + " → " + r.config_target.string() + "\n";
     for (const auto& m : r.mapped) {
-      out += "  mapped   " + m.from;
+      out += mapped_verb + m.from;
       if (m.to.empty()) out += " → (no key needed)";
       else if (m.to != m.from) out += " → " + m.to;
       if (!m.note.empty()) out += "  (" + m.note + ")";
       out += "\n";
     }
-    for (const auto& s : r.config_skipped) out += "  skipped  " + s.path + ": " + s.reason + "\n";
+    for (const auto& s : r.config_skipped) out += skipped_verb + s.path + ": " + s.reason + "\n";
   }
   if (!r.copied.empty() || !r.skipped.empty()) out += "\nFiles:\n";
   for (const auto& c : r.copied) {
-    out += "  copied   " + what(c) + ": " + c.from.string() + " → " + c.to.string() + " (" + counts(c) + ")";
+    out += copied_verb + what(c) + ": " + c.from.string() + " → " + c.to.string() + " (" + counts(c) + ")";
     if (!c.note.empty()) out += " — " + c.note;
     out += "\n";
   }
-  for (const auto& s : r.skipped) out += "  skipped  " + s.path + ": " + s.reason + "\n";
+  for (const auto& s : r.skipped) out += skipped_verb + s.path + ": " + s.reason + "\n";
   if (!r.backups.empty()) {
-    out += "\nMoved aside (--force):\n";
+    out += r.dry_run ? "\nWould move aside (--force):\n" : "\nMoved aside (--force):\n";
     for (const auto& b : r.backups) out += "  " + b.path.string() + " → " + b.backup.string() + "\n";
   }
   if (!r.conflicts.empty() && !r.force) {

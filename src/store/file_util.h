@@ -30,8 +30,13 @@ void fsync_dir(const std::filesystem::path& dir);
 /// Compact JSON that never throws: invalid UTF-8 in strings becomes U+FFFD.
 std::string dump_lenient(const nlohmann::json& value);
 
-/// nlohmann's parse error text without its "[json.exception…] parse error at …: " prefix.
+/// nlohmann's parse error text in our own words, without its "[json.exception…] parse error at
+/// …: " prefix: "unexpected ',' (expected a quoted key)", "the text ends too early (expected
+/// ',' or '}')". The caller prefixes the file and line:column.
 std::string short_parse_error(const char* what);
+
+/// "line:column" (1-based) of nlohmann's parse_error::byte (1-based, the byte it stopped at) in `text`.
+std::string parse_error_line_col(const std::string& text, std::size_t byte);
 
 /// object[key] when `object` is an object that has it, else nullptr.
 const nlohmann::json* json_field(const nlohmann::json& object, std::string_view key);

@@ -26,6 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const fs::path kFixture = fs::path(PINCER_SOURCE_DIR) / "tests" / "fixtures" / "openclaw-home";
 
@@ -472,8 +473,8 @@ TEST_F(ImportFixture, DryRunReportsEverythingAndWritesNothing) {
   EXPECT_EQ(out.report.counts["cron jobs"], 1u);
   EXPECT_EQ(out.report.counts["auth profiles"], 0u);
   const std::string text = to_text(out);
-  EXPECT_THAT(text, HasSubstr("skipped  channels: not imported: set up channels again"));
-  EXPECT_THAT(text, HasSubstr("skipped  devices/pending.json"));
+  EXPECT_THAT(text, HasSubstr("would skip channels: not imported: set up channels again"));
+  EXPECT_THAT(text, HasSubstr("would skip devices/pending.json"));
   EXPECT_THAT(text, HasSubstr("1 archived transcript(s)"));
   EXPECT_THAT(text, HasSubstr("Dry run: nothing was written"));
   // OPENCLAW_TEST_MOCK_URL is not set in this environment: warned, not an error.
@@ -613,10 +614,25 @@ TEST_F(ImportFixture, CorruptStateFilesAreSkippedWithTheirPlace) {
   auto out = run_import(options(/*dry_run=*/true));
   ASSERT_EQ(out.exit_code, kExitOk) << (out.error ? out.error->message : "");
   const std::string text = to_text(out);
-  EXPECT_THAT(text, HasSubstr("skipped  cron/jobs.json: invalid, not imported: " + (source / "cron/jobs.json").string() + ":4:1"));
-  EXPECT_THAT(text, HasSubstr("skipped  agents/main/sessions: invalid, not imported"));
+  EXPECT_THAT(text, HasSubstr("would skip cron/jobs.json: invalid, not imported: " + (source / "cron/jobs.json").string() + ":4:1"));
+  EXPECT_THAT(text, HasSubstr("would skip agents/main/sessions: invalid, not imported"));
   for (const auto& c : out.report.copied) EXPECT_NE(c.kind, "cron");
   for (const auto& c : out.report.copied) EXPECT_NE(c.kind, "sessions");
+}
+
+TEST_F(ImportFixture, DryRunSaysWhatItWouldDoAndNamesWhereAFileIsMalformed) {
+  std::ofstream(source / "agents/main/sessions/sessions.json", std::ios::trunc) << "{\n  \"agent:main:main\": {},, }\n";
+  auto out = run_import(options(/*dry_run=*/true));
+  ASSERT_EQ(out.exit_code, kExitOk) << (out.error ? out.error->message : "");
+  const std::string text = to_text(out);
+  EXPECT_THAT(text, HasSubstr("would copy cron jobs"));
+  EXPECT_THAT(text, Not(HasSubstr("copied ")));
+  EXPECT_THAT(text, Not(HasSubstr("  mapped ")));
+  EXPECT_THAT(text, HasSubstr("would skip agents/main/sessions: invalid, not imported: " +
+                              (source / "agents/main/sessions/sessions.json").string() +
+                              ":2:25: unexpected ',' (expected a quoted key)"));
+  EXPECT_THAT(text, Not(HasSubstr("syntax error while parsing")));
+  EXPECT_THAT(text, Not(HasSubstr("string literal")));
 }
 
 TEST_F(ImportFixture, JsonLayoutTranscriptFlawsAreNamedAndCountsReadBack) {

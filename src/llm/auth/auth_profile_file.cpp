@@ -76,6 +76,9 @@ Result<AuthProfiles> AuthProfileFile::read_locked() {
     } else {
       try {
         doc = json::parse(*text);
+      } catch (const json::parse_error& e) {
+        return Error{"AUTH_PROFILES_INVALID", path_.string() + ":" + store::parse_error_line_col(*text, e.byte) +
+                                                  ": not valid JSON: " + store::short_parse_error(e.what())};
       } catch (const json::exception& e) {
         return Error{"AUTH_PROFILES_INVALID", path_.string() + ": not valid JSON: " + store::short_parse_error(e.what())};
       }
