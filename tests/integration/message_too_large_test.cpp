@@ -35,7 +35,8 @@ class MessageTooLargeTest : public ::testing::Test {
   void start(int64_t window, const std::vector<std::string>& mock_args = {}) {
     mock_ = std::make_unique<MockLlm>(mock_args);
     home_.write("pincer.json",
-                std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
+                std::string("{ gateway: { auth: { token: '") + kToken +
+                    "' }, http: { endpoints: { chatCompletions: { enabled: true } } } },\n" +
                     "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
                     "', apiKey: 'mock-key', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: " +
                     std::to_string(window) + ", maxTokens: 256 } ] } } },\n" +
@@ -170,6 +171,21 @@ TEST_F(MessageTooLargeTest, AMessageLargerThanTheWindowIsRefusedBeforeAnyModelCa
   const RunResult cli = run_pincer({"agent", "-m", huge_message(), "--session", "cli-big"}, env, 30s);
   EXPECT_NE(cli.exit_code, 0);
   EXPECT_NE((cli.out + cli.err).find("This message is ~6000 tokens"), std::string::npos) << cli.out << cli.err;
+  EXPECT_EQ(mock_requests().size(), calls + 1);
+
+  // The OpenAI-compatible API answers OpenAI's own error for it: 400 context_length_exceeded.
+  const json request = {{"model", "pincer"}, {"messages", json::array({{{"role", "user"}, {"content", huge_message()}}})}};
+  const HttpResult http = http_request(gateway_->port(), "POST", "/v1/chat/completions",
+                                       {{"Authorization", std::string("Bearer ") + kToken},
+                                        {"Content-Type", "application/json"}},
+                                       request.dump());
+  EXPECT_EQ(http.status, 400) << http.body.substr(0, 500);
+  const json answer = json::parse(http.body, nullptr, false);
+  ASSERT_TRUE(answer.is_object()) << http.body.substr(0, 500);
+  EXPECT_EQ(answer["error"]["type"], "invalid_request_error");
+  EXPECT_EQ(answer["error"]["code"], "context_length_exceeded");
+  EXPECT_NE(answer["error"].value("message", "").find("context window of 4000 tokens"), std::string::npos)
+      << http.body.substr(0, 500);
   EXPECT_EQ(mock_requests().size(), calls + 1);
 }
 
