@@ -120,7 +120,7 @@ struct AgentService::Impl {
   std::map<std::string, std::shared_ptr<llm::auth::AuthProfileFile>> auth_files;
   std::map<std::string, json> last_failover;  // by session key: the last FailoverSwitch (/status)
   // PV-2: OAuth refresh of oauth profiles, shared by every run (single flight per profile).
-  std::shared_ptr<OAuthRefresher> oauth = std::make_shared<OAuthRefresher>(http, clock);
+  std::shared_ptr<OAuthRefresher> oauth = std::make_shared<OAuthRefresher>(loop, http, clock, state_dir / "locks" / "oauth");
   std::shared_ptr<llm::auth::AuthProfileFile> auth_profiles_for(const std::string& agent_id) {
     auto& file = auth_files[agent_id];
     if (!file) file = std::make_shared<llm::auth::AuthProfileFile>(llm::auth::auth_profiles_path(state_dir, agent_id));

@@ -5,6 +5,7 @@
 
 #include "core/redact.h"
 #include "llm/auth/oauth_refresh.h"
+#include "llm/auth/oauth_refresh_lock.h"
 
 namespace pincer::agent {
 
@@ -27,11 +28,49 @@ void OAuthRefresher::refresh(Target target, Done done) {
     it->second.push_back(std::move(done));
     return;
   }
+  waiting_[key].push_back(std::move(done));
+  attempt(std::make_shared<const Target>(std::move(target)), key, clock_.steady_ms() + kLockWaitMs, false);
+}
+
+void OAuthRefresher::attempt(std::shared_ptr<const Target> target_ptr, const std::string& key, int64_t give_up_ms,
+                             bool waited) {
+  const Target& target = *target_ptr;
+  // The profile's provider names its lock; the file is read (again) only once the lock is held, so
+  // tokens another process stored while this one waited are seen.
+  std::shared_ptr<llm::auth::OAuthRefreshLock> lock;
+  {
+    auto first = target.file->load();
+    if (!first) return finish(key, refresh_failed("auth profiles unreadable: " + first.error().message));
+    const Credential* c = first->find(target.profile_id);
+    const std::string provider = c ? c->provider : target.model.provider;
+    const auto lock_file = llm::auth::OAuthRefreshLock::path_for(lock_dir_, provider, target.profile_id);
+    auto taken = llm::auth::OAuthRefreshLock::try_acquire(lock_file);
+    if (!taken) {
+      spdlog::warn("auth profile {}: refreshing without the cross-process lock: {}", target.profile_id,
+                   taken.error().message);
+    } else if (std::holds_alternative<llm::auth::OAuthRefreshLock::Busy>(*taken)) {
+      if (clock_.steady_ms() >= give_up_ms) {
+        return finish(key, refresh_failed("another process has held the OAuth refresh lock of auth profile " +
+                                          target.profile_id + " for " + std::to_string(kLockWaitMs / 1000) +
+                                          " s (" + lock_file.string() + ")"));
+      }
+      if (!waited) {
+        spdlog::info("auth profile {}: another process is refreshing it; waiting for its lock ({})", target.profile_id,
+                     lock_file.string());
+      }
+      auto self = shared_from_this();
+      loop_.after(kLockRetryMs, [self, target_ptr, key, give_up_ms] { self->attempt(target_ptr, key, give_up_ms, true); });
+      return;
+    } else {
+      lock = std::make_shared<llm::auth::OAuthRefreshLock>(
+          std::move(std::get<llm::auth::OAuthRefreshLock>(*taken)));
+    }
+  }
   auto doc = target.file->load();
-  if (!doc) return done(refresh_failed("auth profiles unreadable: " + doc.error().message));
+  if (!doc) return finish(key, refresh_failed("auth profiles unreadable: " + doc.error().message));
   const Credential* found = doc->find(target.profile_id);
   if (!found || found->type != llm::auth::CredentialType::OAuth) {
-    return done(refresh_failed("auth profile " + target.profile_id + " is no longer an oauth profile"));
+    return finish(key, refresh_failed("auth profile " + target.profile_id + " is no longer an oauth profile"));
   }
   Credential current = *found;
   std::string file_refresh = found->refresh;  // what a save must still find there
@@ -49,18 +88,17 @@ void OAuthRefresher::refresh(Target target, Done done) {
   const bool stale = current.secret == target.stale_access;
   // Refreshed by someone else since the caller read it: theirs, while it has not expired (a token
   // endpoint granting less than the 5-minute margin must not be called again and again).
-  if (!stale && (current.expires_ms == 0 || current.expires_ms > now)) return done(current);
-  if (!llm::auth::needs_refresh(current, now) && !(target.force && stale)) return done(current);
+  if (!stale && (current.expires_ms == 0 || current.expires_ms > now)) return finish(key, current);
+  if (!llm::auth::needs_refresh(current, now) && !(target.force && stale)) return finish(key, current);
   if (current.refresh.empty()) {
-    return done(refresh_failed("auth profile " + target.profile_id + " has no refresh token"));
+    return finish(key, refresh_failed("auth profile " + target.profile_id + " has no refresh token"));
   }
   const auto endpoint = llm::auth::oauth_endpoint(current.provider, target.model.oauth_token_url,
                                                   target.model.oauth_client_id, target.model.oauth_body_format);
   if (!endpoint) {
-    return done(refresh_failed("no OAuth token endpoint is known for provider " + current.provider + " (set models.providers." +
-                               target.model.provider + ".oauth.tokenUrl)"));
+    return finish(key, refresh_failed("no OAuth token endpoint is known for provider " + current.provider +
+                                      " (set models.providers." + target.model.provider + ".oauth.tokenUrl)"));
   }
-  waiting_[key].push_back(std::move(done));
   spdlog::info("auth profile {}: refreshing its OAuth access token ({})", target.profile_id,
                target.force ? "the provider refused it" : "it expires within 5 minutes");
 
@@ -86,22 +124,46 @@ void OAuthRefresher::refresh(Target target, Done done) {
   cb.on_data = [call](std::string_view bytes) {
     if (call->body.size() < kMaxTokenAnswerBytes) call->body.append(bytes.substr(0, kMaxTokenAnswerBytes - call->body.size()));
   };
-  cb.on_done = [self, call, file, id, key, current, file_refresh](const std::optional<net::TransportError>& error) {
-    if (error) {
-      return self->finish(key, refresh_failed("the token endpoint could not be reached: " + error->what));
-    }
-    auto tokens = llm::auth::parse_refresh_response(call->status, call->body, self->clock_.wall_ms(), current.refresh);
-    if (!tokens) return self->finish(key, tokens.error());
-    redact::add_secret(tokens->access);  // AU-5: registered before any use
-    redact::add_secret(tokens->refresh);
-    Credential fresh = current;
-    fresh.secret = tokens->access;
-    fresh.refresh = tokens->refresh;
-    fresh.expires_ms = tokens->expires_ms;
-    self->save(file, key, id, fresh, file_refresh);
-    self->finish(key, fresh);
+  // The lock is held until the new tokens are saved (or the call failed), and released before the
+  // waiting runs go on.
+  cb.on_done = [self, call, file, id, key, current, file_refresh,
+                lock](const std::optional<net::TransportError>& error) mutable {
+    Result<Credential> outcome = self->complete(file, key, id, current, file_refresh, error, call->status, call->body);
+    lock.reset();
+    self->finish(key, outcome);
   };
   http_.start(std::move(spec), std::move(cb));
+}
+
+Result<Credential> OAuthRefresher::complete(const std::shared_ptr<llm::auth::AuthProfileFile>& file,
+                                            const std::string& key, const std::string& id, const Credential& current,
+                                            const std::string& file_refresh,
+                                            const std::optional<net::TransportError>& error, int status,
+                                            const std::string& body) {
+  if (error) return refresh_failed("the token endpoint could not be reached: " + error->what);
+  auto tokens = llm::auth::parse_refresh_response(status, body, clock_.wall_ms(), current.refresh);
+  if (!tokens) {
+    if (tokens.error().code == "OAUTH_INVALID_GRANT") {
+      // The refresh token was spent or revoked — by a new login or a process outside the lock?
+      // Then the file holds another credential, usable while unexpired.
+      auto doc = file->load();
+      const Credential* now_there = doc ? doc->find(id) : nullptr;
+      if (now_there && now_there->refresh != current.refresh && now_there->secret != current.secret &&
+          (now_there->expires_ms == 0 || now_there->expires_ms > clock_.wall_ms())) {
+        spdlog::info("auth profile {}: refresh token refused, but the profile was renewed meanwhile; using that", id);
+        return *now_there;
+      }
+    }
+    return tokens.error();
+  }
+  redact::add_secret(tokens->access);  // AU-5: registered before any use
+  redact::add_secret(tokens->refresh);
+  Credential fresh = current;
+  fresh.secret = tokens->access;
+  fresh.refresh = tokens->refresh;
+  fresh.expires_ms = tokens->expires_ms;
+  save(file, key, id, fresh, file_refresh);
+  return fresh;
 }
 
 void OAuthRefresher::save(const std::shared_ptr<llm::auth::AuthProfileFile>& file, const std::string& key,

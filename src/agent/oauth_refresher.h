@@ -5,10 +5,19 @@
 // auth-profiles.json through AuthProfileFile (locked, atomic, 0600) and registered for exact-value
 // log redaction before anyone uses them.
 //
-// Freshness check (OpenClaw's "another process refreshed already"): before calling the endpoint
-// the file is read again; when its access token is no longer the one the caller holds (`stale`)
-// and not due for a refresh, that one is used without a call. The write back re-reads the file
-// under its lock and keeps a newer refresh another writer stored meanwhile.
+// Across processes (llm/auth/oauth_refresh_lock.h): the endpoint is called only under the
+// profile's refresh lock (`<state>/locks/oauth/`), so two Pincer processes never spend the same
+// refresh token. A lock held by another process is tried again every kLockRetryMs on the loop (no
+// thread waits) for at most kLockWaitMs — longer than that process's own token call may take —
+// after which the refresh fails as transient. A lock file that cannot be created is logged and the
+// refresh goes on without it (as before the lock existed).
+//
+// Freshness check (OpenClaw's "another process refreshed already"): under the lock the file is
+// read again; when its access token is no longer the one the caller holds (`stale`) and not due
+// for a refresh, that one is used without a call. The write back re-reads the file under its lock
+// and keeps a newer refresh another writer stored meanwhile. When the endpoint answers
+// invalid_grant but the file meanwhile holds another, unexpired credential for the profile (a new
+// login, or a process outside the lock refreshed), that one is used instead of failing.
 //
 // Saving can fail (a full disk, a lock it cannot take): the provider may already have rotated the
 // refresh token, so the new tokens are kept in memory for the profile — used by the following
@@ -24,13 +33,16 @@
 // returns (nothing to refresh, or an error found without a call).
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/event_loop.h"
 #include "core/http_client.h"
 #include "core/result.h"
 #include "llm/auth/auth_profile_file.h"
@@ -40,7 +52,14 @@ namespace pincer::agent {
 
 class OAuthRefresher : public std::enable_shared_from_this<OAuthRefresher> {
  public:
-  OAuthRefresher(net::HttpClient& http, const Clock& clock) : http_(http), clock_(clock) {}
+  /// `lock_dir`: where the cross-process refresh locks live (`<state dir>/locks/oauth`).
+  OAuthRefresher(EventLoop& loop, net::HttpClient& http, const Clock& clock, std::filesystem::path lock_dir)
+      : loop_(loop), http_(http), clock_(clock), lock_dir_(std::move(lock_dir)) {}
+
+  /// How often a refresh lock held by another process is tried again, and for how long at most
+  /// (the other process's token call may take its 30 s timeout).
+  static constexpr int64_t kLockRetryMs = 200;
+  static constexpr int64_t kLockWaitMs = 40'000;
 
   struct Target {
     std::shared_ptr<llm::auth::AuthProfileFile> file;
@@ -64,6 +83,17 @@ class OAuthRefresher : public std::enable_shared_from_this<OAuthRefresher> {
   std::size_t unsaved() const { return unsaved_.size(); }
 
  private:
+  /// One try of the refresh of `key` (its callers are in waiting_): takes the lock (or comes back
+  /// kLockRetryMs later until `give_up_ms`, steady clock), re-reads the file, calls the endpoint.
+  /// `waited`: an earlier try found the lock busy (logged once).
+  void attempt(std::shared_ptr<const Target> target, const std::string& key, int64_t give_up_ms, bool waited);
+  /// The outcome of the token call: the saved fresh credential, the file's renewed one (after an
+  /// invalid_grant), or the error.
+  Result<llm::auth::Credential> complete(const std::shared_ptr<llm::auth::AuthProfileFile>& file,
+                                         const std::string& key, const std::string& id,
+                                         const llm::auth::Credential& current, const std::string& file_refresh,
+                                         const std::optional<net::TransportError>& error, int status,
+                                         const std::string& body);
   void finish(const std::string& key, const Result<llm::auth::Credential>& result);
   /// Writes `fresh` into the file unless another writer changed the profile since `from` (the
   /// refresh token it was refreshed from); keeps it in unsaved_ when the write fails.
@@ -77,8 +107,10 @@ class OAuthRefresher : public std::enable_shared_from_this<OAuthRefresher> {
   };
   std::map<std::string, Unsaved> unsaved_;
 
+  EventLoop& loop_;
   net::HttpClient& http_;
   const Clock& clock_;
+  std::filesystem::path lock_dir_;
   std::map<std::string, std::vector<Done>> waiting_;  ///< by "<file path>\n<profile id>"
 };
 

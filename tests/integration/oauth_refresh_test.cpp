@@ -4,7 +4,13 @@
 // the mock refusing the old access token with the provider's real 401 body (/__mock/keys), so a
 // turn can only answer with the token the endpoint issued. Tokens are shaped like no credential
 // pattern: only exact-value redaction can keep them out of the log.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -289,6 +295,58 @@ TEST_F(OAuthRefreshTest, TokensThatCannotBeSavedAreKeptInMemoryAndSavedAtTheNext
   EXPECT_EQ(profile["access"], kNewAccess);
   EXPECT_EQ(profile["refresh"], kNewRefresh);
   EXPECT_EQ(token_calls().size(), 1u);
+  expect_no_token_leaked();
+}
+
+/// The refresh lock file of (provider, profile id) as llm/auth/oauth_refresh_lock.h documents it:
+/// <state>/locks/oauth/<provider>-<FNV-1a 64 of the profile id, 16 hex digits>.lock.
+std::filesystem::path refresh_lock_path(const std::filesystem::path& home, const std::string& provider,
+                                        const std::string& profile_id) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : profile_id) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return home / "locks" / "oauth" / (provider + "-" + hex + ".lock");
+}
+
+TEST_F(OAuthRefreshTest, AnotherProcessHoldingTheRefreshLockIsWaitedForAndItsTokensUsed) {
+  start(wall_now_ms() - 60'000);
+  // This test process is "another Pincer process" refreshing the profile: it holds the lock.
+  const auto lock_path = refresh_lock_path(home_.path(), "mock", "mock:me@example.com");
+  std::filesystem::create_directories(lock_path.parent_path());
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  auto ack = client_->request("chat.send", {{"sessionKey", "main"}, {"message", "hello"}, {"idempotencyKey", "run-1"}});
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  bool waiting = false;
+  for (int i = 0; i < 300 && !waiting; ++i) {  // up to 30 s for the gateway to find the lock held
+    waiting = gateway_->process().err().find("another process is refreshing it; waiting for its lock") != std::string::npos;
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(waiting) << gateway_->process().err();
+  // The other process stores its refreshed tokens, then lets go of the lock.
+  json file = profiles_file();
+  file["profiles"]["mock:me@example.com"]["access"] = kNewAccess;
+  file["profiles"]["mock:me@example.com"]["refresh"] = kNewRefresh;
+  file["profiles"]["mock:me@example.com"]["expires"] = wall_now_ms() + 3'600'000;
+  home_.write("agents/main/agent/auth-profiles.json", file.dump(2));
+  ::close(fd);
+  std::vector<json> frames;
+  for (int i = 0; i < 2000; ++i) {
+    auto f = client_->events().empty() ? client_->recv(std::chrono::seconds(30)) : std::optional<json>(client_->events().front());
+    if (!client_->events().empty()) client_->events().pop_front();
+    ASSERT_TRUE(f) << "no frame";
+    if ((*f)["event"] == "chat" && (*f)["payload"]["state"] != "delta") {
+      EXPECT_EQ((*f)["payload"]["state"], "final") << f->dump();
+      break;
+    }
+  }
+  EXPECT_EQ(token_calls().size(), 0u) << "the other process's refresh was used, the endpoint not called";
+  EXPECT_EQ(key_suffixes(), std::vector<std::string>{"nnnn"}) << "the call carried the other process's access token";
   expect_no_token_leaked();
 }
 

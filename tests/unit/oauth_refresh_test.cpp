@@ -12,6 +12,7 @@
 
 #include "llm/auth/auth_profiles.h"
 #include "llm/auth/oauth_refresh.h"
+#include "llm/auth/oauth_refresh_lock.h"
 
 namespace pincer {
 namespace oauth_refresh_test {
@@ -173,6 +174,35 @@ TEST(OAuthRefreshTest, TheFailoverChainMarksRefreshableProfilesAndTakesRefreshed
     EXPECT_EQ(c.model.api_key, "access-2") << "every model using the profile sends the new token";
     EXPECT_EQ(c.expires_ms, kNow + 3'600'000);
   }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OAuthRefreshLockTest, OneHolderAtATimeAndTheFileNamedByProviderAndProfile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("pincer-oauth-lock-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const auto path = OAuthRefreshLock::path_for(dir / "locks" / "oauth", "openai-codex", "openai-codex:me@example.com");
+  EXPECT_EQ(path.parent_path(), dir / "locks" / "oauth");
+  EXPECT_EQ(path.filename().string().rfind("openai-codex-", 0), 0u) << path;
+  EXPECT_EQ(path.filename().string().size(), std::string("openai-codex-").size() + 16 + 5) << path;
+  EXPECT_NE(path, OAuthRefreshLock::path_for(dir, "openai-codex", "openai-codex:other@example.com"));
+  EXPECT_EQ(OAuthRefreshLock::path_for(dir, "a/b c", "x").filename().string().rfind("a_b_c-", 0), 0u);
+
+  {
+    auto first = OAuthRefreshLock::try_acquire(path);
+    ASSERT_TRUE(first) << first.error().message;
+    ASSERT_TRUE(std::holds_alternative<OAuthRefreshLock>(*first)) << "created with its directories";
+    // flock(2) locks belong to the open file: a second open, even in this process, is refused.
+    auto second = OAuthRefreshLock::try_acquire(path);
+    ASSERT_TRUE(second);
+    EXPECT_TRUE(std::holds_alternative<OAuthRefreshLock::Busy>(*second));
+  }  // the first one released
+  auto third = OAuthRefreshLock::try_acquire(path);
+  ASSERT_TRUE(third);
+  EXPECT_TRUE(std::holds_alternative<OAuthRefreshLock>(*third));
+  // A lock directory that cannot exist is an error naming the file.
+  auto bad = OAuthRefreshLock::try_acquire("/proc/self/no-such-dir/x.lock");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("/proc/self/no-such-dir/x.lock"), std::string::npos) << bad.error().message;
   std::filesystem::remove_all(dir);
 }
 
