@@ -27,6 +27,21 @@ Result<SendAccepted> AgentService::compact_session(const std::string& session_ke
     if (!conversation && (contents || contents.error().code == "SESSION_NOT_FOUND")) {
       return Error{"NOTHING_TO_COMPACT", "nothing to compact: this session has no messages yet"};
     }
+    // One turn since the last summary: the latest turn is always kept whole, so there is nothing
+    // older to summarise (the context engine would refuse the same; said once, here, at once).
+    if (contents) {
+      std::size_t user_turns = 0;
+      for (const auto& e : contents->entries) {
+        if (e.type == "compaction") user_turns = 0;
+        const bool user = e.type == "message" && e.raw.contains("message") && e.raw["message"].is_object() &&
+                          e.raw["message"].value("role", "") == "user";
+        if (user) ++user_turns;
+      }
+      if (conversation && user_turns <= 1) {
+        return Error{"SINGLE_TURN", "nothing to compact yet: the session has one turn since its last summary, and the "
+                                    "latest turn is always kept as it is"};
+      }
+    }
   }
   SendRequest request;
   request.session_key = session_key;

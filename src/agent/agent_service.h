@@ -119,7 +119,8 @@ class AgentService {
   /// Queues a compaction of the session (CX-9; /compact, sessions.compact) on its lane, with the
   /// user's `instructions` for the summary. `sink` (optional) gets the run's events; the End
   /// event's text says what was compacted, Error why nothing was. Errors as send(), and
-  /// "NOTHING_TO_COMPACT" (nothing queued, nothing written) for an idle session with no messages.
+  /// "NOTHING_TO_COMPACT" (nothing queued, nothing written) for an idle session with no messages,
+  /// "SINGLE_TURN" (the same) for an idle one with a single user turn since its last compaction.
   Result<SendAccepted> compact_session(const std::string& session_key, const std::string& instructions,
                                        RunEventSink sink = nullptr);
 

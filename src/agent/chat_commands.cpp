@@ -85,6 +85,10 @@ RunEventSink follow_up_sink(const CommandContext& c, const std::string& what) {
 CommandReply compact(CommandContext& c, const std::string& instructions) {
   auto r = c.agents.compact_session(c.session_key, instructions, follow_up_sink(c, "/compact"));
   if (!r && r.error().code == "NOTHING_TO_COMPACT") return {"Nothing to compact: this session has no messages yet."};
+  if (!r && r.error().code == "SINGLE_TURN") {
+    return {"Nothing to compact yet: this session has one turn since its last summary, and the latest turn is always "
+            "kept as it is."};
+  }
   if (!r) return {"⚠️ " + r.error().message, false};
   return {"Compacting the session" + std::string(r->queued ? " after the current reply" : "") + "…", true,
           static_cast<bool>(c.follow_up)};

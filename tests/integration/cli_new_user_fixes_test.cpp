@@ -47,6 +47,29 @@ TEST_F(CliNewUserFixesTest, PromoteApplyWithNothingToPromoteNamesNoFileAndSaysWh
   EXPECT_EQ(on.out.find("MEMORY.md"), std::string::npos) << on.out;
 }
 
+TEST_F(CliNewUserFixesTest, CompactOnASingleTurnSaysSoOnce) {
+  MockLlm mock;
+  write_config("models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+               "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } }, "
+               "agents: { defaults: { model: { primary: 'mock/mock-model' } } }");
+  auto turn = pincer({"agent", "--local", "-m", "hello ECHO:one"});
+  ASSERT_EQ(turn.exit_code, 0) << turn.out << turn.err;
+  auto r = pincer({"agent", "--local", "-m", "/compact"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string said = "Nothing to compact yet: this session has one turn since its last summary";
+  const auto first = r.out.find(said);
+  EXPECT_NE(first, std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.out.find(said, first + 1), std::string::npos) << "said twice: " << r.out;
+  EXPECT_EQ((r.out + r.err).find("Nothing was compacted: nothing to compact"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find("failed"), std::string::npos) << r.out << r.err;
+
+  auto second = pincer({"agent", "--local", "-m", "again ECHO:two"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  auto compacted = pincer({"agent", "--local", "-m", "/compact"});
+  // Two turns: the engine is asked (whether a summary of so little saves room is its call).
+  EXPECT_NE(compacted.out.find("Compacting the session"), std::string::npos) << compacted.out << compacted.err;
+}
+
 }  // namespace
 }  // namespace cli_new_user_fixes_test
 }  // namespace pincer::test

@@ -127,6 +127,9 @@ MethodResult sessions_compact(MethodContext& ctx) {
   if (!accepted && accepted.error().code == "NOTHING_TO_COMPACT") {  // OpenClaw's answer for a session without one
     return json{{"ok", true}, {"key", agents->canonical_key(key)}, {"compacted", false}, {"reason", "no sessionId"}};
   }
+  if (!accepted && accepted.error().code == "SINGLE_TURN") {  // answered as the engine's refusal is
+    return json{{"ok", true}, {"key", agents->canonical_key(key)}, {"compacted", false}, {"reason", accepted.error().message}};
+  }
   if (!accepted) return RpcError::invalid(accepted.error().message);
   return Deferred{};
 }
