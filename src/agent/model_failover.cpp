@@ -18,6 +18,7 @@ std::string ModelCandidate::label() const {
 nlohmann::json FailoverSwitch::to_json() const {
   nlohmann::json j = {{"from", from}, {"to", to}, {"fromModel", from_model}, {"toModel", to_model},
                       {"reason", reason}, {"message", message}, {"at", at_ms}};
+  if (!cause.empty()) j["cause"] = cause;
   if (!from_profile.empty()) j["fromProfile"] = from_profile;
   if (!to_profile.empty()) j["toProfile"] = to_profile;
   return j;
@@ -115,9 +116,11 @@ bool ModelFailover::switch_to(Next which, const llm::ProviderFailure& failure, i
     s.from_profile = from.profile_id;
     s.to_profile = c.profile_id;
     s.reason = std::string(llm::to_string(failure.reason));
+    s.cause = failure.cause;
     s.message = failure.message;
     s.at_ms = now_ms;
-    spdlog::warn("failover: {} → {} ({}): {}", s.from, s.to, s.reason, s.message);
+    // The class and what happened: "timeout" alone hides a refused connection or a DNS failure.
+    spdlog::warn("failover: {} → {} ({}{}{}): {}", s.from, s.to, s.reason, s.cause.empty() ? "" : ": ", s.cause, s.message);
     switches_.push_back(std::move(s));
     index_ = j;
     return true;

@@ -58,9 +58,11 @@ struct FailoverSwitch {
   std::string from_model, to_model;      ///< "provider/model"
   std::string from_profile, to_profile;  ///< "" = configured key
   std::string reason;                    ///< llm::to_string(FailoverReason)
+  std::string cause;                     ///< what happened: "connection refused (ECONNREFUSED)", "HTTP 503 (overloaded)" …
   std::string message;                   ///< the failure's one-line message
   int64_t at_ms = 0;
-  nlohmann::json to_json() const;        ///< {from, to, fromModel, toModel, fromProfile?, toProfile?, reason, message, at}
+  /// {from, to, fromModel, toModel, fromProfile?, toProfile?, reason, cause?, message, at}
+  nlohmann::json to_json() const;
 };
 
 class ModelFailover {

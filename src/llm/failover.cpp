@@ -509,8 +509,9 @@ ProviderFailure classify_transport(const ModelSpec& model, int sys_errno_or_0, s
   f.reason = Reason::Timeout;
   if (timed_out) {
     phrase_text = "timed out";
-  } else if (has_any(t, {"could not resolve", "couldn't resolve", "getaddrinfo", "name or service not known",
-                         "enotfound", "eai_again", "name resolution", "no address associated"})) {
+  } else if (t.rfind("resolve ", 0) == 0 ||  // our own resolver's failures: "resolve HOST: …"
+             has_any(t, {"could not resolve", "couldn't resolve", "getaddrinfo", "name or service not known", "enotfound",
+                         "eai_again", "name resolution", "no address associated", "host not found"})) {
     phrase_text = "could not resolve host";
   } else if (has_any(t, {"certificate", "ssl", "tls"})) {
     f.reason = Reason::Unknown;

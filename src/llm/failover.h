@@ -16,7 +16,10 @@
 //      rate_limit_error, overloaded_error (overloaded), UNAVAILABLE (overloaded), insufficient_quota, context_length_exceeded,
 //      invalid_api_key, authentication_error, not_found_error, api_error.
 //   3. Transport errors (classify_transport): timeouts, ECONNREFUSED, ECONNRESET, ETIMEDOUT,
-//      EHOSTUNREACH, ENETUNREACH, EPIPE, DNS failures → timeout; TLS certificate failures → unknown.
+//      EHOSTUNREACH, ENETUNREACH, EPIPE, DNS failures → timeout (OpenClaw has no separate network
+//      reason: its transient network errors, ECONNREFUSED and ENOTFOUND included, are "timeout");
+//      the cause names which ("connection refused (ECONNREFUSED)", "could not resolve host");
+//      TLS certificate failures → unknown.
 //   4. Message heuristics on the provider's message, in OpenClaw's order: image size → format;
 //      session expired; model not found; transient HTTP (bad gateway …) → timeout; internal API
 //      error → timeout; billing phrases that mention the quota; rate limit and usage-limit or

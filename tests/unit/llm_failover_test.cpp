@@ -305,5 +305,25 @@ TEST(FailoverCause, TheLogNamesWhatHappenedNotOnlyTheFailoverClass) {
   EXPECT_NE(classify_http(mock_model(), 429, "", "").cause.find("HTTP 429"), std::string::npos);
 }
 
+TEST(FailoverCause, RefusedConnectionsAndDnsFailuresAreNamedAsSuch) {
+  // OpenClaw's class for transient network errors (ECONNREFUSED, ENOTFOUND, EAI_AGAIN …) is
+  // "timeout"; the cause says which network failure it was, never "timed out".
+  const ProviderFailure refused =
+      classify_transport(mock_model(), ECONNREFUSED, "connect to 127.0.0.1:1: Connection refused", false);
+  EXPECT_EQ(refused.reason, FailoverReason::Timeout);
+  EXPECT_EQ(refused.cause, "connection refused (ECONNREFUSED)");
+  EXPECT_TRUE(refused.retryable);
+  // Our resolver's failure ("resolve HOST: …", no errno) and curl-style texts.
+  for (const char* what : {"resolve no-such-host.invalid: Host not found (authoritative)",
+                           "resolve flaky.example: Host not found (non-authoritative), try again later",
+                           "Could not resolve host: api.example.com", "getaddrinfo ENOTFOUND api.example.com"}) {
+    const ProviderFailure dns = classify_transport(mock_model(), 0, what, false);
+    EXPECT_EQ(dns.reason, FailoverReason::Timeout) << what;
+    EXPECT_EQ(dns.cause, "could not resolve host") << what;
+    EXPECT_EQ(dns.message.find("timed out"), std::string::npos) << dns.message;
+  }
+  EXPECT_EQ(classify_transport(mock_model(), 0, "connect", true).cause, "timed out");
+}
+
 }  // namespace
 }  // namespace pincer::llm
