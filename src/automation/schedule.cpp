@@ -77,6 +77,21 @@ std::optional<int> zone_offset_seconds(std::string_view zone, int64_t unix_ms) {
   return static_cast<int>(info.offset.count());
 }
 
+std::string format_instant(int64_t unix_ms, std::string_view zone) {
+  const std::optional<int> offset = zone.empty() ? std::nullopt : zone_offset_seconds(zone, unix_ms);
+  const int off = offset.value_or(0);
+  const std::time_t secs = static_cast<std::time_t>(floor_div(unix_ms, 1000) + off);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (off == 0) return std::string(buf) + "Z";
+  char tail[16];
+  const int a = (off < 0 ? -off : off) % 86400;
+  std::snprintf(tail, sizeof tail, "%c%02d:%02d", off < 0 ? '-' : '+', a / 3600, a / 60 % 60);
+  return std::string(buf) + tail;
+}
+
 std::optional<int64_t> parse_iso_instant(std::string_view raw, std::string_view zone) {
   while (!raw.empty() && std::isspace(static_cast<unsigned char>(raw.front()))) raw.remove_prefix(1);
   while (!raw.empty() && std::isspace(static_cast<unsigned char>(raw.back()))) raw.remove_suffix(1);

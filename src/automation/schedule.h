@@ -51,6 +51,10 @@ std::string host_zone();
 /// The UTC offset in seconds of `zone` at `unix_ms`; nullopt for an unknown zone.
 std::optional<int> zone_offset_seconds(std::string_view zone, int64_t unix_ms);
 
+/// `unix_ms` as ISO 8601 in `zone` with its offset, to the second: "2026-12-05T20:30:00+01:00";
+/// "…Z" for UTC, an empty or unknown zone. For logs and messages (a log line never shows epoch ms).
+std::string format_instant(int64_t unix_ms, std::string_view zone);
+
 /// Reads OpenClaw's schedule object. `default_zone` is used for a cron schedule without `tz` and
 /// an `at` without offset (empty = the host's zone). Errors (SCHEDULE_INVALID) name the field:
 /// "schedule.expr: hour: 24 is out of range 0-23", "schedule.tz: unknown time zone 'Mars/Base'".

@@ -445,7 +445,7 @@ Result<json> CronScheduler::add(const json& spec) {
   after_write();
   if (!job) return job.error();
   spdlog::info("cron: job {} ({}) added, next run {}", job->id, job->name,
-               job->state.next_run_at_ms ? std::to_string(*job->state.next_run_at_ms) : "none");
+               job->state.next_run_at_ms ? format_instant(*job->state.next_run_at_ms, job->schedule.zone) : "none");
   json out = cron_job_to_json(*job);
   emit(json{{"jobId", job->id}, {"action", "added"}, {"nextRunAtMs", out["state"].value("nextRunAtMs", json(nullptr))}});
   arm();

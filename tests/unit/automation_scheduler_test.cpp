@@ -7,12 +7,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "automation/scheduler.h"
 #include "automation/schedule.h"
@@ -96,6 +101,30 @@ json turn_job(const char* id, json schedule) {
               {"schedule", std::move(schedule)},
               {"sessionTarget", "isolated"},
               {"payload", {{"kind", "agentTurn"}, {"message", std::string("run ") + id}}}};
+}
+
+TEST(CronScheduler, TheLogSaysTheNextRunAsAnIsoTimeInTheJobsZone) {
+  SchedHarness h("logtime", utc_ms("2026-01-01T00:00:00Z"));
+  CronSettings utc;
+  utc.default_zone = "UTC";  // the `at` job's zone, whatever the host's
+  h.open(utc);
+  std::ostringstream captured;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured);
+  spdlog::default_logger()->sinks().push_back(sink);
+  const auto level = spdlog::default_logger()->level();
+  spdlog::default_logger()->set_level(spdlog::level::info);
+  h.add(turn_job("berlin", {{"kind", "cron"}, {"expr", "30 9 * * *"}, {"tz", "Europe/Berlin"}, {"staggerMs", 0}}));
+  h.add(turn_job("once", {{"kind", "at"}, {"at", "2026-01-02T03:04:05Z"}}));
+  spdlog::default_logger()->set_level(level);
+  auto& sinks = spdlog::default_logger()->sinks();
+  sinks.erase(std::remove(sinks.begin(), sinks.end(), sink), sinks.end());
+  const std::string log = captured.str();
+  EXPECT_NE(log.find("cron: job berlin (berlin) added, next run 2026-01-01T09:30:00+01:00"), std::string::npos) << log;
+  EXPECT_NE(log.find("cron: job once (once) added, next run 2026-01-02T03:04:05Z"), std::string::npos) << log;
+  EXPECT_EQ(log.find(std::to_string(utc_ms("2026-01-02T03:04:05Z"))), std::string::npos) << "no epoch ms: " << log;
+  EXPECT_EQ(format_instant(utc_ms("2026-07-01T12:00:00Z"), "America/New_York"), "2026-07-01T08:00:00-04:00");
+  EXPECT_EQ(format_instant(utc_ms("2026-07-01T12:00:00Z"), ""), "2026-07-01T12:00:00Z");
+  EXPECT_EQ(format_instant(utc_ms("2026-07-01T12:00:00Z"), "Mars/Base"), "2026-07-01T12:00:00Z");
 }
 
 TEST(CronScheduler, NoTimerWithoutEnabledJobs) {
