@@ -162,6 +162,14 @@ json ModelRegistry::list() const {
   return rows;
 }
 
+bool ModelRegistry::has_provider(std::string_view provider) const {
+  for (const auto& e : entries_) {
+    if (iequals(e.spec.provider, provider)) return true;
+  }
+  const std::string id = normalize_cli_backend_id(std::string(provider));
+  return std::find(cli_backends_.begin(), cli_backends_.end(), id) != cli_backends_.end();
+}
+
 std::vector<std::string> model_reference_warnings(const json& effective) {
   std::vector<std::string> out;
   auto agents = resolve_agents(effective, {});
@@ -176,6 +184,46 @@ std::vector<std::string> model_reference_warnings(const json& effective) {
         out.push_back("agent \"" + a.id + "\": model \"" + ref + "\" (" +
                       (ref == a.model.primary ? "primary" : "fallback") + "): " + r.error().message);
       }
+    }
+  }
+  return out;
+}
+
+std::vector<ModelRefProblem> model_reference_problems(const json& effective) {
+  std::vector<ModelRefProblem> out;
+  auto agents = resolve_agents(effective, {});
+  if (!agents) return out;
+  const ModelRegistry registry = ModelRegistry::from_config(effective);
+  const json* list = nullptr;
+  if (effective.is_object() && effective.contains("agents") && effective["agents"].is_object()) {
+    if (auto it = effective["agents"].find("list"); it != effective["agents"].end() && it->is_array()) list = &*it;
+  }
+  for (const auto& a : agents->agents) {
+    // Where the agent's model is written: its own entry of agents.list, else the defaults.
+    std::string base = "agents.defaults.model";
+    for (std::size_t i = 0; list != nullptr && i < list->size(); ++i) {
+      const json& entry = (*list)[i];
+      if (entry.is_object() && entry.value("id", "") == a.id && entry.contains("model") && !entry["model"].is_null()) {
+        base = "agents.list[" + std::to_string(i) + "].model";
+      }
+    }
+    std::vector<std::pair<std::string, std::string>> refs;  // path, ref
+    if (!a.model.primary.empty()) refs.emplace_back(base + ".primary", a.model.primary);
+    for (std::size_t i = 0; i < a.model.fallbacks.size(); ++i) {
+      refs.emplace_back(base + ".fallbacks[" + std::to_string(i) + "]", a.model.fallbacks[i]);
+    }
+    for (const auto& [path, ref] : refs) {
+      auto r = registry.resolve(ref);
+      if (r) continue;
+      if (std::any_of(out.begin(), out.end(), [&](const ModelRefProblem& p) { return p.path == path; })) continue;
+      ModelRefProblem p;
+      p.agent_id = a.id;
+      p.path = path;
+      p.ref = ref;
+      p.provider = split_model_ref(ref).first;
+      p.unknown_provider = !p.provider.empty() && !registry.has_provider(p.provider);
+      p.message = r.error().message;
+      out.push_back(std::move(p));
     }
   }
   return out;

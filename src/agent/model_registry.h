@@ -61,6 +61,10 @@ class ModelRegistry {
   /// The entry named `ref` (same lookup as resolve), or nullptr.
   const ModelEntry* find(std::string_view ref) const;
 
+  /// Whether `provider` (case-insensitive) is one resolve() knows: a key of models.providers with
+  /// at least one model, or a CLI backend.
+  bool has_provider(std::string_view provider) const;
+
   /// Every model, providers in key order, models in config order.
   const std::vector<ModelEntry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
@@ -81,5 +85,17 @@ class ModelRegistry {
 /// An empty primary is not reported (onboarding has not run yet: the gateway says so itself).
 /// The gateway warns with these at start and on reload, `pincer config validate` and `doctor` too.
 std::vector<std::string> model_reference_warnings(const nlohmann::json& effective);
+
+/// One model reference of the config that resolve() refuses (what model_reference_warnings says).
+struct ModelRefProblem {
+  std::string agent_id;
+  std::string path;      ///< where it is written: "agents.defaults.model.primary", "agents.list[1].model.fallbacks[0]"
+  std::string ref;       ///< "nope/mock-1"
+  std::string provider;  ///< its provider part; "" for a bare model id
+  bool unknown_provider = false;  ///< the provider part names no configured provider nor CLI backend
+  std::string message;   ///< resolve()'s error message
+};
+/// Every such reference, each path once (an agent inheriting the defaults repeats none).
+std::vector<ModelRefProblem> model_reference_problems(const nlohmann::json& effective);
 
 }  // namespace pincer::agent

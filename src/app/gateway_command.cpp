@@ -203,6 +203,7 @@ static std::string config_check_errors(const GatewayRunFlags& flags, const confi
   cli::ConfigCheckOptions options;
   options.flags = auth_flags(flags);
   options.check_control_ui_root = false;
+  options.model_refs_are_errors = false;  // warned at start (model_reference_warnings); each turn says it too
   std::string out;
   for (const auto& e : cli::check_config(loaded.effective, loaded.path, env, options).errors) {
     out += (out.empty() ? "" : "\n") + e;

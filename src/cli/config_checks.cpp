@@ -1,6 +1,7 @@
 #include "cli/config_checks.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
@@ -11,6 +12,7 @@
 #include "channels/channel_checks.h"
 #include "cli/config_file.h"
 #include "core/paths.h"
+#include "llm/auth/auth_profile_file.h"
 #include "core/secret_rules.h"
 #include "gateway/control_ui.h"
 #include "memory/dreaming/dreaming_settings.h"
@@ -170,6 +172,50 @@ std::string gateway_auth_problem(const GatewaySecret& s, const std::filesystem::
   return "";
 }
 
+/// Model references every turn would refuse (ModelRegistry::resolve, the run's own resolver):
+/// a provider that is neither under models.providers nor a CLI backend is an error naming the
+/// path (a warning when `options.model_refs_are_errors` is false, or when an auth profile of one
+/// of the agents names that provider: known at run time only); an unknown model of a configured
+/// provider stays a warning.
+static void model_reference_problems(const nlohmann::json& effective, const agent::AgentsConfig& agents,
+                                     const config::EnvLookup& env, const ConfigCheckOptions& options, ConfigProblems& out) {
+  std::vector<std::string> profile_providers;  // read once, only when a provider is unknown
+  bool profiles_read = false;
+  for (const auto& p : agent::model_reference_problems(effective)) {
+    const std::string line = "agent \"" + p.agent_id + "\": model \"" + p.ref + "\" (" + p.path + "): " + p.message;
+    if (!p.unknown_provider) {
+      out.warnings.push_back(line);
+      continue;
+    }
+    if (!profiles_read) {
+      profiles_read = true;
+      for (const auto& a : agents.agents) {
+        llm::auth::AuthProfileFile file(llm::auth::auth_profiles_path(paths::state_dir(env), a.id));
+        std::error_code ec;
+        if (!std::filesystem::exists(file.path(), ec)) continue;
+        if (auto doc = file.load()) {
+          for (const auto& c : doc->credentials()) profile_providers.push_back(c.provider);
+        }
+      }
+    }
+    const bool in_profiles = std::any_of(profile_providers.begin(), profile_providers.end(), [&](const std::string& x) {
+      return x.size() == p.provider.size() && std::equal(x.begin(), x.end(), p.provider.begin(), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+             });
+    });
+    const std::string problem = p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
+                                "\", which is not configured (add it under models.providers." + p.provider +
+                                " with its models, or use a configured provider)";
+    if (in_profiles) {
+      out.warnings.push_back(problem + "; an auth profile names it, but runs resolve models from models.providers only");
+    } else if (options.model_refs_are_errors) {
+      out.errors.push_back(problem);
+    } else {
+      out.warnings.push_back(problem);
+    }
+  }
+}
+
 ConfigProblems check_config(const json& effective, const std::filesystem::path& config_file, const config::EnvLookup& env,
                             const ConfigCheckOptions& options) {
   ConfigProblems out;
@@ -224,7 +270,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
       out.warnings.push_back("agent \"" + a.id + "\" has no model: set agents.defaults.model.primary (`pincer onboard` does)");
     }
   }
-  for (auto& w : agent::model_reference_warnings(effective)) out.warnings.push_back(std::move(w));
+  model_reference_problems(effective, *agents, env, options, out);
   user_timezone_problem(effective, out);
   heartbeat_config_problems(effective, out);
   for (auto& p : memory::dreaming::dreaming_problems(effective)) out.errors.push_back(std::move(p));  // DR-1

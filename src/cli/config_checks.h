@@ -57,6 +57,10 @@ struct ConfigCheckOptions {
   /// False: leave out whether gateway.controlUi.root holds a built Control UI. `gateway run` starts
   /// without one (its UI answers 503 with the reason, as OpenClaw's does) and says so itself.
   bool check_control_ui_root = true;
+  /// False: a model reference naming a provider that is not configured is a warning, not an
+  /// error (`config set`, where the provider may be added next; `gateway run`, which warns and
+  /// answers each turn with the same error).
+  bool model_refs_are_errors = true;
 };
 
 /// The non-empty lines of a multi-line message (an Error's message holds one problem a line).

@@ -130,6 +130,7 @@ std::vector<std::string> semantic_errors(const fs::path& path, const std::string
   };
   ConfigCheckOptions options;
   options.runtime_env_known = false;
+  options.model_refs_are_errors = false;  // the provider may be the next thing set
   return check_config(loaded->effective, path, env, options).errors;
 }
 

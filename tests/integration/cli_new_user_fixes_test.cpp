@@ -70,6 +70,37 @@ TEST_F(CliNewUserFixesTest, CompactOnASingleTurnSaysSoOnce) {
   EXPECT_NE(compacted.out.find("Compacting the session"), std::string::npos) << compacted.out << compacted.err;
 }
 
+TEST_F(CliNewUserFixesTest, ValidateRejectsAModelOfAProviderThatIsNotConfigured) {
+  const std::string providers =
+      "models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'mock-1' } ] } } }";
+  write_config(providers + ", agents: { defaults: { model: { primary: 'nope/mock-1', fallbacks: ['mock/mock-1'] } }, "
+                           "list: [ { id: 'main' }, { id: 'helper', model: { primary: 'mock/mock-1', fallbacks: ['gone/x'] } } ] }");
+  auto r = pincer({"config", "validate"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("agents.defaults.model.primary: \"nope/mock-1\" names the provider \"nope\", which is not configured"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("agents.list[1].model.fallbacks[0]: \"gone/x\" names the provider \"gone\""), std::string::npos) << r.err;
+
+  // A configured provider with a model it does not list: a warning, as before; a CLI backend is known.
+  write_config(providers + ", agents: { defaults: { model: { primary: 'mock/other', fallbacks: ['claude-cli/opus'] } } }");
+  auto typo = pincer({"config", "validate"});
+  EXPECT_EQ(typo.exit_code, 0) << typo.err;
+  EXPECT_NE(typo.err.find("model \"mock/other\" (agents.defaults.model.primary): unknown model"), std::string::npos) << typo.err;
+  EXPECT_EQ(typo.err.find("claude-cli"), std::string::npos) << typo.err;
+
+  // Known only from an auth profile: a warning at most.
+  write_config(providers + ", agents: { defaults: { model: { primary: 'nope/mock-1' } } }");
+  home_.write("agents/main/agent/auth-profiles.json",
+              R"({"version":1,"profiles":{"nope:a":{"type":"api_key","provider":"nope","key":"k-0123456789"}}})");
+  auto profiled = pincer({"config", "validate"});
+  EXPECT_EQ(profiled.exit_code, 0) << profiled.err;
+  EXPECT_NE(profiled.err.find("warning: agents.defaults.model.primary: \"nope/mock-1\" names the provider \"nope\""),
+            std::string::npos)
+      << profiled.err;
+  EXPECT_NE(profiled.err.find("an auth profile names it"), std::string::npos) << profiled.err;
+}
+
 }  // namespace
 }  // namespace cli_new_user_fixes_test
 }  // namespace pincer::test
