@@ -152,15 +152,6 @@ void append_js(std::string& out, const OrderedJson& value, int indent) {
 // Loading
 // ---------------------------------------------------------------------------------------------
 
-/// "<line>:<col>" (1-based) of the byte nlohmann stopped at.
-std::string line_col(const std::string& text, std::size_t byte) {
-  const std::size_t pos = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + pos, '\n'));
-  const auto last_nl = text.rfind('\n', pos == 0 ? std::string::npos : pos - 1);
-  const std::size_t col = (last_nl == std::string::npos || pos == 0) ? pos + 1 : pos - last_nl;
-  return std::to_string(line) + ":" + std::to_string(col);
-}
-
 bool is_blank(const std::string& text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; });
 }
@@ -305,7 +296,7 @@ Status SessionIndex::parse(const std::string& text) {
   try {
     root = OrderedJson::parse(text, limit_depth);
   } catch (const OrderedJson::parse_error& e) {
-    return Error{"SESSIONS_CORRUPT", file_.string() + ":" + line_col(text, e.byte) + ": " + short_parse_error(e.what())};
+    return Error{"SESSIONS_CORRUPT", file_.string() + ":" + parse_error_line_col(text, e.byte) + ": " + short_parse_error(e.what())};
   }
   if (too_deep) return Error{"SESSIONS_CORRUPT", file_.string() + ": nesting deeper than 512 levels"};
   if (!root.is_object()) return Error{"SESSIONS_CORRUPT", file_.string() + ": top level is not a JSON object"};
