@@ -154,10 +154,19 @@ void AgentRun::start_compaction(const std::string& instructions) {
     auto self = weak.lock();
     if (!self || self->finished_) return;
     if (self->aborted_) return self->finish_aborted();
-    if (!r.compacted) return self->finish_error("Nothing was compacted: " + r.error);
+    if (!r.compacted && !r.refused) return self->finish_error("Nothing was compacted: " + r.error);
     RunEvent e = self->event(RunEvent::Kind::End);
-    e.text = "Compacted the session: about " + std::to_string(r.tokens_before) + " → " + std::to_string(r.tokens_after) +
-             " tokens.";
+    if (!r.compacted) {
+      // A refusal (one turn, a summary that would not help) is an answer, not a failure; the
+      // engine's reason is OpenClaw's wording ("nothing to compact: …"), said once.
+      std::string reason = r.error;
+      if (reason.rfind("nothing to compact", 0) == 0) reason[0] = 'N';
+      else reason = "Nothing was compacted: " + reason;
+      e.text = reason + (reason.ends_with('.') ? "" : ".");
+    } else {
+      e.text = "Compacted the session: about " + std::to_string(r.tokens_before) + " → " + std::to_string(r.tokens_after) +
+               " tokens.";
+    }
     e.stop_reason = "stop";
     self->finish(std::move(e));
   });

@@ -130,6 +130,9 @@ struct CompactResult {
   int64_t tokens_before = 0, tokens_after = 0;
   std::string entry_id;  ///< the compaction entry
   std::string error;     ///< why nothing was recorded ("" when compacted)
+  /// Nothing recorded because compacting would not help (one turn, a summary no smaller, one
+  /// already running) — an answer, not a failure; false when the summary call or the save failed.
+  bool refused = false;
 };
 
 /// A child about to start (prepare_subagent_spawn).

@@ -233,10 +233,14 @@ void DefaultEngine::compact(const CompactRequest& request, std::function<void(Co
   result.tokens_after = result.tokens_before;
   auto refuse = [&](std::string why) {
     result.error = std::move(why);
+    result.refused = true;
     return done(result);
   };
   if (summarizer_) return refuse("a compaction is already running");
-  if (!host_.http) return refuse("no summariser available");
+  if (!host_.http) {
+    result.error = "no summariser available";
+    return done(result);
+  }
   if (request.reason == CompactReason::Overflow && last_raw_estimate_ > 0) {
     // The provider refused the last request: its real window is smaller than that request.
     const auto sent = static_cast<int64_t>(static_cast<double>(last_raw_estimate_) * correction_);
@@ -304,6 +308,7 @@ void DefaultEngine::compact(const CompactRequest& request, std::function<void(Co
         if (r.tokens_after >= r.tokens_before) {  // strictly smaller, or not recorded
           r.error = "the summary would not make the context smaller (" + std::to_string(r.tokens_after) +
                     " ≥ " + std::to_string(r.tokens_before) + " tokens)";
+          r.refused = true;
           r.tokens_after = r.tokens_before;
           return finish(std::move(r));
         }
