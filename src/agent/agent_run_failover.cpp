@@ -57,7 +57,7 @@ std::string AgentRun::failover_summary() const {
   for (const auto& s : in_.failover->switches()) {
     if (!first) out += "; ";
     first = false;
-    out += s.from + " → " + s.to + ": " + s.reason;
+    out += s.from + " → " + s.to + ": " + s.reason + (s.cause.empty() ? "" : ", " + s.cause);
   }
   return out + ")";
 }

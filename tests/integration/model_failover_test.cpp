@@ -230,6 +230,10 @@ TEST_F(ModelFailoverTest, NoProfileSecretReachesTheLogWhenEveryCandidateFails) {
   json final = terminal_of(frames);
   ASSERT_EQ(final["state"], "error") << final.dump();
   EXPECT_EQ(generation_requests().size(), 3u) << "a, b, then the fallback";
+  // The error says what was tried and what each attempt met.
+  const std::string error_text = final.value("errorMessage", "");
+  EXPECT_NE(error_text.find("(failed over: "), std::string::npos) << final.dump();
+  EXPECT_NE(error_text.find("HTTP 401"), std::string::npos) << final.dump();
   const std::string everything = [&] {
     std::string s;
     for (const auto& f : frames) s += f.dump() + "\n";
