@@ -9,6 +9,15 @@ namespace {
 /// Message `i` of the rebuilt context as the engine's history message(s), appended to `out`.
 void append_history_message(const store::SessionContext& ctx, std::size_t i, context::SessionHistory& out) {
   const auto& m = ctx.messages[i];
+  if (const auto role = m.is_object() ? m.find("role") : m.end(); role != m.end() && role->is_string()) {
+    const auto& r = role->get_ref<const std::string&>();
+    if (r == "user" || r == "assistant" || r == "toolResult") {  // to_llm_messages passes these on as they are
+      if (auto parsed = llm::message_from_json(m)) {
+        out.messages.push_back({std::move(*parsed), i < ctx.entry_ids.size() ? ctx.entry_ids[i] : std::string()});
+      }
+      return;
+    }
+  }
   if (m.is_object() && m.value("role", "") == "compactionSummary") {
     out.summary = m.value("summary", "");
     out.summary_tokens_before =

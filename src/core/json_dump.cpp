@@ -287,4 +287,10 @@ Writer& Writer::value(const json& j) {
   return *this;
 }
 
+Writer& Writer::raw(std::string_view json_text) {
+  before_value();
+  out_.append(json_text);
+  return *this;
+}
+
 }  // namespace pincer::json_dump

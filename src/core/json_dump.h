@@ -54,6 +54,8 @@ class Writer {
   Writer& null();
   /// A whole subtree, serialized as append_compact() does.
   Writer& value(const nlohmann::json& j);
+  /// A value already serialized as compact JSON (e.g. by compact()), copied as it is.
+  Writer& raw(std::string_view json_text);
 
  private:
   void before_value();

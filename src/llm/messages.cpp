@@ -3,6 +3,8 @@
 // extra keys such as `api`-specific extras, `textSignature` or `thoughtSignature`).
 #include "llm/messages.h"
 
+#include "core/json_dump.h"
+
 #include <cmath>
 #include <string>
 #include <utility>
@@ -339,11 +341,22 @@ Result<Message> message_from_json(const json& j) {
 ToolDefinition::ToolDefinition(std::string name_, std::string description_, nlohmann::json parameters)
     : name(std::move(name_)),
       description(std::move(description_)),
-      parameters_(std::make_shared<const nlohmann::json>(std::move(parameters))) {}
+      parameters_([&] {
+        auto schema = std::make_shared<Schema>();  // holds a once_flag: built in place, not moved
+        schema->value = std::move(parameters);
+        return schema;
+      }()) {}
 
 const nlohmann::json& ToolDefinition::parameters() const {
   static const nlohmann::json kEmpty = nlohmann::json::object();
-  return parameters_ ? *parameters_ : kEmpty;
+  return parameters_ ? parameters_->value : kEmpty;
+}
+
+const std::string& ToolDefinition::parameters_json() const {
+  static const std::string kEmpty = "{}";
+  if (!parameters_) return kEmpty;
+  std::call_once(parameters_->once, [s = parameters_.get()] { s->compact = json_dump::compact(s->value); });
+  return parameters_->compact;
 }
 
 }  // namespace pincer::llm

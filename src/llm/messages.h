@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -107,9 +108,18 @@ struct ToolDefinition {
   std::string description;
   /// The JSON Schema of the arguments ({} when none was given).
   const nlohmann::json& parameters() const;
+  /// parameters() as compact JSON text (json_dump::compact: what a nlohmann dump would write),
+  /// serialised on first use and shared by copies: a session's request frame keeps its
+  /// definitions across turns, and every request repeats the schemas. Any thread.
+  const std::string& parameters_json() const;
 
  private:
-  std::shared_ptr<const nlohmann::json> parameters_;
+  struct Schema {
+    nlohmann::json value;
+    mutable std::once_flag once{};
+    mutable std::string compact{};
+  };
+  std::shared_ptr<const Schema> parameters_;
 };
 
 /// Everything sent to a model for one call.

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/json_dump.h"
+#include "llm/openai_chunk_scan.h"
 
 namespace pincer::llm {
 // Named, then anonymous: each wire API's helpers (Decoder, build_body …) stay apart from the
@@ -156,7 +157,7 @@ std::string build_body(const ModelSpec& model, const Context& context, const Req
     w.key("tools").begin_array();
     for (const auto& t : context.tools) {
       w.begin_object().key("function").begin_object();
-      w.key("description").string(t.description).key("name").string(t.name).key("parameters").value(t.parameters());
+      w.key("description").string(t.description).key("name").string(t.name).key("parameters").raw(t.parameters_json());
       w.end_object().key("type").string("function").end_object();
     }
     w.end_array();
@@ -177,6 +178,11 @@ class Decoder final : public SseStreamDecoder {
   Status on_event(const SseEvent& event) override {
     if (event.data == "[DONE]") {
       mark_done();
+      return Ok{};
+    }
+    // The usual chunk's few fields without a JSON tree; any other chunk is parsed fully.
+    if (auto fields = openai_chunk::scan(event.data)) {
+      read_fields(*fields);
       return Ok{};
     }
     auto chunk = event_object(kApi, event.data, "chunk is not a JSON object");
@@ -216,9 +222,30 @@ class Decoder final : public SseStreamDecoder {
     if (finish != choice.end() && finish->is_string()) set_finish(finish->get<std::string>());
   }
 
+  /// What on_event() does with a parsed chunk, from a scanned one (no error, no tool calls).
+  void read_fields(const openai_chunk::Fields& f) {
+    if (out_.message().response_id.empty()) out_.message().response_id = f.id;
+    if (f.has_usage) out_.set_usage(f.prompt_tokens - f.cached_tokens, f.completion_tokens, f.cached_tokens, 0);
+    if (!f.has_choice) return;
+    if (f.has_delta) read_texts(f.reasoning_content, f.reasoning, f.content);
+    if (f.finish_reason) set_finish(*f.finish_reason);
+  }
+
   void read_delta(const json& delta) {
-    for (const char* field : {"reasoning_content", "reasoning"}) {
-      const std::string text = str(delta, field);
+    read_texts(str(delta, "reasoning_content"), str(delta, "reasoning"), str(delta, "content"));
+    auto calls = delta.find("tool_calls");
+    if (calls == delta.end() || !calls->is_array()) return;
+    for (const json& call : *calls) {
+      if (call.is_object()) read_tool_call(call);
+    }
+  }
+
+  /// The delta's text fields: "reasoning_content" or else "reasoning" (thinking), then "content".
+  void read_texts(const std::string& reasoning_content, const std::string& reasoning, const std::string& content) {
+    const std::pair<const char*, const std::string*> thinking_fields[] = {{"reasoning_content", &reasoning_content},
+                                                                         {"reasoning", &reasoning}};
+    for (const auto& [field, text_ptr] : thinking_fields) {
+      const std::string& text = *text_ptr;
       if (text.empty()) continue;
       if (!thinking_) {
         thinking_ = out_.begin_thinking();
@@ -228,17 +255,12 @@ class Decoder final : public SseStreamDecoder {
       out_.add_thinking(*thinking_, text);
       break;  // servers that send both fields send the same text twice
     }
-    if (const std::string text = str(delta, "content"); !text.empty()) {
+    if (!content.empty()) {
       if (!text_) {
         text_ = out_.begin_text();
         thinking_.reset();
       }
-      out_.add_text(*text_, text);
-    }
-    auto calls = delta.find("tool_calls");
-    if (calls == delta.end() || !calls->is_array()) return;
-    for (const json& call : *calls) {
-      if (call.is_object()) read_tool_call(call);
+      out_.add_text(*text_, content);
     }
   }
 
