@@ -160,6 +160,10 @@ class Channel {
   virtual void answer_callback(const std::string& callback_id, const std::string& text) {
     (void)callback_id, (void)text;
   }
+  /// The chat id that reaches user `user_id` of this platform directly (channel docking, RT-5):
+  /// by default the id itself (a Telegram private chat, an IRC nick); "" when this channel cannot
+  /// start a chat on its own (it only answers requests).
+  virtual std::string direct_chat_id(const std::string& user_id) const { return user_id; }
   /// Shows "typing…" where supported; best effort.
   virtual void send_typing(const std::string& chat_id, const std::string& thread_id) {}
 

@@ -43,8 +43,10 @@ ChannelManager::ChannelManager(EventLoop& loop, const Clock& clock, agent::Agent
       pairing_(state_dir / "channels" / "pairing.json"),
       delivery_(loop, outbox_, [this](const std::string& c, const std::string& a) { return find(c, a); }),
       pipeline_(loop, clock, agents, delivery_, pairing_, effective),
-      last_routes_(state_dir / "channels" / "last-route.json") {
+      last_routes_(state_dir / "channels" / "last-route.json"),
+      docks_(state_dir / "channels" / "docks.json") {
   pipeline_.set_last_routes(&last_routes_);
+  pipeline_.set_session_docks(&docks_);
 }
 
 Status ChannelManager::announce(const std::string& agent_id, std::string channel, std::string account, std::string to,

@@ -23,6 +23,7 @@
 #include "channels/outbox.h"
 #include "channels/pairing_store.h"
 #include "channels/reply_delivery.h"
+#include "channels/session_docks.h"
 #include "core/event_loop.h"
 #include "core/http_route.h"
 
@@ -101,6 +102,7 @@ class ChannelManager {
   ReplyDelivery delivery_;
   InboundPipeline pipeline_;
   LastRoutes last_routes_;
+  SessionDocks docks_;  ///< docked sessions (RT-5): `<state>/channels/docks.json`
   std::vector<std::unique_ptr<Account>> accounts_;
 };
 

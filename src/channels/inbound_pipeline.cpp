@@ -230,6 +230,12 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
     if (!invocation || invocation->command->name != "stop") debounce_.flush(debounce_key(m));
   }
   if (is_command && chat_approvals_.handle(channel, m)) return InboundOutcome::Accepted;
+  if (is_command) {  // channel docking (RT-5): /dock_<channel>, /dock-<channel>
+    if (auto target = parse_dock_command(m.text, m.mentions_bot)) {
+      dock(channel, m, session_key, route.agent_id, *target);
+      return InboundOutcome::Accepted;
+    }
+  }
   if (is_command && command(channel, m, session_key, route.agent_id)) return InboundOutcome::Accepted;
   // 5. Journaled (SS-6) before the channel acknowledges it, then a run now or the session's queue
   // when a run is busy (QL-3).
@@ -343,9 +349,22 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   // The reply goes where the (last) message came from: a session may gather several channels.
   Channel* channel = delivery_.find(last.channel, last.account_id);
   if (!channel) channel = q.channel;
+  // A docked session (RT-5) answers its docking person at the dock address instead.
+  std::string to_chat = last.chat_id, to_thread = last.thread_id, to_sender = last.sender_id;
+  if (const auto dock = dock_for(session_key, last)) {
+    if (Channel* target = delivery_.find(dock->channel, dock->account_id)) {
+      channel = target;
+      to_chat = dock->to;
+      to_thread.clear();
+      to_sender = dock->peer_id;
+    } else {
+      spdlog::warn("{}: docked to {}[{}], which is not configured any more; answering in {}", session_key, dock->channel,
+                   dock->account_id, last.channel);
+    }
+  }
   const std::string run_id = last.channel + "-" + last.account_id + "-" + last.chat_id + "-" + last.message_id + "-" +
                              ids::uuid_v4().substr(0, 8);
-  if (channel->capabilities().typing) channel->send_typing(last.chat_id, last.thread_id);
+  if (channel->capabilities().typing) channel->send_typing(to_chat, to_thread);
   q.active_run = run_id;
   // The reply streams to the chat as the run writes it (CH-4; channels.<id>.streaming).
   // The run journal: every message of the batch; a preview an earlier, cut-off run left is reused.
@@ -368,14 +387,14 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
     }
   };
   auto stream = ReplyStream::create(delivery_, clock_, std::make_shared<LoopStreamTimers>(loop_),
-                                    {channel->id(), channel->account_id(), last.chat_id, last.thread_id, run_id,
+                                    {channel->id(), channel->account_id(), to_chat, to_thread, run_id,
                                      preview_id, on_preview},
                                     stream_settings_from_json(config_, channel->id(), channel->account_id(),
                                                               channel->capabilities()));
   agent::SendRequest request{session_key, q.agent_id, text, run_id, "", agent::RunLane::Main};
   request.channel = last.channel;  // session.resetByChannel (SS-5)
-  request.origin = {last.channel, last.account_id, last.chat_id, last.thread_id, last.sender_id, last.is_group};
-  if (last_routes_) last_routes_->record(q.agent_id, {last.channel, last.account_id, last.chat_id, last.thread_id});
+  request.origin = {channel->id(), channel->account_id(), to_chat, to_thread, to_sender, last.is_group};
+  if (last_routes_) last_routes_->record(q.agent_id, {channel->id(), channel->account_id(), to_chat, to_thread});
   // Owner = every sender of the batch is in commands.ownerAllowFrom (TL-2 owner-only, TL-3).
   request.sender_is_owner = std::all_of(messages.begin(), messages.end(), [&](const InboundMessage& mm) {
     return sender_is_owner(config_, mm);
@@ -419,7 +438,9 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   if (!accepted) {
     q.active_run.clear();
     spdlog::error("{}[{}]: cannot start a run for {}: {}", last.channel, last.account_id, session_key, accepted.error().message);
-    reply(*channel, last, run_id, "⚠️ " + redact::apply(accepted.error().message));
+    if (auto st = delivery_.deliver(*channel, run_id, to_chat, to_thread, "⚠️ " + redact::apply(accepted.error().message)); !st) {
+      spdlog::error("{}[{}]: reply to {} not queued: {}", channel->id(), channel->account_id(), to_chat, st.error().message);
+    }
     for (const auto& mm : messages) forget(mm, "error");
     return;
   }

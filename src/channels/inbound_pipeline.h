@@ -35,6 +35,7 @@
 #include "channels/inbound_debounce.h"
 #include "channels/last_route.h"
 #include "channels/pairing_store.h"
+#include "channels/session_docks.h"
 #include "channels/reply_delivery.h"
 #include "core/clock.h"
 #include "core/event_loop.h"
@@ -74,6 +75,8 @@ class InboundPipeline {
 
   /// Where each agent's last chat is recorded (cron delivery "last"); null = not recorded.
   void set_last_routes(LastRoutes* routes) { last_routes_ = routes; }
+  /// Where docked sessions' replies go (RT-5, session_docks.h); null = docking is refused.
+  void set_session_docks(SessionDocks* docks) { docks_ = docks; }
   /// How an owner's chat command writes the config (agent::CommandContext::patch_config).
   void set_config_patcher(std::function<Status(const nlohmann::json&)> patcher) { config_patcher_ = std::move(patcher); }
 
@@ -106,6 +109,11 @@ class InboundPipeline {
   /// An unknown sender under dmPolicy "pairing": its request, the code when due, a logged refusal.
   void pair(Channel& channel, const InboundMessage& m);
   bool command(Channel& channel, const InboundMessage& m, const std::string& session_key, const std::string& agent_id);
+  /// `/dock_<target>` (RT-5, inbound_dock.cpp): moves or brings back the session's replies; answers in the chat.
+  void dock(Channel& channel, const InboundMessage& m, const std::string& session_key, const std::string& agent_id,
+            const std::string& target);
+  /// The dock that applies to a reply to `m` in `session_key` (its sender is the docking person), or nullopt.
+  std::optional<SessionDock> dock_for(const std::string& session_key, const InboundMessage& m) const;
   /// A journaled message: held by the inbound debounce, or on to enqueue() (its key's held lines first).
   void admit(Channel& channel, InboundMessage m, const std::string& session_key, const std::string& agent_id);
   /// A batch the debounce let go: one merged message for enqueue().
@@ -134,6 +142,7 @@ class InboundPipeline {
   std::map<std::string, RefusalLog> pairing_refused_;  ///< by "<channel>:<account>" (bounded by the config)
   ChatApprovals chat_approvals_;  ///< exec approvals asked and answered in chats (TL-3)
   LastRoutes* last_routes_ = nullptr;  ///< the chat each agent last heard from (AT-2)
+  SessionDocks* docks_ = nullptr;      ///< docked sessions (RT-5)
   std::function<Status(const nlohmann::json&)> config_patcher_;  ///< unset: commands cannot write the config
   std::map<std::string, std::string> resume_previews_;  ///< journal id → preview a cut-off run left
   std::map<std::string, std::vector<std::string>> steered_ids_;  ///< run id → journal ids steered into it

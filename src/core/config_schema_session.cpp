@@ -52,7 +52,9 @@ Node session_section() {
                                  "share a session under the non-`main` scopes (RT-4): "
                                  "`{\"alice\": [\"telegram:123\", \"discord:456\"]}` makes both "
                                  "`agent:<id>:direct:alice`. Ids are `<channel>:<peer id>` or a bare "
-                                 "peer id.")),
+                                 "peer id. Also what `/dock_<channel>` checks before it moves a "
+                                 "session's replies to the person's account on that channel (RT-5; "
+                                 "docs/channels.md, Docking).")),
       field("reset", d::session_reset_rule(
                          "Automatic session resets (SS-5), checked when a message arrives (no timer): "
                          "the old transcript is archived as `<id>.jsonl.reset.<time>`, as `/new` does. "

@@ -1,5 +1,6 @@
 // docs/cli.md's slash-command tables (the `pincer chat` section) list exactly the commands of
-// agent/chat_commands.cpp, aliases included: a command added to the table and not to the docs (or
+// agent/chat_commands.cpp, aliases included, and the channels' dock commands (`/dock_CHANNEL`,
+// `/dock-CHANNEL`, channels/session_docks.h): a command added to the table and not to the docs (or
 // a documented one that no longer exists) fails here.
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "agent/chat_commands.h"
+#include "channels/session_docks.h"
 
 namespace pincer {
 namespace {
@@ -32,7 +34,7 @@ TEST(ChatCommandsDocs, CliMdListsEveryCommandAndNothingElse) {
   // The first cell of each table row: "| `/new`, `/reset` | …" → {new, reset}.
   std::set<std::string> documented;
   std::istringstream lines(section);
-  static const std::regex name_re("`/([a-z]+)");
+  static const std::regex name_re("`/([a-z][a-z_-]*)");
   for (std::string line; std::getline(lines, line);) {
     if (!line.starts_with("| `/")) continue;
     const std::string cell = line.substr(1, line.find('|', 1) - 1);
@@ -43,6 +45,7 @@ TEST(ChatCommandsDocs, CliMdListsEveryCommandAndNothingElse) {
     commands.insert(c.name);
     for (const auto& alias : c.aliases) commands.insert(alias);
   }
+  for (const auto prefix : channels::kDockCommandPrefixes) commands.insert(std::string(prefix));  // + the channel
   for (const auto& name : commands) EXPECT_TRUE(documented.contains(name)) << "/" << name << " is not in docs/cli.md";
   for (const auto& name : documented) EXPECT_TRUE(commands.contains(name)) << "docs/cli.md documents /" << name << ", which does not exist";
 }

@@ -61,6 +61,8 @@ class DiscordChannel final : public Channel {
   void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                  std::function<void(Status)> done) override;
   void send_typing(const std::string& chat_id, const std::string& thread_id) override;
+  /// "user:<id>": the DM channel is opened on first use (POST /users/@me/channels).
+  std::string direct_chat_id(const std::string& user_id) const override { return "user:" + user_id; }
   /// PUT /channels/{chat_id}/messages/{message_id}/reactions/{emoji}/@me; best effort.
   void react(const std::string& chat_id, const std::string& message_id, const std::string& emoji);
   /// {channel, accountId, running, mode:"gateway", bot (user name), botId, connected, gateway:{…},

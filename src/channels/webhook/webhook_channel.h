@@ -75,6 +75,8 @@ class WebhookChannel final : public Channel {
   const std::string& id() const override { return id_; }
   const std::string& account_id() const override { return settings_.account_id; }
   ChannelCapabilities capabilities() const override;
+  /// Sync mode only answers requests (""); callback mode posts to the conversation of that id.
+  std::string direct_chat_id(const std::string& user_id) const override { return settings_.sync ? "" : user_id; }
   void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
   void stop() override;
   void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
