@@ -38,7 +38,10 @@ std::size_t message_chars(const llm::Message& message) {
 
 std::size_t fixed_chars(const std::string& system_prompt, const std::vector<llm::ToolDefinition>& tools) {
   std::size_t n = system_prompt.size();
-  for (const auto& t : tools) n += t.name.size() + t.description.size() + json_chars(t.parameters());
+  // parameters_json() is the compact text json_chars() measures, kept by the definition.
+  for (const auto& t : tools) {
+    n += t.name.size() + t.description.size() + (t.parameters().is_null() ? 0 : t.parameters_json().size());
+  }
   return n;
 }
 

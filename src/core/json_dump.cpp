@@ -75,9 +75,10 @@ bool plain8(const char* p) {
   return ((w & kHigh) | below_space | has_zero(w ^ ('"' * kOnes)) | has_zero(w ^ ('\\' * kOnes))) == 0;
 }
 
+/// `from`: bytes before it are known to need no escape (a caller's quick pre-scan).
 template <typename Run, typename Esc>
-bool scan_string(std::string_view s, Run&& run, Esc&& esc) {
-  std::size_t i = 0, start = 0;
+bool scan_string(std::string_view s, Run&& run, Esc&& esc, std::size_t from = 0) {
+  std::size_t i = from, start = 0;
   char buf[8];
   while (i < s.size()) {
     while (i + 8 <= s.size() && plain8(s.data() + i)) i += 8;  // most text needs no escape
@@ -141,7 +142,8 @@ void append_string(std::string& out, std::string_view s) {
   const std::size_t mark = out.size();
   out += '"';
   const bool ok = scan_string(
-      s, [&](std::size_t from, std::size_t n) { out.append(s.data() + from, n); }, [&](std::string_view e) { out += e; });
+      s, [&](std::size_t from, std::size_t n) { out.append(s.data() + from, n); }, [&](std::string_view e) { out += e; },
+      plain);
   if (!ok) {
     out.resize(mark);
     out += nlohmann_dump(json(std::string(s)));
@@ -285,6 +287,16 @@ Writer& Writer::value(const json& j) {
   before_value();
   append_compact(out_, j);
   return *this;
+}
+
+const std::string& StringMemo::literal(std::string_view s) {
+  if (!valid_ || s != text_) {
+    text_.assign(s);
+    literal_.clear();
+    append_string(literal_, s);
+    valid_ = true;
+  }
+  return literal_;
 }
 
 Writer& Writer::raw(std::string_view json_text) {

@@ -34,6 +34,19 @@ std::size_t compact_size(const nlohmann::json& j);
 /// replaced as nlohmann's `replace` handler does).
 void append_string(std::string& out, std::string_view s);
 
+/// The JSON string literal of the last string given (append_string's output), kept until a
+/// different string is given: for a long text sent again and again, such as a session's system
+/// prompt in every request body (a compare instead of an escaping pass). One per thread (not
+/// synchronised).
+class StringMemo {
+ public:
+  const std::string& literal(std::string_view s);
+
+ private:
+  std::string text_, literal_;
+  bool valid_ = false;
+};
+
 /// Writes compact JSON straight into a string, for a body that is built once and sent: no tree
 /// of nodes is allocated, copied and freed on the way (a request body repeats the whole
 /// history). Commas are placed by the writer. Keys are written in the order they are given; a

@@ -123,7 +123,8 @@ void write_messages(const ModelSpec& model, const Context& context, Writer& w) {
   w.begin_array();
   if (!context.system_prompt.empty()) {
     const char* role = model.reasoning && is_openai_host(model) ? "developer" : "system";
-    w.begin_object().key("content").string(context.system_prompt).key("role").string(role).end_object();
+    thread_local json_dump::StringMemo prompt_memo;  // a session's prompt is the same call after call
+    w.begin_object().key("content").raw(prompt_memo.literal(context.system_prompt)).key("role").string(role).end_object();
   }
   for (const Message& message : prepare_history(model, context.messages, map_tool_id)) {
     if (const auto* u = std::get_if<UserMessage>(&message)) add_user(model, *u, w);
