@@ -187,6 +187,13 @@ class AgentService {
   /// created when it has no entry yet. Errors: "INVALID_REQUEST" (not off|minimal|low|medium|high),
   /// index write errors ("IO_ERROR" …).
   Status set_session_thinking(const std::string& session_key, const std::string& level);
+  /// Channel docking (RT-5, channels/session_docks.h): records where the session's replies go now
+  /// in its sessions.json entry as OpenClaw keeps a delivery address — lastChannel, lastTo,
+  /// lastAccountId and deliveryContext {channel, to, accountId} — so OpenClaw and the MCP bridge
+  /// deliver there too. updatedAt is kept; the session is created when it has no entry. Errors:
+  /// "INVALID_REQUEST" (an empty channel or to), index write errors ("IO_ERROR" …).
+  Status set_session_delivery(const std::string& session_key, const std::string& channel, const std::string& to,
+                              const std::string& account_id);
   /// `sessions.patch` (OpenClaw's shape): `params` {label?, thinkingLevel?, model?}, `null` clears
   /// a field (the agent's default applies again). `model` ("provider/id" or an alias) is kept as
   /// OpenClaw's providerOverride/modelOverride and, when the session's run is still clean, switches

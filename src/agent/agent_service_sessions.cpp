@@ -197,6 +197,20 @@ Status AgentService::set_session_thinking(const std::string& session_key, const 
   return index.save();
 }
 
+Status AgentService::set_session_delivery(const std::string& session_key, const std::string& channel,
+                                          const std::string& to, const std::string& account_id) {
+  if (channel.empty() || to.empty()) return Error{"INVALID_REQUEST", "a delivery address needs a channel and a recipient"};
+  const std::string key = canonical_key(session_key);
+  store::SessionIndex& index = index_for(store::agent_id_from_session_key(key));
+  store::OrderedJson patch = {{"lastChannel", channel}, {"lastTo", to}, {"lastAccountId", account_id},
+                              {"deliveryContext", {{"channel", channel}, {"to", to}, {"accountId", account_id}}}};
+  if (!index.get(key)) patch["sessionId"] = ids::uuid_v4();
+  store::UpsertOptions options;
+  options.policy = store::MergePolicy::PreserveActivity;
+  if (auto up = index.upsert(key, patch, options); !up) return up.error();
+  return index.save();
+}
+
 json AgentService::list_models() const {
   return json{{"models", impl_->models.list()}};
 }

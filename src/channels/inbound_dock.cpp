@@ -33,10 +33,16 @@ void InboundPipeline::dock(Channel& channel, const InboundMessage& m, const std:
     spdlog::error("{}: cannot save the dock: {}", session_key, st.error().message);
     return reply(channel, m, reply_id, "⚠️ Cannot dock: my storage fails (the owner finds why in the gateway log).");
   }
+  // The session's delivery address in sessions.json (SS-1), as OpenClaw's /dock writes it.
+  const std::string to_channel = plan->dock ? plan->dock->channel : m.channel;
+  const std::string to_chat = plan->dock ? plan->dock->to : m.chat_id;
+  const std::string to_account = plan->dock ? plan->dock->account_id : m.account_id;
+  if (auto st = agents_.set_session_delivery(session_key, to_channel, to_chat, to_account); !st) {
+    spdlog::warn("{}: the delivery address is not in sessions.json: {}", session_key, st.error().message);
+  }
   // Cron and heartbeat deliveries to "last" follow the replies.
   if (last_routes_) {
-    if (plan->dock) last_routes_->record(agent_id, {plan->dock->channel, plan->dock->account_id, plan->dock->to, ""});
-    else last_routes_->record(agent_id, {m.channel, m.account_id, m.chat_id, m.thread_id});
+    last_routes_->record(agent_id, {to_channel, to_account, to_chat, plan->dock ? "" : m.thread_id});
   }
   if (plan->dock) {
     spdlog::info("{}: docked to {}[{}] {} (by {} on {})", session_key, plan->dock->channel, plan->dock->account_id,

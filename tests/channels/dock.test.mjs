@@ -3,7 +3,8 @@
 // (tests/discord_emulator/discord-emulator.mjs, Gateway + REST v10) linked to hers by
 // `session.identityLinks`. `/dock_discord` in her Telegram DM is confirmed there; the reply to her
 // next Telegram message arrives in her Discord DM — in the same session, whose transcript keeps
-// the earlier turn — and the agent's last chat (cron/heartbeat "last") is the Discord DM;
+// the earlier turn, its sessions.json deliveryContext naming the Discord DM — and the agent's last
+// chat (cron/heartbeat "last") is the Discord DM, where a reminder she asks for arrives;
 // `/dock-telegram` brings the replies back. A sender with no linked account, an unconfigured
 // channel, docking where the replies already go and a group are refused with the reason.
 //
@@ -60,6 +61,7 @@ before(async () => {
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
     models: [ { id: 'mock-model' } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } } },
+  commands: { ownerAllowFrom: ['${ALICE}'] },  // the cron tool is the owner's
   session: { dmScope: 'per-peer', identityLinks: { alice: ['telegram:${ALICE}', 'discord:${aliceDiscord.id}'] } },
   channels: {
     telegram: { botToken: '${BOT_TOKEN}', apiRoot: 'http://127.0.0.1:${apiPort}', pollTimeoutSeconds: 0,
@@ -103,6 +105,13 @@ test('/dock_discord from Telegram: confirmed there, the next reply arrives in th
   await until(() => has(discordTexts(), '[two]'), 'the reply in the Discord DM');
   assert.ok(!has(telegramTexts(ALICE), '[two]'), 'not answered on Telegram');
 
+  // A reminder she asks for from Telegram now is announced in the Discord DM as well.
+  const job = { action: 'add', job: { name: 'docked reminder', schedule: { kind: 'at', at: new Date(Date.now() + 1500).toISOString() },
+    payload: { kind: 'agentTurn', message: 'Time to stretch ECHO:cron' } } };
+  await alice.sendMessage(alice.makeMessage(`remind me MOCK_TOOL:cron:${JSON.stringify(job)}`));
+  await until(() => has(discordTexts(), '[cron]'), 'the reminder announced in the Discord DM');
+  assert.ok(!has(telegramTexts(ALICE), '[cron]'));
+
   // Context stays: one session, the same id, the transcript with both turns.
   const after = aliceSession().entry;
   assert.equal(after.sessionId, before.sessionId);
@@ -111,6 +120,9 @@ test('/dock_discord from Telegram: confirmed there, the next reply arrives in th
   // Cron and heartbeat deliveries to "last" follow.
   const last = JSON.parse(readFileSync(path.join(home, 'channels/last-route.json'), 'utf8')).main;
   assert.deepEqual({ channel: last.channel, to: last.to }, { channel: 'discord', to: `user:${aliceDiscord.id}` });
+  // The session's delivery address in sessions.json, as OpenClaw keeps it.
+  assert.deepEqual(after.deliveryContext, { channel: 'discord', to: `user:${aliceDiscord.id}`, accountId: 'default' });
+  assert.equal(after.lastChannel, 'discord');
   const docks = JSON.parse(readFileSync(path.join(home, 'channels/docks.json'), 'utf8'));
   assert.equal(docks['agent:main:direct:alice'].channel, 'discord');
 
@@ -126,7 +138,9 @@ test('/dock_discord from Telegram: confirmed there, the next reply arrives in th
   await alice.sendMessage(alice.makeMessage('back ECHO:four'));
   await until(() => has(telegramTexts(ALICE), '[four]'), 'the reply on Telegram again');
   assert.ok(!has(discordTexts(), '[four]'));
-  assert.equal(aliceSession().entry.sessionId, before.sessionId);
+  const back = aliceSession().entry;
+  assert.equal(back.sessionId, before.sessionId);
+  assert.deepEqual(back.deliveryContext, { channel: 'telegram', to: String(ALICE), accountId: 'default' });
 });
 
 test('refusals: an unlinked sender, an unconfigured channel, the channel itself, a group', async () => {
