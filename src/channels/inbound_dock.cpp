@@ -1,5 +1,7 @@
 // Channel docking in the inbound pipeline (SPEC RT-5; channels/session_docks.h): the /dock
 // command and the dock a reply follows. Kept out of inbound_pipeline.cpp, which routes and queues.
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "channels/channel_accounts.h"
@@ -58,6 +60,20 @@ std::optional<SessionDock> InboundPipeline::dock_for(const std::string& session_
   auto dock = docks_->get(session_key);
   if (!dock || !dock_applies(*dock, routing_.identity_links, m.channel, m.sender_id, m.is_group)) return std::nullopt;
   return dock;
+}
+
+std::string InboundPipeline::dock_help() const {
+  std::vector<std::string> channels;
+  for (const auto& spec : list_channel_accounts(config_.value("channels", json::object()))) {
+    if (std::find(channels.begin(), channels.end(), spec.channel) == channels.end()) channels.push_back(spec.channel);
+  }
+  std::string out;
+  for (const auto& c : channels) {
+    const std::string usage = "/dock_" + c;
+    out += "\n  " + usage + std::string(usage.size() < 18 ? 18 - usage.size() : 1, ' ') + "send this chat's replies to your " + c +
+           " account (session.identityLinks)";
+  }
+  return out;
 }
 
 }  // namespace pincer::channels

@@ -529,7 +529,8 @@ bool InboundPipeline::command(Channel& channel, const InboundMessage& m, const s
     }
     reply(*channel, m, reply_id + "-done", *first + (later.ok ? later.text : redact::apply(later.text)));
   };
-  const agent::CommandReply answer = agent::run_chat_command(*invocation, context);
+  agent::CommandReply answer = agent::run_chat_command(*invocation, context);
+  if (invocation->command->name == "help") answer.text += dock_help();  // the channels' own /dock_<channel>
   if (answer.follows && one_answer) {
     *first = answer.text + "\n";
     return true;

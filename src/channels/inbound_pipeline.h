@@ -114,6 +114,8 @@ class InboundPipeline {
             const std::string& target);
   /// The dock that applies to a reply to `m` in `session_key` (its sender is the docking person), or nullopt.
   std::optional<SessionDock> dock_for(const std::string& session_key, const InboundMessage& m) const;
+  /// The /help lines of the dock commands of the configured channels ("" when none).
+  std::string dock_help() const;
   /// A journaled message: held by the inbound debounce, or on to enqueue() (its key's held lines first).
   void admit(Channel& channel, InboundMessage m, const std::string& session_key, const std::string& agent_id);
   /// A batch the debounce let go: one merged message for enqueue().

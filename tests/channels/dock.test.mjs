@@ -6,7 +6,8 @@
 // the earlier turn, its sessions.json deliveryContext naming the Discord DM — and the agent's last
 // chat (cron/heartbeat "last") is the Discord DM, where a reminder she asks for arrives;
 // `/dock-telegram` brings the replies back. A sender with no linked account, an unconfigured
-// channel, docking where the replies already go and a group are refused with the reason.
+// channel, docking where the replies already go and a group are refused with the reason; /help
+// lists the dock commands of the configured channels.
 //
 //   tests/channels/setup.sh && tests/discord_emulator/setup.sh &&
 //   node tests/channels/dock.test.mjs <pincer binary> <source dir>
@@ -155,6 +156,9 @@ test('refusals: an unlinked sender, an unconfigured channel, the channel itself,
   const inGroup = server.getClient(BOT_TOKEN, { userId: ALICE, chatId: GROUP, type: 'group', chatTitle: 'Team', firstName: 'Alice' });
   await inGroup.sendMessage(inGroup.makeMessage('/dock_discord'));
   await until(() => has(telegramTexts(GROUP), 'direct chat'), 'the group refusal');
+  // /help lists the dock command of every configured channel.
+  await bob.sendMessage(bob.makeMessage('/help'));
+  await until(() => has(telegramTexts(BOB), '/dock_telegram') && has(telegramTexts(BOB), '/dock_discord'), '/help with the dock commands');
   // Bob's next message is answered on Telegram as before.
   await bob.sendMessage(bob.makeMessage('hi ECHO:bob'));
   await until(() => has(telegramTexts(BOB), '[bob]'), "bob's reply");
