@@ -128,6 +128,21 @@ std::size_t int_size(Int v) {
 }  // namespace
 
 void append_string(std::string& out, std::string_view s) {
+  // Short plain strings (keys, roles, ids): quoted in a local buffer, one append.
+  if (constexpr std::size_t kShort = 64; s.size() <= kShort) {
+    char buf[kShort + 2];
+    std::size_t n = 0;
+    while (n < s.size() && kClass[static_cast<unsigned char>(s[n])] == 0) {
+      buf[1 + n] = s[n];
+      ++n;
+    }
+    if (n == s.size()) {
+      buf[0] = '"';
+      buf[n + 1] = '"';
+      out.append(buf, n + 2);
+      return;
+    }
+  }
   // Most strings (keys, plain text) need no escape at all: one copy between the quotes.
   std::size_t plain = 0;
   while (plain + 8 <= s.size() && plain8(s.data() + plain)) plain += 8;

@@ -73,7 +73,7 @@ class Writer {
  private:
   void before_value();
   std::string& out_;
-  std::vector<bool> first_;  // per open container: no element written yet
+  std::vector<char> first_;  // per open container: no element written yet (1/0; not vector<bool>: hot)
   bool after_key_ = false;
 };
 

@@ -47,16 +47,20 @@ class ToolSearchTool final : public Tool {
         "Loads tools of this catalogue by exact name (or words for the task): the answer has their parameters, "
         "and they are callable from your next step.\n\nCatalogue:\n" +
         catalogue;
-    schema_ = {{"type", "object"},
-               {"properties",
-                {{"query", {{"type", "string"}, {"description", "Catalogue names (space or comma separated) or task words."}}},
-                 {"limit", {{"type", "integer"}, {"description", "Most tools to load (max 8)."}}}}},
-               {"required", json::array({"query"})}};
   }
 
   std::string_view name() const override { return "tool_search"; }
   std::string_view description() const override { return description_; }
-  const json& parameters() const override { return schema_; }
+  const json& parameters() const override {
+    // The same for every instance (one is made per run): built once.
+    static const json kSchema = {
+        {"type", "object"},
+        {"properties",
+         {{"query", {{"type", "string"}, {"description", "Catalogue names (space or comma separated) or task words."}}},
+          {"limit", {{"type", "integer"}, {"description", "Most tools to load (max 8)."}}}}},
+        {"required", json::array({"query"})}};
+    return kSchema;
+  }
   std::string_view group() const override { return "tool_search"; }
 
   ToolOutput run(const json& args, ToolContext&) const override {
@@ -80,7 +84,6 @@ class ToolSearchTool final : public Tool {
 
  private:
   std::string description_;
-  json schema_;
   Load load_;
 };
 
