@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <string>
+#include <unordered_map>
 
 #include "tools/cron_tool.h"
 #include "tools/exec_tool.h"
@@ -135,7 +137,15 @@ std::optional<bool> profile_includes(std::string_view raw_profile, const Tool& t
   if (profile.empty() || profile == "full") return true;
   auto it = profiles().find(profile);
   if (it == profiles().end()) return std::nullopt;
-  return any_matches(it->second, tool);
+  // The tables are constant and a match depends only on the tool's name and group: remembered
+  // (per thread; bounded) instead of matched against every entry for every tool of every run.
+  thread_local std::unordered_map<std::string, bool> memo;
+  std::string key = it->first;
+  key.append(1, '\0').append(tool.name()).append(1, '\0').append(tool.group());
+  if (auto m = memo.find(key); m != memo.end()) return m->second;
+  const bool in = any_matches(it->second, tool);
+  if (memo.size() < 4096) memo.emplace(std::move(key), in);
+  return in;
 }
 
 std::optional<std::string> first_match(const Names& entries, const Tool& tool, bool as_allow) {
