@@ -212,7 +212,10 @@ std::vector<ModelRefProblem> model_reference_problems(const json& effective) {
     for (std::size_t i = 0; i < a.model.fallbacks.size(); ++i) {
       refs.emplace_back(base + ".fallbacks[" + std::to_string(i) + "]", a.model.fallbacks[i]);
     }
-    for (const auto& [path, ref] : refs) {
+    for (const auto& path_and_ref : refs) {
+      // Not a structured binding: clang 14 cannot capture one in the lambda below.
+      const std::string& path = path_and_ref.first;
+      const std::string& ref = path_and_ref.second;
       auto r = registry.resolve(ref);
       if (r) continue;
       if (std::any_of(out.begin(), out.end(), [&](const ModelRefProblem& p) { return p.path == path; })) continue;
