@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/ids.h"
+#include "core/json_dump.h"
 #include "store/atomic_file.h"
 #include "store/file_util.h"
 
@@ -121,11 +122,15 @@ Status RunJournal::compact() {
 }
 
 Status RunJournal::append(const json& record, bool durable) {
+  return append_line(store::string_field(record, "id"), store::dump_lenient(record), durable);
+}
+
+Status RunJournal::append_line(const std::string& id, std::string line, bool durable) {
   if (fd_ < 0) {
     return Error{"IO_ERROR", "the run journal " + file_.string() + " is not open" +
                                  (open_error_.empty() ? std::string() : ": " + open_error_)};
   }
-  const std::string line = store::dump_lenient(record) + "\n";
+  line += '\n';
   // One write of one line, then fdatasync: the step is on disk before the caller acknowledges.
   // A failed write is taken back so the file keeps ending in a complete line.
   const off_t before = ::lseek(fd_, 0, SEEK_END);
@@ -138,7 +143,7 @@ Status RunJournal::append(const json& record, bool durable) {
     }
     return store::io_error(file_, "cannot append to", err);
   }
-  if (const std::string id = store::string_field(record, "id"); entry_bytes_.contains(id)) entry_bytes_[id] += line.size();
+  if (entry_bytes_.contains(id)) entry_bytes_[id] += line.size();
   else entry_bytes_[id] = line.size();
   return Ok{};
 }
@@ -151,11 +156,13 @@ Result<std::string> RunJournal::accept(const std::string& source, const json& re
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
   e.request = request;
   e.dedupe_key = dedupe_key;
-  if (auto st = append(json{{"op", "accepted"}, {"id", e.id}, {"ts", e.accepted_ms}, {"source", source},
-                            {"key", dedupe_key}, {"request", request}});
-      !st) {
-    return st.error();
-  }
+  // The line a dump of {op, id, ts, source, key, request} writes (keys in its sorted order),
+  // without a copy of the request in a record object.
+  std::string line;
+  json_dump::Writer w(line);
+  w.begin_object().key("id").string(e.id).key("key").string(dedupe_key).key("op").string("accepted");
+  w.key("request").value(request).key("source").string(source).key("ts").integer(e.accepted_ms).end_object();
+  if (auto st = append_line(e.id, std::move(line)); !st) return st.error();
   if (!dedupe_key.empty()) by_key_[dedupe_key] = e.id;
   order_.push_back(e.id);
   std::string id = e.id;

@@ -97,6 +97,8 @@ class RunJournal {
  private:
   /// One line; `durable`: fdatasync before returning (every step but `started`).
   Status append(const nlohmann::json& record, bool durable = true);
+  /// append() of a record already written as one compact JSON line (no "\n"), for entry `id`.
+  Status append_line(const std::string& id, std::string line, bool durable = true);
   Status compact();
 
   std::filesystem::path file_;
