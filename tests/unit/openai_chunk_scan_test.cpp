@@ -7,39 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "../../fuzz/openai_chunk_reference.h"
 #include "llm/openai_chunk_scan.h"
-#include "llm/provider.h"
 
 namespace pincer::llm {
 namespace {
 
 using nlohmann::json;
 
-/// The fields as openai_completions.cpp reads them from a full parse; nullopt = not an object.
+/// The fields as openai_completions.cpp reads them from a full parse (shared with the fuzz target).
 std::optional<openai_chunk::Fields> from_full_parse(std::string_view data) {
-  json j = json::parse(data, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  openai_chunk::Fields f;
-  f.id = wire::str(j, "id");
-  if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
-    f.has_usage = true;
-    f.prompt_tokens = wire::int_at(*u, "prompt_tokens");
-    f.completion_tokens = wire::int_at(*u, "completion_tokens");
-    if (auto d = u->find("prompt_tokens_details"); d != u->end()) f.cached_tokens = wire::int_at(*d, "cached_tokens");
-  }
-  auto choices = j.find("choices");
-  if (choices != j.end() && choices->is_array() && !choices->empty() && choices->front().is_object()) {
-    const json& c = choices->front();
-    f.has_choice = true;
-    if (auto d = c.find("delta"); d != c.end() && d->is_object()) {
-      f.has_delta = true;
-      f.reasoning_content = wire::str(*d, "reasoning_content");
-      f.reasoning = wire::str(*d, "reasoning");
-      f.content = wire::str(*d, "content");
-    }
-    if (auto r = c.find("finish_reason"); r != c.end() && r->is_string()) f.finish_reason = r->get<std::string>();
-  }
-  return f;
+  return openai_chunk::fields_from_full_parse(data);
 }
 
 void expect_same(const openai_chunk::Fields& a, const openai_chunk::Fields& b, const std::string& data) {
