@@ -60,6 +60,17 @@ async function waitFor(client, predicate, what, ms = 20000) {
 
 const replies = (msgs, needle) => msgs.filter((m) => String(m.text).includes(needle));
 
+/// Waits until the mock LLM has received `n` model requests: a run has started its call and is
+/// busy while the mock delays its answer. (A fixed sleep is not enough: Telegram's inbound debounce
+/// holds a line to an idle session for 300 ms, longer on a loaded machine.)
+async function untilModelRequests(n, ms = 20000) {
+  const deadline = Date.now() + ms;
+  while ((await mockCall('/health')).requests < n) {
+    assert.ok(Date.now() < deadline, `the mock LLM did not get ${n} request(s)`);
+    await sleep(20);
+  }
+}
+
 async function mockCall(pathname, body) {
   const res = await fetch(`http://127.0.0.1:${mockPort}${pathname}`, body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) });
   assert.equal(res.status, 200, `${pathname}: HTTP ${res.status}`);
@@ -230,9 +241,9 @@ test('after a restart, already handled updates are not answered again', async ()
 test('collect (default): messages sent while a run is busy become one run', async () => {
   const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
   await mockCall('/__mock/reset?script=1', {});
-  await mockCall('/__mock/script', [{ text: 'SLOW FIRST REPLY', delayMs: 300 }, { text: 'ONE MERGED REPLY' }]);
+  await mockCall('/__mock/script', [{ text: 'SLOW FIRST REPLY', delayMs: 1500 }, { text: 'ONE MERGED REPLY' }]);
   await owner.sendMessage(owner.makeMessage('start something slow'));
-  await sleep(250);  // the slow run is busy now
+  await untilModelRequests(1);  // the slow run is busy now
   for (const t of ['collect one', 'collect two', 'collect three']) await owner.sendMessage(owner.makeMessage(t));
   const msgs = await waitFor(owner, (m) => replies(m, 'ONE MERGED REPLY').length > 0, 'the merged reply');
   assert.equal(replies(msgs, 'SLOW FIRST REPLY').length, 1);
@@ -253,9 +264,9 @@ test('interrupt: a new message aborts the busy run and only it is answered', asy
   await startGateway();
   const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
   await mockCall('/__mock/reset?script=1', {});
-  await mockCall('/__mock/script', [{ text: 'OLD REPLY THAT MUST NOT ARRIVE', delayMs: 400 }, { text: 'NEW REPLY ONLY' }]);
+  await mockCall('/__mock/script', [{ text: 'OLD REPLY THAT MUST NOT ARRIVE', delayMs: 1500 }, { text: 'NEW REPLY ONLY' }]);
   await owner.sendMessage(owner.makeMessage('slow question'));
-  await sleep(500);
+  await untilModelRequests(1);  // the slow run is busy now
   await owner.sendMessage(owner.makeMessage('never mind, this instead'));
   await waitFor(owner, (m) => replies(m, 'NEW REPLY ONLY').length > 0, 'the reply to the newest message');
   await sleep(1500);
