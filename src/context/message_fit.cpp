@@ -8,10 +8,12 @@ namespace pincer::context {
 
 namespace {
 
-std::string window_clause(const MessageFit& fit, std::string_view model) {
-  return "the model " + std::string(model) + " has a context window of " + std::to_string(fit.window_tokens) +
-         " tokens (" + std::to_string(fit.budget_tokens) + " after the reply reserve, ~" +
-         std::to_string(fit.frame_tokens) + " of them taken by the system prompt and tools)";
+/// The room and where it comes from, without the budget's parts: the system prompt and tools count
+/// at most half the budget, so "window − reserve − frame" would not add up for a large frame.
+std::string room_clause(const MessageFit& fit, std::string_view model) {
+  return "at most ~" + std::to_string(fit.room_tokens) + " fit in a request to " + std::string(model) +
+         " (context window " + std::to_string(fit.window_tokens) +
+         " tokens, less the reply reserve and the system prompt and tools)";
 }
 
 }  // namespace
@@ -29,8 +31,8 @@ MessageFit fit_message(const llm::Message& message, const RequestFrame& frame, i
 }
 
 std::string message_too_large_text(const MessageFit& fit, std::string_view model) {
-  return "This message is ~" + std::to_string(fit.message_tokens) + " tokens; " + window_clause(fit, model) +
-         ". Shorten it or send it as a file.";
+  return "This message is ~" + std::to_string(fit.message_tokens) + " tokens, but " + room_clause(fit, model) +
+         ". Shorten it or split it into parts.";
 }
 
 std::string turn_too_large_text(const MessageFit& fit, int64_t earlier_tokens, bool with_tool_results,
@@ -40,8 +42,8 @@ std::string turn_too_large_text(const MessageFit& fit, int64_t earlier_tokens, b
                                       : "This message is ~" + std::to_string(fit.message_tokens) +
                                             " tokens and does not fit: ";
   return what + "the provider refused it, and the rest of the conversation takes only ~" +
-         std::to_string(earlier_tokens) + " tokens; " +
-         window_clause(fit, model) + ". Shorten it or send it as a file; the session's history is kept.";
+         std::to_string(earlier_tokens) + " tokens; " + room_clause(fit, model) +
+         ". Shorten it or split it into parts; the session's history is kept.";
 }
 
 }  // namespace pincer::context

@@ -42,10 +42,10 @@ struct MessageFit {
 MessageFit fit_message(const llm::Message& message, const RequestFrame& frame, int64_t window_tokens,
                        int64_t reserve_tokens);
 
-/// The user-facing error of a refused message, naming its estimate and the window, e.g.
-/// "This message is ~6000 tokens; the model mock/mock-model has a context window of 4000 tokens
-/// (3400 after the reply reserve, ~300 of them taken by the system prompt and tools). Shorten it or
-/// send it as a file." `model` is "provider/id".
+/// The user-facing error of a refused message, naming its estimate, the room and the window, e.g.
+/// "This message is ~6000 tokens, but at most ~3100 fit in a request to mock/mock-model (context
+/// window 4000 tokens, less the reply reserve and the system prompt and tools). Shorten it or split
+/// it into parts." `model` is "provider/id".
 std::string message_too_large_text(const MessageFit& fit, std::string_view model);
 
 /// The error when the provider still refused a turn after compaction while the history before the

@@ -141,10 +141,10 @@ TEST_F(MessageTooLargeTest, AMessageLargerThanTheWindowIsRefusedBeforeAnyModelCa
   ASSERT_EQ(refused["state"], "error") << refused.dump().substr(0, 500);
   const std::string error = refused.value("errorMessage", "");
   EXPECT_NE(error.find("This message is ~6000 tokens"), std::string::npos) << error;
-  EXPECT_NE(error.find("the model mock/mock-model has a context window of 4000 tokens (3400 after the reply reserve"),
+  EXPECT_NE(error.find(" fit in a request to mock/mock-model (context window 4000 tokens, less the reply reserve"),
             std::string::npos)
       << error;
-  EXPECT_NE(error.find("Shorten it or send it as a file"), std::string::npos) << error;
+  EXPECT_NE(error.find("Shorten it or split it into parts"), std::string::npos) << error;
   EXPECT_EQ(agent_error("t2"), error);  // the agent stream says the same
   // No request reached the model (no turn, no summary, no memory flush), nothing was reset, and
   // the transcript is byte for byte what it was: the refused message is not recorded.
@@ -171,6 +171,9 @@ TEST_F(MessageTooLargeTest, AMessageLargerThanTheWindowIsRefusedBeforeAnyModelCa
   const RunResult cli = run_pincer({"agent", "-m", huge_message(), "--session", "cli-big"}, env, 30s);
   EXPECT_NE(cli.exit_code, 0);
   EXPECT_NE((cli.out + cli.err).find("This message is ~6000 tokens"), std::string::npos) << cli.out << cli.err;
+  // The request's fault, not an unavailable service.
+  EXPECT_NE(cli.err.find("[INVALID_REQUEST]"), std::string::npos) << cli.err;
+  EXPECT_EQ(cli.err.find("UNAVAILABLE"), std::string::npos) << cli.err;
   EXPECT_EQ(mock_requests().size(), calls + 1);
 
   // The OpenAI-compatible API answers OpenAI's own error for it: 400 context_length_exceeded.
@@ -184,7 +187,7 @@ TEST_F(MessageTooLargeTest, AMessageLargerThanTheWindowIsRefusedBeforeAnyModelCa
   ASSERT_TRUE(answer.is_object()) << http.body.substr(0, 500);
   EXPECT_EQ(answer["error"]["type"], "invalid_request_error");
   EXPECT_EQ(answer["error"]["code"], "context_length_exceeded");
-  EXPECT_NE(answer["error"].value("message", "").find("context window of 4000 tokens"), std::string::npos)
+  EXPECT_NE(answer["error"].value("message", "").find("(context window 4000 tokens"), std::string::npos)
       << http.body.substr(0, 500);
   EXPECT_EQ(mock_requests().size(), calls + 1);
 }
@@ -202,7 +205,7 @@ TEST_F(MessageTooLargeTest, TheProviderRefusingTheLatestTurnAloneFailsItWithoutR
   const std::string error = failed.value("errorMessage", "");
   EXPECT_NE(error.find("This message is ~6000 tokens and does not fit"), std::string::npos) << error;
   EXPECT_NE(error.find("the provider refused it"), std::string::npos) << error;
-  EXPECT_NE(error.find("context window of 128000 tokens"), std::string::npos) << error;
+  EXPECT_NE(error.find("(context window 128000 tokens"), std::string::npos) << error;
   EXPECT_NE(error.find("the session's history is kept"), std::string::npos) << error;
   EXPECT_EQ(error.find("session was reset"), std::string::npos) << error;
   bool overflowed = false;

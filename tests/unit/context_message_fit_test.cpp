@@ -33,8 +33,8 @@ TEST(MessageFit, NumbersByHand) {
   EXPECT_EQ(fit.room_tokens, 3100);
   EXPECT_FALSE(fit.fits());
   EXPECT_EQ(message_too_large_text(fit, "mock/mock-model"),
-            "This message is ~6000 tokens; the model mock/mock-model has a context window of 4000 tokens (3400 after "
-            "the reply reserve, ~300 of them taken by the system prompt and tools). Shorten it or send it as a file.");
+            "This message is ~6000 tokens, but at most ~3100 fit in a request to mock/mock-model (context window 4000 "
+            "tokens, less the reply reserve and the system prompt and tools). Shorten it or split it into parts.");
 }
 
 TEST(MessageFit, TheBoundaryIsTheRoomExactly) {
@@ -77,7 +77,7 @@ TEST(MessageFit, TheProviderRefusalTextNamesTheNumbersAndKeepsTheSession) {
   const MessageFit big = fit_message(user_text(20000), frame_of(1000), 4000, 600);
   const std::string text = turn_too_large_text(big, 40, false, "p/m");
   EXPECT_NE(text.find("This message is ~6000 tokens"), std::string::npos) << text;
-  EXPECT_NE(text.find("context window of 4000 tokens"), std::string::npos) << text;
+  EXPECT_NE(text.find("at most ~3100 fit in a request to p/m (context window 4000 tokens"), std::string::npos) << text;
   EXPECT_NE(text.find("the rest of the conversation takes only ~40 tokens"), std::string::npos) << text;
   EXPECT_NE(text.find("history is kept"), std::string::npos) << text;
   const std::string turn = turn_too_large_text(fit_message(user_text(40), frame_of(0), 4000, 600), 5, true, "p/m");

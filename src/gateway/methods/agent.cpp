@@ -5,6 +5,7 @@
 #include "agent/chat_commands.h"
 #include "core/event_loop.h"
 #include "core/redact.h"
+#include "context/message_fit.h"
 #include "gateway/gateway.h"
 #include "gateway/methods/agents.h"
 #include "gateway/methods/params.h"
@@ -91,6 +92,9 @@ MethodResult agent_run(MethodContext& ctx) {
       RpcError err = RpcError::unavailable(e.kind == agent::RunEvent::Kind::Aborted ? "run aborted (" + e.stop_reason + ")"
                                                                                     : e.error,
                                            {{"runId", e.run_id}, {"status", status_of(e)}});
+      // A message too large for the model is the request's fault, not the service's: retrying it
+      // cannot help (the OpenAI HTTP API answers 400 context_length_exceeded for it likewise).
+      if (e.error_reason == context::kMessageTooLargeReason) err.code = "INVALID_REQUEST";
       gw.send_to(conn, build_error(request_id, err));
     }
   };
