@@ -74,7 +74,9 @@ int run_memory_promote(const json& config, const std::vector<DreamingAgent>& age
         std::cout << "dreaming is off, so searches record no recalls (set " << dreaming::kDreamingConfigPath
                   << ".enabled to true)";
       } else if (row["candidates"].empty()) {
-        std::cout << "no short-term recall is recorded yet (memory searches record them)";
+        std::cout << "no recalled snippet is waiting for promotion (recalls are recorded when the agent's memory_search "
+                     "finds something in a conversation, not by pincer memory search; a snippet already promoted is "
+                     "not promoted again)";
       } else if (passing == 0) {
         std::cout << "none of the " << row["candidates"].size()
                   << " recalled snippets passed every promotion gate (pincer memory promote-explain TEXT shows why)";

@@ -43,7 +43,7 @@ TEST_F(CliNewUserFixesTest, PromoteApplyWithNothingToPromoteNamesNoFileAndSaysWh
   write_config("plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: true } } } } }");
   auto on = pincer({"memory", "promote", "--apply"});
   EXPECT_EQ(on.exit_code, 0) << on.err;
-  EXPECT_NE(on.out.find("nothing promoted: no short-term recall is recorded yet"), std::string::npos) << on.out;
+  EXPECT_NE(on.out.find("nothing promoted: no recalled snippet is waiting for promotion"), std::string::npos) << on.out;
   EXPECT_EQ(on.out.find("MEMORY.md"), std::string::npos) << on.out;
 }
 
