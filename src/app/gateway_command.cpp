@@ -43,6 +43,7 @@
 #include "core/secret_rules.h"
 #include "gateway/methods/agents.h"  // patch_config_file
 #include "gateway/net_server.h"
+#include "gateway/protocol/constants.h"
 #include "gateway/run_event_bridge.h"
 #include "store/atomic_file.h"
 #include "store/instance_lock.h"
@@ -234,7 +235,10 @@ static Status can_listen(const std::string& host, int port) {
   }
   const int err = errno;
   ::close(fd);
-  if (rc != 0) return Error{"LISTEN_FAILED", "cannot listen on " + host + ":" + std::to_string(port) + ": " + std::strerror(err)};
+  if (rc != 0) {
+    return Error{"LISTEN_FAILED", "cannot listen on " + host + ":" + std::to_string(port) + ": " + std::strerror(err) +
+                                      (err == EADDRINUSE ? gateway::kPortInUseHint : "")};
+  }
   return Ok{};
 }
 

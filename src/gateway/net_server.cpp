@@ -82,7 +82,10 @@ class Server {
     auto where = options.host + ":" + std::to_string(options.port);
     if (acceptor_.open(endpoint.protocol(), ec); ec) return Error{"LISTEN_FAILED", "cannot listen on " + where + ": " + ec.message()};
     acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-    if (acceptor_.bind(endpoint, ec); ec) return Error{"LISTEN_FAILED", "cannot listen on " + where + ": " + ec.message()};
+    if (acceptor_.bind(endpoint, ec); ec) {
+      const std::string hint = ec == asio::error::address_in_use ? kPortInUseHint : "";
+      return Error{"LISTEN_FAILED", "cannot listen on " + where + ": " + ec.message() + hint};
+    }
     if (acceptor_.listen(asio::socket_base::max_listen_connections, ec); ec) {
       return Error{"LISTEN_FAILED", "cannot listen on " + where + ": " + ec.message()};
     }

@@ -154,6 +154,7 @@ TEST(GatewayLifecycle, BusyPortIsAClearError) {
   auto r = run_pincer({"gateway", "run", "--port", std::to_string(first.port())}, home_env(b));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("cannot listen on 127.0.0.1:" + std::to_string(first.port())), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("choose another with --port N"), std::string::npos) << "says what to do: " << r.err;
 }
 
 }  // namespace

@@ -47,6 +47,9 @@ inline constexpr int64_t kTickIntervalMs = 30'000;
 inline constexpr int64_t kHandshakeTimeoutMs = 10'000;
 /// WebSocket ping period in ms (observed on the wire: 25 s).
 inline constexpr int64_t kPingIntervalMs = 25'000;
+/// Appended to "cannot listen on host:port: Address already in use" (gateway run's probe and the server).
+inline constexpr const char* kPortInUseHint =
+    " (another process has this port: stop it, or choose another with --port N, PINCER_GATEWAY_PORT or gateway.port)";
 /// Presence changes are coalesced into at most one `presence` event per this many ms.
 inline constexpr int64_t kPresenceFlushMs = 250;
 /// Health snapshot refresh period (HEALTH_REFRESH_INTERVAL_MS).
