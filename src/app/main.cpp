@@ -23,6 +23,30 @@ std::string argument_name(int argc, char** argv, int i) {
   return "argument " + std::to_string(i);
 }
 
+/// CLI11's message for `e`, in our words where its own is terse: a value that is not a number
+/// ("Could not convert: --port = abc") names the option, the value and what it takes; an option
+/// before any command ("A subcommand is required" for `pincer --bogus`) says a command comes first.
+std::string parse_error_message(const CLI::ParseError& e, const CLI::App& app, const CLI::App& command, char** argv) {
+  const std::string what = e.what();
+  constexpr std::string_view kConvert = "Could not convert: ";
+  if (what.rfind(kConvert, 0) == 0) {
+    if (const auto eq = what.find(" = ", kConvert.size()); eq != std::string::npos) {
+      const std::string name = what.substr(kConvert.size(), eq - kConvert.size());
+      std::string expected = "a valid value for it";
+      if (const CLI::Option* option = command.get_option_no_throw(name)) {
+        const std::string type = option->get_type_name();
+        if (type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0) expected = "a whole number";
+        if (type.rfind("FLOAT", 0) == 0) expected = "a number";
+      }
+      return name + ": \"" + what.substr(eq + 3) + "\" is not " + expected;
+    }
+  }
+  if (&command == &app && argv[1] != nullptr && argv[1][0] == '-') {
+    return "unknown option \"" + std::string(argv[1]) + "\": a command comes first (pincer <command> [options]; see pincer --help)";
+  }
+  return what;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,7 +119,7 @@ int main(int argc, char** argv) {
     while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
     std::string path;
     for (CLI::App* c = command; c != nullptr && c != &app; c = c->get_parent()) path = " " + c->get_name() + path;
-    std::cerr << "pincer: " << e.what() << "\n";
+    std::cerr << "pincer: " << parse_error_message(e, app, *command, argv) << "\n";
     const std::string help = command->help();
     if (const auto at = help.find("Usage:"); at != std::string::npos && command != &app) {
       std::string usage = help.substr(at, help.find('\n', at) - at);

@@ -157,6 +157,13 @@ int add(AuthArgs a) {
   if (*type == llm::auth::CredentialType::ApiKey && a.expires_ms != 0) {
     return fail(2, "--expires applies to --type token only (API keys do not expire here)");
   }
+  // Milliseconds since the epoch; 0 = no expiry. Below 10^12 (September 2001) it is almost
+  // certainly seconds — a token stored with it would count as expired at once.
+  if (a.expires_ms < 0 || (a.expires_ms > 0 && a.expires_ms < 1'000'000'000'000)) {
+    return fail(2, "--expires " + std::to_string(a.expires_ms) + ": expected the expiry in milliseconds since the epoch (e.g. " +
+                       std::to_string(wall_ms() + 30LL * 24 * 3600 * 1000) + " is 30 days from now)" +
+                       (a.expires_ms > 0 ? "; this looks like seconds" : ""));
+  }
   const std::string id = a.id.empty() ? a.provider + ":default" : a.id;
   if (id.find_first_of(std::string_view("\t\r\n\0", 4)) != std::string::npos || a.provider.empty() ||
       a.provider.find_first_of(" \t\r\n/") != std::string::npos) {
@@ -293,7 +300,10 @@ void register_models_auth_commands(CLI::App& app, Action& action) {
   a->add_option("--type", args->type, "api_key (default) or token");
   a->add_option("--expires", args->expires_ms, "token: expiry, ms since the epoch");
   add_secret_option(a, "key", args->key, "The API key or token");
-  on_parsed(a, action, [args] { return add(*args); });
+  on_parsed(a, action, [args, a] {
+    if (a->count("--id") > 0 && args->id.empty()) return fail(2, "--id is empty: give a profile id, or leave --id out for <provider>:default");
+    return add(*args);
+  });
 
   auto* r = auth->add_subcommand("remove", "Remove a profile, its stats and its place in the order");
   common(r);

@@ -175,16 +175,17 @@ std::string gateway_auth_problem(const GatewaySecret& s, const std::filesystem::
 /// Model references every turn would refuse (ModelRegistry::resolve, the run's own resolver):
 /// a provider that is neither under models.providers nor a CLI backend is an error naming the
 /// path (a warning when `options.model_refs_are_errors` is false, or when an auth profile of one
-/// of the agents names that provider: known at run time only); an unknown model of a configured
-/// provider stays a warning.
+/// of the agents names that provider: known at run time only); so is a model its configured
+/// provider does not list (every run of the agent would fail with resolve()'s message).
 static void model_reference_problems(const nlohmann::json& effective, const agent::AgentsConfig& agents,
                                      const config::EnvLookup& env, const ConfigCheckOptions& options, ConfigProblems& out) {
   std::vector<std::string> profile_providers;  // read once, only when a provider is unknown
   bool profiles_read = false;
   for (const auto& p : agent::model_reference_problems(effective)) {
-    const std::string line = "agent \"" + p.agent_id + "\": model \"" + p.ref + "\" (" + p.path + "): " + p.message;
     if (!p.unknown_provider) {
-      out.warnings.push_back(line);
+      // Every run of this agent would fail with this message (ModelRegistry::resolve).
+      const std::string line = p.path + ": \"" + p.ref + "\" (agent \"" + p.agent_id + "\"): " + p.message;
+      (options.model_refs_are_errors ? out.errors : out.warnings).push_back(line);
       continue;
     }
     if (!profiles_read) {

@@ -141,6 +141,8 @@ Finding check_permissions(const std::filesystem::path& state_dir, const std::fil
   for (const auto& p : {state_dir, config_file}) {
     struct stat st {};
     if (::stat(p.c_str(), &st) != 0) continue;  // only files that exist get advice
+    // A config "file" that is a directory is the config finding's problem: chmod would not fix it.
+    if (p == config_file && S_ISDIR(st.st_mode)) continue;
     if (st.st_mode & 0077) {
       char mode[8];
       std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));

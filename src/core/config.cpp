@@ -4,6 +4,8 @@
 #include "core/config.h"
 
 #include <cstdlib>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -32,7 +34,7 @@ Result<std::string> read_config_file(const fs::path& p) {
   if (ec) return invalid(ec.message());
   if (!fs::is_regular_file(st)) return invalid("not a regular file");
   std::ifstream in(p, std::ios::binary);
-  if (!in) return invalid("cannot open file");
+  if (!in) return invalid(std::string("cannot open file: ") + std::strerror(errno));  // "Permission denied" …
   // Read in chunks and stop one chunk past the limit: the check holds even if the file grows.
   std::string data;
   char chunk[64 * 1024];

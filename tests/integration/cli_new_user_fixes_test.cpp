@@ -2,6 +2,7 @@
 // openclaw --dry-run`, `cron` and `config validate` print. The real binary with a temp
 // PINCER_HOME; no gateway is needed.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
@@ -87,11 +88,16 @@ TEST_F(CliNewUserFixesTest, ValidateRejectsAModelOfAProviderThatIsNotConfigured)
       << r.err;
   EXPECT_NE(r.err.find("agents.list[1].model.fallbacks[0]: \"gone/x\" names the provider \"gone\""), std::string::npos) << r.err;
 
-  // A configured provider with a model it does not list: a warning, as before; a CLI backend is known.
+  // A configured provider with a model it does not list: every run would fail, so an error too
+  // (it was a warning, and validate said "valid"); a CLI backend is known.
   write_config(providers + ", agents: { defaults: { model: { primary: 'mock/other', fallbacks: ['claude-cli/opus'] } } }");
   auto typo = pincer({"config", "validate"});
-  EXPECT_EQ(typo.exit_code, 0) << typo.err;
-  EXPECT_NE(typo.err.find("model \"mock/other\" (agents.defaults.model.primary): unknown model"), std::string::npos) << typo.err;
+  EXPECT_EQ(typo.exit_code, 2) << typo.out << typo.err;
+  EXPECT_EQ(typo.out.find("valid"), std::string::npos) << typo.out;
+  EXPECT_NE(typo.err.find("agents.defaults.model.primary: \"mock/other\" (agent \"main\"): unknown model \"mock/other\" "
+                          "(configured: mock/mock-1)"),
+            std::string::npos)
+      << typo.err;
   EXPECT_EQ(typo.err.find("claude-cli"), std::string::npos) << typo.err;
 
   // Known only from an auth profile: a warning at most.
@@ -104,6 +110,56 @@ TEST_F(CliNewUserFixesTest, ValidateRejectsAModelOfAProviderThatIsNotConfigured)
             std::string::npos)
       << profiled.err;
   EXPECT_NE(profiled.err.find("an auth profile names it"), std::string::npos) << profiled.err;
+}
+
+TEST_F(CliNewUserFixesTest, AuthAddRefusesAnExpiryThatIsNotMillisecondsAndAnEmptyId) {
+  write_config("models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'mock-1' } ] } } }");
+  home_.write("t.key", "TokenValue0123456789abcdef\n");
+  const std::string key = (home_.path() / "t.key").string();
+  // A negative expiry was stored as none (the token listed as usable); seconds as expired at once.
+  for (const std::string expires : {"-5", "1767225600"}) {
+    auto r = pincer({"models", "auth", "add", "--provider", "mock", "--type", "token", "--expires", expires, "--key-file", key});
+    EXPECT_EQ(r.exit_code, 2) << expires << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("--expires " + expires + ": expected the expiry in milliseconds since the epoch"), std::string::npos)
+        << r.err;
+  }
+  EXPECT_NE(pincer({"models", "auth", "add", "--provider", "mock", "--type", "token", "--expires", "1767225600",
+                    "--key-file", key}).err.find("this looks like seconds"),
+            std::string::npos);
+  auto empty_id = pincer({"models", "auth", "add", "--provider", "mock", "--id", "", "--key-file", key});
+  EXPECT_EQ(empty_id.exit_code, 2) << empty_id.out << empty_id.err;
+  EXPECT_NE(empty_id.err.find("--id is empty"), std::string::npos) << empty_id.err;
+  // Nothing was stored by any of them; a valid one is.
+  EXPECT_FALSE(std::filesystem::exists(home_.path() / "agents" / "main" / "agent" / "auth-profiles.json"));
+  auto ok = pincer({"models", "auth", "add", "--provider", "mock", "--type", "token", "--expires", "4102444800000", "--key-file", key});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  auto listed = pincer({"models", "auth", "list", "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const json rows = json::parse(listed.out)["profiles"];
+  ASSERT_EQ(rows.size(), 1u) << listed.out;
+  EXPECT_EQ(rows[0]["id"], "mock:default");
+  EXPECT_EQ(rows[0]["expires"], 4102444800000LL) << listed.out;
+}
+
+TEST_F(CliNewUserFixesTest, MisusedArgumentsAreNamedInOurWords) {
+  auto bogus = pincer({"--bogus"});
+  EXPECT_EQ(bogus.exit_code, 2);
+  EXPECT_NE(bogus.err.find("pincer: unknown option \"--bogus\": a command comes first"), std::string::npos) << bogus.err;
+  EXPECT_EQ(bogus.err.find("A subcommand is required"), std::string::npos) << bogus.err;
+
+  auto port = pincer({"gateway", "run", "--port", "abc"});
+  EXPECT_EQ(port.exit_code, 2);
+  EXPECT_NE(port.err.find("pincer: --port: \"abc\" is not a whole number"), std::string::npos) << port.err;
+  EXPECT_NE(port.err.find("See pincer gateway run --help"), std::string::npos) << port.err;
+}
+
+TEST_F(CliNewUserFixesTest, DoctorGivesNoChmodAdviceForAConfigPathThatIsADirectory) {
+  std::filesystem::create_directories(home_.path() / "pincer.json");
+  ::chmod((home_.path() / "pincer.json").c_str(), 0755);
+  auto r = pincer({"doctor"});
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_NE((r.out + r.err).find("not a regular file"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find("chmod 700 " + (home_.path() / "pincer.json").string()), std::string::npos) << r.out << r.err;
 }
 
 }  // namespace
