@@ -325,6 +325,9 @@ void AgentService::start(Pending p) {
     }
   }
 
+  if (p.request.lane == RunLane::Main && !p.request.compact && !p.request.memory_flush) {
+    note_delivery(key, p.agent_id, p.request.origin);  // where this chat's replies go (SS-1)
+  }
   if (!p.request.compact && !p.request.memory_flush && p.request.branch_to.empty() &&
       p.request.lane == RunLane::Main) {  // CX-2 daily notes, MM-3 capture (recall_hooks.h)
     add_startup_context(s.config, spec->workspace, s.clock.wall_ms(), *writer, loaded, key);
@@ -455,6 +458,7 @@ void AgentService::start(Pending p) {
   auto sink = [this, key, request = p.request, user_sink = std::move(p.sink), skill_run](const RunEvent& e) {
     skill_run->observe(e);  // skill uses and their outcome (SK-4)
     if (e.kind == RunEvent::Kind::Failover) impl_->last_failover[key] = e.data;  // for /status (PV-5)
+    if (e.kind == RunEvent::Kind::Compaction) note_compaction(key, e);
     user_sink(e);
     if (e.kind == RunEvent::Kind::End || e.kind == RunEvent::Kind::Error || e.kind == RunEvent::Kind::Aborted) {
       journal_finished(request, e);  // after the sink: a channel's reply is in its outbox now
@@ -487,6 +491,15 @@ void AgentService::start(Pending p) {
   }
 }
 
+void AgentService::note_compaction(const std::string& key, const RunEvent& e) {
+  // As OpenClaw after a compaction: the session's token count is the estimate after it.
+  if (e.data.value("phase", "") != "end" || !e.data.value("compacted", false)) return;
+  const int64_t after = e.data.value("tokensAfter", int64_t{0});
+  if (after <= 0) return;
+  store::SessionIndex& index = index_for(e.agent_id);
+  if (index.get(key) && index.upsert(key, store::OrderedJson{{"totalTokens", after}})) schedule_index_save(e.agent_id);
+}
+
 void AgentService::finished(const std::string& key, const RunEvent& terminal) {
   Impl& s = *impl_;
   auto lane = s.lanes.find(key);
@@ -495,11 +508,14 @@ void AgentService::finished(const std::string& key, const RunEvent& terminal) {
     --s.running[static_cast<std::size_t>(lane->second.active_lane)];
     // Remember the turn in the index (activity, model, usage).
     store::SessionIndex& index = index_for(terminal.agent_id);
-    store::OrderedJson patch = {{"modelProvider", terminal.provider},
-                                {"model", terminal.model},
-                                {"inputTokens", terminal.usage.input},
-                                {"outputTokens", terminal.usage.output},
-                                {"totalTokens", terminal.usage.total_tokens}};
+    store::OrderedJson patch = {{"modelProvider", terminal.provider}, {"model", terminal.model}};
+    // A run without a model call (/compact, /status …) leaves the last turn's counts (or the
+    // compaction's estimate, note_compaction) in place instead of writing zeros.
+    if (terminal.usage.total_tokens > 0) {
+      patch["inputTokens"] = terminal.usage.input;
+      patch["outputTokens"] = terminal.usage.output;
+      patch["totalTokens"] = terminal.usage.total_tokens;
+    }
     if (terminal.thinking_stepped_down) patch["thinkingLevel"] = terminal.thinking;  // AG-7: remember what works
     if (index.get(key) && index.upsert(key, patch)) schedule_index_save(terminal.agent_id);
     if (terminal.reset_session) (void)reset_session(key);  // CX-9: the context could not be made to fit

@@ -286,6 +286,12 @@ class AgentService {
   void flush_indexes();
   void start(Pending pending);
   void finished(const std::string& key, const RunEvent& terminal);
+  /// A run started from a channel (`origin`): the session's delivery address in sessions.json
+  /// (lastChannel, lastTo, lastAccountId, lastThreadId, deliveryContext), as OpenClaw records it on
+  /// every inbound message; written only when it changed. No-op for a session without an entry.
+  void note_delivery(const std::string& key, const std::string& agent_id, const tools::approvals::ExecOrigin& origin);
+  /// A compaction's end: the session's totalTokens becomes its tokensAfter estimate (on the loop).
+  void note_compaction(const std::string& key, const RunEvent& compaction);
   store::SessionIndex& index_for(const std::string& agent_id);
   /// The transcript of the canonical `key` (agent_service_tree.cpp). Errors: "SESSION_NOT_FOUND"
   /// (no entry or no file yet), read_transcript's.

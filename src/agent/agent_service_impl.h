@@ -34,6 +34,12 @@ namespace pincer::agent {
 
 using nlohmann::json;
 
+/// The sessions.json fields of a delivery address, as OpenClaw writes them: lastChannel, lastTo,
+/// lastAccountId, lastThreadId (when `thread_id` is set) and deliveryContext {channel, to,
+/// accountId, threadId?} (agent_service_sessions.cpp).
+store::OrderedJson delivery_patch(const std::string& channel, const std::string& to, const std::string& account_id,
+                                  const std::string& thread_id);
+
 struct AgentService::Impl {
   Impl(EventLoop& l, const Clock& c, json cfg, std::filesystem::path state)
       : loop(l), clock(c), http(l), state_dir(std::move(state)), memory(cfg, state_dir, memory::memory_env_from_process(), true),

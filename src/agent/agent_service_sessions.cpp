@@ -197,13 +197,42 @@ Status AgentService::set_session_thinking(const std::string& session_key, const 
   return index.save();
 }
 
+store::OrderedJson delivery_patch(const std::string& channel, const std::string& to, const std::string& account_id,
+                                  const std::string& thread_id) {
+  store::OrderedJson context = {{"channel", channel}, {"to", to}, {"accountId", account_id}};
+  store::OrderedJson patch = {{"lastChannel", channel}, {"lastTo", to}, {"lastAccountId", account_id}};
+  if (!thread_id.empty()) {
+    context["threadId"] = thread_id;
+    patch["lastThreadId"] = thread_id;
+  }
+  patch["deliveryContext"] = std::move(context);
+  return patch;
+}
+
+void AgentService::note_delivery(const std::string& key, const std::string& agent_id, const tools::approvals::ExecOrigin& origin) {
+  if (origin.channel.empty() || origin.chat_id.empty()) return;  // a gateway client's turn has no address
+  store::SessionIndex& index = index_for(agent_id);
+  const store::SessionEntry* entry = index.get(key);
+  if (!entry) return;
+  const store::OrderedJson patch = delivery_patch(origin.channel, origin.chat_id, origin.account_id, origin.thread_id);
+  store::UpsertOptions options;
+  options.policy = store::MergePolicy::PreserveActivity;
+  if (origin.thread_id.empty() && entry->field("lastThreadId")) options.remove_fields.push_back("lastThreadId");
+  // The usual case (the same chat again) writes nothing.
+  bool same = options.remove_fields.empty();
+  for (const auto& item : patch.items()) {
+    const store::OrderedJson* was = entry->field(item.key());
+    same = same && was != nullptr && *was == item.value();
+  }
+  if (!same && index.upsert(key, patch, options)) schedule_index_save(agent_id);
+}
+
 Status AgentService::set_session_delivery(const std::string& session_key, const std::string& channel,
                                           const std::string& to, const std::string& account_id) {
   if (channel.empty() || to.empty()) return Error{"INVALID_REQUEST", "a delivery address needs a channel and a recipient"};
   const std::string key = canonical_key(session_key);
   store::SessionIndex& index = index_for(store::agent_id_from_session_key(key));
-  store::OrderedJson patch = {{"lastChannel", channel}, {"lastTo", to}, {"lastAccountId", account_id},
-                              {"deliveryContext", {{"channel", channel}, {"to", to}, {"accountId", account_id}}}};
+  store::OrderedJson patch = delivery_patch(channel, to, account_id, "");
   if (!index.get(key)) patch["sessionId"] = ids::uuid_v4();
   store::UpsertOptions options;
   options.policy = store::MergePolicy::PreserveActivity;

@@ -249,7 +249,16 @@ std::string chat_commands_help(bool terminal) {
 }
 
 CommandReply run_chat_command(const CommandInvocation& inv, CommandContext& context) {
-  if (inv.command == &unknown_command()) return {"Unknown command /" + inv.arg + " — /help lists them.", false};
+  if (inv.command == &unknown_command()) {
+    // /dock_<channel> is the inbound pipeline's (channels/inbound_dock.cpp, RT-5): only a chat
+    // channel's message reaches it, so here (web chat, pincer agent/chat) it is unknown — say why.
+    if (inv.arg.rfind("dock_", 0) == 0 || inv.arg.rfind("dock-", 0) == 0) {
+      return {"/" + inv.arg + " works in a chat channel (Telegram, Discord …): it moves that conversation's replies to "
+              "your linked account on another channel. This surface has no channel address to move.",
+              false};
+    }
+    return {"Unknown command /" + inv.arg + " — /help lists them.", false};
+  }
   const std::string& name = inv.command->name;
   if (inv.command->terminal_only) return {"/" + name + " works only in the terminal chat (pincer chat).", false};
   try {

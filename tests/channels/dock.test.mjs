@@ -97,6 +97,11 @@ test('/dock_discord from Telegram: confirmed there, the next reply arrives in th
   await until(() => has(telegramTexts(ALICE), '[one]'), 'the first reply on Telegram');
   const before = aliceSession().entry;
   assert.ok(before, `alice's session: ${JSON.stringify(aliceSession().keys)}`);
+  // Every channel turn records where the session's replies go, as OpenClaw does on each inbound
+  // message (not only a /dock): the MCP bridge and OpenClaw's own tools read it.
+  await until(() => aliceSession().entry?.lastChannel === 'telegram', 'the delivery address in sessions.json');
+  assert.deepEqual(aliceSession().entry.deliveryContext, { channel: 'telegram', to: String(ALICE), accountId: 'default' });
+  assert.equal(aliceSession().entry.lastTo, String(ALICE));
 
   await alice.sendMessage(alice.makeMessage('/dock_discord'));
   await until(() => has(telegramTexts(ALICE), 'Replies now go to discord'), 'the confirmation on Telegram');

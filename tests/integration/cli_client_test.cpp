@@ -119,6 +119,11 @@ TEST_F(CliClientTest, AnUnknownSlashCommandGetsTheOneAnswer) {
   auto r = pincer({"agent", "-m", "/bogus"});
   EXPECT_NE(r.out.find("Unknown command /bogus — /help lists them."), std::string::npos) << r.out << r.err;
   EXPECT_EQ(r.out.find("mock LLM"), std::string::npos) << "it went to the model: " << r.out;
+  // Docking exists, but not here: say so instead of "unknown".
+  auto dock = pincer({"agent", "-m", "/dock_telegram"});
+  EXPECT_NE(dock.out.find("/dock_telegram works in a chat channel"), std::string::npos) << dock.out << dock.err;
+  EXPECT_EQ(dock.out.find("Unknown command"), std::string::npos) << dock.out;
+  EXPECT_EQ(dock.out.find("mock LLM"), std::string::npos) << "it went to the model: " << dock.out;
 }
 
 TEST_F(CliClientTest, ModelsListAndRawCall) {
