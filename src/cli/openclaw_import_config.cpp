@@ -10,6 +10,7 @@
 #include "cli/openclaw_import_config_mapper.h"
 #include "core/config.h"
 #include "core/json5_edit.h"
+#include "core/json_lookup.h"
 
 namespace pincer::cli::openclaw {
 namespace detail_openclaw_config {
@@ -18,7 +19,7 @@ using nlohmann::json;
 
 void Mapper::run(const json& root) {
   if (!root.is_object()) {
-    skip({}, std::string("the top level must be an object, got ") + type_name(root));
+    skip({}, std::string("the top level must be an object, got ") + json_lookup::kind_of(root));
     plan_workspaces(json::object());
     return;
   }
@@ -64,7 +65,7 @@ void Mapper::map(const Path& from, const Path& to, json value, std::string note)
 void Mapper::skip(const Path& from, std::string reason) { out_.skipped.push_back({text(from), std::move(reason)}); }
 
 void Mapper::expect_object_or_skip(const json& v, const Path& p) {
-  skip(p, std::string("expected an object, got ") + type_name(v));
+  skip(p, std::string("expected an object, got ") + json_lookup::kind_of(v));
 }
 
 // Maps a secret, or skips it with the reason.

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "core/json_lookup.h"
 #include "store/session_keys.h"
 
 #include "cli/openclaw_import_config_mapper.h"
@@ -27,7 +28,7 @@ void Mapper::agents(const json& a, const Path& at) {
 
 void Mapper::model_choice(const json& v, const Path& from, const Path& to) {
   if (v.is_string()) return map(from, to, v);
-  if (!v.is_object()) return skip(from, std::string("expected a string or {primary, fallbacks}, got ") + type_name(v));
+  if (!v.is_object()) return skip(from, std::string("expected a string or {primary, fallbacks}, got ") + json_lookup::kind_of(v));
   for (const auto& [k, value] : v.items()) {
     if (k == "primary" || k == "fallbacks") map(key(from, k), key(to, k), value);
     else skip(key(from, k), "no Pincer equivalent yet");
@@ -78,7 +79,7 @@ void Mapper::heartbeat(const json& h, const Path& from, const Path& to) {
 }
 
 void Mapper::agent_list(const json& list, const Path& at) {
-  if (!list.is_array()) return skip(at, std::string("expected an array, got ") + type_name(list));
+  if (!list.is_array()) return skip(at, std::string("expected an array, got ") + json_lookup::kind_of(list));
   std::set<std::string> seen;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const json& e = list[i];

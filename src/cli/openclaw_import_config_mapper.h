@@ -41,8 +41,6 @@ Path key(Path p, std::string k);
 Path index(Path p, std::size_t i);
 /// The path as reports show it ("(root)" for the empty path).
 std::string text(const Path& p);
-/// "an object", "an array", "a string", "a boolean", "null", "a number".
-const char* type_name(const nlohmann::json& v);
 /// `v` is a string equal to one of `values`.
 bool is_one_of(const nlohmann::json& v, std::initializer_list<std::string_view> values);
 /// obj[k] when obj is an object holding a string there, else "".

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli/openclaw_import_config_mapper.h"
+#include "core/json_lookup.h"
 
 namespace pincer::cli::openclaw::detail_openclaw_config {
 
@@ -66,7 +67,7 @@ void Mapper::provider(const json& pr, const Path& at) {
 }
 
 void Mapper::model_list(const json& list, const Path& at, const std::string& api) {
-  if (!list.is_array()) return skip(at, std::string("expected an array, got ") + type_name(list));
+  if (!list.is_array()) return skip(at, std::string("expected an array, got ") + json_lookup::kind_of(list));
   std::size_t out_index = 0;
   set(at, json::array());
   for (std::size_t i = 0; i < list.size(); ++i) {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "cli/openclaw_import_config_mapper.h"
+#include "core/json_lookup.h"
 
 namespace pincer::cli::openclaw::detail_openclaw_config {
 
@@ -34,16 +35,6 @@ Path index(Path p, std::size_t i) {
 }
 std::string text(const Path& p) { return p.empty() ? "(root)" : json5::format_path(p); }
 
-const char* type_name(const json& v) {
-  switch (v.type()) {
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::null: return "null";
-    default: return "a number";
-  }
-}
 
 bool is_one_of(const json& v, std::initializer_list<std::string_view> values) {
   if (!v.is_string()) return false;
@@ -178,7 +169,7 @@ Secret convert_secret(const json& v) {
     if (source == "env" && is_env_name(id)) return {json("${" + id + "}"), "env SecretRef written as ${" + id + "}", ""};
     return {std::nullopt, "", "secret source \"" + source + "\" is not supported by Pincer; use an env reference \"${NAME}\""};
   }
-  return {std::nullopt, "", std::string("expected a string or SecretRef, got ") + type_name(v)};
+  return {std::nullopt, "", std::string("expected a string or SecretRef, got ") + json_lookup::kind_of(v)};
 }
 
 }  // namespace pincer::cli::openclaw::detail_openclaw_config

@@ -260,7 +260,7 @@ class Parser {
       return fail(start, "invalid escape '\\u" + hex_string(cp, 4) +
                              "' in key (not an identifier character; quote the key)");
     }
-    append_utf8(out, cp);
+    utf8::append_unchecked(out, cp);
     return true;
   }
 
@@ -317,7 +317,7 @@ class Parser {
         ++pos_;
         char32_t cp = 0;
         if (!read_hex(2, cp)) return fail(start, "invalid escape '\\x' (expected 2 hex digits)");
-        append_utf8(out, cp);
+        utf8::append_unchecked(out, cp);
         return true;
       }
       case 'u': return parse_unicode_escape(out);
@@ -363,7 +363,7 @@ class Parser {
       }
       cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
     }
-    append_utf8(out, cp);
+    utf8::append_unchecked(out, cp);
     return true;
   }
 

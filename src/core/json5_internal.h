@@ -8,9 +8,6 @@
 
 namespace pincer::json5::detail_json5 {
 
-/// Appends `cp` (a Unicode scalar value, never a surrogate; NUL allowed) as UTF-8.
-void append_utf8(std::string& out, char32_t cp);
-
 // ---- character classes (JSON5 / ECMAScript 5.1) ----------------------------------------------
 bool is_ascii_digit(char32_t cp);
 bool is_hex_digit(char32_t cp);

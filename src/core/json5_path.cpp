@@ -11,6 +11,7 @@
 #include "core/json5_edit.h"
 #include "core/json5_edit_internal.h"
 #include "core/json_dump.h"
+#include "core/json_lookup.h"
 #include "core/utf8.h"
 
 namespace pincer::json5 {
@@ -21,17 +22,6 @@ using detail_json5_edit::edit_error;
 
 std::string prefix_text(const Path& path, std::size_t count) {
   return count == 0 ? std::string("the document") : format_path(Path(path.begin(), path.begin() + count));
-}
-
-std::string kind_of(const json& v) {
-  switch (v.type()) {
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::null: return "null";
-    default: return "a number";
-  }
 }
 
 Error conflict(const Path& path, const std::string& what) {
@@ -68,7 +58,7 @@ using nlohmann::json;
 using detail_json5_edit::edit_error;
 using detail_json5_path::build_tail_impl;
 using detail_json5_path::conflict;
-using detail_json5_path::kind_of;
+using json_lookup::kind_of;
 using detail_json5_path::prefix_text;
 
 Result<Path> parse_path(std::string_view text) {

@@ -39,26 +39,6 @@ bool is_combining_mark(char32_t cp) { return cp >= 0x0300 && cp <= 0x036F; }
 
 }  // namespace
 
-/// Appends `cp` (a Unicode scalar value, never a surrogate) as UTF-8.
-void append_utf8(std::string& out, char32_t cp) {
-  const auto put = [&](char32_t bits) { out.push_back(static_cast<char>(bits)); };
-  if (cp < 0x80) {
-    put(cp);
-  } else if (cp < 0x800) {
-    put(0xC0 | (cp >> 6));
-    put(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    put(0xE0 | (cp >> 12));
-    put(0x80 | ((cp >> 6) & 0x3F));
-    put(0x80 | (cp & 0x3F));
-  } else {
-    put(0xF0 | (cp >> 18));
-    put(0x80 | ((cp >> 12) & 0x3F));
-    put(0x80 | ((cp >> 6) & 0x3F));
-    put(0x80 | (cp & 0x3F));
-  }
-}
-
 bool is_ascii_digit(char32_t cp) { return cp >= '0' && cp <= '9'; }
 
 bool is_hex_digit(char32_t cp) {
@@ -99,7 +79,7 @@ std::string describe_char(char32_t cp) {
   const std::string code = "U+" + hex_string(cp, 4);
   if (cp < 0xA0 || is_space(cp)) return code;
   std::string out = "'";
-  append_utf8(out, cp);
+  utf8::append_unchecked(out, cp);
   return out + "' (" + code + ")";
 }
 

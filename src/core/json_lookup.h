@@ -44,4 +44,17 @@ T value_or(const nlohmann::json& j, std::initializer_list<const char*> path, T f
   }
 }
 
+/// The kind of `v` for a message ("expected a string, got an array"): "an object", "an array",
+/// "a string", "a boolean", "null" or "a number".
+inline const char* kind_of(const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::object: return "an object";
+    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::string: return "a string";
+    case nlohmann::json::value_t::boolean: return "a boolean";
+    case nlohmann::json::value_t::null: return "null";
+    default: return "a number";
+  }
+}
+
 }  // namespace pincer::json_lookup

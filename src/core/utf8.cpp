@@ -127,6 +127,10 @@ CodePoint decode_at(std::string_view bytes, std::size_t pos) {
 
 void append(std::string& out, char32_t cp) {
   if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
+  append_unchecked(out, cp);
+}
+
+void append_unchecked(std::string& out, char32_t cp) {
   const auto put = [&](char32_t bits) { out.push_back(static_cast<char>(bits)); };
   if (cp < 0x80) {
     put(cp);

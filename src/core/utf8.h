@@ -42,6 +42,10 @@ CodePoint decode_at(std::string_view bytes, std::size_t pos);
 /// Appends `cp` as UTF-8; NUL, a UTF-16 surrogate or a value above U+10FFFF becomes U+FFFD.
 void append(std::string& out, char32_t cp);
 
+/// Appends `cp` as UTF-8 as it is, NUL included (a JSON5 "\u0000" is a NUL character).
+/// Precondition: cp <= U+10FFFF and not a surrogate (the caller has decoded or combined it).
+void append_unchecked(std::string& out, char32_t cp);
+
 /// `bytes` with every byte that does not begin a well-formed sequence replaced by U+FFFD (one
 /// replacement per bad byte, as nlohmann's error_handler_t::replace and JavaScript's decoder).
 std::string replace_invalid(std::string_view bytes);
