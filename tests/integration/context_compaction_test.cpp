@@ -344,12 +344,13 @@ TEST_F(ContextCompactionTest, CompactCommandAndSessionsCompact) {
   // The session's token count is now the estimate after it, as OpenClaw records it (it was 0: the
   // compact run made no model call of its own and wrote its empty usage over the last turn's).
   bool listed = false;
-  for (const auto& s : client_->request("sessions.list", json::object())["payload"]["sessions"]) {
+  const json sessions = client_->request("sessions.list", json::object());
+  for (const auto& s : sessions["payload"]["sessions"]) {
     if (s["key"] != "agent:main:main") continue;
     listed = true;
     EXPECT_EQ(s.value("totalTokens", int64_t{-1}), r["payload"]["tokensAfter"].get<int64_t>()) << s.dump();
   }
-  EXPECT_TRUE(listed);
+  EXPECT_TRUE(listed) << sessions.dump();
   // The user's instructions reached the summariser.
   bool instructed = false;
   for (const auto& q : mock_requests()) instructed |= is_summary_call(q) && q["body"].dump().find("keep the ids") != std::string::npos;
