@@ -209,6 +209,9 @@ class Gateway {
   /// `sessions.changed` / `session.message`: to connected operators with operator.read that
   /// subscribed (sessions.subscribe).
   void broadcast_session_event(std::string_view event, const nlohmann::json& payload);
+  /// Whether any connection would get broadcast_session_event's events now (callers skip
+  /// building a payload nobody receives).
+  bool has_session_event_readers() const;
   /// sessions.subscribe / sessions.unsubscribe of one connection.
   void set_session_events(ConnId id, bool on) {
     if (auto it = clients_.find(id); it != clients_.end()) it->second->session_events = on;

@@ -71,6 +71,13 @@ void Gateway::broadcast_session_event(std::string_view event, const json& payloa
   }
 }
 
+bool Gateway::has_session_event_readers() const {
+  for (const auto& [id, client] : clients_) {
+    if (client->connected && !client->closing && client->session_events && may_read(*client)) return true;
+  }
+  return false;
+}
+
 void Gateway::broadcast_scoped_event(std::string_view event, const json& payload, std::string_view scope) {
   if (event == "heartbeat") last_heartbeat_ = payload;  // `last-heartbeat` answers it
   const std::string text = json_dump::compact(payload);

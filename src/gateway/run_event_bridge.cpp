@@ -54,9 +54,6 @@ struct RunState {
     assistant_delta.clear();
   }
 
-  json base(const RunEvent& e) {
-    return json{{"runId", e.run_id}, {"sessionKey", e.session_key}, {"agentId", e.agent_id}, {"seq", seq}};
-  }
   static json assistant_message(const std::string& text, int64_t ts) {
     return json{{"role", "assistant"}, {"content", json::array({json{{"type", "text"}, {"text", text}}})}, {"timestamp", ts}};
   }
@@ -82,6 +79,7 @@ struct RunState {
   /// with the session row's run state as OpenClaw projects it (status running | done | killed |
   /// failed, hasActiveRun, activeRunIds): the Control UI ends its "Working…" state on it.
   void session_changed(const RunEvent& e, const char* phase) {
+    if (!gateway.has_session_event_readers()) return;  // built only for subscribers
     const bool start = std::string_view(phase) == "start";
     const char* status = start                              ? "running"
                          : std::string_view(phase) == "error" ? "failed"
@@ -94,18 +92,56 @@ struct RunState {
     if (!e.session_id.empty()) p["sessionId"] = e.session_id;
     gateway.broadcast_session_event("sessions.changed", p);
   }
-  void chat_event(json payload) {
-    gateway.broadcast_run_event("chat", json_dump::compact(payload));
+  /// Writes `{"content":[{"text":…,"type":"text"}],"role":"assistant","timestamp":ts}`, as a
+  /// dump of assistant_message(text, ts) would.
+  static void write_assistant_message(json_dump::Writer& w, const std::string& text, int64_t ts) {
+    w.begin_object().key("content").begin_array().begin_object().key("text").string(text).key("type").string("text");
+    w.end_object().end_array().key("role").string("assistant").key("timestamp").integer(ts).end_object();
+  }
+  /// The run's terminal `chat` event, written straight to text as a dump of {agentId, runId, seq, sessionKey,
+  /// state, stopReason, errorMessage, message, usage} would be (keys in sorted order).
+  void terminal_chat_event(const RunEvent& e, const char* state, const std::string* error) {
+    std::string out;
+    out.reserve(224 + e.text.size() + (error ? error->size() : 0));
+    json_dump::Writer w(out);
+    w.begin_object().key("agentId").string(e.agent_id);
+    if (error) w.key("errorMessage").string(*error);
+    if (!error && !e.text.empty()) {  // none: silent
+      w.key("message");
+      write_assistant_message(w, e.text, e.ts);
+    }
+    w.key("runId").string(e.run_id).key("seq").integer(seq).key("sessionKey").string(e.session_key);
+    w.key("state").string(state);
+    if (!error) w.key("stopReason").string(e.stop_reason);
+    if (e.kind == RunEvent::Kind::End) {
+      w.key("usage").begin_object().key("input").integer(e.usage.input).key("output").integer(e.usage.output);
+      w.key("totalTokens").integer(e.usage.total_tokens).end_object();
+    }
+    w.end_object();
+    gateway.broadcast_run_event("chat", out);
+  }
+  /// The `agent` lifecycle event of a run's end: data {aborted?, endedAt, error?, phase,
+  /// stopReason?} (keys in sorted order).
+  void lifecycle_end_event(const RunEvent& e, const char* phase, const std::string* error, bool aborted) {
+    auto write = [&](json_dump::Writer& w) {
+      w.begin_object();
+      if (aborted) w.key("aborted").boolean(true);
+      w.key("endedAt").integer(e.ts);
+      if (error) w.key("error").string(*error);
+      w.key("phase").string(phase);
+      if (!error) w.key("stopReason").string(e.stop_reason);
+      w.end_object();
+    };
+    agent_event_with(e, "lifecycle", write);
   }
   void flush_delta(const RunEvent& e) {
     if (pending_delta.empty()) return;
-    // base(e) + state, deltaText and the message so far, written as a dump of that object would be.
+    // {agentId, runId, seq, sessionKey} + state, deltaText and the message so far, written as a dump of that object would be.
     std::string out;
     out.reserve(192 + text.size() + pending_delta.size());
     json_dump::Writer w(out);
     w.begin_object().key("agentId").string(e.agent_id).key("deltaText").string(pending_delta).key("message");
-    w.begin_object().key("content").begin_array().begin_object().key("text").string(text).key("type").string("text");
-    w.end_object().end_array().key("role").string("assistant").key("timestamp").integer(e.ts).end_object();
+    write_assistant_message(w, text, e.ts);
     w.key("runId").string(e.run_id).key("seq").integer(seq).key("sessionKey").string(e.session_key);
     w.key("state").string("delta").end_object();
     gateway.broadcast_run_event("chat", out);
@@ -126,7 +162,9 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
     if (e.kind != RunEvent::Kind::AssistantDelta) s.flush_assistant();
     switch (e.kind) {
       case RunEvent::Kind::Start:
-        s.agent_event(e, "lifecycle", {{"phase", "start"}, {"startedAt", e.ts}});
+        s.agent_event_with(e, "lifecycle", [&](json_dump::Writer& w) {
+          w.begin_object().key("phase").string("start").key("startedAt").integer(e.ts).end_object();
+        });
         s.session_changed(e, "start");
         break;
       case RunEvent::Kind::AssistantDelta: {
@@ -200,37 +238,31 @@ agent::RunEventSink make_run_event_sink(Gateway& gateway, std::function<void(con
           s.text = e.text;
           s.flush_delta(e);  // catch-up delta: the final is preceded by the complete text
         }
-        json chat = s.base(e);
+        const char* state = "final";
+        std::string error;
         if (e.kind == RunEvent::Kind::End) {
-          s.agent_event(e, "lifecycle", {{"phase", "end"}, {"stopReason", e.stop_reason}, {"endedAt", e.ts}});
-          chat["state"] = "final";
-          chat["stopReason"] = e.stop_reason;
-          if (!e.text.empty()) chat["message"] = RunState::assistant_message(e.text, e.ts);  // none: silent
-          chat["usage"] = {{"input", e.usage.input}, {"output", e.usage.output}, {"totalTokens", e.usage.total_tokens}};
+          s.lifecycle_end_event(e, "end", nullptr, /*aborted=*/false);
         } else if (e.kind == RunEvent::Kind::Error) {
           // Operators get the detail, masked once more (errors from any layer end here).
-          const std::string error = redact::apply(e.error);
-          s.agent_event(e, "lifecycle", {{"phase", "error"}, {"error", error}, {"endedAt", e.ts}});
-          chat["state"] = "error";
-          chat["errorMessage"] = error;
+          error = redact::apply(e.error);
+          s.lifecycle_end_event(e, "error", &error, /*aborted=*/false);
+          state = "error";
         } else {
-          s.agent_event(e, "lifecycle", {{"phase", "end"}, {"stopReason", e.stop_reason}, {"aborted", true}, {"endedAt", e.ts}});
-          chat["state"] = "aborted";
-          chat["stopReason"] = e.stop_reason;
-          if (!e.text.empty()) chat["message"] = RunState::assistant_message(e.text, e.ts);
+          s.lifecycle_end_event(e, "end", nullptr, /*aborted=*/true);
+          state = "aborted";
         }
-        chat["seq"] = s.seq;
-        if (chat.contains("message")) {
+        const bool has_message = e.kind != RunEvent::Kind::Error && !e.text.empty();
+        if (has_message && s.gateway.has_session_event_readers()) {
           // The reply as it is now in the transcript (OpenClaw's session.message), then the run's end.
           json m = {{"sessionKey", e.session_key}, {"agentId", e.agent_id}, {"runId", e.run_id},
-                    {"message", chat["message"]}, {"updatedAt", e.ts}};
+                    {"message", RunState::assistant_message(e.text, e.ts)}, {"updatedAt", e.ts}};
           if (!e.session_id.empty()) m["sessionId"] = e.session_id;
           s.gateway.broadcast_session_event("session.message", m);
         }
         // The run's final chat event, then the session's idle state (OpenClaw publishes the
         // terminal sessions.changed after the run's end is persisted): a client that saw the
         // session go idle first (openclaw tui) would no longer match the final to its message.
-        s.chat_event(std::move(chat));
+        s.terminal_chat_event(e, state, e.kind == RunEvent::Kind::Error ? &error : nullptr);
         s.session_changed(e, e.kind == RunEvent::Kind::Error ? "error" : "end");
         if (s.on_terminal) s.on_terminal(e);
         break;
