@@ -47,6 +47,8 @@ std::vector<Exclusive> exclusives(const ChannelAccount& spec, const std::string&
   if (spec.channel == "telegram") out.push_back({"the same bot token", c.value("botToken", ""), spec.config_path});
   // One Discord bot on two Gateway sessions would answer every message twice.
   if (spec.channel == "discord") out.push_back({"the same Discord bot token", c.value("token", ""), spec.config_path});
+  // Two Socket Mode connections of one app each get a share of the events.
+  if (spec.channel == "slack") out.push_back({"the same Slack app token", c.value("appToken", ""), spec.config_path});
   if (spec.channel == "irc" && c.contains("host") && c.contains("nick")) {
     // Two accounts with one nick on one server would take it from each other at every reconnect.
     out.push_back({"the same nick on the same server",
@@ -131,6 +133,29 @@ Result<discord::DiscordSettings> discord_settings_of(const ChannelAccount& spec,
   return s;
 }
 
+Result<slack::SlackSettings> slack_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir) {
+  const json& c = spec.config;
+  const std::string& at = spec.config_path;
+  slack::SlackSettings s;
+  s.account_id = spec.account_id;
+  const std::string mode = c.value("mode", "socket");
+  if (mode != "socket") return invalid(at + ".mode", "must be \"socket\" (Socket Mode; the HTTP Events API mode is not implemented)");
+  s.bot_token = c.value("botToken", "");
+  if (s.bot_token.rfind("xoxb-", 0) != 0) {
+    return invalid(at + ".botToken", "required to run the Slack channel: the Bot User OAuth Token (xoxb-…, OAuth & Permissions)");
+  }
+  s.app_token = c.value("appToken", "");
+  if (s.app_token.rfind("xapp-", 0) != 0) {
+    return invalid(at + ".appToken", "required for Socket Mode: an app-level token with connections:write (xapp-…, Basic Information)");
+  }
+  s.api_root = c.value("apiRoot", s.api_root);
+  if (s.api_root.rfind("http://", 0) != 0 && s.api_root.rfind("https://", 0) != 0) {
+    return invalid(at + ".apiRoot", "must be an http(s) URL, e.g. https://slack.com/api");
+  }
+  s.state_file = state_dir / "channels" / "slack" / (s.account_id + ".json");
+  return s;
+}
+
 Result<std::string> check_account(const ChannelAccount& spec) {
   if (spec.channel == "telegram") {
     auto s = telegram_settings_of(spec, {});
@@ -152,7 +177,12 @@ Result<std::string> check_account(const ChannelAccount& spec) {
     if (!s) return s.error();
     return std::string();
   }
-  return invalid(spec.config_path, "no channel named \"" + spec.channel + "\" (available: telegram, discord, irc, webhook)");
+  if (spec.channel == "slack") {
+    auto s = slack_settings_of(spec, {});
+    if (!s) return s.error();
+    return std::string();
+  }
+  return invalid(spec.config_path, "no channel named \"" + spec.channel + "\" (available: telegram, discord, slack, irc, webhook)");
 }
 
 std::vector<std::string> channel_problems(const json& effective) {

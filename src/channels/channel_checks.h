@@ -14,6 +14,7 @@
 
 #include "channels/channel_accounts.h"
 #include "channels/discord/discord_channel.h"
+#include "channels/slack/slack_channel.h"
 #include "channels/telegram/telegram_channel.h"
 #include "channels/webhook/webhook_channel.h"
 #include "core/result.h"
@@ -32,6 +33,10 @@ Result<webhook::WebhookSettings> webhook_settings_of(const ChannelAccount& spec,
 /// A Discord account's settings (`token` required; `apiRoot`, `ackReaction`). `state_dir` only
 /// names the session state file. Errors as telegram_settings_of.
 Result<discord::DiscordSettings> discord_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir);
+/// A Slack account's settings: `botToken` (xoxb-) and `appToken` (xapp-) required, `mode` "socket"
+/// (the default; "http" is refused: not implemented), `apiRoot`. `state_dir` only places the state
+/// file (<state>/channels/slack/<account>.json).
+Result<slack::SlackSettings> slack_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir);
 
 /// Whether the account can be built: its settings parse and check (above; irc: irc_settings.h).
 /// Returns the HTTP path it serves on the gateway's port ("" = none). Errors: "CONFIG_INVALID".

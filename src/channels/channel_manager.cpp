@@ -4,6 +4,7 @@
 
 #include "channels/channel_checks.h"
 #include "channels/discord/discord_channel.h"
+#include "channels/slack/slack_channel.h"
 #include "channels/irc/irc_channel.h"
 #include "channels/telegram/telegram_channel.h"
 #include "channels/webhook/webhook_channel.h"
@@ -113,6 +114,10 @@ Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const Cha
     auto s = discord_settings_of(spec, state_dir_);
     if (!s) return s.error();
     a->channel = std::make_unique<discord::DiscordChannel>(loop_, std::move(*s));
+  } else if (spec.channel == "slack") {
+    auto s = slack_settings_of(spec, state_dir_);
+    if (!s) return s.error();
+    a->channel = std::make_unique<slack::SlackChannel>(loop_, std::move(*s));
   } else if (spec.channel == "irc") {
     auto s = irc::irc_settings_from_json(spec.config, spec.config_path);
     if (!s) return s.error();

@@ -41,7 +41,13 @@ routing::ChannelAccessConfig access_config_from_json(const json& c, const std::s
   if (auto p = routing::parse_group_policy(c.value("groupPolicy", "allowlist"))) out.group_policy = *p;
   out.allow_from = string_list(c.value("allowFrom", json::array()));
   if (c.contains("groupAllowFrom")) out.group_allow_from = string_list(c["groupAllowFrom"]);
-  const json groups = c.value("groups", json::object());
+  json groups = c.value("groups", json::object());
+  // OpenClaw's Slack spells the per-channel settings `channels: {<id>: {…}}`; `groups` wins.
+  if (const json named = c.value("channels", json()); named.is_object() && groups.is_object()) {
+    for (const auto& [chat, g] : named.items()) {
+      if (!groups.contains(chat)) groups[chat] = g;
+    }
+  }
   for (const auto& [chat, g] : groups.items()) {
     routing::GroupSettings s;
     if (g.contains("requireMention") && g["requireMention"].is_boolean()) s.require_mention = g["requireMention"].get<bool>();

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "delivery/markdown_render.h"
+#include "delivery/slack_mrkdwn.h"
 
 namespace pincer::channels {
 
@@ -11,6 +12,7 @@ std::string render_for(delivery::TextFormat format, const std::string& markdown)
     case delivery::TextFormat::TelegramHtml: return delivery::markdown_to_telegram_html(markdown);
     case delivery::TextFormat::Plain: return delivery::markdown_to_plain_text(markdown);
     case delivery::TextFormat::Markdown: return markdown;
+    case delivery::TextFormat::SlackMrkdwn: return delivery::markdown_to_slack_mrkdwn(markdown);
   }
   return markdown;
 }

@@ -74,12 +74,18 @@ Node channel_entry(bool with_accounts = true) {
       field("name", string().doc("Display name of the account, for people reading status output.")),
       field("botToken", string().sensitive().doc(
                             "Telegram: the bot token from @BotFather (or `${TELEGRAM_BOT_TOKEN}`). "
-                            "Required to run the Telegram channel.")),
+                            "Required to run the Telegram channel. Slack: the Bot User OAuth Token "
+                            "(`xoxb-…`, OAuth & Permissions; or `${SLACK_BOT_TOKEN}`), required.")),
+      field("appToken", string().sensitive().doc(
+                            "Slack: the app-level token with `connections:write` (`xapp-…`, Basic "
+                            "Information → App-Level Tokens; or `${SLACK_APP_TOKEN}`). Required for "
+                            "Socket Mode.")),
       field("apiRoot", string().format("http-url").doc(
                            "Telegram: Bot API server (default `https://api.telegram.org`; a "
                            "self-hosted Bot API server or a test server). Discord: REST API root "
                            "(default `https://discord.com/api`; the Gateway URL comes from its "
-                           "`GET /gateway/bot`).")),
+                           "`GET /gateway/bot`). Slack: Web API root (default `https://slack.com/api`; "
+                           "the Socket Mode URL comes from its `apps.connections.open`).")),
       field("token", string().sensitive().doc(
                          "Discord: the bot token from the Developer Portal (Bot → Token; or "
                          "`${DISCORD_BOT_TOKEN}`), without a `Bot ` prefix. Required to run the "
@@ -92,9 +98,10 @@ Node channel_entry(bool with_accounts = true) {
                           "(`X-Pincer-Timestamp: <Unix seconds>`, `X-Pincer-Signature: "
                           "sha256=<hex>`; see channels.md). At least 16 characters.")),
       field("path", string().doc("Webhook: the HTTP path on the gateway's port (default `/webhook`).")),
-      field("mode", one_of({"sync", "callback"}).doc(
+      field("mode", one_of({"sync", "callback", "socket"}).doc(
                         "Webhook: `sync` = the reply is the HTTP response (default); `callback` = "
-                        "answer 202 at once and POST the reply to `callbackUrl`.")),
+                        "answer 202 at once and POST the reply to `callbackUrl`. Slack: `socket` "
+                        "(Socket Mode, the default and only mode).")),
       field("callbackUrl", string().format("http-url").doc(
                                "Webhook, `callback` mode: where replies are POSTed, signed with the "
                                "callback key derived from `secret` (channels.md).")),
@@ -138,9 +145,11 @@ Node channel_entry(bool with_accounts = true) {
                             field("password", string().sensitive().doc(
                                                   "Sent as `IDENTIFY <password>` after registration.")),
                         }).doc("IRC: identify to NickServ after connecting.")),
-      field("channels", array_of(string()).doc(
+      field("channels", union_of({array_of(string()), map_of(channel_group_entry())}).doc(
                             "IRC: channels joined after connecting (`#name`, or `#name key` for a "
-                            "channel with a key). Use the same spelling in `groups`.")),
+                            "channel with a key). Use the same spelling in `groups`. Slack: settings "
+                            "of channels by channel id (`C…`; OpenClaw's spelling of `groups`, e.g. "
+                            "`{C123: {requireMention: false}}`); an entry in `groups` wins.")),
       field("dmPolicy", one_of({"pairing", "allowlist", "open", "disabled"})
                             .def("pairing")
                             .doc("Direct messages: `pairing` = unknown senders get a pairing "

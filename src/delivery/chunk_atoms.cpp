@@ -293,7 +293,8 @@ Atoms atomize(std::string_view text, const ChunkOptions& options) {
   Builder b(text, options);
   switch (options.format) {
     case TextFormat::Plain: b.plain(0, text.size()); break;
-    case TextFormat::Markdown: b.markdown(); break;
+    case TextFormat::Markdown:
+    case TextFormat::SlackMrkdwn: b.markdown(); break;
     case TextFormat::TelegramHtml: b.html(); break;
   }
   return b.take();

@@ -54,7 +54,9 @@
 
 namespace pincer::delivery {
 
-enum class TextFormat { Plain, Markdown, TelegramHtml };
+/// What send_text() takes: plain text, Markdown (Discord), Telegram HTML, Slack mrkdwn
+/// (slack_mrkdwn.h; chunked as Markdown: its ``` code blocks are closed and reopened at cuts).
+enum class TextFormat { Plain, Markdown, TelegramHtml, SlackMrkdwn };
 
 /// `channels.<id>.chunkMode` (OpenClaw src/auto-reply/chunk.ts): "length" splits only when over
 /// the limit; "newline" also starts a new message at every paragraph break.

@@ -1,0 +1,256 @@
+#include "channels/slack/slack_channel.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "store/atomic_file.h"
+
+namespace pincer::channels::slack {
+
+using nlohmann::json;
+
+namespace {
+
+/// Web API errors after which the account cannot run until its settings change.
+bool slack_channel_fatal_error(const std::string& e) {
+  return e == "invalid_auth" || e == "not_authed" || e == "account_inactive" || e == "token_revoked" ||
+         e == "not_allowed_token_type" || e == "missing_scope" || e == "team_access_not_granted";
+}
+
+}  // namespace
+
+SlackChannel::SlackChannel(EventLoop& loop, SlackSettings settings) : loop_(loop), settings_(std::move(settings)) {
+  if (settings_.state_file.empty()) return;
+  auto text = store::read_file(settings_.state_file);
+  if (!text) return;  // first run
+  const json s = json::parse(*text, nullptr, false);
+  if (!s.is_object()) {
+    spdlog::warn("slack[{}]: ignoring unreadable state file {}", settings_.account_id, settings_.state_file.string());
+    return;
+  }
+  const json last = s.value("lastTs", json::object());  // kept: items() refers to it
+  for (const auto& [conversation, ts] : last.items()) {
+    if (ts.is_string()) last_ts_[conversation] = ts.get<std::string>();
+  }
+}
+
+SlackChannel::~SlackChannel() { stop(); }
+
+ChannelCapabilities SlackChannel::capabilities() const {
+  ChannelCapabilities c;
+  c.format = delivery::TextFormat::SlackMrkdwn;
+  c.unit = delivery::LengthUnit::Utf16;
+  c.text_limit = kSlackMessageLimit;
+  c.groups = true;
+  c.threads = true;
+  c.edit = true;
+  return c;
+}
+
+void SlackChannel::fail(const std::string& why) {
+  last_error_ = why;
+  if (!alive_) return;
+  *alive_ = false;
+  std::weak_ptr<int> life = life_;
+  loop_.post([this, life, run = alive_, why] {
+    if (!life.lock() || alive_ != run) return;  // gone, or stopped / restarted meanwhile
+    auto f = on_failed_;
+    stop();
+    if (f) f("slack[" + settings_.account_id + "]: " + why);
+  });
+}
+
+void SlackChannel::start(ChannelHost& host, std::function<void(const std::string&)> on_failed) {
+  stop();
+  host_ = &host;
+  on_failed_ = std::move(on_failed);
+  alive_ = std::make_shared<bool>(true);
+  api_ = std::make_unique<SlackWebApi>(loop_, settings_.api_root);
+  std::weak_ptr<bool> alive = alive_;
+  api_->call("auth.test", settings_.bot_token, json::object(), [this, alive](const WebApiAnswer& a) {
+    auto live = alive.lock();
+    if (!live || !*live) return;
+    if (!a.ok()) return fail("auth.test with the bot token failed: " + a.error());
+    bot_user_id_ = a.body.value("user_id", "");
+    bot_name_ = a.body.value("user", "");
+    team_id_ = a.body.value("team_id", "");
+    spdlog::info("slack[{}]: bot {} ({}) in team {}", settings_.account_id, bot_name_, bot_user_id_, team_id_);
+    open_connection();
+  });
+}
+
+void SlackChannel::stop() {
+  if (alive_) *alive_ = false;
+  alive_.reset();
+  if (reconnect_timer_) loop_.cancel(*reconnect_timer_);
+  reconnect_timer_.reset();
+  ws_.reset();  // no callback afterwards
+  api_.reset();
+  connected_ = false;
+}
+
+void SlackChannel::open_connection() {
+  std::weak_ptr<bool> alive = alive_;
+  api_->call("apps.connections.open", settings_.app_token, json::object(), [this, alive](const WebApiAnswer& a) {
+    auto live = alive.lock();
+    if (!live || !*live) return;
+    if (!a.ok()) {
+      if (slack_channel_fatal_error(a.error())) return fail("apps.connections.open with the app token failed: " + a.error());
+      return reconnect("apps.connections.open failed: " + a.error());
+    }
+    const std::string url = a.body.value("url", "");
+    if (url.empty()) return reconnect("apps.connections.open gave no url");
+    ws_ = std::make_unique<discord::WebSocketClient>(loop_);
+    discord::WebSocketHandlers h;
+    h.on_open = [this] { spdlog::debug("slack[{}]: Socket Mode connection open", settings_.account_id); };
+    h.on_message = [this](std::string text) { on_frame(text); };
+    h.on_close = [this](int code, std::string reason) {
+      reconnect("the Socket Mode connection closed (" + std::to_string(code) + (reason.empty() ? "" : ": " + reason) + ")");
+    };
+    ws_->connect(url, 15'000, std::move(h));
+  });
+}
+
+void SlackChannel::reconnect(const std::string& why) {
+  if (!alive_ || !*alive_ || reconnect_timer_) return;
+  connected_ = false;
+  last_error_ = why;
+  ++reconnects_;
+  const int64_t delay = std::min<int64_t>(30'000, int64_t{1000} << std::min(failures_, 5));
+  ++failures_;
+  spdlog::warn("slack[{}]: {}; reconnecting in {} ms", settings_.account_id, why, delay);
+  std::weak_ptr<bool> alive = alive_;
+  reconnect_timer_ = loop_.after(delay, [this, alive] {
+    auto live = alive.lock();
+    if (!live || !*live) return;
+    reconnect_timer_.reset();
+    ws_.reset();
+    open_connection();
+  });
+}
+
+void SlackChannel::on_frame(const std::string& text) {
+  const SocketEnvelope e = parse_socket_envelope(text);
+  switch (e.kind) {
+    case SocketEnvelope::Kind::Hello:
+      connected_ = true;
+      failures_ = 0;
+      last_error_.clear();
+      spdlog::info("slack[{}]: connected (Socket Mode)", settings_.account_id);
+      return;
+    case SocketEnvelope::Kind::Disconnect: {
+      spdlog::info("slack[{}]: Slack asks to reconnect ({})", settings_.account_id, e.reason);
+      connected_ = false;
+      ws_->close(1000);  // no callback afterwards; a fresh URL at once (not from inside its callback)
+      std::weak_ptr<bool> alive = alive_;
+      loop_.post([this, alive] {
+        auto live = alive.lock();
+        if (!live || !*live || reconnect_timer_) return;
+        ws_.reset();
+        open_connection();
+      });
+      return;
+    }
+    case SocketEnvelope::Kind::EventsApi: on_event(e); break;
+    case SocketEnvelope::Kind::Other: break;  // slash commands, interactivity: not handled
+    case SocketEnvelope::Kind::Invalid:
+      spdlog::warn("slack[{}]: ignoring a Socket Mode frame that is not a JSON envelope", settings_.account_id);
+      return;
+  }
+  if (!e.envelope_id.empty() && ws_) ws_->send(envelope_ack(e.envelope_id));
+}
+
+void SlackChannel::on_event(const SocketEnvelope& e) {
+  auto m = parse_message_event(e.payload, settings_.account_id, bot_user_id_);
+  if (!m) return;
+  if (m->team_id.empty()) m->team_id = team_id_;
+  // Handled already: before a restart, or the other event of a mention's message + app_mention pair.
+  if (auto it = last_ts_.find(m->chat_id); it != last_ts_.end() && !slack_ts_less(it->second, m->message_id)) {
+    ++replays_ignored_;
+    spdlog::debug("slack[{}]: message {} in {} already handled", settings_.account_id, m->message_id, m->chat_id);
+    return;
+  }
+  ++messages_seen_;
+  const std::string chat = m->chat_id, ts = m->message_id;
+  std::weak_ptr<bool> alive = alive_;
+  if (host_) host_->on_inbound(std::move(*m));  // journaled before it returns
+  auto live = alive.lock();
+  if (!live || !*live) return;
+  last_ts_[chat] = ts;
+  save_state();
+}
+
+void SlackChannel::save_state() {
+  if (settings_.state_file.empty()) return;
+  json last = json::object();
+  for (const auto& [conversation, ts] : last_ts_) last[conversation] = ts;
+  std::error_code ec;
+  std::filesystem::create_directories(settings_.state_file.parent_path(), ec);
+  if (auto st = store::write_file_atomic(settings_.state_file, json{{"lastTs", last}}.dump()); !st) {
+    spdlog::error("slack[{}]: cannot save {}: {}", settings_.account_id, settings_.state_file.string(), st.error().message);
+  }
+}
+
+void SlackChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
+  if (!api_) return done(Error{"UNAVAILABLE", "slack[" + settings_.account_id + "]: not running"});
+  api_->call("chat.postMessage", settings_.bot_token, post_message_body(message.chat_id, message.text, message.thread_id),
+             [this, to = message.chat_id, done = std::move(done)](const WebApiAnswer& a) {
+               if (!a.ok()) return done(delivery_error("chat.postMessage", a));
+               const std::string ts = a.body.value("ts", "");
+               if (ts.empty()) return done(Error{"UNAVAILABLE", "slack: chat.postMessage answered without a ts"});
+               const std::string channel = a.body.value("channel", "");
+               if (!channel.empty() && channel != to) dm_channels_[to] = channel;  // a user id: their DM
+               ++messages_sent_;
+               done(ts);
+             });
+}
+
+void SlackChannel::edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
+                             std::function<void(Status)> done) {
+  if (!api_) return done(Error{"UNAVAILABLE", "slack[" + settings_.account_id + "]: not running"});
+  auto dm = dm_channels_.find(chat_id);
+  const std::string channel = dm != dm_channels_.end() ? dm->second : chat_id;
+  api_->call("chat.update", settings_.bot_token, update_message_body(channel, message_id, text),
+             [this, done = std::move(done)](const WebApiAnswer& a) {
+               if (!a.ok()) return done(delivery_error("chat.update", a));
+               ++messages_edited_;
+               done(Ok{});
+             });
+}
+
+json SlackChannel::status() const {
+  json s = {{"channel", id_},
+            {"accountId", settings_.account_id},
+            {"running", alive_ && *alive_},
+            {"mode", "socket"},
+            {"bot", bot_name_},
+            {"connected", connected_},
+            {"messagesSeen", messages_seen_},
+            {"messagesSent", messages_sent_},
+            {"messagesEdited", messages_edited_},
+            {"replaysIgnored", replays_ignored_},
+            {"reconnects", reconnects_}};
+  if (api_) s["webApi"] = api_->stats();
+  if (!bot_user_id_.empty()) s["botId"] = bot_user_id_;
+  if (!team_id_.empty()) s["teamId"] = team_id_;
+  if (!last_error_.empty()) s["lastError"] = last_error_;
+  return s;
+}
+
+void SlackChannel::probe(std::function<void(json)> done) {
+  if (!api_) return done({{"ok", false}, {"error", last_error_.empty() ? "not running" : last_error_}});
+  const auto started = std::chrono::steady_clock::now();
+  api_->call("auth.test", settings_.bot_token, json::object(), [started, done = std::move(done)](const WebApiAnswer& a) {
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    if (!a.ok()) return done({{"ok", false}, {"error", "auth.test failed: " + a.error()}, {"elapsedMs", elapsed}});
+    done({{"ok", true},
+          {"bot", {{"id", a.body.value("user_id", "")}, {"username", a.body.value("user", "")}}},
+          {"teamId", a.body.value("team_id", "")},
+          {"elapsedMs", elapsed}});
+  });
+}
+
+}  // namespace pincer::channels::slack

@@ -1,0 +1,254 @@
+// The Slack channel end to end: tests/slack_emulator/slack-emulator.mjs as Slack (Web API + Socket
+// Mode), the real `pincer gateway run` binary as the app, the mock LLM as the model, and the
+// official @slack/web-api WebClient with alice's user token as the person talking to the bot (she
+// posts with chat.postMessage and reads replies with conversations.history). The official
+// @slack/socket-mode SocketModeClient connects to the emulator once to show its Socket Mode is the
+// real protocol.
+//
+//   tests/slack_emulator/setup.sh && node tests/slack_emulator/slack.test.mjs <pincer binary> <source dir>
+//
+// Covers: a DM round trip (envelopes acknowledged); in a channel a message without a mention is
+// ignored and one with a mention answered (…:slack:channel:<id>), a reply in a thread stays in the
+// thread; a binding by channel picks another agent; a long reply arrives in chunks within 4000;
+// `streaming: "partial"` edits one message with chat.update; Markdown arrives as mrkdwn; an unknown
+// DM sender gets a pairing code and is answered once approved; a 429 with Retry-After delays a
+// reply, which arrives once; `disconnect` opens a fresh connection; a restart answers the message
+// sent while it was down once, and a redelivered old envelope is acknowledged but not answered again.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cleanEnv, stop } from '../support/processes.mjs';
+import { launchGateway, startMockLlm } from '../channels/harness.mjs';
+import { SlackEmulator } from './slack-emulator.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const [binArg, srcArg] = process.argv.slice(2);
+const pincer = binArg || process.env.PINCER_BINARY;
+const srcDir = srcArg || path.resolve(here, '../..');
+if (!pincer || !existsSync(pincer)) {
+  console.error('usage: node tests/slack_emulator/slack.test.mjs <pincer binary> <source dir>');
+  process.exit(2);
+}
+if (!existsSync(path.join(here, '.cache/node_modules/@slack/web-api'))) {
+  console.error('@slack/web-api is not installed: run tests/slack_emulator/setup.sh');
+  process.exit(1);
+}
+const requireCached = createRequire(path.join(here, '.cache/package.json'));
+const { WebClient } = requireCached('@slack/web-api');
+const { SocketModeClient } = requireCached('@slack/socket-mode');
+
+const GATEWAY_TOKEN = 'slack-test-gateway-token-0123456789';
+const FILLER = 'The quick brown fox jumps over the lazy dog. ';
+const env = cleanEnv();
+let emu, mock, mockPort, gateway, home;
+let bot, alice, mallory, general, projects, aliceDm, web;
+
+function writeConfig() {
+  writeFileSync(path.join(home, 'pincer.json'), `{
+  gateway: { auth: { token: '${GATEWAY_TOKEN}' } },
+  models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
+    models: [ { id: 'mock-model' } ] } } },
+  agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
+  bindings: [ { agentId: 'work', match: { channel: 'slack', peer: { kind: 'channel', id: '${projects.id}' } } } ],
+  session: { dmScope: 'per-channel-peer' },
+  channels: { slack: {
+    mode: 'socket', botToken: '${bot.botToken}', appToken: '${bot.appToken}', apiRoot: '${emu.apiRoot}',
+    dmPolicy: 'pairing', allowFrom: ['${alice.id}'],
+    groupPolicy: 'open', channels: { '${general.id}': { requireMention: true }, '${projects.id}': { requireMention: false } },
+    streaming: 'partial',
+  } },
+}\n`);
+}
+
+async function waitUntil(predicate, what, ms = 30000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await predicate()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`timed out waiting for ${what}\n${gateway?.output().slice(-4000)}`);
+}
+
+async function startGateway() {
+  gateway = launchGateway(pincer, env, home);
+  await gateway.ready;
+  await waitUntil(() => emu.openConnections(bot.id).length > 0 && /slack\[default\]: connected/.test(gateway.output()), 'Pincer on Socket Mode');
+}
+
+function gatewayCall(method) {
+  const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+  return JSON.parse(execFileSync(pincer, ['gateway', 'call', method, '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env }).toString());
+}
+const sessionKeys = () => gatewayCall('sessions.list').sessions.map((s) => s.key);
+
+/// The bot's messages in a conversation as alice reads them (conversations.history), oldest first.
+async function botSaid(conv, client = web) {
+  const res = await client.conversations.history({ channel: conv.id, limit: 1000 });
+  return res.messages.filter((m) => m.user === bot.id).reverse();
+}
+const containing = (msgs, needle) => msgs.filter((m) => m.text.includes(needle));
+const squash = (s) => String(s).replace(/\s+/g, ' ').trim();
+const envelopeOf = (ts) => emu.envelopes.filter((e) => e.app === bot.id && e.payload.event.ts === ts);
+
+before(async () => {
+  home = mkdtempSync(path.join(os.tmpdir(), 'pincer-slack-'));
+  emu = await new SlackEmulator().start();
+  bot = emu.addBot('pincer');
+  alice = emu.addUser('alice');
+  mallory = emu.addUser('mallory');
+  general = emu.addChannel('general', [alice, mallory, bot]);
+  projects = emu.addChannel('projects', [alice, bot], { type: 'group' });
+  aliceDm = emu.dm(alice, bot);
+  ({ mock, port: mockPort } = await startMockLlm(srcDir, env));
+  writeConfig();
+  web = new WebClient(alice.token, { slackApiUrl: `${emu.apiRoot}/`, retryConfig: { retries: 0 } });
+  await startGateway();
+});
+
+after(async () => {
+  await stop(gateway?.child);
+  await stop(mock?.child);
+  await emu?.stop();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+test('the emulator speaks Socket Mode: the official SocketModeClient receives an event and acknowledges it', async () => {
+  const probe = emu.addBot('probe');
+  const room = emu.addChannel('probe-room', [alice, probe]);
+  const client = new SocketModeClient({ appToken: probe.appToken, clientOptions: { slackApiUrl: `${emu.apiRoot}/` } });
+  const got = new Promise((resolve) => client.on('message', async ({ event, ack }) => { await ack(); resolve(event); }));
+  await client.start();
+  const posted = await web.chat.postMessage({ channel: room.id, text: 'hello socket mode' });
+  const event = await got;
+  assert.equal(event.text, 'hello socket mode');
+  assert.equal(event.user, alice.id);
+  await waitUntil(() => emu.envelopes.some((e) => e.app === probe.id && e.payload.event.ts === posted.ts && e.acked), 'the ack');
+  await client.disconnect();
+});
+
+test('a direct message is answered in the DM and its envelope acknowledged', async () => {
+  const auth = await web.auth.test();
+  assert.equal(auth.user_id, alice.id);
+  const sent = await web.chat.postMessage({ channel: aliceDm.id, text: 'hello ECHO:sl-dm' });
+  await waitUntil(async () => containing(await botSaid(aliceDm), '[sl-dm]').length > 0, 'the DM reply');
+  assert.match(containing(await botSaid(aliceDm), '[sl-dm]')[0].text, /Hello from the mock LLM\. \[sl-dm\]/);
+  assert.ok(envelopeOf(sent.ts).every((e) => e.acked), 'the envelope was acknowledged');
+  assert.ok(sessionKeys().includes(`agent:main:slack:direct:${alice.id.toLowerCase()}`), `DM session: ${sessionKeys()}`);
+  const account = gatewayCall('channels.status').channelAccounts.slack[0];
+  assert.equal(account.running, true, JSON.stringify(account));
+  assert.equal(account.botId, bot.id);
+  assert.equal(account.teamId, emu.teamId);
+  assert.equal(account.mode, 'socket');
+});
+
+test('in a channel only a message that mentions the bot is answered; a thread reply stays in the thread', async () => {
+  const quiet = await web.chat.postMessage({ channel: general.id, text: 'chatter without a mention ECHO:sl-quiet' });
+  const asked = await web.chat.postMessage({ channel: general.id, text: `<@${bot.id}> please answer ECHO:sl-chan` });
+  await waitUntil(async () => containing(await botSaid(general), '[sl-chan]').length > 0, 'the channel reply');
+  await waitUntil(() => envelopeOf(quiet.ts).every((e) => e.acked) && envelopeOf(asked.ts).length === 2, 'both events of the mention');
+  assert.equal(containing(await botSaid(general), '[sl-quiet]').length, 0, 'an unmentioned message must not be answered');
+  assert.equal(containing(await botSaid(general), '[sl-chan]').length, 1, 'message + app_mention answered once');
+  assert.ok(sessionKeys().includes(`agent:main:slack:channel:${general.id.toLowerCase()}`), `channel session: ${sessionKeys()}`);
+
+  await web.chat.postMessage({ channel: general.id, thread_ts: asked.ts, text: `<@${bot.id}> in the thread ECHO:sl-thread` });
+  await waitUntil(async () => containing(await botSaid(general), '[sl-thread]').length > 0, 'the thread reply');
+  const reply = containing(await botSaid(general), '[sl-thread]')[0];
+  assert.equal(reply.thread_ts, asked.ts, 'the reply went to the thread');
+  assert.ok(sessionKeys().includes(`agent:main:slack:channel:${general.id.toLowerCase()}:thread:${asked.ts}`), `thread session: ${sessionKeys()}`);
+});
+
+test('a binding by channel sends that channel to another agent; its channels entry needs no mention', async () => {
+  await web.chat.postMessage({ channel: projects.id, text: 'status? ECHO:sl-work' });
+  await waitUntil(async () => containing(await botSaid(projects), '[sl-work]').length > 0, 'the projects reply');
+  assert.ok(sessionKeys().includes(`agent:work:slack:channel:${projects.id.toLowerCase()}`), `binding did not pick agent work: ${sessionKeys()}`);
+});
+
+test('a 10 000-character reply arrives complete and in order, in chunks within 4000', async () => {
+  const before = (await botSaid(aliceDm)).length;
+  await web.chat.postMessage({ channel: aliceDm.id, text: 'write a lot MOCK_LONG:10000' });
+  const expected = FILLER.repeat(Math.ceil(10000 / FILLER.length)).slice(0, 10000);
+  await waitUntil(async () => squash((await botSaid(aliceDm)).slice(before).map((m) => m.text).join(' ')).length >= squash(expected).length,
+    'the whole long reply');
+  const chunks = (await botSaid(aliceDm)).slice(before);
+  assert.ok(chunks.length >= 3, `expected at least 3 messages, got ${chunks.length}`);
+  for (const c of chunks) assert.ok(c.text.length <= 4000, `a message of ${c.text.length} characters`);
+  assert.equal(squash(chunks.map((c) => c.text).join(' ')), squash(expected), 'chunks altered or out of order');
+});
+
+test('streaming: one message is edited with chat.update while the reply is written', async () => {
+  const before = (await botSaid(aliceDm)).length;
+  const updates = emu.calls.filter((c) => c.method === 'chat.update').length;
+  const expected = FILLER.repeat(30).slice(0, 1200);
+  await web.chat.postMessage({ channel: aliceDm.id, text: 'tell me a story MOCK_LONG:1200 MOCK_SLOW:150' });
+  await waitUntil(async () => {
+    const said = (await botSaid(aliceDm)).slice(before);
+    return said.length > 0 && squash(said[0].text) === squash(expected);
+  }, 'the preview edited into the complete reply');
+  const mine = emu.calls.filter((c) => c.method === 'chat.update').slice(updates);
+  assert.ok(mine.length >= 2, `expected several edits, got ${mine.length}`);
+  const preview = (await botSaid(aliceDm)).slice(before)[0];
+  assert.ok(mine.every((c) => c.body.ts === preview.ts && c.status === 200), 'every edit targets the preview');
+  assert.equal(containing((await botSaid(aliceDm)).slice(before), 'The quick').length, 1, 'the reply is one message');
+});
+
+test('an unknown DM sender gets a pairing code, and is answered once approved', async () => {
+  const mal = new WebClient(mallory.token, { slackApiUrl: `${emu.apiRoot}/`, retryConfig: { retries: 0 } });
+  const dm = (await mal.conversations.open({ users: bot.id })).channel;
+  await mal.chat.postMessage({ channel: dm.id, text: 'hi there ECHO:sl-before' });
+  await waitUntil(async () => containing(await botSaid(dm, mal), 'pairing code').length > 0, 'the pairing code');
+  const codeMsg = containing(await botSaid(dm, mal), 'pairing code')[0];
+  const code = /\*([A-Z0-9]{8})\*/.exec(codeMsg.text)?.[1];
+  assert.ok(code, `no mrkdwn-bold code in: ${codeMsg.text}`);
+  assert.equal(containing(await botSaid(dm, mal), '[sl-before]').length, 0, 'no agent reply before approval');
+  const approved = execFileSync(pincer, ['pairing', 'approve', 'slack', code], { env: { ...env, PINCER_HOME: home } }).toString();
+  assert.match(approved, new RegExp(`Approved slack sender ${mallory.id}`));
+  await mal.chat.postMessage({ channel: dm.id, text: 'now ECHO:sl-after' });
+  await waitUntil(async () => containing(await botSaid(dm, mal), '[sl-after]').length > 0, 'the reply after approval');
+});
+
+test('a 429 with Retry-After holds the reply, which then arrives once', async () => {
+  emu.rateLimitNext('chat.postMessage', 1, bot);
+  await web.chat.postMessage({ channel: aliceDm.id, text: 'again ECHO:sl-limited' });
+  await waitUntil(async () => containing(await botSaid(aliceDm), '[sl-limited]').length > 0, 'the rate-limited reply');
+  const posts = emu.calls.filter((c) => c.method === 'chat.postMessage' && c.user === 'pincer');
+  const limited = posts.findIndex((c) => c.status === 429);
+  assert.ok(limited >= 0, 'the emulator answered 429');
+  assert.equal(posts[limited + 1].status, 200, 'the same call again after the wait');
+  assert.deepEqual(posts[limited + 1].body, posts[limited].body, 'the same message');
+  assert.equal(containing(await botSaid(aliceDm), '[sl-limited]').length, 1, 'delivered exactly once');
+});
+
+test('disconnect: Pincer opens a fresh connection and keeps answering', async () => {
+  const opened = emu.connections.filter((c) => c.app === bot.id).length;
+  emu.disconnect(bot);
+  await waitUntil(() => emu.connections.filter((c) => c.app === bot.id).length > opened && emu.openConnections(bot.id).length === 1, 'a fresh connection');
+  await web.chat.postMessage({ channel: aliceDm.id, text: 'still there? ECHO:sl-fresh' });
+  await waitUntil(async () => containing(await botSaid(aliceDm), '[sl-fresh]').length > 0, 'the reply on the fresh connection');
+});
+
+test('a restart answers the message sent while down once and no redelivered old message again', async () => {
+  const answered = async (needle) => containing(await botSaid(aliceDm), needle).length;
+  await stop(gateway.child);
+  const state = JSON.parse(readFileSync(path.join(home, 'channels/slack/default.json'), 'utf8'));
+  assert.ok(state.lastTs[aliceDm.id], `last ts kept: ${JSON.stringify(state)}`);
+  const offline = await web.chat.postMessage({ channel: aliceDm.id, text: 'while you were away ECHO:sl-offline' });
+  const before = await answered('[sl-dm]');
+  await startGateway();
+  await waitUntil(async () => (await answered('[sl-offline]')) > 0, 'the reply to the message sent while down');
+  await waitUntil(() => envelopeOf(offline.ts).some((e) => e.acked), 'the ack of the message sent while down');
+  // Slack may deliver an envelope again: the old DM's, acknowledged, must not be answered again.
+  const old = emu.envelopes.find((e) => e.app === bot.id && e.payload.event.text === 'hello ECHO:sl-dm');
+  const again = emu.redeliver(old);
+  await waitUntil(() => again.acked, 'the redelivered envelope acknowledged');
+  const gen = emu.envelopes.find((e) => e.app === bot.id && e.payload.event.text?.includes('ECHO:sl-chan'));
+  const again2 = emu.redeliver(gen);
+  await waitUntil(() => again2.acked, 'the redelivered channel envelope acknowledged');
+  assert.equal(await answered('[sl-dm]'), before, 'an old DM was answered again');
+  assert.equal(await answered('[sl-offline]'), 1, 'answered once');
+  assert.equal(containing(await botSaid(general), '[sl-chan]').length, 1, 'an old channel message was answered again');
+});

@@ -1,0 +1,165 @@
+// Slack's pure parts: Socket Mode envelopes, message events → InboundMessage (src/channels/slack/
+// slack_api.h), ts order, rate limits and errors of Web API answers, Markdown → mrkdwn
+// (src/delivery/slack_mrkdwn.h) and its chunking.
+#include <gtest/gtest.h>
+
+#include "channels/slack/slack_api.h"
+#include "delivery/chunker.h"
+#include "delivery/slack_mrkdwn.h"
+
+using namespace pincer::channels::slack;
+using pincer::delivery::markdown_to_slack_mrkdwn;
+using nlohmann::json;
+
+namespace {
+
+const std::string kSlackBot = "U0BOT0001";
+
+json slack_event(json event) {
+  return json{{"team_id", "T1"}, {"event", std::move(event)}, {"type", "event_callback"}};
+}
+
+json dm_event(const std::string& text) {
+  return json{{"type", "message"}, {"channel", "D1"}, {"user", "U1"}, {"text", text}, {"ts", "1700000000.000100"},
+              {"channel_type", "im"}};
+}
+
+}  // namespace
+
+TEST(SlackEnvelope, ParsesHelloDisconnectAndEvents) {
+  EXPECT_EQ(parse_socket_envelope(R"({"type":"hello","num_connections":1})").kind, SocketEnvelope::Kind::Hello);
+  const auto d = parse_socket_envelope(R"({"type":"disconnect","reason":"refresh_requested"})");
+  EXPECT_EQ(d.kind, SocketEnvelope::Kind::Disconnect);
+  EXPECT_EQ(d.reason, "refresh_requested");
+  const auto e = parse_socket_envelope(
+      R"({"envelope_id":"e-1","type":"events_api","retry_attempt":2,"payload":{"team_id":"T1","event":{"type":"message"}}})");
+  EXPECT_EQ(e.kind, SocketEnvelope::Kind::EventsApi);
+  EXPECT_EQ(e.envelope_id, "e-1");
+  EXPECT_EQ(e.retry_attempt, 2);
+  EXPECT_EQ(e.payload.value("team_id", ""), "T1");
+  EXPECT_EQ(parse_socket_envelope(R"({"envelope_id":"e-2","type":"slash_commands"})").kind, SocketEnvelope::Kind::Other);
+  EXPECT_EQ(parse_socket_envelope("not json").kind, SocketEnvelope::Kind::Invalid);
+  EXPECT_EQ(parse_socket_envelope("[1]").kind, SocketEnvelope::Kind::Invalid);
+  EXPECT_EQ(envelope_ack("e-1"), R"({"envelope_id":"e-1"})");
+}
+
+TEST(SlackMessageEvent, DirectMessage) {
+  auto m = parse_message_event(slack_event(dm_event(" hello ")), "default", kSlackBot);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->channel, "slack");
+  EXPECT_FALSE(m->is_group);
+  EXPECT_EQ(m->chat_id, "D1");
+  EXPECT_EQ(m->sender_id, "U1");
+  EXPECT_EQ(m->message_id, "1700000000.000100");
+  EXPECT_EQ(m->team_id, "T1");
+  EXPECT_EQ(m->text, "hello");
+  EXPECT_EQ(m->ts_ms, 1700000000000);
+  EXPECT_TRUE(m->thread_id.empty());
+}
+
+TEST(SlackMessageEvent, ChannelMentionThreadAndKinds) {
+  json e = dm_event("<@U0BOT0001> deploy?");
+  e["channel"] = "C1";
+  e["channel_type"] = "channel";
+  e["thread_ts"] = "1699999999.000001";
+  auto m = parse_message_event(slack_event(e), "default", kSlackBot);
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->is_group);
+  EXPECT_TRUE(m->channel_peer);
+  EXPECT_TRUE(m->mentions_bot);
+  EXPECT_EQ(m->text, "deploy?");
+  EXPECT_EQ(m->thread_id, "1699999999.000001");
+
+  e["text"] = "no mention";
+  e["channel_type"] = "mpim";
+  m = parse_message_event(slack_event(e), "default", kSlackBot);
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(m->mentions_bot);
+  EXPECT_TRUE(m->is_group);
+  EXPECT_FALSE(m->channel_peer);  // a group DM stays a group
+
+  json mention = {{"type", "app_mention"}, {"channel", "G1"}, {"user", "U1"}, {"text", "<@U0BOT0001|pincer> hi"}, {"ts", "1.2"}};
+  m = parse_message_event(slack_event(mention), "default", kSlackBot);
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->mentions_bot);
+  EXPECT_TRUE(m->channel_peer);  // no channel_type: G… is a private channel
+  EXPECT_EQ(m->text, "hi");
+}
+
+TEST(SlackMessageEvent, IgnoresBotsEditsAndEmptyText) {
+  json own = dm_event("echo");
+  own["user"] = kSlackBot;
+  EXPECT_FALSE(parse_message_event(slack_event(own), "default", kSlackBot));
+  json bot = dm_event("hi");
+  bot["bot_id"] = "B1";
+  EXPECT_FALSE(parse_message_event(slack_event(bot), "default", kSlackBot));
+  json changed = dm_event("hi");
+  changed["subtype"] = "message_changed";
+  EXPECT_FALSE(parse_message_event(slack_event(changed), "default", kSlackBot));
+  json broadcast = dm_event("hi");
+  broadcast["subtype"] = "thread_broadcast";
+  EXPECT_TRUE(parse_message_event(slack_event(broadcast), "default", kSlackBot));
+  EXPECT_FALSE(parse_message_event(slack_event(dm_event("<@U0BOT0001>")), "default", kSlackBot));
+  EXPECT_FALSE(parse_message_event(slack_event(json{{"type", "reaction_added"}}), "default", kSlackBot));
+  EXPECT_FALSE(parse_message_event(json::array(), "default", kSlackBot));
+}
+
+TEST(SlackTs, OrdersAsNumbers) {
+  EXPECT_TRUE(slack_ts_less("1700000000.000100", "1700000000.000101"));
+  EXPECT_TRUE(slack_ts_less("999999999.999999", "1000000000.000000"));
+  EXPECT_FALSE(slack_ts_less("1700000000.000100", "1700000000.000100"));
+  EXPECT_TRUE(slack_ts_less("1700000000.1", "1700000000.2"));
+}
+
+TEST(SlackWebApiAnswer, RateLimitsAndErrors) {
+  pincer::net::HttpResponseHead head;
+  head.headers = {{"Retry-After", "3"}};
+  WebApiAnswer limited{429, json{{"ok", false}, {"error", "ratelimited"}}, ""};
+  EXPECT_EQ(retry_after_ms(limited, head), 3000);
+  WebApiAnswer body_limited{200, json{{"ok", false}, {"error", "ratelimited"}}, ""};
+  EXPECT_EQ(retry_after_ms(body_limited, pincer::net::HttpResponseHead{}), 1000);
+  WebApiAnswer fine{200, json{{"ok", true}}, ""};
+  EXPECT_TRUE(fine.ok());
+  EXPECT_FALSE(retry_after_ms(fine, head));
+
+  WebApiAnswer missing{200, json{{"ok", false}, {"error", "channel_not_found"}}, ""};
+  const auto e = delivery_error("chat.postMessage", missing);
+  EXPECT_EQ(e.code, "REJECTED");
+  EXPECT_EQ(e.message, "slack: chat.postMessage failed: channel_not_found");
+  EXPECT_EQ(delivery_error("chat.update", WebApiAnswer{0, json(), "connect refused"}).code, "UNAVAILABLE");
+  EXPECT_EQ(delivery_error("chat.update", WebApiAnswer{503, json(), ""}).message, "slack: chat.update failed: HTTP 503");
+  EXPECT_EQ(post_message_body("C1", "x", "1.2").value("thread_ts", ""), "1.2");
+  EXPECT_FALSE(post_message_body("C1", "x", "").contains("thread_ts"));
+}
+
+TEST(SlackMrkdwn, InlineMarkup) {
+  EXPECT_EQ(markdown_to_slack_mrkdwn("**bold** *it* ~~gone~~ `a<b`"), "*bold* _it_ ~gone~ `a&lt;b`");
+  EXPECT_EQ(markdown_to_slack_mrkdwn("[docs](https://x.io/a?b=1&c=2)"), "<https://x.io/a?b=1&amp;c=2|docs>");
+  EXPECT_EQ(markdown_to_slack_mrkdwn("see https://x.io"), "see <https://x.io>");
+  EXPECT_EQ(markdown_to_slack_mrkdwn("[bad](javascript:alert(1))"), "bad");
+  EXPECT_EQ(markdown_to_slack_mrkdwn("1 < 2 & 3 > 2"), "1 &lt; 2 &amp; 3 &gt; 2");
+  EXPECT_EQ(markdown_to_slack_mrkdwn("# Title\n\ntext"), "*Title*\n\ntext");
+}
+
+TEST(SlackMrkdwn, Blocks) {
+  EXPECT_EQ(markdown_to_slack_mrkdwn("```cpp\nint a = 1 < 2;\n```"), "```\nint a = 1 &lt; 2;\n```");
+  EXPECT_EQ(markdown_to_slack_mrkdwn("- a\n- b\n  1. c"), "• a\n• b\n  1. c");
+  EXPECT_EQ(markdown_to_slack_mrkdwn("> quoted\n> more"), "> quoted\n> more");
+  EXPECT_EQ(markdown_to_slack_mrkdwn("| a | b |\n|---|---|\n| 1 | 2 |"), "```\n| a | b |\n| 1 | 2 |\n```");
+}
+
+TEST(SlackMrkdwn, LongCodeBlocksAreChunkedWithFencesReopened) {
+  std::string md = "```\n";
+  for (int i = 0; i < 300; ++i) md += "line " + std::to_string(i) + " of the code\n";
+  md += "```";
+  pincer::delivery::ChunkOptions o;
+  o.limit = 1000;
+  o.format = pincer::delivery::TextFormat::SlackMrkdwn;
+  auto chunks = pincer::delivery::chunk_text(markdown_to_slack_mrkdwn(md), o);
+  ASSERT_TRUE(chunks);
+  ASSERT_GT(chunks->size(), 3u);
+  for (const auto& c : *chunks) {
+    EXPECT_LE(c.size(), 1000u);
+    EXPECT_EQ(c.rfind("```", 0), 0u) << c.substr(0, 40);
+  }
+}
