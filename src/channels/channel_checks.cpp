@@ -106,7 +106,9 @@ Result<webhook::WebhookSettings> webhook_settings_of(const ChannelAccount& spec,
   if (s.secret.size() < 16) return invalid(at + ".secret", "required, at least 16 characters (it signs every request)");
   s.path = c.value("path", s.path);
   if (auto problem = route_path_problem(s.path); !problem.empty()) return invalid(at + ".path", problem);
-  s.sync = c.value("mode", "sync") == "sync";
+  const std::string mode = c.value("mode", "sync");
+  if (mode != "sync" && mode != "callback") return invalid(at + ".mode", "must be \"sync\" or \"callback\" for the webhook channel");
+  s.sync = mode == "sync";
   s.callback_url = c.value("callbackUrl", "");
   if (!s.sync && s.callback_url.empty()) return invalid(at + ".callbackUrl", "required when the mode is \"callback\"");
   s.max_body_bytes = c.value("maxBodyBytes", s.max_body_bytes);

@@ -3,6 +3,7 @@
 // (src/delivery/slack_mrkdwn.h) and its chunking.
 #include <gtest/gtest.h>
 
+#include "channels/channel_checks.h"
 #include "channels/slack/slack_api.h"
 #include "delivery/chunker.h"
 #include "delivery/slack_mrkdwn.h"
@@ -162,4 +163,27 @@ TEST(SlackMrkdwn, LongCodeBlocksAreChunkedWithFencesReopened) {
     EXPECT_LE(c.size(), 1000u);
     EXPECT_EQ(c.rfind("```", 0), 0u) << c.substr(0, 40);
   }
+}
+
+TEST(SlackSettings, ClearErrorsNamingTheKey) {
+  using pincer::channels::ChannelAccount;
+  const auto error_of = [](json config) {
+    auto s = pincer::channels::slack_settings_of(ChannelAccount{"slack", "default", "channels.slack", std::move(config)}, "/state");
+    return s ? std::string() : s.error().message;
+  };
+  const json ok = {{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}};
+  auto s = pincer::channels::slack_settings_of(ChannelAccount{"slack", "work", "channels.slack.accounts.work", ok}, "/state");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->api_root, "https://slack.com/api");
+  EXPECT_EQ(s->state_file, "/state/channels/slack/work.json");
+  EXPECT_NE(error_of({{"appToken", "xapp-1"}}).find("channels.slack.botToken: required"), std::string::npos);
+  EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xoxb-2"}}).find("channels.slack.appToken"), std::string::npos);
+  EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"mode", "http"}}).find("channels.slack.mode"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"apiRoot", "slack.com"}}).find("channels.slack.apiRoot"),
+            std::string::npos);
+  const auto webhook = pincer::channels::webhook_settings_of(
+      ChannelAccount{"webhook", "default", "channels.webhook", json{{"secret", std::string(20, 'x')}, {"mode", "socket"}}}, "/state");
+  ASSERT_FALSE(webhook);
+  EXPECT_NE(webhook.error().message.find("channels.webhook.mode"), std::string::npos);
 }
