@@ -1,6 +1,7 @@
 // The gateway's outbound side: frames and events to one client, broadcasts by scope, and the
 // slow-consumer rule (a client that does not read is closed, never buffered without bound).
 #include <algorithm>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -55,11 +56,44 @@ bool Gateway::may_read(const Client& client) {
 }
 
 void Gateway::broadcast_run_event(std::string_view event, const std::string& payload_json, bool tool_event) {
+  // Streamed deltas come through here: the frame (all but each client's `seq`) is written once per
+  // event, not once per client.
+  Client* single = nullptr;  // the common case: one reader, no list
+  std::vector<Client*> readers;
   for (auto& [id, client] : clients_) {
     if (!client->connected || client->closing || client->role != "operator") continue;
     if (!operator_scope_allows(client->scopes, kScopeRead)) continue;  // chat/agent need operator.read
     if (tool_event && std::find(client->caps.begin(), client->caps.end(), "tool-events") == client->caps.end()) continue;
-    send_event(*client, event, payload_json);
+    if (!single) {
+      single = client.get();
+    } else {
+      if (readers.empty()) readers.push_back(single);
+      readers.push_back(client.get());
+    }
+  }
+  if (!single) return;
+  const auto& advertised = gateway_events();
+  if (std::find(advertised.begin(), advertised.end(), event) == advertised.end()) {
+    spdlog::error("internal: event \"{}\" is not in gateway_events() (hello-ok features.events); not sent", event);
+    return;
+  }
+  // build_event(event, payload, seq) is this prefix, then `,"seq":N}`.
+  std::string prefix = build_event(event, payload_json);
+  prefix.pop_back();  // its closing brace
+  prefix += R"(,"seq":)";
+  auto frame_for = [](std::string frame, int64_t seq) {
+    frame += std::to_string(seq);
+    frame += '}';
+    return frame;
+  };
+  if (readers.empty()) {
+    send_frame(*single, frame_for(std::move(prefix), single->next_seq++), /*drop_if_slow=*/false);
+    return;
+  }
+  for (std::size_t i = 0; i < readers.size(); ++i) {
+    Client& c = *readers[i];
+    const int64_t seq = c.next_seq++;
+    send_frame(c, i + 1 < readers.size() ? frame_for(prefix, seq) : frame_for(std::move(prefix), seq), /*drop_if_slow=*/false);
   }
 }
 
