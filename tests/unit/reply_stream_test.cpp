@@ -1,149 +1,30 @@
 // Streaming a run's reply to a chat (SPEC CH-4; src/channels/reply_stream.h): the Telegram-style
 // preview (sent once, edited at most once per throttle window, replaced by the final reply whose
 // first chunk edits it and whose other chunks follow in order), idempotent resume of that final
-// after a "crash", block streaming (order, one block in flight, human delay on the manual clock,
-// flush at a tool call), errors and aborts, the fallback of channels that cannot edit, and the
-// settings read from the config. The channel is a recording stand-in for a chat platform; the
-// outbox, ReplyDelivery, the renderer, the chunker and the block streamer are real; time is a
-// ManualClock and timers fire when the test advances it.
-#include <filesystem>
-#include <map>
+// after a "crash", errors and aborts, model failover notes, the fallback of channels that cannot
+// edit, and chunk modes. The channel is a recording stand-in for a chat platform; the outbox,
+// ReplyDelivery, the renderer and the chunker are real; time is a ManualClock and timers fire when
+// the test advances it (reply_stream_test_support.h). Block streaming and the settings are in
+// reply_stream_blocks_test.cpp.
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
-#include "channels/outbox.h"
-#include "channels/reply_delivery.h"
-#include "channels/reply_stream.h"
-#include "core/clock.h"
-#include "core/config.h"
-#include "core/ids.h"
 #include "delivery/chunker.h"
+#include "reply_stream_test_support.h"
 
-namespace pincer::channels {
+namespace pincer::channels::reply_stream_test {  // named: the unity build puts several test files in one unit
 namespace {
 
 using agent::RunEvent;
-
-/// Timers driven by a ManualClock: advance() moves the clock and runs what falls due, in order.
-class FakeTimers final : public StreamTimers {
- public:
-  explicit FakeTimers(ManualClock& clock) : clock_(clock) {}
-  Id after(int64_t delay_ms, std::function<void()> fn) override {
-    const Id id = next_++;
-    due_[{clock_.steady_ms() + std::max<int64_t>(0, delay_ms), id}] = std::move(fn);
-    return id;
-  }
-  void cancel(Id id) override {
-    std::erase_if(due_, [id](const auto& kv) { return kv.first.second == id; });
-  }
-  void advance(int64_t ms) {
-    const int64_t until = clock_.steady_ms() + ms;
-    while (!due_.empty() && due_.begin()->first.first <= until) {
-      auto it = due_.begin();
-      clock_.advance(it->first.first - clock_.steady_ms());
-      auto fn = std::move(it->second);
-      due_.erase(it);
-      fn();
-    }
-    clock_.advance(until - clock_.steady_ms());
-  }
-  std::size_t pending() const { return due_.size(); }
-
- private:
-  ManualClock& clock_;
-  std::map<std::pair<int64_t, Id>, std::function<void()>> due_;
-  Id next_ = 1;
-};
-
-/// Records sends and edits with the clock's time; answers at once, or holds answers (`hold`)
-/// until release() — a chat platform that is slow, or a process that dies mid-call.
-class FakeChannel final : public Channel {
- public:
-  struct Op {
-    std::string kind;  ///< "send" | "edit"
-    std::string message_id;
-    std::string text;
-    int64_t at_ms;
-  };
-  FakeChannel(const Clock& clock, bool can_edit, std::size_t limit = 40) : clock_(clock), edit_(can_edit), limit_(limit) {}
-  const std::string& id() const override { return id_; }
-  const std::string& account_id() const override { return account_; }
-  ChannelCapabilities capabilities() const override {
-    ChannelCapabilities c;
-    c.format = delivery::TextFormat::Plain;
-    c.unit = delivery::LengthUnit::Utf16;
-    c.text_limit = limit_;
-    c.edit = edit_;
-    return c;
-  }
-  void start(ChannelHost&, std::function<void(const std::string&)>) override {}
-  void stop() override {}
-  void send_text(const OutboundMessage& m, std::function<void(Result<std::string>)> done) override {
-    const std::string mid = "m" + std::to_string(++next_id_);
-    ops.push_back({"send", mid, m.text, clock_.steady_ms()});
-    auto answer = [done, mid] { done(mid); };
-    if (hold) held.push_back(answer);
-    else answer();
-  }
-  void edit_text(const std::string&, const std::string& message_id, const std::string& text,
-                 std::function<void(Status)> done) override {
-    ops.push_back({"edit", message_id, text, clock_.steady_ms()});
-    Status result = Ok{};
-    if (!fail_edits.empty()) {
-      result = fail_edits.front();
-      fail_edits.erase(fail_edits.begin());
-    }
-    auto answer = [done, result] { done(result); };
-    if (hold) held.push_back(answer);
-    else answer();
-  }
-  nlohmann::json status() const override { return nlohmann::json::object(); }
-
-  /// Answers the oldest held call.
-  void release() {
-    auto fn = std::move(held.front());
-    held.erase(held.begin());
-    fn();
-  }
-  std::vector<Op> of(const std::string& kind) const {
-    std::vector<Op> out;
-    for (const auto& o : ops) if (o.kind == kind) out.push_back(o);
-    return out;
-  }
-
-  std::vector<Op> ops;
-  bool hold = false;
-  std::vector<std::function<void()>> held;
-  std::vector<Status> fail_edits;
-
- private:
-  const Clock& clock_;
-  bool edit_;
-  std::size_t limit_;
-  int next_id_ = 0;
-  std::string id_ = "fake", account_ = "default";
-};
-
-RunEvent ev(RunEvent::Kind kind, std::string text = "", std::string delta = "") {
-  RunEvent e{};
-  e.kind = kind;
-  e.text = std::move(text);
-  e.delta = std::move(delta);
-  return e;
-}
-RunEvent delta(const std::string& so_far) { return ev(RunEvent::Kind::AssistantDelta, so_far, ""); }
-RunEvent end(const std::string& text) { return ev(RunEvent::Kind::End, text); }
-RunEvent error(const std::string& message, const std::string& reason = "") {
-  RunEvent e = ev(RunEvent::Kind::Error);
-  e.error = message;
-  e.error_reason = reason;
-  return e;
-}
-RunEvent tool_start() {
-  RunEvent e = ev(RunEvent::Kind::ToolStart);
-  e.tool_name = "read";
-  return e;
-}
+using reply_stream_test_support::delta;
+using reply_stream_test_support::end;
+using reply_stream_test_support::FakeChannel;
+using reply_stream_test_support::ReplyStreamTest;
+using reply_stream_test_support::tool_start;
+using reply_stream_test_support::error;
+using reply_stream_test_support::ev;
 
 std::vector<std::string> chunks_of(const std::string& text, std::size_t limit) {
   delivery::ChunkOptions o;
@@ -151,36 +32,6 @@ std::vector<std::string> chunks_of(const std::string& text, std::size_t limit) {
   o.format = delivery::TextFormat::Plain;
   return *delivery::chunk_text(text, o);
 }
-
-class ReplyStreamTest : public ::testing::Test {
- protected:
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("pincer-stream-" + ids::uuid_v4());
-  std::filesystem::path file = dir / "outbox.jsonl";
-  ManualClock clock;
-  std::shared_ptr<FakeTimers> timers = std::make_shared<FakeTimers>(clock);
-  EventLoop loop;
-  Outbox outbox{file};
-
-  void TearDown() override { std::filesystem::remove_all(dir); }
-
-  std::unique_ptr<ReplyDelivery> delivery_for(Channel& channel, Outbox& box) {
-    return std::make_unique<ReplyDelivery>(loop, box, [&channel](const std::string&, const std::string&) { return &channel; });
-  }
-  std::shared_ptr<ReplyStream> stream(ReplyDelivery& d, ReplyStreamSettings s, const std::string& run = "run-1") {
-    return ReplyStream::create(d, clock, timers, {"fake", "default", "chat", "", run}, std::move(s),
-                               [](int64_t, int64_t hi) { return hi; });
-  }
-  static ReplyStreamSettings partial() {
-    ReplyStreamSettings s;
-    s.mode = StreamMode::Partial;
-    return s;  // OpenClaw's values: 1000 ms throttle, 30 characters before the first preview
-  }
-  static void drain(EventLoop& loop, int64_t ms = 200) {
-    loop.after(ms, [&loop] { loop.stop(); });
-    loop.run();
-  }
-};
-
 // The sentence grows by 10 characters per delta, every 100 ms.
 std::string growing(int n) {
   std::string s;
@@ -484,144 +335,5 @@ TEST_F(ReplyStreamTest, ChunkModeNewlineSendsTheFinalReplyOneParagraphPerMessage
   }
 }
 
-ReplyStreamSettings blocks(int64_t delay_ms) {
-  ReplyStreamSettings s;
-  s.mode = StreamMode::Block;
-  s.block.min_chars = 20;
-  s.block.max_chars = 60;
-  s.block.coalesce_min_chars = 1;
-  s.block.coalesce_max_chars = 1;  // every cut block goes out alone
-  s.block.idle_ms = 0;
-  s.human_delay_min_ms = delay_ms;
-  s.human_delay_max_ms = delay_ms;
-  return s;
-}
-
-const std::string kThree = "Block one is here and long.\n\nBlock two is here and long.\n\nBlock three closes it.";
-
-TEST_F(ReplyStreamTest, BlocksArriveInOrderOneAtATime) {
-  FakeChannel channel(clock, true, 4000);
-  channel.hold = true;
-  auto delivery = delivery_for(channel, outbox);
-  auto s = stream(*delivery, blocks(0));
-  for (std::size_t n = 5; n <= kThree.size(); n += 5) s->on_event(delta(kThree.substr(0, n)));
-  s->on_event(end(kThree));
-  ASSERT_EQ(channel.ops.size(), 1u) << "the next block waits until the previous one is delivered";
-  EXPECT_EQ(channel.ops[0].text, "Block one is here and long.");
-  channel.release();
-  ASSERT_EQ(channel.ops.size(), 2u);
-  EXPECT_EQ(channel.ops[1].text, "Block two is here and long.");
-  channel.release();
-  ASSERT_EQ(channel.ops.size(), 3u);
-  EXPECT_EQ(channel.ops[2].text, "Block three closes it.");
-  channel.release();
-  EXPECT_TRUE(s->idle());
-  EXPECT_TRUE(outbox.pending().empty());
-}
-
-TEST_F(ReplyStreamTest, HumanDelayWaitsBetweenBlocksButNotBeforeTheFirst) {
-  FakeChannel channel(clock, true, 4000);
-  auto delivery = delivery_for(channel, outbox);
-  auto s = stream(*delivery, blocks(1500));
-  const int64_t t0 = clock.steady_ms();
-  for (std::size_t n = 5; n <= kThree.size(); n += 5) s->on_event(delta(kThree.substr(0, n)));
-  s->on_event(end(kThree));
-  ASSERT_EQ(channel.ops.size(), 1u);
-  EXPECT_EQ(channel.ops[0].at_ms, t0);
-  timers->advance(1499);
-  EXPECT_EQ(channel.ops.size(), 1u) << "sent before the human delay was over";
-  timers->advance(1);
-  ASSERT_EQ(channel.ops.size(), 2u);
-  timers->advance(1500);
-  ASSERT_EQ(channel.ops.size(), 3u);
-  EXPECT_EQ(channel.ops[1].at_ms - channel.ops[0].at_ms, 1500);
-  EXPECT_EQ(channel.ops[2].at_ms - channel.ops[1].at_ms, 1500);
-  EXPECT_EQ(channel.ops[2].text, "Block three closes it.");
-  EXPECT_TRUE(s->idle());
-}
-
-TEST_F(ReplyStreamTest, ABlockIsFlushedAtAToolCallAndTheRestAtTheEnd) {
-  FakeChannel channel(clock, true, 4000);
-  auto delivery = delivery_for(channel, outbox);
-  ReplyStreamSettings s0;
-  s0.mode = StreamMode::Block;  // defaults: 800/1200 characters
-  auto s = stream(*delivery, s0);
-  s->on_event(delta("Checking the file."));
-  EXPECT_TRUE(channel.ops.empty());
-  s->on_event(tool_start());
-  ASSERT_EQ(channel.ops.size(), 1u) << "a tool call flushes what was written";
-  EXPECT_EQ(channel.ops[0].text, "Checking the file.");
-  s->on_event(delta("It says"));
-  s->on_event(end("It says hello."));
-  ASSERT_EQ(channel.ops.size(), 2u);
-  EXPECT_EQ(channel.ops[1].text, "It says hello.");
-}
-
-TEST_F(ReplyStreamTest, SettingsFollowTheConfig) {
-  ChannelCapabilities can_edit;
-  can_edit.edit = true;
-  can_edit.text_limit = 4000;
-  ChannelCapabilities cannot = can_edit;
-  cannot.edit = false;
-  using nlohmann::json;
-  EXPECT_EQ(stream_settings_from_json(json::object(), "telegram", "default", can_edit).mode, StreamMode::Partial);
-  EXPECT_EQ(stream_settings_from_json(json::object(), "irc", "default", cannot).mode, StreamMode::Off);
-  auto cfg = [](json telegram) { return json{{"channels", {{"telegram", telegram}}}}; };
-  EXPECT_EQ(stream_settings_from_json(cfg({{"streaming", "block"}}), "telegram", "default", can_edit).mode, StreamMode::Block);
-  EXPECT_EQ(stream_settings_from_json(cfg({{"streaming", "off"}}), "telegram", "default", can_edit).mode, StreamMode::Off);
-  EXPECT_EQ(stream_settings_from_json(cfg({{"streamMode", "off"}}), "telegram", "default", can_edit).mode, StreamMode::Off);
-  EXPECT_EQ(stream_settings_from_json(cfg({{"streaming", false}}), "telegram", "default", can_edit).mode, StreamMode::Off);
-  EXPECT_EQ(stream_settings_from_json(cfg({{"streaming", "partial"}, {"blockStreaming", true}}), "telegram", "default", can_edit).mode,
-            StreamMode::Block);
-  EXPECT_EQ(stream_settings_from_json(cfg({{"accounts", {{"alerts", {{"streaming", "off"}}}}}}), "telegram", "alerts", can_edit).mode,
-            StreamMode::Off);
-  EXPECT_EQ(stream_settings_from_json(json::object(), "telegram", "default", can_edit).chunk_mode, delivery::ChunkMode::Length);
-  auto newline = stream_settings_from_json(cfg({{"chunkMode", "newline"}}), "telegram", "default", can_edit);
-  EXPECT_EQ(newline.chunk_mode, delivery::ChunkMode::Newline);
-  EXPECT_TRUE(newline.block.flush_on_paragraph);
-  EXPECT_EQ(stream_settings_from_json(cfg({{"accounts", {{"alerts", {{"chunkMode", "newline"}}}}}}), "telegram", "alerts", can_edit)
-                .chunk_mode,
-            delivery::ChunkMode::Newline);
-  json webhook = {{"channels", {{"webhook", {{"streaming", "block"}}}}}};
-  ChannelCapabilities one_reply = cannot;
-  one_reply.single_reply = true;  // a webhook in sync mode
-  EXPECT_EQ(stream_settings_from_json(webhook, "webhook", "default", one_reply).mode, StreamMode::Off) << "sync = one response";
-  webhook["channels"]["webhook"]["chunkMode"] = "newline";
-  EXPECT_EQ(stream_settings_from_json(webhook, "webhook", "default", one_reply).chunk_mode, delivery::ChunkMode::Length)
-      << "a sync caller gets one answer: the reply is not split into paragraphs";
-  webhook["channels"]["webhook"]["mode"] = "callback";
-  EXPECT_EQ(stream_settings_from_json(webhook, "webhook", "default", cannot).mode, StreamMode::Block);
-
-  json agents = {{"agents", {{"defaults", {{"humanDelay", {{"mode", "natural"}}},
-                                           {"blockStreamingDefault", "on"},
-                                           {"blockStreamingChunk", {{"minChars", 100}, {"maxChars", 9000}}}}}}}};
-  auto s = stream_settings_from_json(agents, "telegram", "default", can_edit);
-  EXPECT_EQ(s.mode, StreamMode::Block);
-  EXPECT_EQ(s.human_delay_min_ms, 800);
-  EXPECT_EQ(s.human_delay_max_ms, 2500);
-  EXPECT_EQ(s.block.min_chars, 100u);
-  EXPECT_EQ(s.block.max_chars, 4000u) << "clamped to the channel's limit";
-  agents["agents"]["defaults"]["humanDelay"] = {{"mode", "custom"}, {"minMs", 10}, {"maxMs", 20}};
-  s = stream_settings_from_json(agents, "telegram", "default", can_edit);
-  EXPECT_EQ(s.human_delay_min_ms, 10);
-  EXPECT_EQ(s.human_delay_max_ms, 20);
-}
-
-TEST_F(ReplyStreamTest, TheSchemaValidatesTheStreamingKeys) {
-  using nlohmann::json;
-  auto valid = [](json doc) { return static_cast<bool>(config::validate(doc)); };
-  EXPECT_TRUE(valid({{"channels", {{"telegram", {{"streaming", "partial"}, {"streamMode", "block"}, {"blockStreaming", false},
-                                                  {"blockStreamingCoalesce", {{"idleMs", 500}}}}}}}}));
-  EXPECT_TRUE(valid({{"channels", {{"telegram", {{"streaming", true}}}}}}));
-  EXPECT_TRUE(valid({{"agents", {{"defaults", {{"humanDelay", {{"mode", "custom"}, {"minMs", 100}, {"maxMs", 900}}},
-                                               {"blockStreamingChunk", {{"minChars", 200}, {"breakPreference", "sentence"}}}}}}}}));
-  EXPECT_FALSE(valid({{"channels", {{"telegram", {{"streaming", "live"}}}}}}));
-  EXPECT_FALSE(valid({{"channels", {{"telegram", {{"streamMode", "progress"}}}}}}));
-  EXPECT_FALSE(valid({{"agents", {{"defaults", {{"humanDelay", {{"mode", "sometimes"}}}}}}}}));
-  EXPECT_FALSE(valid({{"agents", {{"defaults", {{"humanDelay", {{"mode", "custom"}, {"minMs", -1}}}}}}}}));
-  EXPECT_FALSE(valid({{"agents", {{"defaults", {{"blockStreamingChunk", {{"maxChars", 0}}}}}}}}));
-  EXPECT_FALSE(valid({{"agents", {{"defaults", {{"humanDelay", {{"mode", "off"}, {"delay", 5}}}}}}}})) << "unknown key";
-}
-
 }  // namespace
-}  // namespace pincer::channels
+}  // namespace pincer::channels::reply_stream_test
