@@ -14,6 +14,7 @@ const std::set<std::string> kNotInherited = {
     "nick", "password", "sasl", "nickserv",                   // irc
     "secret", "path", "callbackUrl",                          // webhook
     "token",                                                  // discord
+    "accessToken", "userId",                                  // matrix
     "appToken",                                               // slack (and botToken)
 };
 
@@ -23,6 +24,7 @@ bool has_own_credentials(const std::string& channel, const json& c) {
   if (channel == "irc") return c.contains("host") && c.contains("nick");
   if (channel == "webhook") return c.contains("secret");
   if (channel == "discord") return c.contains("token");
+  if (channel == "matrix") return c.contains("accessToken");
   if (channel == "slack") return c.contains("botToken");
   return true;  // unknown channels: the object is the account
 }

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "channels/irc/irc_settings.h"
+#include "channels/matrix/matrix_settings.h"
 
 namespace pincer::channels {
 
@@ -47,6 +48,8 @@ std::vector<Exclusive> exclusives(const ChannelAccount& spec, const std::string&
   if (spec.channel == "telegram") out.push_back({"the same bot token", c.value("botToken", ""), spec.config_path});
   // One Discord bot on two Gateway sessions would answer every message twice.
   if (spec.channel == "discord") out.push_back({"the same Discord bot token", c.value("token", ""), spec.config_path});
+  // Two /sync loops of one Matrix login would each answer every message.
+  if (spec.channel == "matrix") out.push_back({"the same Matrix access token", c.value("accessToken", ""), spec.config_path});
   // Two Socket Mode connections of one app each get a share of the events.
   if (spec.channel == "slack") out.push_back({"the same Slack app token", c.value("appToken", ""), spec.config_path});
   if (spec.channel == "irc" && c.contains("host") && c.contains("nick")) {
@@ -173,6 +176,11 @@ Result<std::string> check_account(const ChannelAccount& spec) {
     auto s = webhook_settings_of(spec, {});
     if (!s) return s.error();
     return s->path;
+  }
+  if (spec.channel == "matrix") {
+    auto s = matrix::matrix_settings_of(spec, {});
+    if (!s) return s.error();
+    return std::string();
   }
   if (spec.channel == "discord") {
     auto s = discord_settings_of(spec, {});

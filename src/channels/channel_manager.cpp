@@ -6,6 +6,7 @@
 #include "channels/discord/discord_channel.h"
 #include "channels/slack/slack_channel.h"
 #include "channels/irc/irc_channel.h"
+#include "channels/matrix/matrix_settings.h"
 #include "channels/telegram/telegram_channel.h"
 #include "channels/webhook/webhook_channel.h"
 
@@ -118,6 +119,10 @@ Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const Cha
     auto s = slack_settings_of(spec, state_dir_);
     if (!s) return s.error();
     a->channel = std::make_unique<slack::SlackChannel>(loop_, std::move(*s));
+  } else if (spec.channel == "matrix") {
+    auto s = matrix::matrix_settings_of(spec, state_dir_);
+    if (!s) return s.error();
+    a->channel = std::make_unique<matrix::MatrixChannel>(loop_, std::move(*s));
   } else if (spec.channel == "irc") {
     auto s = irc::irc_settings_from_json(spec.config, spec.config_path);
     if (!s) return s.error();

@@ -41,10 +41,24 @@ routing::ChannelAccessConfig access_config_from_json(const json& c, const std::s
   if (auto p = routing::parse_group_policy(c.value("groupPolicy", "allowlist"))) out.group_policy = *p;
   out.allow_from = string_list(c.value("allowFrom", json::array()));
   if (c.contains("groupAllowFrom")) out.group_allow_from = string_list(c["groupAllowFrom"]);
+  // OpenClaw's Matrix spells DM access `dm: {enabled, policy, allowFrom}`; the flat keys win.
+  if (const json dm = c.value("dm", json()); dm.is_object()) {
+    if (!c.contains("dmPolicy") && dm.contains("policy") && dm["policy"].is_string()) {
+      if (auto p = routing::parse_dm_policy(dm["policy"].get<std::string>())) out.dm_policy = *p;
+    }
+    if (!c.contains("allowFrom") && dm.contains("allowFrom")) out.allow_from = string_list(dm["allowFrom"]);
+    if (dm.value("enabled", true) == false) out.dm_policy = routing::DmPolicy::Disabled;
+  }
   json groups = c.value("groups", json::object());
   // OpenClaw's Slack spells the per-channel settings `channels: {<id>: {…}}`; `groups` wins.
   if (const json named = c.value("channels", json()); named.is_object() && groups.is_object()) {
     for (const auto& [chat, g] : named.items()) {
+      if (!groups.contains(chat)) groups[chat] = g;
+    }
+  }
+  // … and per-room settings `rooms: {<room id>: {…}}` (its older spelling of `groups`; `groups` wins).
+  if (const json rooms = c.value("rooms", json()); rooms.is_object() && groups.is_object()) {
+    for (const auto& [chat, g] : rooms.items()) {
       if (!groups.contains(chat)) groups[chat] = g;
     }
   }

@@ -93,6 +93,34 @@ Node channel_entry(bool with_accounts = true) {
       field("ackReaction", string().doc(
                                "Discord: an emoji (e.g. `👀`, or `name:id` of a custom emoji) the bot "
                                "adds to each message it accepts, before it answers (default: none).")),
+      field("homeserver", string().format("http-url").doc(
+                              "Matrix: the homeserver's client-server API URL (e.g. "
+                              "`https://matrix.example.org`). Required to run the Matrix channel.")),
+      field("accessToken", string().sensitive().doc(
+                               "Matrix: the bot account's access token (or `${MATRIX_ACCESS_TOKEN}`; "
+                               "channels.md says how to get one). Required to run the Matrix channel.")),
+      field("userId", string().doc(
+                          "Matrix: the bot's full user id (`@pincer:example.org`); optional, checked "
+                          "against the token's owner (`/account/whoami`).")),
+      field("autoJoin", one_of({"always", "allowlist", "off"})
+                            .def("off")
+                            .doc("Matrix: which room invitations the bot accepts: `always`, "
+                                 "`allowlist` (rooms, aliases or inviters in `autoJoinAllowlist`) or "
+                                 "`off` (join by hand).")),
+      field("autoJoinAllowlist", array_of(string()).doc(
+                                     "Matrix, `autoJoin: \"allowlist\"`: room ids (`!id:server`), "
+                                     "aliases (`#room:server`) or inviting user ids (`@user:server`) "
+                                     "whose invitations are accepted; `*` = any.")),
+      field("dm", object({
+                      field("enabled", boolean().doc("`false` ignores direct messages.")),
+                      field("policy", one_of({"pairing", "allowlist", "open", "disabled"}).doc(
+                                          "As `dmPolicy` (which wins when both are set).")),
+                      field("allowFrom", array_of(union_of({string(), integer()})).doc(
+                                             "As `allowFrom` (which wins when both are set).")),
+                  }).doc("Matrix (OpenClaw's spelling): direct-message access.")),
+      field("rooms", map_of(channel_group_entry()).doc(
+                         "Matrix: settings of rooms by room id (`!id:server`), OpenClaw's older "
+                         "spelling of `groups`; an entry in `groups` wins.")),
       field("secret", string().sensitive().doc(
                           "Webhook: HMAC-SHA256 key; callers sign `<timestamp>.<body>` "
                           "(`X-Pincer-Timestamp: <Unix seconds>`, `X-Pincer-Signature: "

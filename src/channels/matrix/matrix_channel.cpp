@@ -1,0 +1,357 @@
+#include "channels/matrix/matrix_channel.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "core/clock.h"
+#include "store/atomic_file.h"
+
+namespace pincer::channels::matrix {
+
+using nlohmann::json;
+
+namespace detail_matrix_channel {
+
+/// The error code the delivery layer retries by (channel.h send_text).
+Error matrix_delivery_error(int status, const std::string& text) {
+  const bool transient = status == 0 || status >= 500;
+  return Error{transient ? "UNAVAILABLE" : "REJECTED", "matrix: " + text};
+}
+
+}  // namespace detail_matrix_channel
+
+using namespace detail_matrix_channel;
+
+AutoJoinDecision decide_auto_join(const MatrixSettings& settings, const Invite& invite) {
+  if (settings.auto_join == "always") return {true, "autoJoin is \"always\""};
+  if (settings.auto_join != "allowlist") return {false, "autoJoin is \"off\" (set channels.matrix.autoJoin)"};
+  for (const auto& entry : settings.auto_join_allowlist) {
+    if (entry == "*" || entry == invite.room_id || (!invite.alias.empty() && entry == invite.alias) ||
+        (!invite.inviter.empty() && entry == invite.inviter)) {
+      return {true, "listed in autoJoinAllowlist"};
+    }
+  }
+  return {false, "neither the room nor the inviter is in autoJoinAllowlist"};
+}
+
+MatrixChannel::MatrixChannel(EventLoop& loop, MatrixSettings settings)
+    : loop_(loop), settings_(std::move(settings)), http_(loop) {
+  while (!settings_.homeserver.empty() && settings_.homeserver.back() == '/') settings_.homeserver.pop_back();
+  if (settings_.state_file.empty()) return;
+  auto text = store::read_file(settings_.state_file);
+  if (!text) return;  // first run
+  const json j = json::parse(*text, nullptr, false);
+  if (!j.is_object()) {
+    spdlog::warn("matrix[{}]: ignoring unreadable state file {}", settings_.account_id, settings_.state_file.string());
+    return;
+  }
+  state_ = sync_state_from_json(j);
+}
+
+MatrixChannel::~MatrixChannel() { stop(); }
+
+ChannelCapabilities MatrixChannel::capabilities() const {
+  ChannelCapabilities c;
+  c.format = delivery::TextFormat::Markdown;  // rendered to body + formatted_body per message here
+  c.unit = delivery::LengthUnit::Utf16;
+  c.text_limit = kMatrixTextLimit;
+  c.groups = true;
+  c.threads = true;
+  c.typing = true;
+  c.edit = true;
+  return c;
+}
+
+void MatrixChannel::call(const std::string& method, const std::string& path, const json& body, int64_t idle_timeout_ms,
+                         Done done) {
+  net::HttpRequestSpec spec;
+  spec.method = method;
+  spec.url = settings_.homeserver + "/_matrix/client/v3" + path;
+  spec.headers = {{"Authorization", "Bearer " + settings_.access_token}};
+  if (!body.is_null()) {
+    spec.headers.push_back({"Content-Type", "application/json"});
+    spec.body = body.dump();
+  } else if (method != "GET") {
+    spec.headers.push_back({"Content-Length", "0"});
+  }
+  spec.connect_timeout_ms = 15'000;
+  spec.idle_timeout_ms = idle_timeout_ms;
+  auto head = std::make_shared<net::HttpResponseHead>();
+  auto buffer = std::make_shared<std::string>();
+  std::weak_ptr<bool> alive = alive_;
+  http_.start(std::move(spec),
+              {[head](const net::HttpResponseHead& h) { *head = h; },
+               [buffer](std::string_view d) {
+                 if (buffer->size() < (32u << 20)) buffer->append(d);
+               },
+               [alive, head, buffer, done = std::move(done)](const std::optional<net::TransportError>& e) {
+                 auto a = alive.lock();
+                 if (!a || !*a) return;
+                 if (e) return done(0, json(), e->what, -1);
+                 int64_t retry_after = -1;
+                 try {
+                   if (const std::string h = head->header("Retry-After"); !h.empty()) retry_after = std::stoll(h);
+                 } catch (const std::exception&) {
+                 }
+                 json parsed = buffer->empty() ? json() : json::parse(*buffer, nullptr, false);
+                 if (parsed.is_discarded()) parsed = json();
+                 done(head->status, parsed, "", retry_after);
+               }});
+}
+
+void MatrixChannel::call_limited(const std::string& method, const std::string& path, const json& body, int attempt,
+                                 std::function<void(Result<json>)> done) {
+  call(method, path, body, 30'000,
+       [this, method, path, body, attempt, done = std::move(done)](int status, const json& answer,
+                                                                    const std::string& transport, int64_t retry_after_s) {
+         if (!transport.empty()) return done(Error{"UNAVAILABLE", "matrix: " + transport});
+         auto e = parse_error(status, answer, retry_after_s);
+         if (!e) return done(answer);
+         if (status == 429 || e->errcode == "M_LIMIT_EXCEEDED") {
+           ++rate_limited_;
+           const int64_t wait_ms = std::clamp<int64_t>(e->retry_after_ms, 100, 120'000);
+           if (attempt >= 5) return done(Error{"RATE_LIMITED", std::to_string((wait_ms + 999) / 1000)});
+           spdlog::warn("matrix[{}]: rate limited on {} {} (M_LIMIT_EXCEEDED), retrying in {} ms", settings_.account_id,
+                        method, path.substr(0, path.find('?')), wait_ms);
+           std::weak_ptr<bool> alive = alive_;
+           loop_.after(wait_ms, [this, alive, method, path, body, attempt, done] {
+             if (auto a = alive.lock(); a && *a) call_limited(method, path, body, attempt + 1, done);
+           });
+           return;
+         }
+         done(matrix_delivery_error(status, error_text(*e)));
+       });
+}
+
+void MatrixChannel::fail(const std::string& why) {
+  last_error_ = why;
+  if (!alive_) return;
+  *alive_ = false;  // nothing of this run reacts any more
+  // Reported from the loop, not inside the HTTP callback that found the failure.
+  std::weak_ptr<int> life = life_;
+  loop_.post([this, life, run = alive_, why] {
+    if (!life.lock() || alive_ != run) return;  // gone, or stopped / restarted meanwhile
+    auto f = on_failed_;
+    stop();
+    if (f) f("matrix[" + settings_.account_id + "]: " + why);
+  });
+}
+
+void MatrixChannel::start(ChannelHost& host, std::function<void(const std::string&)> on_failed) {
+  stop();
+  host_ = &host;
+  on_failed_ = std::move(on_failed);
+  alive_ = std::make_shared<bool>(true);
+  sync_failures_ = 0;
+  whoami();
+}
+
+void MatrixChannel::stop() {
+  if (alive_) *alive_ = false;
+  alive_.reset();
+  joining_.clear();
+}
+
+void MatrixChannel::whoami() {
+  call("GET", "/account/whoami", json(), 15'000, [this](int status, const json& body, const std::string& transport, int64_t) {
+    if (!transport.empty()) return fail("cannot reach the homeserver " + settings_.homeserver + ": " + transport);
+    if (auto e = parse_error(status, body)) {
+      if (status == 401 || e->errcode == "M_UNKNOWN_TOKEN" || e->errcode == "M_MISSING_TOKEN") {
+        return fail("the access token was rejected (" + error_text(*e) + "); check channels.matrix.accessToken");
+      }
+      return fail("GET /account/whoami failed: " + error_text(*e));
+    }
+    const std::string user = body.is_object() ? body.value("user_id", "") : "";
+    if (user.empty()) return fail("GET /account/whoami answered no user_id");
+    if (!settings_.user_id.empty() && settings_.user_id != user) {
+      return fail("the access token belongs to " + user + ", not to channels.matrix.userId " + settings_.user_id);
+    }
+    bot_.user_id = user;
+    last_error_.clear();
+    call("GET", "/profile/" + encode_uri_component(user) + "/displayname", json(), 15'000,
+         [this](int status, const json& profile, const std::string&, int64_t) {
+           if (status == 200 && profile.is_object()) bot_.display_name = profile.value("displayname", "");
+           spdlog::info("matrix[{}]: connected to {} as {}{}", settings_.account_id, settings_.homeserver, bot_.user_id,
+                        bot_.display_name.empty() ? "" : " (" + bot_.display_name + ")");
+           sync();
+         });
+  });
+}
+
+void MatrixChannel::schedule_sync(int64_t delay_ms) {
+  std::weak_ptr<bool> alive = alive_;
+  loop_.after(delay_ms, [this, alive] {
+    if (auto a = alive.lock(); a && *a) sync();
+  });
+}
+
+void MatrixChannel::sync() {
+  const bool first = state_.since.empty();
+  // The first sync answers at once (it is the account's current state); later ones long-poll.
+  const int64_t timeout = first ? 0 : settings_.sync_timeout_ms;
+  const int64_t started = SystemClock::instance().steady_ms();
+  call("GET", sync_path(state_.since, timeout), json(), timeout + 30'000,
+       [this, first, started](int status, const json& body, const std::string& transport, int64_t retry_after_s) {
+         auto e = transport.empty() ? parse_error(status, body, retry_after_s) : std::nullopt;
+         Result<SyncBatch> batch = !transport.empty() ? Result<SyncBatch>(Error{"UNAVAILABLE", transport})
+                                   : e                ? Result<SyncBatch>(Error{"HTTP", error_text(*e)})
+                                                      : parse_sync(body, state_, bot_, settings_.account_id);
+         if (!batch) {
+           last_error_ = "/sync failed: " + batch.error().message;
+           if (e && (status == 401 || e->errcode == "M_UNKNOWN_TOKEN")) {
+             return fail("the access token was rejected (" + error_text(*e) + ")");
+           }
+           int64_t backoff = std::min<int64_t>(30'000, 1000LL << std::min(sync_failures_++, 5));
+           if (e && e->retry_after_ms > 0) backoff = std::max(backoff, e->retry_after_ms);
+           spdlog::warn("matrix[{}]: {}; retrying in {} ms", settings_.account_id, last_error_, backoff);
+           return schedule_sync(backoff);
+         }
+         if (sync_failures_ > 0) spdlog::info("matrix[{}]: /sync works again", settings_.account_id);
+         sync_failures_ = 0;
+         last_error_.clear();
+         const bool quick = SystemClock::instance().steady_ms() - started < 200;
+         const bool empty = batch->messages.empty() && batch->invites.empty() && batch->next_batch == state_.since;
+         handle_sync(std::move(*batch), first);
+         // A homeserver that does not hold an empty /sync (it should, up to the timeout) is paced.
+         if (alive_ && *alive_) schedule_sync(!first && empty && quick ? 1000 : 0);
+       });
+}
+
+void MatrixChannel::handle_sync(SyncBatch batch, bool first) {
+  std::weak_ptr<bool> alive = alive_;
+  for (const auto& room : batch.encrypted_rooms) {
+    spdlog::warn("matrix[{}]: room {} is end-to-end encrypted: Pincer cannot read encrypted messages (E2EE is not "
+                 "supported); talk to the bot in an unencrypted room",
+                 settings_.account_id, room);
+  }
+  for (const auto& room : batch.left_rooms) spdlog::info("matrix[{}]: left room {}", settings_.account_id, room);
+  if (first && !batch.messages.empty()) {
+    spdlog::info("matrix[{}]: first sync: {} earlier message(s) in {} room(s) not answered", settings_.account_id,
+                 batch.messages.size(), state_.rooms.size());
+    batch.messages.clear();
+  }
+  if (batch.replays > 0) {
+    replays_ignored_ += batch.replays;
+    spdlog::info("matrix[{}]: {} message(s) handled before were not handed on again", settings_.account_id, batch.replays);
+  }
+  for (auto& m : batch.messages) {
+    ++messages_seen_;
+    const std::string room = m.chat_id, event_id = m.message_id;
+    if (host_) host_->on_inbound(std::move(m));
+    auto a = alive.lock();
+    if (!a || !*a) return;  // stopped meanwhile: the token stays before this batch
+    remember_handled(state_, room, event_id);
+  }
+  // Journaled by the pipeline (above, synchronously) and answered only later: the position moves
+  // past the batch now, so a restart neither loses nor repeats it (header).
+  state_.since = batch.next_batch;
+  save_state();
+  for (const auto& invite : batch.invites) join(invite);
+}
+
+void MatrixChannel::join(const Invite& invite) {
+  if (joining_.count(invite.room_id)) return;
+  const AutoJoinDecision d = decide_auto_join(settings_, invite);
+  if (!d.join) {
+    spdlog::info("matrix[{}]: invite to {} from {} not accepted: {}", settings_.account_id, invite.room_id,
+                 invite.inviter.empty() ? "someone" : invite.inviter, d.reason);
+    return;
+  }
+  joining_.insert(invite.room_id);
+  call_limited("POST", "/rooms/" + encode_uri_component(invite.room_id) + "/join", json::object(), 0,
+               [this, invite](Result<json> joined) {
+                 joining_.erase(invite.room_id);
+                 if (!joined) {
+                   spdlog::warn("matrix[{}]: joining {} failed: {}", settings_.account_id, invite.room_id,
+                                joined.error().message);
+                   return;
+                 }
+                 ++invites_joined_;
+                 spdlog::info("matrix[{}]: joined {} (invited by {})", settings_.account_id, invite.room_id,
+                              invite.inviter.empty() ? "someone" : invite.inviter);
+               });
+}
+
+void MatrixChannel::save_state() {
+  if (settings_.state_file.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(settings_.state_file.parent_path(), ec);
+  if (auto st = store::write_file_atomic(settings_.state_file, sync_state_to_json(state_).dump(), 0600); !st) {
+    spdlog::error("matrix[{}]: cannot save {}: {}", settings_.account_id, settings_.state_file.string(), st.error().message);
+  }
+}
+
+std::string MatrixChannel::next_txn_id() {
+  // Unique per access token (the homeserver deduplicates retries of one txnId, not new ones).
+  return "pincer." + std::to_string(SystemClock::instance().wall_ms()) + "." + std::to_string(++txn_counter_);
+}
+
+void MatrixChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
+  if (!alive_ || !*alive_) return done(Error{"UNAVAILABLE", "matrix[" + settings_.account_id + "]: not running"});
+  const std::string path = "/rooms/" + encode_uri_component(message.chat_id) + "/send/m.room.message/" +
+                           encode_uri_component(next_txn_id());
+  call_limited("PUT", path, text_content(message.text, message.thread_id), 0,
+               [this, done = std::move(done)](Result<json> answer) {
+                 if (!answer) return done(answer.error());
+                 const std::string id = answer->is_object() ? answer->value("event_id", "") : "";
+                 if (id.empty()) return done(Error{"UNAVAILABLE", "matrix: the homeserver answered no event_id"});
+                 ++messages_sent_;
+                 done(id);
+               });
+}
+
+void MatrixChannel::edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
+                              std::function<void(Status)> done) {
+  if (!alive_ || !*alive_) return done(Error{"UNAVAILABLE", "matrix[" + settings_.account_id + "]: not running"});
+  const std::string path =
+      "/rooms/" + encode_uri_component(chat_id) + "/send/m.room.message/" + encode_uri_component(next_txn_id());
+  call_limited("PUT", path, edit_content(message_id, text), 0, [this, done = std::move(done)](Result<json> answer) {
+    if (!answer) return done(answer.error());
+    ++messages_edited_;
+    done(Ok{});
+  });
+}
+
+void MatrixChannel::send_typing(const std::string& chat_id, const std::string&) {
+  if (!alive_ || !*alive_ || bot_.user_id.empty()) return;
+  call("PUT", "/rooms/" + encode_uri_component(chat_id) + "/typing/" + encode_uri_component(bot_.user_id),
+       json{{"typing", true}, {"timeout", 30'000}}, 15'000, [](int, const json&, const std::string&, int64_t) {});
+}
+
+json MatrixChannel::status() const {
+  json s = {{"channel", id_},
+            {"accountId", settings_.account_id},
+            {"running", alive_ && *alive_},
+            {"mode", "sync"},
+            {"homeserver", settings_.homeserver},
+            {"userId", bot_.user_id},
+            {"since", state_.since},
+            {"rooms", state_.rooms.size()},
+            {"messagesSeen", messages_seen_},
+            {"messagesSent", messages_sent_},
+            {"messagesEdited", messages_edited_},
+            {"invitesJoined", invites_joined_},
+            {"rateLimited", rate_limited_},
+            {"replaysIgnored", replays_ignored_}};
+  if (!last_error_.empty()) s["lastError"] = last_error_;
+  return s;
+}
+
+void MatrixChannel::probe(std::function<void(json)> done) {
+  if (!alive_ || !*alive_) return done({{"ok", false}, {"error", last_error_.empty() ? "not running" : last_error_}});
+  const auto started = std::chrono::steady_clock::now();
+  call("GET", "/account/whoami", json(), 10'000,
+       [started, done = std::move(done)](int status, const json& body, const std::string& transport, int64_t) {
+         const auto elapsed =
+             std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+         if (!transport.empty()) return done({{"ok", false}, {"error", transport}, {"elapsedMs", elapsed}});
+         if (auto e = parse_error(status, body)) {
+           return done({{"ok", false}, {"error", "GET /account/whoami failed: " + error_text(*e)}, {"elapsedMs", elapsed}});
+         }
+         done({{"ok", true}, {"bot", {{"id", body.is_object() ? body.value("user_id", "") : ""}}}, {"elapsedMs", elapsed}});
+       });
+}
+
+}  // namespace pincer::channels::matrix
