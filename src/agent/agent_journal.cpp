@@ -43,7 +43,8 @@ json send_request_json(const SendRequest& r) {
   json j{{"sessionKey", r.session_key}, {"agentId", r.agent_id}, {"message", r.message}, {"runId", r.run_id},
               {"thinking", r.thinking}, {"lane", to_string(r.lane)}, {"channel", r.channel},
               {"origin", {{"channel", r.origin.channel}, {"accountId", r.origin.account_id}, {"chatId", r.origin.chat_id},
-                          {"threadId", r.origin.thread_id}, {"senderId", r.origin.sender_id}, {"isGroup", r.origin.is_group}}},
+                          {"threadId", r.origin.thread_id}, {"senderId", r.origin.sender_id}, {"isGroup", r.origin.is_group},
+                          {"messageId", r.origin.message_id}, {"reactions", r.origin.reactions}}},
               {"senderIsOwner", r.sender_is_owner}, {"model", r.model}, {"timeoutMs", r.timeout_ms}};
   if (!r.branch_to.empty()) j["branchTo"] = r.branch_to;  // a /tree switch (SS-4)
   return j;
@@ -61,7 +62,7 @@ SendRequest send_request_from_json(const json& j) {
   r.channel = j.value("channel", "");
   const json o = j.value("origin", json::object());
   r.origin = {o.value("channel", ""), o.value("accountId", ""), o.value("chatId", ""), o.value("threadId", ""),
-              o.value("senderId", ""), o.value("isGroup", false)};
+              o.value("senderId", ""), o.value("isGroup", false), o.value("messageId", ""), o.value("reactions", false)};
   r.sender_is_owner = j.value("senderIsOwner", true);
   r.model = j.value("model", "");
   r.timeout_ms = j.value("timeoutMs", int64_t{0});

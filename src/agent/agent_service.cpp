@@ -32,6 +32,7 @@
 #include "tools/process_table.h"
 #include "tools/policy/policy_pipeline.h"
 #include "tools/registry.h"
+#include "tools/sessions/session_tools.h"
 
 extern char** environ;
 
@@ -249,6 +250,7 @@ void AgentService::start(Pending p) {
   if (!memory_settings.enabled) {  // memory.backend none / memory.search.enabled false: no memory tools
     tools::policy::remove_group(*decision, "memory", "memory", memory::disabled_reason(memory_settings));
   }
+  if (p.request.origin.reactions) tools::offer_message_reactions(decision->tools);  // CH-8
   auto tools = std::make_optional(std::move(decision->tools));
 
   // Session: the index entry, then the transcript (created on first use).
@@ -394,7 +396,8 @@ void AgentService::start(Pending p) {
   in.oauth = s.oauth;
   in.session_backends = s.session_backends;
   in.lane = to_string(p.request.lane);
-  in.origin = {p.request.origin.channel, p.request.origin.account_id, p.request.origin.chat_id, p.request.origin.thread_id};
+  in.origin = {p.request.origin.channel, p.request.origin.account_id, p.request.origin.chat_id, p.request.origin.thread_id,
+               p.request.origin.message_id};
   in.tool_env = process_environment();
   in.processes = &s.processes;
   in.memory = memory_settings.enabled ? &s.memory : nullptr;

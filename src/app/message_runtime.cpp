@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <future>
 #include <sstream>
 
@@ -129,6 +130,39 @@ Result<json> send_message(State& s, const json& args, const tools::ToolOrigin& o
   return answer;
 }
 
+/// Reacts on the loop (CH-8): to `messageId`/`message_id`, else the message the run answers, in
+/// the chat named by channel/target (default: the run's). `done` gets the answer or the error.
+void react_to_message(State& s, const json& args, const tools::ToolOrigin& origin,
+                      std::function<void(Result<json>)> done) {
+  std::string channel = arg(args, "channel");
+  if (channel.empty()) channel = origin.channel;
+  if (channel.empty()) return done(Error{"NOT_FOUND", "react: this conversation did not come from a chat (give channel and target)"});
+  const bool same_channel = channel == origin.channel;
+  std::string to = arg(args, "target");
+  if (to.empty()) to = arg(args, "to");
+  if (to.empty() && same_channel) to = origin.chat_id;
+  if (to.empty()) return done(Error{"NOT_FOUND", "react: no target given for channel " + channel});
+  std::string account = arg(args, "accountId");
+  if (account.empty() && same_channel) account = origin.account_id;
+  std::string message_id = arg(args, "messageId");
+  if (message_id.empty()) message_id = arg(args, "message_id");
+  if (message_id.empty() && same_channel && to == origin.chat_id) message_id = origin.message_id;
+  if (message_id.empty()) return done(Error{"TOOL_ARGS_INVALID", "react: give messageId (no message of that chat is being answered)"});
+  channels::Channel* target = s.channels.account(channel, account.empty() ? "default" : account);
+  if (target == nullptr)
+    return done(Error{"NOT_FOUND", "react: channel " + channel + (account.empty() ? "" : " account " + account) +
+                                       " is not configured or not running (channels." + channel + ")"});
+  if (!target->capabilities().reactions) return done(Error{"NOT_FOUND", "react: channel " + channel + " has no reactions"});
+  const std::string emoji = arg(args, "emoji");
+  const bool remove = args.value("remove", false);
+  json answer = {{"ok", true}, {"action", "react"}, {"channel", channel}, {"to", to}, {"messageId", message_id},
+                 {"emoji", emoji}, {"removed", remove}};
+  target->react(to, message_id, emoji, remove, [answer = std::move(answer), done = std::move(done)](Status st) {
+    if (!st) return done(Error{st.error().code == "REJECTED" ? "DELIVERY_FAILED" : st.error().code, "react: " + st.error().message});
+    done(answer);
+  });
+}
+
 }  // namespace message_runtime_detail
 
 
@@ -157,6 +191,9 @@ Result<json> MessageRuntime::call(std::string_view tool, const json& args, const
                      agent = ctx.agent_id] {
     auto s = weak.lock();
     if (!s || !s->alive) return promise->set_value(Error{"UNAVAILABLE", "the gateway is stopping"});
+    if (args.value("action", "send") == "react") {
+      return message_runtime_detail::react_to_message(*s, args, origin, [promise](Result<json> r) { promise->set_value(std::move(r)); });
+    }
     promise->set_value(message_runtime_detail::send_message(*s, args, origin, run_id, key, agent));
   });
   if (future.wait_for(message_runtime_detail::kCallTimeout) != std::future_status::ready)

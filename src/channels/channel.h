@@ -40,6 +40,9 @@ struct ChannelCapabilities {
   /// The caller names its senders itself (a webhook's `senderId`): a sender never joins — nor
   /// `/new`s — the owner's main session; with dmScope "main" each sender gets a session of its own.
   bool sender_sessions = false;
+  /// react() adds or removes the bot's emoji reaction on a message: the agent's `message` tool
+  /// offers its `react` action in runs started from this channel (CH-8).
+  bool reactions = false;
   /// Messages can carry buttons (OutboundMessage::buttons: Telegram's inline keyboard); a press
   /// arrives as an InboundMessage with a callback_id, answered with answer_callback().
   bool buttons = false;
@@ -154,6 +157,15 @@ class Channel {
                          std::function<void(Status)> done) {
     (void)chat_id, (void)message_id, (void)text;
     done(Error{"REJECTED", "this channel cannot edit messages"});
+  }
+  /// Adds (`remove` false) or removes the bot's reaction `emoji` on message `message_id` of
+  /// `chat_id` (CH-8, the `message` tool's react action). `done` gets Ok or an error coded as for
+  /// send_text(), its message the platform's reason (an emoji the platform does not allow, a message
+  /// that is gone …). Only meaningful when capabilities().reactions; the default fails "REJECTED".
+  virtual void react(const std::string& chat_id, const std::string& message_id, const std::string& emoji, bool remove,
+                     std::function<void(Status)> done) {
+    (void)chat_id, (void)message_id, (void)emoji, (void)remove;
+    done(Error{"REJECTED", "this channel has no reactions"});
   }
   /// Acknowledges a button press (InboundMessage::callback_id) with a short notice shown to the
   /// presser (`text` plain, may be ""); best effort. Only meaningful when capabilities().buttons.

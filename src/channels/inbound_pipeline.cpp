@@ -413,7 +413,8 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
                                                               channel->capabilities()));
   agent::SendRequest request{session_key, q.agent_id, text, run_id, "", agent::RunLane::Main};
   request.channel = last.channel;  // session.resetByChannel (SS-5)
-  request.origin = {channel->id(), channel->account_id(), to_chat, to_thread, to_sender, last.is_group};
+  request.origin = {channel->id(), channel->account_id(), to_chat, to_thread, to_sender, last.is_group,
+                    to_chat == last.chat_id ? last.message_id : "", channel->capabilities().reactions};
   if (last_routes_) last_routes_->record(q.agent_id, {channel->id(), channel->account_id(), to_chat, to_thread});
   // Owner = every sender of the batch is in commands.ownerAllowFrom (TL-2 owner-only, TL-3).
   request.sender_is_owner = std::all_of(messages.begin(), messages.end(), [&](const InboundMessage& mm) {

@@ -45,6 +45,7 @@ struct SessionBackends {
 /// client. The cron tool makes it the default delivery of a job the agent creates.
 struct ToolOrigin {
   std::string channel, account_id, chat_id, thread_id;
+  std::string message_id;  ///< the inbound message answered ("" = none in chat_id): the react default
 };
 
 /// Everything a tool may touch during one call. Owned by the agent run; outlives the call.

@@ -34,6 +34,9 @@ export function testArguments(script) {
 /// as soon as any getUpdates returns it, so an update in the answer to a poller that was just
 /// stopped (an account restarted by a reload) was gone for its successor — a loss real Telegram
 /// never causes, and a flaky telegram_reload test.
+/// Some of the emoji the Bot API allows as reactions (ReactionTypeEmoji); "🦀" is not one of them.
+const TELEGRAM_REACTIONS = new Set(['👍', '👎', '❤', '🔥', '🥰', '👏', '😁', '🤔', '🎉', '👀', '🙏', '👌', '✍']);
+
 export function telegramServerClass() {
   const Emulator = createRequire(path.join(here, '.cache/package.json'))('telegram-test-api');
   return class BotApiTelegramServer extends Emulator {
@@ -43,8 +46,19 @@ export function telegramServerClass() {
       this.callbackAnswers = [];  // bodies of answerCallbackQuery calls, in order (the emulator keeps none)
       this.files = new Map();  // file_id -> {path, bytes}: served by getFile and /file/bot<token>/<path> (addFile)
       this.fileDownloads = [];  // paths downloaded, in order
+      this.reactions = [];  // setMessageReaction bodies that were accepted, in order (the emulator has no such method)
       const app = this.webServer;
       app.use((req, res, next) => {
+        if (/^\/bot[^/]+\/setMessageReaction$/.test(req.path)) {
+          // As the Bot API: a bot may only use the reactions Telegram lists; others are refused.
+          const body = { ...req.query, ...req.body };
+          const reaction = Array.isArray(body.reaction) ? body.reaction : [];
+          if (reaction.some((r) => r.type !== 'emoji' || !TELEGRAM_REACTIONS.has(r.emoji))) {
+            return res.status(400).json({ ok: false, error_code: 400, description: 'Bad Request: REACTION_INVALID' });
+          }
+          this.reactions.push({ chat_id: body.chat_id, message_id: body.message_id, reaction });
+          return res.json({ ok: true, result: true });
+        }
         if (/^\/bot[^/]+\/getFile$/.test(req.path)) {
           const id = (req.body && req.body.file_id) || (req.query && req.query.file_id);
           const f = this.files.get(id);

@@ -107,6 +107,24 @@ test('the same call twice in one turn sends one message (the id of each call is 
   assert.match(readFileSync(path.join(home, 'channels', 'message-tool.jsonl'), 'utf8'), /"id":"message-/);
 });
 
+test('react: the message being answered gets the reaction; one Telegram does not allow is refused with its reason (CH-8)', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  await owner.sendMessage(owner.makeMessage(`great news MOCK_TOOL:message:${JSON.stringify({ action: 'react', emoji: '👍' })}`));
+  await waitFor(() => server.reactions.length > 0, 'the reaction');
+  const inbound = server.storage.userMessages.find((u) => String(u.message?.text).startsWith('great news'));
+  assert.ok(inbound, 'the owner\'s message in the emulator');
+  assert.deepEqual(server.reactions[0], { chat_id: String(OWNER), message_id: inbound.messageId, reaction: [{ type: 'emoji', emoji: '👍' }] });
+  // The model hears Telegram's refusal (the turn's answer shows the tool result) and nothing is recorded.
+  await owner.sendMessage(owner.makeMessage(`and this MOCK_TOOL:message:${JSON.stringify({ action: 'react', emoji: '🦀' })}`));
+  await waitFor(() => botTexts(OWNER).join('\n').includes('REACTION_INVALID'), 'the refusal in the answer');
+  assert.equal(server.reactions.length, 1);
+  // Taking it away: an empty reaction list.
+  const undo = { action: 'react', emoji: '👍', remove: true, messageId: String(inbound.messageId) };
+  await owner.sendMessage(owner.makeMessage(`never mind MOCK_TOOL:message:${JSON.stringify(undo)}`));
+  await waitFor(() => server.reactions.length > 1, 'the reaction removed');
+  assert.deepEqual(server.reactions[1], { chat_id: String(OWNER), message_id: inbound.messageId, reaction: [] });
+});
+
 test('the announce step of sessions_send posts to the chat of the target session, once', async () => {
   // Another session of the agent (a CLI turn in session `side`) asks the main session, whose chat
   // is the owner's Telegram chat. Requests: side's tool call, main's reply, side's answer, the

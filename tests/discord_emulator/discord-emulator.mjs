@@ -370,6 +370,16 @@ export class DiscordEmulator {
         res.writeHead(204, rl);
         return res.end();
       }
+      if ((x = /^\/messages\/(\d+)\/reactions\/([^/]+)\/@me$/.exec(rest)) && req.method === 'DELETE') {
+        const msg = this.messages.get(x[1]);
+        if (!msg) return reply(404, { message: 'Unknown Message', code: 10008 });
+        const emoji = decodeURIComponent(x[2]);
+        msg.reactions = (msg.reactions || []).filter((r) => !(r.emoji === emoji && r.user === user.id));
+        this.dispatchTo(channel, 'MESSAGE_REACTION_REMOVE', () => ({ user_id: user.id, channel_id: channel.id, message_id: msg.id, guild_id: channel.guild_id, emoji: { id: null, name: emoji } }));
+        record.status = 204;
+        res.writeHead(204, rl);
+        return res.end();
+      }
     }
     if (req.method === 'GET' && (x = /^\/guilds\/(\d+)$/.exec(p))) {
       const g = this.guilds.get(x[1]);

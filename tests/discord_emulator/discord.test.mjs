@@ -57,6 +57,7 @@ function writeConfig(extra = '') {
   bindings: [ { agentId: 'work', match: { channel: 'discord', guildId: '${guild.id}', roles: ['${opsRole}'] } },
               { agentId: 'work', match: { channel: 'discord', peer: { kind: 'channel', id: '${projects.id}' } } } ],
   session: { dmScope: 'per-channel-peer' },
+  tools: { alsoAllow: ['message'] },  // the coding profile (the default) has no messaging tools
   channels: { discord: {
     token: '${bot.token}', apiRoot: '${emu.apiRoot}', ackReaction: '👀',
     dmPolicy: 'pairing', allowFrom: ['${aliceUser.id}'],
@@ -148,6 +149,25 @@ test('a direct message is answered in the DM, with typing and the ack reaction f
   assert.equal(account.botId, bot.id);
   const identify = emu.frames.find((f) => f.op === 2 && f.d.properties?.browser === 'pincer');
   assert.equal(identify.d.intents, (1 << 0) | (1 << 9) | (1 << 12) | (1 << 15), 'identified with GUILDS, GUILD_MESSAGES, DIRECT_MESSAGES, MESSAGE_CONTENT');
+});
+
+test('the message tool reacts to the message being answered and takes the reaction away (CH-8)', async () => {
+  const dm = await (await alice.users.fetch(bot.id)).createDM();
+  const reactionsOn = (id, method) => emu.requestsOf(bot, method, new RegExp(`^/channels/${dm.id}/messages/${id}/reactions/[^/]+/@me$`))
+    .map((r) => decodeURIComponent(r.path.split('/')[6]));
+  const liked = await dm.send(`nice one MOCK_TOOL:message:${JSON.stringify({ action: 'react', emoji: '👍' })}`);
+  await waitUntil(() => reactionsOn(liked.id, 'PUT').includes('👍'), 'the 👍 on the message being answered');
+  assert.deepEqual(emu.messages.get(liked.id).reactions.map((r) => r.emoji).sort(), ['👀', '👍'].sort());
+  // Another message, named by id: the reaction is taken away again.
+  const undo = { action: 'react', emoji: '👍', remove: true, messageId: liked.id };
+  await dm.send(`undo that MOCK_TOOL:message:${JSON.stringify(undo)}`);
+  await waitUntil(() => reactionsOn(liked.id, 'DELETE').includes('👍'), 'the 👍 removed');
+  assert.deepEqual(emu.messages.get(liked.id).reactions.map((r) => r.emoji), ['👀']);
+  // The run from Discord was offered react; the tool's schema says so.
+  const requests = await (await fetch(`http://127.0.0.1:${mockPort}/__mock/requests`)).json();
+  const run = requests.find((r) => JSON.stringify(r.body ?? '').includes('nice one'));
+  const tool = run?.body?.tools?.find((t) => t.function?.name === 'message');
+  assert.deepEqual(tool?.function?.parameters?.properties?.action?.enum, ['send', 'react'], JSON.stringify(tool));
 });
 
 test('in a guild channel only a message that mentions the bot is answered', async () => {

@@ -25,7 +25,7 @@ struct RecordingCronBackend : CronBackend {
 ToolContext telegram_run() {
   ToolContext ctx;
   ctx.agent_id = "main";
-  ctx.origin = {"telegram", "default", "1001", ""};
+  ctx.origin = {"telegram", "default", "1001", "", ""};
   return ctx;
 }
 

@@ -134,7 +134,7 @@ TEST(RunJournalForms, SendRequestsAndChannelMessagesRoundTrip) {
   r.thinking = "low";
   r.lane = RunLane::Cron;
   r.channel = "telegram";
-  r.origin = {"telegram", "default", "7", "", "7", false};
+  r.origin = {"telegram", "default", "7", "", "7", false, "55", true};
   r.sender_is_owner = false;
   const SendRequest back = send_request_from_json(send_request_json(r));
   EXPECT_EQ(back.session_key, r.session_key);
@@ -143,6 +143,8 @@ TEST(RunJournalForms, SendRequestsAndChannelMessagesRoundTrip) {
   EXPECT_EQ(back.thinking, "low");
   EXPECT_EQ(back.lane, RunLane::Cron);
   EXPECT_EQ(back.origin.chat_id, "7");
+  EXPECT_EQ(back.origin.message_id, "55");  // a resumed run still reacts to the message it answers
+  EXPECT_TRUE(back.origin.reactions);
   EXPECT_FALSE(back.sender_is_owner);
 
   channels::InboundMessage m;

@@ -37,8 +37,12 @@ TEST(SessionTools, ArgumentsAreCheckedWithTheArgumentNamed) {
             "sessions_send: argument \"timeoutSeconds\" must be between 0 and 3600, got 3601");
   EXPECT_EQ(check("sessions_send", {{"message", "hi"}, {"label", "helper"}, {"timeoutSeconds", 0}}), "");
   EXPECT_EQ(check("message", {{"message", "hi"}}), "");
-  EXPECT_EQ(check("message", {{"message", "hi"}, {"action", "react"}}),
-            "message: action \"react\" is not supported (only \"send\")");
+  EXPECT_EQ(check("message", {{"message", "hi"}, {"action", "pin"}}),
+            "message: action \"pin\" is not supported (send or react)");
+  EXPECT_EQ(check("message", {{"action", "react"}}), "message: react: argument \"emoji\" is missing or empty");
+  EXPECT_EQ(check("message", {{"action", "react"}, {"emoji", "👍"}}), "");  // no text needed
+  EXPECT_EQ(check("message", {{"action", "react"}, {"emoji", "👍"}, {"messageId", "1"}, {"message_id", "2"}}),
+            "message: messageId and message_id name different messages");
   EXPECT_EQ(check("message", {{"message", ""}}), "message: argument \"message\" is missing or empty");
   EXPECT_EQ(check("message", {{"message", "x"}, {"target", "1"}, {"to", "2"}}), "message: target and to name different recipients");
 }
@@ -61,6 +65,33 @@ TEST(SessionTools, RegisteredInTheirGroupsAndUnavailableWithoutABackend) {
   auto bad = tools::invoke_tool(*reg.find("sessions_send"), {{"message", "hi"}}, ctx);  // checked before the backend
   EXPECT_EQ(bad.details["code"], "TOOL_ARGS_INVALID") << bad.text;
   EXPECT_TRUE(tools::invoke_tool(*message, {{"message", "hi"}}, ctx).is_error);
+}
+
+TEST(SessionTools, TheReactActionIsOfferedOnlyToRunsFromAChannelWithReactions) {
+  const auto reg = tools::ToolRegistry::builtin();
+  const tools::Tool* plain = reg.find("message");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->parameters()["properties"]["action"]["enum"], json({"send"}));
+  EXPECT_FALSE(plain->parameters()["properties"].contains("emoji"));
+  // Asked anyway (a model that remembers another run's schema): refused by the schema, no backend call.
+  tools::ToolContext ctx;
+  auto refused = tools::invoke_tool(*plain, {{"action", "react"}, {"emoji", "👍"}}, ctx);
+  EXPECT_TRUE(refused.is_error);
+  EXPECT_NE(refused.text.find("argument \"action\" must be one of \"send\", got \"react\""), std::string::npos) << refused.text;
+
+  std::vector<const tools::Tool*> run_tools = {reg.find("read"), plain};
+  tools::offer_message_reactions(run_tools);
+  ASSERT_EQ(run_tools.size(), 2u);
+  EXPECT_EQ(run_tools[0], reg.find("read"));
+  EXPECT_NE(run_tools[1], plain);
+  EXPECT_EQ(run_tools[1]->name(), "message");
+  EXPECT_EQ(run_tools[1]->group(), "messaging");
+  EXPECT_EQ(run_tools[1]->parameters()["properties"]["action"]["enum"], json({"send", "react"}));
+  EXPECT_TRUE(run_tools[1]->parameters()["properties"].contains("emoji"));
+  // A run whose policy removed `message` gets none.
+  std::vector<const tools::Tool*> without = {reg.find("read")};
+  tools::offer_message_reactions(without);
+  EXPECT_EQ(without, std::vector<const tools::Tool*>{reg.find("read")});
 }
 
 TEST(SessionTools, AgentToAgentPolicyAsOpenClaw) {

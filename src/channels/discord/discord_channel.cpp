@@ -64,6 +64,7 @@ ChannelCapabilities DiscordChannel::capabilities() const {
   c.groups = true;
   c.typing = true;
   c.edit = true;
+  c.reactions = true;
   return c;
 }
 
@@ -162,7 +163,11 @@ void DiscordChannel::pump_inbound() {
     if (!a || !*a) return;
     last_message_[chat] = message_id;
     save_state();
-    if (outcome == InboundOutcome::Accepted && !settings_.ack_reaction.empty()) react(chat, message_id, settings_.ack_reaction);
+    if (outcome == InboundOutcome::Accepted && !settings_.ack_reaction.empty()) {
+      react(chat, message_id, settings_.ack_reaction, false, [account = settings_.account_id](Status st) {
+        if (!st) spdlog::warn("discord[{}]: reaction failed: {}", account, st.error().message);
+      });
+    }
   }
 }
 
@@ -240,12 +245,20 @@ void DiscordChannel::send_typing(const std::string& chat_id, const std::string& 
                  });
 }
 
-void DiscordChannel::react(const std::string& chat_id, const std::string& message_id, const std::string& emoji) {
-  if (!rest_) return;
-  rest_->call("PUT", "/channels/" + chat_id + "/messages/" + message_id + "/reactions/" + encode_path_segment(emoji) + "/@me",
-              json(), [this](const RestAnswer& a) {
-                if (a.status / 100 != 2) spdlog::warn("discord[{}]: reaction failed: {}", settings_.account_id, api_error_text(a));
-              });
+void DiscordChannel::react(const std::string& chat_id, const std::string& message_id, const std::string& emoji, bool remove,
+                           std::function<void(Status)> done) {
+  if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
+  resolve_target(chat_id, [this, life = std::weak_ptr<int>(life_), message_id, emoji, remove,
+                           done = std::move(done)](Result<std::string> channel) mutable {
+    if (life.expired() || !rest_) return done(Error{"UNAVAILABLE", "discord: not running"});
+    if (!channel) return done(channel.error());
+    rest_->call(remove ? "DELETE" : "PUT",
+                "/channels/" + *channel + "/messages/" + message_id + "/reactions/" + encode_path_segment(emoji) + "/@me",
+                json(), [done = std::move(done)](const RestAnswer& a) {
+                  if (a.status / 100 != 2) return done(delivery_error(a));
+                  done(Ok{});
+                });
+  });
 }
 
 json DiscordChannel::status() const {

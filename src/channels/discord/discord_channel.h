@@ -63,8 +63,10 @@ class DiscordChannel final : public Channel {
   void send_typing(const std::string& chat_id, const std::string& thread_id) override;
   /// "user:<id>": the DM channel is opened on first use (POST /users/@me/channels).
   std::string direct_chat_id(const std::string& user_id) const override { return "user:" + user_id; }
-  /// PUT /channels/{chat_id}/messages/{message_id}/reactions/{emoji}/@me; best effort.
-  void react(const std::string& chat_id, const std::string& message_id, const std::string& emoji);
+  /// PUT (DELETE to remove) /channels/{channel}/messages/{message_id}/reactions/{emoji}/@me, the
+  /// channel resolved from `chat_id` as for send_text(); `emoji` unicode or `name:id` (custom).
+  void react(const std::string& chat_id, const std::string& message_id, const std::string& emoji, bool remove,
+             std::function<void(Status)> done) override;
   /// {channel, accountId, running, mode:"gateway", bot (user name), botId, connected, gateway:{…},
   /// rest:{…}, messagesSeen, messagesSent, messagesEdited, replaysIgnored, lastError?}.
   nlohmann::json status() const override;

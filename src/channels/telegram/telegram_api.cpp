@@ -118,12 +118,14 @@ json inline_keyboard(const std::vector<std::vector<Button>>& rows) {
   return {{"inline_keyboard", std::move(keyboard)}};
 }
 
-json edit_message_body(const std::string& chat_id, const std::string& message_id, const std::string& text, bool html) {
-  json body = {{"chat_id", chat_id}, {"text", text}};
+json message_id_value(const std::string& message_id) {
   const bool numeric = !message_id.empty() && message_id.size() < 19 &&
                        std::all_of(message_id.begin(), message_id.end(), [](unsigned char c) { return std::isdigit(c); });
-  if (numeric) body["message_id"] = std::stoll(message_id);
-  else body["message_id"] = message_id;
+  return numeric ? json(std::stoll(message_id)) : json(message_id);
+}
+
+json edit_message_body(const std::string& chat_id, const std::string& message_id, const std::string& text, bool html) {
+  json body = {{"chat_id", chat_id}, {"text", text}, {"message_id", message_id_value(message_id)}};
   if (html) body["parse_mode"] = "HTML";
   body["link_preview_options"] = {{"is_disabled", true}};
   return body;

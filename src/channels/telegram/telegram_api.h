@@ -27,6 +27,9 @@ nlohmann::json send_message_body(const OutboundMessage& message, bool html);
 /// {inline_keyboard:[[{text, callback_data}, …], …]}.
 nlohmann::json inline_keyboard(const std::vector<std::vector<Button>>& rows);
 
+/// A message id as the Bot API takes it: a number when `message_id` is decimal digits, else the text.
+nlohmann::json message_id_value(const std::string& message_id);
+
 /// editMessageText body {chat_id, message_id, text, parse_mode?, link_preview_options}; a numeric
 /// `message_id` is sent as a number (as Telegram documents it), anything else as given.
 nlohmann::json edit_message_body(const std::string& chat_id, const std::string& message_id, const std::string& text,

@@ -38,6 +38,7 @@ ChannelCapabilities TelegramChannel::capabilities() const {
   c.threads = true;
   c.typing = true;
   c.edit = true;
+  c.reactions = true;
   c.buttons = true;
   c.inbound_debounce_ms = 300;             // OpenClaw's Telegram default quiet window
   c.inbound_debounce_max_wait_ms = 7'500;  // and its bound from the first line
@@ -274,6 +275,21 @@ void TelegramChannel::edit_attempt(std::string chat_id, std::string message_id, 
            return done(Error{e->code >= 500 ? "UNAVAILABLE" : "REJECTED", e->description});
          }
          ++messages_edited_;
+         done(Ok{});
+       });
+}
+
+void TelegramChannel::react(const std::string& chat_id, const std::string& message_id, const std::string& emoji, bool remove,
+                            std::function<void(Status)> done) {
+  json reaction = json::array();
+  if (!remove) reaction.push_back({{"type", "emoji"}, {"emoji", emoji}});
+  call("setMessageReaction", {{"chat_id", chat_id}, {"message_id", message_id_value(message_id)}, {"reaction", reaction}}, 15'000,
+       [done = std::move(done)](int status, const json& answer, const std::string& transport) {
+         if (!transport.empty()) return done(Error{"UNAVAILABLE", transport});
+         if (auto e = parse_error(answer, status)) {
+           if (e->code == 429) return done(Error{"RATE_LIMITED", std::to_string(std::max(1, e->retry_after_s))});
+           return done(Error{e->code >= 500 ? "UNAVAILABLE" : "REJECTED", e->description});
+         }
          done(Ok{});
        });
 }

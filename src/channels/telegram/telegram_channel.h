@@ -47,6 +47,11 @@ class TelegramChannel final : public Channel {
   void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                  std::function<void(Status)> done) override;
   void send_typing(const std::string& chat_id, const std::string& thread_id) override;
+  /// setMessageReaction {chat_id, message_id, reaction: [{type:"emoji", emoji}]} ([] removes the
+  /// bot's reaction: a bot has at most one). Telegram allows a fixed set of emoji; another is
+  /// REJECTED with its description ("REACTION_INVALID").
+  void react(const std::string& chat_id, const std::string& message_id, const std::string& emoji, bool remove,
+             std::function<void(Status)> done) override;
   /// answerCallbackQuery {callback_query_id, text?}: stops the button's spinner; best effort.
   void answer_callback(const std::string& callback_id, const std::string& text) override;
   nlohmann::json status() const override;

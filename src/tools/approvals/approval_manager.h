@@ -51,6 +51,12 @@ struct ExecOrigin {
   std::string thread_id;
   std::string sender_id;
   bool is_group = false;
+  /// The inbound message the run answers, in `chat_id` ("" when the reply goes elsewhere, e.g. a
+  /// docked session): the `message` tool reacts to it by default (CH-8).
+  std::string message_id;
+  /// The channel can react to messages (ChannelCapabilities::reactions): the run's `message` tool
+  /// offers its react action (CH-8).
+  bool reactions = false;
 };
 
 /// One `exec` call to decide.

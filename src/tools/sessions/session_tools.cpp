@@ -149,32 +149,49 @@ class SessionsSendTool : public Tool {
   }
 };
 
+/// `message`: send, and — in a run from a channel that can react (CH-8) — react.
 class MessageTool : public Tool {
  public:
+  explicit MessageTool(bool reactions) : schema_(make_schema(reactions)), reactions_(reactions) {}
   std::string_view name() const override { return "message"; }
   std::string_view description() const override {
-    return "Send a message to a chat on a configured channel (telegram, irc, webhook …). Without channel and "
-           "target it goes to the chat this conversation came from. action: send (the only one).";
+    return reactions_ ? "Send a message to a chat on a configured channel (telegram, irc, webhook …), or react to a message. "
+                        "action send (default): without channel and target it goes to the chat this conversation came "
+                        "from. action react: adds the emoji reaction `emoji` (remove: true takes it away) to a message "
+                        "of this chat, by default the one you are answering (messageId for another)."
+                      : "Send a message to a chat on a configured channel (telegram, irc, webhook …). Without channel and "
+                        "target it goes to the chat this conversation came from. action: send (the only one here).";
   }
-  const json& parameters() const override {
-    static const json schema = {
-        {"type", "object"},
-        {"properties",
-         {{"action", {{"type", "string"}, {"enum", {"send"}}, {"description", "send (default)."}}},
-          {"message", prop("string", "The text (Markdown).")},
-          {"channel", prop("string", "Channel id (telegram, irc, webhook …); default: this conversation's.")},
-          {"target", prop("string", "The chat / recipient id on that channel; default: this conversation's chat.")},
-          {"to", prop("string", "Same as target.")},
-          {"accountId", prop("string", "The channel account (default: this conversation's, else the first running).")},
-          {"threadId", prop("string", "Thread / topic id within the chat.")}}},
-        {"required", {"message"}}};
-    return schema;
-  }
+  const json& parameters() const override { return schema_; }
   std::string_view group() const override { return "messaging"; }
+  // A react call to the send-only variant never gets here: the schema's action enum refuses it.
   ToolOutput run(const json& args, ToolContext& ctx) const override {
     return through(name(), ctx.session_backends.messages, args, ctx,
                    "sending messages is not available here (no channels runtime)");
   }
+
+ private:
+  static json make_schema(bool reactions) {
+    json properties = {
+        {"action", {{"type", "string"},
+                    {"enum", reactions ? json{"send", "react"} : json{"send"}},
+                    {"description", reactions ? "send (default) or react." : "send (default)."}}},
+        {"message", prop("string", "send: the text (Markdown).")},
+        {"channel", prop("string", "Channel id (telegram, irc, webhook …); default: this conversation's.")},
+        {"target", prop("string", "The chat / recipient id on that channel; default: this conversation's chat.")},
+        {"to", prop("string", "Same as target.")},
+        {"accountId", prop("string", "The channel account (default: this conversation's, else the first running).")},
+        {"threadId", prop("string", "Thread / topic id within the chat.")}};
+    if (reactions) {
+      properties["emoji"] = prop("string", "react: the emoji, e.g. 👍 (the platform decides which it allows).");
+      properties["remove"] = prop("boolean", "react: take the reaction away instead (default false).");
+      properties["messageId"] = prop("string", "react: the message; default: the one this turn answers.");
+      properties["message_id"] = prop("string", "Same as messageId.");
+    }
+    return {{"type", "object"}, {"properties", std::move(properties)}};
+  }
+  json schema_;
+  bool reactions_;
 };
 
 }  // namespace session_tools_detail
@@ -219,10 +236,19 @@ Status check_session_tool_args(std::string_view tool, const nlohmann::json& args
     return in_range(tool, args, "timeoutSeconds", 0, 3600);
   }
   if (tool == "message") {
-    if (has_arg(args, "action") && args["action"] != "send")
-      return invalid(tool, "action " + args["action"].dump() + " is not supported (only \"send\")");
-    if (!has_arg(args, "message") || !args["message"].is_string() || blank(args["message"].get<std::string>()))
+    const bool react = has_arg(args, "action") && args["action"] == "react";
+    if (has_arg(args, "action") && args["action"] != "send" && !react)
+      return invalid(tool, "action " + args["action"].dump() + " is not supported (send or react)");
+    if (react) {
+      if (!has_arg(args, "emoji") || !args["emoji"].is_string() || blank(args["emoji"].get<std::string>()))
+        return invalid(tool, "react: argument \"emoji\" is missing or empty");
+      for (const char* key : {"messageId", "message_id"})
+        if (auto st = non_blank(tool, args, key); !st) return st;
+      if (has_arg(args, "messageId") && has_arg(args, "message_id") && args["messageId"] != args["message_id"])
+        return invalid(tool, "messageId and message_id name different messages");
+    } else if (!has_arg(args, "message") || !args["message"].is_string() || blank(args["message"].get<std::string>())) {
       return invalid(tool, "argument \"message\" is missing or empty");
+    }
     for (const char* key : {"channel", "target", "to", "accountId", "threadId"})
       if (auto st = non_blank(tool, args, key); !st) return st;
     if (has_arg(args, "target") && has_arg(args, "to") && args["target"] != args["to"])
@@ -242,6 +268,13 @@ std::vector<std::unique_ptr<Tool>> make_session_tools() {
   return out;
 }
 
-std::unique_ptr<Tool> make_message_tool() { return std::make_unique<session_tools_detail::MessageTool>(); }
+std::unique_ptr<Tool> make_message_tool() { return std::make_unique<session_tools_detail::MessageTool>(false); }
+
+void offer_message_reactions(std::vector<const Tool*>& tools) {
+  static const session_tools_detail::MessageTool with_reactions(true);
+  for (auto& t : tools) {
+    if (t->name() == "message") t = &with_reactions;
+  }
+}
 
 }  // namespace pincer::tools

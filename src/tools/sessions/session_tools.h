@@ -14,6 +14,10 @@
 //                      | {status:"timeout"|"error"|"forbidden", error, sessionKey?}
 //   message          {action? "send", message, channel?, target?|to?, accountId?, threadId?}
 //                    → {ok, action:"send", channel, accountId, to, threadId?, messageId}
+//                    {action: "react", emoji, remove? (false), messageId?|message_id?, channel?,
+//                     target?|to?, accountId?} → {ok, action:"react", channel, to, messageId, emoji,
+//                     removed} — offered only in runs from a channel with reactions (CH-8,
+//                     offer_message_reactions); messageId defaults to the message the run answers
 // Arguments are checked here (check_session_tool_args); what the tools may reach (visibility,
 // tools.agentToAgent) is decided by their backends (agent/session_tools_backend.h for the first
 // four, app/message_runtime.h for `message`). A tool whose backend is null answers UNAVAILABLE.
@@ -41,7 +45,11 @@ Status check_session_tool_args(std::string_view tool, const nlohmann::json& args
 
 /// sessions_list, sessions_history, session_status, sessions_send (group "sessions").
 std::vector<std::unique_ptr<Tool>> make_session_tools();
-/// message (group "messaging").
+/// message (group "messaging"), with the send action only.
 std::unique_ptr<Tool> make_message_tool();
+/// In a run started from a channel that can react (ExecOrigin::reactions, CH-8): replaces the
+/// `message` tool in `tools` (the run's, after its tool policy) by the one that also offers
+/// `react`. Nothing changes when the policy removed `message`.
+void offer_message_reactions(std::vector<const Tool*>& tools);
 
 }  // namespace pincer::tools
