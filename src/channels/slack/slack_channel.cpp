@@ -30,9 +30,12 @@ SlackChannel::SlackChannel(EventLoop& loop, SlackSettings settings) : loop_(loop
     spdlog::warn("slack[{}]: ignoring unreadable state file {}", settings_.account_id, settings_.state_file.string());
     return;
   }
-  const json last = s.value("lastTs", json::object());  // kept: items() refers to it
-  for (const auto& [conversation, ts] : last.items()) {
-    if (ts.is_string()) last_ts_[conversation] = ts.get<std::string>();
+  const json handled = s.value("handled", json::object());  // kept: items() refers to it
+  for (const auto& [conversation, list] : handled.items()) {
+    if (!list.is_array()) continue;
+    for (const auto& ts : list) {
+      if (ts.is_string()) remember_handled(conversation, ts.get<std::string>());
+    }
   }
 }
 
@@ -167,7 +170,7 @@ void SlackChannel::on_event(const SocketEnvelope& e) {
   if (!m) return;
   if (m->team_id.empty()) m->team_id = team_id_;
   // Handled already: before a restart, or the other event of a mention's message + app_mention pair.
-  if (auto it = last_ts_.find(m->chat_id); it != last_ts_.end() && !slack_ts_less(it->second, m->message_id)) {
+  if (already_handled(m->chat_id, m->message_id)) {
     ++replays_ignored_;
     spdlog::debug("slack[{}]: message {} in {} already handled", settings_.account_id, m->message_id, m->chat_id);
     return;
@@ -178,17 +181,32 @@ void SlackChannel::on_event(const SocketEnvelope& e) {
   if (host_) host_->on_inbound(std::move(*m));  // journaled before it returns
   auto live = alive.lock();
   if (!live || !*live) return;
-  last_ts_[chat] = ts;
+  remember_handled(chat, ts);
   save_state();
+}
+
+bool SlackChannel::already_handled(const std::string& conversation, const std::string& ts) const {
+  auto it = handled_.find(conversation);
+  if (it == handled_.end() || it->second.empty()) return false;
+  const auto& list = it->second;
+  if (std::find(list.begin(), list.end(), ts) != list.end()) return true;
+  // Older than everything still remembered of a full list: it cannot be told apart, treat it as handled.
+  return list.size() >= kHandledPerConversation && slack_ts_less(ts, list.front());
+}
+
+void SlackChannel::remember_handled(const std::string& conversation, const std::string& ts) {
+  auto& list = handled_[conversation];
+  list.insert(std::upper_bound(list.begin(), list.end(), ts, slack_ts_less), ts);
+  while (list.size() > kHandledPerConversation) list.pop_front();
 }
 
 void SlackChannel::save_state() {
   if (settings_.state_file.empty()) return;
   json last = json::object();
-  for (const auto& [conversation, ts] : last_ts_) last[conversation] = ts;
+  for (const auto& [conversation, list] : handled_) last[conversation] = json(std::vector<std::string>(list.begin(), list.end()));
   std::error_code ec;
   std::filesystem::create_directories(settings_.state_file.parent_path(), ec);
-  if (auto st = store::write_file_atomic(settings_.state_file, json{{"lastTs", last}}.dump()); !st) {
+  if (auto st = store::write_file_atomic(settings_.state_file, json{{"handled", last}}.dump()); !st) {
     spdlog::error("slack[{}]: cannot save {}: {}", settings_.account_id, settings_.state_file.string(), st.error().message);
   }
 }

@@ -11,15 +11,18 @@
 // chat.postMessage (in the thread of a message that came from one: thread_ts) and streamed
 // previews edited with chat.update; Web API calls wait out rate limits (slack_web_api.h).
 //
-// Restarts: the newest message ts handled per Slack conversation is kept in `state_file`, written
-// after each message was handed to the pipeline; an event not newer than it is acknowledged and
-// ignored (it also removes the second of the `message` + `app_mention` pair a mention produces).
+// Restarts: the newest message ts handled per Slack conversation (the last 200) are kept in
+// `state_file`, written after each message was handed to the pipeline; an event for one of them —
+// or older than all of them — is acknowledged and ignored (this also removes the second of the
+// `message` + `app_mention` pair a mention produces). A redelivered message older than a newer one
+// already handled is still answered.
 //
 // Not implemented: the HTTP Events API mode, slash commands, files, reactions.
 //
 // Loop affinity: all methods on the event-loop thread.
 #pragma once
 
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -82,7 +85,12 @@ class SlackChannel final : public Channel {
   std::shared_ptr<bool> alive_;  ///< this run: false once stopped or failed
   std::shared_ptr<int> life_ = std::make_shared<int>(0);
   std::optional<EventLoop::TimerId> reconnect_timer_;
-  std::map<std::string, std::string> last_ts_;      ///< conversation id → newest message ts handled
+  /// Whether message `ts` of `conversation` was handed to the pipeline already (kept across restarts).
+  bool already_handled(const std::string& conversation, const std::string& ts) const;
+  void remember_handled(const std::string& conversation, const std::string& ts);
+  static constexpr std::size_t kHandledPerConversation = 200;
+  /// conversation id → the newest message ts handled there, oldest first (at most kHandledPerConversation).
+  std::map<std::string, std::deque<std::string>> handled_;
   std::map<std::string, std::string> dm_channels_;  ///< user id → the DM channel a post to them went to
   std::string bot_user_id_, bot_name_, team_id_;
   std::string last_error_;
