@@ -192,7 +192,7 @@ Result<std::string> check_account(const ChannelAccount& spec) {
     if (!s) return s.error();
     return std::string();
   }
-  return invalid(spec.config_path, "no channel named \"" + spec.channel + "\" (available: telegram, discord, slack, irc, webhook)");
+  return invalid(spec.config_path, "no channel named \"" + spec.channel + "\" (available: telegram, discord, slack, matrix, irc, webhook)");
 }
 
 std::vector<std::string> channel_problems(const json& effective) {

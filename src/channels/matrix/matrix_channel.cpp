@@ -241,8 +241,11 @@ void MatrixChannel::handle_sync(SyncBatch batch, bool first) {
     const std::string room = m.chat_id, event_id = m.message_id;
     if (host_) host_->on_inbound(std::move(m));
     auto a = alive.lock();
-    if (!a || !*a) return;  // stopped meanwhile: the token stays before this batch
     remember_handled(state_, room, event_id);
+    if (!a || !*a) {  // stopped meanwhile: the token stays before this batch, what was handed on is kept
+      save_state();
+      return;
+    }
   }
   // Journaled by the pipeline (above, synchronously) and answered only later: the position moves
   // past the batch now, so a restart neither loses nor repeats it (header).
