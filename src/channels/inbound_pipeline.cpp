@@ -19,61 +19,6 @@ namespace pincer::channels {
 
 using nlohmann::json;
 
-namespace {
-
-std::vector<std::string> string_list(const json& v) {
-  std::vector<std::string> out;
-  if (!v.is_array()) return out;
-  for (const auto& e : v) {
-    if (e.is_string()) out.push_back(e.get<std::string>());
-    else if (e.is_number_integer()) out.push_back(std::to_string(e.get<int64_t>()));
-  }
-  return out;
-}
-
-
-}  // namespace
-
-routing::ChannelAccessConfig access_config_from_json(const json& c, const std::string& channel) {
-  routing::ChannelAccessConfig out;
-  if (!c.is_object()) return out;
-  if (auto p = routing::parse_dm_policy(c.value("dmPolicy", "pairing"))) out.dm_policy = *p;
-  if (auto p = routing::parse_group_policy(c.value("groupPolicy", "allowlist"))) out.group_policy = *p;
-  out.allow_from = string_list(c.value("allowFrom", json::array()));
-  if (c.contains("groupAllowFrom")) out.group_allow_from = string_list(c["groupAllowFrom"]);
-  // OpenClaw's Matrix spells DM access `dm: {enabled, policy, allowFrom}`; the flat keys win.
-  if (const json dm = c.value("dm", json()); dm.is_object()) {
-    if (!c.contains("dmPolicy") && dm.contains("policy") && dm["policy"].is_string()) {
-      if (auto p = routing::parse_dm_policy(dm["policy"].get<std::string>())) out.dm_policy = *p;
-    }
-    if (!c.contains("allowFrom") && dm.contains("allowFrom")) out.allow_from = string_list(dm["allowFrom"]);
-    if (dm.value("enabled", true) == false) out.dm_policy = routing::DmPolicy::Disabled;
-  }
-  json groups = c.value("groups", json::object());
-  // OpenClaw's Slack spells the per-channel settings `channels: {<id>: {…}}`; `groups` wins.
-  if (const json named = c.value("channels", json()); named.is_object() && groups.is_object()) {
-    for (const auto& [chat, g] : named.items()) {
-      if (!groups.contains(chat)) groups[chat] = g;
-    }
-  }
-  // … and per-room settings `rooms: {<room id>: {…}}` (its older spelling of `groups`; `groups` wins).
-  if (const json rooms = c.value("rooms", json()); rooms.is_object() && groups.is_object()) {
-    for (const auto& [chat, g] : rooms.items()) {
-      if (!groups.contains(chat)) groups[chat] = g;
-    }
-  }
-  for (const auto& [chat, g] : groups.items()) {
-    routing::GroupSettings s;
-    if (g.contains("requireMention") && g["requireMention"].is_boolean()) s.require_mention = g["requireMention"].get<bool>();
-    if (g.contains("enabled") && g["enabled"].is_boolean()) s.enabled = g["enabled"].get<bool>();
-    if (g.contains("allowFrom")) s.allow_from = string_list(g["allowFrom"]);
-    out.groups[chat] = s;
-  }
-  out.id_prefixes = {channel};
-  if (channel == "telegram") out.id_prefixes.push_back("tg");
-  return out;
-}
-
 routing::Peer inbound_peer(const InboundMessage& m) {
   if (!m.is_group) return {routing::PeerKind::Direct, m.sender_id};
   if (!m.topic_id.empty()) return {routing::PeerKind::Group, routing::telegram_topic_peer_id(m.chat_id, m.topic_id)};

@@ -31,6 +31,7 @@
 #include "agent/agent_service.h"
 #include "agent/run_journal.h"
 #include "channels/channel.h"
+#include "channels/channel_access.h"  // access_config_from_json
 #include "channels/chat_approvals.h"
 #include "channels/inbound_debounce.h"
 #include "channels/last_route.h"
@@ -45,8 +46,6 @@
 
 namespace pincer::channels {
 
-/// The access settings of `channels.<channel>` (a validated config subtree; missing = defaults).
-routing::ChannelAccessConfig access_config_from_json(const nlohmann::json& channel_config, const std::string& channel);
 
 /// The conversation of `m` as routing sees it: the sender (direct), "<chat>:topic:<id>" (a forum
 /// topic, kind group), or the chat (kind channel when m.channel_peer, else group).

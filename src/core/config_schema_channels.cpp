@@ -56,8 +56,11 @@ Node channel_group_entry() {
                                   "Answer only when the bot is mentioned or replied to (default "
                                   "true; a `*` entry sets it for every chat).")),
       field("enabled", boolean().doc("`false` ignores this chat.")),
+      field("allow", boolean().doc("OpenClaw's spelling of `enabled` (which wins when both are set).")),
       field("allowFrom", array_of(union_of({string(), integer()})).doc(
                              "Senders allowed in this chat, overriding `groupAllowFrom`.")),
+      field("users", array_of(union_of({string(), integer()})).doc(
+                         "OpenClaw's spelling of `allowFrom` (Discord guilds; `allowFrom` wins).")),
       field("tools", object({
                          field("allow", array_of(string()).doc("When non-empty, runs of this chat get only these tools.")),
                          field("deny", array_of(string()).doc("Tools runs of this chat never get.")),
@@ -117,7 +120,8 @@ Node channel_entry(bool with_accounts = true) {
                                           "As `dmPolicy` (which wins when both are set).")),
                       field("allowFrom", array_of(union_of({string(), integer()})).doc(
                                              "As `allowFrom` (which wins when both are set).")),
-                  }).doc("Matrix (OpenClaw's spelling): direct-message access.")),
+                  }).doc("OpenClaw's spelling of direct-message access (Matrix, Discord, Slack …); "
+                         "`dmPolicy` and `allowFrom` win when set.")),
       field("rooms", map_of(channel_group_entry()).doc(
                          "Matrix: settings of rooms by room id (`!id:server`), OpenClaw's older "
                          "spelling of `groups`; an entry in `groups` wins.")),
@@ -197,6 +201,20 @@ Node channel_entry(bool with_accounts = true) {
       field("groups", map_of(channel_group_entry()).doc(
                           "Group chats by chat id; `*` applies to every chat. Under `allowlist` "
                           "only the chats listed here are answered.")),
+      field("guilds", map_of(object({
+                          field("slug", string().doc("A name for people reading the config; not used.")),
+                          field("requireMention", boolean().doc("As in `groups`, for the guild's channels.")),
+                          field("enabled", boolean().doc("`false` ignores the guild.")),
+                          field("allow", boolean().doc("OpenClaw's spelling of `enabled`.")),
+                          field("users", array_of(union_of({string(), integer()})).doc(
+                                             "User ids allowed in the guild's channels.")),
+                          field("channels", map_of(channel_group_entry()).doc(
+                                                "The guild's channels by channel id, each as a "
+                                                "`groups` entry (`allow: true` lists it).")),
+                      }))
+                          .doc("Discord (OpenClaw's spelling): guilds by guild id, each entry covering "
+                               "its channels without one of their own; read as `groups` entries of the "
+                               "guild and of each listed channel (an entry in `groups` wins).")),
       field("textChunkLimit", integer().min(16).max(kMaxCount).doc(
                                   "Longest message sent, in the platform's units (UTF-16 code "
                                   "units for Telegram and Discord). Longer replies are split. "
