@@ -500,7 +500,9 @@ void AgentService::note_compaction(const std::string& key, const RunEvent& e) {
   const int64_t after = e.data.value("tokensAfter", int64_t{0});
   if (after <= 0) return;
   store::SessionIndex& index = index_for(e.agent_id);
-  if (index.get(key) && index.upsert(key, store::OrderedJson{{"totalTokens", after}})) schedule_index_save(e.agent_id);
+  store::UpsertOptions options;
+  options.remove_fields = {"inputTokens", "outputTokens"};  // the last call's; no longer what the context holds
+  if (index.get(key) && index.upsert(key, store::OrderedJson{{"totalTokens", after}}, options)) schedule_index_save(e.agent_id);
 }
 
 void AgentService::finished(const std::string& key, const RunEvent& terminal) {

@@ -113,6 +113,11 @@ Result<json> send_message(State& s, const json& args, const tools::ToolOrigin& o
   if (!account_known)
     return Error{"NOT_FOUND", "account \"" + account + "\" of channel " + channel +
                                   " is not configured (channels." + channel + ".accounts)"};
+  // Configured but down (a refused token, an unreachable server, restarting): say so now rather
+  // than answer "sent" for a message that waits in the outbox (pincer channels status says why).
+  if (s.channels.running_account(channel, account) == nullptr)
+    return Error{"NOT_FOUND", "channel " + channel + (account.empty() ? "" : " account " + account) +
+                                  " is not running now (pincer channels status shows why); nothing was sent"};
   const std::string text = arg(args, "message");
   const std::string id = "message-" + ids::sha256_hex(run_id + "\n" + session_key + "\n" + channel + "\n" + account +
                                                       "\n" + to + "\n" + thread + "\n" + text)
@@ -148,10 +153,10 @@ void react_to_message(State& s, const json& args, const tools::ToolOrigin& origi
   if (message_id.empty()) message_id = arg(args, "message_id");
   if (message_id.empty() && same_channel && to == origin.chat_id) message_id = origin.message_id;
   if (message_id.empty()) return done(Error{"TOOL_ARGS_INVALID", "react: give messageId (no message of that chat is being answered)"});
-  channels::Channel* target = s.channels.account(channel, account.empty() ? "default" : account);
+  channels::Channel* target = s.channels.running_account(channel, account);
   if (target == nullptr)
     return done(Error{"NOT_FOUND", "react: channel " + channel + (account.empty() ? "" : " account " + account) +
-                                       " is not configured or not running (channels." + channel + ")"});
+                                       " is not configured or not running now (pincer channels status shows why)"});
   if (!target->capabilities().reactions) return done(Error{"NOT_FOUND", "react: channel " + channel + " has no reactions"});
   const std::string emoji = arg(args, "emoji");
   const bool remove = args.value("remove", false);

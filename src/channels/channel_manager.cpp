@@ -78,6 +78,14 @@ Status ChannelManager::announce(const std::string& agent_id, std::string channel
 
 ChannelManager::~ChannelManager() { stop(); }
 
+Channel* ChannelManager::running_account(const std::string& channel, const std::string& account_id) {
+  for (auto& a : accounts_) {
+    if (a->spec.channel != channel || !a->channel || (!account_id.empty() && a->spec.account_id != account_id)) continue;
+    if (a->channel->status().value("running", false)) return a->channel.get();
+  }
+  return nullptr;
+}
+
 Channel* ChannelManager::find(const std::string& channel, const std::string& account_id) {
   for (auto& a : accounts_) {
     if (a->spec.channel == channel && a->spec.account_id == account_id) return a->channel.get();
@@ -220,6 +228,7 @@ void ChannelManager::start_account(Account& a) {
   }
   a.channel_started = true;
   a.started_at_ms = clock_.wall_ms();
+  delivery_.channel_started(a.spec.channel, a.spec.account_id);  // parked replies try again
   Account* account = &a;
   a.channel->start(a, [this, account](const std::string& why) {
     account->last_failure = why;

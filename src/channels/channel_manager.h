@@ -65,9 +65,10 @@ class ChannelManager {
   Status announce(const std::string& agent_id, std::string channel, std::string account, std::string to,
                   std::string thread, const std::string& markdown, const std::string& id);
 
-  /// The running account `account_id` of `channel` (CH-8: the message tool's react action), or
-  /// nullptr when it is not configured or not built. Loop.
-  Channel* account(const std::string& channel, const std::string& account_id) { return find(channel, account_id); }
+  /// The account `account_id` of `channel` ("" = its first) when it is running now (its status()
+  /// says so), else nullptr — not configured, or stopped / restarting after a failure. The
+  /// message tool refuses a channel that is not running (CH-8, TL-1). Loop.
+  Channel* running_account(const std::string& channel, const std::string& account_id);
 
   /// How chat commands from channels write the config (/dreaming on|off, for senders in
   /// commands.ownerAllowFrom): an RFC 7386 merge patch to pincer.json. Unset: they cannot.

@@ -79,6 +79,18 @@ void ReplyDelivery::channel_stopped(const std::string& channel, const std::strin
   }
 }
 
+void ReplyDelivery::channel_started(const std::string& channel, const std::string& account) {
+  for (auto it = parked_.begin(); it != parked_.end();) {
+    auto entry = outbox_.pending().find(*it);
+    if (entry != outbox_.pending().end() && (entry->second.channel != channel || entry->second.account_id != account)) {
+      ++it;
+      continue;
+    }
+    if (entry != outbox_.pending().end()) loop_.post([this, id = *it] { send_next(id, 0); });
+    it = parked_.erase(it);
+  }
+}
+
 void ReplyDelivery::send_next(const std::string& id, int attempt) {
   auto it = outbox_.pending().find(id);
   if (it == outbox_.pending().end()) return;
@@ -104,9 +116,17 @@ void ReplyDelivery::send_next(const std::string& id, int attempt) {
       spdlog::warn("delivery {}: rate limited, retrying in {} ms", id, wait_ms);
       loop_.after(wait_ms, [this, id, attempt] { send_next(id, attempt); });
     } else if (err.code == "UNAVAILABLE" && attempt < 5) {
-      const int64_t wait_ms = 500LL << attempt;
+      const int64_t wait_ms = retry_base_ms_ << attempt;
       spdlog::warn("delivery {}: {} (retry {} in {} ms)", id, err.message, attempt + 1, wait_ms);
       loop_.after(wait_ms, [this, id, attempt] { send_next(id, attempt + 1); });
+    } else if (err.code == "UNAVAILABLE") {
+      // The account is down (a refused token, a server that does not answer): the reply is kept —
+      // in the outbox, so a restart keeps it too — and sent when the account starts again.
+      spdlog::warn("delivery {}: {}; kept until the account runs again", id, err.message);
+      parked_.insert(id);
+      loop_.after(parked_retry_ms_, [this, id] {
+        if (parked_.erase(id) > 0) send_next(id, 0);
+      });
     } else if (index == 0 && !edit_refused_.count(id) && outbox_.pending().count(id) &&
                !outbox_.pending().at(id).edit_message_id.empty()) {
       // The preview cannot be edited (deleted, too old): the reply still arrives, as a new message.

@@ -65,6 +65,16 @@ class ReplyDelivery {
   /// in flight will never answer (Channel::stop), so those replies continue from that chunk once
   /// the account runs again. At-least-once for that one chunk, as after a crash.
   void channel_stopped(const std::string& channel, const std::string& account);
+  /// `channel`/`account` is (re)starting: replies parked because it was unavailable try again.
+  void channel_started(const std::string& channel, const std::string& account);
+
+  /// How long UNAVAILABLE sends wait: `base_ms` doubled on each of 5 retries, then the reply is
+  /// parked — never dropped — until the account (re)starts or `parked_ms` passes, whichever is
+  /// first. Defaults 500 ms and 60 s; tests shorten them.
+  void set_retry_timing(int64_t base_ms, int64_t parked_ms) {
+    retry_base_ms_ = base_ms;
+    parked_retry_ms_ = parked_ms;
+  }
 
  private:
   void send_next(const std::string& id, int attempt);
@@ -76,6 +86,9 @@ class ReplyDelivery {
   std::map<std::string, std::function<void()>> on_done_;   ///< by reply id
   std::map<std::string, bool> edit_refused_;               ///< by reply id: send chunk 0 instead
   std::set<std::string> in_flight_;  ///< reply ids with a channel call outstanding
+  std::set<std::string> parked_;     ///< reply ids waiting for their account to be available
+  int64_t retry_base_ms_ = 500;
+  int64_t parked_retry_ms_ = 60'000;
 };
 
 /// Renders Markdown for a channel's format (Telegram HTML, plain, or unchanged Markdown).

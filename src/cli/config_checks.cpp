@@ -17,6 +17,7 @@
 #include "gateway/control_ui.h"
 #include "memory/dreaming/dreaming_settings.h"
 #include "memory/memory_config.h"
+#include "store/session_keys.h"
 #include "gateway/protocol/client_address.h"
 #include "tools/sandbox/sandbox.h"
 
@@ -217,6 +218,23 @@ static void model_reference_problems(const nlohmann::json& effective, const agen
   }
 }
 
+/// A binding whose agentId names no agent: routing falls back to the default agent (as
+/// OpenClaw's does), so the messages it was meant to route reach another agent without a word.
+static void binding_agent_problems(const nlohmann::json& effective, const agent::AgentsConfig& agents,
+                                   ConfigProblems& out) {
+  const json bindings = effective.value("bindings", json::array());
+  if (!bindings.is_array()) return;
+  for (std::size_t i = 0; i < bindings.size(); ++i) {
+    const json& b = bindings[i];
+    if (!b.is_object() || !b.contains("agentId") || !b["agentId"].is_string()) continue;
+    const std::string id = b["agentId"].get<std::string>();
+    if (agents.find(store::normalize_agent_id(id)) != nullptr) continue;
+    out.warnings.push_back("bindings[" + std::to_string(i) + "].agentId: no agent \"" + id +
+                           "\" in agents.list: the messages it matches go to the default agent \"" +
+                           agents.default_agent().id + "\" (add the agent, or fix the id)");
+  }
+}
+
 ConfigProblems check_config(const json& effective, const std::filesystem::path& config_file, const config::EnvLookup& env,
                             const ConfigCheckOptions& options) {
   ConfigProblems out;
@@ -272,6 +290,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
     }
   }
   model_reference_problems(effective, *agents, env, options, out);
+  binding_agent_problems(effective, *agents, out);
   user_timezone_problem(effective, out);
   heartbeat_config_problems(effective, out);
   for (auto& p : memory::dreaming::dreaming_problems(effective)) out.errors.push_back(std::move(p));  // DR-1

@@ -60,7 +60,9 @@ before(async () => {
   channels: { telegram: {
     botToken: '${BOT_TOKEN}', apiRoot: 'http://127.0.0.1:${apiPort}', pollTimeoutSeconds: 0,
     dmPolicy: 'allowlist', allowFrom: ['${OWNER}'],
-  } },
+  },
+  // Configured but never running: nothing listens on port 1.
+  irc: { host: '127.0.0.1', port: 1, tls: false, nick: 'pincer', channels: ['#ops'] } },
 }\n`);
   await startGateway();
 });
@@ -123,6 +125,17 @@ test('react: the message being answered gets the reaction; one Telegram does not
   await owner.sendMessage(owner.makeMessage(`never mind MOCK_TOOL:message:${JSON.stringify(undo)}`));
   await waitFor(() => server.reactions.length > 1, 'the reaction removed');
   assert.deepEqual(server.reactions[1], { chat_id: String(OWNER), message_id: inbound.messageId, reaction: [] });
+});
+
+test('a configured channel that is not running is refused, not answered "sent" (the message would wait unseen)', async () => {
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  const down = JSON.stringify({ channel: 'irc', target: '#ops', message: 'Anyone there? [m5]' });
+  await owner.sendMessage(owner.makeMessage(`ping ops MOCK_TOOL:message:${down}`));
+  await waitFor(() => botTexts(OWNER).join('\n').includes('is not running now'), 'the refusal in the answer');
+  const answer = botTexts(OWNER).find((t) => t.includes('is not running now'));
+  assert.match(answer, /channel irc is not running now \(pincer channels status shows why\); nothing was sent/, answer);
+  assert.doesNotMatch(answer, /"ok": true/, answer);
+  assert.equal(readFileSync(path.join(home, 'channels', 'outbox.jsonl'), 'utf8').includes('[m5]'), false, 'nothing queued');
 });
 
 test('the announce step of sessions_send posts to the chat of the target session, once', async () => {

@@ -162,6 +162,20 @@ TEST_F(CliNewUserFixesTest, DoctorGivesNoChmodAdviceForAConfigPathThatIsADirecto
   EXPECT_EQ((r.out + r.err).find("chmod 700 " + (home_.path() / "pincer.json").string()), std::string::npos) << r.out << r.err;
 }
 
+TEST_F(CliNewUserFixesTest, ABindingToAnAgentThatDoesNotExistIsWarnedAbout) {
+  const std::string binding = "bindings: [ { agentId: 'work', match: { channel: 'telegram' } } ]";
+  write_config(binding);
+  auto r = pincer({"config", "validate"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // OpenClaw accepts it too: routing falls back to the default agent
+  EXPECT_NE(r.err.find("warning: bindings[0].agentId: no agent \"work\" in agents.list: the messages it matches go to "
+                       "the default agent \"main\""),
+            std::string::npos)
+      << r.err;
+  write_config(binding + ", agents: { list: [ { id: 'main', default: true }, { id: 'work' } ] }");
+  auto fixed = pincer({"config", "validate"});
+  EXPECT_EQ(fixed.err.find("bindings[0]"), std::string::npos) << fixed.err;
+}
+
 }  // namespace
 }  // namespace cli_new_user_fixes_test
 }  // namespace pincer::test

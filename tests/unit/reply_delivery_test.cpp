@@ -137,5 +137,35 @@ TEST_F(ReplyDeliveryTest, RateLimitWaitsAndRejectedChunkIsSkippedInOrder) {
   EXPECT_TRUE(outbox.pending().empty());
 }
 
+TEST_F(ReplyDeliveryTest, AReplyToAnAccountThatStaysUnavailableIsKeptUntilItStartsAgain) {
+  EventLoop loop;
+  Outbox outbox(file);
+  RecordingChannel channel;
+  for (int call = 0; call < 6; ++call) channel.fail_with[call] = Error{"UNAVAILABLE", "test[default]: not running"};
+  ReplyDelivery delivery(loop, outbox, [&](const std::string&, const std::string&) -> Channel* { return &channel; });
+  delivery.set_retry_timing(1, 600'000);  // the 5 retries at once; parked for longer than this test
+  int calls_when_parked = -1, calls_after_other = -1;
+  std::size_t sent_when_parked = 99, next_when_parked = 99;
+  loop.post([&] { ASSERT_TRUE(delivery.deliver(channel, "run-4", "chat", "", kReply)); });
+  loop.after(200, [&] {
+    calls_when_parked = channel.calls;
+    sent_when_parked = channel.sent.size();
+    if (outbox.pending().count("run-4")) next_when_parked = outbox.pending().at("run-4").next;
+    delivery.channel_started("other", "default");  // another account starting changes nothing
+  });
+  loop.after(300, [&] {
+    calls_after_other = channel.calls;
+    delivery.channel_started("test", "default");  // this one starting sends the whole reply
+  });
+  drain(loop, 600);
+  // Every retry failed: nothing sent, nothing dropped (it used to skip the chunk after 5 retries).
+  EXPECT_EQ(calls_when_parked, 6);
+  EXPECT_EQ(sent_when_parked, 0u);
+  EXPECT_EQ(next_when_parked, 0u);
+  EXPECT_EQ(calls_after_other, 6);
+  EXPECT_EQ(channel.sent.size(), 3u);
+  EXPECT_TRUE(outbox.pending().empty());
+}
+
 }  // namespace
 }  // namespace pincer::channels

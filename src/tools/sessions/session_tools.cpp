@@ -155,12 +155,14 @@ class MessageTool : public Tool {
   explicit MessageTool(bool reactions) : schema_(make_schema(reactions)), reactions_(reactions) {}
   std::string_view name() const override { return "message"; }
   std::string_view description() const override {
-    return reactions_ ? "Send a message to a chat on a configured channel (telegram, irc, webhook …), or react to a message. "
-                        "action send (default): without channel and target it goes to the chat this conversation came "
-                        "from. action react: adds the emoji reaction `emoji` (remove: true takes it away) to a message "
-                        "of this chat, by default the one you are answering (messageId for another)."
-                      : "Send a message to a chat on a configured channel (telegram, irc, webhook …). Without channel and "
-                        "target it goes to the chat this conversation came from. action: send (the only one here).";
+    return reactions_ ? "Send a message to a chat on a configured channel (telegram, discord, slack, matrix, irc, "
+                        "webhook …), or react to a message. action send (default): without channel and target it goes "
+                        "to the chat this conversation came from. action react: adds the emoji reaction `emoji` "
+                        "(remove: true takes it away) to a message of this chat, by default the one you are answering "
+                        "(messageId for another)."
+                      : "Send a message to a chat on a configured channel (telegram, discord, slack, matrix, irc, "
+                        "webhook …). Without channel and target it goes to the chat this conversation came from. "
+                        "action: send (the only one here).";
   }
   const json& parameters() const override { return schema_; }
   std::string_view group() const override { return "messaging"; }
@@ -177,7 +179,8 @@ class MessageTool : public Tool {
                     {"enum", reactions ? json{"send", "react"} : json{"send"}},
                     {"description", reactions ? "send (default) or react." : "send (default)."}}},
         {"message", prop("string", "send: the text (Markdown).")},
-        {"channel", prop("string", "Channel id (telegram, irc, webhook …); default: this conversation's.")},
+        {"channel", prop("string", "Channel id (telegram, discord, slack, matrix, irc, webhook …); default: this "
+                                   "conversation's.")},
         {"target", prop("string", "The chat / recipient id on that channel; default: this conversation's chat.")},
         {"to", prop("string", "Same as target.")},
         {"accountId", prop("string", "The channel account (default: this conversation's, else the first running).")},
