@@ -63,6 +63,16 @@ std::vector<Exclusive> exclusives(const ChannelAccount& spec, const std::string&
 
 }  // namespace
 
+bool is_unexpanded_env_reference(std::string_view value) {
+  if (value.size() < 4 || value.substr(0, 2) != "${" || value.back() != '}') return false;
+  const std::string_view name = value.substr(2, value.size() - 3);
+  if (std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (const char ch : name) {
+    if (!std::isupper(static_cast<unsigned char>(ch)) && !std::isdigit(static_cast<unsigned char>(ch)) && ch != '_') return false;
+  }
+  return true;
+}
+
 std::string route_path_problem(const std::string& path) {
   if (path.size() < 2 || path[0] != '/') return "must start with / and name a path, e.g. /hooks/pincer";
   for (const char c : path) {
@@ -144,19 +154,37 @@ Result<slack::SlackSettings> slack_settings_of(const ChannelAccount& spec, const
   slack::SlackSettings s;
   s.account_id = spec.account_id;
   const std::string mode = c.value("mode", "socket");
-  if (mode != "socket") return invalid(at + ".mode", "must be \"socket\" (Socket Mode; the HTTP Events API mode is not implemented)");
+  if (mode != "socket") {
+    return invalid(at + ".mode", "Slack supports only \"socket\" (Socket Mode), got \"" + mode +
+                                     "\": the HTTP Events API is not supported yet");
+  }
+  // A token the gateway's environment provides ("${SLACK_BOT_TOKEN}", kept unexpanded by `config
+  // set`) is checked when the gateway expands it.
   s.bot_token = c.value("botToken", "");
-  if (s.bot_token.rfind("xoxb-", 0) != 0) {
-    return invalid(at + ".botToken", "required to run the Slack channel: the Bot User OAuth Token (xoxb-…, OAuth & Permissions)");
+  if (s.bot_token.rfind("xapp-", 0) == 0) {
+    return invalid(at + ".botToken", "must start with xoxb- (the Bot User OAuth Token); this looks like the app token "
+                                     "(xapp-…): are botToken and appToken swapped?");
+  }
+  if (s.bot_token.rfind("xoxb-", 0) != 0 && !is_unexpanded_env_reference(s.bot_token)) {
+    return invalid(at + ".botToken", s.bot_token.empty()
+                                         ? "required to run the Slack channel: the Bot User OAuth Token (xoxb-…, OAuth & Permissions)"
+                                         : "must start with xoxb- (the Bot User OAuth Token, OAuth & Permissions)");
   }
   s.app_token = c.value("appToken", "");
-  if (s.app_token.rfind("xapp-", 0) != 0) {
-    return invalid(at + ".appToken", "required for Socket Mode: an app-level token with connections:write (xapp-…, Basic Information)");
+  if (s.app_token.rfind("xoxb-", 0) == 0) {
+    return invalid(at + ".appToken", "must start with xapp- (an app-level token with connections:write); this looks like "
+                                     "the bot token (xoxb-…): are botToken and appToken swapped?");
+  }
+  if (s.app_token.rfind("xapp-", 0) != 0 && !is_unexpanded_env_reference(s.app_token)) {
+    return invalid(at + ".appToken", s.app_token.empty()
+                                         ? "required for Socket Mode: an app-level token with connections:write (xapp-…, Basic Information)"
+                                         : "must start with xapp- (an app-level token with connections:write, Basic Information)");
   }
   s.api_root = c.value("apiRoot", s.api_root);
   if (s.api_root.rfind("http://", 0) != 0 && s.api_root.rfind("https://", 0) != 0) {
     return invalid(at + ".apiRoot", "must be an http(s) URL, e.g. https://slack.com/api");
   }
+  s.config_path = at;
   s.state_file = state_dir / "channels" / "slack" / (s.account_id + ".json");
   return s;
 }

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,8 +34,9 @@ Result<webhook::WebhookSettings> webhook_settings_of(const ChannelAccount& spec,
 /// A Discord account's settings (`token` required; `apiRoot`, `ackReaction`). `state_dir` only
 /// names the session state file. Errors as telegram_settings_of.
 Result<discord::DiscordSettings> discord_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir);
-/// A Slack account's settings: `botToken` (xoxb-) and `appToken` (xapp-) required, `mode` "socket"
-/// (the default; "http" is refused: not implemented), `apiRoot`. `state_dir` only places the state
+/// A Slack account's settings: `botToken` (xoxb-) and `appToken` (xapp-) required (a "${NAME}"
+/// reference passes; swapped tokens are named as such), `mode` "socket" (the default; "http" is
+/// refused: not implemented), `apiRoot`. `state_dir` only places the state
 /// file (<state>/channels/slack/<account>.json).
 Result<slack::SlackSettings> slack_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir);
 
@@ -46,6 +48,12 @@ Result<std::string> check_account(const ChannelAccount& spec);
 /// account that cannot be built, and each value two accounts must not share (an HTTP path, a bot
 /// token, an IRC nick on one server). Empty = every account can run.
 std::vector<std::string> channel_problems(const nlohmann::json& effective);
+
+/// Whether `value` is a whole "${NAME}" reference (NAME: A-Z 0-9 _, not starting with a digit) —
+/// what `pincer config set` sees for a secret the gateway's environment provides (it checks with
+/// the references unexpanded): format checks of tokens skip such values; the gateway checks the
+/// expanded value when it starts.
+bool is_unexpanded_env_reference(std::string_view value);
 
 /// Why `path` cannot be an HTTP route on the gateway's port (the probes /health …, a file of the
 /// web chat, characters outside letters, digits and / - . _ ~), or "" when it can.

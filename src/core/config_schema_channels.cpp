@@ -130,10 +130,11 @@ Node channel_entry(bool with_accounts = true) {
                           "(`X-Pincer-Timestamp: <Unix seconds>`, `X-Pincer-Signature: "
                           "sha256=<hex>`; see channels.md). At least 16 characters.")),
       field("path", string().doc("Webhook: the HTTP path on the gateway's port (default `/webhook`).")),
-      field("mode", one_of({"sync", "callback", "socket"}).doc(
+      field("mode", one_of({"sync", "callback", "socket", "http"}).doc(
                         "Webhook: `sync` = the reply is the HTTP response (default); `callback` = "
                         "answer 202 at once and POST the reply to `callbackUrl`. Slack: `socket` "
-                        "(Socket Mode, the default and only mode).")),
+                        "(Socket Mode, the default and only mode; `http`, the HTTP Events API, is "
+                        "refused: not supported yet).")),
       field("callbackUrl", string().format("http-url").doc(
                                "Webhook, `callback` mode: where replies are POSTed, signed with the "
                                "callback key derived from `secret` (channels.md).")),

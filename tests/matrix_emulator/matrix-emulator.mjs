@@ -36,6 +36,18 @@ export class MatrixEmulator {
     return this;
   }
 
+  /// Invalidates `user`'s access token (a logout from another client, a deactivation): every request
+  /// with it is answered 401 M_UNKNOWN_TOKEN from now on; its long-polled /sync returns at once.
+  logout(user) {
+    this.tokens.delete(user.token);
+    for (const w of [...this.waiters]) if (w.userId === user.userId) w.finish(null);
+  }
+
+  /// Makes `user`'s access token valid again (undoes logout).
+  restoreToken(user) {
+    this.tokens.set(user.token, user.userId);
+  }
+
   async stop() {
     for (const w of this.waiters) w.finish();
     this.server.closeAllConnections?.();
@@ -158,6 +170,7 @@ export class MatrixEmulator {
     if (now || timeout <= 0) return Promise.resolve({ status: 200, body: now ?? nothing() });
     return new Promise((resolve) => {
       const waiter = {
+        userId,
         check: () => {
           const body = this.syncBody(userId, since, filter);
           if (body) waiter.finish(body);

@@ -12,7 +12,8 @@
 // preview with m.replace; an unknown sender gets a pairing code; a binding by room picks another
 // agent; a 429 M_LIMIT_EXCEEDED delays the reply by retry_after_ms, which then arrives once; an
 // encrypted event is warned about; a restart resumes from the stored since token and answers the
-// message sent while it was down exactly once.
+// message sent while it was down exactly once; an access token the homeserver stops accepting
+// (401 M_UNKNOWN_TOKEN on /sync) stops the account with a reason naming channels.matrix.accessToken.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -271,6 +272,18 @@ test('a restart resumes from the stored since token: the message sent while down
   assert.equal(await answered('[mx-offline]'), 1, 'answered once');
   assert.equal(await answered('[mx-dm]'), before.dm, 'an old DM was answered again');
   assert.equal(await answered('[mx-limited]'), before.limited, 'an old message was answered again');
+});
+
+test('an access token the homeserver refuses (401 M_UNKNOWN_TOKEN) stops the account, naming channels.matrix.accessToken', async () => {
+  const refused = /matrix\[default\]: the homeserver refused the access token \(M_UNKNOWN_TOKEN[^)]*\): check channels\.matrix\.accessToken/;
+  emu.logout(bot);
+  try {
+    await waitUntil(() => refused.test(gateway.output()), 'the refused token in the log');
+    const account = gatewayCall('channels.status').channelAccounts.matrix[0];
+    assert.match(String(account.lastFailure), refused, JSON.stringify(account));
+  } finally {
+    emu.restoreToken(bot);
+  }
 });
 
 function gatewayCall(method) {

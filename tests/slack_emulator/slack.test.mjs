@@ -13,7 +13,8 @@
 // `streaming: "partial"` edits one message with chat.update; Markdown arrives as mrkdwn; an unknown
 // DM sender gets a pairing code and is answered once approved; a 429 with Retry-After delays a
 // reply, which arrives once; `disconnect` opens a fresh connection; a restart answers the message
-// sent while it was down once, and a redelivered old envelope is acknowledged but not answered again.
+// sent while it was down once, and a redelivered old envelope is acknowledged but not answered again;
+// a bot or app token Slack refuses (invalid_auth) stops the account with a reason naming the key.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -48,7 +49,7 @@ const env = cleanEnv();
 let emu, mock, mockPort, gateway, home;
 let bot, alice, mallory, general, projects, aliceDm, web;
 
-function writeConfig() {
+function writeConfig({ botToken = bot.botToken, appToken = bot.appToken } = {}) {
   writeFileSync(path.join(home, 'pincer.json'), `{
   gateway: { auth: { token: '${GATEWAY_TOKEN}' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
@@ -57,7 +58,7 @@ function writeConfig() {
   bindings: [ { agentId: 'work', match: { channel: 'slack', peer: { kind: 'channel', id: '${projects.id}' } } } ],
   session: { dmScope: 'per-channel-peer' },
   channels: { slack: {
-    mode: 'socket', botToken: '${bot.botToken}', appToken: '${bot.appToken}', apiRoot: '${emu.apiRoot}',
+    mode: 'socket', botToken: '${botToken}', appToken: '${appToken}', apiRoot: '${emu.apiRoot}',
     dmPolicy: 'pairing', allowFrom: ['${alice.id}'],
     groupPolicy: 'open', channels: { '${general.id}': { requireMention: true }, '${projects.id}': { requireMention: false } },
     streaming: 'partial',
@@ -251,4 +252,27 @@ test('a restart answers the message sent while down once and no redelivered old 
   assert.equal(await answered('[sl-dm]'), before, 'an old DM was answered again');
   assert.equal(await answered('[sl-offline]'), 1, 'answered once');
   assert.equal(containing(await botSaid(general), '[sl-chan]').length, 1, 'an old channel message was answered again');
+});
+
+/// Restarts the gateway with `tokens` in the config and waits for the account's failure in the log.
+async function startRefused(tokens, failure) {
+  await stop(gateway.child);
+  writeConfig(tokens);
+  gateway = launchGateway(pincer, env, home);
+  await gateway.ready;
+  await waitUntil(() => failure.test(gateway.output()), `the failure ${failure} in the log`);
+  const account = gatewayCall('channels.status').channelAccounts.slack[0];
+  assert.match(String(account.lastFailure), failure, JSON.stringify(account));
+}
+
+test('a bot token Slack refuses (invalid_auth) stops the account, naming channels.slack.botToken', async () => {
+  await startRefused({ botToken: 'xoxb-not-a-token' },
+    /slack\[default\]: Slack refused the bot token \(invalid_auth\): check channels\.slack\.botToken/);
+});
+
+test('an app token Slack refuses (invalid_auth) stops the account, naming channels.slack.appToken', async () => {
+  await startRefused({ appToken: 'xapp-not-a-token' },
+    /slack\[default\]: Slack refused the app token \(invalid_auth\): check channels\.slack\.appToken/);
+  await stop(gateway.child);
+  writeConfig();
 });

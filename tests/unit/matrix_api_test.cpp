@@ -231,3 +231,15 @@ TEST(MatrixSettings, RequiredKeysAndClearErrors) {
   EXPECT_EQ(s->auto_join, "off");
   EXPECT_EQ(s->state_file, "/state/channels/matrix/default.json");
 }
+
+TEST(MatrixSettings, EnvReferencesPassTheFormatChecks) {
+  // `pincer config set` checks the file with "${NAME}" kept unexpanded: the gateway expands them.
+  pincer::channels::ChannelAccount spec{
+      "matrix", "work", "channels.matrix.accounts.work",
+      {{"homeserver", "${MATRIX_HOMESERVER}"}, {"accessToken", "${MATRIX_ACCESS_TOKEN}"}, {"userId", "${MATRIX_USER}"}}};
+  auto s = matrix_settings_of(spec, "/state");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->config_path, "channels.matrix.accounts.work");  // named in a refused-token reason
+  spec.config["homeserver"] = "${lower}";  // not a reference: checked as a URL
+  EXPECT_FALSE(matrix_settings_of(spec, "/state"));
+}

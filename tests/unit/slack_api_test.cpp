@@ -5,6 +5,7 @@
 
 #include "channels/channel_checks.h"
 #include "channels/slack/slack_api.h"
+#include "core/config.h"
 #include "delivery/chunker.h"
 #include "delivery/slack_mrkdwn.h"
 
@@ -176,7 +177,22 @@ TEST(SlackSettings, ClearErrorsNamingTheKey) {
   ASSERT_TRUE(s);
   EXPECT_EQ(s->api_root, "https://slack.com/api");
   EXPECT_EQ(s->state_file, "/state/channels/slack/work.json");
+  EXPECT_EQ(s->config_path, "channels.slack.accounts.work");  // named in a refused-token reason
   EXPECT_NE(error_of({{"appToken", "xapp-1"}}).find("channels.slack.botToken: required"), std::string::npos);
+  // Swapped tokens are named as such.
+  const std::string swapped = error_of({{"botToken", "xapp-1"}, {"appToken", "xoxb-1"}});
+  EXPECT_NE(swapped.find("channels.slack.botToken: must start with xoxb-"), std::string::npos) << swapped;
+  EXPECT_NE(swapped.find("looks like the app token"), std::string::npos) << swapped;
+  const std::string app_swapped = error_of({{"botToken", "xoxb-1"}, {"appToken", "xoxb-2"}});
+  EXPECT_NE(app_swapped.find("channels.slack.appToken: must start with xapp-"), std::string::npos) << app_swapped;
+  EXPECT_NE(app_swapped.find("looks like the bot token"), std::string::npos) << app_swapped;
+  EXPECT_NE(error_of({{"botToken", "abc"}, {"appToken", "xapp-1"}}).find("botToken: must start with xoxb-"), std::string::npos);
+  // `config set` checks with "${NAME}" unexpanded: the gateway's environment provides them.
+  EXPECT_EQ(error_of({{"botToken", "${SLACK_BOT_TOKEN}"}, {"appToken", "${SLACK_APP_TOKEN}"}}), "");
+  EXPECT_NE(error_of({{"botToken", "${lower}"}, {"appToken", "xapp-1"}}).find("botToken"), std::string::npos);
+  // Only Socket Mode.
+  EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"mode", "http"}}).find("supports only \"socket\""),
+            std::string::npos);
   EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xoxb-2"}}).find("channels.slack.appToken"), std::string::npos);
   EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"mode", "http"}}).find("channels.slack.mode"),
             std::string::npos);
@@ -186,4 +202,15 @@ TEST(SlackSettings, ClearErrorsNamingTheKey) {
       ChannelAccount{"webhook", "default", "channels.webhook", json{{"secret", std::string(20, 'x')}, {"mode", "socket"}}}, "/state");
   ASSERT_FALSE(webhook);
   EXPECT_NE(webhook.error().message.find("channels.webhook.mode"), std::string::npos);
+}
+
+TEST(SlackSettings, HttpModePassesTheSchemaAndIsRefusedBySlack) {
+  // The schema's mode enum is shared with the webhook channel: "http" (OpenClaw's Slack HTTP mode)
+  // must reach slack_settings_of, which names Slack's only mode, not the webhook's.
+  const json doc = {{"channels", {{"slack", {{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"mode", "http"}}}}}};
+  EXPECT_TRUE(pincer::config::validate(doc).ok());
+  const auto problems = pincer::channels::channel_problems(doc);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("channels.slack.mode: Slack supports only \"socket\""), std::string::npos) << problems[0];
+  EXPECT_NE(problems[0].find("HTTP Events API is not supported yet"), std::string::npos) << problems[0];
 }

@@ -154,19 +154,25 @@ void MatrixChannel::stop() {
   joining_.clear();
 }
 
+std::string MatrixChannel::token_refused(const ApiError& e) const {
+  const std::string code = e.errcode.empty() ? "HTTP " + std::to_string(e.status) : e.errcode;
+  return "the homeserver refused the access token (" + code + (e.error.empty() ? "" : ": " + e.error) + "): check " +
+         settings_.config_path + ".accessToken";
+}
+
 void MatrixChannel::whoami() {
   call("GET", "/account/whoami", json(), 15'000, [this](int status, const json& body, const std::string& transport, int64_t) {
     if (!transport.empty()) return fail("cannot reach the homeserver " + settings_.homeserver + ": " + transport);
     if (auto e = parse_error(status, body)) {
       if (status == 401 || e->errcode == "M_UNKNOWN_TOKEN" || e->errcode == "M_MISSING_TOKEN") {
-        return fail("the access token was rejected (" + error_text(*e) + "); check channels.matrix.accessToken");
+        return fail(token_refused(*e));
       }
       return fail("GET /account/whoami failed: " + error_text(*e));
     }
     const std::string user = body.is_object() ? body.value("user_id", "") : "";
     if (user.empty()) return fail("GET /account/whoami answered no user_id");
     if (!settings_.user_id.empty() && settings_.user_id != user) {
-      return fail("the access token belongs to " + user + ", not to channels.matrix.userId " + settings_.user_id);
+      return fail("the access token belongs to " + user + ", not to " + settings_.config_path + ".userId " + settings_.user_id);
     }
     bot_.user_id = user;
     last_error_.clear();
@@ -200,8 +206,10 @@ void MatrixChannel::sync() {
                                                       : parse_sync(body, state_, bot_, settings_.account_id);
          if (!batch) {
            last_error_ = "/sync failed: " + batch.error().message;
-           if (e && (status == 401 || e->errcode == "M_UNKNOWN_TOKEN")) {
-             return fail("the access token was rejected (" + error_text(*e) + ")");
+           // A refused token stops the account with the reason (a logout elsewhere, a deactivated
+           // account); network errors, 5xx and 429 keep retrying here.
+           if (e && (status == 401 || e->errcode == "M_UNKNOWN_TOKEN" || e->errcode == "M_MISSING_TOKEN")) {
+             return fail(token_refused(*e));
            }
            int64_t backoff = std::min<int64_t>(30'000, 1000LL << std::min(sync_failures_++, 5));
            if (e && e->retry_after_ms > 0) backoff = std::max(backoff, e->retry_after_ms);

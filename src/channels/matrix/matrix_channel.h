@@ -37,6 +37,7 @@ struct MatrixSettings {
   std::string account_id = "default";
   std::string homeserver;    ///< channels.matrix.homeserver: "https://matrix.example.org" (no trailing /)
   std::string access_token;  ///< channels.matrix.accessToken
+  std::string config_path = "channels.matrix";  ///< where the account's keys are, for error messages
   std::string user_id;       ///< channels.matrix.userId: checked against whoami when set ("" = whoami's)
   std::string auto_join = "off";  ///< "always" | "allowlist" | "off"
   std::vector<std::string> auto_join_allowlist;  ///< room ids, aliases (#room:server) or inviting user ids
@@ -95,6 +96,9 @@ class MatrixChannel final : public Channel {
   void join(const Invite& invite);
   void save_state();
   void fail(const std::string& why);
+  /// The reason a refused access token (401, M_UNKNOWN_TOKEN / M_MISSING_TOKEN) stops the account with:
+  /// "the homeserver refused the access token (M_UNKNOWN_TOKEN: …): check <config_path>.accessToken".
+  std::string token_refused(const ApiError& e) const;
   std::string next_txn_id();
 
   EventLoop& loop_;

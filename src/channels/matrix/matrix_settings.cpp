@@ -1,5 +1,7 @@
 #include "channels/matrix/matrix_settings.h"
 
+#include "channels/channel_checks.h"
+
 namespace pincer::channels::matrix {
 
 using nlohmann::json;
@@ -21,7 +23,8 @@ Result<MatrixSettings> matrix_settings_of(const ChannelAccount& spec, const std:
   if (s.homeserver.empty()) {
     return matrix_invalid(at + ".homeserver", "required to run the Matrix channel (the homeserver's URL, e.g. https://matrix.example.org)");
   }
-  if (s.homeserver.rfind("http://", 0) != 0 && s.homeserver.rfind("https://", 0) != 0) {
+  // "${NAME}" references (kept unexpanded by `config set`) are checked once the gateway expands them.
+  if (s.homeserver.rfind("http://", 0) != 0 && s.homeserver.rfind("https://", 0) != 0 && !is_unexpanded_env_reference(s.homeserver)) {
     return matrix_invalid(at + ".homeserver", "must be an http(s) URL, e.g. https://matrix.example.org, got \"" + s.homeserver + "\"");
   }
   s.access_token = c.value("accessToken", "");
@@ -33,7 +36,7 @@ Result<MatrixSettings> matrix_settings_of(const ChannelAccount& spec, const std:
     return matrix_invalid(at + ".accessToken", "must be the bare access token (no spaces, no \"Bearer \" prefix)");
   }
   s.user_id = c.value("userId", "");
-  if (!s.user_id.empty() && (s.user_id[0] != '@' || s.user_id.find(':') == std::string::npos)) {
+  if (!s.user_id.empty() && !is_unexpanded_env_reference(s.user_id) && (s.user_id[0] != '@' || s.user_id.find(':') == std::string::npos)) {
     return matrix_invalid(at + ".userId", "must be a full Matrix user id like @pincer:example.org, got \"" + s.user_id + "\"");
   }
   s.auto_join = c.value("autoJoin", s.auto_join);
@@ -43,6 +46,7 @@ Result<MatrixSettings> matrix_settings_of(const ChannelAccount& spec, const std:
   for (const auto& e : c.value("autoJoinAllowlist", json::array())) {
     if (e.is_string()) s.auto_join_allowlist.push_back(e.get<std::string>());
   }
+  s.config_path = at;
   s.state_file = state_dir / "channels" / "matrix" / (s.account_id + ".json");
   return s;
 }

@@ -13,10 +13,15 @@ using nlohmann::json;
 
 namespace {
 
+/// Web API errors saying Slack refuses the token itself: the account cannot run until it changes.
+bool slack_channel_token_refused(const std::string& e) {
+  return e == "invalid_auth" || e == "not_authed" || e == "account_inactive" || e == "token_revoked" ||
+         e == "not_allowed_token_type";
+}
+
 /// Web API errors after which the account cannot run until its settings change.
 bool slack_channel_fatal_error(const std::string& e) {
-  return e == "invalid_auth" || e == "not_authed" || e == "account_inactive" || e == "token_revoked" ||
-         e == "not_allowed_token_type" || e == "missing_scope" || e == "team_access_not_granted";
+  return slack_channel_token_refused(e) || e == "missing_scope" || e == "team_access_not_granted";
 }
 
 }  // namespace
@@ -75,7 +80,10 @@ void SlackChannel::start(ChannelHost& host, std::function<void(const std::string
   api_->call("auth.test", settings_.bot_token, json::object(), [this, alive](const WebApiAnswer& a) {
     auto live = alive.lock();
     if (!live || !*live) return;
-    if (!a.ok()) return fail("auth.test with the bot token failed: " + a.error());
+    if (!a.ok() && slack_channel_token_refused(a.error())) {
+      return fail("Slack refused the bot token (" + a.error() + "): check " + settings_.config_path + ".botToken");
+    }
+    if (!a.ok()) return fail("auth.test with the bot token failed: " + a.error());  // restarted with backoff
     bot_user_id_ = a.body.value("user_id", "");
     bot_name_ = a.body.value("user", "");
     team_id_ = a.body.value("team_id", "");
@@ -100,7 +108,13 @@ void SlackChannel::open_connection() {
     auto live = alive.lock();
     if (!live || !*live) return;
     if (!a.ok()) {
-      if (slack_channel_fatal_error(a.error())) return fail("apps.connections.open with the app token failed: " + a.error());
+      if (slack_channel_token_refused(a.error())) {
+        return fail("Slack refused the app token (" + a.error() + "): check " + settings_.config_path + ".appToken");
+      }
+      if (slack_channel_fatal_error(a.error())) {
+        return fail("apps.connections.open with the app token failed (" + a.error() + "): check " + settings_.config_path +
+                    ".appToken (an app-level token with connections:write)");
+      }
       return reconnect("apps.connections.open failed: " + a.error());
     }
     const std::string url = a.body.value("url", "");

@@ -41,6 +41,7 @@ struct SlackSettings {
   std::string bot_token;                          ///< channels.slack.botToken (xoxb-…)
   std::string app_token;                          ///< channels.slack.appToken (xapp-…, connections:write)
   std::string api_root = "https://slack.com/api"; ///< Web API root (channels.slack.apiRoot)
+  std::string config_path = "channels.slack";     ///< where the account's keys are, for error messages
   std::filesystem::path state_file;               ///< "" = memory only
 };
 
