@@ -385,8 +385,15 @@ int run_channels_status(const ClientFlags& f, bool probe) {
     if (list.empty()) std::cout << "No channels configured (see docs/channels.md).\n";
     bool probe_failed = false;
     for (const auto& c : list) {
-      std::cout << c.value("channel", "?") << "[" << c.value("accountId", "default") << "]  "
-                << (c.value("running", false) ? "running" : "stopped");
+      const bool running = c.value("running", false);
+      std::cout << c.value("channel", "?") << "[" << c.value("accountId", "default") << "]  " << (running ? "running" : "stopped");
+      if (!running && c.contains("restartAt") && c["restartAt"].is_number()) {  // after a failure, with backoff
+        const int64_t in_ms = c["restartAt"].get<int64_t>() - r->value("ts", SystemClock::instance().wall_ms());
+        std::cout << " (restarting in " << std::max<int64_t>(1, (in_ms + 999) / 1000) << " s)";
+      }
+      if (!running && c.contains("lastFailure") && c["lastFailure"].is_string()) {
+        std::cout << "  failed: " << cli::terminal_safe(c["lastFailure"].get<std::string>());
+      }
       if (c.contains("bot") && !c["bot"].get<std::string>().empty()) std::cout << "  @" << c["bot"].get<std::string>();
       if (c.contains("nick") && c.contains("server")) {  // IRC
         std::cout << "  " << cli::terminal_safe(c.value("nick", "")) << " on " << cli::terminal_safe(c.value("server", ""));

@@ -27,6 +27,7 @@ struct ChannelManager::Account : ChannelHost {
   int failures = 0;  ///< consecutive, for the backoff
   int restarts = 0;  ///< total, for status
   int64_t started_at_ms = 0;  ///< wall time of the last start (a reload that keeps it running keeps it)
+  int64_t restart_at_ms = 0;  ///< wall time of the restart a failure scheduled (0 = none pending)
   std::string last_failure;
   InboundOutcome on_inbound(InboundMessage message) override {
     failures = 0;  // it works again: the next failure starts the backoff over
@@ -237,8 +238,10 @@ void ChannelManager::start_account(Account& a) {
     const int64_t delay = std::min<int64_t>(300'000, 1000LL << std::min(account->failures++, 8));
     ++account->restarts;
     spdlog::error("{}; restarting in {} ms", why, delay);
+    account->restart_at_ms = clock_.wall_ms() + delay;
     account->restart_timer = loop_.after(delay, [this, account] {
       account->restart_timer.reset();
+      account->restart_at_ms = 0;
       start_account(*account);
     });
   });
@@ -303,6 +306,7 @@ json ChannelManager::status() const {
     s["startedAt"] = a->started_at_ms;
     if (a->spec.config.contains("name")) s["name"] = a->spec.config["name"];
     if (!a->last_failure.empty()) s["lastFailure"] = a->last_failure;
+    if (a->restart_timer && a->restart_at_ms > 0) s["restartAt"] = a->restart_at_ms;  // stopped, restarting then
     list.push_back(std::move(s));
   }
   return {{"channels", list}, {"pipeline", pipeline_.stats()}};

@@ -136,6 +136,16 @@ test('a configured channel that is not running is refused, not answered "sent" (
   assert.match(answer, /channel irc is not running now \(pincer channels status shows why\); nothing was sent/, answer);
   assert.doesNotMatch(answer, /"ok": true/, answer);
   assert.equal(readFileSync(path.join(home, 'channels', 'outbox.jsonl'), 'utf8').includes('[m5]'), false, 'nothing queued');
+  // And pincer channels status says why, and when it tries again.
+  // (Asked again if it caught the account in the moment of a restart, trying to connect.)
+  let stdout = '';
+  await waitFor(async () => {
+    ({ stdout } = await promisify(execFile)(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${gatewayPort}`],
+      { env: { ...env, PINCER_HOME: home, PINCER_GATEWAY_TOKEN: 'telegram-message-gateway-token-0123456789' }, timeout: 30000 }));
+    return /^irc\[default\]  stopped/m.test(stdout);
+  }, 'the IRC account stopped between restarts');
+  assert.match(stdout, /^irc\[default\]  stopped \(restarting in \d+ s\)  failed: .*127\.0\.0\.1/m, stdout);
+  assert.match(stdout, /^telegram\[default\]  running/m, stdout);
 });
 
 test('the announce step of sessions_send posts to the chat of the target session, once', async () => {

@@ -32,6 +32,8 @@ json sync_answer(const std::string& next, json joined, json invites = json::obje
   return {{"next_batch", next}, {"rooms", {{"join", std::move(joined)}, {"invite", std::move(invites)}}}};
 }
 
+// Arrays of events. Callers write json::array({…}): a braced list of one json, `{event}`, is an
+// array under gcc but a copy of the event under clang.
 json room(json state, json timeline) {
   return {{"state", {{"events", std::move(state)}}}, {"timeline", {{"events", std::move(timeline)}}}};
 }
@@ -42,7 +44,7 @@ TEST(MatrixApi, DirectRoomMessageBecomesADm) {
   SyncState state;
   auto batch = parse_sync(sync_answer("s1", {{"!dm:hs.test", room({member("@alice:hs.test", "join", "Alice"),
                                                                     member("@pincer:hs.test", "join")},
-                                                                   {text_event("$1", "@alice:hs.test", "hello")})}}),
+                                                                   json::array({text_event("$1", "@alice:hs.test", "hello")}))}}),
                           state, kBot, "default");
   ASSERT_TRUE(batch);
   EXPECT_EQ(batch->next_batch, "s1");
@@ -73,7 +75,7 @@ TEST(MatrixApi, MembershipIsKeptBetweenSyncsAndAThirdMemberMakesAGroup) {
   EXPECT_TRUE(batch->messages[0].is_group);
   EXPECT_TRUE(batch->messages[0].channel_peer);  // OpenClaw keys Matrix rooms as "channel" peers
   // Bob leaves: a DM again. m.direct marks a room direct whatever its size.
-  ASSERT_TRUE(parse_sync(sync_answer("s3", {{"!r:hs.test", room(json::array(), {member("@bob:hs.test", "leave")})}}), state, kBot, "d"));
+  ASSERT_TRUE(parse_sync(sync_answer("s3", {{"!r:hs.test", room(json::array(), json::array({member("@bob:hs.test", "leave")}))}}), state, kBot, "d"));
   EXPECT_TRUE(is_direct_room(state, "!r:hs.test"));
   json direct = {{"next_batch", "s4"},
                  {"account_data", {{"events", {{{"type", "m.direct"}, {"content", {{"@carol:hs.test", {"!big:hs.test"}}}}}}}}}};
@@ -118,8 +120,8 @@ TEST(MatrixApi, MessagesHandledBeforeAreNotHandedOnAgain) {
 
 TEST(MatrixApi, ThreadMessagesCarryTheThreadRoot) {
   SyncState state;
-  json timeline = {text_event("$t2", "@alice:hs.test", "in thread",
-                              {{"m.relates_to", {{"rel_type", "m.thread"}, {"event_id", "$root"}}}})};
+  json timeline = json::array({text_event("$t2", "@alice:hs.test", "in thread",
+                                           {{"m.relates_to", {{"rel_type", "m.thread"}, {"event_id", "$root"}}}})});
   auto batch = parse_sync(sync_answer("s1", {{"!r:hs.test", room(json::array(), timeline)}}), state, kBot, "default");
   ASSERT_TRUE(batch);
   ASSERT_EQ(batch->messages.size(), 1u);
