@@ -24,6 +24,7 @@ PACKAGES=(
   chromium                                 # headless browser of the web chat test (tests/web)
   tmux                                     # drives `pincer chat` in the terminal-chat test
   ngircd                                   # a real IRC server for the IRC channel test (tests/channels/irc.test.mjs)
+  dovecot-imapd dovecot-lmtpd openssl      # real IMAP/LMTP server (+ its test certificate) for the e-mail test (tests/email_servers)
 )
 
 missing=()
