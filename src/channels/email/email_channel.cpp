@@ -1,0 +1,463 @@
+#include "channels/email/email_channel.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "core/clock.h"
+#include "store/atomic_file.h"
+
+namespace pincer::channels::email {
+
+using nlohmann::json;
+
+namespace detail_email_channel {
+
+constexpr std::size_t kEmailFetchBatch = 20;
+constexpr std::size_t kEmailMaxThreads = 500;
+constexpr std::size_t kEmailMaxReferences = 20;
+constexpr int64_t kEmailPollMs = 60'000;
+constexpr std::size_t kEmailTextLimit = 100'000;
+
+/// `chain` capped to kEmailMaxReferences ids: the root and the newest ones.
+std::vector<std::string> email_cap_references(std::vector<std::string> chain) {
+  if (chain.size() <= kEmailMaxReferences) return chain;
+  std::vector<std::string> out{chain.front()};
+  out.insert(out.end(), chain.end() - static_cast<std::ptrdiff_t>(kEmailMaxReferences - 1), chain.end());
+  return out;
+}
+
+void email_trim_threads(std::map<std::string, EmailThread>& threads) {
+  while (threads.size() > kEmailMaxThreads) {
+    auto oldest = std::min_element(threads.begin(), threads.end(),
+                                   [](const auto& a, const auto& b) { return a.second.updated_ms < b.second.updated_ms; });
+    threads.erase(oldest);
+  }
+}
+
+}  // namespace detail_email_channel
+
+using namespace detail_email_channel;
+
+json email_state_to_json(const EmailState& state) {
+  json threads = json::object();
+  for (const auto& [root, t] : state.threads) {
+    threads[root] = {{"subject", t.subject},
+                     {"lastMessageId", t.last_message_id},
+                     {"references", t.references},
+                     {"updatedMs", t.updated_ms}};
+  }
+  return {{"uidValidity", state.uid_validity}, {"lastUid", state.last_uid}, {"threads", threads}};
+}
+
+EmailState email_state_from_json(const json& j) {
+  EmailState s;
+  if (!j.is_object()) return s;
+  if (j.contains("uidValidity") && j["uidValidity"].is_number_unsigned()) s.uid_validity = j["uidValidity"].get<uint32_t>();
+  if (j.contains("lastUid") && j["lastUid"].is_number_unsigned()) s.last_uid = j["lastUid"].get<uint32_t>();
+  const json threads = j.value("threads", json::object());
+  if (!threads.is_object()) return s;
+  for (auto it = threads.begin(); it != threads.end(); ++it) {
+    if (!it.value().is_object()) continue;
+    EmailThread t;
+    t.subject = it.value().value("subject", "");
+    t.last_message_id = it.value().value("lastMessageId", "");
+    for (const auto& r : it.value().value("references", json::array())) {
+      if (r.is_string()) t.references.push_back(r.get<std::string>());
+    }
+    t.updated_ms = it.value().value("updatedMs", int64_t{0});
+    s.threads[it.key()] = std::move(t);
+  }
+  return s;
+}
+
+std::optional<InboundMessage> email_inbound_of(const ParsedEmail& mail, const EmailSettings& settings,
+                                               const std::string& fallback_id, int64_t now_ms, std::string& why) {
+  if (mail.from_address.empty()) {
+    why = "no sender address";
+    return std::nullopt;
+  }
+  if (mail.from_address == settings.address) {
+    why = "sent from the bot's own address";
+    return std::nullopt;
+  }
+  if (!mail.auto_generated.empty()) {
+    why = "sent by a machine (" + mail.auto_generated + ")";
+    return std::nullopt;
+  }
+  std::string text = mail.text;
+  if (!mail.is_reply() && !mail.subject.empty()) text = "Subject: " + mail.subject + (text.empty() ? "" : "\n\n" + text);
+  if (text.empty()) {
+    why = "no text of its own (only quoted text, or attachments)";
+    return std::nullopt;
+  }
+  InboundMessage m;
+  m.channel = "email";
+  m.account_id = settings.account_id;
+  m.chat_id = mail.from_address;
+  m.message_id = mail.message_id.empty() ? fallback_id : mail.message_id;
+  m.thread_id = mail.thread_root().empty() ? m.message_id : mail.thread_root();
+  m.sender_id = mail.from_address;
+  m.sender_name = mail.from_name;
+  m.text = std::move(text);
+  m.mentions_bot = true;
+  m.ts_ms = mail.date_ms > 0 ? mail.date_ms : now_ms;
+  return m;
+}
+
+EmailChannel::EmailChannel(EventLoop& loop, EmailSettings settings) : loop_(loop), settings_(std::move(settings)) {
+  SmtpSettings smtp;
+  smtp.host = settings_.smtp.host;
+  smtp.port = settings_.smtp.port;
+  smtp.security = settings_.smtp.security;
+  smtp.user = settings_.smtp.user;
+  smtp.password = settings_.smtp.password;
+  smtp.allow_insecure = settings_.allow_insecure;
+  smtp_ = std::make_unique<SmtpSender>(loop_, std::move(smtp));
+  if (settings_.state_file.empty()) return;
+  auto text = store::read_file(settings_.state_file);
+  if (!text) return;  // first run
+  const json j = json::parse(*text, nullptr, false);
+  if (!j.is_object()) {
+    spdlog::warn("email[{}]: ignoring unreadable state file {}", settings_.account_id, settings_.state_file.string());
+    return;
+  }
+  state_ = email_state_from_json(j);
+}
+
+EmailChannel::~EmailChannel() { stop(); }
+
+ChannelCapabilities EmailChannel::capabilities() const {
+  ChannelCapabilities c;
+  c.format = delivery::TextFormat::Markdown;
+  c.unit = delivery::LengthUnit::Utf16;
+  c.text_limit = kEmailTextLimit;
+  c.threads = true;
+  return c;
+}
+
+ImapConnectOptions EmailChannel::imap_options() const {
+  ImapConnectOptions o;
+  o.host = settings_.imap.host;
+  o.port = static_cast<uint16_t>(settings_.imap.port);
+  o.security = settings_.imap.security;
+  o.user = settings_.imap.user;
+  o.password = settings_.imap.password;
+  o.command_timeout_ms = settings_.command_timeout_ms;
+  return o;
+}
+
+void EmailChannel::start(ChannelHost& host, std::function<void(const std::string&)> on_failed) {
+  stop();
+  host_ = &host;
+  on_failed_ = std::move(on_failed);
+  alive_ = std::make_shared<bool>(true);
+  logged_in_once_ = false;
+  reconnect_failures_ = 0;
+  connect();
+}
+
+void EmailChannel::stop() {
+  if (alive_) *alive_ = false;
+  alive_.reset();
+  if (idle_timer_set_) loop_.cancel(idle_timer_);
+  idle_timer_set_ = false;
+  if (imap_) imap_->logout();
+  imap_.reset();
+  if (smtp_) smtp_->stop();
+  connected_ = false;
+  idling_ = false;
+}
+
+void EmailChannel::fail(const std::string& why) {
+  last_error_ = why;
+  if (!alive_) return;
+  *alive_ = false;
+  std::weak_ptr<int> life = life_;
+  loop_.post([this, life, run = alive_, why] {
+    if (!life.lock() || alive_ != run) return;  // gone, or stopped / restarted meanwhile
+    auto f = on_failed_;
+    stop();
+    if (f) f("email[" + settings_.account_id + "]: " + why);
+  });
+}
+
+void EmailChannel::connect() {
+  imap_ = std::make_unique<ImapClient>(loop_);
+  std::weak_ptr<bool> alive = alive_;
+  const std::string where = settings_.imap.host + ":" + std::to_string(settings_.imap.port);
+  imap_->connect(imap_options(), [this, alive, where](Status st) {
+    if (auto a = alive.lock(); !a || !*a) return;
+    if (!st) {
+      if (st.error().code == "AUTH") {
+        return fail("the IMAP server refused the login for " + settings_.imap.user + " (" + st.error().message + "): check " +
+                    settings_.config_path + ".imap.password");
+      }
+      if (!logged_in_once_) return fail("cannot connect to the IMAP server " + where + ": " + st.error().message);
+      return connection_lost(st.error().message);
+    }
+    imap_->set_untagged_listener([this](const ImapResponse& r) {
+      if (r.keyword == "EXISTS" && !idling_) new_mail_ = true;
+    });
+    imap_->select(settings_.mailbox, [this, alive](Result<ImapMailbox> box) {
+      if (auto a = alive.lock(); !a || !*a) return;
+      if (!box) {
+        if (box.error().code == "NO" || box.error().code == "BAD") {
+          return fail("the IMAP server has no mailbox \"" + settings_.mailbox + "\" (" + box.error().message + "): check " +
+                      settings_.config_path + ".imap.mailbox");
+        }
+        return connection_lost(box.error().message);
+      }
+      on_selected(*box);
+    });
+  });
+}
+
+void EmailChannel::on_selected(const ImapMailbox& box) {
+  if (!logged_in_once_) {
+    spdlog::info("email[{}]: connected to {} as {} ({} message(s) in {})", settings_.account_id, settings_.imap.host,
+                 settings_.imap.user, box.exists, settings_.mailbox);
+  } else {
+    spdlog::info("email[{}]: reconnected to {}", settings_.account_id, settings_.imap.host);
+  }
+  logged_in_once_ = true;
+  connected_ = true;
+  reconnect_failures_ = 0;
+  last_error_.clear();
+  if (box.uidvalidity != state_.uid_validity) {
+    // First start, or the mailbox was recreated: what is there now is not answered.
+    const uint32_t next = box.uidnext > 0 ? box.uidnext : 1;
+    if (state_.uid_validity != 0) {
+      spdlog::warn("email[{}]: {} changed UIDVALIDITY ({} → {}): the mail now in it is not answered", settings_.account_id,
+                   settings_.mailbox, state_.uid_validity, box.uidvalidity);
+    } else if (box.exists > 0) {
+      spdlog::info("email[{}]: first start: {} message(s) already in {} not answered", settings_.account_id, box.exists,
+                   settings_.mailbox);
+    }
+    state_.uid_validity = box.uidvalidity;
+    state_.last_uid = next - 1;
+    save_state();
+    if (box.uidnext == 0) {
+      // No UIDNEXT from the server: the highest UID there is marks the start.
+      std::weak_ptr<bool> alive = alive_;
+      imap_->uid_search("ALL", [this, alive](Result<std::vector<uint32_t>> uids) {
+        if (auto a = alive.lock(); !a || !*a) return;
+        if (!uids) return connection_lost(uids.error().message);
+        if (!uids->empty()) state_.last_uid = uids->back();
+        save_state();
+        wait_for_mail();
+      });
+      return;
+    }
+  }
+  fetch_new();
+}
+
+void EmailChannel::fetch_new() {
+  new_mail_ = false;
+  std::weak_ptr<bool> alive = alive_;
+  imap_->uid_search("UID " + std::to_string(state_.last_uid + 1) + ":*", [this, alive](Result<std::vector<uint32_t>> uids) {
+    if (auto a = alive.lock(); !a || !*a) return;
+    if (!uids) return connection_lost(uids.error().message);
+    std::vector<uint32_t> fresh;
+    for (uint32_t u : *uids) {
+      if (u > state_.last_uid) fresh.push_back(u);  // "n:*" also matches the highest UID below n
+    }
+    if (fresh.empty()) return wait_for_mail();
+    fetch_batch(std::move(fresh));
+  });
+}
+
+void EmailChannel::fetch_batch(std::vector<uint32_t> uids) {
+  const std::size_t n = std::min(uids.size(), kEmailFetchBatch);
+  std::vector<uint32_t> now(uids.begin(), uids.begin() + static_cast<std::ptrdiff_t>(n));
+  std::vector<uint32_t> rest(uids.begin() + static_cast<std::ptrdiff_t>(n), uids.end());
+  std::weak_ptr<bool> alive = alive_;
+  imap_->uid_fetch(now, [this, alive, now, rest = std::move(rest)](Result<std::vector<ImapFetched>> fetched) mutable {
+    if (auto a = alive.lock(); !a || !*a) return;
+    if (!fetched) return connection_lost(fetched.error().message);
+    handle_fetched(std::move(*fetched), now.back(), std::move(rest));
+  });
+}
+
+void EmailChannel::handle_fetched(std::vector<ImapFetched> messages, uint32_t highest, std::vector<uint32_t> rest) {
+  std::weak_ptr<bool> alive = alive_;
+  std::vector<uint32_t> handed;
+  const int64_t now = SystemClock::instance().wall_ms();
+  for (auto& f : messages) {
+    const ParsedEmail mail = parse_email(f.raw);
+    std::string why;
+    const std::string fallback = "<" + std::to_string(f.uid) + "." + std::to_string(state_.uid_validity) + "@pincer.invalid>";
+    auto inbound = email_inbound_of(mail, settings_, fallback, now, why);
+    if (!inbound) {
+      ++skipped_;
+      spdlog::info("email[{}]: UID {} from {} not handed on: {}", settings_.account_id, f.uid,
+                   mail.from_address.empty() ? "?" : mail.from_address, why);
+    } else {
+      ++messages_seen_;
+      EmailThread& t = state_.threads[inbound->thread_id];
+      if (!mail.subject.empty() || t.subject.empty()) t.subject = mail.subject;
+      t.last_message_id = inbound->message_id;
+      std::vector<std::string> chain = mail.references;
+      if (chain.empty() && !mail.in_reply_to.empty()) chain.push_back(mail.in_reply_to);
+      chain.push_back(inbound->message_id);
+      t.references = email_cap_references(std::move(chain));
+      t.updated_ms = now;
+      if (host_) host_->on_inbound(std::move(*inbound));
+    }
+    handed.push_back(f.uid);
+    state_.last_uid = std::max(state_.last_uid, f.uid);
+    if (auto a = alive.lock(); !a || !*a) {  // stopped meanwhile: keep what was handed on
+      save_state();
+      return;
+    }
+  }
+  // Journaled by the pipeline (above, synchronously) and answered only later: the position moves
+  // past the batch now, so a restart neither loses nor repeats it (header).
+  state_.last_uid = std::max(state_.last_uid, highest);  // UIDs not returned (expunged meanwhile) count as handled
+  email_trim_threads(state_.threads);
+  save_state();
+  imap_->uid_store_seen(handed, [this, alive, rest = std::move(rest)](Status st) mutable {
+    if (auto a = alive.lock(); !a || !*a) return;
+    if (!st && st.error().code == "UNAVAILABLE") return connection_lost(st.error().message);
+    if (!st) spdlog::warn("email[{}]: marking messages \\Seen failed: {}", settings_.account_id, st.error().message);
+    if (!rest.empty()) return fetch_batch(std::move(rest));
+    fetch_new();
+  });
+}
+
+void EmailChannel::wait_for_mail() {
+  if (new_mail_) return fetch_new();
+  std::weak_ptr<bool> alive = alive_;
+  if (!imap_->has_capability("IDLE")) {
+    // A server without IDLE (RFC 2177) is asked again after a while.
+    idle_timer_set_ = true;
+    idle_timer_ = loop_.after(kEmailPollMs, [this, alive] {
+      if (auto a = alive.lock(); !a || !*a) return;
+      idle_timer_set_ = false;
+      fetch_new();
+    });
+    return;
+  }
+  idling_ = true;
+  imap_->idle(
+      [this](const ImapResponse& r) {
+        if (r.keyword == "EXISTS" || r.status == "BYE") imap_->idle_done();
+      },
+      [this, alive](Status st) {
+        if (auto a = alive.lock(); !a || !*a) return;
+        idling_ = false;
+        if (idle_timer_set_) loop_.cancel(idle_timer_);
+        idle_timer_set_ = false;
+        if (!st) return connection_lost(st.error().message);
+        fetch_new();
+      });
+  idle_timer_set_ = true;
+  idle_timer_ = loop_.after(settings_.idle_renew_ms, [this, alive] {
+    if (auto a = alive.lock(); !a || !*a) return;
+    idle_timer_set_ = false;
+    if (imap_) imap_->idle_done();  // re-issued when the server completes it (RFC 2177: within 29 min)
+  });
+}
+
+void EmailChannel::connection_lost(const std::string& why) {
+  connected_ = false;
+  idling_ = false;
+  last_error_ = "IMAP: " + why;
+  if (idle_timer_set_) loop_.cancel(idle_timer_);
+  idle_timer_set_ = false;
+  if (imap_) imap_->close();
+  const int64_t delay = std::min<int64_t>(300'000, int64_t{1000} << std::min(reconnect_failures_++, 8));
+  ++reconnects_;
+  spdlog::warn("email[{}]: {}; reconnecting in {} s", settings_.account_id, last_error_, delay / 1000);
+  std::weak_ptr<bool> alive = alive_;
+  loop_.after(delay, [this, alive] {
+    if (auto a = alive.lock(); a && *a) connect();
+  });
+}
+
+void EmailChannel::save_state() {
+  if (settings_.state_file.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(settings_.state_file.parent_path(), ec);
+  if (auto st = store::write_file_atomic(settings_.state_file, email_state_to_json(state_).dump(), 0600); !st) {
+    spdlog::error("email[{}]: cannot save {}: {}", settings_.account_id, settings_.state_file.string(), st.error().message);
+  }
+}
+
+void EmailChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
+  if (!running()) return done(Error{"UNAVAILABLE", "email[" + settings_.account_id + "]: not running"});
+  OutgoingEmail e;
+  e.from_address = settings_.address;
+  e.from_name = settings_.name;
+  e.to_address = message.chat_id;
+  e.markdown = message.text;
+  const auto t = state_.threads.find(message.thread_id);
+  if (t != state_.threads.end()) {
+    e.subject = t->second.subject;
+    e.in_reply_to = t->second.last_message_id;
+    e.references = t->second.references;
+  } else {
+    e.subject = "Message from " + settings_.name;
+  }
+  const std::string thread = message.thread_id;
+  std::weak_ptr<int> life = life_;
+  smtp_->send(std::move(e), [this, life, thread, done = std::move(done)](Result<std::string> sent) {
+    if (!life.lock()) return;
+    if (!sent) return done(sent.error());
+    ++messages_sent_;
+    if (auto it = state_.threads.find(thread); it != state_.threads.end()) {
+      // The reply is part of the chain the person's next answer refers to.
+      auto chain = it->second.references;
+      chain.push_back(*sent);
+      it->second.references = email_cap_references(std::move(chain));
+      it->second.updated_ms = SystemClock::instance().wall_ms();
+      save_state();
+    }
+    done(*sent);
+  });
+}
+
+json EmailChannel::status() const {
+  json s = {{"channel", id_},
+            {"accountId", settings_.account_id},
+            {"running", running()},
+            {"mode", "imap"},
+            {"address", settings_.address},
+            {"imapHost", settings_.imap.host},
+            {"mailbox", settings_.mailbox},
+            {"connected", connected_},
+            {"idle", idling_},
+            {"uidValidity", state_.uid_validity},
+            {"lastUid", state_.last_uid},
+            {"threads", state_.threads.size()},
+            {"messagesSeen", messages_seen_},
+            {"messagesSent", messages_sent_},
+            {"skipped", skipped_},
+            {"reconnects", reconnects_}};
+  if (!last_error_.empty()) s["lastError"] = last_error_;
+  return s;
+}
+
+void EmailChannel::probe(std::function<void(json)> done) {
+  if (!running()) return done({{"ok", false}, {"error", last_error_.empty() ? "not running" : last_error_}});
+  const auto started = std::chrono::steady_clock::now();
+  auto client = std::make_shared<ImapClient>(loop_);
+  const std::string user = settings_.imap.user, key = settings_.config_path + ".imap.password";
+  const json where = {{"host", settings_.imap.host}, {"mailbox", settings_.mailbox}};
+  client->connect(imap_options(), [client, started, user, key, where, done = std::move(done)](Status st) {
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    client->logout();
+    if (!st) {
+      const std::string error = st.error().code == "AUTH"
+                                    ? "the IMAP server refused the login for " + user + " (" + st.error().message + "): check " + key
+                                    : st.error().message;
+      return done({{"ok", false}, {"error", error}, {"elapsedMs", elapsed}, {"imap", where}});
+    }
+    done({{"ok", true}, {"elapsedMs", elapsed}, {"imap", where}});
+  });
+}
+
+}  // namespace pincer::channels::email
