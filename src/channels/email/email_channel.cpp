@@ -155,6 +155,7 @@ void EmailChannel::start(ChannelHost& host, std::function<void(const std::string
   alive_ = std::make_shared<bool>(true);
   logged_in_once_ = false;
   reconnect_failures_ = 0;
+  reconnect_pending_ = false;
   connect();
 }
 
@@ -362,6 +363,8 @@ void EmailChannel::wait_for_mail() {
 }
 
 void EmailChannel::connection_lost(const std::string& why) {
+  if (reconnect_pending_) return;  // every queued command reports the same lost connection
+  reconnect_pending_ = true;
   connected_ = false;
   idling_ = false;
   last_error_ = "IMAP: " + why;
@@ -373,7 +376,9 @@ void EmailChannel::connection_lost(const std::string& why) {
   spdlog::warn("email[{}]: {}; reconnecting in {} s", settings_.account_id, last_error_, delay / 1000);
   std::weak_ptr<bool> alive = alive_;
   loop_.after(delay, [this, alive] {
-    if (auto a = alive.lock(); a && *a) connect();
+    if (auto a = alive.lock(); !a || !*a) return;
+    reconnect_pending_ = false;
+    connect();
   });
 }
 

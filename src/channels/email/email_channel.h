@@ -117,7 +117,8 @@ class EmailChannel final : public Channel {
   bool logged_in_once_ = false;  ///< this start() logged in at least once
   bool connected_ = false;
   bool idling_ = false;
-  bool new_mail_ = false;  ///< EXISTS seen while not idling: search again before IDLE
+  bool new_mail_ = false;
+  bool reconnect_pending_ = false;  ///< a reconnect is scheduled  ///< EXISTS seen while not idling: search again before IDLE
   int reconnect_failures_ = 0;
   EventLoop::TimerId idle_timer_ = 0;
   bool idle_timer_set_ = false;
