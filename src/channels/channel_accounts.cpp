@@ -16,6 +16,7 @@ const std::set<std::string> kNotInherited = {
     "token",                                                  // discord
     "accessToken", "userId",                                  // matrix
     "appToken",                                               // slack (and botToken)
+    "address",                                                // email
 };
 
 /// Whether the channel object itself configures an account (holds the channel's credentials).
@@ -26,6 +27,7 @@ bool has_own_credentials(const std::string& channel, const json& c) {
   if (channel == "discord") return c.contains("token");
   if (channel == "matrix") return c.contains("accessToken");
   if (channel == "slack") return c.contains("botToken");
+  if (channel == "email") return c.contains("address");
   return true;  // unknown channels: the object is the account
 }
 

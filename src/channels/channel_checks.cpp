@@ -6,6 +6,7 @@
 
 #include "channels/irc/irc_settings.h"
 #include "channels/matrix/matrix_settings.h"
+#include "channels/email/email_settings.h"
 
 namespace pincer::channels {
 
@@ -195,6 +196,11 @@ Result<std::string> check_account(const ChannelAccount& spec) {
     if (!s) return s.error();
     return s->webhook_url.empty() ? std::string() : s->webhook_path;
   }
+  if (spec.channel == "email") {
+    auto s = email::email_settings_of(spec, {});
+    if (!s) return s.error();
+    return std::string();
+  }
   if (spec.channel == "irc") {
     auto s = irc::irc_settings_from_json(spec.config, spec.config_path);
     if (!s) return s.error();
@@ -220,7 +226,7 @@ Result<std::string> check_account(const ChannelAccount& spec) {
     if (!s) return s.error();
     return std::string();
   }
-  return invalid(spec.config_path, "no channel named \"" + spec.channel + "\" (available: telegram, discord, slack, matrix, irc, webhook)");
+  return invalid(spec.config_path, "no channel named \"" + spec.channel + "\" (available: telegram, discord, slack, matrix, email, irc, webhook)");
 }
 
 std::vector<std::string> channel_problems(const json& effective) {

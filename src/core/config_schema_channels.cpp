@@ -74,7 +74,8 @@ Node channel_entry(bool with_accounts = true) {
   std::vector<Field> fields = {
       field("enabled", boolean().doc("`false` keeps the channel (or account) configured but not running "
                                      "(default true).")),
-      field("name", string().doc("Display name of the account, for people reading status output.")),
+      field("name", string().doc("Display name of the account, for people reading status output. "
+                                 "E-mail: the display name of the replies' From (default `Pincer`).")),
       field("botToken", string().sensitive().doc(
                             "Telegram: the bot token from @BotFather (or `${TELEGRAM_BOT_TOKEN}`). "
                             "Required to run the Telegram channel. Slack: the Bot User OAuth Token "
@@ -114,6 +115,37 @@ Node channel_entry(bool with_accounts = true) {
                                      "Matrix, `autoJoin: \"allowlist\"`: room ids (`!id:server`), "
                                      "aliases (`#room:server`) or inviting user ids (`@user:server`) "
                                      "whose invitations are accepted; `*` = any.")),
+      field("address", string().doc(
+                           "E-mail: the bot's own address (`pincer@example.org`): the mailbox it reads "
+                           "and the From of its replies. Required to run the e-mail channel.")),
+      field("imap", object({
+                        field("host", string().doc("The IMAP server (`imap.example.org`). Required.")),
+                        field("port", integer().min(1).max(65535).doc(
+                                          "Default 993 with `security: \"tls\"`, else 143.")),
+                        field("security", one_of({"tls", "starttls", "none"}).doc(
+                                              "`tls` (default: TLS from the first byte), `starttls` (upgraded "
+                                              "after connecting) or `none` (only to a loopback host "
+                                              "unless `allowInsecure`).")),
+                        field("user", string().doc("Login name (default: `address`).")),
+                        field("password", string().sensitive().doc(
+                                              "The mailbox password or an app password (or "
+                                              "`${EMAIL_PASSWORD}`). Required.")),
+                        field("mailbox", string().doc(
+                                             "The mailbox read for new mail (default `INBOX`).")),
+                    }).doc("E-mail: where mail to the bot is read (IMAP with IDLE). The first start "
+                           "answers nothing already in the mailbox.")),
+      field("smtp", object({
+                        field("host", string().doc("The SMTP submission server (`smtp.example.org`). Required.")),
+                        field("port", integer().min(1).max(65535).doc(
+                                          "Default 465 with `tls`, 587 with `starttls`, 25 with `none`.")),
+                        field("security", one_of({"tls", "starttls", "none"}).doc(
+                                              "As `imap.security`.")),
+                        field("user", string().doc("Login name (default: `imap.user`).")),
+                        field("password", string().sensitive().doc("Password (default: `imap.password`).")),
+                    }).doc("E-mail: where replies are sent (one e-mail per reply, in the thread).")),
+      field("allowInsecure", boolean().doc(
+                                 "E-mail: allow `security: \"none\"` to a host that is not loopback "
+                                 "(the password then travels unencrypted; default false).")),
       field("dm", object({
                       field("enabled", boolean().doc("`false` ignores direct messages.")),
                       field("policy", one_of({"pairing", "allowlist", "open", "disabled"}).doc(
