@@ -45,7 +45,7 @@ std::string imap_base64(std::string_view bytes) {
   return out;
 }
 
-namespace {
+namespace detail_imap_client {
 
 struct ImapReply {
   ImapResponse completion;
@@ -63,7 +63,9 @@ struct ImapCommand {
   std::vector<ImapResponse> untagged;
 };
 
-}  // namespace
+}  // namespace detail_imap_client
+
+using namespace detail_imap_client;
 
 struct ImapClient::Impl : std::enable_shared_from_this<ImapClient::Impl> {
   Impl(EventLoop& l) : loop(l), resolver(l.context()), stream(l.context(), net::client_tls_context()) {}
@@ -329,7 +331,7 @@ ImapClient::ImapClient(EventLoop& loop) : loop_(loop) {}
 
 ImapClient::~ImapClient() { close(); }
 
-namespace {
+namespace detail_imap_client {
 
 void imap_run(const std::shared_ptr<ImapClient::Impl>& impl, std::string line, std::function<void(Result<ImapReply>)> done,
               bool auth = false, std::deque<std::string> continuation = {}) {
@@ -341,7 +343,7 @@ void imap_run(const std::shared_ptr<ImapClient::Impl>& impl, std::string line, s
   impl->enqueue(std::move(c));
 }
 
-}  // namespace
+}  // namespace detail_imap_client
 
 void ImapClient::connect(ImapConnectOptions o, std::function<void(Status)> done) {
   close();
