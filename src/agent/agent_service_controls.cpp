@@ -41,8 +41,16 @@ struct TranscriptState {
   std::string thinking;
 };
 
+/// True when `e` is a change transcript_state reads (not one Pincer wrote for a sessions.json setting).
+bool transcript_state_candidate(const store::TranscriptEntry& e) {
+  return (e.type == "model_change" || e.type == "thinking_level_change") &&
+         e.raw.value(kOriginField, "") != kOriginSession;
+}
+
 TranscriptState transcript_state(const std::vector<store::TranscriptEntry>& entries) {
   TranscriptState st;
+  // Most transcripts hold no such change: then no branch walk (an index of every entry per turn).
+  if (std::none_of(entries.begin(), entries.end(), transcript_state_candidate)) return st;
   for (const store::TranscriptEntry* e : store::active_branch(entries)) {
     if (e->raw.value(kOriginField, "") == kOriginSession) continue;
     if (e->type == "model_change") {

@@ -25,6 +25,7 @@ MemoryService::~MemoryService() { watcher_.reset(); }
 void MemoryService::reconfigure(json config) {
   std::lock_guard lock(mu_);
   config_ = std::move(config);
+  settings_cache_.clear();
   for (auto it = indexes_.begin(); it != indexes_.end();) {
     const MemorySettings now = resolve_memory_settings(config_, it->first, it->second->workspace(), state_dir_, env_);
     if (now != it->second->settings()) {
@@ -52,7 +53,12 @@ std::size_t MemoryService::open_indexes() const {
 
 MemorySettings MemoryService::settings_for(const std::string& agent_id, const std::filesystem::path& workspace) const {
   std::lock_guard lock(mu_);
-  return resolve_memory_settings(config_, agent_id, workspace, state_dir_, env_);
+  auto key = std::make_pair(agent_id, workspace.native());
+  if (auto it = settings_cache_.find(key); it != settings_cache_.end()) return it->second;
+  MemorySettings s = resolve_memory_settings(config_, agent_id, workspace, state_dir_, env_);
+  if (settings_cache_.size() >= 64) settings_cache_.clear();  // bounded: agents × workspaces are few
+  settings_cache_.emplace(std::move(key), s);
+  return s;
 }
 
 bool MemoryService::enabled(const std::string& agent_id, const std::filesystem::path& workspace) const {

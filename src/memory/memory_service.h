@@ -70,6 +70,9 @@ class MemoryService : public tools::MemoryBackend {
   nlohmann::json config_;
   std::filesystem::path state_dir_;
   std::map<std::string, std::string> env_;
+  /// settings_for's results by (agent id, workspace) for the current config_ (resolved once per
+  /// config, not per turn); cleared by reconfigure.
+  mutable std::map<std::pair<std::string, std::string>, MemorySettings> settings_cache_;
   bool watch_;
   std::function<int64_t()> now_ms_;
   void drop_locked(std::map<std::string, std::shared_ptr<MemoryIndex>>::iterator it);

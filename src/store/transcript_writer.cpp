@@ -109,6 +109,7 @@ Result<TranscriptWriter> TranscriptWriter::open(const std::filesystem::path& fil
   const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) return io_error(file, "cannot open");
   TranscriptWriter writer(file, fd, clock, fsync);
+  writer.ids_.reserve(contents.entries.size() + 16);  // one allocation, no rehash while filling
   for (const auto& entry : contents.entries) writer.ids_.insert(entry.id);
   if (!contents.entries.empty()) writer.leaf_ = contents.entries.back().id;
   writer.needs_newline_ = contents.missing_final_newline;

@@ -130,6 +130,8 @@ Result<PolicyDecision> decide(const std::vector<const Tool*>& tools, const json&
   }
 
   PolicyDecision out;
+  out.tools.reserve(tools.size());
+  out.verdicts.reserve(tools.size());
   for (const Tool* tool : tools) {
     ToolVerdict v;
     v.tool = std::string(tool->name());
