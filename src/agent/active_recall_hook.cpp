@@ -56,7 +56,7 @@ void attach_active_recall(memory::recall::ActiveRecall& recall, const nlohmann::
   request.latest = message;
   request.turns = detail_active_recall_hook::turns_of(history);
   in.hooks.before_first_call = [&recall, request = std::move(request)](std::function<void(std::string)> go) mutable {
-    recall.recall(std::move(request), [go = std::move(go)](memory::recall::RecallOutcome outcome) {
+    return recall.recall(std::move(request), [go = std::move(go)](memory::recall::RecallOutcome outcome) {
       go(outcome.status == "ok" ? memory::recall::hint_block(outcome.summary) : std::string());
     });
   };

@@ -115,9 +115,12 @@ void AgentRun::resume(int64_t user_message_ms) {
 
 void AgentRun::begin() {
   if (auto hook = std::exchange(in_.hooks.before_first_call, nullptr)) {  // active recall (active_recall_hook.h)
-    return hook([weak = weak_from_this()](std::string prefix) {
+    auto called = std::make_shared<bool>(false);  // `go` may come at once (a cached recall)
+    auto stop = hook([weak = weak_from_this(), called](std::string prefix) {
+      *called = true;
       auto run = weak.lock();
       if (!run || run->finished_) return;
+      run->stop_first_call_hook_ = nullptr;
       if (!prefix.empty()) {  // before the run's own message only, after its turn context
         run->in_.turn_context = [base = std::move(run->in_.turn_context), prefix](int64_t ms, bool current) {
           return (base ? base(ms, current) : std::string()) + (current ? prefix : std::string());
@@ -125,6 +128,8 @@ void AgentRun::begin() {
       }
       run->begin();
     });
+    if (!*called && !finished_) stop_first_call_hook_ = std::move(stop);
+    return;
   }
   if (in_.failover) use_candidate(/*announce=*/!in_.failover->switches().empty());
   if (!api_ && !cli_model()) {
@@ -491,6 +496,10 @@ void AgentRun::abort(const std::string& reason) {
   aborted_ = true;
   abort_reason_ = reason;
   cancel_flag_->cancel();
+  if (stop_first_call_hook_) {  // waiting for the recall: it ends with the turn, now
+    std::exchange(stop_first_call_hook_, nullptr)();
+    return finish_aborted();
+  }
   if (retry_timer_) {
     loop_.cancel(*retry_timer_);
     retry_timer_.reset();
@@ -546,6 +555,7 @@ void AgentRun::finish_aborted() {
 void AgentRun::finish(RunEvent e) {
   if (finished_) return;
   finished_ = true;
+  if (stop_first_call_hook_) std::exchange(stop_first_call_hook_, nullptr)();
   engine_->cancel();
   if (branch_summarizer_) branch_summarizer_->cancel();
   if (e.kind != RunEvent::Kind::Aborted) engine_->after_turn();

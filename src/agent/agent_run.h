@@ -65,7 +65,9 @@ struct RunHooks {
   /// Once, before the first model call of start() (active recall, agent/active_recall_hook.h): the
   /// run waits until `go` is called (on the loop; the hook bounds the wait), and a non-empty
   /// `prefix` goes before the run's own user message in every request of the run, never recorded.
-  std::function<void(std::function<void(std::string prefix)> go)> before_first_call;
+  /// Returns a stop function: a run that ends while it waits (abort(), AG-9) calls it at once, so
+  /// that the hook's own work (the recall's model call) ends with the turn; `go` is not expected then.
+  std::function<std::function<void()>(std::function<void(std::string prefix)> go)> before_first_call;
 };
 
 /// Everything a run needs, resolved by the caller (AgentService) before it starts.
@@ -300,6 +302,7 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   std::vector<llm::ToolCall> pending_tools_;
   size_t next_tool_ = 0;
   bool tool_running_ = false;
+  std::function<void()> stop_first_call_hook_;  ///< set while the run waits for before_first_call's `go`
   std::shared_ptr<tools::CancelSignal> cancel_flag_ = std::make_shared<tools::CancelSignal>();  ///< the tools' stop signal
   std::vector<std::string> steering_;  ///< steer() texts waiting for the next boundary
   std::vector<llm::ContentBlock> steering_media_;  ///< their images and files, in order

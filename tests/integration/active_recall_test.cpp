@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "gateway_process.h"
 #include "ws_client.h"
@@ -81,6 +82,26 @@ class ActiveRecallE2E : public ::testing::Test {
       for (const auto& part : m["content"]) out += part.value("text", "");
     }
     return out;
+  }
+  /// The mock's holds: {name: {released, waiting, closed}}.
+  json hold_state() {
+    return json::parse(http_request(mock_->port(), "GET", "/__mock/holds").body, nullptr, false);
+  }
+  /// One count of the slow-recall hold (0 before any call reached it).
+  int recall_hold(const char* field) {
+    json h = hold_state();
+    if (!h.is_object() || !h.contains("slow-recall") || !h["slow-recall"].is_object()) return 0;
+    return h["slow-recall"].value(field, 0);
+  }
+  /// Polls `done` every 50 ms until it holds or `limit` passes (a generous deadline, not a timing).
+  template <class Fn>
+  static bool eventually(Fn done, std::chrono::milliseconds limit = 30s) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < until) {
+      if (done()) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return done();
   }
   /// Every session transcript of the main agent, concatenated.
   std::string transcripts() const {
@@ -188,7 +209,7 @@ TEST_F(ActiveRecallE2E, AGroupChatAllowedByAllowedChatTypesGetsTheNote) {
 TEST_F(ActiveRecallE2E, ASlowRecallIsCutOffAndTheReplyGoesOn) {
   // The recall call is held by the mock until the test ends: only the timeout can end it.
   start("{ enabled: true, config: { agents: ['main'], timeoutMs: 500 } }");
-  script(json::array({{{"hold", "slow-recall"}}}));
+  script(json::array({{{"hold", "slow-recall"}, {"ifSystem", kRecallMarker}}}));  // the recall call's only
   auto final = turn("Which tea should I make this afternoon?", "r1");
   ASSERT_EQ(final["state"], "final") << final.dump();
   auto reqs = requests();
@@ -201,21 +222,16 @@ TEST_F(ActiveRecallE2E, ASlowRecallIsCutOffAndTheReplyGoesOn) {
   EXPECT_EQ(holds["slow-recall"].value("released", true), false) << holds.dump();  // never let go: the bound ended it
 }
 
-TEST_F(ActiveRecallE2E, AnAbortWhileTheRecallRunsEndsTheTurnAtOnce) {
+TEST_F(ActiveRecallE2E, AnAbortWhileTheRecallRunsEndsTheTurnAndItsModelCallAtOnce) {
   // The recall call is held and its bound is long: only the abort can end the turn.
   start("{ enabled: true, config: { agents: ['main'], timeoutMs: 120000 } }");
-  script(json::array({{{"hold", "slow-recall"}}}));
+  script(json::array({{{"hold", "slow-recall"}, {"ifSystem", kRecallMarker}}}));  // the recall call's only
   auto ack = client_->request("chat.send", {{"sessionKey", "main"},
                                             {"message", "Which tea should I make this afternoon?"},
                                             {"idempotencyKey", "r1"}});
   ASSERT_EQ(ack["ok"], true) << ack.dump();
-  bool started = false;  // the run has started: it now waits for the recall (no reply call can be made)
-  for (int i = 0; i < 200 && !started; ++i) {
-    auto f = client_->recv(30s);
-    ASSERT_TRUE(f) << "the run did not start";
-    started = (*f)["event"] == "agent" && (*f)["payload"]["stream"] == "lifecycle" &&
-              (*f)["payload"]["data"]["phase"] == "start";
-  }
+  // The recall's model call has reached the mock and waits at its hold (the turn waits for it).
+  ASSERT_TRUE(eventually([&] { return recall_hold("waiting") == 1; })) << hold_state().dump();
   auto abort = client_->request("chat.abort", {{"sessionKey", "main"}, {"runId", "r1"}});
   ASSERT_EQ(abort["ok"], true) << abort.dump();
   std::string state;
@@ -233,9 +249,18 @@ TEST_F(ActiveRecallE2E, AnAbortWhileTheRecallRunsEndsTheTurnAtOnce) {
     }
   }
   EXPECT_EQ(state, "aborted");
+  // The abort ended the recall's own model call too: the gateway closed the held connection (it
+  // was never released), instead of leaving it to run out its two minutes.
+  EXPECT_TRUE(eventually([&] { return recall_hold("closed") == 1; })) << hold_state().dump();
+  EXPECT_EQ(hold_state()["slow-recall"].value("released", true), false) << hold_state().dump();
   for (const auto& r : requests()) EXPECT_TRUE(is_recall(r)) << r.dump();  // no reply call was made
-  // The session goes on (a message memory has nothing on: no recall call).
-  ASSERT_EQ(turn("Explain DNS over HTTPS briefly", "r2")["state"], "final");
+  // The session goes on (a message memory has nothing on: no recall call) and gets its answer.
+  auto final = turn("Explain DNS over HTTPS briefly", "r2");
+  ASSERT_EQ(final["state"], "final") << final.dump();
+  EXPECT_NE(final["message"].dump().find("Hello from the mock LLM."), std::string::npos) << final.dump();
+  auto reqs = requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  EXPECT_FALSE(is_recall(reqs[1]));
 }
 
 TEST_F(ActiveRecallE2E, ANoneAnswerOrAFailedRecallCallAddsNothing) {

@@ -472,18 +472,27 @@ class Stop extends Error {
 }
 
 // MOCK_HOLD:name gates: a stream waits at its hold until POST /__mock/release?name=name (or its
-// client goes). A release before the stream gets there lets it pass.
-const gates = new Map();  // name -> {released, waiters: [resolve]}
+// client goes: counted in `closed`, the client closed the connection while held). A release before
+// the stream gets there lets it pass.
+const gates = new Map();  // name -> {released, closed, waiters: [resolve]}
 function gate(name) {
-  if (!gates.has(name)) gates.set(name, { released: false, waiters: [] });
+  if (!gates.has(name)) gates.set(name, { released: false, closed: 0, waiters: [] });
   return gates.get(name);
 }
 function holdGate(name, res) {
   const g = gate(name);
   if (g.released) return Promise.resolve();
   return new Promise((resolve) => {
-    g.waiters.push(resolve);
-    res.on("close", resolve);
+    let waiting = true;
+    g.waiters.push(() => {
+      waiting = false;
+      resolve();
+    });
+    res.on("close", () => {
+      if (waiting && !g.released) g.closed++;
+      waiting = false;
+      resolve();
+    });
   });
 }
 function releaseGate(name) {
@@ -1121,7 +1130,11 @@ export function createMockLlm(options = {}) {
       entry.failedSystem = true;
       return fail("server", 500);
     }
-    const plan = state.script.length ? scriptPlan(state.script.shift(), api, conv, opts, state) : keywordPlan(api, conv, opts, state);
+    // The first script entry for this request: one with `ifSystem` only serves a request whose
+    // system prompt contains that text (others pass it by).
+    const sys = state.script.some((e) => e?.ifSystem != null) ? systemText(api, body) : "";
+    const at = state.script.findIndex((e) => e?.ifSystem == null || sys.includes(String(e.ifSystem)));
+    const plan = at >= 0 ? scriptPlan(state.script.splice(at, 1)[0], api, conv, opts, state) : keywordPlan(api, conv, opts, state);
     const usage = usageFor(conv, plan);
     entry.plan = {
       source: plan.source,
@@ -1272,7 +1285,7 @@ export function createMockLlm(options = {}) {
       return sendJson(res, 200, { ok: true, name, released: waiting });
     }
     if (path === "/__mock/holds" && method === "GET") {
-      return sendJson(res, 200, Object.fromEntries([...gates].map(([k, g]) => [k, { released: g.released, waiting: g.waiters.length }])));
+      return sendJson(res, 200, Object.fromEntries([...gates].map(([k, g]) => [k, { released: g.released, waiting: g.waiters.length, closed: g.closed }])));
     }
     if (path === "/__mock/embeddings") {
       if (method === "POST") {

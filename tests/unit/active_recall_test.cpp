@@ -1,9 +1,14 @@
 // Active recall's pure parts (SPEC DR-6): its settings, the search and conversation it builds per
-// query mode and prompt style, the reading of the recall model's answer, and the injected block.
+// query mode and prompt style, the reading of the recall model's answer, and the injected block;
+// and a recall stopped while its memory search runs (the turn was aborted).
 #include <gtest/gtest.h>
 
+#include <future>
 #include <set>
 
+#include "core/event_loop.h"
+#include "core/http_client.h"
+#include "memory/recall/active_recall.h"
 #include "memory/recall/active_recall_settings.h"
 #include "memory/recall/recall_prompt.h"
 
@@ -177,6 +182,54 @@ TEST(ActiveRecallSummary, HintBlockEscapesTheNote) {
             std::string::npos)
       << block;
   EXPECT_TRUE(block.ends_with("\n\n"));
+}
+
+/// A memory whose search waits (on the loop's worker) until the test lets it answer one hit.
+class ActiveRecallGatedMemory : public tools::MemoryBackend {
+ public:
+  json search(const std::string&, const std::filesystem::path&, const json&) override {
+    entered_.set_value();
+    gate_.wait();
+    return {{"results", json::array({{{"path", "MEMORY.md"}, {"startLine", 3}, {"snippet", "Favourite tea: oolong"}}})}};
+  }
+  json get(const std::string&, const std::filesystem::path&, const json&) override { return json::object(); }
+  std::promise<void> entered_, open_;
+  std::shared_future<void> gate_ = open_.get_future().share();
+};
+
+TEST(ActiveRecallStop, AStopWhileTheSearchRunsEndsTheRecallAndItsAnswerIsIgnored) {
+  EventLoop loop(1);  // one worker: the marker offloaded last ends after the search
+  net::HttpClient http(loop);
+  ActiveRecallGatedMemory memory;
+  ActiveRecall recall(loop, http, memory);
+  RecallRequest request;
+  request.settings = *resolve_active_recall(config_with({{"enabled", true}, {"config", {{"agents", {"main"}}}}}), "main");
+  request.agent_id = "main";
+  request.session_key = "agent:main:main";
+  request.latest = "Which tea should I make?";
+  // A model with no HTTP api: a recall that went on after its search would end "failed" at once.
+  request.model.provider = "none";
+  request.model.id = "none";
+  request.model.api = "no-such-api";
+  std::optional<RecallOutcome> outcome;
+  std::function<void()> stop;
+  auto entered = memory.entered_.get_future();
+  loop.post([&] {
+    stop = recall.recall(request, [&](RecallOutcome o) { outcome = std::move(o); });
+  });
+  std::thread driver([&] {
+    entered.wait();  // the search runs on the worker now
+    loop.post([&] {
+      stop();  // the turn was aborted
+      memory.open_.set_value();
+      loop.offload([] {}, [&] { loop.stop(); });  // after the search's own completion
+    });
+  });
+  loop.run();
+  driver.join();
+  EXPECT_FALSE(outcome) << outcome->status << " " << outcome->error;
+  EXPECT_EQ(recall.cached(), 0u);
+  stop();  // a second stop does nothing
 }
 
 }  // namespace

@@ -261,6 +261,21 @@ TEST(ExecApprovals, SmartTriageDecidesAndFallsBackToAsking) {
   EXPECT_EQ(g.decide(g.call("make")), "PENDING");
 }
 
+TEST(ExecApprovals, ATriageThatAnswersAfterItsRunEndedAsksNoOne) {
+  Gate g;
+  g.m.configure(ApprovalSettings::from_config(json{{"approvals", {{"mode", "smart"}}}}));
+  std::function<void(Triage)> held;  // the triage's model call, still running
+  g.m.set_triage([&](const ExecCall&, const CommandAnalysis&, std::function<void(Triage)> done) { held = std::move(done); });
+  std::optional<std::string> later;
+  EXPECT_EQ(g.decide(g.call("make"), &later), "PENDING");
+  ASSERT_TRUE(held);
+  g.m.cancel_run("r1");  // the run was aborted while the triage ran
+  held({"ask-human", "test"});
+  EXPECT_TRUE(g.requested.empty()) << g.requested.size();
+  EXPECT_TRUE(g.m.list().empty()) << g.m.list().dump();
+  EXPECT_FALSE(later);
+}
+
 TEST(ExecApprovals, BadFileIsReportedWithItsPath) {
   test::TempDir dir;
   dir.write("exec-approvals.json", R"({"version":1,"agents":{"main":{"allowlist":[{"pattern":3}]}}})");

@@ -55,24 +55,40 @@ std::size_t ActiveRecall::cached() const {
       std::count_if(cache_.begin(), cache_.end(), [&](const auto& e) { return e.second.expires > now; }));
 }
 
-void ActiveRecall::recall(RecallRequest request, std::function<void(RecallOutcome)> done) {
+std::function<void()> ActiveRecall::recall(RecallRequest request, std::function<void(RecallOutcome)> done) {
   auto job = std::make_shared<Job>();
+  std::weak_ptr<bool> alive = alive_;
+  // The stop function: the turn this recall was for has ended (an abort); nothing may outlive it.
+  auto stop = [this, alive, weak = std::weak_ptr<Job>(job)] {
+    auto j = weak.lock();
+    if (!j || alive.expired() || !*alive.lock() || !end_job(j)) return;
+    j->done = nullptr;
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - j->started).count();
+    if (j->request.settings.logging) {
+      spdlog::info("active-memory: agent={} session={} status=stopped elapsedMs={} (the turn was aborted)",
+                   j->request.agent_id, j->request.session_key, elapsed);
+    }
+  };
   job->started = SteadyClock::now();
   job->plan = plan_search(request.settings, request.latest, request.turns);
   job->conversation = conversation_excerpt(request.settings, request.latest, request.turns);
   job->request = std::move(request);
   job->done = std::move(done);
-  if (job->plan.query.empty()) return finish(job, {"empty", "", "", false});
+  if (job->plan.query.empty()) {
+    finish(job, {"empty", "", "", false});
+    return stop;
+  }
   job->key = cache_key(job->request, job->plan, job->conversation);
   if (auto it = cache_.find(job->key); it != cache_.end()) {
     if (it->second.expires > job->started) {
       RecallOutcome hit = it->second.outcome;
       hit.cached = true;
-      return finish(job, std::move(hit));
+      finish(job, std::move(hit));
+      return stop;
     }
     cache_.erase(it);
   }
-  std::weak_ptr<bool> alive = alive_;
   job->timer = loop_.after(job->request.settings.timeout_ms, [this, alive, job] {
     if (alive.expired() || !*alive.lock()) return;
     job->timer.reset();
@@ -93,9 +109,10 @@ void ActiveRecall::recall(RecallRequest request, std::function<void(RecallOutcom
         }
       },
       [this, alive, job, result] {
-        if (alive.expired() || !*alive.lock() || job->finished) return;
+        if (alive.expired() || !*alive.lock() || job->finished) return;  // timed out or stopped meanwhile
         search_done(job, *result);
       });
+  return stop;
 }
 
 void ActiveRecall::search_done(const std::shared_ptr<Job>& job, const json& result) {
@@ -168,8 +185,8 @@ void ActiveRecall::call_model(const std::shared_ptr<Job>& job, const std::string
   job->call = http_.start(std::move(spec), std::move(cb));
 }
 
-void ActiveRecall::finish(const std::shared_ptr<Job>& job, RecallOutcome outcome) {
-  if (job->finished) return;
+bool ActiveRecall::end_job(const std::shared_ptr<Job>& job) {
+  if (job->finished) return false;
   job->finished = true;
   if (job->timer) {
     loop_.cancel(*job->timer);
@@ -180,6 +197,11 @@ void ActiveRecall::finish(const std::shared_ptr<Job>& job, RecallOutcome outcome
     job->call.reset();
     http_.cancel(id);  // its on_done sees `finished` and does nothing
   }
+  return true;
+}
+
+void ActiveRecall::finish(const std::shared_ptr<Job>& job, RecallOutcome outcome) {
+  if (!end_job(job)) return;
   const auto now = SteadyClock::now();
   const bool cacheable = !outcome.cached && (outcome.status == "ok" || outcome.status == "none" || outcome.status == "empty");
   if (cacheable && !job->key.empty()) {

@@ -14,8 +14,13 @@
 // search runs first in-process and the model only judges and condenses what it found: one model
 // call instead of two, none at all when memory has no match.
 //
-// Loop affinity: recall() on the event-loop thread; `done` is called there exactly once (unless
-// the ActiveRecall is destroyed first). Owned by the agent service; never throws.
+// A recall whose turn ended first (the user aborted it) is stopped with the function recall()
+// returns: its model call is cancelled at once (the connection closed), a search still running
+// on its worker is ignored when it ends, and `done` is never called.
+//
+// Loop affinity: recall() and its stop function on the event-loop thread; `done` is called there
+// exactly once (unless the recall is stopped or the ActiveRecall is destroyed first). Owned by
+// the agent service; never throws.
 #pragma once
 
 #include <chrono>
@@ -61,7 +66,11 @@ class ActiveRecall {
   ActiveRecall(const ActiveRecall&) = delete;
   ActiveRecall& operator=(const ActiveRecall&) = delete;
 
-  void recall(RecallRequest request, std::function<void(RecallOutcome)> done);
+  /// Starts one recall; `done` gets its outcome (maybe at once: a cached result or no query).
+  /// Returns its stop function: ends the recall now (its model call cancelled; logged as
+  /// status=stopped, nothing cached) and `done` is never called; does nothing once `done` was
+  /// called or when this ActiveRecall is gone.
+  std::function<void()> recall(RecallRequest request, std::function<void(RecallOutcome)> done);
 
   /// Cached results still valid (for tests and status).
   std::size_t cached() const;
@@ -71,6 +80,8 @@ class ActiveRecall {
   void search_done(const std::shared_ptr<Job>& job, const nlohmann::json& result);
   void call_model(const std::shared_ptr<Job>& job, const std::string& hits);
   void finish(const std::shared_ptr<Job>& job, RecallOutcome outcome);
+  /// Ends the job: its timer and model call cancelled. False when it had ended already.
+  bool end_job(const std::shared_ptr<Job>& job);
 
   EventLoop& loop_;
   net::HttpClient& http_;

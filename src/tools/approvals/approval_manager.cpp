@@ -232,7 +232,20 @@ void ApprovalManager::gate(ExecCall call, GateDone done) {
     auto shared = std::make_shared<GateDone>(std::move(done));
     auto call_copy = std::make_shared<ExecCall>(call);
     auto analysis_copy = std::make_shared<CommandAnalysis>(analysis);
-    triage_(call, analysis, [this, shared, call_copy, analysis_copy](Triage t) {
+    auto run_ended = std::make_shared<bool>(false);
+    triaging_.emplace(call.run_id, run_ended);
+    triage_(call, analysis, [this, shared, call_copy, analysis_copy, run_ended](Triage t) {
+      if (*run_ended) {  // aborted meanwhile (cancel_run): nothing to decide, no one to ask
+        spdlog::info("exec approval: smart triage of run {} answered after the run ended; dropped: {}",
+                     call_copy->run_id, call_copy->command);
+        return;
+      }
+      for (auto [it, end] = triaging_.equal_range(call_copy->run_id); it != end; ++it) {
+        if (it->second == run_ended) {
+          triaging_.erase(it);
+          break;
+        }
+      }
       spdlog::info("exec approval: smart triage of run {}: {} ({}): {}", call_copy->run_id,
                    t.verdict.empty() ? "failed" : t.verdict, t.reason, call_copy->command);
       if (t.verdict == "safe") return (*shared)(std::nullopt);
@@ -401,6 +414,8 @@ json ApprovalManager::get(const std::string& id) const {
 }
 
 void ApprovalManager::cancel_run(const std::string& run_id) {
+  for (auto [it, end] = triaging_.equal_range(run_id); it != end; ++it) *it->second = true;
+  triaging_.erase(run_id);
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (it->second->call.run_id != run_id) {
       ++it;

@@ -127,7 +127,9 @@ class ApprovalManager {
   nlohmann::json list() const;
   /// One pending request by id, or null.
   nlohmann::json get(const std::string& id) const;
-  /// Drops the pending requests of a run that ended (their callbacks are not called).
+  /// Drops the pending requests of a run that ended (their callbacks are not called), and its
+  /// smart triages still in flight: their verdict, when it comes, is ignored (no person is asked
+  /// about a command of a run that is over).
   void cancel_run(const std::string& run_id);
 
   /// Lets a test or a caller wait for the decision of request `id` (exec.approval.waitDecision):
@@ -174,6 +176,8 @@ class ApprovalManager {
   ApprovalsFile file_;
   ApprovalSettings settings_;
   TriageHook triage_;
+  /// Run id → flag set by cancel_run, one per smart triage waiting for its verdict.
+  std::multimap<std::string, std::shared_ptr<bool>> triaging_;
   std::map<int, Listener> listeners_;
   int next_listener_ = 0;
   std::map<std::string, std::unique_ptr<Pending>> pending_;  ///< by id
