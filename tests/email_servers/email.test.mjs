@@ -71,7 +71,11 @@ function writeConfig() {
 async function startGateway() {
   gateway = launchGateway(pincer, { ...env, SSL_CERT_FILE: dovecot.caFile }, home);
   await gateway.ready;
+  // Mail delivered before the account's first IMAP login would count as already in the mailbox.
+  await waitUntil(() => emailAccount('default')?.idle === true, 'the account idling on its mailbox');
 }
+
+const emailAccount = (id) => (gatewayCall('channels.status').channelAccounts.email ?? []).find((a) => a.accountId === id);
 
 async function waitUntil(predicate, what, ms = 40000) {
   const deadline = Date.now() + ms;
@@ -190,7 +194,7 @@ test('an unknown sender gets the pairing code by mail and is answered once appro
   await mail('Mallory <mallory@example.com>', 'hi', { text: 'let me in ECHO:em-stranger' });
   await waitUntil(() => sentTo('mallory@example.com', 'pairing code').length > 0, 'the pairing code mail');
   const text = sentTo('mallory@example.com', 'pairing code')[0].parsed.text;
-  const code = /code is ([A-Z0-9]{8})/.exec(text)?.[1];
+  const code = /code is \**([A-Z0-9]{8})/.exec(text)?.[1];  // the plain part is the Markdown: **CODE**
   assert.ok(code, `no code in: ${text}`);
   assert.equal(sentTo('mallory@example.com', '[em-stranger]').length, 0, 'answered before approval');
   const approved = execFileSync(pincer, ['pairing', 'approve', 'email', code], { env: { ...env, PINCER_HOME: home } }).toString();
