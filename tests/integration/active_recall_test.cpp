@@ -208,7 +208,9 @@ TEST_F(ActiveRecallE2E, AGroupChatAllowedByAllowedChatTypesGetsTheNote) {
 
 TEST_F(ActiveRecallE2E, ASlowRecallIsCutOffAndTheReplyGoesOn) {
   // The recall call is held by the mock until the test ends: only the timeout can end it.
-  start("{ enabled: true, config: { agents: ['main'], timeoutMs: 500 } }");
+  // The bound covers the memory search too: 3 s, not less, so that a loaded machine (the sanitizer
+  // tree, other tests) still reaches the recall call before the bound and the test sees it held.
+  start("{ enabled: true, config: { agents: ['main'], timeoutMs: 3000 } }");
   script(json::array({{{"hold", "slow-recall"}, {"ifSystem", kRecallMarker}}}));  // the recall call's only
   auto final = turn("Which tea should I make this afternoon?", "r1");
   ASSERT_EQ(final["state"], "final") << final.dump();
