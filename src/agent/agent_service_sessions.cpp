@@ -233,9 +233,12 @@ Status AgentService::set_session_delivery(const std::string& session_key, const 
   const std::string key = canonical_key(session_key);
   store::SessionIndex& index = index_for(store::agent_id_from_session_key(key));
   store::OrderedJson patch = delivery_patch(channel, to, account_id, "");
-  if (!index.get(key)) patch["sessionId"] = ids::uuid_v4();
+  const store::SessionEntry* entry = index.get(key);
+  if (!entry) patch["sessionId"] = ids::uuid_v4();
   store::UpsertOptions options;
   options.policy = store::MergePolicy::PreserveActivity;
+  // The new address has no thread: a thread of the old chat must not follow it (as note_delivery).
+  if (entry && entry->field("lastThreadId")) options.remove_fields.push_back("lastThreadId");
   if (auto up = index.upsert(key, patch, options); !up) return up.error();
   return index.save();
 }

@@ -393,6 +393,7 @@ int run_channels_status(const ClientFlags& f, bool probe) {
       }
       if (!running && c.contains("lastFailure") && c["lastFailure"].is_string()) {
         std::cout << "  failed: " << cli::terminal_safe(c["lastFailure"].get<std::string>());
+        if (c.value("permanentFailure", false)) std::cout << " (not retried until the config changes)";
       }
       if (c.contains("bot") && !c["bot"].get<std::string>().empty()) std::cout << "  @" << c["bot"].get<std::string>();
       if (c.contains("nick") && c.contains("server")) {  // IRC

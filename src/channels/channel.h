@@ -141,10 +141,18 @@ class Channel {
   virtual ChannelCapabilities capabilities() const = 0;
 
   /// Starts receiving (e.g. long polling); `on_failed` is called once if the account cannot run
-  /// (bad token, unreachable API): the manager restarts it with backoff.
+  /// (bad token, unreachable API): the manager restarts it with backoff (1 s … 5 min) — unless
+  /// failed_permanently() says retrying cannot help. channel_run.h implements this contract.
   virtual void start(ChannelHost& host, std::function<void(const std::string& why)> on_failed) = 0;
   /// Stops receiving and cancels requests in flight; no callback runs afterwards.
   virtual void stop() = 0;
+  /// Asked by the manager when on_failed ran: true when the failure is one retrying cannot fix —
+  /// the platform refused the account's credentials (Discord close 4004 / HTTP 401, Slack
+  /// invalid_auth, not_authed, token_revoked, account_inactive, Matrix 401 M_UNKNOWN_TOKEN,
+  /// Telegram 401, IRC SASL or server-password refusal). The account then stays stopped until
+  /// the config is reloaded (CH-7); network errors and 5xx answers are never permanent.
+  /// Valid until the next start(); default false.
+  virtual bool failed_permanently() const { return false; }
 
   /// Sends one message; `done` gets the platform message id or an error whose code is
   /// "RATE_LIMITED" (retry later), "REJECTED" (will never succeed) or "UNAVAILABLE".

@@ -1,5 +1,7 @@
 #include "channels/channel_manager.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "channels/channel_checks.h"
@@ -30,11 +32,17 @@ struct ChannelManager::Account : ChannelHost {
   int64_t started_at_ms = 0;  ///< wall time of the last start (a reload that keeps it running keeps it)
   int64_t restart_at_ms = 0;  ///< wall time of the restart a failure scheduled (0 = none pending)
   std::string last_failure;
+  bool held = false;  ///< stopped by a permanent failure: no restart until a config reload
   InboundOutcome on_inbound(InboundMessage message) override {
     failures = 0;  // it works again: the next failure starts the backoff over
     return manager->pipeline_.handle(*channel, std::move(message));
   }
 };
+
+std::optional<int64_t> restart_delay_after_failure(int failures, bool permanent) {
+  if (permanent) return std::nullopt;
+  return std::min<int64_t>(300'000, int64_t{1000} << std::clamp(failures, 0, 9));
+}
 
 ChannelManager::ChannelManager(EventLoop& loop, const Clock& clock, agent::AgentService& agents, const json& effective,
                                const std::filesystem::path& state_dir, net::HttpRoutes& routes)
@@ -219,7 +227,7 @@ Status ChannelManager::reload(const json& effective) {
   config_ = effective;
   pipeline_.reconfigure(effective);
   for (auto& a : accounts_) {
-    if (!a->channel_started) start_account(*a);
+    if (!a->channel_started || a->held) start_account(*a);  // held: its token may be fixed now
   }
   return Ok{};
 }
@@ -233,14 +241,24 @@ void ChannelManager::start_account(Account& a) {
     a.route_added = true;
   }
   a.channel_started = true;
+  if (a.held) a.failures = 0;  // a reload after a permanent failure: a fresh start
+  a.held = false;
   a.started_at_ms = clock_.wall_ms();
   delivery_.channel_started(a.spec.channel, a.spec.account_id);  // parked replies try again
   Account* account = &a;
   a.channel->start(a, [this, account](const std::string& why) {
     account->last_failure = why;
+    const bool permanent = account->channel->failed_permanently();
     account->channel->stop();
     delivery_.channel_stopped(account->spec.channel, account->spec.account_id);
-    const int64_t delay = std::min<int64_t>(300'000, 1000LL << std::min(account->failures++, 8));
+    const auto next = restart_delay_after_failure(account->failures++, permanent);
+    if (!next) {  // the platform refused the credentials: retrying cannot help
+      account->held = true;
+      delivery_.channel_held(account->spec.channel, account->spec.account_id);
+      spdlog::error("{}; not retried until the config changes (fix it and save the config)", why);
+      return;
+    }
+    const int64_t delay = *next;
     ++account->restarts;
     spdlog::error("{}; restarting in {} ms", why, delay);
     account->restart_at_ms = clock_.wall_ms() + delay;
@@ -312,6 +330,7 @@ json ChannelManager::status() const {
     if (a->spec.config.contains("name")) s["name"] = a->spec.config["name"];
     if (!a->last_failure.empty()) s["lastFailure"] = a->last_failure;
     if (a->restart_timer && a->restart_at_ms > 0) s["restartAt"] = a->restart_at_ms;  // stopped, restarting then
+    if (a->held) s["permanentFailure"] = true;  // stopped until the config is reloaded
     list.push_back(std::move(s));
   }
   return {{"channels", list}, {"pipeline", pipeline_.stats()}};

@@ -1,6 +1,9 @@
 // Runs the configured channel accounts (SPEC CH-6, CH-7): builds one Channel per account of
 // `channels.<id>` (channel_accounts.h), starts it, restarts a failed one with exponential backoff
-// (1 s … 5 min), applies a new config by restarting only the accounts whose settings changed
+// (1 s … 5 min) — except after a permanent failure (Channel::failed_permanently: the platform
+// refused the token), which keeps the account stopped until the next config reload; its replies
+// wait in the outbox meanwhile (ReplyDelivery::channel_held) — applies a new config by restarting
+// only the accounts whose settings changed
 // (CH-7), and reports `channels.status`. Owns the outbox, the pairing store, reply delivery and
 // the inbound pipeline. Channels: telegram (long polling or webhook), discord (Gateway WebSocket), irc, webhook (HTTP on the
 // gateway port; its routes are added to and removed from the gateway's HttpRoutes).
@@ -29,6 +32,12 @@
 
 namespace pincer::channels {
 
+/// The restart policy after an account's failure: `failures` earlier consecutive failures (0 for
+/// the first) give the delay before the restart in ms — 1 s doubling up to 5 min — and a
+/// `permanent` failure (Channel::failed_permanently) gives nullopt: no restart until the config
+/// is reloaded. Pure.
+std::optional<int64_t> restart_delay_after_failure(int failures, bool permanent);
+
 class ChannelManager {
  public:
   /// `effective`: the validated config; `state_dir`: where channels/ lives; `routes`: the
@@ -45,8 +54,10 @@ class ChannelManager {
   void stop();
 
   /// Applies a new validated config (CH-7): accounts that were removed or whose merged settings
-  /// changed are stopped; new and changed ones are built and started; the others keep running
-  /// untouched. Routing, access and queue settings take effect for the next message.
+  /// changed are stopped; new and changed ones are built and started, and so is an unchanged one
+  /// that a permanent failure stopped (a reload is the signal that its token may be fixed, also
+  /// behind a ${NAME} reference); the others keep running untouched. Routing, access and queue
+  /// settings take effect for the next message.
   /// Errors: "CONFIG_INVALID" when a new or changed account cannot be built — then nothing
   /// changes (the running accounts and settings are kept).
   Status reload(const nlohmann::json& effective);
@@ -81,8 +92,9 @@ class ChannelManager {
   /// Replies not delivered yet (the outbox): what a stopping gateway waits for (GW-10).
   std::size_t deliveries_pending() const { return outbox_.pending().size(); }
 
-  /// `channels.status` payload: {channels:[{channel, accountId, running, restarts, startedAt, …}],
-  /// pipeline:{…}}.
+  /// `channels.status` payload: {channels:[{channel, accountId, running, restarts, startedAt,
+  /// lastFailure?, restartAt? (wall ms of a scheduled restart), permanentFailure? (true: stopped
+  /// until the config is reloaded), …}], pipeline:{…}}.
   nlohmann::json status() const;
 
   /// The same payload with a fresh `probe` result in each account ({ok, error?, …}, see

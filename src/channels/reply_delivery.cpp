@@ -79,7 +79,12 @@ void ReplyDelivery::channel_stopped(const std::string& channel, const std::strin
   }
 }
 
+void ReplyDelivery::channel_held(const std::string& channel, const std::string& account) {
+  held_.insert({channel, account});
+}
+
 void ReplyDelivery::channel_started(const std::string& channel, const std::string& account) {
+  held_.erase({channel, account});
   for (auto it = parked_.begin(); it != parked_.end();) {
     auto entry = outbox_.pending().find(*it);
     if (entry != outbox_.pending().end() && (entry->second.channel != channel || entry->second.account_id != account)) {
@@ -96,6 +101,13 @@ void ReplyDelivery::send_next(const std::string& id, int attempt) {
   if (it == outbox_.pending().end()) return;
   const OutboxEntry& e = it->second;
   if (e.next >= e.chunks.size()) return finished(id);
+  if (held(e.channel, e.account_id)) {  // stopped until a config reload: waits, channel_started() sends it
+    if (parked_.insert(id).second) {
+      spdlog::warn("delivery {}: {}[{}] is stopped until the config changes; the reply waits in the outbox", id,
+                   e.channel, e.account_id);
+    }
+    return;
+  }
   Channel* channel = find_(e.channel, e.account_id);
   if (!channel) {  // not running (yet): try again shortly
     loop_.after(2000, [this, id] { send_next(id, 0); });

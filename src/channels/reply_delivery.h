@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "channels/channel.h"
 #include "channels/outbox.h"
@@ -65,8 +66,15 @@ class ReplyDelivery {
   /// in flight will never answer (Channel::stop), so those replies continue from that chunk once
   /// the account runs again. At-least-once for that one chunk, as after a crash.
   void channel_stopped(const std::string& channel, const std::string& account);
-  /// `channel`/`account` is (re)starting: replies parked because it was unavailable try again.
+  /// `channel`/`account` is (re)starting: replies parked because it was unavailable try again
+  /// (also the ones channel_held() keeps).
   void channel_started(const std::string& channel, const std::string& account);
+  /// `channel`/`account` stays stopped until the config is reloaded (a permanent failure: the
+  /// platform refused its token): its replies — also new ones — wait in the outbox without
+  /// retrying until channel_started() for it.
+  void channel_held(const std::string& channel, const std::string& account);
+  /// Whether channel_held() holds `channel`/`account` now.
+  bool held(const std::string& channel, const std::string& account) const { return held_.count({channel, account}) > 0; }
 
   /// How long UNAVAILABLE sends wait: `base_ms` doubled on each of 5 retries, then the reply is
   /// parked — never dropped — until the account (re)starts or `parked_ms` passes, whichever is
@@ -87,6 +95,7 @@ class ReplyDelivery {
   std::map<std::string, bool> edit_refused_;               ///< by reply id: send chunk 0 instead
   std::set<std::string> in_flight_;  ///< reply ids with a channel call outstanding
   std::set<std::string> parked_;     ///< reply ids waiting for their account to be available
+  std::set<std::pair<std::string, std::string>> held_;  ///< (channel, account) stopped until a config reload
   int64_t retry_base_ms_ = 500;
   int64_t parked_retry_ms_ = 60'000;
 };

@@ -14,7 +14,7 @@
 // heartbeat ACK) resume the session; Remaining 0 holds a route until its reset, a global 429 every
 // route; an unknown session is identified anew; a restart resumes the Gateway session
 // and answers the message sent while it was down, once, and none of the earlier ones again; a
-// token the Gateway refuses (4004) stops the account with that reason.
+// token the Gateway refuses (4004) stops the account with that reason, not retried until the config changes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -369,15 +369,28 @@ test('a restart resumes the session: the message sent while down is answered onc
   assert.equal(answered('[dc-limited]'), before.limited, 'an old message was answered again');
 });
 
-test('a token the Gateway refuses (close 4004) stops the account with that reason', async () => {
+test('a token the Gateway refuses (close 4004) stops the account until the config changes', async () => {
   await stop(gateway.child);
   emu.acceptIdentify = false;
+  const identifies = () => emu.frames.filter((f) => (f.op === 2 || f.op === 6) && f.at >= launchedAt).length;  // IDENTIFY or RESUME
+  const launchedAt = Date.now();
   gateway = launchGateway(pincer, env, home);
   await gateway.ready;
   await waitUntil(() => /close 4004/.test(gateway.output()), 'the 4004 in the log');
+  await waitUntil(() => /not retried until the config changes/.test(gateway.output()), 'the account held stopped');
   const account = gatewayCall('channels.status').channelAccounts.discord[0];
   assert.match(String(account.lastError), /token was rejected/, JSON.stringify(account));
+  assert.equal(account.running, false);
+  assert.equal(account.permanentFailure, true, JSON.stringify(account));
+  assert.equal(account.restartAt, undefined, 'no restart scheduled');
+  const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+  const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env }).toString();
+  assert.match(human, /discord\[default\]  stopped  failed: discord\[default\]: the bot token was rejected .*\(not retried until the config changes\)/, human);
+  // The token accepted again and the config changed: the reload starts the account.
   emu.acceptIdentify = true;
+  writeConfig("name: 'Pincer (token fixed)',");
+  await waitUntil(() => gatewayCall('channels.status').channelAccounts.discord[0].connected === true, 'the account connected after the reload');
+  assert.equal(identifies(), 2, 'one refused IDENTIFY/RESUME, none retried, one after the reload');
 });
 
 function gatewayCall(method) {

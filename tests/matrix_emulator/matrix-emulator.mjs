@@ -1,6 +1,6 @@
 // A Matrix homeserver for tests (client-server API v3, plain node:http): versions, password login,
 // whoami, profiles, createRoom (with invites and is_direct), invite, join, room sends (idempotent per
-// access token + txnId), typing, /messages (backwards and forwards pagination), state and members,
+// access token + txnId; reactions are plain m.reaction sends), redactions of one's own events, typing, /messages (backwards and forwards pagination), state and members,
 // account data, filters and /sync — initial and incremental, long-polled up to `timeout` and
 // woken by new events, honouring `since` and the filter's timeline limit and event types, with
 // rooms.join (state + timeline), rooms.invite (stripped invite_state) and rooms.leave. Close
@@ -277,6 +277,7 @@ export class MatrixEmulator {
       if (!this.txns.has(key)) this.txns.set(key, this.send(user, roomId, body, p[4]).event_id);
       return ok({ event_id: this.txns.get(key) });
     }
+    if (what === 'redact' && method === 'PUT') return this.redactRoute(user, token, roomId, p[4], p[5], body);
     const room = this.rooms.get(roomId);
     if (this.membership(roomId, user) !== 'join') return err(403, 'M_FORBIDDEN', `User ${user} not in room ${roomId}`);
     const strip = ({ pos, ...e }) => e;
@@ -297,6 +298,27 @@ export class MatrixEmulator {
       return ok({ joined });
     }
     return err(404, 'M_UNRECOGNIZED', `unrecognized ${method} ${route}`);
+  }
+
+  /// PUT /rooms/{room}/redact/{eventId}/{txnId}: an m.room.redaction event (room v10: `redacts`
+  /// at the top level) and the target's content emptied, with unsigned.redacted_because. Only the
+  /// sender may redact its own event here (no power-level redactions). Idempotent per txnId.
+  redactRoute(user, token, roomId, eventId, txn, body) {
+    if (this.membership(roomId, user) !== 'join') return err(403, 'M_FORBIDDEN', `User ${user} not in room ${roomId}`);
+    const target = this.rooms.get(roomId).events.find((e) => e.event_id === eventId);
+    if (!target) return err(404, 'M_NOT_FOUND', 'Event not found');
+    if (target.sender !== user) return err(403, 'M_FORBIDDEN', 'You may only redact your own events here');
+    const key = `${token}\x1fredact\x1f${txn}`;
+    if (!this.txns.has(key)) {
+      const content = typeof body?.reason === 'string' ? { reason: body.reason } : {};
+      const redaction = this.addEvent(roomId, user, 'm.room.redaction', content);
+      redaction.redacts = eventId;
+      const { pos, room_id, ...because } = redaction;
+      target.content = {};
+      target.unsigned = { ...target.unsigned, redacted_because: because };
+      this.txns.set(key, redaction.event_id);
+    }
+    return { status: 200, body: { event_id: this.txns.get(key) } };
   }
 
   joinRoute(user, roomId) {

@@ -13,7 +13,9 @@
 // agent; a 429 M_LIMIT_EXCEEDED delays the reply by retry_after_ms, which then arrives once; an
 // encrypted event is warned about; a restart resumes from the stored since token and answers the
 // message sent while it was down exactly once; an access token the homeserver stops accepting
-// (401 M_UNKNOWN_TOKEN on /sync) stops the account with a reason naming channels.matrix.accessToken.
+// (401 M_UNKNOWN_TOKEN on /sync) stops the account with a reason naming channels.matrix.accessToken,
+// is not retried (channels status: "not retried until the config changes") and runs again once the
+// config gets a new token; the message tool's react adds an m.reaction and removes it by redaction.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -57,6 +59,7 @@ function writeConfig() {
   agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
   bindings: [ { agentId: 'work', match: { channel: 'matrix', peer: { kind: 'channel', id: '${projects}' } } } ],
   session: { dmScope: 'per-channel-peer' },
+  tools: { alsoAllow: ['message'] },  // the coding profile (the default) has no messaging tools
   channels: { matrix: {
     homeserver: '${emu.baseUrl}', accessToken: '${bot.token}', userId: '${bot.userId}',
     autoJoin: 'always',
@@ -274,20 +277,60 @@ test('a restart resumes from the stored since token: the message sent while down
   assert.equal(await answered('[mx-limited]'), before.limited, 'an old message was answered again');
 });
 
-test('an access token the homeserver refuses (401 M_UNKNOWN_TOKEN) stops the account, naming channels.matrix.accessToken', async () => {
-  const refused = /matrix\[default\]: the homeserver refused the access token \(M_UNKNOWN_TOKEN[^)]*\): check channels\.matrix\.accessToken/;
-  emu.logout(bot);
-  try {
-    await waitUntil(() => refused.test(gateway.output()), 'the refused token in the log');
-    const account = gatewayCall('channels.status').channelAccounts.matrix[0];
-    assert.match(String(account.lastFailure), refused, JSON.stringify(account));
-  } finally {
-    emu.restoreToken(bot);
-  }
+test('the message tool reacts with m.reaction and takes the reaction away by redacting it (CH-8)', async () => {
+  const timeline = async () => (await alice.createMessagesRequest(dm, null, 1000, sdk.Direction.Backward)).chunk;
+  const botReactionsOn = async (eventId) => (await timeline()).filter((e) => e.type === 'm.reaction' && e.sender === bot.userId &&
+    e.content['m.relates_to']?.event_id === eventId);
+  const liked = await alice.sendTextMessage(dm, `nice one MOCK_TOOL:message:${JSON.stringify({ action: 'react', emoji: '👍' })}`);
+  await waitUntil(async () => (await botReactionsOn(liked.event_id)).length > 0, 'the 👍 on the message being answered');
+  const [reaction] = await botReactionsOn(liked.event_id);
+  assert.deepEqual(reaction.content['m.relates_to'], { rel_type: 'm.annotation', event_id: liked.event_id, key: '👍' });
+  // Another message, naming the first by id: the reaction is taken away (the bot redacts its own event).
+  const undo = { action: 'react', emoji: '👍', remove: true, messageId: liked.event_id };
+  await alice.sendTextMessage(dm, `take it back MOCK_TOOL:message:${JSON.stringify(undo)}`);
+  await waitUntil(async () => (await timeline()).some((e) => e.type === 'm.room.redaction' && e.sender === bot.userId &&
+    e.redacts === reaction.event_id), 'the redaction of the 👍');
+  const redacted = (await timeline()).find((e) => e.event_id === reaction.event_id);
+  assert.deepEqual(redacted.content, {}, 'alice sees the reaction redacted');
+  assert.equal(redacted.unsigned?.redacted_because?.sender, bot.userId);
+  // The run from Matrix was offered react; the tool's schema says so.
+  const requests = await (await fetch(`http://127.0.0.1:${mockPort}/__mock/requests`)).json();
+  const run = requests.find((r) => JSON.stringify(r.body ?? '').includes('nice one'));
+  const tool = run?.body?.tools?.find((t) => t.function?.name === 'message');
+  assert.deepEqual(tool?.function?.parameters?.properties?.action?.enum, ['send', 'react'], JSON.stringify(tool));
 });
 
+test('an access token the homeserver refuses (401 M_UNKNOWN_TOKEN) stops the account until the config changes', async () => {
+  const refused = /matrix\[default\]: the homeserver refused the access token \(M_UNKNOWN_TOKEN[^)]*\): check channels\.matrix\.accessToken/;
+  const whoamiRefused = () => emu.requests.filter((r) => r.user === null && r.method === 'GET' && /\/account\/whoami$/.test(r.path));
+  emu.logout(bot);
+  await waitUntil(() => refused.test(gateway.output()), 'the refused token in the log');
+  await waitUntil(() => /not retried until the config changes/.test(gateway.output()), 'the manager holding the account');
+  const account = gatewayCall('channels.status').channelAccounts.matrix[0];
+  assert.match(String(account.lastFailure), refused, JSON.stringify(account));
+  assert.equal(account.running, false);
+  assert.equal(account.permanentFailure, true, JSON.stringify(account));
+  assert.equal(account.restartAt, undefined, 'no restart scheduled');
+  const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${gatewayPort()}`, '--token', GATEWAY_TOKEN], { env }).toString();
+  assert.match(human, /matrix\[default\]  stopped  failed: matrix\[default\]: the homeserver refused the access token .*\(not retried until the config changes\)/, human);
+  // The user puts a new token into the config: the reload starts the account with it.
+  bot.token = `${bot.token}-new`;
+  emu.restoreToken(bot);
+  const reloadedAt = Date.now();
+  writeConfig();
+  await waitUntil(() => emu.requestsOf(bot.userId, 'GET', /\/sync$/).some((r) => r.at >= reloadedAt),
+    'a /sync with the new token after the reload');
+  assert.equal(gatewayCall('channels.status').channelAccounts.matrix[0].running, true);
+  // The refused token was never tried again (a restart starts with whoami).
+  assert.equal(whoamiRefused().length, 0, JSON.stringify(whoamiRefused()));
+});
+
+function gatewayPort() {
+  return /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+}
+
 function gatewayCall(method) {
-  const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+  const port = gatewayPort();
   return JSON.parse(execFileSync(pincer, ['gateway', 'call', method, '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env }).toString());
 }
 

@@ -14,7 +14,8 @@
 // DM sender gets a pairing code and is answered once approved; a 429 with Retry-After delays a
 // reply, which arrives once; `disconnect` opens a fresh connection; a restart answers the message
 // sent while it was down once, and a redelivered old envelope is acknowledged but not answered again;
-// a bot or app token Slack refuses (invalid_auth) stops the account with a reason naming the key.
+// a bot or app token Slack refuses (invalid_auth) stops the account with a reason naming the key,
+// not retried ("not retried until the config changes") until the fixed config starts it again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -254,25 +255,37 @@ test('a restart answers the message sent while down once and no redelivered old 
   assert.equal(containing(await botSaid(general), '[sl-chan]').length, 1, 'an old channel message was answered again');
 });
 
-/// Restarts the gateway with `tokens` in the config and waits for the account's failure in the log.
-async function startRefused(tokens, failure) {
+/// Restarts the gateway with `tokens` in the config and waits for the account's failure in the log;
+/// the account is held stopped (no retry with backoff) until the config is fixed, which starts it.
+async function startRefused(tokens, failure, refusedMethod) {
   await stop(gateway.child);
   writeConfig(tokens);
+  const from = emu.calls.length;
   gateway = launchGateway(pincer, env, home);
   await gateway.ready;
   await waitUntil(() => failure.test(gateway.output()), `the failure ${failure} in the log`);
+  await waitUntil(() => /not retried until the config changes/.test(gateway.output()), 'the account held stopped');
   const account = gatewayCall('channels.status').channelAccounts.slack[0];
   assert.match(String(account.lastFailure), failure, JSON.stringify(account));
+  assert.equal(account.running, false);
+  assert.equal(account.permanentFailure, true, JSON.stringify(account));
+  assert.equal(account.restartAt, undefined, 'no restart scheduled');
+  const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+  const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env }).toString();
+  assert.match(human, /slack\[default\]  stopped  failed: slack\[default\]: Slack refused .*\(not retried until the config changes\)/, human);
+  // The tokens fixed in the config: the reload starts the account.
+  writeConfig();
+  await waitUntil(() => gatewayCall('channels.status').channelAccounts.slack[0].connected === true, 'the account connected after the fix');
+  const refused = emu.calls.slice(from).filter((c) => c.method === refusedMethod && c.error === 'invalid_auth');
+  assert.equal(refused.length, 1, `the refused token was tried once, not again: ${JSON.stringify(refused)}`);
 }
 
-test('a bot token Slack refuses (invalid_auth) stops the account, naming channels.slack.botToken', async () => {
+test('a bot token Slack refuses (invalid_auth) stops the account until the config changes, naming channels.slack.botToken', async () => {
   await startRefused({ botToken: 'xoxb-not-a-token' },
-    /slack\[default\]: Slack refused the bot token \(invalid_auth\): check channels\.slack\.botToken/);
+    /slack\[default\]: Slack refused the bot token \(invalid_auth\): check channels\.slack\.botToken/, 'auth.test');
 });
 
-test('an app token Slack refuses (invalid_auth) stops the account, naming channels.slack.appToken', async () => {
+test('an app token Slack refuses (invalid_auth) stops the account until the config changes, naming channels.slack.appToken', async () => {
   await startRefused({ appToken: 'xapp-not-a-token' },
-    /slack\[default\]: Slack refused the app token \(invalid_auth\): check channels\.slack\.appToken/);
-  await stop(gateway.child);
-  writeConfig();
+    /slack\[default\]: Slack refused the app token \(invalid_auth\): check channels\.slack\.appToken/, 'apps.connections.open');
 });

@@ -86,6 +86,8 @@ std::optional<std::string> fatal_close(int code) {
   }
 }
 
+bool close_refuses_token(int code) { return code == 4004; }
+
 bool close_forgets_session(int code) { return code == 4007 || code == 4009 || fatal_close(code).has_value(); }
 
 std::optional<InboundMessage> parse_message_create(const json& d, const std::string& account_id,

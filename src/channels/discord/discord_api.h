@@ -63,6 +63,8 @@ std::optional<std::string> fatal_close(int code);
 /// Close codes after which the session cannot be resumed (4007 invalid seq, 4009 session timed
 /// out; and the fatal ones): identify anew.
 bool close_forgets_session(int code);
+/// Whether Gateway close `code` means Discord refuses the bot token (4004): retrying cannot help.
+bool close_refuses_token(int code);
 
 /// A MESSAGE_CREATE's `d` as an InboundMessage, or nullopt for messages to ignore (from a bot —
 /// Pincer's own included —, from a webhook, system messages, no text). chat_id = channel_id;

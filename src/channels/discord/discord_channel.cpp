@@ -35,7 +35,8 @@ Error delivery_error(const RestAnswer& a) {
 
 using namespace detail_discord_channel;
 
-DiscordChannel::DiscordChannel(EventLoop& loop, DiscordSettings settings) : loop_(loop), settings_(std::move(settings)) {
+DiscordChannel::DiscordChannel(EventLoop& loop, DiscordSettings settings)
+    : loop_(loop), settings_(std::move(settings)), run_(loop, "discord[" + settings_.account_id + "]", [this] { stop(); }) {
   if (settings_.intents == 0) settings_.intents = kDefaultIntents;
   if (settings_.state_file.empty()) return;
   auto text = store::read_file(settings_.state_file);
@@ -68,34 +69,18 @@ ChannelCapabilities DiscordChannel::capabilities() const {
   return c;
 }
 
-void DiscordChannel::fail(const std::string& why) {
-  last_error_ = why;
-  if (!alive_) return;
-  *alive_ = false;  // nothing of this run reacts any more
-  // Stopped from the loop, not inside the REST or Gateway callback that found the failure.
-  std::weak_ptr<int> life = life_;
-  loop_.post([this, life, run = alive_, why] {
-    if (!life.lock() || alive_ != run) return;  // gone, or stopped / restarted meanwhile
-    auto f = on_failed_;
-    stop();
-    if (f) f("discord[" + settings_.account_id + "]: " + why);
-  });
-}
-
 void DiscordChannel::start(ChannelHost& host, std::function<void(const std::string&)> on_failed) {
   stop();
   host_ = &host;
-  on_failed_ = std::move(on_failed);
-  alive_ = std::make_shared<bool>(true);
+  run_.begin(std::move(on_failed));
   rest_ = std::make_unique<DiscordRest>(loop_, settings_.api_root, settings_.token);
   http_ = std::make_unique<net::HttpClient>(loop_);
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   rest_->call("GET", "/gateway/bot", json(), [this, alive](const RestAnswer& a) {
-    auto live = alive.lock();
-    if (!live || !*live) return;
-    if (a.status == 401) return fail("the bot token was rejected (GET /gateway/bot: HTTP 401)");
+    if (!ChannelRun::live(alive)) return;
+    if (a.status == 401) return run_.fail("the bot token was rejected (GET /gateway/bot: HTTP 401)", FailureKind::Permanent);
     if (a.status != 200 || !a.body.is_object() || !a.body.contains("url") || !a.body["url"].is_string()) {
-      return fail("GET /gateway/bot failed: " + api_error_text(a));
+      return run_.fail("GET /gateway/bot failed: " + api_error_text(a));
     }
     gateway_ = std::make_unique<DiscordGateway>(loop_, settings_.token, settings_.intents);
     GatewayHandlers h;
@@ -104,14 +89,15 @@ void DiscordChannel::start(ChannelHost& host, std::function<void(const std::stri
       session_ = s;
       save_state();
     };
-    h.on_fatal = [this](const std::string& why) { fail(why); };
+    h.on_fatal = [this](int code, const std::string& why) {
+      run_.fail(why, close_refuses_token(code) ? FailureKind::Permanent : FailureKind::Transient);
+    };
     gateway_->start(a.body["url"].get<std::string>(), session_, std::move(h));
   });
 }
 
 void DiscordChannel::stop() {
-  if (alive_) *alive_ = false;
-  alive_.reset();
+  run_.end();
   if (gateway_) gateway_->stop();
   gateway_.reset();
   rest_.reset();
@@ -125,7 +111,7 @@ void DiscordChannel::on_dispatch(const std::string& type, const json& d, int64_t
     const json user = d.value("user", json::object());
     bot_user_id_ = user.is_object() ? user.value("id", "") : "";
     bot_username_ = user.is_object() ? user.value("username", "") : "";
-    last_error_.clear();
+    run_.clear_last_error();
     spdlog::info("discord[{}]: connected as {} ({})", settings_.account_id, bot_username_, bot_user_id_);
     return;
   }
@@ -152,15 +138,14 @@ void DiscordChannel::on_dispatch(const std::string& type, const json& d, int64_t
 }
 
 void DiscordChannel::pump_inbound() {
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   while (!inbound_.empty() && !fetching_) {
     if (!inbound_.front().files.empty()) return fetch_next_file();
     PendingInbound p = std::move(inbound_.front());
     inbound_.pop_front();
     const std::string chat = p.message.chat_id, message_id = p.message.message_id;
     const InboundOutcome outcome = host_ ? host_->on_inbound(std::move(p.message)) : InboundOutcome::Dropped;
-    auto a = alive.lock();
-    if (!a || !*a) return;
+    if (!ChannelRun::live(alive)) return;
     last_message_[chat] = message_id;
     save_state();
     if (outcome == InboundOutcome::Accepted && !settings_.ack_reaction.empty()) {
@@ -205,7 +190,7 @@ void DiscordChannel::resolve_target(const std::string& target, std::function<voi
 void DiscordChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
   if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
   resolve_target(message.thread_id.empty() ? message.chat_id : message.thread_id,
-                 [this, text = message.text, done = std::move(done), life = std::weak_ptr<int>(life_)](
+                 [this, text = message.text, done = std::move(done), life = run_.life()](
                      Result<std::string> channel) mutable {
                    if (life.expired()) return;
                    if (!channel) return done(channel.error());
@@ -239,7 +224,7 @@ void DiscordChannel::edit_text(const std::string& chat_id, const std::string& me
 void DiscordChannel::send_typing(const std::string& chat_id, const std::string& thread_id) {
   if (!rest_) return;
   resolve_target(thread_id.empty() ? chat_id : thread_id,
-                 [this, life = std::weak_ptr<int>(life_)](Result<std::string> channel) {
+                 [this, life = run_.life()](Result<std::string> channel) {
                    if (life.expired() || !channel || !rest_) return;
                    rest_->call("POST", "/channels/" + *channel + "/typing", json(), [](const RestAnswer&) {});
                  });
@@ -248,7 +233,7 @@ void DiscordChannel::send_typing(const std::string& chat_id, const std::string& 
 void DiscordChannel::react(const std::string& chat_id, const std::string& message_id, const std::string& emoji, bool remove,
                            std::function<void(Status)> done) {
   if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
-  resolve_target(chat_id, [this, life = std::weak_ptr<int>(life_), message_id, emoji, remove,
+  resolve_target(chat_id, [this, life = run_.life(), message_id, emoji, remove,
                            done = std::move(done)](Result<std::string> channel) mutable {
     if (life.expired() || !rest_) return done(Error{"UNAVAILABLE", "discord: not running"});
     if (!channel) return done(channel.error());
@@ -264,7 +249,6 @@ void DiscordChannel::react(const std::string& chat_id, const std::string& messag
 json DiscordChannel::status() const {
   json s = {{"channel", id_},
             {"accountId", settings_.account_id},
-            {"running", alive_ && *alive_},
             {"mode", "gateway"},
             {"bot", bot_username_},
             {"connected", gateway_ ? gateway_->status().value("connected", false) : false},
@@ -275,12 +259,12 @@ json DiscordChannel::status() const {
   if (gateway_) s["gateway"] = gateway_->status();
   if (rest_) s["rest"] = rest_->stats();
   if (!bot_user_id_.empty()) s["botId"] = bot_user_id_;
-  if (!last_error_.empty()) s["lastError"] = last_error_;
+  run_.add_status(s);
   return s;
 }
 
 void DiscordChannel::probe(std::function<void(json)> done) {
-  if (!rest_) return done({{"ok", false}, {"error", last_error_.empty() ? "not running" : last_error_}});
+  if (!rest_) return done({{"ok", false}, {"error", run_.last_error().empty() ? "not running" : run_.last_error()}});
   const auto started = std::chrono::steady_clock::now();
   rest_->call("GET", "/users/@me", json(), [started, done = std::move(done)](const RestAnswer& a) {
     const auto elapsed =

@@ -24,6 +24,7 @@
 #include <memory>
 
 #include "channels/channel.h"
+#include "channels/channel_run.h"
 #include "channels/discord/discord_api.h"
 #include "channels/discord/discord_gateway.h"
 #include "channels/discord/discord_rest.h"
@@ -51,6 +52,8 @@ class DiscordChannel final : public Channel {
   ChannelCapabilities capabilities() const override;
   void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
   void stop() override;
+  /// After a failure: the token was refused (GET /gateway/bot 401, Gateway close 4004).
+  bool failed_permanently() const override { return run_.permanent(); }
   /// POST /channels/{chat_id}/messages; the new message's id. `chat_id` is a target as OpenClaw
   /// writes them (discord_api.h parse_delivery_target): `channel:<id>`, a bare id (a channel),
   /// `user:<id>` or a mention `<@id>` (a DM, opened first with POST /users/@me/channels and
@@ -83,17 +86,14 @@ class DiscordChannel final : public Channel {
   /// pump_inbound() again (discord_media.cpp).
   void fetch_next_file();
   void save_state();
-  void fail(const std::string& why);
 
   EventLoop& loop_;
   DiscordSettings settings_;
   std::string id_ = "discord";
+  ChannelRun run_;  ///< liveness of the current run, failure reporting, running / lastError
   std::unique_ptr<DiscordRest> rest_;
   std::unique_ptr<DiscordGateway> gateway_;
   ChannelHost* host_ = nullptr;
-  std::function<void(const std::string&)> on_failed_;
-  std::shared_ptr<bool> alive_;  ///< this run: false once stopped or failed
-  std::shared_ptr<int> life_ = std::make_shared<int>(0);  ///< expires with the object
   GatewaySession session_;
   /// A message waiting for its attachments (and the ones behind it, to keep the order).
   struct PendingInbound {
@@ -108,7 +108,6 @@ class DiscordChannel final : public Channel {
   std::map<std::string, std::string> last_message_;  ///< Discord channel id → newest message id handled
   std::map<std::string, std::string> dm_channels_;   ///< user id → the DM channel opened with them
   std::string bot_user_id_, bot_username_;
-  std::string last_error_;
   int64_t messages_seen_ = 0, messages_sent_ = 0, messages_edited_ = 0, replays_ignored_ = 0;
 };
 

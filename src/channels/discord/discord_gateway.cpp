@@ -148,7 +148,7 @@ void DiscordGateway::on_closed(int code, const std::string& reason) {
     if (auto f = handlers_.on_session) f(session_);
     auto f = handlers_.on_fatal;
     stop();
-    if (f) f(*fatal);
+    if (f) f(code, *fatal);
     return;
   }
   const bool keep = !close_forgets_session(code);

@@ -38,8 +38,9 @@ struct GatewayHandlers {
   /// The session changed (READY, each dispatch handled, invalidated): persist it to resume after
   /// a restart.
   std::function<void(const GatewaySession&)> on_session;
-  /// The session cannot continue (a fatal close): once; nothing runs afterwards.
-  std::function<void(const std::string& why)> on_fatal;
+  /// The session cannot continue (a fatal close, `code` its close code): once; nothing runs
+  /// afterwards.
+  std::function<void(int code, const std::string& why)> on_fatal;
 };
 
 class DiscordGateway {

@@ -47,7 +47,7 @@ void DiscordChannel::fetch_next_file() {
   auto status = std::make_shared<int>(0);
   auto bytes = std::make_shared<std::string>();
   auto too_large = std::make_shared<bool>(false);
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   const std::string message_id = p.message.message_id;
   http_->start(std::move(spec),
                {[status](const net::HttpResponseHead& h) { *status = h.status; },
@@ -56,8 +56,7 @@ void DiscordChannel::fetch_next_file() {
                   else if (!*too_large) bytes->append(d);
                 },
                 [this, alive, file, message_id, status, bytes, too_large](const std::optional<net::TransportError>& e) {
-                  auto a = alive.lock();
-                  if (!a || !*a) return;
+                  if (!ChannelRun::live(alive)) return;
                   fetching_ = false;
                   if (inbound_.empty() || inbound_.front().message.message_id != message_id) return pump_inbound();
                   InboundMessage& msg = inbound_.front().message;

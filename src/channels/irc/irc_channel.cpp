@@ -52,6 +52,7 @@ void IrcChannel::start(ChannelHost& host, std::function<void(const std::string&)
   host_ = &host;
   on_failed_ = std::move(on_failed);
   alive_ = std::make_shared<bool>(true);
+  permanent_failure_ = false;
   flood_.reset();
   pump_waiting_ = false;
   ping_sent_ms_ = 0;
@@ -84,9 +85,10 @@ void IrcChannel::stop() {
   queue_.clear();  // as with every channel, no callback runs after stop(); the outbox resumes them
 }
 
-void IrcChannel::fail(const std::string& why) {
+void IrcChannel::fail(const std::string& why, bool permanent) {
   if (!alive_ || !*alive_) return;
   *alive_ = false;
+  permanent_failure_ = permanent;
   last_error_ = why;
   conn_.close();
   // Lines not sent: their replies are retried by reply delivery once we are back.
@@ -121,7 +123,7 @@ void IrcChannel::on_line(const std::string& raw) {
   SessionOutput out = session_.handle(*message);
   for (const std::string& line : out.send) conn_.write(line);
   for (const std::string& note : out.notes) spdlog::info("irc[{}]: {}", settings_.account_id, note);
-  if (out.fatal) return fail(*out.fatal);
+  if (out.fatal) return fail(*out.fatal, out.credentials_refused);
   if (out.registered) {
     last_error_.clear();
     spdlog::info("irc[{}]: registered on {} as {}", settings_.account_id, settings_.host, session_.nick());

@@ -46,6 +46,8 @@ class IrcChannel final : public Channel {
   ChannelCapabilities capabilities() const override;
   void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
   void stop() override;
+  /// After a failure: the server refused the login (SASL 902/904, 464 bad server password).
+  bool failed_permanently() const override { return permanent_failure_; }
   void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
   nlohmann::json status() const override;
 
@@ -58,7 +60,7 @@ class IrcChannel final : public Channel {
 
   void on_line(const std::string& raw);
   void deliver(InboundPrivmsg msg);
-  void fail(const std::string& why);
+  void fail(const std::string& why, bool permanent = false);
   void pump();
   void keepalive();
   void after(int64_t delay_ms, std::function<void()> fn);  ///< a timer that dies with this connection
@@ -82,6 +84,7 @@ class IrcChannel final : public Channel {
   int64_t messages_received_ = 0;
   int64_t sends_ = 0;
   std::string last_error_;
+  bool permanent_failure_ = false;  ///< the last failure refused the credentials (cleared by start())
 };
 
 }  // namespace pincer::channels::irc

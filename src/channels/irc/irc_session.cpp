@@ -121,6 +121,7 @@ SessionOutput IrcSession::handle(const Message& m) {
     }
   } else if (cmd == "902" || cmd == "904" || cmd == "905" || cmd == "906") {
     out.fatal = "SASL authentication failed (" + cmd + " " + last_param(m) + ")";
+    out.credentials_refused = cmd == "902" || cmd == "904";
   } else if (cmd == "001") {
     on_welcome(m, out);
   } else if (cmd == "005") {
@@ -142,6 +143,7 @@ SessionOutput IrcSession::handle(const Message& m) {
     }
   } else if ((cmd == "432" && !registered_) || cmd == "464" || cmd == "465") {
     out.fatal = "registration refused (" + cmd + " " + last_param(m) + ")";
+    out.credentials_refused = cmd == "464";
   } else if (cmd == "NICK") {
     if (is_me(parse_prefix(m.prefix).nick) && !m.param(0).empty()) {
       nick_ = m.param(0);

@@ -63,6 +63,9 @@ struct SessionOutput {
   std::vector<std::string> send;        ///< complete lines (with CR LF), to write now, in order
   std::optional<InboundPrivmsg> message;
   std::optional<std::string> fatal;     ///< the session cannot go on: close, report, reconnect later
+  /// With `fatal`: the server refused the login itself (SASL 904 bad credentials / 902 account
+  /// locked, 464 bad server password): reconnecting cannot help until the config changes.
+  bool credentials_refused = false;
   std::vector<std::string> notes;       ///< worth logging (joined, kicked, nick changed, …)
   bool registered = false;              ///< this line completed registration
 };

@@ -37,7 +37,8 @@ AutoJoinDecision decide_auto_join(const MatrixSettings& settings, const Invite& 
 }
 
 MatrixChannel::MatrixChannel(EventLoop& loop, MatrixSettings settings)
-    : loop_(loop), settings_(std::move(settings)), http_(loop) {
+    : loop_(loop), settings_(std::move(settings)), run_(loop, "matrix[" + settings_.account_id + "]", [this] { stop(); }),
+      http_(loop) {
   while (!settings_.homeserver.empty() && settings_.homeserver.back() == '/') settings_.homeserver.pop_back();
   if (settings_.state_file.empty()) return;
   auto text = store::read_file(settings_.state_file);
@@ -61,6 +62,7 @@ ChannelCapabilities MatrixChannel::capabilities() const {
   c.threads = true;
   c.typing = true;
   c.edit = true;
+  c.reactions = true;
   return c;
 }
 
@@ -80,15 +82,14 @@ void MatrixChannel::call(const std::string& method, const std::string& path, con
   spec.idle_timeout_ms = idle_timeout_ms;
   auto head = std::make_shared<net::HttpResponseHead>();
   auto buffer = std::make_shared<std::string>();
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   http_.start(std::move(spec),
               {[head](const net::HttpResponseHead& h) { *head = h; },
                [buffer](std::string_view d) {
                  if (buffer->size() < (32u << 20)) buffer->append(d);
                },
                [alive, head, buffer, done = std::move(done)](const std::optional<net::TransportError>& e) {
-                 auto a = alive.lock();
-                 if (!a || !*a) return;
+                 if (!ChannelRun::live(alive)) return;
                  if (e) return done(0, json(), e->what, -1);
                  int64_t retry_after = -1;
                  try {
@@ -115,9 +116,9 @@ void MatrixChannel::call_limited(const std::string& method, const std::string& p
            if (attempt >= 5) return done(Error{"RATE_LIMITED", std::to_string((wait_ms + 999) / 1000)});
            spdlog::warn("matrix[{}]: rate limited on {} {} (M_LIMIT_EXCEEDED), retrying in {} ms", settings_.account_id,
                         method, path.substr(0, path.find('?')), wait_ms);
-           std::weak_ptr<bool> alive = alive_;
+           std::weak_ptr<bool> alive = run_.token();
            loop_.after(wait_ms, [this, alive, method, path, body, attempt, done] {
-             if (auto a = alive.lock(); a && *a) call_limited(method, path, body, attempt + 1, done);
+             if (ChannelRun::live(alive)) call_limited(method, path, body, attempt + 1, done);
            });
            return;
          }
@@ -125,32 +126,16 @@ void MatrixChannel::call_limited(const std::string& method, const std::string& p
        });
 }
 
-void MatrixChannel::fail(const std::string& why) {
-  last_error_ = why;
-  if (!alive_) return;
-  *alive_ = false;  // nothing of this run reacts any more
-  // Reported from the loop, not inside the HTTP callback that found the failure.
-  std::weak_ptr<int> life = life_;
-  loop_.post([this, life, run = alive_, why] {
-    if (!life.lock() || alive_ != run) return;  // gone, or stopped / restarted meanwhile
-    auto f = on_failed_;
-    stop();
-    if (f) f("matrix[" + settings_.account_id + "]: " + why);
-  });
-}
-
 void MatrixChannel::start(ChannelHost& host, std::function<void(const std::string&)> on_failed) {
   stop();
   host_ = &host;
-  on_failed_ = std::move(on_failed);
-  alive_ = std::make_shared<bool>(true);
+  run_.begin(std::move(on_failed));
   sync_failures_ = 0;
   whoami();
 }
 
 void MatrixChannel::stop() {
-  if (alive_) *alive_ = false;
-  alive_.reset();
+  run_.end();
   joining_.clear();
 }
 
@@ -162,20 +147,20 @@ std::string MatrixChannel::token_refused(const ApiError& e) const {
 
 void MatrixChannel::whoami() {
   call("GET", "/account/whoami", json(), 15'000, [this](int status, const json& body, const std::string& transport, int64_t) {
-    if (!transport.empty()) return fail("cannot reach the homeserver " + settings_.homeserver + ": " + transport);
+    if (!transport.empty()) return run_.fail("cannot reach the homeserver " + settings_.homeserver + ": " + transport);
     if (auto e = parse_error(status, body)) {
       if (status == 401 || e->errcode == "M_UNKNOWN_TOKEN" || e->errcode == "M_MISSING_TOKEN") {
-        return fail(token_refused(*e));
+        return run_.fail(token_refused(*e), FailureKind::Permanent);
       }
-      return fail("GET /account/whoami failed: " + error_text(*e));
+      return run_.fail("GET /account/whoami failed: " + error_text(*e));
     }
     const std::string user = body.is_object() ? body.value("user_id", "") : "";
-    if (user.empty()) return fail("GET /account/whoami answered no user_id");
+    if (user.empty()) return run_.fail("GET /account/whoami answered no user_id");
     if (!settings_.user_id.empty() && settings_.user_id != user) {
-      return fail("the access token belongs to " + user + ", not to " + settings_.config_path + ".userId " + settings_.user_id);
+      return run_.fail("the access token belongs to " + user + ", not to " + settings_.config_path + ".userId " + settings_.user_id);
     }
     bot_.user_id = user;
-    last_error_.clear();
+    run_.clear_last_error();
     call("GET", "/profile/" + encode_uri_component(user) + "/displayname", json(), 15'000,
          [this](int status, const json& profile, const std::string&, int64_t) {
            if (status == 200 && profile.is_object()) bot_.display_name = profile.value("displayname", "");
@@ -187,9 +172,9 @@ void MatrixChannel::whoami() {
 }
 
 void MatrixChannel::schedule_sync(int64_t delay_ms) {
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   loop_.after(delay_ms, [this, alive] {
-    if (auto a = alive.lock(); a && *a) sync();
+    if (ChannelRun::live(alive)) sync();
   });
 }
 
@@ -205,30 +190,30 @@ void MatrixChannel::sync() {
                                    : e                ? Result<SyncBatch>(Error{"HTTP", error_text(*e)})
                                                       : parse_sync(body, state_, bot_, settings_.account_id);
          if (!batch) {
-           last_error_ = "/sync failed: " + batch.error().message;
+           run_.set_last_error("/sync failed: " + batch.error().message);
            // A refused token stops the account with the reason (a logout elsewhere, a deactivated
            // account); network errors, 5xx and 429 keep retrying here.
            if (e && (status == 401 || e->errcode == "M_UNKNOWN_TOKEN" || e->errcode == "M_MISSING_TOKEN")) {
-             return fail(token_refused(*e));
+             return run_.fail(token_refused(*e), FailureKind::Permanent);
            }
            int64_t backoff = std::min<int64_t>(30'000, 1000LL << std::min(sync_failures_++, 5));
            if (e && e->retry_after_ms > 0) backoff = std::max(backoff, e->retry_after_ms);
-           spdlog::warn("matrix[{}]: {}; retrying in {} ms", settings_.account_id, last_error_, backoff);
+           spdlog::warn("matrix[{}]: {}; retrying in {} ms", settings_.account_id, run_.last_error(), backoff);
            return schedule_sync(backoff);
          }
          if (sync_failures_ > 0) spdlog::info("matrix[{}]: /sync works again", settings_.account_id);
          sync_failures_ = 0;
-         last_error_.clear();
+         run_.clear_last_error();
          const bool quick = SystemClock::instance().steady_ms() - started < 200;
          const bool empty = batch->messages.empty() && batch->invites.empty() && batch->next_batch == state_.since;
          handle_sync(std::move(*batch), first);
          // A homeserver that does not hold an empty /sync (it should, up to the timeout) is paced.
-         if (alive_ && *alive_) schedule_sync(!first && empty && quick ? 1000 : 0);
+         if (run_.running()) schedule_sync(!first && empty && quick ? 1000 : 0);
        });
 }
 
 void MatrixChannel::handle_sync(SyncBatch batch, bool first) {
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   for (const auto& room : batch.encrypted_rooms) {
     spdlog::warn("matrix[{}]: room {} is end-to-end encrypted: Pincer cannot read encrypted messages (E2EE is not "
                  "supported); talk to the bot in an unencrypted room",
@@ -248,9 +233,8 @@ void MatrixChannel::handle_sync(SyncBatch batch, bool first) {
     ++messages_seen_;
     const std::string room = m.chat_id, event_id = m.message_id;
     if (host_) host_->on_inbound(std::move(m));
-    auto a = alive.lock();
     remember_handled(state_, room, event_id);
-    if (!a || !*a) {  // stopped meanwhile: the token stays before this batch, what was handed on is kept
+    if (!ChannelRun::live(alive)) {  // stopped meanwhile: the token stays before this batch, what was handed on is kept
       save_state();
       return;
     }
@@ -300,7 +284,7 @@ std::string MatrixChannel::next_txn_id() {
 }
 
 void MatrixChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
-  if (!alive_ || !*alive_) return done(Error{"UNAVAILABLE", "matrix[" + settings_.account_id + "]: not running"});
+  if (!run_.running()) return done(Error{"UNAVAILABLE", "matrix[" + settings_.account_id + "]: not running"});
   const std::string path = "/rooms/" + encode_uri_component(message.chat_id) + "/send/m.room.message/" +
                            encode_uri_component(next_txn_id());
   call_limited("PUT", path, text_content(message.text, message.thread_id), 0,
@@ -315,7 +299,7 @@ void MatrixChannel::send_text(const OutboundMessage& message, std::function<void
 
 void MatrixChannel::edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                               std::function<void(Status)> done) {
-  if (!alive_ || !*alive_) return done(Error{"UNAVAILABLE", "matrix[" + settings_.account_id + "]: not running"});
+  if (!run_.running()) return done(Error{"UNAVAILABLE", "matrix[" + settings_.account_id + "]: not running"});
   const std::string path =
       "/rooms/" + encode_uri_component(chat_id) + "/send/m.room.message/" + encode_uri_component(next_txn_id());
   call_limited("PUT", path, edit_content(message_id, text), 0, [this, done = std::move(done)](Result<json> answer) {
@@ -325,8 +309,46 @@ void MatrixChannel::edit_text(const std::string& chat_id, const std::string& mes
   });
 }
 
+void MatrixChannel::react(const std::string& chat_id, const std::string& message_id, const std::string& emoji,
+                          bool remove, std::function<void(Status)> done) {
+  if (!run_.running()) return done(Error{"UNAVAILABLE", "matrix[" + settings_.account_id + "]: not running"});
+  if (emoji.empty()) return done(Error{"REJECTED", "matrix: a reaction needs an emoji"});
+  const std::string key = chat_id + "\n" + message_id + "\n" + emoji;
+  const std::string room = "/rooms/" + encode_uri_component(chat_id);
+  auto known = reactions_.find(key);
+  if (remove) {
+    if (known == reactions_.end()) {
+      return done(Error{"REJECTED", "matrix: no " + emoji + " reaction of the bot on " + message_id +
+                                        " is known (reactions are remembered until a restart)"});
+    }
+    const std::string reaction = known->second;
+    call_limited("PUT", room + "/redact/" + encode_uri_component(reaction) + "/" + encode_uri_component(next_txn_id()),
+                 json::object(), 0, [this, key, reaction, done = std::move(done)](Result<json> answer) {
+                   if (!answer) return done(answer.error());
+                   if (auto it = reactions_.find(key); it != reactions_.end() && it->second == reaction) reactions_.erase(it);
+                   done(Ok{});
+                 });
+    return;
+  }
+  if (known != reactions_.end()) return done(Ok{});  // reacted so already
+  const json content = {{"m.relates_to", {{"rel_type", "m.annotation"}, {"event_id", message_id}, {"key", emoji}}}};
+  call_limited("PUT", room + "/send/m.reaction/" + encode_uri_component(next_txn_id()), content, 0,
+               [this, key, done = std::move(done)](Result<json> answer) {
+                 if (!answer) return done(answer.error());
+                 const std::string id = answer->is_object() ? answer->value("event_id", "") : "";
+                 if (id.empty()) return done(Error{"UNAVAILABLE", "matrix: the homeserver answered no event_id"});
+                 if (!reactions_.count(key)) reaction_order_.push_back(key);
+                 reactions_[key] = id;
+                 while (reaction_order_.size() > kRememberedReactions) {
+                   reactions_.erase(reaction_order_.front());
+                   reaction_order_.pop_front();
+                 }
+                 done(Ok{});
+               });
+}
+
 void MatrixChannel::send_typing(const std::string& chat_id, const std::string&) {
-  if (!alive_ || !*alive_ || bot_.user_id.empty()) return;
+  if (!run_.running() || bot_.user_id.empty()) return;
   call("PUT", "/rooms/" + encode_uri_component(chat_id) + "/typing/" + encode_uri_component(bot_.user_id),
        json{{"typing", true}, {"timeout", 30'000}}, 15'000, [](int, const json&, const std::string&, int64_t) {});
 }
@@ -334,7 +356,6 @@ void MatrixChannel::send_typing(const std::string& chat_id, const std::string&) 
 json MatrixChannel::status() const {
   json s = {{"channel", id_},
             {"accountId", settings_.account_id},
-            {"running", alive_ && *alive_},
             {"mode", "sync"},
             {"homeserver", settings_.homeserver},
             {"userId", bot_.user_id},
@@ -346,12 +367,12 @@ json MatrixChannel::status() const {
             {"invitesJoined", invites_joined_},
             {"rateLimited", rate_limited_},
             {"replaysIgnored", replays_ignored_}};
-  if (!last_error_.empty()) s["lastError"] = last_error_;
+  run_.add_status(s);
   return s;
 }
 
 void MatrixChannel::probe(std::function<void(json)> done) {
-  if (!alive_ || !*alive_) return done({{"ok", false}, {"error", last_error_.empty() ? "not running" : last_error_}});
+  if (!run_.running()) return done({{"ok", false}, {"error", run_.last_error().empty() ? "not running" : run_.last_error()}});
   const auto started = std::chrono::steady_clock::now();
   call("GET", "/account/whoami", json(), 10'000,
        [started, done = std::move(done)](int status, const json& body, const std::string& transport, int64_t) {

@@ -19,14 +19,22 @@
 // in the inbound's thread when it came from one; streamed previews edited with m.replace; 429
 // M_LIMIT_EXCEEDED waits retry_after_ms and sends the same request again (at most 5 times).
 //
+// Reactions (CH-8, the message tool's react action): an m.reaction event relating to the message
+// (m.annotation, key = the emoji); taking it away redacts that event, whose id is remembered per
+// (room, message, emoji) in memory only (the last 10 000) — after a restart an earlier reaction
+// cannot be taken away.
+//
 // Loop affinity: all methods on the event-loop thread (HTTP via core/http_client.h).
 #pragma once
 
+#include <deque>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <set>
 
 #include "channels/channel.h"
+#include "channels/channel_run.h"
 #include "channels/matrix/matrix_api.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
@@ -62,6 +70,8 @@ class MatrixChannel final : public Channel {
   ChannelCapabilities capabilities() const override;
   void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
   void stop() override;
+  /// After a failure: the homeserver refused the access token (401 M_UNKNOWN_TOKEN / M_MISSING_TOKEN).
+  bool failed_permanently() const override { return run_.permanent(); }
   /// PUT /rooms/{chat_id}/send/m.room.message/{txnId} (text_content(); `thread_id` = thread
   /// root); the new event's id. 429: waits retry_after_ms and tries again (5 times, then
   /// RATE_LIMITED); 5xx / transport → UNAVAILABLE; other errors → REJECTED "matrix: <errcode>:
@@ -70,6 +80,12 @@ class MatrixChannel final : public Channel {
   /// An m.replace edit of `message_id` (an event id send_text() returned) in room `chat_id`.
   void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                  std::function<void(Status)> done) override;
+  /// Adds: PUT /rooms/{chat_id}/send/m.reaction/{txnId} {"m.relates_to": {rel_type:
+  /// "m.annotation", event_id: message_id, key: emoji}} (Ok at once when this run's bot already
+  /// reacted so). Removes: PUT /rooms/{chat_id}/redact/{reaction event}/{txnId} — REJECTED when
+  /// no such reaction of the bot is remembered (header). Errors as send_text().
+  void react(const std::string& chat_id, const std::string& message_id, const std::string& emoji, bool remove,
+             std::function<void(Status)> done) override;
   /// PUT /rooms/{chat_id}/typing/{user} {typing:true, timeout:30000}; best effort.
   void send_typing(const std::string& chat_id, const std::string& thread_id) override;
   /// Matrix needs a room to reach a user: docking to Matrix is not supported ("").
@@ -95,7 +111,6 @@ class MatrixChannel final : public Channel {
   void handle_sync(SyncBatch batch, bool first);
   void join(const Invite& invite);
   void save_state();
-  void fail(const std::string& why);
   /// The reason a refused access token (401, M_UNKNOWN_TOKEN / M_MISSING_TOKEN) stops the account with:
   /// "the homeserver refused the access token (M_UNKNOWN_TOKEN: …): check <config_path>.accessToken".
   std::string token_refused(const ApiError& e) const;
@@ -104,17 +119,18 @@ class MatrixChannel final : public Channel {
   EventLoop& loop_;
   MatrixSettings settings_;
   std::string id_ = "matrix";
+  ChannelRun run_;  ///< liveness of the current run, failure reporting, running / lastError
   net::HttpClient http_;
   ChannelHost* host_ = nullptr;
-  std::function<void(const std::string&)> on_failed_;
-  std::shared_ptr<bool> alive_;  ///< false after stop(): late callbacks do nothing
-  std::shared_ptr<int> life_ = std::make_shared<int>(0);  ///< expires with the object
   BotIdentity bot_;
   SyncState state_;
   std::set<std::string> joining_;  ///< invites being joined (not twice)
   int sync_failures_ = 0;
   int64_t txn_counter_ = 0;
-  std::string last_error_;
+  static constexpr std::size_t kRememberedReactions = 10'000;
+  /// "<room>\n<message event>\n<emoji>" → the bot's m.reaction event id, and those keys oldest first.
+  std::map<std::string, std::string> reactions_;
+  std::deque<std::string> reaction_order_;
   int64_t messages_seen_ = 0, messages_sent_ = 0, messages_edited_ = 0, invites_joined_ = 0, rate_limited_ = 0,
           replays_ignored_ = 0;
 };

@@ -26,7 +26,8 @@ bool slack_channel_fatal_error(const std::string& e) {
 
 }  // namespace
 
-SlackChannel::SlackChannel(EventLoop& loop, SlackSettings settings) : loop_(loop), settings_(std::move(settings)) {
+SlackChannel::SlackChannel(EventLoop& loop, SlackSettings settings)
+    : loop_(loop), settings_(std::move(settings)), run_(loop, "slack[" + settings_.account_id + "]", [this] { stop(); }) {
   if (settings_.state_file.empty()) return;
   auto text = store::read_file(settings_.state_file);
   if (!text) return;  // first run
@@ -57,33 +58,19 @@ ChannelCapabilities SlackChannel::capabilities() const {
   return c;
 }
 
-void SlackChannel::fail(const std::string& why) {
-  last_error_ = why;
-  if (!alive_) return;
-  *alive_ = false;
-  std::weak_ptr<int> life = life_;
-  loop_.post([this, life, run = alive_, why] {
-    if (!life.lock() || alive_ != run) return;  // gone, or stopped / restarted meanwhile
-    auto f = on_failed_;
-    stop();
-    if (f) f("slack[" + settings_.account_id + "]: " + why);
-  });
-}
-
 void SlackChannel::start(ChannelHost& host, std::function<void(const std::string&)> on_failed) {
   stop();
   host_ = &host;
-  on_failed_ = std::move(on_failed);
-  alive_ = std::make_shared<bool>(true);
+  run_.begin(std::move(on_failed));
   api_ = std::make_unique<SlackWebApi>(loop_, settings_.api_root);
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   api_->call("auth.test", settings_.bot_token, json::object(), [this, alive](const WebApiAnswer& a) {
-    auto live = alive.lock();
-    if (!live || !*live) return;
+    if (!ChannelRun::live(alive)) return;
     if (!a.ok() && slack_channel_token_refused(a.error())) {
-      return fail("Slack refused the bot token (" + a.error() + "): check " + settings_.config_path + ".botToken");
+      return run_.fail("Slack refused the bot token (" + a.error() + "): check " + settings_.config_path + ".botToken",
+                       FailureKind::Permanent);
     }
-    if (!a.ok()) return fail("auth.test with the bot token failed: " + a.error());  // restarted with backoff
+    if (!a.ok()) return run_.fail("auth.test with the bot token failed: " + a.error());  // restarted with backoff
     bot_user_id_ = a.body.value("user_id", "");
     bot_name_ = a.body.value("user", "");
     team_id_ = a.body.value("team_id", "");
@@ -93,8 +80,7 @@ void SlackChannel::start(ChannelHost& host, std::function<void(const std::string
 }
 
 void SlackChannel::stop() {
-  if (alive_) *alive_ = false;
-  alive_.reset();
+  run_.end();
   if (reconnect_timer_) loop_.cancel(*reconnect_timer_);
   reconnect_timer_.reset();
   ws_.reset();  // no callback afterwards
@@ -103,16 +89,16 @@ void SlackChannel::stop() {
 }
 
 void SlackChannel::open_connection() {
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   api_->call("apps.connections.open", settings_.app_token, json::object(), [this, alive](const WebApiAnswer& a) {
-    auto live = alive.lock();
-    if (!live || !*live) return;
+    if (!ChannelRun::live(alive)) return;
     if (!a.ok()) {
       if (slack_channel_token_refused(a.error())) {
-        return fail("Slack refused the app token (" + a.error() + "): check " + settings_.config_path + ".appToken");
+        return run_.fail("Slack refused the app token (" + a.error() + "): check " + settings_.config_path + ".appToken",
+                         FailureKind::Permanent);
       }
       if (slack_channel_fatal_error(a.error())) {
-        return fail("apps.connections.open with the app token failed (" + a.error() + "): check " + settings_.config_path +
+        return run_.fail("apps.connections.open with the app token failed (" + a.error() + "): check " + settings_.config_path +
                     ".appToken (an app-level token with connections:write)");
       }
       return reconnect("apps.connections.open failed: " + a.error());
@@ -131,17 +117,16 @@ void SlackChannel::open_connection() {
 }
 
 void SlackChannel::reconnect(const std::string& why) {
-  if (!alive_ || !*alive_ || reconnect_timer_) return;
+  if (!run_.running() || reconnect_timer_) return;
   connected_ = false;
-  last_error_ = why;
+  run_.set_last_error(why);
   ++reconnects_;
   const int64_t delay = std::min<int64_t>(30'000, int64_t{1000} << std::min(failures_, 5));
   ++failures_;
   spdlog::warn("slack[{}]: {}; reconnecting in {} ms", settings_.account_id, why, delay);
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   reconnect_timer_ = loop_.after(delay, [this, alive] {
-    auto live = alive.lock();
-    if (!live || !*live) return;
+    if (!ChannelRun::live(alive)) return;
     reconnect_timer_.reset();
     ws_.reset();
     open_connection();
@@ -154,17 +139,16 @@ void SlackChannel::on_frame(const std::string& text) {
     case SocketEnvelope::Kind::Hello:
       connected_ = true;
       failures_ = 0;
-      last_error_.clear();
+      run_.clear_last_error();
       spdlog::info("slack[{}]: connected (Socket Mode)", settings_.account_id);
       return;
     case SocketEnvelope::Kind::Disconnect: {
       spdlog::info("slack[{}]: Slack asks to reconnect ({})", settings_.account_id, e.reason);
       connected_ = false;
       ws_->close(1000);  // no callback afterwards; a fresh URL at once (not from inside its callback)
-      std::weak_ptr<bool> alive = alive_;
+      std::weak_ptr<bool> alive = run_.token();
       loop_.post([this, alive] {
-        auto live = alive.lock();
-        if (!live || !*live || reconnect_timer_) return;
+        if (!ChannelRun::live(alive) || reconnect_timer_) return;
         ws_.reset();
         open_connection();
       });
@@ -191,10 +175,9 @@ void SlackChannel::on_event(const SocketEnvelope& e) {
   }
   ++messages_seen_;
   const std::string chat = m->chat_id, ts = m->message_id;
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   if (host_) host_->on_inbound(std::move(*m));  // journaled before it returns
-  auto live = alive.lock();
-  if (!live || !*live) return;
+  if (!ChannelRun::live(alive)) return;
   remember_handled(chat, ts);
   save_state();
 }
@@ -255,7 +238,6 @@ void SlackChannel::edit_text(const std::string& chat_id, const std::string& mess
 json SlackChannel::status() const {
   json s = {{"channel", id_},
             {"accountId", settings_.account_id},
-            {"running", alive_ && *alive_},
             {"mode", "socket"},
             {"bot", bot_name_},
             {"connected", connected_},
@@ -267,12 +249,12 @@ json SlackChannel::status() const {
   if (api_) s["webApi"] = api_->stats();
   if (!bot_user_id_.empty()) s["botId"] = bot_user_id_;
   if (!team_id_.empty()) s["teamId"] = team_id_;
-  if (!last_error_.empty()) s["lastError"] = last_error_;
+  run_.add_status(s);
   return s;
 }
 
 void SlackChannel::probe(std::function<void(json)> done) {
-  if (!api_) return done({{"ok", false}, {"error", last_error_.empty() ? "not running" : last_error_}});
+  if (!api_) return done({{"ok", false}, {"error", run_.last_error().empty() ? "not running" : run_.last_error()}});
   const auto started = std::chrono::steady_clock::now();
   api_->call("auth.test", settings_.bot_token, json::object(), [started, done = std::move(done)](const WebApiAnswer& a) {
     const auto elapsed =

@@ -29,6 +29,7 @@
 #include <optional>
 
 #include "channels/channel.h"
+#include "channels/channel_run.h"
 #include "channels/discord/websocket_client.h"
 #include "channels/slack/slack_api.h"
 #include "channels/slack/slack_web_api.h"
@@ -55,6 +56,9 @@ class SlackChannel final : public Channel {
   ChannelCapabilities capabilities() const override;
   void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
   void stop() override;
+  /// After a failure: Slack refused the bot or app token (invalid_auth, not_authed, token_revoked,
+  /// account_inactive, not_allowed_token_type).
+  bool failed_permanently() const override { return run_.permanent(); }
   /// chat.postMessage {channel: chat_id, text, thread_ts: thread_id}; the new message's ts. A user
   /// id as chat_id (docking: direct_chat_id) posts in the bot's DM with that user. Errors: see
   /// slack_api.h delivery_error ({ok:false, error} names Slack's error).
@@ -74,17 +78,14 @@ class SlackChannel final : public Channel {
   void on_event(const SocketEnvelope& e);
   void reconnect(const std::string& why);
   void save_state();
-  void fail(const std::string& why);
 
   EventLoop& loop_;
   SlackSettings settings_;
   std::string id_ = "slack";
+  ChannelRun run_;  ///< liveness of the current run, failure reporting, running / lastError
   std::unique_ptr<SlackWebApi> api_;
   std::unique_ptr<discord::WebSocketClient> ws_;
   ChannelHost* host_ = nullptr;
-  std::function<void(const std::string&)> on_failed_;
-  std::shared_ptr<bool> alive_;  ///< this run: false once stopped or failed
-  std::shared_ptr<int> life_ = std::make_shared<int>(0);
   std::optional<EventLoop::TimerId> reconnect_timer_;
   /// Whether message `ts` of `conversation` was handed to the pipeline already (kept across restarts).
   bool already_handled(const std::string& conversation, const std::string& ts) const;
@@ -94,7 +95,6 @@ class SlackChannel final : public Channel {
   std::map<std::string, std::deque<std::string>> handled_;
   std::map<std::string, std::string> dm_channels_;  ///< user id → the DM channel a post to them went to
   std::string bot_user_id_, bot_name_, team_id_;
-  std::string last_error_;
   bool connected_ = false;  ///< `hello` seen on the current connection
   int failures_ = 0;
   int64_t messages_seen_ = 0, messages_sent_ = 0, messages_edited_ = 0, replays_ignored_ = 0, reconnects_ = 0;

@@ -15,7 +15,10 @@ namespace pincer::channels::telegram {
 using nlohmann::json;
 
 TelegramChannel::TelegramChannel(EventLoop& loop, TelegramSettings settings)
-    : loop_(loop), settings_(std::move(settings)), http_(loop) {
+    : loop_(loop),
+      settings_(std::move(settings)),
+      run_(loop, "telegram[" + settings_.account_id + "]", [this] { stop(); }),
+      http_(loop) {
   if (!settings_.offset_file.empty()) {
     if (auto text = store::read_file(settings_.offset_file); text) {
       try {
@@ -56,45 +59,42 @@ void TelegramChannel::call(const std::string& method, const json& body, int64_t 
   spec.idle_timeout_ms = idle_timeout_ms;
   auto status = std::make_shared<int>(0);
   auto buffer = std::make_shared<std::string>();
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   http_.start(std::move(spec),
               {[status](const net::HttpResponseHead& h) { *status = h.status; },
                [buffer](std::string_view d) {
                  if (buffer->size() < (8u << 20)) buffer->append(d);
                },
                [alive, status, buffer, done = std::move(done)](const std::optional<net::TransportError>& e) {
-                 auto a = alive.lock();
-                 if (!a || !*a) return;
+                 if (!ChannelRun::live(alive)) return;
                  if (e) return done(0, json(), e->what);
                  done(*status, json::parse(*buffer, nullptr, false), "");
                }});
 }
 
 void TelegramChannel::start(ChannelHost& host, std::function<void(const std::string&)> on_failed) {
+  stop();
   host_ = &host;
-  on_failed_ = std::move(on_failed);
-  alive_ = std::make_shared<bool>(true);
+  run_.begin(std::move(on_failed));
   poll_failures_ = 0;
   get_me();
 }
 
-void TelegramChannel::stop() {
-  if (alive_) *alive_ = false;
-  alive_.reset();
-}
+void TelegramChannel::stop() { run_.end(); }
 
 void TelegramChannel::get_me() {
   call("getMe", json::object(), 15'000, [this](int status, const json& answer, const std::string& transport) {
     if (!transport.empty() || status == 401 || status == 404 || !answer.is_object() || !answer.value("ok", false)) {
-      last_error_ = !transport.empty() ? transport
-                    : status == 401 || status == 404 ? "the bot token was rejected (HTTP " + std::to_string(status) + ")"
-                                                     : "getMe failed (HTTP " + std::to_string(status) + ")";
-      if (auto f = on_failed_) f("telegram[" + settings_.account_id + "]: " + last_error_);
-      return;
+      // 401 Unauthorized (404 for a token of the wrong shape): retrying cannot help.
+      const bool refused = transport.empty() && (status == 401 || status == 404);
+      return run_.fail(!transport.empty() ? transport
+                       : refused ? "the bot token was rejected (HTTP " + std::to_string(status) + ")"
+                                 : "getMe failed (HTTP " + std::to_string(status) + ")",
+                       refused ? FailureKind::Permanent : FailureKind::Transient);
     }
     bot_username_ = answer["result"].value("username", "");
     bot_id_ = answer["result"].value("id", int64_t{0});
-    last_error_.clear();
+    run_.clear_last_error();
     spdlog::info("telegram[{}]: connected as @{}", settings_.account_id, bot_username_);
     if (!settings_.webhook_url.empty()) return set_webhook();
     // Polling and a webhook exclude each other on Telegram's side: drop any webhook first.
@@ -103,7 +103,7 @@ void TelegramChannel::get_me() {
 }
 
 void TelegramChannel::probe(std::function<void(json)> done) {
-  if (!alive_ || !*alive_) return done({{"ok", false}, {"error", last_error_.empty() ? "not running" : last_error_}});
+  if (!run_.running()) return done({{"ok", false}, {"error", run_.last_error().empty() ? "not running" : run_.last_error()}});
   const auto started = std::chrono::steady_clock::now();
   call("getMe", json::object(), 10'000, [started, done = std::move(done)](int status, const json& answer, const std::string& transport) {
     const auto elapsed =
@@ -128,9 +128,9 @@ void TelegramChannel::set_webhook() {
                {"secret_token", settings_.webhook_secret}};
   call("setWebhook", body, 15'000, [this](int status, const json& answer, const std::string& transport) {
     if (!transport.empty() || !answer.is_object() || !answer.value("ok", false)) {
-      last_error_ = "setWebhook failed: " + (!transport.empty() ? transport : answer.is_object() ? answer.value("description", "HTTP " + std::to_string(status)) : "HTTP " + std::to_string(status));
-      if (auto f = on_failed_) f("telegram[" + settings_.account_id + "]: " + last_error_);
-      return;
+      return run_.fail("setWebhook failed: " + (!transport.empty()  ? transport
+                                                : answer.is_object() ? answer.value("description", "HTTP " + std::to_string(status))
+                                                                     : "HTTP " + std::to_string(status)));
     }
     spdlog::info("telegram[{}]: webhook mode, updates arrive at {}", settings_.account_id, settings_.webhook_path);
   });
@@ -154,7 +154,7 @@ void TelegramChannel::handle_webhook(const net::HttpRouteRequest& req, net::Http
   }
   json update = json::parse(req.body, nullptr, false);
   // Telegram retries anything but 2xx: a malformed update is acknowledged and dropped.
-  if (!update.is_object() || !alive_ || !*alive_) return reply(200, R"({"ok":true})");
+  if (!update.is_object() || !run_.running()) return reply(200, R"({"ok":true})");
   auto parsed = parse_updates(json{{"ok", true}, {"result", json::array({update})}}, settings_.account_id, bot_username_, bot_id_);
   if (!parsed) return reply(200, R"({"ok":true})");
   // Photos and documents first (telegram_media.cpp); the answer after the pipeline journaled it.
@@ -170,9 +170,9 @@ void TelegramChannel::handle_webhook(const net::HttpRouteRequest& req, net::Http
 }
 
 void TelegramChannel::schedule_poll(int64_t delay_ms) {
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   loop_.after(delay_ms, [this, alive] {
-    if (auto a = alive.lock(); a && *a) poll();
+    if (ChannelRun::live(alive)) poll();
   });
 }
 
@@ -184,18 +184,18 @@ void TelegramChannel::poll() {
          auto updates = transport.empty() ? parse_updates(answer, settings_.account_id, bot_username_, bot_id_)
                                           : Result<std::vector<Update>>(Error{"UNAVAILABLE", transport});
          if (!updates) {
-           last_error_ = updates.error().message;
            if (status == 401) {
-             if (auto f = on_failed_) f("telegram[" + settings_.account_id + "]: the bot token was rejected");
-             return;
+             return run_.fail("the bot token was rejected (getUpdates: HTTP 401)",
+                              FailureKind::Permanent);
            }
+           run_.set_last_error(updates.error().message);
            const int64_t backoff = std::min<int64_t>(30'000, 1000LL << std::min(poll_failures_++, 5));
-           spdlog::warn("telegram[{}]: getUpdates failed ({}); retrying in {} ms", settings_.account_id, last_error_, backoff);
+           spdlog::warn("telegram[{}]: getUpdates failed ({}); retrying in {} ms", settings_.account_id, run_.last_error(), backoff);
            return schedule_poll(backoff);
          }
          if (poll_failures_ > 0) spdlog::info("telegram[{}]: getUpdates works again", settings_.account_id);
          poll_failures_ = 0;
-         last_error_.clear();  // it works again: status shows no stale error
+         run_.clear_last_error();  // it works again: status shows no stale error
          if (updates->empty()) {
            // A real Bot API holds the request up to the timeout; an early empty answer means a
            // server that does not long-poll: pace it.
@@ -312,11 +312,11 @@ void TelegramChannel::answer_callback(const std::string& callback_id, const std:
 }
 
 json TelegramChannel::status() const {
-  json s = {{"channel", id_}, {"accountId", settings_.account_id}, {"running", alive_ && *alive_},
+  json s = {{"channel", id_}, {"accountId", settings_.account_id},
             {"mode", settings_.webhook_url.empty() ? "polling" : "webhook"},
             {"bot", bot_username_}, {"offset", offset_}, {"updatesSeen", updates_seen_}, {"messagesSent", messages_sent_},
             {"messagesEdited", messages_edited_}};
-  if (!last_error_.empty()) s["lastError"] = last_error_;
+  run_.add_status(s);
   return s;
 }
 

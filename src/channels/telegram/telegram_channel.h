@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "channels/channel.h"
+#include "channels/channel_run.h"
 #include "core/event_loop.h"
 #include "channels/telegram/telegram_api.h"
 #include "core/http_client.h"
@@ -40,6 +41,8 @@ class TelegramChannel final : public Channel {
   ChannelCapabilities capabilities() const override;
   void start(ChannelHost& host, std::function<void(const std::string&)> on_failed) override;
   void stop() override;
+  /// After a failure: Telegram refused the bot token (getMe / getUpdates HTTP 401, getMe 404).
+  bool failed_permanently() const override { return run_.permanent(); }
   void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
   /// editMessageText in HTML parse mode, again as plain text when Telegram cannot parse the
   /// entities; "message is not modified" counts as success (the Bot API answers the edited Message
@@ -79,15 +82,13 @@ class TelegramChannel final : public Channel {
   EventLoop& loop_;
   TelegramSettings settings_;
   std::string id_ = "telegram";
+  ChannelRun run_;  ///< liveness of the current run, failure reporting, running / lastError
   net::HttpClient http_;
   ChannelHost* host_ = nullptr;
-  std::function<void(const std::string&)> on_failed_;
-  std::shared_ptr<bool> alive_;  ///< false after stop(): late callbacks do nothing
   int64_t offset_ = 0;
   std::string bot_username_;
   int64_t bot_id_ = 0;
   int poll_failures_ = 0;
-  std::string last_error_;
   int64_t updates_seen_ = 0;
   int64_t messages_sent_ = 0;
   int64_t messages_edited_ = 0;

@@ -61,7 +61,7 @@ void TelegramChannel::fetch_files(std::shared_ptr<std::vector<Update>> updates, 
          auto got_status = std::make_shared<int>(0);
          auto bytes = std::make_shared<std::string>();
          auto too_large = std::make_shared<bool>(false);
-         std::weak_ptr<bool> alive = alive_;
+         std::weak_ptr<bool> alive = run_.token();
          http_.start(std::move(spec),
                      {[got_status](const net::HttpResponseHead& h) { *got_status = h.status; },
                       [bytes, too_large](std::string_view d) {
@@ -70,8 +70,7 @@ void TelegramChannel::fetch_files(std::shared_ptr<std::vector<Update>> updates, 
                       },
                       [alive, updates, index, file, next, got_status, bytes, too_large](
                           const std::optional<net::TransportError>& e) mutable {
-                        auto a = alive.lock();
-                        if (!a || !*a) return;
+                        if (!ChannelRun::live(alive)) return;
                         InboundMessage& msg = *(*updates)[index].message;
                         if (e || *got_status != 200 || *too_large) {
                           add_notice(msg, *too_large ? "[file omitted: " + file_label(file) + " — over the limit of " +
