@@ -393,6 +393,10 @@ export class DiscordEmulator {
 
   async start(port = 0) {
     this.server = http.createServer((req, res) => { this.onRequest(req, res).catch((e) => { res.writeHead(500); res.end(String(e)); }); });
+    // Node's default keep-alive of 5 s races the client's reuse of an idle connection on a loaded
+    // machine (the client sends on a socket the server is closing: "fetch failed", seen in the
+    // sanitizer run); a minute is longer than any pause in a test.
+    this.server.keepAliveTimeout = 60_000;
     this.wss = new WebSocketServer({ noServer: true });
     this.server.on('upgrade', (req, sock, head) => {
       if (!req.url.startsWith('/gateway')) return sock.destroy();

@@ -244,6 +244,8 @@ test('a wrong IMAP password stops that account with a reason naming the password
   }, 'the refused IMAP login in channels status');
   const account = gatewayCall('channels.status').channelAccounts.email.find((a) => a.accountId === 'wrongpw');
   assert.match(String(account.lastFailure ?? account.lastError), /channels\.email\.(accounts\.wrongpw\.)?imap\.password/, JSON.stringify(account));
+  // A refused login is not retried until the config changes (channel_run.h FailureKind::Permanent).
+  await waitUntil(() => emailAccount('wrongpw')?.permanentFailure === true, 'the refused login marked permanent');
   const def = gatewayCall('channels.status').channelAccounts.email.find((a) => a.accountId === 'default');
   assert.equal(def.running, true, `the other account keeps running: ${JSON.stringify(def)}`);
 });

@@ -30,6 +30,10 @@ export class MatrixEmulator {
 
   async start() {
     this.server = http.createServer((req, res) => this.handle(req, res));
+    // Node's default keep-alive of 5 s races the client's reuse of an idle connection on a loaded
+    // machine (the client sends on a socket the server is closing: "fetch failed", seen in the
+    // sanitizer run); a minute is longer than any pause in a test.
+    this.server.keepAliveTimeout = 60_000;
     await new Promise((r) => this.server.listen(0, '127.0.0.1', r));
     this.port = this.server.address().port;
     this.baseUrl = `http://127.0.0.1:${this.port}`;

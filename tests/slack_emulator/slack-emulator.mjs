@@ -79,6 +79,10 @@ export class SlackEmulator {
 
   start() {
     this.server = http.createServer((req, res) => this.handle(req, res));
+    // Node's default keep-alive of 5 s races the client's reuse of an idle connection on a loaded
+    // machine (the client sends on a socket the server is closing: "fetch failed", seen in the
+    // sanitizer run); a minute is longer than any pause in a test.
+    this.server.keepAliveTimeout = 60_000;
     this.wss = new WebSocketServer({ noServer: true });
     this.server.on('upgrade', (req, socket, head) => {
       const url = new URL(req.url, 'http://x');

@@ -151,8 +151,7 @@ ImapConnectOptions EmailChannel::imap_options() const {
 void EmailChannel::start(ChannelHost& host, std::function<void(const std::string&)> on_failed) {
   stop();
   host_ = &host;
-  on_failed_ = std::move(on_failed);
-  alive_ = std::make_shared<bool>(true);
+  run_.begin(std::move(on_failed));
   logged_in_once_ = false;
   reconnect_failures_ = 0;
   reconnect_pending_ = false;
@@ -160,8 +159,7 @@ void EmailChannel::start(ChannelHost& host, std::function<void(const std::string
 }
 
 void EmailChannel::stop() {
-  if (alive_) *alive_ = false;
-  alive_.reset();
+  run_.end();
   if (idle_timer_set_) loop_.cancel(idle_timer_);
   idle_timer_set_ = false;
   if (imap_) imap_->logout();
@@ -171,31 +169,23 @@ void EmailChannel::stop() {
   idling_ = false;
 }
 
-void EmailChannel::fail(const std::string& why) {
-  last_error_ = why;
-  if (!alive_) return;
-  *alive_ = false;
-  std::weak_ptr<int> life = life_;
-  loop_.post([this, life, run = alive_, why] {
-    if (!life.lock() || alive_ != run) return;  // gone, or stopped / restarted meanwhile
-    auto f = on_failed_;
-    stop();
-    if (f) f("email[" + settings_.account_id + "]: " + why);
-  });
-}
-
 void EmailChannel::connect() {
   imap_ = std::make_unique<ImapClient>(loop_);
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   const std::string where = settings_.imap.host + ":" + std::to_string(settings_.imap.port);
   imap_->connect(imap_options(), [this, alive, where](Status st) {
     if (auto a = alive.lock(); !a || !*a) return;
     if (!st) {
       if (st.error().code == "AUTH") {
-        return fail("the IMAP server refused the login for " + settings_.imap.user + " (" + st.error().message + "): check " +
-                    settings_.config_path + ".imap.password");
+        // RFC 5530's codes for a server that cannot log anyone in now: retried, not the password's fault.
+        const std::string& m = st.error().message;
+        const bool temporary = m.find("[UNAVAILABLE]") != std::string::npos || m.find("[INUSE]") != std::string::npos ||
+                               m.find("[SERVERBUG]") != std::string::npos || m.find("[LIMIT]") != std::string::npos;
+        return run_.fail("the IMAP server refused the login for " + settings_.imap.user + " (" + m + "): check " +
+                             settings_.config_path + ".imap.password",
+                         temporary ? FailureKind::Transient : FailureKind::Permanent);
       }
-      if (!logged_in_once_) return fail("cannot connect to the IMAP server " + where + ": " + st.error().message);
+      if (!logged_in_once_) return run_.fail("cannot connect to the IMAP server " + where + ": " + st.error().message);
       return connection_lost(st.error().message);
     }
     imap_->set_untagged_listener([this](const ImapResponse& r) {
@@ -205,8 +195,9 @@ void EmailChannel::connect() {
       if (auto a = alive.lock(); !a || !*a) return;
       if (!box) {
         if (box.error().code == "NO" || box.error().code == "BAD") {
-          return fail("the IMAP server has no mailbox \"" + settings_.mailbox + "\" (" + box.error().message + "): check " +
-                      settings_.config_path + ".imap.mailbox");
+          return run_.fail("the IMAP server has no mailbox \"" + settings_.mailbox + "\" (" + box.error().message +
+                               "): check " + settings_.config_path + ".imap.mailbox",
+                           FailureKind::Permanent);
         }
         return connection_lost(box.error().message);
       }
@@ -225,7 +216,7 @@ void EmailChannel::on_selected(const ImapMailbox& box) {
   logged_in_once_ = true;
   connected_ = true;
   reconnect_failures_ = 0;
-  last_error_.clear();
+  run_.clear_last_error();
   if (box.uidvalidity != state_.uid_validity) {
     // First start, or the mailbox was recreated: what is there now is not answered.
     const uint32_t next = box.uidnext > 0 ? box.uidnext : 1;
@@ -241,7 +232,7 @@ void EmailChannel::on_selected(const ImapMailbox& box) {
     save_state();
     if (box.uidnext == 0) {
       // No UIDNEXT from the server: the highest UID there is marks the start.
-      std::weak_ptr<bool> alive = alive_;
+      std::weak_ptr<bool> alive = run_.token();
       imap_->uid_search("ALL", [this, alive](Result<std::vector<uint32_t>> uids) {
         if (auto a = alive.lock(); !a || !*a) return;
         if (!uids) return connection_lost(uids.error().message);
@@ -257,7 +248,7 @@ void EmailChannel::on_selected(const ImapMailbox& box) {
 
 void EmailChannel::fetch_new() {
   new_mail_ = false;
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   imap_->uid_search("UID " + std::to_string(state_.last_uid + 1) + ":*", [this, alive](Result<std::vector<uint32_t>> uids) {
     if (auto a = alive.lock(); !a || !*a) return;
     if (!uids) return connection_lost(uids.error().message);
@@ -274,7 +265,7 @@ void EmailChannel::fetch_batch(std::vector<uint32_t> uids) {
   const std::size_t n = std::min(uids.size(), kEmailFetchBatch);
   std::vector<uint32_t> now(uids.begin(), uids.begin() + static_cast<std::ptrdiff_t>(n));
   std::vector<uint32_t> rest(uids.begin() + static_cast<std::ptrdiff_t>(n), uids.end());
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   imap_->uid_fetch(now, [this, alive, now, rest = std::move(rest)](Result<std::vector<ImapFetched>> fetched) mutable {
     if (auto a = alive.lock(); !a || !*a) return;
     if (!fetched) return connection_lost(fetched.error().message);
@@ -283,7 +274,7 @@ void EmailChannel::fetch_batch(std::vector<uint32_t> uids) {
 }
 
 void EmailChannel::handle_fetched(std::vector<ImapFetched> messages, uint32_t highest, std::vector<uint32_t> rest) {
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   std::vector<uint32_t> handed;
   const int64_t now = SystemClock::instance().wall_ms();
   for (auto& f : messages) {
@@ -330,7 +321,7 @@ void EmailChannel::handle_fetched(std::vector<ImapFetched> messages, uint32_t hi
 
 void EmailChannel::wait_for_mail() {
   if (new_mail_) return fetch_new();
-  std::weak_ptr<bool> alive = alive_;
+  std::weak_ptr<bool> alive = run_.token();
   if (!imap_->has_capability("IDLE")) {
     // A server without IDLE (RFC 2177) is asked again after a while.
     idle_timer_set_ = true;
@@ -367,14 +358,14 @@ void EmailChannel::connection_lost(const std::string& why) {
   reconnect_pending_ = true;
   connected_ = false;
   idling_ = false;
-  last_error_ = "IMAP: " + why;
+  run_.set_last_error("IMAP: " + why);
   if (idle_timer_set_) loop_.cancel(idle_timer_);
   idle_timer_set_ = false;
   if (imap_) imap_->close();
   const int64_t delay = std::min<int64_t>(300'000, int64_t{1000} << std::min(reconnect_failures_++, 8));
   ++reconnects_;
-  spdlog::warn("email[{}]: {}; reconnecting in {} s", settings_.account_id, last_error_, delay / 1000);
-  std::weak_ptr<bool> alive = alive_;
+  spdlog::warn("email[{}]: {}; reconnecting in {} s", settings_.account_id, run_.last_error(), delay / 1000);
+  std::weak_ptr<bool> alive = run_.token();
   loop_.after(delay, [this, alive] {
     if (auto a = alive.lock(); !a || !*a) return;
     reconnect_pending_ = false;
@@ -407,7 +398,7 @@ void EmailChannel::send_text(const OutboundMessage& message, std::function<void(
     e.subject = "Message from " + settings_.name;
   }
   const std::string thread = message.thread_id;
-  std::weak_ptr<int> life = life_;
+  std::weak_ptr<int> life = run_.life();
   smtp_->send(std::move(e), [this, life, thread, done = std::move(done)](Result<std::string> sent) {
     if (!life.lock()) return;
     if (!sent) return done(sent.error());
@@ -427,7 +418,6 @@ void EmailChannel::send_text(const OutboundMessage& message, std::function<void(
 json EmailChannel::status() const {
   json s = {{"channel", id_},
             {"accountId", settings_.account_id},
-            {"running", running()},
             {"mode", "imap"},
             {"address", settings_.address},
             {"imapHost", settings_.imap.host},
@@ -441,12 +431,12 @@ json EmailChannel::status() const {
             {"messagesSent", messages_sent_},
             {"skipped", skipped_},
             {"reconnects", reconnects_}};
-  if (!last_error_.empty()) s["lastError"] = last_error_;
+  run_.add_status(s);  // running, lastError?
   return s;
 }
 
 void EmailChannel::probe(std::function<void(json)> done) {
-  if (!running()) return done({{"ok", false}, {"error", last_error_.empty() ? "not running" : last_error_}});
+  if (!running()) return done({{"ok", false}, {"error", run_.last_error().empty() ? "not running" : run_.last_error()}});
   const auto started = std::chrono::steady_clock::now();
   auto client = std::make_shared<ImapClient>(loop_);
   const std::string user = settings_.imap.user, key = settings_.config_path + ".imap.password";

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "channels/channel.h"
+#include "channels/channel_run.h"
 #include "channels/email/email_parse.h"
 #include "channels/email/email_settings.h"
 #include "channels/email/imap_client.h"
@@ -90,6 +91,9 @@ class EmailChannel final : public Channel {
   /// A fresh IMAP connection and login now (then LOGOUT): {ok, elapsedMs, imap:{host, mailbox}} or
   /// {ok:false, error}.
   void probe(std::function<void(nlohmann::json)> done) override;
+  /// A refused IMAP login (wrong user or password) or a mailbox the server does not have: the
+  /// account stays stopped until the config changes (channel_run.h FailureKind::Permanent).
+  bool failed_permanently() const override { return run_.permanent(); }
 
  private:
   void connect();
@@ -99,30 +103,26 @@ class EmailChannel final : public Channel {
   void handle_fetched(std::vector<ImapFetched> messages, uint32_t highest, std::vector<uint32_t> rest);
   void wait_for_mail();
   void connection_lost(const std::string& why);
-  void fail(const std::string& why);
   void save_state();
   ImapConnectOptions imap_options() const;
-  bool running() const { return alive_ && *alive_; }
+  bool running() const { return run_.running(); }
 
   EventLoop& loop_;
   EmailSettings settings_;
   std::string id_ = "email";
+  ChannelRun run_{loop_, "email[" + settings_.account_id + "]", [this] { stop(); }};  ///< channel_run.h
   std::unique_ptr<ImapClient> imap_;
   std::unique_ptr<SmtpSender> smtp_;
   ChannelHost* host_ = nullptr;
-  std::function<void(const std::string&)> on_failed_;
-  std::shared_ptr<bool> alive_;  ///< false after stop(): late callbacks do nothing
-  std::shared_ptr<int> life_ = std::make_shared<int>(0);
   EmailState state_;
   bool logged_in_once_ = false;  ///< this start() logged in at least once
   bool connected_ = false;
   bool idling_ = false;
-  bool new_mail_ = false;
-  bool reconnect_pending_ = false;  ///< a reconnect is scheduled  ///< EXISTS seen while not idling: search again before IDLE
+  bool new_mail_ = false;  ///< EXISTS seen while not idling: search again before IDLE
+  bool reconnect_pending_ = false;  ///< a reconnect is scheduled
   int reconnect_failures_ = 0;
   EventLoop::TimerId idle_timer_ = 0;
   bool idle_timer_set_ = false;
-  std::string last_error_;
   int64_t messages_seen_ = 0, messages_sent_ = 0, skipped_ = 0, reconnects_ = 0;
 };
 
