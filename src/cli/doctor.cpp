@@ -428,6 +428,9 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
     return f.check == "gateway" && f.status == "ok";
   });
   for (auto& f : check_mcp_servers(cfg, env, gateway_answers)) out.push_back(std::move(f));
+  if (gateway_answers) {
+    for (auto& f : check_channel_accounts(env)) out.push_back(std::move(f));
+  }
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   for (auto& f : check_auth_profiles(cfg, state_dir, env, now)) out.push_back(std::move(f));
   auto provider_var = std::find_if(missing.begin(), missing.end(), [](const MissingEnvVar& m) {

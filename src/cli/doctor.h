@@ -95,6 +95,15 @@ Finding check_running_gateway(const std::filesystem::path& state_dir, const std:
 /// unsupported transport or auth, a command not on PATH). Nothing when no server is configured.
 std::vector<Finding> check_mcp_servers(const nlohmann::json& effective, const config::EnvLookup& env, bool ask_gateway);
 
+/// "channels" (CH-7, cli/doctor_channels.cpp) from a `channels.status` answer: "fail" for each
+/// account that is stopped (its lastFailure, and whether it waits for a config change —
+/// permanentFailure — or restarts with backoff), "warn" for one that runs with a lastError, one
+/// "ok" counting the accounts when all run; nothing when none is configured. Pure.
+std::vector<Finding> channel_findings(const nlohmann::json& channels_status);
+/// channel_findings() of the running gateway (asked over its WebSocket; blocks up to ~8 s);
+/// nothing when it cannot be reached (check_running_gateway says why).
+std::vector<Finding> check_channel_accounts(const config::EnvLookup& env);
+
 /// Every check, for the state dir and config file given. A config that only lacks environment
 /// variables is reported per variable (name and config path), and the other checks still run.
 std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const std::filesystem::path& config_file,
