@@ -400,6 +400,12 @@ int run_channels_status(const ClientFlags& f, bool probe) {
         std::cout << "  " << cli::terminal_safe(c.value("nick", "")) << " on " << cli::terminal_safe(c.value("server", ""));
       }
       if (c.contains("path") && c.value("channel", "") == "webhook") std::cout << "  " << cli::terminal_safe(c.value("path", ""));
+      if (running && c.value("channel", "") == "email" && c.contains("connected")) {  // its mailbox, idling or not
+        const std::string mailbox = cli::terminal_safe(c.value("mailbox", "INBOX"));
+        if (!c.value("connected", false)) std::cout << "  not connected";
+        else if (c.value("idle", false)) std::cout << "  connected, idle on " << mailbox;
+        else std::cout << "  connected, reading " << mailbox;
+      }
       if (c.contains("lastError")) std::cout << "  last error: " << cli::terminal_safe(c["lastError"].get<std::string>());
       if (c.contains("probe")) {
         const json& pr = c["probe"];

@@ -14,7 +14,9 @@
 // auto-submitted mail and a mailer-daemon bounce are never answered (not even with a pairing
 // code); a binding by peer (the sender's address) picks another agent; a restart answers nothing
 // twice and answers the mail that arrived while it was down; a wrong IMAP password stops that
-// account with a reason naming channels.email…imap.password.
+// account with a reason naming channels.email…imap.password; `pincer channels status` shows the
+// mailbox idling; a wrong SMTP password keeps the reply (status names channels.email.smtp.password)
+// and the reply goes out once the config is fixed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -44,7 +46,7 @@ const BOT_SMTP_PASSWORD = 'smtp-secret';
 const env = cleanEnv();
 let dovecot, outgoing, lmtp, mock, mockPort, gateway, home, mailDir;
 
-function writeConfig() {
+function writeConfig(smtpPassword = BOT_SMTP_PASSWORD) {
   writeFileSync(path.join(home, 'pincer.json'), `{
   gateway: { auth: { token: '${GATEWAY_TOKEN}' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
@@ -55,7 +57,7 @@ function writeConfig() {
   channels: { email: {
     address: '${BOT}', name: 'Pincer',
     imap: { host: '127.0.0.1', port: ${dovecot.imapsPort}, security: 'tls', user: '${BOT}', password: '${BOT_IMAP_PASSWORD}' },
-    smtp: { host: '127.0.0.1', port: ${outgoing.port}, security: 'starttls', user: '${BOT}', password: '${BOT_SMTP_PASSWORD}' },
+    smtp: { host: '127.0.0.1', port: ${outgoing.port}, security: 'starttls', user: '${BOT}', password: '${smtpPassword}' },
     dmPolicy: 'pairing', allowFrom: ['Alice@Example.net', 'bob@example.net'],
     accounts: {
       wrongpw: {
@@ -248,4 +250,31 @@ test('a wrong IMAP password stops that account with a reason naming the password
   await waitUntil(() => emailAccount('wrongpw')?.permanentFailure === true, 'the refused login marked permanent');
   const def = gatewayCall('channels.status').channelAccounts.email.find((a) => a.accountId === 'default');
   assert.equal(def.running, true, `the other account keeps running: ${JSON.stringify(def)}`);
+});
+
+test('pincer channels status shows the mailbox idling', async () => {
+  await waitUntil(() => emailAccount('default')?.idle === true, 'the account idling');
+  const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+  const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env }).toString();
+  assert.match(human, /email\[default\]  running  connected, idle on INBOX/, human);
+});
+
+test('a wrong SMTP password keeps the reply, names the key, and the reply goes out once the config is fixed', async () => {
+  const restarts = () => (gateway.output().match(/channel email\[default\] stopped \(config changed\)/g) ?? []).length;
+  const before = restarts();
+  writeConfig('not-the-smtp-password');
+  await waitUntil(() => restarts() > before, 'the config reload restarting the account');
+  await waitUntil(() => emailAccount('default')?.idle === true, 'the account idling again');
+  const failedLogins = () => outgoing.logins.filter((l) => !l.ok).length;
+  await mail('Alice <alice@example.net>', 'Outgoing broken', { text: 'can you answer? ECHO:em-smtp-fix' });
+  await waitUntil(() => /SMTP: .*refused the login.*channels\.email\.smtp\.password/.test(String(emailAccount('default')?.lastError ?? '')),
+    'the refused SMTP login in channels status');
+  assert.ok(failedLogins() > 0, 'no refused SMTP login');
+  assert.equal(sentTo('alice@example.net', '[em-smtp-fix]').length, 0);
+  const fixed = restarts();
+  writeConfig();
+  await waitUntil(() => restarts() > fixed, 'the config reload after the fix');
+  await waitUntil(() => sentTo('alice@example.net', '[em-smtp-fix]').length > 0, 'the kept reply sent after the fix');
+  assert.equal(sentTo('alice@example.net', '[em-smtp-fix]')[0].parsed.subject, 'Re: Outgoing broken');
+  await waitUntil(() => emailAccount('default')?.lastError === undefined, 'the SMTP error cleared');
 });

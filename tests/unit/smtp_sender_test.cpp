@@ -1,7 +1,8 @@
 // The e-mail channel's SMTP submission (src/channels/email/smtp_dialogue.h, smtp_sender.h): the
-// reply reader, dot-stuffing, the dialogue's steps and error codes (4xx UNAVAILABLE, 5xx
-// REJECTED, a refused login and a missing STARTTLS naming the config keys), settings checks, and
-// SmtpSender on the event loop against a scripted SMTP server on loopback (a real socket, a
+// reply reader, dot-stuffing, the dialogue's steps and error codes (4xx UNAVAILABLE; a 5xx that
+// refuses the message REJECTED; the account's problems — a refused login, a missing STARTTLS, a
+// refused sender — UNAVAILABLE naming the config keys, so the reply is kept), settings checks,
+// the probe (login, QUIT, no mail), and SmtpSender on the event loop against a scripted SMTP server on loopback (a real socket, a
 // thread answering line by line). STARTTLS/TLS against a real server: tests/email_servers.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -52,8 +53,13 @@ class SmtpTestServer {
     thread_ = std::thread([this] { serve(); });
   }
   ~SmtpTestServer() {
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
     ::close(fd_);
+  }
+  /// Waits until the client closed or QUIT (the transcript is complete then).
+  const std::string& finished_transcript() {
+    if (thread_.joinable()) thread_.join();
+    return transcript_;
   }
   int port() const { return port_; }
   const std::string& transcript() const { return transcript_; }
@@ -173,7 +179,7 @@ TEST(SmtpDialogue, AuthLoginWhenOnlyLoginIsOffered) {
   EXPECT_EQ(d.on_reply(smtp_test_reply(334, {"UGFzc3dvcmQ6"})).bytes, "c2VjcmV0\r\n");
   auto refused = d.on_reply(smtp_test_reply(535, {"5.7.8 bad credentials"}));
   EXPECT_EQ(refused.kind, SmtpStep::Kind::kFail);
-  EXPECT_EQ(refused.error.code, "REJECTED");
+  EXPECT_EQ(refused.error.code, "UNAVAILABLE");  // the config's problem, not the message's: kept
   EXPECT_NE(refused.error.message.find("refused the login for bot (535 5.7.8 bad credentials)"), std::string::npos);
   EXPECT_NE(refused.error.message.find("channels.email.smtp.password"), std::string::npos);
 }
@@ -192,7 +198,7 @@ TEST(SmtpDialogue, MissingStartTlsNeverSendsThePassword) {
   d.on_reply(smtp_test_reply(220, {"hi"}));
   auto s = d.on_reply(smtp_test_reply(250, {"mail.test", "AUTH PLAIN"}));
   EXPECT_EQ(s.kind, SmtpStep::Kind::kFail);
-  EXPECT_EQ(s.error.code, "REJECTED");
+  EXPECT_EQ(s.error.code, "UNAVAILABLE");
   EXPECT_NE(s.error.message.find("does not offer STARTTLS: check channels.email.smtp.security"), std::string::npos);
 }
 
@@ -211,6 +217,51 @@ TEST(SmtpDialogue, TemporaryAndPermanentRefusals) {
   auto perm = d2.on_reply(smtp_test_reply(550, {"5.1.1 no such user"}));
   EXPECT_EQ(perm.error.code, "REJECTED");
   EXPECT_EQ(perm.error.message, "the SMTP server mail.test refused RCPT TO: 550 5.1.1 no such user");
+  SmtpDialogue d3(smtp_test_params("none", ""));
+  d3.on_reply(smtp_test_reply(220, {"hi"}));
+  d3.on_reply(smtp_test_reply(250, {"mail.test"}));
+  d3.on_reply(smtp_test_reply(250, {"ok"}));
+  d3.on_reply(smtp_test_reply(250, {"ok"}));
+  d3.on_reply(smtp_test_reply(354, {"go"}));
+  auto too_big = d3.on_reply(smtp_test_reply(552, {"5.3.4 message too big"}));
+  EXPECT_EQ(too_big.error.code, "REJECTED");
+}
+
+TEST(SmtpDialogue, TheAccountsProblemsAreNotTheMessagesAndNameTheKeys) {
+  auto p = smtp_test_params("none", "");
+  p.config_path = "channels.email.accounts.work";
+  SmtpDialogue d(p);
+  d.on_reply(smtp_test_reply(220, {"hi"}));
+  d.on_reply(smtp_test_reply(250, {"mail.test"}));
+  auto sender = d.on_reply(smtp_test_reply(553, {"5.7.1 sender not owned by user"}));
+  EXPECT_EQ(sender.error.code, "UNAVAILABLE");
+  EXPECT_NE(sender.error.message.find("refused MAIL FROM: 553 5.7.1 sender not owned by user: check "
+                                      "channels.email.accounts.work.address"),
+            std::string::npos)
+      << sender.error.message;
+  SmtpDialogue greeting(p);
+  EXPECT_EQ(greeting.on_reply(smtp_test_reply(554, {"no service for you"})).error.code, "UNAVAILABLE");
+  auto login = smtp_test_params();
+  login.config_path = "channels.email.accounts.work";
+  SmtpDialogue d2(login);
+  d2.on_reply(smtp_test_reply(220, {"hi"}));
+  d2.on_reply(smtp_test_reply(250, {"mail.test", "AUTH PLAIN"}));
+  auto refused = d2.on_reply(smtp_test_reply(535, {"5.7.8 no"}));
+  EXPECT_EQ(refused.error.code, "UNAVAILABLE");
+  EXPECT_NE(refused.error.message.find("check channels.email.accounts.work.smtp.user and "
+                                       "channels.email.accounts.work.smtp.password"),
+            std::string::npos);
+}
+
+TEST(SmtpDialogue, ProbeStopsAfterTheLogin) {
+  auto p = smtp_test_params();
+  p.probe_only = true;
+  SmtpDialogue d(p);
+  d.on_reply(smtp_test_reply(220, {"hi"}));
+  EXPECT_EQ(d.on_reply(smtp_test_reply(250, {"mail.test", "AUTH PLAIN"})).bytes.rfind("AUTH PLAIN ", 0), 0u);
+  auto done = d.on_reply(smtp_test_reply(235, {"ok"}));
+  EXPECT_EQ(done.kind, SmtpStep::Kind::kDone);
+  EXPECT_EQ(done.bytes, "QUIT\r\n");
 }
 
 TEST(SmtpSender, SettingsProblemsNameTheKey) {
@@ -241,11 +292,12 @@ TEST(SmtpSender, SubmitsToARealSocketAndAnswersTheMessageId) {
   EXPECT_NE(t.find("\r\n.\r\nQUIT\r\n"), std::string::npos);
 }
 
-TEST(SmtpSender, RefusedLoginIsRejectedNamingThePassword) {
+TEST(SmtpSender, RefusedLoginIsUnavailableNamingThePassword) {
+  // Not REJECTED: the outbox keeps the reply until the password is fixed (reply_delivery.h).
   SmtpTestServer server({{"EHLO", "250-test\r\n250 AUTH PLAIN\r\n"}, {"AUTH", "535 5.7.8 no\r\n"}});
   auto r = smtp_test_send(server.port());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().code, "REJECTED");
+  EXPECT_EQ(r.error().code, "UNAVAILABLE");
   EXPECT_NE(r.error().message.find("check channels.email.smtp.user and channels.email.smtp.password"), std::string::npos);
 }
 
@@ -275,4 +327,49 @@ TEST(SmtpSender, NothingListeningIsUnavailable) {
   EXPECT_EQ(r.error().code, "UNAVAILABLE");
   EXPECT_NE(r.error().message.find("could not connect to the SMTP server 127.0.0.1:" + std::to_string(port)),
             std::string::npos);
+}
+
+namespace {
+
+Status smtp_test_probe(int port) {
+  EventLoop loop;
+  SmtpSettings s;
+  s.host = "127.0.0.1";
+  s.port = port;
+  s.security = "none";
+  s.user = "bot";
+  s.password = "secret";
+  s.timeout_ms = 20'000;
+  SmtpSender sender(loop, s);
+  std::optional<Status> result;
+  loop.post([&] {
+    sender.probe("bot@example.org", [&](Status st) {
+      result = std::move(st);
+      loop.stop();
+    });
+  });
+  loop.run();
+  return std::move(*result);
+}
+
+}  // namespace
+
+TEST(SmtpSender, ProbeLogsInAndQuitsWithoutMail) {
+  SmtpTestServer server({{"EHLO", "250-test\r\n250 AUTH PLAIN\r\n"}, {"AUTH", "235 ok\r\n"}});
+  auto st = smtp_test_probe(server.port());
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  const std::string& t = server.finished_transcript();
+  EXPECT_EQ(t.rfind("EHLO example.org\r\nAUTH PLAIN AGJvdABzZWNyZXQ=\r\n", 0), 0u) << t;
+  EXPECT_EQ(t.find("MAIL FROM"), std::string::npos) << t;  // (QUIT follows as a courtesy)
+}
+
+TEST(SmtpSender, ProbeNamesARefusedLogin) {
+  SmtpTestServer server({{"EHLO", "250-test\r\n250 AUTH PLAIN\r\n"}, {"AUTH", "535 5.7.8 no\r\n"}});
+  auto st = smtp_test_probe(server.port());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, "UNAVAILABLE");
+  EXPECT_NE(st.error().message.find("refused the login for bot (535 5.7.8 no): check channels.email.smtp.user and "
+                                    "channels.email.smtp.password"),
+            std::string::npos)
+      << st.error().message;
 }

@@ -106,7 +106,7 @@ std::optional<InboundMessage> email_inbound_of(const ParsedEmail& mail, const Em
   return m;
 }
 
-EmailChannel::EmailChannel(EventLoop& loop, EmailSettings settings) : loop_(loop), settings_(std::move(settings)) {
+SmtpSettings EmailChannel::smtp_settings() const {
   SmtpSettings smtp;
   smtp.host = settings_.smtp.host;
   smtp.port = settings_.smtp.port;
@@ -114,7 +114,12 @@ EmailChannel::EmailChannel(EventLoop& loop, EmailSettings settings) : loop_(loop
   smtp.user = settings_.smtp.user;
   smtp.password = settings_.smtp.password;
   smtp.allow_insecure = settings_.allow_insecure;
-  smtp_ = std::make_unique<SmtpSender>(loop_, std::move(smtp));
+  smtp.config_path = settings_.config_path;
+  return smtp;
+}
+
+EmailChannel::EmailChannel(EventLoop& loop, EmailSettings settings) : loop_(loop), settings_(std::move(settings)) {
+  smtp_ = std::make_unique<SmtpSender>(loop_, smtp_settings());
   if (settings_.state_file.empty()) return;
   auto text = store::read_file(settings_.state_file);
   if (!text) return;  // first run
@@ -153,6 +158,7 @@ void EmailChannel::start(ChannelHost& host, std::function<void(const std::string
   host_ = &host;
   run_.begin(std::move(on_failed));
   logged_in_once_ = false;
+  smtp_error_.clear();  // a parked reply tries again now (ReplyDelivery::channel_started) and tells
   reconnect_failures_ = 0;
   reconnect_pending_ = false;
   connect();
@@ -185,8 +191,13 @@ void EmailChannel::connect() {
                              settings_.config_path + ".imap.password",
                          temporary ? FailureKind::Transient : FailureKind::Permanent);
       }
-      if (!logged_in_once_) return run_.fail("cannot connect to the IMAP server " + where + ": " + st.error().message);
-      return connection_lost(st.error().message);
+      std::string why = st.error().message;
+      if (why.find("certificate") != std::string::npos) {
+        why += ": check " + settings_.config_path + ".imap.host (the name the certificate is for) and " +
+               settings_.config_path + ".imap.security, or the system's CA certificates (SSL_CERT_FILE)";
+      }
+      if (!logged_in_once_) return run_.fail("cannot connect to the IMAP server " + where + ": " + why);
+      return connection_lost(why);
     }
     imap_->set_untagged_listener([this](const ImapResponse& r) {
       if (r.keyword == "EXISTS" && !idling_) new_mail_ = true;
@@ -401,7 +412,13 @@ void EmailChannel::send_text(const OutboundMessage& message, std::function<void(
   std::weak_ptr<int> life = run_.life();
   smtp_->send(std::move(e), [this, life, thread, done = std::move(done)](Result<std::string> sent) {
     if (!life.lock()) return;
-    if (!sent) return done(sent.error());
+    if (!sent) {
+      // REJECTED refuses one message; anything else is the account's problem (a refused login, an
+      // untrusted certificate, an unreachable server): status() shows it until a send works.
+      if (sent.error().code != "REJECTED") smtp_error_ = sent.error().message;
+      return done(sent.error());
+    }
+    smtp_error_.clear();
     ++messages_sent_;
     if (auto it = state_.threads.find(thread); it != state_.threads.end()) {
       // The reply is part of the chain the person's next answer refers to.
@@ -432,6 +449,10 @@ json EmailChannel::status() const {
             {"skipped", skipped_},
             {"reconnects", reconnects_}};
   run_.add_status(s);  // running, lastError?
+  if (!smtp_error_.empty()) {
+    const std::string smtp = "SMTP: " + smtp_error_;
+    s["lastError"] = s.contains("lastError") ? s["lastError"].get<std::string>() + "; " + smtp : smtp;
+  }
   return s;
 }
 
@@ -439,19 +460,30 @@ void EmailChannel::probe(std::function<void(json)> done) {
   if (!running()) return done({{"ok", false}, {"error", run_.last_error().empty() ? "not running" : run_.last_error()}});
   const auto started = std::chrono::steady_clock::now();
   auto client = std::make_shared<ImapClient>(loop_);
+  auto sender = std::make_shared<SmtpSender>(loop_, smtp_settings());  // the probe's own: stop() does not drop it
   const std::string user = settings_.imap.user, key = settings_.config_path + ".imap.password";
-  const json where = {{"host", settings_.imap.host}, {"mailbox", settings_.mailbox}};
-  client->connect(imap_options(), [client, started, user, key, where, done = std::move(done)](Status st) {
-    const auto elapsed =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  const std::string address = settings_.address;
+  json result = {{"imap", {{"host", settings_.imap.host}, {"mailbox", settings_.mailbox}}},
+                 {"smtp", {{"host", settings_.smtp.host}}}};
+  client->connect(imap_options(), [client, sender, started, user, key, address, result,
+                                    done = std::move(done)](Status st) mutable {
     client->logout();
+    std::string imap_error;
     if (!st) {
-      const std::string error = st.error().code == "AUTH"
-                                    ? "the IMAP server refused the login for " + user + " (" + st.error().message + "): check " + key
-                                    : st.error().message;
-      return done({{"ok", false}, {"error", error}, {"elapsedMs", elapsed}, {"imap", where}});
+      imap_error = st.error().code == "AUTH"
+                       ? "the IMAP server refused the login for " + user + " (" + st.error().message + "): check " + key
+                       : st.error().message;
     }
-    done({{"ok", true}, {"elapsedMs", elapsed}, {"imap", where}});
+    sender->probe(address, [sender, started, imap_error, result, done = std::move(done)](Status smtp) mutable {
+      const auto elapsed =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+      std::string error = imap_error;
+      if (!smtp) error += (error.empty() ? "" : "; ") + std::string("SMTP: ") + smtp.error().message;
+      result["ok"] = error.empty();
+      result["elapsedMs"] = elapsed;
+      if (!error.empty()) result["error"] = error;
+      done(std::move(result));
+    });
   });
 }
 

@@ -24,10 +24,13 @@
 // Message-ID and the References chain are kept in the state file too (the last 500 threads), so
 // a reply after a restart still threads.
 //
-// Failures: a refused login stops the account with "the IMAP server refused the login for
+// Failures: a server certificate that fails verification names <config_path>.imap.host/security
+// (retried with backoff like an unreachable server); a refused login stops the account with "the IMAP server refused the login for
 // <user> (…): check <config_path>.imap.password"; an unknown mailbox names <config_path>.imap.mailbox;
 // a server that cannot be reached before the first login fails the start (the manager retries
-// with backoff); a connection lost later is reconnected here with backoff (1 s … 5 min).
+// with backoff); a connection lost later is reconnected here with backoff (1 s … 5 min). A refused
+// SMTP login or an untrusted SMTP certificate fails the reply "UNAVAILABLE" (smtp_sender.h: kept in
+// the outbox until the account restarts after a config fix) and shows in status().lastError.
 //
 // Loop affinity: all methods on the event-loop thread.
 #pragma once
@@ -87,9 +90,12 @@ class EmailChannel final : public Channel {
   void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
   /// {channel, accountId, running, mode:"imap", address, imapHost, mailbox, connected, idle,
   /// uidValidity, lastUid, threads, messagesSeen, messagesSent, skipped, reconnects, lastError?}.
+  /// lastError also names the last SMTP problem of the account ("SMTP: the SMTP server … refused
+  /// the login …: check <config_path>.smtp.password") until a reply is sent again.
   nlohmann::json status() const override;
-  /// A fresh IMAP connection and login now (then LOGOUT): {ok, elapsedMs, imap:{host, mailbox}} or
-  /// {ok:false, error}.
+  /// A fresh IMAP connection and login now (then LOGOUT), then an SMTP connection, EHLO and AUTH
+  /// (then QUIT): {ok, elapsedMs, imap:{host, mailbox}, smtp:{host}} or {ok:false, error, …}; the
+  /// error names the key to check ("SMTP: …" for the outgoing side).
   void probe(std::function<void(nlohmann::json)> done) override;
   /// A refused IMAP login (wrong user or password) or a mailbox the server does not have: the
   /// account stays stopped until the config changes (channel_run.h FailureKind::Permanent).
@@ -105,6 +111,7 @@ class EmailChannel final : public Channel {
   void connection_lost(const std::string& why);
   void save_state();
   ImapConnectOptions imap_options() const;
+  SmtpSettings smtp_settings() const;
   bool running() const { return run_.running(); }
 
   EventLoop& loop_;
@@ -124,6 +131,7 @@ class EmailChannel final : public Channel {
   EventLoop::TimerId idle_timer_ = 0;
   bool idle_timer_set_ = false;
   int64_t messages_seen_ = 0, messages_sent_ = 0, skipped_ = 0, reconnects_ = 0;
+  std::string smtp_error_;  ///< the last send's account-level SMTP error ("" once a send works)
 };
 
 }  // namespace pincer::channels::email

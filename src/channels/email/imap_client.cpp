@@ -85,6 +85,9 @@ struct ImapClient::Impl : std::enable_shared_from_this<ImapClient::Impl> {
   ImapResponseParser parser;
   std::vector<std::string> capabilities;
   std::function<void(Status)> on_greeting;
+  /// connect()'s `done` until the login finished: a failure while no command is waiting (the TLS
+  /// handshake after STARTTLS) still reaches it. connect() makes calling it more than once harmless.
+  std::function<void(const Error&)> connecting;
   std::function<void(const ImapResponse&)> listener;
   std::deque<ImapCommand> queue;
   bool in_flight = false;
@@ -110,11 +113,14 @@ struct ImapClient::Impl : std::enable_shared_from_this<ImapClient::Impl> {
     queue.clear();
     outbox.clear();
     listener = nullptr;
+    auto connect_done = std::move(connecting);
+    connecting = nullptr;
     const Error e{"UNAVAILABLE", bye.empty() ? why : why + " (the server said BYE: " + bye + ")"};
     if (greeting) greeting(e);
     for (auto& c : pending) {
       if (c.done) c.done(e);
     }
+    if (connect_done) connect_done(e);
   }
 
   void protocol_fail(const Error& e) {
@@ -123,11 +129,14 @@ struct ImapClient::Impl : std::enable_shared_from_this<ImapClient::Impl> {
     queue.clear();
     auto greeting = std::move(on_greeting);
     on_greeting = nullptr;
+    auto connect_done = std::move(connecting);
+    connecting = nullptr;
     fail(e.message);  // closes; the queue is already taken
     if (greeting) greeting(e);
     for (auto& c : pending) {
       if (c.done) c.done(e);
     }
+    if (connect_done) connect_done(e);
   }
 
   void cancel_timer() {
@@ -178,6 +187,7 @@ struct ImapClient::Impl : std::enable_shared_from_this<ImapClient::Impl> {
     stream.async_handshake(ssl::stream_base::client, [self, then = std::move(then)](error_code ec) {
       if (self->done) return;
       if (ec) return self->fail("TLS handshake with " + self->host + ": " + ec.message());
+      if (self->upgrading) self->cancel_timer();  // armed for the STARTTLS handshake (implicit TLS: the greeting cancels it)
       self->tls = true;
       then();
     });
@@ -345,13 +355,23 @@ void imap_run(const std::shared_ptr<ImapClient::Impl>& impl, std::string line, s
 
 }  // namespace detail_imap_client
 
-void ImapClient::connect(ImapConnectOptions o, std::function<void(Status)> done) {
+void ImapClient::connect(ImapConnectOptions o, std::function<void(Status)> done_once) {
   close();
   impl_ = std::make_shared<Impl>(loop_);
   auto impl = impl_;
   impl->host = o.host;
   impl->timeout_ms = o.command_timeout_ms;
   std::weak_ptr<Impl> weak = impl;
+  // `done` runs once: a connection error may reach it both through a queued command and through
+  // Impl::connecting.
+  auto once = std::make_shared<std::function<void(Status)>>(std::move(done_once));
+  auto done = [once](Status st) {
+    if (!*once) return;
+    auto f = std::move(*once);
+    *once = nullptr;
+    f(std::move(st));
+  };
+  impl->connecting = [done](const Error& e) { done(e); };
   auto login = [weak, o, done](Status) {
     auto self = weak.lock();
     if (!self || self->done) return;
@@ -403,6 +423,7 @@ void ImapClient::connect(ImapConnectOptions o, std::function<void(Status)> done)
       if (!s || s->done) return;
       s->upgrading = true;
       s->parser = ImapResponseParser();  // nothing sent before the handshake counts
+      s->arm_timer("STARTTLS handshake");  // a failure here reaches `done` through Impl::connecting
       s->handshake([weak, capabilities_then_login] {
         auto s2 = weak.lock();
         if (!s2 || s2->done) return;
@@ -536,6 +557,7 @@ void ImapClient::logout() {
   });
   impl->queue.clear();
   impl->on_greeting = nullptr;
+  impl->connecting = nullptr;
   impl_.reset();
 }
 
@@ -543,6 +565,7 @@ void ImapClient::close() {
   if (impl_) {
     impl_->listener = nullptr;
     impl_->on_greeting = nullptr;
+    impl_->connecting = nullptr;
     for (auto& c : impl_->queue) c.done = nullptr;
     impl_->fail("closed");
   }

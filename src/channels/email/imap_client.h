@@ -9,7 +9,8 @@
 // ImapResponseParser (imap_protocol.h, bounded). TLS verifies the server certificate against the
 // system CA store and the host name (core/net_tls.h; SNI for names).
 //
-// Errors given to `done` callbacks: "UNAVAILABLE" (resolve/connect/TLS/read/write failed, the
+// Errors given to `done` callbacks: "UNAVAILABLE" (resolve/connect/TLS/read/write failed — also the
+// TLS handshake after STARTTLS, e.g. "… certificate verify failed" —, the
 // server closed the connection or said BYE, a command took longer than `command_timeout_ms`: the
 // connection is then closed), "AUTH" (the login was refused: the server's text), "NO" / "BAD"
 // (a command was refused: the server's text), "PROTOCOL" (the server broke the protocol: the
@@ -61,7 +62,9 @@ class ImapClient {
   ImapClient& operator=(const ImapClient&) = delete;
 
   /// Connects, reads the greeting, upgrades with STARTTLS when asked (refusing a server that does
-  /// not offer it), learns the capabilities and logs in. Replaces a previous connection.
+  /// not offer it), learns the capabilities and logs in. Replaces a previous connection. `done`
+  /// runs exactly once (unless close() or logout() comes first), also when the TLS handshake
+  /// after STARTTLS fails or times out.
   void connect(ImapConnectOptions options, std::function<void(Status)> done);
   /// SELECT `mailbox` (quoted).
   void select(const std::string& mailbox, std::function<void(Result<ImapMailbox>)> done);

@@ -60,6 +60,7 @@ struct SmtpSender::Session : std::enable_shared_from_this<SmtpSender::Session> {
   SmtpDialogue dialogue;
   SmtpReplyReader reader;
   std::string host;
+  std::string config_path;
   std::string message_id;
   std::array<char, 4096> chunk{};
   std::string inbuf;
@@ -132,9 +133,11 @@ struct SmtpSender::Session : std::enable_shared_from_this<SmtpSender::Session> {
       if (ec && ec.category() == asio::error::get_ssl_category() &&
           ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == SSL_R_CERTIFICATE_VERIFY_FAILED) {
         // Not a passing outage: the same certificate will be refused next time too.
-        return self->finish(Error{"REJECTED", "the SMTP server " + self->host + "'s TLS certificate was not accepted (" +
-                                                  ec.message() + "): check channels.email.smtp.host (the name the "
-                                                  "certificate is for) or the system's CA certificates"});
+        // UNAVAILABLE, not REJECTED: the reply is kept until the config (or the server) is fixed.
+        return self->finish(Error{"UNAVAILABLE", "the SMTP server " + self->host + "'s TLS certificate was not accepted (" +
+                                                     ec.message() + "): check " + self->config_path +
+                                                     ".smtp.host (the name the certificate is for), " + self->config_path +
+                                                     ".smtp.security or the system's CA certificates"});
       }
       if (ec) return self->fail("TLS handshake with the SMTP server " + self->host + ": " + ec.message());
       then();
@@ -238,9 +241,10 @@ void SmtpSender::send(OutgoingEmail email, std::function<void(Result<std::string
       if (*alive) done(std::move(result));
     });
   };
-  if (auto problem = smtp_settings_problem(settings_)) return deliver(Error{"REJECTED", *problem});
+  // The account's own problems are UNAVAILABLE (the reply is kept until the config is fixed).
+  if (auto problem = smtp_settings_problem(settings_)) return deliver(Error{"UNAVAILABLE", *problem});
   if (auto problem = address_problem(email.from_address)) {
-    return deliver(Error{"REJECTED", "channels.email.address: " + *problem});
+    return deliver(Error{"UNAVAILABLE", settings_.config_path + ".address: " + *problem});
   }
   if (auto problem = address_problem(email.to_address)) return deliver(Error{"REJECTED", "recipient: " + *problem});
 
@@ -255,10 +259,36 @@ void SmtpSender::send(OutgoingEmail email, std::function<void(Result<std::string
   params.from = email.from_address;
   params.to = email.to_address;
   params.data = compose_email(email, message_id, clock_.wall_ms());
+  params.config_path = settings_.config_path;
 
   auto session = std::make_shared<Session>(loop_.context(), std::move(params));
-  session->host = settings_.host;
   session->message_id = message_id;
+  run_session(std::move(session), std::move(deliver));
+}
+
+void SmtpSender::probe(const std::string& from_address, std::function<void(Status)> done) {
+  auto alive = alive_;
+  auto deliver = [this, alive, done = std::move(done)](Result<std::string> result) mutable {
+    loop_.post([alive, done = std::move(done), result = std::move(result)]() mutable {
+      if (*alive) done(result ? Status(Ok{}) : Status(result.error()));
+    });
+  };
+  if (auto problem = smtp_settings_problem(settings_)) return deliver(Error{"UNAVAILABLE", *problem});
+  SmtpDialogue::Params params;
+  params.host = settings_.host;
+  params.security = settings_.security;
+  params.user = settings_.user;
+  params.password = settings_.password;
+  params.ehlo_name = address_domain(from_address);
+  params.config_path = settings_.config_path;
+  params.probe_only = true;
+  run_session(std::make_shared<Session>(loop_.context(), std::move(params)), std::move(deliver));
+}
+
+void SmtpSender::run_session(std::shared_ptr<Session> session, std::function<void(Result<std::string>)> deliver) {
+  auto alive = alive_;
+  session->host = settings_.host;
+  session->config_path = settings_.config_path;
   Session* raw = session.get();
   session->finish_cb = [this, alive, raw, deliver = std::move(deliver)](Result<std::string> result) mutable {
     if (*alive) {

@@ -89,14 +89,18 @@ SmtpStep SmtpDialogue::fail_reply(const SmtpReply& reply) {
   SmtpStep s;
   s.kind = SmtpStep::Kind::kFail;
   const std::string where = "the SMTP server " + p_.host + " ";
+  // The account's problems (a fixable config, a server that refuses us) are UNAVAILABLE: the reply
+  // is kept until the account works again. Only a refusal of this message is REJECTED (header).
   if (stage_ == "AUTH" && (reply.code == 535 || reply.code == 534 || reply.code == 530 || reply.code == 454)) {
-    s.error = {reply.code >= 500 ? "REJECTED" : "UNAVAILABLE",
-               where + "refused the login for " + p_.user + " (" + reply.summary() +
-                   "): check channels.email.smtp.user and channels.email.smtp.password"};
+    s.error = {"UNAVAILABLE", where + "refused the login for " + p_.user + " (" + reply.summary() + "): check " +
+                                  p_.config_path + ".smtp.user and " + p_.config_path + ".smtp.password"};
     return s;
   }
+  const bool this_message = stage_ == "RCPT TO" || stage_ == "DATA" || stage_ == "message";
   const std::string what = reply.code >= 500 ? "refused " : "could not take (try again later) ";
-  s.error = {reply.code >= 500 ? "REJECTED" : "UNAVAILABLE", where + what + stage_ + ": " + reply.summary()};
+  std::string message = where + what + stage_ + ": " + reply.summary();
+  if (reply.code >= 500 && stage_ == "MAIL FROM") message += ": check " + p_.config_path + ".address";
+  s.error = {reply.code >= 500 && this_message ? "REJECTED" : "UNAVAILABLE", message};
   return s;
 }
 
@@ -105,7 +109,14 @@ SmtpStep SmtpDialogue::after_tls() {
   return write("EHLO", "EHLO " + p_.ehlo_name + "\r\n");
 }
 
-SmtpStep SmtpDialogue::mail_from() { return write("MAIL FROM", "MAIL FROM:<" + p_.from + ">\r\n"); }
+SmtpStep SmtpDialogue::mail_from() {
+  if (p_.probe_only) {
+    SmtpStep s = write("QUIT", "QUIT\r\n");
+    s.kind = SmtpStep::Kind::kDone;
+    return s;
+  }
+  return write("MAIL FROM", "MAIL FROM:<" + p_.from + ">\r\n");
+}
 
 SmtpStep SmtpDialogue::after_ehlo(const SmtpReply& reply) {
   bool starttls = false, plain = false, login = false;
@@ -122,8 +133,8 @@ SmtpStep SmtpDialogue::after_ehlo(const SmtpReply& reply) {
     if (!starttls) {
       SmtpStep s;
       s.kind = SmtpStep::Kind::kFail;
-      s.error = {"REJECTED", "the SMTP server " + p_.host + " does not offer STARTTLS: check channels.email.smtp.security "
-                             "(\"tls\" for port 465) and channels.email.smtp.port"};
+      s.error = {"UNAVAILABLE", "the SMTP server " + p_.host + " does not offer STARTTLS: check " + p_.config_path +
+                                    ".smtp.security (\"tls\" for port 465) and " + p_.config_path + ".smtp.port"};
       return s;
     }
     return write("STARTTLS", "STARTTLS\r\n");

@@ -7,10 +7,14 @@
 //   → MAIL FROM:<from> → RCPT TO:<to> → DATA → 354 → message (dot-stuffed) "." → 250 → QUIT
 //
 // Errors are coded as Channel::send_text's (channels/channel.h): a 4xx reply, a closed connection
-// or a timeout → "UNAVAILABLE" (try again later); a 5xx reply → "REJECTED" with the server's text;
-// a refused login (535/534/530 after AUTH) → "REJECTED" naming channels.email.smtp.password; a
-// server that does not offer STARTTLS when security is "starttls" → "REJECTED" naming
-// channels.email.smtp.security (the password is never sent in the clear).
+// or a timeout → "UNAVAILABLE" (try again later); a 5xx reply to RCPT TO, DATA or the message
+// (this message is refused: recipient unknown, too big …) → "REJECTED" with the server's text.
+// Problems of the account, not of the message, are "UNAVAILABLE" too, so the reply is kept and
+// sent once the config is fixed (the outbox retries, then parks it until the account restarts):
+// a refused login (535/534/530/454 after AUTH) naming <config_path>.smtp.password; a server that
+// does not offer STARTTLS when security is "starttls" naming <config_path>.smtp.security (the
+// password is never sent in the clear); a 5xx to the greeting, EHLO or STARTTLS; a 5xx to MAIL
+// FROM naming <config_path>.address.
 //
 // Not thread-safe; one instance per submission.
 #pragma once
@@ -71,6 +75,8 @@ class SmtpDialogue {
     std::string from;       ///< envelope sender (bare address)
     std::string to;         ///< envelope recipient (bare address)
     std::string data;       ///< the composed message (compose_email)
+    std::string config_path = "channels.email";  ///< the account's config keys, for messages
+    bool probe_only = false;  ///< stop after the login (or EHLO without user): QUIT, kDone
   };
   explicit SmtpDialogue(Params params);
 

@@ -34,6 +34,7 @@ struct SmtpSettings {
   std::string user, password;   ///< empty user: no AUTH
   bool allow_insecure = false;  ///< lets "none" reach a host that is not loopback
   int64_t timeout_ms = 60'000;  ///< the whole submission, connect to QUIT
+  std::string config_path = "channels.email";  ///< the account's config keys, for messages
 };
 
 /// Why `s` cannot be used (naming the config key: "channels.email.smtp.security must be …"), or
@@ -49,11 +50,20 @@ class SmtpSender {
 
   /// Composes `email` with a fresh Message-ID and the clock's date, and submits it to
   /// email.to_address. `done` gets the new Message-ID (with <>) once the server accepted the
-  /// message (250 after DATA), or an Error coded as Channel::send_text's: "UNAVAILABLE"
-  /// (resolve/connect/TLS failure, timeout, closed connection, 4xx reply), "REJECTED" (5xx reply
-  /// with the server's text, a refused login, missing STARTTLS or a server certificate that fails
-  /// verification naming the config key, bad settings or addresses). Several sends may run at once (one connection each).
+  /// message (250 after DATA), or an Error coded as Channel::send_text's: "REJECTED" only when
+  /// the server refuses this message (a 5xx to RCPT TO, DATA or the message, with the server's
+  /// text) or the recipient's address is malformed; everything else is "UNAVAILABLE" — a
+  /// resolve/connect/TLS failure, timeout, closed connection, 4xx reply, and the problems a user
+  /// fixes in the config (a refused login, missing STARTTLS, a server certificate that fails
+  /// verification, bad settings or our own address; the message names the key), so the reply is
+  /// kept (channels/reply_delivery.h) until the account works. Several sends may run at once
+  /// (one connection each).
   void send(OutgoingEmail email, std::function<void(Result<std::string>)> done);
+
+  /// Connect, EHLO, [STARTTLS, EHLO,] AUTH (when `user` is set), QUIT: whether this account can
+  /// send; EHLO greets with the domain of `from_address`. `done` as send()'s (Ok or an
+  /// UNAVAILABLE error naming the key), same rules of timing.
+  void probe(const std::string& from_address, std::function<void(Status)> done);
 
   /// Closes every connection; no `done` runs afterwards. send() after stop() is allowed again.
   void stop();
@@ -65,6 +75,9 @@ class SmtpSender {
   Clock& clock_;
   std::shared_ptr<bool> alive_;
   std::vector<std::shared_ptr<Session>> sessions_;
+
+  /// Runs `session` (its dialogue set up); `deliver` gets its result once, posted to the loop.
+  void run_session(std::shared_ptr<Session> session, std::function<void(Result<std::string>)> deliver);
 };
 
 }  // namespace pincer::channels::email
