@@ -62,7 +62,6 @@ class SmtpTestServer {
     return transcript_;
   }
   int port() const { return port_; }
-  const std::string& transcript() const { return transcript_; }
 
  private:
   void serve() {
@@ -284,7 +283,7 @@ TEST(SmtpSender, SubmitsToARealSocketAndAnswersTheMessageId) {
   auto r = smtp_test_send(server.port());
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->substr(r->size() - 13), "@example.org>");
-  const std::string& t = server.transcript();
+  const std::string& t = server.finished_transcript();  // after the server thread wrote its last line
   EXPECT_NE(t.find("AUTH PLAIN AGJvdABzZWNyZXQ=\r\nMAIL FROM:<bot@example.org>\r\nRCPT TO:<alice@example.net>\r\n"),
             std::string::npos);
   EXPECT_NE(t.find("Message-ID: " + r.value() + "\r\n"), std::string::npos);
