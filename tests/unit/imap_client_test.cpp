@@ -5,6 +5,8 @@
 // handshake after STARTTLS failed with no command waiting), and the channel must fail — retried,
 // not permanent — with a reason naming the config keys. Full IMAP sessions: tests/email_servers.
 #include <gtest/gtest.h>
+
+#include "loopback_listener.h"
 #include <netinet/in.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
@@ -46,15 +48,8 @@ class ImapStartTlsTestServer {
     SSL_CTX_use_certificate(ctx_, cert_);
     SSL_CTX_use_PrivateKey(ctx_, key_);
 
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    ::listen(fd_, 1);
+    fd_ = test::listen_on_loopback(port_);
+    EXPECT_GE(fd_, 0) << "cannot listen on 127.0.0.1";
     thread_ = std::thread([this] { serve(); });
   }
   ~ImapStartTlsTestServer() {
@@ -64,7 +59,7 @@ class ImapStartTlsTestServer {
     X509_free(cert_);
     EVP_PKEY_free(key_);
   }
-  uint16_t port() const { return port_; }
+  uint16_t port() const { return static_cast<uint16_t>(port_); }
   /// What the client wrote before the handshake.
   const std::string& transcript() const { return transcript_; }
   /// Whether the client went on to the TLS handshake (which it must then refuse).
@@ -100,7 +95,7 @@ class ImapStartTlsTestServer {
   X509* cert_ = nullptr;
   SSL_CTX* ctx_ = nullptr;
   int fd_ = -1;
-  uint16_t port_ = 0;
+  int port_ = 0;
   std::string transcript_;
   std::atomic<bool> handshake_attempted_{false}, handshake_succeeded_{false};
   std::thread thread_;

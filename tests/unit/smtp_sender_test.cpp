@@ -5,6 +5,8 @@
 // the probe (login, QUIT, no mail), and SmtpSender on the event loop against a scripted SMTP server on loopback (a real socket, a
 // thread answering line by line). STARTTLS/TLS against a real server: tests/email_servers.
 #include <gtest/gtest.h>
+
+#include "loopback_listener.h"
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -41,15 +43,8 @@ SmtpDialogue::Params smtp_test_params(std::string security = "none", std::string
 class SmtpTestServer {
  public:
   explicit SmtpTestServer(std::map<std::string, std::string> replies) : replies_(std::move(replies)) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    ::listen(fd_, 1);
+    fd_ = test::listen_on_loopback(port_);
+    EXPECT_GE(fd_, 0) << "cannot listen on 127.0.0.1";
     thread_ = std::thread([this] { serve(); });
   }
   ~SmtpTestServer() {

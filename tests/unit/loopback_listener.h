@@ -1,0 +1,27 @@
+// A listening TCP socket on 127.0.0.1 with a port the kernel picks, for unit tests whose scripted
+// servers (tests/unit/smtp_sender_test.cpp, imap_client_test.cpp) speak a protocol by hand.
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+namespace pincer::test {
+
+/// The listening fd (backlog 1; the caller closes it) and its port in `port`; -1 when the socket
+/// cannot be bound.
+inline int listen_on_loopback(int& port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 || ::listen(fd, 1) != 0) {
+    return -1;
+  }
+  port = ntohs(addr.sin_port);
+  return fd;
+}
+
+}  // namespace pincer::test
