@@ -46,10 +46,11 @@ run: deps
 	@exec ./$(BUILD)/pincer gateway run $(ARGS)
 
 # Every test: release build (warnings as errors), then the same tests under ASan+UBSan, then a
-# short run of every fuzzer over its seeds (built in the sanitizer tree).
+# short run of every fuzzer over its seeds (built in the sanitizer tree). A failed phase ends with each
+# failed test's own failure lines (scripts/ctest-failures.sh): a CI log cut to its tail shows why.
 test: build asan
-	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS)
-	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(TEST_JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) || { $(CURDIR)/scripts/ctest-failures.sh .; exit 1; }
+	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(TEST_JOBS) || { $(CURDIR)/scripts/ctest-failures.sh .; exit 1; }
 	$(MAKE) --no-print-directory fuzz-smoke FUZZ_SECS=$(FUZZ_SECS)
 
 fuzz-smoke:
