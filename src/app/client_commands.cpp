@@ -391,8 +391,19 @@ int run_channels_status(const ClientFlags& f, bool probe) {
         const int64_t in_ms = c["restartAt"].get<int64_t>() - r->value("ts", SystemClock::instance().wall_ms());
         std::cout << " (restarting in " << std::max<int64_t>(1, (in_ms + 999) / 1000) << " s)";
       }
+      // One reason is said once: a stopped account's failure is usually also its last error and
+      // its probe's error (new-user pass: the same sentence three times on one line).
+      std::vector<std::string> said;
+      const auto unsaid = [&said](const std::string& text) {
+        for (const auto& s : said) {
+          if (s.find(text) != std::string::npos) return false;
+        }
+        said.push_back(text);
+        return true;
+      };
       if (!running && c.contains("lastFailure") && c["lastFailure"].is_string()) {
-        std::cout << "  failed: " << cli::terminal_safe(c["lastFailure"].get<std::string>());
+        said.push_back(c["lastFailure"].get<std::string>());
+        std::cout << "  failed: " << cli::terminal_safe(said.back());
         if (c.value("permanentFailure", false)) std::cout << " (not retried until the config changes)";
       }
       if (c.contains("bot") && !c["bot"].get<std::string>().empty()) std::cout << "  @" << c["bot"].get<std::string>();
@@ -406,13 +417,16 @@ int run_channels_status(const ClientFlags& f, bool probe) {
         else if (c.value("idle", false)) std::cout << "  connected, idle on " << mailbox;
         else std::cout << "  connected, reading " << mailbox;
       }
-      if (c.contains("lastError")) std::cout << "  last error: " << cli::terminal_safe(c["lastError"].get<std::string>());
+      if (c.contains("lastError") && c["lastError"].is_string() && unsaid(c["lastError"].get<std::string>())) {
+        std::cout << "  last error: " << cli::terminal_safe(said.back());
+      }
       if (c.contains("probe")) {
         const json& pr = c["probe"];
         probe_failed = probe_failed || !pr.value("ok", false);
         std::cout << "  probe: " << (pr.value("ok", false) ? "ok" : "failed");
         if (pr.contains("elapsedMs")) std::cout << " (" << pr["elapsedMs"] << " ms)";
-        if (pr.contains("error")) std::cout << ": " << cli::terminal_safe(pr.value("error", ""));
+        if (pr.contains("error") && unsaid(pr.value("error", ""))) std::cout << ": " << cli::terminal_safe(said.back());
+        else if (pr.contains("error")) std::cout << " (as above)";
       }
       std::cout << "\n";
     }

@@ -285,7 +285,10 @@ int run_validate(const ConfigFlags& f) {
               << "\n";
   } else {
     for (const auto& w : warnings) std::cerr << "pincer: warning: " << w << "\n";
-    for (const auto& e : errors) std::cerr << "pincer: " << e << "\n";
+    // Each named like the schema's errors ("<file>: <key path>: …") unless the sentence names the file.
+    for (const auto& e : errors) {
+      std::cerr << "pincer: " << (e.find(file.string()) == std::string::npos ? file.string() + ": " : "") << e << "\n";
+    }
     if (valid) std::cout << file.string() << ": valid\n";
   }
   return valid ? 0 : 2;

@@ -145,6 +145,9 @@ test('a configured channel that is not running is refused, not answered "sent" (
     return /^irc\[default\]  stopped/m.test(stdout);
   }, 'the IRC account stopped between restarts');
   assert.match(stdout, /^irc\[default\]  stopped \(restarting in \d+ s\)  failed: .*127\.0\.0\.1/m, stdout);
+  // The reason once: not again as its last error (it is the same sentence).
+  const ircLine = stdout.split('\n').find((l) => l.startsWith('irc[default]'));
+  assert.doesNotMatch(ircLine, /last error:/, `the reason is repeated: ${ircLine}`);
   assert.match(stdout, /^telegram\[default\]  running/m, stdout);
 });
 

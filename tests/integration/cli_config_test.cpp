@@ -323,6 +323,12 @@ TEST_F(CliConfigTest, ValidateReportsTheChannelProblemsTheGatewayWouldRefuse) {
             std::string::npos);
   EXPECT_EQ(errors[1], "channels.webhook.path: is the gateway's own /healthz endpoint");
   EXPECT_EQ(errors[2], "channels.telegram.accounts.alerts: the same bot token is already used by channels.telegram");
+  // As text, each line names the file, like the schema's errors (the JSON has it in "file").
+  auto text = pincer({"config", "validate"});
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_NE(text.err.find("pincer: " + config().string() + ": channels.webhook.path: is the gateway's own /healthz endpoint\n"),
+            std::string::npos)
+      << text.err;
   // The gateway refuses the same config with the same lines.
   auto run = pincer({"gateway", "run", "--port", "0"});
   EXPECT_EQ(run.exit_code, 2);
