@@ -45,13 +45,12 @@ run: deps
 	@cmake --build $(BUILD) -j $(JOBS) --target pincer
 	@exec ./$(BUILD)/pincer gateway run $(ARGS)
 
-# Every test: release build (warnings as errors), then the same tests under ASan+UBSan, then a
-# short run of every fuzzer over its seeds (built in the sanitizer tree). A failed phase ends with each
-# failed test's own failure lines (scripts/ctest-failures.sh): a CI log cut to its tail shows why.
-test: build asan
-	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS) || { $(CURDIR)/scripts/ctest-failures.sh .; exit 1; }
-	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(TEST_JOBS) || { $(CURDIR)/scripts/ctest-failures.sh .; exit 1; }
-	$(MAKE) --no-print-directory fuzz-smoke FUZZ_SECS=$(FUZZ_SECS)
+# Every test: release build (warnings as errors); then its tests while the sanitizer tree builds
+# beside them at low priority; then the same tests under ASan+UBSan; then a short run of every fuzzer
+# over its seeds (built in the sanitizer tree). scripts/test-phases.sh says why, and ends a failed
+# phase with each failed test's own failure lines: a CI log cut to its tail shows why.
+test: build
+	@./scripts/test-phases.sh $(BUILD) $(ASAN) $(TEST_JOBS) $(JOBS) $(FUZZ_SECS)
 
 fuzz-smoke:
 	@./scripts/fuzz-smoke.sh $(ASAN) $(FUZZ_SECS) $(JOBS)

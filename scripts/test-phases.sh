@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The phases of `make test` after the release tree is built:
+#   scripts/test-phases.sh RELEASE_TREE SANITIZER_TREE TEST_JOBS BUILD_JOBS FUZZ_SECS
+#   1. the release tree's tests, while the sanitizer tree builds beside them at the lowest CPU
+#      priority (`make asan`, its output in SANITIZER_TREE/make-asan.log);
+#   2. the sanitizer tree's tests (ASan + UBSan, leaks checked);
+#   3. a short run of every fuzzer over its seeds.
+# Why together: the release tests wait on sockets, browsers and child processes for ~40% of their
+# 8 minutes, and the sanitizer build (12 minutes of two cores) fills exactly that idle CPU — nice 19
+# lets the tests keep the CPU whenever they want it (CI budget, 35 min). Stops at the first failed
+# phase; a failed test phase ends with each failed test's own failure lines (ctest-failures.sh).
+set -uo pipefail
+release="$1" sanitizer="$2" test_jobs="$3" build_jobs="$4" fuzz_secs="$5"
+here="$(cd "$(dirname "$0")/.." && pwd)"
+failures="$here/scripts/ctest-failures.sh"
+
+mkdir -p "$sanitizer"
+asan_log="$(cd "$sanitizer" && pwd)/make-asan.log"
+echo "== release tests; the sanitizer tree builds meanwhile at low priority (log: $asan_log)"
+nice -n 19 make -C "$here" --no-print-directory asan JOBS="$build_jobs" ASAN="$sanitizer" > "$asan_log" 2>&1 &
+asan_build=$!
+
+(cd "$release" && ctest --output-on-failure -j "$test_jobs") || release_failed=1
+
+echo "== waiting for the sanitizer build"
+wait "$asan_build" || asan_build_failed=1
+if [ -n "${asan_build_failed:-}" ]; then
+  tail -n 80 "$asan_log"
+  echo "the sanitizer tree did not build (whole log: $asan_log)"
+else
+  tail -n 1 "$asan_log"
+fi
+# Last, so that a log cut to its tail shows it.
+[ -n "${release_failed:-}" ] && (cd "$release" && "$failures" .)
+[ -n "${release_failed:-}${asan_build_failed:-}" ] && exit 1
+
+echo "== sanitizer tests"
+if ! (cd "$sanitizer" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      ctest --output-on-failure -j "$test_jobs"); then
+  (cd "$sanitizer" && "$failures" .)
+  exit 1
+fi
+
+echo "== fuzzers, $fuzz_secs s each"
+cd "$here" && ./scripts/fuzz-smoke.sh "$sanitizer" "$fuzz_secs" "$build_jobs"
