@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -185,13 +184,6 @@ std::string sniff_image_mime(std::string_view b) {
   return "";
 }
 
-std::string base64_encode(std::string_view bytes) {
-  std::string out(sodium_base64_encoded_len(bytes.size(), sodium_base64_VARIANT_ORIGINAL), '\0');
-  sodium_bin2base64(out.data(), out.size(), reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(),
-                    sodium_base64_VARIANT_ORIGINAL);
-  out.resize(std::strlen(out.c_str()));
-  return out;
-}
 
 std::optional<std::string> base64_decode(std::string_view text) { return decode_base64(text); }
 

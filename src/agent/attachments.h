@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base64.h"
 #include "core/result.h"
 #include "llm/messages.h"
 
@@ -105,7 +106,7 @@ void resolve_image_refs(nlohmann::json& message, const std::filesystem::path& se
 /// "[image omitted: model <provider>/<id> does not accept images]". Returns how many.
 int images_for_model(std::vector<llm::Message>& messages, const llm::ModelSpec& model);
 
-std::string base64_encode(std::string_view bytes);
+using pincer::base64_encode;  // core/base64.h
 /// Standard or URL-safe base64, padding optional, whitespace ignored; nullopt when not base64.
 std::optional<std::string> base64_decode(std::string_view text);
 

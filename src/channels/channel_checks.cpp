@@ -145,6 +145,7 @@ Result<discord::DiscordSettings> discord_settings_of(const ChannelAccount& spec,
     return invalid(at + ".apiRoot", "must be an http(s) URL, e.g. https://discord.com/api");
   }
   s.ack_reaction = c.value("ackReaction", "");
+  s.config_path = at;
   s.state_file = state_dir / "channels" / "discord" / (s.account_id + ".json");
   return s;
 }

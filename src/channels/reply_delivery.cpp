@@ -1,5 +1,7 @@
 #include "channels/reply_delivery.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "delivery/markdown_render.h"
@@ -50,6 +52,7 @@ Status ReplyDelivery::deliver(Channel& channel, const std::string& id, const std
 void ReplyDelivery::finished(const std::string& id) {
   (void)outbox_.mark_done(id);
   edit_refused_.erase(id);
+  parks_.erase(id);
   if (auto it = on_done_.find(id); it != on_done_.end()) {
     auto fn = std::move(it->second);
     on_done_.erase(it);
@@ -92,6 +95,7 @@ void ReplyDelivery::channel_started(const std::string& channel, const std::strin
       continue;
     }
     if (entry != outbox_.pending().end()) loop_.post([this, id = *it] { send_next(id, 0); });
+    parks_.erase(*it);  // a (re)started account: a new failure starts the waits anew
     it = parked_.erase(it);
   }
 }
@@ -134,10 +138,14 @@ void ReplyDelivery::send_next(const std::string& id, int attempt) {
     } else if (err.code == "UNAVAILABLE") {
       // The account is down (a refused token, a server that does not answer): the reply is kept —
       // in the outbox, so a restart keeps it too — and sent when the account starts again.
-      spdlog::warn("delivery {}: {}; kept until the account runs again", id, err.message);
+      // A lasting failure (a wrong SMTP password …) is tried once per wake-up, the wait doubling up
+      // to 32 × parked_ms: a config fix restarts the account, and channel_started() sends at once.
+      const int parks = parks_[id]++;
+      const int64_t wait_ms = parked_retry_ms_ << std::min(parks, 5);
+      spdlog::warn("delivery {}: {}; kept until the account runs again (next try in {} s)", id, err.message, wait_ms / 1000);
       parked_.insert(id);
-      loop_.after(parked_retry_ms_, [this, id] {
-        if (parked_.erase(id) > 0) send_next(id, 0);
+      loop_.after(wait_ms, [this, id] {
+        if (parked_.erase(id) > 0) send_next(id, kParkedAttempt);
       });
     } else if (index == 0 && !edit_refused_.count(id) && outbox_.pending().count(id) &&
                !outbox_.pending().at(id).edit_message_id.empty()) {

@@ -77,8 +77,9 @@ class ReplyDelivery {
   bool held(const std::string& channel, const std::string& account) const { return held_.count({channel, account}) > 0; }
 
   /// How long UNAVAILABLE sends wait: `base_ms` doubled on each of 5 retries, then the reply is
-  /// parked — never dropped — until the account (re)starts or `parked_ms` passes, whichever is
-  /// first. Defaults 500 ms and 60 s; tests shorten them.
+  /// parked — never dropped — until the account (re)starts or its park ends, whichever is first:
+  /// `parked_ms`, doubled at each further park up to 32 × `parked_ms`, one try per park. Defaults
+  /// 500 ms and 60 s (so a lasting failure is tried after 1, 2, 4 … 32 min); tests shorten them.
   void set_retry_timing(int64_t base_ms, int64_t parked_ms) {
     retry_base_ms_ = base_ms;
     parked_retry_ms_ = parked_ms;
@@ -95,6 +96,8 @@ class ReplyDelivery {
   std::map<std::string, bool> edit_refused_;               ///< by reply id: send chunk 0 instead
   std::set<std::string> in_flight_;  ///< reply ids with a channel call outstanding
   std::set<std::string> parked_;     ///< reply ids waiting for their account to be available
+  std::map<std::string, int> parks_;  ///< by reply id: how often it was parked (its next park is longer)
+  static constexpr int kParkedAttempt = 5;  ///< a parked reply's wake-up: one try, then parked again
   std::set<std::pair<std::string, std::string>> held_;  ///< (channel, account) stopped until a config reload
   int64_t retry_base_ms_ = 500;
   int64_t parked_retry_ms_ = 60'000;

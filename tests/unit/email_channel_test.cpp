@@ -128,6 +128,21 @@ TEST(EmailChannel, MachineOwnAndEmptyMailIsNotHandedOn) {
   EXPECT_NE(why.find("no text"), std::string::npos);
 }
 
+TEST(EmailChannel, AnAttachmentOnlyMailTellsTheModelWhatCameAndThatItIsNotRead) {
+  auto settings = email_settings_of(ChannelAccount{"email", "default", "channels.email", email_test_config()}, {});
+  ASSERT_TRUE(settings);
+  ParsedEmail mail = parse_email("From: jane@example.net\nSubject: scans\nMessage-ID: <s@example.net>\n\n");
+  mail.attachments = {{"scan.jpg", "image/jpeg", 2'400'000}, {"", "application/octet-stream", 700}, {"a.txt", "text/plain", 1536}};
+  std::string why;
+  auto in = email_inbound_of(mail, *settings, "<f>", 0, why);
+  ASSERT_TRUE(in) << why;
+  EXPECT_EQ(in->text,
+            "Subject: scans\n\n"
+            "[attachment scan.jpg (image/jpeg, 2.2 MB): not passed on by the e-mail channel]\n"
+            "[attachment without a name (application/octet-stream, 700 bytes): not passed on by the e-mail channel]\n"
+            "[attachment a.txt (text/plain, 2 KB): not passed on by the e-mail channel]");
+}
+
 TEST(EmailChannel, StateRoundTrip) {
   EmailState s;
   s.uid_validity = 1733450000;

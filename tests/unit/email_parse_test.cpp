@@ -114,6 +114,46 @@ TEST(EmailParse, Base64Utf8InMixedWithAttachment) {
       "--outer--\n");
   const ParsedEmail m = parse_email(raw);
   EXPECT_EQ(m.text, "Here is the report — see attachment.");
+  // The attachment after the text is listed (it was not read at all before), named and sized.
+  ASSERT_EQ(m.attachments.size(), 1u);
+  EXPECT_EQ(m.attachments[0].filename, "data.txt");
+  EXPECT_EQ(m.attachments[0].mime_type, "text/plain");
+  EXPECT_EQ(m.attachments[0].bytes, 15u);  // "not the message": the line break before the delimiter is not the part's
+}
+
+TEST(EmailParse, AttachmentsOnlyAnInlineImageAndBrokenParts) {
+  // A mail that is only a PDF (the new-user pass: it reached the model as its subject alone).
+  const ParsedEmail pdf = parse_email(email_test_crlf(
+      "From: bob@example.com\nSubject: invoice\n"
+      "Content-Type: multipart/mixed; boundary=b1\n\n"
+      "--b1\n"
+      "Content-Type: application/pdf; name=\"=?UTF-8?Q?Rechnung_M=C3=A4rz.pdf?=\"\n"
+      "Content-Disposition: attachment\n"
+      "Content-Transfer-Encoding: base64\n\n"
+      "JVBERi0xLjQK\n"
+      "--b1\n"
+      "Content-Type: image/png\n"
+      "Content-Disposition: inline; filename=\"logo.png\"\n"
+      "Content-Transfer-Encoding: base64\n\n"
+      "iVBORw0KGgo=\n"
+      "--b1--\n"));
+  EXPECT_EQ(pdf.text, "");
+  ASSERT_EQ(pdf.attachments.size(), 2u);
+  EXPECT_EQ(pdf.attachments[0].filename, "Rechnung März.pdf");  // Content-Type name=, RFC 2047
+  EXPECT_EQ(pdf.attachments[0].mime_type, "application/pdf");
+  EXPECT_EQ(pdf.attachments[0].bytes, 9u);  // "%PDF-1.4\n"
+  EXPECT_EQ(pdf.attachments[1].filename, "logo.png");  // inline, not text: listed too
+  EXPECT_EQ(pdf.attachments[1].bytes, 8u);
+  // Labelled base64 but not base64 (a broken sender): read as it is, not decoded into garbage.
+  const ParsedEmail broken = parse_email(
+      "From: bob@example.com\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n"
+      "Hello, this is plain text!\n");
+  EXPECT_EQ(broken.text, "Hello, this is plain text!");
+  // multipart without a boundary cannot be split: its body is the text (it was lost).
+  const ParsedEmail no_boundary = parse_email(
+      "From: bob@example.com\nContent-Type: multipart/mixed\n\nThe body is still here.\n");
+  EXPECT_EQ(no_boundary.text, "The body is still here.");
+  EXPECT_TRUE(no_boundary.attachments.empty());
 }
 
 TEST(EmailParse, OutlookHtmlOnlyReply) {

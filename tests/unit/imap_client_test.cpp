@@ -164,3 +164,48 @@ TEST(EmailChannelStart, UntrustedStartTlsCertificateFailsNamingTheKeys) {
   EXPECT_FALSE(channel.status().value("running", true));
   channel.stop();
 }
+
+TEST(ImapClient, AnSmtpServerOnTheImapPortIsNamedAsNotIMAP) {
+  // The new-user pass pointed the IMAP port at an SMTP server: the error spoke of "a tagged response
+  // without OK, NO or BAD". It must say what answered, and which setting to check.
+  int port = 0;
+  const int fd = test::listen_on_loopback(port);
+  ASSERT_GE(fd, 0);
+  std::thread server([fd] {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 30'000) != 1) return;
+    const int c = ::accept(fd, nullptr, nullptr);
+    const std::string greeting = "220 mail.example.org ESMTP Postfix\r\n";
+    (void)!::write(c, greeting.data(), greeting.size());
+    char chunk[256];
+    while (::read(c, chunk, sizeof chunk) > 0) {
+    }
+    ::close(c);
+  });
+  EventLoop loop;
+  ImapClient client(loop);
+  std::optional<Status> result;
+  loop.post([&] {
+    ImapConnectOptions o;
+    o.host = "127.0.0.1";
+    o.port = static_cast<uint16_t>(port);
+    o.security = "none";
+    o.user = "bot";
+    o.password = "secret";
+    o.command_timeout_ms = 20'000;
+    client.connect(o, [&](Status st) {
+      result = std::move(st);
+      loop.stop();
+    });
+    loop.after(60'000, [&] { loop.stop(); });  // a safety net only
+  });
+  loop.run();
+  client.close();
+  server.join();
+  ::close(fd);
+  ASSERT_TRUE(result.has_value()) << "the connect callback was never called";
+  ASSERT_FALSE(result->ok());
+  EXPECT_EQ(result->error().message,
+            "IMAP: 127.0.0.1 did not greet as an IMAP server (it said \"220 mail.example.org ESMTP Postfix\"): is the IMAP "
+            "port right (993 with security tls, 143 with starttls)?");
+}

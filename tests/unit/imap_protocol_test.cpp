@@ -6,6 +6,7 @@
 
 #include "channels/email/imap_client.h"
 #include "channels/email/imap_protocol.h"
+#include "core/base64.h"
 
 using namespace pincer::channels::email;
 
@@ -155,6 +156,6 @@ TEST(ImapProtocol, ClientStrings) {
   EXPECT_FALSE(imap_quote("line\r\nbreak"));
   EXPECT_EQ(imap_uid_set({9, 4, 7, 8, 4, 12}), "4,7:9,12");
   EXPECT_EQ(imap_uid_set({}), "");
-  EXPECT_EQ(imap_base64(std::string("\0bot@x\0secret", 13)), "AGJvdEB4AHNlY3JldA==");
-  EXPECT_EQ(imap_base64("ab"), "YWI=");
+  EXPECT_EQ(pincer::base64_encode(std::string("\0bot@x\0secret", 13)), "AGJvdEB4AHNlY3JldA==");  // AUTHENTICATE PLAIN
+  EXPECT_EQ(pincer::base64_encode("ab"), "YWI=");
 }

@@ -2,6 +2,7 @@
 // in order, retried on rate limits, and after a crash (a new Outbox over the same file) only the
 // chunks not yet delivered are sent. The channel here is a recording stand-in for a remote chat
 // platform; the event loop, the files and the chunker are real.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -30,6 +31,7 @@ class RecordingChannel final : public Channel {
   void stop() override {}
   void send_text(const OutboundMessage& m, std::function<void(Result<std::string>)> done) override {
     const int call = calls++;
+    call_times.push_back(std::chrono::steady_clock::now());
     if (hold_from >= 0 && call >= hold_from) return held.push_back(m.text);  // never answered (a stopped channel)
     if (auto f = fail_with.find(call); f != fail_with.end()) return done(f->second);
     sent.push_back(m.text);
@@ -38,6 +40,7 @@ class RecordingChannel final : public Channel {
   nlohmann::json status() const override { return nlohmann::json::object(); }
 
   std::vector<std::string> sent;
+  std::vector<std::chrono::steady_clock::time_point> call_times;
   std::map<int, Error> fail_with;
   int calls = 0;
   int hold_from = -1;              ///< calls from this number on are never answered
@@ -163,6 +166,41 @@ TEST_F(ReplyDeliveryTest, AReplyToAnAccountThatStaysUnavailableIsKeptUntilItStar
   EXPECT_EQ(sent_when_parked, 0u);
   EXPECT_EQ(next_when_parked, 0u);
   EXPECT_EQ(calls_after_other, 6);
+  EXPECT_EQ(channel.sent.size(), 3u);
+  EXPECT_TRUE(outbox.pending().empty());
+}
+
+TEST_F(ReplyDeliveryTest, AParkedReplyOfALastingFailureIsTriedOncePerParkWithLongerParks) {
+  // A wrong SMTP password is UNAVAILABLE until the config changes: the reply was tried 6 times
+  // every minute. Now each park ends in one try, and each park is twice as long as the one before.
+  EventLoop loop;
+  Outbox outbox(file);
+  RecordingChannel channel;
+  for (int call = 0; call < 100; ++call) channel.fail_with[call] = Error{"UNAVAILABLE", "SMTP: login refused"};
+  ReplyDelivery delivery(loop, outbox, [&](const std::string&, const std::string&) -> Channel* { return &channel; });
+  delivery.set_retry_timing(1, 40);
+  loop.post([&] { ASSERT_TRUE(delivery.deliver(channel, "run-5", "chat", "", kReply)); });
+  int calls_when_started = -1;
+  std::size_t pending_when_started = 0;
+  std::vector<std::chrono::steady_clock::time_point> times;
+  loop.after(700, [&] {
+    calls_when_started = channel.calls;
+    times = channel.call_times;
+    pending_when_started = outbox.pending().count("run-5");
+    channel.fail_with.clear();
+    delivery.channel_started("test", "default");  // the account starting again sends it at once
+  });
+  drain(loop, 900);
+  // 6 tries (the first and 5 retries), then parks of 40, 80, 160, 320 ms … : at most 4 more in 700 ms
+  // (fewer on a slow machine; timers never fire early, so the gaps are at least the parks).
+  ASSERT_GE(calls_when_started, 7) << "the parked reply was never tried again";
+  EXPECT_LE(calls_when_started, 10);
+  using std::chrono::milliseconds;
+  for (std::size_t i = 6; i < times.size(); ++i) {
+    const auto gap = std::chrono::duration_cast<milliseconds>(times[i] - times[i - 1]).count();
+    EXPECT_GE(gap, 40 << (i - 6)) << "try " << i + 1;
+  }
+  EXPECT_EQ(pending_when_started, 1u);  // kept, never dropped
   EXPECT_EQ(channel.sent.size(), 3u);
   EXPECT_TRUE(outbox.pending().empty());
 }

@@ -5,8 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "channels/channel_state_file.h"
 #include "channels/discord/discord_api.h"
-#include "store/atomic_file.h"
 
 namespace pincer::channels::discord {
 
@@ -38,14 +38,9 @@ using namespace detail_discord_channel;
 DiscordChannel::DiscordChannel(EventLoop& loop, DiscordSettings settings)
     : loop_(loop), settings_(std::move(settings)), run_(loop, "discord[" + settings_.account_id + "]", [this] { stop(); }) {
   if (settings_.intents == 0) settings_.intents = kDefaultIntents;
-  if (settings_.state_file.empty()) return;
-  auto text = store::read_file(settings_.state_file);
-  if (!text) return;  // first run
-  const json s = json::parse(*text, nullptr, false);
-  if (!s.is_object()) {
-    spdlog::warn("discord[{}]: ignoring unreadable state file {}", settings_.account_id, settings_.state_file.string());
-    return;
-  }
+  const auto state = read_channel_state(settings_.state_file, "discord[" + settings_.account_id + "]");
+  if (!state) return;  // memory only, a first run, or unreadable (warned)
+  const json& s = *state;
   session_.session_id = s.value("sessionId", "");
   session_.resume_url = s.value("resumeUrl", "");
   session_.seq = s.value("seq", int64_t{-1});
@@ -79,6 +74,13 @@ void DiscordChannel::start(ChannelHost& host, std::function<void(const std::stri
   rest_->call("GET", "/gateway/bot", json(), [this, alive](const RestAnswer& a) {
     if (!ChannelRun::live(alive)) return;
     if (a.status == 401) return run_.fail("the bot token was rejected (GET /gateway/bot: HTTP 401)", FailureKind::Permanent);
+    if (!a.transport_error.empty()) {
+      return run_.fail("cannot reach Discord's API at " + settings_.api_root + ": " + a.transport_error);
+    }
+    if (a.status == 404) {  // not Discord's API there (a wrong apiRoot): not a token problem
+      return run_.fail("GET " + settings_.api_root + "/v10/gateway/bot answered HTTP 404: check " + settings_.config_path +
+                       ".apiRoot (Discord's is https://discord.com/api)");
+    }
     if (a.status != 200 || !a.body.is_object() || !a.body.contains("url") || !a.body["url"].is_string()) {
       return run_.fail("GET /gateway/bot failed: " + api_error_text(a));
     }
@@ -164,11 +166,7 @@ void DiscordChannel::save_state() {
   const int64_t seq = inbound_.empty() || inbound_.front().seq < 0 ? session_.seq : std::min(session_.seq, inbound_.front().seq - 1);
   const json s = {{"sessionId", session_.session_id}, {"resumeUrl", session_.resume_url}, {"seq", seq},
                   {"lastMessageIds", last}};
-  std::error_code ec;
-  std::filesystem::create_directories(settings_.state_file.parent_path(), ec);
-  if (auto st = store::write_file_atomic(settings_.state_file, s.dump()); !st) {
-    spdlog::error("discord[{}]: cannot save {}: {}", settings_.account_id, settings_.state_file.string(), st.error().message);
-  }
+  write_channel_state(settings_.state_file, s, "discord[" + settings_.account_id + "]");
 }
 
 void DiscordChannel::resolve_target(const std::string& target, std::function<void(Result<std::string>)> done) {

@@ -40,6 +40,7 @@ struct DiscordSettings {
   int64_t intents = 0;                              ///< 0 = kDefaultIntents
   std::filesystem::path state_file;                 ///< "" = memory only
   std::string ack_reaction;                         ///< emoji added to each accepted message ("" = none)
+  std::string config_path = "channels.discord";     ///< where the account's keys are, for error messages
 };
 
 class DiscordChannel final : public Channel {

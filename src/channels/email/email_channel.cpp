@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/clock.h"
-#include "store/atomic_file.h"
+#include "channels/channel_state_file.h"
 
 namespace pincer::channels::email {
 
@@ -72,6 +72,19 @@ EmailState email_state_from_json(const json& j) {
   return s;
 }
 
+std::string email_attachments_note(const std::vector<EmailAttachment>& attachments) {
+  std::string out;
+  for (const auto& a : attachments) {
+    const std::size_t kib = (a.bytes + 1023) / 1024;
+    const std::string size = a.bytes < 1024        ? std::to_string(a.bytes) + " bytes"
+                             : kib < 1024          ? std::to_string(kib) + " KB"
+                                                   : std::to_string(kib / 1024) + "." + std::to_string(kib % 1024 * 10 / 1024) + " MB";
+    out += (out.empty() ? "" : "\n") + std::string("[attachment ") + (a.filename.empty() ? "without a name" : a.filename) + " (" +
+           a.mime_type + ", " + size + "): not passed on by the e-mail channel]";
+  }
+  return out;
+}
+
 std::optional<InboundMessage> email_inbound_of(const ParsedEmail& mail, const EmailSettings& settings,
                                                const std::string& fallback_id, int64_t now_ms, std::string& why) {
   if (mail.from_address.empty()) {
@@ -87,9 +100,12 @@ std::optional<InboundMessage> email_inbound_of(const ParsedEmail& mail, const Em
     return std::nullopt;
   }
   std::string text = mail.text;
+  // The model is told what came attached (and that it cannot see it): an attachment-only mail was
+  // its subject alone.
+  if (!mail.attachments.empty()) text += (text.empty() ? "" : "\n\n") + email_attachments_note(mail.attachments);
   if (!mail.is_reply() && !mail.subject.empty()) text = "Subject: " + mail.subject + (text.empty() ? "" : "\n\n" + text);
   if (text.empty()) {
-    why = "no text of its own (only quoted text, or attachments)";
+    why = "no text of its own (only quoted text)";
     return std::nullopt;
   }
   InboundMessage m;
@@ -120,14 +136,9 @@ SmtpSettings EmailChannel::smtp_settings() const {
 
 EmailChannel::EmailChannel(EventLoop& loop, EmailSettings settings) : loop_(loop), settings_(std::move(settings)) {
   smtp_ = std::make_unique<SmtpSender>(loop_, smtp_settings());
-  if (settings_.state_file.empty()) return;
-  auto text = store::read_file(settings_.state_file);
-  if (!text) return;  // first run
-  const json j = json::parse(*text, nullptr, false);
-  if (!j.is_object()) {
-    spdlog::warn("email[{}]: ignoring unreadable state file {}", settings_.account_id, settings_.state_file.string());
-    return;
-  }
+  const auto state = read_channel_state(settings_.state_file, "email[" + settings_.account_id + "]");
+  if (!state) return;  // memory only, a first run, or unreadable (warned)
+  const json& j = *state;
   state_ = email_state_from_json(j);
 }
 
@@ -386,11 +397,7 @@ void EmailChannel::connection_lost(const std::string& why) {
 
 void EmailChannel::save_state() {
   if (settings_.state_file.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(settings_.state_file.parent_path(), ec);
-  if (auto st = store::write_file_atomic(settings_.state_file, email_state_to_json(state_).dump(), 0600); !st) {
-    spdlog::error("email[{}]: cannot save {}: {}", settings_.account_id, settings_.state_file.string(), st.error().message);
-  }
+  write_channel_state(settings_.state_file, email_state_to_json(state_), "email[" + settings_.account_id + "]");
 }
 
 void EmailChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {

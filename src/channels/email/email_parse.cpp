@@ -127,6 +127,7 @@ EmailContentType eparse_content_type(std::string_view value) {
 }
 
 struct EmailBodies {
+  std::vector<EmailAttachment> attachments;
   std::string plain;
   std::string html;
   bool has_plain = false;
@@ -134,22 +135,61 @@ struct EmailBodies {
   int parts = 0;
 };
 
-std::string eparse_decoded_body(const EmailEntity& e, const EmailContentType& ct) {
+/// Whether `body` can be base64 at all: only its alphabet (or the URL-safe one), "=" and white
+/// space. A part labelled base64 that is not (a broken sender) is read as it is, not decoded into
+/// garbage.
+bool eparse_is_base64(std::string_view body) {
+  return std::all_of(body.begin(), body.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '-' ||
+           c == '_' || c == '=' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+  });
+}
+
+/// A part's bytes after its Content-Transfer-Encoding.
+std::string eparse_transfer_decoded(const EmailEntity& e) {
   const std::string cte = eparse_lower(eparse_trim(e.header("content-transfer-encoding")));
-  std::string bytes = cte == "quoted-printable" ? decode_quoted_printable(e.body)
-                      : cte == "base64"         ? decode_base64(e.body)
-                                                : std::string(e.body);
-  return email_to_utf8(bytes, ct.param("charset"));
+  if (cte == "quoted-printable") return decode_quoted_printable(e.body);
+  if (cte == "base64" && eparse_is_base64(e.body)) return decode_base64(e.body);
+  return std::string(e.body);
+}
+
+std::string eparse_decoded_body(const EmailEntity& e, const EmailContentType& ct) {
+  return email_to_utf8(eparse_transfer_decoded(e), ct.param("charset"));
+}
+
+/// The file name of a part: Content-Disposition's filename=, else Content-Type's name=.
+std::string eparse_filename(const EmailEntity& e, const EmailContentType& ct) {
+  // Content-Disposition has Content-Type's parameter syntax: read it with the same parser.
+  const EmailContentType disposition = eparse_content_type("x/" + e.header("content-disposition"));
+  std::string name = disposition.param("filename");
+  if (name.empty()) name = ct.param("name");
+  return decode_rfc2047(name);
+}
+
+void eparse_add_attachment(const EmailEntity& e, const EmailContentType& ct, EmailBodies& out) {
+  if (out.attachments.size() >= 50) return;
+  EmailAttachment a;
+  a.filename = eparse_filename(e, ct);
+  a.mime_type = ct.type.empty() ? "application/octet-stream" : ct.type;
+  a.bytes = eparse_transfer_decoded(e).size();
+  out.attachments.push_back(std::move(a));
 }
 
 void eparse_walk(const EmailEntity& e, int depth, EmailBodies& out) {
   if (++out.parts > kEmailMaxParts || depth > kEmailMaxDepth) return;
   const EmailContentType ct = eparse_content_type(e.header("content-type"));
   const std::string disposition = eparse_lower(e.header("content-disposition"));
-  if (disposition.rfind("attachment", 0) == 0) return;
+  if (disposition.rfind("attachment", 0) == 0) return eparse_add_attachment(e, ct, out);
   if (ct.type.rfind("multipart/", 0) == 0) {
     const std::string boundary = ct.param("boundary");
-    if (boundary.empty() || boundary.size() > 200) return;
+    if (boundary.empty() || boundary.size() > 200) {
+      // Not readable as parts (a broken sender): its body is the best guess at the text.
+      if (!out.has_plain) {
+        out.plain = email_to_utf8(std::string(e.body), ct.param("charset"));
+        out.has_plain = true;
+      }
+      return;
+    }
     const std::string delim = "--" + boundary;
     std::vector<std::string_view> parts;
     std::size_t pos = 0;
@@ -180,10 +220,16 @@ void eparse_walk(const EmailEntity& e, int depth, EmailBodies& out) {
     }
     const bool alternative = ct.type == "multipart/alternative";
     for (const auto& p : parts) {
+      // mixed: the first text is the message; the later parts are read for their attachments only.
+      const bool text_found = !alternative && out.has_plain;
       EmailBodies inner;
       inner.parts = out.parts;
       eparse_walk(eparse_entity(p), depth + 1, inner);
       out.parts = inner.parts;
+      for (auto& a : inner.attachments) {
+        if (out.attachments.size() < 50) out.attachments.push_back(std::move(a));
+      }
+      if (text_found) continue;
       if (inner.has_plain && !out.has_plain) {
         out.plain = std::move(inner.plain);
         out.has_plain = true;
@@ -192,7 +238,6 @@ void eparse_walk(const EmailEntity& e, int depth, EmailBodies& out) {
         out.html = std::move(inner.html);
         out.has_html = true;
       }
-      if (!alternative && out.has_plain) break;  // mixed: the first text is the message
     }
     return;
   }
@@ -202,6 +247,8 @@ void eparse_walk(const EmailEntity& e, int depth, EmailBodies& out) {
   } else if (ct.type == "text/html" && !out.has_html) {
     out.html = eparse_decoded_body(e, ct);
     out.has_html = true;
+  } else if (!ct.type.empty() && ct.type.rfind("text/", 0) != 0) {
+    eparse_add_attachment(e, ct, out);  // an inline image, a file without a disposition …
   }
 }
 
@@ -392,6 +439,7 @@ ParsedEmail parse_email(std::string_view raw) {
     m.text = strip_quoted(email_html_to_text(bodies.html));
     m.from_html = true;
   }
+  m.attachments = std::move(bodies.attachments);
   m.auto_generated = eparse_auto_generated(top, m);
   return m;
 }

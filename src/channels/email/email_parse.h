@@ -19,6 +19,14 @@
 
 namespace pincer::channels::email {
 
+/// A part of an e-mail that is not its text (an attachment, an inline image): what the channel can
+/// tell the model about it. The bytes themselves are not kept.
+struct EmailAttachment {
+  std::string filename;   ///< from Content-Disposition filename= or Content-Type name= (decoded), "" when none
+  std::string mime_type;  ///< lower-cased, e.g. "application/pdf"; "application/octet-stream" when none
+  std::size_t bytes = 0;  ///< its decoded size in bytes
+};
+
 /// An inbound e-mail as the channel uses it.
 struct ParsedEmail {
   std::string message_id;               ///< the Message-ID header with its <>, "" when none
@@ -32,6 +40,8 @@ struct ParsedEmail {
   /// (strip_quoted), CR LF as LF.
   std::string text;
   bool from_html = false;               ///< `text` came from an HTML part
+  /// The parts that are not text, in order (at most 50 listed).
+  std::vector<EmailAttachment> attachments;
   /// Sent by a machine (never answered: mail loops): why, e.g. "Auto-Submitted: auto-replied";
   /// "" for a person's mail.
   std::string auto_generated;

@@ -10,6 +10,7 @@
 #include <boost/asio/write.hpp>
 
 #include "channels/email/imap_client.h"
+#include "core/base64.h"
 #include "core/net_tls.h"
 
 namespace pincer::channels::email {
@@ -19,30 +20,15 @@ namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
-std::string imap_base64(std::string_view bytes) {
-  static const char* const kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8) | static_cast<uint8_t>(bytes[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
+/// The failure of a connection whose first line is not an IMAP greeting (a wrong port: an SMTP or
+/// HTTP server answers there), quoting that line; a parse error of it would name IMAP grammar.
+static Error not_an_imap_greeting(const std::string& host, std::string_view first_bytes) {
+  std::string line(first_bytes.substr(0, std::min<std::size_t>(first_bytes.find_first_of("\r\n"), 80)));
+  for (char& c : line) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
   }
-  if (i + 1 == bytes.size()) {
-    const uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == bytes.size()) {
-    const uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
+  return Error{"PROTOCOL", "IMAP: " + host + " did not greet as an IMAP server (it said \"" + line +
+                               "\"): is the IMAP port right (993 with security tls, 143 with starttls)?"};
 }
 
 namespace detail_imap_client {
@@ -79,6 +65,7 @@ struct ImapClient::Impl : std::enable_shared_from_this<ImapClient::Impl> {
   bool writing = false;
   bool greeted = false;
   std::string host;
+  std::string first_bytes;  // the server's first bytes, quoted when they are not an IMAP greeting
   int64_t timeout_ms = 60'000;
   std::deque<std::string> outbox;
   std::array<char, 16384> chunk{};
@@ -202,7 +189,10 @@ struct ImapClient::Impl : std::enable_shared_from_this<ImapClient::Impl> {
                               ? "the server " + self->host + " closed the connection"
                               : "read from " + self->host + ": " + ec.message());
       }
-      if (auto st = self->parser.feed(std::string_view(self->chunk.data(), n)); !st) return self->protocol_fail(st.error());
+      if (!self->greeted && self->first_bytes.size() < 80) self->first_bytes.append(self->chunk.data(), std::min<std::size_t>(n, 80));
+      if (auto st = self->parser.feed(std::string_view(self->chunk.data(), n)); !st) {
+        return self->protocol_fail(self->greeted ? st.error() : not_an_imap_greeting(self->host, self->first_bytes));
+      }
       while (!self->done) {
         auto r = self->parser.next();
         if (!r) break;
@@ -251,7 +241,7 @@ struct ImapClient::Impl : std::enable_shared_from_this<ImapClient::Impl> {
         auto g = std::move(on_greeting);
         on_greeting = nullptr;
         if (r.status == "BYE") return fail("the server refused the connection");
-        if (r.status != "OK" && r.status != "PREAUTH") return protocol_fail(Error{"PROTOCOL", "IMAP: no greeting from " + host});
+        if (r.status != "OK" && r.status != "PREAUTH") return protocol_fail(not_an_imap_greeting(host, first_bytes));
         if (g) g(Ok{});
         return;
       }
@@ -387,7 +377,7 @@ void ImapClient::connect(ImapConnectOptions o, std::function<void(Status)> done_
       imap_run(s, "CAPABILITY", [done](Result<ImapReply> c) { done(c ? Status(Ok{}) : Status(c.error())); });
     };
     if (has("AUTH=PLAIN")) {
-      const std::string token = imap_base64(std::string("\0", 1) + o.user + std::string("\0", 1) + o.password);
+      const std::string token = base64_encode(std::string("\0", 1) + o.user + std::string("\0", 1) + o.password);
       if (has("SASL-IR")) return imap_run(self, "AUTHENTICATE PLAIN " + token, finish, true);
       return imap_run(self, "AUTHENTICATE PLAIN", finish, true, {token});
     }

@@ -99,7 +99,5 @@ class ImapClient {
   std::shared_ptr<Impl> impl_;
 };
 
-/// Standard base64 (with padding) of `bytes`: for AUTHENTICATE PLAIN.
-std::string imap_base64(std::string_view bytes);
 
 }  // namespace pincer::channels::email

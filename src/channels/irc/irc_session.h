@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "channels/irc/irc_protocol.h"
+#include "core/base64.h"
 
 namespace pincer::channels::irc {
 
@@ -102,7 +103,6 @@ class IrcSession {
   std::set<std::string> joined_;  ///< channel names as the server spells them
 };
 
-/// Standard base64 (RFC 4648 §4, with padding), for SASL.
-std::string base64_encode(std::string_view bytes);
+using pincer::base64_encode;  // core/base64.h: for SASL
 
 }  // namespace pincer::channels::irc

@@ -6,7 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/clock.h"
-#include "store/atomic_file.h"
+#include "channels/channel_state_file.h"
 
 namespace pincer::channels::matrix {
 
@@ -40,14 +40,9 @@ MatrixChannel::MatrixChannel(EventLoop& loop, MatrixSettings settings)
     : loop_(loop), settings_(std::move(settings)), run_(loop, "matrix[" + settings_.account_id + "]", [this] { stop(); }),
       http_(loop) {
   while (!settings_.homeserver.empty() && settings_.homeserver.back() == '/') settings_.homeserver.pop_back();
-  if (settings_.state_file.empty()) return;
-  auto text = store::read_file(settings_.state_file);
-  if (!text) return;  // first run
-  const json j = json::parse(*text, nullptr, false);
-  if (!j.is_object()) {
-    spdlog::warn("matrix[{}]: ignoring unreadable state file {}", settings_.account_id, settings_.state_file.string());
-    return;
-  }
+  const auto state = read_channel_state(settings_.state_file, "matrix[" + settings_.account_id + "]");
+  if (!state) return;  // memory only, a first run, or unreadable (warned)
+  const json& j = *state;
   state_ = sync_state_from_json(j);
 }
 
@@ -151,6 +146,11 @@ void MatrixChannel::whoami() {
     if (auto e = parse_error(status, body)) {
       if (status == 401 || e->errcode == "M_UNKNOWN_TOKEN" || e->errcode == "M_MISSING_TOKEN") {
         return run_.fail(token_refused(*e), FailureKind::Permanent);
+      }
+      if (status == 404) {  // no Matrix client API there: a wrong homeserver URL, not a token problem
+        return run_.fail("GET " + settings_.homeserver + "/_matrix/client/v3/account/whoami answered HTTP 404" +
+                         (e->errcode.empty() ? "" : " (" + e->errcode + ")") + ": is " + settings_.config_path +
+                         ".homeserver the URL of a Matrix homeserver?");
       }
       return run_.fail("GET /account/whoami failed: " + error_text(*e));
     }
@@ -271,11 +271,7 @@ void MatrixChannel::join(const Invite& invite) {
 
 void MatrixChannel::save_state() {
   if (settings_.state_file.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(settings_.state_file.parent_path(), ec);
-  if (auto st = store::write_file_atomic(settings_.state_file, sync_state_to_json(state_).dump(), 0600); !st) {
-    spdlog::error("matrix[{}]: cannot save {}: {}", settings_.account_id, settings_.state_file.string(), st.error().message);
-  }
+  write_channel_state(settings_.state_file, sync_state_to_json(state_), "matrix[" + settings_.account_id + "]");
 }
 
 std::string MatrixChannel::next_txn_id() {

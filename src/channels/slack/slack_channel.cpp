@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "store/atomic_file.h"
+#include "channels/channel_state_file.h"
 
 namespace pincer::channels::slack {
 
@@ -28,14 +28,9 @@ bool slack_channel_fatal_error(const std::string& e) {
 
 SlackChannel::SlackChannel(EventLoop& loop, SlackSettings settings)
     : loop_(loop), settings_(std::move(settings)), run_(loop, "slack[" + settings_.account_id + "]", [this] { stop(); }) {
-  if (settings_.state_file.empty()) return;
-  auto text = store::read_file(settings_.state_file);
-  if (!text) return;  // first run
-  const json s = json::parse(*text, nullptr, false);
-  if (!s.is_object()) {
-    spdlog::warn("slack[{}]: ignoring unreadable state file {}", settings_.account_id, settings_.state_file.string());
-    return;
-  }
+  const auto state = read_channel_state(settings_.state_file, "slack[" + settings_.account_id + "]");
+  if (!state) return;  // memory only, a first run, or unreadable (warned)
+  const json& s = *state;
   const json handled = s.value("handled", json::object());  // kept: items() refers to it
   for (const auto& [conversation, list] : handled.items()) {
     if (!list.is_array()) continue;
@@ -69,6 +64,13 @@ void SlackChannel::start(ChannelHost& host, std::function<void(const std::string
     if (!a.ok() && slack_channel_token_refused(a.error())) {
       return run_.fail("Slack refused the bot token (" + a.error() + "): check " + settings_.config_path + ".botToken",
                        FailureKind::Permanent);
+    }
+    if (!a.transport_error.empty()) {  // not the token's fault: said so (restarted with backoff)
+      return run_.fail("cannot reach the Slack Web API at " + settings_.api_root + ": " + a.transport_error);
+    }
+    if (a.status == 404) {  // not a Slack Web API there (a wrong apiRoot)
+      return run_.fail("POST " + settings_.api_root + "/auth.test answered HTTP 404: check " + settings_.config_path +
+                       ".apiRoot (Slack's is https://slack.com/api)");
     }
     if (!a.ok()) return run_.fail("auth.test with the bot token failed: " + a.error());  // restarted with backoff
     bot_user_id_ = a.body.value("user_id", "");
@@ -201,11 +203,7 @@ void SlackChannel::save_state() {
   if (settings_.state_file.empty()) return;
   json last = json::object();
   for (const auto& [conversation, list] : handled_) last[conversation] = json(std::vector<std::string>(list.begin(), list.end()));
-  std::error_code ec;
-  std::filesystem::create_directories(settings_.state_file.parent_path(), ec);
-  if (auto st = store::write_file_atomic(settings_.state_file, json{{"handled", last}}.dump()); !st) {
-    spdlog::error("slack[{}]: cannot save {}: {}", settings_.account_id, settings_.state_file.string(), st.error().message);
-  }
+  write_channel_state(settings_.state_file, json{{"handled", last}}, "slack[" + settings_.account_id + "]");
 }
 
 void SlackChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
