@@ -106,18 +106,17 @@ class ImapTestHost final : public channels::ChannelHost {
   channels::InboundOutcome on_inbound(channels::InboundMessage) override { return {}; }
 };
 
-}  // namespace
-
-TEST(ImapClient, UntrustedCertificateAfterStartTlsReachesTheConnectCallback) {
-  ImapStartTlsTestServer server;
+/// Connects an ImapClient to 127.0.0.1:`port` (`security`, user "bot", password "secret") and
+/// returns what its connect callback got — nullopt when it was never called (60 s safety net).
+std::optional<Status> imap_connect_result(uint16_t port, const std::string& security) {
   EventLoop loop;
   ImapClient client(loop);
   std::optional<Status> result;
   loop.post([&] {
     ImapConnectOptions o;
     o.host = "127.0.0.1";
-    o.port = server.port();
-    o.security = "starttls";
+    o.port = port;
+    o.security = security;
     o.user = "bot";
     o.password = "secret";
     o.command_timeout_ms = 20'000;
@@ -128,12 +127,20 @@ TEST(ImapClient, UntrustedCertificateAfterStartTlsReachesTheConnectCallback) {
     loop.after(60'000, [&] { loop.stop(); });  // a safety net only: the callback stops the loop first
   });
   loop.run();
+  client.close();
+  return result;
+}
+
+}  // namespace
+
+TEST(ImapClient, UntrustedCertificateAfterStartTlsReachesTheConnectCallback) {
+  ImapStartTlsTestServer server;
+  const auto result = imap_connect_result(server.port(), "starttls");
   ASSERT_TRUE(result.has_value()) << "the connect callback was never called";
   ASSERT_FALSE(result->ok());
   EXPECT_EQ(result->error().code, "UNAVAILABLE");
   EXPECT_NE(result->error().message.find("certificate verify failed"), std::string::npos) << result->error().message;
   EXPECT_EQ(server.transcript(), "P1 STARTTLS\r\n");  // no login in the clear
-  client.close();
 }
 
 TEST(EmailChannelStart, UntrustedStartTlsCertificateFailsNamingTheKeys) {
@@ -182,25 +189,7 @@ TEST(ImapClient, AnSmtpServerOnTheImapPortIsNamedAsNotIMAP) {
     }
     ::close(c);
   });
-  EventLoop loop;
-  ImapClient client(loop);
-  std::optional<Status> result;
-  loop.post([&] {
-    ImapConnectOptions o;
-    o.host = "127.0.0.1";
-    o.port = static_cast<uint16_t>(port);
-    o.security = "none";
-    o.user = "bot";
-    o.password = "secret";
-    o.command_timeout_ms = 20'000;
-    client.connect(o, [&](Status st) {
-      result = std::move(st);
-      loop.stop();
-    });
-    loop.after(60'000, [&] { loop.stop(); });  // a safety net only
-  });
-  loop.run();
-  client.close();
+  const auto result = imap_connect_result(static_cast<uint16_t>(port), "none");
   server.join();
   ::close(fd);
   ASSERT_TRUE(result.has_value()) << "the connect callback was never called";
