@@ -144,6 +144,13 @@ TEST(EmailParse, AttachmentsOnlyAnInlineImageAndBrokenParts) {
   EXPECT_EQ(pdf.attachments[0].bytes, 9u);  // "%PDF-1.4\n"
   EXPECT_EQ(pdf.attachments[1].filename, "logo.png");  // inline, not text: listed too
   EXPECT_EQ(pdf.attachments[1].bytes, 8u);
+  // A signed mail: its signature is not listed.
+  const ParsedEmail signed_mail = parse_email(
+      "From: bob@example.com\nContent-Type: multipart/signed; protocol=\"application/pgp-signature\"; boundary=s\n\n"
+      "--s\nContent-Type: text/plain\n\nsigned words\n--s\nContent-Type: application/pgp-signature; name=signature.asc\n\n"
+      "-----BEGIN PGP SIGNATURE-----\n--s--\n");
+  EXPECT_EQ(signed_mail.text, "signed words");
+  EXPECT_TRUE(signed_mail.attachments.empty());
   // Labelled base64 but not base64 (a broken sender): read as it is, not decoded into garbage.
   const ParsedEmail broken = parse_email(
       "From: bob@example.com\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n"

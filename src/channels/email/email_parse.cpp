@@ -168,6 +168,11 @@ std::string eparse_filename(const EmailEntity& e, const EmailContentType& ct) {
 
 void eparse_add_attachment(const EmailEntity& e, const EmailContentType& ct, EmailBodies& out) {
   if (out.attachments.size() >= 50) return;
+  // A signed mail's signature (multipart/signed) is not something the person sent to be read.
+  if (ct.type == "application/pgp-signature" || ct.type == "application/pkcs7-signature" ||
+      ct.type == "application/x-pkcs7-signature") {
+    return;
+  }
   EmailAttachment a;
   a.filename = eparse_filename(e, ct);
   a.mime_type = ct.type.empty() ? "application/octet-stream" : ct.type;
