@@ -12,8 +12,8 @@
 //   keywords; literals within kImapMaxLiteralBytes and at most kImapMaxLiterals of them;
 // - parse_fetch_items / parse_search / parse_capabilities / parse_imap_values never crash on
 //   any response; imap_uid_set of the SEARCH numbers is sorted ("a,b:c" ascending);
-// - parse_email over the input (as one e-mail) never crashes and gives valid UTF-8 text and
-//   subject, a lower-cased address; strip_quoted is idempotent on its own output's quote lines
+// - parse_email over the input (as one e-mail) never crashes and gives valid UTF-8 text,
+//   subject and attachment names, ASCII attachment types, a lower-cased address; strip_quoted is idempotent on its own output's quote lines
 //   (its output has no line starting with ">").
 //
 // The fuzz targets link pincer_gateway only (fuzz/CMakeLists.txt), not pincer_channels, so the
@@ -78,6 +78,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   check(imap_fuzz_valid_utf8(mail.text));
   check(imap_fuzz_valid_utf8(mail.subject));
   for (char c : mail.from_address) check(!(c >= 'A' && c <= 'Z'));
+  // Attachments are listed to the model: valid UTF-8 names, ASCII types, at most 50.
+  check(mail.attachments.size() <= 50);
+  for (const auto& a : mail.attachments) {
+    check(imap_fuzz_valid_utf8(a.filename));
+    check(!a.mime_type.empty());
+    for (char c : a.mime_type) check(c > ' ' && c < 0x7f);
+  }
   const std::string stripped = strip_quoted(stream);
   for (std::size_t pos = 0; pos <= stripped.size();) {
     const std::size_t lf = stripped.find('\n', pos);

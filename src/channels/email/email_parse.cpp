@@ -175,7 +175,11 @@ void eparse_add_attachment(const EmailEntity& e, const EmailContentType& ct, Ema
   }
   EmailAttachment a;
   a.filename = eparse_filename(e, ct);
-  a.mime_type = ct.type.empty() ? "application/octet-stream" : ct.type;
+  // A MIME type is an ASCII token: anything else (hostile bytes) is not repeated to the model.
+  const bool token = !ct.type.empty() && std::all_of(ct.type.begin(), ct.type.end(), [](char c) {
+    return c > ' ' && c < 0x7f && c != '"' && c != '\\';
+  });
+  a.mime_type = token ? ct.type : "application/octet-stream";
   a.bytes = eparse_transfer_decoded(e).size();
   out.attachments.push_back(std::move(a));
 }

@@ -6,7 +6,7 @@
 // 2047 encoded words in B and Q forms), multipart bodies (nested up to 8 levels, 200 parts),
 // quoted-printable and base64, and the charsets UTF-8, US-ASCII, ISO-8859-1, ISO-8859-15 and
 // windows-1252 (others through iconv; bytes it cannot convert become U+FFFD). Fuzzed
-// (fuzz/email_parse_fuzz.cpp).
+// (fuzz/imap_protocol_fuzz.cpp reads each input as one e-mail too).
 //
 // Pure; any thread.
 #pragma once
