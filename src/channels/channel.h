@@ -2,7 +2,7 @@
 // A small mandatory core — id, account, capabilities, start/stop, send — and the pipeline asks
 // capabilities, never a channel's type. Inbound messages arrive normalised (InboundMessage) at the
 // ChannelHost; replies leave as already-rendered, already-chunked text (delivery/), one call per
-// platform message, in order.
+// platform message, in order, followed by the files the reply names (send_media, OutboundMedia).
 //
 // Loop affinity: every method is called on the gateway's event-loop thread, and channels call
 // the host back on it.
@@ -46,6 +46,16 @@ struct ChannelCapabilities {
   /// Messages can carry buttons (OutboundMessage::buttons: Telegram's inline keyboard); a press
   /// arrives as an InboundMessage with a callback_id, answered with answer_callback().
   bool buttons = false;
+  /// send_media() sends one image or file (CH-1 "media out"): a reply's `MEDIA:` lines become
+  /// uploads (channels/reply_media.h). Without it the chat gets a text line
+  /// "[file <name> not sent: <channel> cannot send files]" instead.
+  bool media_out = false;
+  /// With media_out: the largest file send_media() takes, bytes (the platform's upload cap, e.g.
+  /// Telegram bots 50 MB, Discord 10 MiB); a larger one gets a "not sent" notice, never an upload.
+  std::size_t media_max_bytes = 0;
+  /// With media_out: the longest caption send_media() takes, in `unit` (Telegram 1024); 0 = the
+  /// platform has no captions (OutboundMedia::caption is then always "").
+  std::size_t media_caption_limit = 0;
   /// Inbound debounce defaults of this platform (inbound_debounce.h), used when `messages.inbound`
   /// sets neither `byChannel.<id>` nor `debounceMs`: the quiet window in ms (0 = off) …
   int64_t inbound_debounce_ms = 0;
@@ -119,6 +129,20 @@ struct OutboundMessage {
   std::vector<std::vector<Button>> buttons = {};  ///< rows of buttons (only when capabilities().buttons)
 };
 
+/// One outbound image or file (CH-1 "media out", Channel::send_media): one platform message.
+struct OutboundMedia {
+  std::string chat_id;
+  std::string thread_id;  ///< "" = none, as OutboundMessage::thread_id
+  /// The file: kind "image" (bytes sniffed as PNG/JPEG/GIF/WebP — send it as a photo where the
+  /// platform distinguishes) or "file" (a document); mime_type never "" (application/octet-stream
+  /// when unknown); file_name never "" (a base name, no directories); bytes within
+  /// capabilities().media_max_bytes.
+  agent::Attachment media;
+  /// Text shown with the file, rendered in capabilities().format and within
+  /// capabilities().media_caption_limit; "" = none.
+  std::string caption = {};
+};
+
 /// What the pipeline did with an inbound message (a webhook answers its caller with it).
 enum class InboundOutcome {
   Accepted,   ///< a run (or a command) will answer through send_text()
@@ -157,6 +181,14 @@ class Channel {
   /// Sends one message; `done` gets the platform message id or an error whose code is
   /// "RATE_LIMITED" (retry later), "REJECTED" (will never succeed) or "UNAVAILABLE".
   virtual void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) = 0;
+  /// Uploads one image or file (OutboundMedia) as one platform message; `done` gets the platform
+  /// message id or an error coded as for send_text() ("REJECTED" with the platform's reason: too
+  /// large, a type it refuses …). Only meaningful when capabilities().media_out; the default fails
+  /// "REJECTED". The reply delivery (reply_delivery.h) retries and parks it like a text chunk.
+  virtual void send_media(const OutboundMedia& media, std::function<void(Result<std::string>)> done) {
+    (void)media;
+    done(Error{"REJECTED", "this channel cannot send files"});
+  }
   /// Replaces the text of message `message_id` (an id send_text() returned) in `chat_id` with
   /// `text` (rendered in capabilities().format, within text_limit). `done` gets Ok — also when the
   /// message already shows that text — or an error coded as for send_text(). Only meaningful when
