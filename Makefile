@@ -1,6 +1,6 @@
 # Pincer — the two commands of the README contract:
 #   make run    install what is needed, build, start the gateway in the foreground
-#   make test   install what is needed, build, run every test (unit, integration, sanitizers, fuzz)
+#   make test   install what is needed, build, run every test once (unit, integration, browser, sanitizers, fuzz)
 # Other targets: make build | asan (sanitizers + fuzzers) | fuzz (longer fuzzing) | bench (vs OpenClaw) | docs | clean
 
 JOBS      ?= $(shell nproc)
@@ -45,11 +45,15 @@ run: deps
 	@cmake --build $(BUILD) -j $(JOBS) --target pincer
 	@exec ./$(BUILD)/pincer gateway run $(ARGS)
 
-# Every test: release build (warnings as errors); then its tests while the sanitizer tree builds
-# beside them at low priority; then the same tests under ASan+UBSan; then a short run of every fuzzer
-# over its seeds (built in the sanitizer tree). scripts/test-phases.sh says why, and ends a failed
-# phase with each failed test's own failure lines: a CI log cut to its tail shows why.
-test: build
+# Every test, each once, in the tree that suits it: the release tree (warnings as errors) builds the
+# gateway and the benchmark clients and runs the tests labelled release-tree (OpenClaw's client and
+# Control UI, browsers) while the sanitizer tree builds beside them at low priority; then every other
+# test under ASan+UBSan; then a short run of every fuzzer over its seeds (built in the sanitizer tree).
+# scripts/test-phases.sh says why, and ends a failed phase with each failed test's own failure lines:
+# a CI log cut to its tail shows why. `make build` builds the release tree's tests too (ctest -R there).
+RELEASE_TEST_TARGETS := pincer gateway_bench memory_bench dreaming_bench
+test: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target $(RELEASE_TEST_TARGETS)
 	@./scripts/test-phases.sh $(BUILD) $(ASAN) $(TEST_JOBS) $(JOBS) $(FUZZ_SECS)
 
 fuzz-smoke:

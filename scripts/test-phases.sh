@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The phases of `make test` after the release tree is built:
+# The phases of `make test` after the release tree's gateway is built:
 #   scripts/test-phases.sh RELEASE_TREE SANITIZER_TREE TEST_JOBS BUILD_JOBS FUZZ_SECS
-#   1. the release tree's tests, while the sanitizer tree builds beside them at the lowest CPU
-#      priority (`make asan`, its output in SANITIZER_TREE/make-asan.log);
-#   2. the sanitizer tree's tests (ASan + UBSan, leaks checked);
+#   1. the release tree's tests — those labelled `release-tree` (tests/CMakeLists.txt: the OpenClaw
+#      client, Control UI and import tests, the browser tests, the mock LLM's own checks) — while the
+#      sanitizer tree builds beside them at the lowest CPU priority (`make asan`, its output in
+#      SANITIZER_TREE/make-asan.log);
+#   2. every other test, in the sanitizer tree (ASan + UBSan, leaks checked);
 #   3. a short run of every fuzzer over its seeds.
-# Why together: the release tests wait on sockets, browsers and child processes for ~40% of their
-# 8 minutes, and the sanitizer build (12 minutes of two cores) fills exactly that idle CPU — nice 19
-# lets the tests keep the CPU whenever they want it (CI budget, 35 min). Stops at the first failed
-# phase; a failed test phase ends with each failed test's own failure lines (ctest-failures.sh).
+# Each test runs once, in the tree that suits it. Why the build runs beside the tests: they wait on
+# npm installs, Node and browsers much of the time, and nice 19 lets them keep the CPU whenever they
+# want it (CI budget, 35 min). Stops at the first failed phase; a failed test phase ends with each
+# failed test's own failure lines (ctest-failures.sh).
 set -uo pipefail
 release="$1" sanitizer="$2" test_jobs="$3" build_jobs="$4" fuzz_secs="$5"
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,7 +22,7 @@ echo "== release tests; the sanitizer tree builds meanwhile at low priority (log
 nice -n 19 make -C "$here" --no-print-directory asan JOBS="$build_jobs" ASAN="$sanitizer" > "$asan_log" 2>&1 &
 asan_build=$!
 
-(cd "$release" && ctest --output-on-failure -j "$test_jobs") || release_failed=1
+(cd "$release" && ctest --output-on-failure -j "$test_jobs" -L release-tree) || release_failed=1
 
 echo "== waiting for the sanitizer build"
 wait "$asan_build" || asan_build_failed=1
@@ -34,9 +36,9 @@ fi
 [ -n "${release_failed:-}" ] && (cd "$release" && "$failures" .)
 [ -n "${release_failed:-}${asan_build_failed:-}" ] && exit 1
 
-echo "== sanitizer tests"
+echo "== sanitizer tests (all but the release tree's)"
 if ! (cd "$sanitizer" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-      ctest --output-on-failure -j "$test_jobs"); then
+      ctest --output-on-failure -j "$test_jobs" -LE release-tree); then
   (cd "$sanitizer" && "$failures" .)
   exit 1
 fi
