@@ -156,10 +156,11 @@ Result<slack::SlackSettings> slack_settings_of(const ChannelAccount& spec, const
   slack::SlackSettings s;
   s.account_id = spec.account_id;
   const std::string mode = c.value("mode", "socket");
-  if (mode != "socket") {
-    return invalid(at + ".mode", "Slack supports only \"socket\" (Socket Mode), got \"" + mode +
-                                     "\": the HTTP Events API is not supported yet");
+  if (mode != "socket" && mode != "http") {
+    return invalid(at + ".mode", "must be \"socket\" (Socket Mode, the default) or \"http\" (the HTTP Events API), got \"" +
+                                     mode + "\"");
   }
+  s.http_mode = mode == "http";
   // A token the gateway's environment provides ("${SLACK_BOT_TOKEN}", kept unexpanded by `config
   // set`) is checked when the gateway expands it.
   s.bot_token = c.value("botToken", "");
@@ -177,7 +178,19 @@ Result<slack::SlackSettings> slack_settings_of(const ChannelAccount& spec, const
     return invalid(at + ".appToken", "must start with xapp- (an app-level token with connections:write); this looks like "
                                      "the bot token (xoxb-…): are botToken and appToken swapped?");
   }
-  if (s.app_token.rfind("xapp-", 0) != 0 && !is_unexpanded_env_reference(s.app_token)) {
+  if (s.http_mode) {
+    s.signing_secret = c.value("signingSecret", "");
+    if (s.signing_secret.empty()) {
+      return invalid(at + ".signingSecret", "required with mode \"http\": the app's Signing Secret (Basic Information → "
+                                            "App Credentials), which Slack signs its requests with");
+    }
+    s.webhook_path = c.value("webhookPath", s.webhook_path);
+    if (s.webhook_path.size() < 2 || s.webhook_path.front() != '/' || s.webhook_path.back() == '/' ||
+        s.webhook_path.find_first_of("?# ") != std::string::npos) {
+      return invalid(at + ".webhookPath", "must be a path on the gateway's port such as \"/slack/events\" (the "
+                                          "Request URL's path), got \"" + s.webhook_path + "\"");
+    }
+  } else if (s.app_token.rfind("xapp-", 0) != 0 && !is_unexpanded_env_reference(s.app_token)) {
     return invalid(at + ".appToken", s.app_token.empty()
                                          ? "required for Socket Mode: an app-level token with connections:write (xapp-…, Basic Information)"
                                          : "must start with xapp- (an app-level token with connections:write, Basic Information)");
@@ -185,6 +198,18 @@ Result<slack::SlackSettings> slack_settings_of(const ChannelAccount& spec, const
   s.api_root = c.value("apiRoot", s.api_root);
   if (s.api_root.rfind("http://", 0) != 0 && s.api_root.rfind("https://", 0) != 0) {
     return invalid(at + ".apiRoot", "must be an http(s) URL, e.g. https://slack.com/api");
+  }
+  const json slash = c.value("slashCommand", json::object());
+  if (slash.is_object()) {
+    s.slash.enabled = slash.value("enabled", s.slash.enabled);
+    s.slash.ephemeral = slash.value("ephemeral", s.slash.ephemeral);
+    std::string name = slash.value("name", s.slash.name);
+    if (!name.empty() && name.front() == '/') name.erase(0, 1);
+    if (name.empty() || name.size() > 32 || name.find_first_of(" \t/") != std::string::npos) {
+      return invalid(at + ".slashCommand.name", "must be the command's name as created in the Slack app, without "
+                                                 "spaces (e.g. \"pincer\" for /pincer)");
+    }
+    s.slash.name = name;
   }
   s.config_path = at;
   s.state_file = state_dir / "channels" / "slack" / (s.account_id + ".json");
@@ -225,7 +250,7 @@ Result<std::string> check_account(const ChannelAccount& spec) {
   if (spec.channel == "slack") {
     auto s = slack_settings_of(spec, {});
     if (!s) return s.error();
-    return std::string();
+    return s->http_mode ? s->webhook_path : std::string();
   }
   return invalid(spec.config_path, "no channel named \"" + spec.channel + "\" (available: telegram, discord, slack, matrix, email, irc, webhook)");
 }

@@ -136,7 +136,13 @@ Result<std::unique_ptr<ChannelManager::Account>> ChannelManager::build(const Cha
   } else if (spec.channel == "slack") {
     auto s = slack_settings_of(spec, state_dir_);
     if (!s) return s.error();
-    a->channel = std::make_unique<slack::SlackChannel>(loop_, std::move(*s));
+    const bool http = s->http_mode;
+    auto channel = std::make_unique<slack::SlackChannel>(loop_, std::move(*s));
+    if (http) {  // the HTTP Events API's Request URL
+      a->route = channel->route();
+      a->route_prefix = a->route.path_prefix;
+    }
+    a->channel = std::move(channel);
   } else if (spec.channel == "matrix") {
     auto s = matrix::matrix_settings_of(spec, state_dir_);
     if (!s) return s.error();

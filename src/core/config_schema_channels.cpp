@@ -83,7 +83,7 @@ Node channel_entry(bool with_accounts = true) {
       field("appToken", string().sensitive().doc(
                             "Slack: the app-level token with `connections:write` (`xapp-…`, Basic "
                             "Information → App-Level Tokens; or `${SLACK_APP_TOKEN}`). Required for "
-                            "Socket Mode.")),
+                            "Socket Mode (not used with `mode: \"http\"`).")),
       field("apiRoot", string().format("http-url").doc(
                            "Telegram: Bot API server (default `https://api.telegram.org`; a "
                            "self-hosted Bot API server or a test server). Discord: REST API root "
@@ -97,6 +97,24 @@ Node channel_entry(bool with_accounts = true) {
       field("ackReaction", string().doc(
                                "Discord: an emoji (e.g. `👀`, or `name:id` of a custom emoji) the bot "
                                "adds to each message it accepts, before it answers (default: none).")),
+      field("slashCommand", object({
+                                field("ephemeral", boolean().def(true).doc(
+                                                       "Discord: replies to a slash command are shown only "
+                                                       "to the person who ran it. Slack: the same, through the "
+                                                       "command's response_url; `false` posts them in the "
+                                                       "conversation.")),
+                                field("enabled", boolean().doc(
+                                                     "Slack: answer the slash command `/<name>` (created in the "
+                                                     "Slack app; default false, as OpenClaw).")),
+                                field("name", string().doc(
+                                                  "Slack: the command's name without the slash (default "
+                                                  "`pincer`): `/pincer /new` runs `/new`, `/pincer <text>` "
+                                                  "is a message.")),
+                                field("sessionPrefix", string().doc(
+                                                           "Slack: accepted for OpenClaw configs; not used (Pincer "
+                                                           "runs a slash command in the conversation's session).")),
+                            }).doc("Discord: how slash commands are answered. Slack: the slash command "
+                                   "(channels.md).")),
       field("homeserver", string().format("http-url").doc(
                               "Matrix: the homeserver's client-server API URL (e.g. "
                               "`https://matrix.example.org`). Required to run the Matrix channel.")),
@@ -165,8 +183,13 @@ Node channel_entry(bool with_accounts = true) {
       field("mode", one_of({"sync", "callback", "socket", "http"}).doc(
                         "Webhook: `sync` = the reply is the HTTP response (default); `callback` = "
                         "answer 202 at once and POST the reply to `callbackUrl`. Slack: `socket` "
-                        "(Socket Mode, the default and only mode; `http`, the HTTP Events API, is "
-                        "refused: not supported yet).")),
+                        "(Socket Mode, the default: needs `appToken`) or `http` (the HTTP Events API: "
+                        "Slack POSTs to `webhookPath`, signed with `signingSecret`).")),
+      field("signingSecret", string().sensitive().doc(
+                                 "Slack, `mode: \"http\"`: the app's Signing Secret (Basic Information → App "
+                                 "Credentials; or `${SLACK_SIGNING_SECRET}`). Requests whose "
+                                 "`X-Slack-Signature` does not match, or whose timestamp is more than 5 "
+                                 "minutes off, are refused (401). Required in that mode.")),
       field("callbackUrl", string().format("http-url").doc(
                                "Webhook, `callback` mode: where replies are POSTed, signed with the "
                                "callback key derived from `secret` (channels.md).")),
@@ -180,7 +203,8 @@ Node channel_entry(bool with_accounts = true) {
                               "HTTPS URL that reaches `webhookPath` on this gateway (registered with "
                               "setWebhook).")),
       field("webhookPath", string().doc("Telegram, webhook mode: the path on the gateway's port "
-                                        "(default `/telegram-webhook`).")),
+                                        "(default `/telegram-webhook`). Slack, `mode: \"http\"`: the "
+                                        "Request URL's path (default `/slack/events`, as OpenClaw).")),
       field("webhookSecret", string().sensitive().doc(
                                  "Telegram, webhook mode: secret_token Telegram sends in "
                                  "`X-Telegram-Bot-Api-Secret-Token`; other POSTs are refused. Required "

@@ -1,9 +1,15 @@
 // A Slack test server: the Web API over HTTP (POST /api/<method>, JSON or form bodies, tokens in
 // `Authorization: Bearer` or the body — auth.test, apps.connections.open, chat.postMessage,
-// chat.update, conversations.history, conversations.open, users.info) and Socket Mode (the
-// WebSocket URL apps.connections.open hands out: `hello`, `events_api` envelopes, acknowledgements
-// {envelope_id}, `disconnect`; an envelope not acknowledged within 3 s is sent again with
-// retry_attempt + 1, at most 3 times, as Slack does). Close enough that the official
+// chat.update, conversations.history, conversations.open, users.info, reactions.add / remove / get:
+// names as Slack spells them, Unicode refused with invalid_name) and Socket Mode (the
+// WebSocket URL apps.connections.open hands out: `hello`, `events_api` and `slash_commands`
+// envelopes, acknowledgements {envelope_id, payload?}, `disconnect`; an envelope not acknowledged
+// within 3 s is sent again with retry_attempt + 1, at most 3 times, as Slack does). A slash
+// command's response_url is served here too (POST /commands/<id>, 5 uses, as Slack allows), and
+// chat.postEphemeral keeps what only one user sees. An app switched to HTTP mode (useHttp) gets
+// its events and commands as signed POSTs to its Request URL instead (X-Slack-Signature v0 over
+// "v0:<ts>:<body>", X-Slack-Request-Timestamp; an event answered other than 2xx within 3 s is sent
+// again with X-Slack-Retry-Num, at most 3 times). Close enough that the official
 // @slack/web-api WebClient (slackApiUrl → emu.apiRoot) talks to it as the person and the official
 // @slack/socket-mode SocketModeClient connects to it as an app. Records every call and every frame.
 //
@@ -13,6 +19,7 @@
 //   const general = emu.addChannel('general', [alice, bot]);  const dm = emu.dm(alice, bot);
 //
 // Uses `ws` (installed by setup.sh into .cache/).
+import crypto from 'node:crypto';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -37,6 +44,10 @@ export class SlackEmulator {
     this.connections = [];           // every Socket Mode connection: {app, socket, opened, closed}
     this.pending429 = [];            // [{method, retryAfter}]: rateLimitNext
     this.tickets = new Map();        // ticket -> app user id
+    this.responseUrls = new Map();   // id -> {app, user, channel, uses, posts: [{response_type, text}]}
+    this.ephemerals = [];            // chat.postEphemeral: {channel, user, text}
+    this.httpApps = new Map();       // app user id -> {url, signingSecret}: HTTP mode
+    this.httpDeliveries = [];        // every HTTP-mode POST: {app, kind, body, headers, status, attempt}
   }
 
   id(prefix) { return `${prefix}${String(++this.n).padStart(8, '0')}`; }
@@ -118,6 +129,7 @@ export class SlackEmulator {
       const e = msg.envelope_id && this.envelopes.find((x) => x.id === msg.envelope_id);
       if (e && !e.acked) {
         e.acked = true;
+        e.ackPayload = msg.payload;
         clearTimeout(e.timer);
       }
     });
@@ -141,8 +153,8 @@ export class SlackEmulator {
     clearTimeout(e.timer);
     if (conns.length === 0) return;  // waits for the next connection
     e.attempts += 1;
-    conns[conns.length - 1].socket.send(JSON.stringify({ envelope_id: e.id, payload: e.payload, type: 'events_api',
-      accepts_response_payload: false, retry_attempt: e.attempts - 1, retry_reason: e.attempts > 1 ? 'timeout' : '' }));
+    conns[conns.length - 1].socket.send(JSON.stringify({ envelope_id: e.id, payload: e.payload, type: e.type ?? 'events_api',
+      accepts_response_payload: e.type === 'slash_commands', retry_attempt: e.attempts - 1, retry_reason: e.attempts > 1 ? 'timeout' : '' }));
     if (e.attempts < 4) e.timer = setTimeout(() => { if (!e.acked) this.deliver(e); }, this.ackTimeoutMs);
   }
 
@@ -157,10 +169,67 @@ export class SlackEmulator {
   emitEvent(app, event) {
     const payload = { token: 'verification-token', team_id: this.teamId, api_app_id: this.users.get(app).appId,
       event, type: 'event_callback', event_id: this.id('Ev'), event_time: Math.floor(Date.now() / 1000) };
+    if (this.httpApps.has(app)) return this.postHttp(app, 'event', JSON.stringify(payload), 'application/json', payload);
     const e = { id: `env-${this.id('')}`, app, payload, acked: false, attempts: 0 };
     this.envelopes.push(e);
     this.deliver(e);
     return e;
+  }
+
+  /// `user` runs `command` (e.g. '/pincer') with `text` in `conv`, for app `bot`: a `slash_commands`
+  /// envelope (Socket Mode) or a signed form POST (HTTP mode). Returns the envelope (or delivery)
+  /// and the command's response_url record ({posts}).
+  slashCommand(bot, user, conv, command, text) {
+    const rid = this.id('R');
+    const response = { id: rid, app: bot.id, user: user.id, channel: conv.id, uses: 0, posts: [] };
+    this.responseUrls.set(rid, response);
+    const payload = { token: 'verification-token', team_id: this.teamId, team_domain: 'pincer-test', channel_id: conv.id,
+      channel_name: conv.type === 'im' ? 'directmessage' : conv.type === 'mpim' ? `mpdm-${conv.id}` : conv.name,
+      user_id: user.id, user_name: user.name, command, text, api_app_id: bot.appId, is_enterprise_install: 'false',
+      response_url: `http://127.0.0.1:${this.port}/commands/${rid}`, trigger_id: `${this.clock}.${this.n}.${rid.toLowerCase()}` };
+    if (this.httpApps.has(bot.id)) {
+      return { delivery: this.postHttp(bot.id, 'command', new URLSearchParams(payload).toString(), 'application/x-www-form-urlencoded', payload), response };
+    }
+    const e = { id: `env-${this.id('')}`, app: bot.id, payload, acked: false, attempts: 0, type: 'slash_commands' };
+    this.envelopes.push(e);
+    this.deliver(e);
+    return { envelope: e, response };
+  }
+
+  // ---- HTTP mode ------------------------------------------------------------------------------
+
+  /// From now on `bot`'s events and commands are POSTed to `url`, signed with `signingSecret`.
+  useHttp(bot, url, signingSecret) { this.httpApps.set(bot.id, { url, signingSecret }); }
+
+  /// Slack's signature of a request body at Unix time `ts` (seconds).
+  static sign(signingSecret, ts, body) {
+    return `v0=${crypto.createHmac('sha256', signingSecret).update(`v0:${ts}:${body}`).digest('hex')}`;
+  }
+
+  /// POSTs `body` as Slack does (signed, now); `opts` may override the timestamp or signature (tests
+  /// of refusals). Resolves to the delivery record once answered (or failed); retries a non-2xx
+  /// event answer up to 3 times with X-Slack-Retry-Num.
+  postHttp(app, kind, body, contentType, parsed, opts = {}) {
+    const { url, signingSecret } = this.httpApps.get(app);
+    const record = { app, kind, body: parsed, raw: body, attempts: [] };
+    this.httpDeliveries.push(record);
+    const attempt = async (n) => {
+      const ts = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
+      const headers = { 'content-type': contentType, 'x-slack-request-timestamp': ts,
+        'x-slack-signature': opts.signature ?? SlackEmulator.sign(signingSecret, ts, body), 'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)' };
+      if (n > 0 || opts.retryNum) Object.assign(headers, { 'x-slack-retry-num': String(n || opts.retryNum), 'x-slack-retry-reason': 'http_error' });
+      let status = 0, text = '';
+      try {
+        const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(3000) });
+        status = res.status;
+        text = await res.text();
+      } catch (e) { text = String(e); }
+      record.attempts.push({ status, text, retryNum: n });
+      if (kind === 'event' && (status < 200 || status > 299) && n < 3 && !opts.noRetry) return attempt(n + 1);
+      return record;
+    };
+    record.done = attempt(0);
+    return record;
   }
 
   /// Events a posted message produces for every app in the conversation: `message` (also for the
@@ -187,6 +256,7 @@ export class SlackEmulator {
     for await (const c of req) chunks.push(c);
     const raw = Buffer.concat(chunks).toString();
     const url = new URL(req.url, 'http://x');
+    if (url.pathname.startsWith('/commands/')) return this.respondToCommand(url.pathname.slice('/commands/'.length), raw, res);
     const method = url.pathname.replace(/^\/api\//, '');
     let body = {};
     if ((req.headers['content-type'] || '').includes('json')) {
@@ -218,11 +288,53 @@ export class SlackEmulator {
     reply(200, answer);
   }
 
+  /// A POST to a response_url: at most 5, within 30 minutes (Slack's limits); 404 used_url after.
+  respondToCommand(id, raw, res) {
+    const r = this.responseUrls.get(id);
+    const answer = (status, text) => { res.writeHead(status, { 'content-type': 'text/plain' }); res.end(text); };
+    if (!r) return answer(404, 'no_such_url');
+    if (r.uses >= 5) return answer(404, 'used_url');
+    let body;
+    try { body = JSON.parse(raw); } catch { return answer(400, 'invalid_payload'); }
+    if (!body.text) return answer(400, 'no_text');
+    r.uses += 1;
+    r.posts.push({ response_type: body.response_type ?? 'ephemeral', text: body.text });
+    if (body.response_type === 'in_channel') {
+      const conv = this.conversations.get(r.channel);
+      const app = this.users.get(r.app);
+      conv.messages.push({ type: 'message', ts: this.nextTs(), user: app.id, bot_id: app.botId, text: body.text, edits: [] });
+    }
+    return answer(200, 'ok');
+  }
+
   conversationFor(caller, channel) {
     if (!channel) return undefined;
     if (this.conversations.has(channel)) return this.conversations.get(channel);
     const user = this.users.get(channel);  // a user id: the DM with them
     return user ? this.dm(caller, user) : undefined;
+  }
+
+  /// reactions.add / reactions.remove: Slack's errors (invalid_name for anything but a short name
+  /// such as "+1", "eyes" or "+1::skin-tone-2", already_reacted, no_reaction, message_not_found).
+  react(caller, b, add) {
+    const conv = this.conversationFor(caller, b.channel);
+    if (!conv) return { ok: false, error: 'channel_not_found' };
+    const message = conv.messages.find((m) => m.ts === b.timestamp);
+    if (!message) return { ok: false, error: 'message_not_found' };
+    if (!/^[a-z0-9_+'-]+(::skin-tone-[2-6])?$/.test(String(b.name ?? ''))) return { ok: false, error: 'invalid_name' };
+    const reactions = message.reactions ?? [];
+    const entry = reactions.find((r) => r.name === b.name);
+    if (add) {
+      if (entry?.users.includes(caller.id)) return { ok: false, error: 'already_reacted' };
+      if (entry) entry.users.push(caller.id);
+      else reactions.push({ name: b.name, users: [caller.id] });
+    } else {
+      if (!entry?.users.includes(caller.id)) return { ok: false, error: 'no_reaction' };
+      entry.users = entry.users.filter((u) => u !== caller.id);
+    }
+    message.reactions = reactions.filter((r) => r.users.length > 0).map((r) => ({ ...r, count: r.users.length }));
+    if (message.reactions.length === 0) delete message.reactions;
+    return { ok: true };
   }
 
   get methods() {
@@ -256,6 +368,24 @@ export class SlackEmulator {
         message.edits.push(message.text);
         message.text = b.text;
         return { ok: true, channel: conv.id, ts: message.ts, text: message.text };
+      },
+      'chat.postEphemeral': (caller, b) => {
+        const conv = this.conversationFor(caller, b.channel);
+        if (!conv) return { ok: false, error: 'channel_not_found' };
+        if (!conv.members.includes(caller.id)) return { ok: false, error: 'not_in_channel' };
+        if (!conv.members.includes(b.user)) return { ok: false, error: 'user_not_in_channel' };
+        if (!b.text) return { ok: false, error: 'no_text' };
+        this.ephemerals.push({ channel: conv.id, user: b.user, text: b.text });
+        return { ok: true, message_ts: this.nextTs() };
+      },
+      'reactions.add': (caller, b) => this.react(caller, b, true),
+      'reactions.remove': (caller, b) => this.react(caller, b, false),
+      'reactions.get': (caller, b) => {
+        const conv = this.conversationFor(caller, b.channel);
+        const message = conv?.messages.find((m) => m.ts === b.timestamp);
+        if (!message) return { ok: false, error: conv ? 'message_not_found' : 'channel_not_found' };
+        const { edits: _, ...shown } = message;
+        return { ok: true, type: 'message', channel: conv.id, message: shown };
       },
       'conversations.history': (caller, b) => {
         const conv = this.conversationFor(caller, b.channel);

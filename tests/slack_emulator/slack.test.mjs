@@ -10,7 +10,8 @@
 // Covers: a DM round trip (envelopes acknowledged); in a channel a message without a mention is
 // ignored and one with a mention answered (…:slack:channel:<id>), a reply in a thread stays in the
 // thread; a binding by channel picks another agent; a long reply arrives in chunks within 4000;
-// `streaming: "partial"` edits one message with chat.update; Markdown arrives as mrkdwn; an unknown
+// `streaming: "partial"` edits one message with chat.update; Markdown arrives as mrkdwn; the
+// message tool's react adds a reaction by Slack's name (👍 → +1) and removes it; an unknown
 // DM sender gets a pairing code and is answered once approved; a 429 with Retry-After delays a
 // reply, which arrives once; `disconnect` opens a fresh connection; a restart answers the message
 // sent while it was down once, and a redelivered old envelope is acknowledged but not answered again;
@@ -50,7 +51,12 @@ const env = cleanEnv();
 let emu, mock, mockPort, gateway, home;
 let bot, alice, mallory, general, projects, aliceDm, web;
 
-function writeConfig({ botToken = bot.botToken, appToken = bot.appToken } = {}) {
+const SIGNING_SECRET = 'slack-test-signing-secret-8f74223';
+
+function writeConfig({ botToken = bot.botToken, appToken = bot.appToken, http = false } = {}) {
+  const mode = http
+    ? `mode: 'http', signingSecret: '${SIGNING_SECRET}', slashCommand: { enabled: true, ephemeral: false },`
+    : `mode: 'socket', appToken: '${appToken}', slashCommand: { enabled: true },`;
   writeFileSync(path.join(home, 'pincer.json'), `{
   gateway: { auth: { token: '${GATEWAY_TOKEN}' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
@@ -58,8 +64,9 @@ function writeConfig({ botToken = bot.botToken, appToken = bot.appToken } = {}) 
   agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
   bindings: [ { agentId: 'work', match: { channel: 'slack', peer: { kind: 'channel', id: '${projects.id}' } } } ],
   session: { dmScope: 'per-channel-peer' },
+  tools: { alsoAllow: ['message'] },  // the coding profile (the default) has no messaging tools
   channels: { slack: {
-    mode: 'socket', botToken: '${botToken}', appToken: '${appToken}', apiRoot: '${emu.apiRoot}',
+    ${mode} botToken: '${botToken}', apiRoot: '${emu.apiRoot}',
     dmPolicy: 'pairing', allowFrom: ['${alice.id}'],
     groupPolicy: 'open', channels: { '${general.id}': { requireMention: true }, '${projects.id}': { requireMention: false } },
     streaming: 'partial',
@@ -95,7 +102,7 @@ async function botSaid(conv, client = web) {
 }
 const containing = (msgs, needle) => msgs.filter((m) => m.text.includes(needle));
 const squash = (s) => String(s).replace(/\s+/g, ' ').trim();
-const envelopeOf = (ts) => emu.envelopes.filter((e) => e.app === bot.id && e.payload.event.ts === ts);
+const envelopeOf = (ts) => emu.envelopes.filter((e) => e.app === bot.id && e.payload.event?.ts === ts);
 
 before(async () => {
   home = mkdtempSync(path.join(os.tmpdir(), 'pincer-slack-'));
@@ -198,6 +205,48 @@ test('streaming: one message is edited with chat.update while the reply is writt
   assert.equal(containing((await botSaid(aliceDm)).slice(before), 'The quick').length, 1, 'the reply is one message');
 });
 
+test('the message tool reacts with Slack emoji names and takes the reaction away (CH-8)', async () => {
+  const botReactions = async (ts) => (await web.reactions.get({ channel: aliceDm.id, timestamp: ts })).message.reactions
+    ?.filter((r) => r.users.includes(bot.id)).map((r) => r.name) ?? [];
+  const liked = await web.chat.postMessage({ channel: aliceDm.id,
+    text: `nice one MOCK_TOOL:message:${JSON.stringify({ action: 'react', emoji: '👍' })}` });
+  await waitUntil(async () => (await botReactions(liked.ts)).includes('+1'), 'the 👍 (+1) on the message being answered');
+  // Slack's own spelling works too, with colons.
+  const eyes = await web.chat.postMessage({ channel: aliceDm.id,
+    text: `look MOCK_TOOL:message:${JSON.stringify({ action: 'react', emoji: ':eyes:' })}` });
+  await waitUntil(async () => (await botReactions(eyes.ts)).includes('eyes'), 'the :eyes: reaction');
+  assert.ok(emu.calls.filter((c) => c.method === 'reactions.add').every((c) => c.status === 200 && !c.error),
+    `every reactions.add was accepted: ${JSON.stringify(emu.calls.filter((c) => c.method === 'reactions.add'))}`);
+  // Another message, naming the first by its ts: the reaction is taken away.
+  const undo = { action: 'react', emoji: '👍', remove: true, messageId: liked.ts };
+  await web.chat.postMessage({ channel: aliceDm.id, text: `take it back MOCK_TOOL:message:${JSON.stringify(undo)}` });
+  await waitUntil(() => emu.calls.some((c) => c.method === 'reactions.remove' && c.body.timestamp === liked.ts && c.body.name === '+1'),
+    'reactions.remove of +1');
+  assert.deepEqual(await botReactions(liked.ts), [], 'alice sees the 👍 gone');
+  // The run from Slack was offered react; the tool's schema says so.
+  const requests = await (await fetch(`http://127.0.0.1:${mockPort}/__mock/requests`)).json();
+  const run = requests.find((r) => JSON.stringify(r.body ?? '').includes('nice one'));
+  const tool = run?.body?.tools?.find((t) => t.function?.name === 'message');
+  assert.deepEqual(tool?.function?.parameters?.properties?.action?.enum, ['send', 'react'], JSON.stringify(tool));
+});
+
+test('/pincer runs a command or a prompt in the conversation, answered only to the person (response_url)', async () => {
+  const { envelope, response } = emu.slashCommand(bot, alice, general, '/pincer', '/new');
+  await waitUntil(() => response.posts.length > 0, 'the answer to /pincer /new on the response_url');
+  assert.match(response.posts[0].text, /Started a fresh session/);
+  assert.equal(response.posts[0].response_type, 'ephemeral');
+  assert.ok(envelope.acked, 'the slash_commands envelope was acknowledged');
+  // A prompt: the run's reply reaches only alice, in a channel where a message needs a mention.
+  const prompt = emu.slashCommand(bot, alice, general, '/pincer', 'what is new? ECHO:sl-slash');
+  await waitUntil(() => prompt.response.posts.some((p) => p.text.includes('[sl-slash]')), 'the ephemeral reply to the prompt');
+  assert.equal(containing(await botSaid(general), '[sl-slash]').length, 0, 'an ephemeral reply is not posted in the channel');
+  assert.ok(sessionKeys().includes(`agent:main:slack:channel:${general.id.toLowerCase()}`), `channel session: ${sessionKeys()}`);
+  // The next message of the channel is answered in the channel again.
+  await web.chat.postMessage({ channel: general.id, text: `<@${bot.id}> and now? ECHO:sl-after-slash` });
+  await waitUntil(async () => containing(await botSaid(general), '[sl-after-slash]').length > 0, 'the channel reply after the command');
+  assert.equal(gatewayCall('channels.status').channelAccounts.slack[0].slashCommands, 2);
+});
+
 test('an unknown DM sender gets a pairing code, and is answered once approved', async () => {
   const mal = new WebClient(mallory.token, { slackApiUrl: `${emu.apiRoot}/`, retryConfig: { retries: 0 } });
   const dm = (await mal.conversations.open({ users: bot.id })).channel;
@@ -288,4 +337,76 @@ test('a bot token Slack refuses (invalid_auth) stops the account until the confi
 test('an app token Slack refuses (invalid_auth) stops the account until the config changes, naming channels.slack.appToken', async () => {
   await startRefused({ appToken: 'xapp-not-a-token' },
     /slack\[default\]: Slack refused the app token \(invalid_auth\): check channels\.slack\.appToken/, 'apps.connections.open');
+});
+
+// ---- HTTP Events API mode -----------------------------------------------------------------------
+
+const gatewayPort = () => /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+
+test('HTTP mode: the Request URL answers url_verification and takes signed events into the same handler', async () => {
+  await stop(gateway.child);
+  writeConfig({ http: true });
+  gateway = launchGateway(pincer, env, home);
+  await gateway.ready;
+  await waitUntil(() => /slack\[default\]: connected \(HTTP Events API at \/slack\/events\)/.test(gateway.output()), 'the HTTP mode account');
+  emu.useHttp(bot, `http://127.0.0.1:${gatewayPort()}/slack/events`, SIGNING_SECRET);
+  const challenge = { token: 'verification-token', challenge: 'challenge-3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' };
+  const verified = await emu.postHttp(bot.id, 'verification', JSON.stringify(challenge), 'application/json', challenge).done;
+  assert.equal(verified.attempts[0].status, 200);
+  assert.equal(JSON.parse(verified.attempts[0].text).challenge, challenge.challenge);
+
+  await web.chat.postMessage({ channel: aliceDm.id, text: 'over http ECHO:sl-http' });
+  await waitUntil(async () => containing(await botSaid(aliceDm), '[sl-http]').length > 0, 'the reply to an event POSTed over HTTP');
+  const delivery = emu.httpDeliveries.find((d) => d.kind === 'event' && d.body.event.text === 'over http ECHO:sl-http');
+  assert.equal((await delivery.done).attempts[0].status, 200);
+  const account = gatewayCall('channels.status').channelAccounts.slack[0];
+  assert.equal(account.mode, 'http');
+  assert.equal(account.connected, true);
+  assert.equal(emu.openConnections(bot.id).length, 0, 'no Socket Mode connection in HTTP mode');
+});
+
+test('HTTP mode: a bad signature or a timestamp older than 5 minutes is refused (401) and nothing handled', async () => {
+  const forged = (text) => {
+    const payload = { token: 'verification-token', team_id: emu.teamId, api_app_id: bot.appId, type: 'event_callback', event_id: emu.id('Ev'),
+      event_time: Math.floor(Date.now() / 1000),
+      event: { type: 'message', channel: aliceDm.id, user: alice.id, text, ts: emu.nextTs(), channel_type: 'im' } };
+    return [JSON.stringify(payload), payload];
+  };
+  const [badBody, badPayload] = forged('forged ECHO:sl-forged');
+  const bad = await emu.postHttp(bot.id, 'event', badBody, 'application/json', badPayload,
+    { signature: SlackEmulator.sign('another-secret', Math.floor(Date.now() / 1000), badBody), noRetry: true }).done;
+  assert.equal(bad.attempts[0].status, 401, JSON.stringify(bad.attempts));
+  assert.match(bad.attempts[0].text, /does not match/);
+  const [oldBody, oldPayload] = forged('replayed ECHO:sl-stale');
+  const old = Math.floor(Date.now() / 1000) - 6 * 60;
+  const stale = await emu.postHttp(bot.id, 'event', oldBody, 'application/json', oldPayload,
+    { timestamp: old, signature: SlackEmulator.sign(SIGNING_SECRET, old, oldBody), noRetry: true }).done;
+  assert.equal(stale.attempts[0].status, 401, JSON.stringify(stale.attempts));
+  assert.match(stale.attempts[0].text, /5 minutes/);
+  // A genuine message after them is answered; the refused ones never were.
+  await web.chat.postMessage({ channel: aliceDm.id, text: 'genuine ECHO:sl-genuine' });
+  await waitUntil(async () => containing(await botSaid(aliceDm), '[sl-genuine]').length > 0, 'the genuine reply');
+  assert.equal(containing(await botSaid(aliceDm), '[sl-forged]').length, 0, 'a forged event was answered');
+  assert.equal(containing(await botSaid(aliceDm), '[sl-stale]').length, 0, 'a stale event was answered');
+  assert.equal(gatewayCall('channels.status').channelAccounts.slack[0].http.refused, 2);
+});
+
+test('HTTP mode: Slack retrying an event (X-Slack-Retry-Num, same event_id) does not answer it twice', async () => {
+  await web.chat.postMessage({ channel: aliceDm.id, text: 'once only ECHO:sl-retried' });
+  await waitUntil(async () => containing(await botSaid(aliceDm), '[sl-retried]').length > 0, 'the first answer');
+  const first = emu.httpDeliveries.find((d) => d.kind === 'event' && d.body.event.text === 'once only ECHO:sl-retried');
+  // The same request again, as Slack's retry of an answer it did not get.
+  const retried = await emu.postHttp(bot.id, 'event', first.raw, 'application/json', first.body, { retryNum: 1, noRetry: true }).done;
+  assert.equal(retried.attempts[0].status, 200, 'a retry is acknowledged');
+  assert.ok(gatewayCall('channels.status').channelAccounts.slack[0].http.retries >= 1);
+  await web.chat.postMessage({ channel: aliceDm.id, text: 'next ECHO:sl-after-retry' });
+  await waitUntil(async () => containing(await botSaid(aliceDm), '[sl-after-retry]').length > 0, 'the next reply');
+  assert.equal(containing(await botSaid(aliceDm), '[sl-retried]').length, 1, 'a retried event was answered again');
+});
+
+test('HTTP mode: a slash command arrives as a signed form; with ephemeral false the reply is posted in the channel', async () => {
+  const { delivery, response } = emu.slashCommand(bot, alice, general, '/pincer', 'over http please ECHO:sl-http-slash');
+  assert.equal((await delivery.done).attempts[0].status, 200);
+  await waitUntil(async () => containing(await botSaid(general), '[sl-http-slash]').length > 0, 'the reply in the channel');
+  assert.equal(response.posts.length, 0, 'nothing on the response_url with ephemeral: false');
 });

@@ -12,6 +12,7 @@
 using namespace pincer::channels::slack;
 using pincer::delivery::markdown_to_slack_mrkdwn;
 using nlohmann::json;
+using pincer::channels::ChannelAccount;
 
 namespace {
 
@@ -39,7 +40,10 @@ TEST(SlackEnvelope, ParsesHelloDisconnectAndEvents) {
   EXPECT_EQ(e.envelope_id, "e-1");
   EXPECT_EQ(e.retry_attempt, 2);
   EXPECT_EQ(e.payload.value("team_id", ""), "T1");
-  EXPECT_EQ(parse_socket_envelope(R"({"envelope_id":"e-2","type":"slash_commands"})").kind, SocketEnvelope::Kind::Other);
+  const auto slash = parse_socket_envelope(R"({"envelope_id":"e-2","type":"slash_commands","payload":{"command":"/pincer"}})");
+  EXPECT_EQ(slash.kind, SocketEnvelope::Kind::SlashCommands);
+  EXPECT_EQ(slash.payload.value("command", ""), "/pincer");
+  EXPECT_EQ(parse_socket_envelope(R"({"envelope_id":"e-3","type":"interactive"})").kind, SocketEnvelope::Kind::Other);
   EXPECT_EQ(parse_socket_envelope("not json").kind, SocketEnvelope::Kind::Invalid);
   EXPECT_EQ(parse_socket_envelope("[1]").kind, SocketEnvelope::Kind::Invalid);
   EXPECT_EQ(envelope_ack("e-1"), R"({"envelope_id":"e-1"})");
@@ -190,11 +194,11 @@ TEST(SlackSettings, ClearErrorsNamingTheKey) {
   // `config set` checks with "${NAME}" unexpanded: the gateway's environment provides them.
   EXPECT_EQ(error_of({{"botToken", "${SLACK_BOT_TOKEN}"}, {"appToken", "${SLACK_APP_TOKEN}"}}), "");
   EXPECT_NE(error_of({{"botToken", "${lower}"}, {"appToken", "xapp-1"}}).find("botToken"), std::string::npos);
-  // Only Socket Mode.
-  EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"mode", "http"}}).find("supports only \"socket\""),
+  // Socket Mode or HTTP (which needs the signing secret).
+  EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"mode", "http"}}).find("channels.slack.signingSecret"),
             std::string::npos);
   EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xoxb-2"}}).find("channels.slack.appToken"), std::string::npos);
-  EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"mode", "http"}}).find("channels.slack.mode"),
+  EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"mode", "callback"}}).find("channels.slack.mode"),
             std::string::npos);
   EXPECT_NE(error_of({{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"apiRoot", "slack.com"}}).find("channels.slack.apiRoot"),
             std::string::npos);
@@ -204,13 +208,45 @@ TEST(SlackSettings, ClearErrorsNamingTheKey) {
   EXPECT_NE(webhook.error().message.find("channels.webhook.mode"), std::string::npos);
 }
 
-TEST(SlackSettings, HttpModePassesTheSchemaAndIsRefusedBySlack) {
+TEST(SlackSettings, HttpModeNeedsTheSigningSecretNotTheAppToken) {
   // The schema's mode enum is shared with the webhook channel: "http" (OpenClaw's Slack HTTP mode)
-  // must reach slack_settings_of, which names Slack's only mode, not the webhook's.
-  const json doc = {{"channels", {{"slack", {{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"mode", "http"}}}}}};
+  // must reach slack_settings_of, which asks for the signing secret.
+  const json doc = {{"channels", {{"slack", {{"botToken", "xoxb-1"}, {"mode", "http"}}}}}};
   EXPECT_TRUE(pincer::config::validate(doc).ok());
   const auto problems = pincer::channels::channel_problems(doc);
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_NE(problems[0].find("channels.slack.mode: Slack supports only \"socket\""), std::string::npos) << problems[0];
-  EXPECT_NE(problems[0].find("HTTP Events API is not supported yet"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[0].find("channels.slack.signingSecret: required with mode \"http\""), std::string::npos) << problems[0];
+
+  const ChannelAccount http{"slack", "default", "channels.slack",
+                            json{{"botToken", "xoxb-1"}, {"mode", "http"}, {"signingSecret", "s3cret"}}};
+  auto s = pincer::channels::slack_settings_of(http, "/state");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_TRUE(s->http_mode);
+  EXPECT_EQ(s->webhook_path, "/slack/events");  // OpenClaw's default
+  EXPECT_EQ(*pincer::channels::check_account(http), "/slack/events");  // the route, for path clashes
+
+  ChannelAccount bad_path = http;
+  bad_path.config["webhookPath"] = "slack";
+  s = pincer::channels::slack_settings_of(bad_path, "/state");
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("channels.slack.webhookPath"), std::string::npos) << s.error().message;
+
+  const auto odd = pincer::channels::slack_settings_of(
+      ChannelAccount{"slack", "default", "channels.slack", json{{"botToken", "xoxb-1"}, {"mode", "sync"}}}, "/state");
+  ASSERT_FALSE(odd);
+  EXPECT_NE(odd.error().message.find("channels.slack.mode: must be \"socket\""), std::string::npos) << odd.error().message;
+}
+
+TEST(SlackSettings, SlashCommandSettings) {
+  ChannelAccount a{"slack", "default", "channels.slack",
+                   json{{"botToken", "xoxb-1"}, {"appToken", "xapp-1"}, {"slashCommand", {{"enabled", true}, {"name", "/claw"}}}}};
+  auto s = pincer::channels::slack_settings_of(a, "/state");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_TRUE(s->slash.enabled);
+  EXPECT_EQ(s->slash.name, "claw");
+  EXPECT_TRUE(s->slash.ephemeral);
+  a.config["slashCommand"]["name"] = "two words";
+  s = pincer::channels::slack_settings_of(a, "/state");
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("channels.slack.slashCommand.name"), std::string::npos) << s.error().message;
 }

@@ -64,11 +64,11 @@ SocketEnvelope parse_socket_envelope(std::string_view text) {
   } else if (e.type == "disconnect") {
     e.kind = SocketEnvelope::Kind::Disconnect;
     e.reason = slack_api_str(j, "reason");
-  } else if (e.type == "events_api") {
-    e.kind = SocketEnvelope::Kind::EventsApi;
-    e.payload = j.value("payload", json::object());
   } else {
-    e.kind = SocketEnvelope::Kind::Other;
+    e.kind = e.type == "events_api"       ? SocketEnvelope::Kind::EventsApi
+             : e.type == "slash_commands" ? SocketEnvelope::Kind::SlashCommands
+                                          : SocketEnvelope::Kind::Other;
+    e.payload = j.value("payload", json::object());
   }
   return e;
 }

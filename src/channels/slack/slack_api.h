@@ -23,12 +23,14 @@ inline constexpr std::size_t kSlackMessageLimit = 4000;
 
 /// One Socket Mode frame from Slack, by `type`.
 struct SocketEnvelope {
-  enum class Kind { Hello, Disconnect, EventsApi, Other, Invalid };
+  enum class Kind { Hello, Disconnect, EventsApi, SlashCommands, Other, Invalid };
   Kind kind = Kind::Invalid;
   std::string type;         ///< the frame's `type` as sent ("hello", "events_api", "slash_commands" …)
   std::string envelope_id;  ///< "" when the frame needs no acknowledgement
   std::string reason;       ///< disconnect: `reason` ("refresh_requested", "link_disabled", …)
-  nlohmann::json payload;   ///< events_api: the event_callback ({team_id, event:{…}, event_id})
+  /// events_api: the event_callback ({team_id, event:{…}, event_id}); slash_commands: the command
+  /// (slack_commands.h); others: their payload as sent (or {}).
+  nlohmann::json payload;
   int retry_attempt = 0;    ///< Slack's redelivery count of this envelope (0 = first delivery)
 };
 /// Parses one WebSocket text frame; Kind::Invalid for text that is not a JSON object with a type.

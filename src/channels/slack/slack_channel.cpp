@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "channels/channel_state_file.h"
+#include "channels/slack/slack_files.h"
+#include "channels/slack/slack_reactions.h"
 
 namespace pincer::channels::slack {
 
@@ -50,6 +52,10 @@ ChannelCapabilities SlackChannel::capabilities() const {
   c.groups = true;
   c.threads = true;
   c.edit = true;
+  c.reactions = true;
+  c.media_out = true;
+  c.media_max_bytes = kSlackMediaMaxBytes;
+  c.media_caption_limit = kSlackMessageLimit;  // the initial_comment is a message of its own
   return c;
 }
 
@@ -77,7 +83,9 @@ void SlackChannel::start(ChannelHost& host, std::function<void(const std::string
     bot_name_ = a.body.value("user", "");
     team_id_ = a.body.value("team_id", "");
     spdlog::info("slack[{}]: bot {} ({}) in team {}", settings_.account_id, bot_name_, bot_user_id_, team_id_);
-    open_connection();
+    if (!settings_.http_mode) return open_connection();
+    connected_ = true;  // Slack POSTs to the Request URL from now on
+    spdlog::info("slack[{}]: connected (HTTP Events API at {})", settings_.account_id, settings_.webhook_path);
   });
 }
 
@@ -156,8 +164,15 @@ void SlackChannel::on_frame(const std::string& text) {
       });
       return;
     }
-    case SocketEnvelope::Kind::EventsApi: on_event(e); break;
-    case SocketEnvelope::Kind::Other: break;  // slash commands, interactivity: not handled
+    case SocketEnvelope::Kind::EventsApi: on_event(e.payload); break;
+    case SocketEnvelope::Kind::SlashCommands: {
+      std::weak_ptr<bool> alive = run_.token();
+      const auto ack = on_slash(e.payload);
+      if (!ChannelRun::live(alive)) return;
+      if (ack && ws_ && !e.envelope_id.empty()) return ws_->send(json{{"envelope_id", e.envelope_id}, {"payload", *ack}}.dump());
+      break;
+    }
+    case SocketEnvelope::Kind::Other: break;  // interactivity: not handled
     case SocketEnvelope::Kind::Invalid:
       spdlog::warn("slack[{}]: ignoring a Socket Mode frame that is not a JSON envelope", settings_.account_id);
       return;
@@ -165,8 +180,8 @@ void SlackChannel::on_frame(const std::string& text) {
   if (!e.envelope_id.empty() && ws_) ws_->send(envelope_ack(e.envelope_id));
 }
 
-void SlackChannel::on_event(const SocketEnvelope& e) {
-  auto m = parse_message_event(e.payload, settings_.account_id, bot_user_id_);
+void SlackChannel::on_event(const json& payload) {
+  auto m = parse_message_event(payload, settings_.account_id, bot_user_id_);
   if (!m) return;
   if (m->team_id.empty()) m->team_id = team_id_;
   // Handled already: before a restart, or the other event of a mention's message + app_mention pair.
@@ -176,6 +191,7 @@ void SlackChannel::on_event(const SocketEnvelope& e) {
     return;
   }
   ++messages_seen_;
+  slash_replies_.erase(m->chat_id);  // replies to this conversation answer this message now
   const std::string chat = m->chat_id, ts = m->message_id;
   std::weak_ptr<bool> alive = run_.token();
   if (host_) host_->on_inbound(std::move(*m));  // journaled before it returns
@@ -208,6 +224,7 @@ void SlackChannel::save_state() {
 
 void SlackChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
   if (!api_) return done(Error{"UNAVAILABLE", "slack[" + settings_.account_id + "]: not running"});
+  if (send_slash_reply(message, done)) return;
   api_->call("chat.postMessage", settings_.bot_token, post_message_body(message.chat_id, message.text, message.thread_id),
              [this, to = message.chat_id, done = std::move(done)](const WebApiAnswer& a) {
                if (!a.ok()) return done(delivery_error("chat.postMessage", a));
@@ -233,18 +250,42 @@ void SlackChannel::edit_text(const std::string& chat_id, const std::string& mess
              });
 }
 
+void SlackChannel::react(const std::string& chat_id, const std::string& message_id, const std::string& emoji, bool remove,
+                         std::function<void(Status)> done) {
+  if (!api_) return done(Error{"UNAVAILABLE", "slack[" + settings_.account_id + "]: not running"});
+  auto name = slack_reaction_name(emoji);
+  if (!name) return done(name.error());
+  auto dm = dm_channels_.find(chat_id);
+  const std::string channel = dm != dm_channels_.end() ? dm->second : chat_id;
+  const std::string method = remove ? "reactions.remove" : "reactions.add";
+  api_->call(method, settings_.bot_token, reaction_body(channel, message_id, *name),
+             [this, method, remove, done = std::move(done)](const WebApiAnswer& a) {
+               // Already as asked: the reaction is there (adding) or is not (removing).
+               const bool as_asked = a.status == 200 && (a.error() == (remove ? "no_reaction" : "already_reacted"));
+               if (!a.ok() && !as_asked) return done(delivery_error(method, a));
+               ++reactions_;
+               done(Ok{});
+             });
+}
+
 json SlackChannel::status() const {
   json s = {{"channel", id_},
             {"accountId", settings_.account_id},
-            {"mode", "socket"},
+            {"mode", settings_.http_mode ? "http" : "socket"},
             {"bot", bot_name_},
             {"connected", connected_},
             {"messagesSeen", messages_seen_},
             {"messagesSent", messages_sent_},
             {"messagesEdited", messages_edited_},
+            {"reactions", reactions_},
+            {"filesSent", files_sent_},
+            {"slashCommands", slash_commands_},
             {"replaysIgnored", replays_ignored_},
             {"reconnects", reconnects_}};
   if (api_) s["webApi"] = api_->stats();
+  if (settings_.http_mode) {
+    s["http"] = {{"path", settings_.webhook_path}, {"requests", http_requests_}, {"refused", http_refused_}, {"retries", http_retries_}};
+  }
   if (!bot_user_id_.empty()) s["botId"] = bot_user_id_;
   if (!team_id_.empty()) s["teamId"] = team_id_;
   run_.add_status(s);

@@ -1,5 +1,6 @@
 // Slack as a Channel (SPEC CH-1, CH-2): a Slack app in Socket Mode
-// (https://api.slack.com/apis/socket-mode). start(): auth.test with the bot token (the bot's user
+// (https://api.slack.com/apis/socket-mode) or, with `mode: "http"`, on the HTTP Events API (below).
+// start(): auth.test with the bot token (the bot's user
 // id for mention gating, the team) → apps.connections.open with the app token → the WebSocket URL,
 // opened with the Discord channel's WebSocketClient. Slack sends `hello`, then envelopes:
 // `events_api` envelopes carrying `message` / `app_mention` events become InboundMessages
@@ -17,7 +18,27 @@
 // `message` + `app_mention` pair a mention produces). A redelivered message older than a newer one
 // already handled is still answered.
 //
-// Not implemented: the HTTP Events API mode, slash commands, files, reactions.
+// Reactions (CH-8): react() adds or removes the bot's reaction with reactions.add / reactions.remove.
+//
+// Slash commands (slack_commands.h; slack_channel_slash.cpp): a `slash_commands` envelope's command
+// becomes an InboundMessage of the conversation it was typed in, acknowledged after the pipeline
+// took it. With `ephemeral` (the default) the replies to that conversation that follow — until
+// another message of it is taken, at most 30 minutes — go only to the person: POSTed to the
+// command's response_url (5 times at most, Slack's limit), then with chat.postEphemeral; they are
+// not streamed (an ephemeral message cannot be edited). A command while `slashCommand.enabled` is
+// false is acknowledged with an ephemeral note saying how to enable it.
+//
+// HTTP Events API mode (`mode: "http"`, slack_events_http.h; slack_channel_http.cpp): no Socket
+// Mode connection; Slack POSTs to route() — `webhookPath` on the gateway's port — and each request
+// must carry a valid signature with a timestamp within 5 minutes (else 401, nothing handled).
+// `url_verification` is answered with its challenge; `event_callback` events go to the handler
+// Socket Mode uses, once per event_id (Slack's retries, X-Slack-Retry-Num, are answered 200 and
+// not handled again); slash commands arrive as forms (answered 200, the ack's note as the body).
+//
+// Files out (CH-1): send_media() uploads a reply's file with Slack's external upload (slack_files.h),
+// at most 20 MB (OpenClaw's mediaMaxMb default), the caption as its message.
+//
+// Not implemented: files in (a message's attachments reach the agent as its text only).
 //
 // Loop affinity: all methods on the event-loop thread.
 #pragma once
@@ -32,16 +53,23 @@
 #include "channels/channel_run.h"
 #include "channels/discord/websocket_client.h"
 #include "channels/slack/slack_api.h"
+#include "channels/slack/slack_commands.h"
+#include "channels/slack/slack_events_http.h"
 #include "channels/slack/slack_web_api.h"
 #include "core/event_loop.h"
+#include "core/http_route.h"
 
 namespace pincer::channels::slack {
 
 struct SlackSettings {
   std::string account_id = "default";
   std::string bot_token;                          ///< channels.slack.botToken (xoxb-…)
-  std::string app_token;                          ///< channels.slack.appToken (xapp-…, connections:write)
+  std::string app_token;                          ///< channels.slack.appToken (xapp-…, connections:write); socket mode
+  bool http_mode = false;                         ///< channels.slack.mode "http" (the HTTP Events API)
+  std::string signing_secret;                     ///< channels.slack.signingSecret (http mode)
+  std::string webhook_path = std::string(kSlackDefaultWebhookPath);  ///< channels.slack.webhookPath (http mode)
   std::string api_root = "https://slack.com/api"; ///< Web API root (channels.slack.apiRoot)
+  SlashCommandSettings slash;                     ///< channels.slack.slashCommand
   std::string config_path = "channels.slack";     ///< where the account's keys are, for error messages
   std::filesystem::path state_file;               ///< "" = memory only
 };
@@ -59,23 +87,53 @@ class SlackChannel final : public Channel {
   /// After a failure: Slack refused the bot or app token (invalid_auth, not_authed, token_revoked,
   /// account_inactive, not_allowed_token_type).
   bool failed_permanently() const override { return run_.permanent(); }
-  /// chat.postMessage {channel: chat_id, text, thread_ts: thread_id}; the new message's ts. A user
+  /// chat.postMessage {channel: chat_id, text, thread_ts: thread_id}; the new message's ts. After an
+  /// ephemeral slash command in chat_id (no thread): its response_url or chat.postEphemeral, and ""
+  /// (an ephemeral message has no id to edit). A user
   /// id as chat_id (docking: direct_chat_id) posts in the bot's DM with that user. Errors: see
   /// slack_api.h delivery_error ({ok:false, error} names Slack's error).
   void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
+  /// One file (slack_files.h, slack_channel_files.cpp): files.getUploadURLExternal → POST the bytes
+  /// → files.completeUploadExternal in chat_id (a user id: their DM, conversations.open first),
+  /// thread_ts = thread_id, initial_comment = caption; `done` gets Slack's file id. Errors coded as
+  /// for send_text(), naming the step that failed.
+  void send_media(const OutboundMedia& media, std::function<void(Result<std::string>)> done) override;
   /// chat.update {channel, ts: message_id, text}.
   void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                  std::function<void(Status)> done) override;
-  /// {channel, accountId, running, mode:"socket", bot, botId, teamId, connected, webApi:{…},
-  /// messagesSeen, messagesSent, messagesEdited, replaysIgnored, reconnects, lastError?}.
+  /// reactions.add / reactions.remove {channel, timestamp: message_id, name} (CH-8); the emoji as
+  /// Slack's name (slack_reactions.h: ":eyes:", "eyes" or a common Unicode emoji, else REJECTED).
+  /// Slack's already_reacted (adding) and no_reaction (removing) are Ok: the reaction is as asked.
+  void react(const std::string& chat_id, const std::string& message_id, const std::string& emoji, bool remove,
+             std::function<void(Status)> done) override;
+  /// {channel, accountId, running, mode:"socket"|"http", bot, botId, teamId, connected, webApi:{…},
+  /// http?:{path, requests, refused, retries},
+  /// messagesSeen, messagesSent, messagesEdited, reactions, filesSent, slashCommands, replaysIgnored, reconnects, lastError?}.
   nlohmann::json status() const override;
   /// auth.test now: {ok, bot:{id, username}, teamId, elapsedMs} or {ok:false, error}.
   void probe(std::function<void(nlohmann::json)> done) override;
 
+  /// HTTP mode: the Request URL's endpoint (settings.webhook_path) to add to the gateway; any body
+  /// type (events are JSON, commands forms). Answers 200 ({challenge} to url_verification; a slash
+  /// command: its note as {text}, else an empty body), 401 {ok:false, error} for a bad or stale signature, 400 for a
+  /// body that is not a Slack request, 405 not POST, 503 while the account is not running.
+  net::HttpRoute route();
+
  private:
   void open_connection();
   void on_frame(const std::string& text);
-  void on_event(const SocketEnvelope& e);
+  /// An event_callback payload ({team_id, event, event_id}), from Socket Mode or HTTP.
+  void on_event(const nlohmann::json& payload);
+  /// send_media's steps after the conversation id is known (slack_channel_files.cpp).
+  void upload_file(std::shared_ptr<const OutboundMedia> file, const std::string& channel,
+                   std::function<void(Result<std::string>)> done);
+  void handle_http(const net::HttpRouteRequest& request, net::HttpResponder respond);
+  /// A slash command's payload (slack_channel_slash.cpp); the acknowledgement's payload, if any
+  /// ({text}: an ephemeral note to the person).
+  std::optional<nlohmann::json> on_slash(const nlohmann::json& payload);
+  /// Sends `message` as the ephemeral reply to a slash command when one is pending for its chat;
+  /// false (nothing done) otherwise.
+  bool send_slash_reply(const OutboundMessage& message, std::function<void(Result<std::string>)>& done);
   void reconnect(const std::string& why);
   void save_state();
 
@@ -94,10 +152,18 @@ class SlackChannel final : public Channel {
   /// conversation id → the newest message ts handled there, oldest first (at most kHandledPerConversation).
   std::map<std::string, std::deque<std::string>> handled_;
   std::map<std::string, std::string> dm_channels_;  ///< user id → the DM channel a post to them went to
+  /// An ephemeral slash command's reply route, per conversation (chat_id).
+  struct SlashReply {
+    std::string response_url, user_id;
+    int64_t expires_ms = 0;  ///< steady clock
+    int uses = 0;            ///< POSTs to response_url so far
+  };
+  std::map<std::string, SlashReply> slash_replies_;
+  SlackEventIds http_event_ids_;  ///< HTTP mode: event ids handled (Slack's retries carry them again)
   std::string bot_user_id_, bot_name_, team_id_;
   bool connected_ = false;  ///< `hello` seen on the current connection
   int failures_ = 0;
-  int64_t messages_seen_ = 0, messages_sent_ = 0, messages_edited_ = 0, replays_ignored_ = 0, reconnects_ = 0;
+  int64_t messages_seen_ = 0, messages_sent_ = 0, messages_edited_ = 0, reactions_ = 0, files_sent_ = 0, slash_commands_ = 0, http_requests_ = 0, http_refused_ = 0, http_retries_ = 0, replays_ignored_ = 0, reconnects_ = 0;
 };
 
 }  // namespace pincer::channels::slack

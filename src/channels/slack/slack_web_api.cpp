@@ -12,9 +12,53 @@ SlackWebApi::SlackWebApi(EventLoop& loop, std::string api_root) : loop_(loop), a
 
 SlackWebApi::~SlackWebApi() { cancel_all(); }
 
+namespace {
+
+constexpr const char* kSlackWebApiJson = "application/json; charset=utf-8";
+
+std::string slack_web_api_form_escape(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : s) {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
+        c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void SlackWebApi::call(const std::string& method, const std::string& token, json body,
                        std::function<void(const WebApiAnswer&)> done) {
-  queue_.push_back({method, token, std::move(body), std::move(done)});
+  queue_.push_back({method, token, "", body.is_null() ? "{}" : body.dump(), kSlackWebApiJson, std::move(done)});
+  pump();
+}
+
+void SlackWebApi::call_url(const std::string& url, json body, std::function<void(const WebApiAnswer&)> done) {
+  queue_.push_back({"", "", url, body.dump(), kSlackWebApiJson, std::move(done)});
+  pump();
+}
+
+void SlackWebApi::call_form(const std::string& method, const std::string& token,
+                            const std::vector<std::pair<std::string, std::string>>& fields,
+                            std::function<void(const WebApiAnswer&)> done) {
+  std::string body;
+  for (const auto& [key, value] : fields) {
+    body += (body.empty() ? "" : "&") + slack_web_api_form_escape(key) + "=" + slack_web_api_form_escape(value);
+  }
+  queue_.push_back({method, token, "", std::move(body), "application/x-www-form-urlencoded", std::move(done)});
+  pump();
+}
+
+void SlackWebApi::post_bytes(const std::string& url, std::string bytes, const std::string& content_type,
+                             std::function<void(const WebApiAnswer&)> done) {
+  queue_.push_back({"", "", url, std::move(bytes), content_type, std::move(done)});
   pump();
 }
 
@@ -37,9 +81,10 @@ void SlackWebApi::pump() {
   const Call& c = queue_.front();
   net::HttpRequestSpec spec;
   spec.method = "POST";
-  spec.url = api_root_ + "/" + c.method;
-  spec.headers = {{"Authorization", "Bearer " + c.token}, {"Content-Type", "application/json; charset=utf-8"}};
-  spec.body = c.body.is_null() ? "{}" : c.body.dump();
+  spec.url = c.method.empty() ? c.url : api_root_ + "/" + c.method;
+  spec.headers = {{"Content-Type", c.content_type}};
+  if (!c.token.empty()) spec.headers.push_back({"Authorization", "Bearer " + c.token});
+  spec.body = c.body;
   spec.connect_timeout_ms = 15'000;
   spec.idle_timeout_ms = 30'000;
   auto head = std::make_shared<net::HttpResponseHead>();
@@ -66,7 +111,8 @@ void SlackWebApi::pump() {
            if (answer.body.is_discarded()) answer.body = json();
            if (auto wait = retry_after_ms(answer, *head)) {
              ++rate_limited_;
-             spdlog::warn("slack: {} rate limited, retrying in {} ms", queue_.front().method, *wait);
+             spdlog::warn("slack: {} rate limited, retrying in {} ms",
+                          queue_.front().method.empty() ? "a response_url POST" : queue_.front().method, *wait);
              hold_timer_ = loop_.after(*wait, [this, alive] {
                auto again = alive.lock();
                if (!again || !*again) return;

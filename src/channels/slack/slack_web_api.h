@@ -15,6 +15,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +35,18 @@ class SlackWebApi {
   /// Queues `method` (e.g. "chat.postMessage") with `body` (a JSON object) and `token`.
   void call(const std::string& method, const std::string& token, nlohmann::json body,
             std::function<void(const WebApiAnswer&)> done);
+  /// Queues a POST of `body` (JSON) to the full `url` without a token — a slash command's
+  /// response_url — in the same order as the calls. `done` gets the HTTP status and the body
+  /// (Slack answers a response_url with "ok" text or {ok}); 429 waits as for calls.
+  void call_url(const std::string& url, nlohmann::json body, std::function<void(const WebApiAnswer&)> done);
+  /// Queues `method` with `fields` form-encoded (application/x-www-form-urlencoded: the methods
+  /// that take only forms, e.g. files.getUploadURLExternal).
+  void call_form(const std::string& method, const std::string& token, const std::vector<std::pair<std::string, std::string>>& fields,
+                 std::function<void(const WebApiAnswer&)> done);
+  /// Queues a POST of raw `bytes` (Content-Type `content_type`) to the full `url` without a token:
+  /// a file's upload_url. `done` gets the HTTP status (Slack answers 200 when the bytes arrived).
+  void post_bytes(const std::string& url, std::string bytes, const std::string& content_type,
+                  std::function<void(const WebApiAnswer&)> done);
   /// Drops the queued calls and cancels the one in flight (no callback runs for them).
   void cancel_all();
 
@@ -41,8 +55,10 @@ class SlackWebApi {
 
  private:
   struct Call {
-    std::string method, token;
-    nlohmann::json body;
+    std::string method, token;  ///< method "" = a POST to `url`
+    std::string url;
+    std::string body;          ///< as sent
+    std::string content_type;
     std::function<void(const WebApiAnswer&)> done;
   };
   void pump();
