@@ -145,6 +145,8 @@ Result<discord::DiscordSettings> discord_settings_of(const ChannelAccount& spec,
     return invalid(at + ".apiRoot", "must be an http(s) URL, e.g. https://discord.com/api");
   }
   s.ack_reaction = c.value("ackReaction", "");
+  if (auto k = c.find("commands"); k != c.end() && k->is_object()) s.native_commands = k->value("native", true);
+  if (auto k = c.find("slashCommand"); k != c.end() && k->is_object()) s.ephemeral_commands = k->value("ephemeral", true);
   s.config_path = at;
   s.state_file = state_dir / "channels" / "discord" / (s.account_id + ".json");
   return s;

@@ -97,6 +97,11 @@ Node channel_entry(bool with_accounts = true) {
       field("ackReaction", string().doc(
                                "Discord: an emoji (e.g. `👀`, or `name:id` of a custom emoji) the bot "
                                "adds to each message it accepts, before it answers (default: none).")),
+      field("commands", object({
+                            field("native", boolean().def(true).doc(
+                                                "Discord: register the chat commands as slash commands "
+                                                "on connect; `false` removes the ones registered before.")),
+                        }).doc("Discord: native (slash) commands (UI-4).")),
       field("slashCommand", object({
                                 field("ephemeral", boolean().def(true).doc(
                                                        "Discord: replies to a slash command are shown only "

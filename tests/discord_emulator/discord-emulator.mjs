@@ -39,6 +39,7 @@ export class DiscordEmulator {
     this.files = new Map();     // attachment id -> {bytes, contentType}: served under /attachments/ (the CDN)
     this.downloads = [];        // attachment paths downloaded, in order
     this.acceptIdentify = true;  // false: IDENTIFY and RESUME are closed with 4004 (a revoked token)
+    this.routes = [];  // more REST routes (interactions.mjs): (req, p, body, user, {ok, reply, rl, record, res}) → true when answered
   }
 
   snowflake() {
@@ -381,6 +382,7 @@ export class DiscordEmulator {
         return res.end();
       }
     }
+    for (const route of this.routes) if (route(req, p, body, user, { ok, reply, rl, record, res })) return;
     if (req.method === 'GET' && (x = /^\/guilds\/(\d+)$/.exec(p))) {
       const g = this.guilds.get(x[1]);
       return g ? ok(this.guildPayload(g)) : reply(404, { message: 'Unknown Guild', code: 10004 });

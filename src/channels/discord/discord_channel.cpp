@@ -7,6 +7,7 @@
 
 #include "channels/channel_state_file.h"
 #include "channels/discord/discord_api.h"
+#include "core/clock.h"
 
 namespace pincer::channels::discord {
 
@@ -44,6 +45,7 @@ DiscordChannel::DiscordChannel(EventLoop& loop, DiscordSettings settings)
   session_.session_id = s.value("sessionId", "");
   session_.resume_url = s.value("resumeUrl", "");
   session_.seq = s.value("seq", int64_t{-1});
+  application_id_ = s.value("applicationId", "");
   const json last = s.value("lastMessageIds", json::object());
   for (const auto& [channel, id] : last.items()) {
     if (id.is_string()) last_message_[channel] = id.get<std::string>();
@@ -69,6 +71,9 @@ void DiscordChannel::start(ChannelHost& host, std::function<void(const std::stri
   host_ = &host;
   run_.begin(std::move(on_failed));
   rest_ = std::make_unique<DiscordRest>(loop_, settings_.api_root, settings_.token);
+  commands_ = std::make_unique<DiscordCommands>(
+      *rest_, DiscordCommands::Options{settings_.native_commands, settings_.ephemeral_commands, settings_.account_id},
+      [] { return SystemClock::instance().wall_ms(); });
   http_ = std::make_unique<net::HttpClient>(loop_);
   std::weak_ptr<bool> alive = run_.token();
   rest_->call("GET", "/gateway/bot", json(), [this, alive](const RestAnswer& a) {
@@ -103,6 +108,7 @@ void DiscordChannel::stop() {
   if (gateway_) gateway_->stop();
   gateway_.reset();
   rest_.reset();
+  commands_.reset();
   http_.reset();
   inbound_.clear();  // not acknowledged in the saved seq: replayed by the next resume
   fetching_ = false;
@@ -115,6 +121,20 @@ void DiscordChannel::on_dispatch(const std::string& type, const json& d, int64_t
     bot_username_ = user.is_object() ? user.value("username", "") : "";
     run_.clear_last_error();
     spdlog::info("discord[{}]: connected as {} ({})", settings_.account_id, bot_username_, bot_user_id_);
+    const json app = d.value("application", json::object());
+    if (app.is_object() && app.contains("id") && app["id"].is_string()) application_id_ = app["id"].get<std::string>();
+    if (commands_) commands_->on_ready(application_id_);
+    return;
+  }
+  if (type == "RESUMED") return commands_on_resume();
+  if (type == "INTERACTION_CREATE") {
+    if (commands_) {
+      commands_->on_interaction(d, [this](InboundMessage m) {
+        if (auto t = thread_parent_.find(m.chat_id); t != thread_parent_.end()) m.parent_chat_id = t->second;
+        ++messages_seen_;
+        return host_ ? host_->on_inbound(std::move(m)) : InboundOutcome::Dropped;
+      });
+    }
     return;
   }
   for (auto& [thread, parent] : announced_threads(type, d)) {
@@ -146,6 +166,7 @@ void DiscordChannel::pump_inbound() {
     PendingInbound p = std::move(inbound_.front());
     inbound_.pop_front();
     const std::string chat = p.message.chat_id, message_id = p.message.message_id;
+    if (commands_) commands_->on_message(chat);  // its replies are no longer an interaction's
     const InboundOutcome outcome = host_ ? host_->on_inbound(std::move(p.message)) : InboundOutcome::Dropped;
     if (!ChannelRun::live(alive)) return;
     last_message_[chat] = message_id;
@@ -158,14 +179,31 @@ void DiscordChannel::pump_inbound() {
   }
 }
 
+void DiscordChannel::commands_on_resume() {
+  if (!commands_ || !commands_->application_id().empty()) return;  // a reconnect of this process
+  if (!application_id_.empty()) return commands_->on_ready(application_id_);
+  rest_->call("GET", "/applications/@me", json(), [this](const RestAnswer& a) {
+    const std::string id = a.status == 200 && a.body.is_object() ? a.body.value("id", "") : "";
+    if (id.empty()) {
+      spdlog::warn("discord[{}]: GET /applications/@me failed ({}): slash commands wait for the next READY",
+                   settings_.account_id, api_error_text(a));
+      return;
+    }
+    application_id_ = id;
+    save_state();
+    if (commands_) commands_->on_ready(application_id_);
+  });
+}
+
 void DiscordChannel::save_state() {
   if (settings_.state_file.empty()) return;
   json last = json::object();
   for (const auto& [channel, id] : last_message_) last[channel] = id;
   // A message still waiting (attachments) is not handled yet: a resume must replay it.
   const int64_t seq = inbound_.empty() || inbound_.front().seq < 0 ? session_.seq : std::min(session_.seq, inbound_.front().seq - 1);
-  const json s = {{"sessionId", session_.session_id}, {"resumeUrl", session_.resume_url}, {"seq", seq},
-                  {"lastMessageIds", last}};
+  json s = {{"sessionId", session_.session_id}, {"resumeUrl", session_.resume_url}, {"seq", seq},
+            {"lastMessageIds", last}};
+  if (!application_id_.empty()) s["applicationId"] = application_id_;
   write_channel_state(settings_.state_file, s, "discord[" + settings_.account_id + "]");
 }
 
@@ -187,7 +225,14 @@ void DiscordChannel::resolve_target(const std::string& target, std::function<voi
 
 void DiscordChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
   if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
-  resolve_target(message.thread_id.empty() ? message.chat_id : message.thread_id,
+  const std::string& target = message.thread_id.empty() ? message.chat_id : message.thread_id;
+  if (commands_ && commands_->send(target, message.text, [this, done](Result<std::string> id) {
+        if (id) ++messages_sent_;
+        done(std::move(id));
+      })) {
+    return;
+  }
+  resolve_target(target,
                  [this, text = message.text, done = std::move(done), life = run_.life()](
                      Result<std::string> channel) mutable {
                    if (life.expired()) return;
@@ -207,6 +252,12 @@ void DiscordChannel::send_text(const OutboundMessage& message, std::function<voi
 void DiscordChannel::edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                                std::function<void(Status)> done) {
   if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
+  if (commands_ && commands_->edit(message_id, text, [this, done](Status st) {
+        if (st) ++messages_edited_;
+        done(std::move(st));
+      })) {
+    return;
+  }
   const DeliveryTarget t = parse_delivery_target(chat_id);
   auto known = t.user ? dm_channels_.find(t.id) : dm_channels_.end();
   const std::string channel = !t.user ? t.id : known != dm_channels_.end() ? known->second : std::string();
@@ -256,6 +307,7 @@ json DiscordChannel::status() const {
             {"replaysIgnored", replays_ignored_}};
   if (gateway_) s["gateway"] = gateway_->status();
   if (rest_) s["rest"] = rest_->stats();
+  if (commands_) s["commands"] = commands_->status();
   if (!bot_user_id_.empty()) s["botId"] = bot_user_id_;
   run_.add_status(s);
   return s;

@@ -10,6 +10,9 @@
 // the thread id) whose parent channel's bindings and `groups` entry apply (parent_chat_id, from
 // the threads GUILD_CREATE / THREAD_CREATE announce).
 //
+// Slash commands (UI-4, discord_commands.h): registered on READY; an invocation is deferred and
+// runs as a message of its user; the conversation's replies then edit the interaction's response.
+//
 // Restarts: the Gateway session (session_id, seq, resume URL) and the newest message id handled
 // per Discord channel are kept in `state_file`, written after each message was handed to the
 // pipeline (the seq kept stays before a message still downloading its attachments); the next process resumes the session (Discord replays what it missed) and ignores
@@ -26,6 +29,7 @@
 #include "channels/channel.h"
 #include "channels/channel_run.h"
 #include "channels/discord/discord_api.h"
+#include "channels/discord/discord_commands.h"
 #include "channels/discord/discord_gateway.h"
 #include "channels/discord/discord_rest.h"
 #include "core/event_loop.h"
@@ -41,6 +45,8 @@ struct DiscordSettings {
   std::filesystem::path state_file;                 ///< "" = memory only
   std::string ack_reaction;                         ///< emoji added to each accepted message ("" = none)
   std::string config_path = "channels.discord";     ///< where the account's keys are, for error messages
+  bool native_commands = true;     ///< commands.native: register the slash commands (discord_commands.h)
+  bool ephemeral_commands = true;  ///< slashCommand.ephemeral: command replies only the invoker sees
 };
 
 class DiscordChannel final : public Channel {
@@ -83,6 +89,9 @@ class DiscordChannel final : public Channel {
   void on_dispatch(const std::string& type, const nlohmann::json& d, int64_t seq);
   /// Hands the waiting messages to the pipeline in order, each once its attachments are fetched.
   void pump_inbound();
+  /// A resumed session (no READY): the slash commands get the application id known from the
+  /// state file, else from GET /applications/@me.
+  void commands_on_resume();
   /// Downloads the first file of `inbound_.front()` into its media (or a notice line), then
   /// pump_inbound() again (discord_media.cpp).
   void fetch_next_file();
@@ -94,6 +103,7 @@ class DiscordChannel final : public Channel {
   ChannelRun run_;  ///< liveness of the current run, failure reporting, running / lastError
   std::unique_ptr<DiscordRest> rest_;
   std::unique_ptr<DiscordGateway> gateway_;
+  std::unique_ptr<DiscordCommands> commands_;  ///< slash commands; lives with rest_
   ChannelHost* host_ = nullptr;
   GatewaySession session_;
   /// A message waiting for its attachments (and the ones behind it, to keep the order).
@@ -109,6 +119,7 @@ class DiscordChannel final : public Channel {
   std::map<std::string, std::string> last_message_;  ///< Discord channel id → newest message id handled
   std::map<std::string, std::string> dm_channels_;   ///< user id → the DM channel opened with them
   std::string bot_user_id_, bot_username_;
+  std::string application_id_;  ///< READY's application.id (state file "applicationId"), for the slash commands
   int64_t messages_seen_ = 0, messages_sent_ = 0, messages_edited_ = 0, replays_ignored_ = 0;
 };
 

@@ -1,0 +1,126 @@
+// Discord slash commands (SPEC UI-4; https://discord.com/developers/docs/interactions): the chat
+// commands of agent/chat_commands.h as the bot's global application commands, and their
+// invocations (INTERACTION_CREATE type 2, APPLICATION_COMMAND) as inbound messages.
+//
+// Registration: on READY (or, for a session resumed by a new process, which sees no READY, with
+// the application id kept in the state file, else GET /applications/@me) the wanted set (native_command_set()) is compared with
+// GET /applications/{application.id}/commands and written with one bulk overwrite
+// (PUT …/commands) only when it differs; `commands.native: false` registers the empty set, which
+// removes commands an earlier run registered (as OpenClaw does).
+//
+// An invocation is answered within Discord's 3 s with a deferred response (POST
+// /interactions/{id}/{token}/callback type 5, ephemeral unless `slashCommand.ephemeral: false`,
+// OpenClaw's default), then handed to the pipeline as the message "/name args" from that user in
+// that channel/guild — the same access policy, pairing, bindings and session as a typed message.
+// The conversation's replies then go to the interaction: the first send_text edits the deferred
+// response (PATCH /webhooks/{application.id}/{token}/messages/@original), later ones are follow-ups
+// (POST /webhooks/{application.id}/{token}), and edits of those messages (streaming previews) use
+// PATCH …/messages/{id} — until the next message or command in that conversation, or until the
+// token expires (15 minutes), after which replies are ordinary channel messages again. A sender the
+// access policy drops sees the deferred response replaced by a refusal and no run starts; a
+// replayed (already handled) interaction's deferred response is deleted.
+//
+// Loop affinity: event-loop thread only; callbacks on the loop; none after the object is gone
+// (they ride on DiscordRest, which must outlive it).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "channels/channel.h"
+#include "channels/discord/discord_rest.h"
+
+namespace pincer::channels::discord {
+
+/// How long an interaction token can edit its response and send follow-ups (Discord: 15 minutes).
+inline constexpr int64_t kInteractionTokenLifeMs = 15 * 60 * 1000;
+
+/// The application commands Pincer registers (CHAT_INPUT, type 1): every chat command that is not
+/// terminal-only (names lower case, ≤ 32 characters; descriptions cut to Discord's 100), one
+/// optional string option `args` for a command that takes an argument (its usage as the
+/// option's description), `dock` with a required `channel` option (runs `/dock_<channel>`, RT-5)
+/// and `ask` with a required `message` option (a message for the agent: one agent turn).
+/// Sorted by name. Empty when `enabled` is false.
+nlohmann::json native_command_set(bool enabled);
+
+/// Whether the registered commands (GET …/commands: objects with ids, versions and defaults
+/// Discord adds) already match `wanted` by name, description and options (name, type,
+/// description, required) — order of the commands ignored.
+bool command_sets_match(const nlohmann::json& registered, const nlohmann::json& wanted);
+
+/// One application-command invocation.
+struct CommandInteraction {
+  std::string id;     ///< the interaction's snowflake
+  std::string token;  ///< its token (responses, follow-ups), valid kInteractionTokenLifeMs
+  InboundMessage message;
+};
+
+/// An INTERACTION_CREATE's `d` as an invocation, or nullopt when it is not an APPLICATION_COMMAND
+/// (type 2) of a chat-input command, lacks id, token, channel or user, or comes from a bot.
+/// chat_id = channel_id; the user is member.user in a guild (roles from member.roles) else `user`;
+/// is_group = channel_peer = a guild_id is present; mentions_bot = true (a slash command
+/// addresses the bot); message_id = the interaction id; text "/<name> <options' values>" ("dock"
+/// → "/dock_<channel>", "ask" → the message itself); ts_ms from the snowflake.
+std::optional<CommandInteraction> parse_command_interaction(const nlohmann::json& d, const std::string& account_id);
+
+/// The registration and the interactions in flight of one Discord account.
+class DiscordCommands {
+ public:
+  struct Options {
+    bool native = true;     ///< channels.discord.commands.native
+    bool ephemeral = true;  ///< channels.discord.slashCommand.ephemeral
+    std::string account_id = "default";
+  };
+  /// `rest` outlives this object. `now_ms`: the wall clock (ms) token lifetimes are measured by.
+  DiscordCommands(DiscordRest& rest, Options options, std::function<int64_t()> now_ms);
+
+  /// READY: `application_id` (READY's application.id) for the command and webhook routes; syncs
+  /// the registration (GET, then PUT when it differs). Failures are logged and kept in status().
+  void on_ready(const std::string& application_id);
+  /// The application id on_ready() was given ("" = none yet: a resumed session sees no READY).
+  const std::string& application_id() const { return application_id_; }
+
+  /// INTERACTION_CREATE: a command invocation is deferred, then `hand_on` gets its message (the
+  /// pipeline's outcome decides what the deferred response becomes, see above). Other
+  /// interactions (components, autocomplete) are ignored.
+  void on_interaction(const nlohmann::json& d, std::function<InboundOutcome(InboundMessage)> hand_on);
+
+  /// A message from `chat_id` went to the pipeline: its replies are no longer the interaction's.
+  void on_message(const std::string& chat_id);
+
+  /// When `chat_id` has a live interaction: sends `content` as its response (first) or a
+  /// follow-up and returns true; `done` gets the message id or an error coded as send_text's.
+  bool send(const std::string& chat_id, const std::string& content, std::function<void(Result<std::string>)> done);
+  /// When `message_id` is an interaction's response or follow-up (token still valid): edits it and
+  /// returns true.
+  bool edit(const std::string& message_id, const std::string& content, std::function<void(Status)> done);
+
+  /// {registration: "unchanged"|"updated"|"failed: …"|"pending", native, ephemeral, interactions}.
+  nlohmann::json status() const;
+
+ private:
+  struct Live {
+    std::string id, token;
+    int64_t created_ms = 0;
+    bool original_claimed = false;  ///< a send went (or goes) to @original
+  };
+  std::string webhook_path(const std::string& token) const;
+  void forget_expired();
+
+  DiscordRest& rest_;
+  Options options_;
+  std::function<int64_t()> now_ms_;
+  std::string application_id_;
+  std::string registration_ = "pending";
+  std::map<std::string, Live> live_;  ///< chat id → its interaction whose replies go to the token
+  /// message id → {token, created_ms}: responses and follow-ups, editable through the webhook.
+  std::map<std::string, std::pair<std::string, int64_t>> messages_;
+  int64_t interactions_ = 0;
+};
+
+}  // namespace pincer::channels::discord
