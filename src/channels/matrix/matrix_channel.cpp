@@ -44,6 +44,11 @@ MatrixChannel::MatrixChannel(EventLoop& loop, MatrixSettings settings)
   if (!state) return;  // memory only, a first run, or unreadable (warned)
   const json& j = *state;
   state_ = sync_state_from_json(j);
+  if (auto dm = j.find("dmRooms"); dm != j.end() && dm->is_object()) {
+    for (const auto& [user, room] : dm->items()) {
+      if (room.is_string()) dm_rooms_[user] = room.get<std::string>();
+    }
+  }
 }
 
 MatrixChannel::~MatrixChannel() { stop(); }
@@ -132,6 +137,7 @@ void MatrixChannel::start(ChannelHost& host, std::function<void(const std::strin
 void MatrixChannel::stop() {
   run_.end();
   joining_.clear();
+  creating_dm_.clear();  // their requests belong to the ended run: no callback
 }
 
 std::string MatrixChannel::token_refused(const ApiError& e) const {
@@ -271,7 +277,9 @@ void MatrixChannel::join(const Invite& invite) {
 
 void MatrixChannel::save_state() {
   if (settings_.state_file.empty()) return;
-  write_channel_state(settings_.state_file, sync_state_to_json(state_), "matrix[" + settings_.account_id + "]");
+  json j = sync_state_to_json(state_);
+  if (!dm_rooms_.empty()) j["dmRooms"] = dm_rooms_;
+  write_channel_state(settings_.state_file, j, "matrix[" + settings_.account_id + "]");
 }
 
 std::string MatrixChannel::next_txn_id() {
@@ -281,27 +289,33 @@ std::string MatrixChannel::next_txn_id() {
 
 void MatrixChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
   if (!run_.running()) return done(Error{"UNAVAILABLE", "matrix[" + settings_.account_id + "]: not running"});
-  const std::string path = "/rooms/" + encode_uri_component(message.chat_id) + "/send/m.room.message/" +
-                           encode_uri_component(next_txn_id());
-  call_limited("PUT", path, text_content(message.text, message.thread_id), 0,
-               [this, done = std::move(done)](Result<json> answer) {
-                 if (!answer) return done(answer.error());
-                 const std::string id = answer->is_object() ? answer->value("event_id", "") : "";
-                 if (id.empty()) return done(Error{"UNAVAILABLE", "matrix: the homeserver answered no event_id"});
-                 ++messages_sent_;
-                 done(id);
-               });
+  resolve_room(message.chat_id, [this, text = message.text, thread = message.thread_id,
+                                 done = std::move(done)](Result<std::string> room) mutable {
+    if (!room) return done(room.error());
+    const std::string path =
+        "/rooms/" + encode_uri_component(*room) + "/send/m.room.message/" + encode_uri_component(next_txn_id());
+    call_limited("PUT", path, text_content(text, thread), 0, [this, done = std::move(done)](Result<json> answer) {
+      if (!answer) return done(answer.error());
+      const std::string id = answer->is_object() ? answer->value("event_id", "") : "";
+      if (id.empty()) return done(Error{"UNAVAILABLE", "matrix: the homeserver answered no event_id"});
+      ++messages_sent_;
+      done(id);
+    });
+  });
 }
 
 void MatrixChannel::edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                               std::function<void(Status)> done) {
   if (!run_.running()) return done(Error{"UNAVAILABLE", "matrix[" + settings_.account_id + "]: not running"});
-  const std::string path =
-      "/rooms/" + encode_uri_component(chat_id) + "/send/m.room.message/" + encode_uri_component(next_txn_id());
-  call_limited("PUT", path, edit_content(message_id, text), 0, [this, done = std::move(done)](Result<json> answer) {
-    if (!answer) return done(answer.error());
-    ++messages_edited_;
-    done(Ok{});
+  resolve_room(chat_id, [this, message_id, text, done = std::move(done)](Result<std::string> room) mutable {
+    if (!room) return done(room.error());
+    const std::string path =
+        "/rooms/" + encode_uri_component(*room) + "/send/m.room.message/" + encode_uri_component(next_txn_id());
+    call_limited("PUT", path, edit_content(message_id, text), 0, [this, done = std::move(done)](Result<json> answer) {
+      if (!answer) return done(answer.error());
+      ++messages_edited_;
+      done(Ok{});
+    });
   });
 }
 
@@ -345,8 +359,11 @@ void MatrixChannel::react(const std::string& chat_id, const std::string& message
 
 void MatrixChannel::send_typing(const std::string& chat_id, const std::string&) {
   if (!run_.running() || bot_.user_id.empty()) return;
-  call("PUT", "/rooms/" + encode_uri_component(chat_id) + "/typing/" + encode_uri_component(bot_.user_id),
-       json{{"typing", true}, {"timeout", 30'000}}, 15'000, [](int, const json&, const std::string&, int64_t) {});
+  resolve_room(chat_id, [this](Result<std::string> room) {
+    if (!room) return;
+    call("PUT", "/rooms/" + encode_uri_component(*room) + "/typing/" + encode_uri_component(bot_.user_id),
+         json{{"typing", true}, {"timeout", 30'000}}, 15'000, [](int, const json&, const std::string&, int64_t) {});
+  });
 }
 
 json MatrixChannel::status() const {

@@ -7,6 +7,8 @@
 // invites are joined per `autoJoin` (always | allowlist | off, OpenClaw's default off).
 // Encrypted rooms are not supported: the first m.room.encrypted event of a room logs a warning.
 //
+// Direct chats to a user (docking, RT-5): direct_chat_id() / resolve_room(), matrix_direct.cpp.
+//
 // Restarts: the since token and the rooms' membership are kept in `state_file` (atomic write),
 // written after the pipeline journaled the batch's messages (agent/run_journal.h) and before any
 // of them is answered; a crash before the write syncs the batch again and the journal knows
@@ -88,8 +90,12 @@ class MatrixChannel final : public Channel {
              std::function<void(Status)> done) override;
   /// PUT /rooms/{chat_id}/typing/{user} {typing:true, timeout:30000}; best effort.
   void send_typing(const std::string& chat_id, const std::string& thread_id) override;
-  /// Matrix needs a room to reach a user: docking to Matrix is not supported ("").
-  std::string direct_chat_id(const std::string&) const override { return {}; }
+  /// The user id itself ("@alice:example.org"; "user:@alice:example.org" works too): a send to a
+  /// user goes to the bot's direct room with them — one Pincer created before (kept in the state
+  /// file), else a joined direct room (m.direct, or just the two of them) they are in, else a room
+  /// created for them (POST /createRoom {is_direct, invite:[user], preset:"trusted_private_chat"})
+  /// and remembered (matrix_direct.cpp). Channel docking (RT-5) uses it.
+  std::string direct_chat_id(const std::string& user_id) const override { return user_id; }
   /// {channel, accountId, running, mode:"sync", userId, since, rooms, messagesSeen, messagesSent,
   /// messagesEdited, invitesJoined, rateLimited, replaysIgnored, lastError?}.
   nlohmann::json status() const override;
@@ -111,6 +117,9 @@ class MatrixChannel final : public Channel {
   void handle_sync(SyncBatch batch, bool first);
   void join(const Invite& invite);
   void save_state();
+  /// The room of a delivery target: a room id as it is; a user ("@u:server", "user:@u:server") →
+  /// their direct room, found or created (matrix_direct.cpp). Errors as send_text().
+  void resolve_room(const std::string& chat_id, std::function<void(Result<std::string>)> done);
   /// The reason a refused access token (401, M_UNKNOWN_TOKEN / M_MISSING_TOKEN) stops the account with:
   /// "the homeserver refused the access token (M_UNKNOWN_TOKEN: …): check <config_path>.accessToken".
   std::string token_refused(const ApiError& e) const;
@@ -125,6 +134,9 @@ class MatrixChannel final : public Channel {
   BotIdentity bot_;
   SyncState state_;
   std::set<std::string> joining_;  ///< invites being joined (not twice)
+  std::map<std::string, std::string> dm_rooms_;  ///< user id → the direct room sends to them use (state file "dmRooms")
+  /// Users whose direct room is being created, and the sends waiting for it.
+  std::map<std::string, std::vector<std::function<void(Result<std::string>)>>> creating_dm_;
   int sync_failures_ = 0;
   int64_t txn_counter_ = 0;
   static constexpr std::size_t kRememberedReactions = 10'000;
