@@ -10,7 +10,8 @@
 // Covers: a mail answered in its thread (In-Reply-To, References, "Re:" subject, plain + HTML
 // parts, From "Pincer <bot@…>", the inbound marked \Seen); a reply in the thread is the same
 // session and its quoted text never reaches the model, a new subject is a new session; an
-// HTML-only mail; an unknown sender gets the pairing code by mail and is answered once approved;
+// HTML-only mail; an image attachment reaches the model as an image block, a file labelled an
+// image that is not one is named with the reason; an unknown sender gets the pairing code by mail and is answered once approved;
 // auto-submitted mail and a mailer-daemon bounce are never answered (not even with a pairing
 // code); a binding by peer (the sender's address) picks another agent; a restart answers nothing
 // twice and answers the mail that arrived while it was down; a wrong IMAP password stops that
@@ -50,7 +51,7 @@ function writeConfig(smtpPassword = BOT_SMTP_PASSWORD) {
   writeFileSync(path.join(home, 'pincer.json'), `{
   gateway: { auth: { token: '${GATEWAY_TOKEN}' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
-    models: [ { id: 'mock-model' } ] } } },
+    models: [ { id: 'mock-model', input: ['text', 'image'] } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
   bindings: [ { agentId: 'work', match: { channel: 'email', peer: { kind: 'direct', id: 'bob@example.net' } } } ],
   session: { dmScope: 'per-channel-peer' },
@@ -190,6 +191,22 @@ test('an HTML-only mail is read as text', async () => {
   await waitUntil(() => sentTo('alice@example.net', '[em-html]').length > 0, 'the answer to the HTML mail');
   const asked = (await modelRequests()).filter((r) => r.includes('ECHO:em-html'));
   assert.ok(asked.length > 0 && asked.every((r) => !r.includes('<b>')), 'HTML tags reached the model');
+});
+
+test('an image attachment reaches the model as an image; one that is not an image is named with why', async () => {
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+  await mail('Alice <alice@example.net>', 'A picture', { text: 'what is this? ECHO:em-image', attachments: [
+    { filename: 'dot.png', content: png, contentType: 'image/png' },
+    { filename: 'fake.png', content: Buffer.from('not an image'), contentType: 'image/png' }] });
+  await waitUntil(() => sentTo('alice@example.net', '[em-image]').length > 0, 'the answer to the mail with an image');
+  const asked = (await modelRequests()).filter((r) => r.includes('ECHO:em-image'));
+  assert.ok(asked.length > 0);
+  // OpenAI Chat Completions: the image is an image_url block of the user message, its bytes a data URL.
+  const blocks = asked.map((r) => JSON.parse(r).messages.filter((m) => m.role === 'user').flatMap((m) => Array.isArray(m.content) ? m.content : []));
+  assert.ok(blocks.some((b) => b.some((c) => c.type === 'image_url' && c.image_url?.url === `data:image/png;base64,${png.toString('base64')}`)),
+    JSON.stringify(blocks).slice(0, 2000));
+  assert.ok(asked.some((r) => r.includes('[attachment fake.png (image/png, 12 bytes): not passed on — is not a PNG, JPEG, GIF or WebP image')),
+    'the refused file is named with the reason');
 });
 
 test('an unknown sender gets the pairing code by mail and is answered once approved', async () => {

@@ -128,19 +128,44 @@ TEST(EmailChannel, MachineOwnAndEmptyMailIsNotHandedOn) {
   EXPECT_NE(why.find("no text"), std::string::npos);
 }
 
-TEST(EmailChannel, AnAttachmentOnlyMailTellsTheModelWhatCameAndThatItIsNotRead) {
+TEST(EmailChannel, AttachmentsGoOnAsMediaAndTheRefusedOnesAreNamedWithWhy) {
   auto settings = email_settings_of(ChannelAccount{"email", "default", "channels.email", email_test_config()}, {});
   ASSERT_TRUE(settings);
   ParsedEmail mail = parse_email("From: jane@example.net\nSubject: scans\nMessage-ID: <s@example.net>\n\n");
-  mail.attachments = {{"scan.jpg", "image/jpeg", 2'400'000}, {"", "application/octet-stream", 700}, {"a.txt", "text/plain", 1536}};
+  const std::string jpeg = std::string("\xff\xd8\xff\xe0", 4) + "JFIF rest";
+  mail.attachments = {{"scan.jpg", "image/jpeg", jpeg.size(), jpeg},
+                      {"notes.txt", "text/plain", 5, "hello"},
+                      {"big.zip", "application/zip", 6'000'000, ""},  // over the cap: the parser kept no bytes
+                      {"fake.png", "image/png", 9, "not a png"}};
   std::string why;
   auto in = email_inbound_of(mail, *settings, "<f>", 0, why);
   ASSERT_TRUE(in) << why;
+  ASSERT_EQ(in->media.size(), 2u);
+  EXPECT_EQ(in->media[0].kind, "image");
+  EXPECT_EQ(in->media[0].mime_type, "image/jpeg");
+  EXPECT_EQ(in->media[0].file_name, "scan.jpg");
+  EXPECT_EQ(in->media[0].bytes, jpeg);
+  EXPECT_EQ(in->media[1].kind, "file");
+  EXPECT_EQ(in->media[1].bytes, "hello");
   EXPECT_EQ(in->text,
             "Subject: scans\n\n"
-            "[attachment scan.jpg (image/jpeg, 2.2 MB): not passed on by the e-mail channel]\n"
-            "[attachment without a name (application/octet-stream, 700 bytes): not passed on by the e-mail channel]\n"
-            "[attachment a.txt (text/plain, 2 KB): not passed on by the e-mail channel]");
+            "[attachment big.zip (application/zip, 5.7 MB): not passed on — over the limit of 5000000 bytes per file]\n"
+            "[attachment fake.png (image/png, 9 bytes): not passed on — is not a PNG, JPEG, GIF or WebP image (labelled "
+            "image/png)]");
+
+  // A reply that is only an image: handed on with no text, the image its message.
+  ParsedEmail reply = parse_email("From: jane@example.net\nIn-Reply-To: <m1@x>\n\n");
+  reply.attachments = {{"photo.jpg", "image/jpeg", jpeg.size(), jpeg}};
+  auto only = email_inbound_of(reply, *settings, "<g>", 0, why);
+  ASSERT_TRUE(only) << why;
+  EXPECT_EQ(only->text, "");
+  EXPECT_EQ(only->media.size(), 1u);
+
+  // More files than a message may carry: the rest are named.
+  std::vector<EmailAttachment> many(pincer::agent::kMaxAttachments + 1, EmailAttachment{"f.txt", "text/plain", 1, "x"});
+  const EmailMedia m = email_media_of(many);
+  EXPECT_EQ(m.media.size(), pincer::agent::kMaxAttachments);
+  EXPECT_EQ(m.note, "[attachment f.txt (text/plain, 1 bytes): not passed on — over the limit of 10 files per message]");
 }
 
 TEST(EmailChannel, StateRoundTrip) {

@@ -72,15 +72,50 @@ EmailState email_state_from_json(const json& j) {
   return s;
 }
 
-std::string email_attachments_note(const std::vector<EmailAttachment>& attachments) {
-  std::string out;
+namespace detail_email_channel_media {
+
+std::string email_size_text(std::size_t bytes) {
+  const std::size_t kib = (bytes + 1023) / 1024;
+  return bytes < 1024  ? std::to_string(bytes) + " bytes"
+         : kib < 1024 ? std::to_string(kib) + " KB"
+                      : std::to_string(kib / 1024) + "." + std::to_string(kib % 1024 * 10 / 1024) + " MB";
+}
+
+std::string email_attachment_line(const EmailAttachment& a, const std::string& why) {
+  return std::string("[attachment ") + (a.filename.empty() ? "without a name" : a.filename) + " (" + a.mime_type + ", " +
+         email_size_text(a.bytes) + "): not passed on — " + why + "]";
+}
+
+}  // namespace detail_email_channel_media
+
+using namespace detail_email_channel_media;
+
+EmailMedia email_media_of(const std::vector<EmailAttachment>& attachments) {
+  EmailMedia out;
+  std::size_t total = 0;
   for (const auto& a : attachments) {
-    const std::size_t kib = (a.bytes + 1023) / 1024;
-    const std::string size = a.bytes < 1024        ? std::to_string(a.bytes) + " bytes"
-                             : kib < 1024          ? std::to_string(kib) + " KB"
-                                                   : std::to_string(kib / 1024) + "." + std::to_string(kib % 1024 * 10 / 1024) + " MB";
-    out += (out.empty() ? "" : "\n") + std::string("[attachment ") + (a.filename.empty() ? "without a name" : a.filename) + " (" +
-           a.mime_type + ", " + size + "): not passed on by the e-mail channel]";
+    std::string why;
+    if (a.bytes > agent::kMaxAttachmentBytes || a.content.size() != a.bytes) {
+      why = "over the limit of " + std::to_string(agent::kMaxAttachmentBytes) + " bytes per file";
+    } else if (out.media.size() >= agent::kMaxAttachments) {
+      why = "over the limit of " + std::to_string(agent::kMaxAttachments) + " files per message";
+    } else if (total + a.bytes > agent::kMaxAttachmentsTotalBytes) {
+      why = "over the limit of " + std::to_string(agent::kMaxAttachmentsTotalBytes) + " bytes per message";
+    } else {
+      const bool image = a.mime_type.rfind("image/", 0) == 0;
+      std::vector<agent::Attachment> one{{image ? "image" : "file", a.mime_type, a.filename, a.content}};
+      if (auto st = agent::check_attachments(one, "attachment"); !st) {
+        // The check names "attachment[0].content: …": the reason is what follows.
+        const std::string& m = st.error().message;
+        const auto colon = m.find(": ");
+        why = colon == std::string::npos ? m : m.substr(colon + 2);
+      } else {
+        total += a.bytes;
+        out.media.push_back(std::move(one.front()));
+        continue;
+      }
+    }
+    out.note += (out.note.empty() ? "" : "\n") + email_attachment_line(a, why);
   }
   return out;
 }
@@ -100,11 +135,12 @@ std::optional<InboundMessage> email_inbound_of(const ParsedEmail& mail, const Em
     return std::nullopt;
   }
   std::string text = mail.text;
-  // The model is told what came attached (and that it cannot see it): an attachment-only mail was
-  // its subject alone.
-  if (!mail.attachments.empty()) text += (text.empty() ? "" : "\n\n") + email_attachments_note(mail.attachments);
+  // Images and files go on as media; what cannot is named with the reason, so the model still
+  // knows it came.
+  EmailMedia media = email_media_of(mail.attachments);
+  if (!media.note.empty()) text += (text.empty() ? "" : "\n\n") + media.note;
   if (!mail.is_reply() && !mail.subject.empty()) text = "Subject: " + mail.subject + (text.empty() ? "" : "\n\n" + text);
-  if (text.empty()) {
+  if (text.empty() && media.media.empty()) {
     why = "no text of its own (only quoted text)";
     return std::nullopt;
   }
@@ -117,6 +153,7 @@ std::optional<InboundMessage> email_inbound_of(const ParsedEmail& mail, const Em
   m.sender_id = mail.from_address;
   m.sender_name = mail.from_name;
   m.text = std::move(text);
+  m.media = std::move(media.media);
   m.mentions_bot = true;
   m.ts_ms = mail.date_ms > 0 ? mail.date_ms : now_ms;
   return m;

@@ -68,13 +68,22 @@ nlohmann::json email_state_to_json(const EmailState& state);
 /// Lenient: unknown or malformed entries are skipped.
 EmailState email_state_from_json(const nlohmann::json& j);
 
-/// One line per attachment for the model: "[attachment report.pdf (application/pdf, 120 KB): not
-/// passed on by the e-mail channel]" (sizes in bytes, KB = 1024 bytes, MB with one decimal). Pure.
-std::string email_attachments_note(const std::vector<EmailAttachment>& attachments);
+/// What a mail's attachments become: `media` (images and files, checked by
+/// agent::check_attachments with the caps every channel has: kMaxAttachmentBytes per file,
+/// kMaxAttachments and kMaxAttachmentsTotalBytes per message; an image/* part must be a PNG, JPEG,
+/// GIF or WebP by its bytes) and one `note` line for each one refused, naming why:
+/// "[attachment big.zip (application/zip, 6.2 MB): not passed on — over the limit of 5000000 bytes
+/// per file]" (sizes in bytes, KB = 1024 bytes, MB with one decimal). Pure.
+struct EmailMedia {
+  std::vector<agent::Attachment> media;
+  std::string note;
+};
+EmailMedia email_media_of(const std::vector<EmailAttachment>& attachments);
 
 /// The InboundMessage of a parsed e-mail, or nullopt with `why` when it is not handed on
 /// (machine mail, own address, no sender, nothing to say). `fallback_id` names a message without
-/// Message-ID ("<uid.uidvalidity@…>"); the text lists the attachments (email_attachments_note). Pure.
+/// Message-ID ("<uid.uidvalidity@…>"); attachments become media, refused ones lines of the text
+/// (email_media_of). Pure.
 std::optional<InboundMessage> email_inbound_of(const ParsedEmail& mail, const EmailSettings& settings,
                                                const std::string& fallback_id, int64_t now_ms, std::string& why);
 

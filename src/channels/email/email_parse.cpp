@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "agent/attachments.h"
 #include "tools/web/web_fetch_core.h"
 
 namespace pincer::channels::email {
@@ -180,7 +181,9 @@ void eparse_add_attachment(const EmailEntity& e, const EmailContentType& ct, Ema
     return c > ' ' && c < 0x7f && c != '"' && c != '\\';
   });
   a.mime_type = token ? ct.type : "application/octet-stream";
-  a.bytes = eparse_transfer_decoded(e).size();
+  std::string decoded = eparse_transfer_decoded(e);
+  a.bytes = decoded.size();
+  if (a.bytes <= agent::kMaxAttachmentBytes) a.content = std::move(decoded);  // larger: only listed
   out.attachments.push_back(std::move(a));
 }
 

@@ -19,12 +19,14 @@
 
 namespace pincer::channels::email {
 
-/// A part of an e-mail that is not its text (an attachment, an inline image): what the channel can
-/// tell the model about it. The bytes themselves are not kept.
+/// A part of an e-mail that is not its text (an attachment, an inline image): its name, type,
+/// size and — when not over agent::kMaxAttachmentBytes — its decoded bytes (the channel passes
+/// them on as InboundMessage::media).
 struct EmailAttachment {
   std::string filename;   ///< from Content-Disposition filename= or Content-Type name= (decoded), "" when none
   std::string mime_type;  ///< lower-cased, e.g. "application/pdf"; "application/octet-stream" when none
   std::size_t bytes = 0;  ///< its decoded size in bytes
+  std::string content;    ///< the decoded bytes; "" when `bytes` is over agent::kMaxAttachmentBytes (not kept)
 };
 
 /// An inbound e-mail as the channel uses it.
