@@ -126,7 +126,7 @@ after(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-test('the emulator speaks Socket Mode: the official SocketModeClient receives an event and acknowledges it', async () => {
+test('the emulator speaks Socket Mode: the official SocketModeClient receives an event and a slash command and acknowledges them', async () => {
   const probe = emu.addBot('probe');
   const room = emu.addChannel('probe-room', [alice, probe]);
   const client = new SocketModeClient({ appToken: probe.appToken, clientOptions: { slackApiUrl: `${emu.apiRoot}/` } });
@@ -136,7 +136,16 @@ test('the emulator speaks Socket Mode: the official SocketModeClient receives an
   const event = await got;
   assert.equal(event.text, 'hello socket mode');
   assert.equal(event.user, alice.id);
-  await waitUntil(() => emu.envelopes.some((e) => e.app === probe.id && e.payload.event.ts === posted.ts && e.acked), 'the ack');
+  await waitUntil(() => emu.envelopes.some((e) => e.app === probe.id && e.payload.event?.ts === posted.ts && e.acked), 'the ack');
+  // A slash command arrives as the client's `slash_commands` event; its ack may carry a response.
+  const slash = new Promise((resolve) => client.on('slash_commands', async ({ body, ack }) => { await ack({ text: 'got it' }); resolve(body); }));
+  const { envelope } = emu.slashCommand(probe, alice, room, '/probe', 'hi there');
+  const body = await slash;
+  assert.equal(body.command, '/probe');
+  assert.equal(body.text, 'hi there');
+  assert.equal(body.channel_id, room.id);
+  await waitUntil(() => envelope.acked, 'the slash command acknowledged');
+  assert.deepEqual(envelope.ackPayload, { text: 'got it' });
   await client.disconnect();
 });
 
