@@ -224,6 +224,8 @@ class AgentService {
   void reconfigure(nlohmann::json config);
   /// The effective config the service runs with (the last one reconfigure() applied). Loop thread.
   const nlohmann::json& effective_config() const { return config(); }
+  /// The state directory the service was created with (agents/<id>/… lies beneath it).
+  const std::filesystem::path& state_directory() const { return state_dir(); }
 
   /// The exec approvals of every run (TL-3): the gateway's exec.approval.* methods and the
   /// channels' approval replies act on it.

@@ -353,7 +353,8 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   };
   auto stream = ReplyStream::create(delivery_, clock_, std::make_shared<LoopStreamTimers>(loop_),
                                     {channel->id(), channel->account_id(), to_chat, to_thread, run_id,
-                                     preview_id, on_preview},
+                                     preview_id, on_preview,  // MEDIA: files from the agent's roots
+                                     media_roots_for_agent(agents_.effective_config(), agents_.state_directory(), q.agent_id)},
                                     stream_settings_from_json(config_, channel->id(), channel->account_id(),
                                                               channel->capabilities()));
   agent::SendRequest request{session_key, q.agent_id, text, run_id, "", agent::RunLane::Main};

@@ -20,6 +20,7 @@ json entry_json(const OutboxEntry& e) {
   json j = {{"op", "queue"}, {"id", e.id}, {"channel", e.channel}, {"account", e.account_id},
             {"chat", e.chat_id}, {"thread", e.thread_id}, {"chunks", e.chunks}};
   if (!e.edit_message_id.empty()) j["edit"] = e.edit_message_id;
+  for (const auto& m : e.media) j["media"].push_back({{"root", m.root}, {"path", m.relative}, {"name", m.file_name}});
   return j;
 }
 
@@ -47,6 +48,9 @@ Result<std::vector<OutboxEntry>> Outbox::load() {
         e.edit_message_id = line.value("edit", "");
         for (const auto& c : line.value("chunks", json::array())) {
           if (c.is_string()) e.chunks.push_back(c.get<std::string>());
+        }
+        for (const auto& m : line.value("media", json::array())) {
+          if (m.is_object()) e.media.push_back({m.value("root", ""), m.value("path", ""), m.value("name", "")});
         }
         pending_[id] = std::move(e);
       } else if (op == "sent" && pending_.count(id)) {

@@ -4,7 +4,8 @@
 // twice. Append-only JSON lines, one fsync-free append per event (page cache; a torn last line is
 // ignored on load):
 //   {"op":"queue","id":…,"channel":…,"account":…,"chat":…,"thread":…,"chunks":[…],"edit":…}
-//                                   ("edit", optional: chunk 0 replaces that message's text)
+//                                   ("edit", optional: chunk 0 replaces that message's text;
+//                                    "media", optional: [{root, path, name}] sent after the chunks)
 //   {"op":"sent","id":…,"index":n}
 //   {"op":"done","id":…}            (all chunks sent, or given up)
 // load() keeps the unfinished entries and rewrites the file compactly (atomic rename).
@@ -21,6 +22,13 @@
 
 namespace pincer::channels {
 
+/// A file a reply sends after its chunks (channels/reply_media.h): `relative` beneath `root` (an
+/// allowed root, canonical), read again when it is sent.
+struct OutboxMedia {
+  std::string root, relative;
+  std::string file_name;  ///< what the chat sees (the reference's base name)
+};
+
 struct OutboxEntry {
   std::string id;  ///< unique per reply (run id)
   std::string channel, account_id, chat_id, thread_id;
@@ -29,6 +37,8 @@ struct OutboxEntry {
   /// Non-empty: chunk 0 is an edit of this platform message (a streamed preview, CH-4) rather
   /// than a new message; the other chunks are sent as new messages.
   std::string edit_message_id{};
+  /// Files sent after the chunks, in order: index chunks.size() + i is media[i] (`next` counts both).
+  std::vector<OutboxMedia> media{};
 };
 
 class Outbox {

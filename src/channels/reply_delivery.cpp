@@ -34,14 +34,18 @@ Status ReplyDelivery::deliver(Channel& channel, const std::string& id, const std
   options.unit = caps.unit;
   options.mode = opts.chunk_mode;
   options.limit = opts.text_limit_override ? std::min(opts.text_limit_override, caps.text_limit) : caps.text_limit;
-  auto chunks = delivery::chunk_text(render_for(caps.format, markdown), options);
+  PreparedReplyMedia prepared{markdown, {}};
+  if (opts.media_roots) prepared = prepare_reply_media(markdown, *opts.media_roots, channel);
+  auto chunks = delivery::chunk_text(render_for(caps.format, prepared.markdown), options);
   if (!chunks) return Error{"DELIVERY_FAILED", chunks.error().message};
-  if (chunks->empty()) {
+  if (chunks->empty() && prepared.media.empty()) {
     if (opts.on_done) opts.on_done();
     return Ok{};
   }
-  const bool already_shown = !opts.edit_message_id.empty() && (*chunks)[0] == opts.edit_shown_text;
-  OutboxEntry entry{id, channel.id(), channel.account_id(), chat_id, thread_id, std::move(*chunks), 0, opts.edit_message_id};
+  const bool already_shown = !opts.edit_message_id.empty() && !chunks->empty() && (*chunks)[0] == opts.edit_shown_text;
+  std::string edit_id = chunks->empty() ? std::string() : opts.edit_message_id;  // files alone edit nothing
+  OutboxEntry entry{id, channel.id(), channel.account_id(), chat_id, thread_id, std::move(*chunks), 0,
+                    std::move(edit_id), std::move(prepared.media)};
   if (auto st = outbox_.queue(entry); !st) return Error{"DELIVERY_FAILED", st.error().message};
   if (opts.on_done) on_done_[id] = std::move(opts.on_done);
   if (already_shown) (void)outbox_.mark_sent(id, 0);  // the preview shows it already: no edit
@@ -63,7 +67,7 @@ void ReplyDelivery::finished(const std::string& id) {
 void ReplyDelivery::resume() {
   for (const auto& [id, entry] : outbox_.pending()) {
     spdlog::info("outbox: resuming reply {} to {}:{} at chunk {}/{}", id, entry.channel, entry.chat_id, entry.next + 1,
-                 entry.chunks.size());
+                 entry.chunks.size() + entry.media.size());
     loop_.post([this, id = id] { send_next(id, 0); });
   }
 }
@@ -104,7 +108,7 @@ void ReplyDelivery::send_next(const std::string& id, int attempt) {
   auto it = outbox_.pending().find(id);
   if (it == outbox_.pending().end()) return;
   const OutboxEntry& e = it->second;
-  if (e.next >= e.chunks.size()) return finished(id);
+  if (e.next >= e.chunks.size() + e.media.size()) return finished(id);
   if (held(e.channel, e.account_id)) {  // stopped until a config reload: waits, channel_started() sends it
     if (parked_.insert(id).second) {
       spdlog::warn("delivery {}: {}[{}] is stopped until the config changes; the reply waits in the outbox", id,
@@ -118,7 +122,6 @@ void ReplyDelivery::send_next(const std::string& id, int attempt) {
     return;
   }
   const std::size_t index = e.next;
-  OutboundMessage message{e.chat_id, e.thread_id, e.chunks[index]};
   in_flight_.insert(id);
   auto on_result = [this, id, index, attempt](Status sent) {
     in_flight_.erase(id);
@@ -159,10 +162,12 @@ void ReplyDelivery::send_next(const std::string& id, int attempt) {
       send_next(id, 0);
     }
   };
-  if (index == 0 && !e.edit_message_id.empty() && !edit_refused_.count(id)) {
+  if (index >= e.chunks.size()) {  // a file of the reply, after its text
+    send_reply_media(*channel, e.chat_id, e.thread_id, e.media[index - e.chunks.size()], std::move(on_result));
+  } else if (index == 0 && !e.edit_message_id.empty() && !edit_refused_.count(id)) {
     channel->edit_text(e.chat_id, e.edit_message_id, e.chunks[0], std::move(on_result));
   } else {
-    channel->send_text(message, [on_result = std::move(on_result)](Result<std::string> sent) {
+    channel->send_text({e.chat_id, e.thread_id, e.chunks[index]}, [on_result = std::move(on_result)](Result<std::string> sent) {
       on_result(sent ? Status(Ok{}) : Status(sent.error()));
     });
   }

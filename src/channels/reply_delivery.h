@@ -11,17 +11,22 @@
 // the outbox like a send, so a retry or a restart never repeats it or a chunk; an edit the platform
 // refuses (REJECTED: the message is gone or too old) is sent as a new message instead.
 //
+// Files (DeliverOptions::media_roots, reply_media.h) follow the chunks as further outbox items,
+// sent by send_reply_media() with the same retries, parking and restart rules as a chunk.
+//
 // Loop affinity: event-loop thread only.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "channels/channel.h"
 #include "channels/outbox.h"
+#include "channels/reply_media.h"
 #include "core/event_loop.h"
 
 namespace pincer::channels {
@@ -37,6 +42,9 @@ struct DeliverOptions {
   /// With edit_message_id: the rendered text that message shows now; a chunk 0 equal to it is not
   /// edited again.
   std::string edit_shown_text;
+  /// Set for an agent's reply: its `MEDIA:` lines are files sent after the text, taken from these
+  /// roots only (reply_media.h); unset, the text is sent as written.
+  std::optional<MediaRoots> media_roots = {};
   /// Called once on the loop when every chunk is delivered or given up (also when there was
   /// nothing to send, then synchronously). Not persisted: a resumed reply has none.
   std::function<void()> on_done;

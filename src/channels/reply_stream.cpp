@@ -196,6 +196,7 @@ void ReplyStream::deliver_whole(const std::string& markdown, const std::string& 
   DeliverOptions options;
   options.text_limit_override = settings_.text_limit;
   options.chunk_mode = settings_.chunk_mode;
+  options.media_roots = target_.media_roots;
   if (auto st = delivery_.deliver(*ch, target_.reply_id + id_suffix, target_.chat_id, target_.thread_id, markdown,
                                   std::move(options));
       !st) {
@@ -369,6 +370,7 @@ void ReplyStream::run_final() {
   DeliverOptions options;
   options.text_limit_override = settings_.text_limit;
   options.chunk_mode = settings_.chunk_mode;
+  options.media_roots = target_.media_roots;
   if (has_preview) {
     options.edit_message_id = preview_id_;
     options.edit_shown_text = shown_;
@@ -452,6 +454,7 @@ void ReplyStream::pump_blocks() {
   DeliverOptions options;
   options.text_limit_override = settings_.text_limit;
   options.chunk_mode = settings_.chunk_mode;
+  options.media_roots = target_.media_roots;
   auto self = shared_from_this();
   options.on_done = [self] {
     self->block_busy_ = false;

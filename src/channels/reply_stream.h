@@ -150,6 +150,9 @@ struct ReplyTarget {
   /// partial: called with the id of a new preview message once it is sent (the pipeline notes it
   /// in the run journal).
   std::function<void(const std::string&)> on_preview = {};
+  /// Set: the reply's `MEDIA:` lines send files from these roots (reply_media.h) after its text
+  /// (the final reply, each block); previews show the text as it streams.
+  std::optional<MediaRoots> media_roots = {};
 };
 
 class ReplyStream : public std::enable_shared_from_this<ReplyStream> {

@@ -37,6 +37,43 @@ export function testArguments(script) {
 /// Some of the emoji the Bot API allows as reactions (ReactionTypeEmoji); "🦀" is not one of them.
 const TELEGRAM_REACTIONS = new Set(['👍', '👎', '❤', '🔥', '🥰', '👏', '😁', '🤔', '🎉', '👀', '🙏', '👌', '✍']);
 
+/// Reads a multipart/form-data request (RFC 7578) into {fields: {name: text}, files: [{field,
+/// filename, contentType, bytes}]}; null when the request is not multipart.
+export function parseMultipartForm(req) {
+  const m = /multipart\/form-data;\s*boundary=("?)([^";]+)\1/i.exec(req.headers['content-type'] ?? '');
+  if (!m) return null;
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('error', reject);
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const delimiter = Buffer.from(`--${m[2]}`);
+      const fields = {}, files = [];
+      let pos = body.indexOf(delimiter);
+      while (pos >= 0) {
+        const start = pos + delimiter.length;
+        if (body.subarray(start, start + 2).toString() === '--') break;
+        const next = body.indexOf(delimiter, start);
+        if (next < 0) break;
+        const part = body.subarray(start + 2, next - 2);  // after CRLF, before the CRLF of the next delimiter
+        const headEnd = part.indexOf('\r\n\r\n');
+        const head = part.subarray(0, headEnd).toString();
+        const bytes = part.subarray(headEnd + 4);
+        const name = /name="([^"]*)"/.exec(head)?.[1];
+        const filename = /filename="([^"]*)"/.exec(head)?.[1];
+        if (filename !== undefined) {
+          files.push({ field: name, filename, contentType: /content-type:\s*([^\r\n]+)/i.exec(head)?.[1], bytes });
+        } else if (name !== undefined) {
+          fields[name] = bytes.toString();
+        }
+        pos = next;
+      }
+      resolve({ fields, files });
+    });
+  });
+}
+
 export function telegramServerClass() {
   const Emulator = createRequire(path.join(here, '.cache/package.json'))('telegram-test-api');
   return class BotApiTelegramServer extends Emulator {
@@ -47,8 +84,31 @@ export function telegramServerClass() {
       this.files = new Map();  // file_id -> {path, bytes}: served by getFile and /file/bot<token>/<path> (addFile)
       this.fileDownloads = [];  // paths downloaded, in order
       this.reactions = [];  // setMessageReaction bodies that were accepted, in order (the emulator has no such method)
+      this.uploads = [];  // sendPhoto/sendDocument multipart uploads: {method, fields, file: {field, filename, contentType, bytes}}
       const app = this.webServer;
       app.use((req, res, next) => {
+        const upload = /^\/bot[^/]+\/(sendPhoto|sendDocument)$/.exec(req.path);
+        if (upload) {
+          // As the Bot API: a new file arrives as multipart/form-data (the emulator has neither method).
+          const parsed = parseMultipartForm(req);
+          if (!parsed) return res.status(400).json({ ok: false, error_code: 400, description: 'Bad Request: expected multipart/form-data' });
+          return parsed.then(({ fields, files }) => {
+            const field = upload[1] === 'sendPhoto' ? 'photo' : 'document';
+            const file = files.find((f) => f.field === field);
+            if (!fields.chat_id || !file) {
+              return res.status(400).json({ ok: false, error_code: 400, description: `Bad Request: there is no ${field} in the request` });
+            }
+            if ((fields.caption ?? '').length > 1024) {
+              return res.status(400).json({ ok: false, error_code: 400, description: 'Bad Request: message caption is too long' });
+            }
+            this.uploads.push({ method: upload[1], fields, file });
+            const messageId = 900000 + this.uploads.length;
+            return res.json({ ok: true, result: { message_id: messageId, date: Math.floor(Date.now() / 1000),
+              chat: { id: Number(fields.chat_id) }, caption: fields.caption,
+              [field]: field === 'photo' ? [{ file_id: `up-${messageId}`, file_size: file.bytes.length }]
+                : { file_id: `up-${messageId}`, file_name: file.filename, mime_type: file.contentType, file_size: file.bytes.length } } });
+          });
+        }
         if (/^\/bot[^/]+\/setMessageReaction$/.test(req.path)) {
           // As the Bot API: a bot may only use the reactions Telegram lists; others are refused.
           const body = { ...req.query, ...req.body };

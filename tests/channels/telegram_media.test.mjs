@@ -3,12 +3,14 @@
 // (harness.mjs serves getFile and /file/bot<token>/<path>); the gateway downloads them through the
 // Bot API and the mock LLM receives an image part (the model's input includes "image") and the
 // CSV inlined as a fenced block; a document over the size cap is not downloaded and is named in
-// the text instead. No fixed sleeps: every wait is for what the chat or the mock shows.
+// the text instead. The other way (media out): a reply's MEDIA: lines upload a photo and a document
+// (multipart sendPhoto/sendDocument, recorded by the emulator byte for byte). No fixed sleeps: every wait is for what the chat or the mock shows.
 //
 //   tests/channels/setup.sh && node tests/channels/telegram_media.test.mjs <pincer binary> <source dir>
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { cleanEnv } from '../support/processes.mjs';
@@ -101,4 +103,32 @@ test('a text document is inlined; a document over the cap is named, never downlo
     p.text.includes('[file omitted: huge.bin, application/zip, 50000000 bytes')), 'the big file named in the text');
   assert.ok(!server.fileDownloads.includes('documents/huge.bin'));
   assert.equal(countContaining(server.fileDownloads, 'documents/t.csv'), 1);
+});
+
+test('a reply\'s MEDIA lines go out as a photo and a document; a file outside the workspace is refused', async () => {
+  // SPEC CH-1 media out (channels/reply_media.h): the agent's workspace is <home>/workspace.
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  const workspace = path.join(home, 'workspace');
+  mkdirSync(path.join(workspace, 'out'), { recursive: true });
+  writeFileSync(path.join(workspace, 'out', 'chart.png'), PNG);
+  const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(3000)]);  // any byte, none altered on the way
+  writeFileSync(path.join(workspace, 'Q3 report.pdf'), pdf);
+  await mockJson('/__mock/script', 'POST', JSON.stringify([
+    'Here are your files [mo1]\nMEDIA: ./out/chart.png\nMEDIA: "Q3 report.pdf"\nMEDIA: /etc/passwd']));
+  await owner.sendMessage(owner.makeMessage('send me the chart and the report'));
+  await waitFor(() => server.uploads.length >= 2 && botTexts().some((t) => t.includes('[mo1]')), 'two uploads and the text');
+  const [photo, doc] = server.uploads;
+  assert.equal(photo.method, 'sendPhoto');
+  assert.equal(photo.fields.chat_id, String(OWNER));
+  assert.equal(photo.file.filename, 'chart.png');
+  assert.equal(photo.file.contentType, 'image/png');
+  assert.ok(photo.file.bytes.equals(PNG), 'the photo arrives intact');
+  assert.equal(doc.method, 'sendDocument');
+  assert.equal(doc.file.filename, 'Q3 report.pdf');
+  assert.equal(doc.file.contentType, 'application/pdf');
+  assert.ok(doc.file.bytes.equals(pdf), 'the document arrives intact');
+  const text = botTexts().find((t) => t.includes('[mo1]'));
+  assert.ok(!text.includes('MEDIA:'), `no directive in the chat: ${text}`);
+  assert.ok(text.includes('[file passwd not sent: outside the workspace and the media folder]'), text);
+  assert.equal(server.uploads.length, 2, 'nothing else was uploaded');
 });

@@ -43,6 +43,9 @@ ChannelCapabilities TelegramChannel::capabilities() const {
   c.edit = true;
   c.reactions = true;
   c.buttons = true;
+  c.media_out = true;
+  c.media_max_bytes = kTelegramMaxUploadBytes;
+  c.media_caption_limit = 1024;
   c.inbound_debounce_ms = 300;             // OpenClaw's Telegram default quiet window
   c.inbound_debounce_max_wait_ms = 7'500;  // and its bound from the first line
   return c;
@@ -50,11 +53,16 @@ ChannelCapabilities TelegramChannel::capabilities() const {
 
 void TelegramChannel::call(const std::string& method, const json& body, int64_t idle_timeout_ms,
                            std::function<void(int, const json&, const std::string&)> done) {
+  call_body(method, "application/json", body.dump(), idle_timeout_ms, std::move(done));
+}
+
+void TelegramChannel::call_body(const std::string& method, const std::string& content_type, std::string body,
+                                int64_t idle_timeout_ms, std::function<void(int, const json&, const std::string&)> done) {
   net::HttpRequestSpec spec;
   spec.method = "POST";
   spec.url = method_url(settings_.api_root, settings_.token, method);
-  spec.headers = {{"Content-Type", "application/json"}};
-  spec.body = body.dump();
+  spec.headers = {{"Content-Type", content_type}};
+  spec.body = std::move(body);
   spec.connect_timeout_ms = 15'000;
   spec.idle_timeout_ms = idle_timeout_ms;
   auto status = std::make_shared<int>(0);

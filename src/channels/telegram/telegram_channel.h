@@ -31,6 +31,10 @@ struct TelegramSettings {
   std::string webhook_secret;          ///< secret_token (required with a webhook_url): checked on X-Telegram-Bot-Api-Secret-Token
 };
 
+/// Bot API upload caps: a photo (sendPhoto) and any file (sendDocument), bytes.
+inline constexpr std::size_t kTelegramMaxPhotoBytes = 10'000'000;
+inline constexpr std::size_t kTelegramMaxUploadBytes = 50'000'000;
+
 class TelegramChannel final : public Channel {
  public:
   TelegramChannel(EventLoop& loop, TelegramSettings settings);
@@ -49,6 +53,11 @@ class TelegramChannel final : public Channel {
   /// or `true`; the test emulator `{ok:true,result:null}`: only `ok` is looked at).
   void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                  std::function<void(Status)> done) override;
+  /// sendPhoto (an image within kTelegramMaxPhotoBytes) or sendDocument (anything else, and images
+  /// above it) as multipart/form-data {chat_id, message_thread_id?, caption?, parse_mode?, photo |
+  /// document}; the caption in HTML, again as plain text when Telegram cannot parse it. The sent
+  /// message's id, or errors as send_text (telegram_send_media.cpp).
+  void send_media(const OutboundMedia& media, std::function<void(Result<std::string>)> done) override;
   void send_typing(const std::string& chat_id, const std::string& thread_id) override;
   /// setMessageReaction {chat_id, message_id, reaction: [{type:"emoji", emoji}]} ([] removes the
   /// bot's reaction: a bot has at most one). Telegram allows a fixed set of emoji; another is
@@ -69,6 +78,10 @@ class TelegramChannel final : public Channel {
   void set_webhook();
   void call(const std::string& method, const nlohmann::json& body, int64_t idle_timeout_ms,
             std::function<void(int http_status, const nlohmann::json& answer, const std::string& transport_error)> done);
+  /// The same with a body of any type (a multipart upload).
+  void call_body(const std::string& method, const std::string& content_type, std::string body, int64_t idle_timeout_ms,
+                 std::function<void(int http_status, const nlohmann::json& answer, const std::string& transport_error)> done);
+  void send_media_attempt(OutboundMedia media, bool html, std::function<void(Result<std::string>)> done);
   void get_me();
   void poll();
   /// Downloads the photos/documents of `updates` from `index` on into their messages' media
