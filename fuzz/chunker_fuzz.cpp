@@ -12,7 +12,10 @@
 //   (chunker.h: not degenerate; fence markers only at line starts);
 // - the text rendered to Telegram HTML is tag-balanced, and so is every chunk of it; the chunks
 //   keep the rendered text (outside tags) in order, whitespace aside;
-// - the plain-text rendering has no control characters other than tab and line feed.
+// - the plain-text rendering has no control characters other than tab and line feed;
+// - the Matrix/e-mail HTML rendering (markdown_html.h) is tag-balanced;
+// - in the Slack mrkdwn rendering (slack_mrkdwn.h) every '<' opens a link (<http…>, <https…>,
+//   <mailto:…>) closed by a '>' before the next '<'.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,7 +25,9 @@
 #include "delivery/chunk_atoms.h"
 #include "delivery/chunker.h"
 #include "delivery/fences.h"
+#include "delivery/markdown_html.h"
 #include "delivery/markdown_render.h"
+#include "delivery/slack_mrkdwn.h"
 #include "delivery/text_units.h"
 
 namespace {
@@ -83,6 +88,39 @@ bool fences_chunkable(std::string_view text, const ChunkOptions& options) {
   return true;
 }
 
+/// Every start tag of `html` is closed in order (void elements written "<br/>", "<hr/>").
+bool generic_html_balanced(std::string_view html) {
+  std::vector<std::string> open;
+  for (std::size_t i = html.find('<'); i != std::string_view::npos; i = html.find('<', i + 1)) {
+    const std::size_t end = html.find('>', i);
+    if (end == std::string_view::npos) return false;
+    const std::string_view tag = html.substr(i + 1, end - i - 1);
+    if (tag.empty()) return false;
+    if (tag.back() == '/') continue;
+    const bool closing = tag.front() == '/';
+    const std::string_view body = closing ? tag.substr(1) : tag;
+    const std::string name(body.substr(0, body.find(' ')));
+    if (!closing) {
+      open.push_back(name);
+    } else if (open.empty() || open.back() != name) {
+      return false;
+    } else {
+      open.pop_back();
+    }
+  }
+  return open.empty();
+}
+
+bool slack_links_well_formed(std::string_view mrkdwn) {
+  for (std::size_t i = mrkdwn.find('<'); i != std::string_view::npos; i = mrkdwn.find('<', i + 1)) {
+    const std::string_view rest = mrkdwn.substr(i + 1);
+    if (!rest.starts_with("http://") && !rest.starts_with("https://") && !rest.starts_with("mailto:")) return false;
+    const std::size_t close = rest.find('>');
+    if (close == std::string_view::npos || rest.substr(0, close).find('<') != std::string_view::npos) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> chunks_of(std::string_view text, const ChunkOptions& options) {
   auto result = chunk_text(text, options);
   check(result.ok());
@@ -130,5 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto u = static_cast<unsigned char>(c);
     check(u >= 0x20 || c == '\n' || c == '\t');
   }
+  check(generic_html_balanced(markdown_to_matrix_html(text)));
+  check(slack_links_well_formed(markdown_to_slack_mrkdwn(text)));
   return 0;
 }

@@ -1,5 +1,5 @@
 // Decoding the character references md4c reports in Markdown text (MD_TEXT_ENTITY): numeric
-// (&#169; &#xA9;) and a common set of named ones. Internal to markdown_render.cpp. Pure.
+// (&#169; &#xA9;) and a common set of named ones. Internal to the md4c renderers (md_walk.h). Pure.
 #pragma once
 
 #include <cstdint>

@@ -6,31 +6,13 @@
 #include <vector>
 
 #include "delivery/entities.h"
+#include "delivery/md_walk.h"
 
 namespace pincer::delivery {
 namespace {
 
 constexpr unsigned kHtmlParserFlags = MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_PERMISSIVEURLAUTOLINKS |
                                       MD_FLAG_PERMISSIVEWWWAUTOLINKS | MD_FLAG_PERMISSIVEEMAILAUTOLINKS | MD_FLAG_NOHTML;
-
-/// Text of an md4c attribute (href, info string) with its entities decoded.
-std::string html_attribute_text(const MD_ATTRIBUTE& attr) {
-  std::string out;
-  if (attr.text == nullptr) return out;
-  for (unsigned i = 0; attr.substr_offsets[i] < attr.size; ++i) {
-    const MD_OFFSET from = attr.substr_offsets[i];
-    const std::string_view part(attr.text + from, attr.substr_offsets[i + 1] - from);
-    if (attr.substr_types[i] == MD_TEXT_NULLCHAR) {
-      out += "\xEF\xBF\xBD";
-    } else if (attr.substr_types[i] == MD_TEXT_ENTITY) {
-      const auto decoded = detail::decode_entity(part);
-      out += decoded ? *decoded : std::string(part);
-    } else {
-      out += part;
-    }
-  }
-  return out;
-}
 
 /// The href to emit, or "" when the link must stay plain text.
 std::string html_safe_href(const std::string& href) {
@@ -54,19 +36,7 @@ std::string html_safe_href(const std::string& href) {
 class HtmlRenderer {
  public:
   std::string render(std::string_view markdown) {
-    MD_PARSER parser{};
-    parser.abi_version = 0;
-    parser.flags = kHtmlParserFlags;
-    parser.enter_block = [](MD_BLOCKTYPE t, void* d, void* u) { return static_cast<HtmlRenderer*>(u)->enter_block(t, d); };
-    parser.leave_block = [](MD_BLOCKTYPE t, void* d, void* u) { return static_cast<HtmlRenderer*>(u)->leave_block(t, d); };
-    parser.enter_span = [](MD_SPANTYPE t, void* d, void* u) { return static_cast<HtmlRenderer*>(u)->enter_span(t, d); };
-    parser.leave_span = [](MD_SPANTYPE t, void* d, void* u) { return static_cast<HtmlRenderer*>(u)->leave_span(t, d); };
-    parser.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* u) {
-      return static_cast<HtmlRenderer*>(u)->text(t, std::string_view(s, n));
-    };
-    // A NUL-terminated copy: md4c 0.4.8 may read one byte past the end (markdown_render.cpp).
-    const std::string source(markdown);
-    if (md_parse(source.c_str(), static_cast<MD_SIZE>(source.size()), &parser, this) != 0) {
+    if (detail::md_walk(markdown, kHtmlParserFlags, *this) != 0) {
       out_.clear();
       append_text(markdown);  // md4c fails only on allocation failure
     }
@@ -75,6 +45,9 @@ class HtmlRenderer {
   }
 
  private:
+  template <class R>
+  friend int detail::md_walk(std::string_view, unsigned, R&);
+
   void append_text(std::string_view text) {
     for (const char c : text) {
       const auto u = static_cast<unsigned char>(c);
@@ -112,7 +85,7 @@ class HtmlRenderer {
       case MD_BLOCK_LI: tag("<li>"); break;
       case MD_BLOCK_HR: tag("<hr/>\n"); break;
       case MD_BLOCK_CODE: {
-        const std::string lang = html_attribute_text(static_cast<const MD_BLOCK_CODE_DETAIL*>(detail)->lang);
+        const std::string lang = detail::md_attribute_text(static_cast<const MD_BLOCK_CODE_DETAIL*>(detail)->lang);
         const bool lang_ok = !lang.empty() && std::all_of(lang.begin(), lang.end(), [](char c) {
           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
                  c == '+' || c == '.' || c == '#';
@@ -161,14 +134,14 @@ class HtmlRenderer {
   }
 
   int enter_span(MD_SPANTYPE type, void* detail) {
-    spans_.push_back(type);
+    spans_.open(type);
     switch (type) {
       case MD_SPAN_EM: tag("<em>"); break;
       case MD_SPAN_STRONG: tag("<strong>"); break;
       case MD_SPAN_DEL: tag("<del>"); break;
       case MD_SPAN_CODE: tag("<code>"); break;
       case MD_SPAN_A: {
-        const std::string href = html_safe_href(html_attribute_text(static_cast<const MD_SPAN_A_DETAIL*>(detail)->href));
+        const std::string href = html_safe_href(detail::md_attribute_text(static_cast<const MD_SPAN_A_DETAIL*>(detail)->href));
         const bool tagged = !href.empty() && image_depth_ == 0;
         if (tagged) out_ += "<a href=\"" + escape_html(href) + "\">";
         links_.push_back(tagged);
@@ -180,26 +153,14 @@ class HtmlRenderer {
     return 0;
   }
 
-  /// Spans md4c opens without closing (or closes without opening) are balanced here, as in
-  /// markdown_render.cpp: an end closes the spans opened after its start too.
+  /// Balanced by the span stack (md_walk.h).
   int leave_span(MD_SPANTYPE type, void* /*detail*/) {
-    const auto it = std::find(spans_.rbegin(), spans_.rend(), type);
-    if (it == spans_.rend()) return 0;
-    const std::size_t keep = static_cast<std::size_t>(spans_.rend() - it) - 1;
-    while (spans_.size() > keep) {
-      const MD_SPANTYPE open = spans_.back();
-      spans_.pop_back();
-      close_span(open);
-    }
+    spans_.close(type, [this](MD_SPANTYPE t) { close_span(t); });
     return 0;
   }
 
   void close_open_spans() {
-    while (!spans_.empty()) {
-      const MD_SPANTYPE open = spans_.back();
-      spans_.pop_back();
-      close_span(open);
-    }
+    spans_.close_all([this](MD_SPANTYPE t) { close_span(t); });
   }
 
   void close_span(MD_SPANTYPE type) {
@@ -235,7 +196,7 @@ class HtmlRenderer {
   std::string out_;
   std::vector<bool> tight_;          ///< per open list: paragraphs inside are not wrapped in <p>
   std::vector<bool> links_;          ///< per open link: whether an <a> was emitted
-  std::vector<MD_SPANTYPE> spans_;   ///< spans entered and not yet left, innermost last
+  detail::SpanStack spans_;
   int image_depth_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "delivery/entities.h"
+#include "delivery/md_walk.h"
 #include "delivery/text_units.h"
 
 namespace pincer::delivery {
@@ -20,27 +21,6 @@ std::string lower_ascii(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-/// Text of an md4c attribute (href, info string) with its entities decoded.
-std::string attribute_text(const MD_ATTRIBUTE& attr) {
-  std::string out;
-  if (attr.text == nullptr) return out;
-  for (unsigned i = 0; attr.substr_offsets[i] < attr.size; ++i) {
-    const MD_OFFSET from = attr.substr_offsets[i];
-    const MD_OFFSET to = attr.substr_offsets[i + 1];
-    const std::string_view part(attr.text + from, to - from);
-    switch (attr.substr_types[i]) {
-      case MD_TEXT_NULLCHAR: out += "\xEF\xBF\xBD"; break;
-      case MD_TEXT_ENTITY: {
-        const auto decoded = detail::decode_entity(part);
-        out += decoded ? *decoded : std::string(part);
-        break;
-      }
-      default: out += part; break;
-    }
   }
   return out;
 }
@@ -78,20 +58,7 @@ class Renderer {
   explicit Renderer(Dialect dialect) : dialect_(dialect) { buffers_.emplace_back(); }
 
   std::string render(std::string_view markdown) {
-    MD_PARSER parser{};
-    parser.abi_version = 0;
-    parser.flags = kParserFlags;
-    parser.enter_block = [](MD_BLOCKTYPE t, void* d, void* u) { return static_cast<Renderer*>(u)->enter_block(t, d); };
-    parser.leave_block = [](MD_BLOCKTYPE t, void* d, void* u) { return static_cast<Renderer*>(u)->leave_block(t, d); };
-    parser.enter_span = [](MD_SPANTYPE t, void* d, void* u) { return static_cast<Renderer*>(u)->enter_span(t, d); };
-    parser.leave_span = [](MD_SPANTYPE t, void* d, void* u) { return static_cast<Renderer*>(u)->leave_span(t, d); };
-    parser.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* u) {
-      return static_cast<Renderer*>(u)->text(t, std::string_view(s, n));
-    };
-    // md4c 0.4.8 may read the byte just past the end (e.g. md_is_inline_link_spec on a text that
-    // ends inside "[x](y"; found by fuzz/chunker_fuzz.cpp): hand it a NUL-terminated copy.
-    const std::string text(markdown);
-    if (md_parse(text.c_str(), static_cast<MD_SIZE>(text.size()), &parser, this) != 0) {
+    if (detail::md_walk(markdown, kParserFlags, *this) != 0) {
       // md4c fails only on allocation failure: fall back to the escaped source.
       std::string out;
       append_text(out, markdown);
@@ -103,6 +70,9 @@ class Renderer {
   }
 
  private:
+  template <class R>
+  friend int detail::md_walk(std::string_view, unsigned, R&);
+
   bool html() const { return dialect_ == Dialect::TelegramHtml; }
   std::string& out() { return buffers_.back(); }
   /// Markup is produced only outside table cells and image alt text.
@@ -167,7 +137,7 @@ class Renderer {
       case MD_BLOCK_CODE: {
         if (html()) {
           const auto* code = static_cast<const MD_BLOCK_CODE_DETAIL*>(detail);
-          std::string lang = attribute_text(code->lang);
+          std::string lang = detail::md_attribute_text(code->lang);
           const bool lang_ok = !lang.empty() && std::all_of(lang.begin(), lang.end(), [](char c) {
             return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
                    c == '-' || c == '+' || c == '.' || c == '#';
@@ -292,7 +262,7 @@ class Renderer {
   }
 
   int enter_span(MD_SPANTYPE type, void* detail) {
-    spans_.push_back(type);
+    spans_.open(type);
     switch (type) {
       case MD_SPAN_EM: tag("<i>"); break;
       case MD_SPAN_STRONG: tag("<b>"); break;
@@ -300,7 +270,7 @@ class Renderer {
       case MD_SPAN_CODE: tag("<code>"); break;
       case MD_SPAN_A: {
         Link link;
-        link.href = safe_href(attribute_text(static_cast<const MD_SPAN_A_DETAIL*>(detail)->href));
+        link.href = safe_href(detail::md_attribute_text(static_cast<const MD_SPAN_A_DETAIL*>(detail)->href));
         link.label_start = out().size();
         link.tagged = markup() && !link.href.empty();
         if (link.tagged) out() += "<a href=\"" + escape_telegram_html(link.href, true) + "\">";
@@ -313,28 +283,14 @@ class Renderer {
     return 0;
   }
 
-  /// md4c 0.4.8 can report a span's start without its end (e.g. "**a [y](*`v) b": the closing
-  /// '*' sits in a link destination), and in principle an end without a start. Spans are tracked
-  /// here: an end closes the spans opened after its start too, an unknown end is ignored, and the
-  /// end of a leaf block closes whatever is still open, so the HTML always balances.
+  /// Balanced by the span stack (md_walk.h): the HTML always balances.
   int leave_span(MD_SPANTYPE type, void* /*detail*/) {
-    const auto it = std::find(spans_.rbegin(), spans_.rend(), type);
-    if (it == spans_.rend()) return 0;
-    const std::size_t keep = static_cast<std::size_t>(spans_.rend() - it) - 1;
-    while (spans_.size() > keep) {
-      const MD_SPANTYPE open = spans_.back();
-      spans_.pop_back();
-      close_span(open);
-    }
+    spans_.close(type, [this](MD_SPANTYPE t) { close_span(t); });
     return 0;
   }
 
   void close_open_spans() {
-    while (!spans_.empty()) {
-      const MD_SPANTYPE open = spans_.back();
-      spans_.pop_back();
-      close_span(open);
-    }
+    spans_.close_all([this](MD_SPANTYPE t) { close_span(t); });
   }
 
   void close_span(MD_SPANTYPE type) {
@@ -390,7 +346,7 @@ class Renderer {
   std::vector<std::string> buffers_;  ///< output; nested for quotes (plain) and table cells
   std::vector<List> lists_;
   std::vector<Link> links_;
-  std::vector<MD_SPANTYPE> spans_;  ///< spans entered and not yet left, innermost last
+  detail::SpanStack spans_;
   std::vector<std::vector<std::string>> table_;
   int cell_depth_ = 0;
   int image_depth_ = 0;

@@ -5,30 +5,13 @@
 #include <vector>
 
 #include "delivery/entities.h"
+#include "delivery/md_walk.h"
 
 namespace pincer::delivery {
 namespace {
 
 constexpr unsigned kSlackMrkdwnFlags = MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_PERMISSIVEURLAUTOLINKS |
                                        MD_FLAG_PERMISSIVEWWWAUTOLINKS | MD_FLAG_PERMISSIVEEMAILAUTOLINKS | MD_FLAG_NOHTML;
-
-/// An md4c attribute's text with entities decoded.
-std::string slack_mrkdwn_attribute(const MD_ATTRIBUTE& attr) {
-  std::string out;
-  if (attr.text == nullptr) return out;
-  for (unsigned i = 0; attr.substr_offsets[i] < attr.size; ++i) {
-    const std::string_view part(attr.text + attr.substr_offsets[i], attr.substr_offsets[i + 1] - attr.substr_offsets[i]);
-    if (attr.substr_types[i] == MD_TEXT_ENTITY) {
-      const auto decoded = detail::decode_entity(part);
-      out += decoded ? *decoded : std::string(part);
-    } else if (attr.substr_types[i] == MD_TEXT_NULLCHAR) {
-      out += "\xEF\xBF\xBD";
-    } else {
-      out += part;
-    }
-  }
-  return out;
-}
 
 /// The URL to link to, or "" when the link becomes plain text.
 std::string slack_mrkdwn_href(std::string href) {
@@ -51,23 +34,16 @@ std::string slack_mrkdwn_href(std::string href) {
 class SlackMrkdwnRenderer {
  public:
   std::string render(std::string_view markdown) {
-    MD_PARSER p{};
-    p.flags = kSlackMrkdwnFlags;
-    p.enter_block = [](MD_BLOCKTYPE t, void* d, void* u) { return static_cast<SlackMrkdwnRenderer*>(u)->enter_block(t, d); };
-    p.leave_block = [](MD_BLOCKTYPE t, void*, void* u) { return static_cast<SlackMrkdwnRenderer*>(u)->leave_block(t); };
-    p.enter_span = [](MD_SPANTYPE t, void* d, void* u) { return static_cast<SlackMrkdwnRenderer*>(u)->enter_span(t, d); };
-    p.leave_span = [](MD_SPANTYPE t, void*, void* u) { return static_cast<SlackMrkdwnRenderer*>(u)->leave_span(t); };
-    p.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* u) {
-      return static_cast<SlackMrkdwnRenderer*>(u)->text(t, std::string_view(s, n));
-    };
-    const std::string copy(markdown);  // md4c may read one byte past the end (see markdown_render.cpp)
-    if (md_parse(copy.c_str(), static_cast<MD_SIZE>(copy.size()), &p, this) != 0) return escape_slack_mrkdwn(markdown);
+    if (detail::md_walk(markdown, kSlackMrkdwnFlags, *this) != 0) return escape_slack_mrkdwn(markdown);
     std::string out = std::move(buffers_.front());
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ' || out.back() == '\t')) out.pop_back();
     return out;
   }
 
  private:
+  template <class R>
+  friend int detail::md_walk(std::string_view, unsigned, R&);
+
   struct List {
     bool ordered = false;
     unsigned next = 1;
@@ -130,7 +106,8 @@ class SlackMrkdwnRenderer {
     return 0;
   }
 
-  int leave_block(MD_BLOCKTYPE type) {
+  int leave_block(MD_BLOCKTYPE type, void* /*detail*/) {
+    spans_.close_all([this](MD_SPANTYPE t) { close_span(t); });
     switch (type) {
       case MD_BLOCK_P: end_block(); break;
       case MD_BLOCK_H: mark("*"); end_block(); break;
@@ -174,13 +151,14 @@ class SlackMrkdwnRenderer {
   }
 
   int enter_span(MD_SPANTYPE type, void* detail) {
+    spans_.open(type);
     switch (type) {
       case MD_SPAN_EM: mark("_"); break;
       case MD_SPAN_STRONG: mark("*"); break;
       case MD_SPAN_DEL: mark("~"); break;
       case MD_SPAN_CODE: if (cell_depth_ == 0 && code_depth_ == 0) out() += '`'; ++code_depth_; break;
       case MD_SPAN_A: {
-        links_.push_back({slack_mrkdwn_href(slack_mrkdwn_attribute(static_cast<const MD_SPAN_A_DETAIL*>(detail)->href)),
+        links_.push_back({slack_mrkdwn_href(detail::md_attribute_text(static_cast<const MD_SPAN_A_DETAIL*>(detail)->href)),
                           out().size()});
         break;
       }
@@ -190,7 +168,13 @@ class SlackMrkdwnRenderer {
     return 0;
   }
 
-  int leave_span(MD_SPANTYPE type) {
+  /// Balanced by the span stack (md_walk.h): an unclosed span is closed at its block's end.
+  int leave_span(MD_SPANTYPE type, void* /*detail*/) {
+    spans_.close(type, [this](MD_SPANTYPE t) { close_span(t); });
+    return 0;
+  }
+
+  void close_span(MD_SPANTYPE type) {
     switch (type) {
       case MD_SPAN_EM: mark("_"); break;
       case MD_SPAN_STRONG: mark("*"); break;
@@ -211,7 +195,6 @@ class SlackMrkdwnRenderer {
       case MD_SPAN_IMG: --image_depth_; break;
       default: break;
     }
-    return 0;
   }
 
   int text(MD_TEXTTYPE type, std::string_view t) {
@@ -232,6 +215,7 @@ class SlackMrkdwnRenderer {
   std::vector<std::string> buffers_ = {std::string()};
   std::vector<List> lists_;
   std::vector<Link> links_;
+  detail::SpanStack spans_;
   int code_depth_ = 0, cell_depth_ = 0, image_depth_ = 0;
 };
 
