@@ -191,7 +191,8 @@ json ChannelBinding::to_json(std::string_view agent_id) const {
 std::string ChannelBinding::label() const { return account_id ? channel + ":" + *account_id : channel; }
 
 const std::vector<std::string>& bind_channels() {
-  static const std::vector<std::string> kChannels = {"telegram", "discord", "irc", "webhook"};
+  // The channels ChannelManager builds (src/channels/channel_manager.cpp).
+  static const std::vector<std::string> kChannels = {"telegram", "discord", "slack", "matrix", "email", "irc", "webhook"};
   return kChannels;
 }
 

@@ -66,11 +66,12 @@ struct ChannelBinding {
   std::string label() const;
 };
 
-/// The channel ids a binding may name: the built-in channels (telegram, irc, webhook).
+/// The channel ids a binding may name: the built-in channels (telegram, discord, slack, matrix, email, irc,
+/// webhook).
 const std::vector<std::string>& bind_channels();
 
 /// Parses a bind spec. Error "INVALID_BIND": `--bind "": expected channel[:accountId]` …, or
-/// `--bind "slack": unknown channel "slack" (known channels: telegram, irc, webhook)`.
+/// `--bind "signal": unknown channel "signal" (known channels: telegram, discord, …)`.
 Result<ChannelBinding> parse_bind_spec(std::string_view spec);
 
 /// The config text as the edit sees it: "" for a missing file is not accepted (the caller starts

@@ -199,11 +199,13 @@ void CronRuntime::run_job(const automation::CronJob& job, const automation::Cron
                                      "cron-" + run_id);
         r.delivery_status = st ? "delivered" : "not-delivered";
         if (!st) {
+          // announce() names no keys: each caller has its own (the heartbeat's are target and to).
           r.delivery_error = st.error().message;
-          spdlog::warn("cron: run {}: the reply was not announced: {}", run_id, st.error().message);
+          if (st.error().code == "NOT_FOUND") r.delivery_error += " (set the job's delivery.channel and delivery.to)";
+          spdlog::warn("cron: run {}: the reply was not announced: {}", run_id, r.delivery_error);
           if (!delivery.best_effort) {
             r.status = "error";
-            r.error = "delivery failed: " + st.error().message;
+            r.error = "delivery failed: " + r.delivery_error;
           }
         }
       }

@@ -133,7 +133,9 @@ void HeartbeatRuntime::run_beat(const automation::HeartbeatSettings& settings, c
       } else if (st.error().code == "NOT_FOUND") {
         o.status = "skipped";
         o.reason = "no-route";
-        spdlog::warn("heartbeat: agent {}: the alert was not delivered: {}", settings.agent_id, st.error().message);
+        spdlog::warn("heartbeat: agent {}: the alert was not delivered: {} (set the heartbeat's target and to, "
+                     "e.g. agents.defaults.heartbeat.target)",
+                     settings.agent_id, st.error().message);
       } else {
         o.status = "failed";
         o.reason = "delivery failed: " + st.error().message;

@@ -65,7 +65,7 @@ Status ChannelManager::announce(const std::string& agent_id, std::string channel
                                 std::string thread, const std::string& markdown, const std::string& id) {
   if (channel.empty() || channel == "last") {
     auto last = last_routes_.get(agent_id);
-    if (!last) return Error{"NOT_FOUND", "no chat to announce to: agent " + agent_id + " has not heard from any channel yet (set delivery.channel and delivery.to)"};
+    if (!last) return Error{"NOT_FOUND", "no chat to announce to: agent " + agent_id + " has not heard from any channel yet"};
     channel = last->channel;
     if (to.empty()) {
       to = last->chat_id;
@@ -73,7 +73,7 @@ Status ChannelManager::announce(const std::string& agent_id, std::string channel
       if (account.empty()) account = last->account_id;
     }
   }
-  if (to.empty()) return Error{"NOT_FOUND", "no recipient to announce to on " + channel + " (set delivery.to)"};
+  if (to.empty()) return Error{"NOT_FOUND", "no recipient to announce to on " + channel};
   Channel* target = nullptr;
   for (auto& a : accounts_) {
     if (a->spec.channel != channel || !a->channel || (!account.empty() && a->spec.account_id != account)) continue;

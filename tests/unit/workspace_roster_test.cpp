@@ -80,9 +80,12 @@ TEST(AgentsAdmin, BindSpecs) {
   EXPECT_FALSE(admin::parse_bind_spec(""));
   EXPECT_FALSE(admin::parse_bind_spec("telegram:"));
   EXPECT_FALSE(admin::parse_bind_spec("tele gram"));
-  auto unknown = admin::parse_bind_spec("slack:ops");
+  ASSERT_TRUE(admin::parse_bind_spec("slack:ops"));
+  ASSERT_TRUE(admin::parse_bind_spec("matrix"));
+  ASSERT_TRUE(admin::parse_bind_spec("email"));
+  auto unknown = admin::parse_bind_spec("signal:ops");
   ASSERT_FALSE(unknown);
-  EXPECT_NE(unknown.error().message.find("unknown channel \"slack\" (known channels: telegram, discord, irc, webhook)"), std::string::npos);
+  EXPECT_NE(unknown.error().message.find("unknown channel \"signal\" (known channels: telegram, discord, slack, matrix, email, irc, webhook)"), std::string::npos);
   EXPECT_TRUE(admin::parse_bind_spec("webhook"));
 }
 
