@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, stop } from '../support/processes.mjs';
+import { parseMultipart } from '../support/multipart.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -37,40 +38,15 @@ export function testArguments(script) {
 /// Some of the emoji the Bot API allows as reactions (ReactionTypeEmoji); "🦀" is not one of them.
 const TELEGRAM_REACTIONS = new Set(['👍', '👎', '❤', '🔥', '🥰', '👏', '😁', '🤔', '🎉', '👀', '🙏', '👌', '✍']);
 
-/// Reads a multipart/form-data request (RFC 7578) into {fields: {name: text}, files: [{field,
-/// filename, contentType, bytes}]}; null when the request is not multipart.
+/// Reads a multipart/form-data request into {fields, files} (tests/support/multipart.mjs); null
+/// when the request is not multipart.
 export function parseMultipartForm(req) {
-  const m = /multipart\/form-data;\s*boundary=("?)([^";]+)\1/i.exec(req.headers['content-type'] ?? '');
-  if (!m) return null;
+  if (!/multipart\/form-data/i.test(req.headers['content-type'] ?? '')) return null;
   return new Promise((resolve, reject) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('error', reject);
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const delimiter = Buffer.from(`--${m[2]}`);
-      const fields = {}, files = [];
-      let pos = body.indexOf(delimiter);
-      while (pos >= 0) {
-        const start = pos + delimiter.length;
-        if (body.subarray(start, start + 2).toString() === '--') break;
-        const next = body.indexOf(delimiter, start);
-        if (next < 0) break;
-        const part = body.subarray(start + 2, next - 2);  // after CRLF, before the CRLF of the next delimiter
-        const headEnd = part.indexOf('\r\n\r\n');
-        const head = part.subarray(0, headEnd).toString();
-        const bytes = part.subarray(headEnd + 4);
-        const name = /name="([^"]*)"/.exec(head)?.[1];
-        const filename = /filename="([^"]*)"/.exec(head)?.[1];
-        if (filename !== undefined) {
-          files.push({ field: name, filename, contentType: /content-type:\s*([^\r\n]+)/i.exec(head)?.[1], bytes });
-        } else if (name !== undefined) {
-          fields[name] = bytes.toString();
-        }
-        pos = next;
-      }
-      resolve({ fields, files });
-    });
+    req.on('end', () => resolve(parseMultipart(Buffer.concat(chunks), req.headers['content-type'])));
   });
 }
 

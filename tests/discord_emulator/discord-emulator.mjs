@@ -1,7 +1,7 @@
 // A Discord test server (API v10): the Gateway WebSocket (HELLO, IDENTIFY → READY + GUILD_CREATE,
 // heartbeats and ACKs, RESUME with a replay of the missed dispatches, RECONNECT, INVALID_SESSION,
 // close codes) and the REST routes bots use (GET /gateway/bot, users/@me, channels, create / edit
-// messages, typing, reactions, DM channels) with X-RateLimit-* headers and injectable 429s.
+// messages — with files as multipart/form-data, kept on its CDN —, typing, reactions, DM channels) with X-RateLimit-* headers and injectable 429s.
 // Close enough to the wire protocol that the official discord.js client connects to it as a
 // second bot — the other participant of the tests — and it records every request and frame.
 //
@@ -14,6 +14,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseMultipart } from '../support/multipart.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, '.cache/package.json'));
@@ -38,6 +39,7 @@ export class DiscordEmulator {
     this.ackHeartbeats = true;  // false: heartbeats go unanswered (zombie connections)
     this.files = new Map();     // attachment id -> {bytes, contentType}: served under /attachments/ (the CDN)
     this.downloads = [];        // attachment paths downloaded, in order
+    this.uploads = [];          // files of created messages (multipart files[n]): {channelId, filename, contentType, bytes}
     this.acceptIdentify = true;  // false: IDENTIFY and RESUME are closed with 4004 (a revoked token)
     this.routes = [];  // more REST routes (interactions.mjs): (req, p, body, user, {ok, reply, rl, record, res}) → true when answered
   }
@@ -269,9 +271,15 @@ export class DiscordEmulator {
   async onRequest(req, res) {
     const chunks = [];
     for await (const c of req) chunks.push(c);
-    const raw = Buffer.concat(chunks).toString('utf8');
+    const rawBytes = Buffer.concat(chunks);
+    const raw = rawBytes.toString('utf8');
     let body = null;
-    if (raw) { try { body = JSON.parse(raw); } catch { body = raw; } }
+    const form = parseMultipart(rawBytes, req.headers['content-type']);
+    if (form) {
+      // A message with files: payload_json holds the JSON body, files[n] the files.
+      try { body = JSON.parse(form.fields.payload_json ?? '{}'); } catch { body = {}; }
+      body.files = form.files.filter((f) => /^files\[\d+\]$/.test(f.field));
+    } else if (raw) { try { body = JSON.parse(raw); } catch { body = raw; } }
     const url = new URL(req.url, 'http://x');
     const cdn = /^\/attachments\/(\d+)\/[^/]+$/.exec(url.pathname);
     if (cdn && req.method === 'GET') {
@@ -337,7 +345,16 @@ export class DiscordEmulator {
       }
       if (req.method === 'POST' && rest === '/messages') {
         const content = String(body?.content ?? '');
-        if (!content) return reply(400, { message: 'Cannot send an empty message', code: 50006 });
+        const files = body?.files ?? [];
+        if (!content && files.length === 0) return reply(400, { message: 'Cannot send an empty message', code: 50006 });
+        if (files.reduce((n, f) => n + f.bytes.length, 0) > 10 * 1024 * 1024) {
+          return reply(413, { message: 'Request entity too large', code: 40005 });
+        }
+        if (files.length > 0) {  // stored on the CDN, as Discord does: the message's attachments link there
+          this.uploads.push(...files.map((f) => ({ channelId: channel.id, filename: f.filename, contentType: f.contentType, bytes: f.bytes })));
+          body = { ...body, files: undefined, attachments: files.map((f) => this.addAttachment(f.bytes, f.filename, f.contentType ?? 'application/octet-stream')) };
+          record.body = { ...body };
+        }
         if (content.length > 2000) {  // Discord counts UTF-16 code units, as JavaScript's length
           return reply(400, { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } } });
         }

@@ -14,12 +14,13 @@
 // heartbeat ACK) resume the session; Remaining 0 holds a route until its reset, a global 429 every
 // route; an unknown session is identified anew; a restart resumes the Gateway session
 // and answers the message sent while it was down, once, and none of the earlier ones again; a
-// token the Gateway refuses (4004) stops the account with that reason, not retried until the config changes.
+// token the Gateway refuses (4004) stops the account with that reason, not retried until the config changes;
+// a reply's MEDIA: line is uploaded (multipart files[0]) and alice downloads the file intact.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -302,6 +303,32 @@ test('attachments: an image reaches the model as an image, a file too large for 
   assert.deepEqual(emu.downloads, [`/attachments/${image.id}/dot.png`], 'only the file within the cap was downloaded');
   const order = seen.filter((m) => m.authorId === bot.id && /\[dc-(after-)?media\]/.test(m.content)).map((m) => /\[(dc-[a-z-]+)\]/.exec(m.content)[1]);
   assert.deepEqual(order, ['dc-media', 'dc-after-media'], 'answered in the order sent');
+});
+
+test('media out: a reply\'s MEDIA line is a message with the file, which alice downloads intact', async () => {
+  // SPEC CH-1 (channels/reply_media.h): the main agent's workspace is <home>/workspace.
+  const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256))]);
+  mkdirSync(path.join(home, 'workspace'), { recursive: true });
+  writeFileSync(path.join(home, 'workspace', 'summary.pdf'), bytes);
+  const files = [];
+  const onFile = (m) => { if (m.author?.id === bot.id && m.attachments.size > 0) files.push(...m.attachments.values()); };
+  alice.on('messageCreate', onFile);
+  try {
+    await fetch(`http://127.0.0.1:${mockPort}/__mock/script`, { method: 'POST', body: JSON.stringify(['The summary [dc-file]\nMEDIA: ./summary.pdf\nMEDIA: ../pincer.json']) });
+    emu.createMessage(aliceUser, aliceDm.id, { content: 'send me the summary' });
+    await waitUntil(() => files.length > 0 && containing(botSaid(aliceDm.id), '[dc-file]').length > 0, 'the file in the DM');
+    assert.equal(files.length, 1);
+    assert.equal(files[0].name, 'summary.pdf');
+    assert.equal(files[0].contentType, 'application/pdf');
+    const downloaded = Buffer.from(await (await fetch(files[0].url)).arrayBuffer());
+    assert.ok(downloaded.equals(bytes), 'the bytes alice downloads are the workspace file\'s');
+    assert.equal(emu.uploads.length, 1, 'one upload: ../pincer.json is outside the workspace');
+    const text = containing(botSaid(aliceDm.id), '[dc-file]')[0].content;
+    assert.ok(!text.includes('MEDIA:'), text);
+    assert.ok(text.includes('[file pincer.json not sent: outside the workspace and the media folder]'), text);
+  } finally {
+    alice.off('messageCreate', onFile);
+  }
 });
 
 test('a cron job announces to user:<id> in the DM (opened for it) and to channel:<id>', async () => {

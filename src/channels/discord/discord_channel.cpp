@@ -63,6 +63,9 @@ ChannelCapabilities DiscordChannel::capabilities() const {
   c.typing = true;
   c.edit = true;
   c.reactions = true;
+  c.media_out = true;
+  c.media_max_bytes = kDiscordMaxUploadBytes;
+  c.media_caption_limit = delivery::kDiscordMessageLimit;
   return c;
 }
 

@@ -49,6 +49,9 @@ struct DiscordSettings {
   bool ephemeral_commands = true;  ///< slashCommand.ephemeral: command replies only the invoker sees
 };
 
+/// Discord's upload limit for a bot without server boosts (10 MiB per message).
+inline constexpr std::size_t kDiscordMaxUploadBytes = 10u << 20;
+
 class DiscordChannel final : public Channel {
  public:
   DiscordChannel(EventLoop& loop, DiscordSettings settings);
@@ -67,6 +70,9 @@ class DiscordChannel final : public Channel {
   /// remembered). 429s wait inside the REST queue; other answers: 5xx / transport → UNAVAILABLE,
   /// 4xx → REJECTED (with Discord's message).
   void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
+  /// One message with the file: POST /channels/{id}/messages as multipart/form-data (payload_json +
+  /// files[0]), within kDiscordMaxUploadBytes (discord_send_media.cpp). Errors as send_text's.
+  void send_media(const OutboundMedia& media, std::function<void(Result<std::string>)> done) override;
   /// PATCH /channels/{chat_id}/messages/{message_id} {content}.
   void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                  std::function<void(Status)> done) override;

@@ -28,6 +28,13 @@ void DiscordRest::call(const std::string& method, const std::string& path, json 
   pump(key);
 }
 
+void DiscordRest::call_raw(const std::string& method, const std::string& path, std::string content_type,
+                           std::string body, std::function<void(const RestAnswer&)> done) {
+  const std::string key = route_key(method, path);
+  queues_[key].waiting.push_back({method, path, json(), std::move(done), std::move(content_type), std::move(body)});
+  pump(key);
+}
+
 void DiscordRest::cancel_all() {
   for (auto& [key, id] : in_flight_) http_.cancel(id);
   in_flight_.clear();
@@ -70,7 +77,10 @@ void DiscordRest::send(const std::string& key) {
   spec.url = api_root_ + "/v10" + r.path;
   spec.headers = {{"Authorization", "Bot " + token_},
                   {"User-Agent", std::string("DiscordBot (https://github.com/pincer, ") + PINCER_VERSION + ")"}};
-  if (!r.body.is_null()) {
+  if (!r.content_type.empty()) {
+    spec.headers.push_back({"Content-Type", r.content_type});
+    spec.body = r.raw_body;  // copied: a 429 sends the same request again
+  } else if (!r.body.is_null()) {
     spec.headers.push_back({"Content-Type", "application/json"});
     spec.body = r.body.dump();
   } else if (r.method != "GET" && r.method != "DELETE") {

@@ -39,6 +39,10 @@ class DiscordRest {
   /// Queues `method` `path` (e.g. "/channels/1/messages") with a JSON `body` (null = none).
   void call(const std::string& method, const std::string& path, nlohmann::json body,
             std::function<void(const RestAnswer&)> done);
+  /// Queues an upload: `body` of `content_type` as it is (a multipart/form-data message with files,
+  /// core/multipart_form.h), in the same route queue and under the same limits as call().
+  void call_raw(const std::string& method, const std::string& path, std::string content_type, std::string body,
+                std::function<void(const RestAnswer&)> done);
   /// Drops every queued request and cancels the ones in flight (no callback runs for them).
   void cancel_all();
 
@@ -50,6 +54,7 @@ class DiscordRest {
     std::string method, path;
     nlohmann::json body;
     std::function<void(const RestAnswer&)> done;
+    std::string content_type = {}, raw_body = {};  ///< call_raw(): sent instead of `body`
   };
   struct Queue {
     std::deque<Request> waiting;
