@@ -84,6 +84,12 @@ std::string route_path_problem(const std::string& path) {
   for (const std::string probe : {"/health", "/healthz", "/ready", "/readyz"}) {
     if (path == probe || path.rfind(probe + "/", 0) == 0) return "is the gateway's own " + probe + " endpoint";
   }
+  // Routes match by prefix: a channel's path here would take the gateway's own requests.
+  for (const std::string own : {"/v1", "/__openclaw__"}) {
+    if (path == own || path.rfind(own + "/", 0) == 0) {
+      return "is under the gateway's own " + own + (own == "/v1" ? " (the OpenAI-compatible API)" : " (the Control UI)");
+    }
+  }
   const std::string first = path.substr(1, path.find('/', 1) - 1);
   if (first.find('.') != std::string::npos || first.empty()) return "would shadow a file of the web chat (" + path + ")";
   return "";
@@ -192,6 +198,7 @@ Result<slack::SlackSettings> slack_settings_of(const ChannelAccount& spec, const
       return invalid(at + ".webhookPath", "must be a path on the gateway's port such as \"/slack/events\" (the "
                                           "Request URL's path), got \"" + s.webhook_path + "\"");
     }
+    if (auto problem = route_path_problem(s.webhook_path); !problem.empty()) return invalid(at + ".webhookPath", problem);
   } else if (s.app_token.rfind("xapp-", 0) != 0 && !is_unexpanded_env_reference(s.app_token)) {
     return invalid(at + ".appToken", s.app_token.empty()
                                          ? "required for Socket Mode: an app-level token with connections:write (xapp-…, Basic Information)"

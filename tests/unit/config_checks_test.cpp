@@ -56,6 +56,23 @@ TEST(ChannelChecks, EveryProblemIsReportedWithoutALiveInstance) {
   EXPECT_TRUE(channels::channel_problems(effective(json::object())).empty());
 }
 
+// A channel's route matches by prefix, before the gateway's own endpoints: Slack's HTTP mode took
+// /health (the new-user pass), as the webhook channel never could.
+TEST(ChannelChecks, NoChannelRouteTakesAPathOfTheGatewaysOwn) {
+  auto problems_of = [](const std::string& path) {
+    return channels::channel_problems(effective(
+        {{"channels",
+          {{"slack", {{"mode", "http"}, {"botToken", "xoxb-1-2-abc"}, {"signingSecret", "s3cr3t"}, {"webhookPath", path}}}}}}));
+  };
+  EXPECT_THAT(problems_of("/health"), ElementsAre("channels.slack.webhookPath: is the gateway's own /health endpoint"));
+  EXPECT_THAT(problems_of("/v1/chat/completions"),
+              ElementsAre("channels.slack.webhookPath: is under the gateway's own /v1 (the OpenAI-compatible API)"));
+  EXPECT_THAT(problems_of("/__openclaw__/x"),
+              ElementsAre("channels.slack.webhookPath: is under the gateway's own /__openclaw__ (the Control UI)"));
+  EXPECT_TRUE(problems_of("/slack/events").empty());
+  EXPECT_TRUE(problems_of("/v1x").empty()) << "a prefix only at a path boundary";
+}
+
 TEST(ConfigChecks, ChannelProblemsAreConfigErrors) {
   const json cfg = effective({{"gateway", {{"auth", {{"token", kToken}}}}},
                               {"channels", {{"webhook", {{"secret", "short"}}}}}});
