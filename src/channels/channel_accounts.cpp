@@ -15,7 +15,7 @@ const std::set<std::string> kNotInherited = {
     "secret", "path", "callbackUrl",                          // webhook
     "token",                                                  // discord
     "accessToken", "userId",                                  // matrix
-    "appToken",                                               // slack (and botToken)
+    "appToken", "signingSecret",                              // slack (and botToken, webhookPath)
     "address",                                                // email
 };
 

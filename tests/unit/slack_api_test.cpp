@@ -250,3 +250,19 @@ TEST(SlackSettings, SlashCommandSettings) {
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().message.find("channels.slack.slashCommand.name"), std::string::npos) << s.error().message;
 }
+
+TEST(SlackSettings, EachHttpAccountGivesItsOwnSigningSecretAndPath) {
+  // Two Slack apps in HTTP mode: the second must not verify requests with the first app's secret
+  // nor share its Request URL.
+  const json channels = {{"slack",
+                          {{"mode", "http"}, {"botToken", "xoxb-1"}, {"signingSecret", "first-app-secret"},
+                           {"accounts", {{"ops", {{"botToken", "xoxb-2"}}}}}}}};
+  const auto accounts = pincer::channels::list_channel_accounts(channels);
+  ASSERT_EQ(accounts.size(), 2u);
+  EXPECT_EQ(accounts[1].account_id, "ops");
+  EXPECT_EQ(accounts[1].config.value("mode", ""), "http");  // shared settings are inherited
+  EXPECT_FALSE(accounts[1].config.contains("signingSecret"));
+  const auto s = pincer::channels::slack_settings_of(accounts[1], "/state");
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("channels.slack.accounts.ops.signingSecret"), std::string::npos) << s.error().message;
+}
