@@ -1,6 +1,7 @@
 // A Slack test server: the Web API over HTTP (POST /api/<method>, JSON or form bodies, tokens in
 // `Authorization: Bearer` or the body — auth.test, apps.connections.open, chat.postMessage,
-// chat.update, conversations.history, conversations.open, users.info, reactions.add / remove / get:
+// chat.update, conversations.history, conversations.open, users.info, reactions.add / remove / get,
+// files.getUploadURLExternal + the upload URL + files.completeUploadExternal, url_private downloads:
 // names as Slack spells them, Unicode refused with invalid_name) and Socket Mode (the
 // WebSocket URL apps.connections.open hands out: `hello`, `events_api` and `slash_commands`
 // envelopes, acknowledgements {envelope_id, payload?}, `disconnect`; an envelope not acknowledged
@@ -48,6 +49,7 @@ export class SlackEmulator {
     this.ephemerals = [];            // chat.postEphemeral: {channel, user, text}
     this.httpApps = new Map();       // app user id -> {url, signingSecret}: HTTP mode
     this.httpDeliveries = [];        // every HTTP-mode POST: {app, kind, body, headers, status, attempt}
+    this.files = new Map();          // id -> {id, name, length, bytes?, mimetype?, shared}: files.*UploadExternal
   }
 
   id(prefix) { return `${prefix}${String(++this.n).padStart(8, '0')}`; }
@@ -254,8 +256,11 @@ export class SlackEmulator {
   async handle(req, res) {
     const chunks = [];
     for await (const c of req) chunks.push(c);
-    const raw = Buffer.concat(chunks).toString();
+    const bytes = Buffer.concat(chunks);
+    const raw = bytes.toString();
     const url = new URL(req.url, 'http://x');
+    if (url.pathname.startsWith('/upload/')) return this.receiveUpload(url.pathname.slice('/upload/'.length), bytes, req, res);
+    if (url.pathname.startsWith('/files/')) return this.serveFile(url.pathname.slice('/files/'.length), req, res);
     if (url.pathname.startsWith('/commands/')) return this.respondToCommand(url.pathname.slice('/commands/'.length), raw, res);
     const method = url.pathname.replace(/^\/api\//, '');
     let body = {};
@@ -305,6 +310,26 @@ export class SlackEmulator {
       conv.messages.push({ type: 'message', ts: this.nextTs(), user: app.id, bot_id: app.botId, text: body.text, edits: [] });
     }
     return answer(200, 'ok');
+  }
+
+  /// POST <upload_url>: the file's bytes (raw), as Slack's upload service takes them.
+  receiveUpload(id, bytes, req, res) {
+    const f = this.files.get(id);
+    if (!f || f.bytes) { res.writeHead(404); return res.end('no such upload'); }
+    f.bytes = bytes;
+    f.mimetype = req.headers['content-type'] || 'application/octet-stream';
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`OK - ${bytes.length}`);
+  }
+
+  /// GET a shared file's url_private (any member's token).
+  serveFile(id, req, res) {
+    const f = this.files.get(id);
+    const token = (req.headers.authorization || '').replace(/^Bearer /, '');
+    const who = [...this.users.values()].find((u) => u.token === token || u.botToken === token);
+    if (!f?.shared || !who) { res.writeHead(404); return res.end(); }
+    res.writeHead(200, { 'content-type': f.mimetype });
+    res.end(f.bytes);
   }
 
   conversationFor(caller, channel) {
@@ -377,6 +402,36 @@ export class SlackEmulator {
         if (!b.text) return { ok: false, error: 'no_text' };
         this.ephemerals.push({ channel: conv.id, user: b.user, text: b.text });
         return { ok: true, message_ts: this.nextTs() };
+      },
+      'files.getUploadURLExternal': (caller, b) => {
+        const length = Number(b.length);
+        if (!b.filename || !Number.isInteger(length) || length <= 0) return { ok: false, error: 'invalid_arguments' };
+        const f = { id: this.id('F'), name: b.filename, length, bytes: null, shared: false };
+        this.files.set(f.id, f);
+        return { ok: true, upload_url: `http://127.0.0.1:${this.port}/upload/${f.id}`, file_id: f.id };
+      },
+      'files.completeUploadExternal': (caller, b) => {
+        const list = typeof b.files === 'string' ? JSON.parse(b.files) : b.files;
+        if (!Array.isArray(list) || list.length === 0) return { ok: false, error: 'invalid_arguments' };
+        const conv = this.conversationFor(caller, b.channel_id);
+        if (b.channel_id && !conv) return { ok: false, error: 'channel_not_found' };
+        if (conv && !conv.members.includes(caller.id)) return { ok: false, error: 'not_in_channel' };
+        const shown = [];
+        for (const { id, title } of list) {
+          const f = this.files.get(id);
+          if (!f || !f.bytes) return { ok: false, error: 'file_not_found' };
+          if (f.bytes.length !== f.length) return { ok: false, error: 'file_upload_size_mismatch' };
+          f.shared = !!conv;
+          f.title = title ?? f.name;
+          shown.push({ id: f.id, name: f.name, title: f.title, mimetype: f.mimetype, size: f.length,
+            url_private: `http://127.0.0.1:${this.port}/files/${f.id}` });
+        }
+        if (conv) {
+          const message = { type: 'message', subtype: 'file_share', ts: this.nextTs(), user: caller.id, text: b.initial_comment ?? '',
+            files: shown, edits: [], ...(b.thread_ts ? { thread_ts: b.thread_ts } : {}), ...(caller.bot ? { bot_id: caller.botId } : {}) };
+          conv.messages.push(message);
+        }
+        return { ok: true, files: shown.map(({ id, title }) => ({ id, title })) };
       },
       'reactions.add': (caller, b) => this.react(caller, b, true),
       'reactions.remove': (caller, b) => this.react(caller, b, false),

@@ -21,7 +21,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -237,6 +237,25 @@ test('the message tool reacts with Slack emoji names and takes the reaction away
   const run = requests.find((r) => JSON.stringify(r.body ?? '').includes('nice one'));
   const tool = run?.body?.tools?.find((t) => t.function?.name === 'message');
   assert.deepEqual(tool?.function?.parameters?.properties?.action?.enum, ['send', 'react'], JSON.stringify(tool));
+});
+
+test('files out: a reply\'s MEDIA line is uploaded to the DM (external upload), and alice downloads it intact', async () => {
+  // SPEC CH-1 (channels/reply_media.h): the main agent's workspace is <home>/workspace.
+  const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256))]);
+  mkdirSync(path.join(home, 'workspace'), { recursive: true });
+  writeFileSync(path.join(home, 'workspace', 'summary.pdf'), bytes);
+  await fetch(`http://127.0.0.1:${mockPort}/__mock/script`, { method: 'POST', body: JSON.stringify(['The summary [sl-file]\nMEDIA: ./summary.pdf']) });
+  await web.chat.postMessage({ channel: aliceDm.id, text: 'send me the summary' });
+  const shared = async () => (await botSaid(aliceDm)).filter((m) => m.files?.length);
+  await waitUntil(async () => (await shared()).length > 0 && containing(await botSaid(aliceDm), '[sl-file]').length > 0, 'the file in the DM');
+  const [message] = await shared();
+  assert.equal(message.files[0].name, 'summary.pdf');
+  assert.equal(message.files[0].mimetype, 'application/pdf');
+  const downloaded = Buffer.from(await (await fetch(message.files[0].url_private, { headers: { authorization: `Bearer ${alice.token}` } })).arrayBuffer());
+  assert.ok(downloaded.equals(bytes), 'the bytes alice downloads are the workspace file\'s');
+  const steps = emu.calls.filter((c) => c.user === 'pincer' && c.method.startsWith('files.')).map((c) => c.method);
+  assert.deepEqual(steps, ['files.getUploadURLExternal', 'files.completeUploadExternal']);
+  assert.ok(!containing(await botSaid(aliceDm), '[sl-file]')[0].text.includes('MEDIA:'));
 });
 
 test('/pincer runs a command or a prompt in the conversation, answered only to the person (response_url)', async () => {
