@@ -6,12 +6,15 @@
 // - a parsed value without NaN/Infinity survives dump() -> json5::parse unchanged (types included:
 //   int64 stays int64, uint64 stays uint64, double stays double);
 // - every input that strict JSON (nlohmann) accepts is accepted by json5::parse with an equal value
-//   (JSON5 is a superset of JSON), unless it only fails our nesting limit or contains a NUL byte.
+//   (JSON5 is a superset of JSON), unless it only fails our nesting limit or contains a NUL byte;
+// - parse() listing repeated keys gives the same result, lists nothing on failure, and places
+//   every repeat after its first occurrence.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -81,6 +84,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const std::string dumped = result.value().dump();
       const pincer::Result<json> again = pincer::json5::parse(dumped);
       check(again.ok() && same(again.value(), result.value()));
+    }
+
+    std::vector<pincer::json5::DuplicateKey> repeats;
+    const pincer::Result<json> listing = pincer::json5::parse(text, "", &repeats);
+    check(listing.ok() == result.ok());
+    if (!result.ok()) {
+      check(repeats.empty() && listing.error().message == result.error().message);
+    } else {
+      check(has_non_finite(result.value()) || same(listing.value(), result.value()));
+      for (const auto& r : repeats) {
+        check(r.first_line >= 1 && r.first_col >= 1);
+        check(r.line > r.first_line || (r.line == r.first_line && r.col > r.first_col));
+      }
     }
 
     // Strict JSON must be accepted with the same value (nlohmann reads non-negative integers as

@@ -65,6 +65,7 @@ void ConfigReloader::on_change() {
     return;
   }
   spdlog::info("config changed: {}", join_paths(plan.changed));
+  for (const auto& w : next->warnings) spdlog::warn("config: {}", w);  // a repeated key
   if (auto st = checks_ ? checks_(*next) : Status(Ok{}); !st) return reject(st.error().message);
   using gateway::ReloadMode;
   const ReloadMode mode = mode_of(next->effective);  // the file's own wish applies to this edit

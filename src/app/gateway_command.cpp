@@ -417,6 +417,10 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     if (agents_config && agents_config->default_agent().model.primary.empty()) {
       std::printf("pincer: no model configured yet: run `pincer onboard` (./build/pincer onboard) to choose a provider\n");
     }
+    for (const auto& w : loaded->warnings) {  // a repeated key: the later value replaced the earlier one
+      std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
+      spdlog::warn("config: {}", w);
+    }
     for (const auto& w : agent::model_reference_warnings(cfg)) {  // a typo in a model name fails every turn
       std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
       spdlog::warn("config: {}", w);

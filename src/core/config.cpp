@@ -46,9 +46,15 @@ Result<std::string> read_config_file(const fs::path& p) {
   return data;
 }
 
-Result<json> parse_config_text(const std::string& text, const fs::path& display) {
-  auto parsed = json5::parse(text, display.string());
+Result<json> parse_config_text(const std::string& text, const fs::path& display, std::vector<std::string>* warnings) {
+  std::vector<json5::DuplicateKey> repeated;
+  auto parsed = json5::parse(text, display.string(), warnings != nullptr ? &repeated : nullptr);
   if (!parsed) return invalid(parsed.error().message);  // already "<file>:<line>:<col>: <what>"
+  for (const auto& d : repeated) {
+    warnings->push_back(display.string() + ":" + std::to_string(d.line) + ":" + std::to_string(d.col) + ": " +
+                        json(d.key).dump() + " appears again (first at line " + std::to_string(d.first_line) +
+                        "); the later value replaces the whole earlier one");
+  }
   return std::move(parsed).value();
 }
 
@@ -90,14 +96,15 @@ EnvLookup with_env_section(const EnvLookup& env, const json& doc) {
 
 // JSON5 text of `file` → "$include"s resolved → env references per `refs`. Error messages name
 // the file as given (see load()).
-Result<json> resolve_text(const std::string& text, const fs::path& file, const EnvLookup& env, EnvRefs refs) {
-  auto parsed = parse_config_text(text, file);
+Result<json> resolve_text(const std::string& text, const fs::path& file, const EnvLookup& env, EnvRefs refs,
+                          std::vector<std::string>* warnings = nullptr) {
+  auto parsed = parse_config_text(text, file, warnings);
   if (!parsed) return parsed.error();
 
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(fs::absolute(file), ec);
   if (ec) return invalid(file.string() + ": " + ec.message());
-  auto resolved = resolve_includes(*parsed, file, canonical);
+  auto resolved = resolve_includes(*parsed, file, canonical, warnings);
   if (!resolved) return resolved.error();
 
   if (refs == EnvRefs::kSubstitute) {
@@ -144,7 +151,7 @@ Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& en
   config.exists = true;
   config.hash = sha256_hex(*text);
 
-  auto written = resolve_text(*text, file, env, EnvRefs::kKeep);
+  auto written = resolve_text(*text, file, env, EnvRefs::kKeep, &config.warnings);
   if (!written) return written.error();
   json resolved = *written;
   if (auto st = substitute_env(resolved, with_env_section(env, resolved), ""); !st) {

@@ -50,6 +50,13 @@ struct LoadedConfig {
   nlohmann::json resolved;     ///< after $include + env substitution, before defaults
   nlohmann::json effective;    ///< validated, with every schema default filled in
   std::string hash;            ///< lowercase hex SHA-256 of the top-level file's bytes ("" if missing)
+  /// What loads but is probably a mistake, one line each, in file order: a key written twice in
+  /// one object (the later value replaces the whole earlier one, as OpenClaw's JSON5.parse does),
+  ///   `<file>:<line>:<col>: "agents" appears again (first at line 3); the later value replaces
+  ///    the whole earlier one`
+  /// (<file> as load()'s errors name it: the top-level file or an included one). `config
+  /// validate` prints them and the gateway logs them; they never fail a load.
+  std::vector<std::string> warnings;
 };
 
 /// Loads and validates `file`. A missing file is not an error (defaults apply).

@@ -47,7 +47,8 @@ struct Source {
 
 class IncludeResolver {
  public:
-  explicit IncludeResolver(fs::path root_dir) : root_dir_(std::move(root_dir)) {}
+  IncludeResolver(fs::path root_dir, std::vector<std::string>* warnings)
+      : root_dir_(std::move(root_dir)), warnings_(warnings) {}
 
   // `value` with every "$include" below it resolved; `path` is its JSON path inside `src`.
   Result<json> resolve(const json& value, const Source& src, const std::string& path) const {
@@ -131,7 +132,7 @@ class IncludeResolver {
       return error(src, where, "cannot read \"" + target + "\" (" + display.string() + "): " +
                                    text.error().message);
     }
-    auto parsed = parse_config_text(*text, display);
+    auto parsed = parse_config_text(*text, display, warnings_);
     if (!parsed) return parsed;
     Source nested{display, src.chain};
     nested.chain.push_back(canonical);
@@ -149,6 +150,7 @@ class IncludeResolver {
   }
 
   fs::path root_dir_;  // canonical directory of the top-level file; includes stay below it
+  std::vector<std::string>* warnings_;  // repeated keys of included files (null = not collected)
 };
 
 }  // namespace detail_config_include
@@ -156,8 +158,8 @@ class IncludeResolver {
 namespace detail_config {
 
 Result<nlohmann::json> resolve_includes(const nlohmann::json& doc, const std::filesystem::path& file,
-                                        const std::filesystem::path& canonical) {
-  detail_config_include::IncludeResolver includes(canonical.parent_path());
+                                        const std::filesystem::path& canonical, std::vector<std::string>* warnings) {
+  detail_config_include::IncludeResolver includes(canonical.parent_path(), warnings);
   return includes.resolve(doc, detail_config_include::Source{file, {canonical}}, "");
 }
 

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -58,16 +59,20 @@ const schema::Node* alternative_for(const schema::Node& node, const nlohmann::js
 /// reason ("file not found", "not a regular file", "file is larger than 2 MiB", …); callers
 /// prefix the file they name.
 Result<std::string> read_config_file(const std::filesystem::path& p);
-/// JSON5 text → JSON; errors are "<display>:<line>:<col>: <what>".
-Result<nlohmann::json> parse_config_text(const std::string& text, const std::filesystem::path& display);
+/// JSON5 text → JSON; errors are "<display>:<line>:<col>: <what>". A key repeated in one object
+/// appends a warning to `*warnings` when given (LoadedConfig::warnings shows the shape).
+Result<nlohmann::json> parse_config_text(const std::string& text, const std::filesystem::path& display,
+                                         std::vector<std::string>* warnings = nullptr);
 
 // ---- "$include" (config_include.cpp) ------------------------------------------------------------
 
 /// `doc` (parsed from `file`, named `file` in messages) with every "$include" below it resolved.
 /// `canonical` is `file`'s canonical path; includes are confined to its directory. Errors:
-/// "<including file>: <json.path>.$include: <what>" (see config::load()).
+/// "<including file>: <json.path>.$include: <what>" (see config::load()). Included files' repeated
+/// keys are appended to `*warnings` when given (as parse_config_text).
 Result<nlohmann::json> resolve_includes(const nlohmann::json& doc, const std::filesystem::path& file,
-                                        const std::filesystem::path& canonical);
+                                        const std::filesystem::path& canonical,
+                                        std::vector<std::string>* warnings = nullptr);
 
 // ---- "${NAME}" (config_env.cpp) -----------------------------------------------------------------
 

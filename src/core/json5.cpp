@@ -19,14 +19,17 @@
 // - Invalid UTF-8 anywhere (comments included) is reported before any syntax error.
 #include "core/json5.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <map>
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/json5_internal.h"
 #include "core/utf8.h"
@@ -57,6 +60,10 @@ class Parser {
 
   std::size_t error_offset() const { return error_offset_; }
   const std::string& error_what() const { return error_what_; }
+
+  /// Record repeated keys (off by default: the plain parse() pays nothing for it).
+  void collect_repeats() { collect_repeats_ = true; }
+  const std::vector<KeyRepeat>& repeats() const { return repeats_; }
 
  private:
   // --- cursor ---
@@ -171,11 +178,14 @@ class Parser {
     if (!enter_container(depth)) return false;
     ++pos_;  // '{'
     out = json::object();
+    std::map<std::string, std::size_t> first_offsets;  // filled only when collecting repeats
     while (true) {
       if (!skip_space()) return false;
       if (peek() == '}') break;  // empty object, or a trailing comma
       std::string key;
+      const std::size_t key_offset = pos_;
       if (!parse_key(key)) return false;
+      if (collect_repeats_) note_key(first_offsets, key, key_offset);
       if (!skip_space()) return false;
       if (peek() != ':') return fail_unexpected("':' after key " + snippet(key));
       ++pos_;
@@ -190,6 +200,11 @@ class Parser {
     }
     ++pos_;  // '}'
     return true;
+  }
+
+  void note_key(std::map<std::string, std::size_t>& first_offsets, const std::string& key, std::size_t offset) {
+    const auto [it, fresh] = first_offsets.emplace(key, offset);
+    if (!fresh) repeats_.push_back(KeyRepeat{key, offset, it->second});
   }
 
   bool parse_key(std::string& key) {
@@ -522,56 +537,23 @@ class Parser {
   std::size_t pos_ = 0;
   std::size_t error_offset_ = 0;
   std::string error_what_;
+  bool collect_repeats_ = false;
+  std::vector<KeyRepeat> repeats_;
 };
 
-// ---------------------------------------------------------------------------------------------
-// Error positions
 
-struct LineCol {
-  std::size_t line = 1;
-  std::size_t col = 1;
-};
-
-/// 1-based line and column (in code points) of byte `offset`. Line breaks are LF, CR, CRLF,
-/// U+2028 and U+2029, as in ECMAScript. Only the bytes before `offset` are read, and those are
-/// well-formed UTF-8 (validation stops at the first bad byte), so counting lead bytes counts code
-/// points.
-LineCol line_col(std::string_view text, std::size_t offset) {
-  LineCol at;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    const bool cr = b == '\r' && !(i + 1 < text.size() && text[i + 1] == '\n');
-    const bool separator = b == 0xE2 && i + 2 < text.size() && text[i + 1] == '\x80' &&
-                           (text[i + 2] == '\xA8' || text[i + 2] == '\xA9');
-    if (b == '\n' || cr || separator) {
-      ++at.line;
-      at.col = 1;
-      if (separator) i += 2;
-    } else if ((b & 0xC0) != 0x80) {
-      ++at.col;
-    }
-  }
-  return at;
-}
-
-Error make_error(std::string_view text, std::string_view source, std::size_t offset,
-                 const std::string& what) {
-  const LineCol at = line_col(text, offset);
-  std::string message;
-  if (!source.empty()) message.append(source).append(":");
-  message += std::to_string(at.line) + ":" + std::to_string(at.col) + ": " + what;
-  return Error{"JSON5_PARSE", std::move(message)};
-}
-
-}  // namespace detail_json5_parser
-
-Result<nlohmann::json> parse(std::string_view text, std::string_view source) {
+Result<nlohmann::json> parse_collecting(std::string_view text, std::string_view source,
+                                        std::vector<DuplicateKey>* duplicates) {
   // Nothing may escape: allocation failures (or a bug surfacing as an exception) become errors.
   try {
-    detail_json5_parser::Parser parser(text);
+    Parser parser(text);
+    if (duplicates != nullptr) parser.collect_repeats();
     nlohmann::json value;
-    if (parser.parse_document(value)) return value;
-    return detail_json5_parser::make_error(text, source, parser.error_offset(), parser.error_what());
+    if (!parser.parse_document(value)) return make_error(text, source, parser.error_offset(), parser.error_what());
+    if (duplicates != nullptr) {
+      for (auto& d : duplicate_keys(text, parser.repeats())) duplicates->push_back(std::move(d));
+    }
+    return value;
   } catch (const std::bad_alloc&) {
     return Error{"JSON5_PARSE", std::string(source) + (source.empty() ? "" : ": ") + "out of memory"};
   } catch (const std::exception& e) {
@@ -580,6 +562,16 @@ Result<nlohmann::json> parse(std::string_view text, std::string_view source) {
   } catch (...) {
     return Error{"JSON5_PARSE", std::string(source) + (source.empty() ? "" : ": ") + "internal error"};
   }
+}
+
+}  // namespace detail_json5_parser
+
+Result<nlohmann::json> parse(std::string_view text, std::string_view source) {
+  return detail_json5_parser::parse_collecting(text, source, nullptr);
+}
+
+Result<nlohmann::json> parse(std::string_view text, std::string_view source, std::vector<DuplicateKey>* duplicates) {
+  return detail_json5_parser::parse_collecting(text, source, duplicates);
 }
 
 }  // namespace pincer::json5

@@ -1,10 +1,15 @@
-// Internals of the JSON5 parser shared by json5.cpp (the parser) and json5_text.cpp (the
-// character-level pieces). Not for use outside src/core/json5*.cpp. Pure functions; thread-safe.
+// Internals of the JSON5 parser shared by json5.cpp (the parser), json5_text.cpp (the
+// character-level pieces) and json5_position.cpp (line:col). Not for use outside
+// src/core/json5*.cpp. Pure functions; thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "core/json5.h"
+#include "core/result.h"
 
 namespace pincer::json5::detail_json5 {
 
@@ -32,5 +37,19 @@ std::string snippet(std::string_view text);
 /// A decimal literal (digits, '.', exponent; no sign) out of double's range: +-Infinity or +-0
 /// from its decimal order of magnitude.
 double saturate(std::string_view digits, bool negative);
+
+// ---- positions (json5_position.cpp) -----------------------------------------------------------
+/// A key repeated in one object, as the parser records it: byte offsets of the repeat and of the
+/// key's first occurrence in that object.
+struct KeyRepeat {
+  std::string key;
+  std::size_t offset = 0;
+  std::size_t first_offset = 0;
+};
+/// The repeats with their offsets turned into 1-based line:col (one pass over `text`).
+std::vector<DuplicateKey> duplicate_keys(std::string_view text, const std::vector<KeyRepeat>& repeats);
+/// Error{"JSON5_PARSE", "<source>:<line>:<col>: <what>"} for byte `offset` of `text` (no
+/// "<source>:" when source is empty).
+Error make_error(std::string_view text, std::string_view source, std::size_t offset, const std::string& what);
 
 }  // namespace pincer::json5::detail_json5
