@@ -256,17 +256,21 @@ int run_unset(const ConfigFlags& f) {
 
 /// What the gateway checks at start beyond the schema: cli/config_checks.h, shared with doctor,
 /// `config set` and the gateway itself.
-void semantic_checks(const json& effective, const std::filesystem::path& file, const config::EnvLookup& env,
-                     std::vector<std::string>& errors, std::vector<std::string>& warnings) {
-  auto found = cli::check_config(effective, file, env);
+/// `exists`: whether the file exists (when not, `gateway run` creates it with a new token).
+void semantic_checks(const json& effective, const std::filesystem::path& file, const config::EnvLookup& env, bool exists,
+                     std::vector<std::string>& errors, std::vector<std::string>& warnings, std::vector<std::string>& notes) {
+  cli::ConfigCheckOptions options;
+  options.config_exists = exists;
+  auto found = cli::check_config(effective, file, env, options);
   for (auto& e : found.errors) errors.push_back(std::move(e));
   for (auto& w : found.warnings) warnings.push_back(std::move(w));
+  for (auto& n : found.notes) notes.push_back(std::move(n));
 }
 
 int run_validate(const ConfigFlags& f) {
   const auto env = config::process_env();
   const auto file = cli::config_path(f.file, env);
-  std::vector<std::string> errors, warnings;
+  std::vector<std::string> errors, warnings, notes;
   auto loaded = config::load(file, env);
   bool exists = false;
   if (!loaded) {
@@ -276,14 +280,17 @@ int run_validate(const ConfigFlags& f) {
   } else {
     exists = loaded->exists;
     if (!exists) warnings.push_back(file.string() + " does not exist; every default applies");
-    semantic_checks(loaded->effective, file, env, errors, warnings);
+    warnings.insert(warnings.end(), loaded->warnings.begin(), loaded->warnings.end());  // repeated keys
+    semantic_checks(loaded->effective, file, env, exists, errors, warnings, notes);
   }
   const bool valid = errors.empty();
   if (f.json) {
-    std::cout << json{{"valid", valid}, {"file", file.string()}, {"exists", exists}, {"errors", errors}, {"warnings", warnings}}
+    std::cout << json{{"valid", valid}, {"file", file.string()}, {"exists", exists}, {"errors", errors}, {"warnings", warnings},
+                     {"notes", notes}}
                      .dump(2)
               << "\n";
   } else {
+    for (const auto& n : notes) std::cerr << "pincer: note: " << n << "\n";
     for (const auto& w : warnings) std::cerr << "pincer: warning: " << w << "\n";
     // Each named like the schema's errors ("<file>: <key path>: …") unless the sentence names the file.
     for (const auto& e : errors) {
@@ -342,7 +349,7 @@ void register_config_commands(CLI::App& app, Action& action) {
 
   auto* validate = config->add_subcommand(
       "validate", "Check the file as the gateway would load it (schema, env vars, auth, model references)");
-  validate->add_flag("--json", f->json, "Print {valid, file, exists, errors, warnings}");
+  validate->add_flag("--json", f->json, "Print {valid, file, exists, errors, warnings, notes}");
   add_file_option(validate, *f);
   on_parsed(validate, action, [f] { return run_validate(*f); });
 }

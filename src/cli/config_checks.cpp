@@ -173,11 +173,27 @@ std::string gateway_auth_problem(const GatewaySecret& s, const std::filesystem::
   return "";
 }
 
+/// The key of models.providers naming `provider` (case-insensitive, as ModelRegistry), or "".
+static std::string config_checks_provider_key(const nlohmann::json& effective, const std::string& provider) {
+  const json providers = effective.value("models", json::object()).value("providers", json::object());
+  if (!providers.is_object()) return "";
+  for (const auto& item : providers.items()) {
+    const std::string& key = item.key();
+    if (key.size() == provider.size() && std::equal(key.begin(), key.end(), provider.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return key;
+    }
+  }
+  return "";
+}
+
 /// Model references every turn would refuse (ModelRegistry::resolve, the run's own resolver):
 /// a provider that is neither under models.providers nor a CLI backend is an error naming the
 /// path (a warning when `options.model_refs_are_errors` is false, or when an auth profile of one
-/// of the agents names that provider: known at run time only); so is a model its configured
-/// provider does not list (every run of the agent would fail with resolve()'s message).
+/// of the agents names that provider: known at run time only). A model its configured provider
+/// does not list, or a provider block that lists no models, is a warning (docs/cli.md: the
+/// provider may serve more than the config lists; each run says the same).
 static void model_reference_problems(const nlohmann::json& effective, const agent::AgentsConfig& agents,
                                      const config::EnvLookup& env, const ConfigCheckOptions& options, ConfigProblems& out) {
   std::vector<std::string> profile_providers;  // read once, only when a provider is unknown
@@ -185,8 +201,14 @@ static void model_reference_problems(const nlohmann::json& effective, const agen
   for (const auto& p : agent::model_reference_problems(effective)) {
     if (!p.unknown_provider) {
       // Every run of this agent would fail with this message (ModelRegistry::resolve).
-      const std::string line = p.path + ": \"" + p.ref + "\" (agent \"" + p.agent_id + "\"): " + p.message;
-      (options.model_refs_are_errors ? out.errors : out.warnings).push_back(line);
+      out.warnings.push_back(p.path + ": \"" + p.ref + "\" (agent \"" + p.agent_id + "\"): " + p.message);
+      continue;
+    }
+    // The block is there but lists no models: say that, not "not configured".
+    if (const std::string key = config_checks_provider_key(effective, p.provider); !key.empty()) {
+      out.warnings.push_back(p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
+                             "\", whose models.providers." + key + ".models lists no models (add \"" +
+                             p.ref.substr(std::min(p.ref.size(), p.provider.size() + 1)) + "\" there)");
       continue;
     }
     if (!profiles_read) {
@@ -241,8 +263,12 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   // Gateway auth, as `gateway run` resolves it.
   const GatewaySecret secret = gateway_secret(effective, env, options.flags);
   if (auto problem = options.check_auth ? gateway_auth_problem(secret, config_file) : ""; !problem.empty()) {
-    // An unset secret may come from the gateway's own environment at run time.
-    if (secret.value.empty() && !options.runtime_env_known) {
+    // No config file yet: `gateway run` writes one with a new token (as doctor's "info" says).
+    if (secret.mode == "token" && secret.value.empty() && secret.source == "gateway.auth.token" && !options.config_exists) {
+      out.notes.push_back("no gateway token yet: `pincer gateway run` creates " + config_file.string() +
+                          " with a new random gateway.auth.token on its first start (or run `pincer onboard`)");
+    } else if (secret.value.empty() && !options.runtime_env_known) {
+      // An unset secret may come from the gateway's own environment at run time.
       out.warnings.push_back(problem + " (the gateway's environment must provide it)");
     } else {
       out.errors.push_back(std::move(problem));

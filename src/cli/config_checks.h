@@ -45,6 +45,7 @@ std::string gateway_auth_problem(const GatewaySecret& secret, const std::filesys
 struct ConfigProblems {
   std::vector<std::string> errors;    ///< the gateway would refuse this config
   std::vector<std::string> warnings;  ///< it would run, but something is probably wrong
+  std::vector<std::string> notes;     ///< nothing wrong, but worth knowing (e.g. the token is made on first start)
 };
 
 struct ConfigCheckOptions {
@@ -59,8 +60,13 @@ struct ConfigCheckOptions {
   bool check_control_ui_root = true;
   /// False: a model reference naming a provider that is not configured is a warning, not an
   /// error (`config set`, where the provider may be added next; `gateway run`, which warns and
-  /// answers each turn with the same error).
+  /// answers each turn with the same error). A model a configured provider does not list (or a
+  /// provider block listing no models) is always a warning (docs/cli.md).
   bool model_refs_are_errors = true;
+  /// False: the config file does not exist yet, so `gateway run` (given no token by a flag or
+  /// PINCER_GATEWAY_TOKEN) writes one with a new random token on its first start: no token in
+  /// token mode is then a note, not an error (as doctor's "info"). `config validate` sets it.
+  bool config_exists = true;
 };
 
 /// The non-empty lines of a multi-line message (an Error's message holds one problem a line).
