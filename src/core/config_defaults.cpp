@@ -17,10 +17,11 @@ using detail_config::alternative_for;
 json fill_defaults(const Node& node, json v);
 
 // The value an absent key takes: its default, or — for an object without one — an object holding
-// its children's defaults (omitted when none has any, so optional sections stay absent).
+// its children's defaults (omitted when none has any, so optional sections stay absent, and for
+// an object marked only_when_written, such as a channel's block).
 std::optional<json> absent_value(const Node& node) {
   if (node.default_value()) return fill_defaults(node, *node.default_value());
-  if (node.kind() != Kind::kObject) return std::nullopt;
+  if (node.kind() != Kind::kObject || node.is_only_when_written()) return std::nullopt;
   json filled = fill_defaults(node, json::object());
   if (filled.empty()) return std::nullopt;
   return filled;

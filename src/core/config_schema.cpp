@@ -69,6 +69,24 @@ Node Node::required() && {
   return std::move(*this);
 }
 
+Node Node::only_when_written() && {
+  assert(kind_ == Kind::kObject);
+  only_when_written_ = true;
+  return std::move(*this);
+}
+Node Node::hint(std::string key, std::string instead) && {
+  assert(kind_ == Kind::kObject);
+  key_hints_.emplace_back(std::move(key), std::move(instead));
+  return std::move(*this);
+}
+
+const std::string* Node::key_hint(std::string_view key) const {
+  for (const auto& h : key_hints_) {
+    if (h.first == key) return &h.second;
+  }
+  return nullptr;
+}
+
 const Field* Node::find(std::string_view name) const {
   for (const Field& f : *fields_) {
     if (f.name == name) return &f;

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,13 @@ class Node {
   Node pattern(std::string regex) &&;       ///< string must match this ECMAScript regex (whole)
   Node sensitive() &&;                      ///< secret: redacted by config::redact(), never echoed
   Node required() &&;                       ///< must be present whenever its parent object is
+  /// An object with defaults that with_defaults() still leaves absent until the user writes it
+  /// (a channel's block: present = configured).
+  Node only_when_written() &&;
+  /// Object nodes: an unknown key `key` is answered "did you mean `instead`?" (a known alias,
+  /// e.g. Discord's `botToken` → `token`). Close spellings of a field need no hint (validation
+  /// finds them itself).
+  Node hint(std::string key, std::string instead) &&;
 
   // ---- accessors ------------------------------------------------------------------------------
   Kind kind() const { return kind_; }
@@ -66,6 +74,9 @@ class Node {
   const std::vector<std::string>& enum_values() const { return enum_values_; }
   bool is_sensitive() const { return sensitive_; }
   bool is_required() const { return required_; }
+  bool is_only_when_written() const { return only_when_written_; }
+  /// The key hint() gave for an unknown `key`, or nullptr.
+  const std::string* key_hint(std::string_view key) const;
   /// Fields of an object node, in declaration order (empty for other kinds).
   const std::vector<Field>& fields() const { return *fields_; }
   /// The field named `name` of an object node, or nullptr.
@@ -106,6 +117,8 @@ class Node {
   std::vector<std::string> enum_values_;
   bool sensitive_ = false;
   bool required_ = false;
+  bool only_when_written_ = false;
+  std::vector<std::pair<std::string, std::string>> key_hints_;  // unknown key → field to suggest
   std::shared_ptr<const std::vector<Field>> fields_;  // never null
   std::shared_ptr<const Node> item_;                  // arrays and maps only
   std::shared_ptr<const std::vector<Node>> alternatives_;  // never null; unions only non-empty

@@ -2,6 +2,7 @@
 // config_schema_channels.h).
 #include "core/config_schema_channels.h"
 #include "core/config_schema_agents.h"
+#include "core/config_schema_channel_keys.h"
 
 #include <string>
 #include <utility>
@@ -328,7 +329,8 @@ Node bindings_section() {
 
 Node channels_section() {
   namespace d = detail_config_schema_channels;
-  return map_of(d::channel_entry())
+  // Each channel's block takes only the keys that channel reads (config_schema_channel_keys.h).
+  return channels_by_channel(d::channel_entry())
       .doc("Messaging channels by id (`telegram`, `irc`, …): who may talk to the "
            "bot (CH-3) and how replies are split (CH-4).");
 }

@@ -67,7 +67,7 @@ TEST(AgentConfigSchema, ViolationMessagesAreExact) {
        "models.providers.p.headers.X: expected string, got number"},
       {R"({"models": {"providers": {"p": {"baseUrl": "http://u", "models": {"id": "m"}}}}})",
        "models.providers.p.models: expected array of object, got object"},
-      {R"({"models": {"provider": {}}})", "models.provider: unknown key (expected one of providers)"},
+      {R"({"models": {"provider": {}}})", "models.provider: unknown key, did you mean `providers`? (expected one of providers)"},
       // agents
       {R"({"agents": {"defaults": {"model": {"primary": "p/m", "fallbacks": ["q/n"]}, "workspace": "~/ws",
            "thinkingDefault": "high", "timeoutSeconds": 60, "contextTokens": 32000, "maxConcurrent": 2,
@@ -89,7 +89,7 @@ TEST(AgentConfigSchema, ViolationMessagesAreExact) {
       {R"({"agents": {"list": [{"id": "a", "default": "yes"}]}})",
        R"(agents.list[0].default: expected boolean, got "yes")"},
       {R"({"agents": {"list": [{"id": "a", "toolz": {}}]}})",
-       "agents.list[0].toolz: unknown key (expected one of id|name|default|tools|binds|workspace|model|memory|contextEngine|sandbox|heartbeat|skills|subagents)"},
+       "agents.list[0].toolz: unknown key, did you mean `tools`? (expected one of id|name|default|tools|binds|workspace|model|memory|contextEngine|sandbox|heartbeat|skills|subagents)"},
       {R"({"agents": {"list": {"id": "a"}}})", "agents.list: expected array of object, got object"},
       // tools
       {R"({"tools": {"profile": "full", "allow": ["read", "group:fs"], "alsoAllow": ["exec"], "deny": ["*"],

@@ -49,10 +49,10 @@ TEST(ConfigValidate, ValidDocumentsPass) {
 
 TEST(ConfigValidate, UnknownKey) {
   EXPECT_EQ(violations_of(json::parse(R"({"gateway": {"prot": 1}})")),
-            "gateway.prot: unknown key (expected one of "
+            "gateway.prot: unknown key, did you mean `port`? (expected one of "
             "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload|http)");
   EXPECT_EQ(violations_of(json::parse(R"({"gatway": {}})")),
-            "gatway: unknown key (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|mcp|diagnostics|bindings|channels|plugins|meta)");
+            "gatway: unknown key, did you mean `gateway`? (expected one of $schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|mcp|diagnostics|bindings|channels|plugins|meta)");
 }
 
 TEST(ConfigValidate, KeysThatAreNotIdentifiersAreQuotedInPaths) {
@@ -118,7 +118,7 @@ TEST(ConfigValidate, UnionReportsTheAlternativeOfTheValuesType) {
   EXPECT_EQ(violations_of(json::parse(R"({"agents": {"defaults": {"model": {"primary": 5}}}})")),
             "agents.defaults.model.primary: expected string, got 5");
   EXPECT_EQ(violations_of(json::parse(R"({"agents": {"defaults": {"model": {"primray": "a/b"}}}})")),
-            "agents.defaults.model.primray: unknown key (expected one of primary|fallbacks)");
+            "agents.defaults.model.primray: unknown key, did you mean `primary`? (expected one of primary|fallbacks)");
   EXPECT_EQ(violations_of(json::parse(R"({"agents": {"list": [{"id": "x", "model": {"fallbacks": [1]}}]}})")),
             "agents.list[0].model.fallbacks[0]: expected string, got 1");
 }
@@ -174,7 +174,7 @@ TEST(ConfigValidate, ReportsAllViolationsOnePerLineInDocumentOrder) {
             "gateway.auth.mode: expected one of none|token|password|trusted-proxy, got \"tokn\"\n"
             "gateway.bind: expected one of loopback|lan|custom, got \"wan\"\n"
             "gateway.port: expected integer 1..65535, got \"abc\"\n"
-            "gateway.prot: unknown key (expected one of "
+            "gateway.prot: unknown key, did you mean `port`? (expected one of "
             "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload|http)\n"
             "gateway.trustedProxies[0]: expected string, got 1\n"
             "gateway.trustedProxies[2]: expected string, got false\n"

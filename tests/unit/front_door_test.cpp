@@ -128,14 +128,16 @@ TEST(InputRules, ProviderBaseUrlMustBeHttpWithAHost) {
 }
 
 TEST(InputRules, ChannelUrlsAreCheckedTheSameWay) {
-  for (const char* key : {"webhookUrl", "callbackUrl", "apiRoot"}) {
-    json doc = {{"channels", {{"telegram", {{key, "not a url"}}}}}};
+  // Each on a channel that reads it (a channel's block takes only its own keys).
+  for (const auto& [channel, key] : {std::pair<std::string, std::string>{"telegram", "webhookUrl"},
+                                     {"webhook", "callbackUrl"}, {"telegram", "apiRoot"}}) {
+    json doc = {{"channels", {{channel, {{key, "not a url"}}}}}};
     auto st = config::validate(doc);
     ASSERT_FALSE(st) << key;
-    EXPECT_NE(st.error().message.find(std::string("channels.telegram.") + key + ": expected http:// or https:// URL"),
+    EXPECT_NE(st.error().message.find("channels." + channel + "." + key + ": expected http:// or https:// URL"),
               std::string::npos)
         << st.error().message;
-    doc["channels"]["telegram"][key] = "https://bot.example/hook";
+    doc["channels"][channel][key] = "https://bot.example/hook";
     EXPECT_TRUE(config::validate(doc)) << key;
   }
 }
