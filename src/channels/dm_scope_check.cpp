@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "channels/channel_access.h"
 #include "channels/channel_accounts.h"
 #include "channels/pairing_store.h"
 
@@ -24,17 +25,15 @@ DmReach dm_reach(const json& effective, const std::filesystem::path& state_dir) 
   for (const auto& a : list_channel_accounts(channels)) {
     // A webhook's senders never share the main session (the inbound pipeline gives each its own).
     if (a.channel == "webhook") continue;
-    const std::string policy = a.config.value("dmPolicy", "pairing");
-    if (policy == "disabled") continue;
-    if (policy == "open") {
-      out.open.push_back(a.config_path + ".dmPolicy");
+    // The pipeline's own reading of the account (OpenClaw's dm.policy / dm.allowFrom / dm.enabled too).
+    const routing::ChannelAccessConfig access = access_config_from_json(a.config, a.channel);
+    if (access.dm_policy == routing::DmPolicy::Disabled) continue;
+    if (access.dm_policy == routing::DmPolicy::Open) {
+      out.open.push_back(a.config_path + (a.config.contains("dmPolicy") ? ".dmPolicy" : ".dm.policy"));
       continue;
     }
-    for (const auto& id : a.config.value("allowFrom", json::array())) {
-      if (id.is_string()) add(a, id.get<std::string>());
-      else if (id.is_number_integer()) add(a, std::to_string(id.get<int64_t>()));
-    }
-    if (policy == "pairing") {
+    for (const std::string& id : access.allow_from) add(a, id);
+    if (access.dm_policy == routing::DmPolicy::Pairing) {
       for (const auto& id : pairing.approved(a.channel, a.account_id)) add(a, id);
     }
   }

@@ -324,5 +324,21 @@ TEST(DmScope, WarnsWhenSeveralSendersShareTheMainSession) {
   EXPECT_NE(paired[0].find("telegram:default:333"), std::string::npos) << paired[0];
 }
 
+// OpenClaw's spelling dm: {policy, allowFrom, enabled} is what the pipeline applies (channel_access.h):
+// the warning reads it too (it read only the flat keys: the new-user pass, a Matrix account).
+TEST(DmScope, ReadsOpenClawsDmSpelling) {
+  TempFile t;
+  auto matrix = [](json dm) {
+    return json{{"channels", {{"matrix", {{"homeserver", "http://127.0.0.1:1"}, {"accessToken", "t"}, {"dm", std::move(dm)}}}}}};
+  };
+  auto two = channels::dm_scope_warnings(matrix({{"policy", "allowlist"}, {"allowFrom", {"@a:x", "@b:x"}}}), t.dir);
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_NE(two[0].find("matrix:default:@b:x"), std::string::npos) << two[0];
+  auto open = channels::dm_scope_warnings(matrix({{"policy", "open"}}), t.dir);
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_NE(open[0].find("channels.matrix.dm.policy"), std::string::npos) << open[0];
+  EXPECT_TRUE(channels::dm_scope_warnings(matrix({{"enabled", false}, {"allowFrom", {"@a:x", "@b:x"}}}), t.dir).empty());
+}
+
 }  // namespace
 }  // namespace pincer
