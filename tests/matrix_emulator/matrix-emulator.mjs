@@ -1,7 +1,7 @@
 // A Matrix homeserver for tests (client-server API v3, plain node:http): versions, password login,
 // whoami, profiles, createRoom (with invites and is_direct), invite, join, room sends (idempotent per
 // access token + txnId; reactions are plain m.reaction sends), redactions of one's own events, typing, /messages (backwards and forwards pagination), state and members,
-// account data, filters and /sync — initial and incremental, long-polled up to `timeout` and
+// account data, media upload and download, filters and /sync — initial and incremental, long-polled up to `timeout` and
 // woken by new events, honouring `since` and the filter's timeline limit and event types, with
 // rooms.join (state + timeline), rooms.invite (stripped invite_state) and rooms.leave. Close
 // enough to the spec that the official matrix-js-sdk logs in and talks through it; it records
@@ -26,6 +26,8 @@ export class MatrixEmulator {
     this.requests = [];        // {user, method, path, query, body, status, at}
     this.pending429 = [];      // [{method, pathRe, retryAfterMs}]
     this.waiters = new Set();  // long-polled /sync requests: {userId, check()}
+    this.media = new Map();    // media id -> {mediaId, user, filename, contentType, bytes}: the media repository
+    this.uploads = [];         // the same, in upload order
   }
 
   async start() {
@@ -200,6 +202,25 @@ export class MatrixEmulator {
     try { body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : null; } catch { body = null; }
     const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? url.searchParams.get('access_token');
     const user = auth ? this.tokens.get(auth) ?? null : null;
+    // The media repository: POST /_matrix/media/v3/upload (raw bytes) → mxc://; downloads (authenticated
+    // v1 and legacy v3) serve the bytes back.
+    if (req.method === 'POST' && url.pathname === '/_matrix/media/v3/upload') {
+      this.requests.push({ user, method: 'POST', path: url.pathname, query: Object.fromEntries(url.searchParams), body: null, status: user ? 200 : 401, at: Date.now() });
+      res.writeHead(user ? 200 : 401, { 'Content-Type': 'application/json' });
+      if (!user) return res.end(JSON.stringify({ errcode: 'M_MISSING_TOKEN', error: 'Missing access token' }));
+      const id = randomBytes(9).toString('hex');
+      const upload = { mediaId: id, user, filename: url.searchParams.get('filename') ?? '', contentType: req.headers['content-type'] ?? '', bytes: Buffer.concat(chunks) };
+      this.media.set(id, upload);
+      this.uploads.push(upload);
+      return res.end(JSON.stringify({ content_uri: `mxc://${SERVER}/${id}` }));
+    }
+    const download = /^\/_matrix\/(?:client\/v1\/media|media\/v3)\/download\/([^/]+)\/([^/]+)/.exec(url.pathname);
+    if (req.method === 'GET' && download) {
+      const f = download[1] === SERVER ? this.media.get(download[2]) : undefined;
+      if (!f) { res.writeHead(404, { 'Content-Type': 'application/json' }); return res.end(JSON.stringify({ errcode: 'M_NOT_FOUND', error: 'Not found' })); }
+      res.writeHead(200, { 'Content-Type': f.contentType || 'application/octet-stream' });
+      return res.end(f.bytes);
+    }
     let decoded = url.pathname;
     try { decoded = decodeURIComponent(url.pathname); } catch { /* kept as sent */ }
     const record = { user, method: req.method, path: decoded, query: Object.fromEntries(url.searchParams), body, status: 0, at: Date.now() };

@@ -19,7 +19,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -187,6 +187,36 @@ test('a message in a thread is answered in the thread', async () => {
   const [reply] = containing(await botSaid(dm), '[mx-thread]');
   assert.equal(reply.relatesTo?.rel_type, 'm.thread');
   assert.equal(reply.relatesTo?.event_id, root.event_id);
+});
+
+test('media out: a reply\'s MEDIA lines are uploaded and sent as m.image and m.file events alice can download', async () => {
+  // SPEC CH-1 (channels/reply_media.h): the main agent's workspace is <home>/workspace.
+  const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  const csv = Buffer.from('day,total\nmon,3\ntue,5\n');
+  mkdirSync(path.join(home, 'workspace'), { recursive: true });
+  writeFileSync(path.join(home, 'workspace', 'dot.png'), PNG);
+  writeFileSync(path.join(home, 'workspace', 'totals.csv'), csv);
+  await fetch(`http://127.0.0.1:${mockPort}/__mock/script`, { method: 'POST',
+    body: JSON.stringify(['Two files [mx-files]\nMEDIA: dot.png\nMEDIA: totals.csv']) });
+  await alice.sendTextMessage(dm, 'the files please');
+  const files = async () => {
+    const page = await alice.createMessagesRequest(dm, null, 1000, sdk.Direction.Backward);
+    return page.chunk.filter((e) => e.sender === bot.userId && ['m.image', 'm.file'].includes(e.content?.msgtype)).reverse();
+  };
+  await waitUntil(async () => (await files()).length >= 2, 'two file events in the DM');
+  const [image, file] = await files();
+  assert.equal(image.content.msgtype, 'm.image');
+  assert.equal(image.content.info.mimetype, 'image/png');
+  assert.equal(file.content.msgtype, 'm.file');
+  assert.equal(file.content.filename, 'totals.csv');
+  assert.equal(file.content.info.mimetype, 'text/csv');
+  for (const [event, bytes] of [[image, PNG], [file, csv]]) {
+    assert.match(event.content.url, /^mxc:\/\//);
+    const got = Buffer.from(await (await fetch(alice.mxcUrlToHttp(event.content.url))).arrayBuffer());
+    assert.ok(got.equals(bytes), `${event.content.body} downloads intact`);
+  }
+  const [text] = containing(await botSaid(dm), '[mx-files]');
+  assert.ok(!text.body.includes('MEDIA:'), text.body);
 });
 
 test('a 10 000-character reply arrives complete and in order, in chunks within 4000 UTF-16 units', async () => {

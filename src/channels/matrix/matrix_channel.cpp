@@ -63,6 +63,9 @@ ChannelCapabilities MatrixChannel::capabilities() const {
   c.typing = true;
   c.edit = true;
   c.reactions = true;
+  c.media_out = true;
+  c.media_max_bytes = kMatrixMaxUploadBytes;
+  c.media_caption_limit = kMatrixTextLimit;
   return c;
 }
 

@@ -62,6 +62,9 @@ struct AutoJoinDecision {
 };
 AutoJoinDecision decide_auto_join(const MatrixSettings& settings, const Invite& invite);
 
+/// The upload size Synapse allows by default (max_upload_size 50M).
+inline constexpr std::size_t kMatrixMaxUploadBytes = 50'000'000;
+
 class MatrixChannel final : public Channel {
  public:
   MatrixChannel(EventLoop& loop, MatrixSettings settings);
@@ -79,6 +82,9 @@ class MatrixChannel final : public Channel {
   /// RATE_LIMITED); 5xx / transport → UNAVAILABLE; other errors → REJECTED "matrix: <errcode>:
   /// <error> (HTTP n)".
   void send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) override;
+  /// Uploads the file to the media repository, then sends an m.image / m.file event naming its
+  /// mxc:// URI (matrix_send_media.cpp); at most kMatrixMaxUploadBytes. Errors as send_text's.
+  void send_media(const OutboundMedia& media, std::function<void(Result<std::string>)> done) override;
   /// An m.replace edit of `message_id` (an event id send_text() returned) in room `chat_id`.
   void edit_text(const std::string& chat_id, const std::string& message_id, const std::string& text,
                  std::function<void(Status)> done) override;
