@@ -119,7 +119,9 @@ Result<json> AgentService::reset_session(const std::string& session_key) {
   archive_to_memory(key, agent_id, (*archived)["previousSessionId"].get<std::string>(), transcript);  // MM-9
   const std::string new_id = ids::uuid_v4();
   if (auto up = index.upsert(key, store::OrderedJson{{"sessionId", new_id}, {"sessionStartedAt", impl_->clock.wall_ms()}},
-                             {store::MergePolicy::TouchActivity, {"cliSessionIds"}});  // a new CLI session too
+                             // A new CLI session too, and no token counts of the old transcript (a fresh
+                             // session listed with the old one's 3 426 tokens: the new-user pass).
+                             {store::MergePolicy::TouchActivity, {"cliSessionIds", "totalTokens", "inputTokens", "outputTokens"}});
       !up) {
     return up.error();
   }

@@ -223,6 +223,8 @@ int run_search(const MemoryFlags& f) {
   }
   if (r.value("disabled", false)) {
     std::cerr << "pincer: " << cli::terminal_safe(r.value("warning", "memory unavailable")) << "\n";
+    // What to do about it (the same text the memory_search tool gives the model; --json has it as `action`).
+    if (const std::string action = r.value("action", ""); !action.empty()) std::cerr << "  " << cli::terminal_safe(action) << "\n";
     return 1;
   }
   if (r.value("partial", false)) std::cerr << "pincer: " << cli::terminal_safe(r.value("warning", "")) << "\n";

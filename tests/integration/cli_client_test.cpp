@@ -103,6 +103,17 @@ TEST_F(CliClientTest, AgentTurnThenSessionsAndHistory) {
   EXPECT_EQ(reset.exit_code, 0) << reset.err;
   auto after = json_of(pincer({"sessions", "show", "cli-s1", "--json"}));
   EXPECT_TRUE(after["messages"].empty()) << after.dump();
+  // The new session is listed without the old transcript's token counts.
+  auto entry_of = [](const json& listing) {
+    for (const auto& s : listing["sessions"]) {
+      if (s["key"] == "agent:main:cli-s1") return s;
+    }
+    return json();
+  };
+  EXPECT_TRUE(entry_of(list).contains("totalTokens")) << list.dump();
+  const json relisted = entry_of(json_of(pincer({"sessions", "list", "--json"})));
+  EXPECT_FALSE(relisted.is_null());
+  EXPECT_FALSE(relisted.contains("totalTokens")) << relisted.dump();
 }
 
 TEST_F(CliClientTest, AHistoryShowsTheTurnsToolCalls) {
