@@ -240,6 +240,8 @@ void EmailChannel::connect() {
                          temporary ? FailureKind::Transient : FailureKind::Permanent);
       }
       std::string why = st.error().message;
+      // The client's own "cannot connect to host:port: …" would repeat what the line below says.
+      if (const std::string said = "cannot connect to " + where + ": "; why.rfind(said, 0) == 0) why.erase(0, said.size());
       if (why.find("certificate") != std::string::npos) {
         why += ": check " + settings_.config_path + ".imap.host (the name the certificate is for) and " +
                settings_.config_path + ".imap.security, or the system's CA certificates (SSL_CERT_FILE)";
