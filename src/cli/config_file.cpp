@@ -277,8 +277,10 @@ Result<const Node*> schema_node_at(const json5::Path& path) {
       const auto& key = std::get<std::string>(seg);
       const auto* field = holder->find(key);
       if (field == nullptr) {
-        return Error{"PATH_UNKNOWN", full + ": unknown config key \"" + key + "\" in " + here + " (expected one of " +
-                                         field_names(*holder) + ")"};
+        const std::string suggestion = config::schema::suggested_key(*holder, key);
+        return Error{"PATH_UNKNOWN", full + ": unknown config key \"" + key + "\" in " + here +
+                                         (suggestion.empty() ? "" : ", did you mean `" + suggestion + "`?") +
+                                         " (expected one of " + field_names(*holder) + ")"};
       }
       node = &field->node;
     } else {

@@ -113,7 +113,8 @@ std::vector<EnvReference> env_references(const nlohmann::json& doc);
 /// Validates an already-resolved document against the schema. Error code "CONFIG_INVALID";
 /// message lists every violation, one per line, each "<json.path>: <what was expected>, got <x>":
 ///   `gateway.port: expected integer 1..65535, got "abc"`
-///   `gateway.prot: unknown key (expected one of port|bind|...)`
+///   `gateway.prot: unknown key, did you mean `port`? (expected one of port|bind|...)` — the
+///     suggestion (schema::suggested_key) when a known alias or a close spelling exists
 ///   `gateway.trustedProxies[2]: expected string, got 7`
 ///   `gateway.auth.trustedProxy.userHeader: missing required key (expected string)`
 /// Objects and arrays are shown as `got object` / `got array`, sensitive values by type only.

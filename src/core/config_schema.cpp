@@ -14,10 +14,13 @@
 #include "core/config_schema_dreaming.h"
 #include "core/config_schema_active_memory.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 namespace pincer::config::schema {
 
@@ -149,6 +152,48 @@ std::string Node::expectation() const {
     }
   }
   return "value";
+}
+
+// ---- suggestions for unknown keys ----------------------------------------------------------------
+
+namespace {
+
+// Optimal string alignment distance (a swap of two neighbours counts 1), ASCII case-insensitive,
+// giving up (returning limit + 1) past `limit`.
+std::size_t schema_key_distance(const std::string& a, const std::string& b, std::size_t limit) {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) return limit + 1;
+  const auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1])) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string suggested_key(const Node& node, const std::string& key) {
+  if (const std::string* hint = node.key_hint(key)) return *hint;
+  if (key.size() > 64) return "";
+  const std::size_t limit = key.size() < 3 ? 0 : std::min<std::size_t>(2, (key.size() - 1) / 2);
+  std::string best;
+  std::size_t best_distance = limit + 1;
+  for (const auto& f : node.fields()) {
+    const std::size_t distance = schema_key_distance(key, f.name, limit);
+    if (distance < best_distance) {
+      best = f.name;
+      best_distance = distance;
+    }
+  }
+  return best;
 }
 
 // ---- constructors -------------------------------------------------------------------------------

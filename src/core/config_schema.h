@@ -160,6 +160,11 @@ Node any();
 /// to that alternative.
 Node union_of(std::vector<Node> alternatives);
 
+/// The field of object node `node` to suggest for an unknown `key` ("did you mean `x`?"): its
+/// hint() for that key (a known alias), else the one field spelled closest (case-insensitive, at
+/// most 2 edits — a swap of neighbours counts 1 — and fewer than half the key), else "".
+std::string suggested_key(const Node& node, const std::string& key);
+
 /// The schema of the whole pincer.json document (an object node). Built once, thread-safe.
 const Node& root();
 

@@ -173,44 +173,6 @@ std::string field_names(const Node& node) {
   return names;
 }
 
-// Optimal string alignment distance (a swap of two neighbours counts 1), ASCII case-insensitive,
-// giving up (returning limit + 1) past `limit`.
-std::size_t key_distance(const std::string& a, const std::string& b, std::size_t limit) {
-  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) return limit + 1;
-  const auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1])) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
-// The field to suggest for an unknown `key` of an object node: its hint() (a known alias), else
-// the one field spelled closest (at most 2 edits, and fewer than half the key), else "".
-std::string suggested_key(const Node& node, const std::string& key) {
-  if (const std::string* hint = node.key_hint(key)) return *hint;
-  if (key.size() > 64) return "";
-  const std::size_t limit = key.size() < 3 ? 0 : std::min<std::size_t>(2, (key.size() - 1) / 2);
-  std::string best;
-  std::size_t best_distance = limit + 1;
-  for (const auto& f : node.fields()) {
-    const std::size_t distance = key_distance(key, f.name, limit);
-    if (distance < best_distance) {
-      best = f.name;
-      best_distance = distance;
-    }
-  }
-  return best;
-}
-
 void check(const Node& node, const json& v, const std::string& path, std::vector<std::string>& out);
 
 void check_object(const Node& node, const json& v, const std::string& path,
@@ -220,7 +182,7 @@ void check_object(const Node& node, const json& v, const std::string& path,
     const schema::Field* f = node.find(key);
     if (f == nullptr) {
       std::string names = field_names(node);
-      const std::string suggestion = suggested_key(node, key);
+      const std::string suggestion = schema::suggested_key(node, key);
       out.push_back(child_path + ": unknown key" + (suggestion.empty() ? "" : ", did you mean `" + suggestion + "`?") + " (" +
                     (names.empty() ? std::string("no keys allowed here") : "expected one of " + names) + ")");
       continue;

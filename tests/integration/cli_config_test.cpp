@@ -162,7 +162,7 @@ TEST_F(CliConfigTest, ErrorsNameThePathAndExit2WithoutTouchingTheFile) {
   };
   const std::vector<Case> cases = {
       {{"config", "set", "gateway.prot", "1"},
-       "pincer: config set: gateway.prot: unknown config key \"prot\" in gateway (expected one of "
+       "pincer: config set: gateway.prot: unknown config key \"prot\" in gateway, did you mean `port`? (expected one of "
        "port|bind|customBindHost|drainTimeoutMs|auth|trustedProxies|controlUi|reload|http)\n"},
       {{"config", "set", "gateway.port", "70000"},
        "pincer: config set gateway.port: not written, the result would be invalid:\n" + config().string() +
@@ -181,7 +181,7 @@ TEST_F(CliConfigTest, ErrorsNameThePathAndExit2WithoutTouchingTheFile) {
        "pincer: config get: nope: unknown config key \"nope\" in the configuration (expected one of "
        "$schema|env|gateway|models|agents|tools|memory|approvals|commands|logging|session|messages|cron|hooks|skills|mcp|diagnostics|bindings|channels|plugins|meta)\n"},
       {{"config", "unset", "agents.list[0].idd"},
-       "pincer: config unset: agents.list[0].idd: unknown config key \"idd\" in agents.list[0] (expected one of "
+       "pincer: config unset: agents.list[0].idd: unknown config key \"idd\" in agents.list[0], did you mean `id`? (expected one of "
        "id|name|default|tools|binds|workspace|model|memory|contextEngine|sandbox|heartbeat|skills|subagents)\n"},
   };
   for (const auto& c : cases) {
