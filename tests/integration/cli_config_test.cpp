@@ -305,7 +305,8 @@ TEST_F(CliConfigTest, ValidateReportsEveryProblem) {
                   {"errors",
                    {config().string() + ": gateway.bind: expected one of loopback|lan|custom, got \"moon\"",
                     config().string() + ": gateway.port: expected integer 1..65535, got 0"}},
-                  {"warnings", json::array()}}));
+                  {"warnings", json::array()},
+                  {"notes", json::array()}}));
 }
 
 TEST_F(CliConfigTest, ValidateReportsTheChannelProblemsTheGatewayWouldRefuse) {
