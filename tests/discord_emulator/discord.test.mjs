@@ -406,7 +406,7 @@ test('a token the Gateway refuses (close 4004) stops the account until the confi
   await waitUntil(() => /close 4004/.test(gateway.output()), 'the 4004 in the log');
   await waitUntil(() => /not retried until the config changes/.test(gateway.output()), 'the account held stopped');
   const account = gatewayCall('channels.status').channelAccounts.discord[0];
-  assert.match(String(account.lastError), /token was rejected/, JSON.stringify(account));
+  assert.match(String(account.lastError), /token was rejected.*: check channels\.discord\.token/, JSON.stringify(account));
   assert.equal(account.running, false);
   assert.equal(account.permanentFailure, true, JSON.stringify(account));
   assert.equal(account.restartAt, undefined, 'no restart scheduled');

@@ -81,7 +81,10 @@ void DiscordChannel::start(ChannelHost& host, std::function<void(const std::stri
   std::weak_ptr<bool> alive = run_.token();
   rest_->call("GET", "/gateway/bot", json(), [this, alive](const RestAnswer& a) {
     if (!ChannelRun::live(alive)) return;
-    if (a.status == 401) return run_.fail("the bot token was rejected (GET /gateway/bot: HTTP 401)", FailureKind::Permanent);
+    if (a.status == 401) {
+      return run_.fail("Discord refused the bot token (GET /gateway/bot: HTTP 401): check " + settings_.config_path + ".token",
+                       FailureKind::Permanent);
+    }
     if (!a.transport_error.empty()) {
       return run_.fail("cannot reach Discord's API at " + settings_.api_root + ": " + a.transport_error);
     }
@@ -100,7 +103,8 @@ void DiscordChannel::start(ChannelHost& host, std::function<void(const std::stri
       save_state();
     };
     h.on_fatal = [this](int code, const std::string& why) {
-      run_.fail(why, close_refuses_token(code) ? FailureKind::Permanent : FailureKind::Transient);
+      if (close_refuses_token(code)) return run_.fail(why + ": check " + settings_.config_path + ".token", FailureKind::Permanent);
+      run_.fail(why, FailureKind::Transient);
     };
     gateway_->start(a.body["url"].get<std::string>(), session_, std::move(h));
   });
