@@ -66,7 +66,7 @@ std::string skip_reason(const std::string& parent, const std::string& k) {
       {"$schema", "refers to OpenClaw's schema"},
       {"meta", "OpenClaw's own bookkeeping"},
       {"wizard", "OpenClaw's own bookkeeping"},
-      {"channels", "not imported: set up channels again in pincer.json (docs/channels.md: Telegram, Discord, IRC, webhook)"},
+      {"channels", "not imported: set up channels again in pincer.json (docs/channels.md: Telegram, Discord, Slack, Matrix, e-mail, IRC, webhook)"},
       {"bindings", "not imported: bindings route channels, which are set up again in pincer.json (docs/channels.md)"},
       {"cron", "cron settings are not imported: set cron.enabled / cron.maxConcurrentRuns in pincer.json (docs/automation.md); cron/jobs.json is copied and scheduled"},
       {"messages", "not imported: set messages.queue again (docs/channels.md); prefix and reaction settings are not supported yet"},
