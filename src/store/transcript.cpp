@@ -15,6 +15,7 @@
 
 #include "core/civil_date.h"
 #include "core/ids.h"
+#include "core/percent_encoding.h"
 #include "store/atomic_file.h"
 #include "store/file_util.h"
 #include "store/session_keys.h"
@@ -195,21 +196,7 @@ void check_ids(TranscriptContents& out) {
 
 
 /// encodeURIComponent: keeps A-Z a-z 0-9 - _ . ! ~ * ' ( ), percent-encodes every other byte.
-std::string encode_uri_component(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (alnum || (c != 0 && std::strchr("-_.!~*'()", c) != nullptr)) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
+std::string encode_uri_component(std::string_view s) { return percent_encode(s, "!*'()"); }
 
 }  // namespace
 

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/percent_encoding.h"
+
 namespace pincer::channels::discord {
 
 using nlohmann::json;
@@ -172,20 +174,7 @@ json create_message_body(const std::string& content) {
 
 json edit_message_body(const std::string& content) { return create_message_body(content); }
 
-std::string encode_path_segment(const std::string& text) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == ':') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+std::string encode_path_segment(const std::string& text) { return percent_encode(text, ":"); }
 
 RateLimitInfo parse_rate_limit(int http_status, const net::HttpResponseHead& head, const json& body) {
   RateLimitInfo r;

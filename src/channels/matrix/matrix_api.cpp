@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/percent_encoding.h"
 #include "delivery/markdown_html.h"
 #include "delivery/markdown_render.h"
 
@@ -99,21 +100,7 @@ const json& events_of(const json& room, const char* section) {
 
 using namespace detail_matrix_api;
 
-std::string encode_uri_component(std::string_view text) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
+std::string encode_uri_component(std::string_view text) { return percent_encode(text); }
 
 json sync_filter() {
   return {{"presence", {{"types", json::array()}}},

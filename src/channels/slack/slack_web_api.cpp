@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/percent_encoding.h"
+
 namespace pincer::channels::slack {
 
 using nlohmann::json;
@@ -16,21 +18,7 @@ namespace {
 
 constexpr const char* kSlackWebApiJson = "application/json; charset=utf-8";
 
-std::string slack_web_api_form_escape(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (const unsigned char c : s) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
-        c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+std::string slack_web_api_form_escape(const std::string& s) { return percent_encode(s); }
 
 }  // namespace
 

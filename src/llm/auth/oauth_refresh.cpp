@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/percent_encoding.h"
+
 namespace pincer::llm::auth {
 
 namespace detail_oauth_refresh {
@@ -52,21 +54,7 @@ bool needs_refresh(const Credential& c, int64_t now_ms, int64_t margin_ms) {
   return c.type == CredentialType::OAuth && !c.refresh.empty() && c.expires_ms > 0 && c.expires_ms - margin_ms <= now_ms;
 }
 
-std::string form_encode(std::string_view value) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (char ch : value) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (std::isalnum(u) || ch == '-' || ch == '.' || ch == '_' || ch == '~') {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    }
-  }
-  return out;
-}
+std::string form_encode(std::string_view value) { return percent_encode(value); }
 
 TokenRequest refresh_request(const OAuthEndpoint& endpoint, std::string_view refresh_token) {
   if (endpoint.format == TokenBodyFormat::Json) {

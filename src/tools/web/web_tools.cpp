@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/json_lookup.h"
+#include "core/percent_encoding.h"
 #include "core/saturating.h"
 #include "tools/web/web_fetch_core.h"
 
@@ -55,20 +56,7 @@ std::string cut_utf8(const std::string& s, size_t max, bool* cut) {
   return s.substr(0, n);
 }
 
-std::string percent_encode(std::string_view s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+
 
 bool looks_like_html(const std::string& content_type, const std::string& body) {
   std::string ct = content_type;
