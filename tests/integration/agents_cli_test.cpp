@@ -129,10 +129,10 @@ TEST(AgentsCli, BadBindsJsonErrorsMissingFileDirAndRelativeWorkspace) {
   auto pincer = [&](std::vector<std::string> args) { return run_pincer(args, env); };
 
   // An unknown channel is named, with the known ones; nothing is written.
-  auto unknown = pincer({"agents", "add", "w1", "--bind", "slack:ops"});
+  auto unknown = pincer({"agents", "add", "w1", "--bind", "signal:ops"});
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.err.find("unknown channel \"slack\""), std::string::npos) << unknown.err;
-  EXPECT_NE(unknown.err.find("telegram, discord, irc, webhook"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("unknown channel \"signal\""), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("telegram, discord, slack, matrix, email, irc, webhook"), std::string::npos) << unknown.err;
   // One route twice ("telegram" is "telegram:default").
   auto twice = pincer({"agents", "add", "w1", "--bind", "telegram", "--bind", "telegram:default"});
   EXPECT_EQ(twice.exit_code, 2);
@@ -141,12 +141,12 @@ TEST(AgentsCli, BadBindsJsonErrorsMissingFileDirAndRelativeWorkspace) {
   EXPECT_FALSE(fs::exists(home.path() / "workspace-w1"));
 
   // With --json every error is one JSON object on stdout, and the exit code is still non-zero.
-  auto as_json = pincer({"agents", "add", "w1", "--bind", "slack", "--json"});
+  auto as_json = pincer({"agents", "add", "w1", "--bind", "signal", "--json"});
   EXPECT_EQ(as_json.exit_code, 2);
   const json e = json::parse(as_json.out);
   EXPECT_EQ(e["ok"], false);
   EXPECT_EQ(e["error"]["code"], "INVALID_BIND");
-  EXPECT_NE(e["error"]["message"].get<std::string>().find("slack"), std::string::npos);
+  EXPECT_NE(e["error"]["message"].get<std::string>().find("signal"), std::string::npos);
   ASSERT_EQ(pincer({"agents", "add", "w2", "--bind", "irc"}).exit_code, 0);
   auto in_use = pincer({"agents", "add", "w3", "--bind", "irc", "--json"});
   EXPECT_EQ(in_use.exit_code, 2);
