@@ -34,10 +34,11 @@ Result<webhook::WebhookSettings> webhook_settings_of(const ChannelAccount& spec,
 /// A Discord account's settings (`token` required; `apiRoot`, `ackReaction`). `state_dir` only
 /// names the session state file. Errors as telegram_settings_of.
 Result<discord::DiscordSettings> discord_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir);
-/// A Slack account's settings: `botToken` (xoxb-) and `appToken` (xapp-) required (a "${NAME}"
-/// reference passes; swapped tokens are named as such), `mode` "socket" (the default; "http" is
-/// refused: not implemented), `apiRoot`. `state_dir` only places the state
-/// file (<state>/channels/slack/<account>.json).
+/// A Slack account's settings: `botToken` (xoxb-) required; `mode` "socket" (the default: `appToken`
+/// xapp- required) or "http" (the Events API: `signingSecret` required, `webhookPath` a path of
+/// its own — route_path_problem); a "${NAME}" reference passes, swapped tokens are named as such;
+/// `apiRoot`, `slashCommand`. `state_dir` only places the state file
+/// (<state>/channels/slack/<account>.json).
 Result<slack::SlackSettings> slack_settings_of(const ChannelAccount& spec, const std::filesystem::path& state_dir);
 
 /// Whether the account can be built: its settings parse and check (above; irc: irc_settings.h).

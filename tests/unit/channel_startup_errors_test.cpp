@@ -4,65 +4,25 @@
 // "GET /gateway/bot failed: HTTP 404" and a refused connection phrased as a bot-token failure).
 // Real sockets on loopback; the channels' full sessions are tests/{discord,slack,matrix}_emulator.
 #include <gtest/gtest.h>
-
-#include "loopback_listener.h"
-#include <poll.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <optional>
-#include <thread>
 
 #include "channels/discord/discord_channel.h"
 #include "channels/matrix/matrix_channel.h"
 #include "channels/slack/slack_channel.h"
+#include "loopback_listener.h"
+#include "scripted_http_server.h"
 
 using namespace pincer;
 
 namespace {
 
 /// An HTTP server on 127.0.0.1 that answers every request 404 (HTML, like a web server that is not
-/// the API), one connection at a time, until destroyed.
-class NotFoundServer {
+/// the API).
+class NotFoundServer : public test::ScriptedHttpServer {
  public:
-  NotFoundServer() {
-    fd_ = test::listen_on_loopback(port_);
-    EXPECT_GE(fd_, 0) << "cannot listen on 127.0.0.1";
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~NotFoundServer() {
-    stop_ = true;
-    thread_.join();
-    ::close(fd_);
-  }
-  std::string root() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  void serve() {
-    while (!stop_) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 100) != 1) continue;
-      const int c = ::accept(fd_, nullptr, nullptr);
-      if (c < 0) continue;
-      std::string request;
-      char chunk[4096];
-      while (request.find("\r\n\r\n") == std::string::npos) {
-        const ssize_t n = ::read(c, chunk, sizeof chunk);
-        if (n <= 0) break;
-        request.append(chunk, static_cast<std::size_t>(n));
-      }
-      const std::string body = "<html>not here</html>";
-      const std::string answer = "HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Length: " +
-                                 std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-      (void)!::write(c, answer.data(), answer.size());
-      ::close(c);
-    }
-  }
-
-  int fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
+  NotFoundServer() : ScriptedHttpServer({}, {404, "<html>not here</html>", "text/html"}) {}
 };
 
 /// A loopback port nothing listens on (bound, then closed).

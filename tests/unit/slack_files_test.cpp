@@ -5,117 +5,23 @@
 // The channel runs in HTTP mode so that start() needs only auth.test.
 #include <gtest/gtest.h>
 
-#include "loopback_listener.h"
-#include <poll.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <map>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 #include "channels/slack/slack_channel.h"
+#include "scripted_http_server.h"
 
 using namespace pincer;
 using nlohmann::json;
 
 namespace {
 
-struct SlackFilesRequest {
-  std::string path, content_type, authorization, body;
-};
-
-/// Answers each request by its path from `answers` (status, JSON or text body; "{root}" in a body
-/// is the server's own URL), one connection at a time (Connection: close); records every request.
-class SlackFilesServer {
- public:
-  explicit SlackFilesServer(std::map<std::string, std::pair<int, std::string>> answers) : answers_(std::move(answers)) {
-    fd_ = test::listen_on_loopback(port_);
-    EXPECT_GE(fd_, 0) << "cannot listen on 127.0.0.1";
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~SlackFilesServer() {
-    stop_ = true;
-    thread_.join();
-    ::close(fd_);
-  }
-  std::string root() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  std::vector<SlackFilesRequest> requests() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return requests_;
-  }
-
- private:
-  static std::string header_of(const std::string& head, const std::string& name) {
-    std::string lower = head;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const auto at = lower.find("\r\n" + name + ":");
-    if (at == std::string::npos) return {};
-    const auto start = head.find_first_not_of(' ', at + name.size() + 3);
-    return head.substr(start, head.find("\r\n", start) - start);
-  }
-
-  void serve() {
-    while (!stop_) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 100) != 1) continue;
-      const int c = ::accept(fd_, nullptr, nullptr);
-      if (c < 0) continue;
-      std::string data;
-      char chunk[65536];
-      std::size_t head_end = std::string::npos, need = 0;
-      for (;;) {
-        if (head_end == std::string::npos && (head_end = data.find("\r\n\r\n")) != std::string::npos) {
-          const std::string length = header_of(data.substr(0, head_end + 2), "content-length");
-          need = head_end + 4 + (length.empty() ? 0 : std::stoul(length));
-        }
-        if (head_end != std::string::npos && data.size() >= need) break;
-        const ssize_t n = ::read(c, chunk, sizeof chunk);
-        if (n <= 0) break;
-        data.append(chunk, static_cast<std::size_t>(n));
-      }
-      if (head_end == std::string::npos) {
-        ::close(c);
-        continue;
-      }
-      const std::string head = data.substr(0, head_end + 2);
-      SlackFilesRequest r;
-      const auto sp = head.find(' ');
-      r.path = head.substr(sp + 1, head.find(' ', sp + 1) - sp - 1);
-      r.content_type = header_of(head, "content-type");
-      r.authorization = header_of(head, "authorization");
-      r.body = data.substr(head_end + 4);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        requests_.push_back(r);
-      }
-      auto it = answers_.find(r.path);
-      const int status = it == answers_.end() ? 404 : it->second.first;
-      std::string body = it == answers_.end() ? "{}" : it->second.second;
-      if (const auto at = body.find("{root}"); at != std::string::npos) body.replace(at, 6, root());
-      const std::string answer = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: application/json\r\n"
-                                 "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-      (void)!::write(c, answer.data(), answer.size());
-      ::close(c);
-    }
-  }
-
-  std::map<std::string, std::pair<int, std::string>> answers_;
-  int fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-  std::mutex mu_;
-  std::vector<SlackFilesRequest> requests_;
-};
-
 class SlackFilesHost final : public channels::ChannelHost {
  public:
   channels::InboundOutcome on_inbound(channels::InboundMessage) override { return {}; }
 };
 
-std::map<std::string, std::pair<int, std::string>> slack_files_answers() {
+std::map<std::string, test::ScriptedHttpAnswer> slack_files_answers() {
   return {{"/api/auth.test", {200, R"({"ok":true,"user_id":"UBOT","user":"pincer","team_id":"T1"})"}},
           {"/api/conversations.open", {200, R"({"ok":true,"channel":{"id":"D9"}})"}},
           {"/api/files.getUploadURLExternal", {200, R"({"ok":true,"upload_url":"{root}/upload/F1","file_id":"F1"})"}},
@@ -161,7 +67,7 @@ channels::OutboundMedia slack_files_media(const std::string& chat, const std::st
 }  // namespace
 
 TEST(SlackFilesOut, UploadsInThreeStepsIntoTheThreadWithTheCaption) {
-  SlackFilesServer server(slack_files_answers());
+  test::ScriptedHttpServer server(slack_files_answers());
   const auto sent = slack_send_media(server.root() + "/api", slack_files_media("C1", "1700000000.000100", "*the notes*"));
   ASSERT_TRUE(sent) << sent.error().message;
   EXPECT_EQ(*sent, "F1");
@@ -184,7 +90,7 @@ TEST(SlackFilesOut, UploadsInThreeStepsIntoTheThreadWithTheCaption) {
 }
 
 TEST(SlackFilesOut, AFileForAUserGoesToTheirDmOpenedFirst) {
-  SlackFilesServer server(slack_files_answers());
+  test::ScriptedHttpServer server(slack_files_answers());
   const auto sent = slack_send_media(server.root() + "/api", slack_files_media("U0ALICE", "", ""));
   ASSERT_TRUE(sent) << sent.error().message;
   const auto r = server.requests();
@@ -197,7 +103,7 @@ TEST(SlackFilesOut, AFileForAUserGoesToTheirDmOpenedFirst) {
 TEST(SlackFilesOut, ARefusedStepIsNamedAndCoded) {
   auto answers = slack_files_answers();
   answers["/api/files.completeUploadExternal"] = {200, R"({"ok":false,"error":"not_in_channel"})"};
-  SlackFilesServer server(answers);
+  test::ScriptedHttpServer server(answers);
   const auto refused = slack_send_media(server.root() + "/api", slack_files_media("C1", "", ""));
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, "REJECTED");
@@ -205,7 +111,7 @@ TEST(SlackFilesOut, ARefusedStepIsNamedAndCoded) {
 
   answers = slack_files_answers();
   answers["/upload/F1"] = {500, "upload failed"};
-  SlackFilesServer failing(answers);
+  test::ScriptedHttpServer failing(answers);
   const auto failed = slack_send_media(failing.root() + "/api", slack_files_media("C1", "", ""));
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().code, "UNAVAILABLE");  // retried by the delivery
