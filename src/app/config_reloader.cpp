@@ -45,7 +45,14 @@ ConfigReloader::ConfigReloader(EventLoop& loop, std::filesystem::path config_pat
                [this] { on_change(); }) {}
 
 void ConfigReloader::start() {
-  if (mode_ != gateway::ReloadMode::Off) watcher_.start();
+  // Watched in every mode: "off" keeps edits from applying, and an edit that sets another mode
+  // applies (with everything changed since), without a restart.
+  watcher_.start();
+  if (mode_ == gateway::ReloadMode::Off) {
+    spdlog::info("config: gateway.reload.mode is \"off\": edits of {} are not applied until one sets another mode "
+                 "(or the gateway restarts)",
+                 config_path_.string());
+  }
 }
 
 void ConfigReloader::on_change() {
@@ -66,9 +73,15 @@ void ConfigReloader::on_change() {
   }
   spdlog::info("config changed: {}", join_paths(plan.changed));
   for (const auto& w : next->warnings) spdlog::warn("config: {}", w);  // a repeated key
-  if (auto st = checks_ ? checks_(*next) : Status(Ok{}); !st) return reject(st.error().message);
   using gateway::ReloadMode;
   const ReloadMode mode = mode_of(next->effective);  // the file's own wish applies to this edit
+  if (mode == ReloadMode::Off) {  // nothing applies; running_ stays, so a later edit applies all of it
+    mode_ = mode;
+    spdlog::info("config: gateway.reload.mode is \"off\": this edit is not applied (it applies at the next start, "
+                 "or when an edit sets gateway.reload.mode to hybrid, hot or restart)");
+    return;
+  }
+  if (auto st = checks_ ? checks_(*next) : Status(Ok{}); !st) return reject(st.error().message);
   const bool restart = mode == ReloadMode::Restart || (mode == ReloadMode::Hybrid && !plan.restart_reasons.empty());
   if (restart) {
     if (auto st = preflight_ ? preflight_(*next) : Status(Ok{}); !st) return reject(st.error().message);
@@ -82,10 +95,6 @@ void ConfigReloader::on_change() {
   running_ = next->effective;
   gateway_.set_config(next->effective, next->hash, next->written);
   mode_ = mode;
-  if (mode_ == ReloadMode::Off) {
-    watcher_.stop();
-    spdlog::info("config: gateway.reload.mode is \"off\": later edits apply at the next start");
-  }
 }
 
 void ConfigReloader::reject(const std::string& why) {

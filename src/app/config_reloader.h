@@ -2,7 +2,7 @@
 // notices a change, the file is loaded and validated like at start-up (an invalid or removed file
 // is rejected with the reason logged, and the running config kept), the changed paths are matched
 // against gateway/config_reload.h's rules, and per `gateway.reload.mode` (the one in the new
-// file):
+// file; "off": the edit is not applied, the file stays watched):
 //   hot changes (channels, bindings, session, messages, agents, models, tools) are applied in
 //   place — ChannelManager::reload restarts only the changed accounts, AgentService and the
 //   pipeline take the rest for the next message/run;
@@ -47,7 +47,8 @@ class ConfigReloader {
                  gateway::Gateway& gateway, agent::AgentService& agents, channels::ChannelManager& channels,
                  Preflight preflight, Preflight checks = {});
 
-  /// Starts watching unless gateway.reload.mode is "off".
+  /// Starts watching (in every mode: an edit whose gateway.reload.mode is "off" is not applied,
+  /// and a later edit with another mode applies everything changed since the running config).
   void start();
   /// Called with the new effective config after a hot reload was applied (the cron scheduler).
   void on_hot_applied(std::function<void(const nlohmann::json&)> fn) { on_hot_applied_ = std::move(fn); }

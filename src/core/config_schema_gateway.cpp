@@ -118,8 +118,10 @@ Node gateway_section() {
                                        "and restart the gateway in place for the rest (port, auth, "
                                        "logging …); `hot` = apply what can be applied, log the rest "
                                        "as needing a restart; `restart` = restart in place on any "
-                                       "change; `off` = ignore edits. An invalid file is rejected "
-                                       "and the running config kept.")),
+                                       "change; `off` = do not apply edits (the file stays watched: a "
+                                       "later edit that sets another mode applies everything changed "
+                                       "since). The mode in the edited file applies to that edit. An "
+                                       "invalid file is rejected and the running config kept.")),
                 field("debounceMs", integer().min(0).max(60000).def(300).doc(
                                         "Quiet time after the last write before the file is read, ms.")),
             }).doc("Applying edits of the config file without a restart.")),

@@ -23,7 +23,8 @@ namespace pincer::gateway {
 
 /// `gateway.reload.mode` (CF-2): hybrid (default) applies hot changes and restarts the gateway in
 /// process for the rest; hot applies hot changes and only warns about the rest; restart restarts
-/// for any change; off ignores the file after start-up.
+/// for any change; off does not apply edits (the file stays watched: an edit that sets another
+/// mode applies everything changed since).
 enum class ReloadMode { Hybrid, Hot, Restart, Off };
 ReloadMode reload_mode_from(const std::string& s);  ///< unknown → Hybrid (the schema allows only these)
 

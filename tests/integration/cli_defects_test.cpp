@@ -1,0 +1,92 @@
+// Defects a new user's pass over the gateway and the CLI found: gateway.reload.mode "off" undone
+// by an edit, what `status` says without a config file, the non-loopback bind warning, cron add
+// without a chat to announce to, an empty --session, the provider of `models auth list`. The real
+// binary with a temp PINCER_HOME.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "gateway_process.h"
+
+namespace pincer::test {
+namespace cli_defects_test {  // named: the unity build puts several test files in one unit
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kDefectsToken = "cli-defects-token-0123456789abcdef";
+
+std::string defects_config(const std::string& reload_mode, const std::string& members) {
+  return std::string("{ gateway: { auth: { token: '") + kDefectsToken + "' }, reload: { mode: '" + reload_mode +
+         "', debounceMs: 50 } }" + (members.empty() ? "" : ", " + members) + " }\n";
+}
+
+class CliDefectsTest : public ::testing::Test {
+ protected:
+  std::map<std::string, std::string> env(int port = 0) const {
+    std::map<std::string, std::string> e = {{"PINCER_HOME", home_.path().string()},
+                                            {"XDG_CONFIG_HOME", (home_.path() / "xdg").string()},
+                                            {"PINCER_GATEWAY_TOKEN", "\x01"},
+                                            {"PINCER_GATEWAY_URL", "\x01"},
+                                            {"PINCER_GATEWAY_PORT", "\x01"}};
+    if (port) e["PINCER_GATEWAY_PORT"] = std::to_string(port);
+    return e;
+  }
+  RunResult pincer(const std::vector<std::string>& args, int port = 0) const { return run_pincer(args, env(port), 60s); }
+  /// Waits (generous deadline) until the gateway's stderr after `from` contains `text`.
+  bool wait_log(const std::string& text, std::size_t from) {
+    for (int i = 0; i < 1200; ++i) {
+      if (gateway_->process().err().find(text, from) != std::string::npos) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
+  void TearDown() override {
+    if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";
+  }
+
+  TempDir home_;
+  std::unique_ptr<Gateway> gateway_;
+};
+
+TEST_F(CliDefectsTest, ReloadModeOffIsUndoneByALaterEditWithoutARestart) {
+  home_.write("pincer.json", defects_config("hybrid", ""));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  const int port = gateway_->port();
+
+  // "off" with a hot change: the edit is not applied, and the gateway says so.
+  std::size_t before = gateway_->process().err().size();
+  home_.write("pincer.json", defects_config("off", "session: { dmScope: 'per-peer' }"));
+  ASSERT_TRUE(wait_log("this edit is not applied", before));
+  EXPECT_EQ(gateway_->process().err().find("config reloaded", before), std::string::npos);
+  auto status = pincer({"status", "--json"}, port);
+  json s = json::parse(status.out, nullptr, false);
+  ASSERT_TRUE(s.is_object()) << status.out << status.err;
+  EXPECT_EQ(s["config"]["matchesFile"], false) << s.dump();
+
+  // Back to "hybrid": the file is still watched, and everything changed since applies.
+  before = gateway_->process().err().size();
+  home_.write("pincer.json", defects_config("hybrid", "session: { dmScope: 'per-peer' }"));
+  ASSERT_TRUE(wait_log("config reloaded", before)) << "an edit after \"off\" was ignored";
+  EXPECT_NE(gateway_->process().err().find("session.dmScope", before), std::string::npos);
+  EXPECT_EQ(gateway_->process().err().find("restarting the gateway in place", before), std::string::npos);
+  status = pincer({"status", "--json"}, port);
+  s = json::parse(status.out, nullptr, false);
+  ASSERT_TRUE(s.is_object()) << status.out << status.err;
+  EXPECT_EQ(s["config"]["matchesFile"], true) << s.dump();
+}
+
+TEST_F(CliDefectsTest, AGatewayStartedWithReloadOffAppliesAnEditThatTurnsItOn) {
+  home_.write("pincer.json", defects_config("off", ""));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  ASSERT_TRUE(wait_log("are not applied until one sets another mode", 0));
+  const std::size_t before = gateway_->process().err().size();
+  home_.write("pincer.json", defects_config("hot", "session: { dmScope: 'per-peer' }"));
+  ASSERT_TRUE(wait_log("config reloaded", before)) << "the watcher did not run while the mode was off";
+}
+
+}  // namespace
+}  // namespace cli_defects_test
+}  // namespace pincer::test
