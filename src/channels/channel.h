@@ -127,6 +127,12 @@ struct OutboundMessage {
   std::string thread_id;
   std::string text;  ///< rendered in capabilities().format and within text_limit
   std::vector<std::vector<Button>> buttons = {};  ///< rows of buttons (only when capabilities().buttons)
+  /// The inbound message (InboundMessage::message_id, of this channel account) whose run or
+  /// command this message answers; "" = not an answer (a cron or heartbeat announce, the
+  /// `message` tool, a reply resumed from the outbox after a restart). A channel may route an
+  /// answer differently: a Discord slash command's replies edit its interaction, a Slack
+  /// command's go to its response_url — only that command's own, never the chat's other messages.
+  std::string reply_to = {};
 };
 
 /// One outbound image or file (CH-1 "media out", Channel::send_media): one platform message.

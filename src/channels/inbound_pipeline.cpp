@@ -68,7 +68,9 @@ json InboundPipeline::stats() const {
 }
 
 void InboundPipeline::reply(Channel& channel, const InboundMessage& m, const std::string& id, const std::string& text) {
-  if (auto st = delivery_.deliver(channel, id, m.chat_id, m.thread_id, text); !st) {
+  DeliverOptions options;
+  options.reply_to = m.message_id;  // a slash command's answer goes to the command
+  if (auto st = delivery_.deliver(channel, id, m.chat_id, m.thread_id, text, std::move(options)); !st) {
     spdlog::error("{}[{}]: reply to {} not queued: {}", m.channel, m.account_id, m.chat_id, st.error().message);
   }
 }
@@ -351,10 +353,13 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
       if (auto st = agents_.journal().note(j, json{{"preview", id}}); !st) spdlog::error("run journal: {}", st.error().message);
     }
   };
+  // The message the reply answers, when it goes back where that came from (not to a dock).
+  const std::string answers = to_chat == last.chat_id && channel->id() == last.channel ? last.message_id : "";
   auto stream = ReplyStream::create(delivery_, clock_, std::make_shared<LoopStreamTimers>(loop_),
                                     {channel->id(), channel->account_id(), to_chat, to_thread, run_id,
                                      preview_id, on_preview,  // MEDIA: files from the agent's roots
-                                     media_roots_for_agent(agents_.effective_config(), agents_.state_directory(), q.agent_id)},
+                                     media_roots_for_agent(agents_.effective_config(), agents_.state_directory(), q.agent_id),
+                                     answers},  // a slash command's run answers the command
                                     stream_settings_from_json(config_, channel->id(), channel->account_id(),
                                                               channel->capabilities()));
   agent::SendRequest request{session_key, q.agent_id, text, run_id, "", agent::RunLane::Main};
@@ -405,7 +410,11 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   if (!accepted) {
     q.active_run.clear();
     spdlog::error("{}[{}]: cannot start a run for {}: {}", last.channel, last.account_id, session_key, accepted.error().message);
-    if (auto st = delivery_.deliver(*channel, run_id, to_chat, to_thread, "⚠️ " + redact::apply(accepted.error().message)); !st) {
+    DeliverOptions failed;
+    failed.reply_to = answers;
+    if (auto st = delivery_.deliver(*channel, run_id, to_chat, to_thread, "⚠️ " + redact::apply(accepted.error().message),
+                                    std::move(failed));
+        !st) {
       spdlog::error("{}[{}]: reply to {} not queued: {}", channel->id(), channel->account_id(), to_chat, st.error().message);
     }
     for (const auto& mm : messages) forget(mm, "error");

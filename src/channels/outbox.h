@@ -39,6 +39,9 @@ struct OutboxEntry {
   std::string edit_message_id{};
   /// Files sent after the chunks, in order: index chunks.size() + i is media[i] (`next` counts both).
   std::vector<OutboxMedia> media{};
+  /// The inbound message this reply answers (OutboundMessage::reply_to); "" = none. Not written
+  /// to the file: a reply resumed after a restart goes to the chat as an ordinary message.
+  std::string reply_to{};
 };
 
 class Outbox {

@@ -45,7 +45,7 @@ Status ReplyDelivery::deliver(Channel& channel, const std::string& id, const std
   const bool already_shown = !opts.edit_message_id.empty() && !chunks->empty() && (*chunks)[0] == opts.edit_shown_text;
   std::string edit_id = chunks->empty() ? std::string() : opts.edit_message_id;  // files alone edit nothing
   OutboxEntry entry{id, channel.id(), channel.account_id(), chat_id, thread_id, std::move(*chunks), 0,
-                    std::move(edit_id), std::move(prepared.media)};
+                    std::move(edit_id), std::move(prepared.media), opts.reply_to};
   if (auto st = outbox_.queue(entry); !st) return Error{"DELIVERY_FAILED", st.error().message};
   if (opts.on_done) on_done_[id] = std::move(opts.on_done);
   if (already_shown) (void)outbox_.mark_sent(id, 0);  // the preview shows it already: no edit
@@ -167,7 +167,7 @@ void ReplyDelivery::send_next(const std::string& id, int attempt) {
   } else if (index == 0 && !e.edit_message_id.empty() && !edit_refused_.count(id)) {
     channel->edit_text(e.chat_id, e.edit_message_id, e.chunks[0], std::move(on_result));
   } else {
-    channel->send_text({e.chat_id, e.thread_id, e.chunks[index]}, [on_result = std::move(on_result)](Result<std::string> sent) {
+    channel->send_text({e.chat_id, e.thread_id, e.chunks[index], {}, e.reply_to}, [on_result = std::move(on_result)](Result<std::string> sent) {
       on_result(sent ? Status(Ok{}) : Status(sent.error()));
     });
   }

@@ -45,6 +45,8 @@ struct DeliverOptions {
   /// Set for an agent's reply: its `MEDIA:` lines are files sent after the text, taken from these
   /// roots only (reply_media.h); unset, the text is sent as written.
   std::optional<MediaRoots> media_roots = {};
+  /// The inbound message this reply answers (OutboundMessage::reply_to); "" = none (an announce).
+  std::string reply_to = {};
   /// Called once on the loop when every chunk is delivered or given up (also when there was
   /// nothing to send, then synchronously). Not persisted: a resumed reply has none.
   std::function<void()> on_done;

@@ -197,6 +197,7 @@ void ReplyStream::deliver_whole(const std::string& markdown, const std::string& 
   options.text_limit_override = settings_.text_limit;
   options.chunk_mode = settings_.chunk_mode;
   options.media_roots = target_.media_roots;
+  options.reply_to = target_.reply_to;
   if (auto st = delivery_.deliver(*ch, target_.reply_id + id_suffix, target_.chat_id, target_.thread_id, markdown,
                                   std::move(options));
       !st) {
@@ -298,7 +299,7 @@ void ReplyStream::update_preview() {
     self->update_preview();
   };
   if (preview_id_.empty()) {
-    ch->send_text({target_.chat_id, target_.thread_id, preview}, [self, preview, after_call](Result<std::string> sent) {
+    ch->send_text({target_.chat_id, target_.thread_id, preview, {}, target_.reply_to}, [self, preview, after_call](Result<std::string> sent) {
       if (sent && !sent->empty()) {
         self->preview_id_ = *sent;
         if (self->target_.on_preview) self->target_.on_preview(*sent);
@@ -371,6 +372,7 @@ void ReplyStream::run_final() {
   options.text_limit_override = settings_.text_limit;
   options.chunk_mode = settings_.chunk_mode;
   options.media_roots = target_.media_roots;
+  options.reply_to = target_.reply_to;
   if (has_preview) {
     options.edit_message_id = preview_id_;
     options.edit_shown_text = shown_;
@@ -455,6 +457,7 @@ void ReplyStream::pump_blocks() {
   options.text_limit_override = settings_.text_limit;
   options.chunk_mode = settings_.chunk_mode;
   options.media_roots = target_.media_roots;
+  options.reply_to = target_.reply_to;
   auto self = shared_from_this();
   options.on_done = [self] {
     self->block_busy_ = false;

@@ -153,6 +153,9 @@ struct ReplyTarget {
   /// Set: the reply's `MEDIA:` lines send files from these roots (reply_media.h) after its text
   /// (the final reply, each block); previews show the text as it streams.
   std::optional<MediaRoots> media_roots = {};
+  /// The inbound message the run answers (OutboundMessage::reply_to: a Discord or Slack slash
+  /// command's replies go to the command); "" = none.
+  std::string reply_to = {};
 };
 
 class ReplyStream : public std::enable_shared_from_this<ReplyStream> {

@@ -7,11 +7,13 @@
 // Covers: on connect the chat commands are registered with one bulk overwrite (discord.js's REST
 // reads them back), and a restart with the same set does not write them again; /ask in a DM is
 // deferred (ephemeral) and answered by an agent turn that edits the deferred response; a long
-// answer continues in follow-ups; /status in a guild channel without a mention runs the command;
+// answer continues in follow-ups; a cron announce to the same DM right after a command is an
+// ordinary channel message (only the command's own run answers through the interaction); /status in a guild channel without a mention runs the command;
 // a person the access policy does not allow gets a refusal and no run reaches the model.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +38,7 @@ if (!existsSync(path.join(here, '.cache/node_modules/discord.js'))) {
 const { Client, GatewayIntentBits, Partials } = createRequire(path.join(here, '.cache/package.json'))('discord.js');
 
 const env = cleanEnv();
+const GATEWAY_TOKEN = 'discord-commands-test-gateway-token-0123';
 let emu, mock, mockPort, gateway, home, alice;
 let bot, aliceUser, stranger, guild, general, aliceDm, strangerDm;
 const seen = [];  // messages alice's discord.js client received: {id, channelId, authorId, content, flags}
@@ -72,7 +75,7 @@ before(async () => {
   strangerDm = emu.dmChannel(stranger, bot);
   ({ mock, port: mockPort } = await startMockLlm(srcDir, env));
   writeFileSync(path.join(home, 'pincer.json'), `{
-  gateway: { auth: { token: 'discord-commands-test-gateway-token-0123' } },
+  gateway: { auth: { token: '${GATEWAY_TOKEN}' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
     models: [ { id: 'mock-model' } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true } ] },
@@ -148,6 +151,25 @@ test('/ask in a DM is deferred, then the agent turn edits the deferred response'
   assert.equal(emu.requestsOf(bot, 'POST', new RegExp(`^/channels/${aliceDm.id}/messages$`)).length, 0);
   // The model saw the text as a message of alice's.
   assert.ok(userTexts(await modelRequests()).includes('hello ECHO:sc-ask'));
+});
+
+test('only the command\'s own run answers through the interaction: a cron announce to that DM right after is an ordinary message', async () => {
+  const i = emu.runCommand(aliceUser, aliceDm, 'ask', [{ name: 'message', value: 'mine ECHO:sc-own' }]);
+  await waitUntil(() => callsOf(i).some((c) => c.method === 'PATCH' && String(c.body?.content).includes('[sc-own]') && c.status === 200),
+    'the command\'s answer in its deferred response');
+  // The interaction's token still lives (15 minutes) and no message was typed since: a cron job's
+  // reply announced to the same DM must still reach everyone there, not only alice's interaction.
+  const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+  execFileSync(pincer, ['cron', 'add', '--name', 'sc-cron', '--at', '1s', '--message', 'hello ECHO:sc-cron', '--announce',
+    '--channel', 'discord', '--to', `channel:${aliceDm.id}`, '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env });
+  const posted = () => emu.requestsOf(bot, 'POST', new RegExp(`^/channels/${aliceDm.id}/messages$`))
+    .filter((r) => JSON.stringify(r.body ?? '').includes('[sc-cron]'));
+  await waitUntil(() => posted().length > 0 || emu.interactionCalls.some((c) => JSON.stringify(c.body ?? '').includes('[sc-cron]')),
+    'the cron announce');
+  assert.equal(posted().length, 1, 'the announce is an ordinary channel message');
+  assert.ok(!emu.interactionCalls.some((c) => JSON.stringify(c.body ?? '').includes('[sc-cron]')), 'not a follow-up of the interaction');
+  const announce = seen.find((m) => m.content.includes('[sc-cron]'));
+  assert.equal(announce?.flags & 64, 0, 'not ephemeral');
 });
 
 test('a long answer continues in follow-ups, each within 2000 characters', async () => {

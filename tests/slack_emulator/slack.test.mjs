@@ -12,7 +12,8 @@
 // thread; a binding by channel picks another agent; a long reply arrives in chunks within 4000;
 // `streaming: "partial"` edits one message with chat.update; Markdown arrives as mrkdwn; the
 // message tool's react adds a reaction by Slack's name (👍 → +1) and removes it; an unknown
-// DM sender gets a pairing code and is answered once approved; a 429 with Retry-After delays a
+// DM sender gets a pairing code and is answered once approved; a cron announce to a channel right
+// after a /pincer command there is posted in the channel (not on the command's response_url); a 429 with Retry-After delays a
 // reply, which arrives once; `disconnect` opens a fresh connection; a restart answers the message
 // sent while it was down once, and a redelivered old envelope is acknowledged but not answered again;
 // a bot or app token Slack refuses (invalid_auth) stops the account with a reason naming the key,
@@ -273,6 +274,20 @@ test('/pincer runs a command or a prompt in the conversation, answered only to t
   await web.chat.postMessage({ channel: general.id, text: `<@${bot.id}> and now? ECHO:sl-after-slash` });
   await waitUntil(async () => containing(await botSaid(general), '[sl-after-slash]').length > 0, 'the channel reply after the command');
   assert.equal(gatewayCall('channels.status').channelAccounts.slack[0].slashCommands, 2);
+});
+
+test('only the command\'s own run answers on its response_url: a cron announce to the channel right after is posted there', async () => {
+  const prompt = emu.slashCommand(bot, alice, general, '/pincer', 'mine only ECHO:sl-own');
+  await waitUntil(() => prompt.response.posts.some((p) => p.text.includes('[sl-own]')), 'the ephemeral reply to the command');
+  // The response_url still lives (30 minutes) and nobody wrote in #general since: a cron job's
+  // reply announced there must reach the channel, not only the person who ran the command.
+  const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+  execFileSync(pincer, ['cron', 'add', '--name', 'sl-cron', '--at', '1s', '--message', 'hello ECHO:sl-cron', '--announce',
+    '--channel', 'slack', '--to', general.id, '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env });
+  await waitUntil(async () => containing(await botSaid(general), '[sl-cron]').length > 0 ||
+    prompt.response.posts.some((p) => p.text.includes('[sl-cron]')), 'the cron announce');
+  assert.equal(containing(await botSaid(general), '[sl-cron]').length, 1, 'the announce is posted in the channel');
+  assert.ok(!prompt.response.posts.some((p) => p.text.includes('[sl-cron]')), 'not on the command\'s response_url');
 });
 
 test('an unknown DM sender gets a pairing code, and is answered once approved', async () => {

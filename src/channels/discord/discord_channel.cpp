@@ -173,7 +173,6 @@ void DiscordChannel::pump_inbound() {
     PendingInbound p = std::move(inbound_.front());
     inbound_.pop_front();
     const std::string chat = p.message.chat_id, message_id = p.message.message_id;
-    if (commands_) commands_->on_message(chat);  // its replies are no longer an interaction's
     const InboundOutcome outcome = host_ ? host_->on_inbound(std::move(p.message)) : InboundOutcome::Dropped;
     if (!ChannelRun::live(alive)) return;
     last_message_[chat] = message_id;
@@ -233,7 +232,7 @@ void DiscordChannel::resolve_target(const std::string& target, std::function<voi
 void DiscordChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
   if (!rest_) return done(Error{"UNAVAILABLE", "discord[" + settings_.account_id + "]: not running"});
   const std::string& target = message.thread_id.empty() ? message.chat_id : message.thread_id;
-  if (commands_ && commands_->send(target, message.text, [this, done](Result<std::string> id) {
+  if (commands_ && commands_->send(message.reply_to, message.text, [this, done](Result<std::string> id) {
         if (id) ++messages_sent_;
         done(std::move(id));
       })) {

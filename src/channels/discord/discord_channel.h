@@ -11,7 +11,8 @@
 // the threads GUILD_CREATE / THREAD_CREATE announce).
 //
 // Slash commands (UI-4, discord_commands.h): registered on READY; an invocation is deferred and
-// runs as a message of its user; the conversation's replies then edit the interaction's response.
+// runs as a message of its user; the replies of its own run edit the interaction's response (other
+// messages to that conversation are ordinary channel messages).
 //
 // Restarts: the Gateway session (session_id, seq, resume URL) and the newest message id handled
 // per Discord channel are kept in `state_file`, written after each message was handed to the

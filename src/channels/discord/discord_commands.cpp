@@ -231,11 +231,11 @@ void DiscordCommands::on_interaction(const json& d, std::function<InboundOutcome
                }
                if (application_id_.empty()) return;
                forget_expired();
-               const std::string chat = p.message.chat_id, token = p.token;
-               live_[chat] = Live{p.id, token, now_ms_(), false};
+               const std::string id = p.id, token = p.token;
+               live_[id] = Live{token, now_ms_(), false};
                const InboundOutcome outcome = hand_on(std::move(p.message));
-               auto it = live_.find(chat);
-               if (it == live_.end() || it->second.token != token || it->second.original_claimed) return;
+               auto it = live_.find(id);
+               if (it == live_.end() || it->second.original_claimed) return;
                if (outcome == InboundOutcome::Accepted) return;
                live_.erase(it);
                const std::string original = webhook_path(token) + "/messages/@original";
@@ -248,12 +248,11 @@ void DiscordCommands::on_interaction(const json& d, std::function<InboundOutcome
              });
 }
 
-void DiscordCommands::on_message(const std::string& chat_id) { live_.erase(chat_id); }
-
-bool DiscordCommands::send(const std::string& chat_id, const std::string& content,
+bool DiscordCommands::send(const std::string& reply_to, const std::string& content,
                            std::function<void(Result<std::string>)> done) {
+  if (reply_to.empty()) return false;
   forget_expired();
-  auto it = live_.find(chat_id);
+  auto it = live_.find(reply_to);
   if (it == live_.end() || application_id_.empty()) return false;
   Live& live = it->second;
   const std::string token = live.token;

@@ -12,11 +12,13 @@
 // /interactions/{id}/{token}/callback type 5, ephemeral unless `slashCommand.ephemeral: false`,
 // OpenClaw's default), then handed to the pipeline as the message "/name args" from that user in
 // that channel/guild — the same access policy, pairing, bindings and session as a typed message.
-// The conversation's replies then go to the interaction: the first send_text edits the deferred
-// response (PATCH /webhooks/{application.id}/{token}/messages/@original), later ones are follow-ups
-// (POST /webhooks/{application.id}/{token}), and edits of those messages (streaming previews) use
-// PATCH …/messages/{id} — until the next message or command in that conversation, or until the
-// token expires (15 minutes), after which replies are ordinary channel messages again. A sender the
+// The replies of the command's own run (or of the command itself) then go to the interaction —
+// those whose OutboundMessage::reply_to names the interaction id —: the first send_text edits the
+// deferred response (PATCH /webhooks/{application.id}/{token}/messages/@original), later ones are
+// follow-ups (POST /webhooks/{application.id}/{token}), and edits of those messages (streaming
+// previews) use PATCH …/messages/{id}, while the token lives (15 minutes). Everything else sent to
+// that conversation meanwhile — a cron or heartbeat announce, the replies of other messages' runs,
+// the `message` tool — is an ordinary channel message, seen by everyone there. A sender the
 // access policy drops sees the deferred response replaced by a refusal and no run starts; a
 // replayed (already handled) interaction's deferred response is deleted.
 //
@@ -90,12 +92,10 @@ class DiscordCommands {
   /// interactions (components, autocomplete) are ignored.
   void on_interaction(const nlohmann::json& d, std::function<InboundOutcome(InboundMessage)> hand_on);
 
-  /// A message from `chat_id` went to the pipeline: its replies are no longer the interaction's.
-  void on_message(const std::string& chat_id);
-
-  /// When `chat_id` has a live interaction: sends `content` as its response (first) or a
-  /// follow-up and returns true; `done` gets the message id or an error coded as send_text's.
-  bool send(const std::string& chat_id, const std::string& content, std::function<void(Result<std::string>)> done);
+  /// When `reply_to` (OutboundMessage::reply_to) is a live interaction's id: sends `content` as
+  /// its response (first) or a follow-up and returns true; `done` gets the message id or an error
+  /// coded as send_text's. False (nothing sent) for any other message: it goes to the channel.
+  bool send(const std::string& reply_to, const std::string& content, std::function<void(Result<std::string>)> done);
   /// When `message_id` is an interaction's response or follow-up (token still valid): edits it and
   /// returns true.
   bool edit(const std::string& message_id, const std::string& content, std::function<void(Status)> done);
@@ -105,7 +105,7 @@ class DiscordCommands {
 
  private:
   struct Live {
-    std::string id, token;
+    std::string token;
     int64_t created_ms = 0;
     bool original_claimed = false;  ///< a send went (or goes) to @original
   };
@@ -117,7 +117,7 @@ class DiscordCommands {
   std::function<int64_t()> now_ms_;
   std::string application_id_;
   std::string registration_ = "pending";
-  std::map<std::string, Live> live_;  ///< chat id → its interaction whose replies go to the token
+  std::map<std::string, Live> live_;  ///< interaction id → its token, for the replies that answer it
   /// message id → {token, created_ms}: responses and follow-ups, editable through the webhook.
   std::map<std::string, std::pair<std::string, int64_t>> messages_;
   int64_t interactions_ = 0;

@@ -191,7 +191,6 @@ void SlackChannel::on_event(const json& payload) {
     return;
   }
   ++messages_seen_;
-  slash_replies_.erase(m->chat_id);  // replies to this conversation answer this message now
   const std::string chat = m->chat_id, ts = m->message_id;
   std::weak_ptr<bool> alive = run_.token();
   if (host_) host_->on_inbound(std::move(*m));  // journaled before it returns

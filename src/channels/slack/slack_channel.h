@@ -22,10 +22,11 @@
 //
 // Slash commands (slack_commands.h; slack_channel_slash.cpp): a `slash_commands` envelope's command
 // becomes an InboundMessage of the conversation it was typed in, acknowledged after the pipeline
-// took it. With `ephemeral` (the default) the replies to that conversation that follow — until
-// another message of it is taken, at most 30 minutes — go only to the person: POSTed to the
-// command's response_url (5 times at most, Slack's limit), then with chat.postEphemeral; they are
-// not streamed (an ephemeral message cannot be edited). A command while `slashCommand.enabled` is
+// took it. With `ephemeral` (the default) the command's own replies — those of the run it started,
+// OutboundMessage::reply_to naming it, for at most 30 minutes — go only to the person: POSTed to
+// the command's response_url (5 times at most, Slack's limit), then with chat.postEphemeral; they
+// are not streamed (an ephemeral message cannot be edited). Anything else sent to that
+// conversation meanwhile (a cron or heartbeat announce, other runs' replies) is posted as usual. A command while `slashCommand.enabled` is
 // false is acknowledged with an ephemeral note saying how to enable it.
 //
 // HTTP Events API mode (`mode: "http"`, slack_events_http.h; slack_channel_http.cpp): no Socket
@@ -87,8 +88,9 @@ class SlackChannel final : public Channel {
   /// After a failure: Slack refused the bot or app token (invalid_auth, not_authed, token_revoked,
   /// account_inactive, not_allowed_token_type).
   bool failed_permanently() const override { return run_.permanent(); }
-  /// chat.postMessage {channel: chat_id, text, thread_ts: thread_id}; the new message's ts. After an
-  /// ephemeral slash command in chat_id (no thread): its response_url or chat.postEphemeral, and ""
+  /// chat.postMessage {channel: chat_id, text, thread_ts: thread_id}; the new message's ts. A reply
+  /// to an ephemeral slash command (reply_to = its message id, no thread): its response_url or
+  /// chat.postEphemeral, and ""
   /// (an ephemeral message has no id to edit). A user
   /// id as chat_id (docking: direct_chat_id) posts in the bot's DM with that user. Errors: see
   /// slack_api.h delivery_error ({ok:false, error} names Slack's error).
@@ -152,7 +154,7 @@ class SlackChannel final : public Channel {
   /// conversation id → the newest message ts handled there, oldest first (at most kHandledPerConversation).
   std::map<std::string, std::deque<std::string>> handled_;
   std::map<std::string, std::string> dm_channels_;  ///< user id → the DM channel a post to them went to
-  /// An ephemeral slash command's reply route, per conversation (chat_id).
+  /// An ephemeral slash command's reply route, per command (its InboundMessage::message_id).
   struct SlashReply {
     std::string response_url, user_id;
     int64_t expires_ms = 0;  ///< steady clock

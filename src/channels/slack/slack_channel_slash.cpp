@@ -36,10 +36,10 @@ std::optional<json> SlackChannel::on_slash(const json& payload) {
   ++slash_commands_;
   InboundMessage m = slash_inbound(*c, settings_.account_id, slash_command_text(*c, settings_.slash), slack_slash_wall_ms());
   if (m.team_id.empty()) m.team_id = team_id_;
+  const int64_t now = slack_slash_steady_ms();
+  std::erase_if(slash_replies_, [now](const auto& e) { return e.second.expires_ms < now; });
   if (settings_.slash.ephemeral && !c->response_url.empty()) {
-    slash_replies_[m.chat_id] = SlashReply{c->response_url, c->user_id, slack_slash_steady_ms() + kResponseUrlLifetimeMs, 0};
-  } else {
-    slash_replies_.erase(m.chat_id);
+    slash_replies_[m.message_id] = SlashReply{c->response_url, c->user_id, now + kResponseUrlLifetimeMs, 0};
   }
   spdlog::debug("slack[{}]: {} from {} in {}", settings_.account_id, c->command, c->user_id, c->channel_id);
   if (host_) host_->on_inbound(std::move(m));  // journaled before it returns
@@ -47,8 +47,8 @@ std::optional<json> SlackChannel::on_slash(const json& payload) {
 }
 
 bool SlackChannel::send_slash_reply(const OutboundMessage& message, std::function<void(Result<std::string>)>& done) {
-  if (!message.thread_id.empty()) return false;
-  auto it = slash_replies_.find(message.chat_id);
+  if (!message.thread_id.empty() || message.reply_to.empty()) return false;
+  auto it = slash_replies_.find(message.reply_to);
   if (it == slash_replies_.end()) return false;
   if (slack_slash_steady_ms() > it->second.expires_ms) {
     slash_replies_.erase(it);
