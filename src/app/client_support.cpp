@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -77,6 +78,18 @@ int print_json(const json& payload) {
   return 0;
 }
 
+std::string missing_config_note(const ClientFlags& flags, const config::EnvLookup& env) {
+  auto set = [](const std::optional<std::string>& v) { return v && !v->empty(); };
+  if (flags.conn.url || set(env("PINCER_GATEWAY_URL"))) return "";  // the URL was given: the config plays no part
+  const auto file = paths::config_file(paths::state_dir(env));
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec) || ec) return "";
+  const auto port = env("PINCER_GATEWAY_PORT");
+  return "no config file was found at " + file.string() + ", so the port is " +
+         (set(port) ? *port + " (from PINCER_GATEWAY_PORT)" : std::string("18789 (the default)")) +
+         ": run pincer onboard, point PINCER_HOME at the gateway's state directory, or give --url";
+}
+
 int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body, cli::EventHandler on_event,
                  std::vector<std::string> caps, cli::CloseHandler on_close) {
   auto options = cli::resolve_connection(flags.conn, config::process_env());
@@ -88,8 +101,10 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
     const Error& e = client.error();
     if (e.code == "INVALID_URL") return fail(2, e.message);
     if (e.code == "UNREACHABLE" || e.code == "TIMEOUT") {
+      const std::string note = missing_config_note(flags, config::process_env());
       return fail(1, "cannot reach the gateway at " + options->url + " (" + e.message +
-                         "). Is it running? Start it with: pincer gateway run");
+                         "). Is it running? Start it with: pincer gateway run" +
+                         (note.empty() ? "" : "\npincer: " + note));
     }
     // Name the secret that was sent: a password user is not helped by token hints.
     const bool password = !options->password.empty() && options->token.empty();

@@ -50,6 +50,11 @@ CLI::Validator thinking_level_check();
 int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body,
                  cli::EventHandler on_event = {}, std::vector<std::string> caps = {}, cli::CloseHandler on_close = {});
 
+/// "" unless the connection came from the config (no --url, no PINCER_GATEWAY_URL) and the state
+/// dir has no config file: then one sentence naming the file looked for and the port assumed
+/// (PINCER_GATEWAY_PORT or 18789), for the "cannot reach the gateway" error.
+std::string missing_config_note(const ClientFlags& flags, const config::EnvLookup& env);
+
 /// with_gateway, except that when no gateway answers on the local connection (no --url and no
 /// PINCER_GATEWAY_URL: the gateway of this state dir) it says so on stderr and runs `offline`
 /// instead, which reads the local files.

@@ -282,7 +282,8 @@ int run_status(const ServiceFlags& f) {
                        {{"url", url},
                         {"healthy", healthy},
                         {"status", health ? json(health->status) : json(nullptr)},
-                        {"error", health ? json(nullptr) : json(health.error().message)}}}}
+                        {"error", health ? json(nullptr) : json(health.error().message)}}},
+                      {"config", {{"path", paths::config_file(state).string()}, {"exists", !loaded || loaded->exists}}}}
                      .dump(2)
               << "\n";
     return 0;
@@ -295,6 +296,10 @@ int run_status(const ServiceFlags& f) {
             << "active:   " << (active.is_null() ? "unknown (systemctl --user gave no answer)" : active.get<std::string>()) << "\n"
             << "gateway:  " << url << " "
             << (healthy ? "answers" : health ? "answered HTTP " + std::to_string(health->status) : "does not answer") << "\n";
+  if (loaded && !loaded->exists) {  // the port above is a default, not what a gateway elsewhere uses
+    std::cout << "config:   " << paths::config_file(state).string() << " does not exist: port " << port
+              << " is assumed (run pincer onboard, or point PINCER_HOME at the gateway's state directory)\n";
+  }
   return 0;
 }
 

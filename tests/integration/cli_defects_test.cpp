@@ -87,6 +87,37 @@ TEST_F(CliDefectsTest, AGatewayStartedWithReloadOffAppliesAnEditThatTurnsItOn) {
   ASSERT_TRUE(wait_log("config reloaded", before)) << "the watcher did not run while the mode was off";
 }
 
+TEST_F(CliDefectsTest, StatusWithoutAConfigFileSaysWhichFileAndPort) {
+  // An empty PINCER_HOME (nothing listens on a port PINCER_GATEWAY_PORT names: a closed one).
+  const std::string file = (home_.path() / "pincer.json").string();
+  for (const char* command : {"status", "health"}) {
+    auto r = pincer({command});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("cannot reach the gateway at ws://127.0.0.1:18789"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("no config file was found at " + file + ", so the port is 18789 (the default)"),
+              std::string::npos)
+        << command << ": " << r.err;
+  }
+  auto env_port = run_pincer({"status"}, [&] {
+    auto e = env();
+    e["PINCER_GATEWAY_PORT"] = "1";
+    return e;
+  }());
+  EXPECT_NE(env_port.err.find("so the port is 1 (from PINCER_GATEWAY_PORT)"), std::string::npos) << env_port.err;
+  auto service = pincer({"gateway", "status"});
+  EXPECT_NE(service.out.find("config:   " + file + " does not exist: port 18789 is assumed"), std::string::npos)
+      << service.out;
+  auto service_json = json::parse(pincer({"gateway", "status", "--json"}).out, nullptr, false);
+  ASSERT_TRUE(service_json.is_object());
+  EXPECT_EQ(service_json["config"]["exists"], false) << service_json.dump();
+
+  // With a config file the note is not there (it is about a missing file only).
+  home_.write("pincer.json", defects_config("hybrid", ""));
+  auto with_file = pincer({"status"});
+  EXPECT_NE(with_file.err.find("cannot reach the gateway"), std::string::npos) << with_file.err;
+  EXPECT_EQ(with_file.err.find("no config file"), std::string::npos) << with_file.err;
+}
+
 }  // namespace
 }  // namespace cli_defects_test
 }  // namespace pincer::test
