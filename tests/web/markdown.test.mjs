@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 import { parseMarkdown, parseInline, safeHref, MAX_BLOCK_DEPTH, MAX_INLINE_DEPTH } from '../../src/gateway/web_ui/markdown.mjs';
-import { renderBlocks, renderMarkdown } from '../../src/gateway/web_ui/render.mjs';
+import { renderBlocks, renderMarkdown, withMediaNotices } from '../../src/gateway/web_ui/render.mjs';
 
 const WEB_UI = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../src/gateway/web_ui');
 const t = (text) => ({ type: 'text', text });
@@ -205,6 +205,26 @@ test('rendered links are safe and open in a new, unprivileged tab', () => {
   assert.deepEqual(renderBlocks(tree, fakeDoc).children.map(shape), [['p', 'x']]);
   const odd = [{ type: 'paragraph', children: [{ type: 'raw', html: '<img src=x onerror=alert(1)>' }] }, { type: 'html' }];
   assert.ok(![...walk(renderBlocks(odd, fakeDoc))].some((n) => n.tagName === 'img'));
+});
+
+test('a reply\'s MEDIA: lines show as "not sent" notices, never as the directive (as channels without files)', () => {
+  const reply = 'Here is the chart.\nMEDIA: ./out/chart.png\n  media: "reports/Q3 summary.pdf" /tmp/a b.txt\n' +
+    '```\nMEDIA: kept.png\n```\nSee MEDIA: in prose.\nMEDIA:';
+  const notice = (name) => `[file ${name} not sent: the web chat cannot show files]`;
+  const shown = withMediaNotices(reply);
+  for (const name of ['chart.png', 'Q3 summary.pdf', 'a b.txt']) assert.ok(shown.includes(notice(name)), shown);
+  assert.ok(!shown.includes('./out/chart.png') && !shown.includes('/tmp/a'), shown);
+  assert.ok(shown.includes('MEDIA: kept.png') && shown.includes('See MEDIA: in prose.') && shown.endsWith('\nMEDIA:'), shown);
+  // Rendered: the notice is a paragraph of its own; the code block keeps its line.
+  const frag = renderMarkdown(reply, fakeDoc);
+  const texts = frag.children.map((c) => c.textContent);
+  assert.ok(texts.includes(notice('chart.png')), JSON.stringify(texts));
+  assert.ok(texts.some((t) => t.includes('MEDIA: kept.png')), JSON.stringify(texts));
+  // Eleven files: ten notices, then how many more.
+  const many = withMediaNotices(Array.from({ length: 11 }, (_, i) => `MEDIA: f${i}.png`).join('\n'));
+  assert.equal(many.split('\n').filter((l) => l.includes('not sent: the web chat')).length, 10);
+  assert.ok(many.includes('[1 more file(s) not sent: at most 10 per reply]'), many);
+  assert.equal(withMediaNotices('no directives'), 'no directives');
 });
 
 test('HTML in the text stays text', () => {
