@@ -303,6 +303,8 @@ void AgentService::start(Pending p) {
       m.message = std::make_shared<const llm::Message>(std::move(copy));
     }
     writer.emplace(std::move(*w));
+    // This turn's lines reach the cache as values: the next turn neither reads nor parses them.
+    writer->set_observer([cache = &s.transcripts, path = *file](store::AppendedLine& line) { cache->adopt(path, line); });
     entries_read = &transcript->contents.entries;
   } else {
     store::TranscriptCreateOptions options;

@@ -93,6 +93,8 @@ struct AgentService::Impl {
   tools::ProcessTable processes;                               // background exec sessions
   ModelRegistry models;
   std::map<std::string, std::unique_ptr<store::SessionIndex>> indexes;  // by agent id
+  // Declared before `lanes`: runs' transcript writers report their appends to it (adopt) until they die.
+  TranscriptCache transcripts;  ///< parsed transcripts of recent sessions (a turn reads only what was appended)
   std::map<std::string, Lane> lanes;                                    // by session key
   std::deque<std::string> ready;  // session keys waiting for a global slot, in arrival order
   std::array<int, kRunLaneCount> running{};            // by RunLane
@@ -110,7 +112,6 @@ struct AgentService::Impl {
   memory::MemoryService memory;  // per-agent memory indexes (MM-4..8); opened on first use
   memory::recall::ActiveRecall recall{loop, http, memory};  // DR-6 active recall and its cache
   tools::approvals::ApprovalManager approvals;  // exec approvals (TL-3)
-  TranscriptCache transcripts;  ///< parsed transcripts of recent sessions (a turn reads only what was appended)
   RequestFrameCache frames;     ///< each recent session's system prompt + tool definitions, while unchanged
   std::string triage_model;                     // approvals.triageModel (smart mode, TL-4)
   int64_t triage_timeout_ms = 20'000;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -201,6 +202,63 @@ void append_compact(std::string& out, const json& j) {
     default: out += nlohmann_dump(j); return;  // float, binary, discarded
   }
 }
+
+namespace {
+
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (i + 8 <= s.size()) {
+      std::uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if ((w & 0x8080808080808080ULL) == 0) {  // eight ASCII bytes
+        i += 8;
+        continue;
+      }
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (kClass[c] != 2) return false;
+    const std::size_t n = utf8_sequence(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+bool as_parsed_at(json& j, std::size_t depth, std::size_t max_depth) {
+  switch (j.type()) {
+    case json::value_t::object:
+      if (depth + 1 > max_depth) return false;
+      for (auto& [key, value] : j.items()) {
+        if (!valid_utf8(key) || !as_parsed_at(value, depth + 1, max_depth)) return false;
+      }
+      return true;
+    case json::value_t::array:
+      if (depth + 1 > max_depth) return false;
+      for (auto& value : j) {
+        if (!as_parsed_at(value, depth + 1, max_depth)) return false;
+      }
+      return true;
+    case json::value_t::string: return valid_utf8(j.get_ref<const std::string&>());
+    case json::value_t::number_integer: {
+      const auto v = j.get<std::int64_t>();
+      if (v >= 0) j = static_cast<std::uint64_t>(v);
+      return true;
+    }
+    case json::value_t::number_float: return std::isfinite(j.get<double>());
+    case json::value_t::binary:
+    case json::value_t::discarded: return false;
+    default: return true;  // null, boolean, number_unsigned
+  }
+}
+
+}  // namespace
+
+bool as_parsed(json& j, std::size_t max_depth) { return as_parsed_at(j, 0, max_depth); }
 
 std::string compact(const json& j) {
   std::string out;

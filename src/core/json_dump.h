@@ -30,6 +30,14 @@ std::string compact(const nlohmann::json& j);
 /// compact(j).size(), in bytes, without building the string.
 std::size_t compact_size(const nlohmann::json& j);
 
+/// Makes `j` what parsing compact(j) with nlohmann gives back, so that a caller holding both the
+/// dump and the tree need not parse the dump: non-negative signed integers become unsigned (as
+/// the parser reads them). Returns false (with `j` partly converted) when only the dump can say
+/// what the parser would read: a string or key that is not valid UTF-8 (replaced by U+FFFD), a
+/// floating-point number that is not finite (written as null), a binary value, or arrays and
+/// objects nested deeper than `max_depth` (a reader's limit; store::kMaxJsonNesting).
+bool as_parsed(nlohmann::json& j, std::size_t max_depth = 512);
+
 /// Appends `s` as a JSON string literal (quoted and escaped as nlohmann does; invalid UTF-8
 /// replaced as nlohmann's `replace` handler does).
 void append_string(std::string& out, std::string_view s);

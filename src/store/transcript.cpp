@@ -411,6 +411,17 @@ bool append_transcript_tail(TranscriptContents& contents, std::string_view tail,
   return true;
 }
 
+bool append_transcript_value(TranscriptContents& contents, Json value, std::size_t line_no) {
+  if (contents.header.is_null() || contents.version < kTranscriptVersion || contents.missing_final_newline) return false;
+  TranscriptContents added;
+  added.header = Json::object();  // so accept_line takes no line as a header
+  if (!accept_line(std::move(value), line_no, added).empty()) return false;
+  TranscriptEntry& entry = added.entries.back();
+  if (entry.id.empty() || contents.find(entry.id)) return false;
+  contents.entries.push_back(std::move(entry));
+  return true;
+}
+
 Result<TranscriptContents> read_transcript(const std::filesystem::path& file) {
   auto bytes = read_file(file, kMaxTranscriptBytes);
   if (!bytes) return bytes.error();

@@ -40,6 +40,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -156,6 +157,12 @@ TranscriptContents parse_transcript(std::string_view bytes);
 /// entry, or an id already in use. Then the caller parses the whole file again.
 bool append_transcript_tail(TranscriptContents& contents, std::string_view tail, std::size_t lines_before);
 
+/// The same for one line whose parsed value is already at hand (a line this process just wrote:
+/// AppendedLine): `value` must be exactly what parsing the line gives (json_dump::as_parsed), and
+/// `line_no` is its 1-based line number. The same refusals as append_transcript_tail; on false
+/// `contents` is unchanged.
+bool append_transcript_value(TranscriptContents& contents, Json value, std::size_t line_no);
+
 /// Reads and parses a file. Errors: "NOT_FOUND", "IO_ERROR", "TOO_LARGE" (over 1 GiB).
 Result<TranscriptContents> read_transcript(const std::filesystem::path& file);
 
@@ -232,6 +239,20 @@ struct TranscriptCreateOptions {
   FsyncPolicy fsync = FsyncPolicy::EveryAppend;
 };
 
+/// One line a TranscriptWriter has just appended, for its observer (set_observer): a cache of the
+/// parsed file can take the entry as it is instead of reading and parsing the line back.
+struct AppendedLine {
+  uint64_t offset = 0;  ///< where `text` starts in the file (bytes)
+  std::string_view text;  ///< the bytes written, ending in "\n" (with a leading "\n" when a torn fragment was terminated)
+  /// The line's entry as parsing `text` would give it (json_dump::as_parsed), or null when it
+  /// cannot be had without parsing (a string that is not valid UTF-8, a non-finite number).
+  Json value;
+  /// The file as fstat(2) saw it right after the write: a size other than offset + text.size()
+  /// means another program wrote too. mtime_ns: st_mtim in nanoseconds.
+  uint64_t dev = 0, ino = 0, size = 0;
+  int64_t mtime_ns = 0;
+};
+
 /// Appends entries to one transcript file. Move-only; closes the file when destroyed. The clock
 /// (entry timestamps) must outlive the writer.
 class TranscriptWriter {
@@ -292,10 +313,18 @@ class TranscriptWriter {
   /// Errors: "IO_ERROR" naming the file.
   Status sync();
 
+  /// Called on this thread after each successful append (not after a failed one), with the line
+  /// and the file's state after it. Costs a copy of the entry's JSON and one fstat per append
+  /// while set; none when empty (the default).
+  void set_observer(std::function<void(AppendedLine&)> observer) { observer_ = std::move(observer); }
+
  private:
   TranscriptWriter(std::filesystem::path path, int fd, const Clock& clock, FsyncPolicy fsync);
   std::string new_entry_id() const;
-  Status write_line(const std::string& line);
+  /// Writes `line` and "\n" at the end of the file; `offset` receives where the written bytes start.
+  Status write_line(const std::string& line, uint64_t* offset = nullptr);
+  void notify(std::string_view type, const std::string& id, const std::string& parent, const std::string& timestamp,
+              const Json& fields, const std::string& line, uint64_t offset);
 
   std::filesystem::path path_;
   int fd_ = -1;
@@ -304,6 +333,7 @@ class TranscriptWriter {
   std::unordered_set<std::string> ids_;
   std::string leaf_;
   bool needs_newline_ = false;  ///< the file ends in an unterminated fragment
+  std::function<void(AppendedLine&)> observer_;
 };
 
 }  // namespace pincer::store

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/ids.h"
+#include "core/json_dump.h"
 #include "store/session_keys.h"
 #include "store/file_util.h"
 #include "store/transcript.h"
@@ -39,7 +40,7 @@ TranscriptWriter::TranscriptWriter(std::filesystem::path path, int fd, const Clo
 TranscriptWriter::TranscriptWriter(TranscriptWriter&& other) noexcept
     : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), clock_(other.clock_),
       fsync_(other.fsync_), ids_(std::move(other.ids_)), leaf_(std::move(other.leaf_)),
-      needs_newline_(other.needs_newline_) {}
+      needs_newline_(other.needs_newline_), observer_(std::move(other.observer_)) {}
 
 TranscriptWriter& TranscriptWriter::operator=(TranscriptWriter&& other) noexcept {
   if (this != &other) {
@@ -51,6 +52,7 @@ TranscriptWriter& TranscriptWriter::operator=(TranscriptWriter&& other) noexcept
     ids_ = std::move(other.ids_);
     leaf_ = std::move(other.leaf_);
     needs_newline_ = other.needs_newline_;
+    observer_ = std::move(other.observer_);
   }
   return *this;
 }
@@ -132,7 +134,7 @@ std::string TranscriptWriter::new_entry_id() const {
   return ids::uuid_v4();  // as pi: practically unreachable
 }
 
-Status TranscriptWriter::write_line(const std::string& line) {
+Status TranscriptWriter::write_line(const std::string& line, uint64_t* offset) {
   std::string data;
   data.reserve(line.size() + 2);
   if (needs_newline_) data += '\n';  // terminate a torn fragment left by a crash
@@ -149,6 +151,7 @@ Status TranscriptWriter::write_line(const std::string& line) {
     step = "cannot sync";
   }
   if (ok) {
+    if (offset) *offset = sized ? static_cast<uint64_t>(before.st_size) : UINT64_MAX;
     needs_newline_ = false;
     return Ok{};
   }
@@ -167,9 +170,11 @@ Status TranscriptWriter::sync() {
 
 Result<std::string> TranscriptWriter::append(std::string_view type, const Json& fields) {
   const std::string id = new_entry_id();
+  const std::string parent = leaf_;
+  const std::string timestamp = iso_timestamp(clock_->wall_ms());
   std::string line = "{\"type\":" + dump_lenient(std::string(type)) + ",\"id\":" + dump_lenient(id) +
-                     ",\"parentId\":" + (leaf_.empty() ? std::string("null") : dump_lenient(leaf_)) +
-                     ",\"timestamp\":" + dump_lenient(iso_timestamp(clock_->wall_ms()));
+                     ",\"parentId\":" + (parent.empty() ? std::string("null") : dump_lenient(parent)) +
+                     ",\"timestamp\":" + dump_lenient(timestamp);
   if (fields.is_object()) {
     for (const auto& [key, value] : fields.items()) {
       if (key == "type" || key == "id" || key == "parentId" || key == "timestamp") continue;
@@ -178,9 +183,37 @@ Result<std::string> TranscriptWriter::append(std::string_view type, const Json& 
   }
   line += "}";
   ids_.insert(id);  // even on failure: part of the line may have reached the file
-  if (auto written = write_line(line); !written) return written.error();
+  const bool terminated_fragment = needs_newline_;
+  uint64_t offset = 0;
+  if (auto written = write_line(line, &offset); !written) return written.error();
   leaf_ = id;
+  if (observer_) notify(type, id, parent, timestamp, fields, (terminated_fragment ? "\n" : "") + line + "\n", offset);
   return id;
+}
+
+void TranscriptWriter::notify(std::string_view type, const std::string& id, const std::string& parent,
+                              const std::string& timestamp, const Json& fields, const std::string& text,
+                              uint64_t offset) {
+  AppendedLine appended;
+  appended.offset = offset;
+  appended.text = text;
+  struct stat after {};
+  if (offset != UINT64_MAX && ::fstat(fd_, &after) == 0) {
+    appended.dev = static_cast<uint64_t>(after.st_dev);
+    appended.ino = static_cast<uint64_t>(after.st_ino);
+    appended.size = static_cast<uint64_t>(after.st_size);
+    appended.mtime_ns = static_cast<int64_t>(after.st_mtim.tv_sec) * 1'000'000'000 + after.st_mtim.tv_nsec;
+  } else {
+    appended.offset = UINT64_MAX;  // unknown: the observer cannot place the line
+  }
+  // The entry as the parser would read the line back (keys in any order: Json's objects are sorted).
+  Json value = fields.is_object() ? fields : Json::object();
+  value["type"] = type;
+  value["id"] = id;
+  value["parentId"] = parent.empty() ? Json(nullptr) : Json(parent);
+  value["timestamp"] = timestamp;
+  if (json_dump::as_parsed(value)) appended.value = std::move(value);
+  observer_(appended);
 }
 
 Result<std::string> TranscriptWriter::append_message(const Json& message) {

@@ -2,6 +2,8 @@
 // options; the json_dump_fuzz target checks the same property on arbitrary inputs.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,36 @@ TEST(JsonDump, InvalidUtf8IsReplacedExactlyAsNlohmannDoes) {
     expect_same(json(bad));
     expect_same(json{{bad, json::array({bad, 1})}});
   }
+}
+
+TEST(JsonDump, AsParsedGivesWhatParsingTheDumpGives) {
+  json j = {{"n", 5}, {"neg", -3}, {"big", 18446744073709551615ULL}, {"f", 1.5}, {"whole", 3.0},
+            {"nested", {{"list", json::array({1, -1, "é€😀", nullptr, true})}}}, {"empty", json::object()}};
+  ASSERT_TRUE(pincer::json_dump::as_parsed(j));
+  const json parsed = json::parse(pincer::json_dump::compact(j));
+  EXPECT_EQ(j, parsed);
+  EXPECT_TRUE(j["n"].is_number_unsigned());  // as the parser reads a non-negative integer
+  EXPECT_TRUE(j["nested"]["list"][0].is_number_unsigned());
+  EXPECT_TRUE(j["neg"].is_number_integer() && !j["neg"].is_number_unsigned());
+  EXPECT_TRUE(j["whole"].is_number_float());
+  // Types, not only values, as the parser's: the dumps with type-sensitive formatting agree too.
+  EXPECT_EQ(j.dump(), parsed.dump());
+}
+
+TEST(JsonDump, AsParsedRefusesWhatOnlyTheDumpKnows) {
+  json bad_string = {{"text", std::string("ok \xff not UTF-8")}};
+  EXPECT_FALSE(pincer::json_dump::as_parsed(bad_string));  // written as U+FFFD
+  json bad_key = {{std::string("k\xc3"), 1}};
+  EXPECT_FALSE(pincer::json_dump::as_parsed(bad_key));
+  json nan = {{"cost", std::nan("")}};
+  EXPECT_FALSE(pincer::json_dump::as_parsed(nan));  // written as null
+  json inf = json::array({1, std::numeric_limits<double>::infinity()});
+  EXPECT_FALSE(pincer::json_dump::as_parsed(inf));
+  json deep = 1;
+  for (int i = 0; i < 5; ++i) deep = json::array({deep});
+  json deep_copy = deep;
+  EXPECT_TRUE(pincer::json_dump::as_parsed(deep_copy, 5));
+  EXPECT_FALSE(pincer::json_dump::as_parsed(deep, 4));  // a reader's nesting limit
 }
 
 TEST(JsonDump, WriterPlacesCommasAndMatchesTheTreeItWrites) {

@@ -3,7 +3,11 @@
 // happened to the file, a load returns what a fresh read, build_context and session_history give.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 
 #include "agent/session_history.h"
@@ -188,6 +192,63 @@ TEST_F(TranscriptCacheTest, AFileChangedOtherwiseThanByAppendingIsReadAgainInFul
   auto gone = cache.load(file);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().code, "NOT_FOUND");
+}
+
+TEST_F(TranscriptCacheTest, TheWritersOwnLinesAreAdoptedWithoutReadingTheFile) {
+  ASSERT_TRUE(writer->append_message(user("one")).ok());
+  auto first = load();
+  ASSERT_TRUE(first);
+  writer->set_observer([this](store::AppendedLine& line) { cache.adopt(file, line); });
+
+  // Numbers of each kind, nested data and non-ASCII text: the adopted value equals the parsed line.
+  Json tool_call = assistant("calling");
+  tool_call["content"].push_back({{"type", "toolCall"}, {"id", "c1"}, {"name", "exec"},
+                                  {"arguments", {{"n", 3}, {"neg", -2}, {"f", 0.25}, {"s", "é😀"}}}});
+  tool_call["usage"] = {{"input", 10}, {"cost", {{"total", 0.001}}}};
+  ASSERT_TRUE(writer->append_message(tool_call).ok());
+  ASSERT_TRUE(writer->append_model_change("q", "m2").ok());
+  EXPECT_EQ(cache.stats().adopted, 2u);
+  auto second = load();
+  ASSERT_TRUE(second);
+  expect_fresh(*second);
+  EXPECT_EQ(cache.stats().full_reads, 1u);
+  EXPECT_EQ(cache.stats().tail_reads, 0u);  // nothing was read back
+  EXPECT_EQ(cache.stats().unchanged, 1u);
+  EXPECT_EQ(first->contents.entries.size(), 1u);  // the earlier holder's copy is unchanged
+  EXPECT_EQ(second->context.model_id, "m2");
+
+  // A line that cannot be adopted exactly (not UTF-8: written with U+FFFD) is read back instead.
+  ASSERT_TRUE(writer->append_message(user(std::string("bad \xff byte"))).ok());
+  EXPECT_EQ(cache.stats().adopted, 2u);
+  auto third = load();
+  ASSERT_TRUE(third);
+  expect_fresh(*third);
+  EXPECT_EQ(cache.stats().tail_reads, 1u);
+
+  // Another program appends between two of ours: ours is not taken on trust; the file is read.
+  ASSERT_TRUE(writer->append_message(user("mine")).ok());
+  { std::ofstream(file, std::ios::binary | std::ios::app) << R"({"type":"custom","id":"abcd0009","parentId":null,"timestamp":"2023-11-14T22:13:21.000Z","customType":"x"})" << "\n"; }
+  ASSERT_TRUE(writer->append_message(assistant("after theirs")).ok());
+  auto fourth = load();
+  ASSERT_TRUE(fourth);
+  expect_fresh(*fourth);
+  EXPECT_EQ(cache.stats().full_reads, 1u);
+  EXPECT_EQ(cache.stats().tail_reads, 2u);
+
+  // Edited in place to the same size after our last append: the modification time differs, so the
+  // file is read and the change seen (unless it lands in the same clock tick; see the header).
+  const std::string before = *store::read_file(file);
+  std::string edited = before;
+  edited.replace(edited.find("after theirs"), 12, "AFTER THEIRS");
+  struct timespec times[2] = {{0, UTIME_OMIT}, {0, 0}};
+  { std::ofstream(file, std::ios::binary | std::ios::trunc) << edited; }
+  ::clock_gettime(CLOCK_REALTIME, &times[1]);
+  times[1].tv_sec += 2;  // a later time than any tick of our own writes
+  ASSERT_EQ(::utimensat(AT_FDCWD, file.c_str(), times, 0), 0);
+  auto fifth = load();
+  ASSERT_TRUE(fifth);
+  expect_fresh(*fifth);
+  EXPECT_EQ(cache.stats().full_reads, 2u);
 }
 
 TEST(TranscriptTail, RefusesWhatOnlyAFullParseGetsRight) {
