@@ -4,19 +4,22 @@
 // and runs this binary's absolute path with `gateway run`, Restart=on-failure, PINCER_HOME when
 // set, and the optional environment file <state>/gateway.env for the secrets pincer.json refers
 // to as "${NAME}" (a service does not see the login shell's environment), with the sandboxing
-// directives that leave the agent's workspace commands working (docs/security.md).
+// directives that leave the agent's workspace commands working (docs/security.md; no PrivateTmp when
+// the binary, state dir or a workspace is under /tmp or /var/tmp: the service would not see them).
 // Exit codes: 0 done (status: always, the state is in the output); 1 failure; 2 bad arguments.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
 #include <memory>
 #include <set>
 
+#include "agent/agents_config.h"
 #include "app/client_support.h"
 #include "app/commands.h"
 #include "cli/config_file.h"
@@ -69,7 +72,31 @@ std::string unit_quote(const std::string& word) {
   return needs_quotes ? "\"" + escaped + "\"" : escaped;
 }
 
-std::string unit_text(const fs::path& binary, const config::EnvLookup& env, const fs::path& env_file) {
+/// `path` when it is under /tmp or /var/tmp (as written or once symlinks are resolved): PrivateTmp=yes
+/// gives the service an empty /tmp and /var/tmp of its own, so it would not see it.
+std::optional<std::string> service_tmp_path(const fs::path& path) {
+  std::error_code ec;
+  const fs::path abs = fs::absolute(path, ec);
+  const fs::path real = fs::weakly_canonical(abs, ec);
+  for (const fs::path& p : {abs.lexically_normal(), ec ? abs.lexically_normal() : real}) {
+    for (const char* tmp : {"/tmp", "/var/tmp"}) {
+      const std::string s = p.string(), t = tmp;
+      if (s == t || s.rfind(t + "/", 0) == 0) return abs.lexically_normal().string();
+    }
+  }
+  return std::nullopt;
+}
+
+/// `tmp_paths`: what the service uses under /tmp or /var/tmp (service_tmp_path): PrivateTmp is
+/// then left out, with a comment naming them.
+std::string unit_text(const fs::path& binary, const config::EnvLookup& env, const fs::path& env_file,
+                      const std::vector<std::string>& tmp_paths) {
+  std::string private_tmp = "PrivateTmp=yes\n";
+  if (!tmp_paths.empty()) {
+    std::string list;
+    for (const auto& p : tmp_paths) list += (list.empty() ? "" : ", ") + p;
+    private_tmp = "# PrivateTmp=yes is left out: the service uses " + list + " (under /tmp), which it would hide.\n";
+  }
   std::string text =
       "# Pincer gateway, written by `pincer gateway install`; remove it with `pincer gateway uninstall`.\n"
       "[Unit]\n"
@@ -87,8 +114,8 @@ std::string unit_text(const fs::path& binary, const config::EnvLookup& env, cons
       "# and configs in the home directory), PrivateDevices, RestrictNamespaces, RestrictAddressFamilies,\n"
       "# MemoryDenyWriteExecute, SystemCallFilter (compilers, JITs, containers and devices in tools).\n"
       "NoNewPrivileges=yes\n"
-      "ProtectSystem=full\n"
-      "PrivateTmp=yes\n"
+      "ProtectSystem=full\n" +
+      private_tmp +
       "ProtectKernelTunables=yes\n"
       "ProtectKernelModules=yes\n"
       "ProtectKernelLogs=yes\n"
@@ -170,7 +197,27 @@ int run_install(const ServiceFlags& f) {
   const fs::path state = paths::state_dir(env);
   std::error_code ec;
   const fs::path env_file = fs::absolute(state, ec) / "gateway.env";
-  const std::string text = unit_text(self_binary(), env, env_file);
+  // What the service must see: its binary, the state dir and the agents' workspaces.
+  std::vector<fs::path> used = {self_binary(), state};
+  if (auto loaded = config::load(paths::config_file(state), cli::keep_env_references()); loaded) {
+    if (auto agents = agent::resolve_agents(loaded->effective, state, env); agents) {
+      for (const auto& a : agents->agents) used.push_back(a.workspace);
+    }
+  }
+  std::vector<std::string> tmp_paths;
+  for (const auto& p : used) {
+    auto tmp = service_tmp_path(p);
+    const bool named = tmp && std::any_of(tmp_paths.begin(), tmp_paths.end(), [&tmp](const std::string& t) {
+                         return *tmp == t || tmp->rfind(t + "/", 0) == 0;  // e.g. the workspace in the state dir
+                       });
+    if (tmp && !named) tmp_paths.push_back(*tmp);
+  }
+  for (const auto& p : tmp_paths) {
+    std::cerr << "pincer: warning: " << p << " is under /tmp: the unit leaves out PrivateTmp=yes so that the service "
+              << "sees it, but /tmp is emptied at reboot (and /var/tmp cleaned of old files): keep the state dir "
+              << "(PINCER_HOME), the binary and the workspaces somewhere lasting, e.g. ~/.pincer\n";
+  }
+  const std::string text = unit_text(self_binary(), env, env_file, tmp_paths);
   auto existing = store::read_file(unit);
   const bool changed = !existing || *existing != text;
   if (changed) {

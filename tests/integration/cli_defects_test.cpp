@@ -4,6 +4,10 @@
 // binary with a temp PINCER_HOME.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -116,6 +120,51 @@ TEST_F(CliDefectsTest, StatusWithoutAConfigFileSaysWhichFileAndPort) {
   auto with_file = pincer({"status"});
   EXPECT_NE(with_file.err.find("cannot reach the gateway"), std::string::npos) << with_file.err;
   EXPECT_EQ(with_file.err.find("no config file"), std::string::npos) << with_file.err;
+}
+
+std::string defects_read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(CliDefectsTest, GatewayInstallLeavesOutPrivateTmpWhenTheHomeIsUnderTmp) {
+  ASSERT_EQ(home_.path().string().rfind("/tmp/", 0), 0u) << "this test needs its temp dir under /tmp";
+  const auto unit = home_.path() / "xdg" / "systemd" / "user" / "pincer-gateway.service";
+  auto install = pincer({"gateway", "install", "--no-start"});
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  std::string text = defects_read(unit);
+  EXPECT_EQ(text.find("\nPrivateTmp=yes\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# PrivateTmp=yes is left out: the service uses " + home_.path().string() + " (under /tmp)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nProtectSystem=full\n"), std::string::npos) << "the rest of the hardening stays\n" << text;
+  EXPECT_NE(install.err.find("pincer: warning: " + home_.path().string() + " is under /tmp"), std::string::npos)
+      << install.err;
+  EXPECT_NE(install.err.find("/tmp is emptied at reboot"), std::string::npos) << install.err;
+
+  // A home elsewhere (next to the binary under test, not under /tmp) keeps PrivateTmp=yes …
+  const auto lasting = std::filesystem::path(pincer_binary()).parent_path() /
+                       ("cli-defects-home-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(lasting);
+  auto env_lasting = env();
+  env_lasting["PINCER_HOME"] = lasting.string();
+  auto kept = run_pincer({"gateway", "install", "--no-start"}, env_lasting, 60s);
+  EXPECT_EQ(kept.exit_code, 0) << kept.err;
+  text = defects_read(unit);
+  EXPECT_NE(text.find("\nPrivateTmp=yes\n"), std::string::npos) << text;
+  EXPECT_EQ(kept.err.find("warning"), std::string::npos) << kept.err;
+  // … unless an agent's workspace is under /tmp.
+  {
+    std::ofstream(lasting / "pincer.json") << "{ agents: { defaults: { workspace: '" << (home_.path() / "ws").string()
+                                           << "' } } }\n";
+  }
+  auto workspace = run_pincer({"gateway", "install", "--no-start"}, env_lasting, 60s);
+  EXPECT_EQ(workspace.exit_code, 0) << workspace.err;
+  text = defects_read(unit);
+  EXPECT_EQ(text.find("\nPrivateTmp=yes\n"), std::string::npos) << text;
+  EXPECT_NE(workspace.err.find((home_.path() / "ws").string() + " is under /tmp"), std::string::npos) << workspace.err;
+  std::error_code ec;
+  std::filesystem::remove_all(lasting, ec);
 }
 
 }  // namespace
