@@ -4,6 +4,7 @@
 // - the input parsed as JSON (when it parses), including floats, escapes and nesting;
 // - the raw bytes as a string value, as an object key and inside an array (invalid UTF-8 and
 //   control bytes reach the serializer this way; the parser would refuse them).
+// And json_dump::as_parsed: whenever it accepts a tree, parsing the dump gives that tree back.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,6 +29,12 @@ void compare(const json& j) {
   std::string appended = "x";
   pincer::json_dump::append_compact(appended, j);
   check(appended == "x" + expected);
+  // as_parsed: when it accepts, the tree is what parsing the dump gives, types included.
+  json converted = j;
+  if (pincer::json_dump::as_parsed(converted)) {
+    const json reparsed = json::parse(expected, nullptr, false);
+    check(!reparsed.is_discarded() && reparsed == converted && reparsed.dump() == converted.dump());
+  }
 }
 
 }  // namespace
