@@ -29,6 +29,7 @@ std::string_view to_string(FailoverReason reason) {
     case FailoverReason::Auth: return "auth";
     case FailoverReason::AuthPermanent: return "auth_permanent";
     case FailoverReason::Timeout: return "timeout";
+    case FailoverReason::Network: return "network";
     case FailoverReason::Format: return "format";
     case FailoverReason::ModelNotFound: return "model_not_found";
     case FailoverReason::SessionExpired: return "session_expired";
@@ -40,7 +41,7 @@ std::string_view to_string(FailoverReason reason) {
 
 std::optional<FailoverReason> failover_reason_from_string(std::string_view s) {
   for (auto r : {FailoverReason::Billing, FailoverReason::RateLimit, FailoverReason::Overloaded, FailoverReason::Auth,
-                 FailoverReason::AuthPermanent, FailoverReason::Timeout, FailoverReason::Format,
+                 FailoverReason::AuthPermanent, FailoverReason::Timeout, FailoverReason::Network, FailoverReason::Format,
                  FailoverReason::ModelNotFound, FailoverReason::SessionExpired,
                  FailoverReason::ContextOverflow, FailoverReason::Unknown}) {
     if (to_string(r) == s) return r;
@@ -272,9 +273,12 @@ std::optional<Reason> by_message(std::string_view t) {
     return Reason::Format;
   }
   if (has_any(t, {"billing", "payment", "credits", "quota", "balance is too low"})) return Reason::Billing;
-  if (has_any(t, {"timeout", "timed out", "deadline exceeded", "deadline_exceeded", "etimedout", "econnreset", "econnrefused", "socket hang up",
-                  "network error", "connection reset", "connection refused", "eai_again", "enotfound",
-                  "fetch failed", "premature close", "connection closed"})) {
+  if (has_any(t, {"econnrefused", "connection refused", "eai_again", "enotfound", "could not resolve host",
+                  "ehostunreach", "host unreachable", "no route to host", "enetunreach", "network is unreachable"})) {
+    return Reason::Network;  // nothing answered at that address: not a slow provider
+  }
+  if (has_any(t, {"timeout", "timed out", "deadline exceeded", "deadline_exceeded", "etimedout", "econnreset", "socket hang up",
+                  "network error", "connection reset", "fetch failed", "premature close", "connection closed"})) {
     return Reason::Timeout;
   }
   if (says_permanent_auth(t)) return Reason::AuthPermanent;
@@ -353,6 +357,7 @@ std::string_view phrase(Reason reason, int status, bool overloaded) {
       if (status == 408 || status == 504 || status == 0) return "timed out";
       if (status == 502 || status == 503 || status == 521) return "service unavailable";
       return "server error";
+    case Reason::Network: return "could not connect";
     case Reason::Format: return "request rejected as invalid";
     case Reason::ModelNotFound: return "model not found";
     case Reason::SessionExpired: return "session expired";
@@ -383,7 +388,9 @@ std::string compose(const ModelSpec& model, std::string_view what, const std::st
   return retry.empty() ? out : out + "; " + retry;
 }
 
-bool is_retryable(Reason r) { return r == Reason::RateLimit || r == Reason::Overloaded || r == Reason::Timeout; }
+bool is_retryable(Reason r) {
+  return r == Reason::RateLimit || r == Reason::Overloaded || r == Reason::Timeout || r == Reason::Network;
+}
 
 /// "try again in 20s" / "in 1.5s" / "in 250ms" / "in 2m" (OpenAI puts this in its messages).
 std::optional<int64_t> retry_hint(std::string_view lowered) {
@@ -484,18 +491,19 @@ struct ErrnoInfo {
   int value;
   std::string_view name;
   std::string_view what;
+  Reason reason;  ///< network: no connection was made; timeout: it was made, then cut or timed out
 };
 
 constexpr ErrnoInfo kTransportErrnos[] = {
-    {ECONNREFUSED, "ECONNREFUSED", "connection refused"},
-    {ECONNRESET, "ECONNRESET", "connection reset"},
-    {ECONNABORTED, "ECONNABORTED", "connection aborted"},
-    {ETIMEDOUT, "ETIMEDOUT", "timed out"},
-    {EHOSTUNREACH, "EHOSTUNREACH", "host unreachable"},
-    {ENETUNREACH, "ENETUNREACH", "network unreachable"},
-    {ENETDOWN, "ENETDOWN", "network down"},
-    {EPIPE, "EPIPE", "connection closed"},
-    {ENOTCONN, "ENOTCONN", "connection closed"},
+    {ECONNREFUSED, "ECONNREFUSED", "connection refused", Reason::Network},
+    {ECONNRESET, "ECONNRESET", "connection reset", Reason::Timeout},
+    {ECONNABORTED, "ECONNABORTED", "connection aborted", Reason::Timeout},
+    {ETIMEDOUT, "ETIMEDOUT", "timed out", Reason::Timeout},
+    {EHOSTUNREACH, "EHOSTUNREACH", "host unreachable", Reason::Network},
+    {ENETUNREACH, "ENETUNREACH", "network unreachable", Reason::Network},
+    {ENETDOWN, "ENETDOWN", "network down", Reason::Network},
+    {EPIPE, "EPIPE", "connection closed", Reason::Timeout},
+    {ENOTCONN, "ENOTCONN", "connection closed", Reason::Timeout},
 };
 
 }  // namespace
@@ -513,6 +521,7 @@ ProviderFailure classify_transport(const ModelSpec& model, int sys_errno_or_0, s
              has_any(t, {"could not resolve", "couldn't resolve", "getaddrinfo", "name or service not known", "enotfound",
                          "eai_again", "name resolution", "no address associated", "host not found"})) {
     phrase_text = "could not resolve host";
+    f.reason = Reason::Network;
   } else if (has_any(t, {"certificate", "ssl", "tls"})) {
     f.reason = Reason::Unknown;
     phrase_text = "TLS error";
@@ -521,6 +530,7 @@ ProviderFailure classify_transport(const ModelSpec& model, int sys_errno_or_0, s
     for (const auto& e : kTransportErrnos) {
       if (e.value == sys_errno_or_0) {
         phrase_text = std::string(e.what) + " (" + std::string(e.name) + ")";
+        f.reason = e.reason;
         known = true;
       }
     }

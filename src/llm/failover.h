@@ -15,23 +15,26 @@
 //   2. Provider error codes/types in the JSON body ({error:{type|code|status}}, {type}), e.g.
 //      rate_limit_error, overloaded_error (overloaded), UNAVAILABLE (overloaded), insufficient_quota, context_length_exceeded,
 //      invalid_api_key, authentication_error, not_found_error, api_error.
-//   3. Transport errors (classify_transport): timeouts, ECONNREFUSED, ECONNRESET, ETIMEDOUT,
-//      EHOSTUNREACH, ENETUNREACH, EPIPE, DNS failures → timeout (OpenClaw has no separate network
-//      reason: its transient network errors, ECONNREFUSED and ENOTFOUND included, are "timeout");
-//      the cause names which ("connection refused (ECONNREFUSED)", "could not resolve host");
+//   3. Transport errors (classify_transport): the provider could not be reached — ECONNREFUSED,
+//      EHOSTUNREACH, ENETUNREACH, ENETDOWN, DNS failures → network (OpenClaw has no separate
+//      reason and calls these "timeout": the log and the user would read "did not answer in time"
+//      for a server that is not running; network is retried and failed over exactly like
+//      timeout); timeouts and connections cut (ETIMEDOUT, ECONNRESET, EPIPE …) → timeout; the
+//      cause names which ("connection refused (ECONNREFUSED)", "could not resolve host");
 //      TLS certificate failures → unknown.
 //   4. Message heuristics on the provider's message, in OpenClaw's order: image size → format;
 //      session expired; model not found; transient HTTP (bad gateway …) → timeout; internal API
 //      error → timeout; billing phrases that mention the quota; rate limit and usage-limit or
 //      credential-cooldown phrases → rate_limit; overloaded / "high demand" / "service
-//      unavailable" → overloaded; context overflow; format; billing; timeout/network ("deadline
-//      exceeded"); permanent auth; auth (also missing scopes / permissions).
+//      unavailable" → overloaded; context overflow; format; billing; connection refused / host
+//      not found → network; timeout ("deadline exceeded", "connection reset", "network error");
+//      permanent auth; auth (also missing scopes / permissions).
 //   Anything else is unknown.
 //
 // Errors that arrive as text only (an in-stream error event, a 200 whose body is an error object:
 // classify_error_body) go through stages 2 and 4 like an HTTP body.
 //
-// Retry: rate_limit, overloaded and timeout are retryable (same model, after backoff_ms); every other reason
+// Retry: rate_limit, overloaded, timeout and network are retryable (same model, after backoff_ms); every other reason
 // is not (fail over or report instead).
 #pragma once
 
@@ -51,7 +54,8 @@ enum class FailoverReason {
   Overloaded,       ///< "overloaded": the provider is busy for everyone (503, 529, "high demand")
   Auth,             ///< "auth": credentials rejected, maybe recoverable (401/403)
   AuthPermanent,    ///< "auth_permanent": key invalid, revoked or disabled
-  Timeout,          ///< "timeout": timed out, unreachable, server error (408, 5xx, transport)
+  Timeout,          ///< "timeout": timed out, connection cut, server error (408, 5xx)
+  Network,          ///< "network": could not connect (refused, host/network unreachable, DNS)
   Format,           ///< "format": the request was rejected as malformed (400)
   ModelNotFound,    ///< "model_not_found" (404)
   SessionExpired,   ///< "session_expired" (410)
@@ -59,8 +63,8 @@ enum class FailoverReason {
   Unknown,          ///< "unknown"
 };
 
-/// "billing", "rate_limit", "overloaded", "auth", "auth_permanent", "timeout", "format", "model_not_found",
-/// "session_expired", "context_overflow", "unknown".
+/// "billing", "rate_limit", "overloaded", "auth", "auth_permanent", "timeout", "network", "format",
+/// "model_not_found", "session_expired", "context_overflow", "unknown".
 std::string_view to_string(FailoverReason reason);
 std::optional<FailoverReason> failover_reason_from_string(std::string_view s);
 
@@ -74,7 +78,7 @@ struct ProviderFailure {
   std::string message;
   /// What actually happened, short, for logs: "HTTP 503 (overloaded)", "connection refused
   /// (ECONNREFUSED)", "response cut off" — `reason` is the failover class, which groups several
-  /// causes (a 503 and a refused connection are both "timeout", as in OpenClaw).
+  /// causes (a 503 and a cut-off stream are both "timeout").
   std::string cause;
   std::optional<int64_t> retry_after_ms;  ///< from Retry-After or a "try again in Ns" hint
   bool retryable = false;

@@ -4,6 +4,9 @@
 // binary with a temp PINCER_HOME.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -165,6 +168,42 @@ TEST_F(CliDefectsTest, GatewayInstallLeavesOutPrivateTmpWhenTheHomeIsUnderTmp) {
   EXPECT_NE(workspace.err.find((home_.path() / "ws").string() + " is under /tmp"), std::string::npos) << workspace.err;
   std::error_code ec;
   std::filesystem::remove_all(lasting, ec);
+}
+
+/// A loopback port nothing listens on: bound, then closed.
+int defects_closed_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    if (fd >= 0) ::close(fd);
+    return 9;
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+TEST_F(CliDefectsTest, ARefusedProviderConnectionIsANetworkFailureAndStillFailsOver) {
+  MockLlm mock;
+  const std::string dead = "http://127.0.0.1:" + std::to_string(defects_closed_port()) + "/v1";
+  home_.write("pincer.json",
+              defects_config("hybrid", "models: { providers: { "
+                                       "dead: { baseUrl: '" + dead + "', apiKey: 'k', api: 'openai-completions', "
+                                       "models: [ { id: 'gone-model' } ] }, "
+                                       "mock: { baseUrl: '" + mock.base_url() + "', apiKey: 'k', api: 'openai-completions', "
+                                       "models: [ { id: 'mock-model' } ] } } }, "
+                                       "agents: { defaults: { model: { primary: 'dead/gone-model', "
+                                       "fallbacks: ['mock/mock-model'] } } }"));
+  auto r = pincer({"agent", "--local", "-m", "hello ECHO:answered-by-fallback"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("answered-by-fallback"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.err.find("connection refused (ECONNREFUSED) (failover reason network"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("failover: dead/gone-model → mock/mock-model (network: connection refused"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("failover reason timeout"), std::string::npos) << r.err;
 }
 
 }  // namespace

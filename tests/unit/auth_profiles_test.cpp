@@ -215,9 +215,10 @@ std::shared_ptr<llm::auth::AuthProfileFile> file_with(const ScratchDir& dir, con
 TEST(ModelFailoverTest, ASwitchKeepsWhatHappenedBesideTheFailoverClass) {
   agent::ModelFailover f({model("p", "m1", "kp"), model("q", "m2", "kq")}, nullptr, kNow);
   const auto refused = llm::classify_transport(f.current().model, ECONNREFUSED, "connect to 127.0.0.1:1: Connection refused", false);
+  EXPECT_EQ(f.on_failure(refused, 1, 3, kNow), agent::ModelFailover::Action::Retry);  // as a timeout is
   EXPECT_EQ(f.on_failure(refused, 3, 3, kNow), agent::ModelFailover::Action::Switch);
   ASSERT_EQ(f.switches().size(), 1u);
-  EXPECT_EQ(f.switches()[0].reason, "timeout");  // OpenClaw's class for a refused connection
+  EXPECT_EQ(f.switches()[0].reason, "network");  // not "timeout" (OpenClaw's class): nothing answered
   EXPECT_EQ(f.switches()[0].cause, "connection refused (ECONNREFUSED)");
   EXPECT_EQ(f.switches()[0].to_json()["cause"], "connection refused (ECONNREFUSED)");
 }

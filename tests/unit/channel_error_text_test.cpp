@@ -23,6 +23,7 @@ TEST(ChannelErrorText, AGenericLineByReasonNeverTheDetail) {
       {"billing", "the model provider account is out of credit"},
       {"rate_limit", "the model provider is busy or rate-limited"},
       {"timeout", "the model provider did not answer in time"},
+      {"network", "the model provider could not be reached"},
       {"context_overflow", "send /new to start afresh"},
       {"model_not_found", "the configured model was not found"},
       {"format", "the model call failed"},

@@ -23,8 +23,8 @@ ModelSpec mock_model() {
 }
 
 TEST(LlmFailover, ReasonNamesAreTheClosedSet) {
-  const char* names[] = {"billing", "rate_limit", "overloaded", "auth", "auth_permanent", "timeout", "format",
-                         "model_not_found", "session_expired", "context_overflow", "unknown"};
+  const char* names[] = {"billing", "rate_limit", "overloaded", "auth", "auth_permanent", "timeout", "network",
+                         "format", "model_not_found", "session_expired", "context_overflow", "unknown"};
   for (const char* name : names) {
     auto r = failover_reason_from_string(name);
     ASSERT_TRUE(r.has_value()) << name;
@@ -185,12 +185,12 @@ struct TransportCase {
 
 TEST(LlmFailover, TransportErrors) {
   const TransportCase cases[] = {
-      {ECONNREFUSED, "Failed to connect to 127.0.0.1 port 11434: Connection refused", false, R::Timeout,
+      {ECONNREFUSED, "Failed to connect to 127.0.0.1 port 11434: Connection refused", false, R::Network,
        "mock/mock-model: connection refused (ECONNREFUSED): Failed to connect to 127.0.0.1 port 11434: Connection refused"},
       {ECONNRESET, "Recv failure: Connection reset by peer", false, R::Timeout,
        "mock/mock-model: connection reset (ECONNRESET): Recv failure: Connection reset by peer"},
       {ETIMEDOUT, "", false, R::Timeout, "mock/mock-model: timed out (ETIMEDOUT)"},
-      {0, "Could not resolve host: api.openai.com", false, R::Timeout,
+      {0, "Could not resolve host: api.openai.com", false, R::Network,
        "mock/mock-model: could not resolve host: Could not resolve host: api.openai.com"},
       {0, "Operation timed out after 30000 milliseconds with 0 bytes received", true, R::Timeout,
        "mock/mock-model: timed out: Operation timed out after 30000 milliseconds with 0 bytes received"},
@@ -203,7 +203,7 @@ TEST(LlmFailover, TransportErrors) {
     EXPECT_EQ(to_string(f.reason), to_string(c.reason)) << c.what;
     EXPECT_EQ(f.message, c.message);
     EXPECT_EQ(f.http_status, 0);
-    EXPECT_EQ(f.retryable, c.reason == R::Timeout);
+    EXPECT_EQ(f.retryable, c.reason == R::Timeout || c.reason == R::Network);
   }
 }
 
@@ -293,12 +293,13 @@ TEST(LlmFailover, AnErrorObjectInA2xxBodyIsClassifiedLikeAnHttpError) {
 }
 
 TEST(FailoverCause, TheLogNamesWhatHappenedNotOnlyTheFailoverClass) {
-  // A 504, a refused connection and a cut-off stream are all failover reason "timeout"; the cause
-  // (what the retry log prints) tells them apart.
+  // A 504 and a cut-off stream are both failover reason "timeout" (a refused connection is
+  // "network"); the cause (what the retry log prints) tells them apart.
   const ProviderFailure http = classify_http(mock_model(), 504, "", "");
   const ProviderFailure refused = classify_transport(mock_model(), ECONNREFUSED, "connect", false);
   const ProviderFailure cut = classify_stream_error(mock_model(), Error{"PROVIDER_STREAM_INCOMPLETE", "eof"});
-  for (const auto* f : {&http, &refused, &cut}) EXPECT_EQ(f->reason, FailoverReason::Timeout);
+  for (const auto* f : {&http, &cut}) EXPECT_EQ(f->reason, FailoverReason::Timeout);
+  EXPECT_EQ(refused.reason, FailoverReason::Network);
   EXPECT_NE(http.cause.find("HTTP 504"), std::string::npos) << http.cause;
   EXPECT_NE(refused.cause.find("ECONNREFUSED"), std::string::npos) << refused.cause;
   EXPECT_EQ(cut.cause, "response cut off");
@@ -306,11 +307,11 @@ TEST(FailoverCause, TheLogNamesWhatHappenedNotOnlyTheFailoverClass) {
 }
 
 TEST(FailoverCause, RefusedConnectionsAndDnsFailuresAreNamedAsSuch) {
-  // OpenClaw's class for transient network errors (ECONNREFUSED, ENOTFOUND, EAI_AGAIN …) is
-  // "timeout"; the cause says which network failure it was, never "timed out".
+  // OpenClaw calls these "timeout"; Pincer's class is "network" (retried and failed over the same
+  // way), and the cause says which network failure it was, never "timed out".
   const ProviderFailure refused =
       classify_transport(mock_model(), ECONNREFUSED, "connect to 127.0.0.1:1: Connection refused", false);
-  EXPECT_EQ(refused.reason, FailoverReason::Timeout);
+  EXPECT_EQ(refused.reason, FailoverReason::Network);
   EXPECT_EQ(refused.cause, "connection refused (ECONNREFUSED)");
   EXPECT_TRUE(refused.retryable);
   // Our resolver's failure ("resolve HOST: …", no errno) and curl-style texts.
@@ -318,11 +319,19 @@ TEST(FailoverCause, RefusedConnectionsAndDnsFailuresAreNamedAsSuch) {
                            "resolve flaky.example: Host not found (non-authoritative), try again later",
                            "Could not resolve host: api.example.com", "getaddrinfo ENOTFOUND api.example.com"}) {
     const ProviderFailure dns = classify_transport(mock_model(), 0, what, false);
-    EXPECT_EQ(dns.reason, FailoverReason::Timeout) << what;
+    EXPECT_EQ(dns.reason, FailoverReason::Network) << what;
     EXPECT_EQ(dns.cause, "could not resolve host") << what;
     EXPECT_EQ(dns.message.find("timed out"), std::string::npos) << dns.message;
   }
   EXPECT_EQ(classify_transport(mock_model(), 0, "connect", true).cause, "timed out");
+  EXPECT_EQ(classify_transport(mock_model(), 0, "connect", true).reason, FailoverReason::Timeout);
+  // Host and network unreachable are network too; a connection reset (it was made) stays timeout.
+  EXPECT_EQ(classify_transport(mock_model(), EHOSTUNREACH, "connect", false).reason, FailoverReason::Network);
+  EXPECT_EQ(classify_transport(mock_model(), ENETUNREACH, "connect", false).reason, FailoverReason::Network);
+  EXPECT_EQ(classify_transport(mock_model(), ECONNRESET, "recv", false).reason, FailoverReason::Timeout);
+  // The same in text only (a CLI backend's or a proxy's message).
+  EXPECT_EQ(classify_stream_error(mock_model(), Error{"PROVIDER_STREAM_ERROR", "connect ECONNREFUSED 127.0.0.1:443"}).reason,
+            FailoverReason::Network);
 }
 
 }  // namespace

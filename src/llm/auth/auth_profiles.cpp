@@ -74,7 +74,7 @@ bool expired(const Credential& c, int64_t now_ms) {
 }
 
 bool model_scoped_reason(std::string_view reason) {
-  return reason == "rate_limit" || reason == "timeout" || reason == "model_not_found";
+  return reason == "rate_limit" || reason == "timeout" || reason == "network" || reason == "model_not_found";
 }
 
 bool UsageStats::cooldown_is_model_scoped() const { return !cooldown_model.empty() && model_scoped_reason(cooldown_reason); }

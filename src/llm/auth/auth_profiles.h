@@ -110,7 +110,7 @@ int64_t cooldown_ms(int error_count);
 /// The disable time after the `count`-th billing/auth_permanent failure (1-based).
 int64_t disable_ms(int count);
 /// Whether a failure of `reason` cools a profile for the failing model only (rate_limit, timeout,
-/// model_not_found — OpenClaw's model-scoped reasons).
+/// model_not_found — OpenClaw's model-scoped reasons — and network, which OpenClaw counts as timeout).
 bool model_scoped_reason(std::string_view reason);
 
 /// The whole document. Parse with from_json, serialise with to_json (unknown members kept).
