@@ -428,7 +428,7 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
       head.status = static_cast<int>(self->parser_->get().result_int());
       for (const auto& f : self->parser_->get()) head.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
       if (self->cb_.on_head) self->cb_.on_head(head);
-      if (self->done_) return;
+      if (self->done_ || !self->parse_buffered()) return;
       self->read_body();
     });
   }
@@ -441,10 +441,7 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
     auto self = this->shared_from_this();
     http::async_read_some(*stream_, buffer_, *parser_, [self](error_code ec, std::size_t) {
       if (ec == http::error::need_buffer) ec = {};
-      const size_t got = self->chunk_.size() - self->parser_->get().body().size;
-      if (got > 0 && self->cb_.on_data && !self->done_) {
-        self->cb_.on_data(std::string_view(self->chunk_.data(), got));
-      }
+      self->deliver_body();
       if (self->done_) return;
       if (ec) {
         // A server that closes without a length ends the body at EOF.
@@ -454,8 +451,39 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
         }
         return self->fail(ec, "read response body from " + self->url_.host);
       }
+      if (!self->parse_buffered()) return;
       self->read_body();
     });
+  }
+
+  /// Hands what the parser wrote into chunk_ to on_data.
+  void deliver_body() {
+    const size_t got = chunk_.size() - parser_->get().body().size;
+    if (got > 0 && cb_.on_data && !done_) cb_.on_data(std::string_view(chunk_.data(), got));
+  }
+
+  /// Parses what is already buffered here, in this handler: Beast's read_some stops at each chunk
+  /// of a chunked body and completes through the scheduler even when the next chunks are already
+  /// in the buffer (a streamed model reply arrives as one read of many SSE chunks: each would cost
+  /// a trip through the event loop). Returns false when the exchange ended (finished or failed).
+  bool parse_buffered() {
+    while (!done_ && !parser_->is_done() && buffer_.size() > 0) {
+      parser_->get().body().data = chunk_.data();
+      parser_->get().body().size = chunk_.size();
+      error_code ec;
+      const std::size_t used = parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == http::error::need_buffer) ec = {};
+      deliver_body();
+      if (done_) return false;
+      if (ec == http::error::need_more) break;  // a partial element: read more bytes
+      if (ec) {
+        fail(ec, "read response body from " + url_.host);
+        return false;
+      }
+      if (used == 0 && parser_->get().body().size == chunk_.size()) break;  // no progress: read more
+    }
+    return !done_;
   }
 
   void fail(const error_code& ec, const std::string& step) {
