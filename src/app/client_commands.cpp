@@ -386,7 +386,12 @@ int run_channels_status(const ClientFlags& f, bool probe) {
     bool probe_failed = false;
     for (const auto& c : list) {
       const bool running = c.value("running", false);
-      std::cout << c.value("channel", "?") << "[" << c.value("accountId", "default") << "]  " << (running ? "running" : "stopped");
+      std::cout << c.value("channel", "?") << "[" << c.value("accountId", "default") << "]  ";
+      if (!c.value("enabled", true)) {  // switched off in the config: nothing else to say
+        std::cout << "disabled\n";
+        continue;
+      }
+      std::cout << (running ? "running" : "stopped");
       if (!running && c.contains("restartAt") && c["restartAt"].is_number()) {  // after a failure, with backoff
         const int64_t in_ms = c["restartAt"].get<int64_t>() - r->value("ts", SystemClock::instance().wall_ms());
         std::cout << " (restarting in " << std::max<int64_t>(1, (in_ms + 999) / 1000) << " s)";
@@ -406,7 +411,12 @@ int run_channels_status(const ClientFlags& f, bool probe) {
         std::cout << "  failed: " << cli::terminal_safe(said.back());
         if (c.value("permanentFailure", false)) std::cout << " (not retried until the config changes)";
       }
-      if (c.contains("bot") && !c["bot"].get<std::string>().empty()) std::cout << "  @" << c["bot"].get<std::string>();
+      // Who the account is: its bot name, Matrix user id, Slack team, e-mail address.
+      const auto text_of = [&c](const char* key) { return c.contains(key) && c[key].is_string() ? c[key].get<std::string>() : ""; };
+      if (!text_of("bot").empty()) std::cout << "  @" << cli::terminal_safe(text_of("bot"));
+      if (!text_of("userId").empty()) std::cout << "  " << cli::terminal_safe(text_of("userId"));
+      if (!text_of("teamId").empty()) std::cout << "  team " << cli::terminal_safe(text_of("teamId"));
+      if (!text_of("address").empty()) std::cout << "  " << cli::terminal_safe(text_of("address"));
       if (c.contains("nick") && c.contains("server")) {  // IRC
         std::cout << "  " << cli::terminal_safe(c.value("nick", "")) << " on " << cli::terminal_safe(c.value("server", ""));
       }

@@ -133,6 +133,10 @@ struct OutboundMessage {
   /// answer differently: a Discord slash command's replies edit its interaction, a Slack
   /// command's go to its response_url — only that command's own, never the chat's other messages.
   std::string reply_to = {};
+  /// A streamed preview (reply_stream.h) the final reply replaces by editing it. Where the message
+  /// would go cannot be edited (a Slack command's ephemeral reply) a channel skips it and answers
+  /// "" (no message id): the final reply then comes whole, once.
+  bool preview = false;
 };
 
 /// One outbound image or file (CH-1 "media out", Channel::send_media): one platform message.

@@ -1,5 +1,6 @@
 #include "channels/channel_accounts.h"
 
+#include <algorithm>
 #include <set>
 
 namespace pincer::channels {
@@ -46,8 +47,9 @@ json merged(const json& base, const json& entry, bool named) {
   return out;
 }
 
-void add_accounts(const std::string& channel, const json& c, std::vector<ChannelAccount>& out) {
-  if (!c.is_object() || !c.value("enabled", true)) return;
+/// The accounts of channel `c`; `disabled_too`: also those `enabled: false` turns off.
+void add_accounts(const std::string& channel, const json& c, std::vector<ChannelAccount>& out, bool disabled_too = false) {
+  if (!c.is_object() || (!disabled_too && !c.value("enabled", true))) return;
   const std::string prefix = "channels." + channel;
   const json accounts = c.value("accounts", json::object());
   const json base = base_of(c);
@@ -57,7 +59,7 @@ void add_accounts(const std::string& channel, const json& c, std::vector<Channel
   }
   if (!accounts.contains("default") && has_own_credentials(channel, c)) out.push_back({channel, "default", prefix, base});
   for (const auto& [id, entry] : accounts.items()) {
-    if (!entry.is_object() || !entry.value("enabled", true)) continue;
+    if (!entry.is_object() || (!disabled_too && !entry.value("enabled", true))) continue;
     out.push_back({channel, id, prefix + ".accounts." + id, merged(base, entry, id != "default")});
   }
 }
@@ -68,6 +70,21 @@ std::vector<ChannelAccount> list_channel_accounts(const json& channels) {
   std::vector<ChannelAccount> out;
   if (!channels.is_object()) return out;
   for (const auto& [channel, c] : channels.items()) add_accounts(channel, c, out);
+  return out;
+}
+
+std::vector<ChannelAccount> list_disabled_channel_accounts(const json& channels) {
+  std::vector<ChannelAccount> out;
+  if (!channels.is_object()) return out;
+  for (const auto& [channel, c] : channels.items()) {
+    std::vector<ChannelAccount> on, all;
+    add_accounts(channel, c, on);
+    add_accounts(channel, c, all, true);
+    for (auto& a : all) {
+      const bool enabled = std::any_of(on.begin(), on.end(), [&a](const ChannelAccount& e) { return e.account_id == a.account_id; });
+      if (!enabled) out.push_back(std::move(a));
+    }
+  }
   return out;
 }
 

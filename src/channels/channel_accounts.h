@@ -33,6 +33,10 @@ struct ChannelAccount {
 /// config order of channels, then "default" first, then the named accounts in key order.
 std::vector<ChannelAccount> list_channel_accounts(const nlohmann::json& channels);
 
+/// The accounts `enabled: false` turns off (on the channel: all of its accounts; on an entry: that
+/// one), in the same order — what `channels.status` lists as disabled.
+std::vector<ChannelAccount> list_disabled_channel_accounts(const nlohmann::json& channels);
+
 /// The merged settings of one account ({} when the channel or account is not configured).
 /// Used by the inbound pipeline for access control (dmPolicy, allowFrom, groups …).
 nlohmann::json channel_account_config(const nlohmann::json& channels, const std::string& channel,

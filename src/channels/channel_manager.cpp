@@ -304,7 +304,7 @@ void ChannelManager::probe(int64_t timeout_ms, std::function<void(json)> done) {
     if (!p->done) return;
     if (p->timer) loop_.cancel(*p->timer);
     for (auto& c : p->status["channels"]) {
-      if (!c.contains("probe")) c["probe"] = {{"ok", false}, {"error", "timed out"}};
+      if (!c.contains("probe") && c.value("enabled", true)) c["probe"] = {{"ok", false}, {"error", "timed out"}};
     }
     auto done = std::move(p->done);
     p->done = nullptr;
@@ -337,6 +337,12 @@ json ChannelManager::status() const {
     if (!a->last_failure.empty()) s["lastFailure"] = a->last_failure;
     if (a->restart_timer && a->restart_at_ms > 0) s["restartAt"] = a->restart_at_ms;  // stopped, restarting then
     if (a->held) s["permanentFailure"] = true;  // stopped until the config is reloaded
+    list.push_back(std::move(s));
+  }
+  // Accounts `enabled: false` turns off are listed too (after the running ones), never probed.
+  for (const auto& d : list_disabled_channel_accounts(config_.value("channels", json::object()))) {
+    json s = {{"channel", d.channel}, {"accountId", d.account_id}, {"enabled", false}, {"running", false}};
+    if (d.config.contains("name")) s["name"] = d.config["name"];
     list.push_back(std::move(s));
   }
   return {{"channels", list}, {"pipeline", pipeline_.stats()}};

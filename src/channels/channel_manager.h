@@ -94,7 +94,8 @@ class ChannelManager {
 
   /// `channels.status` payload: {channels:[{channel, accountId, running, restarts, startedAt,
   /// lastFailure?, restartAt? (wall ms of a scheduled restart), permanentFailure? (true: stopped
-  /// until the config is reloaded), …}], pipeline:{…}}.
+  /// until the config is reloaded), …}], pipeline:{…}}; then each account `enabled: false` turns
+  /// off as {channel, accountId, enabled:false, running:false, name?} (probe() skips those).
   nlohmann::json status() const;
 
   /// The same payload with a fresh `probe` result in each account ({ok, error?, …}, see

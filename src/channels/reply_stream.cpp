@@ -301,7 +301,7 @@ void ReplyStream::update_preview() {
     self->update_preview();
   };
   if (preview_id_.empty()) {
-    ch->send_text({target_.chat_id, target_.thread_id, preview, {}, target_.reply_to}, [self, preview, after_call](Result<std::string> sent) {
+    ch->send_text({target_.chat_id, target_.thread_id, preview, {}, target_.reply_to, true}, [self, preview, after_call](Result<std::string> sent) {
       if (sent && !sent->empty()) {
         self->preview_id_ = *sent;
         if (self->target_.on_preview) self->target_.on_preview(*sent);

@@ -23,7 +23,7 @@ std::vector<Finding> channel_findings(const nlohmann::json& status) {
     const json list = accounts.value(id.get<std::string>(), json::array());
     if (!list.is_array()) continue;
     for (const auto& a : list) {
-      if (!a.is_object()) continue;
+      if (!a.is_object() || !a.value("enabled", true)) continue;  // switched off in the config: not a fault
       const std::string name = id.get<std::string>() + "[" + a.value("accountId", "default") + "]";
       const std::string failure = a.contains("lastFailure") && a["lastFailure"].is_string() ? a["lastFailure"].get<std::string>() : "";
       const std::string error = a.contains("lastError") && a["lastError"].is_string() ? a["lastError"].get<std::string>() : "";

@@ -273,7 +273,7 @@ test('pincer channels status shows the mailbox idling', async () => {
   await waitUntil(() => emailAccount('default')?.idle === true, 'the account idling');
   const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
   const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env }).toString();
-  assert.match(human, /email\[default\]  running  connected, idle on INBOX/, human);
+  assert.match(human, /email\[default\]  running  \S+@\S+  connected, idle on INBOX/, human);  // its address, then the mailbox
 });
 
 test('a wrong SMTP password keeps the reply, names the key, and the reply goes out once the config is fixed', async () => {

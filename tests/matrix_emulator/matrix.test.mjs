@@ -159,6 +159,9 @@ test('an invite to a DM is joined and a direct message answered, formatted as HT
   const account = gatewayCall('channels.status').channelAccounts.matrix[0];
   assert.equal(account.running, true, JSON.stringify(account));
   assert.equal(account.userId, bot.userId);
+  // `pincer channels status` says which Matrix user the account is.
+  const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${gatewayPort()}`, '--token', GATEWAY_TOKEN], { env }).toString();
+  assert.ok(human.split('\n').some((l) => l.startsWith('matrix[default]  running  ' + bot.userId)), human);
   assert.ok(sessionKeys().includes(`agent:main:matrix:direct:${aliceUser.userId}`), `DM session missing: ${sessionKeys()}`);
 });
 

@@ -16,11 +16,13 @@
 // after a /pincer command there is posted in the channel (not on the command's response_url); a 429 with Retry-After delays a
 // reply, which arrives once; `disconnect` opens a fresh connection; a restart answers the message
 // sent while it was down once, and a redelivered old envelope is acknowledged but not answered again;
+// `channels status` shows the bot, the team and a disabled account, and --probe fails naming
+// channels.slack.appToken when the app token no longer works although auth.test passes;
 // a bot or app token Slack refuses (invalid_auth) stops the account with a reason naming the key,
 // not retried ("not retried until the config changes") until the fixed config starts it again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -71,6 +73,7 @@ function writeConfig({ botToken = bot.botToken, appToken = bot.appToken, http = 
     dmPolicy: 'pairing', allowFrom: ['${alice.id}'],
     groupPolicy: 'open', channels: { '${general.id}': { requireMention: true }, '${projects.id}': { requireMention: false } },
     streaming: 'partial',
+    accounts: { old: { enabled: false, botToken: 'xoxb-retired', appToken: 'xapp-retired' } },  // listed as disabled
   } },
 }\n`);
 }
@@ -163,6 +166,31 @@ test('a direct message is answered in the DM and its envelope acknowledged', asy
   assert.equal(account.botId, bot.id);
   assert.equal(account.teamId, emu.teamId);
   assert.equal(account.mode, 'socket');
+});
+
+test('channels status names the bot and the team and lists a disabled account; --probe checks the app token too', async () => {
+  const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
+  // Asynchronous: the emulator answering the probe runs in this process.
+  const status = (...args) => new Promise((resolve) => {
+    execFile(pincer, ['channels', 'status', ...args, '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env },
+      (error, stdout) => resolve({ code: error ? error.code : 0, out: String(stdout) }));
+  });
+  const ok = await status('--probe');
+  assert.equal(ok.code, 0, ok.out);
+  assert.match(ok.out, /^slack\[default\]  running  @pincer  team T\w+ .*probe: ok/m, ok.out);
+  assert.match(ok.out, /^slack\[old\]  disabled$/m, ok.out);
+  // The app token stops working (revoked in the app's settings) while the connection still runs:
+  // auth.test with the bot token passes, but Socket Mode could not connect again.
+  const appToken = bot.appToken;
+  bot.appToken = `${appToken}-rotated`;
+  let failed;
+  try {
+    failed = await status('--probe');
+  } finally {
+    bot.appToken = appToken;
+  }
+  assert.equal(failed.code, 1, failed.out);
+  assert.match(failed.out, /^slack\[default\]  running .*probe: failed .*apps\.connections\.open failed \(invalid_auth\).*channels\.slack\.appToken/m, failed.out);
 });
 
 test('in a channel only a message that mentions the bot is answered; a thread reply stays in the thread', async () => {
@@ -288,6 +316,9 @@ test('only the command\'s own run answers on its response_url: a cron announce t
     prompt.response.posts.some((p) => p.text.includes('[sl-cron]')), 'the cron announce');
   assert.equal(containing(await botSaid(general), '[sl-cron]').length, 1, 'the announce is posted in the channel');
   assert.ok(!prompt.response.posts.some((p) => p.text.includes('[sl-cron]')), 'not on the command\'s response_url');
+  // The command's answer came once (by now its run is long over): no streamed preview before it,
+  // as an ephemeral message cannot be edited into the final reply.
+  assert.equal(prompt.response.posts.filter((p) => p.text.includes('[sl-own]')).length, 1, JSON.stringify(prompt.response.posts));
 });
 
 test('an unknown DM sender gets a pairing code, and is answered once approved', async () => {

@@ -51,6 +51,18 @@ TEST(ChannelAccounts, NoTopLevelCredentialsMeansNoDefaultAccountAndDisabledOnesA
   EXPECT_EQ(ids(list), std::vector<std::string>{"telegram/a"});
 }
 
+TEST(ChannelAccounts, DisabledAccountsAreListedForStatus) {
+  // `channels status` lists them as "disabled" rather than leaving them out.
+  const json channels = json::parse(R"({
+      "telegram":{"dmPolicy":"open","accounts":{"a":{"botToken":"A"},"b":{"botToken":"B","enabled":false}}},
+      "irc":{"enabled":false,"host":"h","nick":"n","accounts":{"two":{"host":"h2","nick":"m"}}},
+      "matrix":{"homeserver":"https://m.example.org","accessToken":"t"}})");
+  auto disabled = channels::list_disabled_channel_accounts(channels);
+  EXPECT_EQ(ids(disabled), (std::vector<std::string>{"irc/default", "irc/two", "telegram/b"}));
+  EXPECT_EQ(disabled[2].config_path, "channels.telegram.accounts.b");
+  EXPECT_TRUE(channels::list_disabled_channel_accounts(json::parse(R"({"matrix":{"accessToken":"t"}})")).empty());
+}
+
 TEST(ConfigReload, ChangedPathsAndTheirKinds) {
   const json a = json::parse(R"({"gateway":{"port":1,"reload":{"mode":"hybrid"}},"channels":{"telegram":{"dmPolicy":"open"}},
       "bindings":[],"meta":{"x":1}})");

@@ -294,14 +294,31 @@ json SlackChannel::status() const {
 void SlackChannel::probe(std::function<void(json)> done) {
   if (!api_) return done({{"ok", false}, {"error", run_.last_error().empty() ? "not running" : run_.last_error()}});
   const auto started = std::chrono::steady_clock::now();
-  api_->call("auth.test", settings_.bot_token, json::object(), [started, done = std::move(done)](const WebApiAnswer& a) {
-    const auto elapsed =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
-    if (!a.ok()) return done({{"ok", false}, {"error", "auth.test failed: " + a.error()}, {"elapsedMs", elapsed}});
-    done({{"ok", true},
-          {"bot", {{"id", a.body.value("user_id", "")}, {"username", a.body.value("user", "")}}},
-          {"teamId", a.body.value("team_id", "")},
-          {"elapsedMs", elapsed}});
+  const auto elapsed_ms = [started] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  };
+  std::weak_ptr<bool> alive = run_.token();
+  api_->call("auth.test", settings_.bot_token, json::object(), [this, alive, elapsed_ms, done = std::move(done)](const WebApiAnswer& a) {
+    if (!a.ok()) return done({{"ok", false}, {"error", "auth.test failed: " + a.error()}, {"elapsedMs", elapsed_ms()}});
+    json result = {{"ok", true},
+                   {"bot", {{"id", a.body.value("user_id", "")}, {"username", a.body.value("user", "")}}},
+                   {"teamId", a.body.value("team_id", "")}};
+    if (settings_.http_mode || !ChannelRun::live(alive) || !api_) {  // HTTP mode has no app token
+      result["elapsedMs"] = elapsed_ms();
+      return done(std::move(result));
+    }
+    // Socket Mode needs the app token too: the bot token can be fine while no connection opens.
+    // (apps.connections.open only hands out a URL; the one not used expires.)
+    api_->call("apps.connections.open", settings_.app_token, json::object(),
+               [this, elapsed_ms, result = std::move(result), done = std::move(done)](const WebApiAnswer& o) mutable {
+                 result["elapsedMs"] = elapsed_ms();
+                 if (!o.ok()) {
+                   result["ok"] = false;
+                   result["error"] = "apps.connections.open failed (" + o.error() + "): Socket Mode cannot connect; check " +
+                                     settings_.config_path + ".appToken";
+                 }
+                 done(std::move(result));
+               });
   });
 }
 

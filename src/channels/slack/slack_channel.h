@@ -112,7 +112,9 @@ class SlackChannel final : public Channel {
   /// http?:{path, requests, refused, retries},
   /// messagesSeen, messagesSent, messagesEdited, reactions, filesSent, slashCommands, replaysIgnored, reconnects, lastError?}.
   nlohmann::json status() const override;
-  /// auth.test now: {ok, bot:{id, username}, teamId, elapsedMs} or {ok:false, error}.
+  /// auth.test now — and in Socket Mode apps.connections.open with the app token, which a
+  /// connection needs too: {ok, bot:{id, username}, teamId, elapsedMs} or {ok:false, error} (an
+  /// app token Slack refuses: error names `<configPath>.appToken`).
   void probe(std::function<void(nlohmann::json)> done) override;
 
   /// HTTP mode: the Request URL's endpoint (settings.webhook_path) to add to the gateway; any body

@@ -54,6 +54,10 @@ bool SlackChannel::send_slash_reply(const OutboundMessage& message, std::functio
     slash_replies_.erase(it);
     return false;
   }
+  if (message.preview) {  // an ephemeral message cannot be edited: the final reply comes whole
+    done(std::string());
+    return true;
+  }
   SlashReply& r = it->second;
   auto sent = [this, done = std::move(done)](const std::string& how, const WebApiAnswer& a, bool ok) {
     if (!ok) return done(delivery_error(how, a));
