@@ -12,13 +12,15 @@ namespace pincer::config::schema {
 namespace detail_config_schema_channel_keys {
 
 /// One channel: its id, how its block is described, the keys it reads besides the shared ones,
-/// its `mode` values (none: no `mode` key) and hints for other channels' spellings.
+/// its `mode` values (none: no `mode` key), hints for other channels' spellings, and the shared
+/// keys it does not read (refused as unknown there: a setting that does nothing is a trap).
 struct ChannelKeySet {
   const char* id;
   const char* description;
   std::vector<std::string> own;
   std::vector<std::string> modes;
   std::vector<std::pair<std::string, std::string>> hints;
+  std::vector<std::string> not_read = {};
 };
 
 /// Keys every channel reads (channel_access.cpp, the chunker and reply streaming, the account
@@ -52,7 +54,9 @@ const std::vector<ChannelKeySet>& channel_key_sets() {
       {"email", "The e-mail channel (IMAP in, SMTP out; docs/channels.md).",
        {"address", "imap", "smtp", "allowInsecure"},
        {},
-       {{"password", "imap.password"}, {"host", "imap.host"}, {"user", "imap.user"}}},
+       {{"password", "imap.password"}, {"host", "imap.host"}, {"user", "imap.user"}},
+       // Mail has no group chats: every message is a direct one (dmPolicy, allowFrom apply).
+       {"groupPolicy", "groupAllowFrom", "groups"}},
       {"irc", "The IRC channel (docs/channels.md).",
        {"host", "port", "tls", "nick", "username", "realname", "password", "sasl", "nickserv", "channels"},
        {},
@@ -61,7 +65,10 @@ const std::vector<ChannelKeySet>& channel_key_sets() {
                   "(docs/channels.md).",
        {"secret", "path", "mode", "callbackUrl", "maxBodyBytes", "replyTimeoutSeconds"},
        {"sync", "callback"},
-       {{"token", "secret"}, {"webhookSecret", "secret"}, {"webhookPath", "path"}}},
+       {{"token", "secret"}, {"webhookSecret", "secret"}, {"webhookPath", "path"}},
+       // The signature authenticates every sender (no DM policy, pairing or allowlist) and a
+       // request is never a group message.
+       {"dm", "dmPolicy", "allowFrom", "groupPolicy", "groupAllowFrom", "groups"}},
   };
   return sets;
 }
@@ -75,7 +82,8 @@ bool channel_keys_contain(const std::vector<std::string>& keys, const std::strin
 Node channel_keys_only(const Node& every_key, const ChannelKeySet& set, const std::string& description) {
   std::vector<Field> fields;
   for (const Field& f : every_key.fields()) {
-    if (!channel_keys_contain(channel_keys_shared(), f.name) && !channel_keys_contain(set.own, f.name)) continue;
+    const bool shared = channel_keys_contain(channel_keys_shared(), f.name) && !channel_keys_contain(set.not_read, f.name);
+    if (!shared && !channel_keys_contain(set.own, f.name)) continue;
     if (f.name == "mode") {
       fields.push_back(field("mode", one_of(set.modes).doc(f.node.description())));
     } else {

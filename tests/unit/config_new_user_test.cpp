@@ -1,6 +1,7 @@
 // Config defects a new user met (h-config): a key repeated in one object (a warning naming both
 // places, from the JSON5 parser up to config::load), channel blocks that accept only their own
 // channel's keys, validate's severity of model references, and an empty PINCER_HOME.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,32 @@ TEST(ConfigChannelKeys, EachChannelTakesOnlyItsOwnKeys) {
   EXPECT_THAT(violations_of({{"channels", {{"telgram", {{"botToken", "x"}}}}}}),
               HasSubstr("channels.telgram: unknown key, did you mean `telegram`? (expected one of "
                         "telegram|discord|slack|matrix|email|irc|webhook)"));
+}
+
+TEST(ConfigChannelKeys, SharedKeysAChannelDoesNotApplyAreRefusedThere) {
+  // The webhook authenticates every sender by its signature and has no groups: its access keys did
+  // nothing; e-mail has no group chats. Both still take the keys they do apply.
+  const std::map<std::string, json> values = {{"dmPolicy", "open"},         {"allowFrom", json::array({"x"})},
+                                              {"dm", json::object()},       {"groupPolicy", "open"},
+                                              {"groupAllowFrom", json::array({"x"})}, {"groups", json::object()}};
+  for (const auto& [key, value] : values) {
+    EXPECT_THAT(violations_of({{"channels", {{"webhook", {{key, value}}}}}}),
+                HasSubstr("channels.webhook." + key + ": unknown key"))
+        << key;
+    EXPECT_THAT(violations_of({{"channels", {{"webhook", {{"accounts", {{"ci", {{key, value}}}}}}}}}}),
+                HasSubstr("channels.webhook.accounts.ci." + key + ": unknown key"))
+        << key;
+  }
+  for (const char* key : {"groupPolicy", "groupAllowFrom", "groups"}) {
+    EXPECT_THAT(violations_of({{"channels", {{"email", {{key, values.at(key)}}}}}}),
+                HasSubstr(std::string("channels.email.") + key + ": unknown key"))
+        << key;
+  }
+  EXPECT_EQ(violations_of({{"channels", {{"webhook", {{"secret", "0123456789abcdef"}, {"textChunkLimit", 2000}, {"streaming", "block"}}}}}}),
+            "");
+  EXPECT_EQ(violations_of({{"channels", {{"email", {{"address", "a@example.org"}, {"dmPolicy", "allowlist"},
+                                                      {"allowFrom", json::array({"b@example.org"})}}}}}}),
+            "");
 }
 
 TEST(ConfigChannelKeys, AWrongModeListsOnlyThatChannelsModes) {
