@@ -16,7 +16,8 @@ void register_acp_command(CLI::App& app, Action& action) {
   auto no_prefix = std::make_shared<bool>(false);
   auto* acp = app.add_subcommand("acp", "Run an ACP agent on stdio (for editors such as Zed) backed by the running gateway");
   add_client_flags(acp, *flags, /*json_flag=*/false);
-  acp->add_option("--session", options->session_key, "Session key every ACP session uses (default: a new acp-bridge:<id> each)");
+  acp->add_option("--session", options->session_key, "Session key every ACP session uses (default: a new acp-bridge:<id> each)")
+      ->check(session_key_check());
   acp->add_option("--session-label", options->session_label, "Use the existing session with this label");
   acp->add_flag("--require-existing", options->require_existing, "Fail when the --session key does not exist");
   acp->add_flag("--reset-session", options->reset_session, "Start the session key afresh (new transcript) before first use");

@@ -346,7 +346,7 @@ void register_chat_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<ChatOptions>();
   auto* chat = app.add_subcommand("chat", "Chat with an agent in the terminal");
   chat->alias("tui");
-  chat->add_option("--session", opts->session, "Session key (default: main)");
+  chat->add_option("--session", opts->session, "Session key (default: main)")->check(session_key_check());
   chat->add_option("--agent", opts->agent, "Agent id (default: the default agent)");
   chat->add_option("--thinking", opts->thinking, "Thinking level: off|minimal|low|medium|high|xhigh")->check(thinking_level_check());
   add_client_flags(chat, *flags, /*json_flag=*/false);

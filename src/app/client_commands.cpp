@@ -494,7 +494,7 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto* cmd = app.add_subcommand("agent", "Run one agent turn and print the reply");
     cmd->add_option("-m,--message", a->message, "The message to send (- reads it from standard input)")->required();
     cmd->add_option("--agent", a->agent_id, "Agent id (default: the default agent)");
-    cmd->add_option("--session", a->session_key, "Session key (default: main)");
+    cmd->add_option("--session", a->session_key, "Session key (default: main)")->check(session_key_check());
     cmd->add_option("--thinking", a->thinking, "Thinking level: off|minimal|low|medium|high|xhigh")->check(thinking_level_check());
     cmd->add_flag("--local", a->local, "Run the agent in this process, without a gateway");
     add_client_flags(cmd, *f);

@@ -64,6 +64,16 @@ CLI::Validator thinking_level_check() {
       "LEVEL");
 }
 
+CLI::Validator session_key_check() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (!value.empty()) return "";
+        return "an empty session key is refused (it would silently be the main session): leave --session out for "
+               "the main session, or give a key such as main";
+      },
+      "KEY");
+}
+
 int fail(int code, const std::string& message) {
   std::cerr << "pincer: " << message << "\n";
   return code;

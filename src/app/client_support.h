@@ -44,6 +44,10 @@ void add_secret_option(CLI::App* cmd, const std::string& name, std::optional<std
 /// (off|minimal|low|medium|high|xhigh, the same words as `/think` and thinkingDefault).
 CLI::Validator thinking_level_check();
 
+/// The check of a `--session KEY` flag: an empty key is refused (it would silently mean the main
+/// session), e.g. `--session: an empty session key is refused …`.
+CLI::Validator session_key_check();
+
 /// Resolves the connection (cli/connection.h), connects, and runs `body`. Failures print one
 /// "pincer: …" line with a hint and return 1 (unreachable, auth refused) or 2 (bad config/flags).
 /// `on_close` (optional): GatewayClient::connect's close handler.

@@ -10,12 +10,15 @@
 #include <iostream>
 #include <optional>
 
+#include "agent/agents_config.h"
 #include "app/client_support.h"
 #include "app/commands.h"
 #include "agent/text_cut.h"
 #include "automation/cron_api.h"
 #include "automation/scheduler.h"
+#include "channels/last_route.h"
 #include "cli/chat_renderer.h"
+#include "cli/config_file.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/paths.h"
@@ -65,7 +68,10 @@ void add_job_flags(CLI::App* cmd, CronJobFlags& f) {
   cmd->add_option("--tz", f.tz, "IANA time zone of --cron / --at (e.g. Europe/Berlin)");
   cmd->add_option("--message", f.message, "Agent turn: the message the agent runs on, in the job's own session");
   cmd->add_option("--system-event", f.system_event, "System event: a note for the main session's next turn");
-  cmd->add_option("--session", f.session, "main | isolated (default: main for --system-event, else isolated)");
+  cmd->add_option("--session", f.session, "main | isolated (default: main for --system-event, else isolated)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string { return v.empty() ? "expected main or isolated, got an empty value" : ""; },
+          "main|isolated"));
   cmd->add_option("--agent", f.agent, "Agent id (default: the default agent)");
   cmd->add_flag("--announce", f.announce, "Send the run's reply to --channel/--to (default for --message)");
   cmd->add_flag("--no-deliver", f.no_deliver, "Do not send the reply anywhere");
@@ -143,6 +149,29 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
     j["delivery"] = std::move(d);
   }
   return j;
+}
+
+/// "" unless `job` announces its reply to the chat its agent last heard from (delivery channel
+/// "last", with or without "to") and that agent has heard from none yet (<state>/channels/last-route.json,
+/// channels/last_route.h): then why the reply will not be delivered, naming the flags that fix it.
+std::string cron_undeliverable_note(const json& job) {
+  const json& d = job.value("delivery", json::object());
+  if (!d.is_object() || d.value("mode", "") != "announce" || d.value("channel", "last") != "last") {
+    return "";
+  }
+  const auto env = config::process_env();
+  const auto state = paths::state_dir(env);
+  std::string agent_id = job.value("agentId", "");
+  if (agent_id.empty()) {
+    auto loaded = config::load(paths::config_file(state), cli::keep_env_references());
+    auto agents = agent::resolve_agents(loaded ? loaded->effective : config::with_defaults(json::object()), state, env);
+    agent_id = agents ? agents->default_id : "main";
+  }
+  for (auto& ch : agent_id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (channels::LastRoutes(state / "channels" / "last-route.json").get(agent_id)) return "";
+  return "agent " + agent_id + " has no chat to announce to yet (nobody has written to it on a channel), so the "
+         "run's reply will not be delivered until someone does; give --channel CHANNEL --to CHAT to send it to a "
+         "chat of your choice (or --no-deliver, --webhook URL)";
 }
 
 std::string when(const json& ms) {
@@ -304,7 +333,10 @@ void register_cron_commands(CLI::App& app, Action& action) {
   on_parsed(add, action, [c] {
     auto job = job_from_flags(c->job, false);
     if (!job) return fail(2, "cron add: " + job.error().message);
-    return cron_action(*c, "add", *job);
+    const std::string note = cron_undeliverable_note(*job);  // added anyway: a chat may come before the run
+    const int rc = cron_action(*c, "add", *job);
+    if (rc == 0 && !note.empty()) std::cerr << "pincer: warning: cron add: " << note << "\n";
+    return rc;
   });
 
   auto* list = cron->add_subcommand("list", "List jobs (next run first)");

@@ -429,6 +429,15 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
       std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
       spdlog::warn("config: {}", w);
     }
+    if (!is_loopback_host(s.bind_host)) {  // lan, or a custom address: said once, on stderr and in the log
+      const std::string exposed =
+          "the gateway listens on " + host + ":" + std::to_string(port) +
+          (s.bind_host == "0.0.0.0" || s.bind_host == "::" ? " (every interface)" : "") +
+          ", not only on this machine: every device on the network can reach it (it still requires the " +
+          s.auth.mode + "); bind loopback (gateway.bind, --bind) to keep it local";
+      std::fprintf(stderr, "pincer: warning: %s\n", exposed.c_str());
+      spdlog::warn("{}", exposed);
+    }
     std::fflush(stdout);
     spdlog::info("gateway {} listening on {}:{} (auth {})", s.version, s.bind_host, port, s.auth.mode);
   };

@@ -117,8 +117,22 @@ int list(const AuthArgs& a) {
     std::cout << "No auth profiles in " << (*file)->path().string()
               << ".\nAdd one: pincer models auth add --provider <provider> --key-file <file>\n";
   }
+  // Columns: id, provider, type, state (with its details).
+  std::size_t id_width = 2, provider_width = 8, type_width = 4;
   for (const auto& r : rows) {
-    std::string line = "  " + r["id"].get<std::string>() + "  " + r["type"].get<std::string>() + "  " + r["state"].get<std::string>();
+    id_width = std::max(id_width, r["id"].get<std::string>().size());
+    provider_width = std::max(provider_width, r["provider"].get<std::string>().size());
+    type_width = std::max(type_width, r["type"].get<std::string>().size());
+  }
+  auto pad = [](std::string text, std::size_t width) { return text.size() < width ? text.append(width - text.size(), ' ') : text; };
+  if (!rows.empty()) {
+    std::cout << "  " << pad("ID", id_width) << "  " << pad("PROVIDER", provider_width) << "  " << pad("TYPE", type_width)
+              << "  STATE\n";
+  }
+  for (const auto& r : rows) {
+    std::string line = "  " + pad(r["id"].get<std::string>(), id_width) + "  " +
+                       pad(r["provider"].get<std::string>(), provider_width) + "  " +
+                       pad(r["type"].get<std::string>(), type_width) + "  " + r["state"].get<std::string>();
     if (r.contains("cooldownUntil")) line += " until " + when(r["cooldownUntil"]) + " (" + r.value("cooldownReason", "") + ")";
     if (r.contains("disabledUntil")) line += " until " + when(r["disabledUntil"]) + " (" + r.value("disabledReason", "") + ")";
     if (r.contains("lastUsed")) line += ", last used " + when(r["lastUsed"]);

@@ -112,7 +112,8 @@ void register_sandbox_commands(CLI::App& app, Action& action) {
   auto session = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
   ex->add_option("--agent", *agent, "Agent id (default: the default agent)");
-  ex->add_option("--session", *session, "Session key, as `pincer agent --session` takes it (default: main)");
+  ex->add_option("--session", *session, "Session key, as `pincer agent --session` takes it (default: main)")
+      ->check(session_key_check());
   ex->add_flag("--json", *as_json, "Print JSON");
   on_parsed(ex, action, [agent, session, as_json] { return explain(*agent, *session, *as_json); });
 }

@@ -113,7 +113,8 @@ void register_tools_commands(CLI::App& app, Action& action) {
   auto o = std::make_shared<ExplainOptions>();
   auto* ex = tools->add_subcommand("explain", "Which tools a run gets, and which policy layer removed the others");
   ex->add_option("--agent", o->agent, "Agent id (default: the default agent)");
-  ex->add_option("--session", o->session, "Session key, e.g. agent:main:telegram:group:-100123");
+  ex->add_option("--session", o->session, "Session key, e.g. agent:main:telegram:group:-100123")
+      ->check(session_key_check());
   ex->add_flag("--owner", o->owner, "As the owner's run");
   ex->add_flag("--non-owner", o->non_owner, "As the run of a sender who is not the owner");
   ex->add_flag("--subagent", o->subagent, "As a run on the subagent lane");

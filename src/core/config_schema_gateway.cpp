@@ -68,7 +68,8 @@ Node gateway_section() {
                         .doc("Address the gateway listens on: `loopback` = 127.0.0.1 (this machine "
                              "only), `lan` = 0.0.0.0 (all interfaces), `custom` = "
                              "`gateway.customBindHost`. A non-loopback bind requires `token`, "
-                             "`password` or `trusted-proxy` auth.")),
+                             "`password` or `trusted-proxy` auth, and the gateway warns at start "
+                             "(stderr and log) that every device on the network can reach it.")),
       field("customBindHost", string().format("ipv4").doc(
                                   "IPv4 address to listen on when `gateway.bind` is `custom`.")),
       field("drainTimeoutMs", integer().min(0).max(600000).def(30000).doc(

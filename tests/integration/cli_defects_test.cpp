@@ -170,6 +170,88 @@ TEST_F(CliDefectsTest, GatewayInstallLeavesOutPrivateTmpWhenTheHomeIsUnderTmp) {
   std::filesystem::remove_all(lasting, ec);
 }
 
+TEST_F(CliDefectsTest, ANonLoopbackBindIsWarnedAboutOnStderrAndInTheLog) {
+  home_.write("pincer.json", defects_config("hybrid", ""));
+  gateway_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{"--host", "0.0.0.0"});
+  const std::string said = "the gateway listens on 0.0.0.0:" + std::to_string(gateway_->port()) +
+                           " (every interface), not only on this machine: every device on the network can reach it "
+                           "(it still requires the token)";
+  ASSERT_TRUE(wait_log("pincer: warning: " + said, 0));
+  bool logged = false;
+  for (int i = 0; i < 200 && !logged; ++i) {  // the log file is written by the gateway's logger thread
+    logged = defects_read(home_.path() / "logs" / "gateway.log").find(said) != std::string::npos;
+    if (!logged) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(logged) << defects_read(home_.path() / "logs" / "gateway.log");
+  gateway_.reset();
+
+  // Loopback (the default): no such warning.
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  const std::size_t listening = gateway_->process().err().size();
+  auto status = pincer({"status"}, gateway_->port());  // the gateway is up and has said what it says at start
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(gateway_->process().err().find("every device on the network"), std::string::npos)
+      << gateway_->process().err().substr(0, listening);
+}
+
+TEST_F(CliDefectsTest, CronAddWarnsWhenTheReplyHasNoChatToGoTo) {
+  home_.write("pincer.json", defects_config("hybrid", ""));
+  auto r = pincer({"cron", "add", "--name", "plants", "--every", "1h", "--message", "Water the plants"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // added anyway: a chat may exist before it runs
+  EXPECT_NE(r.out.find("Added "), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("pincer: warning: cron add: agent main has no chat to announce to yet"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--channel CHANNEL --to CHAT"), std::string::npos) << r.err;
+
+  // Not delivered on purpose: nothing to say.
+  auto quiet = pincer({"cron", "add", "--every", "1h", "--message", "x", "--no-deliver"});
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("warning"), std::string::npos) << quiet.err;
+  // Once the agent has heard from a chat, its reply has somewhere to go.
+  home_.write("channels/last-route.json",
+              R"({"main": {"channel": "telegram", "accountId": "default", "to": "123", "threadId": ""}})");
+  auto routed = pincer({"cron", "add", "--every", "1h", "--message", "x"});
+  EXPECT_EQ(routed.exit_code, 0) << routed.err;
+  EXPECT_EQ(routed.err.find("warning"), std::string::npos) << routed.err;
+}
+
+TEST_F(CliDefectsTest, AnEmptySessionKeyIsRefusedNamingTheFlag) {
+  home_.write("pincer.json", defects_config("hybrid", ""));
+  const std::vector<std::vector<std::string>> commands = {{"agent", "-m", "hi", "--session", ""},
+                                                          {"agent", "--local", "-m", "hi", "--session", ""},
+                                                          {"chat", "--session", ""},
+                                                          {"acp", "--session", ""},
+                                                          {"sandbox", "explain", "--session", ""},
+                                                          {"tools", "explain", "--session", ""}};
+  for (const auto& args : commands) {
+    auto r = pincer(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("--session: an empty session key is refused"), std::string::npos) << args[0] << ": " << r.err;
+  }
+  auto cron = pincer({"cron", "add", "--every", "1h", "--message", "x", "--session", ""});
+  EXPECT_EQ(cron.exit_code, 2) << cron.out << cron.err;
+  EXPECT_NE(cron.err.find("--session: expected main or isolated, got an empty value"), std::string::npos) << cron.err;
+}
+
+TEST_F(CliDefectsTest, ModelsAuthListHasAProviderColumn) {
+  home_.write("pincer.json", defects_config("hybrid", "models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9/v1', "
+                                                      "models: [ { id: 'mock-1' } ] } } }"));
+  home_.write("k.key", "KeyValue0123456789abcdef\n");
+  const std::string key = (home_.path() / "k.key").string();
+  ASSERT_EQ(pincer({"models", "auth", "add", "--provider", "mock", "--id", "mock:work", "--key-file", key}).exit_code, 0);
+  ASSERT_EQ(pincer({"models", "auth", "add", "--provider", "openai", "--key-file", key}).exit_code, 0);
+  auto text = pincer({"models", "auth", "list"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("  ID              PROVIDER  TYPE     STATE\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  mock:work       mock      api_key  usable"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  openai:default  openai    api_key  usable"), std::string::npos) << text.out;
+  const json listed = json::parse(pincer({"models", "auth", "list", "--json"}).out, nullptr, false);
+  ASSERT_TRUE(listed.is_object());
+  ASSERT_EQ(listed["profiles"].size(), 2u) << listed.dump();
+  for (const auto& p : listed["profiles"]) {
+    EXPECT_EQ(p["provider"], p["id"].get<std::string>().substr(0, p["id"].get<std::string>().find(':'))) << p.dump();
+  }
+}
+
 /// A loopback port nothing listens on: bound, then closed.
 int defects_closed_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
