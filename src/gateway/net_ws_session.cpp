@@ -1,5 +1,9 @@
 // The gateway's WebSocket sessions (Boost.Beast): one per upgraded socket, bridged to Gateway as a
 // ClientLink. All handlers run on the gateway's io_context thread.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <array>
 #include <deque>
@@ -154,6 +158,10 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
 
   void write_next() {
     writing_ = true;
+    // Frames queued behind the one just written (a reply's events come in bursts) leave together:
+    // corked, the kernel sends them as one segment when the queue drains, so the client's side
+    // of the loopback (TCP input, waking the reader) runs once per burst instead of once per frame.
+    if (!corked_ && queue_.size() > 1) set_cork(true);
     ws_.async_write(asio::buffer(queue_.front()), [self = shared_from_this()](error_code ec, std::size_t) {
       self->on_write(ec);
     });
@@ -170,7 +178,17 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
       return;
     }
     if (!queue_.empty()) return write_next();
+    if (corked_) set_cork(false);  // the burst is written: send it now
     if (close_requested_) start_close();
+  }
+
+  /// TCP_CORK on the socket (tcp(7)): while set, partial segments wait (at most 200 ms, by the
+  /// kernel's own limit) for more data; clearing it sends what waits at once.
+  void set_cork(bool on) {
+    const int value = on ? 1 : 0;
+    const int fd = beast::get_lowest_layer(ws_).socket().native_handle();
+    corked_ = on && ::setsockopt(fd, IPPROTO_TCP, TCP_CORK, &value, sizeof value) == 0;
+    if (!on) (void)::setsockopt(fd, IPPROTO_TCP, TCP_CORK, &value, sizeof value);
   }
 
   void start_close() {
@@ -207,6 +225,7 @@ class WsSession final : public ClientLink, public std::enable_shared_from_this<W
   std::deque<std::string> queue_;
   std::size_t buffered_ = 0;
   bool writing_ = false;
+  bool corked_ = false;  ///< TCP_CORK set for a burst of queued frames (write_next, on_write)
   bool close_requested_ = false;
   bool close_started_ = false;
   websocket::close_reason close_reason_;
