@@ -130,24 +130,40 @@ std::string defects_read(const std::filesystem::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+bool defects_under_tmp(const std::filesystem::path& p) {
+  const std::string s = std::filesystem::weakly_canonical(p).string();
+  return s.rfind("/tmp/", 0) == 0 || s.rfind("/var/tmp/", 0) == 0;
+}
+
 TEST_F(CliDefectsTest, GatewayInstallLeavesOutPrivateTmpWhenTheHomeIsUnderTmp) {
-  ASSERT_EQ(home_.path().string().rfind("/tmp/", 0), 0u) << "this test needs its temp dir under /tmp";
+  // A state dir under /tmp (this test's own, or one made there when TMPDIR points elsewhere).
+  const auto tmp_home = defects_under_tmp(home_.path()) ? home_.path()
+                                                        : std::filesystem::path("/tmp") /
+                                                              ("cli-defects-home-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(tmp_home);
   const auto unit = home_.path() / "xdg" / "systemd" / "user" / "pincer-gateway.service";
-  auto install = pincer({"gateway", "install", "--no-start"});
+  auto env_tmp = env();
+  env_tmp["PINCER_HOME"] = tmp_home.string();
+  auto install = run_pincer({"gateway", "install", "--no-start"}, env_tmp, 60s);
   ASSERT_EQ(install.exit_code, 0) << install.err;
   std::string text = defects_read(unit);
   EXPECT_EQ(text.find("\nPrivateTmp=yes\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("# PrivateTmp=yes is left out: the service uses " + home_.path().string() + " (under /tmp)"),
-            std::string::npos)
-      << text;
+  const auto comment = text.find("# PrivateTmp=yes is left out: the service uses ");
+  ASSERT_NE(comment, std::string::npos) << text;
+  const std::string comment_line = text.substr(comment, text.find('\n', comment) - comment);
+  EXPECT_NE(comment_line.find(tmp_home.string()), std::string::npos) << comment_line;
+  EXPECT_NE(comment_line.find("(under /tmp)"), std::string::npos) << comment_line;
   EXPECT_NE(text.find("\nProtectSystem=full\n"), std::string::npos) << "the rest of the hardening stays\n" << text;
-  EXPECT_NE(install.err.find("pincer: warning: " + home_.path().string() + " is under /tmp"), std::string::npos)
+  EXPECT_NE(install.err.find("pincer: warning: " + tmp_home.string() + " is under /tmp"), std::string::npos)
       << install.err;
   EXPECT_NE(install.err.find("/tmp is emptied at reboot"), std::string::npos) << install.err;
+  std::error_code ec;
+  if (tmp_home != home_.path()) std::filesystem::remove_all(tmp_home, ec);
 
-  // A home elsewhere (next to the binary under test, not under /tmp) keeps PrivateTmp=yes …
+  // A home elsewhere (next to the binary under test) keeps PrivateTmp=yes …
   const auto lasting = std::filesystem::path(pincer_binary()).parent_path() /
                        ("cli-defects-home-" + std::to_string(::getpid()));
+  if (defects_under_tmp(lasting)) GTEST_SKIP() << "the binary under test is under /tmp: no lasting place to compare";
   std::filesystem::create_directories(lasting);
   auto env_lasting = env();
   env_lasting["PINCER_HOME"] = lasting.string();
@@ -157,16 +173,16 @@ TEST_F(CliDefectsTest, GatewayInstallLeavesOutPrivateTmpWhenTheHomeIsUnderTmp) {
   EXPECT_NE(text.find("\nPrivateTmp=yes\n"), std::string::npos) << text;
   EXPECT_EQ(kept.err.find("warning"), std::string::npos) << kept.err;
   // … unless an agent's workspace is under /tmp.
+  const auto tmp_workspace = std::filesystem::path("/tmp") / ("cli-defects-ws-" + std::to_string(::getpid()));
   {
-    std::ofstream(lasting / "pincer.json") << "{ agents: { defaults: { workspace: '" << (home_.path() / "ws").string()
+    std::ofstream(lasting / "pincer.json") << "{ agents: { defaults: { workspace: '" << tmp_workspace.string()
                                            << "' } } }\n";
   }
   auto workspace = run_pincer({"gateway", "install", "--no-start"}, env_lasting, 60s);
   EXPECT_EQ(workspace.exit_code, 0) << workspace.err;
   text = defects_read(unit);
   EXPECT_EQ(text.find("\nPrivateTmp=yes\n"), std::string::npos) << text;
-  EXPECT_NE(workspace.err.find((home_.path() / "ws").string() + " is under /tmp"), std::string::npos) << workspace.err;
-  std::error_code ec;
+  EXPECT_NE(workspace.err.find(tmp_workspace.string() + " is under /tmp"), std::string::npos) << workspace.err;
   std::filesystem::remove_all(lasting, ec);
 }
 
