@@ -441,18 +441,19 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
     auto self = this->shared_from_this();
     http::async_read_some(*stream_, buffer_, *parser_, [self](error_code ec, std::size_t) {
       if (ec == http::error::need_buffer) ec = {};
+      const std::size_t got = self->chunk_.size() - self->parser_->get().body().size;
+      if (!ec) {  // with what else this read brought, in one hand-over
+        if (!self->parse_buffered(got)) return;
+        return self->read_body();
+      }
       self->deliver_body();
       if (self->done_) return;
-      if (ec) {
-        // A server that closes without a length ends the body at EOF.
-        if (ec == http::error::end_of_stream || ec == asio::error::eof) {
-          self->poolable_ = false;
-          return self->finish(std::nullopt);
-        }
-        return self->fail(ec, "read response body from " + self->url_.host);
+      // A server that closes without a length ends the body at EOF.
+      if (ec == http::error::end_of_stream || ec == asio::error::eof) {
+        self->poolable_ = false;
+        return self->finish(std::nullopt);
       }
-      if (!self->parse_buffered()) return;
-      self->read_body();
+      self->fail(ec, "read response body from " + self->url_.host);
     });
   }
 
@@ -462,27 +463,37 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
     if (got > 0 && cb_.on_data && !done_) cb_.on_data(std::string_view(chunk_.data(), got));
   }
 
-  /// Parses what is already buffered here, in this handler: Beast's read_some stops at each chunk
-  /// of a chunked body and completes through the scheduler even when the next chunks are already
-  /// in the buffer (a streamed model reply arrives as one read of many SSE chunks: each would cost
-  /// a trip through the event loop). Returns false when the exchange ended (finished or failed).
-  bool parse_buffered() {
+  /// Parses what is already buffered here, in this handler, and hands the body bytes to on_data
+  /// in one call: Beast's read_some stops at each chunk of a chunked body and completes through
+  /// the scheduler even when the next chunks are already in the buffer (a streamed model reply
+  /// arrives as one read of many SSE chunks: each would cost a trip through the event loop and a
+  /// decoder pass of its own). Returns false when the exchange ended (finished or failed).
+  /// `filled`: body bytes already in chunk_ (from the read that just completed).
+  bool parse_buffered(std::size_t filled = 0) {
+    const auto hand_over = [&] {
+      if (filled > 0 && cb_.on_data && !done_) cb_.on_data(std::string_view(chunk_.data(), filled));
+      filled = 0;
+    };
     while (!done_ && !parser_->is_done() && buffer_.size() > 0) {
-      parser_->get().body().data = chunk_.data();
-      parser_->get().body().size = chunk_.size();
+      if (filled == chunk_.size()) hand_over();
+      if (done_) return false;
+      parser_->get().body().data = chunk_.data() + filled;
+      parser_->get().body().size = chunk_.size() - filled;
       error_code ec;
       const std::size_t used = parser_->put(buffer_.data(), ec);
       buffer_.consume(used);
       if (ec == http::error::need_buffer) ec = {};
-      deliver_body();
-      if (done_) return false;
+      const std::size_t wrote = chunk_.size() - filled - parser_->get().body().size;
+      filled += wrote;
       if (ec == http::error::need_more) break;  // a partial element: read more bytes
       if (ec) {
-        fail(ec, "read response body from " + url_.host);
+        hand_over();
+        if (!done_) fail(ec, "read response body from " + url_.host);
         return false;
       }
-      if (used == 0 && parser_->get().body().size == chunk_.size()) break;  // no progress: read more
+      if (used == 0 && wrote == 0) break;  // no progress: read more
     }
+    hand_over();
     return !done_;
   }
 

@@ -100,6 +100,7 @@ class Decoder final : public StreamDecoder {
     if (Status s = handle(lines); !s.ok()) return s;
     // Bytes after the final line are ignored, malformed or not.
     if (!parsed.ok() && !done_) return fail(invalid_stream(kApi, parsed.error().message));
+    out_.flush();  // this read's deltas, one per block
     return Ok{};
   }
 
@@ -112,6 +113,7 @@ class Decoder final : public StreamDecoder {
       (void)parser_.finish(lines);
       if (Status s = handle(lines); !s.ok()) return s.error();
     }
+    out_.flush();
     if (!done_) return fail(incomplete_stream(kApi)).error();
     out_.end_all_tool_calls();
     error_ = Error{"PROVIDER_STREAM_FINISHED", "finish() called twice"};
@@ -122,6 +124,7 @@ class Decoder final : public StreamDecoder {
 
  private:
   Status fail(Error error) {
+    out_.flush();  // what arrived before the error is reported before it
     mark_failed(out_.message(), error);
     error_ = error;
     return error;

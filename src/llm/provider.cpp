@@ -66,10 +66,25 @@ MessageBuilder::MessageBuilder(const ModelSpec& model, StreamSink sink) : sink_(
 }
 
 void MessageBuilder::emit(StreamEvent::Kind kind, std::size_t index, std::string_view delta) {
+  flush();
   if (sink_) sink_(StreamEvent{kind, index, std::string(delta)}, msg_);
 }
 
+void MessageBuilder::add_delta(StreamEvent::Kind kind, std::size_t index, std::string_view delta) {
+  if (held_ && (held_->kind != kind || held_->content_index != index)) flush();
+  if (held_) held_->delta.append(delta);
+  else held_ = StreamEvent{kind, index, std::string(delta)};
+}
+
+void MessageBuilder::flush() {
+  if (!held_) return;
+  const StreamEvent event = std::move(*held_);
+  held_.reset();
+  if (sink_) sink_(event, msg_);
+}
+
 std::size_t MessageBuilder::begin_text() {
+  flush();
   msg_.content.emplace_back(TextContent{});
   return msg_.content.size() - 1;
 }
@@ -78,10 +93,11 @@ void MessageBuilder::add_text(std::size_t index, std::string_view delta) {
   auto* text = index < msg_.content.size() ? std::get_if<TextContent>(&msg_.content[index]) : nullptr;
   if (delta.empty() || text == nullptr) return;
   text->text.append(delta);
-  emit(StreamEvent::Kind::TextDelta, index, delta);
+  add_delta(StreamEvent::Kind::TextDelta, index, delta);
 }
 
 std::size_t MessageBuilder::begin_thinking() {
+  flush();
   msg_.content.emplace_back(ThinkingContent{});
   return msg_.content.size() - 1;
 }
@@ -90,10 +106,11 @@ void MessageBuilder::add_thinking(std::size_t index, std::string_view delta) {
   auto* th = index < msg_.content.size() ? std::get_if<ThinkingContent>(&msg_.content[index]) : nullptr;
   if (delta.empty() || th == nullptr) return;
   th->thinking.append(delta);
-  emit(StreamEvent::Kind::ThinkingDelta, index, delta);
+  add_delta(StreamEvent::Kind::ThinkingDelta, index, delta);
 }
 
 std::size_t MessageBuilder::begin_tool_call(std::string id, std::string name) {
+  flush();
   msg_.content.emplace_back(ToolCall{std::move(id), std::move(name), json::object()});
   const std::size_t index = msg_.content.size() - 1;
   args_[index] = PendingArgs{};
@@ -137,6 +154,7 @@ void MessageBuilder::end_all_tool_calls() {
 }
 
 void MessageBuilder::complete_with_tool_use() {
+  flush();
   end_all_tool_calls();
   if (msg_.stop_reason == StopReason::Stop && has_tool_calls()) msg_.stop_reason = StopReason::ToolUse;
 }
@@ -158,6 +176,7 @@ SseStreamDecoder::SseStreamDecoder(const ModelSpec& model, StreamSink sink)
     : out_(model, std::move(sink)), api_(model.api) {}
 
 Status SseStreamDecoder::fail(Error error) {
+  out_.flush();  // what arrived before the error is reported before it
   mark_failed(out_.message(), error);
   error_ = error;
   return error;
@@ -180,6 +199,7 @@ Status SseStreamDecoder::feed(std::string_view body_bytes) {
   if (Status s = handle(events); !s.ok()) return s;
   // Bytes after the terminal event are ignored, malformed or not.
   if (!parsed.ok() && !done_) return fail(invalid_stream(api_, parsed.error().message));
+  out_.flush();  // this read's deltas, one per block
   return Ok{};
 }
 
@@ -197,6 +217,7 @@ Result<AssistantMessage> SseStreamDecoder::finish() {
       if (!s.ok()) break;
     }
   }
+  out_.flush();
   if (!done_ && !complete_without_terminal()) {
     Error e = incomplete_stream(api_);
     mark_failed(out_.message(), e);

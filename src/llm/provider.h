@@ -113,7 +113,10 @@ std::string_view to_string(ThinkingLevel level);  ///< "off" | "minimal" | "low"
 namespace wire {
 
 /// Accumulates the assistant message of one response and reports every change to the sink.
-/// Indices returned are positions in message().content. add_text/add_thinking/…_tool_args ignore
+/// Consecutive text (or thinking) deltas of one block are reported as one delta at the next
+/// flush() or other change: a decoder calls flush() at the end of each feed (a read of many SSE
+/// events then costs one event downstream, not one per event; nothing waits longer than the read
+/// it arrived in). Indices returned are positions in message().content. add_text/add_thinking/…_tool_args ignore
 /// an index that is not a block of their kind (malformed streams must not crash the decoder);
 /// thinking()/tool_call() require one.
 class MessageBuilder {
@@ -148,11 +151,16 @@ class MessageBuilder {
   /// Sets usage (negative counts become 0) and total_tokens = input + output + cache_read + cache_write.
   void set_usage(int64_t input, int64_t output, int64_t cache_read, int64_t cache_write);
 
+  /// Reports the text or thinking delta held back since the last report, if any.
+  void flush();
+
  private:
   void emit(StreamEvent::Kind kind, std::size_t index, std::string_view delta);
+  void add_delta(StreamEvent::Kind kind, std::size_t index, std::string_view delta);
 
   AssistantMessage msg_;
   StreamSink sink_;
+  std::optional<StreamEvent> held_;  ///< a TextDelta/ThinkingDelta not yet reported (flush)
   struct PendingArgs {
     std::string text;
     bool ended = false;

@@ -2,8 +2,9 @@
 // anthropic_messages.h, ollama.h): recorded Chat Completions, Responses, Anthropic Messages and
 // Ollama streams — text, thinking, parallel tool calls, usage, stop reasons, error events, streams
 // cut midway, malformed shapes, bytes after the end. Every stream is fed whole, split at every
-// byte boundary near its framing, byte by byte and in random chunks; the deltas and the final
-// AssistantMessage must not depend on the split. The request side is in llm_requests_test.cpp;
+// byte boundary near its framing, byte by byte and in random chunks; the deltas (consecutive ones
+// of a block merged: a read's deltas are reported together) and the final AssistantMessage must
+// not depend on the split. The request side is in llm_requests_test.cpp;
 // the shared test models in llm_providers_test_support.h.
 #include <gtest/gtest.h>
 
@@ -59,15 +60,36 @@ json normalised(const AssistantMessage& m, bool blank_tool_ids) {
   return j;
 }
 
-/// Feeds `body` cut at the given ascending positions, then finishes.
-Outcome run(const ModelSpec& model, std::string_view body, const std::vector<std::size_t>& cuts = {}) {
+/// Consecutive text (or thinking) deltas of one block as one: the decoder reports a read's deltas
+/// together (MessageBuilder::flush), so how the body is split decides only where they are cut.
+std::vector<std::string> merged_deltas(const std::vector<StreamEvent>& events) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    StreamEvent e = events[i];
+    const bool text_like = e.kind == StreamEvent::Kind::TextDelta || e.kind == StreamEvent::Kind::ThinkingDelta;
+    while (text_like && i + 1 < events.size() && events[i + 1].kind == e.kind &&
+           events[i + 1].content_index == e.content_index) {
+      e.delta += events[++i].delta;
+    }
+    out.push_back(describe(e));
+  }
+  return out;
+}
+
+/// Feeds `body` cut at the given ascending positions, then finishes. `raw`, when given, receives
+/// the events as reported (Outcome::events has consecutive deltas of a block merged).
+Outcome run(const ModelSpec& model, std::string_view body, const std::vector<std::size_t>& cuts = {},
+            std::vector<std::string>* raw = nullptr) {
   Outcome o;
   const ProviderApi* api = find_api(model.api);
   EXPECT_NE(api, nullptr);
+  std::vector<StreamEvent> events;
   auto decoder = api->make_decoder(model, [&](const StreamEvent& e, const AssistantMessage& partial) {
     EXPECT_LT(e.content_index, partial.content.size());
-    o.events.push_back(describe(e));
+    events.push_back(e);
+    if (raw) raw->push_back(describe(e));
   });
+
   std::size_t pos = 0;
   std::vector<std::size_t> all = cuts;
   all.push_back(body.size());
@@ -84,12 +106,14 @@ Outcome run(const ModelSpec& model, std::string_view body, const std::vector<std
     auto r = decoder->finish();
     if (r.ok()) {
       o.message = normalised(r.value(), model.api == "ollama");
+      o.events = merged_deltas(events);
       return o;
     }
     o.error_code = r.error().code;
     o.error_message = r.error().message;
   }
   o.message = normalised(decoder->partial(), model.api == "ollama");
+  o.events = merged_deltas(events);
   return o;
 }
 
@@ -198,7 +222,7 @@ TEST(LlmProviders, CompletionsParallelToolCallsWithReasoning) {
   const Outcome o = run_all_splits(m, data_sse(cc_tool_stream_chunks()));
   EXPECT_EQ(o.error_code, "") << o.error_message;
   EXPECT_EQ(o.events, (std::vector<std::string>{
-                          "thinking:0:Need weather ", "thinking:0:and time.", "text:1:Checking ", "text:1:both.",
+                          "thinking:0:Need weather and time.", "text:1:Checking both.",
                           "call_start:2:", "call_start:3:", "call_delta:2:{\"city\":", "call_delta:3:{\"tz\":\"UTC\"}",
                           "call_delta:2:\"Paris\"}", "call_end:2:", "call_end:3:"}));
   EXPECT_EQ(o.message, assistant_json(m, json::parse(R"([
@@ -216,7 +240,15 @@ TEST(LlmProviders, CompletionsCrlfTextStream) {
                                      cc_chunk(R"({"content":"lo"})"), cc_chunk("{}", R"("length")"), kCcUsage, "[DONE]"},
                                     "\r\n");
   const Outcome o = run_all_splits(m, body);
-  EXPECT_EQ(o.events, (std::vector<std::string>{"text:0:Hel", "text:0:lo"}));
+  EXPECT_EQ(o.events, (std::vector<std::string>{"text:0:Hello"}));
+  // A read that holds both deltas reports them as one; deltas that arrive in separate reads
+  // are reported as they arrive.
+  std::vector<std::string> raw;
+  run(m, body, {}, &raw);
+  EXPECT_EQ(raw, (std::vector<std::string>{"text:0:Hello"}));
+  raw.clear();
+  run(m, body, {body.find("lo\"")}, &raw);
+  EXPECT_EQ(raw, (std::vector<std::string>{"text:0:Hel", "text:0:lo"}));
   EXPECT_EQ(o.message, assistant_json(m, json::parse(R"([{"type":"text","text":"Hello"}])"), usage_json(60, 20, 40, 0),
                                       "length", "chatcmpl-1"));
 }
@@ -328,8 +360,7 @@ TEST(LlmProviders, ResponsesReasoningTextAndParallelCalls) {
   const ModelSpec m = responses_model();
   const Outcome o = run_all_splits(m, typed_sse(responses_tool_stream()));
   EXPECT_EQ(o.error_code, "") << o.error_message;
-  EXPECT_EQ(o.events, (std::vector<std::string>{"thinking:0:Plan A.", "thinking:0:\n\n", "thinking:0:Plan B.",
-                                                "text:1:Hello", "text:1: wörld", "call_start:2:", "call_start:3:",
+  EXPECT_EQ(o.events, (std::vector<std::string>{"thinking:0:Plan A.\n\nPlan B.", "text:1:Hello wörld", "call_start:2:", "call_start:3:",
                                                 "call_delta:2:{\"q\":", "call_delta:3:{\"path\":\"/a\"}",
                                                 "call_delta:2:\"x\"}", "call_end:2:", "call_end:3:"}));
   json content = json::parse(R"([
@@ -401,7 +432,7 @@ TEST(LlmProviders, AnthropicThinkingTextAndToolCalls) {
   const Outcome o = run_all_splits(m, typed_sse(anthropic_tool_stream()));
   EXPECT_EQ(o.error_code, "") << o.error_message;
   EXPECT_EQ(o.events, (std::vector<std::string>{
-                          "thinking:0:Two lookups.", "text:1:Sure", "text:1:, checking.", "call_start:2:",
+                          "thinking:0:Two lookups.", "text:1:Sure, checking.", "call_start:2:",
                           "call_delta:2:{\"location\": \"San", "call_delta:2: Francisco\"}", "call_end:2:",
                           "call_start:3:", "call_delta:3:{\"tz\":\"PST\"}", "call_end:3:"}));
   EXPECT_EQ(o.message, assistant_json(m, json::parse(R"([
@@ -423,7 +454,7 @@ TEST(LlmProviders, AnthropicRedactedThinkingAndMaxTokens) {
                     R"({"type":"content_block_stop","index":1})",
                     R"({"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":4}})",
                     R"({"type":"message_stop"})"}));
-  EXPECT_EQ(o.events, (std::vector<std::string>{"text:1:Par", "text:1:tial"}));
+  EXPECT_EQ(o.events, (std::vector<std::string>{"text:1:Partial"}));
   EXPECT_EQ(o.message, assistant_json(m, json::parse(R"([
       {"type":"thinking","thinking":"","thinkingSignature":"EmwKAhgB","redacted":true},
       {"type":"text","text":"Partial"}])"),
@@ -472,7 +503,7 @@ TEST(LlmProviders, OllamaThinkingTextAndToolCalls) {
   const ModelSpec m = ollama_model();
   const Outcome o = run_all_splits(m, ollama_tool_stream());
   EXPECT_EQ(o.error_code, "") << o.error_message;
-  EXPECT_EQ(o.events, (std::vector<std::string>{"thinking:0:Weather ", "thinking:0:and time.", "text:1:On it.",
+  EXPECT_EQ(o.events, (std::vector<std::string>{"thinking:0:Weather and time.", "text:1:On it.",
                                                 "call_start:2:", "call_delta:2:{\"city\":\"Toronto\"}", "call_end:2:",
                                                 "call_start:3:", "call_delta:3:{\"tz\":\"EST\"}", "call_end:3:"}));
   EXPECT_EQ(o.message, assistant_json(m, json::parse(R"([
