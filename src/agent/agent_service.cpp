@@ -229,7 +229,9 @@ void AgentService::start(Pending p) {
   if (!spec) spec = &s.agents.default_agent();
   auto model = s.models.resolve(spec->model.primary);
   if (!model) return fail(model.error().message);
-  if (auto ws = ensure_workspace(spec->workspace); !ws) return fail(ws.error().message);
+  if (auto ws = ensure_workspace(spec->workspace, s.workspace_stamps[spec->workspace.string()]); !ws) {
+    return fail(ws.error().message);
+  }
 
   // Tools allowed for this run: the policy pipeline (TL-2), logged per tool.
   tools::policy::PolicyOrigin origin;

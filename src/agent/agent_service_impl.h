@@ -113,6 +113,7 @@ struct AgentService::Impl {
   memory::recall::ActiveRecall recall{loop, http, memory};  // DR-6 active recall and its cache
   tools::approvals::ApprovalManager approvals;  // exec approvals (TL-3)
   RequestFrameCache frames;     ///< each recent session's system prompt + tool definitions, while unchanged
+  std::map<std::string, int64_t> workspace_stamps;  ///< by workspace dir: ensure_workspace's directory stamp
   std::string triage_model;                     // approvals.triageModel (smart mode, TL-4)
   int64_t triage_timeout_ms = 20'000;
   RunJournal journal;                     // every journaled run source (SS-6)

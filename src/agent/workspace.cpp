@@ -2,6 +2,7 @@
 #include "agent/workspace.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -183,6 +184,22 @@ Result<WorkspaceInit> ensure_workspace(const fs::path& dir) {
     if (!created) return created.error();
     if (*created) init.created.emplace_back(name);
   }
+  return init;
+}
+
+namespace {
+int64_t directory_mtime_ns(const fs::path& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return -1;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+}  // namespace
+
+Result<WorkspaceInit> ensure_workspace(const fs::path& dir, int64_t& stamp) {
+  if (stamp >= 0 && directory_mtime_ns(dir) == stamp) return WorkspaceInit{};
+  auto init = ensure_workspace(dir);
+  // Taken after the files were made, so the next turn's stat matches unless something changed.
+  stamp = init ? directory_mtime_ns(dir) : -1;
   return init;
 }
 

@@ -65,6 +65,12 @@ struct WorkspaceInit {
 /// deleted it. Errors: "IO_ERROR" naming the path.
 Result<WorkspaceInit> ensure_workspace(const std::filesystem::path& dir);
 
+/// The same for a caller that checks one workspace before every turn: `stamp` keeps the
+/// directory's modification time (ns; -1 = none yet) from the last call that left every file in
+/// place. While it is unchanged no entry can have been added or removed, so the per-file checks
+/// are skipped (one stat instead of ten). Loop affinity: the caller's (the stamp is not shared).
+Result<WorkspaceInit> ensure_workspace(const std::filesystem::path& dir, int64_t& stamp);
+
 /// Which bootstrap files a run loads (CX-3).
 enum class BootstrapSet {
   kFull,       ///< all files (normal chat runs)

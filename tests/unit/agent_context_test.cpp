@@ -4,6 +4,8 @@
 // order, byte-stable output, tools and turn context) and the tool-result cap
 // (agent/tool_result_cap.h, CX-8). The agents/models config and model registry are in
 // agents_config_test.cpp.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -134,6 +136,44 @@ TEST(Workspace, ExistingWorkspaceGetsNoBootstrapAndLowercaseMemoryCounts) {
   EXPECT_THAT(init->created, ElementsAre("SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md"));
   EXPECT_EQ(tmp.read("AGENTS.md"), "mine");
   EXPECT_FALSE(fs::exists(tmp.path() / "MEMORY.md"));
+}
+
+TEST(Workspace, AStampSkipsTheFileChecksWhileTheDirectoryIsUnchanged) {
+  TempDir tmp;
+  const fs::path ws = tmp.path() / "workspace";
+  int64_t stamp = -1;
+  auto first = ensure_workspace(ws, stamp);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_TRUE(first->brand_new);
+  EXPECT_GE(stamp, 0);
+
+  // A deleted file changes the directory's mtime: the next turn re-creates it.
+  fs::remove(ws / "TOOLS.md");
+  auto second = ensure_workspace(ws, stamp);
+  ASSERT_TRUE(second.ok());
+  EXPECT_THAT(second->created, ElementsAre("TOOLS.md"));
+
+  // The checks are really skipped while the directory looks unchanged: a file removed with the
+  // directory's mtime put back is not noticed (a stamp of -1 checks again).
+  struct stat st {};
+  ASSERT_EQ(::stat(ws.c_str(), &st), 0);
+  fs::remove(ws / "SOUL.md");
+  const struct timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, ws.c_str(), times, 0), 0);
+  auto third = ensure_workspace(ws, stamp);
+  ASSERT_TRUE(third.ok());
+  EXPECT_TRUE(third->created.empty());
+  EXPECT_FALSE(fs::exists(ws / "SOUL.md"));
+  int64_t fresh = -1;
+  auto fourth = ensure_workspace(ws, fresh);
+  ASSERT_TRUE(fourth.ok());
+  EXPECT_THAT(fourth->created, ElementsAre("SOUL.md"));
+
+  // A workspace that is not a directory is an error, and leaves no stamp.
+  tmp.write("file", "x");
+  int64_t bad = 5;
+  EXPECT_FALSE(ensure_workspace(tmp.path() / "file", bad).ok());
+  EXPECT_EQ(bad, -1);
 }
 
 TEST(Workspace, EnsureFailsClearlyOnAFile) {
