@@ -153,7 +153,8 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
 
 /// "" unless `job` announces its reply to the chat its agent last heard from (delivery channel
 /// "last", with or without "to") and that agent has heard from none yet (<state>/channels/last-route.json,
-/// channels/last_route.h): then why the reply will not be delivered, naming the flags that fix it.
+/// channels/last_route.h), or its last chat is a webhook in sync mode (it answers only the request
+/// waiting for it): then why the reply will not be delivered, naming the flags that fix it.
 std::string cron_undeliverable_note(const json& job) {
   const json& d = job.value("delivery", json::object());
   if (!d.is_object() || d.value("mode", "") != "announce" || d.value("channel", "last") != "last") {
@@ -161,17 +162,33 @@ std::string cron_undeliverable_note(const json& job) {
   }
   const auto env = config::process_env();
   const auto state = paths::state_dir(env);
+  auto loaded = config::load(paths::config_file(state), cli::keep_env_references());
+  const json effective = loaded ? loaded->effective : config::with_defaults(json::object());
   std::string agent_id = job.value("agentId", "");
   if (agent_id.empty()) {
-    auto loaded = config::load(paths::config_file(state), cli::keep_env_references());
-    auto agents = agent::resolve_agents(loaded ? loaded->effective : config::with_defaults(json::object()), state, env);
+    auto agents = agent::resolve_agents(effective, state, env);
     agent_id = agents ? agents->default_id : "main";
   }
   for (auto& ch : agent_id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (channels::LastRoutes(state / "channels" / "last-route.json").get(agent_id)) return "";
-  return "agent " + agent_id + " has no chat to announce to yet (nobody has written to it on a channel), so the "
-         "run's reply will not be delivered until someone does; give --channel CHANNEL --to CHAT to send it to a "
-         "chat of your choice (or --no-deliver, --webhook URL)";
+  constexpr const char* kFix = "give --channel CHANNEL --to CHAT to send it to a chat of your choice (or --no-deliver, "
+                               "--webhook URL)";
+  const auto last = channels::LastRoutes(state / "channels" / "last-route.json").get(agent_id);
+  if (!last) {
+    return "agent " + agent_id + " has no chat to announce to yet (nobody has written to it on a channel), so the "
+           "run's reply will not be delivered until someone does; " + kFix;
+  }
+  if (last->channel != "webhook") return "";
+  // The account's mode, else the channel's; "sync" when neither says (docs/channels.md, Webhook).
+  const json webhook = effective.contains("channels") ? effective["channels"].value("webhook", json::object()) : json::object();
+  std::string mode = "sync";
+  if (webhook.is_object() && webhook.contains("mode") && webhook["mode"].is_string()) mode = webhook["mode"];
+  if (webhook.is_object() && webhook.contains("accounts") && webhook["accounts"].is_object()) {
+    const json account = webhook["accounts"].value(last->account_id, json::object());
+    if (account.is_object() && account.contains("mode") && account["mode"].is_string()) mode = account["mode"];
+  }
+  if (mode != "sync") return "";
+  return "agent " + agent_id + "'s last chat is the webhook, whose \"sync\" mode answers only the request waiting for "
+         "it, so the run's reply will not be delivered there; " + kFix;
 }
 
 std::string when(const json& ms) {

@@ -83,6 +83,12 @@ Status ChannelManager::announce(const std::string& agent_id, std::string channel
   if (!target)
     return Error{"NOT_FOUND", "no running " + channel + " account" + (account.empty() ? "" : " '" + account + "'") +
                                   " to announce to"};
+  if (target->capabilities().single_reply) {
+    // A sync webhook answers only the request that waits for it: an announce would be queued and
+    // then fail with no caller to take it (and the run would count as delivered).
+    return Error{"UNSUPPORTED", channel + " answers only the request waiting for it (mode \"sync\"), so it cannot "
+                                "announce to " + to + "; use a chat channel, or the webhook's \"callback\" mode"};
+  }
   return delivery_.deliver(*target, id, to, thread, markdown);
 }
 

@@ -72,7 +72,9 @@ class ChannelManager {
   /// restart and `id` (the run id) is never sent twice. `channel` "last" or "" = the chat the
   /// agent last heard from (then `to`/`account` "" take that chat's); `account` "" = the
   /// channel's first running account. Errors: NOT_FOUND naming what has no target (no last
-  /// chat, no running account of the channel, no recipient), DELIVERY_FAILED (the outbox).
+  /// chat, no running account of the channel, no recipient), UNSUPPORTED (a channel that only
+  /// answers a waiting request: a webhook in sync mode, ChannelCapabilities::single_reply),
+  /// DELIVERY_FAILED (the outbox).
   Status announce(const std::string& agent_id, std::string channel, std::string account, std::string to,
                   std::string thread, const std::string& markdown, const std::string& id);
 
