@@ -72,6 +72,14 @@ std::string unit_quote(const std::string& word) {
   return needs_quotes ? "\"" + escaped + "\"" : escaped;
 }
 
+/// A path setting that systemd takes whole (EnvironmentFile=, systemd.exec(5)): quotes are not
+/// removed there, so the path is written as is (spaces included), with only '%' escaped (specifiers).
+std::string unit_path_value(const std::string& path) {
+  std::string escaped;
+  for (char c : path) escaped += c == '%' ? std::string("%%") : std::string(1, c);
+  return escaped;
+}
+
 /// `path` when it is under /tmp or /var/tmp (as written or once symlinks are resolved): PrivateTmp=yes
 /// gives the service an empty /tmp and /var/tmp of its own, so it would not see it.
 std::optional<std::string> service_tmp_path(const fs::path& path) {
@@ -134,7 +142,7 @@ std::string unit_text(const fs::path& binary, const config::EnvLookup& env, cons
     text += "Environment=" + unit_quote("PINCER_HOME=" + (ec ? *home : abs.string())) + "\n";
   }
   text += "# Secrets referenced by pincer.json as \"${NAME}\": NAME=value lines (optional file).\n"
-          "EnvironmentFile=-" + unit_quote(env_file.string()) + "\n"
+          "EnvironmentFile=-" + unit_path_value(env_file.string()) + "\n"
           "\n"
           "[Install]\n"
           "WantedBy=default.target\n";
@@ -197,6 +205,13 @@ int run_install(const ServiceFlags& f) {
   const fs::path state = paths::state_dir(env);
   std::error_code ec;
   const fs::path env_file = fs::absolute(state, ec) / "gateway.env";
+  // A unit file setting is one line: a path with a line break cannot be written in one.
+  for (const fs::path& p : {self_binary(), env_file}) {
+    if (p.string().find_first_of("\n\r") != std::string::npos) {
+      return fail(1, "cannot write a systemd unit for \"" + p.string() + "\": a unit file setting cannot hold a "
+                     "line break; use a PINCER_HOME (and a binary path) without one");
+    }
+  }
   // What the service must see: its binary, the state dir and the agents' workspaces.
   std::vector<fs::path> used = {self_binary(), state};
   if (auto loaded = config::load(paths::config_file(state), cli::keep_env_references()); loaded) {

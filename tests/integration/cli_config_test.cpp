@@ -523,6 +523,27 @@ TEST_F(CliConfigTest, GatewayInstallWritesAUserUnitAndUninstallRemovesIt) {
   EXPECT_FALSE(std::filesystem::exists(unit));
 }
 
+// EnvironmentFile= takes its value whole (systemd.exec(5)): a quoted path is "not absolute" and the
+// secrets file is never read; the path is written unquoted, '%' escaped. Environment= does unquote.
+TEST_F(CliConfigTest, GatewayInstallWritesPathsWithSpacesAsSystemdReadsThem) {
+  const auto state = home_.path() / "my state 100%";
+  std::filesystem::create_directories(state);
+  const auto unit = home_.path() / "xdg" / "systemd" / "user" / "pincer-gateway.service";
+  auto install = pincer({"gateway", "install", "--no-start"}, {{"PINCER_HOME", state.string()}});
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  const std::string text = read_text(unit);
+  const std::string escaped = home_.path().string() + "/my state 100%%";
+  EXPECT_NE(text.find("\nEnvironmentFile=-" + escaped + "/gateway.env\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nEnvironment=\"PINCER_HOME=" + escaped + "\"\n"), std::string::npos) << text;
+  if (!std::filesystem::exists("/usr/bin/systemd-analyze")) GTEST_SKIP() << "systemd-analyze is not installed";
+  Process verify({"/usr/bin/systemd-analyze", "verify", unit.string()}, {});
+  const auto code = verify.wait(20s);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 0) << verify.err() << verify.out();
+  EXPECT_EQ(verify.err().find("EnvironmentFile"), std::string::npos) << verify.err();
+  EXPECT_EQ(verify.err().find("ignoring"), std::string::npos) << verify.err();
+}
+
 TEST_F(CliConfigTest, GatewayStatusSeesARunningGateway) {
   home_.write("pincer.json", "{ gateway: { auth: { token: 'status-token-123' } } }");
   Gateway gw(home_.path());
