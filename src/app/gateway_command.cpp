@@ -128,6 +128,10 @@ static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& 
   }
 
   // Bind: loopback → 127.0.0.1, lan → 0.0.0.0, custom → gateway.customBindHost / --host.
+  if (flags.host && flags.bind && *flags.bind != "custom") {  // which one was meant cannot be guessed
+    return Error{"2", "--bind " + *flags.bind + " contradicts --host " + *flags.host +
+                          " (--host binds that address: drop --bind, or pass --bind custom)"};
+  }
   std::string bind = flags.host ? "custom" : flags.bind.value_or(gw.value("bind", "loopback"));
   if (bind == "loopback") s.bind_host = "127.0.0.1";
   else if (bind == "lan") s.bind_host = "0.0.0.0";
@@ -415,28 +419,29 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     }
     auto agents_config = agent::resolve_agents(cfg, state, env);
     if (agents_config && agents_config->default_agent().model.primary.empty()) {
-      std::printf("pincer: no model configured yet: run `pincer onboard` (./build/pincer onboard) to choose a provider\n");
+      std::printf("pincer: no model configured yet: run `%s onboard` to choose a provider\n", invoked_command().c_str());
     }
+    // Each warning is said once on the terminal (a `pincer: warning:` line) and kept in the log file.
     for (const auto& w : loaded->warnings) {  // a repeated key: the later value replaced the earlier one
       std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
-      spdlog::warn("config: {}", w);
+      log::warn_to_file_only("config: " + w);
     }
     for (const auto& w : agent::model_reference_warnings(cfg)) {  // a typo in a model name fails every turn
       std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
-      spdlog::warn("config: {}", w);
+      log::warn_to_file_only("config: " + w);
     }
     for (const auto& w : channels::dm_scope_warnings(cfg, state)) {  // DMs of several people in one session
       std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
-      spdlog::warn("config: {}", w);
+      log::warn_to_file_only("config: " + w);
     }
-    if (!is_loopback_host(s.bind_host)) {  // lan, or a custom address: said once, on stderr and in the log
+    if (!is_loopback_host(s.bind_host)) {  // lan, or a custom address
       const std::string exposed =
           "the gateway listens on " + host + ":" + std::to_string(port) +
           (s.bind_host == "0.0.0.0" || s.bind_host == "::" ? " (every interface)" : "") +
           ", not only on this machine: every device on the network can reach it (it still requires the " +
           s.auth.mode + "); bind loopback (gateway.bind, --bind) to keep it local";
       std::fprintf(stderr, "pincer: warning: %s\n", exposed.c_str());
-      spdlog::warn("{}", exposed);
+      log::warn_to_file_only(exposed);
     }
     std::fflush(stdout);
     spdlog::info("gateway {} listening on {}:{} (auth {})", s.version, s.bind_host, port, s.auth.mode);
@@ -470,7 +475,7 @@ void register_gateway_commands(CLI::App& app, Action& action) {
   run->add_option("--port", flags->port, "Port to listen on (0 = any free port; default gateway.port or 18789)");
   run->add_option("--bind", flags->bind, "loopback | lan | custom (default gateway.bind or loopback)")
       ->check(CLI::IsMember({"loopback", "lan", "custom"}));
-  run->add_option("--host", flags->host, "Address to bind (implies --bind custom)");
+  run->add_option("--host", flags->host, "Address to bind (implies --bind custom; with --bind loopback or lan: an error)");
   run->add_option("--auth", flags->auth, "none | token | password | trusted-proxy (default gateway.auth.mode)")
       ->check(CLI::IsMember({"none", "token", "password", "trusted-proxy"}));
   add_secret_option(run, "token", flags->token, "Gateway token (default PINCER_GATEWAY_TOKEN or gateway.auth.token)",

@@ -47,6 +47,13 @@ std::string parse_error_message(const CLI::ParseError& e, const CLI::App& app, c
   return what;
 }
 
+/// `word` in single quotes for a POSIX shell (a ' inside written as '\'').
+std::string cli_quote_word(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,6 +63,10 @@ int main(int argc, char** argv) {
   }
   // Everything Pincer writes (config, state, sessions, logs) is private to the user.
   ::umask(0077);
+  if (argc > 0 && std::string_view(argv[0]).find('/') != std::string_view::npos) {
+    const std::string self = argv[0];
+    pincer::app::invoked_command() = self.find_first_of(" \t'\"\\$`") == std::string::npos ? self : cli_quote_word(self);
+  }
   CLI::App app{"Pincer — a local-first personal AI agent gateway"};
   app.set_version_flag("--version", std::string("pincer ") + PINCER_VERSION);
   app.require_subcommand(1);

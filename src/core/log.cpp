@@ -53,6 +53,9 @@ class RedactingSink final : public spdlog::sinks::base_sink<std::mutex> {
   std::vector<spdlog::sink_ptr> sinks_;
 };
 
+std::mutex log_file_only_mutex;
+std::shared_ptr<spdlog::logger> log_file_only_logger;  ///< the file sink of the last init(), or null
+
 }  // namespace
 
 Status init(const Options& options) {
@@ -69,10 +72,15 @@ Status init(const Options& options) {
     }
     sinks.push_back(std::move(console));
   }
+  std::shared_ptr<spdlog::logger> file_only;
   if (!options.file.empty()) {
     try {
       auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.file.string());
       file->set_pattern("%Y-%m-%dT%H:%M:%S.%e%z %l %v");
+      file_only = std::make_shared<spdlog::logger>(
+          "pincer-file", std::make_shared<RedactingSink>(std::vector<spdlog::sink_ptr>{file}));
+      file_only->set_level(spdlog::level::from_str(options.level));
+      file_only->flush_on(spdlog::level::trace);
       sinks.push_back(std::move(file));
     } catch (const spdlog::spdlog_ex& e) {
       return Error{"IO_ERROR", "cannot open log file " + options.file.string() + ": " + e.what()};
@@ -83,7 +91,18 @@ Status init(const Options& options) {
   // Flush every line: logs are low-volume and `logs.tail` must see them at once.
   logger->flush_on(spdlog::level::trace);
   spdlog::set_default_logger(std::move(logger));
+  std::lock_guard lock(log_file_only_mutex);
+  log_file_only_logger = std::move(file_only);
   return Ok{};
+}
+
+void warn_to_file_only(const std::string& text) {
+  std::shared_ptr<spdlog::logger> logger;
+  {
+    std::lock_guard lock(log_file_only_mutex);
+    logger = log_file_only_logger;
+  }
+  if (logger) logger->warn("{}", text);
 }
 
 void flush() {

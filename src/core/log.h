@@ -25,4 +25,9 @@ Status init(const Options& options);
 /// Flushes all sinks (on shutdown).
 void flush();
 
+/// Writes `text` (redacted like every line) at warn level to the log file only, not to the console
+/// sink: for a warning the caller has just printed on stderr as a `pincer: warning:` line, so that a
+/// terminal shows it once while the log file keeps it. Does nothing when init() set no file. Any thread.
+void warn_to_file_only(const std::string& text);
+
 }  // namespace pincer::log
