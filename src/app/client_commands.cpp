@@ -168,6 +168,11 @@ int run_agent_remote(const ClientFlags& f, const AgentFlags& a) {
       return fail(1, r.error().message + "; your message is kept and is answered when the gateway starts again (" +
                          "see the reply with: pincer sessions show " + session_key + ")");
     }
+    if (!r && r.error().code == "CLOSED") {  // killed or crashed mid-run: the journal resumes it (SS-6)
+      return fail(1, "agent: " + r.error().message + ": the gateway went away during the run; a message it had " +
+                         "accepted is resumed when it starts again (see the reply with: pincer sessions show " +
+                         session_key + ")");
+    }
     if (!r) return request_failed("agent", r.error());
     if (f.json) print_json(*r);
     else print_agent_reply(*r);

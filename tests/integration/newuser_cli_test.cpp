@@ -2,12 +2,16 @@
 // that --host silently overrode, the "every device on the network" warning shown twice on the
 // terminal, and a "no model configured yet" hint naming ./build/pincer whatever binary was run.
 // The real binary with a temp PINCER_HOME; outputs compared exactly.
+#include <signal.h>
+
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "ws_client.h"
 
 namespace pincer::test {
 namespace newuser_cli_test {  // named: the unity build puts several test files in one unit
@@ -92,6 +96,57 @@ TEST_F(NewUserCliTest, TheNoModelHintNamesTheBinaryAsItWasRun) {
   ASSERT_TRUE(line) << by_name.out() << by_name.err();
   EXPECT_EQ(*line, "pincer: no model configured yet: run `pincer onboard` to choose a provider");
   EXPECT_EQ(by_name.out().find("./build/pincer"), std::string::npos) << by_name.out();
+}
+
+// `pincer agent` waiting on a run when the gateway is killed: exit 1 with "connection closed" and
+// where the reply will be, and the run (journaled) is answered after the restart (docs/cli.md).
+TEST_F(NewUserCliTest, AnAgentRunCutByKill9SaysWhereItsReplyWillBeAndIsResumed) {
+  MockLlm mock;
+  home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kNewUserToken + "' } },\n" +
+                                 "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+                                 "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
+                                 "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+  auto held = [&mock] {  // the mock is half-way through streaming the reply (no timing)
+    auto r = http_request(mock.port(), "GET", "/__mock/holds");
+    const auto h = nlohmann::json::parse(r.body, nullptr, false);
+    return h.is_object() && h.contains("nu") && h["nu"].value("waiting", 0) >= 1;
+  };
+  auto eventually_held = [&held] {  // polled every 50 ms within a generous deadline, not a timing
+    for (int i = 0; i < 600; ++i, std::this_thread::sleep_for(50ms)) {
+      if (held()) return true;
+    }
+    return false;
+  };
+  auto gw = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{}, env());
+  auto e = env();
+  e["PINCER_GATEWAY_URL"] = "ws://127.0.0.1:" + std::to_string(gw->port());
+  e["PINCER_GATEWAY_TOKEN"] = kNewUserToken;
+  Process agent({pincer_binary(), "agent", "-m", "hello MOCK_HOLD:nu ECHO:resumed-reply"}, e);
+  ASSERT_TRUE(eventually_held()) << agent.err();
+  gw->process().signal(SIGKILL);
+  ASSERT_EQ(agent.wait(60s), std::optional<int>(1)) << agent.out() << agent.err();
+  EXPECT_NE(agent.err().find("pincer: agent: connection closed ("), std::string::npos) << agent.err();
+  EXPECT_NE(agent.err().find("the gateway went away during the run; a message it had accepted is resumed when it "
+                             "starts again (see the reply with: pincer sessions show main)\n"),
+            std::string::npos)
+      << agent.err();
+  gw.reset();
+
+  // The restart resumes the run (released: it goes through) and its reply is saved in the session.
+  (void)http_request(mock.port(), "POST", "/__mock/release?name=nu");
+  gw = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{}, env());
+  ASSERT_TRUE(gw->wait_for_stderr("run journal: resuming"));
+  WsClient c(gw->port());
+  ASSERT_TRUE(c.recv());
+  c.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kNewUserToken)}});
+  auto res = c.recv_response("c1");
+  ASSERT_TRUE(res && (*res)["ok"] == true);
+  std::string history;
+  for (int i = 0; i < 600 && history.find("[resumed-reply]") == std::string::npos; ++i) {
+    if (i > 0) std::this_thread::sleep_for(50ms);  // polled until the resumed turn is saved (a deadline, not a timing)
+    history = c.request("chat.history", {{"sessionKey", "main"}})["payload"]["messages"].dump();
+  }
+  EXPECT_NE(history.find("[resumed-reply]"), std::string::npos) << history << gw->process().err();
 }
 
 }  // namespace
