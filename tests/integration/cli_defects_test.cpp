@@ -42,14 +42,7 @@ class CliDefectsTest : public ::testing::Test {
     return e;
   }
   RunResult pincer(const std::vector<std::string>& args, int port = 0) const { return run_pincer(args, env(port), 60s); }
-  /// Waits (generous deadline) until the gateway's stderr after `from` contains `text`.
-  bool wait_log(const std::string& text, std::size_t from) {
-    for (int i = 0; i < 1200; ++i) {
-      if (gateway_->process().err().find(text, from) != std::string::npos) return true;
-      std::this_thread::sleep_for(50ms);
-    }
-    return false;
-  }
+  bool wait_log(const std::string& text, std::size_t from) { return gateway_->wait_for_stderr(text, from); }
   void TearDown() override {
     if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";
   }

@@ -71,14 +71,7 @@ class MemorySessionsE2E : public ::testing::Test {
   static std::string search_sessions(const std::string& query) {
     return "MOCK_TOOL:memory_search:" + json{{"query", query}, {"corpus", "sessions"}}.dump();
   }
-  /// Waits (generous deadline) until the gateway's stderr after `from` contains `text`.
-  bool wait_log(const std::string& text, std::size_t from) {
-    for (int i = 0; i < 1200; ++i) {
-      if (gateway_->process().err().find(text, from) != std::string::npos) return true;
-      std::this_thread::sleep_for(50ms);
-    }
-    return false;
-  }
+  bool wait_log(const std::string& text, std::size_t from) { return gateway_->wait_for_stderr(text, from); }
   void TearDown() override {
     if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";
   }

@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <thread>
 #include <random>
 #include <stdexcept>
 
@@ -153,6 +155,14 @@ const std::string& Process::out() {
 const std::string& Process::err() {
   pump(0);
   return err_;
+}
+
+bool Gateway::wait_for_stderr(const std::string& text, std::size_t from) {
+  for (int i = 0; i < 1200; ++i) {
+    if (process_.err().find(text, from) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
 }
 
 Gateway::Gateway(const std::filesystem::path& home, const std::vector<std::string>& extra_args,

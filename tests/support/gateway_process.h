@@ -64,6 +64,8 @@ class Gateway {
           const std::map<std::string, std::string>& env = {});
   int port() const { return port_; }
   Process& process() { return process_; }
+  /// Waits (a generous 60 s) until the gateway's stderr after byte `from` contains `text`.
+  bool wait_for_stderr(const std::string& text, std::size_t from = 0);
 
  private:
   Process process_;
