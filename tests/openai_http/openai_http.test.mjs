@@ -111,7 +111,9 @@ test('chat.completions, not streamed', async () => {
 test('chat.completions, streamed', async () => {
   const stream = await client.chat.completions.create({
     model: 'pincer/main', stream: true, stream_options: { include_usage: true },
-    messages: [{ role: 'user', content: 'hello ECHO:c2' }],
+    // MOCK_SLOW: the mock's deltas 15 ms apart, so they reach the gateway in separate reads (a
+    // read's deltas of one block are passed on as one).
+    messages: [{ role: 'user', content: 'hello MOCK_SLOW:15 ECHO:c2' }],
   });
   let text = '';
   const chunks = [];
