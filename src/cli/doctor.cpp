@@ -334,18 +334,25 @@ std::optional<Finding> check_command_owner(const json& effective) {
         break;
       }
     }
-    examples.push_back("\"" + a.channel + ":" + (id.empty() ? "<your " + a.channel + " user id>" : id) + "\"");
+    const std::string placeholder = a.channel == "webhook" ? "<senderId>" : "<your " + a.channel + " user id>";
+    examples.push_back("\"" + a.channel + ":" + (id.empty() ? placeholder : id) + "\"");
   }
   std::string list, channel_names;
   for (std::size_t i = 0; i < examples.size(); ++i) {
     list += (i ? "," : "") + examples[i];
     channel_names += (i ? ", " : "") + names[i];
   }
+  // Where the id comes from: pairing for chat platforms; a webhook has none (its caller names the sender).
+  const bool webhook = std::find(names.begin(), names.end(), "webhook") != names.end();
+  const bool chats = names.size() > (webhook ? 1u : 0u);
+  std::string where;
+  if (chats) where = "`pincer pairing list` shows the ids of senders who wrote to the bot";
+  if (webhook) where += std::string(chats ? "; " : "") + "a webhook sender's id is the senderId its caller posts";
   return warn("owner",
               "channels are configured (" + channel_names + ") but commands.ownerAllowFrom is empty: nobody can answer exec "
               "approvals in a chat (/approve, Telegram's buttons) and owner-only tools are off for every sender",
-              "list yourself as the owner: pincer config set commands.ownerAllowFrom '[" + list +
-                  "]' (your id: `pincer pairing list` shows the ids of senders who wrote to the bot)");
+              "list yourself as the owner: pincer config set commands.ownerAllowFrom '[" + list + "]' (your id: " + where +
+                  ")");
 }
 
 std::optional<Finding> check_control_ui(const json& effective, const std::string& home) {

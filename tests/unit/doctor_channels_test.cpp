@@ -51,5 +51,25 @@ TEST(DoctorChannels, NoAccountsOrAMalformedAnswerGiveNoFinding) {
   EXPECT_TRUE(channel_findings(json{{"channelOrder", "email"}}).empty());
 }
 
+// The owner check's fix says where the owner's id comes from: pairing for a chat platform; a
+// webhook has no pairing (its caller posts the senderId).
+TEST(DoctorOwner, TheFixForAWebhookOnlySetupDoesNotPointAtPairing) {
+  auto webhook = check_command_owner({{"channels", {{"webhook", {{"secret", "0123456789abcdef0123"}}}}}});
+  ASSERT_TRUE(webhook);
+  EXPECT_EQ(webhook->status, "warn");
+  EXPECT_EQ(webhook->fix, "list yourself as the owner: pincer config set commands.ownerAllowFrom '[\"webhook:<senderId>\"]' "
+                          "(your id: a webhook sender's id is the senderId its caller posts)");
+
+  auto both = check_command_owner({{"channels",
+                                    {{"webhook", {{"secret", "0123456789abcdef0123"}}},
+                                     {"telegram", {{"botToken", "123:abc"}, {"allowFrom", json::array({"1001"})}}}}}});
+  ASSERT_TRUE(both);
+  EXPECT_NE(both->fix.find("\"telegram:1001\""), std::string::npos) << both->fix;
+  EXPECT_NE(both->fix.find("(your id: `pincer pairing list` shows the ids of senders who wrote to the bot; a webhook "
+                           "sender's id is the senderId its caller posts)"),
+            std::string::npos)
+      << both->fix;
+}
+
 }  // namespace
 }  // namespace pincer::cli
