@@ -1,4 +1,5 @@
 #include "core/http_client.h"
+#include "core/net_http_pool.h"
 #include "core/net_http_proxy.h"
 #include "core/net_tls.h"
 
@@ -8,16 +9,12 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
-#include <list>
 #include <map>
-
-#include <sys/socket.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -105,134 +102,13 @@ TransportError make_error(const error_code& ec, const std::string& step) {
 
 }  // namespace
 
-using PlainStream = beast::tcp_stream;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
-
-/// An idle keep-alive connection waiting in the pool, closed by its timer after the idle timeout.
-template <class Stream>
-struct IdleConnection {
-  uint64_t seq = 0;  ///< insertion order across both lists (the oldest is evicted first)
-  std::string origin;
-  std::unique_ptr<Stream> stream;
-  std::unique_ptr<asio::steady_timer> timer;
-};
-
 /// Shared state of all requests of one client (so that in-flight requests can outlive it safely).
-struct HttpClient::Impl : std::enable_shared_from_this<HttpClient::Impl> {
-  Impl(EventLoop& l, HttpClientOptions o) : loop(l), options(o) {}
+struct HttpClient::Impl {
+  Impl(EventLoop& l, HttpClientOptions o) : loop(l), pool(std::make_shared<HttpConnectionPool>(l, o)) {}
   EventLoop& loop;
-  HttpClientOptions options;
   RequestId next_id = 1;
   std::map<RequestId, std::function<void()>> cancellers;
-  uint64_t next_seq = 1;
-  std::list<IdleConnection<PlainStream>> idle_plain;
-  std::list<IdleConnection<TlsStream>> idle_tls;
-
-  template <class Stream>
-  std::list<IdleConnection<Stream>>& idle() {
-    if constexpr (std::is_same_v<Stream, PlainStream>) {
-      return idle_plain;
-    } else {
-      return idle_tls;
-    }
-  }
-
-  /// The most recently pooled live connection to `origin`, or null. A connection the server has
-  /// closed meanwhile (EOF or stray bytes waiting, seen with one non-blocking peek) is dropped.
-  template <class Stream>
-  std::unique_ptr<Stream> take_idle(const std::string& origin) {
-    auto& list = idle<Stream>();
-    for (auto it = list.end(); it != list.begin();) {
-      --it;
-      if (it->origin != origin) continue;
-      auto stream = std::move(it->stream);
-      it->timer->cancel();
-      list.erase(it);
-      if (peer_gone(beast::get_lowest_layer(*stream).socket())) {
-        close_stream(*stream);
-        it = list.end();  // look again from the newest
-        continue;
-      }
-      return stream;
-    }
-    return nullptr;
-  }
-
-  /// Puts a connection whose response was read completely back into the pool (bounded per origin
-  /// and in total: the oldest is closed to make room).
-  template <class Stream>
-  void put_idle(const std::string& origin, std::unique_ptr<Stream> stream) {
-    if (options.max_idle_per_origin == 0 || options.max_idle_total == 0) return close_stream(*stream);
-    auto& list = idle<Stream>();
-    size_t same = 0;
-    for (const auto& c : list) same += c.origin == origin;
-    if (same >= options.max_idle_per_origin) {
-      for (auto it = list.begin(); it != list.end(); ++it) {
-        if (it->origin == origin) {
-          drop(list, it);
-          break;
-        }
-      }
-    }
-    while (idle_plain.size() + idle_tls.size() >= options.max_idle_total) {
-      const bool plain_oldest =
-          !idle_plain.empty() && (idle_tls.empty() || idle_plain.front().seq < idle_tls.front().seq);
-      if (plain_oldest) {
-        drop(idle_plain, idle_plain.begin());
-      } else {
-        drop(idle_tls, idle_tls.begin());
-      }
-    }
-    beast::get_lowest_layer(*stream).expires_never();
-    IdleConnection<Stream> c;
-    c.seq = next_seq++;
-    c.origin = origin;
-    c.stream = std::move(stream);
-    c.timer = std::make_unique<asio::steady_timer>(loop.context());
-    c.timer->expires_after(std::chrono::milliseconds(options.pool_idle_timeout_ms));
-    c.timer->async_wait([weak = weak_from_this(), seq = c.seq](error_code ec) {
-      if (ec) return;  // taken or evicted meanwhile
-      auto self = weak.lock();
-      if (!self) return;
-      self->expire<Stream>(seq);
-    });
-    list.push_back(std::move(c));
-  }
-
-  template <class Stream>
-  void expire(uint64_t seq) {
-    auto& list = idle<Stream>();
-    for (auto it = list.begin(); it != list.end(); ++it) {
-      if (it->seq == seq) return drop(list, it);
-    }
-  }
-
-  template <class Stream>
-  void drop(std::list<IdleConnection<Stream>>& list, typename std::list<IdleConnection<Stream>>::iterator it) {
-    it->timer->cancel();
-    close_stream(*it->stream);
-    list.erase(it);
-  }
-
-  void clear_idle() {
-    while (!idle_plain.empty()) drop(idle_plain, idle_plain.begin());
-    while (!idle_tls.empty()) drop(idle_tls, idle_tls.begin());
-  }
-
-  template <class Stream>
-  static void close_stream(Stream& stream) {
-    error_code ignored;
-    beast::get_lowest_layer(stream).socket().close(ignored);
-  }
-
-  static bool peer_gone(tcp::socket& socket) {
-    if (!socket.is_open()) return true;
-    char c;
-    const ssize_t n = ::recv(socket.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n == 0) return true;                                  // orderly close
-    if (n > 0) return true;                                   // unsolicited bytes: not reusable
-    return !(errno == EAGAIN || errno == EWOULDBLOCK);        // reset etc.
-  }
+  std::shared_ptr<HttpConnectionPool> pool;  ///< idle keep-alive connections (core/net_http_pool.h)
 };
 
 namespace {
@@ -263,7 +139,7 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
     if (poolable_) {
       origin_ = std::string(url_.tls ? "https://" : "http://") + authority();
       if (proxy_) origin_ += " via " + proxy_->url.host + ":" + proxy_->url.port + " " + proxy_->authorization;
-      if (auto pooled = client_->take_idle<Stream>(origin_)) {
+      if (auto pooled = client_->pool->take<Stream>(origin_)) {
         stream_ = std::move(pooled);
         reused_ = true;
         return send_request();
@@ -521,7 +397,7 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
     client_->cancellers.erase(id_);
     // Back to the pool before on_done, so that a request started from on_done can reuse it.
     if (!error && reusable()) {
-      client_->put_idle<Stream>(origin_, std::move(stream_));
+      client_->pool->put<Stream>(origin_, std::move(stream_));
     } else if (stream_) {
       error_code ignored;
       tcp().socket().close(ignored);
@@ -558,10 +434,10 @@ HttpClient::~HttpClient() {
   // Cancel what is still running; the exchanges hold their own reference to impl_.
   auto cancellers = impl_->cancellers;
   for (auto& [id, cancel] : cancellers) cancel();
-  impl_->clear_idle();
+  impl_->pool->clear();
 }
 
-size_t HttpClient::idle_connections() const { return impl_->idle_plain.size() + impl_->idle_tls.size(); }
+size_t HttpClient::idle_connections() const { return impl_->pool->size(); }
 
 HttpClient::RequestId HttpClient::start(HttpRequestSpec spec, HttpCallbacks callbacks) {
   const RequestId id = impl_->next_id++;
