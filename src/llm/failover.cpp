@@ -1,21 +1,19 @@
-// Provider failure classification; the rules and their order are documented in failover.h.
+// Provider failure classification; the rules and their order are documented in failover.h (the
+// retry timing — Retry-After, "try again in", backoff — is failover_retry.cpp).
 #include "llm/failover.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
-#include <cstdio>
 #include <initializer_list>
-#include <random>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "core/civil_date.h"
 #include "core/redact.h"
 #include "core/utf8.h"
+#include "llm/failover_internal.h"
 
 namespace pincer::llm {
 
@@ -392,71 +390,13 @@ bool is_retryable(Reason r) {
   return r == Reason::RateLimit || r == Reason::Overloaded || r == Reason::Timeout || r == Reason::Network;
 }
 
-/// "try again in 20s" / "in 1.5s" / "in 250ms" / "in 2m" (OpenAI puts this in its messages).
-std::optional<int64_t> retry_hint(std::string_view lowered) {
-  const auto pos = lowered.find("try again in ");
-  if (pos == std::string_view::npos) return std::nullopt;
-  const std::string rest(lowered.substr(pos + 13, 32));
-  double value = 0;
-  char unit[4] = {0};
-  if (std::sscanf(rest.c_str(), "%lf%3[a-z]", &value, unit) != 2 || !(value >= 0) || value > 86400) {
-    return std::nullopt;
-  }
-  const std::string_view u(unit);
-  if (u == "ms") return static_cast<int64_t>(std::ceil(value));
-  if (u == "s" || u == "sec") return static_cast<int64_t>(std::ceil(value * 1000));
-  if (u == "m" || u == "min") return static_cast<int64_t>(std::ceil(value * 60000));
-  return std::nullopt;
-}
-
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
-// ---------------------------------------------------------------------------------------------
-// HTTP-date
-// ---------------------------------------------------------------------------------------------
-
-using civil::days_from_civil;
-
-std::optional<int64_t> parse_http_date_ms(std::string_view value) {
-  static constexpr std::string_view kMonths[] = {"jan", "feb", "mar", "apr", "may", "jun",
-                                                 "jul", "aug", "sep", "oct", "nov", "dec"};
-  const std::string s(value.substr(0, 64));
-  char wday[4] = {0}, mon[4] = {0}, zone[4] = {0};
-  int day = 0, year = 0, hh = 0, mm = 0, ss = 0;
-  if (std::sscanf(s.c_str(), "%3[A-Za-z], %d %3[A-Za-z] %d %d:%d:%d %3s", wday, &day, mon, &year, &hh, &mm,
-                  &ss, zone) != 8) {
-    return std::nullopt;
-  }
-  const std::string month = lower(mon);
-  const auto it = std::find(std::begin(kMonths), std::end(kMonths), month);
-  if (it == std::end(kMonths) || lower(zone) != "gmt" || day < 1 || day > 31 || year < 1970 || year > 9999 ||
-      hh > 23 || mm > 59 || ss > 60 || hh < 0 || mm < 0 || ss < 0) {
-    return std::nullopt;
-  }
-  const auto m = static_cast<unsigned>(it - std::begin(kMonths) + 1);
-  const int64_t days = days_from_civil(year, m, static_cast<unsigned>(day));
-  return ((days * 24 + hh) * 60 + mm) * 60'000 + ss * 1000LL;
-}
-
 }  // namespace
-
-std::optional<int64_t> parse_retry_after(std::string_view value, int64_t now) {
-  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) value.remove_prefix(1);
-  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.remove_suffix(1);
-  if (value.empty()) return std::nullopt;
-  if (std::isdigit(static_cast<unsigned char>(value.front()))) {
-    if (value.find_first_not_of("0123456789.") != std::string_view::npos || value.size() > 12) return std::nullopt;
-    const double seconds = std::strtod(std::string(value).c_str(), nullptr);
-    return static_cast<int64_t>(std::ceil(seconds * 1000));
-  }
-  const auto at = parse_http_date_ms(value);
-  if (!at) return std::nullopt;
-  return std::max<int64_t>(0, *at - now);
-}
 
 ProviderFailure classify_http(const ModelSpec& model, int status, std::string_view body,
                               std::string_view retry_after_header) {
@@ -471,7 +411,7 @@ ProviderFailure classify_http(const ModelSpec& model, int status, std::string_vi
   f.reason = classify_text(status, info);
   f.retryable = is_retryable(f.reason);
   f.retry_after_ms = parse_retry_after(retry_after_header, now);
-  if (!f.retry_after_ms) f.retry_after_ms = retry_hint(lower(info.message));
+  if (!f.retry_after_ms) f.retry_after_ms = failover_retry_hint_ms(lower(info.message));
   const std::string all = lower(info.message) + " " + [&] {
     std::string c;
     for (const auto& code : info.codes) c += code + " ";
@@ -583,27 +523,11 @@ ProviderFailure classify_stream_error(const ModelSpec& model, const Error& error
   }
   f.reason = classify_text(0, info);
   f.retryable = is_retryable(f.reason);
-  f.retry_after_ms = retry_hint(lower(detail));
+  f.retry_after_ms = failover_retry_hint_ms(lower(detail));
   const bool overloaded = has_any(lower(detail), {"overloaded", "busy"});
   f.cause = "stream error: " + (info.codes.empty() ? std::string(phrase(f.reason, 0, overloaded)) : info.codes.front());
   f.message = compose(model, phrase(f.reason, 0, overloaded), detail, f.retry_after_ms, f.retryable);
   return f;
-}
-
-int64_t backoff_ms(int attempt, const ProviderFailure& failure) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::uniform_real_distribution<double> dist(0.0, 1.0);
-  return backoff_ms(attempt, failure, dist(rng));
-}
-
-int64_t backoff_ms(int attempt, const ProviderFailure& failure, double jitter) {
-  if (!failure.retryable || attempt < 1 || attempt > kMaxRetryAttempts) return 0;
-  if (failure.retry_after_ms && *failure.retry_after_ms > 0) {
-    return *failure.retry_after_ms > kMaxRetryAfterMs ? 0 : *failure.retry_after_ms;
-  }
-  const int64_t delay = std::min(kBackoffCapMs, kBackoffBaseMs << std::min(attempt - 1, 16));
-  jitter = std::clamp(jitter, 0.0, 1.0);
-  return std::max<int64_t>(1, delay / 2 + static_cast<int64_t>(jitter * static_cast<double>(delay / 2)));
 }
 
 }  // namespace pincer::llm
