@@ -9,6 +9,7 @@
 #include <ctime>
 #include <system_error>
 
+#include "core/ascii_fold.h"
 #include "core/json5.h"
 #include "core/json5_edit.h"
 #include "store/session_keys.h"
@@ -178,7 +179,9 @@ std::optional<std::string> agent_id_problem(std::string_view id) {
   if (!id.empty() && normalized == id) return std::nullopt;
   std::string msg = "agent id \"" + std::string(id) +
                     "\" is not valid: use lowercase letters, digits, \"_\" and \"-\" (at most 64, starting with a letter or digit)";
-  if (!trim(id).empty() && normalized != "main") msg += ", e.g. \"" + normalized + "\"";
+  // The suggestion spells accented letters in ASCII ("émile" → "emile", not "mile").
+  const std::string suggested = store::normalize_agent_id(ascii_fold::to_ascii(id));
+  if (!trim(id).empty() && suggested != "main") msg += ", e.g. \"" + suggested + "\"";
   return msg;
 }
 

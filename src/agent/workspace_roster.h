@@ -10,7 +10,7 @@
 // stays byte for byte. Rules:
 //   * An agent id follows the session-key id rule (store::normalize_agent_id leaves it unchanged
 //     and it is lowercase): `^[a-z0-9][a-z0-9_-]{0,63}$`. Anything else is refused with the id it
-//     would normalise to as a suggestion.
+//     would normalise to, accented letters spelled in ASCII (core/ascii_fold.h), as a suggestion.
 //   * create: refuses an id that exists (also the implicit "main" of an empty list), a workspace
 //     that is, contains or lies inside another agent's workspace (compared lexically and after
 //     resolving symlinks), and a channel binding (`channel[:accountId]`) another agent already
@@ -43,6 +43,8 @@ namespace pincer::agent::admin {
 
 /// Why `id` cannot be an agent id, or nullopt. E.g.
 ///   `agent id "Work Bot" is not valid: use lowercase letters, digits, "_" and "-" (at most 64, starting with a letter or digit), e.g. "work-bot"`
+/// The suggestion folds accents first ("Émile Zoë" → "emile-zoe", "Straße" → "strasse"); none when
+/// nothing of the id survives (e.g. only non-Latin letters).
 std::optional<std::string> agent_id_problem(std::string_view id);
 
 /// Why `workspace` (absolute, as the config resolves it) cannot be an agent's workspace, or

@@ -69,6 +69,27 @@ TEST(AgentsAdmin, IdRuleIsTheSessionKeyRule) {
   EXPECT_TRUE(admin::agent_id_problem(std::string(65, 'a')));
 }
 
+TEST(AgentsAdmin, IdSuggestionSpellsAccentedLettersInAscii) {
+  // "émile" used to be suggested as "mile": the accented letter was dropped, not transliterated.
+  ASSERT_TRUE(admin::agent_id_problem("émile"));
+  EXPECT_NE(admin::agent_id_problem("émile")->find("e.g. \"emile\""), std::string::npos) << *admin::agent_id_problem("émile");
+  EXPECT_NE(admin::agent_id_problem("Zoë Müller")->find("e.g. \"zoe-muller\""), std::string::npos);
+  EXPECT_NE(admin::agent_id_problem("Straße")->find("e.g. \"strasse\""), std::string::npos);
+  EXPECT_NE(admin::agent_id_problem("e\xcc\x81mile")->find("e.g. \"emile\""), std::string::npos);  // decomposed é
+  // Nothing Latin left: no suggestion rather than "main".
+  ASSERT_TRUE(admin::agent_id_problem("日本"));
+  EXPECT_EQ(admin::agent_id_problem("日本")->find("e.g."), std::string::npos);
+  // Every suggestion is itself a valid id.
+  for (const char* name : {"émile", "Ærøskøbing Łódź", "Œuvre ĳs", "Ștefan Țara", "x×y"}) {
+    const auto problem = admin::agent_id_problem(name);
+    ASSERT_TRUE(problem) << name;
+    const auto at = problem->find("e.g. \"");
+    ASSERT_NE(at, std::string::npos) << *problem;
+    const std::string suggested = problem->substr(at + 6, problem->size() - at - 7);
+    EXPECT_FALSE(admin::agent_id_problem(suggested)) << name << " -> " << suggested;
+  }
+}
+
 TEST(AgentsAdmin, BindSpecs) {
   auto a = admin::parse_bind_spec("Telegram:ops");
   ASSERT_TRUE(a);
