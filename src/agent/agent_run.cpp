@@ -58,7 +58,7 @@ RunEvent AgentRun::event(RunEvent::Kind kind) const {
 
 bool AgentRun::record(const llm::Message& message) {
   // Appends are small and go to the page cache (FsyncPolicy::None); the turn's end is synced in
-  // finish(), before the run journal records the turn answered. A torn last line after a power
+  // finish() (in the background), queued before the run journal's sync of the turn answered. A torn last line after a power
   // loss is detected and skipped on the next load (SS-6). A failed append (a full disk) is
   // taken back by the writer and fails the turn: a reply that is not saved must not look saved.
   auto r = transcript_.append_message(llm::to_json(message));
@@ -565,8 +565,11 @@ void AgentRun::finish(RunEvent e) {
   e.usage = usage_;
   e.thinking = std::string(llm::to_string(in_.thinking));
   e.thinking_stepped_down = thinking_stepped_down_;
-  // The turn is on disk before anyone (the run journal, a channel's outbox) treats it as answered.
-  if (auto st = transcript_.sync(); !st) spdlog::error("run {}: {}", in_.run_id, st.error().message);
+  // The turn's lines are in the page cache (every reader sees them; a process crash keeps them);
+  // they reach the disk on the background thread, queued before the run journal's `answered`, so
+  // that the final event does not wait for the disk (store/background_sync.h: what a power loss
+  // in that moment can cost).
+  transcript_.sync_in_background();
   sink_(e);
   decoder_.reset();
   if (on_finished_) on_finished_();

@@ -286,7 +286,9 @@ void AgentService::start(Pending p) {
     if (p.request.resume) resume_ms = unanswered_turn(transcript->context, p.request.message);
     // The previous turn never ended (the gateway was killed mid-run): say so in the transcript
     // before the next turn, so neither the model nor a client takes the lost request as pending.
-    if (auto marker = resume_ms ? std::nullopt : interrupted_turn_marker(transcript->context, s.clock.wall_ms(), read_partial_reply(*file))) {
+    auto marker = resume_ms ? std::nullopt : interrupted_turn_marker(transcript->context, s.clock.wall_ms(), "");
+    if (marker) marker = interrupted_turn_marker(transcript->context, s.clock.wall_ms(), read_partial_reply(*file));  // + what had streamed
+    if (marker) {
       auto r = w->append_message(*marker);
       if (!r) return fail("cannot save session " + key + ": " + r.error().message);
       spdlog::warn("session {}: its last turn was interrupted (no reply was saved); marked it so", key);
@@ -484,12 +486,16 @@ void AgentService::start(Pending p) {
     if (const JournalEntry* e = s.journal.find(id); e && e->request.is_object() && e->request.contains("media")) {
       for (const auto& r : e->request["media"]) journal_only_media.push_back(r);
     }
-    if (auto st = s.journal.started(id, p.request.run_id); !st) spdlog::error("run journal: {}", st.error().message);
   }
   if (p.request.compact) run->start_compaction(p.request.message);
   else if (branch) run->start_branch_switch(std::move(*branch));
   else if (resume_ms) run->resume(*resume_ms);
   else run->start(p.request.memory_flush ? p.request.message : take_system_events(key) + p.request.message);
+  // After the start, which sends the model request: the journal's write is not on the turn's path
+  // (a run that already ended has answered its entries, and started() ignores those).
+  for (const auto& id : p.request.journal_ids) {
+    if (auto st = s.journal.started(id, p.request.run_id); !st) spdlog::error("run journal: {}", st.error().message);
+  }
   if (!journal_only_media.empty()) remove_journal_only_refs(journal_only_media, dir);  // the user message is written
   if (auto a = s.aborted_in_flush.find(p.request.run_id); a != s.aborted_in_flush.end()) {
     const std::string reason = a->second;  // aborted during its memory flush (CX-10)

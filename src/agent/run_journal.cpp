@@ -10,6 +10,7 @@
 #include "core/ids.h"
 #include "core/json_dump.h"
 #include "store/atomic_file.h"
+#include "store/background_sync.h"
 #include "store/file_util.h"
 
 namespace pincer::agent {
@@ -197,7 +198,10 @@ Status RunJournal::note(const std::string& id, const json& data) {
 Status RunJournal::answered(const std::string& id, const std::string& outcome) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return Ok{};
-  if (auto st = append(json{{"op", "answered"}, {"id", id}, {"outcome", outcome}}); !st) return st;
+  // Made durable in the background, after the turn's transcript (queued before it in finish()):
+  // the final event does not wait for the disk (store/background_sync.h).
+  if (auto st = append(json{{"op", "answered"}, {"id", id}, {"outcome", outcome}}, /*durable=*/false); !st) return st;
+  store::sync_in_background(fd_, file_.string());
   if (!it->second.dedupe_key.empty()) by_key_.erase(it->second.dedupe_key);
   entries_.erase(it);
   finished_bytes_ += entry_bytes_[id];

@@ -15,7 +15,8 @@
 // open() reads the file (a torn or invalid line is skipped with a warning), keeps the entries not
 // answered and rewrites the file with only them (temp + fsync + rename); the file is compacted the
 // same way while running once it holds more than kJournalCompactBytes of finished entries.
-// (`started` is the one step written without fdatasync: see started().)
+// (`started` is written without fdatasync: see started(); `answered` is made durable on the
+// background thread, see answered().)
 //
 // What a source does with an unfinished entry at start-up is the source's business (the channel
 // pipeline answers it in its chat, the gateway reruns it and broadcasts): see
@@ -84,6 +85,9 @@ class RunJournal {
   /// Merges `data` (an object) into the entry's notes; returned by open() after a restart.
   Status note(const std::string& id, const nlohmann::json& data);
   /// Records that the entry is finished with `outcome`; it is forgotten (and never resumed).
+  /// Written at once (a process crash keeps it) and fdatasync'd on the background thread
+  /// (store/background_sync.h), after the turn's transcript sync queued before it: a turn's final
+  /// event does not wait for the disk.
   Status answered(const std::string& id, const std::string& outcome);
 
   /// The unfinished entry `id`, or nullptr.
@@ -95,7 +99,7 @@ class RunJournal {
   const std::filesystem::path& path() const { return file_; }
 
  private:
-  /// One line; `durable`: fdatasync before returning (every step but `started`).
+  /// One line; `durable`: fdatasync before returning (every step but `started` and `answered`).
   Status append(const nlohmann::json& record, bool durable = true);
   /// append() of a record already written as one compact JSON line (no "\n"), for entry `id`.
   Status append_line(const std::string& id, std::string line, bool durable = true);

@@ -117,9 +117,12 @@ std::string one_line_description(std::string_view description) {
 }
 
 std::string runtime_os() {
-  struct utsname u {};
-  if (::uname(&u) != 0) return "unknown";
-  return std::string(u.sysname) + " " + u.machine;
+  static const std::string os = [] {  // the kernel's name and machine do not change while we run
+    struct utsname u {};
+    if (::uname(&u) != 0) return std::string("unknown");
+    return std::string(u.sysname) + " " + u.machine;
+  }();
+  return os;
 }
 
 std::string build_system_prompt(const SystemPromptInput& input) {

@@ -45,6 +45,7 @@
 #include "gateway/net_server.h"
 #include "gateway/protocol/constants.h"
 #include "gateway/run_event_bridge.h"
+#include "store/background_sync.h"
 #include "store/atomic_file.h"
 #include "store/instance_lock.h"
 #include "tools/process_guard.h"
@@ -463,6 +464,7 @@ int run_gateway(const GatewayRunFlags& flags) {
   for (;;) {
     bool restart = false;
     const int code = run_gateway_once(flags, restart);
+    store::wait_for_background_syncs();  // the last turns' transcripts and journal are on disk
     if (!restart || code != 0) return code;
   }
 }

@@ -312,6 +312,9 @@ class TranscriptWriter {
   /// fdatasync(2) of everything appended so far (with FsyncPolicy::None: the durable points).
   /// Errors: "IO_ERROR" naming the file.
   Status sync();
+  /// The same on the background thread (store/background_sync.h): returns at once; a failure is
+  /// logged. For a turn's end, so that its final event does not wait for the disk.
+  void sync_in_background() const;
 
   /// Called on this thread after each successful append (not after a failed one), with the line
   /// and the file's state after it. Costs a copy of the entry's JSON and one fstat per append

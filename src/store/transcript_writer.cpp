@@ -14,6 +14,8 @@
 #include "store/file_util.h"
 #include "store/transcript.h"
 
+#include "store/background_sync.h"
+
 namespace pincer::store {
 namespace {
 
@@ -167,6 +169,8 @@ Status TranscriptWriter::sync() {
   if (::fdatasync(fd_) != 0) return io_error(path_, "cannot sync");
   return Ok{};
 }
+
+void TranscriptWriter::sync_in_background() const { store::sync_in_background(fd_, path_.string()); }
 
 Result<std::string> TranscriptWriter::append(std::string_view type, const Json& fields) {
   const std::string id = new_entry_id();

@@ -79,9 +79,26 @@ std::string blocked_source_reason(const std::string& source, bool workspace = fa
 /// Pincer's own state directory (credentials, paired device tokens, pincer.json, transcripts) as
 /// written and as resolved through symlinks, and the agent workspaces a bind may still reach
 /// inside it: `<state>/workspace*` and every configured agent workspace beneath the state dir.
-struct StateDirGuard {
+struct StateDirForms {
   std::vector<std::string> state_forms;      ///< normalised absolute; the lexical form first
   std::vector<std::string> workspace_forms;  ///< configured workspaces, normalised absolute
+};
+StateDirForms make_state_dir_forms(const json& config, const fs::path& state_dir);
+
+/// The forms, resolved (readlink per path component) only when a bind is checked: a turn of an
+/// agent without binds does not pay for them.
+class StateDirGuard {
+ public:
+  StateDirGuard(const json& config, fs::path state_dir) : config_(config), state_dir_(std::move(state_dir)) {}
+  const StateDirForms& forms() const {
+    if (!forms_) forms_ = make_state_dir_forms(config_, state_dir_);
+    return *forms_;
+  }
+
+ private:
+  const json& config_;
+  fs::path state_dir_;
+  mutable std::optional<StateDirForms> forms_;
 };
 
 /// "~", "~/x" and paths relative to the state directory, as agent/agents_config.h resolves a
@@ -97,8 +114,8 @@ std::string sandbox_guard_workspace_path(const std::string& raw, const fs::path&
   return normal_path(p.string());
 }
 
-StateDirGuard make_state_dir_guard(const json& config, const fs::path& state_dir) {
-  StateDirGuard g;
+StateDirForms make_state_dir_forms(const json& config, const fs::path& state_dir) {
+  StateDirForms g;
   std::error_code ec;
   fs::path state = fs::absolute(state_dir, ec);
   if (ec) state = state_dir;
@@ -128,7 +145,8 @@ StateDirGuard make_state_dir_guard(const json& config, const fs::path& state_dir
 
 /// Why binding `source` (normalised) exposes Pincer's state directory, or "": it is the state
 /// directory, holds it, or lies inside it outside every agent workspace.
-std::string state_dir_reason(const std::string& source, const StateDirGuard& g) {
+std::string state_dir_reason(const std::string& source, const StateDirGuard& guard) {
+  const StateDirForms& g = guard.forms();
   for (const auto& state : g.state_forms) {
     if (source == state) return "binds Pincer's state directory " + state;
     if (path_within(source, state)) return "holds Pincer's state directory " + state;
@@ -327,7 +345,7 @@ Result<Settings> settings_for_agent(const json& config, std::string_view agent_i
 
 Result<Settings> settings_for_agent(const json& config, std::string_view agent_id, const fs::path& state_dir) {
   Settings s;
-  const StateDirGuard guard = make_state_dir_guard(config, state_dir);
+  const StateDirGuard guard(config, state_dir);
   const json* agents = config.is_object() && config.contains("agents") ? &config["agents"] : nullptr;
   if (agents == nullptr || !agents->is_object()) return s;
   if (auto d = agents->find("defaults"); d != agents->end() && d->is_object()) {
@@ -366,7 +384,7 @@ Result<std::vector<SharedFolder>> shared_folders_for_agent(const json& config, s
 
 Result<std::vector<SharedFolder>> shared_folders_for_agent(const json& config, std::string_view agent_id,
                                                            const fs::path& state_dir) {
-  auto binds = shared_binds(config, agent_id, make_state_dir_guard(config, state_dir));
+  auto binds = shared_binds(config, agent_id, StateDirGuard(config, state_dir));
   if (!binds) return binds.error();
   std::vector<SharedFolder> out;
   for (const auto& b : *binds) out.push_back(SharedFolder{b.source, b.target, b.config_path});
