@@ -22,6 +22,7 @@
 #include "app/client_support.h"
 #include "app/commands.h"
 #include "cli/chat_renderer.h"
+#include "cli/invoked_command.h"
 #include "core/ids.h"
 #include "core/utf8.h"
 #include "store/session_keys.h"
@@ -168,7 +169,8 @@ class Chat {
         });
     if (!client) {
       return fail(1, "cannot connect to the gateway at " + options->url + ": " + client.error().message +
-                         (client.error().code == "UNREACHABLE" ? ". Is it running? Start it with: pincer gateway run" : ""));
+                         (client.error().code == "UNREACHABLE" ? ". Is it running? Start it with: " +
+                             cli::invoked_command() + " gateway run" : ""));
     }
     client_ = std::move(*client);
     lost_ = false;

@@ -13,6 +13,7 @@
 #include "app/commands.h"
 #include "app/sessions_local.h"
 #include "cli/chat_renderer.h"
+#include "cli/invoked_command.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/paths.h"
@@ -128,7 +129,7 @@ void print_approval_wait(const std::string& run_id, const std::string& event, co
   const std::string id = cli::terminal_safe(payload.value("id", ""));
   std::cerr << "pincer: waiting for approval to run: " << cli::terminal_safe(request.value("command", "")) << "\n"
             << "  answer it in the web chat, or:\n"
-            << "    pincer gateway call exec.approval.resolve --params '{\"id\":\"" << id
+            << "    " + cli::invoked_command() + " gateway call exec.approval.resolve --params '{\"id\":\"" << id
             << "\",\"decision\":\"allow-once\"}'   (or allow-always, deny)\n"
             << std::flush;
 }
@@ -166,11 +167,11 @@ int run_agent_remote(const ClientFlags& f, const AgentFlags& a) {
     if (!r && r.error().code == "GATEWAY_STOPPING") {
       // The run journal keeps an accepted message (GW-10): it is answered after the next start.
       return fail(1, r.error().message + "; your message is kept and is answered when the gateway starts again (" +
-                         "see the reply with: pincer sessions show " + session_key + ")");
+                         "see the reply with: " + cli::invoked_command() + " sessions show " + session_key + ")");
     }
     if (!r && r.error().code == "CLOSED") {  // killed or crashed mid-run: the journal resumes it (SS-6)
       return fail(1, "agent: " + r.error().message + ": the gateway went away during the run; a message it had " +
-                         "accepted is resumed when it starts again (see the reply with: pincer sessions show " +
+                         "accepted is resumed when it starts again (see the reply with: " + cli::invoked_command() + " sessions show " +
                          session_key + ")");
     }
     if (!r) return request_failed("agent", r.error());
@@ -278,7 +279,7 @@ int print_sessions_list(const ClientFlags& f, const json& r) {
   if (f.json) return print_json(r);
   const auto& rows = r["sessions"];
   if (rows.empty()) {
-    std::cout << "No sessions yet. Start one with: pincer chat\n";
+    std::cout << "No sessions yet. Start one with: " + cli::invoked_command() + " chat\n";
     return 0;
   }
   const int64_t now = r.value("ts", int64_t{0});
@@ -295,7 +296,7 @@ int print_session(const ClientFlags& f, const std::string& key, const json& r, b
   if (f.json) return print_json(r);
   if (!r.contains("sessionId")) {
     std::cerr << "pincer: no session \"" << cli::terminal_safe(key) << "\" (" << r.value("sessionKey", key)
-              << "); see pincer sessions list\n";
+              << "); see " + cli::invoked_command() + " sessions list\n";
     return 1;
   }
   for (const auto& m : r["messages"]) {
@@ -367,7 +368,7 @@ int run_models_list(const ClientFlags& f) {
     if (!r) return request_failed("models.list", r.error());
     if (f.json) return print_json(*r);
     const auto& models = (*r)["models"];
-    if (models.empty()) std::cout << "No models configured. Add a provider with: pincer onboard\n";
+    if (models.empty()) std::cout << "No models configured. Add a provider with: " + cli::invoked_command() + " onboard\n";
     for (const auto& m : models) {
       std::cout << m.value("provider", "?") << "/" << m.value("id", "?");
       if (m.contains("contextWindow")) std::cout << "  ctx " << m["contextWindow"];

@@ -11,6 +11,7 @@
 
 #include "agent/agents_config.h"
 #include "cli/chat_renderer.h"
+#include "cli/invoked_command.h"
 
 namespace pincer::app {
 
@@ -97,7 +98,7 @@ std::string missing_config_note(const ClientFlags& flags, const config::EnvLooku
   const auto port = env("PINCER_GATEWAY_PORT");
   return "no config file was found at " + file.string() + ", so the port is " +
          (set(port) ? *port + " (from PINCER_GATEWAY_PORT)" : std::string("18789 (the default)")) +
-         ": run pincer onboard, point PINCER_HOME at the gateway's state directory, or give --url";
+         ": run " + cli::invoked_command() + " onboard, point PINCER_HOME at the gateway's state directory, or give --url";
 }
 
 int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body, cli::EventHandler on_event,
@@ -113,7 +114,7 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
     if (e.code == "UNREACHABLE" || e.code == "TIMEOUT") {
       const std::string note = missing_config_note(flags, config::process_env());
       return fail(1, "cannot reach the gateway at " + options->url + " (" + e.message +
-                         "). Is it running? Start it with: pincer gateway run" +
+                         "). Is it running? Start it with: " + cli::invoked_command() + " gateway run" +
                          (note.empty() ? "" : "\npincer: " + note));
     }
     // Name the secret that was sent: a password user is not helped by token hints.

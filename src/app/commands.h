@@ -11,18 +11,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/invoked_command.h"
+
 namespace pincer::app {
 
 /// What the parsed command line asks for; returns the process exit code.
 using Action = std::function<int()>;
 
-/// How a hint names this binary when it tells the user a command to run: argv[0] when it holds a
-/// '/' (`./build/pincer`, single-quoted when it has a blank or quote), else `pincer` (found on PATH).
-/// main() sets it before parsing; read-only afterwards (main thread).
-inline std::string& invoked_command() {
-  static std::string name = "pincer";
-  return name;
-}
+/// How a hint names this binary when it tells the user a command to run (cli/invoked_command.h).
+using cli::invoked_command;
 
 /// Sets `action` to `run` when `sub` is parsed.
 inline void on_parsed(CLI::App* sub, Action& action, Action run) {

@@ -19,6 +19,7 @@
 #include "app/commands.h"
 #include "cli/config_checks.h"
 #include "cli/config_file.h"
+#include "cli/invoked_command.h"
 #include "core/config.h"
 #include "core/ids.h"
 #include "core/json5.h"
@@ -136,7 +137,8 @@ int run_get(const ConfigFlags& f) {
     if (!text) return fail(1, text.error().message);
     auto parsed = json5::parse(text->text, file.string());
     if (!parsed) return fail(2, parsed.error().message);
-    std::cerr << "pincer: warning: " << file.string() << " is not valid (see `pincer config validate`); showing it as written\n";
+    std::cerr << "pincer: warning: " << file.string() << " is not valid (see `" + cli::invoked_command() +
+        " config validate`); showing it as written\n";
     resolved = std::move(*parsed);
   }
   const json effective = config::with_defaults(resolved);

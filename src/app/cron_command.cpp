@@ -19,6 +19,7 @@
 #include "channels/last_route.h"
 #include "cli/chat_renderer.h"
 #include "cli/config_file.h"
+#include "cli/invoked_command.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/paths.h"
@@ -312,7 +313,8 @@ int cron_action(const CronCli& c, const std::string& action, const json& params)
         return print_result(c, action, *r);
       },
       [&] {
-        if (action == "run") return fail(1, "cron run: a job runs only in the gateway: start it (pincer gateway run)");
+        if (action == "run") return fail(1, "cron run: a job runs only in the gateway: start it (" +
+            cli::invoked_command() + " gateway run)");
         // The scheduler's log lines go to stderr (core/log.h): stdout is the command's output (--json).
         log::Options quiet;
         quiet.level = "warn";

@@ -9,6 +9,7 @@
 
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "cli/invoked_command.h"
 #include "core/paths.h"
 #include "store/device_store.h"
 #include "store/instance_lock.h"
@@ -72,7 +73,7 @@ int run_list(const ClientFlags& f) {
                 << ago(now, d.value("approvedAtMs", int64_t{0})) << (d.value("connected", false) ? "  · connected" : "")
                 << "\n";
     }
-    if (!pending.empty()) std::cout << "Approve with: pincer devices approve <requestId> (or --latest)\n";
+    if (!pending.empty()) std::cout << "Approve with: " + cli::invoked_command() + " devices approve <requestId> (or --latest)\n";
     return 0;
   });
 }
@@ -190,7 +191,7 @@ void register_devices_commands(CLI::App& app, Action& action) {
     add_client_flags(cmd, *f);
     const std::string m = method;
     on_parsed(cmd, action, [f, t, m] {
-      if (t->id.empty() && !t->latest) return fail(2, "give a requestId or --latest (see pincer devices list)");
+      if (t->id.empty() && !t->latest) return fail(2, "give a requestId or --latest (see " + cli::invoked_command() + " devices list)");
       return run_resolve(*f, *t, m);
     });
   }
@@ -216,7 +217,7 @@ void register_devices_commands(CLI::App& app, Action& action) {
     add_client_flags(cmd, *f);
     on_parsed(cmd, action, [f, t, all] {
       if (*all) return run_revoke_all(*f);
-      if (t->id.empty()) return fail(2, "give a deviceId or --all (see pincer devices list)");
+      if (t->id.empty()) return fail(2, "give a deviceId or --all (see " + cli::invoked_command() + " devices list)");
       return run_revoke(*f, *t);
     });
   }

@@ -10,6 +10,7 @@
 #include "app/commands.h"
 #include "app/memory_dreaming_command.h"
 #include "cli/chat_renderer.h"
+#include "cli/invoked_command.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/paths.h"
@@ -66,7 +67,7 @@ std::optional<Loaded> load_all() {
   // mistyped PINCER_HOME would quietly get a new index).
   if (std::error_code ec; !std::filesystem::is_directory(l.state, ec)) {
     std::cerr << "pincer: state directory " << l.state.string()
-              << " does not exist (PINCER_HOME, default ~/.pincer; `pincer onboard` creates it)\n";
+              << " does not exist (PINCER_HOME, default ~/.pincer; `" + cli::invoked_command() + " onboard` creates it)\n";
     return std::nullopt;
   }
   auto loaded = config::load(paths::config_file(l.state), env);

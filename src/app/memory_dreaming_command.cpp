@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cli/invoked_command.h"
 #include "core/clock.h"
 #include "memory/dreaming/backfill.h"
 #include "memory/dreaming/explain.h"
@@ -79,7 +80,8 @@ int run_memory_promote(const json& config, const std::vector<DreamingAgent>& age
                      "not promoted again)";
       } else if (passing == 0) {
         std::cout << "none of the " << row["candidates"].size()
-                  << " recalled snippets passed every promotion gate (pincer memory promote-explain TEXT shows why)";
+                  << " recalled snippets passed every promotion gate (" + cli::invoked_command() +
+                      " memory promote-explain TEXT shows why)";
       } else {
         std::cout << passing << " passed every gate but none could be written"
                   << (row.value("timedOut", false) ? " in time" : " (withdrawn below)");

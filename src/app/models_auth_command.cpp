@@ -17,6 +17,7 @@
 #include "agent/agents_config.h"
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "cli/invoked_command.h"
 #include "core/config.h"
 #include "core/paths.h"
 #include "llm/auth/auth_profile_file.h"
@@ -66,7 +67,7 @@ Result<std::shared_ptr<AuthProfileFile>> file_for(const std::string& agent_id) {
   auto agents = agent::resolve_agents(loaded->effective, state, env);
   if (!agents) return agents.error();
   const agent::AgentSettings* a = agent_id.empty() ? &agents->default_agent() : agents->find(agent_id);
-  if (!a) return Error{"UNKNOWN_AGENT", "no agent \"" + agent_id + "\" in the configuration (pincer agents list)"};
+  if (!a) return Error{"UNKNOWN_AGENT", "no agent \"" + agent_id + "\" in the configuration (" + cli::invoked_command() + " agents list)"};
   return std::make_shared<AuthProfileFile>(llm::auth::auth_profiles_path(state, a->id));
 }
 
@@ -115,7 +116,7 @@ int list(const AuthArgs& a) {
     std::cout << "No auth profiles for provider " << a.provider << " in " << (*file)->path().string() << ".\n";
   } else if (rows.empty()) {
     std::cout << "No auth profiles in " << (*file)->path().string()
-              << ".\nAdd one: pincer models auth add --provider <provider> --key-file <file>\n";
+              << ".\nAdd one: " + cli::invoked_command() + " models auth add --provider <provider> --key-file <file>\n";
   }
   // Columns: id, provider, type, state (with its details).
   std::size_t id_width = 2, provider_width = 8, type_width = 4;
@@ -228,7 +229,7 @@ int remove(const AuthArgs& a) {
   bool found = false;
   auto st = (*file)->update([&](AuthProfiles& doc) { found = doc.remove(a.id); });
   if (!st) return fail(1, st.error().message);
-  if (!found) return fail(1, "no auth profile \"" + a.id + "\" (pincer models auth list)");
+  if (!found) return fail(1, "no auth profile \"" + a.id + "\" (" + cli::invoked_command() + " models auth list)");
   if (a.json) return print_json({{"ok", true}, {"id", a.id}});
   std::cout << "Removed auth profile " << a.id << "\n";
   return 0;
@@ -268,7 +269,8 @@ int order(const AuthArgs& a) {
     if (unknown.empty()) doc.set_order(a.provider, a.clear ? std::vector<std::string>{} : a.ids);
   });
   if (!st) return fail(1, st.error().message);
-  if (!unknown.empty()) return fail(2, "no auth profile " + unknown + " of provider " + a.provider + " (pincer models auth list)");
+  if (!unknown.empty()) return fail(2, "no auth profile " + unknown + " of provider " + a.provider + " (" +
+      cli::invoked_command() + " models auth list)");
   if (a.json) return print_json({{"ok", true}, {"provider", a.provider}, {"order", a.clear ? std::vector<std::string>{} : a.ids}});
   std::cout << (a.clear ? "Cleared the explicit order of " + a.provider : "Set the order of " + a.provider) << "\n";
   return 0;
@@ -285,7 +287,7 @@ int reset(const AuthArgs& a) {
     doc.mark_good(a.id, last_used);  // clears cooldown, disable and counters; keeps lastUsed
   });
   if (!st) return fail(1, st.error().message);
-  if (!found) return fail(1, "no auth profile \"" + a.id + "\" (pincer models auth list)");
+  if (!found) return fail(1, "no auth profile \"" + a.id + "\" (" + cli::invoked_command() + " models auth list)");
   if (a.json) return print_json({{"ok", true}, {"id", a.id}});
   std::cout << "Cleared the cooldown and failure counts of " << a.id << "\n";
   return 0;

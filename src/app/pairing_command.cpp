@@ -7,6 +7,7 @@
 #include "app/client_support.h"
 #include "app/commands.h"
 #include "channels/pairing_store.h"
+#include "cli/invoked_command.h"
 
 namespace pincer::app {
 namespace {
@@ -34,7 +35,7 @@ int resolve(const std::string& channel, const std::string& code, bool approve) {
   auto s = store();
   const int64_t now = SystemClock::instance().wall_ms();
   auto r = approve ? s.approve(channel, code, now) : s.reject(channel, code, now);
-  if (!r) return fail(1, r.error().message + " (see: pincer pairing list)");
+  if (!r) return fail(1, r.error().message + " (see: " + cli::invoked_command() + " pairing list)");
   std::cout << (approve ? "Approved " : "Rejected ") << r->channel << " sender " << r->sender_id
             << (r->username.empty() ? "" : " (@" + r->username + ")") << "\n";
   return 0;

@@ -23,6 +23,7 @@
 #include "app/client_support.h"
 #include "app/commands.h"
 #include "cli/config_file.h"
+#include "cli/invoked_command.h"
 #include "cli/onboard.h"
 #include "core/config.h"
 #include "core/paths.h"
@@ -261,13 +262,14 @@ int run_install(const ServiceFlags& f) {
   const Ran reload = systemctl({"daemon-reload"});
   if (reload.exit_code != 0) {
     std::cout << "No systemd user instance is available (" << (reload.output.empty() ? "systemctl failed" : reload.output)
-              << ").\nRun the gateway in the foreground with `pincer gateway run`, or, where systemd runs, start the unit with:\n  "
+              << ").\nRun the gateway in the foreground with `" + cli::invoked_command() +
+                  " gateway run`, or, where systemd runs, start the unit with:\n  "
               << manual << "\n";
     return 0;
   }
   const Ran enable = systemctl({"enable", "--now", kUnitName});
   if (enable.exit_code != 0) return fail(1, "systemctl --user enable --now " + std::string(kUnitName) + " failed: " + enable.output);
-  std::cout << "Enabled and started " << kUnitName << ". Check it with `pincer gateway status`.\n"
+  std::cout << "Enabled and started " << kUnitName << ". Check it with `" + cli::invoked_command() + " gateway status`.\n"
             << "To keep it running while you are logged out: loginctl enable-linger $USER\n";
   return 0;
 }
@@ -350,7 +352,8 @@ int run_status(const ServiceFlags& f) {
               << "\n";
     return 0;
   }
-  std::cout << "unit:     " << unit.string() << (installed ? " (installed)" : " (not installed: pincer gateway install)") << "\n";
+  std::cout << "unit:     " << unit.string() << (installed ? " (installed)" : " (not installed: " +
+      cli::invoked_command() + " gateway install)") << "\n";
   if (installed) {
     std::cout << "          ExecStart=" << exec_start << (same_binary ? "" : "  (not this binary)") << "\n";
   }
@@ -360,7 +363,7 @@ int run_status(const ServiceFlags& f) {
             << (healthy ? "answers" : health ? "answered HTTP " + std::to_string(health->status) : "does not answer") << "\n";
   if (loaded && !loaded->exists) {  // the port above is a default, not what a gateway elsewhere uses
     std::cout << "config:   " << paths::config_file(state).string() << " does not exist: port " << port
-              << " is assumed (run pincer onboard, or point PINCER_HOME at the gateway's state directory)\n";
+              << " is assumed (run " + cli::invoked_command() + " onboard, or point PINCER_HOME at the gateway's state directory)\n";
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "agent/agents_config.h"
 #include "app/client_support.h"
 #include "automation/cron_store.h"
+#include "cli/invoked_command.h"
 #include "tools/sandbox/sandbox.h"
 #include "app/commands.h"
 #include "channels/dm_scope_check.h"
@@ -28,20 +29,20 @@ int run_doctor(bool as_json) {
       findings.push_back({"cron", "fail", st.error().message, "fix or remove " + jobs.jobs_path().string()});
     } else {
       for (const auto& issue : jobs.issues())
-        findings.push_back({"cron", "warn", issue, "pincer cron edit, or fix it in " + jobs.jobs_path().string()});
+        findings.push_back({"cron", "warn", issue, cli::invoked_command() + " cron edit, or fix it in " + jobs.jobs_path().string()});
     }
   }
   // Direct messages of several people in one main session (session.dmScope "main").
   if (auto loaded = config::load(paths::config_file(state), env); loaded) {
     for (auto& w : channels::dm_scope_warnings(loaded->effective, state)) {
-      findings.push_back({"dm-scope", "warn", std::move(w), "pincer config set session.dmScope per-channel-peer"});
+      findings.push_back({"dm-scope", "warn", std::move(w), cli::invoked_command() + " config set session.dmScope per-channel-peer"});
     }
     // A configured sandbox that cannot start is an error, never a run on the host (TL-5).
     if (auto agents = agent::resolve_agents(loaded->effective, state, env)) {
       for (const auto& a : agents->agents) {
         auto sb = tools::sandbox::settings_for_agent(loaded->effective, a.id);
         if (!sb) {
-          findings.push_back({"sandbox", "fail", sb.error().message, "pincer config validate"});
+          findings.push_back({"sandbox", "fail", sb.error().message, cli::invoked_command() + " config validate"});
         } else if (sb->mode != tools::sandbox::Mode::kOff) {
           auto st = tools::sandbox::check_backend(*sb);
           findings.push_back({"sandbox", st ? "ok" : "fail",
@@ -76,7 +77,8 @@ int run_logs(int lines, bool follow) {
     if (auto configured = loaded->effective["logging"].value("file", ""); !configured.empty()) file = configured;
   }
   std::ifstream in(file, std::ios::binary | std::ios::ate);
-  if (!in && !follow) return fail(1, "no gateway log at " + file.string() + " yet (start the gateway: pincer gateway run)");
+  if (!in && !follow) return fail(1, "no gateway log at " + file.string() + " yet (start the gateway: " +
+      cli::invoked_command() + " gateway run)");
   // The tail only: at most the last 8 MiB are read.
   const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : 0;
   const std::streamoff from = std::max<std::streamoff>(0, size - (8 << 20));

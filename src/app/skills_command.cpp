@@ -10,6 +10,7 @@
 #include "agent/agent_skills.h"
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "cli/invoked_command.h"
 #include "core/config.h"
 #include "core/paths.h"
 
@@ -86,7 +87,7 @@ int info(const SkillsArgs& a) {
     }
     return 0;
   }
-  return fail(1, "no skill named \"" + a.name + "\" for agent " + view->agent_id + " (pincer skills list)");
+  return fail(1, "no skill named \"" + a.name + "\" for agent " + view->agent_id + " (" + cli::invoked_command() + " skills list)");
 }
 
 int check(const SkillsArgs& a) {

@@ -11,6 +11,7 @@
 #include "channels/channel_accounts.h"
 #include "channels/channel_checks.h"
 #include "cli/config_file.h"
+#include "cli/invoked_command.h"
 #include "core/paths.h"
 #include "llm/auth/auth_profile_file.h"
 #include "core/secret_rules.h"
@@ -265,8 +266,8 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   if (auto problem = options.check_auth ? gateway_auth_problem(secret, config_file) : ""; !problem.empty()) {
     // No config file yet: `gateway run` writes one with a new token (as doctor's "info" says).
     if (secret.mode == "token" && secret.value.empty() && secret.source == "gateway.auth.token" && !options.config_exists) {
-      out.notes.push_back("no gateway token yet: `pincer gateway run` creates " + config_file.string() +
-                          " with a new random gateway.auth.token on its first start (or run `pincer onboard`)");
+      out.notes.push_back("no gateway token yet: `" + invoked_command() + " gateway run` creates " + config_file.string() +
+                          " with a new random gateway.auth.token on its first start (or run `" + invoked_command() + " onboard`)");
     } else if (secret.value.empty() && !options.runtime_env_known) {
       // An unset secret may come from the gateway's own environment at run time.
       out.warnings.push_back(problem + " (the gateway's environment must provide it)");
@@ -312,7 +313,8 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   }
   for (const auto& a : agents->agents) {
     if (a.model.primary.empty()) {
-      out.warnings.push_back("agent \"" + a.id + "\" has no model: set agents.defaults.model.primary (`pincer onboard` does)");
+      out.warnings.push_back("agent \"" + a.id + "\" has no model: set agents.defaults.model.primary (`" +
+          invoked_command() + " onboard` does)");
     }
   }
   model_reference_problems(effective, *agents, env, options, out);

@@ -15,6 +15,7 @@
 #include "agent/agents_config.h"
 #include "agent/model_registry.h"
 #include "channels/channel_accounts.h"
+#include "cli/invoked_command.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
 #include "cli/config_checks.h"
@@ -89,7 +90,7 @@ std::vector<Finding> check_security(const json& effective, const config::EnvLook
                         (bind == "custom" && (gw.value("customBindHost", "").rfind("127.", 0) == 0 || gw.value("customBindHost", "") == "::1"));
   if (!loopback && mode == "none") {
     out.push_back(failed("bind", "gateway.bind is \"" + bind + "\" with gateway.auth.mode \"none\": anyone on the network could drive your agents",
-                         "pincer config set gateway.bind loopback (or set gateway.auth.mode to token)"));
+                         invoked_command() + " config set gateway.bind loopback (or set gateway.auth.mode to token)"));
   } else if (!loopback) {
     out.push_back(warn("bind", "gateway.bind is \"" + bind + "\": the gateway is reachable from other machines",
                        "prefer loopback and reach it through SSH or a VPN tunnel"));
@@ -108,11 +109,11 @@ std::vector<Finding> check_security(const json& effective, const config::EnvLook
     } else if (token.empty() && secret.source == "gateway.auth.token") {
       out.push_back(warn("token", "gateway.auth.token is not set and PINCER_GATEWAY_TOKEN is not set here (the gateway "
                                   "refuses to start unless its environment or --token-file gives one)",
-                         "run pincer onboard, or set gateway.auth.token"));
+                         "run " + invoked_command() + " onboard, or set gateway.auth.token"));
     } else if (auto problem = gateway_auth_problem(secret, {}); !problem.empty()) {
       out.push_back(failed("token", problem + "; the gateway refuses to start with it",
                            secret.source == "gateway.auth.token"
-                               ? "pincer config set gateway.auth.token \"$(openssl rand -hex 24)\""
+                               ? invoked_command() + " config set gateway.auth.token \"$(openssl rand -hex 24)\""
                                : "give " + secret.source + " a longer token: openssl rand -hex 24"));
     } else if (secrets::secret_strength("token", token.size()) == secrets::Strength::Weak) {
       out.push_back(warn("token", secret.source + " is " + std::to_string(token.size()) + " characters; " +
@@ -201,7 +202,8 @@ Finding check_port(int port) {
   auto r = http_get("http://" + where + "/health", {}, 2000);
   if (r.transport_error) {
     if (r.transport_error->find("refused") != std::string::npos) {
-      return warn("port", "nothing listens on " + where + ": the gateway is not running", "start it with: pincer gateway run");
+      return warn("port", "nothing listens on " + where + ": the gateway is not running", "start it with: " +
+          invoked_command() + " gateway run");
     }
     return failed("port", where + ": " + *r.transport_error, "free the port or set gateway.port");
   }
@@ -210,7 +212,7 @@ Finding check_port(int port) {
     return ok("port", "a gateway answers on " + where);
   }
   return failed("port", where + " is used by another program (HTTP " + std::to_string(r.status) + " on /health)",
-                "stop it, or choose another port: pincer config set gateway.port 18790");
+                "stop it, or choose another port: " + invoked_command() + " config set gateway.port 18790");
 }
 
 Finding check_provider(const json& effective, int64_t timeout_ms) {
@@ -219,11 +221,12 @@ Finding check_provider(const json& effective, int64_t timeout_ms) {
   const std::string primary = agents->default_agent().model.primary;
   if (primary.empty()) {
     return failed("provider", "no model configured for the default agent (agents.defaults.model.primary is empty)",
-                  "run pincer onboard to choose a provider and model");
+                  "run " + invoked_command() + " onboard to choose a provider and model");
   }
   auto registry = agent::ModelRegistry::from_config(effective);
   auto spec = registry.resolve(primary);
-  if (!spec) return failed("provider", spec.error().message, "pincer config set agents.defaults.model.primary <provider/model>");
+  if (!spec) return failed("provider", spec.error().message, invoked_command() +
+      " config set agents.defaults.model.primary <provider/model>");
   const std::string base = strip_slash(spec->base_url);
   std::string url;
   net::Headers headers(spec->headers.begin(), spec->headers.end());
@@ -252,7 +255,7 @@ Finding check_provider(const json& effective, int64_t timeout_ms) {
   }
   if (r.status < 200 || r.status >= 300) {
     return warn("provider", name + " answered HTTP " + std::to_string(r.status) + " to " + url,
-                "the server may not list models; try a turn: pincer agent -m hi");
+                "the server may not list models; try a turn: " + invoked_command() + " agent -m hi");
   }
   return ok("provider", name + " is reachable and accepts the key; default model " + primary);
 }
@@ -346,12 +349,13 @@ std::optional<Finding> check_command_owner(const json& effective) {
   const bool webhook = std::find(names.begin(), names.end(), "webhook") != names.end();
   const bool chats = names.size() > (webhook ? 1u : 0u);
   std::string where;
-  if (chats) where = "`pincer pairing list` shows the ids of senders who wrote to the bot";
+  if (chats) where = "`" + invoked_command() + " pairing list` shows the ids of senders who wrote to the bot";
   if (webhook) where += std::string(chats ? "; " : "") + "a webhook sender's id is the senderId its caller posts";
   return warn("owner",
               "channels are configured (" + channel_names + ") but commands.ownerAllowFrom is empty: nobody can answer exec "
               "approvals in a chat (/approve, Telegram's buttons) and owner-only tools are off for every sender",
-              "list yourself as the owner: pincer config set commands.ownerAllowFrom '[" + list + "]' (your id: " + where +
+              "list yourself as the owner: " + invoked_command() + " config set commands.ownerAllowFrom '[" + list +
+                  "]' (your id: " + where +
                   ")");
 }
 
@@ -376,7 +380,8 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
   if (!loaded) {
     missing = missing_env_vars(config_file, env);
     if (missing.empty()) {
-      out.push_back(failed("config", loaded.error().message, "fix the file (pincer config validate shows the same error)"));
+      out.push_back(failed("config", loaded.error().message, "fix the file (" + invoked_command() +
+          " config validate shows the same error)"));
       out.push_back(check_permissions(state_dir, config_file));
       out.push_back(check_state_writable(state_dir));
       return out;
@@ -396,20 +401,22 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
     };
     loaded = config::load(config_file, as_written);
     if (!loaded) {
-      out.push_back(failed("config", loaded.error().message, "fix the file (pincer config validate shows the same error)"));
+      out.push_back(failed("config", loaded.error().message, "fix the file (" + invoked_command() +
+          " config validate shows the same error)"));
       out.push_back(check_permissions(state_dir, config_file));
       out.push_back(check_state_writable(state_dir));
       return out;
     }
   } else if (!loaded->exists) {
-    out.push_back(warn("config", config_file.string() + " does not exist (defaults apply)", "run pincer onboard"));
+    out.push_back(warn("config", config_file.string() + " does not exist (defaults apply)", "run " + invoked_command() + " onboard"));
   }
   // What the gateway would refuse beyond the schema (channels, agents …), as `config validate`.
   ConfigCheckOptions options;
   options.check_auth = false;  // the "token" finding below says it, with its fix
   const auto problems = check_config(loaded->effective, config_file, env, options);
   for (const auto& e : problems.errors) {
-    out.push_back(failed("config", e, "fix it in " + config_file.string() + " (pincer config validate lists every problem)"));
+    out.push_back(failed("config", e, "fix it in " + config_file.string() + " (" + invoked_command() +
+        " config validate lists every problem)"));
   }
   if (problems.errors.empty() && loaded->exists && missing.empty()) {
     out.push_back(ok("config", config_file.string() + " is valid"));

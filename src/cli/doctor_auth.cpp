@@ -7,6 +7,7 @@
 
 #include "agent/agents_config.h"
 #include "cli/doctor.h"
+#include "cli/invoked_command.h"
 #include "llm/auth/auth_profile_file.h"
 
 namespace pincer::cli {
@@ -37,11 +38,11 @@ std::vector<Finding> check_auth_profiles(const nlohmann::json& effective, const 
     auto doc = file.load();
     if (!doc) {
       out.push_back({"auth", "fail", "agent " + a.id + ": " + doc.error().message + " (its profiles are not used)",
-                     "fix or remove the file; pincer models auth add writes a new one"});
+                     "fix or remove the file; " + invoked_command() + " models auth add writes a new one"});
       continue;
     }
     for (const auto& w : doc->warnings()) {
-      out.push_back({"auth", "warn", "agent " + a.id + ": " + w, "pincer models auth add --id <id> … replaces it"});
+      out.push_back({"auth", "warn", "agent " + a.id + ": " + w, invoked_command() + " models auth add --id <id> … replaces it"});
     }
     std::map<std::string, std::vector<std::string>> by_provider;
     for (const auto& c : doc->credentials()) by_provider[c.provider].push_back(c.id);
@@ -65,7 +66,8 @@ std::vector<Finding> check_auth_profiles(const nlohmann::json& effective, const 
       const std::string until = soonest == INT64_MAX ? "expired" : why + ", the first is back at " + utc_time(soonest);
       out.push_back({"auth", "warn",
                      "agent " + a.id + ": no usable auth profile for " + provider + " (" + until + ")",
-                     "pincer models auth list shows each profile; pincer models auth reset <id> clears a cooldown"});
+                     invoked_command() + " models auth list shows each profile; " + invoked_command() +
+                         " models auth reset <id> clears a cooldown"});
     }
   }
   if (out.empty() && files > 0) {

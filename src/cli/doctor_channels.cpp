@@ -7,6 +7,7 @@
 #include "cli/connection.h"
 #include "cli/doctor.h"
 #include "cli/gateway_client.h"
+#include "cli/invoked_command.h"
 
 namespace pincer::cli {
 
@@ -34,9 +35,9 @@ std::vector<Finding> channel_findings(const nlohmann::json& status) {
                                                (held ? " (not retried until the config changes)"
                                                      : a.contains("restartAt") ? " (restarting with backoff)" : ""),
                        held ? "fix the key the reason names and save the config: the gateway starts the account again"
-                            : "pincer channels status --probe; pincer logs shows the retries"});
+                            : invoked_command() + " channels status --probe; " + invoked_command() + " logs shows the retries"});
       } else if (!error.empty()) {
-        out.push_back({"channels", "warn", name + " runs but: " + error, "pincer channels status --probe"});
+        out.push_back({"channels", "warn", name + " runs but: " + error, invoked_command() + " channels status --probe"});
       } else {
         ++running;
       }

@@ -9,6 +9,7 @@
 #include "cli/connection.h"
 #include "cli/doctor.h"
 #include "cli/gateway_client.h"
+#include "cli/invoked_command.h"
 
 namespace pincer::cli {
 
@@ -77,7 +78,7 @@ std::vector<Finding> check_mcp_servers(const nlohmann::json& effective, const co
               out.push_back(d::make(state == "disabled" && reason == "enabled: false" ? "ok" : "warn",
                                     "MCP server " + name + ": " + state + (reason.empty() ? "" : ": " + reason),
                                     state == "unavailable" ? "fix the server or its mcp.servers." + name +
-                                                                 " entry; pincer mcp status shows the retries"
+                                                                 " entry; " + invoked_command() + " mcp status shows the retries"
                                                            : ""));
             } else {
               out.push_back(d::make("ok", "MCP server " + name + ": " + state));

@@ -11,6 +11,7 @@
 #include "agent/workspace.h"
 #include "cli/config_file.h"
 #include "cli/connection.h"
+#include "cli/invoked_command.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
 #include "core/ids.h"
@@ -197,7 +198,7 @@ Result<std::optional<ProviderChoice>> choose_provider(const OnboardOptions& o, c
       c.api_key_value = c.api_key_shown = "${" + env_name + "}";
       if (auto v = env(env_name); !v || v->empty()) {
         warnings.push_back(env_name + " is not set in this shell: the gateway needs it (export " + env_name +
-                           "=..., or put it in the service's environment file; see pincer gateway install)");
+                           "=..., or put it in the service's environment file; see " + invoked_command() + " gateway install)");
       }
     }
   }
@@ -334,7 +335,8 @@ Result<OnboardResult> onboard(const OnboardOptions& o, const fs::path& state, co
   // written when it does not validate yet (onboarding may be what fixes it).
   auto parsed = json5::parse(base, r.config_file.string());
   if (!parsed) {
-    return Error{"CONFIG_INVALID", parsed.error().message + " (fix the file, or move it away and run pincer onboard again)"};
+    return Error{"CONFIG_INVALID", parsed.error().message + " (fix the file, or move it away and run " +
+        invoked_command() + " onboard again)"};
   }
   json current = std::move(*parsed);
   if (original->exists) {
@@ -440,10 +442,10 @@ Result<OnboardResult> onboard(const OnboardOptions& o, const fs::path& state, co
   }
 
   r.next_steps = {
-      "Start the gateway:      pincer gateway run   (or run it as a service: pincer gateway install)",
+      "Start the gateway:      " + invoked_command() + " gateway run   (or run it as a service: " + invoked_command() + " gateway install)",
       "Open the web chat:      http://127.0.0.1:" + std::to_string(r.port) +
-          "/   (token: pincer config get gateway.auth.token --show-secrets)",
-      "Chat in the terminal:   pincer chat",
+          "/   (token: " + invoked_command() + " config get gateway.auth.token --show-secrets)",
+      "Chat in the terminal:   " + invoked_command() + " chat",
   };
   return r;
 }

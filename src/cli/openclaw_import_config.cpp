@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/invoked_command.h"
 #include "cli/openclaw_import.h"
 #include "cli/openclaw_import_config_mapper.h"
 #include "core/config.h"
@@ -129,7 +130,8 @@ void Mapper::check_model_refs() {
     for (const auto& [path, ref] : refs) {
       if (!listed(ref)) {
         out_.warnings.push_back(path + ": \"" + ref + "\" is not listed under models.providers; Pincer " +
-                                "only uses configured models (add it with `pincer config set` or `pincer onboard`)");
+                                "only uses configured models (add it with `" + invoked_command() +
+                                    " config set` or `" + invoked_command() + " onboard`)");
       }
     }
   };

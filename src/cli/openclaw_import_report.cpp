@@ -2,6 +2,8 @@
 // Only paths, counts and reasons are shown, never config values (they may be secrets).
 #include "cli/openclaw_import.h"
 
+#include "cli/invoked_command.h"
+
 namespace pincer::cli::openclaw {
 namespace {
 
@@ -116,7 +118,7 @@ std::string to_text(const ImportOutcome& outcome) {
     for (const auto& w : r.warnings) out += "  ! " + w + "\n";
   }
   if (r.written) {
-    out += "\nImported into " + r.target.string() + ". Start the gateway with: pincer gateway run\n";
+    out += "\nImported into " + r.target.string() + ". Start the gateway with: " + invoked_command() + " gateway run\n";
   } else if (r.dry_run && !outcome.error) {
     out += "\nDry run: nothing was written. Run it again without --dry-run to import.\n";
   }

@@ -285,8 +285,8 @@ TEST_F(CliConfigTest, SetOnAMissingFileCreatesAStartableConfig) {
   const json v = json::parse(validate.out);
   EXPECT_EQ(v["valid"], true);
   EXPECT_EQ(v["errors"], json::array());
-  EXPECT_EQ(v["warnings"], json::array({"agent \"main\" has no model: set agents.defaults.model.primary (`pincer "
-                                        "onboard` does)"}));
+  EXPECT_EQ(v["warnings"], json::array({"agent \"main\" has no model: set agents.defaults.model.primary (`" +
+                                        pincer_binary() + " onboard` does)"}));
 }
 
 TEST_F(CliConfigTest, ValidateReportsEveryProblem) {
@@ -385,8 +385,8 @@ TEST_F(CliConfigTest, OnboardOpenAiCompatibleThenTheGatewayAnswers) {
   EXPECT_NE(summary["nextSteps"][0].get<std::string>().find("pincer gateway run"), std::string::npos);
   EXPECT_NE(summary["nextSteps"][2].get<std::string>().find("pincer chat"), std::string::npos);
   EXPECT_EQ(summary["warnings"], json::array({"MOCK_KEY is not set in this shell: the gateway needs it (export "
-                                              "MOCK_KEY=..., or put it in the service's environment file; see pincer "
-                                              "gateway install)"}));
+                                              "MOCK_KEY=..., or put it in the service's environment file; see " +
+                                              pincer_binary() + " gateway install)"}));
   EXPECT_TRUE(std::filesystem::exists(home_.path() / "workspace" / "AGENTS.md"));
   const std::string text = read_text(config());
   EXPECT_NE(text.find("apiKey: \"${MOCK_KEY}\""), std::string::npos) << text;

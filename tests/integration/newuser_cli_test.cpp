@@ -127,7 +127,7 @@ TEST_F(NewUserCliTest, AnAgentRunCutByKill9SaysWhereItsReplyWillBeAndIsResumed) 
   ASSERT_EQ(agent.wait(60s), std::optional<int>(1)) << agent.out() << agent.err();
   EXPECT_NE(agent.err().find("pincer: agent: connection closed ("), std::string::npos) << agent.err();
   EXPECT_NE(agent.err().find("the gateway went away during the run; a message it had accepted is resumed when it "
-                             "starts again (see the reply with: pincer sessions show main)\n"),
+                             "starts again (see the reply with: " + pincer_binary() + " sessions show main)\n"),
             std::string::npos)
       << agent.err();
   gw.reset();
