@@ -279,6 +279,7 @@ int run_validate(const ConfigFlags& f) {
     errors = cli::lines_of(loaded.error().message);
     std::error_code ec;
     exists = std::filesystem::exists(file, ec);
+    warnings = config::load_warnings(file);  // repeated keys, beside the errors (the load drops them)
   } else {
     exists = loaded->exists;
     if (!exists) warnings.push_back(file.string() + " does not exist; every default applies");

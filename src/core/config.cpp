@@ -166,6 +166,18 @@ Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& en
   return config;
 }
 
+std::vector<std::string> load_warnings(const std::filesystem::path& file) {
+  std::vector<std::string> warnings;
+  std::error_code ec;
+  if (fs::status(file, ec).type() == fs::file_type::not_found) return warnings;
+  auto text = read_config_file(file);
+  if (!text) return warnings;
+  // As load() reads it: the warnings come from parsing and $include, before env references. A
+  // file that does not parse has none; a failing $include keeps those found before it.
+  (void)resolve_text(*text, file, {}, EnvRefs::kKeep, &warnings);
+  return warnings;
+}
+
 std::string file_sha256(const std::filesystem::path& file) {
   auto text = read_config_file(file);
   return text ? sha256_hex(*text) : "";

@@ -78,6 +78,12 @@ struct LoadedConfig {
 /// `env` may be empty (= no variables set).
 Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& env);
 
+/// The warnings a load of `file` would give (LoadedConfig::warnings: repeated keys, in the file and
+/// the files it $includes), also when the file does not validate — for `config validate`, which
+/// reports them beside the errors. Empty when the file is missing or cannot be read or parsed (the
+/// load's error says why).
+std::vector<std::string> load_warnings(const std::filesystem::path& file);
+
 /// Lowercase hex SHA-256 of `file`'s bytes as they are now (LoadedConfig::hash of a load now), or
 /// "" when it cannot be read. Lets a running gateway tell whether the file still is what it runs.
 std::string file_sha256(const std::filesystem::path& file);

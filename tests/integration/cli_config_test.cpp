@@ -309,6 +309,25 @@ TEST_F(CliConfigTest, ValidateReportsEveryProblem) {
                   {"notes", json::array()}}));
 }
 
+// A repeated key is a warning also when the file has schema errors: text and --json carry both.
+TEST_F(CliConfigTest, ValidateKeepsRepeatedKeyWarningsBesideSchemaErrors) {
+  home_.write("pincer.json", "{\n  gateway: { port: 18789,\n    port: 18790, prot: 1 },\n}\n");
+  const std::string repeated =
+      config().string() + ":3:5: \"port\" appears again (first at line 2); the later value replaces the whole earlier one";
+  const std::string unknown = config().string() + ": gateway.prot: unknown key";
+  auto v = pincer({"config", "validate", "--json"});
+  EXPECT_EQ(v.exit_code, 2) << v.out;
+  const json doc = json::parse(v.out);
+  EXPECT_EQ(doc["valid"], false);
+  ASSERT_EQ(doc["errors"].size(), 1u) << v.out;
+  EXPECT_EQ(doc["errors"][0].get<std::string>().rfind(unknown, 0), 0u) << v.out;
+  EXPECT_EQ(doc["warnings"], json::array({repeated})) << v.out;
+  auto text = pincer({"config", "validate"});
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_NE(text.err.find("pincer: warning: " + repeated + "\n"), std::string::npos) << text.err;
+  EXPECT_NE(text.err.find("pincer: " + unknown), std::string::npos) << text.err;
+}
+
 TEST_F(CliConfigTest, ValidateReportsTheChannelProblemsTheGatewayWouldRefuse) {
   home_.write("pincer.json", R"({ gateway: { auth: { token: 'a-gateway-token-0123456789abcdef' } },
     channels: {
