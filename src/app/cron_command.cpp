@@ -145,6 +145,12 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
     j["delivery"] = std::move(d);
   } else if (f.announce || !f.channel.empty() || !f.to.empty() || (!patch && !f.message.empty())) {
     json d = {{"mode", "announce"}, {"channel", f.channel.empty() ? "last" : f.channel}};
+    // Only `last` brings its chat; a named channel without a recipient fails every run's delivery
+    // (ChannelManager::announce: "no recipient to announce to"), so a new job is refused here.
+    if (!patch && !f.channel.empty() && f.channel != "last" && f.to.empty()) {
+      return Error{"2", "--channel " + f.channel + " needs --to CHAT, the chat to announce to there (without --channel, "
+                        "or with --channel last, the reply goes to the chat the agent last heard from)"};
+    }
     if (!f.to.empty()) d["to"] = f.to;
     if (f.best_effort) d["bestEffort"] = true;
     j["delivery"] = std::move(d);

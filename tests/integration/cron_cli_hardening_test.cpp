@@ -123,6 +123,19 @@ TEST_F(CronCliHardeningTest, BadInputFailsAlikeWithAndWithoutTheGateway) {
   EXPECT_FALSE(std::filesystem::exists(jobs_file()) && read_all(jobs_file()).find("ghost") != std::string::npos);
 }
 
+// A named channel without --to has no chat to announce to (only `last` brings one): refused at
+// add, naming both flags, instead of a job whose every run fails to deliver.
+TEST_F(CronCliHardeningTest, AddWithAChannelButNoRecipientIsRefusedNamingBothFlags) {
+  auto r = cron({"add", "--name", "nowhere", "--every", "1h", "--message", "x", "--channel", "telegram"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("pincer: cron add: --channel telegram needs --to CHAT"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(jobs_file()) && read_all(jobs_file()).find("nowhere") != std::string::npos);
+  // `last` brings its chat: added (with the no-chat-yet warning).
+  auto last = cron({"add", "--name", "to-last", "--every", "1h", "--message", "x", "--channel", "last"});
+  EXPECT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_NE(last.err.find("has no chat to announce to yet"), std::string::npos) << last.err;
+}
+
 TEST_F(CronCliHardeningTest, EditTzAloneAndDisableKeepsTheRecord) {
   start();
   auto add = cron({"add", "--name", "eight", "--cron", "0 8 * * *", "--tz", "UTC", "--system-event", "x", "--json"});
