@@ -127,15 +127,17 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
 }
 
 int with_gateway_or_local(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body,
-                          const std::function<int()>& offline) {
+                          const std::function<int()>& offline, bool say_offline) {
   const auto env = config::process_env();
   const bool local = !flags.conn.url && !env("PINCER_GATEWAY_URL");
   auto options = cli::resolve_connection(flags.conn, env);
   if (local && options) {
     auto client = cli::GatewayClient::connect(*options);
     if (!client && (client.error().code == "UNREACHABLE" || client.error().code == "TIMEOUT")) {
-      std::cerr << "pincer: no gateway answers at " << options->url << "; showing the local files of "
-                << paths::state_dir(env).string() << " (offline data)\n";
+      if (say_offline) {
+        std::cerr << "pincer: no gateway answers at " << options->url << "; showing the local files of "
+                  << paths::state_dir(env).string() << " (offline data)\n";
+      }
       return offline();
     }
     if (client) {

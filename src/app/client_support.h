@@ -60,10 +60,12 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
 std::string missing_config_note(const ClientFlags& flags, const config::EnvLookup& env);
 
 /// with_gateway, except that when no gateway answers on the local connection (no --url and no
-/// PINCER_GATEWAY_URL: the gateway of this state dir) it says so on stderr and runs `offline`
-/// instead, which reads the local files.
+/// PINCER_GATEWAY_URL: the gateway of this state dir) it runs `offline` instead, which works on the
+/// local files. With `say_offline` it first says so on stderr ("no gateway answers at …; showing
+/// the local files of … (offline data)", for reads); an `offline` that writes passes false and
+/// reports what it did itself.
 int with_gateway_or_local(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body,
-                          const std::function<int()>& offline);
+                          const std::function<int()>& offline, bool say_offline = true);
 
 /// Prints "pincer: <method>: <message>" and returns 1.
 int request_failed(const std::string& method, const Error& error);

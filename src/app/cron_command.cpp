@@ -15,6 +15,7 @@
 #include "app/commands.h"
 #include "agent/text_cut.h"
 #include "automation/cron_api.h"
+#include "automation/schedule.h"
 #include "automation/scheduler.h"
 #include "channels/last_route.h"
 #include "cli/chat_renderer.h"
@@ -144,13 +145,13 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
     if (f.best_effort) d["bestEffort"] = true;
     j["delivery"] = std::move(d);
   } else if (f.announce || !f.channel.empty() || !f.to.empty() || (!patch && !f.message.empty())) {
-    json d = {{"mode", "announce"}, {"channel", f.channel.empty() ? "last" : f.channel}};
     // Only `last` brings its chat; a named channel without a recipient fails every run's delivery
     // (ChannelManager::announce: "no recipient to announce to"), so a new job is refused here.
     if (!patch && !f.channel.empty() && f.channel != "last" && f.to.empty()) {
       return Error{"2", "--channel " + f.channel + " needs --to CHAT, the chat to announce to there (without --channel, "
                         "or with --channel last, the reply goes to the chat the agent last heard from)"};
     }
+    json d = {{"mode", "announce"}, {"channel", f.channel.empty() ? "last" : f.channel}};
     if (!f.to.empty()) d["to"] = f.to;
     if (f.best_effort) d["bestEffort"] = true;
     j["delivery"] = std::move(d);
@@ -198,14 +199,11 @@ std::string cron_undeliverable_note(const json& job) {
          "it, so the run's reply will not be delivered there; " + kFix;
 }
 
-std::string when(const json& ms) {
+/// A time of the job file with its zone: in `zone` (a job's schedule.tz, labelled with its name)
+/// when it is a known zone, else in this machine's zone labelled with its abbreviation ("… CET").
+std::string when(const json& ms, const std::string& zone = "") {
   if (!ms.is_number_integer()) return "-";
-  const std::time_t t = static_cast<std::time_t>(ms.get<int64_t>() / 1000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
-  return buf;
+  return automation::format_wall_minute(ms.get<int64_t>(), automation::is_known_zone(zone) ? zone : "");
 }
 
 // A job's fields as the file holds them: a hand edit may give any field any type (the job is then
@@ -222,9 +220,15 @@ std::string text_of(const json& j, const char* key) {
   return cli::terminal_safe(v.is_string() ? v.get<std::string>() : v.dump());
 }
 
+/// The zone a job's times are shown in: its schedule's own tz ("" = this machine's zone).
+std::string cron_cli_schedule_zone(const json& schedule) {
+  const json& tz = field_of(schedule, "tz");
+  return tz.is_string() ? tz.get<std::string>() : "";
+}
+
 std::string schedule_text(const json& s) {
   const std::string kind = text_of(s, "kind");
-  if (kind == "at") return "at " + (field_of(s, "at").is_string() ? text_of(s, "at") : when(field_of(s, "at")));
+  if (kind == "at") return "at " + (field_of(s, "at").is_string() ? text_of(s, "at") : when(field_of(s, "at"), cron_cli_schedule_zone(s)));
   if (kind == "every") {
     const json& ms = field_of(s, "everyMs");
     return "every " + (ms.is_number_integer() ? std::to_string(ms.get<int64_t>() / 1000) + "s" : text_of(s, "everyMs"));
@@ -255,8 +259,9 @@ int print_result(const CronCli& c, const std::string& action, const json& r) {
     for (const auto& j : r["jobs"]) {
       const json& st = field_of(j, "state");
       const std::string last_status = text_of(st, "lastStatus");
+      const std::string zone = cron_cli_schedule_zone(field_of(j, "schedule"));
       std::cout << text_of(j, "id") << "  " << text_of(j, "name") << "  " << schedule_text(field_of(j, "schedule"))
-                << "  next " << when(field_of(st, "nextRunAtMs")) << "  last " << when(field_of(st, "lastRunAtMs"))
+                << "  next " << when(field_of(st, "nextRunAtMs"), zone) << "  last " << when(field_of(st, "lastRunAtMs"), zone)
                 << (last_status.empty() ? "" : " " + last_status) << (field_of(j, "enabled") == false ? "  (disabled)" : "")
                 << (field_of(j, "invalid").is_null() ? "" : "  INVALID: " + text_of(j, "invalid")) << "\n";
     }
@@ -284,7 +289,8 @@ int print_result(const CronCli& c, const std::string& action, const json& r) {
     return 0;
   }
   std::cout << (action == "add" ? "Added " : "Updated ") << text_of(r, "id") << " (" << text_of(r, "name") << "): "
-            << schedule_text(field_of(r, "schedule")) << ", next run " << when(field_of(field_of(r, "state"), "nextRunAtMs"))
+            << schedule_text(field_of(r, "schedule")) << ", next run "
+            << when(field_of(field_of(r, "state"), "nextRunAtMs"), cron_cli_schedule_zone(field_of(r, "schedule")))
             << (field_of(r, "enabled") == false ? " (disabled)" : "") << "\n";
   return 0;
 }
@@ -300,33 +306,38 @@ int cron_exit_code(std::string_view code) {
 
 /// One action through the gateway, or on the job file when no gateway runs here.
 int cron_action(const CronCli& c, const std::string& action, const json& params) {
+  const bool writes = action == "add" || action == "update" || action == "remove";
   return with_gateway_or_local(
       c.client,
       [&](cli::GatewayClient& client) {
         auto r = client.call("cron." + action, params, c.client.timeout());
         if (!r) {
           // methods/cron.cpp answers INVALID_REQUEST with the scheduler's code in details.code,
-          // which the client appends to the message as " (CODE)".
-          std::string code = r.error().code;
-          const std::string& m = r.error().message;
-          if (auto open = m.rfind(" ("); code == "INVALID_REQUEST" && open != std::string::npos && m.back() == ')') {
-            const std::string inner = m.substr(open + 2, m.size() - open - 3);
-            if (!inner.empty() && inner.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == std::string::npos) code = inner;
-          }
+          // which the client reports as the error's code.
           (void)request_failed("cron." + action, r.error());  // prints the message
-          return cron_exit_code(code);
+          return cron_exit_code(r.error().code);
         }
         return print_result(c, action, *r);
       },
       [&] {
-        if (action == "run") return fail(1, "cron run: a job runs only in the gateway: start it (" +
-            cli::invoked_command() + " gateway run)");
+        const auto env = config::process_env();
+        const auto state = paths::state_dir(env);
+        const std::string file = (state / "cron" / "jobs.json").string();
+        const std::string gateway_run = cli::invoked_command() + " gateway run";
+        // Reads were introduced by with_gateway_or_local ("showing the local files"); a write or a
+        // run says here what no gateway meant for it.
+        auto resolved = cli::resolve_connection(c.client.conn, env);
+        const std::string no_gateway = "no gateway answers at " + (resolved ? resolved->url : std::string("its address"));
+        if (action == "run") {
+          return fail(1, no_gateway + "; cron run: a job runs only in the gateway: start it (" + gateway_run + ")");
+        }
+        auto offline_fail = [&](int code, const std::string& message) {
+          return fail(code, writes ? no_gateway + "; nothing was written to " + file + ": " + message : message);
+        };
         // The scheduler's log lines go to stderr (core/log.h): stdout is the command's output (--json).
         log::Options quiet;
         quiet.level = "warn";
         (void)log::init(quiet);
-        const auto env = config::process_env();
-        const auto state = paths::state_dir(env);
         json cfg = json::object();
         auto loaded = config::load(paths::config_file(state), env);
         if (loaded) cfg = loaded->effective;
@@ -338,11 +349,22 @@ int cron_action(const CronCli& c, const std::string& action, const json& params)
         EventLoop loop(1);
         automation::CronScheduler sched(loop, [] { return SystemClock::instance().wall_ms(); }, state / "cron",
                                         std::move(settings));
-        if (auto st = sched.open_offline(); !st) return fail(1, st.error().message);
+        if (auto st = sched.open_offline(); !st) return offline_fail(1, st.error().message);
         auto r = automation::cron_call(sched, action, params);
-        if (!r) return fail(cron_exit_code(r.error().code), r.error().message);
-        return print_result(c, action, *r);
-      });
+        if (!r) return offline_fail(cron_exit_code(r.error().code), r.error().message);
+        const int rc = print_result(c, action, *r);
+        if (writes) {
+          // Nothing runs here: the gateway reads the file when it starts (scheduler.h start()).
+          std::cerr << "pincer: " << no_gateway << ": "
+                    << (action == "add"      ? "the job was written to " + file + "; the gateway schedules it when it starts ("
+                        : action == "remove" ? "the job was removed from " + file + " (and its run history); the gateway "
+                                               "reads the file when it starts ("
+                                             : "the change was written to " + file + "; the gateway applies it when it starts (")
+                    << gateway_run << ")\n";
+        }
+        return rc;
+      },
+      /*say_offline=*/!writes && action != "run");
 }
 
 }  // namespace

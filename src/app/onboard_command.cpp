@@ -96,7 +96,9 @@ int run_onboard(const OnboardFlags& f) {
     std::cout << "Pincer setup — press Enter to accept the [default].\n";
     prompt = terminal_prompt;
   }
-  auto result = cli::onboard(f.options, paths::state_dir(env), env, prompt);
+  cli::OnboardOptions options = f.options;
+  options.no_terminal = !interactive && !f.non_interactive && !f.json;
+  auto result = cli::onboard(options, paths::state_dir(env), env, prompt);
   if (!result) {
     const auto& code = result.error().code;
     std::cerr << "pincer: onboard: " << result.error().message << "\n";

@@ -92,6 +92,24 @@ std::string format_instant(int64_t unix_ms, std::string_view zone) {
   return std::string(buf) + tail;
 }
 
+std::string format_wall_minute(int64_t unix_ms, std::string_view zone) {
+  const std::string name = zone.empty() ? host_zone() : std::string(zone);
+  const date::time_zone* z = find_zone(name);
+  const sys_s instant{seconds{floor_div(unix_ms, 1000)}};
+  std::string label = "UTC";
+  int64_t offset = 0;
+  if (z != nullptr) {
+    const auto info = z->get_info(instant);
+    offset = info.offset.count();
+    label = zone.empty() ? info.abbrev : name;
+    if (zone.empty() && !label.empty() && (label[0] == '+' || label[0] == '-')) label = "UTC" + label;
+  }
+  const CivilTime c = civil_of(local_s{instant.time_since_epoch() + seconds{offset}});
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d ", c.year, c.month, c.day, c.hour, c.minute);
+  return buf + label;
+}
+
 std::optional<int64_t> parse_iso_instant(std::string_view raw, std::string_view zone) {
   while (!raw.empty() && std::isspace(static_cast<unsigned char>(raw.front()))) raw.remove_prefix(1);
   while (!raw.empty() && std::isspace(static_cast<unsigned char>(raw.back()))) raw.remove_suffix(1);

@@ -55,6 +55,12 @@ std::optional<int> zone_offset_seconds(std::string_view zone, int64_t unix_ms);
 /// "…Z" for UTC, an empty or unknown zone. For logs and messages (a log line never shows epoch ms).
 std::string format_instant(int64_t unix_ms, std::string_view zone);
 
+/// `unix_ms` to the minute as a person reads it, with the zone named: "2026-12-05 20:30 Europe/Berlin"
+/// in `zone` (its IANA name as the label); for an empty `zone` the host's zone (host_zone())
+/// labelled with its abbreviation, "2026-12-05 20:30 CET" ("UTC-03" where the abbreviation is only
+/// an offset); "… UTC" for an unknown zone. For `pincer cron list|add` and other CLI output.
+std::string format_wall_minute(int64_t unix_ms, std::string_view zone = {});
+
 /// Reads OpenClaw's schedule object. `default_zone` is used for a cron schedule without `tz` and
 /// an `at` without offset (empty = the host's zone). Errors (SCHEDULE_INVALID) name the field:
 /// "schedule.expr: hour: 24 is out of range 0-23", "schedule.tz: unknown time zone 'Mars/Base'".

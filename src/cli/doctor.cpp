@@ -138,6 +138,14 @@ std::vector<Finding> check_security(const json& effective, const config::EnvLook
 }
 
 Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file) {
+  std::error_code missing_ec;
+  if (!std::filesystem::exists(state_dir, missing_ec) && !missing_ec) {
+    // Nothing to be private yet: say so rather than "is private" about a folder that is not there.
+    return {"permissions", "info",
+            state_dir.string() + " does not exist yet: " + invoked_command() + " onboard or the first " +
+                invoked_command() + " gateway run creates it, readable by you only (mode 700)",
+            ""};
+  }
   std::string loose, fix;
   for (const auto& p : {state_dir, config_file}) {
     struct stat st {};

@@ -39,8 +39,8 @@ class GatewayClient {
  public:
   /// Connects and completes the handshake. Errors: "UNREACHABLE" (TCP/TLS/upgrade failed: names the
   /// URL and the reason), "TIMEOUT" (no hello-ok within connect_timeout), or the gateway's own error
-  /// code from the connect response (e.g. "INVALID_REQUEST" with details.code AUTH_TOKEN_MISMATCH in
-  /// the message). Handlers may be set before connect so that no early event is missed.
+  /// code from the connect response: its details.code when present, else its error.code (e.g.
+  /// "AUTH_TOKEN_MISMATCH", also appended to the message as " (AUTH_TOKEN_MISMATCH)"). Handlers may be set before connect so that no early event is missed.
   static Result<std::unique_ptr<GatewayClient>> connect(const ClientOptions& options, EventHandler on_event = {},
                                                         CloseHandler on_close = {});
   ~GatewayClient();  ///< closes the socket (1000) and joins the I/O thread
@@ -52,8 +52,8 @@ class GatewayClient {
 
   /// Sends a request and blocks the calling thread (not the I/O thread) for its response payload.
   /// With `until_final`, interim responses whose payload.status is "accepted" (e.g. `agent`'s ack)
-  /// are skipped. Errors: the response's error code and message ("details.code" appended when
-  /// present), "TIMEOUT" after `timeout`, "CLOSED" when the connection ended first ("GATEWAY_STOPPING" when
+  /// are skipped. Errors: the response's message with one code, its details.code when present
+  /// (the specific cause) else its error.code, "TIMEOUT" after `timeout`, "CLOSED" when the connection ended first ("GATEWAY_STOPPING" when
   /// the gateway closed it on purpose: 1001 going away, 1012 service restart), "INVALID_UTF8"
   /// (nothing sent) when a string in `params` is not UTF-8 text (the message names its path).
   Result<nlohmann::json> call(const std::string& method, const nlohmann::json& params = nlohmann::json::object(),

@@ -34,13 +34,18 @@ namespace {
 using PlainWs = websocket::stream<beast::tcp_stream>;
 using TlsWs = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
 
-Error response_error(const json& frame) {
+/// A failed response as one Error with one code: details.code when the gateway gave one (the
+/// specific cause, e.g. INVALID_REQUEST under an UNAVAILABLE class, CRON_JOB_NOT_FOUND,
+/// AUTH_TOKEN_MISMATCH), else error.code. With `code_in_message` (the connect response, whose
+/// callers print only the message) the code is also appended to the message as " (CODE)".
+Error response_error(const json& frame, bool code_in_message) {
   const json& err = frame.contains("error") && frame["error"].is_object() ? frame["error"] : json::object();
   std::string code = err.value("code", std::string("ERROR"));
   std::string message = err.value("message", std::string("request failed"));
   if (err.contains("details") && err["details"].is_object() && err["details"].contains("code") &&
-      err["details"]["code"].is_string()) {
-    message += " (" + err["details"]["code"].get<std::string>() + ")";
+      err["details"]["code"].is_string() && !err["details"]["code"].get<std::string>().empty()) {
+    code = err["details"]["code"].get<std::string>();
+    if (code_in_message) message += " (" + code + ")";
   }
   return Error{code, message};
 }
@@ -198,7 +203,7 @@ struct GatewayClient::Impl : std::enable_shared_from_this<Impl> {
         hello = frame.contains("payload") ? frame["payload"] : json::object();
         connected.set_value(hello);
       } else {
-        connected.set_value(response_error(frame));
+        connected.set_value(response_error(frame, true));
       }
       return;
     }
@@ -209,7 +214,7 @@ struct GatewayClient::Impl : std::enable_shared_from_this<Impl> {
     if (ok && it->second.until_final && payload.is_object() && payload.value("status", "") == "accepted") return;
     auto done = std::move(it->second.done);
     pending.erase(it);
-    if (done) done(ok ? Result<json>(std::move(payload)) : Result<json>(response_error(frame)));
+    if (done) done(ok ? Result<json>(std::move(payload)) : Result<json>(response_error(frame, false)));
   }
 
   void send(json frame) {

@@ -136,6 +136,12 @@ Result<std::optional<ProviderChoice>> choose_provider(const OnboardOptions& o, c
     name = "ollama";
   } else if (!existing.empty()) {
     return std::optional<ProviderChoice>();  // keep the configured model
+  } else if (o.no_terminal) {
+    return invalid_argument("standard input is not a terminal, so there is no one to ask which model provider to "
+                            "use (and no Ollama answered at " + o.ollama_url + "): run it in a terminal, or "
+                            "non-interactively with the answers as flags: " + invoked_command() +
+                            " onboard --non-interactive --provider openai|anthropic|ollama|custom "
+                            "[--api-key-env NAME] [--model ID] [--base-url URL]");
   } else {
     return invalid_argument("--provider is required with --non-interactive (openai|anthropic|ollama|custom); no Ollama "
                             "answered at " + o.ollama_url);

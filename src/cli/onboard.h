@@ -52,6 +52,10 @@ struct OnboardOptions {
   std::optional<int> port;                 ///< 1..65535
   std::string ollama_url = "http://127.0.0.1:11434";
   std::chrono::milliseconds probe_timeout{1500};  ///< for the Ollama probe
+  /// No prompt because standard input is not a terminal (rather than --non-interactive or
+  /// --json): a question that has no answer then says there was no terminal to ask on and how
+  /// to run onboarding non-interactively.
+  bool no_terminal = false;
 };
 
 /// Asks one question; returns the answer, or `default_value` for an empty answer or end of input.

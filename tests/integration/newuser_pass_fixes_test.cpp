@@ -1,0 +1,178 @@
+// A new user's pass over the CLI (second round): one error code per failed gateway call, the
+// zone printed with cron times, what an offline `cron add|rm` did, `doctor` on a state directory
+// that does not exist yet, and `onboard` without a terminal. The real binary with a temp
+// PINCER_HOME; the gateway's port comes from PINCER_GATEWAY_PORT (a closed one when no gateway
+// is meant to answer), never the default 18789.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "gateway_process.h"
+
+namespace pincer::test {
+namespace newuser_pass_fixes_test {  // named: the unity build puts several test files in one unit
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kPassToken = "newuser-pass-token-0123456789abcdef";
+
+/// A loopback port nothing listens on: bound, then closed.
+int pass_closed_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    if (fd >= 0) ::close(fd);
+    return 9;
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+class NewUserPassFixes : public ::testing::Test {
+ protected:
+  std::map<std::string, std::string> env(int port, const std::filesystem::path& home) const {
+    return {{"PINCER_HOME", home.string()},
+            {"XDG_CONFIG_HOME", (home_.path() / "xdg").string()},
+            {"PINCER_GATEWAY_TOKEN", "\x01"},
+            {"PINCER_GATEWAY_URL", "\x01"},
+            {"PINCER_GATEWAY_PORT", std::to_string(port)},
+            {"TZ", "Asia/Tokyo"}};  // no daylight saving time: always JST
+  }
+  RunResult pincer(const std::vector<std::string>& args, int port) const {
+    return run_pincer(args, env(port, home_.path()), 60s);
+  }
+
+  TempDir home_;
+};
+
+TEST_F(NewUserPassFixes, AFailedGatewayCallNamesOneCodeTheSpecificOne) {
+  home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kPassToken + "' } } }\n");
+  Gateway gateway(home_.path());
+  auto e = env(gateway.port(), home_.path());
+  e["PINCER_GATEWAY_TOKEN"] = kPassToken;
+  // cron.remove answers INVALID_REQUEST with details.code CRON_JOB_NOT_FOUND: the line used to
+  // carry both, "(CRON_JOB_NOT_FOUND) [INVALID_REQUEST]".
+  auto rm = run_pincer({"cron", "rm", "no-such-job"}, e, 60s);
+  EXPECT_EQ(rm.exit_code, 1) << rm.err;
+  EXPECT_NE(rm.err.find("[CRON_JOB_NOT_FOUND]"), std::string::npos) << rm.err;
+  EXPECT_EQ(rm.err.find("INVALID_REQUEST"), std::string::npos) << rm.err;
+  EXPECT_EQ(rm.err.find("(CRON_JOB_NOT_FOUND)"), std::string::npos) << rm.err;
+  // Bad input is still exit 2, by the specific code.
+  auto bad = run_pincer({"cron", "add", "--cron", "61 * * * *", "--message", "x", "--no-deliver"}, e, 60s);
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '['), 1) << bad.err;
+  EXPECT_EQ(bad.err.find("INVALID_REQUEST"), std::string::npos) << bad.err;
+}
+
+TEST_F(NewUserPassFixes, CronTimesCarryTheirZone) {
+  const int port = pass_closed_port();
+  const std::regex local_time(R"(next run \d{4}-\d\d-\d\d \d\d:\d\d JST\n)");
+  auto every = pincer({"cron", "add", "--every", "1h", "--message", "x", "--no-deliver"}, port);
+  ASSERT_EQ(every.exit_code, 0) << every.err;
+  EXPECT_TRUE(std::regex_search(every.out, local_time)) << every.out;
+  auto zoned = pincer({"cron", "add", "--cron", "0 8 * * *", "--tz", "America/New_York", "--message", "y", "--no-deliver"},
+                      port);
+  ASSERT_EQ(zoned.exit_code, 0) << zoned.err;
+  EXPECT_TRUE(std::regex_search(zoned.out, std::regex(R"(next run \d{4}-\d\d-\d\d 08:00 America/New_York\n)")))
+      << zoned.out;
+  auto list = pincer({"cron", "list"}, port);
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_TRUE(std::regex_search(list.out, std::regex(R"(every 3600s  next \d{4}-\d\d-\d\d \d\d:\d\d JST  last -)")))
+      << list.out;
+  EXPECT_TRUE(std::regex_search(list.out, std::regex(R"(next \d{4}-\d\d-\d\d 08:00 America/New_York  last -)")))
+      << list.out;
+}
+
+TEST_F(NewUserPassFixes, AnOfflineCronWriteSaysWhatItWroteAndWhenItApplies) {
+  const int port = pass_closed_port();
+  const std::string file = (home_.path() / "cron" / "jobs.json").string();
+  auto add = pincer({"cron", "add", "--name", "plants", "--every", "1h", "--message", "x", "--no-deliver"}, port);
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  EXPECT_EQ(add.err.find("showing the local files"), std::string::npos) << add.err;
+  EXPECT_NE(add.err.find("pincer: no gateway answers at ws://127.0.0.1:" + std::to_string(port) +
+                         ": the job was written to " + file + "; the gateway schedules it when it starts ("),
+            std::string::npos)
+      << add.err;
+  EXPECT_NE(add.err.find(" gateway run)"), std::string::npos) << add.err;
+  ASSERT_TRUE(std::filesystem::exists(file));
+  const std::string id = add.out.substr(6, add.out.find(' ', 6) - 6);  // "Added <id> (plants): …"
+
+  auto edit = pincer({"cron", "disable", id}, port);
+  ASSERT_EQ(edit.exit_code, 0) << edit.err;
+  EXPECT_NE(edit.err.find("the change was written to " + file + "; the gateway applies it when it starts"),
+            std::string::npos)
+      << edit.err;
+  // A read still says it shows the local files.
+  auto list = pincer({"cron", "list", "--all"}, port);
+  EXPECT_NE(list.err.find("showing the local files of " + home_.path().string()), std::string::npos) << list.err;
+  EXPECT_EQ(list.err.find("written"), std::string::npos) << list.err;
+  auto rm = pincer({"cron", "rm", id}, port);
+  ASSERT_EQ(rm.exit_code, 0) << rm.err;
+  EXPECT_NE(rm.err.find("the job was removed from " + file), std::string::npos) << rm.err;
+  // A refused write says that nothing was written, and why.
+  auto missing = pincer({"cron", "rm", id}, port);
+  EXPECT_EQ(missing.exit_code, 1) << missing.err;
+  EXPECT_NE(missing.err.find("pincer: no gateway answers at ws://127.0.0.1:" + std::to_string(port) +
+                             "; nothing was written to " + file + ": "),
+            std::string::npos)
+      << missing.err;
+  EXPECT_EQ(missing.err.find("removed from"), std::string::npos) << missing.err;
+  // Run needs the gateway: one line saying so, not "showing the local files".
+  auto run = pincer({"cron", "run", id}, port);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err.find("showing the local files"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("no gateway answers at ws://127.0.0.1:" + std::to_string(port) +
+                         "; cron run: a job runs only in the gateway"),
+            std::string::npos)
+      << run.err;
+}
+
+TEST_F(NewUserPassFixes, DoctorSaysAMissingStateDirDoesNotExistYetRatherThanPrivate) {
+  const auto state = home_.path() / "not-made-yet";
+  auto r = run_pincer({"doctor", "--json"}, env(pass_closed_port(), state), 60s);
+  const json report = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << r.out << r.err;
+  json perms;
+  for (const auto& f : report["findings"]) {
+    if (f["check"] == "permissions") perms = f;
+  }
+  ASSERT_TRUE(perms.is_object()) << report.dump(2);
+  EXPECT_EQ(perms["status"], "info") << perms.dump();
+  const std::string message = perms["message"];
+  EXPECT_EQ(message.find("is private"), std::string::npos) << message;
+  EXPECT_NE(message.find(state.string() + " does not exist yet"), std::string::npos) << message;
+  EXPECT_NE(message.find(" onboard or the first "), std::string::npos) << message;
+  EXPECT_NE(message.find("mode 700"), std::string::npos) << message;
+  EXPECT_FALSE(std::filesystem::exists(state));  // the doctor only looks
+}
+
+TEST_F(NewUserPassFixes, OnboardWithoutATerminalSaysSoAndHowToRunItNonInteractively) {
+  // Standard input from /dev/null, no --non-interactive, no --provider; no Ollama answers.
+  const std::string ollama = "http://127.0.0.1:" + std::to_string(pass_closed_port());
+  Process p({"/bin/sh", "-c", "exec \"$0\" onboard --ollama-url \"$1\" </dev/null", pincer_binary(), ollama},
+            env(pass_closed_port(), home_.path()));
+  ASSERT_EQ(p.wait(60s), 2) << p.err();
+  const std::string err = p.err();
+  EXPECT_EQ(err.find("is required with --non-interactive"), std::string::npos) << err;
+  EXPECT_NE(err.find("standard input is not a terminal"), std::string::npos) << err;
+  EXPECT_NE(err.find("no Ollama answered at " + ollama), std::string::npos) << err;
+  EXPECT_NE(err.find(" onboard --non-interactive --provider openai|anthropic|ollama|custom"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(home_.path() / "pincer.json"));
+}
+
+}  // namespace
+}  // namespace newuser_pass_fixes_test
+}  // namespace pincer::test
