@@ -87,8 +87,38 @@ TEST_F(CliDefectsTest, AGatewayStartedWithReloadOffAppliesAnEditThatTurnsItOn) {
   ASSERT_TRUE(wait_log("config reloaded", before)) << "the watcher did not run while the mode was off";
 }
 
+/// Holds 127.0.0.1:`port` bound but not listening while it lives: a connect there is refused at
+/// once, and no other process can listen there meanwhile (no SO_REUSEADDR: a gateway's
+/// reuse-address bind fails too). held() is false when the port is taken (something listens).
+class DefectsPortHold {
+ public:
+  explicit DefectsPortHold(int port) : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    if (fd_ >= 0 && ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~DefectsPortHold() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  DefectsPortHold(const DefectsPortHold&) = delete;
+  DefectsPortHold& operator=(const DefectsPortHold&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
 TEST_F(CliDefectsTest, StatusWithoutAConfigFileSaysWhichFileAndPort) {
-  // An empty PINCER_HOME (nothing listens on a port PINCER_GATEWAY_PORT names: a closed one).
+  // An empty PINCER_HOME and no PINCER_GATEWAY_PORT: the CLI uses the default port 18789, which
+  // this test holds closed (bound, not listening) so that a gateway running on this machine
+  // cannot answer in its place.
+  DefectsPortHold default_port(18789);
+  if (!default_port.held()) GTEST_SKIP() << "127.0.0.1:18789 is in use on this machine (a running gateway?)";
   const std::string file = (home_.path() / "pincer.json").string();
   for (const char* command : {"status", "health"}) {
     auto r = pincer({command});
