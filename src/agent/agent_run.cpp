@@ -566,9 +566,9 @@ void AgentRun::finish(RunEvent e) {
   e.thinking = std::string(llm::to_string(in_.thinking));
   e.thinking_stepped_down = thinking_stepped_down_;
   // The turn's lines are in the page cache (every reader sees them; a process crash keeps them);
-  // they reach the disk on the background thread, queued before the run journal's `answered`, so
-  // that the final event does not wait for the disk (store/background_sync.h: what a power loss
-  // in that moment can cost).
+  // they reach the disk in the background, beside the run journal's `answered`, so that the final
+  // event does not wait for the disk (store/background_sync.h: what a power loss in that moment
+  // can cost).
   transcript_.sync_in_background();
   sink_(e);
   decoder_.reset();

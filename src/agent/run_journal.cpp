@@ -198,8 +198,8 @@ Status RunJournal::note(const std::string& id, const json& data) {
 Status RunJournal::answered(const std::string& id, const std::string& outcome) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return Ok{};
-  // Made durable in the background, after the turn's transcript (queued before it in finish()):
-  // the final event does not wait for the disk (store/background_sync.h).
+  // Made durable in the background, beside the turn's transcript (queued in finish()): the final
+  // event does not wait for the disk (store/background_sync.h).
   if (auto st = append(json{{"op", "answered"}, {"id", id}, {"outcome", outcome}}, /*durable=*/false); !st) return st;
   store::sync_in_background(fd_, file_.string());
   if (!it->second.dedupe_key.empty()) by_key_.erase(it->second.dedupe_key);

@@ -85,9 +85,9 @@ class RunJournal {
   /// Merges `data` (an object) into the entry's notes; returned by open() after a restart.
   Status note(const std::string& id, const nlohmann::json& data);
   /// Records that the entry is finished with `outcome`; it is forgotten (and never resumed).
-  /// Written at once (a process crash keeps it) and fdatasync'd on the background thread
-  /// (store/background_sync.h), after the turn's transcript sync queued before it: a turn's final
-  /// event does not wait for the disk.
+  /// Written at once (a process crash keeps it) and fdatasync'd in the background
+  /// (store/background_sync.h), beside the turn's transcript: a turn's final event does not wait
+  /// for the disk.
   Status answered(const std::string& id, const std::string& outcome);
 
   /// The unfinished entry `id`, or nullptr.
