@@ -227,8 +227,8 @@ std::vector<Json> to_llm_messages(const std::vector<Json>& agent_messages);
 /// When appends reach the disk. EveryAppend: fdatasync after each entry, before it is
 /// acknowledged (the default; a few ms per entry). None: appends go to the page cache (they
 /// survive a process crash or kill -9, not a power loss) until sync() — the gateway's runs use
-/// None and sync once at the end of each turn, before the run journal (agent/run_journal.h)
-/// records the turn answered, so a turn the journal calls answered is on disk.
+/// None and sync once at the end of each turn, in the background beside the run journal's
+/// `answered` (store/background_sync.h: what a power loss in that moment can cost).
 enum class FsyncPolicy { EveryAppend, None };
 
 /// Options for a new transcript.
