@@ -3,7 +3,9 @@
 // provider still refuses the turn after compaction while the history before the message is
 // smaller than the message (a reset would not help), failed instead of resetting the session —
 // and, when no tool ran, the message taken off the session's branch (a side branch keeps it). Either way the run ends with an Error whose error_reason is
-// "message_too_large" and whose text names the message's estimate and the window.
+// "message_too_large" and whose text names the message's estimate and the window. A turn whose
+// system prompt and tools alone fill the window is refused up front too ("context_window_too_small",
+// naming the model, its window and the frame's estimate): no request to that model can fit.
 #include <spdlog/spdlog.h>
 
 #include "agent/agent_run.h"
@@ -14,18 +16,21 @@ namespace pincer::agent {
 bool AgentRun::refuse_oversized(const llm::Message& user) {
   const int64_t window = in_.context_window > 0 ? in_.context_window : in_.model.context_window;
   turn_fit_ = context::fit_message(user, frame(), window, in_.reserve_tokens);
-  if (turn_fit_->fits()) return false;
+  // The system prompt and tools alone fill the window: every request would overflow (a setup problem).
+  const bool frame_too_large = context::frame_fills_window(*turn_fit_);
+  if (!frame_too_large && turn_fit_->fits()) return false;
   const std::string model = in_.model.provider + "/" + in_.model.id;
-  spdlog::warn("run {}: message of ~{} tokens refused: {} has {} tokens for it (window {}, budget {}, frame ~{})",
+  spdlog::warn("run {}: message of ~{} tokens refused: {} has {} tokens for it (window {}, budget {}, frame ~{}{})",
                in_.run_id, turn_fit_->message_tokens, model, turn_fit_->room_tokens, turn_fit_->window_tokens,
-               turn_fit_->budget_tokens, turn_fit_->frame_tokens);
+               turn_fit_->budget_tokens, turn_fit_->frame_tokens, frame_too_large ? ", which fills the window" : "");
   // Nothing is recorded: the message is not in the transcript and the turn has nothing to close,
   // so the session's next turn sees the history as it was before this one.
   last_recorded_assistant_ = true;
   sink_(event(RunEvent::Kind::Start));
   RunEvent e = event(RunEvent::Kind::Error);
-  e.error = context::message_too_large_text(*turn_fit_, model);
-  e.error_reason = std::string(context::kMessageTooLargeReason);
+  e.error = frame_too_large ? context::frame_too_large_text(*turn_fit_, model)
+                            : context::message_too_large_text(*turn_fit_, model);
+  e.error_reason = std::string(frame_too_large ? context::kContextWindowTooSmallReason : context::kMessageTooLargeReason);
   e.stop_reason = "error";
   finish(std::move(e));
   return true;

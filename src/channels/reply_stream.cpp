@@ -56,6 +56,7 @@ std::string channel_error_text(const agent::RunEvent& e) {
   else if (r == "network") what = "the model provider could not be reached";
   else if (r == "context_overflow") what = "the conversation no longer fits the model; send /new to start afresh";
   else if (r == "model_not_found") what = "the configured model was not found at the provider";
+  else if (r == "context_window_too_small") what = "the configured model's context window is too small for the system prompt and tools";
   else if (!r.empty()) what = "the model call failed";
   return std::string("⚠️ Sorry, I could not answer: ") + what + ". (The owner can find the details in the gateway log.)";
 }

@@ -30,6 +30,17 @@ MessageFit fit_message(const llm::Message& message, const RequestFrame& frame, i
   return fit;
 }
 
+bool frame_fills_window(const MessageFit& fit) { return fit.frame_tokens >= fit.window_tokens; }
+
+std::string frame_too_large_text(const MessageFit& fit, std::string_view model) {
+  return std::string(model) + " works with a context window of " + std::to_string(fit.window_tokens) +
+         " tokens (its contextWindow, or agents.defaults.contextTokens when smaller), but the system prompt and "
+         "tool definitions alone take ~" + std::to_string(fit.frame_tokens) +
+         " tokens (estimated), so no request to it can fit. Use a model with a larger window (or set its real "
+         "contextWindow in models.providers), or send less with every request: fewer tools (tools.profile, "
+         "tools.deny), smaller workspace files (AGENTS.md, SOUL.md …, agents.defaults.bootstrapTotalMaxChars).";
+}
+
 std::string message_too_large_text(const MessageFit& fit, std::string_view model) {
   return "This message is ~" + std::to_string(fit.message_tokens) + " tokens, but " + room_clause(fit, model) +
          ". Shorten it or split it into parts.";

@@ -23,6 +23,9 @@ namespace pincer::context {
 
 /// RunEvent::error_reason of a turn refused because its message does not fit the window.
 inline constexpr std::string_view kMessageTooLargeReason = "message_too_large";
+/// RunEvent::error_reason of a turn refused because the system prompt and tool definitions alone
+/// take the whole window (frame_fills_window): a setup problem no message can get around.
+inline constexpr std::string_view kContextWindowTooSmallReason = "context_window_too_small";
 
 struct MessageFit {
   int64_t message_tokens = 0;  ///< estimate_tokens(message_chars(message))
@@ -41,6 +44,20 @@ struct MessageFit {
 /// runner budgets every call).
 MessageFit fit_message(const llm::Message& message, const RequestFrame& frame, int64_t window_tokens,
                        int64_t reserve_tokens);
+
+/// True when the fixed part of every request — the system prompt and tool definitions, estimated
+/// (fit.frame_tokens) — is at least the whole window (fit.window_tokens): every request to the
+/// model would overflow, whatever the message, so the runner refuses the turn before calling it
+/// (instead of the provider's opaque context-length error).
+bool frame_fills_window(const MessageFit& fit);
+
+/// The user-facing error of frame_fills_window, naming the model, its window and the estimate, e.g.
+/// "mock/tiny works with a context window of 1000 tokens (its contextWindow, or
+/// agents.defaults.contextTokens when smaller), but the system prompt and tool definitions alone take ~5200 tokens (estimated), so no request to it can fit. Use a model with a
+/// larger window (or set its real contextWindow in models.providers), or send less with every
+/// request: fewer tools (tools.profile, tools.deny), smaller workspace files (AGENTS.md, SOUL.md …,
+/// agents.defaults.bootstrapTotalMaxChars)." `model` is "provider/id".
+std::string frame_too_large_text(const MessageFit& fit, std::string_view model);
 
 /// The user-facing error of a refused message, naming its estimate, the room and the window, e.g.
 /// "This message is ~6000 tokens, but at most ~3100 fit in a request to mock/mock-model (context

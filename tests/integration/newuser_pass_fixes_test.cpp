@@ -1,6 +1,7 @@
 // A new user's pass over the CLI (second round): one error code per failed gateway call, the
 // zone printed with cron times, what an offline `cron add|rm` did, `doctor` on a state directory
-// that does not exist yet, and `onboard` without a terminal. The real binary with a temp
+// that does not exist yet, `onboard` without a terminal, and a model whose context window the
+// system prompt and tools alone fill. The real binary with a temp
 // PINCER_HOME; the gateway's port comes from PINCER_GATEWAY_PORT (a closed one when no gateway
 // is meant to answer), never the default 18789.
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "ws_client.h"
 
 namespace pincer::test {
 namespace newuser_pass_fixes_test {  // named: the unity build puts several test files in one unit
@@ -171,6 +173,36 @@ TEST_F(NewUserPassFixes, OnboardWithoutATerminalSaysSoAndHowToRunItNonInteractiv
   EXPECT_NE(err.find("no Ollama answered at " + ollama), std::string::npos) << err;
   EXPECT_NE(err.find(" onboard --non-interactive --provider openai|anthropic|ollama|custom"), std::string::npos) << err;
   EXPECT_FALSE(std::filesystem::exists(home_.path() / "pincer.json"));
+}
+
+TEST_F(NewUserPassFixes, AWindowTheSystemPromptAndToolsFillIsNamedBeforeAnyModelCall) {
+  MockLlm mock;
+  home_.write("pincer.json", "{ models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+                                 "', apiKey: 'k', api: 'openai-completions', models: [ "
+                                 "{ id: 'tiny-model', contextWindow: 1000, maxTokens: 100 } ] } } },\n"
+                                 "  agents: { defaults: { model: { primary: 'mock/tiny-model' } } } }\n");
+  auto r = pincer({"agent", "--local", "-m", "hi"}, pass_closed_port());
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("mock/tiny-model works with a context window of 1000 tokens"), std::string::npos) << all;
+  const auto at = all.find("the system prompt and tool definitions alone take ~");
+  ASSERT_NE(at, std::string::npos) << all;
+  const long frame = std::stol(all.substr(at + 51));
+  EXPECT_GE(frame, 1000) << all;
+  EXPECT_EQ(all.find("This message is"), std::string::npos) << all;  // not the message's fault
+  // Refused before any model call: the provider's opaque overflow never happens.
+  auto requests = json::parse(http_request(mock.port(), "GET", "/__mock/requests").body, nullptr, false);
+  ASSERT_TRUE(requests.is_array()) << requests.dump();
+  for (const auto& e : requests) EXPECT_EQ(e.value("path", "").find("chat/completions"), std::string::npos) << e.dump();
+
+  // With a window that holds them, the same turn goes to the model.
+  home_.write("pincer.json", "{ models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+                                 "', apiKey: 'k', api: 'openai-completions', models: [ "
+                                 "{ id: 'tiny-model', contextWindow: 128000, maxTokens: 100 } ] } } },\n"
+                                 "  agents: { defaults: { model: { primary: 'mock/tiny-model' } } } }\n");
+  auto ok = pincer({"agent", "--local", "-m", "hi ECHO:window-ok"}, pass_closed_port());
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("window-ok"), std::string::npos) << ok.out << ok.err;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ TEST(ChannelErrorText, AGenericLineByReasonNeverTheDetail) {
       {"network", "the model provider could not be reached"},
       {"context_overflow", "send /new to start afresh"},
       {"model_not_found", "the configured model was not found"},
+      {"context_window_too_small", "the configured model's context window is too small for the system prompt and tools"},
       {"format", "the model call failed"},
       {"", "something went wrong on the gateway"},
   };

@@ -37,6 +37,20 @@ TEST(MessageFit, NumbersByHand) {
             "tokens, less the reply reserve and the system prompt and tools). Shorten it or split it into parts.");
 }
 
+TEST(MessageFit, AFrameThatFillsTheWindowIsASetupProblemNamedWithItsNumbers) {
+  // frame 13 334 chars → ceil(4000.2) = 4001 tokens ≥ window 4000; 13 330 → 3999: not filled.
+  const MessageFit full = fit_message(user_text(4), frame_of(13334), 4000, 600);
+  EXPECT_EQ(full.frame_tokens, 4001);
+  EXPECT_TRUE(frame_fills_window(full));
+  EXPECT_FALSE(frame_fills_window(fit_message(user_text(4), frame_of(13330), 4000, 600)));
+  EXPECT_EQ(frame_too_large_text(full, "mock/tiny"),
+            "mock/tiny works with a context window of 4000 tokens (its contextWindow, or agents.defaults.contextTokens "
+            "when smaller), but the system prompt and tool definitions alone take ~4001 tokens (estimated), so no "
+            "request to it can fit. Use a model with a larger window (or set its real contextWindow in "
+            "models.providers), or send less with every request: fewer tools (tools.profile, tools.deny), smaller "
+            "workspace files (AGENTS.md, SOUL.md …, agents.defaults.bootstrapTotalMaxChars).");
+}
+
 TEST(MessageFit, TheBoundaryIsTheRoomExactly) {
   // 10 333 chars → ceil(3099.9) = 3100 = room: fits; 10 334 → ceil(3100.2) = 3101: does not.
   EXPECT_TRUE(fit_message(user_text(10333), frame_of(1000), 4000, 600).fits());
