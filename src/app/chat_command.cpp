@@ -181,7 +181,60 @@ class Chat {
     if (client_ && client_->connected()) return true;
     std::cout << "[reconnecting to " << flags_.url_shown << "]\n";
     client_.reset();
-    return connect() == 0;
+    if (connect() != 0) return false;
+    if (!cut_run_.empty()) catch_up();
+    return true;
+  }
+
+  /// After a reconnect, the reply to the run the lost connection cut off: a restarted gateway
+  /// resumes that run from its run journal (same run id), so it is either finished — shown from
+  /// the history — or still running — followed live, as if it had not been cut.
+  void catch_up() {
+    const std::string run = std::exchange(cut_run_, "");
+    const std::string text = std::exchange(cut_text_, "");
+    {
+      std::lock_guard lock(mu_);
+      renderer_.begin_run(run);  // before asking: its events from now on are shown
+      renderer_run_ = run;
+    }
+    auto r = client_->call("chat.history", {{"sessionKey", session_key()}, {"limit", 50}, {"inputRunIds", json::array({run})}},
+                           flags_.timeout());
+    bool pending = false;
+    if (r) {
+      for (const auto& receipt : r->value("inputReceipts", json::array())) {
+        pending |= receipt.value("runId", "") == run && receipt.value("state", "") == "pending";
+      }
+    }
+    if (pending) {
+      std::cout << "[the gateway is still answering your last message]\n" << std::flush;
+      (void)wait_for_run(run);  // (a double Ctrl-C here stops waiting; the chat goes on)
+      note_if_cut(run, text);
+      return;
+    }
+    {
+      std::lock_guard lock(mu_);
+      renderer_.begin_run("");
+    }
+    if (!r) return;
+    // The reply: the assistant messages after the last user message that carries the cut text.
+    const json& messages = (*r)["messages"];
+    std::size_t from = messages.size();
+    for (std::size_t i = messages.size(); i-- > 0;) {
+      if (messages[i].value("role", "") == "user" && history_text(messages[i]).find(text) != std::string::npos) {
+        from = i + 1;
+        break;
+      }
+    }
+    std::string reply;
+    for (std::size_t i = from; i < messages.size(); ++i) {
+      if (messages[i].value("role", "") == "assistant") reply += (reply.empty() ? "" : "\n") + history_text(messages[i]);
+    }
+    if (reply.empty()) {
+      std::cout << "[no reply was saved for your last message]\n";
+    } else {
+      std::cout << "[the reply to your last message, finished while the chat was disconnected:]\n"
+                << cli::terminal_safe(reply) << "\n";
+    }
   }
 
   void show_history(int limit) {
@@ -219,7 +272,26 @@ class Chat {
       std::cout << (ack->value("aborted", false) ? "Stopped.\n" : "Nothing to stop.\n");
       return Outcome::Done;
     }
-    // Wait for the end of the run, watching Ctrl-C.
+    const Outcome outcome = wait_for_run(run_id);
+    note_if_cut(run_id, text);
+    return outcome;
+  }
+
+  /// After wait_for_run: if the connection was lost, remembers the run for catch_up().
+  void note_if_cut(const std::string& run_id, const std::string& text) {
+    std::lock_guard lock(mu_);
+    if (!lost_) return;
+    renderer_.begin_run("");
+    cut_run_ = run_id;
+    cut_text_ = text;
+    std::cout << "\n[connection lost while the agent was replying; a restarted gateway finishes the reply, "
+                 "and the chat shows it when it reconnects (on your next line)]\n";
+  }
+
+  /// Waits for the end of run `run_id` (its events shown by the renderer), answering its exec
+  /// approvals and watching Ctrl-C: one aborts the run, two quit. Returns at once when the
+  /// connection is lost (lost_).
+  Outcome wait_for_run(const std::string& run_id) {
     bool abort_sent = false;
     std::unique_lock lock(mu_);
     while (renderer_.running() && !lost_) {
@@ -245,10 +317,6 @@ class Chat {
         client_->call_async("chat.abort", {{"sessionKey", session_key()}, {"runId", run_id}});
         lock.lock();
       }
-    }
-    if (lost_) {
-      renderer_.begin_run("");
-      std::cout << "\n[connection lost while the agent was replying: the reply may be incomplete]\n";
     }
     return Outcome::Done;
   }
@@ -337,6 +405,7 @@ class Chat {
   std::string renderer_run_;      ///< the run this terminal waits for
   std::deque<json> approvals_;    ///< exec.approval.requested of that run, not answered yet
   bool lost_ = false;
+  std::string cut_run_, cut_text_;  ///< the run the lost connection cut off, and its message
   std::string history_file_;
   std::chrono::steady_clock::time_point last_abort_{};  ///< when Ctrl-C last aborted a run
 };

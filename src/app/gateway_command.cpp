@@ -283,7 +283,7 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   if (const std::string errors = config_check_errors(flags, env, *loaded); !errors.empty()) {
     for (const auto& line : cli::lines_of(errors)) std::cerr << "pincer: " << line << "\n";
     return fail(2, "the gateway does not start with an invalid configuration (" + config_path.string() +
-                       "; `pincer config validate` lists the same)");
+                       "; `" + invoked_command() + " config validate` lists the same)");
   }
   gateway::GatewaySettings s = std::move(*settings);
   warn_loose_permissions(state, config_path);  // once the start is sure: a refusal stays one line

@@ -10,10 +10,13 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "ws_client.h"
 
 namespace pincer::test {
 namespace chat_tui_test {  // named: the unity build puts several test files in one unit
 namespace {
+
+using nlohmann::json;
 
 constexpr const char* kToken = "tui-test-token-0123456789";
 
@@ -128,6 +131,34 @@ TEST_F(ChatTuiTest, StreamedTurnToolCallAndSlashCommands) {
   EXPECT_NE(s.find("> hello ECHO:tui-one"), std::string::npos) << s;
   s = again.wait_for("⚙ exec echo tool-ran", 5s);  // the tool step replayed, not a blank line
   EXPECT_NE(s.find("⚙ exec echo tool-ran"), std::string::npos) << s;
+}
+
+TEST_F(ChatTuiTest, AReplyCutByAGatewayKillIsShownWhenTheChatReconnects) {
+  Tmux tmux(chat_command());
+  auto s = tmux.wait_for("/help for commands");
+  tmux.type_line("plan my day MOCK_HOLD:cut ECHO:cut-one");
+  auto held = [&] {  // the model is half-way through its answer
+    json h = json::parse(http_request(mock_->port(), "GET", "/__mock/holds").body, nullptr, false);
+    return h.is_object() && h.contains("cut") && h["cut"].value("waiting", 0) >= 1;
+  };
+  for (int i = 0; i < 300 && !held(); ++i) std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(held());
+  const int port = gateway_->port();
+  gateway_->process().signal(SIGKILL);
+  ASSERT_TRUE(gateway_->process().wait(10s));
+  s = tmux.wait_for("[connection lost");
+  ASSERT_NE(s.find("shows it when it reconnects"), std::string::npos) << s;
+  http_request(mock_->port(), "POST", "/__mock/release?name=cut");  // the rerun streams through
+  gateway_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{"--port", std::to_string(port)});
+
+  // The next line reconnects: the resumed reply is shown (from the history, or live if it is
+  // still running), then the new message is answered.
+  tmux.type_line("and then ECHO:cut-two");
+  s = tmux.wait_for("Hello from the mock LLM. [cut-two]");
+  const auto resumed = s.find("Hello from the mock LLM. [cut-one]");
+  ASSERT_NE(resumed, std::string::npos) << s;
+  EXPECT_GT(resumed, s.find("[connection lost")) << s;
+  EXPECT_LT(resumed, s.find("Hello from the mock LLM. [cut-two]")) << s;
 }
 
 TEST_F(ChatTuiTest, CtrlCAbortsTheRunThenSecondCtrlCQuits) {
