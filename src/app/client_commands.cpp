@@ -13,6 +13,7 @@
 #include "app/commands.h"
 #include "app/sessions_local.h"
 #include "cli/chat_renderer.h"
+#include "cli/config_checks.h"  // reload_off_note
 #include "cli/invoked_command.h"
 #include "core/ids.h"
 #include "core/log.h"
@@ -101,6 +102,10 @@ int run_status(const ClientFlags& f) {
       std::cout << "Warning   the gateway runs an older config: its reload of " << r->value("configPath", "")
                 << " was rejected: " << rejected.value("reason", "") << "\n"
                 << "          fix: " << rejected.value("fix", "") << "\n";
+    } else if (!cfg.value("matchesFile", true)) {  // not applied: reload.mode "off", or a reload about to happen
+      if (const std::string off = cli::reload_off_note(r->value("configPath", ""), config::process_env()); !off.empty()) {
+        std::cout << "Warning   the gateway runs an older config than the file: " << off << "\n";
+      }
     }
     return 0;
   });

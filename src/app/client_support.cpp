@@ -93,11 +93,19 @@ std::string missing_config_note(const ClientFlags& flags, const config::EnvLooku
   auto set = [](const std::optional<std::string>& v) { return v && !v->empty(); };
   if (flags.conn.url || set(env("PINCER_GATEWAY_URL"))) return "";  // the URL was given: the config plays no part
   const auto file = paths::config_file(paths::state_dir(env));
-  std::error_code ec;
-  if (std::filesystem::exists(file, ec) || ec) return "";
   const auto port = env("PINCER_GATEWAY_PORT");
-  return "no config file was found at " + file.string() + ", so the port is " +
-         (set(port) ? *port + " (from PINCER_GATEWAY_PORT)" : std::string("18789 (the default)")) +
+  const std::string assumed =
+      ", so the port is " + (set(port) ? *port + " (from PINCER_GATEWAY_PORT)" : std::string("18789 (the default)"));
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec) || ec) {
+    // A file the CLI could not read: resolve_connection went on with the defaults (cli/connection.cpp).
+    auto raw = config::resolve_file(file, env, config::EnvRefs::kKeep);
+    if (raw && raw->is_object()) return "";
+    return "the config file " + file.string() + " cannot be read (" +
+           (raw ? std::string("it is not an object") : raw.error().message) + ")" + assumed + ": fix it (" +
+           cli::invoked_command() + " config validate shows where) or give --url";
+  }
+  return "no config file was found at " + file.string() + assumed +
          ": run " + cli::invoked_command() + " onboard, point PINCER_HOME at the gateway's state directory, or give --url";
 }
 

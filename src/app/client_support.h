@@ -55,8 +55,10 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
                  cli::EventHandler on_event = {}, std::vector<std::string> caps = {}, cli::CloseHandler on_close = {});
 
 /// "" unless the connection came from the config (no --url, no PINCER_GATEWAY_URL) and the state
-/// dir has no config file: then one sentence naming the file looked for and the port assumed
-/// (PINCER_GATEWAY_PORT or 18789), for the "cannot reach the gateway" error.
+/// dir has no config file, or one that cannot be read (a syntax error: with a token from the
+/// environment the CLI goes on with the defaults): then one sentence naming the file, what is wrong
+/// with it and the port assumed (PINCER_GATEWAY_PORT or 18789), for the "cannot reach the gateway"
+/// error.
 std::string missing_config_note(const ClientFlags& flags, const config::EnvLookup& env);
 
 /// with_gateway, except that when no gateway answers on the local connection (no --url and no

@@ -338,4 +338,16 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   return out;
 }
 
+std::string reload_off_note(const std::filesystem::path& config_file, const config::EnvLookup& env) {
+  auto raw = config::resolve_file(config_file, env, config::EnvRefs::kKeep);
+  if (!raw || !raw->is_object()) return "";
+  const nlohmann::json gateway = raw->value("gateway", nlohmann::json::object());
+  const nlohmann::json reload = gateway.is_object() ? gateway.value("reload", nlohmann::json::object()) : nlohmann::json();
+  if (!reload.is_object() || reload.value("mode", nlohmann::json()) != "off") return "";
+  return "gateway.reload.mode is \"off\" in " + config_file.string() +
+         ": the gateway applies edits only when it restarts (systemctl --user restart pincer-gateway as a service, "
+         "else stop it and run " + invoked_command() + " gateway run again), or when an edit sets gateway.reload.mode "
+         "to \"hybrid\" (that edit applies everything changed since)";
+}
+
 }  // namespace pincer::cli

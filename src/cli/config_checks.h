@@ -78,4 +78,10 @@ std::vector<std::string> lines_of(const std::string& text);
 ConfigProblems check_config(const nlohmann::json& effective, const std::filesystem::path& config_file,
                             const config::EnvLookup& env, const ConfigCheckOptions& options = {});
 
+/// Why a running gateway's config differs from `config_file` when no reload of it was rejected:
+/// "" unless the file sets gateway.reload.mode "off" (then the gateway applies no edit until it
+/// restarts, or until an edit sets another mode); else one sentence saying so and what to do, for
+/// `status` and `doctor`. A file that cannot be read: "".
+std::string reload_off_note(const std::filesystem::path& config_file, const config::EnvLookup& env);
+
 }  // namespace pincer::cli

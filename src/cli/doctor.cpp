@@ -317,8 +317,11 @@ Finding check_running_gateway(const std::filesystem::path& state_dir, const std:
                   rejected.value("fix", ""));
   }
   if (!cfg.value("matchesFile", true)) {
+    if (const std::string off = reload_off_note(config_file, env); !off.empty()) {
+      return warn("gateway", "the running gateway runs an older config than " + config_file.string(), off);
+    }
     return warn("gateway", "the running gateway has not applied the latest edit of " + config_file.string() + " yet",
-                "run doctor again in a moment; gateway.reload.mode \"off\" applies edits only at a restart");
+                "run doctor again in a moment (a reload follows an edit within a second or so)");
   }
   return ok("gateway", "the gateway on " + options->url + " (pid " + std::to_string(status->value("pid", 0)) +
                            ") runs this home's config");

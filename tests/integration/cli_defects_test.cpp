@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "loopback_listener.h"
 
 namespace pincer::test {
 namespace cli_defects_test {  // named: the unity build puts several test files in one unit
@@ -65,6 +66,13 @@ TEST_F(CliDefectsTest, ReloadModeOffIsUndoneByALaterEditWithoutARestart) {
   json s = json::parse(status.out, nullptr, false);
   ASSERT_TRUE(s.is_object()) << status.out << status.err;
   EXPECT_EQ(s["config"]["matchesFile"], false) << s.dump();
+  // status and doctor say why the running config is older, and how to get out of it.
+  auto text = pincer({"status"}, port);
+  EXPECT_NE(text.out.find("Warning   the gateway runs an older config than the file: gateway.reload.mode is \"off\""),
+            std::string::npos) << text.out;
+  auto doctor = pincer({"doctor"}, port);
+  EXPECT_NE(doctor.out.find("runs an older config than"), std::string::npos) << doctor.out << doctor.err;
+  EXPECT_NE(doctor.out.find("applies edits only when it restarts"), std::string::npos) << doctor.out << doctor.err;
 
   // Back to "hybrid": the file is still watched, and everything changed since applies.
   before = gateway_->process().err().size();
@@ -146,6 +154,20 @@ TEST_F(CliDefectsTest, StatusWithoutAConfigFileSaysWhichFileAndPort) {
   auto with_file = pincer({"status"});
   EXPECT_NE(with_file.err.find("cannot reach the gateway"), std::string::npos) << with_file.err;
   EXPECT_EQ(with_file.err.find("no config file"), std::string::npos) << with_file.err;
+  EXPECT_EQ(with_file.err.find("cannot be read"), std::string::npos) << with_file.err;
+
+  // A file with a syntax error and the token in the environment: the CLI tries the default port
+  // and says why that port (the file was not used), not only "cannot reach".
+  home_.write("pincer.json", "{ gateway: { port: 18789, auth: { token: 'x' } ");
+  auto broken = run_pincer({"status"}, [&] {
+    auto e = env();
+    e["PINCER_GATEWAY_TOKEN"] = "a-token-from-the-environment-0123";
+    return e;
+  }());
+  EXPECT_EQ(broken.exit_code, 1) << broken.err;
+  EXPECT_NE(broken.err.find("cannot reach the gateway at ws://127.0.0.1:18789"), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find("the config file " + file + " cannot be read ("), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find("so the port is 18789 (the default): fix it"), std::string::npos) << broken.err;
 }
 
 std::string defects_read(const std::filesystem::path& p) {
@@ -291,25 +313,9 @@ TEST_F(CliDefectsTest, ModelsAuthListHasAProviderColumn) {
   }
 }
 
-/// A loopback port nothing listens on: bound, then closed.
-int defects_closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    if (fd >= 0) ::close(fd);
-    return 9;
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
 TEST_F(CliDefectsTest, ARefusedProviderConnectionIsANetworkFailureAndStillFailsOver) {
   MockLlm mock;
-  const std::string dead = "http://127.0.0.1:" + std::to_string(defects_closed_port()) + "/v1";
+  const std::string dead = "http://127.0.0.1:" + std::to_string(closed_loopback_port()) + "/v1";
   home_.write("pincer.json",
               defects_config("hybrid", "models: { providers: { "
                                        "dead: { baseUrl: '" + dead + "', apiKey: 'k', api: 'openai-completions', "

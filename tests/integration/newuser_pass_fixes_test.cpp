@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "loopback_listener.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -26,22 +27,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kPassToken = "newuser-pass-token-0123456789abcdef";
-
-/// A loopback port nothing listens on: bound, then closed.
-int pass_closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    if (fd >= 0) ::close(fd);
-    return 9;
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 class NewUserPassFixes : public ::testing::Test {
  protected:
@@ -80,7 +65,7 @@ TEST_F(NewUserPassFixes, AFailedGatewayCallNamesOneCodeTheSpecificOne) {
 }
 
 TEST_F(NewUserPassFixes, CronTimesCarryTheirZone) {
-  const int port = pass_closed_port();
+  const int port = closed_loopback_port();
   const std::regex local_time(R"(next run \d{4}-\d\d-\d\d \d\d:\d\d JST\n)");
   auto every = pincer({"cron", "add", "--every", "1h", "--message", "x", "--no-deliver"}, port);
   ASSERT_EQ(every.exit_code, 0) << every.err;
@@ -99,7 +84,7 @@ TEST_F(NewUserPassFixes, CronTimesCarryTheirZone) {
 }
 
 TEST_F(NewUserPassFixes, AnOfflineCronWriteSaysWhatItWroteAndWhenItApplies) {
-  const int port = pass_closed_port();
+  const int port = closed_loopback_port();
   const std::string file = (home_.path() / "cron" / "jobs.json").string();
   auto add = pincer({"cron", "add", "--name", "plants", "--every", "1h", "--message", "x", "--no-deliver"}, port);
   ASSERT_EQ(add.exit_code, 0) << add.err;
@@ -144,7 +129,7 @@ TEST_F(NewUserPassFixes, AnOfflineCronWriteSaysWhatItWroteAndWhenItApplies) {
 
 TEST_F(NewUserPassFixes, DoctorSaysAMissingStateDirDoesNotExistYetRatherThanPrivate) {
   const auto state = home_.path() / "not-made-yet";
-  auto r = run_pincer({"doctor", "--json"}, env(pass_closed_port(), state), 60s);
+  auto r = run_pincer({"doctor", "--json"}, env(closed_loopback_port(), state), 60s);
   const json report = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(report.is_object()) << r.out << r.err;
   json perms;
@@ -163,9 +148,9 @@ TEST_F(NewUserPassFixes, DoctorSaysAMissingStateDirDoesNotExistYetRatherThanPriv
 
 TEST_F(NewUserPassFixes, OnboardWithoutATerminalSaysSoAndHowToRunItNonInteractively) {
   // Standard input from /dev/null, no --non-interactive, no --provider; no Ollama answers.
-  const std::string ollama = "http://127.0.0.1:" + std::to_string(pass_closed_port());
+  const std::string ollama = "http://127.0.0.1:" + std::to_string(closed_loopback_port());
   Process p({"/bin/sh", "-c", "exec \"$0\" onboard --ollama-url \"$1\" </dev/null", pincer_binary(), ollama},
-            env(pass_closed_port(), home_.path()));
+            env(closed_loopback_port(), home_.path()));
   ASSERT_EQ(p.wait(60s), 2) << p.err();
   const std::string err = p.err();
   EXPECT_EQ(err.find("is required with --non-interactive"), std::string::npos) << err;
@@ -177,11 +162,14 @@ TEST_F(NewUserPassFixes, OnboardWithoutATerminalSaysSoAndHowToRunItNonInteractiv
 
 TEST_F(NewUserPassFixes, AWindowTheSystemPromptAndToolsFillIsNamedBeforeAnyModelCall) {
   MockLlm mock;
-  home_.write("pincer.json", "{ models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                 "', apiKey: 'k', api: 'openai-completions', models: [ "
-                                 "{ id: 'tiny-model', contextWindow: 1000, maxTokens: 100 } ] } } },\n"
-                                 "  agents: { defaults: { model: { primary: 'mock/tiny-model' } } } }\n");
-  auto r = pincer({"agent", "--local", "-m", "hi"}, pass_closed_port());
+  auto configure = [&](int window) {
+    home_.write("pincer.json", "{ models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+                                   "', apiKey: 'k', api: 'openai-completions', models: [ "
+                                   "{ id: 'tiny-model', contextWindow: " + std::to_string(window) + ", maxTokens: 100 } ] } } },\n"
+                                   "  agents: { defaults: { model: { primary: 'mock/tiny-model' } } } }\n");
+  };
+  configure(1000);
+  auto r = pincer({"agent", "--local", "-m", "hi"}, closed_loopback_port());
   EXPECT_NE(r.exit_code, 0) << r.out << r.err;
   const std::string all = r.out + r.err;
   EXPECT_NE(all.find("mock/tiny-model works with a context window of 1000 tokens"), std::string::npos) << all;
@@ -196,11 +184,8 @@ TEST_F(NewUserPassFixes, AWindowTheSystemPromptAndToolsFillIsNamedBeforeAnyModel
   for (const auto& e : requests) EXPECT_EQ(e.value("path", "").find("chat/completions"), std::string::npos) << e.dump();
 
   // With a window that holds them, the same turn goes to the model.
-  home_.write("pincer.json", "{ models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                 "', apiKey: 'k', api: 'openai-completions', models: [ "
-                                 "{ id: 'tiny-model', contextWindow: 128000, maxTokens: 100 } ] } } },\n"
-                                 "  agents: { defaults: { model: { primary: 'mock/tiny-model' } } } }\n");
-  auto ok = pincer({"agent", "--local", "-m", "hi ECHO:window-ok"}, pass_closed_port());
+  configure(128000);
+  auto ok = pincer({"agent", "--local", "-m", "hi ECHO:window-ok"}, closed_loopback_port());
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("window-ok"), std::string::npos) << ok.out << ok.err;
 }

@@ -11,7 +11,7 @@
 #include "channels/discord/discord_channel.h"
 #include "channels/matrix/matrix_channel.h"
 #include "channels/slack/slack_channel.h"
-#include "loopback_listener.h"
+#include "../support/loopback_listener.h"
 #include "scripted_http_server.h"
 
 using namespace pincer;

@@ -6,7 +6,7 @@
 // not permanent — with a reason naming the config keys. Full IMAP sessions: tests/email_servers.
 #include <gtest/gtest.h>
 
-#include "loopback_listener.h"
+#include "../support/loopback_listener.h"
 #include <netinet/in.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>

@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "loopback_listener.h"
+#include "../support/loopback_listener.h"
 
 namespace pincer::test {
 

@@ -6,7 +6,7 @@
 // thread answering line by line). STARTTLS/TLS against a real server: tests/email_servers.
 #include <gtest/gtest.h>
 
-#include "loopback_listener.h"
+#include "../support/loopback_listener.h"
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
