@@ -83,8 +83,16 @@ bool ChatRenderer::on_event(const std::string& event, const json& payload) {
     const json& data = payload.contains("data") ? payload["data"] : json::object();
     if (stream == "assistant") {
       const std::string delta = data.value("delta", "");
-      step_text_ += delta;
-      print_text(delta);
+      const std::string text = data.value("text", "");  // the step's text so far
+      if (text.size() > step_text_.size() + delta.size() && text.compare(0, step_text_.size(), step_text_) == 0) {
+        // Joined mid-reply (pincer chat following a resumed run after a reconnect): what streamed
+        // before this terminal followed it is printed too, not only the delta.
+        print_text(text.substr(step_text_.size()));
+        step_text_ = text;
+      } else {
+        step_text_ += delta;
+        print_text(delta);
+      }
     } else if (stream == "tool" && data.value("phase", "") == "start") {
       end_line();
       out_ << tool_call_line(data.value("name", "?"), data.contains("args") ? data["args"] : json()) << "\n";

@@ -69,6 +69,33 @@ TEST(ChatRenderer, StreamsDeltasThenEndsOnFinal) {
   EXPECT_EQ(out.str(), "Hello, world\n");
 }
 
+TEST(ChatRenderer, ARunJoinedMidReplyShowsItFromItsStart) {
+  // pincer chat following a resumed run after a reconnect: the first event it sees carries the
+  // step's whole text so far; it is printed once, then the deltas.
+  std::ostringstream out;
+  ChatRenderer r(out);
+  r.begin_run("r1");
+  auto with_text = [](const std::string& delta, const std::string& text) {
+    json e = assistant("r1", delta);
+    e["data"]["text"] = text;
+    return e;
+  };
+  r.on_event("agent", with_text(" word2", "word0 word1 word2"));
+  r.on_event("agent", with_text(" word3", "word0 word1 word2 word3"));
+  EXPECT_EQ(out.str(), "word0 word1 word2 word3");
+  // Followed from its start, text and deltas agree: nothing is printed twice.
+  std::ostringstream whole;
+  ChatRenderer w(whole);
+  w.begin_run("r2");
+  json first = assistant("r2", "Hello");
+  first["data"]["text"] = "Hello";
+  json second = assistant("r2", " there");
+  second["data"]["text"] = "Hello there";
+  w.on_event("agent", first);
+  w.on_event("agent", second);
+  EXPECT_EQ(whole.str(), "Hello there");
+}
+
 TEST(ChatRenderer, ToolCallsOnTheirOwnLine) {
   std::ostringstream out;
   ChatRenderer r(out);
