@@ -249,7 +249,10 @@ class Chat {
 
 
   Outcome send(const std::string& text) {
-    if (!ensure_connected()) return Outcome::Done;
+    if (!ensure_connected()) {
+      std::cout << "[not sent: type it again once the gateway is back (your input history has it: up arrow)]\n";
+      return Outcome::Done;
+    }
     const std::string run_id = ids::uuid_v4();
     {
       std::lock_guard lock(mu_);

@@ -114,6 +114,7 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
   if (!f.tz.empty()) {
     // Alone in an edit it changes the zone of the job's own schedule (the job file says which).
     if ((!j.contains("schedule") && !patch) || !f.every.empty()) return Error{"2", "--tz goes with --at or --cron"};
+    if (!automation::is_known_zone(f.tz)) return Error{"2", "--tz: unknown time zone '" + f.tz + "' (an IANA name such as Europe/Berlin)"};
     if (!j.contains("schedule")) j["schedule"] = json::object();
     j["schedule"]["tz"] = f.tz;
   }

@@ -250,6 +250,11 @@ static Status can_listen(const std::string& host, int port) {
 /// One life of the gateway; `restart` is set when it stopped to start again (SIGUSR1 or a
 /// config change that needs it).
 static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
+  // A flag that is wrong whatever the config says is refused before anything is written (a first
+  // start would otherwise create pincer.json with a new token, then stop).
+  if (flags.port && (*flags.port < 0 || *flags.port > 65535)) {
+    return fail(2, "--port: expected 0..65535, got " + std::to_string(*flags.port));
+  }
   const auto env = config::process_env();
   const auto state = paths::state_dir(env);
   const auto config_path = paths::config_file(state);

@@ -280,6 +280,10 @@ Result<Schedule> parse_schedule(const nlohmann::json& j, std::string_view defaul
       std::snprintf(ms, sizeof ms, ".%03dZ", static_cast<int>(s.at_ms % 1000));
       s.at = std::string(buf) + ms;
       s.zone = zone_default;
+      // An instant needs no zone, but one that is kept must be real (an edit of `at` uses it).
+      if (const nlohmann::json* tz = text("tz"); tz != nullptr && tz->is_string() && !tz->get<std::string>().empty()) {
+        if (!is_known_zone(tz->get<std::string>())) return schedule_fail("schedule.tz: unknown time zone '" + tz->get<std::string>() + "'");
+      }
       return s;
     }
     if (at == nullptr || !at->is_string())

@@ -148,6 +148,9 @@ TEST_F(ChatTuiTest, AReplyCutByAGatewayKillIsShownWhenTheChatReconnects) {
   ASSERT_TRUE(gateway_->process().wait(10s));
   s = tmux.wait_for("[connection lost");
   ASSERT_NE(s.find("shows it when it reconnects"), std::string::npos) << s;
+  tmux.type_line("while it is down");  // no gateway: the line is not sent, and the chat says so
+  s = tmux.wait_for("[not sent");
+  ASSERT_NE(s.find("[not sent: type it again once the gateway is back"), std::string::npos) << s;
   http_request(mock_->port(), "POST", "/__mock/release?name=cut");  // the rerun streams through
   gateway_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{"--port", std::to_string(port)});
 

@@ -86,6 +86,14 @@ TEST_F(CliDefectsTest, ReloadModeOffIsUndoneByALaterEditWithoutARestart) {
   EXPECT_EQ(s["config"]["matchesFile"], true) << s.dump();
 }
 
+TEST_F(CliDefectsTest, AnOutOfRangePortIsRefusedBeforeAnythingIsWritten) {
+  // An empty home: a first start would create pincer.json with a new token; a bad flag must not.
+  auto r = pincer({"gateway", "run", "--port", "99999"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--port: expected 0..65535, got 99999"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(home_.path() / "pincer.json")) << r.out;
+}
+
 TEST_F(CliDefectsTest, AGatewayStartedWithReloadOffAppliesAnEditThatTurnsItOn) {
   home_.write("pincer.json", defects_config("off", ""));
   gateway_ = std::make_unique<Gateway>(home_.path());

@@ -136,6 +136,17 @@ TEST_F(CronCliHardeningTest, AddWithAChannelButNoRecipientIsRefusedNamingBothFla
   EXPECT_NE(last.err.find("has no chat to announce to yet"), std::string::npos) << last.err;
 }
 
+TEST_F(CronCliHardeningTest, AnUnknownZoneIsRefusedWithADurationAtToo) {
+  // `--at 20m` is an instant (no zone needed), but a zone kept with it must be real: a later edit
+  // of the time uses it (and failed on a field the user never touched).
+  auto r = cron({"add", "--name", "mars", "--at", "20m", "--tz", "Mars/Olympus", "--message", "x", "--no-deliver"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--tz: unknown time zone 'Mars/Olympus'"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(jobs_file()) && read_all(jobs_file()).find("Mars") != std::string::npos);
+  auto ok = cron({"add", "--name", "berlin", "--at", "20m", "--tz", "Europe/Berlin", "--message", "x", "--no-deliver"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 TEST_F(CronCliHardeningTest, EditTzAloneAndDisableKeepsTheRecord) {
   start();
   auto add = cron({"add", "--name", "eight", "--cron", "0 8 * * *", "--tz", "UTC", "--system-event", "x", "--json"});
