@@ -52,6 +52,7 @@ run: deps
 # scripts/test-phases.sh says why, and ends a failed phase with each failed test's own failure lines:
 # a CI log cut to its tail shows why. `make build` builds the release tree's tests too (ctest -R there).
 RELEASE_TEST_TARGETS := pincer gateway_bench memory_bench dreaming_bench
+test: export MAKE_TEST_START := $(shell date +%s)
 test: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target $(RELEASE_TEST_TARGETS)
 	@./scripts/test-phases.sh $(BUILD) $(ASAN) $(TEST_JOBS) $(JOBS) $(FUZZ_SECS)

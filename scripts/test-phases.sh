@@ -15,33 +15,39 @@ set -uo pipefail
 release="$1" sanitizer="$2" test_jobs="$3" build_jobs="$4" fuzz_secs="$5"
 here="$(cd "$(dirname "$0")/.." && pwd)"
 failures="$here/scripts/ctest-failures.sh"
+# Each phase line carries the time since `make test` began (MAKE_TEST_START, set by the Makefile), so a
+# CI log shows where the budget goes.
+start="${MAKE_TEST_START:-$(date +%s)}"
+phase() { local s=$(( $(date +%s) - start )); printf '== [%d:%02d] %s\n' $((s / 60)) $((s % 60)) "$*"; }
 
 mkdir -p "$sanitizer"
 asan_log="$(cd "$sanitizer" && pwd)/make-asan.log"
-echo "== release tests; the sanitizer tree builds meanwhile at low priority (log: $asan_log)"
+phase "release tests; the sanitizer tree builds meanwhile at low priority (log: $asan_log)"
 nice -n 19 make -C "$here" --no-print-directory asan JOBS="$build_jobs" ASAN="$sanitizer" > "$asan_log" 2>&1 &
 asan_build=$!
 
 (cd "$release" && ctest --output-on-failure -j "$test_jobs" -L release-tree) || release_failed=1
 
-echo "== waiting for the sanitizer build"
+phase "waiting for the sanitizer build"
 wait "$asan_build" || asan_build_failed=1
 if [ -n "${asan_build_failed:-}" ]; then
   tail -n 80 "$asan_log"
   echo "the sanitizer tree did not build (whole log: $asan_log)"
 else
   tail -n 1 "$asan_log"
+  phase "the sanitizer tree is built"
 fi
 # Last, so that a log cut to its tail shows it.
 [ -n "${release_failed:-}" ] && (cd "$release" && "$failures" .)
 [ -n "${release_failed:-}${asan_build_failed:-}" ] && exit 1
 
-echo "== sanitizer tests (all but the release tree's)"
+phase "sanitizer tests (all but the release tree's)"
 if ! (cd "$sanitizer" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --output-on-failure -j "$test_jobs" -LE release-tree); then
   (cd "$sanitizer" && "$failures" .)
   exit 1
 fi
 
-echo "== fuzzers, $fuzz_secs s each"
-cd "$here" && ./scripts/fuzz-smoke.sh "$sanitizer" "$fuzz_secs" "$build_jobs"
+phase "fuzzers, $fuzz_secs s each"
+cd "$here" && ./scripts/fuzz-smoke.sh "$sanitizer" "$fuzz_secs" "$build_jobs" || exit 1
+phase "done"
