@@ -151,6 +151,10 @@ struct OutboundMedia {
   /// Text shown with the file, rendered in capabilities().format and within
   /// capabilities().media_caption_limit; "" = none.
   std::string caption = {};
+  /// As OutboundMessage::reply_to: the inbound message this file answers. A channel whose command
+  /// replies are private (a Discord interaction, a Slack command's ephemeral reply) sends the file
+  /// the same private way, or refuses it (REJECTED) — never as a message everyone in the chat sees.
+  std::string reply_to = {};
 };
 
 /// What the pipeline did with an inbound message (a webhook answers its caller with it).

@@ -163,7 +163,7 @@ void ReplyDelivery::send_next(const std::string& id, int attempt) {
     }
   };
   if (index >= e.chunks.size()) {  // a file of the reply, after its text
-    send_reply_media(*channel, e.chat_id, e.thread_id, e.media[index - e.chunks.size()], std::move(on_result));
+    send_reply_media(*channel, e.chat_id, e.thread_id, e.reply_to, e.media[index - e.chunks.size()], std::move(on_result));
   } else if (index == 0 && !e.edit_message_id.empty() && !edit_refused_.count(id)) {
     channel->edit_text(e.chat_id, e.edit_message_id, e.chunks[0], std::move(on_result));
   } else {

@@ -213,11 +213,12 @@ PreparedReplyMedia prepare_reply_media(const std::string& markdown, const MediaR
 }
 
 void send_reply_media(Channel& channel, const std::string& chat_id, const std::string& thread_id,
-                      const OutboxMedia& media, std::function<void(Status)> done) {
+                      const std::string& reply_to, const OutboxMedia& media, std::function<void(Status)> done) {
   const ChannelCapabilities caps = channel.capabilities();
   Channel* ch = &channel;  // alive while a call of it can answer (Channel::stop)
-  auto notice = [ch, chat_id, thread_id, format = caps.format](const std::string& text, std::function<void(Status)> fn) {
-    OutboundMessage message{chat_id, thread_id, reply_media_plain(format, text)};
+  auto notice = [ch, chat_id, thread_id, reply_to, format = caps.format](const std::string& text,
+                                                                         std::function<void(Status)> fn) {
+    OutboundMessage message{chat_id, thread_id, reply_media_plain(format, text), {}, reply_to};
     ch->send_text(message, [fn = std::move(fn)](Result<std::string> sent) {
       fn(sent ? Status(Ok{}) : Status(sent.error()));
     });
@@ -226,7 +227,7 @@ void send_reply_media(Channel& channel, const std::string& chat_id, const std::s
   if (!caps.media_out) return notice(media_not_sent_notice(name, channel.id() + " cannot send files"), std::move(done));
   auto loaded = load_reply_media(media, reply_media_cap(caps));
   if (!loaded) return notice(media_not_sent_notice(name, loaded.error().message), std::move(done));
-  OutboundMedia out{chat_id, thread_id, std::move(*loaded)};
+  OutboundMedia out{chat_id, thread_id, std::move(*loaded), {}, reply_to};
   channel.send_media(out, [notice, name, done = std::move(done)](Result<std::string> sent) mutable {
     if (sent) return done(Ok{});
     if (sent.error().code != "REJECTED") return done(sent.error());

@@ -81,9 +81,11 @@ std::string media_not_sent_notice(const std::string& file_name, const std::strin
 
 /// Sends file `media` of a reply to chat/thread: send_media(), or the notice as a text message
 /// when the file cannot be read, the channel cannot send files, or the platform refuses it.
+/// `reply_to`: the inbound message the reply answers (OutboxEntry::reply_to), given to the file and
+/// the notice alike, so a private command reply's file stays private (OutboundMedia::reply_to).
 /// `done` gets Ok, or RATE_LIMITED / UNAVAILABLE to retry (from either call), or REJECTED when
 /// even the notice was refused.
 void send_reply_media(Channel& channel, const std::string& chat_id, const std::string& thread_id,
-                      const OutboxMedia& media, std::function<void(Status)> done);
+                      const std::string& reply_to, const OutboxMedia& media, std::function<void(Status)> done);
 
 }  // namespace pincer::channels

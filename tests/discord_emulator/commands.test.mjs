@@ -9,12 +9,13 @@
 // deferred (ephemeral) and answered by an agent turn that edits the deferred response; a long
 // answer continues in follow-ups; a cron announce to the same DM right after a command is an
 // ordinary channel message (only the command's own run answers through the interaction); /status in a guild channel without a mention runs the command;
+// a file in a command's answer is an ephemeral follow-up of the interaction, not a channel message;
 // a person the access policy does not allow gets a refusal and no run reaches the model.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -185,6 +186,27 @@ test('a long answer continues in follow-ups, each within 2000 characters', async
   assert.ok(texts.every((t) => t.length <= 2000));
   const followups = callsOf(i).filter((c) => c.method === 'POST' && /^\/webhooks\//.test(c.path));
   assert.ok(followups.every((c) => c.body.flags === 64), 'follow-ups are ephemeral too');
+});
+
+test('a file in a command\'s answer goes to the interaction, as private as its text', async () => {
+  const bytes = Buffer.from('only for alice\n');
+  mkdirSync(path.join(home, 'workspace'), { recursive: true });
+  writeFileSync(path.join(home, 'workspace', 'secret.txt'), bytes);
+  const channelPosts = () => emu.requestsOf(bot, 'POST', new RegExp(`^/channels/${aliceDm.id}/messages$`)).length;
+  const before = channelPosts();
+  await fetch(`http://127.0.0.1:${mockPort}/__mock/script`, { method: 'POST', body: JSON.stringify(['Here it is [sc-file]\nMEDIA: ./secret.txt']) });
+  const i = emu.runCommand(aliceUser, aliceDm, 'ask', [{ name: 'message', value: 'send me the secret' }]);
+  await waitUntil(() => emu.uploads.some((u) => u.interaction === i.id), 'the file sent through the interaction');
+  const upload = emu.uploads.find((u) => u.interaction === i.id);
+  assert.equal(upload.filename, 'secret.txt');
+  assert.ok(Buffer.from(upload.bytes).equals(bytes));
+  const followup = callsOf(i).find((c) => c.method === 'POST' && /^\/webhooks\/\d+\/[^/]+$/.test(c.path) && c.status === 200);
+  assert.ok(followup, JSON.stringify(callsOf(i).map((c) => [c.method, c.path, c.status])));
+  assert.equal(followup.body.flags, 64, 'an ephemeral follow-up, as the text');
+  const message = [...emu.messages.values()].find((m) => m.attachments?.some((a) => a.filename === 'secret.txt'));
+  assert.equal(message.flags & 64, 64, 'only alice sees it');
+  assert.equal(message.interaction_metadata?.id, i.id);
+  assert.equal(channelPosts(), before, 'nothing posted to the DM as an ordinary message');
 });
 
 test('/status in a guild channel runs the command without a mention', async () => {

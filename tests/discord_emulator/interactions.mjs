@@ -4,7 +4,7 @@
 // GET /applications/@me, INTERACTION_CREATE injected by a test (a person running a slash command), and the answers a bot
 // gives: POST /interactions/{id}/{token}/callback (type 4 message, 5 deferred; a second answer is
 // refused with 40060 as Discord does), PATCH/DELETE /webhooks/{app}/{token}/messages/@original|{id}
-// and follow-ups POST /webhooks/{app}/{token}. Response messages are real messages of the channel
+// and follow-ups POST /webhooks/{app}/{token}, with files as multipart/form-data as Discord takes them. Response messages are real messages of the channel
 // (MESSAGE_CREATE / MESSAGE_UPDATE), ephemeral ones (flags 64) dispatched only to the person who ran
 // the command. An application's id is its bot user's id (the emulator's READY says so).
 //
@@ -29,18 +29,19 @@ export function enableInteractions(emu) {
       emu.dispatch(s, t, { ...msg, guild_id: channel.guild_id });
     }
   };
-  const newMessage = (interaction, content, flags) => {
+  const newMessage = (interaction, content, flags, attachments = []) => {
     const bot = emu.users.get(interaction.appId);
     const msg = { id: emu.snowflake(), channel_id: interaction.channelId, author: emu.publicUser(bot), content: String(content ?? ''),
       timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [],
-      attachments: [], embeds: [], pinned: false, type: 20, flags, components: [], application_id: interaction.appId, webhook_id: interaction.appId,
+      attachments, embeds: [], pinned: false, type: 20, flags, components: [], application_id: interaction.appId, webhook_id: interaction.appId,
       interaction_metadata: { id: interaction.id, type: 2, user: emu.publicUser(interaction.user), authorizing_integration_owners: {} } };
     emu.messages.set(msg.id, msg);
     dispatchMessage(interaction, 'MESSAGE_CREATE', msg);
     return msg;
   };
-  const editMessage = (interaction, msg, content) => {
+  const editMessage = (interaction, msg, content, attachments = null) => {
     msg.content = String(content ?? '');
+    if (attachments) msg.attachments = attachments;
     msg.flags &= ~LOADING;
     msg.edited_timestamp = new Date().toISOString();
     msg.edits = (msg.edits || 0) + 1;
@@ -112,17 +113,23 @@ export function enableInteractions(emu) {
       if (!interaction.acked) return reply(404, { message: 'Unknown Message', code: 10008 }), true;
       const content = String(body?.content ?? '');
       if (content.length > 2000) return reply(400, { message: 'Invalid Form Body', code: 50035 }), true;
+      // Files (multipart files[n], as for channel messages): kept on the CDN, in emu.uploads with the interaction's id.
+      const files = Array.isArray(body?.files) ? body.files : [];
+      const stored = () => files.map((f) => {
+        emu.uploads.push({ channelId: interaction.channelId, interaction: interaction.id, filename: f.filename, contentType: f.contentType, bytes: f.bytes });
+        return emu.addAttachment(f.bytes, f.filename, f.contentType ?? 'application/octet-stream');
+      });
       if (!x[3]) {
         if (req.method !== 'POST') return false;
-        if (!content) return reply(400, { message: 'Cannot send an empty message', code: 50006 }), true;
+        if (!content && files.length === 0) return reply(400, { message: 'Cannot send an empty message', code: 50006 }), true;
         const ephemeral = ((body?.flags ?? 0) & EPHEMERAL) !== 0;
-        return ok(newMessage({ ...interaction, ephemeral }, content, ephemeral ? EPHEMERAL : 0)), true;
+        return ok(newMessage({ ...interaction, ephemeral }, content, ephemeral ? EPHEMERAL : 0, stored())), true;
       }
       const id = x[4] === '@original' ? interaction.originalId : x[4];
       const msg = emu.messages.get(id);
       if (!msg || msg.interaction_metadata?.id !== interaction.id) return reply(404, { message: 'Unknown Message', code: 10008 }), true;
       const shown = { ...interaction, ephemeral: (msg.flags & EPHEMERAL) !== 0 };
-      if (req.method === 'PATCH') return ok(editMessage(shown, msg, content)), true;
+      if (req.method === 'PATCH') return ok(editMessage(shown, msg, content, files.length > 0 ? stored() : null)), true;
       if (req.method === 'DELETE') {
         emu.messages.delete(id);
         dispatchMessage(shown, 'MESSAGE_DELETE', { id, channel_id: msg.channel_id });

@@ -304,6 +304,20 @@ test('/pincer runs a command or a prompt in the conversation, answered only to t
   assert.equal(gatewayCall('channels.status').channelAccounts.slack[0].slashCommands, 2);
 });
 
+test('a file in an ephemeral command reply is not shared with the channel: the reply says it was not sent', async () => {
+  mkdirSync(path.join(home, 'workspace'), { recursive: true });
+  writeFileSync(path.join(home, 'workspace', 'secret.txt'), 'only for alice\n');
+  const uploadsBefore = emu.calls.filter((c) => c.user === 'pincer' && c.method.startsWith('files.')).length;
+  await fetch(`http://127.0.0.1:${mockPort}/__mock/script`, { method: 'POST', body: JSON.stringify(['Here it is [sl-private-file]\nMEDIA: ./secret.txt']) });
+  const prompt = emu.slashCommand(bot, alice, general, '/pincer', 'send me the secret');
+  await waitUntil(() => prompt.response.posts.some((p) => p.text.includes('[file secret.txt not sent')), 'the notice on the response_url');
+  assert.ok(prompt.response.posts.some((p) => p.text.includes('[sl-private-file]')), JSON.stringify(prompt.response.posts));
+  assert.ok(prompt.response.posts.every((p) => p.response_type === 'ephemeral'));
+  assert.match(prompt.response.posts.map((p) => p.text).join('\n'), /private reply cannot carry files/);
+  assert.equal(emu.calls.filter((c) => c.user === 'pincer' && c.method.startsWith('files.')).length, uploadsBefore, 'nothing uploaded');
+  assert.equal(containing(await botSaid(general), 'sl-private-file').length, 0, 'nothing in the channel');
+});
+
 test('only the command\'s own run answers on its response_url: a cron announce to the channel right after is posted there', async () => {
   const prompt = emu.slashCommand(bot, alice, general, '/pincer', 'mine only ECHO:sl-own');
   await waitUntil(() => prompt.response.posts.some((p) => p.text.includes('[sl-own]')), 'the ephemeral reply to the command');

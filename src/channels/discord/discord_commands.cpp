@@ -248,31 +248,51 @@ void DiscordCommands::on_interaction(const json& d, std::function<InboundOutcome
              });
 }
 
-bool DiscordCommands::send(const std::string& reply_to, const std::string& content,
-                           std::function<void(Result<std::string>)> done) {
-  if (reply_to.empty()) return false;
+std::optional<DiscordCommands::Route> DiscordCommands::route_reply(const std::string& reply_to, json& body) {
+  if (reply_to.empty()) return std::nullopt;
   forget_expired();
   auto it = live_.find(reply_to);
-  if (it == live_.end() || application_id_.empty()) return false;
+  if (it == live_.end() || application_id_.empty()) return std::nullopt;
   Live& live = it->second;
-  const std::string token = live.token;
-  const int64_t created = live.created_ms;
-  std::string method = "POST", path = webhook_path(token);
-  json body = commands_message_body(content);
+  Route route{"POST", webhook_path(live.token), live.token, live.created_ms};
   if (!live.original_claimed) {
     live.original_claimed = true;
-    method = "PATCH";
-    path += "/messages/@original";
+    route.method = "PATCH";
+    route.path += "/messages/@original";
   } else if (options_.ephemeral) {
     body["flags"] = kFlagEphemeral;
   }
-  rest_.call(method, path, body, [this, token, created, done = std::move(done)](const RestAnswer& a) {
-    if (a.status / 100 != 2) return done(commands_delivery_error(a));
-    const std::string id = a.body.is_object() ? commands_str(a.body, "id") : "";
-    if (id.empty()) return done(Error{"UNAVAILABLE", "discord interaction: the response has no message id"});
-    messages_[id] = {token, created};
-    done(id);
+  return route;
+}
+
+void DiscordCommands::answered(const Route& route, const RestAnswer& a,
+                               const std::function<void(Result<std::string>)>& done) {
+  if (a.status / 100 != 2) return done(commands_delivery_error(a));
+  const std::string id = a.body.is_object() ? commands_str(a.body, "id") : "";
+  if (id.empty()) return done(Error{"UNAVAILABLE", "discord interaction: the response has no message id"});
+  messages_[id] = {route.token, route.created_ms};
+  done(id);
+}
+
+bool DiscordCommands::send(const std::string& reply_to, const std::string& content,
+                           std::function<void(Result<std::string>)> done) {
+  json body = commands_message_body(content);
+  auto route = route_reply(reply_to, body);
+  if (!route) return false;
+  rest_.call(route->method, route->path, body, [this, r = *route, done = std::move(done)](const RestAnswer& a) {
+    answered(r, a, done);
   });
+  return true;
+}
+
+bool DiscordCommands::send_media(const std::string& reply_to, json payload, net::FormPart file,
+                                 std::function<void(Result<std::string>)> done) {
+  auto route = route_reply(reply_to, payload);
+  if (!route) return false;
+  file.name = "files[0]";
+  auto form = net::build_multipart_form({{"payload_json", payload.dump()}, std::move(file)});
+  rest_.call_raw(route->method, route->path, std::move(form.content_type), std::move(form.body),
+                 [this, r = *route, done = std::move(done)](const RestAnswer& a) { answered(r, a, done); });
   return true;
 }
 

@@ -36,6 +36,7 @@
 
 #include "channels/channel.h"
 #include "channels/discord/discord_rest.h"
+#include "core/multipart_form.h"
 
 namespace pincer::channels::discord {
 
@@ -96,6 +97,13 @@ class DiscordCommands {
   /// its response (first) or a follow-up and returns true; `done` gets the message id or an error
   /// coded as send_text's. False (nothing sent) for any other message: it goes to the channel.
   bool send(const std::string& reply_to, const std::string& content, std::function<void(Result<std::string>)> done);
+  /// A file for the same interaction (OutboundMedia::reply_to): `payload` is the message JSON
+  /// (content?, attachments), `file` its files[0] part, sent as multipart/form-data where send()
+  /// would send text — the deferred response or an (ephemeral, as configured) follow-up — so a
+  /// private command's file stays as private as its text. False (nothing sent) when `reply_to`
+  /// is no live interaction.
+  bool send_media(const std::string& reply_to, nlohmann::json payload, net::FormPart file,
+                  std::function<void(Result<std::string>)> done);
   /// When `message_id` is an interaction's response or follow-up (token still valid): edits it and
   /// returns true.
   bool edit(const std::string& message_id, const std::string& content, std::function<void(Status)> done);
@@ -110,6 +118,16 @@ class DiscordCommands {
     bool original_claimed = false;  ///< a send went (or goes) to @original
   };
   std::string webhook_path(const std::string& token) const;
+  /// Where the next reply to `live` goes: PATCH of @original (the first; claims it) or a POST
+  /// follow-up; `body` gets the ephemeral flag a follow-up needs. Null when `reply_to` is no
+  /// live interaction.
+  struct Route {
+    std::string method, path, token;
+    int64_t created_ms = 0;
+  };
+  std::optional<Route> route_reply(const std::string& reply_to, nlohmann::json& body);
+  /// Keeps a response/follow-up id for edit() and hands `done` the id (or the error).
+  void answered(const Route& route, const RestAnswer& a, const std::function<void(Result<std::string>)>& done);
   void forget_expired();
 
   DiscordRest& rest_;

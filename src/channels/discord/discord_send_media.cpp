@@ -30,6 +30,15 @@ void DiscordChannel::send_media(const OutboundMedia& media, std::function<void(R
   json payload = create_message_body(media.caption);
   if (media.caption.empty()) payload.erase("content");
   payload["attachments"] = json::array({{{"id", 0}, {"filename", media.media.file_name}}});
+  // A slash command's file goes where its text goes: the interaction (ephemeral, as configured).
+  if (commands_ && commands_->send_media(media.reply_to, payload,
+                                         {"files[0]", media.media.bytes, media.media.file_name, media.media.mime_type},
+                                         [this, done](Result<std::string> id) {
+                                           if (id) ++messages_sent_;
+                                           done(std::move(id));
+                                         })) {
+    return;
+  }
   auto form = std::make_shared<net::MultipartBody>(net::build_multipart_form({
       {"payload_json", payload.dump()},
       {"files[0]", media.media.bytes, media.media.file_name, media.media.mime_type},

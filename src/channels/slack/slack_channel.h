@@ -37,7 +37,9 @@
 // not handled again); slash commands arrive as forms (answered 200, the ack's note as the body).
 //
 // Files out (CH-1): send_media() uploads a reply's file with Slack's external upload (slack_files.h),
-// at most 20 MB (OpenClaw's mediaMaxMb default), the caption as its message.
+// at most 20 MB (OpenClaw's mediaMaxMb default), the caption as its message. A file answering a
+// slash command whose reply is ephemeral is refused (REJECTED): Slack files cannot be private, so the
+// reply says the file was not sent rather than showing it to the whole conversation.
 //
 // Not implemented: files in (a message's attachments reach the agent as its text only).
 //

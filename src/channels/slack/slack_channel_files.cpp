@@ -13,6 +13,11 @@ void SlackChannel::send_media(const OutboundMedia& media, std::function<void(Res
   if (media.media.bytes.size() > kSlackMediaMaxBytes) {
     return done(Error{"REJECTED", "slack: " + media.media.file_name + " is larger than 20 MB"});
   }
+  // A slash command answered privately (slashCommand.ephemeral): Slack has no private files, and a
+  // shared one would be seen by the whole conversation. Refused: the reply carries a notice instead.
+  if (!media.reply_to.empty() && slash_replies_.count(media.reply_to)) {
+    return done(Error{"REJECTED", "a slash command's private reply cannot carry files on Slack"});
+  }
   auto file = std::make_shared<const OutboundMedia>(media);  // one copy of the bytes for the three steps
   auto dm = dm_channels_.find(media.chat_id);
   if (dm != dm_channels_.end()) return upload_file(file, dm->second, std::move(done));
