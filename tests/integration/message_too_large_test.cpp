@@ -192,6 +192,29 @@ TEST_F(MessageTooLargeTest, AMessageLargerThanTheWindowIsRefusedBeforeAnyModelCa
   EXPECT_EQ(mock_requests().size(), calls + 1);
 }
 
+TEST_F(MessageTooLargeTest, AWindowTooSmallForTheSystemPromptIsTheGatewaysSetupNotTheCallersOrTheProviders) {
+  start(700);  // 100 tokens beside the reply reserve: the system prompt and tools alone do not fit
+  const size_t calls = mock_requests().size();
+  const json payload = turn("hello", "small-window");
+  EXPECT_EQ(payload["state"], "error") << payload.dump().substr(0, 500);
+  EXPECT_NE(agent_error("small-window").find("context window"), std::string::npos) << agent_error("small-window");
+
+  // Through the OpenAI-compatible API: a server-side problem (500 api_error) with its own code,
+  // not 502 upstream_error (no provider was asked) nor the caller's 400.
+  const json request = {{"model", "pincer"}, {"messages", json::array({{{"role", "user"}, {"content", "hello"}}})}};
+  const HttpResult http = http_request(gateway_->port(), "POST", "/v1/chat/completions",
+                                       {{"Authorization", std::string("Bearer ") + kToken},
+                                        {"Content-Type", "application/json"}},
+                                       request.dump());
+  EXPECT_EQ(http.status, 500) << http.body.substr(0, 500);
+  const json answer = json::parse(http.body, nullptr, false);
+  ASSERT_TRUE(answer.is_object()) << http.body.substr(0, 500);
+  EXPECT_EQ(answer["error"]["type"], "api_error");
+  EXPECT_EQ(answer["error"]["code"], "context_window_too_small");
+  EXPECT_NE(answer["error"].value("message", "").find("mock/mock-model"), std::string::npos) << http.body.substr(0, 500);
+  EXPECT_EQ(mock_requests().size(), calls) << "no request can fit: none is sent";
+}
+
 TEST_F(MessageTooLargeTest, TheProviderRefusingTheLatestTurnAloneFailsItWithoutResettingTheSession) {
   // Pincer is told 128 000 tokens (the message passes the check); the provider's real window is
   // 3000, so it refuses the message even after the history before it is compacted away.

@@ -131,6 +131,11 @@ ApiError run_error(const agent::RunEvent& e) {
   if (e.error_reason == "message_too_large") {
     return ApiError{400, "invalid_request_error", "context_length_exceeded", redact::apply(e.error)};
   }
+  // The configured model's window cannot hold the system prompt and tools: the gateway's setup,
+  // neither the caller's request nor the provider (message_fit.h).
+  if (e.error_reason == "context_window_too_small") {
+    return ApiError{500, "api_error", "context_window_too_small", redact::apply(e.error)};
+  }
   // A provider's failure (rate limit, auth, overload …) is a bad gateway; anything else ours.
   const bool upstream = !e.error_reason.empty();
   return ApiError{upstream ? 502 : 500, upstream ? "upstream_error" : "api_error", upstream ? e.error_reason : "run_failed",
