@@ -179,7 +179,8 @@ class AgentService {
   Result<nlohmann::json> delete_session(const std::string& session_key);
   /// What `/status` shows of a session: {sessionKey (canonical), agentId, sessionId? (absent before
   /// the first turn), model ("provider/id", or "" when none resolves), modelError? (why not),
-  /// thinkingLevel (the session's, else the agent's default), messages (in the transcript),
+  /// thinkingLevel (the session's, else the agent's default), messages (the user and assistant
+  /// messages of the transcript: not the startup context or other custom entries, nor hidden flush turns),
   /// running (a run of the session is going on)}; model is the session's override when it has one.
   nlohmann::json session_status(const std::string& session_key);
   /// `/think LEVEL`: the thinking level of the session's next runs, kept in its sessions.json entry

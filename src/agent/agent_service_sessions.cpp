@@ -173,7 +173,16 @@ json AgentService::session_status(const std::string& session_key) {
     auto file = store::transcript_path(store::sessions_dir(impl_->state_dir, agent_id), entry->session_id());
     if (file && std::filesystem::exists(*file)) {
       if (auto contents = store::read_transcript(*file)) {
-        out["messages"] = store::build_context(contents->entries).messages.size();
+        // Only the conversation's own messages: not the startup context (a custom entry added at
+        // the session's start), summaries or other custom entries, nor the hidden flush turns.
+        const std::vector<json> messages = store::build_context(contents->entries).messages;
+        const std::vector<bool> hidden = hidden_messages(messages);
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < messages.size(); ++i) {
+          const std::string role = messages[i].is_object() ? messages[i].value("role", "") : "";
+          if (!hidden[i] && (role == "user" || role == "assistant")) ++count;
+        }
+        out["messages"] = count;
       }
     }
   }

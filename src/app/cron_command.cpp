@@ -5,6 +5,7 @@
 // --to, --wake, --model, --thinking, --timeout-seconds, --delete-after-run, --best-effort,
 // --disabled. Through the running gateway (cron.* methods); without one on this state dir, on the
 // job file itself (`run` needs the gateway).
+#include <algorithm>
 #include <cctype>
 #include <ctime>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "app/commands.h"
 #include "agent/text_cut.h"
 #include "automation/cron_api.h"
+#include "automation/cron_expr.h"
 #include "automation/schedule.h"
 #include "automation/scheduler.h"
 #include "channels/last_route.h"
@@ -103,12 +105,17 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
     }
   } else if (!f.every.empty()) {
     auto d = duration_ms(f.every);
-    if (!d || *d <= 0) return Error{"2", "--every: expected a duration such as 30s, 10m, 1h, 1d (got '" + f.every + "')"};
+    if (!d) return Error{"2", "--every: expected a duration such as 30s, 10m, 1h, 1d (got '" + f.every + "')"};
+    if (*d <= 0) return Error{"2", "--every: the interval must be greater than zero (got '" + f.every + "'; e.g. 30s, 10m, 1h)"};
     // Every run is an agent turn (a model call): sub-second intervals are a typo (`--every 20`
     // meant 20 minutes?), not a schedule.
     if (*d < automation::kCronMinEveryMs) return Error{"2", "--every: at least 1s (got " + std::to_string(*d) + " ms; give a unit: 30s, 10m, 1h)"};
     j["schedule"] = {{"kind", "every"}, {"everyMs", *d}};
   } else if (!f.cron.empty()) {
+    // Checked here so the message names the expression and its wrong field, not the job the
+    // scheduler would have generated an id for.
+    if (auto expr = automation::parse_cron_expr(f.cron); !expr)
+      return Error{"2", "--cron '" + cli::terminal_safe(f.cron) + "': " + expr.error().message};
     j["schedule"] = {{"kind", "cron"}, {"expr", f.cron}};
   }
   if (!f.tz.empty()) {
@@ -227,12 +234,41 @@ std::string cron_cli_schedule_zone(const json& schedule) {
   return tz.is_string() ? tz.get<std::string>() : "";
 }
 
+/// The zone an ISO `at` without offset means when the job names none: the configured
+/// agents.defaults.userTimezone, else this machine's ("" — as the scheduler reads it, scheduler.cpp).
+std::string cron_cli_default_zone() {
+  static const std::string zone = [] {
+    const auto env = config::process_env();
+    auto loaded = config::load(paths::config_file(paths::state_dir(env)), env);
+    if (!loaded) return std::string();
+    return automation::cron_settings_from_config(loaded->effective).default_zone;
+  }();
+  return zone;
+}
+
+/// An interval in the largest unit that divides it exactly: 10800000 → "3h", 5400000 → "90m",
+/// 86400000 → "1d", 1500 → "1500ms".
+std::string cron_cli_interval_text(int64_t ms) {
+  if (ms <= 0) return std::to_string(ms) + "ms";
+  for (const auto& [unit, size] : {std::pair<const char*, int64_t>{"d", 86'400'000}, {"h", 3'600'000}, {"m", 60'000}, {"s", 1000}})
+    if (ms % size == 0) return std::to_string(ms / size) + unit;
+  return std::to_string(ms) + "ms";
+}
+
 std::string schedule_text(const json& s) {
   const std::string kind = text_of(s, "kind");
-  if (kind == "at") return "at " + (field_of(s, "at").is_string() ? text_of(s, "at") : when(field_of(s, "at"), cron_cli_schedule_zone(s)));
+  if (kind == "at") {
+    const json& at = field_of(s, "at");
+    if (!at.is_string()) return "at " + when(at, cron_cli_schedule_zone(s));
+    // An ISO time is shown like the other times: local, to the minute, with its zone.
+    const std::string zone = cron_cli_schedule_zone(s);
+    const std::string parse_zone = automation::is_known_zone(zone) ? zone : cron_cli_default_zone();
+    if (auto ms = automation::parse_iso_instant(at.get<std::string>(), parse_zone)) return "at " + when(json(*ms), zone);
+    return "at " + text_of(s, "at");
+  }
   if (kind == "every") {
     const json& ms = field_of(s, "everyMs");
-    return "every " + (ms.is_number_integer() ? std::to_string(ms.get<int64_t>() / 1000) + "s" : text_of(s, "everyMs"));
+    return "every " + (ms.is_number_integer() ? cron_cli_interval_text(ms.get<int64_t>()) : text_of(s, "everyMs"));
   }
   if (kind == "cron") return "cron " + text_of(s, "expr") + (field_of(s, "tz").is_null() ? "" : " (" + text_of(s, "tz") + ")");
   return "schedule " + (s.is_null() ? std::string("missing") : cli::terminal_safe(s.dump()));
@@ -417,7 +453,15 @@ void register_cron_commands(CLI::App& app, Action& action) {
 
   auto* runs = cron->add_subcommand("runs", "A job's run history (newest first)");
   runs->add_option("id", c->id, "Job id")->required();
-  runs->add_option("--limit", c->limit, "Entries (1-200)")->check(CLI::Range(1, 200));
+  runs->add_option("--limit", c->limit, "Entries (1-200)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            const bool digits = !v.empty() && v.size() <= 3 &&
+                                std::all_of(v.begin(), v.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
+            if (digits && std::stoi(v) >= 1 && std::stoi(v) <= 200) return "";
+            return "expected a whole number from 1 to 200 (got '" + cli::terminal_safe(v) + "')";
+          },
+          "1-200"));
   add_client_flags(runs, c->client);
   on_parsed(runs, action, [c] { return cron_action(*c, "runs", {{"id", c->id}, {"limit", c->limit}}); });
 

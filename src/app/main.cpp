@@ -41,6 +41,25 @@ std::string parse_error_message(const CLI::ParseError& e, const CLI::App& app, c
       return name + ": \"" + what.substr(eq + 3) + "\" is not " + expected;
     }
   }
+  // CLI11 lists the unexpected words backwards ("x --since"): name the first one as typed and,
+  // for an option, the options the command does take.
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && &command != &app) {
+    const std::vector<std::string> extras = command.remaining();
+    std::string path;
+    for (const CLI::App* c = &command; c != nullptr && c != &app; c = c->get_parent()) path = " " + c->get_name() + path;
+    if (!extras.empty() && extras.front().size() > 1 && extras.front()[0] == '-') {
+      const std::string word = extras.front().substr(0, extras.front().find('='));
+      std::string options;
+      for (const CLI::Option* o : command.get_options()) {
+        const auto& longs = o->get_lnames();
+        if (longs.empty() || longs.front() == "help") continue;
+        options += (options.empty() ? "--" : ", --") + longs.front();
+      }
+      return "unknown option \"" + word + "\" for pincer" + path +
+             (options.empty() ? " (it takes no options)" : " (its options: " + options + ")");
+    }
+    if (!extras.empty()) return "unexpected argument \"" + extras.front() + "\" for pincer" + path;
+  }
   if (&command == &app && argv[1] != nullptr && argv[1][0] == '-') {
     return "unknown option \"" + std::string(argv[1]) + "\": a command comes first (pincer <command> [options]; see pincer --help)";
   }

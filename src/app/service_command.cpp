@@ -373,8 +373,10 @@ int run_status(const ServiceFlags& f) {
 void register_service_commands(CLI::App& app, Action& action) {
   CLI::App* gateway = app.get_subcommand("gateway");
   auto f = std::make_shared<ServiceFlags>();
+  // The unit's real path ($XDG_CONFIG_HOME honoured), not the usual one.
   auto* install = gateway->add_subcommand(
-      "install", "Install the gateway as a systemd user service (~/.config/systemd/user/pincer-gateway.service) and start it");
+      "install", "Install the gateway as a systemd user service (" + unit_path(config::process_env()).string() +
+                     ") and start it");
   install->add_flag("--no-start", f->no_start, "Only write the unit file; do not call systemctl");
   on_parsed(install, action, [f] { return run_install(*f); });
 

@@ -25,7 +25,8 @@ bool valid_id(const std::string& id) {
 
 }  // namespace
 
-Result<CronJob> parse_cron_job(const nlohmann::json& j, std::string_view where, std::string_view default_zone) {
+Result<CronJob> parse_cron_job(const nlohmann::json& j, std::string_view where, std::string_view default_zone,
+                               bool id_generated) {
   if (!j.is_object()) return Error{"CRON_JOB_INVALID", std::string(where) + ": expected a job object"};
   CronJob job;
   job.raw = j;
@@ -34,7 +35,7 @@ Result<CronJob> parse_cron_job(const nlohmann::json& j, std::string_view where, 
     return Error{"CRON_JOB_INVALID", std::string(where) +
                                          ": id: required, 1-128 letters, digits, '-', '_' or '.'"};
   job.id = id->get<std::string>();
-  JobReader r{j, "job '" + job.id + "' (" + std::string(where) + ")"};
+  JobReader r{j, id_generated ? std::string(where) : "job '" + job.id + "' (" + std::string(where) + ")"};
   auto string_at = [&](const nlohmann::json& obj, const char* key, const std::string& path,
                        std::string& out) -> Status {
     const nlohmann::json* v = r.field(obj, key);

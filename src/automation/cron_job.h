@@ -72,8 +72,10 @@ struct CronJob {
 inline constexpr int64_t kCronMinEveryMs = 1000;
 
 /// Reads and validates one job. `where` names it in messages ("jobs[2]"); `default_zone` is
-/// the zone of schedules without `tz`. Errors (CRON_JOB_INVALID) name the job and the field.
-Result<CronJob> parse_cron_job(const nlohmann::json& j, std::string_view where, std::string_view default_zone);
+/// the zone of schedules without `tz`. Errors (CRON_JOB_INVALID) name the job and the field;
+/// `id_generated` (a new job whose id Pincer made up) leaves the id out: the caller never saw it.
+Result<CronJob> parse_cron_job(const nlohmann::json& j, std::string_view where, std::string_view default_zone,
+                               bool id_generated = false);
 
 /// The job as stored: `raw` with the fields Pincer owns (enabled, timestamps, state) written back.
 nlohmann::json cron_job_to_json(const CronJob& job);

@@ -163,13 +163,14 @@ const CronJob* CronStore::find(std::string_view id) const {
 
 Result<CronJob> CronStore::add(nlohmann::json spec, int64_t now_ms) {
   if (!spec.is_object()) return Error{"CRON_JOB_INVALID", "job: expected an object"};
-  if (!spec.contains("id")) spec["id"] = ids::uuid_v4();
+  const bool id_generated = !spec.contains("id");
+  if (id_generated) spec["id"] = ids::uuid_v4();
   if (spec["id"].is_string() && find(spec["id"].get<std::string>()) != nullptr)
     return Error{"CRON_JOB_EXISTS", "job '" + spec["id"].get<std::string>() + "' already exists"};
   spec["createdAtMs"] = now_ms;
   spec["updatedAtMs"] = now_ms;
   spec.erase("state");
-  auto job = parse_cron_job(spec, "new job", default_zone_);
+  auto job = parse_cron_job(spec, "new job", default_zone_, id_generated);
   if (!job) return job.error();
   schedule_next(*job, now_ms);
   jobs_.push_back(*job);

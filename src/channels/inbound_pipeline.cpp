@@ -366,7 +366,13 @@ void InboundPipeline::start_run(const std::string& session_key, std::vector<Inbo
   request.channel = last.channel;  // session.resetByChannel (SS-5)
   request.origin = {channel->id(), channel->account_id(), to_chat, to_thread, to_sender, last.is_group,
                     to_chat == last.chat_id ? last.message_id : "", channel->capabilities().reactions};
-  if (last_routes_) last_routes_->record(q.agent_id, {channel->id(), channel->account_id(), to_chat, to_thread});
+  // The chat a later cron or heartbeat delivery to "last" goes to. A caller waiting for one answer
+  // (a webhook in sync mode) is not a chat anything can be sent to later: it is not recorded, and
+  // the agent's last chat stays the one before (as OpenClaw's lastChannel skips non-deliverable
+  // channels).
+  if (last_routes_ && !channel->capabilities().single_reply) {
+    last_routes_->record(q.agent_id, {channel->id(), channel->account_id(), to_chat, to_thread});
+  }
   // Owner = every sender of the batch is in commands.ownerAllowFrom (TL-2 owner-only, TL-3).
   request.sender_is_owner = std::all_of(messages.begin(), messages.end(), [&](const InboundMessage& mm) {
     return sender_is_owner(config_, mm);

@@ -18,6 +18,7 @@
 #include "cli/invoked_command.h"
 #include "core/event_loop.h"
 #include "core/http_client.h"
+#include "cli/chat_renderer.h"
 #include "cli/config_checks.h"
 #include "cli/connection.h"
 #include "core/secret_rules.h"
@@ -264,6 +265,24 @@ Finding check_provider(const json& effective, int64_t timeout_ms) {
   if (r.status < 200 || r.status >= 300) {
     return warn("provider", name + " answered HTTP " + std::to_string(r.status) + " to " + url,
                 "the server may not list models; try a turn: " + invoked_command() + " agent -m hi");
+  }
+  // The list the server just gave: a configured model it does not name fails every turn with it.
+  if (spec->api != "ollama" && spec->api != "google-generative-ai") {
+    const json listed = json::parse(r.body, nullptr, false);
+    if (listed.is_object() && listed.contains("data") && listed["data"].is_array() && !listed["data"].empty()) {
+      std::vector<std::string> ids;
+      for (const auto& m : listed["data"])
+        if (m.is_object() && m.contains("id") && m["id"].is_string()) ids.push_back(m["id"].get<std::string>());
+      if (!ids.empty() && std::find(ids.begin(), ids.end(), spec->id) == ids.end()) {
+        std::string names;
+        for (std::size_t i = 0; i < ids.size() && i < 10; ++i) names += (i ? ", " : "") + terminal_safe(ids[i]);
+        if (ids.size() > 10) names += ", …";
+        return warn("provider", name + " is reachable, but model \"" + terminal_safe(spec->id) + "\" is not among the " +
+                                    std::to_string(ids.size()) + " models the server lists: " + names,
+                    "choose a listed model: " + invoked_command() + " config set agents.defaults.model.primary " +
+                        spec->provider + "/<model>");
+      }
+    }
   }
   return ok("provider", name + " is reachable and accepts the key; default model " + primary);
 }
