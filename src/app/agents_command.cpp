@@ -16,6 +16,7 @@
 // cannot link the CLI's config writer; gateway/methods/agents.h).
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -190,6 +191,16 @@ int run_add(const AgentsFlags& f) {
   if (auto loaded = config::load(file, cli::keep_env_references())) {
     for (const auto& w : agent::model_reference_warnings(loaded->effective)) {
       if (w.find("agent \"" + plan.agent.id + "\"") != std::string::npos) std::cerr << "pincer: warning: " << w << "\n";
+    }
+    // A binding to a channel with no settings yet is kept (as OpenClaw's `agents add --bind`),
+    // but routes nothing until the channel is set up: say so, once per channel.
+    const json channels = loaded->resolved.value("channels", json::object());
+    std::vector<std::string> warned;
+    for (const auto& b : plan.bindings) {
+      const std::string channel = b.value("match", json::object()).value("channel", "");
+      if (channel.empty() || channels.contains(channel) || std::find(warned.begin(), warned.end(), channel) != warned.end()) continue;
+      warned.push_back(channel);
+      std::cerr << "pincer: warning: channels." << channel << " is not configured; the binding takes effect once it is\n";
     }
   }
   return 0;

@@ -91,6 +91,13 @@ class Chat {
 
   int run() {
     if (int rc = connect(); rc != 0) return rc;
+    // --agent names one of the gateway's agents: else the first line sent would be the first to fail.
+    if (!opts_.agent.empty()) {
+      if (auto ids = unknown_agent(opts_.agent)) {
+        return fail(2, "--agent: no agent \"" + cli::terminal_safe(opts_.agent) + "\" on the gateway (agents: " +
+                           cli::terminal_safe(*ids) + ")");
+      }
+    }
     std::cout << "pincer chat · " << flags_.url_shown << " · session " << session_key() << "\n"
               << "Type a message, /help for commands, Ctrl-D to quit.\n";
     show_history(10);
@@ -371,19 +378,9 @@ class Chat {
       }
       // Only an agent the gateway has: else the chat would go to the default agent unnoticed.
       if (!ensure_connected()) return Outcome::Done;
-      auto listed = client_->call("agents.list", json::object(), flags_.timeout());
-      if (listed) {
-        std::string ids;
-        bool found = false;
-        for (const auto& a : listed->value("agents", json::array())) {
-          const std::string id = a.value("id", "");
-          found = found || id == store::normalize_agent_id(cmd.arg);
-          ids += (ids.empty() ? "" : ", ") + id;
-        }
-        if (!found) {
-          std::cout << "No agent \"" << cli::terminal_safe(cmd.arg) << "\". Agents: " << cli::terminal_safe(ids) << "\n";
-          return Outcome::Done;
-        }
+      if (auto ids = unknown_agent(cmd.arg)) {
+        std::cout << "No agent \"" << cli::terminal_safe(cmd.arg) << "\". Agents: " << cli::terminal_safe(*ids) << "\n";
+        return Outcome::Done;
       }
       opts_.agent = store::normalize_agent_id(cmd.arg);
       opts_.session = "main";
@@ -391,6 +388,22 @@ class Chat {
       return Outcome::Done;
     }
     return send(line);
+  }
+
+  /// The gateway's agent ids joined by ", " when it has no agent `id` (as normalised), else
+  /// nullopt — also when agents.list does not answer (a send then says what is wrong).
+  std::optional<std::string> unknown_agent(const std::string& id) {
+    auto listed = client_->call("agents.list", json::object(), flags_.timeout());
+    if (!listed) return std::nullopt;
+    std::string ids;
+    bool found = false;
+    for (const auto& a : listed->value("agents", json::array())) {
+      const std::string known = a.value("id", "");
+      found = found || known == store::normalize_agent_id(id);
+      ids += (ids.empty() ? "" : ", ") + known;
+    }
+    if (found) return std::nullopt;
+    return ids;
   }
 
   /// Appends the line just added to the history file at once, so that a crash or a kill of the

@@ -168,16 +168,16 @@ int run_agent_remote(const ClientFlags& f, const AgentFlags& a) {
       }
     }
     auto r = result.get();
-    if (!r && abort_sent) return fail(130, "run aborted");
+    if (!r && abort_sent) return fail(130, "run aborted", "ABORTED");
     if (!r && r.error().code == "GATEWAY_STOPPING") {
       // The run journal keeps an accepted message (GW-10): it is answered after the next start.
       return fail(1, r.error().message + "; your message is kept and is answered when the gateway starts again (" +
-                         "see the reply with: " + cli::invoked_command() + " sessions show " + session_key + ")");
+                         "see the reply with: " + cli::invoked_command() + " sessions show " + session_key + ")", r.error().code);
     }
     if (!r && r.error().code == "CLOSED") {  // killed or crashed mid-run: the journal resumes it (SS-6)
       return fail(1, "agent: " + r.error().message + ": the gateway went away during the run; a message it had " +
                          "accepted is resumed when it starts again (see the reply with: " + cli::invoked_command() + " sessions show " +
-                         session_key + ")");
+                         session_key + ")", r.error().code);
     }
     if (!r) return request_failed("agent", r.error());
     if (f.json) print_json(*r);
@@ -262,19 +262,20 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
                                                {"provider", e.provider}, {"model", e.model}, {"stopReason", e.stop_reason}}}}}};
         loop.stop();
       } else if (e.kind == K::Error || e.kind == K::Aborted) {
-        std::cerr << "\npincer: agent: " << (e.kind == K::Error ? e.error : "aborted (" + e.stop_reason + ")") << "\n";
-        code = 1;
+        if (!f.json) std::cerr << "\n";  // after the reply's text so far
+        code = fail(1, "agent: " + (e.kind == K::Error ? e.error : "aborted (" + e.stop_reason + ")"),
+                    e.kind == K::Error ? "AGENT_ERROR" : "ABORTED");
         loop.stop();
       }
     }));
     if (!accepted) {
-      std::cerr << "pincer: agent: " << accepted.error().message << "\n";
-      code = 1;
+      code = fail(1, "agent: " + accepted.error().message, accepted.error().code);
       loop.stop();
     }
   });
   loop.run();
-  if (code == 0 && f.json) print_json(final_payload);
+  // With --json the reply, or a command's answer even when it failed (as through the gateway).
+  if (f.json && final_payload.is_object()) print_json(final_payload);
   return code;
 }
 
@@ -397,7 +398,14 @@ int run_channels_status(const ClientFlags& f, bool probe) {
     bool probe_failed = false;
     for (const auto& c : list) {
       const bool running = c.value("running", false);
-      std::cout << c.value("channel", "?") << "[" << c.value("accountId", "default") << "]  ";
+      const std::string label = c.value("channel", "?") + "[" + c.value("accountId", "default") + "]";
+      std::cout << label << "  ";
+      // A reason the channel gave names the account already ("telegram[default]: resolve …"): the
+      // line starts with it, so it is said once.
+      const auto reason = [&label](std::string text) {
+        while (text.rfind(label + ": ", 0) == 0) text.erase(0, label.size() + 2);
+        return text;
+      };
       if (!c.value("enabled", true)) {  // switched off in the config: nothing else to say
         std::cout << "disabled\n";
         continue;
@@ -418,7 +426,7 @@ int run_channels_status(const ClientFlags& f, bool probe) {
         return true;
       };
       if (!running && c.contains("lastFailure") && c["lastFailure"].is_string()) {
-        said.push_back(c["lastFailure"].get<std::string>());
+        said.push_back(reason(c["lastFailure"].get<std::string>()));
         std::cout << "  failed: " << cli::terminal_safe(said.back());
         if (c.value("permanentFailure", false)) std::cout << " (not retried until the config changes)";
       }
@@ -438,7 +446,7 @@ int run_channels_status(const ClientFlags& f, bool probe) {
         else if (c.value("idle", false)) std::cout << "  connected, idle on " << mailbox;
         else std::cout << "  connected, reading " << mailbox;
       }
-      if (c.contains("lastError") && c["lastError"].is_string() && unsaid(c["lastError"].get<std::string>())) {
+      if (c.contains("lastError") && c["lastError"].is_string() && unsaid(reason(c["lastError"].get<std::string>()))) {
         std::cout << "  last error: " << cli::terminal_safe(said.back());
       }
       if (c.contains("probe")) {
@@ -446,7 +454,7 @@ int run_channels_status(const ClientFlags& f, bool probe) {
         probe_failed = probe_failed || !pr.value("ok", false);
         std::cout << "  probe: " << (pr.value("ok", false) ? "ok" : "failed");
         if (pr.contains("elapsedMs")) std::cout << " (" << pr["elapsedMs"] << " ms)";
-        if (pr.contains("error") && unsaid(pr.value("error", ""))) std::cout << ": " << cli::terminal_safe(said.back());
+        if (pr.contains("error") && unsaid(reason(pr.value("error", "")))) std::cout << ": " << cli::terminal_safe(said.back());
         else if (pr.contains("error")) std::cout << " (as above)";
       }
       std::cout << "\n";
@@ -510,6 +518,7 @@ void register_client_commands(CLI::App& app, Action& action) {
     cmd->add_flag("--local", a->local, "Run the agent in this process, without a gateway");
     add_client_flags(cmd, *f);
     on_parsed(cmd, action, [f, a] {
+      JsonErrors json_errors(f->json);  // --json: an error is JSON on stdout too
       if (a->message == "-") {  // a long message from stdin: pincer agent -m - < notes.md
         a->message.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
         if (const std::string problem = utf8::describe_invalid(a->message); !problem.empty()) {

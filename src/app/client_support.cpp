@@ -75,12 +75,26 @@ CLI::Validator session_key_check() {
       "KEY");
 }
 
-int fail(int code, const std::string& message) {
+namespace {
+std::atomic<bool> client_support_json_errors{false};  // JsonErrors
+}  // namespace
+
+JsonErrors::JsonErrors(bool on) : previous_(client_support_json_errors.exchange(on)) {}
+JsonErrors::~JsonErrors() { client_support_json_errors = previous_; }
+
+int fail(int code, const std::string& message, const std::string& error_code) {
+  if (client_support_json_errors) {
+    const json error = {{"code", error_code.empty() ? (code == 2 ? "INVALID_REQUEST" : "FAILED") : error_code},
+                        {"message", message}};
+    std::cout << json{{"ok", false}, {"error", error}}.dump(2, ' ', false, json::error_handler_t::replace) << std::endl;
+    return code;
+  }
   std::cerr << "pincer: " << message << "\n";
   return code;
 }
 
 int request_failed(const std::string& method, const Error& error) {
+  if (client_support_json_errors) return fail(1, method + ": " + error.message, error.code);
   return fail(1, method + ": " + error.message + (error.code.empty() ? "" : " [" + error.code + "]"));
 }
 
@@ -123,13 +137,13 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
       const std::string note = missing_config_note(flags, config::process_env());
       return fail(1, "cannot reach the gateway at " + options->url + " (" + e.message +
                          "). Is it running? Start it with: " + cli::invoked_command() + " gateway run" +
-                         (note.empty() ? "" : "\npincer: " + note));
+                         (note.empty() ? "" : "\npincer: " + note), e.code);
     }
     // Name the secret that was sent: a password user is not helped by token hints.
     const bool password = !options->password.empty() && options->token.empty();
     return fail(1, "the gateway at " + options->url + " refused the connection: " + e.message +
                        (password ? " (check --password-file / PINCER_GATEWAY_PASSWORD / gateway.auth.password)"
-                                 : " (check --token-file / PINCER_GATEWAY_TOKEN / gateway.auth.token)"));
+                                 : " (check --token-file / PINCER_GATEWAY_TOKEN / gateway.auth.token)"), e.code);
   }
   return body(**client);
 }

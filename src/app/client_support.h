@@ -69,12 +69,28 @@ std::string missing_config_note(const ClientFlags& flags, const config::EnvLooku
 int with_gateway_or_local(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body,
                           const std::function<int()>& offline, bool say_offline = true);
 
-/// Prints "pincer: <method>: <message>" and returns 1.
+/// Prints "pincer: <method>: <message> [<CODE>]" and returns 1.
 int request_failed(const std::string& method, const Error& error);
 /// Prints `payload` as indented JSON; returns 0.
 int print_json(const nlohmann::json& payload);
-/// Prints "pincer: <message>" to stderr; returns `code`.
-int fail(int code, const std::string& message);
+/// Prints "pincer: <message>" to stderr; returns `code`. While a JsonErrors is on: the object
+/// {"ok": false, "error": {"code", "message"}} on stdout instead (the shape of `agents --json`'s
+/// errors), `error_code` its code ("" = INVALID_REQUEST for exit code 2, else FAILED).
+int fail(int code, const std::string& message, const std::string& error_code = "");
+
+/// While one is alive with `on` set, fail() and request_failed() print errors as JSON on stdout
+/// (a `--json` command: a script reads one JSON value, reply or error); exit codes unchanged.
+/// Process-wide: made by a command's action on the main thread, for the command's run.
+class JsonErrors {
+ public:
+  explicit JsonErrors(bool on);
+  ~JsonErrors();
+  JsonErrors(const JsonErrors&) = delete;
+  JsonErrors& operator=(const JsonErrors&) = delete;
+
+ private:
+  bool previous_;
+};
 /// The text of a transcript/history message (string content, or its text blocks joined).
 std::string message_text(const nlohmann::json& message);
 /// message_text for showing a history: an assistant message's tool calls as `⚙ name args` lines

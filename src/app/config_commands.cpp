@@ -234,6 +234,15 @@ int run_unset(const ConfigFlags& f) {
       refused = text.error();
       return Error{kEditRefused, text.error().message};
     }
+    // Something still naming what goes (a model of a removed provider) would fail every run it
+    // reaches: refused, naming it, and the file stays as it is.
+    if (auto left = cli::references_left_by_removal(current, *text); !left.empty()) {
+      std::string message = json5::format_path(path) + ": not removed, the config would still refer to it:";
+      for (const auto& line : left) message += "\n  " + line;
+      message += "\nchange or remove " + std::string(left.size() == 1 ? "that reference" : "those references") + " first";
+      refused = Error{"STILL_REFERENCED", message};
+      return Error{kEditRefused, message};
+    }
     changed = true;
     return std::optional<std::string>{std::move(*text)};
   });
@@ -256,36 +265,17 @@ int run_unset(const ConfigFlags& f) {
   return 0;
 }
 
-/// What the gateway checks at start beyond the schema: cli/config_checks.h, shared with doctor,
-/// `config set` and the gateway itself.
-/// `exists`: whether the file exists (when not, `gateway run` creates it with a new token).
-void semantic_checks(const json& effective, const std::filesystem::path& file, const config::EnvLookup& env, bool exists,
-                     std::vector<std::string>& errors, std::vector<std::string>& warnings, std::vector<std::string>& notes) {
-  cli::ConfigCheckOptions options;
-  options.config_exists = exists;
-  auto found = cli::check_config(effective, file, env, options);
-  for (auto& e : found.errors) errors.push_back(std::move(e));
-  for (auto& w : found.warnings) warnings.push_back(std::move(w));
-  for (auto& n : found.notes) notes.push_back(std::move(n));
-}
-
 int run_validate(const ConfigFlags& f) {
   const auto env = config::process_env();
   const auto file = cli::config_path(f.file, env);
-  std::vector<std::string> errors, warnings, notes;
-  auto loaded = config::load(file, env);
-  bool exists = false;
-  if (!loaded) {
-    errors = cli::lines_of(loaded.error().message);
-    std::error_code ec;
-    exists = std::filesystem::exists(file, ec);
-    warnings = config::load_warnings(file);  // repeated keys, beside the errors (the load drops them)
-  } else {
-    exists = loaded->exists;
-    if (!exists) warnings.push_back(file.string() + " does not exist; every default applies");
-    warnings.insert(warnings.end(), loaded->warnings.begin(), loaded->warnings.end());  // repeated keys
-    semantic_checks(loaded->effective, file, env, exists, errors, warnings, notes);
-  }
+  // The one report `gateway run` refuses with (cli/config_checks.h): schema, then the rest.
+  auto report = cli::check_config_file(file, env);
+  const bool exists = report.exists;
+  auto& errors = report.problems.errors;
+  auto& notes = report.problems.notes;
+  std::vector<std::string> warnings;
+  if (report.loaded && !exists) warnings.push_back(file.string() + " does not exist; every default applies");
+  warnings.insert(warnings.end(), report.problems.warnings.begin(), report.problems.warnings.end());
   const bool valid = errors.empty();
   if (f.json) {
     std::cout << json{{"valid", valid}, {"file", file.string()}, {"exists", exists}, {"errors", errors}, {"warnings", warnings},
@@ -296,9 +286,7 @@ int run_validate(const ConfigFlags& f) {
     for (const auto& n : notes) std::cerr << "pincer: note: " << n << "\n";
     for (const auto& w : warnings) std::cerr << "pincer: warning: " << w << "\n";
     // Each named like the schema's errors ("<file>: <key path>: …") unless the sentence names the file.
-    for (const auto& e : errors) {
-      std::cerr << "pincer: " << (e.find(file.string()) == std::string::npos ? file.string() + ": " : "") << e << "\n";
-    }
+    for (const auto& e : errors) std::cerr << "pincer: " << cli::naming_file(e, file) << "\n";
     if (valid) std::cout << file.string() << ": valid\n";
   }
   return valid ? 0 : 2;

@@ -4,6 +4,7 @@
 #include "app/commands.h"
 #include "app/config_reloader.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -201,17 +202,24 @@ static Result<gateway::GatewaySettings> gateway_settings(const GatewayRunFlags& 
   return s;
 }
 
-/// Every error cli/config_checks.h finds in `loaded` (what `pincer config validate` reports), one
-/// line each, or "" — the gateway refuses to start, restart or reload with any of them. The
-/// Control UI root is left out: without a built UI the gateway still runs and its UI answers 503.
-static std::string config_check_errors(const GatewayRunFlags& flags, const config::EnvLookup& env,
-                                       const config::LoadedConfig& loaded) {
+/// The checks of cli/config_checks.h as the gateway makes them: gateway auth with its flags; not
+/// the Control UI root (without a built UI the gateway still runs and its UI answers 503); model
+/// references naming no configured provider are warnings (warned at start by
+/// model_reference_warnings; each turn says it too).
+static cli::ConfigCheckOptions gateway_check_options(const GatewayRunFlags& flags) {
   cli::ConfigCheckOptions options;
   options.flags = auth_flags(flags);
   options.check_control_ui_root = false;
-  options.model_refs_are_errors = false;  // warned at start (model_reference_warnings); each turn says it too
+  options.model_refs_are_errors = false;
+  return options;
+}
+
+/// Every error cli/config_checks.h finds in `loaded`, one line each, or "" — the gateway refuses
+/// to restart or reload with any of them.
+static std::string config_check_errors(const GatewayRunFlags& flags, const config::EnvLookup& env,
+                                       const config::LoadedConfig& loaded) {
   std::string out;
-  for (const auto& e : cli::check_config(loaded.effective, loaded.path, env, options).errors) {
+  for (const auto& e : cli::check_config(loaded.effective, loaded.path, env, gateway_check_options(flags)).errors) {
     out += (out.empty() ? "" : "\n") + e;
   }
   return out;
@@ -279,17 +287,31 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     std::cout << "pincer: created " << config_path.string() << " with a new gateway token (gateway.auth.token)\n";
   }
 
-  auto loaded = config::load(config_path, env);
-  if (!loaded) return fail(2, loaded.error().message);
-  const json& cfg = loaded->effective;
-
-  auto settings = gateway_settings(flags, env, *loaded, state);
-  if (!settings) return fail(settings.error().code == "1" ? 1 : 2, settings.error().message);
-  if (const std::string errors = config_check_errors(flags, env, *loaded); !errors.empty()) {
-    for (const auto& line : cli::lines_of(errors)) std::cerr << "pincer: " << line << "\n";
-    return fail(2, "the gateway does not start with an invalid configuration (" + config_path.string() +
-                       "; `" + invoked_command() + " config validate` lists the same)");
+  // Every problem at once, as `config validate` lists them (the one report, cli/config_checks.h),
+  // each naming the file; then what only the flags and the bind decide (gateway_settings).
+  auto report = cli::check_config_file(config_path, env, gateway_check_options(flags));
+  std::vector<std::string> problems;
+  for (const auto& e : report.problems.errors) problems.push_back(cli::naming_file(e, config_path));
+  Result<gateway::GatewaySettings> settings = Error{"2", ""};
+  if (report.loaded) {
+    settings = gateway_settings(flags, env, *report.loaded, state);
+    // Unsafe or impossible whatever else the file says (exit 1), or invalid: added unless the
+    // checks named it already (the auth sentence is in both).
+    const auto& errors = report.problems.errors;
+    if (!settings && std::find(errors.begin(), errors.end(), settings.error().message) == errors.end()) {
+      problems.push_back(settings.error().message);
+    }
   }
+  const int refused = !settings && settings.error().code == "1" ? 1 : 2;
+  if (problems.size() == 1) return fail(refused, problems.front());  // one clear line
+  if (!problems.empty()) {
+    for (const auto& line : problems) std::cerr << "pincer: " << line << "\n";
+    for (const auto& w : report.problems.warnings) std::cerr << "pincer: warning: " << w << "\n";
+    return fail(refused, "the gateway does not start with an invalid configuration (" + config_path.string() + "; `" +
+                             invoked_command() + " config validate` lists the same)");
+  }
+  const config::LoadedConfig* loaded = &*report.loaded;
+  const json& cfg = loaded->effective;
   gateway::GatewaySettings s = std::move(*settings);
   warn_loose_permissions(state, config_path);  // once the start is sure: a refusal stays one line
   const std::string where = s.bind_host + ":" + std::to_string(s.port);
@@ -453,7 +475,7 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
     spdlog::info("gateway {} listening on {}:{} (auth {})", s.version, s.bind_host, port, s.auth.mode);
   };
   if (auto st = gateway::run_server(loop, gateway, options, &restart); !st) {
-    spdlog::error("{}", st.error().message);  // the log says why the gateway is gone
+    log::error_to_file_only(st.error().message);  // the log says why the gateway is gone; stderr once (below)
     log::flush();
     return fail(1, st.error().message);
   }

@@ -12,6 +12,7 @@
 #include "channels/channel_checks.h"
 #include "cli/config_file.h"
 #include "cli/invoked_command.h"
+#include "core/json5_edit.h"
 #include "core/paths.h"
 #include "llm/auth/auth_profile_file.h"
 #include "core/secret_rules.h"
@@ -208,7 +209,7 @@ static void model_reference_problems(const nlohmann::json& effective, const agen
     // The block is there but lists no models: say that, not "not configured".
     if (const std::string key = config_checks_provider_key(effective, p.provider); !key.empty()) {
       out.warnings.push_back(p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
-                             "\", whose models.providers." + key + ".models lists no models (add \"" +
+                             "\", whose " + json5::format_path({"models", "providers", key, "models"}) + " lists no models (add \"" +
                              p.ref.substr(std::min(p.ref.size(), p.provider.size() + 1)) + "\" there)");
       continue;
     }
@@ -229,8 +230,8 @@ static void model_reference_problems(const nlohmann::json& effective, const agen
              });
     });
     const std::string problem = p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
-                                "\", which is not configured (add it under models.providers." + p.provider +
-                                " with its models, or use a configured provider)";
+                                "\", which is not configured (add it under " +
+                                json5::format_path({"models", "providers", p.provider}) + " with its models, or use a configured provider)";
     if (in_profiles) {
       out.warnings.push_back(problem + "; an auth profile names it, but runs resolve models from models.providers only");
     } else if (options.model_refs_are_errors) {
@@ -336,6 +337,100 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
     }
   }
   return out;
+}
+
+namespace {
+
+/// The path a schema violation line ("<json.path>: <what>") names: the text before the first ": "
+/// outside a quoted ["…"] key; nullopt for "(root)" or a path that does not parse.
+std::optional<json5::Path> config_report_violation_path(const std::string& line) {
+  bool quoted = false;
+  for (std::size_t i = 0; i + 1 < line.size(); ++i) {
+    if (quoted) {
+      if (line[i] == '\\') ++i;
+      else if (line[i] == '"') quoted = false;
+      continue;
+    }
+    if (line[i] == '"') quoted = true;
+    else if (line[i] == ':' && line[i + 1] == ' ') {
+      auto path = json5::parse_path(std::string_view(line).substr(0, i));
+      if (!path || path->empty()) return std::nullopt;
+      return *path;
+    }
+  }
+  return std::nullopt;
+}
+
+/// `doc` with the value of each schema violation removed until it validates (each round removes
+/// at least one value, or gives up); the removed paths go to `removed`.
+/// nullopt when a violation cannot be removed (the root, or a path not found).
+std::optional<json> config_report_pruned(json doc, std::vector<std::string>& removed) {
+  for (int round = 0; round < 64; ++round) {
+    auto st = config::validate(doc);
+    if (st) return doc;
+    for (const auto& line : lines_of(st.error().message)) {
+      auto path = config_report_violation_path(line);
+      if (!path) return std::nullopt;
+      if (line.find(": missing required key") != std::string::npos) path->pop_back();  // its object goes
+      if (path->empty()) return std::nullopt;
+      auto next = json5::apply_unset(doc, *path);
+      if (!next) {
+        if (json5::find(doc, *path) == nullptr) continue;  // already gone with its parent
+        return std::nullopt;
+      }
+      doc = std::move(*next);
+      removed.push_back(json5::format_path(*path));
+      // An array element gone shifts the indexes after it: validate again before the next.
+      if (std::holds_alternative<std::size_t>(path->back())) break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ConfigFileReport check_config_file(const std::filesystem::path& file, const config::EnvLookup& env,
+                                   ConfigCheckOptions options) {
+  ConfigFileReport report;
+  auto loaded = config::load(file, env);
+  std::error_code ec;
+  report.exists = loaded ? loaded->exists : std::filesystem::exists(file, ec);
+  options.config_exists = report.exists;
+  if (loaded) {
+    report.problems.warnings = loaded->warnings;  // repeated keys
+    auto found = check_config(loaded->effective, file, env, options);
+    for (auto& e : found.errors) report.problems.errors.push_back(std::move(e));
+    for (auto& w : found.warnings) report.problems.warnings.push_back(std::move(w));
+    report.problems.notes = std::move(found.notes);
+    report.loaded = std::move(*loaded);
+    return report;
+  }
+  report.problems.errors = lines_of(loaded.error().message);
+  report.problems.warnings = config::load_warnings(file);  // beside the errors (the load drops them)
+  // Only the schema failed: the rest is checked on what remains without the offending values.
+  auto resolved = config::resolve_file(file, env, config::EnvRefs::kSubstitute);
+  if (!resolved || !resolved->is_object()) return report;
+  std::vector<std::string> removed;
+  auto pruned = config_report_pruned(*resolved, removed);
+  if (!pruned) return report;
+  const auto about_removed = [&removed](const std::string& line) {
+    return std::any_of(removed.begin(), removed.end(), [&line](const std::string& p) { return line.find(p) != std::string::npos; });
+  };
+  auto found = check_config(config::with_defaults(*pruned), file, env, options);
+  for (auto& e : found.errors) {
+    if (!about_removed(e)) add_once(report.problems.errors, std::move(e));
+  }
+  for (auto& w : found.warnings) {
+    if (!about_removed(w)) add_once(report.problems.warnings, std::move(w));
+  }
+  for (auto& n : found.notes) {
+    if (!about_removed(n)) report.problems.notes.push_back(std::move(n));
+  }
+  return report;
+}
+
+std::string naming_file(const std::string& line, const std::filesystem::path& file) {
+  return line.find(file.string()) == std::string::npos ? file.string() + ": " + line : line;
 }
 
 std::string reload_off_note(const std::filesystem::path& config_file, const config::EnvLookup& env) {

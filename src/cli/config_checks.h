@@ -78,6 +78,27 @@ std::vector<std::string> lines_of(const std::string& text);
 ConfigProblems check_config(const nlohmann::json& effective, const std::filesystem::path& config_file,
                             const config::EnvLookup& env, const ConfigCheckOptions& options = {});
 
+/// Everything wrong with the config file `file`, as `pincer config validate` reports it and `pincer
+/// gateway run` refuses it (one code for both): load()'s errors (JSON5, $include, env vars, every
+/// schema violation; each line names the file) followed by check_config()'s problems. A schema
+/// violation does not hide the other checks: they run on the document with each offending value
+/// removed (a missing required key: its object), which then validates; a problem about a value so
+/// removed is left out (the schema's line already names it). A file that cannot be read or
+/// parsed, or an env var that is missing, leaves the checks out (there is no document to check).
+/// Also: load warnings (repeated keys) first among `warnings`. `options.config_exists` is set
+/// from the file. Pure apart from reading the file and `env`; any thread.
+struct ConfigFileReport {
+  bool exists = false;                         ///< the file exists
+  std::optional<config::LoadedConfig> loaded;  ///< the load, when it succeeded (no schema error)
+  ConfigProblems problems;
+};
+ConfigFileReport check_config_file(const std::filesystem::path& file, const config::EnvLookup& env,
+                                   ConfigCheckOptions options = {});
+
+/// A problem line of `file` as the CLI prints it: "<file>: <line>", unless the line names the
+/// file already (load()'s errors, the auth sentence).
+std::string naming_file(const std::string& line, const std::filesystem::path& file);
+
 /// Why a running gateway's config differs from `config_file` when no reload of it was rejected:
 /// "" unless the file sets gateway.reload.mode "off" (then the gateway applies no edit until it
 /// restarts, or until an edit sets another mode); else one sentence saying so and what to do, for

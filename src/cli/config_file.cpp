@@ -120,7 +120,8 @@ Result<config::LoadedConfig> load_text(const fs::path& path, const std::string& 
 
 /// The errors check_config finds in `text`, judged without this shell's gateway secrets (the
 /// gateway's environment may provide them: a warning there, not an error).
-std::vector<std::string> semantic_errors(const fs::path& path, const std::string& text) {
+/// `model_refs_are_errors`: ConfigCheckOptions's (false for a set: the provider may be set next).
+std::vector<std::string> semantic_errors(const fs::path& path, const std::string& text, bool model_refs_are_errors = false) {
   auto loaded = load_text(path, text);
   if (!loaded) return {};
   const config::EnvLookup shell = config::process_env();
@@ -130,7 +131,7 @@ std::vector<std::string> semantic_errors(const fs::path& path, const std::string
   };
   ConfigCheckOptions options;
   options.runtime_env_known = false;
-  options.model_refs_are_errors = false;  // the provider may be the next thing set
+  options.model_refs_are_errors = model_refs_are_errors;
   return check_config(loaded->effective, path, env, options).errors;
 }
 
@@ -189,6 +190,20 @@ Status check_edit(const ConfigText& original, const std::string& text) {
   if (!added.empty()) return Error{"CONFIG_INVALID", added};
   return Ok{};
 }
+
+}  // namespace
+
+std::vector<std::string> references_left_by_removal(const ConfigText& original, const std::string& text) {
+  if (!original.exists) return {};
+  const auto before = semantic_errors(original.path, original.text, true);
+  std::vector<std::string> added;
+  for (auto& e : semantic_errors(original.path, text, true)) {
+    if (std::find(before.begin(), before.end(), e) == before.end()) added.push_back(std::move(e));
+  }
+  return added;
+}
+
+namespace {
 
 /// The file a write replaces: a symlinked config is written through to its target.
 fs::path write_target(const fs::path& path) {

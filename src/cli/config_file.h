@@ -57,6 +57,14 @@ Status validate_config_text(const std::filesystem::path& path, const std::string
 /// (never both "written"). Blocks while another writer holds the lock.
 Status write_config_text(const ConfigText& original, const std::string& text);
 
+/// What a removal (`config unset`) would leave dangling: the check_config errors `text` has that
+/// `original` had not, counting a model reference whose provider is not configured as an error
+/// (unlike a set, where the provider may be the next thing set, nothing adds it back after a
+/// removal), e.g. `agents.defaults.model.primary: "my.lab/x" names the provider "my.lab", which is
+/// not configured (add it under models.providers["my.lab"] …)`. Empty when nothing is left
+/// dangling, when `original` does not exist, or when `text` does not load (validation says why).
+std::vector<std::string> references_left_by_removal(const ConfigText& original, const std::string& text);
+
 /// What an edit makes of the file as it is now: the new text, nullopt to leave it unchanged, or
 /// an error (returned as is by edit_config_file).
 using ConfigEdit = std::function<Result<std::optional<std::string>>(const ConfigText& current)>;

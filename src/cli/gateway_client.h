@@ -40,7 +40,7 @@ class GatewayClient {
   /// Connects and completes the handshake. Errors: "UNREACHABLE" (TCP/TLS/upgrade failed: names the
   /// URL and the reason), "TIMEOUT" (no hello-ok within connect_timeout), or the gateway's own error
   /// code from the connect response: its details.code when present, else its error.code (e.g.
-  /// "AUTH_TOKEN_MISMATCH", also appended to the message as " (AUTH_TOKEN_MISMATCH)"). Handlers may be set before connect so that no early event is missed.
+  /// "AUTH_TOKEN_MISMATCH", also appended to the message as " [AUTH_TOKEN_MISMATCH]"). Handlers may be set before connect so that no early event is missed.
   static Result<std::unique_ptr<GatewayClient>> connect(const ClientOptions& options, EventHandler on_event = {},
                                                         CloseHandler on_close = {});
   ~GatewayClient();  ///< closes the socket (1000) and joins the I/O thread

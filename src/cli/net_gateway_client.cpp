@@ -37,7 +37,8 @@ using TlsWs = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
 /// A failed response as one Error with one code: details.code when the gateway gave one (the
 /// specific cause, e.g. INVALID_REQUEST under an UNAVAILABLE class, CRON_JOB_NOT_FOUND,
 /// AUTH_TOKEN_MISMATCH), else error.code. With `code_in_message` (the connect response, whose
-/// callers print only the message) the code is also appended to the message as " (CODE)".
+/// callers print only the message) the code is also appended to the message as " [CODE]" (how
+/// the CLI shows every error code).
 Error response_error(const json& frame, bool code_in_message) {
   const json& err = frame.contains("error") && frame["error"].is_object() ? frame["error"] : json::object();
   std::string code = err.value("code", std::string("ERROR"));
@@ -45,7 +46,7 @@ Error response_error(const json& frame, bool code_in_message) {
   if (err.contains("details") && err["details"].is_object() && err["details"].contains("code") &&
       err["details"]["code"].is_string() && !err["details"]["code"].get<std::string>().empty()) {
     code = err["details"]["code"].get<std::string>();
-    if (code_in_message) message += " (" + code + ")";
+    if (code_in_message) message += " [" + code + "]";
   }
   return Error{code, message};
 }

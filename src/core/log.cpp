@@ -105,6 +105,15 @@ void warn_to_file_only(const std::string& text) {
   if (logger) logger->warn("{}", text);
 }
 
+void error_to_file_only(const std::string& text) {
+  std::shared_ptr<spdlog::logger> logger;
+  {
+    std::lock_guard lock(log_file_only_mutex);
+    logger = log_file_only_logger;
+  }
+  if (logger) logger->error("{}", text);
+}
+
 void flush() {
   if (auto logger = spdlog::default_logger()) logger->flush();
 }

@@ -29,5 +29,8 @@ void flush();
 /// sink: for a warning the caller has just printed on stderr as a `pincer: warning:` line, so that a
 /// terminal shows it once while the log file keeps it. Does nothing when init() set no file. Any thread.
 void warn_to_file_only(const std::string& text);
+/// warn_to_file_only at error level: for an error the caller prints itself as a `pincer:` line
+/// (e.g. why the gateway stopped), so that a terminal shows it once.
+void error_to_file_only(const std::string& text);
 
 }  // namespace pincer::log

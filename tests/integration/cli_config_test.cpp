@@ -304,8 +304,12 @@ TEST_F(CliConfigTest, ValidateReportsEveryProblem) {
                   {"exists", true},
                   {"errors",
                    {config().string() + ": gateway.bind: expected one of loopback|lan|custom, got \"moon\"",
-                    config().string() + ": gateway.port: expected integer 1..65535, got 0"}},
-                  {"warnings", json::array()},
+                    config().string() + ": gateway.port: expected integer 1..65535, got 0",
+                    // A schema error does not hide the other checks (run on the rest of the document).
+                    "gateway.auth.mode is \"token\" but no token is set: set gateway.auth.token in " + config().string() +
+                        " or PINCER_GATEWAY_TOKEN, or pass --token-file"}},
+                  {"warnings", {"agent \"main\" has no model: set agents.defaults.model.primary (`" + pincer_binary() +
+                                " onboard` does)"}},
                   {"notes", json::array()}}));
 }
 
@@ -319,9 +323,11 @@ TEST_F(CliConfigTest, ValidateKeepsRepeatedKeyWarningsBesideSchemaErrors) {
   EXPECT_EQ(v.exit_code, 2) << v.out;
   const json doc = json::parse(v.out);
   EXPECT_EQ(doc["valid"], false);
-  ASSERT_EQ(doc["errors"].size(), 1u) << v.out;
+  ASSERT_EQ(doc["errors"].size(), 2u) << v.out;  // the schema's, then the other checks' (no token)
   EXPECT_EQ(doc["errors"][0].get<std::string>().rfind(unknown, 0), 0u) << v.out;
-  EXPECT_EQ(doc["warnings"], json::array({repeated})) << v.out;
+  EXPECT_EQ(doc["errors"][1].get<std::string>().rfind("gateway.auth.mode is \"token\" but no token is set", 0), 0u) << v.out;
+  ASSERT_FALSE(doc["warnings"].empty()) << v.out;
+  EXPECT_EQ(doc["warnings"][0], repeated) << v.out;  // first: the load's, then the other checks' (no model)
   auto text = pincer({"config", "validate"});
   EXPECT_EQ(text.exit_code, 2);
   EXPECT_NE(text.err.find("pincer: warning: " + repeated + "\n"), std::string::npos) << text.err;
