@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <memory>
 
@@ -53,7 +54,16 @@ std::string terminal_prompt(const std::string& question, const std::string& defa
       continue;
     }
     if (line.empty()) return default_value;
-    if (choices.empty() || std::find(choices.begin(), choices.end(), line) != choices.end()) return line;
+    if (choices.empty()) return line;
+    // A choice in any case ("Custom", "OLLAMA") is that choice.
+    for (const auto& c : choices) {
+      if (c.size() == line.size() &&
+          std::equal(c.begin(), c.end(), line.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+          })) {
+        return c;
+      }
+    }
     std::cout << "Please answer one of the choices.\n";
   }
   return default_value;
@@ -120,7 +130,7 @@ void register_onboard_command(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("onboard", "Set up pincer.json, the gateway token, a model provider and the workspace");
   cmd->add_flag("--non-interactive", f->non_interactive, "Never prompt: use the flags and defaults");
   cmd->add_option("--provider", o.provider, "openai | anthropic | ollama | custom (any OpenAI-compatible server)")
-      ->check(CLI::IsMember({"openai", "anthropic", "ollama", "custom"}));
+      ->transform(CLI::IsMember({"openai", "anthropic", "ollama", "custom"}, CLI::ignore_case));
   cmd->add_option("--base-url", o.base_url, "Base URL of the provider's API (default: the provider's own)");
   auto* key_env = cmd->add_option("--api-key-env", o.api_key_env,
                   "Environment variable holding the API key; stored as \"${NAME}\", never the key itself");

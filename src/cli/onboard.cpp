@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <utility>
 
@@ -40,9 +41,14 @@ constexpr ProviderDefaults kProviders[] = {
     {"custom", "openai-completions", "", "", ""},
 };
 
+/// The provider named `name` in any case ("Custom" is custom), or nullptr.
 const ProviderDefaults* find_provider(const std::string& name) {
   for (const auto& p : kProviders) {
-    if (name == p.name) return &p;
+    const std::string_view id = p.name;
+    if (name.size() == id.size() && std::equal(id.begin(), id.end(), name.begin(), [](char a, char b) {
+          return a == std::tolower(static_cast<unsigned char>(b));
+        }))
+      return &p;
   }
   return nullptr;
 }
@@ -224,6 +230,26 @@ Result<std::optional<ProviderChoice>> choose_provider(const OnboardOptions& o, c
       std::printf("Ollama models: %s\n", names.c_str());
     }
   }
+  // A custom server asked interactively: offer what its /models lists (the key as the gateway
+  // would send it); another id may still be typed, and a failed probe only warns.
+  if (c.id == "custom" && prompt && !o.model) {
+    std::string key = c.api_key_value;
+    if (is_env_reference(key)) key = env(key.substr(2, key.size() - 3)).value_or("");
+    const auto listed = openai_compatible_models(c.base_url, key, o.probe_timeout);
+    if (listed && !listed->empty()) {
+      std::string names;
+      for (std::size_t i = 0; i < listed->size() && i < 20; ++i) names += (i ? ", " : "") + (*listed)[i];
+      if (listed->size() > 20) names += ", … (" + std::to_string(listed->size()) + " in all)";
+      std::printf("Models at %s: %s\n", c.base_url.c_str(), names.c_str());
+      if (default_model.empty() || std::find(listed->begin(), listed->end(), default_model) == listed->end()) {
+        default_model = listed->front();
+      }
+    } else {
+      const std::string why = listed ? "it lists none" : listed.error().message;
+      std::printf("Could not list the models at %s (%s); type the model id.\n", c.base_url.c_str(), why.c_str());
+      warnings.push_back("the model list of " + c.base_url + " could not be read (" + why + "): check the model id");
+    }
+  }
   c.model = o.model ? *o.model : ask(prompt, "Model id", default_model);
   if (c.model.empty()) return invalid_argument("--model is required with --provider " + c.id);
   if (ollama && o.model) {
@@ -280,7 +306,8 @@ json OnboardResult::to_json() const {
   return out;
 }
 
-Result<HttpGetResult> http_get(const std::string& url, std::chrono::milliseconds timeout) {
+Result<HttpGetResult> http_get(const std::string& url, std::chrono::milliseconds timeout,
+                               const std::vector<std::pair<std::string, std::string>>& headers) {
   EventLoop loop(1);
   net::HttpClient http(loop);
   HttpGetResult out;
@@ -289,6 +316,7 @@ Result<HttpGetResult> http_get(const std::string& url, std::chrono::milliseconds
     net::HttpRequestSpec spec;
     spec.method = "GET";
     spec.url = url;
+    spec.headers = headers;
     spec.connect_timeout_ms = timeout.count();
     spec.idle_timeout_ms = timeout.count();
     const auto id = http.start(spec, {[&](const net::HttpResponseHead& head) { out.status = head.status; },
@@ -322,6 +350,28 @@ Result<std::vector<std::string>> ollama_models(const std::string& url, std::chro
     if (m.is_object() && m.contains("name") && m["name"].is_string()) names.push_back(m["name"].get<std::string>());
   }
   return names;
+}
+
+Result<std::vector<std::string>> openai_compatible_models(const std::string& base_url, const std::string& api_key,
+                                                          std::chrono::milliseconds timeout) {
+  const std::string target = without_trailing_slash(base_url) + "/models";
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!api_key.empty()) headers.emplace_back("Authorization", "Bearer " + api_key);
+  auto got = http_get(target, timeout, headers);
+  if (!got) return got.error();
+  if (got->status < 200 || got->status >= 300) {
+    return Error{"UNREACHABLE", "GET " + target + ": HTTP " + std::to_string(got->status) +
+                                    (got->status == 401 || got->status == 403 ? " (the API key was refused)" : "")};
+  }
+  const json doc = json::parse(got->body, nullptr, false);
+  if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_array()) {
+    return Error{"BAD_RESPONSE", "GET " + target + ": not an OpenAI-style model list ({\"data\": [{\"id\": …}]})"};
+  }
+  std::vector<std::string> ids;
+  for (const auto& m : doc["data"]) {
+    if (m.is_object() && m.contains("id") && m["id"].is_string()) ids.push_back(m["id"].get<std::string>());
+  }
+  return ids;
 }
 
 Result<OnboardResult> onboard(const OnboardOptions& o, const fs::path& state, const config::EnvLookup& env,

@@ -22,7 +22,9 @@
 //   ollama    → "ollama",    ollama, the Ollama URL (default http://127.0.0.1:11434), no key; the
 //               model defaults to the first one GET <url>/api/tags lists
 //   custom    → "custom",    openai-completions (any OpenAI-compatible server); base URL and model
-//               required, key only when api_key_env/api_key is given
+//               required, key only when api_key_env/api_key is given; asked interactively, the
+//               models GET <base URL>/models lists are shown and the first offered (another id
+//               may be typed; a failed probe is a warning)
 // Without a provider: Ollama when it answers at the Ollama URL, else (non-interactive) an error —
 // unless the file already names a model, which is then kept.
 #pragma once
@@ -51,7 +53,7 @@ struct OnboardOptions {
   std::optional<std::string> workspace;    ///< absolute, ~/…, or relative to the current directory
   std::optional<int> port;                 ///< 1..65535
   std::string ollama_url = "http://127.0.0.1:11434";
-  std::chrono::milliseconds probe_timeout{1500};  ///< for the Ollama probe
+  std::chrono::milliseconds probe_timeout{1500};  ///< for the Ollama and custom-server model probes
   /// No prompt because standard input is not a terminal (rather than --non-interactive or
   /// --json): a question that has no answer then says there was no terminal to ask on and how
   /// to run onboarding non-interactively.
@@ -92,9 +94,18 @@ struct HttpGetResult {
 };
 inline constexpr std::size_t kMaxGetBody = 4u << 20;
 
-/// Blocking GET of `url` (own event loop; proxies as core/http_client.h). Errors: "UNREACHABLE"
-/// naming the URL and the reason ("no answer" after `timeout`).
-Result<HttpGetResult> http_get(const std::string& url, std::chrono::milliseconds timeout);
+/// Blocking GET of `url` (own event loop; proxies as core/http_client.h) with the request headers
+/// `headers` (name, value). Errors: "UNREACHABLE" naming the URL and the reason ("no answer" after
+/// `timeout`).
+Result<HttpGetResult> http_get(const std::string& url, std::chrono::milliseconds timeout,
+                               const std::vector<std::pair<std::string, std::string>>& headers = {});
+
+/// Model ids served by an OpenAI-compatible server: GET <base_url>/models → data[].id, in its
+/// order; `api_key` ("" = none) is sent as a Bearer token. Errors: "UNREACHABLE" (no answer within
+/// `timeout`, or an HTTP failure, its status named), "BAD_RESPONSE" (not the {data: [{id}]} shape).
+/// Messages name the URL.
+Result<std::vector<std::string>> openai_compatible_models(const std::string& base_url, const std::string& api_key,
+                                                          std::chrono::milliseconds timeout);
 
 /// Model names served by an Ollama server: GET <url>/api/tags → models[].name, in its order.
 /// Errors: "UNREACHABLE" (no answer within `timeout`, or HTTP failure), "BAD_RESPONSE" (not the
