@@ -137,7 +137,7 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
       const std::string note = missing_config_note(flags, config::process_env());
       return fail(1, "cannot reach the gateway at " + options->url + " (" + e.message +
                          "). Is it running? Start it with: " + cli::invoked_command() + " gateway run" +
-                         (note.empty() ? "" : "\npincer: " + note), e.code);
+                         (note.empty() ? "" : (client_support_json_errors ? "; " : "\npincer: ") + note), e.code);
     }
     // Name the secret that was sent: a password user is not helped by token hints.
     const bool password = !options->password.empty() && options->token.empty();

@@ -165,6 +165,16 @@ TEST_F(CliDefectsATest, AgentJsonErrorsAreJson) {
   EXPECT_NE(e["error"]["message"].get<std::string>().find("cannot reach the gateway"), std::string::npos) << e.dump();
   EXPECT_EQ(unreachable.err.find("cannot reach the gateway"), std::string::npos) << unreachable.err;
 
+  TempDir no_config;  // the second line about the missing pincer.json joins the one message
+  auto bare = run_pincer({"agent", "--json", "-m", "hi"},
+                         {{"PINCER_HOME", no_config.path().string()}, {"PINCER_GATEWAY_TOKEN", "\x01"},
+                          {"PINCER_GATEWAY_URL", "\x01"}, {"PINCER_GATEWAY_PORT", "9"}},
+                         60s);
+  EXPECT_EQ(bare.exit_code, 1) << bare.err;
+  const std::string bare_message = json::parse(bare.out)["error"]["message"].get<std::string>();
+  EXPECT_NE(bare_message.find("pincer.json"), std::string::npos) << bare_message;
+  EXPECT_EQ(bare_message.find("\npincer:"), std::string::npos) << bare_message;
+
   auto empty = pincer({"agent", "--json", "-m", " "});
   EXPECT_EQ(empty.exit_code, 2) << empty.err;
   EXPECT_EQ(json::parse(empty.out)["error"]["code"], "INVALID_REQUEST") << empty.out;
