@@ -23,7 +23,9 @@ std::string slack_mrkdwn_href(std::string href) {
   for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   if (lower.starts_with("www.")) return "http://" + href;
   for (const std::string_view scheme : {"http://", "https://", "mailto:"}) {
-    if (lower.starts_with(scheme) && href.size() > scheme.size()) return href;
+    // Schemes are case-insensitive (RFC 3986 §3.1); Slack's <url|text> wants one it knows, so the
+    // canonical lower case is written ("HTTPS://x" links as "https://x").
+    if (lower.starts_with(scheme) && href.size() > scheme.size()) return std::string(scheme) + href.substr(scheme.size());
   }
   if (lower.find('@') != std::string::npos && lower.find(':') == std::string::npos && lower.find('/') == std::string::npos) {
     return "mailto:" + href;

@@ -28,5 +28,12 @@ TEST(MdWalk, AttributesHaveTheirEntitiesDecoded) {
   EXPECT_NE(markdown_to_matrix_html("[x](https://e.com/&#x41;)").find("href=\"https://e.com/A\""), std::string::npos);
 }
 
+// Found by chunker_fuzz: md4c takes "hTtps://…" as a link; Slack's <url|text> gets the scheme in
+// its canonical lower case (schemes are case-insensitive), so every '<' still opens a known scheme.
+TEST(MdWalk, ASlackLinkWritesItsSchemeInLowerCase) {
+  EXPECT_EQ(markdown_to_slack_mrkdwn("[link](hTtps://e.com/A?b=C)"), "<https://e.com/A?b=C|link>");
+  EXPECT_EQ(markdown_to_slack_mrkdwn("[m](MAILTO:Ann@e.com)"), "<mailto:Ann@e.com|m>");
+}
+
 }  // namespace
 }  // namespace pincer::delivery
