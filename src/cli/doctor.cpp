@@ -240,7 +240,8 @@ Finding check_provider(const json& effective, int64_t timeout_ms) {
   std::string url;
   net::Headers headers(spec->headers.begin(), spec->headers.end());
   if (spec->api == "anthropic-messages") {
-    url = (base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0 ? base : base + "/v1") + "/models";
+    // limit=1000: Anthropic's largest page (its default is 20), so the model check below sees them all.
+    url = (base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0 ? base : base + "/v1") + "/models?limit=1000";
     if (!spec->api_key.empty()) headers.emplace_back("x-api-key", spec->api_key);
     headers.emplace_back("anthropic-version", "2023-06-01");
   } else if (spec->api == "ollama") {
@@ -267,9 +268,11 @@ Finding check_provider(const json& effective, int64_t timeout_ms) {
                 "the server may not list models; try a turn: " + invoked_command() + " agent -m hi");
   }
   // The list the server just gave: a configured model it does not name fails every turn with it.
+  // Only a whole list says so: Anthropic's pages (20 models by default) say has_more when cut.
   if (spec->api != "ollama" && spec->api != "google-generative-ai") {
     const json listed = json::parse(r.body, nullptr, false);
-    if (listed.is_object() && listed.contains("data") && listed["data"].is_array() && !listed["data"].empty()) {
+    const bool whole = listed.is_object() && !(listed.contains("has_more") && listed["has_more"] == true);
+    if (whole && listed.contains("data") && listed["data"].is_array() && !listed["data"].empty()) {
       std::vector<std::string> ids;
       for (const auto& m : listed["data"])
         if (m.is_object() && m.contains("id") && m["id"].is_string()) ids.push_back(m["id"].get<std::string>());

@@ -142,6 +142,28 @@ TEST_F(NewUserDefectsB, DoctorWarnsOfAModelTheProvidersServerDoesNotList) {
   EXPECT_NE((r.out + r.err).find("is reachable and accepts the key; default model custom/llama-b"), std::string::npos) << r.out;
 }
 
+// Anthropic's model list comes in pages (20 by default, has_more): doctor asks for its largest page,
+// so a model past the first 20 is found and a missing one is still named against the whole list.
+TEST_F(NewUserDefectsB, DoctorChecksTheModelAgainstAnthropicsWholeList) {
+  std::string ids;
+  for (int i = 0; i < 25; ++i) ids += (i ? "," : "") + std::string("claude-") + std::to_string(i);
+  MockLlm mock({"--models", ids});
+  auto write_config = [&](const std::string& model) {
+    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kDefectsBToken + "' } },\n" +
+                                   "  models: { providers: { anth: { baseUrl: '" + mock.base_url() +
+                                   "', apiKey: 'k', api: 'anthropic-messages', models: [ { id: '" + model +
+                                   "' } ] } } },\n  agents: { defaults: { model: { primary: 'anth/" + model + "' } } } }\n");
+  };
+  write_config("claude-24");
+  auto r = pincer({"doctor"});
+  EXPECT_NE((r.out + r.err).find("is reachable and accepts the key; default model anth/claude-24"), std::string::npos)
+      << r.out << r.err;
+  write_config("claude-typo");
+  r = pincer({"doctor"});
+  EXPECT_NE((r.out + r.err).find("model \"claude-typo\" is not among the 25 models the server lists"), std::string::npos)
+      << r.out << r.err;
+}
+
 /// "YYYY-MM-DD" of today in UTC+14 (the agents' userTimezone below: the day of the daily note).
 std::string defects_b_user_day() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() + std::chrono::hours(14));

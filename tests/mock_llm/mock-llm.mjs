@@ -1195,8 +1195,11 @@ export function createMockLlm(options = {}) {
     if (req.headers["anthropic-version"] || req.headers["x-api-key"]) {
       const auth = checkAuth("anthropic", req, opts.apiKey);
       if (auth) return sendError("anthropic", res, { kind: "auth", status: 401, message: auth.message }, { model: "" });
-      const data = opts.models.map((id) => ({ type: "model", id, display_name: id, created_at: "2025-01-01T00:00:00Z" }));
-      return sendJson(res, 200, { data, has_more: false, first_id: data[0].id, last_id: data.at(-1).id });
+      // One page, as Anthropic's API: `limit` 1..1000, default 20; has_more when the list goes on.
+      const asked = Number(new URL(req.url, "http://x").searchParams.get("limit") ?? 20);
+      const limit = Number.isInteger(asked) && asked >= 1 && asked <= 1000 ? asked : 20;
+      const data = opts.models.slice(0, limit).map((id) => ({ type: "model", id, display_name: id, created_at: "2025-01-01T00:00:00Z" }));
+      return sendJson(res, 200, { data, has_more: opts.models.length > limit, first_id: data[0].id, last_id: data.at(-1).id });
     }
     const auth = checkAuth("chat", req, opts.apiKey);
     if (auth) return sendError("chat", res, { kind: "auth", status: 401, message: auth.message }, { model: "" });
