@@ -412,7 +412,7 @@ test('a token the Gateway refuses (close 4004) stops the account until the confi
   assert.equal(account.restartAt, undefined, 'no restart scheduled');
   const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
   const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env }).toString();
-  assert.match(human, /discord\[default\]  stopped  failed: discord\[default\]: the bot token was rejected .*\(not retried until the config changes\)/, human);
+  assert.match(human, /discord\[default\]  stopped  failed: the bot token was rejected .*\(not retried until the config changes\)/, human);
   // The token accepted again and the config changed: the reload starts the account.
   emu.acceptIdentify = true;
   writeConfig("name: 'Pincer (token fixed)',");

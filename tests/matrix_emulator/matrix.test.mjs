@@ -345,7 +345,7 @@ test('an access token the homeserver refuses (401 M_UNKNOWN_TOKEN) stops the acc
   assert.equal(account.permanentFailure, true, JSON.stringify(account));
   assert.equal(account.restartAt, undefined, 'no restart scheduled');
   const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${gatewayPort()}`, '--token', GATEWAY_TOKEN], { env }).toString();
-  assert.match(human, /matrix\[default\]  stopped  failed: matrix\[default\]: the homeserver refused the access token .*\(not retried until the config changes\)/, human);
+  assert.match(human, /matrix\[default\]  stopped  failed: the homeserver refused the access token .*\(not retried until the config changes\)/, human);
   // The user puts a new token into the config: the reload starts the account with it.
   bot.token = `${bot.token}-new`;
   emu.restoreToken(bot);

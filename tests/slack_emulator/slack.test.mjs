@@ -409,7 +409,7 @@ async function startRefused(tokens, failure, refusedMethod) {
   assert.equal(account.restartAt, undefined, 'no restart scheduled');
   const port = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(gateway.output())[1];
   const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${port}`, '--token', GATEWAY_TOKEN], { env }).toString();
-  assert.match(human, /slack\[default\]  stopped  failed: slack\[default\]: Slack refused .*\(not retried until the config changes\)/, human);
+  assert.match(human, /slack\[default\]  stopped  failed: Slack refused .*\(not retried until the config changes\)/, human);
   // The tokens fixed in the config: the reload starts the account.
   writeConfig();
   await waitUntil(() => gatewayCall('channels.status').channelAccounts.slack[0].connected === true, 'the account connected after the fix');
