@@ -25,6 +25,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseMultipart } from '../support/multipart.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, '.cache/package.json'));
@@ -242,7 +243,8 @@ export class SlackEmulator {
       if (!app?.bot) continue;
       const event = { type: 'message', channel: conv.id, user: message.user, text: message.text, ts: message.ts,
         event_ts: message.ts, team: this.teamId, channel_type: conv.type,
-        ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}), ...(message.bot_id ? { bot_id: message.bot_id } : {}) };
+        ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}), ...(message.bot_id ? { bot_id: message.bot_id } : {}),
+        ...(message.files ? { subtype: 'file_share', files: message.files } : {}) };
       this.emitEvent(app.id, event);
       if (conv.type !== 'im' && !message.bot_id && message.text.includes(`<@${app.id}>`)) {
         const { channel_type: _, ...mention } = event;
@@ -312,12 +314,19 @@ export class SlackEmulator {
     return answer(200, 'ok');
   }
 
-  /// POST <upload_url>: the file's bytes (raw), as Slack's upload service takes them.
+  /// POST <upload_url>: the file's bytes, raw or as the one file of a multipart/form-data body (the
+  /// official client's filesUploadV2), as Slack's upload service takes them. Without a specific
+  /// content type the mimetype comes from the file name, as Slack infers it.
   receiveUpload(id, bytes, req, res) {
     const f = this.files.get(id);
     if (!f || f.bytes) { res.writeHead(404); return res.end('no such upload'); }
-    f.bytes = bytes;
-    f.mimetype = req.headers['content-type'] || 'application/octet-stream';
+    const form = parseMultipart(bytes, req.headers['content-type']);
+    const part = form?.files[0];
+    f.bytes = part ? part.bytes : bytes;
+    const given = (part ? part.contentType : req.headers['content-type']) || 'application/octet-stream';
+    const byName = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
+      pdf: 'application/pdf', txt: 'text/plain' }[path.extname(f.name).slice(1).toLowerCase()];
+    f.mimetype = given === 'application/octet-stream' && byName ? byName : given;
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end(`OK - ${bytes.length}`);
   }
@@ -430,6 +439,7 @@ export class SlackEmulator {
           const message = { type: 'message', subtype: 'file_share', ts: this.nextTs(), user: caller.id, text: b.initial_comment ?? '',
             files: shown, edits: [], ...(b.thread_ts ? { thread_ts: b.thread_ts } : {}), ...(caller.bot ? { bot_id: caller.botId } : {}) };
           conv.messages.push(message);
+          this.fanOut(conv, message);  // a file_share message event, with the files (url_private)
         }
         return { ok: true, files: shown.map(({ id, title }) => ({ id, title })) };
       },

@@ -63,7 +63,7 @@ function writeConfig({ botToken = bot.botToken, appToken = bot.appToken, http = 
   writeFileSync(path.join(home, 'pincer.json'), `{
   gateway: { auth: { token: '${GATEWAY_TOKEN}' } },
   models: { providers: { mock: { baseUrl: 'http://127.0.0.1:${mockPort}/v1', apiKey: 'k', api: 'openai-completions',
-    models: [ { id: 'mock-model' } ] } } },
+    models: [ { id: 'mock-model', input: ['text', 'image'] } ] } } },
   agents: { defaults: { model: { primary: 'mock/mock-model' } }, list: [ { id: 'main', default: true }, { id: 'work' } ] },
   bindings: [ { agentId: 'work', match: { channel: 'slack', peer: { kind: 'channel', id: '${projects.id}' } } } ],
   session: { dmScope: 'per-channel-peer' },
@@ -285,6 +285,23 @@ test('files out: a reply\'s MEDIA line is uploaded to the DM (external upload), 
   const steps = emu.calls.filter((c) => c.user === 'pincer' && c.method.startsWith('files.')).map((c) => c.method);
   assert.deepEqual(steps, ['files.getUploadURLExternal', 'files.completeUploadExternal']);
   assert.ok(!containing(await botSaid(aliceDm), '[sl-file]')[0].text.includes('MEDIA:'));
+});
+
+test('files in: an image alice shares in the DM reaches the model as an image, the message after it is answered after it', async () => {
+  const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  // The official client's upload (files.getUploadURLExternal, the bytes, files.completeUploadExternal).
+  await web.filesUploadV2({ channel_id: aliceDm.id, file: PNG, filename: 'dot.png', initial_comment: 'what is this? ECHO:sl-media' });
+  await web.chat.postMessage({ channel: aliceDm.id, text: 'and after it ECHO:sl-after-media' });
+  await waitUntil(async () => containing(await botSaid(aliceDm), '[sl-after-media]').length > 0, 'the reply to the message after the file');
+  await waitUntil(async () => containing(await botSaid(aliceDm), '[sl-media]').length > 0, 'the reply to the file');
+  const requests = await (await fetch(`http://127.0.0.1:${mockPort}/__mock/requests`)).json();
+  const userTurns = requests.flatMap((r) => (r.body?.messages ?? []).filter((m) => m.role === 'user'));
+  const withImage = userTurns.find((m) => Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url'));
+  assert.ok(withImage, 'an image part reached the model');
+  assert.equal(withImage.content.find((p) => p.type === 'image_url').image_url.url, `data:image/png;base64,${PNG.toString('base64')}`);
+  assert.match(withImage.content.filter((p) => p.type === 'text').map((p) => p.text).join('\n'), /what is this\?/);
+  const order = (await botSaid(aliceDm)).filter((m) => /\[sl-(after-)?media\]/.test(m.text)).map((m) => /\[(sl-[a-z-]+)\]/.exec(m.text)[1]);
+  assert.deepEqual(order, ['sl-media', 'sl-after-media'], 'answered in the order sent');
 });
 
 test('/pincer runs a command or a prompt in the conversation, answered only to the person (response_url)', async () => {

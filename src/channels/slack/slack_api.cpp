@@ -105,9 +105,25 @@ std::optional<InboundMessage> parse_message_event(const json& payload, const std
   m.text = slack_api_str(event, "text");
   m.mentions_bot = slack_api_strip_mention(m.text, bot_user_id) || type == "app_mention";
   m.text = slack_api_trim(std::move(m.text));
-  if (m.text.empty()) return std::nullopt;
+  if (m.text.empty() && message_files(payload).empty()) return std::nullopt;  // a file alone is a message
   m.ts_ms = static_cast<int64_t>(std::strtod(m.message_id.c_str(), nullptr) * 1000.0);
   return m;
+}
+
+std::vector<InboundFile> message_files(const json& payload) {
+  std::vector<InboundFile> out;
+  const json event = payload.is_object() ? payload.value("event", json::object()) : json::object();
+  if (!event.is_object() || !event.contains("files") || !event["files"].is_array()) return out;
+  for (const json& f : event["files"]) {
+    if (!f.is_object()) continue;
+    std::string url = slack_api_str(f, "url_private_download");
+    if (url.empty()) url = slack_api_str(f, "url_private");
+    if (url.empty()) continue;
+    InboundFile file{url, slack_api_str(f, "name"), slack_api_str(f, "mimetype")};
+    if (f.contains("size") && f["size"].is_number_integer()) file.size = f["size"].get<int64_t>();
+    out.push_back(std::move(file));
+  }
+  return out;
 }
 
 bool slack_ts_less(const std::string& a, const std::string& b) {

@@ -10,10 +10,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "channels/channel.h"
+#include "channels/inbound_file_fetch.h"
 #include "core/http_client.h"
 
 namespace pincer::channels::slack {
@@ -48,6 +50,12 @@ std::string envelope_ack(const std::string& envelope_id);
 /// the payload (else event.team); thread_id = thread_ts when the message is in a thread (replies
 /// go there; the session key gets the thread suffix). mentions_bot: an app_mention, or `<@BOT>`
 /// in the text (removed from it, the text trimmed). ts_ms from ts (seconds with a fraction).
+/// The files of a message event's `event.files[]` (Slack file objects; a file_share message): the
+/// URL url_private_download, else url_private; name, mimetype, size. Entries without a URL (a
+/// deleted file's tombstone, one hidden by the workspace's plan) are left out. The caller adds
+/// the bot token as Authorization: Bearer (Slack serves private files only so).
+std::vector<InboundFile> message_files(const nlohmann::json& payload);
+
 std::optional<InboundMessage> parse_message_event(const nlohmann::json& payload, const std::string& account_id,
                                                   const std::string& bot_user_id);
 

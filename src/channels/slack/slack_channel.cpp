@@ -64,6 +64,7 @@ void SlackChannel::start(ChannelHost& host, std::function<void(const std::string
   host_ = &host;
   run_.begin(std::move(on_failed));
   api_ = std::make_unique<SlackWebApi>(loop_, settings_.api_root);
+  http_ = std::make_unique<net::HttpClient>(loop_);
   std::weak_ptr<bool> alive = run_.token();
   api_->call("auth.test", settings_.bot_token, json::object(), [this, alive](const WebApiAnswer& a) {
     if (!ChannelRun::live(alive)) return;
@@ -95,6 +96,9 @@ void SlackChannel::stop() {
   reconnect_timer_.reset();
   ws_.reset();  // no callback afterwards
   api_.reset();
+  http_.reset();
+  inbound_.clear();
+  fetching_ = false;
   connected_ = false;
 }
 
@@ -185,18 +189,14 @@ void SlackChannel::on_event(const json& payload) {
   if (!m) return;
   if (m->team_id.empty()) m->team_id = team_id_;
   // Handled already: before a restart, or the other event of a mention's message + app_mention pair.
-  if (already_handled(m->chat_id, m->message_id)) {
+  if (already_handled(m->chat_id, m->message_id) || waiting_inbound(m->chat_id, m->message_id)) {
     ++replays_ignored_;
     spdlog::debug("slack[{}]: message {} in {} already handled", settings_.account_id, m->message_id, m->chat_id);
     return;
   }
   ++messages_seen_;
-  const std::string chat = m->chat_id, ts = m->message_id;
-  std::weak_ptr<bool> alive = run_.token();
-  if (host_) host_->on_inbound(std::move(*m));  // journaled before it returns
-  if (!ChannelRun::live(alive)) return;
-  remember_handled(chat, ts);
-  save_state();
+  inbound_.push_back({std::move(*m), message_files(payload)});
+  pump_inbound();
 }
 
 bool SlackChannel::already_handled(const std::string& conversation, const std::string& ts) const {

@@ -41,7 +41,12 @@
 // slash command whose reply is ephemeral is refused (REJECTED): Slack files cannot be private, so the
 // reply says the file was not sent rather than showing it to the whole conversation.
 //
-// Not implemented: files in (a message's attachments reach the agent as its text only).
+// Files in (CH-2): a message's files (a file_share) are downloaded with the bot token
+// (url_private_download; fetch_inbound_file: 5 MB cap, checked) and reach the agent as
+// InboundMessage::media — images as images for a model that takes them —, one file at a time, the
+// messages behind waiting so the pipeline sees them in order. A file that cannot be had becomes a
+// line of the message's text. The event is acknowledged when it arrives: a message still waiting
+// for its files when the account stops is not handed on (Slack does not send it again).
 //
 // Loop affinity: all methods on the event-loop thread.
 #pragma once
@@ -60,6 +65,7 @@
 #include "channels/slack/slack_events_http.h"
 #include "channels/slack/slack_web_api.h"
 #include "core/event_loop.h"
+#include "core/http_client.h"
 #include "core/http_route.h"
 
 namespace pincer::channels::slack {
@@ -142,12 +148,25 @@ class SlackChannel final : public Channel {
   bool send_slash_reply(const OutboundMessage& message, std::function<void(Result<std::string>)>& done);
   void reconnect(const std::string& why);
   void save_state();
+  /// Files in (slack_channel_files_in.cpp): hands the front messages of inbound_ to the pipeline,
+  /// fetching their files first; then remembers them as handled.
+  void pump_inbound();
+  void fetch_next_file();
+  /// Whether message `ts` of `conversation` is waiting in inbound_ for its files.
+  bool waiting_inbound(const std::string& conversation, const std::string& ts) const;
 
   EventLoop& loop_;
   SlackSettings settings_;
   std::string id_ = "slack";
   ChannelRun run_;  ///< liveness of the current run, failure reporting, running / lastError
   std::unique_ptr<SlackWebApi> api_;
+  std::unique_ptr<net::HttpClient> http_;  ///< inbound file downloads (url_private)
+  struct PendingInbound {
+    InboundMessage message;
+    std::vector<InboundFile> files;  ///< still to fetch, in order
+  };
+  std::deque<PendingInbound> inbound_;
+  bool fetching_ = false;
   std::unique_ptr<discord::WebSocketClient> ws_;
   ChannelHost* host_ = nullptr;
   std::optional<EventLoop::TimerId> reconnect_timer_;
