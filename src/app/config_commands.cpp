@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -122,9 +123,24 @@ std::optional<std::pair<json5::Path, const Node*>> checked_path(const std::strin
   return std::make_pair(std::move(*path), *node);
 }
 
+/// An explicit --file names the file to use: when it does not exist (for `set`, which creates it:
+/// when its folder does not) that is a mistyped path, refused — not an empty configuration (the
+/// default location may be missing: then every default applies). "" = fine.
+std::string explicit_file_problem(const ConfigFlags& f, bool creates) {
+  if (!f.file || f.file->empty()) return "";
+  const std::filesystem::path file(*f.file);
+  std::error_code ec;
+  if (!creates) {
+    return std::filesystem::exists(file, ec) ? "" : "--file " + *f.file + ": no such file";
+  }
+  const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  return std::filesystem::is_directory(dir, ec) ? "" : "--file " + *f.file + ": folder " + dir.string() + " does not exist";
+}
+
 int run_get(const ConfigFlags& f) {
   auto checked = checked_path(f.path, "get");
   if (!checked) return 2;
+  if (auto problem = explicit_file_problem(f, false); !problem.empty()) return fail(2, "config get: " + problem);
   const auto& path = checked->first;
   const auto file = cli::config_path(f.file, config::process_env());
   json resolved;
@@ -177,6 +193,7 @@ int run_set(const ConfigFlags& f) {
   const auto& path = checked->first;  // a named reference, not a structured binding: the lambda below captures it
   auto value = parse_value(f, *checked->second);
   if (!value) return fail(2, "config set: " + value.error().message);
+  if (auto problem = explicit_file_problem(f, true); !problem.empty()) return fail(2, "config set: " + problem);
   const auto file = cli::config_path(f.file, config::process_env());
   bool changed = false;
   Error refused;
@@ -222,6 +239,7 @@ int run_set(const ConfigFlags& f) {
 int run_unset(const ConfigFlags& f) {
   auto checked = checked_path(f.path, "unset");
   if (!checked) return 2;
+  if (auto problem = explicit_file_problem(f, false); !problem.empty()) return fail(2, "config unset: " + problem);
   const auto& path = checked->first;
   const auto file = cli::config_path(f.file, config::process_env());
   bool changed = false;
@@ -266,6 +284,7 @@ int run_unset(const ConfigFlags& f) {
 }
 
 int run_validate(const ConfigFlags& f) {
+  if (auto problem = explicit_file_problem(f, false); !problem.empty()) return fail(2, "config validate: " + problem);
   const auto env = config::process_env();
   const auto file = cli::config_path(f.file, env);
   // The one report `gateway run` refuses with (cli/config_checks.h): schema, then the rest.

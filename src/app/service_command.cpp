@@ -48,7 +48,8 @@ struct ServiceFlags {
 
 fs::path unit_path(const config::EnvLookup& env) {
   fs::path base;
-  if (auto xdg = env("XDG_CONFIG_HOME"); xdg && !xdg->empty()) base = *xdg;
+  // A relative XDG_CONFIG_HOME is ignored, as the XDG Base Directory spec says (systemd does too).
+  if (auto xdg = env("XDG_CONFIG_HOME"); xdg && !xdg->empty() && fs::path(*xdg).is_absolute()) base = *xdg;
   else if (auto home = env("HOME"); home && !home->empty()) base = fs::path(*home) / ".config";
   else base = ".config";
   return base / "systemd" / "user" / kUnitName;

@@ -124,6 +124,34 @@ TEST_F(NewUserDefectsB, GatewayInstallHelpNamesTheUnitPathUnderXdgConfigHome) {
   EXPECT_EQ(r.out.find("~/.config"), std::string::npos) << r.out;
 }
 
+// A mistyped --file is an error, not an empty configuration ("valid", or a folder created for it).
+TEST_F(NewUserDefectsB, AnExplicitConfigFileThatDoesNotExistIsRefused) {
+  const fs::path missing = home_.path() / "nope" / "x.json";
+  auto r = pincer({"config", "validate", "--file", missing.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--file " + missing.string() + ": no such file"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("valid"), std::string::npos) << r.out;
+  EXPECT_EQ(pincer({"config", "get", "gateway.port", "--file", missing.string()}).exit_code, 2);
+  EXPECT_EQ(pincer({"config", "unset", "gateway.port", "--file", missing.string()}).exit_code, 2);
+  r = pincer({"config", "set", "gateway.port", "19120", "--file", missing.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("folder " + (home_.path() / "nope").string() + " does not exist"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(home_.path() / "nope"));
+  // In an existing folder, set creates the file, as before.
+  r = pincer({"config", "set", "gateway.port", "19120", "--file", (home_.path() / "other.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(home_.path() / "other.json"));
+}
+
+// The XDG Base Directory spec: a relative XDG_CONFIG_HOME is ignored (systemd would never read a unit there).
+TEST_F(NewUserDefectsB, ARelativeXdgConfigHomeIsIgnored) {
+  auto r = pincer({"gateway", "install", "--help"}, {{"XDG_CONFIG_HOME", "relxdg"}, {"HOME", home_.path().string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find((home_.path() / ".config" / "systemd" / "user" / "pincer-gateway.service").string()), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("relxdg"), std::string::npos) << r.out;
+}
+
 TEST_F(NewUserDefectsB, DoctorWarnsOfAModelTheProvidersServerDoesNotList) {
   MockLlm mock({"--models", "llama-a,llama-b"});
   auto write_config = [&](const std::string& model) {
