@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/client_support.h"
 #include "app/commands.h"
@@ -223,12 +224,24 @@ int run_set(const ConfigFlags& f) {
   }
   const bool created = !edited->exists;
   const json display = display_value(path, *value, false);
+  // What set allows and validate refuses — a reference to what is not configured yet (a model whose
+  // provider comes next): written, as the edits may come in either order, but said.
+  std::vector<std::string> warnings;
+  if (changed) {
+    const std::string shown = json5::format_path(path);
+    for (const auto& e : cli::check_config_file(file, config::process_env()).problems.errors) {
+      if (e.find(shown) != std::string::npos) {
+        warnings.push_back(e + " — `config validate` and the gateway refuse the file until that is fixed");
+      }
+    }
+  }
   if (f.json) {
-    std::cout << json{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"value", display},
-                      {"changed", changed}, {"created", created}}
-                     .dump(2)
-              << "\n";
+    json out{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"value", display},
+             {"changed", changed}, {"created", created}};
+    if (!warnings.empty()) out["warnings"] = warnings;
+    std::cout << out.dump(2) << "\n";
   } else {
+    for (const auto& w : warnings) std::cerr << "pincer: warning: " << w << "\n";
     if (created) std::cout << "Created " << file.string() << " (with a new gateway token)\n";
     std::cout << (changed ? "Set " : "Unchanged: ") << json5::format_path(path) << " = "
               << json_dump::compact(display) << " in " << file.string() << "\n";

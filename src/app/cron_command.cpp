@@ -6,6 +6,8 @@
 // --disabled. Through the running gateway (cron.* methods); without one on this state dir, on the
 // job file itself (`run` needs the gateway).
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cctype>
 #include <ctime>
 #include <iostream>
@@ -64,7 +66,16 @@ std::optional<int64_t> duration_ms(std::string text) {
 }
 
 void add_job_flags(CLI::App* cmd, CronJobFlags& f) {
-  cmd->add_option("--name", f.name, "Job name");
+  cmd->add_option("--name", f.name, "Job name")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            // One line: `cron list` shows it in a row (a line break or escape would break the table).
+            for (const char c : v) {
+              if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return "a job name is one line of text, without control characters";
+            }
+            return "";
+          },
+          "NAME"));
   cmd->add_option("--description", f.description, "What the job is for");
   cmd->add_option("--at", f.at, "Run once: ISO time (no offset = --tz or the user's zone) or a duration from now (20m)");
   cmd->add_option("--every", f.every, "Run every DURATION (30s, 10m, 1h, 1d, or ms)");
@@ -85,7 +96,15 @@ void add_job_flags(CLI::App* cmd, CronJobFlags& f) {
   cmd->add_option("--wake", f.wake, "now | next-heartbeat (system events)");
   cmd->add_option("--model", f.model, "Model of the agent turn (provider/id or alias)");
   cmd->add_option("--thinking", f.thinking, "Thinking level of the agent turn")->check(thinking_level_check());
-  cmd->add_option("--timeout-seconds", f.timeout_seconds, "Time limit of the agent turn")->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout-seconds", f.timeout_seconds, "Time limit of the agent turn")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            char* end = nullptr;
+            const double s = std::strtod(v.c_str(), &end);
+            const bool number = !v.empty() && end == v.c_str() + v.size() && std::isfinite(s);
+            return number && s > 0 ? "" : "expected a number of seconds greater than zero (got '" + v + "')";
+          },
+          "SECONDS"));
   cmd->add_flag("--delete-after-run", f.delete_after_run, "Remove a one-shot job after it ran successfully");
   cmd->add_flag("--best-effort", f.best_effort, "A failed delivery does not fail the run");
   cmd->add_flag("--disabled", f.disabled, "Create the job disabled");
@@ -222,6 +241,15 @@ const json& field_of(const json& j, const char* key) {
   auto it = j.find(key);
   return it == j.end() ? kNull : *it;
 }
+/// `text` on one line (a row of `cron list`): line breaks and tabs (kept by terminal_safe) as spaces —
+/// a name stored before names had to be one line, or written by another client.
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return text;
+}
+
 std::string text_of(const json& j, const char* key) {
   const json& v = field_of(j, key);
   if (v.is_null()) return "";
@@ -297,7 +325,7 @@ int print_result(const CronCli& c, const std::string& action, const json& r) {
       const json& st = field_of(j, "state");
       const std::string last_status = text_of(st, "lastStatus");
       const std::string zone = cron_cli_schedule_zone(field_of(j, "schedule"));
-      std::cout << text_of(j, "id") << "  " << text_of(j, "name") << "  " << schedule_text(field_of(j, "schedule"))
+      std::cout << text_of(j, "id") << "  " << one_line(text_of(j, "name")) << "  " << schedule_text(field_of(j, "schedule"))
                 << "  next " << when(field_of(st, "nextRunAtMs"), zone) << "  last " << when(field_of(st, "lastRunAtMs"), zone)
                 << (last_status.empty() ? "" : " " + last_status) << (field_of(j, "enabled") == false ? "  (disabled)" : "")
                 << (field_of(j, "invalid").is_null() ? "" : "  INVALID: " + text_of(j, "invalid")) << "\n";

@@ -1,5 +1,6 @@
 #include "app/cron_runtime.h"
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 
@@ -163,7 +164,10 @@ void CronRuntime::run_job(const automation::CronJob& job, const automation::Cron
     send.message = job.payload.text;
     send.model = job.payload.model;
     send.thinking = job.payload.thinking;
-    if (job.payload.timeout_seconds) send.timeout_ms = static_cast<int64_t>(*job.payload.timeout_seconds * 1000);
+    // At least 1 ms: a positive limit below a millisecond must not become 0, which means "no limit given".
+    if (job.payload.timeout_seconds) {
+      send.timeout_ms = std::max<int64_t>(1, static_cast<int64_t>(*job.payload.timeout_seconds * 1000));
+    }
   }
   agent::RunJournal& journal = agents_.journal();
   if (request.journal_id.empty()) {  // recorded before it starts: a restart resumes it (SS-6)

@@ -60,6 +60,17 @@ std::string parse_error_message(const CLI::ParseError& e, const CLI::App& app, c
     }
     if (!extras.empty()) return "unexpected argument \"" + extras.front() + "\" for pincer" + path;
   }
+  // A command whose subcommand is mistyped ("pincer cron lst"): CLI11 says only that one is required.
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && &command != &app) {
+    const auto subs = command.get_subcommands([](const CLI::App*) { return true; });
+    const std::vector<std::string> extras = command.remaining();
+    if (!subs.empty() && !extras.empty() && !extras.front().empty() && extras.front()[0] != '-') {
+      std::string path, names;
+      for (const CLI::App* c = &command; c != nullptr && c != &app; c = c->get_parent()) path = " " + c->get_name() + path;
+      for (const CLI::App* s : subs) names += (names.empty() ? "" : ", ") + s->get_name();
+      return "unknown command \"" + extras.front() + "\" for pincer" + path + " (its commands: " + names + ")";
+    }
+  }
   if (&command == &app && argv[1] != nullptr && argv[1][0] == '-') {
     return "unknown option \"" + std::string(argv[1]) + "\": a command comes first (pincer <command> [options]; see pincer --help)";
   }

@@ -333,6 +333,21 @@ TEST_F(CronGatewayTest, TheCliWorksOnTheFileAndThroughTheGateway) {
   EXPECT_EQ(typed.out.find('\x1b'), std::string::npos) << typed.out;
 }
 
+// A time limit under a millisecond is still a limit (it became 0 ms, which means "none given", and
+// the turn ran to its end).
+TEST_F(CronGatewayTest, ATimeoutBelowAMillisecondStillLimitsTheTurn) {
+  json job = turn_job("hasty", {{"kind", "every"}, {"everyMs", 3600000}}, "take your time MOCK_SLOW:100 ECHO:hasty");
+  job["payload"]["timeoutSeconds"] = 0.0001;
+  auto added = call("cron.add", job);
+  ASSERT_EQ(added["ok"], true) << added.dump();
+  const std::string id = added["payload"]["id"];
+  ASSERT_EQ(call("cron.run", {{"id", id}})["ok"], true);
+  json entries;
+  ASSERT_TRUE(eventually([&] { return !(entries = runs_of(id)).empty(); })) << gateway_->process().err();
+  EXPECT_EQ(entries[0]["status"], "error") << entries.dump();
+  EXPECT_NE(entries[0].dump().find("timeout"), std::string::npos) << entries.dump();
+}
+
 }  // namespace
 }  // namespace cron_gateway_test
 }  // namespace pincer::test

@@ -124,6 +124,28 @@ TEST_F(NewUserDefectsB, GatewayInstallHelpNamesTheUnitPathUnderXdgConfigHome) {
   EXPECT_EQ(r.out.find("~/.config"), std::string::npos) << r.out;
 }
 
+// The second new-user pass of 2026-12-06: flags that say what they take, one-line job names, a
+// mistyped subcommand named, and `config set` saying when what it wrote is refused by validate.
+TEST_F(NewUserDefectsB, TheSecondPassWordingAndChecks) {
+  auto r = pincer({"cron", "add", "--every", "1h", "--no-deliver", "--message", "x", "--timeout-seconds", "abc"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--timeout-seconds: expected a number of seconds greater than zero (got 'abc')"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("179769"), std::string::npos) << r.err;  // not DBL_MAX as a range
+  r = pincer({"cron", "add", "--name", "a\nb", "--every", "1h", "--no-deliver", "--message", "x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--name: a job name is one line of text"), std::string::npos) << r.err;
+  r = pincer({"cron", "lst"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command \"lst\" for pincer cron (its commands: add, list"), std::string::npos) << r.err;
+  r = pincer({"config", "set", "agents.defaults.model.primary", "nope/m"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: agents.defaults.model.primary: \"nope/m\" names the provider \"nope\""), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("`config validate` and the gateway refuse the file until that is fixed"), std::string::npos) << r.err;
+  EXPECT_EQ(pincer({"config", "validate"}).exit_code, 2);
+}
+
 // A mistyped --file is an error, not an empty configuration ("valid", or a folder created for it).
 TEST_F(NewUserDefectsB, AnExplicitConfigFileThatDoesNotExistIsRefused) {
   const fs::path missing = home_.path() / "nope" / "x.json";
