@@ -15,6 +15,14 @@ std::string inbound_file_label(const InboundFile& f) {
 
 }  // namespace
 
+void add_fetched_file(InboundMessage& message, FetchedFile got) {
+  if (auto* a = std::get_if<agent::Attachment>(&got)) {
+    message.media.push_back(std::move(*a));
+  } else {
+    message.text += (message.text.empty() ? "" : "\n") + std::get<std::string>(got);
+  }
+}
+
 void fetch_inbound_file(net::HttpClient& http, const InboundFile& file, std::weak_ptr<bool> alive,
                         const std::string& log_prefix, std::function<void(FetchedFile)> done) {
   const auto cap = static_cast<int64_t>(agent::kMaxAttachmentBytes);

@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "agent/attachments.h"
+#include "channels/channel.h"
 #include "core/http_client.h"
 
 namespace pincer::channels {
@@ -33,6 +34,10 @@ struct InboundFile {
 /// "[file omitted: <name>, <type>, <size> bytes — over the limit of <cap> bytes]",
 /// "[attachment could not be downloaded: <name>, <type>]", "[attachment refused: <name>: <why>]".
 using FetchedFile = std::variant<agent::Attachment, std::string>;
+
+/// Puts what fetch_inbound_file got into `message`: the attachment into media, a notice as a line
+/// of its text.
+void add_fetched_file(InboundMessage& message, FetchedFile got);
 
 /// Downloads and checks `file` (see above). `log_prefix` names the account in warnings
 /// ("discord[main]"). `alive`: the channel run's token (ChannelRun::token()); `done` is called

@@ -37,12 +37,7 @@ void SlackChannel::fetch_next_file() {
   fetch_inbound_file(*http_, file, run_.token(), "slack[" + settings_.account_id + "]", [this, ts](FetchedFile got) {
     fetching_ = false;
     if (inbound_.empty() || inbound_.front().message.message_id != ts) return pump_inbound();
-    InboundMessage& msg = inbound_.front().message;
-    if (auto* a = std::get_if<agent::Attachment>(&got)) {
-      msg.media.push_back(std::move(*a));
-    } else {
-      msg.text += (msg.text.empty() ? "" : "\n") + std::get<std::string>(got);
-    }
+    add_fetched_file(inbound_.front().message, std::move(got));
     pump_inbound();
   });
 }
