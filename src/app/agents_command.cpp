@@ -209,7 +209,18 @@ int run_add(const AgentsFlags& f) {
 int run_delete(const AgentsFlags& f) {
   const auto env = config::process_env();
   const fs::path file = cli::config_path(f.file, env);
+  const fs::path state = paths::state_dir(env);
   if (!f.force) {
+    // What cannot be deleted (an unknown id, the default agent) is said first, not after a confirmation.
+    if (auto current = cli::read_config_text(file); current) {
+      if (!current->exists) {
+        return agents_fail(f, 2, "agents delete: " + file.string() + " does not exist: there is no agent \"" + f.id + "\" to delete",
+                           "NOT_FOUND");
+      }
+      if (auto planned = agent::admin::plan_delete({current->text, state, env}, f.id); !planned) {
+        return edit_failed(f, "delete", Error{kEditRefused, planned.error().message}, planned.error());
+      }
+    }
     if (::isatty(STDIN_FILENO) != 1) return agents_fail(f, 2, "agents delete: confirmation needed: re-run with --force");
     std::cerr << "Delete agent \"" << f.id << "\" (its workspace and sessions move to the trash"
               << (f.keep_files ? "; --keep-files: they stay" : "") << ")? [y/N] ";
@@ -217,7 +228,6 @@ int run_delete(const AgentsFlags& f) {
     std::getline(std::cin, answer);
     if (answer != "y" && answer != "Y" && answer != "yes") return agents_fail(f, 1, "agents delete: not confirmed; nothing changed");
   }
-  const fs::path state = paths::state_dir(env);
   std::optional<Error> refused;
   agent::admin::DeletePlan plan;
   auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {

@@ -146,6 +146,22 @@ TEST_F(NewUserDefectsB, TheSecondPassWordingAndChecks) {
   EXPECT_EQ(pincer({"config", "validate"}).exit_code, 2);
 }
 
+// `agents delete` says why it cannot delete before it asks for a confirmation (no terminal here:
+// a confirmation would be "re-run with --force").
+TEST_F(NewUserDefectsB, AgentsDeleteSaysWhyItCannotBeforeAskingForForce) {
+  auto r = pincer({"agents", "delete", "ghost"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not exist: there is no agent \"ghost\" to delete"), std::string::npos) << r.err;
+  ASSERT_EQ(pincer({"agents", "add", "w2"}).exit_code, 0);
+  r = pincer({"agents", "delete", "ghost"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("agent \"ghost\" is not in agents.list"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("--force"), std::string::npos) << r.err;
+  r = pincer({"agents", "delete", "w2"});  // one that can be deleted: now the confirmation
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("confirmation needed: re-run with --force"), std::string::npos) << r.err;
+}
+
 // A mistyped --file is an error, not an empty configuration ("valid", or a folder created for it).
 TEST_F(NewUserDefectsB, AnExplicitConfigFileThatDoesNotExistIsRefused) {
   const fs::path missing = home_.path() / "nope" / "x.json";
