@@ -130,7 +130,8 @@ test('the same messageId twice is answered once', async () => {
   const again = await post(syncBase, { text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' },
     signed(JSON.stringify({ text: 'hello ECHO:wh-sync', senderId: 'svc-1', messageId: 'm-1' }), String(Number(now()) - 100)));
   assert.equal(again.status, 200);
-  assert.deepEqual(again.json, { ok: true, duplicate: true });
+  // Not run again: the retry gets the reply the first request got.
+  assert.deepEqual(again.json, { ok: true, duplicate: true, conversationId: 'svc-1', reply: 'Hello from the mock LLM. [wh-sync]' });
 });
 
 test('sync: /compact answers once, with its result, when the compaction is done', async () => {
@@ -224,7 +225,7 @@ test('a replayed request is refused, and a retry signed anew is answered once by
   // A sender's retry is a new request (new timestamp): the messageId keeps it from running twice.
   await new Promise((r) => setTimeout(r, 1100));
   const retry = await send(syncBase, text, signed(text));
-  assert.deepEqual(retry.json, { ok: true, duplicate: true });
+  assert.deepEqual(retry.json, { ok: true, duplicate: true, conversationId: 'svc-r', reply: 'Hello from the mock LLM. [wh-replay]' });
 });
 
 test('a stale or far-future timestamp is refused even with a valid signature', async () => {
@@ -270,9 +271,56 @@ test('a retry of a messageId after a gateway restart is answered as a duplicate,
   const text = JSON.stringify(message);
   const retry = await send(base, text, signed(text, String(Number(now()) - 60)));
   assert.equal(retry.status, 200, JSON.stringify(retry.json));
-  assert.deepEqual(retry.json, { ok: true, duplicate: true });
+  assert.deepEqual(retry.json, { ok: true, duplicate: true, conversationId: 'svc-d', reply: 'Hello from the mock LLM. [wh-dedupe]' });
   const other = await post(base, { ...message, messageId: 'd-2', text: 'another ECHO:wh-dedupe-2' });
   assert.equal(other.json.reply, 'Hello from the mock LLM. [wh-dedupe-2]');
+});
+
+/// Lets the mock LLM's MOCK_HOLD:name stream go on.
+async function release(name) {
+  const r = await fetch(`http://127.0.0.1:${mockPort}/__mock/release?name=${name}`, { method: 'POST' });
+  assert.equal(r.status, 200);
+}
+
+test('sync: a retry of a message that timed out gets its reply: waited for while it runs, stored once done, also after a restart', async () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'pincer-webhook-'));
+  homes.push(home);
+  const config = { secret: SECRET, replyTimeoutSeconds: 1 };
+  let base = await gateway(config, home);
+  const message = { text: 'slow MOCK_HOLD:wh-slow ECHO:wh-slow', senderId: 'slowbox', messageId: 'slow-1' };
+  const text = JSON.stringify(message);
+  const first = await send(base, text, signed(text));
+  assert.equal(first.status, 504, JSON.stringify(first.json));
+  // The run is held: a retry waits for it as the request did, and times out the same way.
+  const early = await send(base, text, signed(text, String(Number(now()) - 10)));
+  assert.equal(early.status, 504, JSON.stringify(early.json));
+  assert.match(early.json.error, /retry with the same messageId/);
+  // A retry waiting when the run ends gets the reply (or, if it ends first, the stored one).
+  const waiting = send(base, text, signed(text, String(Number(now()) - 20)));
+  await release('wh-slow');
+  const got = await waiting;
+  assert.equal(got.status, 200, JSON.stringify(got.json));
+  assert.deepEqual(got.json, { ok: true, duplicate: true, conversationId: 'slowbox', reply: 'Hello from the mock LLM. [wh-slow]' });
+  const later = await send(base, text, signed(text, String(Number(now()) - 30)));
+  assert.deepEqual(later.json, got.json, 'a retry after the run is done gets the stored reply');
+
+  // Killed while the run is held: the restarted gateway resumes it, and a retry gets its reply.
+  const held = { text: 'held MOCK_HOLD:wh-resume ECHO:wh-resume', senderId: 'slowbox', messageId: 'slow-2' };
+  const heldText = JSON.stringify(held);
+  assert.equal((await send(base, heldText, signed(heldText))).status, 504);
+  await stop(lastGateway, 'SIGKILL');
+  await release('wh-resume');
+  base = await gateway(config, home);
+  let resumed;
+  for (let i = 0; i < 20; i++) {  // each retry waits up to the 1 s reply timeout for the resumed run
+    resumed = await send(base, heldText, signed(heldText, String(Number(now()) - 40 - i)));
+    if (resumed.status !== 504) break;
+  }
+  assert.equal(resumed.status, 200, JSON.stringify(resumed.json));
+  assert.deepEqual(resumed.json, { ok: true, duplicate: true, conversationId: 'slowbox', reply: 'Hello from the mock LLM. [wh-resume]' });
+  // The first message's stored reply survived the restart too.
+  const stored = await send(base, text, signed(text, String(Number(now()) - 70)));
+  assert.deepEqual(stored.json, got.json);
 });
 
 test('with dmScope main a webhook sender gets its own session: its /new never resets the owner\'s main session', async () => {

@@ -101,6 +101,13 @@ void WebhookChannel::stop() {
     }
   }
   waiting_.clear();
+  for (auto& [identity, list] : retries_) {
+    for (auto& w : list) {
+      loop_.cancel(w->timer);
+      w->respond(answer(503, {{"ok", false}, {"error", "gateway stopping"}}));
+    }
+  }
+  retries_.clear();
 }
 
 net::HttpRoute WebhookChannel::route() {
@@ -165,8 +172,12 @@ void WebhookChannel::handle(const net::HttpRouteRequest& req, net::HttpResponder
   // A retry of a message already taken (also before a restart) is answered, never run again.
   const int64_t now_s = SystemClock::instance().wall_ms() / 1000;
   const std::string identity = MessageIdRecord::identity(parsed->sender_id, parsed->conversation_id, parsed->message_id);
-  if (message_ids_.seen(identity, now_s)) return respond(answer(200, {{"ok", true}, {"duplicate", true}}));
-  if (auto st = message_ids_.record(identity, now_s); !st) {
+  if (message_ids_.seen(identity, now_s)) {
+    if (settings_.sync) return answer_retry(identity, std::move(respond));
+    return respond(answer(200, {{"ok", true}, {"duplicate", true}}));
+  }
+  if (auto st = message_ids_.record(identity, now_s, MessageIdRecord::answer_key(parsed->conversation_id, parsed->message_id));
+      !st) {
     return respond(answer(503, {{"ok", false}, {"error", "cannot record the messageId: " + st.error().message}}));
   }
   ++received_;
@@ -187,6 +198,7 @@ void WebhookChannel::handle(const net::HttpRouteRequest& req, net::HttpResponder
   if (settings_.sync) {
     waiter = std::make_shared<Waiting>();
     waiter->respond = respond;
+    waiter->identity = identity;
     std::weak_ptr<Waiting> weak = waiter;
     waiter->timer = loop_.after(settings_.reply_timeout_ms, [this, weak, conversation] {
       auto w = weak.lock();
@@ -211,19 +223,72 @@ void WebhookChannel::handle(const net::HttpRouteRequest& req, net::HttpResponder
   if (!settings_.sync) respond(answer(202, {{"ok", true}, {"accepted", true}, {"conversationId", conversation}}));
 }
 
+void WebhookChannel::answer_retry(const std::string& identity, net::HttpResponder respond) {
+  if (auto stored = message_ids_.reply(identity)) {
+    return respond(answer(200, {{"ok", true}, {"duplicate", true}, {"conversationId", stored->conversation_id},
+                                {"reply", stored->reply}}));
+  }
+  // Still being answered (or resumed after a restart): wait for the reply like the request did.
+  auto waiter = std::make_shared<Waiting>();
+  waiter->respond = std::move(respond);
+  waiter->identity = identity;
+  std::weak_ptr<Waiting> weak = waiter;
+  waiter->timer = loop_.after(settings_.reply_timeout_ms, [this, weak, identity] {
+    auto w = weak.lock();
+    if (!w) return;
+    auto& list = retries_[identity];
+    list.erase(std::remove(list.begin(), list.end(), w), list.end());
+    if (list.empty()) retries_.erase(identity);
+    w->respond(answer(504, {{"ok", false},
+                            {"error", "no reply within the timeout; the message is still being answered: retry with the same "
+                                      "messageId to get its reply"}}));
+  });
+  retries_[identity].push_back(waiter);
+}
+
+bool WebhookChannel::answer_sync(const OutboundMessage& message) {
+  const json reply = {{"ok", true}, {"conversationId", message.chat_id}, {"reply", message.text}};
+  // The message this answers, when it had a messageId: its reply is kept for retries.
+  const std::string identity =
+      message.reply_to.empty() ? "" : message_ids_.awaiting_reply(MessageIdRecord::answer_key(message.chat_id, message.reply_to));
+  bool answered = false;
+  if (!identity.empty()) {
+    if (auto st = message_ids_.store_reply(identity, message.chat_id, message.text); !st) {
+      spdlog::warn("webhook[{}]: the reply to message {} in {} is not kept for retries: {}", settings_.account_id,
+                   message.reply_to, message.chat_id, st.error().message);
+    }
+    answered = true;
+    if (auto r = retries_.extract(identity)) {
+      json dup = reply;
+      dup["duplicate"] = true;
+      for (auto& w : r.mapped()) {
+        loop_.cancel(w->timer);
+        w->respond(answer(200, dup));
+      }
+    }
+  }
+  auto it = waiting_.find(message.chat_id);
+  if (it == waiting_.end() || it->second.empty()) return answered;
+  // The request of that message when it still waits, else the conversation's oldest.
+  auto& queue = it->second;
+  auto pos = identity.empty() ? queue.end()
+                              : std::find_if(queue.begin(), queue.end(), [&](const auto& w) { return w->identity == identity; });
+  if (pos == queue.end()) pos = queue.begin();
+  auto w = *pos;
+  queue.erase(pos);
+  if (queue.empty()) waiting_.erase(it);
+  loop_.cancel(w->timer);
+  w->respond(answer(200, reply));
+  return true;
+}
+
 void WebhookChannel::send_text(const OutboundMessage& message, std::function<void(Result<std::string>)> done) {
   if (settings_.sync) {
-    auto it = waiting_.find(message.chat_id);
-    if (it == waiting_.end() || it->second.empty()) {
+    if (!answer_sync(message)) {
       last_error_ = "a reply for conversation " + message.chat_id + " came after its caller stopped waiting";
       return done(Error{"REJECTED", last_error_});
     }
-    auto w = it->second.front();
-    it->second.pop_front();
-    if (it->second.empty()) waiting_.erase(it);
-    loop_.cancel(w->timer);
     ++replied_;
-    w->respond(answer(200, {{"ok", true}, {"conversationId", message.chat_id}, {"reply", message.text}}));
     return done(std::string("http-response"));
   }
   const std::string body = json{{"conversationId", message.chat_id}, {"text", message.text}}.dump();

@@ -7,9 +7,12 @@
 // `X-Pincer-Signature: sha256=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` (checked in
 // constant time; the timestamp within ±5 min; each signature once, remembered across restarts —
 // webhook_signing.h). `senderId`, `conversationId` and `messageId` are strings or integers (an
-// integer is taken as its decimal string). Answers: 200 {ok, reply} (sync), 202 {ok, accepted}
-// (callback), 200 {ok, duplicate:true} for a messageId seen before, also before a restart (QL-4,
-// webhook_dedupe.h), 400 {ok:false, error} for bad JSON, a blank text or an unusable id, 401 missing
+// integer is taken as its decimal string). Answers: 200 {ok, conversationId, reply} (sync), 202
+// {ok, accepted} (callback); a messageId seen before, also before a restart (QL-4,
+// webhook_dedupe.h), is never run again: in sync mode its retry gets the reply, 200 {ok,
+// duplicate:true, conversationId, reply} — the stored one, or the one of the run still going,
+// waited for up to replyTimeoutSeconds (then 504 again) —, in callback mode 200 {ok,
+// duplicate:true} (the reply is POSTed once); 400 {ok:false, error} for bad JSON, a blank text or an unusable id, 401 missing
 // or bad timestamp or signature, or a stale timestamp, 403 refused, 405 not POST, 409 a replayed
 // signature, 413 over maxBodyBytes, 429 too many requests within the window, 503 the replay
 // record cannot be written, 504 no reply within replyTimeoutSeconds. Callback body:
@@ -24,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "channels/channel.h"
 #include "channels/webhook/webhook_dedupe.h"
@@ -89,6 +93,7 @@ class WebhookChannel final : public Channel {
   struct Waiting {
     net::HttpResponder respond;
     EventLoop::TimerId timer;
+    std::string identity;  ///< MessageIdRecord::identity of the message ("" = no messageId)
   };
   struct Refusal {
     int status;
@@ -98,6 +103,12 @@ class WebhookChannel final : public Channel {
   /// its signature recorded).
   std::optional<Refusal> authenticate(const net::HttpRouteRequest& request);
   void handle(const net::HttpRouteRequest& request, net::HttpResponder respond);
+  /// A sync retry of message `identity` (seen before): its stored reply, or a wait for it.
+  void answer_retry(const std::string& identity, net::HttpResponder respond);
+  /// In sync mode: answers the callers waiting for the message that `message` answers (its
+  /// retries, then the request itself or the conversation's oldest) and keeps the reply for
+  /// later retries. Returns whether anyone was answered or the reply was kept.
+  bool answer_sync(const OutboundMessage& message);
 
   EventLoop& loop_;
   WebhookSettings settings_;
@@ -108,6 +119,7 @@ class WebhookChannel final : public Channel {
   MessageIdRecord message_ids_;
   std::string callback_key_;
   std::map<std::string, std::deque<std::shared_ptr<Waiting>>> waiting_;  ///< by conversation (sync)
+  std::map<std::string, std::vector<std::shared_ptr<Waiting>>> retries_;  ///< by message identity (sync)
   int64_t received_ = 0, rejected_ = 0, replied_ = 0;
   std::string last_error_;
 };
