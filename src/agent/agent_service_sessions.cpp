@@ -174,13 +174,15 @@ json AgentService::session_status(const std::string& session_key) {
     if (file && std::filesystem::exists(*file)) {
       if (auto contents = store::read_transcript(*file)) {
         // Only the conversation's own messages: not the startup context (a custom entry added at
-        // the session's start), summaries or other custom entries, nor the hidden flush turns.
+        // the session's start), summaries or other custom entries, nor the hidden flush turns; nor
+        // a turn's tool steps (an assistant message that stopped to call tools, its results).
         const std::vector<json> messages = store::build_context(contents->entries).messages;
         const std::vector<bool> hidden = hidden_messages(messages);
         std::size_t count = 0;
         for (std::size_t i = 0; i < messages.size(); ++i) {
           const std::string role = messages[i].is_object() ? messages[i].value("role", "") : "";
-          if (!hidden[i] && (role == "user" || role == "assistant")) ++count;
+          const bool tool_step = role == "assistant" && messages[i].value("stopReason", "") == "toolUse";
+          if (!hidden[i] && !tool_step && (role == "user" || role == "assistant")) ++count;
         }
         out["messages"] = count;
       }

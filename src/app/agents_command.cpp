@@ -171,6 +171,25 @@ int run_add(const AgentsFlags& f) {
   if (!plan.agent.model.primary.empty()) out["model"] = plan.agent.model.primary;
   if (ws && *ws) out["workspaceFilesCreated"] = (*ws)->created;
   if (plan.wrote_implicit_main) out["wroteImplicitDefault"] = plan.agent.id == "main" ? "" : "main";
+  // An unknown model is the gateway's warning, not a refusal (as for `config set`): say it now.
+  // Said on stderr, or with --json in the summary's "warnings" (only when there are any).
+  std::vector<std::string> warnings;
+  if (auto loaded = config::load(file, cli::keep_env_references())) {
+    for (const auto& w : agent::model_reference_warnings(loaded->effective)) {
+      if (w.find("agent \"" + plan.agent.id + "\"") != std::string::npos) warnings.push_back(w);
+    }
+    // A binding to a channel with no settings yet is kept (as OpenClaw's `agents add --bind`),
+    // but routes nothing until the channel is set up: say so, once per channel.
+    const json channels = loaded->resolved.value("channels", json::object());
+    std::vector<std::string> warned;
+    for (const auto& b : plan.bindings) {
+      const std::string channel = b.value("match", json::object()).value("channel", "");
+      if (channel.empty() || channels.contains(channel) || std::find(warned.begin(), warned.end(), channel) != warned.end()) continue;
+      warned.push_back(channel);
+      warnings.push_back("channels." + channel + " is not configured; the binding takes effect once it is");
+    }
+  }
+  if (f.json && !warnings.empty()) out["warnings"] = warnings;
   if (f.json) {
     print_json(out);
   } else {
@@ -186,22 +205,8 @@ int run_add(const AgentsFlags& f) {
     std::cout << "\n  Model: " << (plan.agent.model.primary.empty() ? std::string("(none configured)") : plan.agent.model.primary) << "\n";
     for (const auto& b : plan.bindings) std::cout << "  Binding: " << b["match"].dump() << "\n";
     std::cout << kHotReloadNote << "\n";
-  }
-  // An unknown model is the gateway's warning, not a refusal (as for `config set`): say it now.
-  if (auto loaded = config::load(file, cli::keep_env_references())) {
-    for (const auto& w : agent::model_reference_warnings(loaded->effective)) {
-      if (w.find("agent \"" + plan.agent.id + "\"") != std::string::npos) std::cerr << "pincer: warning: " << w << "\n";
-    }
-    // A binding to a channel with no settings yet is kept (as OpenClaw's `agents add --bind`),
-    // but routes nothing until the channel is set up: say so, once per channel.
-    const json channels = loaded->resolved.value("channels", json::object());
-    std::vector<std::string> warned;
-    for (const auto& b : plan.bindings) {
-      const std::string channel = b.value("match", json::object()).value("channel", "");
-      if (channel.empty() || channels.contains(channel) || std::find(warned.begin(), warned.end(), channel) != warned.end()) continue;
-      warned.push_back(channel);
-      std::cerr << "pincer: warning: channels." << channel << " is not configured; the binding takes effect once it is\n";
-    }
+    std::cout.flush();
+    for (const auto& w : warnings) std::cerr << "pincer: warning: " << w << "\n";
   }
   return 0;
 }

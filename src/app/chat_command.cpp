@@ -175,9 +175,11 @@ class Chat {
           cv_.notify_all();
         });
     if (!client) {
+      const bool unreachable = client.error().code == "UNREACHABLE" || client.error().code == "TIMEOUT";
+      const std::string note = unreachable ? "" : no_credentials_note(flags_, *options);
       return fail(1, "cannot connect to the gateway at " + options->url + ": " + client.error().message +
                          (client.error().code == "UNREACHABLE" ? ". Is it running? Start it with: " +
-                             cli::invoked_command() + " gateway run" : ""));
+                             cli::invoked_command() + " gateway run" : "") + (note.empty() ? "" : " — " + note));
     }
     client_ = std::move(*client);
     lost_ = false;
@@ -199,6 +201,10 @@ class Chat {
   void catch_up() {
     const std::string run = std::exchange(cut_run_, "");
     const std::string text = std::exchange(cut_text_, "");
+    // The restarted gateway answers the message again from the start: the part of the first answer
+    // already on the screen is not part of the conversation any more, and is said to be.
+    const std::string discarded =
+        std::exchange(cut_partial_, false) ? "[interrupted — the partial reply above was discarded; " : "";
     {
       std::lock_guard lock(mu_);
       renderer_.begin_run(run);  // before asking: its events from now on are shown
@@ -213,7 +219,9 @@ class Chat {
       }
     }
     if (pending) {
-      std::cout << "[the gateway is still answering your last message]\n" << std::flush;
+      std::cout << (discarded.empty() ? "[the gateway is still answering your last message]\n"
+                                      : discarded + "the gateway answers your last message again:]\n")
+                << std::flush;
       (void)wait_for_run(run);  // (a double Ctrl-C here stops waiting; the chat goes on)
       note_if_cut(run, text);
       return;
@@ -237,9 +245,10 @@ class Chat {
       if (messages[i].value("role", "") == "assistant") reply += (reply.empty() ? "" : "\n") + history_text(messages[i]);
     }
     if (reply.empty()) {
-      std::cout << "[no reply was saved for your last message]\n";
+      std::cout << (discarded.empty() ? "[" : discarded) << "no reply was saved for your last message]\n";
     } else {
-      std::cout << "[the reply to your last message, finished while the chat was disconnected:]\n"
+      std::cout << (discarded.empty() ? "[the reply" : discarded + "the reply")
+                << " to your last message, finished while the chat was disconnected:]\n"
                 << cli::terminal_safe(reply) << "\n";
     }
   }
@@ -291,6 +300,7 @@ class Chat {
   void note_if_cut(const std::string& run_id, const std::string& text) {
     std::lock_guard lock(mu_);
     if (!lost_) return;
+    cut_partial_ = renderer_.printed();  // before begin_run("") forgets it
     renderer_.begin_run("");
     cut_run_ = run_id;
     cut_text_ = text;
@@ -422,6 +432,7 @@ class Chat {
   std::deque<json> approvals_;    ///< exec.approval.requested of that run, not answered yet
   bool lost_ = false;
   std::string cut_run_, cut_text_;  ///< the run the lost connection cut off, and its message
+  bool cut_partial_ = false;         ///< whether part of its reply was on the screen when it was cut
   std::string history_file_;
   std::chrono::steady_clock::time_point last_abort_{};  ///< when Ctrl-C last aborted a run
 };

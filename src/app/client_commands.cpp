@@ -463,7 +463,7 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto f = std::make_shared<ClientFlags>();
     auto limit = std::make_shared<int>(0);
     auto* list = sessions->add_subcommand("list", "List sessions, newest first");
-    list->add_option("--limit", *limit, "At most this many")->check(CLI::Range(1, 100000));
+    list->add_option("--limit", *limit, "At most this many")->check(whole_number_check(1, 100000, "sessions", "N"));
     add_client_flags(list, *f);
     on_parsed(list, action, [f, limit] { return run_sessions_list(*f, *limit); });
 
@@ -472,7 +472,7 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto show_limit = std::make_shared<int>(50);
     auto* show = sessions->add_subcommand("show", "Print a session's recent messages");
     show->add_option("key", *key, "Session key (e.g. main)")->required();
-    show->add_option("--limit", *show_limit, "Last N messages (default 50)")->check(CLI::Range(1, 1000));
+    show->add_option("--limit", *show_limit, "Last N messages (default 50)")->check(whole_number_check(1, 1000, "messages", "N"));
     auto startup = std::make_shared<bool>(false);
     show->add_flag("--startup-context", *startup, "Also print the notes the session started with (hidden from the chat)");
     add_client_flags(show, *fs);

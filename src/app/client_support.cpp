@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <charconv>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -52,7 +53,8 @@ void add_client_flags(CLI::App* cmd, ClientFlags& flags, bool json_flag) {
   cmd->add_option("--url", flags.conn.url, "Gateway URL (default PINCER_GATEWAY_URL or ws://127.0.0.1:<gateway.port>)");
   add_secret_option(cmd, "token", flags.conn.token, "Gateway token (default PINCER_GATEWAY_TOKEN or gateway.auth.token)");
   add_secret_option(cmd, "password", flags.conn.password, "Gateway password (default PINCER_GATEWAY_PASSWORD)");
-  cmd->add_option("--timeout", flags.conn.timeout_ms, "Request timeout in ms")->check(CLI::Range(1, 24 * 3600 * 1000));
+  cmd->add_option("--timeout", flags.conn.timeout_ms, "Request timeout in ms")
+      ->check(whole_number_check(1, 24 * 3600 * 1000, "milliseconds", "MS"));
   if (json_flag) cmd->add_flag("--json", flags.json, "Print the result as JSON");
 }
 
@@ -63,6 +65,18 @@ CLI::Validator thinking_level_check() {
         return "\"" + value + "\" is not a thinking level (off|minimal|low|medium|high|xhigh)";
       },
       "LEVEL");
+}
+
+CLI::Validator whole_number_check(long long min, long long max, const std::string& units, const std::string& type_name) {
+  return CLI::Validator(
+      [min, max, units](std::string& v) -> std::string {
+        long long n = 0;
+        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+        if (!v.empty() && ec == std::errc() && end == v.data() + v.size() && n >= min && n <= max) return "";
+        return "expected a whole number " + (units.empty() ? std::string() : "of " + units + " ") + "from " +
+               std::to_string(min) + " to " + std::to_string(max) + " (got '" + cli::terminal_safe(v) + "')";
+      },
+      type_name);
 }
 
 CLI::Validator session_key_check() {
@@ -123,6 +137,18 @@ std::string missing_config_note(const ClientFlags& flags, const config::EnvLooku
          ": run " + cli::invoked_command() + " onboard, point PINCER_HOME at the gateway's state directory, or give --url";
 }
 
+std::string no_credentials_note(const ClientFlags& flags, const cli::ClientOptions& options) {
+  if (!options.token.empty() || !options.password.empty()) return "";
+  const auto env = config::process_env();
+  const auto env_url = env("PINCER_GATEWAY_URL");
+  if (!flags.conn.url && (!env_url || env_url->empty())) return "";
+  // resolve_connection sent no local secret to a URL that is not this gateway's own address.
+  return std::string(flags.conn.url ? "--url" : "PINCER_GATEWAY_URL") +
+         " given: the local config's gateway.auth token or password is sent only to this gateway's own address, so "
+         "no credentials were sent; pass --token-file or --token (or --password-file, --password; or "
+         "PINCER_GATEWAY_TOKEN)";
+}
+
 int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayClient&)>& body, cli::EventHandler on_event,
                  std::vector<std::string> caps, cli::CloseHandler on_close) {
   auto options = cli::resolve_connection(flags.conn, config::process_env());
@@ -141,6 +167,9 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
     }
     // Name the secret that was sent: a password user is not helped by token hints.
     const bool password = !options->password.empty() && options->token.empty();
+    if (const std::string note = no_credentials_note(flags, *options); !note.empty()) {
+      return fail(1, "the gateway at " + options->url + " refused the connection: " + e.message + " — " + note, e.code);
+    }
     return fail(1, "the gateway at " + options->url + " refused the connection: " + e.message +
                        (password ? " (check --password-file / PINCER_GATEWAY_PASSWORD / gateway.auth.password)"
                                  : " (check --token-file / PINCER_GATEWAY_TOKEN / gateway.auth.token)"), e.code);

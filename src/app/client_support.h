@@ -44,6 +44,13 @@ void add_secret_option(CLI::App* cmd, const std::string& name, std::optional<std
 /// (off|minimal|low|medium|high|xhigh, the same words as `/think` and thinkingDefault).
 CLI::Validator thinking_level_check();
 
+/// The check of a whole-number flag in [min, max], in the words `cron runs --limit` uses:
+/// "expected a whole number of <units> from <min> to <max> (got 'abc')" (`units` may be "" for a
+/// plain count; CLI11 puts the flag's name before it). Checked on the text before CLI11 converts
+/// it, so a value that is not a number gets the same sentence. `type_name` is the help's
+/// placeholder (e.g. "MS").
+CLI::Validator whole_number_check(long long min, long long max, const std::string& units, const std::string& type_name);
+
 /// The check of a `--session KEY` flag: an empty key is refused (it would silently mean the main
 /// session), e.g. `--session: an empty session key is refused …`.
 CLI::Validator session_key_check();
@@ -60,6 +67,12 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
 /// with it and the port assumed (PINCER_GATEWAY_PORT or 18789), for the "cannot reach the gateway"
 /// error.
 std::string missing_config_note(const ClientFlags& flags, const config::EnvLookup& env);
+
+/// "" unless `options` (resolved from `flags`) carry no token and no password and the URL was given
+/// (--url or PINCER_GATEWAY_URL): then the sentence that says why none was sent and what to pass
+/// ("--url given: the local config's gateway.auth token or password is sent only to this gateway's
+/// own address, …"), for a refused connection's error.
+std::string no_credentials_note(const ClientFlags& flags, const cli::ClientOptions& options);
 
 /// with_gateway, except that when no gateway answers on the local connection (no --url and no
 /// PINCER_GATEWAY_URL: the gateway of this state dir) it runs `offline` instead, which works on the

@@ -110,6 +110,44 @@ void add_job_flags(CLI::App* cmd, CronJobFlags& f) {
   cmd->add_flag("--disabled", f.disabled, "Create the job disabled");
 }
 
+std::string cron_cli_default_zone();
+
+/// The years ahead within which a --cron expression must have a run (else it is refused: "0 8 31 2 *"
+/// never runs), and how far in the past an ISO --at may be (a minute, as OpenClaw's cron.add).
+constexpr int kCronCliHorizonYears = 5;
+constexpr int64_t kCronCliPastAtToleranceMs = 60'000;
+
+/// "" when the schedule the flags gave can run; else why not, naming the flag and what was typed:
+/// a --cron with no run within kCronCliHorizonYears, an ISO --at in the past. `zone` is the zone
+/// the schedule is read in (a known IANA name); `shown_zone` the one times are shown in ("" = this
+/// machine's, labelled with its abbreviation, as `cron list` shows them).
+std::string cron_cli_schedule_problem(const CronJobFlags& f, const std::string& zone, const std::string& shown_zone) {
+  const int64_t now = SystemClock::instance().wall_ms();
+  if (!f.cron.empty()) {
+    auto expr = automation::parse_cron_expr(f.cron);
+    if (!expr) return "";  // said before
+    const auto next = automation::cron_next_after(*expr, zone, now);
+    constexpr int64_t kHorizonMs = int64_t{kCronCliHorizonYears} * 36525 * 86'400'000 / 100;
+    if (!next || *next - now > kHorizonMs) {
+      return "--cron '" + cli::terminal_safe(f.cron) + "' never runs: no time in the next " +
+             std::to_string(kCronCliHorizonYears) + " years matches it" +
+             (next ? " (the first is " + automation::format_wall_minute(*next, shown_zone) + ")"
+                   : " (a day its month does not have, such as 31 in February?)");
+    }
+  }
+  if (!f.at.empty() && !duration_ms(f.at)) {
+    const auto at = automation::parse_iso_instant(f.at, zone);
+    if (at && *at < now - kCronCliPastAtToleranceMs) {
+      const int64_t minutes = (now - *at) / 60'000;
+      return "--at '" + cli::terminal_safe(f.at) + "' is in the past (" + automation::format_wall_minute(*at, shown_zone) + ", " +
+             (minutes < 120 ? std::to_string(minutes) + " minutes" : minutes < 2 * 1440 ? std::to_string(minutes / 60) + " hours"
+                                                                                          : std::to_string(minutes / 1440) + " days") +
+             " ago; now " + automation::format_wall_minute(now, shown_zone) + "): give a future time, or a duration from now (20m, 2h)";
+    }
+  }
+  return "";
+}
+
 /// The job (add) or the patch (edit) the flags describe. Errors name the flag.
 Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
   json j = json::object();
@@ -143,6 +181,12 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
     if (!automation::is_known_zone(f.tz)) return Error{"2", "--tz: unknown time zone '" + f.tz + "' (an IANA name such as Europe/Berlin)"};
     if (!j.contains("schedule")) j["schedule"] = json::object();
     j["schedule"]["tz"] = f.tz;
+  }
+  {
+    std::string shown = !f.tz.empty() ? f.tz : cron_cli_default_zone();
+    if (!automation::is_known_zone(shown)) shown.clear();
+    const std::string zone = shown.empty() ? automation::host_zone() : shown;
+    if (const std::string problem = cron_cli_schedule_problem(f, zone, shown); !problem.empty()) return Error{"2", problem};
   }
   if (!f.message.empty() && !f.system_event.empty()) return Error{"2", "give --message or --system-event, not both"};
   if (f.message.empty() && f.system_event.empty() && !patch) return Error{"2", "a payload is required: --message or --system-event"};
@@ -371,6 +415,7 @@ int cron_exit_code(std::string_view code) {
 
 /// One action through the gateway, or on the job file when no gateway runs here.
 int cron_action(const CronCli& c, const std::string& action, const json& params) {
+  JsonErrors json_errors(c.client.json);  // --json: a failure is {"ok": false, "error"} on stdout too
   const bool writes = action == "add" || action == "update" || action == "remove";
   return with_gateway_or_local(
       c.client,
@@ -443,6 +488,7 @@ void register_cron_commands(CLI::App& app, Action& action) {
   add_job_flags(add, c->job);
   add_client_flags(add, c->client);
   on_parsed(add, action, [c] {
+    JsonErrors json_errors(c->client.json);
     auto job = job_from_flags(c->job, false);
     if (!job) return fail(2, "cron add: " + job.error().message);
     const std::string note = cron_undeliverable_note(*job);  // added anyway: a chat may come before the run
@@ -461,6 +507,7 @@ void register_cron_commands(CLI::App& app, Action& action) {
   add_job_flags(edit, c->job);
   add_client_flags(edit, c->client);
   on_parsed(edit, action, [c] {
+    JsonErrors json_errors(c->client.json);
     auto patch = job_from_flags(c->job, true);
     if (!patch) return fail(2, "cron edit: " + patch.error().message);
     if (patch->empty()) return fail(2, "cron edit: nothing to change (give the flags to change)");

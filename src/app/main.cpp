@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "app/client_support.h"
 #include "app/commands.h"
 #include "core/utf8.h"
 
@@ -75,6 +76,19 @@ std::string parse_error_message(const CLI::ParseError& e, const CLI::App& app, c
     return "unknown option \"" + std::string(argv[1]) + "\": a command comes first (pincer <command> [options]; see pincer --help)";
   }
   return what;
+}
+
+/// Whether a bad command line asked for JSON: `command` takes --json and "--json" is one of the
+/// words (before a "--"). Then its parse error is the JSON error the command prints for its own
+/// errors (app::fail under JsonErrors), so a script reading stdout gets one JSON value either way.
+bool cli_json_requested(int argc, char** argv, const CLI::App& command) {
+  if (command.get_option_no_throw("--json") == nullptr) return false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") return false;
+    if (word == "--json") return true;
+  }
+  return false;
 }
 
 /// `word` in single quotes for a POSIX shell (a ' inside written as '\'').
@@ -160,7 +174,12 @@ int main(int argc, char** argv) {
     while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
     std::string path;
     for (CLI::App* c = command; c != nullptr && c != &app; c = c->get_parent()) path = " " + c->get_name() + path;
-    std::cerr << "pincer: " << parse_error_message(e, app, *command, argv) << "\n";
+    const std::string message = parse_error_message(e, app, *command, argv);
+    if (cli_json_requested(argc, argv, *command)) {
+      pincer::app::JsonErrors json_errors(true);
+      return pincer::app::fail(2, message);  // {"ok": false, "error": {"code": "INVALID_REQUEST", "message"}}
+    }
+    std::cerr << "pincer: " << message << "\n";
     const std::string help = command->help();
     if (const auto at = help.find("Usage:"); at != std::string::npos && command != &app) {
       std::string usage = help.substr(at, help.find('\n', at) - at);

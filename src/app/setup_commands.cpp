@@ -124,7 +124,7 @@ void register_setup_commands(CLI::App& app, Action& action) {
     auto lines = std::make_shared<int>(100);
     auto follow = std::make_shared<bool>(false);
     auto* logs = app.add_subcommand("logs", "Print the gateway log");
-    logs->add_option("-n,--lines", *lines, "How many of the last lines (default 100)")->check(CLI::Range(0, 1000000));
+    logs->add_option("-n,--lines", *lines, "How many of the last lines (default 100)")->check(whole_number_check(0, 1000000, "lines", "N"));
     logs->add_flag("-f,--follow", *follow, "Keep printing new lines");
     on_parsed(logs, action, [lines, follow] { return run_logs(*lines, *follow); });
   }

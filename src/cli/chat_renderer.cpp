@@ -62,10 +62,12 @@ void ChatRenderer::begin_run(const std::string& run_id) {
   run_id_ = run_id;
   step_text_.clear();
   outcome_.clear();
+  printed_ = false;
 }
 
 void ChatRenderer::print_text(const std::string& text) {
   if (text.empty()) return;
+  printed_ = true;
   out_ << terminal_safe(text);
   at_line_start_ = text.back() == '\n';
   out_.flush();
@@ -96,6 +98,7 @@ bool ChatRenderer::on_event(const std::string& event, const json& payload) {
     } else if (stream == "tool" && data.value("phase", "") == "start") {
       end_line();
       out_ << tool_call_line(data.value("name", "?"), data.contains("args") ? data["args"] : json()) << "\n";
+      printed_ = true;
       step_text_.clear();
     } else if (stream == "tool" && data.value("phase", "") == "result" && data.value("isError", false)) {
       out_ << "  ✗ " << data.value("name", "?") << " failed\n";

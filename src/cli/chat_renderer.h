@@ -37,6 +37,9 @@ class ChatRenderer {
   bool running() const { return !run_id_.empty(); }
   /// How the last run ended: "final", "aborted", "error" ("" while running or before any run).
   const std::string& outcome() const { return outcome_; }
+  /// Whether anything of the followed run (reply text, a tool line) has been printed since
+  /// begin_run: a run cut off after this left a partial reply on the screen.
+  bool printed() const { return printed_; }
 
  private:
   void print_text(const std::string& text);
@@ -47,6 +50,7 @@ class ChatRenderer {
   std::string step_text_;  ///< assistant text printed in the current model step
   std::string outcome_;
   bool at_line_start_ = true;
+  bool printed_ = false;  ///< see printed()
 };
 
 }  // namespace pincer::cli

@@ -1,5 +1,6 @@
 #include "cli/connection.h"
 
+#include <cctype>
 #include <charconv>
 
 #include "core/paths.h"
@@ -22,6 +23,44 @@ Result<int> gateway_port(const nlohmann::json& gateway, const config::EnvLookup&
       return Error{"INVALID_ARGUMENT", "PINCER_GATEWAY_PORT: expected a port number 0..65535, got \"" + *p + "\""};
     }
     port = value;
+  }
+  return port;
+}
+
+std::optional<int> own_loopback_port(const std::string& url) {
+  std::string_view rest = url;
+  int port = 0;
+  if (rest.rfind("ws://", 0) == 0) {
+    rest.remove_prefix(5);
+    port = 80;
+  } else if (rest.rfind("wss://", 0) == 0) {
+    rest.remove_prefix(6);
+    port = 443;
+  } else {
+    return std::nullopt;
+  }
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (rest.find('@') != std::string_view::npos) return std::nullopt;  // user info: not a plain local address
+  std::string_view host = rest;
+  std::string_view port_text;
+  if (!rest.empty() && rest.front() == '[') {  // [::1]:18789
+    const auto close = rest.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    host = rest.substr(0, close + 1);
+    if (close + 1 < rest.size()) {
+      if (rest[close + 1] != ':') return std::nullopt;
+      port_text = rest.substr(close + 2);
+    }
+  } else if (const auto colon = rest.find(':'); colon != std::string_view::npos) {
+    host = rest.substr(0, colon);
+    port_text = rest.substr(colon + 1);
+  }
+  std::string lower(host);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower != "127.0.0.1" && lower != "localhost" && lower != "[::1]") return std::nullopt;
+  if (!port_text.empty() || rest.back() == ':') {
+    const auto [end, err] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+    if (err != std::errc() || end != port_text.data() + port_text.size() || port < 1 || port > 65535) return std::nullopt;
   }
   return port;
 }
@@ -74,6 +113,18 @@ Result<ClientOptions> resolve_connection(const ConnectionFlags& flags, const con
     if (!token && !password) {
       if (auto t = auth.value("token", ""); !t.empty()) token = t;
       if (auto pw = auth.value("password", ""); !pw.empty()) password = pw;
+    }
+  } else if (!token && !password) {
+    // A URL that is this gateway's own loopback address (the port of this state dir's config) is
+    // the local gateway: its credentials may go there. To any other address they are never sent.
+    if (const auto port = own_loopback_port(*url)) {
+      auto loaded = config::load(paths::config_file(paths::state_dir(env)), env);
+      const nlohmann::json local = loaded ? loaded->effective.value("gateway", nlohmann::json::object()) : nlohmann::json();
+      if (auto local_port = gateway_port(local, env); loaded && local_port && *local_port == *port) {
+        const auto& auth = local.value("auth", nlohmann::json::object());
+        if (auto t = auth.value("token", ""); !t.empty()) token = t;
+        if (auto pw = auth.value("password", ""); !pw.empty()) password = pw;
+      }
     }
   }
   out.url = *url;
