@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/agents_config.h"
+#include "agent/skill_command_input.h"
 #include "core/paths.h"
 #include "skills/skill_usage.h"
 #include "skills/snapshot.h"
@@ -171,15 +172,22 @@ std::string skills_agent_of(const std::string& session_key) { return store::agen
 std::string skills_chat_text(const SkillsView& view) {
   std::string available;
   std::size_t unavailable = 0, blocked = 0;
+  const auto commands = skills::skill_commands(view.report, builtin_command_words());
   for (const auto& e : view.report.skills) {
     if (e.blocked) ++blocked;
     else if (!e.eligible) ++unavailable;
     if (!e.eligible) continue;
     const std::string status = view.status_of(e.file);
-    available += "\n- " + e.manifest.name + (status == "candidate" ? " (candidate)" : "") + ": " + one_line_description(e.manifest.description);
+    std::string command;  // its slash command (skills/skill_commands.h), when it has one
+    for (const auto& c : commands) {
+      if (c.skill_name == e.manifest.name) command = " /" + c.name;
+    }
+    available += "\n- " + e.manifest.name + command + (status == "candidate" ? " (candidate)" : "") + ": " +
+                 one_line_description(e.manifest.description);
   }
   std::string text = available.empty() ? "No skills available to agent `" + view.agent_id + "`."
                                        : "Skills of agent `" + view.agent_id + "`:" + available;
+  if (!commands.empty()) text += "\nRun one with its /command (or /skill NAME), followed by what it should work on.";
   if (unavailable + blocked > 0 || !view.report.problems.empty()) {
     text += "\n" + std::to_string(unavailable) + " unavailable, " + std::to_string(blocked) + " blocked, " +
             std::to_string(view.report.problems.size()) + " not loaded — `pincer skills check` says why.";

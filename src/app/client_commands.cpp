@@ -8,6 +8,7 @@
 #include "agent/agent_service.h"
 #include "agent/agents_config.h"
 #include "agent/chat_commands.h"
+#include "agent/skill_command_input.h"
 #include "agent/silent_reply.h"
 #include "app/channels_status.h"
 #include "app/client_support.h"
@@ -215,8 +216,12 @@ int run_agent_local(const ClientFlags& f, const AgentFlags& a) {
   json final_payload;
   agent::SendRequest req{a.session_key.empty() ? "main" : a.session_key, a.agent_id, a.message, ids::uuid_v4(), a.thinking,
                          agent::RunLane::Main};
+  // A skill command ("/summarize …", agent/skill_command_input.h) is the model's instruction to use that skill.
+  if (auto skill = agent::expand_skill_command(req.message, agents.canonical_key(req.session_key, a.agent_id))) {
+    req.message = std::move(*skill);
+  }
   loop.post([&] {
-    if (auto command = agent::parse_chat_command(a.message)) {  // the same commands as every chat surface
+    if (auto command = agent::parse_chat_command(req.message)) {  // the same commands as every chat surface
       agent::CommandContext context{agents, agents.canonical_key(req.session_key, a.agent_id), {}};
       context.may_change_config = true;  // the user at this terminal owns pincer.json (/dreaming on|off)
       context.patch_config = [file = loaded->path](const json& patch) { return gateway::patch_config_file(file, patch); };

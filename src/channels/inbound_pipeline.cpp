@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/chat_commands.h"
+#include "agent/skill_command_input.h"
 #include "agent/silent_reply.h"
 #include "channels/channel_accounts.h"
 #include "channels/inbound_journal.h"
@@ -202,6 +203,9 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
       dock(channel, m, session_key, route.agent_id, *target);
       return InboundOutcome::Accepted;
     }
+  }
+  if (is_command) {  // a skill command ("/summarize …", agent/skill_command_input.h): the model's instruction
+    if (auto skill = agent::expand_skill_command(m.text, session_key, m.mentions_bot)) m.text = std::move(*skill);
   }
   if (is_command && command(channel, m, session_key, route.agent_id)) return InboundOutcome::Accepted;
   // 5. Journaled (SS-6) before the channel acknowledges it, then a run now or the session's queue

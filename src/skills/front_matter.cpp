@@ -1,5 +1,7 @@
 #include "skills/front_matter.h"
 
+#include <cctype>
+
 #include <yaml-cpp/yaml.h>
 
 #include "core/json5.h"
@@ -85,6 +87,24 @@ std::string string_field(const nlohmann::json& o, const char* key) {
   if (it == o.end()) return {};
   if (it->is_string()) return fm_trim(it->get<std::string>());
   return {};
+}
+
+std::string front_matter_lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// A front matter flag as OpenClaw reads it: a YAML boolean, or true/yes/1 and false/no/0 as text
+/// (any case); anything else (absent, other text, a list) is `fallback`.
+bool front_matter_bool(const nlohmann::json& fm, const char* key, bool fallback) {
+  auto it = fm.find(key);
+  if (it == fm.end()) return fallback;
+  if (it->is_boolean()) return it->get<bool>();
+  if (it->is_number_integer()) return it->get<long long>() != 0;
+  const std::string v = front_matter_lower(string_field(fm, key));
+  if (v == "true" || v == "yes" || v == "1") return true;
+  if (v == "false" || v == "no" || v == "0") return false;
+  return fallback;
 }
 
 void read_metadata(const nlohmann::json& fm, SkillManifest& m) {
@@ -179,9 +199,9 @@ ParseResult parse_skill_md(std::string_view text) {
   if (m.description.empty()) return fail(2, "the front matter has no `description`");
   m.skill_key = m.name;
   m.homepage = string_field(fm, "homepage");
-  if (auto d = fm.find("disable-model-invocation"); d != fm.end()) {
-    m.model_invocable = !(d->is_boolean() && d->get<bool>());
-  }
+  m.model_invocable = !front_matter_bool(fm, "disable-model-invocation", false);
+  m.user_invocable = front_matter_bool(fm, "user-invocable", true);
+  if (front_matter_lower(string_field(fm, "command-dispatch")) == "tool") m.dispatch_tool = string_field(fm, "command-tool");
   read_metadata(fm, m);
   m.body_line = static_cast<std::size_t>(split->body_line);
   r.manifest = std::move(m);

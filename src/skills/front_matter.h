@@ -13,7 +13,10 @@
 // The front matter is parsed with yaml-cpp (never by hand). `metadata` may be a YAML mapping or, as
 // OpenClaw also accepts, a string holding JSON5; its requirements block is read from the
 // "openclaw" key (or the legacy "clawdbot"). String lists may also be written "a, b" (one string).
-// `disable-model-invocation: true` keeps a skill out of the model's prompt.
+// `disable-model-invocation: true` keeps a skill out of the model's prompt; `user-invocable: false`
+// gives it no slash command (skills/skill_commands.h); `command-dispatch: tool` + `command-tool`
+// are read and shown, as OpenClaw's front matter has them. Booleans may also be written as the
+// strings true/yes/1 and false/no/0, as OpenClaw reads them.
 //
 // Pure functions; thread-safe; never throw.
 #pragma once
@@ -44,6 +47,10 @@ struct SkillManifest {
   std::string emoji;
   std::string homepage;
   bool model_invocable = true;  ///< false: `disable-model-invocation: true` (not listed in the prompt)
+  bool user_invocable = true;   ///< false: `user-invocable: false` (no /command for it)
+  /// `command-tool` when `command-dispatch: tool`: OpenClaw runs that tool with the command's raw
+  /// input instead of a model turn; Pincer sends such a command through the model (docs/skills.md).
+  std::string dispatch_tool;
   Requirements requirements;
   std::size_t body_line = 0;  ///< 1-based line where the body starts (after the closing ---)
 };

@@ -126,6 +126,10 @@ test('the chat commands are registered on connect, and not written again when un
   const think = listed.find((c) => c.name === 'think');
   assert.deepEqual(think.options.map((o) => [o.name, o.type, o.required]), [['level', 3, true]]);
   assert.ok(listed.every((c) => c.description.length >= 1 && c.description.length <= 100));
+  // The skills' commands (skills/skill_commands.h): the bundled ones, an optional `input` each.
+  const summarize = listed.find((c) => c.name === 'summarize');
+  assert.ok(summarize && names.includes('daily_notes'), names.join());
+  assert.deepEqual(summarize.options.map((o) => [o.name, o.type, o.required ?? false]), [['input', 3, false]]);
 
   // A restart resumes the Gateway session (no READY): the application id comes from the state
   // file, the set is compared with Discord's list and not written again.
@@ -152,6 +156,14 @@ test('/ask in a DM is deferred, then the agent turn edits the deferred response'
   assert.equal(emu.requestsOf(bot, 'POST', new RegExp(`^/channels/${aliceDm.id}/messages$`)).length, 0);
   // The model saw the text as a message of alice's.
   assert.ok(userTexts(await modelRequests()).includes('hello ECHO:sc-ask'));
+});
+
+test('a skill command runs a turn with OpenClaw\'s instruction to use that skill', async () => {
+  const i = emu.runCommand(aliceUser, aliceDm, 'summarize', [{ name: 'input', value: 'the meeting notes ECHO:sc-skill' }]);
+  await waitUntil(() => callsOf(i).some((c) => c.method === 'PATCH' && String(c.body?.content).includes('[sc-skill]') && c.status === 200),
+    'the skill command\'s answer in its deferred response');
+  assert.ok(userTexts(await modelRequests()).includes(
+    JSON.stringify('Use the "summarize" skill for this request.\n\nUser input:\nthe meeting notes ECHO:sc-skill').slice(1, -1)));
 });
 
 test('only the command\'s own run answers through the interaction: a cron announce to that DM right after is an ordinary message', async () => {

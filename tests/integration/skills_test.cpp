@@ -56,6 +56,10 @@ class SkillsE2E : public ::testing::Test {
   json turn(const std::string& message, const std::string& run_id) {
     auto ack = client_->request("chat.send", {{"sessionKey", "skills"}, {"message", message}, {"idempotencyKey", run_id}});
     EXPECT_EQ(ack["ok"], true) << ack.dump();
+    return terminal_chat_event(run_id);
+  }
+  /// The terminal `chat` event of `run_id` (null on timeout).
+  json terminal_chat_event(const std::string& run_id) {
     for (int i = 0; i < 2000; ++i) {
       std::optional<json> f;
       if (!client_->events().empty()) {
@@ -179,6 +183,57 @@ TEST_F(SkillsE2E, ListedReadWrittenScannedAndCounted) {
   auto check = run_pincer({"skills", "check"}, env());
   EXPECT_EQ(check.exit_code, 1);  // evil-skill is blocked
   EXPECT_NE(check.out.find("BLOCKED evil-skill"), std::string::npos) << check.out;
+}
+
+// Skill commands (skills/skill_commands.h): "/deploy_check …" and "/skill deploy-check" reach the
+// model as OpenClaw's instruction to use that skill, on chat.send and the `agent` method; a blocked
+// skill has no command (the unknown-command answer, no model call); `/skills` names the commands.
+TEST_F(SkillsE2E, ASkillCommandBecomesTheModelsInstructionToUseThatSkill) {
+  auto last_user_text = [this] {
+    auto r = http_request(mock_->port(), "GET", "/__mock/requests");
+    std::string text;
+    std::size_t model_calls = 0;
+    for (auto& e : json::parse(r.body)) {
+      if (e.value("path", "").find("chat/completions") == std::string::npos) continue;
+      ++model_calls;
+      for (const auto& m : e["body"]["messages"]) {
+        if (m.value("role", "") != "user") continue;
+        text.clear();  // the turn's own text follows the turn-context part
+        if (m["content"].is_string()) text = m["content"].get<std::string>();
+        else for (const auto& part : m["content"]) text += part.value("text", "");
+      }
+    }
+    return std::make_pair(model_calls, text);
+  };
+  auto with_input = turn("/deploy_check the blue release", "run-cmd-1");
+  EXPECT_EQ(with_input.value("state", ""), "final") << with_input.dump();
+  auto [calls, text] = last_user_text();
+  EXPECT_NE(text.find("Use the \"deploy-check\" skill for this request.\n\nUser input:\nthe blue release"), std::string::npos)
+      << text;
+
+  turn("/skill Deploy_Check", "run-cmd-2");
+  std::tie(calls, text) = last_user_text();
+  EXPECT_NE(text.find("Use the \"deploy-check\" skill for this request."), std::string::npos) << text;
+  EXPECT_EQ(text.find("User input:"), std::string::npos) << text;
+
+  // The gateway's `agent` method (pincer agent -m) rewrites it the same way.
+  auto agent = client_->request("agent", {{"sessionKey", "skills"}, {"message", "/deploy_check via agent"},
+                                          {"idempotencyKey", "run-cmd-3"}});
+  EXPECT_EQ(agent["ok"], true) << agent.dump();
+  terminal_chat_event("run-cmd-3");
+  std::tie(calls, text) = last_user_text();
+  EXPECT_NE(text.find("User input:\nvia agent"), std::string::npos) << text;
+
+  // A blocked skill is no command: the one unknown-command answer, and no model call.
+  const std::size_t before = calls;
+  auto blocked = turn("/evil_skill go", "run-cmd-4");
+  EXPECT_NE(text_of(blocked).find("Unknown command /evil_skill"), std::string::npos) << blocked.dump();
+  std::tie(calls, text) = last_user_text();
+  EXPECT_EQ(calls, before);
+
+  auto listing = turn("/skills", "run-cmd-5");
+  EXPECT_NE(text_of(listing).find("deploy-check /deploy_check"), std::string::npos) << listing.dump();
+  EXPECT_NE(text_of(listing).find("summarize /summarize"), std::string::npos) << listing.dump();  // bundled
 }
 
 // SK-1: skills.entries.<key>.env and .apiKey (as the skill's primaryEnv) reach the commands the

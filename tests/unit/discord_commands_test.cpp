@@ -50,6 +50,23 @@ TEST(DiscordCommands, TheSetHasTheChatCommandsAndDiscordsLimits) {
   EXPECT_TRUE(native_command_set(false).empty());
 }
 
+TEST(DiscordCommands, SkillCommandsJoinTheSetWithinDiscordsHundredCommands) {
+  const std::size_t builtin = native_command_set(true).size();
+  std::vector<pincer::skills::SkillCommand> skills;
+  for (int i = 0; i < 120; ++i) skills.push_back({"skill_" + std::to_string(i), "s" + std::to_string(i), "Does thing " + std::to_string(i)});
+  const json set = native_command_set(true, skills);
+  EXPECT_EQ(set.size(), 100u);  // Discord's limit per application: the rest stay typed-only
+  const json* first = command_named(set, "skill_0");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->at("description"), "Does thing 0");
+  ASSERT_EQ(first->at("options").size(), 1u);
+  EXPECT_EQ(first->at("options")[0]["name"], "input");
+  EXPECT_EQ(first->at("options")[0]["required"], false);
+  EXPECT_EQ(command_named(set, "skill_" + std::to_string(100 - builtin)), nullptr);  // the first left out
+  EXPECT_NE(command_named(set, "status"), nullptr);                                  // built-ins always stay
+  EXPECT_TRUE(native_command_set(false, skills).empty());
+}
+
 TEST(DiscordCommands, WhatDiscordListsMatchesWhenOnlyItsOwnFieldsDiffer) {
   const json wanted = native_command_set(true);
   json listed = json::array();

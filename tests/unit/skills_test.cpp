@@ -533,8 +533,9 @@ TEST_F(SkillsTest, StatusReportAndChatTextOfAnAgent) {
   EXPECT_EQ(by_name["evil"]["blocked"], true);
   EXPECT_EQ(by_name["far"]["missing"]["bins"], json({"no-such-bin-x"}));
   const std::string text = agent::skills_chat_text(*view);
-  EXPECT_NE(text.find("- good: Does good things."), std::string::npos) << text;
-  EXPECT_NE(text.find("- fresh (candidate)"), std::string::npos) << text;
+  EXPECT_NE(text.find("- good /good: Does good things."), std::string::npos) << text;
+  EXPECT_NE(text.find("- fresh /fresh (candidate)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Run one with its /command"), std::string::npos) << text;
   EXPECT_EQ(text.find("evil:"), std::string::npos) << text;
   EXPECT_NE(text.find("blocked, 1 not loaded"), std::string::npos) << text;
 

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/skill_command_input.h"
 #include "channels/channel_state_file.h"
 #include "channels/discord/discord_api.h"
 #include "core/clock.h"
@@ -74,9 +75,10 @@ void DiscordChannel::start(ChannelHost& host, std::function<void(const std::stri
   host_ = &host;
   run_.begin(std::move(on_failed));
   rest_ = std::make_unique<DiscordRest>(loop_, settings_.api_root, settings_.token);
-  commands_ = std::make_unique<DiscordCommands>(
-      *rest_, DiscordCommands::Options{settings_.native_commands, settings_.ephemeral_commands, settings_.account_id},
-      [] { return SystemClock::instance().wall_ms(); });
+  DiscordCommands::Options command_options{settings_.native_commands, settings_.ephemeral_commands, settings_.account_id};
+  if (settings_.native_commands) command_options.skill_commands = agent::skill_commands_of_all_agents();
+  commands_ = std::make_unique<DiscordCommands>(*rest_, std::move(command_options),
+                                                [] { return SystemClock::instance().wall_ms(); });
   http_ = std::make_unique<net::HttpClient>(loop_);
   std::weak_ptr<bool> alive = run_.token();
   rest_->call("GET", "/gateway/bot", json(), [this, alive](const RestAnswer& a) {

@@ -20,6 +20,7 @@ constexpr int kOptionString = 3;
 constexpr int kCallbackDeferredMessage = 5;
 constexpr int kFlagEphemeral = 64;
 constexpr std::size_t kDescriptionLimit = 100;  ///< Discord's limit, characters
+constexpr std::size_t kApplicationCommandLimit = 100;  ///< Discord's global CHAT_INPUT commands per application
 
 std::string commands_str(const json& o, const char* key) {
   if (!o.is_object() || !o.contains(key)) return "";
@@ -91,7 +92,7 @@ json commands_message_body(const std::string& content) {
 
 using namespace detail_discord_commands;
 
-json native_command_set(bool enabled) {
+json native_command_set(bool enabled, const std::vector<skills::SkillCommand>& skill_commands) {
   json set = json::array();
   if (!enabled) return set;
   for (const auto& c : agent::chat_commands()) {
@@ -110,6 +111,21 @@ json native_command_set(bool enabled) {
                  {"name", "ask"},
                  {"description", "send a message to the agent"},
                  {"options", json::array({commands_string_option("message", "what to tell the agent", true)})}});
+  std::size_t left_out = 0;
+  for (const auto& c : skill_commands) {  // the session's agent resolves it (agent/skill_command_input.h)
+    if (set.size() >= kApplicationCommandLimit) {
+      ++left_out;
+      continue;
+    }
+    set.push_back({{"type", kCommandChatInput},
+                   {"name", c.name},
+                   {"description", commands_cut(c.description, kDescriptionLimit)},
+                   {"options", json::array({commands_string_option("input", "what the skill should work on", false)})}});
+  }
+  if (left_out > 0) {
+    spdlog::warn("discord: {} skill command(s) not registered: Discord allows {} commands per application (they still work "
+                 "typed as /name or /skill NAME)", left_out, kApplicationCommandLimit);
+  }
   std::sort(set.begin(), set.end(), [](const json& a, const json& b) { return a["name"] < b["name"]; });
   return set;
 }
@@ -185,7 +201,7 @@ void DiscordCommands::on_ready(const std::string& application_id) {
     return;
   }
   const std::string path = "/applications/" + application_id_ + "/commands";
-  const json wanted = native_command_set(options_.native);
+  const json wanted = native_command_set(options_.native, options_.skill_commands);
   rest_.call("GET", path, json(), [this, path, wanted](const RestAnswer& got) {
     if (got.status / 100 == 2 && command_sets_match(got.body, wanted)) {
       registration_ = "unchanged";

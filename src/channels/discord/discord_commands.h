@@ -37,6 +37,7 @@
 #include "channels/channel.h"
 #include "channels/discord/discord_rest.h"
 #include "core/multipart_form.h"
+#include "skills/skill_commands.h"
 
 namespace pincer::channels::discord {
 
@@ -47,9 +48,11 @@ inline constexpr int64_t kInteractionTokenLifeMs = 15 * 60 * 1000;
 /// terminal-only (names lower case, ≤ 32 characters; descriptions cut to Discord's 100), one
 /// optional string option `args` for a command that takes an argument (its usage as the
 /// option's description), `dock` with a required `channel` option (runs `/dock_<channel>`, RT-5)
-/// and `ask` with a required `message` option (a message for the agent: one agent turn).
+/// and `ask` with a required `message` option (a message for the agent: one agent turn); then
+/// each skill command (skills/skill_commands.h) with an optional `input` option, as long as the
+/// set stays within Discord's 100 commands per application (the rest are logged and left out).
 /// Sorted by name. Empty when `enabled` is false.
-nlohmann::json native_command_set(bool enabled);
+nlohmann::json native_command_set(bool enabled, const std::vector<skills::SkillCommand>& skill_commands = {});
 
 /// Whether the registered commands (GET …/commands: objects with ids, versions and defaults
 /// Discord adds) already match `wanted` by name, description and options (name, type,
@@ -78,6 +81,8 @@ class DiscordCommands {
     bool native = true;     ///< channels.discord.commands.native
     bool ephemeral = true;  ///< channels.discord.slashCommand.ephemeral
     std::string account_id = "default";
+    /// Every agent's skill commands (agent::skill_commands_of_all_agents), registered too.
+    std::vector<skills::SkillCommand> skill_commands = {};
   };
   /// `rest` outlives this object. `now_ms`: the wall clock (ms) token lifetimes are measured by.
   DiscordCommands(DiscordRest& rest, Options options, std::function<int64_t()> now_ms);

@@ -3,6 +3,7 @@
 #include "agent/agent_service.h"
 #include "agent/attachments.h"
 #include "agent/chat_commands.h"
+#include "agent/skill_command_input.h"
 #include "core/event_loop.h"
 #include "core/redact.h"
 #include "context/message_fit.h"
@@ -44,6 +45,10 @@ MethodResult agent_run(MethodContext& ctx) {
       ctx.request.params.is_object() && ctx.request.params.contains("attachments") ? ctx.request.params["attachments"] : json());
   if (!attachments) return RpcError::invalid("invalid agent params: " + attachments.error().message);
   if (agent::is_blank_message(message) && attachments->empty()) return RpcError::invalid("message or attachment required");
+  // A skill command ("/summarize …", agent/skill_command_input.h) is the model's instruction to use that skill.
+  if (auto skill = agent::expand_skill_command(message, agents->canonical_key(session_key.empty() ? "main" : session_key, agent_id))) {
+    message = std::move(*skill);
+  }
   if (auto command = attachments->empty() ? agent::parse_chat_command(message) : std::nullopt) {
     // A slash command (agent/chat_commands.h) answers at once, in the shape of a finished run; one
     // whose result comes later (/compact, /tree ID) is acknowledged now and answered with both

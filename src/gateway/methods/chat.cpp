@@ -6,6 +6,7 @@
 #include "agent/agent_service.h"
 #include "agent/attachments.h"
 #include "agent/chat_commands.h"
+#include "agent/skill_command_input.h"
 #include "core/event_loop.h"
 #include "core/redact.h"
 #include "gateway/gateway.h"
@@ -111,6 +112,8 @@ MethodResult chat_send(MethodContext& ctx) {
     return json{{"ok", true}, {"aborted", !aborted->empty()}, {"runIds", *aborted}};
   }
   if (agents->is_active(key)) return json{{"runId", key}, {"status", "in_flight"}};
+  // A skill command ("/summarize …", agent/skill_command_input.h) is the model's instruction to use that skill.
+  if (auto skill = agent::expand_skill_command(message, agents->canonical_key(session_key, agent_id))) message = std::move(*skill);
   if (auto command = attachments->empty() ? agent::parse_chat_command(message) : std::nullopt) {
     answer_chat_command(ctx.gateway, ctx.client, *command, agent_id.empty() ? session_key : agents->canonical_key(session_key, agent_id),
                         key);

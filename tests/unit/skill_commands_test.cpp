@@ -1,0 +1,121 @@
+// Skill commands (skills/skill_commands.h): names, parsing and the model's message, as OpenClaw
+// makes them for user-invocable skills.
+#include <gtest/gtest.h>
+
+#include "agent/skill_command_input.h"
+#include "skills/front_matter.h"
+#include "skills/skill_commands.h"
+
+namespace pincer::skills {
+namespace {
+
+SkillEntry skill_cmd_entry(const std::string& name, const std::string& description, bool eligible = true,
+                           bool user_invocable = true) {
+  SkillEntry e;
+  e.manifest.name = name;
+  e.manifest.description = description;
+  e.manifest.user_invocable = user_invocable;
+  e.eligible = eligible;
+  return e;
+}
+
+std::vector<SkillCommand> commands_of(std::vector<SkillEntry> entries,
+                                      const std::set<std::string>& reserved = agent::builtin_command_words()) {
+  SkillsReport report;
+  report.skills = std::move(entries);
+  return skill_commands(report, reserved);
+}
+
+TEST(SkillCommands, NamesFollowOpenClawsRules) {
+  const auto commands = commands_of({skill_cmd_entry("Daily Notes", "Keeps notes."),
+                                     skill_cmd_entry("--weird--name!!", "d"),
+                                     skill_cmd_entry("日本語", "only non-ASCII"),
+                                     skill_cmd_entry("a-very-long-skill-name-that-goes-on-and-on", "d")});
+  ASSERT_EQ(commands.size(), 4u);
+  EXPECT_EQ(commands[0].name, "daily_notes");
+  EXPECT_EQ(commands[0].skill_name, "Daily Notes");
+  EXPECT_EQ(commands[1].name, "weird_name");
+  EXPECT_EQ(commands[2].name, "skill");
+  EXPECT_EQ(commands[3].name, "a_very_long_skill_name_that_goes");  // 32 characters
+  EXPECT_EQ(commands[3].name.size(), 32u);
+}
+
+TEST(SkillCommands, BuiltInCommandsAndEarlierSkillsKeepTheirWords) {
+  const auto commands = commands_of({skill_cmd_entry("status", "a skill called status"), skill_cmd_entry("notes", "one"),
+                                     skill_cmd_entry("Notes", "two")});
+  ASSERT_EQ(commands.size(), 3u);
+  EXPECT_EQ(commands[0].name, "status_2");  // /status is built in
+  EXPECT_EQ(commands[1].name, "notes");
+  EXPECT_EQ(commands[2].name, "notes_2");
+  // A long name gets its suffix within the 32 characters.
+  const auto long_ones = commands_of({skill_cmd_entry(std::string(40, 'x'), "a"), skill_cmd_entry(std::string(41, 'x'), "b")}, {});
+  ASSERT_EQ(long_ones.size(), 2u);
+  EXPECT_EQ(long_ones[1].name, std::string(30, 'x') + "_2");
+}
+
+TEST(SkillCommands, OnlyEligibleUserInvocableSkillsAreCommands) {
+  const auto commands = commands_of({skill_cmd_entry("ready", "d"), skill_cmd_entry("missing-bin", "d", /*eligible=*/false),
+                                     skill_cmd_entry("model-only", "d", true, /*user_invocable=*/false)});
+  ASSERT_EQ(commands.size(), 1u);
+  EXPECT_EQ(commands[0].name, "ready");
+}
+
+TEST(SkillCommands, DescriptionsAreCutToAHundredCharacters) {
+  std::string long_text;
+  for (int i = 0; i < 60; ++i) long_text += "é";  // two bytes each
+  long_text += std::string(60, 'a');
+  const auto commands = commands_of({skill_cmd_entry("x", long_text), skill_cmd_entry("y", std::string(100, 'b'))});
+  ASSERT_EQ(commands.size(), 2u);
+  std::size_t points = 0;
+  for (unsigned char c : commands[0].description) points += (c & 0xC0) != 0x80;
+  EXPECT_EQ(points, 100u);
+  EXPECT_EQ(commands[0].description.substr(commands[0].description.size() - 3), "\u2026");
+  EXPECT_EQ(commands[1].description, std::string(100, 'b'));  // exactly the limit: kept whole
+}
+
+TEST(SkillCommands, ParsesBothFormsAndBuildsTheModelsMessage) {
+  const auto commands = commands_of({skill_cmd_entry("daily-notes", "Keeps notes.")});
+  auto direct = parse_skill_command("  /Daily_Notes  what I did today\nand more ", commands);
+  ASSERT_TRUE(direct);
+  EXPECT_EQ(direct->command.skill_name, "daily-notes");
+  EXPECT_EQ(direct->input, "what I did today\nand more");
+  EXPECT_EQ(skill_command_prompt(*direct),
+            "Use the \"daily-notes\" skill for this request.\n\nUser input:\nwhat I did today\nand more");
+
+  for (const char* text : {"/skill daily-notes", "/skill Daily_Notes", "/SKILL daily_notes", "/skill daily notes"}) {
+    auto generic = parse_skill_command(text, commands);
+    if (std::string(text) == "/skill daily notes") {  // "notes" is the input of a skill called "daily"
+      EXPECT_FALSE(generic) << text;
+      continue;
+    }
+    ASSERT_TRUE(generic) << text;
+    EXPECT_EQ(generic->input, "");
+    EXPECT_EQ(skill_command_prompt(*generic), "Use the \"daily-notes\" skill for this request.");
+  }
+  EXPECT_FALSE(parse_skill_command("/skill", commands));
+  EXPECT_FALSE(parse_skill_command("/skill nope input", commands));
+  EXPECT_FALSE(parse_skill_command("/daily-notes", commands));  // the command word is daily_notes
+  EXPECT_FALSE(parse_skill_command("daily_notes", commands));
+  EXPECT_FALSE(parse_skill_command("/daily_notes@SomeBot hi", commands));  // another bot's command in a group
+  ASSERT_TRUE(parse_skill_command("/daily_notes@MyBot hi", commands, /*addressed_to_us=*/true));
+  EXPECT_EQ(parse_skill_command("/daily_notes@MyBot hi", commands, true)->input, "hi");
+}
+
+TEST(SkillCommands, FrontMatterFlagsAreReadAsOpenClawReadsThem) {
+  auto parse = [](const std::string& extra) {
+    auto r = parse_skill_md("---\nname: n\ndescription: d\n" + extra + "---\nBody\n");
+    EXPECT_TRUE(r.manifest) << extra;
+    return r.manifest ? *r.manifest : SkillManifest{};
+  };
+  EXPECT_TRUE(parse("").user_invocable);
+  EXPECT_FALSE(parse("user-invocable: false\n").user_invocable);
+  EXPECT_FALSE(parse("user-invocable: \"no\"\n").user_invocable);
+  EXPECT_TRUE(parse("user-invocable: maybe\n").user_invocable);  // not a flag: the default
+  EXPECT_FALSE(parse("disable-model-invocation: \"true\"\n").model_invocable);
+  EXPECT_TRUE(parse("disable-model-invocation: off-ish\n").model_invocable);
+  EXPECT_EQ(parse("command-dispatch: tool\ncommand-tool: exec\n").dispatch_tool, "exec");
+  EXPECT_EQ(parse("command-tool: exec\n").dispatch_tool, "");  // no dispatch: the model decides
+}
+
+}  // namespace
+}  // namespace pincer::skills
