@@ -304,7 +304,7 @@ class Chat {
     renderer_.begin_run("");
     cut_run_ = run_id;
     cut_text_ = text;
-    std::cout << "\n[connection lost while the agent was replying; a restarted gateway finishes the reply, "
+    std::cout << "\n[connection lost while the agent was replying; a restarted gateway answers your message again, "
                  "and the chat shows it when it reconnects (on your next line)]\n";
   }
 
