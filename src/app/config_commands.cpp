@@ -285,9 +285,23 @@ int run_unset(const ConfigFlags& f) {
     if (changed || edited.error().code == "LOCK_FAILED") return not_written("config unset", json5::format_path(path), edited.error());
     return fail(1, edited.error().message);
   }
+  // A value an $include'd file writes is not this file's to remove: said, naming that file — the
+  // value still applies (config unset edits only `file`).
+  const config::ValueOrigin left = config::value_origins(file, {json5::format_path(path)}).front();
+  const bool included_left = left.present && left.included;
+  const std::string where_left = left.file.string() + (left.line > 0 ? ":" + std::to_string(left.line) : "") + " (at " +
+                                 (left.path.empty() ? "(root)" : left.path) + ", through $include)";
+  if (!changed && included_left) {
+    return fail(2, "config unset: " + json5::format_path(path) + " is not set in " + file.string() + " itself but in " +
+                       where_left + ", which config unset does not edit: nothing was changed (remove it there)");
+  }
   if (f.json) {
-    std::cout << json{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"changed", changed}}.dump(2)
-              << "\n";
+    json out{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"changed", changed}};
+    if (included_left) out["stillSetIn"] = json{{"file", left.file.string()}, {"line", left.line}, {"path", left.path}};
+    std::cout << out.dump(2) << "\n";
+  } else if (changed && included_left) {
+    std::cout << "Removed " << json5::format_path(path) << " from " << file.string() << "; " << where_left
+              << " still sets it, unchanged, and that value applies now\n";
   } else if (changed) {
     std::cout << "Removed " << json5::format_path(path) << " from " << file.string() << "\n";
   } else {
@@ -349,7 +363,10 @@ void register_config_commands(CLI::App& app, Action& action) {
   get->add_flag("--json", f->json, "Print {path, value, source: file|default}");
   get->add_flag("--show-secrets", f->show_secrets, "Show tokens, passwords and API keys instead of " + std::string(config::kRedacted));
   add_file_option(get, *f);
-  on_parsed(get, action, [f] { return run_get(*f); });
+  on_parsed(get, action, [f] {
+    JsonErrors json_errors(f->json);  // --json: an error is {"ok": false, "error": {code, message}} on stdout
+    return run_get(*f);
+  });
 
   auto* set = config->add_subcommand(
       "set", "Set a value, keeping the file's comments and formatting; the whole result is validated before writing");
@@ -362,13 +379,19 @@ void register_config_commands(CLI::App& app, Action& action) {
   set->add_flag("--string", f->as_string, "Take VALUE as a string, always")->excludes(strict);
   set->add_flag("--json", f->json, "Print {ok, file, path, value, changed, created}");
   add_file_option(set, *f);
-  on_parsed(set, action, [f] { return run_set(*f); });
+  on_parsed(set, action, [f] {
+    JsonErrors json_errors(f->json);  // --json: an error is {"ok": false, "error": {code, message}} on stdout
+    return run_set(*f);
+  });
 
   auto* unset = config->add_subcommand("unset", "Remove a value (and its comment lines) so that its default applies");
   unset->add_option("PATH", f->path, kPathHelp)->required();
   unset->add_flag("--json", f->json, "Print {ok, file, path, changed}");
   add_file_option(unset, *f);
-  on_parsed(unset, action, [f] { return run_unset(*f); });
+  on_parsed(unset, action, [f] {
+    JsonErrors json_errors(f->json);  // --json: an error is {"ok": false, "error": {code, message}} on stdout
+    return run_unset(*f);
+  });
 
   auto* validate = config->add_subcommand(
       "validate", "Check the file as the gateway would load it (schema, env vars, auth, model references)");

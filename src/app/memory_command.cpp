@@ -10,6 +10,7 @@
 #include "app/commands.h"
 #include "app/memory_dreaming_command.h"
 #include "cli/chat_renderer.h"
+#include "cli/config_file.h"
 #include "cli/invoked_command.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -70,7 +71,7 @@ std::optional<Loaded> load_all() {
               << " does not exist (PINCER_HOME, default ~/.pincer; `" + cli::invoked_command() + " onboard` creates it)\n";
     return std::nullopt;
   }
-  auto loaded = config::load(paths::config_file(l.state), env);
+  auto loaded = cli::load_for_local_command(paths::config_file(l.state), env);  // an unrelated unset secret only warns
   if (!loaded) {
     std::cerr << "pincer: " << loaded.error().message << "\n";
     return std::nullopt;
@@ -223,9 +224,17 @@ int run_search(const MemoryFlags& f) {
     return r.value("disabled", false) ? 1 : 0;
   }
   if (r.value("disabled", false)) {
-    std::cerr << "pincer: " << cli::terminal_safe(r.value("warning", "memory unavailable")) << "\n";
-    // What to do about it (the same text the memory_search tool gives the model; --json has it as `action`).
-    if (const std::string action = r.value("action", ""); !action.empty()) std::cerr << "  " << cli::terminal_safe(action) << "\n";
+    // Said to the user (the tool's `action`, in --json, is written for the model).
+    const auto settings = memory::resolve_memory_settings(l->config, a->id, a->workspace, l->state, memory::memory_env_from_process());
+    if (!settings.enabled) {
+      std::cerr << "pincer: memory search: memory is off for agent " << a->id << ": " << memory::disabled_reason(settings)
+                << " in pincer.json (docs/memory.md)\n";
+    } else if (f.corpus == "sessions" && !settings.sessions_source) {
+      std::cerr << "pincer: memory search: the sessions corpus is off: set memory.search.sources to include \"sessions\" "
+                   "and memory.search.experimental.sessionMemory to true (docs/memory.md), or search --corpus memory\n";
+    } else {
+      std::cerr << "pincer: " << cli::terminal_safe(r.value("warning", "memory unavailable")) << "\n";
+    }
     return 1;
   }
   if (r.value("partial", false)) std::cerr << "pincer: " << cli::terminal_safe(r.value("warning", "")) << "\n";
@@ -296,7 +305,8 @@ void register_memory_commands(CLI::App& app, Action& action) {
   CLI::App* search = mem->add_subcommand("search", "Search an agent's memory (the default agent unless --agent)");
   search->add_option("query", flags->query, "What to look for")->required();
   search->add_option("--agent", flags->agent, "Agent id");
-  search->add_option("--max-results", flags->max_results, "At most this many hits")->check(CLI::Range(1, 100));
+  search->add_option("--max-results", flags->max_results, "At most this many hits")
+      ->check(whole_number_check(1, 100, "", "N"));
   search->add_option("--corpus", flags->corpus, "memory | sessions | all (default: memory.search.sources)")
       ->check(CLI::IsMember({"memory", "sessions", "all"}));
   search->add_option("--min-score", flags->min_score, "Lowest score, 0..1")->check(CLI::Validator(

@@ -7,6 +7,7 @@
 #include "agent/agents_config.h"
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "cli/config_file.h"
 #include "core/config.h"
 #include "core/paths.h"
 #include "memory/memory_config.h"
@@ -25,7 +26,7 @@ struct ExplainOptions {
 int explain(const ExplainOptions& o) {
   const auto env = config::process_env();
   const auto state = paths::state_dir(env);
-  auto loaded = config::load(paths::config_file(state), env);
+  auto loaded = cli::load_for_local_command(paths::config_file(state), env);  // an unrelated unset secret only warns
   if (!loaded) return fail(2, loaded.error().message);
   const nlohmann::json& cfg = loaded->effective;
   auto agents = agent::resolve_agents(cfg, state, env);

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "agent/agents_config.h"
+#include "agent/workspace_roster.h"
 #include "agent/model_registry.h"
 #include "agent/time_zone.h"
 #include "automation/heartbeat.h"
@@ -42,6 +43,69 @@ namespace {
 
 void add_once(std::vector<std::string>& to, std::string line) {
   if (std::find(to.begin(), to.end(), line) == to.end()) to.push_back(std::move(line));
+}
+
+/// The path a problem line (a schema violation, resolve_agents' errors) ("<json.path>: <what>") names: the text before the first ": "
+/// outside a quoted ["…"] key; nullopt for "(root)" or a path that does not parse.
+std::optional<json5::Path> config_checks_problem_path(const std::string& line) {
+  bool quoted = false;
+  for (std::size_t i = 0; i + 1 < line.size(); ++i) {
+    if (quoted) {
+      if (line[i] == '\\') ++i;
+      else if (line[i] == '"') quoted = false;
+      continue;
+    }
+    if (line[i] == '"') quoted = true;
+    else if (line[i] == ':' && line[i + 1] == ' ') {
+      auto path = json5::parse_path(std::string_view(line).substr(0, i));
+      if (!path || path->empty()) return std::nullopt;
+      return *path;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Two or more agents marked `default: true`: the first wins (as OpenClaw's, which warns too).
+void agent_default_problems(const json& effective, ConfigProblems& out) {
+  const json list = effective.value("agents", json::object()).value("list", json::array());
+  std::vector<std::size_t> marked;
+  for (std::size_t i = 0; list.is_array() && i < list.size(); ++i) {
+    if (list[i].is_object() && list[i].value("default", false) == true && list[i].value("id", "") != "") marked.push_back(i);
+  }
+  if (marked.size() < 2) return;
+  std::string others;
+  for (std::size_t k = 1; k < marked.size(); ++k) {
+    others += std::string(k > 1 ? ", " : "") + "agents.list[" + std::to_string(marked[k]) + "] \"" +
+              list[marked[k]]["id"].get<std::string>() + "\"";
+  }
+  const std::string first = list[marked[0]]["id"].get<std::string>();
+  out.warnings.push_back("agents.list[" + std::to_string(marked[1]) + "].default: " + std::to_string(marked.size()) +
+                         " agents are marked default (agents.list[" + std::to_string(marked[0]) + "] \"" + first + "\", " +
+                         others + "): the first, \"" + first + "\", is the default agent (remove default: true from the others)");
+}
+
+/// A binding whose match.channel names no channel Pincer runs matches no message: its agent never
+/// gets them. A warning, not an error: OpenClaw accepts the ids of plugin channels here (and
+/// routes nothing to them when the plugin is not installed), so an imported config loads.
+void binding_channel_problems(const json& effective, ConfigProblems& out) {
+  const json bindings = effective.value("bindings", json::array());
+  if (!bindings.is_array()) return;
+  const auto& known = agent::admin::bind_channels();
+  std::string names;
+  for (const auto& c : known) names += (names.empty() ? "" : ", ") + c;
+  for (std::size_t i = 0; i < bindings.size(); ++i) {
+    const json& b = bindings[i];
+    if (!b.is_object() || !b.contains("match") || !b["match"].is_object()) continue;
+    const json& channel = b["match"].value("channel", json());
+    if (!channel.is_string()) continue;
+    std::string id = channel.get<std::string>();
+    const auto first = id.find_first_not_of(" \t"), last = id.find_last_not_of(" \t");
+    id = first == std::string::npos ? "" : id.substr(first, last - first + 1);
+    std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (std::find(known.begin(), known.end(), id) != known.end()) continue;
+    out.warnings.push_back("bindings[" + std::to_string(i) + "].match.channel: \"" + channel.get<std::string>() +
+                           "\" is not a channel Pincer runs (known: " + names + "): this binding matches no message");
+  }
 }
 
 /// The sandbox of every agent (TL-5) as its runs will build it: settings that fail every run are
@@ -166,7 +230,11 @@ std::string gateway_auth_problem(const GatewaySecret& s, const std::filesystem::
   }
   if (s.mode == "token" && secrets::secret_strength("token", s.value.size()) == secrets::Strength::Refused &&
       !is_env_reference(s.value)) {
-    return s.source + ": " + secrets::refused_token_message(s.value.size());
+    // Named by where it came from: the flag, the variable (which overrides the file) or the key.
+    const std::string from_env = s.source.rfind("PINCER_GATEWAY_", 0) == 0
+                                     ? "; " + s.source + " is set in this environment and overrides gateway.auth.token"
+                                     : "";
+    return s.source + ": " + secrets::refused_token_message(s.value.size()) + from_env;
   }
   if (s.mode == "password" && s.value.empty()) {
     return "gateway.auth.mode is \"password\" but no password is set: set gateway.auth.password in " +
@@ -306,28 +374,42 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   }
   // Channels: every account that could not be built or would clash with another.
   for (auto& p : channels::channel_problems(effective)) out.errors.push_back(std::move(p));
-  // Agents and models.
-  auto agents = agent::resolve_agents(effective, paths::state_dir(env), env);
-  if (!agents) {
-    for (auto& line : lines_of(agents.error().message)) out.errors.push_back(line);
-    return out;
+  // Agents and models. What resolve_agents refuses (a duplicate id …) does not hide the rest: the
+  // checks go on without the value it names (a duplicate's id: that entry is left out, as OpenClaw
+  // uses the first), and a problem about a value so left out is not said twice.
+  json checked = effective;
+  auto agents = agent::resolve_agents(checked, paths::state_dir(env), env);
+  for (int round = 0; !agents && round < 64; ++round) {
+    std::optional<json5::Path> path;
+    for (auto& line : lines_of(agents.error().message)) {
+      if (!path) path = config_checks_problem_path(line);
+      add_once(out.errors, line);
+    }
+    auto next = path ? json5::apply_unset(checked, *path) : Result<json>(Error{"", ""});
+    if (!next) return out;
+    checked = std::move(*next);
+    agents = agent::resolve_agents(checked, paths::state_dir(env), env);
   }
+  if (!agents) return out;
+  const json& effective_checked = checked;
+  agent_default_problems(effective_checked, out);
+  binding_channel_problems(effective_checked, out);
   for (const auto& a : agents->agents) {
     if (a.model.primary.empty()) {
       out.warnings.push_back("agent \"" + a.id + "\" has no model: set agents.defaults.model.primary (`" +
           invoked_command() + " onboard` does)");
     }
   }
-  model_reference_problems(effective, *agents, env, options, out);
-  binding_agent_problems(effective, *agents, out);
-  user_timezone_problem(effective, out);
-  heartbeat_config_problems(effective, out);
-  for (auto& p : memory::dreaming::dreaming_problems(effective)) out.errors.push_back(std::move(p));  // DR-1
-  hooks_config_problems(effective, secret, out);
-  sandbox_problems(effective, *agents, out);
+  model_reference_problems(effective_checked, *agents, env, options, out);
+  binding_agent_problems(effective_checked, *agents, out);
+  user_timezone_problem(effective_checked, out);
+  heartbeat_config_problems(effective_checked, out);
+  for (auto& p : memory::dreaming::dreaming_problems(effective_checked)) out.errors.push_back(std::move(p));  // DR-1
+  hooks_config_problems(effective_checked, secret, out);
+  sandbox_problems(effective_checked, *agents, out);
   // Memory: an extra path that does not exist is indexed as nothing, silently.
   for (const auto& a : agents->agents) {
-    const auto memory = memory::resolve_memory_settings(effective, a.id, a.workspace, paths::state_dir(env), memory::memory_env_from_process());
+    const auto memory = memory::resolve_memory_settings(effective_checked, a.id, a.workspace, paths::state_dir(env), memory::memory_env_from_process());
     if (!memory.enabled) continue;
     for (const auto& p : memory.extra_paths) {
       std::error_code ec;
@@ -341,26 +423,6 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
 
 namespace {
 
-/// The path a schema violation line ("<json.path>: <what>") names: the text before the first ": "
-/// outside a quoted ["…"] key; nullopt for "(root)" or a path that does not parse.
-std::optional<json5::Path> config_report_violation_path(const std::string& line) {
-  bool quoted = false;
-  for (std::size_t i = 0; i + 1 < line.size(); ++i) {
-    if (quoted) {
-      if (line[i] == '\\') ++i;
-      else if (line[i] == '"') quoted = false;
-      continue;
-    }
-    if (line[i] == '"') quoted = true;
-    else if (line[i] == ':' && line[i + 1] == ' ') {
-      auto path = json5::parse_path(std::string_view(line).substr(0, i));
-      if (!path || path->empty()) return std::nullopt;
-      return *path;
-    }
-  }
-  return std::nullopt;
-}
-
 /// `doc` with the value of each schema violation removed until it validates (each round removes
 /// at least one value, or gives up); the removed paths go to `removed`.
 /// nullopt when a violation cannot be removed (the root, or a path not found).
@@ -369,7 +431,7 @@ std::optional<json> config_report_pruned(json doc, std::vector<std::string>& rem
     auto st = config::validate(doc);
     if (st) return doc;
     for (const auto& line : lines_of(st.error().message)) {
-      auto path = config_report_violation_path(line);
+      auto path = config_checks_problem_path(line);
       if (!path) return std::nullopt;
       if (line.find(": missing required key") != std::string::npos) path->pop_back();  // its object goes
       if (path->empty()) return std::nullopt;
@@ -389,26 +451,87 @@ std::optional<json> config_report_pruned(json doc, std::vector<std::string>& rem
 
 }  // namespace
 
-ConfigFileReport check_config_file(const std::filesystem::path& file, const config::EnvLookup& env,
-                                   ConfigCheckOptions options) {
+namespace {
+
+/// `lines` with each problem about a value written in an $include'd file named by that file (and
+/// line) and the path there: "<included file>:<line>: <path there>: <what> (<path> of <file>,
+/// through $include)". Lines about the top-level file, or naming no path, stay as they are.
+void config_report_name_included(std::vector<std::string>& lines, const std::filesystem::path& file) {
+  const std::string prefix = file.string() + ": ";
+  std::vector<std::string> paths;
+  std::vector<std::size_t> which;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string line = lines[i].rfind(prefix, 0) == 0 ? lines[i].substr(prefix.size()) : lines[i];
+    if (auto path = config_checks_problem_path(line)) {
+      paths.push_back(json5::format_path(*path));
+      which.push_back(i);
+    }
+  }
+  if (paths.empty()) return;
+  const auto origins = config::value_origins(file, paths);
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    const config::ValueOrigin& o = origins[k];
+    if (!o.included || o.file.empty()) continue;
+    std::string& line = lines[which[k]];
+    const std::string bare = line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line;
+    // The text after "<path>: " (the path as the line writes it may differ in quoting).
+    std::string what = bare;
+    for (std::size_t at = bare.find(": "); at != std::string::npos; at = bare.find(": ", at + 1)) {
+      if (auto p = json5::parse_path(std::string_view(bare).substr(0, at)); p && json5::format_path(*p) == paths[k]) {
+        what = bare.substr(at + 2);
+        break;
+      }
+    }
+    line = o.file.string() + (o.line > 0 ? ":" + std::to_string(o.line) : "") + ": " + (o.path.empty() ? "(root)" : o.path) +
+           ": " + what + " (" + paths[k] + " of " + file.string() + ", through $include)";
+  }
+}
+
+}  // namespace
+
+static ConfigFileReport config_report_of(const std::filesystem::path& file, const config::EnvLookup& env,
+                                         ConfigCheckOptions options) {
   ConfigFileReport report;
-  auto loaded = config::load(file, env);
+  // A variable this shell lacks is one error per reference; its "${NAME}" stays as a placeholder
+  // so that everything else is still checked (the gateway itself refuses to start without it).
+  auto loaded = config::load_keeping_missing_env(file, env);
   std::error_code ec;
   report.exists = loaded ? loaded->exists : std::filesystem::exists(file, ec);
   options.config_exists = report.exists;
+  std::vector<config::EnvReference> missing;
   if (loaded) {
-    report.problems.warnings = loaded->warnings;  // repeated keys
+    missing = loaded->missing_env;
+  } else if (auto written = config::resolve_file(file, env, config::EnvRefs::kKeep); written) {
+    missing = config::missing_env_references(*written, env);
+  }
+  for (const auto& m : missing) {
+    report.problems.errors.push_back(file.string() + ": missing env var \"" + m.name + "\" referenced at config path " + m.path);
+  }
+  // A problem about a placeholder's value is the missing variable's, said once above.
+  const auto about_missing = [&missing](const std::string& line) {
+    return std::any_of(missing.begin(), missing.end(), [&line](const config::EnvReference& m) {
+      return line.find(m.path + ":") != std::string::npos || line.find(m.path + " ") != std::string::npos;
+    });
+  };
+  if (loaded) {
+    for (auto& w : loaded->warnings) report.problems.warnings.push_back(std::move(w));  // repeated keys
     auto found = check_config(loaded->effective, file, env, options);
-    for (auto& e : found.errors) report.problems.errors.push_back(std::move(e));
-    for (auto& w : found.warnings) report.problems.warnings.push_back(std::move(w));
+    for (auto& e : found.errors) {
+      if (!about_missing(e)) add_once(report.problems.errors, std::move(e));
+    }
+    for (auto& w : found.warnings) {
+      if (!about_missing(w)) report.problems.warnings.push_back(std::move(w));
+    }
     report.problems.notes = std::move(found.notes);
-    report.loaded = std::move(*loaded);
+    if (missing.empty()) report.loaded = std::move(*loaded);
     return report;
   }
-  report.problems.errors = lines_of(loaded.error().message);
+  for (auto& line : lines_of(loaded.error().message)) {
+    if (!about_missing(line)) add_once(report.problems.errors, std::move(line));
+  }
   report.problems.warnings = config::load_warnings(file);  // beside the errors (the load drops them)
   // Only the schema failed: the rest is checked on what remains without the offending values.
-  auto resolved = config::resolve_file(file, env, config::EnvRefs::kSubstitute);
+  auto resolved = config::resolve_file(file, env, config::EnvRefs::kSubstituteSet);
   if (!resolved || !resolved->is_object()) return report;
   std::vector<std::string> removed;
   auto pruned = config_report_pruned(*resolved, removed);
@@ -418,10 +541,10 @@ ConfigFileReport check_config_file(const std::filesystem::path& file, const conf
   };
   auto found = check_config(config::with_defaults(*pruned), file, env, options);
   for (auto& e : found.errors) {
-    if (!about_removed(e)) add_once(report.problems.errors, std::move(e));
+    if (!about_removed(e) && !about_missing(e)) add_once(report.problems.errors, std::move(e));
   }
   for (auto& w : found.warnings) {
-    if (!about_removed(w)) add_once(report.problems.warnings, std::move(w));
+    if (!about_removed(w) && !about_missing(w)) add_once(report.problems.warnings, std::move(w));
   }
   for (auto& n : found.notes) {
     if (!about_removed(n)) report.problems.notes.push_back(std::move(n));
@@ -429,7 +552,17 @@ ConfigFileReport check_config_file(const std::filesystem::path& file, const conf
   return report;
 }
 
+ConfigFileReport check_config_file(const std::filesystem::path& file, const config::EnvLookup& env,
+                                   ConfigCheckOptions options) {
+  ConfigFileReport report = config_report_of(file, env, std::move(options));
+  config_report_name_included(report.problems.errors, file);
+  config_report_name_included(report.problems.warnings, file);
+  return report;
+}
+
 std::string naming_file(const std::string& line, const std::filesystem::path& file) {
+  // A secret given by a flag or the environment is not the file's: named by its source alone.
+  if (line.rfind("--", 0) == 0 || line.rfind("PINCER_GATEWAY_", 0) == 0) return line;
   return line.find(file.string()) == std::string::npos ? file.string() + ": " + line : line;
 }
 

@@ -73,7 +73,10 @@ struct ConfigCheckOptions {
 std::vector<std::string> lines_of(const std::string& text);
 
 /// Every problem of `effective` (a loaded config, with defaults) beyond the schema, each one
-/// line naming its config path. `env`: the environment the gateway would see (state dir,
+/// line naming its config path. What agent::resolve_agents refuses (a duplicate agent id …) is
+/// an error, and the checks go on without the value it names (a later duplicate is left out, as
+/// OpenClaw uses the first). Warnings also: several agents marked `default: true` (the first
+/// wins), a binding whose match.channel is no channel Pincer runs. `env`: the environment the gateway would see (state dir,
 /// PINCER_GATEWAY_*).
 ConfigProblems check_config(const nlohmann::json& effective, const std::filesystem::path& config_file,
                             const config::EnvLookup& env, const ConfigCheckOptions& options = {});
@@ -83,8 +86,12 @@ ConfigProblems check_config(const nlohmann::json& effective, const std::filesyst
 /// schema violation; each line names the file) followed by check_config()'s problems. A schema
 /// violation does not hide the other checks: they run on the document with each offending value
 /// removed (a missing required key: its object), which then validates; a problem about a value so
-/// removed is left out (the schema's line already names it). A file that cannot be read or
-/// parsed, or an env var that is missing, leaves the checks out (there is no document to check).
+/// removed is left out (the schema's line already names it). Nor does a missing env var: each
+/// reference is one error ("<file>: missing env var "NAME" referenced at config path <path>"),
+/// and the checks go on with the reference left as written (a placeholder; a problem about that
+/// value is left out, the missing variable says it). A file that cannot be read or parsed, or a
+/// failing $include, leaves the checks out (there is no document to check). `loaded` is set only
+/// when the file loads as the gateway would load it (no schema error, no missing variable).
 /// Also: load warnings (repeated keys) first among `warnings`. `options.config_exists` is set
 /// from the file. Pure apart from reading the file and `env`; any thread.
 struct ConfigFileReport {
@@ -96,7 +103,8 @@ ConfigFileReport check_config_file(const std::filesystem::path& file, const conf
                                    ConfigCheckOptions options = {});
 
 /// A problem line of `file` as the CLI prints it: "<file>: <line>", unless the line names the
-/// file already (load()'s errors, the auth sentence).
+/// file already (load()'s errors, the auth sentence) or names a source that is not the file: a
+/// flag ("--token: …") or a variable ("PINCER_GATEWAY_TOKEN: …").
 std::string naming_file(const std::string& line, const std::filesystem::path& file);
 
 /// Why a running gateway's config differs from `config_file` when no reload of it was rejected:

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 #include <system_error>
 #include <utility>
 
@@ -76,6 +77,16 @@ fs::path config_path(const std::optional<std::string>& file_flag, const config::
 
 config::EnvLookup keep_env_references() {
   return [](const std::string& name) -> std::optional<std::string> { return "${" + name + "}"; };
+}
+
+Result<config::LoadedConfig> load_for_local_command(const std::filesystem::path& file, const config::EnvLookup& env) {
+  auto loaded = config::load_keeping_missing_env(file, env);
+  if (!loaded) return loaded;
+  for (const auto& m : loaded->missing_env) {
+    std::cerr << "pincer: warning: " << file.string() << ": missing env var \"" << m.name << "\" referenced at config path "
+              << m.path << " (left as written here: what uses it does not work from this shell)\n";
+  }
+  return loaded;
 }
 
 bool is_env_reference(std::string_view value) {

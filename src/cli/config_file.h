@@ -27,6 +27,13 @@ std::filesystem::path config_path(const std::optional<std::string>& file_flag, c
 /// secrets it references to be set in this shell.
 config::EnvLookup keep_env_references();
 
+/// The config as a local command reads it that needs only some of its values (`tools explain`,
+/// `memory search`): config::load_keeping_missing_env, each missing variable said once on stderr
+/// ("pincer: warning: <file>: missing env var "NAME" referenced at config path <path> (left as
+/// written here: what uses it does not work from this shell)"), so that an unrelated secret unset
+/// in this shell (a webhook's) does not stop the command. Errors: config::load's others.
+Result<config::LoadedConfig> load_for_local_command(const std::filesystem::path& file, const config::EnvLookup& env);
+
 /// True when `value` is exactly one env reference, e.g. "${OPENAI_API_KEY}".
 bool is_env_reference(std::string_view value);
 

@@ -408,50 +408,36 @@ std::optional<Finding> check_control_ui(const json& effective, const std::string
 std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const std::filesystem::path& config_file,
                                 const config::EnvLookup& env) {
   std::vector<Finding> out;
-  auto loaded = config::load(config_file, env);
-  std::vector<MissingEnvVar> missing;
-  if (!loaded) {
-    missing = missing_env_vars(config_file, env);
-    if (missing.empty()) {
-      out.push_back(failed("config", loaded.error().message, "fix the file (" + invoked_command() +
-          " config validate shows the same error)"));
-      out.push_back(check_permissions(state_dir, config_file));
-      out.push_back(check_state_writable(state_dir));
-      return out;
-    }
-    // The file is fine; this shell lacks a variable it names. Say which, then check the rest
-    // with the references left as written.
-    for (const auto& m : missing) {
-      out.push_back(failed("config", "environment variable " + m.name + " is not set (" + config_file.string() +
-                                         " uses it at " + m.path + ")",
-                           "export " + m.name + "=… in this shell and in the gateway's environment (restart the gateway "
-                           "there), or put it in the env section of " + config_file.string() + ": env: { " + m.name +
-                           ": \"…\" }"));
-    }
-    auto as_written = [env](const std::string& name) -> std::optional<std::string> {
-      if (auto v = env(name); v && !v->empty()) return v;
-      return "${" + name + "}";
-    };
-    loaded = config::load(config_file, as_written);
-    if (!loaded) {
-      out.push_back(failed("config", loaded.error().message, "fix the file (" + invoked_command() +
-          " config validate shows the same error)"));
-      out.push_back(check_permissions(state_dir, config_file));
-      out.push_back(check_state_writable(state_dir));
-      return out;
-    }
-  } else if (!loaded->exists) {
-    out.push_back(warn("config", config_file.string() + " does not exist (defaults apply)", "run " + invoked_command() + " onboard"));
-  }
-  // What the gateway would refuse beyond the schema (channels, agents …), as `config validate`.
+  // The config section: the one report of `config validate` (cli/config_checks.h) — a missing
+  // variable does not hide the file's other problems — with doctor's own words for the variables.
   ConfigCheckOptions options;
   options.check_auth = false;  // the "token" finding below says it, with its fix
-  const auto problems = check_config(loaded->effective, config_file, env, options);
-  for (const auto& e : problems.errors) {
-    out.push_back(failed("config", e, "fix it in " + config_file.string() + " (" + invoked_command() +
-        " config validate lists every problem)"));
+  const auto report = check_config_file(config_file, env, options);
+  const std::vector<MissingEnvVar> missing = missing_env_vars(config_file, env);
+  for (const auto& m : missing) {
+    out.push_back(failed("config", "environment variable " + m.name + " is not set (" + config_file.string() +
+                                       " uses it at " + m.path + ")",
+                         "export " + m.name + "=… in this shell and in the gateway's environment (restart the gateway "
+                         "there), or put it in the env section of " + config_file.string() + ": env: { " + m.name +
+                         ": \"…\" }"));
   }
-  if (problems.errors.empty() && loaded->exists && missing.empty()) {
+  for (const auto& e : report.problems.errors) {
+    if (!missing.empty() && e.find(": missing env var \"") != std::string::npos) continue;  // said above
+    // The line names the file it is about (an $include'd one, or the config file itself).
+    const bool own = e.find(", through $include)") == std::string::npos;
+    out.push_back(failed("config", e, std::string("fix it in ") + (own ? config_file.string() : "the file named above") + " (" +
+                                         invoked_command() + " config validate lists every problem)"));
+  }
+  // The rest of doctor reads the config with each missing variable's reference as written.
+  auto loaded = config::load_keeping_missing_env(config_file, env);
+  if (!loaded) {
+    out.push_back(check_permissions(state_dir, config_file));
+    out.push_back(check_state_writable(state_dir));
+    return out;
+  }
+  if (!loaded->exists) {
+    out.push_back(warn("config", config_file.string() + " does not exist (defaults apply)", "run " + invoked_command() + " onboard"));
+  } else if (report.problems.errors.empty() && missing.empty()) {
     out.push_back(ok("config", config_file.string() + " is valid"));
   }
   out.push_back(check_permissions(state_dir, config_file));

@@ -111,8 +111,45 @@ Result<json> resolve_text(const std::string& text, const fs::path& file, const E
     if (auto st = substitute_env(*resolved, with_env_section(env, *resolved), ""); !st) {
       return invalid(prefix_lines(file.string(), st.error().message));
     }
+  } else if (refs == EnvRefs::kSubstituteSet) {
+    // A missing variable leaves its reference as written; that is all this mode asks.
+    (void)substitute_env(*resolved, with_env_section(env, *resolved), "");
   }
   return resolved;
+}
+
+// load() and load_keeping_missing_env(): `keep_missing` leaves a missing variable's reference as
+// written and lists it in LoadedConfig::missing_env instead of failing.
+Result<LoadedConfig> load_config(const fs::path& file, const EnvLookup& env, bool keep_missing) {
+  LoadedConfig config;
+  config.path = file;
+  const std::string shown_file = file.string();
+
+  std::error_code ec;
+  if (fs::status(file, ec).type() == fs::file_type::not_found) {
+    config.resolved = json::object();
+    config.effective = with_defaults(config.resolved);
+    return config;
+  }
+  auto text = read_config_file(file);
+  if (!text) return invalid(shown_file + ": " + text.error().message);
+  config.exists = true;
+  config.hash = sha256_hex(*text);
+
+  auto written = resolve_text(*text, file, env, EnvRefs::kKeep, &config.warnings);
+  if (!written) return written.error();
+  json resolved = *written;
+  if (auto st = substitute_env(resolved, with_env_section(env, resolved), ""); !st) {
+    if (!keep_missing) return invalid(prefix_lines(shown_file, st.error().message));
+    config.missing_env = missing_env_references(*written, env);
+  }
+  if (auto st = validate(resolved); !st) {
+    return invalid(prefix_lines(shown_file, st.error().message));
+  }
+  config.written = std::move(*written);
+  config.resolved = std::move(resolved);
+  config.effective = with_defaults(config.resolved);
+  return config;
 }
 
 }  // namespace detail_config_load
@@ -136,34 +173,21 @@ EnvLookup process_env() {
 }
 
 Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& env) {
-  LoadedConfig config;
-  config.path = file;
-  const std::string shown_file = file.string();
+  return detail_config_load::load_config(file, env, false);
+}
 
-  std::error_code ec;
-  if (fs::status(file, ec).type() == fs::file_type::not_found) {
-    config.resolved = json::object();
-    config.effective = with_defaults(config.resolved);
-    return config;
-  }
-  auto text = read_config_file(file);
-  if (!text) return invalid(shown_file + ": " + text.error().message);
-  config.exists = true;
-  config.hash = sha256_hex(*text);
+Result<LoadedConfig> load_keeping_missing_env(const std::filesystem::path& file, const EnvLookup& env) {
+  return detail_config_load::load_config(file, env, true);
+}
 
-  auto written = resolve_text(*text, file, env, EnvRefs::kKeep, &config.warnings);
-  if (!written) return written.error();
-  json resolved = *written;
-  if (auto st = substitute_env(resolved, with_env_section(env, resolved), ""); !st) {
-    return invalid(prefix_lines(shown_file, st.error().message));
+std::vector<EnvReference> missing_env_references(const nlohmann::json& written, const EnvLookup& env) {
+  std::vector<EnvReference> out;
+  const EnvLookup lookup = with_env_section(env, written);
+  for (auto& ref : env_references(written)) {
+    auto value = lookup ? lookup(ref.name) : std::nullopt;
+    if (!value || value->empty()) out.push_back(std::move(ref));
   }
-  if (auto st = validate(resolved); !st) {
-    return invalid(prefix_lines(shown_file, st.error().message));
-  }
-  config.written = std::move(*written);
-  config.resolved = std::move(resolved);
-  config.effective = with_defaults(config.resolved);
-  return config;
+  return out;
 }
 
 std::vector<std::string> load_warnings(const std::filesystem::path& file) {

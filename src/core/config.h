@@ -42,6 +42,12 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string& na
 /// Lookup in the real process environment (getenv).
 EnvLookup process_env();
 
+/// One "${NAME}" reference in a string of a document.
+struct EnvReference {
+  std::string name;  ///< NAME, e.g. "OPENAI_API_KEY"
+  std::string path;  ///< JSON path of the string holding it, e.g. "models.providers.openai.apiKey"
+};
+
 /// A loaded configuration.
 struct LoadedConfig {
   std::filesystem::path path;  ///< the top-level file
@@ -57,6 +63,9 @@ struct LoadedConfig {
   /// (<file> as load()'s errors name it: the top-level file or an included one). `config
   /// validate` prints them and the gateway logs them; they never fail a load.
   std::vector<std::string> warnings;
+  /// Only from load_keeping_missing_env(): every "${NAME}" left as written because NAME is unset
+  /// or empty (in the environment and in the file's `env` section), in document order.
+  std::vector<EnvReference> missing_env;
 };
 
 /// Loads and validates `file`. A missing file is not an error (defaults apply).
@@ -78,11 +87,37 @@ struct LoadedConfig {
 /// `env` may be empty (= no variables set).
 Result<LoadedConfig> load(const std::filesystem::path& file, const EnvLookup& env);
 
+/// As load(), except that a "${NAME}" whose variable is unset or empty is not an error: its
+/// string keeps the reference as written (a placeholder, e.g. "${HOOK_SECRET}") and
+/// LoadedConfig::missing_env names it (variable and config path). For local commands that do not
+/// need every value (`tools explain`, `memory search`, `doctor`): they warn and go on. Never for
+/// what runs with the values (the gateway). Other errors as load()'s; a placeholder that the
+/// schema refuses (e.g. a URL format) is a schema error like any other value.
+Result<LoadedConfig> load_keeping_missing_env(const std::filesystem::path& file, const EnvLookup& env);
+
 /// The warnings a load of `file` would give (LoadedConfig::warnings: repeated keys, in the file and
 /// the files it $includes), also when the file does not validate — for `config validate`, which
 /// reports them beside the errors. Empty when the file is missing or cannot be read or parsed (the
 /// load's error says why).
 std::vector<std::string> load_warnings(const std::filesystem::path& file);
+
+/// Where a value of a config file's resolved document (after "$include") is written.
+struct ValueOrigin {
+  std::filesystem::path file;  ///< the top-level file or an included one, named as load()'s errors
+                               ///< name it ("" = unknown: the file does not resolve)
+  std::string path;            ///< its JSON path inside `file` ("" = that file's root)
+  std::size_t line = 0;        ///< 1-based line there (of the key, for an object member); 0 = unknown
+  bool included = false;       ///< `file` is an $include'd file, not the top-level one
+  bool present = false;        ///< the value exists; false: the path is missing and `file`/`path`
+                               ///< name the nearest object above it that exists
+};
+
+/// For each JSON path of `paths` (as messages show them, e.g. "agents.list[0].bogus"), where in
+/// `file` or the files it $includes that value is written: the later of two includes, a sibling
+/// key over an included one, an array element in the file that holds it (arrays concatenate).
+/// An entry stays default (file "") when `file` cannot be read, parsed or resolved, or the path
+/// does not parse. Reads the files; pure otherwise; any thread.
+std::vector<ValueOrigin> value_origins(const std::filesystem::path& file, const std::vector<std::string>& paths);
 
 /// Lowercase hex SHA-256 of `file`'s bytes as they are now (LoadedConfig::hash of a load now), or
 /// "" when it cannot be read. Lets a running gateway tell whether the file still is what it runs.
@@ -92,6 +127,8 @@ std::string file_sha256(const std::filesystem::path& file);
 enum class EnvRefs {
   kSubstitute,  ///< replace them as load() does; a missing or empty variable is an error
   kKeep,        ///< leave every string as written ("${NAME}" and "$${NAME}" stay verbatim)
+  kSubstituteSet,  ///< replace those whose variable is set; a missing or empty one stays as
+                   ///< written ("${NAME}", a placeholder) and is not an error
 };
 
 /// Reads `file` and resolves it as load() does — size limit, JSON5, "$include" (same rules:
@@ -106,15 +143,14 @@ enum class EnvRefs {
 Result<nlohmann::json> resolve_file(const std::filesystem::path& file, const EnvLookup& env,
                                     EnvRefs refs = EnvRefs::kSubstitute);
 
-/// One "${NAME}" reference in a string of a document.
-struct EnvReference {
-  std::string name;  ///< NAME, e.g. "OPENAI_API_KEY"
-  std::string path;  ///< JSON path of the string holding it, e.g. "models.providers.openai.apiKey"
-};
-
 /// Every env reference load() would substitute in the strings of `doc`, in document order (keys
 /// sorted, depth first); escaped "$${NAME}" and malformed references are not included.
 std::vector<EnvReference> env_references(const nlohmann::json& doc);
+
+/// The env references of `written` (a document after "$include", before substitution:
+/// LoadedConfig::written, resolve_file(…, kKeep)) that load() would refuse: the variable is unset
+/// or empty in `env` and in the document's own `env` section. Document order, as env_references().
+std::vector<EnvReference> missing_env_references(const nlohmann::json& written, const EnvLookup& env);
 
 /// Validates an already-resolved document against the schema. Error code "CONFIG_INVALID";
 /// message lists every violation, one per line, each "<json.path>: <what was expected>, got <x>":

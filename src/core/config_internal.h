@@ -69,10 +69,11 @@ Result<nlohmann::json> parse_config_text(const std::string& text, const std::fil
 /// `doc` (parsed from `file`, named `file` in messages) with every "$include" below it resolved.
 /// `canonical` is `file`'s canonical path; includes are confined to its directory. Errors:
 /// "<including file>: <json.path>.$include: <what>" (see config::load()). Included files' repeated
-/// keys are appended to `*warnings` when given (as parse_config_text).
+/// keys are appended to `*warnings` when given (as parse_config_text). With `origins`, also where
+/// each value is written: a tree of the result's shape (config_include.cpp, value_origins()).
 Result<nlohmann::json> resolve_includes(const nlohmann::json& doc, const std::filesystem::path& file,
                                         const std::filesystem::path& canonical,
-                                        std::vector<std::string>* warnings = nullptr);
+                                        std::vector<std::string>* warnings = nullptr, nlohmann::json* origins = nullptr);
 
 // ---- "${NAME}" (config_env.cpp) -----------------------------------------------------------------
 

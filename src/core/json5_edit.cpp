@@ -276,6 +276,34 @@ Result<bool> unset_once(std::string& text, const Path& path) {
   return false;
 }
 
+/// 1-based line of the value at `path` in `text` (of its key, for an object member; the last
+/// occurrence of a repeated key, the one parse() keeps), or 0.
+std::size_t line_of_impl(std::string_view text, const Path& path) {
+  auto tree = scan(text);
+  if (!tree) return 0;
+  int cur = tree->root;
+  std::size_t at = cur >= 0 ? tree->nodes[static_cast<std::size_t>(cur)].begin : npos;
+  for (const auto& step : path) {
+    const Node& n = tree->nodes[static_cast<std::size_t>(cur)];
+    std::size_t index = npos;
+    if (const auto* key = std::get_if<std::string>(&step)) {
+      index = n.kind == '{' ? find_member(n, *key) : npos;
+    } else {
+      index = std::get<std::size_t>(step);
+      if (n.kind != '[' || index >= n.items.size()) index = npos;
+    }
+    if (index == npos) return 0;
+    at = n.items[index].start;
+    cur = n.items[index].value;
+  }
+  if (at == npos) return 0;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n' || (text[i] == '\r' && !(i + 1 < text.size() && text[i + 1] == '\n'))) ++line;
+  }
+  return line;
+}
+
 Result<std::string> unset_impl(std::string_view text, const Path& path) {
   if (path.empty()) return edit_error("PATH_INVALID", "empty path");
   auto doc = parse(text);
@@ -311,6 +339,14 @@ auto guarded(const Path& path, F&& body) -> decltype(body()) {
 using detail_json5_apply::guarded;
 using detail_json5_apply::set_impl;
 using detail_json5_apply::unset_impl;
+
+std::size_t line_of(std::string_view text, const Path& path) {
+  try {
+    return detail_json5_apply::line_of_impl(text, path);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
 
 Result<std::string> set(std::string_view text, const Path& path, const nlohmann::json& value) {
   return guarded(path, [&] { return set_impl(text, path, value); });

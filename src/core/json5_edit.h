@@ -93,6 +93,11 @@ Result<std::string> set(std::string_view text, std::string_view path, const nloh
 Result<std::string> unset(std::string_view text, const Path& path);
 Result<std::string> unset(std::string_view text, std::string_view path);
 
+/// 1-based line in the JSON5 source `text` where the value at `path` is written (its key's line
+/// for an object member; of a key written twice, the later one, which parse() keeps); the
+/// value's own line for the empty path; 0 when `path` is not in `text` or `text` does not scan.
+std::size_t line_of(std::string_view text, const Path& path);
+
 /// Deep equality that also compares number kinds (integer vs unsigned vs float) and treats NaN as
 /// equal to NaN — the equality the guarantee above is checked with.
 bool same_json(const nlohmann::json& a, const nlohmann::json& b);
