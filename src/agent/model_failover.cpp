@@ -82,6 +82,7 @@ ModelFailover::ModelFailover(std::vector<llm::ModelSpec> models, std::shared_ptr
     s.at_ms = now_ms;
     switches_.push_back(std::move(s));
   }
+  if (!chain_.empty()) tried_models_.push_back(chain_.front().ref());
 }
 
 void ModelFailover::mark(const llm::ProviderFailure& failure, int64_t now_ms) {
@@ -102,6 +103,8 @@ bool ModelFailover::switch_to(Next which, const llm::ProviderFailure& failure, i
   for (std::size_t j = index_ + 1; j < chain_.size(); ++j) {
     const ModelCandidate& c = chain_[j];
     if (which == Next::OtherModel && c.ref() == from.ref()) continue;
+    // A model already tried in this run (another of its profiles, a cooling one at the end).
+    if (which == Next::NewModel && std::find(tried_models_.begin(), tried_models_.end(), c.ref()) != tried_models_.end()) continue;
     if (which == Next::SameModel && (c.ref() != from.ref() || c.probe)) continue;
     if (!c.profile_id.empty() && std::any_of(failed_profiles_.begin(), failed_profiles_.end(), [&](const FailedProfile& f) {
           return f.id == c.profile_id && (f.model.empty() || f.model == c.model.id);
@@ -123,6 +126,7 @@ bool ModelFailover::switch_to(Next which, const llm::ProviderFailure& failure, i
     spdlog::warn("failover: {} → {} ({}{}{}): {}", s.from, s.to, s.reason, s.cause.empty() ? "" : ": ", s.cause, s.message);
     switches_.push_back(std::move(s));
     index_ = j;
+    if (std::find(tried_models_.begin(), tried_models_.end(), c.ref()) == tried_models_.end()) tried_models_.push_back(c.ref());
     return true;
   }
   return false;
@@ -148,7 +152,9 @@ ModelFailover::Action ModelFailover::on_failure(const llm::ProviderFailure& fail
       return switch_to(Next::Any, failure, now_ms) ? Action::Switch : Action::GiveUp;
     case Reason::ModelNotFound:
     case Reason::Format:
-      return switch_to(Next::OtherModel, failure, now_ms) ? Action::Switch : Action::GiveUp;
+      // The request or the model, not the credential: no other profile, no cooldown (OpenClaw
+      // surfaces a format error instead of rotating profiles); each model once.
+      return switch_to(Next::NewModel, failure, now_ms) ? Action::Switch : Action::GiveUp;
     case Reason::ContextOverflow:
     case Reason::SessionExpired:
     case Reason::Unknown:

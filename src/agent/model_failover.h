@@ -18,7 +18,9 @@
 //                         profiles of the same provider would meet the same outage)
 //   auth                  mark the profile cooling; the next candidate
 //   billing, auth_permanent  mark the profile disabled (hours); the next candidate
-//   model_not_found, format  the next model
+//   model_not_found, format  the next model not tried yet in this run (never another profile of
+//                         a model already tried, nor a cooling one: the request or the model is
+//                         refused, not the credential; no cooldown — OpenClaw's rule for format)
 //   context_overflow, session_expired, unknown  give up (not a question of credentials or models)
 // A profile that failed for its credential in this run is skipped for the later models too; one
 // that was rate-limited (or timed out) only for the model that failed (PV-2 per-model cooldowns:
@@ -93,8 +95,9 @@ class ModelFailover {
   const std::vector<FailoverSwitch>& switches() const { return switches_; }
 
  private:
-  /// Which later candidates a switch may go to: any; another model; the same model's fresh profiles.
-  enum class Next { Any, OtherModel, SameModel };
+  /// Which later candidates a switch may go to: any; another model; a model not tried in this run;
+  /// the same model's fresh profiles.
+  enum class Next { Any, OtherModel, NewModel, SameModel };
   /// Moves to the first eligible later candidate (skipping profiles that failed in this run) and
   /// records the switch; false when there is none.
   bool switch_to(Next which, const llm::ProviderFailure& failure, int64_t now_ms);
@@ -110,6 +113,7 @@ class ModelFailover {
   };
   std::vector<FailedProfile> failed_profiles_;  ///< credential failures in this run
   std::vector<FailoverSwitch> switches_;
+  std::vector<std::string> tried_models_;  ///< "provider/model" of every candidate used in this run
 };
 
 class ModelRegistry;

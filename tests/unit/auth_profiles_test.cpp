@@ -291,6 +291,36 @@ TEST(ModelFailoverTest, CoolingProfilesAreProbedLastAndAConfigKeyStillCounts) {
   EXPECT_EQ(fallback.switches()[0].reason, "unavailable");
 }
 
+TEST(ModelFailoverTest, ARejectedRequestGoesToEachModelOnceNeverToAnotherProfileNorACooldown) {
+  // A plain 400 (format): OpenClaw surfaces it instead of rotating profiles and leaves the
+  // profile's health alone; the model fallback still gets its one try.
+  ScratchDir dir;
+  json doc = doc_with({{"p:a", key("p", "ka")}, {"p:b", key("p", "kb")}});
+  doc["usageStats"] = {{"p:b", {{"cooldownUntil", kNow + 5000}}}};
+  auto file = file_with(dir, doc);
+  using A = agent::ModelFailover::Action;
+  agent::ModelFailover f({model("p", "m1"), model("q", "m2", "kq")}, file, kNow);
+  ASSERT_EQ(f.chain().size(), 3u);  // p:a, q/m2, then p:b (cooling) probed last
+  EXPECT_EQ(f.current().profile_id, "p:a");
+  EXPECT_EQ(f.on_failure(failure(FailoverReason::Format), 1, 3, kNow), A::Switch);
+  EXPECT_EQ(f.current().ref(), "q/m2");
+  EXPECT_EQ(f.on_failure(failure(FailoverReason::Format), 1, 3, kNow), A::GiveUp)
+      << "p/m1 was tried already: not again with its cooling profile";
+  EXPECT_EQ(f.switches().size(), 1u);
+  auto after = file->load();
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->stats("p:a").cooldown_until, 0) << "a rejected request does not cool the profile down";
+  EXPECT_EQ(after->stats("p:a").error_count, 0);
+  // Two profiles of one model, no fallback: the other profile is not tried either.
+  agent::ModelFailover single({model("p", "m1")}, file_with(dir, doc_with({{"p:a", key("p", "ka")}, {"p:b", key("p", "kb")}})), kNow);
+  ASSERT_EQ(single.chain().size(), 2u);
+  EXPECT_EQ(single.on_failure(failure(FailoverReason::Format), 1, 3, kNow), A::GiveUp);
+  // The document itself leaves the profile alone for a format failure.
+  llm::auth::AuthProfiles profiles = *file->load();
+  EXPECT_FALSE(profiles.mark_failure("p:a", FailoverReason::Format, kNow, "m1"));
+  EXPECT_TRUE(profiles.usable("p:a", kNow + 1, "m1"));
+}
+
 TEST(DoctorAuthTest, ReportsBrokenFilesAndProvidersWithNoUsableProfileWithoutSecrets) {
   ScratchDir dir;
   std::ofstream(dir.path() / "pincer.json") << "{ agents: { list: [ { id: 'main' }, { id: 'work' } ] } }";

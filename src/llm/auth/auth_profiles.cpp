@@ -44,7 +44,7 @@ bool disables(FailoverReason r) { return r == FailoverReason::Billing || r == Fa
 /// Failures that say nothing about the credential.
 bool credential_neutral(FailoverReason r) {
   return r == FailoverReason::ContextOverflow || r == FailoverReason::ModelNotFound ||
-         r == FailoverReason::SessionExpired;
+         r == FailoverReason::SessionExpired || r == FailoverReason::Format;
 }
 
 }  // namespace detail_auth_profiles

@@ -19,8 +19,9 @@
 // oauth, token, api_key — and within a type the least recently used first; profiles that are
 // cooling down or disabled move to the end, soonest available first. An expired token is unusable.
 //
-// Cooldowns (PV-2): rate_limit / overloaded / timeout / auth / format / unknown failures put a
-// profile in cooldown for 30 s, 1 min, 5 min, 25 min, then 1 h (the cap), by its error count;
+// Cooldowns (PV-2): rate_limit / overloaded / timeout / auth / unknown failures put a profile in
+// cooldown for 30 s, 1 min, 5 min, 25 min, then 1 h (the cap), by its error count (a format
+// error — the request rejected — says nothing about the credential: no cooldown);
 // billing and auth_permanent disable it for 5 h doubling per such failure up to 24 h (OpenClaw's
 // billing backoff). Counters reset when the profile has not failed for 24 h
 // (OpenClaw's failureWindowHours). A success clears the cooldown, the error count and the
@@ -143,8 +144,8 @@ class AuthProfiles {
 
   /// Records a failure of profile `id` (classified by the failover classifier) on model id
   /// `model_id` ("" = unknown): cooldown or disable as in the file comment. Reasons that say
-  /// nothing about the credential (context_overflow, model_not_found, session_expired) change
-  /// nothing and return false.
+  /// nothing about the credential (context_overflow, model_not_found, session_expired, format —
+  /// a rejected request) change nothing and return false.
   bool mark_failure(std::string_view id, FailoverReason reason, int64_t now_ms, std::string_view model_id = {});
   /// Records a successful call with profile `id` on model id `model_id` ("" = unknown). A running
   /// cooldown limited to another model is kept (that model is still limited), with its counters.
