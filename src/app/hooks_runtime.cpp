@@ -27,14 +27,6 @@ using net::HttpRouteResponse;
 /// boundary).
 constexpr std::size_t kSummaryBytes = 400;
 
-HttpRouteResponse text_answer(int status, std::string body) {
-  HttpRouteResponse r;
-  r.status = status;
-  r.content_type = "text/plain; charset=utf-8";
-  r.body = std::move(body);
-  return r;
-}
-
 HttpRouteResponse json_answer(int status, const json& body) {
   HttpRouteResponse r;
   r.status = status;
@@ -42,7 +34,10 @@ HttpRouteResponse json_answer(int status, const json& body) {
   return r;
 }
 
-HttpRouteResponse refusal(const std::string& error) { return json_answer(400, {{"ok", false}, {"error", error}}); }
+/// Every refusal is JSON {ok:false, error} (as the 400s always were), whatever its status.
+HttpRouteResponse hooks_error_answer(int status, const std::string& error) { return json_answer(status, {{"ok", false}, {"error", error}}); }
+
+HttpRouteResponse refusal(const std::string& error) { return hooks_error_answer(400, error); }
 
 /// %XX and '+' decoded (a malformed escape is kept as written).
 std::string url_decode(const std::string& in) {
@@ -193,7 +188,7 @@ void HooksRuntime::apply(const json& config) {
     route.path_prefix = want;
     route.max_body_bytes = settings_.max_body_bytes;
     route.handle = [this, alive = alive_](const net::HttpRouteRequest& request, net::HttpResponder respond) {
-      if (!*alive) return respond(text_answer(503, "Service Unavailable"));
+      if (!*alive) return respond(hooks_error_answer(503, "Service Unavailable: the hooks are stopping"));
       handle(request, respond);
     };
     gateway_.http_routes().add(std::move(route));
@@ -208,15 +203,15 @@ void HooksRuntime::apply(const json& config) {
 
 void HooksRuntime::handle(const net::HttpRouteRequest& request, const net::HttpResponder& respond) {
   last_request_ms_ = SystemClock::instance().wall_ms();
-  if (stopped_) return respond(text_answer(503, "Service Unavailable"));
+  if (stopped_) return respond(hooks_error_answer(503, "Service Unavailable: the hooks are stopping"));
   if (query_params(request.query).count("token")) {
     ++counters_.refused;
-    return respond(text_answer(400, "Hook token must be provided via Authorization: Bearer <token> or X-Pincer-Token "
+    return respond(hooks_error_answer(400, "Hook token must be provided via Authorization: Bearer <token> or X-Pincer-Token "
                                     "(X-OpenClaw-Token) header (query parameters are not allowed)."));
   }
   if (request.method != "POST") {
     ++counters_.refused;
-    HttpRouteResponse r = text_answer(405, "Method Not Allowed");
+    HttpRouteResponse r = hooks_error_answer(405, "Method Not Allowed: use POST");
     r.headers.push_back({"Allow", "POST"});
     return respond(std::move(r));
   }
@@ -228,19 +223,20 @@ void HooksRuntime::handle(const net::HttpRouteRequest& request, const net::HttpR
     if (auto wait_ms = limiter_.check(gateway::AuthScope::SharedSecret, source, now)) {
       ++counters_.throttled;
       spdlog::warn("hooks: authentication throttled for {}", source.key);
-      HttpRouteResponse r = text_answer(429, "Too Many Requests");
+      HttpRouteResponse r = hooks_error_answer(429, "Too Many Requests: too many wrong hook tokens from this address; try again later");
       r.headers.push_back({"Retry-After", std::to_string(std::max<int64_t>(1, (*wait_ms + 999) / 1000))});
       return respond(std::move(r));
     }
     limiter_.record_failure(gateway::AuthScope::SharedSecret, source, now);
     ++counters_.unauthorized;
-    return respond(text_answer(401, "Unauthorized"));
+    return respond(hooks_error_answer(401, "Unauthorized: a missing or wrong hook token (hooks.token, sent as Authorization: "
+                                     "Bearer <token> or X-Pincer-Token)"));
   }
   limiter_.record_success(gateway::AuthScope::SharedSecret, source);
   std::string sub_path = request.path.substr(std::min(request.path.size(), route_path_.size()));
   while (!sub_path.empty() && sub_path.front() == '/') sub_path.erase(0, 1);
   while (!sub_path.empty() && sub_path.back() == '/') sub_path.pop_back();
-  if (sub_path.empty()) return respond(text_answer(404, "Not Found"));
+  if (sub_path.empty()) return respond(hooks_error_answer(404, "Not Found: POST " + route_path_ + "/wake, " + route_path_ + "/agent or a mapped path"));
   dispatch(request, sub_path, respond);
 }
 
@@ -301,7 +297,14 @@ void HooksRuntime::dispatch(const net::HttpRouteRequest& request, const std::str
   }
   if (sub_path == "agent") {
     auto t = automation::parse_hook_agent(payload, channel_ids_);
-    return t ? do_turn(*t) : refuse(t.error().message);
+    if (!t) return refuse(t.error().message);
+    // A direct request's agentId must name a configured agent (OpenClaw: "must exist").
+    if (!t->agent_id.empty() && !workspaces_.count(store::normalize_agent_id(t->agent_id))) {
+      std::string known;
+      for (const auto& [id, ws] : workspaces_) known += (known.empty() ? "\"" : ", \"") + id + "\"";
+      return refuse("unknown agentId \"" + t->agent_id + "\" (configured: " + known + ")");
+    }
+    return do_turn(*t);
   }
   automation::HookRequestContext ctx;
   ctx.payload = payload;
@@ -312,7 +315,7 @@ void HooksRuntime::dispatch(const net::HttpRouteRequest& request, const std::str
   ctx.path = sub_path;
   ctx.now_ms = SystemClock::instance().wall_ms();
   auto mapped = automation::apply_hook_mappings(settings_, ctx, channel_ids_);
-  if (!mapped) return respond(text_answer(404, "Not Found"));
+  if (!mapped) return respond(hooks_error_answer(404, "Not Found: no hook mapping matches " + route_path_ + "/" + sub_path));
   if (!*mapped) return refuse(mapped->error().message);
   if (auto* w = std::get_if<automation::HookWake>(&**mapped)) return do_wake(*w);
   do_turn(std::get<automation::HookAgentTurn>(**mapped));
@@ -328,7 +331,11 @@ void HooksRuntime::wake(const automation::HookWake& w) {
 Result<std::string> HooksRuntime::start_turn(const automation::HookAgentTurn& asked, const std::string& source_path) {
   Turn turn;
   const std::string wanted = store::normalize_agent_id(asked.agent_id);
-  turn.agent_id = !asked.agent_id.empty() && workspaces_.count(wanted) ? wanted : default_agent_;  // unknown → default
+  turn.agent_id = !asked.agent_id.empty() && workspaces_.count(wanted) ? wanted : default_agent_;
+  // A mapping's unknown agent runs on the default one (OpenClaw's legacy fallback), said in the log.
+  if (!asked.agent_id.empty() && turn.agent_id != wanted)
+    spdlog::warn("hooks: {}: agentId \"{}\" is not a configured agent; running agent {}", source_path, asked.agent_id,
+                 default_agent_);
   const std::string id = ids::uuid_v4();  // the run id and a generated session share it
   auto key = automation::resolve_hook_session_key(settings_, asked, [&id] { return id; });
   if (!key) return key.error();

@@ -162,6 +162,27 @@ TEST_F(HooksGatewayTest, RefusalsAnswerWithTheRightStatus) {
   EXPECT_EQ(status["payload"]["hooks"], json::array()) << "OpenClaw's internal hooks: none";
 }
 
+TEST_F(HooksGatewayTest, AnUnknownAgentIdAndAWrongTokenAreJsonRefusals) {
+  mock_ = std::make_unique<MockLlm>();
+  start(config_with(*mock_, enabled_hooks()));
+  // A direct request's agentId must be a configured agent (OpenClaw); it ran on main silently.
+  auto unknown = post("/hooks/agent", R"({"message":"marker-nosuch","agentId":"nosuch"})");
+  EXPECT_EQ(unknown.status, 400) << unknown.body;
+  const json refused = json::parse(unknown.body, nullptr, false);
+  EXPECT_EQ(refused["ok"], false) << unknown.body;
+  EXPECT_EQ(refused.value("error", ""), "unknown agentId \"nosuch\" (configured: \"main\")");
+  EXPECT_EQ(requests_containing("marker-nosuch"), 0u) << "nothing ran";
+  // A wrong token: the same JSON shape as every other refusal, status kept.
+  for (const char* token : {"", "wrong-token"}) {
+    auto r = post("/hooks/wake", R"({"text":"hi"})", token);
+    EXPECT_EQ(r.status, 401);
+    EXPECT_NE(r.headers["content-type"].find("application/json"), std::string::npos) << r.headers["content-type"];
+    const json body = json::parse(r.body, nullptr, false);
+    EXPECT_EQ(body["ok"], false) << r.body;
+    EXPECT_EQ(body.value("error", "").rfind("Unauthorized", 0), 0u) << r.body;
+  }
+}
+
 TEST_F(HooksGatewayTest, AnAgentHookRunsIsolatedAsUntrustedContentAndTheMainSessionHearsOfIt) {
   mock_ = std::make_unique<MockLlm>();
   start(config_with(*mock_, enabled_hooks()));
