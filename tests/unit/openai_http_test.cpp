@@ -166,6 +166,14 @@ TEST(OpenAiSessions, Refusals) {
   EXPECT_EQ(agent.status, 404);
   auto header_agent = std::get<ApiError>(choose({{"x-pincer-agent-id", "nobody"}}, {}));
   EXPECT_EQ(header_agent.code, "agent_not_found");
+  // A session key of an unknown agent: the same 404 as the agent header (it was a 400 without a code).
+  for (const char* h : {"x-pincer-session-key", "x-openclaw-session-key"}) {
+    auto key_agent = std::get<ApiError>(choose({{h, "agent:nosuch:main"}}, {}));
+    EXPECT_EQ(key_agent.status, 404) << h;
+    EXPECT_EQ(key_agent.code, "agent_not_found") << h;
+    EXPECT_NE(key_agent.message.find("Unknown agent 'nosuch'"), std::string::npos) << key_agent.message;
+  }
+  EXPECT_EQ(std::get<SessionChoice>(choose({{"x-pincer-session-key", "agent:work:custom"}}, {})).session_key, "agent:work:custom");
   for (const char* key : {"cron:nightly", "agent:main:subagent:x", "ACP:1"}) {
     auto reserved = std::get<ApiError>(choose({{"x-pincer-session-key", key}}, {}));
     EXPECT_EQ(reserved.status, 400) << key;

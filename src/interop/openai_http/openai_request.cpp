@@ -272,6 +272,13 @@ Outcome<SessionChoice> choose_session(const std::map<std::string, std::string>& 
     if (auto reserved = store::reserved_session_namespace(key)) {
       return bad("x-pincer-session-key cannot use the reserved session namespace `" + *reserved + "`");
     }
+    // A key of an agent that is not configured: the same answer as x-pincer-agent-id naming it.
+    if (auto parsed = store::parse_agent_session_key(key);
+        parsed && std::find(known_agents.begin(), known_agents.end(), parsed->agent_id) == known_agents.end()) {
+      return ApiError{404, "invalid_request_error", "agent_not_found",
+                      "Unknown agent '" + parsed->agent_id + "' (x-pincer-session-key `" + key +
+                          "`): it is not in agents.list (GET /v1/models lists the agents)"};
+    }
     out.session_key = key;
     return out;
   }
