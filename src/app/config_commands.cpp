@@ -156,7 +156,9 @@ int run_get(const ConfigFlags& f) {
     if (!parsed) return fail(2, parsed.error().message);
     std::cerr << "pincer: warning: " << file.string() << " is not valid (see `" + cli::invoked_command() +
         " config validate`); showing it as written\n";
-    resolved = std::move(*parsed);
+    // With its $includes, as the gateway reads it (the file alone when one of them fails).
+    auto with_includes = config::resolve_file(file, {}, config::EnvRefs::kKeep);
+    resolved = with_includes ? std::move(*with_includes) : std::move(*parsed);
   }
   const json effective = config::with_defaults(resolved);
   const char* source = "file";

@@ -20,6 +20,7 @@
 #include "core/http_client.h"
 #include "cli/chat_renderer.h"
 #include "cli/config_checks.h"
+#include "cli/config_file.h"
 #include "cli/connection.h"
 #include "core/secret_rules.h"
 #include "gateway/control_ui.h"
@@ -111,6 +112,10 @@ std::vector<Finding> check_security(const json& effective, const config::EnvLook
       out.push_back(warn("token", "gateway.auth.token is not set and PINCER_GATEWAY_TOKEN is not set here (the gateway "
                                   "refuses to start unless its environment or --token-file gives one)",
                          "run " + invoked_command() + " onboard, or set gateway.auth.token"));
+    } else if (secret.source == "gateway.auth.token" && is_env_reference(token)) {
+      // Its variable is unset here: the config finding names it; the placeholder is no token.
+      out.push_back(warn("token", "gateway.auth.token is " + token + ", which is not set here: not checked",
+                         "set it (see the config finding above)"));
     } else if (auto problem = gateway_auth_problem(secret, {}); !problem.empty()) {
       out.push_back(failed("token", problem + "; the gateway refuses to start with it",
                            secret.source == "gateway.auth.token"

@@ -59,6 +59,8 @@ TEST_F(ConfigCommandDefects, AMissingEnvVarDoesNotHideTheOtherProblems) {
 
   r = pincer({"doctor"});
   EXPECT_NE(r.out.find("environment variable CFG_DEFECTS_TOKEN is not set"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("token: gateway.auth.token is ${CFG_DEFECTS_TOKEN}, which is not set here: not checked"),
+            std::string::npos) << r.out;
   EXPECT_NE(r.out.find("duplicate agent id \"a\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"nope/x\""), std::string::npos) << r.out;
 }
@@ -104,6 +106,9 @@ TEST_F(ConfigCommandDefects, IncludedFilesAreNamedAndUnsetDoesNotClaimTheirValue
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("pincer: " + agents_file + ":3: list[0].bogus: unknown key"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(file() + ": agents.list[0].bogus"), std::string::npos) << r.err;
+  // An invalid file is still shown with its $includes.
+  r = pincer({"config", "get", "agents.defaults.model.primary"});
+  EXPECT_EQ(r.out, "lab/m\n") << r.err;
 
   // A value only the included file writes: refused, naming it; nothing changes.
   home_.write("pincer.json", "{\n  gateway: { auth: { token: '" + std::string(kCfgDefectsToken) +
