@@ -108,6 +108,7 @@ Result<telegram::TelegramSettings> telegram_settings_of(const ChannelAccount& sp
   s.webhook_url = c.value("webhookUrl", "");
   s.webhook_path = c.value("webhookPath", s.webhook_path);
   s.webhook_secret = c.value("webhookSecret", "");
+  if (auto k = c.find("commands"); k != c.end() && k->is_object()) s.native_commands = k->value("native", true);
   if (auto problem = route_path_problem(s.webhook_path); !problem.empty()) return invalid(at + ".webhookPath", problem);
   if (!s.webhook_url.empty()) {
     // Without it anyone who finds the path could post updates in the owner's name (as OpenClaw,

@@ -36,7 +36,7 @@ const std::vector<std::string>& channel_keys_shared() {
 const std::vector<ChannelKeySet>& channel_key_sets() {
   static const std::vector<ChannelKeySet> sets = {
       {"telegram", "The Telegram channel (a bot from @BotFather; docs/channels.md).",
-       {"botToken", "apiRoot", "webhookUrl", "webhookPath", "webhookSecret", "pollTimeoutSeconds"},
+       {"botToken", "apiRoot", "webhookUrl", "webhookPath", "webhookSecret", "pollTimeoutSeconds", "commands"},
        {},
        {{"token", "botToken"}, {"accessToken", "botToken"}}},
       {"discord", "The Discord channel (a bot of the Developer Portal; docs/channels.md).",

@@ -100,9 +100,11 @@ Node channel_entry(bool with_accounts = true) {
                                "adds to each message it accepts, before it answers (default: none).")),
       field("commands", object({
                             field("native", boolean().def(true).doc(
-                                                "Discord: register the chat commands as slash commands "
-                                                "on connect; `false` removes the ones registered before.")),
-                        }).doc("Discord: native (slash) commands (UI-4).")),
+                                                "Discord: register the chat and skill commands as slash "
+                                                "commands on connect; `false` removes the ones registered "
+                                                "before. Telegram: set them as the bot's command menu "
+                                                "(setMyCommands); `false` clears it.")),
+                        }).doc("Discord, Telegram: native commands (UI-4).")),
       field("slashCommand", object({
                                 field("ephemeral", boolean().def(true).doc(
                                                        "Discord: replies to a slash command are shown only "

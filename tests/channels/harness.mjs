@@ -61,6 +61,8 @@ export function telegramServerClass() {
       this.fileDownloads = [];  // paths downloaded, in order
       this.reactions = [];  // setMessageReaction bodies that were accepted, in order (the emulator has no such method)
       this.uploads = [];  // sendPhoto/sendDocument multipart uploads: {method, fields, file: {field, filename, contentType, bytes}}
+      this.commandMenus = new Map();  // bot token -> its command menu (setMyCommands; the emulator has none)
+      this.commandMenuCalls = [];  // getMyCommands / setMyCommands / deleteMyCommands, in order
       const app = this.webServer;
       app.use((req, res, next) => {
         const upload = /^\/bot[^/]+\/(sendPhoto|sendDocument)$/.exec(req.path);
@@ -93,6 +95,21 @@ export function telegramServerClass() {
             return res.status(400).json({ ok: false, error_code: 400, description: 'Bad Request: REACTION_INVALID' });
           }
           this.reactions.push({ chat_id: body.chat_id, message_id: body.message_id, reaction });
+          return res.json({ ok: true, result: true });
+        }
+        const menu = /^\/bot([^/]+)\/(getMyCommands|setMyCommands|deleteMyCommands)$/.exec(req.path);
+        if (menu) {
+          this.commandMenuCalls.push(menu[2]);
+          if (menu[2] === 'getMyCommands') return res.json({ ok: true, result: this.commandMenus.get(menu[1]) ?? [] });
+          if (menu[2] === 'deleteMyCommands') return this.commandMenus.delete(menu[1]), res.json({ ok: true, result: true });
+          // As the Bot API: at most 100 commands of 1-32 a-z, 0-9, _; descriptions of 1-256 characters.
+          let { commands } = { ...req.query, ...req.body };
+          if (typeof commands === 'string') commands = JSON.parse(commands);
+          const valid = Array.isArray(commands) && commands.length <= 100 && commands.every((c) =>
+            /^[a-z0-9_]{1,32}$/.test(c?.command ?? '') && typeof c.description === 'string' &&
+            c.description.length >= 1 && c.description.length <= 256);
+          if (!valid) return res.status(400).json({ ok: false, error_code: 400, description: 'Bad Request: BOT_COMMAND_INVALID' });
+          this.commandMenus.set(menu[1], commands.map((c) => ({ command: c.command, description: c.description })));
           return res.json({ ok: true, result: true });
         }
         if (/^\/bot[^/]+\/getFile$/.test(req.path)) {

@@ -216,6 +216,22 @@ test('a command addressed to another bot is not ours: the agent gets it as text'
   assert.equal(replies(msgs.slice(before), 'fresh session').length, 0, 'another bot\'s /new reset our session');
 });
 
+test('the bot\'s command menu offers the chat and skill commands, and a typed skill command runs its skill', async () => {
+  const deadline = Date.now() + 20000;
+  while (!server.commandMenus.get(BOT_TOKEN) && Date.now() < deadline) await sleep(50);
+  const menu = server.commandMenus.get(BOT_TOKEN) ?? [];
+  const names = menu.map((c) => c.command);
+  for (const name of ['new', 'status', 'model', 'help', 'skills', 'summarize', 'daily_notes']) assert.ok(names.includes(name), names.join());
+  assert.ok(!names.includes('quit'), 'terminal-only commands are not offered');
+  assert.equal(server.commandMenuCalls.filter((c) => c === 'setMyCommands').length, 1);
+
+  const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
+  await owner.sendMessage(owner.makeMessage('/summarize the week ECHO:tg-skill'));
+  await waitFor(owner, (m) => replies(m, '[tg-skill]').length > 0, 'the skill command\'s reply');
+  const requests = await (await fetch(`http://127.0.0.1:${mockPort}/__mock/requests`)).json();
+  assert.ok(JSON.stringify(requests).includes(JSON.stringify('Use the "summarize" skill for this request.\n\nUser input:\nthe week ECHO:tg-skill').slice(1, -1)));
+});
+
 test('after a restart, already handled updates are not answered again', async () => {
   const owner = server.getClient(BOT_TOKEN, { userId: OWNER, chatId: OWNER, firstName: 'Owner' });
   await owner.sendMessage(owner.makeMessage('once ECHO:tg-once'));
@@ -236,6 +252,10 @@ test('after a restart, already handled updates are not answered again', async ()
   const human = execFileSync(pincer, ['channels', 'status', '--url', `ws://127.0.0.1:${(await gateway.ready)[1]}`,
     '--token', 'telegram-test-gateway-token-0123456789'], { env }).toString();
   assert.match(human, /^telegram\[default\]  running  @TestNameBot/);
+  // The menu Telegram lists already is the wanted one: read, not written again.
+  assert.equal(server.commandMenuCalls.filter((c) => c === 'setMyCommands').length, 1, server.commandMenuCalls.join());
+  assert.ok(server.commandMenuCalls.filter((c) => c === 'getMyCommands').length >= 2);
+  assert.match(status.channelAccounts.telegram[0].commands.menu, /^set \(\d+ commands\)$/);
 });
 
 test('collect (default): messages sent while a run is busy become one run', async () => {

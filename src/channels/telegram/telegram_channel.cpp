@@ -104,6 +104,7 @@ void TelegramChannel::get_me() {
     bot_id_ = answer["result"].value("id", int64_t{0});
     run_.clear_last_error();
     spdlog::info("telegram[{}]: connected as @{}", settings_.account_id, bot_username_);
+    sync_command_menu();  // beside the polling, never in its way
     if (!settings_.webhook_url.empty()) return set_webhook();
     // Polling and a webhook exclude each other on Telegram's side: drop any webhook first.
     call("deleteWebhook", json::object(), 15'000, [this](int, const json&, const std::string&) { poll(); });
@@ -323,7 +324,8 @@ json TelegramChannel::status() const {
   json s = {{"channel", id_}, {"accountId", settings_.account_id},
             {"mode", settings_.webhook_url.empty() ? "polling" : "webhook"},
             {"bot", bot_username_}, {"offset", offset_}, {"updatesSeen", updates_seen_}, {"messagesSent", messages_sent_},
-            {"messagesEdited", messages_edited_}};
+            {"messagesEdited", messages_edited_},
+            {"commands", {{"native", settings_.native_commands}, {"menu", command_menu_}}}};
   run_.add_status(s);
   return s;
 }

@@ -29,6 +29,7 @@ struct TelegramSettings {
   std::string webhook_url;             ///< "" = long polling; else the public URL given to setWebhook
   std::string webhook_path = "/telegram-webhook";  ///< where the gateway receives the POSTs
   std::string webhook_secret;          ///< secret_token (required with a webhook_url): checked on X-Telegram-Bot-Api-Secret-Token
+  bool native_commands = true;         ///< channels.telegram.commands.native: the bot's command menu (telegram_commands.h)
 };
 
 /// Bot API upload caps: a photo (sendPhoto) and any file (sendDocument), bytes.
@@ -83,6 +84,8 @@ class TelegramChannel final : public Channel {
                  std::function<void(int http_status, const nlohmann::json& answer, const std::string& transport_error)> done);
   void send_media_attempt(OutboundMedia media, bool html, std::function<void(Result<std::string>)> done);
   void get_me();
+  /// Sets (or clears) the bot's command menu when it differs (telegram_commands.cpp); best effort.
+  void sync_command_menu();
   void poll();
   /// Downloads the photos/documents of `updates` from `index` on into their messages' media
   /// (telegram_media.cpp), then `done` — not at all when the channel stops first.
@@ -105,6 +108,7 @@ class TelegramChannel final : public Channel {
   int64_t updates_seen_ = 0;
   int64_t messages_sent_ = 0;
   int64_t messages_edited_ = 0;
+  std::string command_menu_;  ///< status(): "set (N commands)", "off", "failed: …" ("" = not synced yet)
 };
 
 }  // namespace pincer::channels::telegram
