@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "cli/chat_renderer.h"  // terminal_safe
+#include "cli/config_checks.h"  // reload_off_note
+#include "core/config.h"
 #include "core/clock.h"
 
 namespace pincer::app {
@@ -23,7 +25,28 @@ int run_channels_status(const ClientFlags& f, bool probe) {
     for (const auto& id : r->value("channelOrder", json::array())) {
       for (const auto& account : (*r)["channelAccounts"].value(id.get<std::string>(), json::array())) list.push_back(account);
     }
-    if (list.empty()) std::cout << "No channels configured (see docs/channels.md).\n";
+    // The config the gateway runs may not be the file (a rejected reload): then an empty list does
+    // not mean the file has no channels (as `pincer status` explains it).
+    json running_config = json::object();
+    if (auto st = client.call("status", json::object(), f.timeout()); st && st->is_object()) {
+      running_config = st->value("config", json::object());
+    }
+    const bool older_config = running_config.is_object() && !running_config.value("matchesFile", true);
+    if (list.empty()) {
+      std::cout << (older_config ? "No channels in the config the gateway runs, which is not the file's (below).\n"
+                                 : "No channels configured (see docs/channels.md).\n");
+    }
+    const auto say_older_config = [&] {
+      if (!older_config) return;
+      const std::string path = running_config.value("path", "the config file");
+      if (const json rejected = running_config.value("lastRejectedReload", json()); rejected.is_object()) {
+        std::cout << "Warning: the gateway runs an older config: its reload of " << path
+                  << " was rejected: " << cli::terminal_safe(rejected.value("reason", "")) << "\n"
+                  << "  fix: " << cli::terminal_safe(rejected.value("fix", "")) << "\n";
+      } else if (const std::string off = cli::reload_off_note(path, config::process_env()); !off.empty()) {
+        std::cout << "Warning: the gateway runs an older config than the file: " << off << "\n";
+      }
+    };
     bool probe_failed = false;
     for (const auto& c : list) {
       const bool running = c.value("running", false);
@@ -88,6 +111,7 @@ int run_channels_status(const ClientFlags& f, bool probe) {
       }
       std::cout << "\n";
     }
+    say_older_config();
     return probe_failed ? 1 : 0;
   });
 }

@@ -266,6 +266,23 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   const auto env = config::process_env();
   const auto state = paths::state_dir(env);
   const auto config_path = paths::config_file(state);
+  {
+    // --bind custom without --host: with no pincer.json yet there is no gateway.customBindHost
+    // either (the same words as gateway_settings).
+    std::error_code exists_ec;
+    if (flags.bind && *flags.bind == "custom" && !flags.host && !std::filesystem::exists(config_path, exists_ec)) {
+      return fail(2, "gateway.bind is \"custom\" but gateway.customBindHost is not set (or pass --host)");
+    }
+    if (flags.host && flags.bind && *flags.bind != "custom") {
+      return fail(2, "--bind " + *flags.bind + " contradicts --host " + *flags.host +
+                         " (--host binds that address: drop --bind, or pass --bind custom)");
+    }
+    unsigned char host_addr[sizeof(in6_addr)];
+    if (flags.host && ::inet_pton(AF_INET, flags.host->c_str(), host_addr) != 1 &&
+        ::inet_pton(AF_INET6, flags.host->c_str(), host_addr) != 1) {
+      return fail(2, "--host: expected an IPv4 or IPv6 address, got \"" + *flags.host + "\"");
+    }
+  }
 
   std::optional<std::string> env_token = env("PINCER_GATEWAY_TOKEN");
   std::optional<std::string> env_password = env("PINCER_GATEWAY_PASSWORD");

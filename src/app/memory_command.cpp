@@ -7,6 +7,7 @@
 #include <string>
 
 #include "agent/agents_config.h"
+#include "app/client_support.h"
 #include "app/commands.h"
 #include "app/memory_dreaming_command.h"
 #include "cli/chat_renderer.h"
