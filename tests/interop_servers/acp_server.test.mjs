@@ -114,6 +114,8 @@ test('the chat commands are offered; /status runs as a command, not a model turn
   assert.ok(names.includes('status') && names.includes('new'), JSON.stringify(names));
   const model = offered.update.availableCommands.find((c) => c.name === 'model');
   assert.ok(model?.input?.hint, JSON.stringify(model));
+  const summarize = offered.update.availableCommands.find((c) => c.name === 'summarize');  // a bundled skill's command
+  assert.ok(summarize?.input?.hint && summarize.description, JSON.stringify(names));
   const before = (await mockCall(g.mockPort, '/__mock/requests')).length;
   const res = await agent.conn.prompt({ sessionId, prompt: [{ type: 'text', text: '/status' }] });
   assert.equal(res.stopReason, 'end_turn');

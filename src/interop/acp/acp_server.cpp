@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/chat_commands.h"
+#include "agent/skill_command_input.h"
 #include "core/ids.h"
 #include "store/session_keys.h"
 
@@ -33,7 +34,9 @@ std::string string_param(const json& params, const char* name) {
   return params.is_object() && params.contains(name) && params[name].is_string() ? params[name].get<std::string>() : "";
 }
 
-/// Pincer's chat commands (/status, /new, /model …) as ACP's available commands.
+/// Pincer's chat commands (/status, /new, /model …) and the skill commands (/summarize …,
+/// agent/skill_command_input.h; the gateway turns them into the skill's instruction) as ACP's
+/// available commands.
 json available_commands() {
   json out = json::array();
   for (const auto& c : agent::chat_commands()) {
@@ -41,6 +44,9 @@ json available_commands() {
     json command = {{"name", c.name}, {"description", c.help}};
     if (!c.args.empty()) command["input"] = {{"hint", c.args}};
     out.push_back(std::move(command));
+  }
+  for (const auto& c : agent::skill_commands_of_all_agents()) {
+    out.push_back({{"name", c.name}, {"description", c.description}, {"input", {{"hint", "what the skill should work on"}}}});
   }
   return out;
 }
