@@ -27,15 +27,15 @@ void add_missing_groups(json& groups, const json& spelling) {
   }
 }
 
-/// OpenClaw's Discord `guilds: {<guild id>: {requireMention?, users?, channels?: {<channel id>:
-/// {allow?, requireMention?, users?}}}}` as group entries of the guild and of each channel.
+/// OpenClaw's Discord `guilds: {<guild id>: {requireMention?, users?, roles?, channels?: {<channel
+/// id>: {allow?, requireMention?, users?, roles?}}}}` as group entries of the guild and of each channel.
 json discord_guild_groups(const json& guilds) {
   json out = json::object();
   if (!guilds.is_object()) return out;
   for (const auto& [guild, g] : guilds.items()) {
     if (!g.is_object()) continue;
     json entry = json::object();
-    for (const char* key : {"requireMention", "enabled", "allow", "allowFrom", "users", "tools"}) {
+    for (const char* key : {"requireMention", "enabled", "allow", "allowFrom", "users", "roles", "tools"}) {
       if (g.contains(key)) entry[key] = g[key];
     }
     out[guild] = entry;
@@ -80,6 +80,7 @@ routing::ChannelAccessConfig access_config_from_json(const json& c, const std::s
     } else if (g.contains("users")) {
       s.allow_from = access_string_list(g["users"]);
     }
+    if (g.contains("roles")) s.allow_roles = access_string_list(g["roles"]);
     out.groups[chat] = s;
   }
   out.id_prefixes = {channel};

@@ -150,6 +150,7 @@ InboundOutcome InboundPipeline::handle(Channel& channel, InboundMessage m) {
   req.parent_group_id = m.is_group ? m.parent_chat_id : "";
   req.space_id = m.is_group ? (m.guild_id.empty() ? m.team_id : m.guild_id) : "";
   req.sender = {m.sender_id, m.sender_username};
+  req.sender_roles = m.sender_roles;  // Discord guild `roles` (routing/access_policy.h)
   req.was_mentioned = m.mentions_bot;
   const bool is_command = !m.text.empty() && m.text[0] == '/';
   req.paired_allow_from = pairing_.approved(m.channel, m.account_id);

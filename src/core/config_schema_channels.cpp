@@ -62,6 +62,9 @@ Node channel_group_entry() {
                              "Senders allowed in this chat, overriding `groupAllowFrom`.")),
       field("users", array_of(union_of({string(), integer()})).doc(
                          "OpenClaw's spelling of `allowFrom` (Discord guilds; `allowFrom` wins).")),
+      field("roles", array_of(union_of({string(), integer()})).doc(
+                         "Discord: role ids whose members are allowed in this chat, besides the senders "
+                         "of `allowFrom`/`users` (either one lets a sender in).")),
       field("tools", object({
                          field("allow", array_of(string()).doc("When non-empty, runs of this chat get only these tools.")),
                          field("deny", array_of(string()).doc("Tools runs of this chat never get.")),
@@ -273,6 +276,9 @@ Node channel_entry(bool with_accounts = true) {
                           field("allow", boolean().doc("OpenClaw's spelling of `enabled`.")),
                           field("users", array_of(union_of({string(), integer()})).doc(
                                              "User ids allowed in the guild's channels.")),
+                          field("roles", array_of(union_of({string(), integer()})).doc(
+                                             "Role ids whose members are allowed in the guild's channels "
+                                             "(besides `users`: either one lets a sender in).")),
                           field("channels", map_of(channel_group_entry()).doc(
                                                 "The guild's channels by channel id, each as a "
                                                 "`groups` entry (`allow: true` lists it).")),

@@ -52,15 +52,23 @@ AccessDecision decide_group(const ChannelAccessConfig& config, const AccessReque
   if (!chat && !space_id.empty()) chat = find_group(config, space_id);
   const GroupSettings* wildcard = find_group(config, "*");
 
-  // Sender allowlist of this chat: its own, else groupAllowFrom, else allowFrom.
-  const bool chat_has_own_list = chat && chat->allow_from && !chat->allow_from->empty();
+  // Sender allowlist of this chat: its own (senders and/or roles), else groupAllowFrom, else allowFrom.
+  const std::vector<std::string>* roles = chat && chat->allow_roles && !chat->allow_roles->empty() ? &*chat->allow_roles : nullptr;
+  const bool chat_has_own_list = roles || (chat && chat->allow_from && !chat->allow_from->empty());
+  static const std::vector<std::string> kNoSenders;
   const std::vector<std::string>* sender_entries = &config.allow_from;
   if (chat_has_own_list) {
-    sender_entries = &*chat->allow_from;
+    sender_entries = chat->allow_from ? &*chat->allow_from : &kNoSenders;
   } else if (config.group_allow_from && !config.group_allow_from->empty()) {
     sender_entries = &*config.group_allow_from;
   }
   const AllowList senders = normalize_allow_from(*sender_entries, config.id_prefixes);
+  auto sender_allowed = [&] {
+    if (allow_list_matches(senders, request.sender)) return true;
+    return roles && std::any_of(roles->begin(), roles->end(), [&](const std::string& r) {
+             return std::find(request.sender_roles.begin(), request.sender_roles.end(), r) != request.sender_roles.end();
+           });
+  };
 
   const bool allowlist = config.group_policy == GroupPolicy::Allowlist;
   if (allowlist || !config.groups.empty()) {
@@ -73,11 +81,11 @@ AccessDecision decide_group(const ChannelAccessConfig& config, const AccessReque
 
   if (allowlist) {
     const bool listed_by_id = chat != nullptr;
-    if (!(listed_by_id && senders.empty())) {
-      if (senders.empty()) return drop(AccessReason::GroupPolicyEmptyAllowlist);
-      if (!allow_list_matches(senders, request.sender)) return drop(AccessReason::GroupPolicyNotAllowlisted);
+    if (!(listed_by_id && senders.empty() && !roles)) {
+      if (senders.empty() && !roles) return drop(AccessReason::GroupPolicyEmptyAllowlist);
+      if (!sender_allowed()) return drop(AccessReason::GroupPolicyNotAllowlisted);
     }
-  } else if (chat_has_own_list && !allow_list_matches(senders, request.sender)) {
+  } else if (chat_has_own_list && !sender_allowed()) {
     return drop(AccessReason::GroupPolicyNotAllowlisted);
   }
 

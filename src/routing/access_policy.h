@@ -62,6 +62,9 @@ struct GroupSettings {
   std::optional<bool> require_mention;
   std::optional<bool> enabled;
   std::optional<std::vector<std::string>> allow_from;  ///< sender allowlist of this chat
+  /// Discord role ids whose members are allowed in this chat (OpenClaw's guild/channel `roles`):
+  /// a sender in allow_from or with one of these roles is let in.
+  std::optional<std::vector<std::string>> allow_roles;
 };
 
 /// The access settings of one channel account.
@@ -92,6 +95,7 @@ struct AccessRequest {
   /// thread has none of its own (before the space's).
   std::string parent_group_id;
   SenderIdentity sender;
+  std::vector<std::string> sender_roles;  ///< the sender's role ids in the server (Discord guilds)
   bool was_mentioned = false;    ///< the bot was @mentioned / named
   bool implicit_mention = false; ///< e.g. a reply to one of the bot's messages
   bool can_detect_mention = true;

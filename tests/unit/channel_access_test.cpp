@@ -64,6 +64,14 @@ TEST(ChannelAccess, DiscordGuildsBecomeGroupEntriesOfTheGuildAndItsChannels) {
   EXPECT_FALSE(a.groups.at("202").allow_from.has_value());
 }
 
+TEST(ChannelAccess, DiscordRolesOfAGuildAndOfAChannel) {
+  const auto a = access_config_from_json(
+      {{"guilds", {{"100", {{"roles", {"r1", 2}}, {"channels", {{"200", {{"allow", true}, {"roles", {"r3"}}}}}}}}}}}, "discord");
+  EXPECT_EQ(a.groups.at("100").allow_roles, (std::vector<std::string>{"r1", "2"}));
+  EXPECT_EQ(a.groups.at("200").allow_roles, std::vector<std::string>{"r3"});
+  EXPECT_FALSE(access_config_from_json({{"groups", {{"g", {{"users", {"u"}}}}}}}, "discord").groups.at("g").allow_roles);
+}
+
 TEST(ChannelAccess, AllowFromAndEnabledWinOverUsersAndAllow) {
   const auto a = access_config_from_json(
       {{"channels", {{"C1", {{"allow", false}, {"enabled", true}, {"users", {"U1"}}, {"allowFrom", {"U2"}}}}}},

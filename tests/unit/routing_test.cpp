@@ -464,9 +464,9 @@ TEST(AccessPolicy, Groups) {
     AccessReason reason;
   };
   const GroupSettings listed{};
-  const GroupSettings quiet{false, std::nullopt, std::nullopt};
-  const GroupSettings off{std::nullopt, false, std::nullopt};
-  const GroupSettings own_list{std::nullopt, std::nullopt, std::vector<std::string>{"7"}};
+  const GroupSettings quiet{false, std::nullopt, std::nullopt, std::nullopt};
+  const GroupSettings off{std::nullopt, false, std::nullopt, std::nullopt};
+  const GroupSettings own_list{std::nullopt, std::nullopt, std::vector<std::string>{"7"}, std::nullopt};
   const std::vector<Case> cases = {
       {"disabled", GroupPolicy::Disabled, {"*"}, {}, {{"*", listed}}, group_msg("g", "1", true),
        AccessReason::GroupPolicyDisabled},
@@ -521,8 +521,8 @@ TEST(AccessPolicy, AServerEntryCoversItsChatsWithoutOneOfTheirOwn) {
   ChannelAccessConfig config;
   config.group_policy = GroupPolicy::Allowlist;
   config.allow_from = {"1"};
-  config.groups["guild-9"] = GroupSettings{false, std::nullopt, std::nullopt};   // no mention needed
-  config.groups["chan-2"] = GroupSettings{true, std::nullopt, std::nullopt};     // its own: mention
+  config.groups["guild-9"] = GroupSettings{false, std::nullopt, std::nullopt, std::nullopt};   // no mention needed
+  config.groups["chan-2"] = GroupSettings{true, std::nullopt, std::nullopt, std::nullopt};     // its own: mention
   AccessRequest r = group_msg("chan-1", "1", false);
   EXPECT_EQ(decide_access(config, r).reason, AccessReason::GroupNotAllowed) << "no space: not listed";
   r.space_id = "guild-9";
@@ -536,6 +536,30 @@ TEST(AccessPolicy, AServerEntryCoversItsChatsWithoutOneOfTheirOwn) {
   r.parent_group_id = "chan-2";
   r.space_id = "guild-9";
   EXPECT_EQ(decide_access(config, r).reason, AccessReason::MissingMention) << "a thread takes its parent's entry first";
+}
+
+TEST(AccessPolicy, DiscordRolesLetMembersOfThoseRolesIn) {
+  ChannelAccessConfig config;
+  config.group_policy = GroupPolicy::Allowlist;
+  config.allow_from = {"1"};
+  config.groups["guild-1"] = GroupSettings{false, std::nullopt, std::vector<std::string>{"7"}, std::vector<std::string>{"r-team"}};
+  config.groups["guild-2"] = GroupSettings{false, std::nullopt, std::nullopt, std::vector<std::string>{"r-team"}};
+  auto from = [](const std::string& space, const std::string& sender, std::vector<std::string> roles) {
+    AccessRequest r = group_msg("chan-x", sender.c_str(), true);
+    r.space_id = space;
+    r.sender_roles = std::move(roles);
+    return r;
+  };
+  EXPECT_EQ(decide_access(config, from("guild-1", "7", {})).reason, AccessReason::GroupPolicyAllowed) << "a listed user";
+  EXPECT_EQ(decide_access(config, from("guild-1", "8", {"r-other", "r-team"})).reason, AccessReason::GroupPolicyAllowed)
+      << "a member of a listed role";
+  EXPECT_EQ(decide_access(config, from("guild-1", "9", {"r-other"})).reason, AccessReason::GroupPolicyNotAllowlisted);
+  // Roles alone are the chat's own list: the channel-wide allowFrom does not apply there.
+  EXPECT_EQ(decide_access(config, from("guild-2", "1", {})).reason, AccessReason::GroupPolicyNotAllowlisted);
+  EXPECT_EQ(decide_access(config, from("guild-2", "8", {"r-team"})).reason, AccessReason::GroupPolicyAllowed);
+  config.group_policy = GroupPolicy::Open;
+  EXPECT_EQ(decide_access(config, from("guild-2", "9", {})).reason, AccessReason::GroupPolicyNotAllowlisted);
+  EXPECT_EQ(decide_access(config, from("guild-2", "9", {"r-team"})).reason, AccessReason::GroupPolicyAllowed);
 }
 
 TEST(AccessPolicy, MentionGateBypasses) {
