@@ -231,9 +231,27 @@ int run_set(const ConfigFlags& f) {
   std::vector<std::string> warnings;
   if (changed) {
     const std::string shown = json5::format_path(path);
-    for (const auto& e : cli::check_config_file(file, config::process_env()).problems.errors) {
-      if (e.find(shown) != std::string::npos) {
-        warnings.push_back(e + " — `config validate` and the gateway refuse the file until that is fixed");
+    // Judged as validate and as the gateway judge it: a primary model of a provider not configured
+    // is refused by validate only (the gateway starts, warns, and each turn fails); a fallback of
+    // one is a warning for both (runs skip it) — said as such (cli/config_checks.h).
+    const auto validate_problems = cli::check_config_file(file, config::process_env()).problems;
+    cli::ConfigCheckOptions gateway_options;
+    gateway_options.model_refs_are_errors = false;
+    const auto gateway_errors = cli::check_config_file(file, config::process_env(), gateway_options).problems.errors;
+    for (const auto& e : validate_problems.errors) {
+      if (e.find(shown) == std::string::npos) continue;
+      const bool gateway_refuses = std::find(gateway_errors.begin(), gateway_errors.end(), e) != gateway_errors.end();
+      warnings.push_back(e + (gateway_refuses ? " — `config validate` and the gateway refuse the file until that is fixed"
+                                              : " — `config validate` refuses the file until that is fixed (the gateway "
+                                                "starts, but each turn fails with this)"));
+    }
+    for (const auto& w : validate_problems.warnings) {  // about the value set or a part of it
+      for (std::size_t at = w.find(shown); at != std::string::npos; at = w.find(shown, at + 1)) {
+        const std::size_t end = at + shown.size();
+        if (end < w.size() && (w[end] == '[' || w[end] == '.' || w[end] == ':')) {
+          warnings.push_back(w);
+          break;
+        }
       }
     }
   }

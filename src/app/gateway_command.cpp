@@ -475,6 +475,10 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
       std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
       log::warn_to_file_only("config: " + w);
     }
+    for (const auto& w : cli::mcp_server_warnings(cfg)) {  // a server the gateway lists as disabled
+      std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
+      log::warn_to_file_only("config: " + w);
+    }
     for (const auto& w : channels::dm_scope_warnings(cfg, state)) {  // DMs of several people in one session
       std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
       log::warn_to_file_only("config: " + w);

@@ -22,6 +22,7 @@
 #include "memory/memory_config.h"
 #include "store/session_keys.h"
 #include "gateway/protocol/client_address.h"
+#include "interop/mcp/mcp_config.h"
 #include "tools/sandbox/sandbox.h"
 
 namespace pincer::cli {
@@ -259,9 +260,10 @@ static std::string config_checks_provider_key(const nlohmann::json& effective, c
 }
 
 /// Model references every turn would refuse (ModelRegistry::resolve, the run's own resolver):
-/// a provider that is neither under models.providers nor a CLI backend is an error naming the
-/// path (a warning when `options.model_refs_are_errors` is false, or when an auth profile of one
-/// of the agents names that provider: known at run time only). A model its configured provider
+/// a primary model whose provider is neither under models.providers nor a CLI backend is an error
+/// naming the path (a warning when `options.model_refs_are_errors` is false, or when an auth
+/// profile of one of the agents names that provider: known at run time only); such a fallback is
+/// always a warning (runs skip it). A model its configured provider
 /// does not list, or a provider block that lists no models, is a warning (docs/cli.md: the
 /// provider may serve more than the config lists; each run says the same).
 static void model_reference_problems(const nlohmann::json& effective, const agent::AgentsConfig& agents,
@@ -300,8 +302,14 @@ static void model_reference_problems(const nlohmann::json& effective, const agen
     const std::string problem = p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
                                 "\", which is not configured (add it under " +
                                 json5::format_path({"models", "providers", p.provider}) + " with its models, or use a configured provider)";
+    // A fallback no run can use is skipped (agent::make_model_failover): the primary and the other
+    // fallbacks still answer, as OpenClaw fails over past a "model_not_found" candidate — a warning
+    // everywhere (validate, gateway start and reload, config set, doctor, import).
+    const bool config_checks_is_fallback = p.path.find(".fallbacks[") != std::string::npos;
     if (in_profiles) {
       out.warnings.push_back(problem + "; an auth profile names it, but runs resolve models from models.providers only");
+    } else if (config_checks_is_fallback) {
+      out.warnings.push_back(problem + "; runs skip this fallback");
     } else if (options.model_refs_are_errors) {
       out.errors.push_back(problem);
     } else {
@@ -325,6 +333,18 @@ static void binding_agent_problems(const nlohmann::json& effective, const agent:
                            "\" in agents.list: the messages it matches go to the default agent \"" +
                            agents.default_agent().id + "\" (add the agent, or fix the id)");
   }
+}
+
+std::vector<std::string> mcp_server_warnings(const nlohmann::json& effective) {
+  std::vector<std::string> out;
+  for (const auto& server : interop::mcp::read_settings(effective).servers) {
+    if (!server.enabled || server.problem.empty()) continue;
+    const std::string at = json5::format_path({"mcp", "servers", server.name});
+    const bool names_itself = server.problem.rfind(at, 0) == 0;  // "mcp.servers.x is not an object"
+    out.push_back((names_itself ? server.problem : at + ": " + server.problem) + " — the gateway does not start this server (`" +
+                  invoked_command() + " mcp status` lists it as disabled with this reason)");
+  }
+  return out;
 }
 
 ConfigProblems check_config(const json& effective, const std::filesystem::path& config_file, const config::EnvLookup& env,
@@ -374,6 +394,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   }
   // Channels: every account that could not be built or would clash with another.
   for (auto& p : channels::channel_problems(effective)) out.errors.push_back(std::move(p));
+  for (auto& w : mcp_server_warnings(effective)) out.warnings.push_back(std::move(w));
   // Agents and models. What resolve_agents refuses (a duplicate id …) does not hide the rest: the
   // checks go on without the value it names (a duplicate's id: that entry is left out, as OpenClaw
   // uses the first), and a problem about a value so left out is not said twice.

@@ -58,16 +58,24 @@ struct ConfigCheckOptions {
   /// False: leave out whether gateway.controlUi.root holds a built Control UI. `gateway run` starts
   /// without one (its UI answers 503 with the reason, as OpenClaw's does) and says so itself.
   bool check_control_ui_root = true;
-  /// False: a model reference naming a provider that is not configured is a warning, not an
+  /// False: a primary model naming a provider that is not configured is a warning, not an
   /// error (`config set`, where the provider may be added next; `gateway run`, which warns and
-  /// answers each turn with the same error). A model a configured provider does not list (or a
-  /// provider block listing no models) is always a warning (docs/cli.md).
+  /// answers each turn with the same error). A fallback naming one is always a warning (runs skip
+  /// it, as OpenClaw fails over past an unknown model), as is a model a configured provider does
+  /// not list (or a provider block listing no models) (docs/cli.md).
   bool model_refs_are_errors = true;
   /// False: the config file does not exist yet, so `gateway run` (given no token by a flag or
   /// PINCER_GATEWAY_TOKEN) writes one with a new random token on its first start: no token in
   /// token mode is then a note, not an error (as doctor's "info"). `config validate` sets it.
   bool config_exists = true;
 };
+
+/// The MCP servers of `effective` the gateway lists as disabled instead of starting them, one
+/// warning line each naming `mcp.servers.<name>` and the reason `mcp status` gives (the one check:
+/// interop/mcp/mcp_config.h's ServerConfig::problem): no command nor url, both, transport "sse", auth
+/// "oauth" … A server with `enabled: false` is left out. check_config() includes them; `gateway
+/// run` prints them at start and a reload logs them. Pure; any thread.
+std::vector<std::string> mcp_server_warnings(const nlohmann::json& effective);
 
 /// The non-empty lines of a multi-line message (an Error's message holds one problem a line).
 std::vector<std::string> lines_of(const std::string& text);

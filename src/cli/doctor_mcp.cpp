@@ -1,7 +1,7 @@
 // `pincer doctor`'s MCP check (IX-2; docs/interop.md "MCP client"): one finding per configured
 // MCP server — from the running gateway's `mcp.status` when it answers (state and reason), else
-// from the configuration alone (what keeps a server from starting: neither command nor url, an
-// unsupported transport, a command not on PATH).
+// from the configuration alone (what keeps a server from starting, as the MCP client's own check
+// says it — neither command nor url, an unsupported transport —, or a command not on PATH).
 #include <unistd.h>
 
 #include <chrono>
@@ -10,6 +10,7 @@
 #include "cli/doctor.h"
 #include "cli/gateway_client.h"
 #include "cli/invoked_command.h"
+#include "interop/mcp/mcp_config.h"
 
 namespace pincer::cli {
 
@@ -34,23 +35,20 @@ bool on_path(const std::string& command, const config::EnvLookup& env) {
   return false;
 }
 
-/// What the configuration alone says about one server.
-Finding from_config(const std::string& name, const json& s, const config::EnvLookup& env) {
-  const std::string where = "mcp.servers." + name;
-  if (!s.is_object()) return make("fail", where + " is not an object", "fix it in pincer.json");
-  if (!s.value("enabled", true)) return make("ok", "MCP server " + name + ": disabled (enabled: false)");
-  const std::string command = s.value("command", ""), url = s.value("url", "");
-  if (command.empty() && url.empty()) return make("fail", where + " sets neither command nor url", "set command (stdio) or url (HTTP)");
-  if (!command.empty() && !url.empty()) return make("fail", where + " sets both command and url", "keep one of them");
-  if (!url.empty() && s.value("transport", "") == "sse") {
-    return make("warn", "MCP server " + name + ": transport \"sse\" is not supported", "use a streamable-http endpoint");
+/// What the configuration alone says about one server: the MCP client's own check
+/// (interop/mcp/mcp_config.h, the reason the gateway and `mcp status` give — a warning, as the
+/// gateway runs without that server), then whether a stdio command is on PATH here.
+Finding from_config(const interop::mcp::ServerConfig& s, const config::EnvLookup& env) {
+  if (!s.enabled) return make("ok", "MCP server " + s.name + ": disabled (enabled: false)");
+  if (!s.problem.empty()) {
+    return make("warn", "MCP server " + s.name + ": disabled: " + s.problem,
+                "fix mcp.servers." + s.name + " in pincer.json (the gateway runs without this server until then)");
   }
-  if (s.value("auth", "") == "oauth") return make("warn", "MCP server " + name + ": auth \"oauth\" is not supported", "put a token in headers");
-  if (!command.empty() && !on_path(command, env)) {
-    return make("warn", "MCP server " + name + ": command \"" + command + "\" is not on PATH here",
+  if (s.transport == interop::mcp::TransportKind::Stdio && !on_path(s.command, env)) {
+    return make("warn", "MCP server " + s.name + ": command \"" + s.command + "\" is not on PATH here",
                 "install it, or give its absolute path (the gateway's PATH may differ)");
   }
-  return make("ok", "MCP server " + name + ": configured (" + (command.empty() ? url : command) + ")");
+  return make("ok", "MCP server " + s.name + ": configured (" + (s.command.empty() ? s.url : s.command) + ")");
 }
 
 }  // namespace detail_doctor_mcp
@@ -89,7 +87,7 @@ std::vector<Finding> check_mcp_servers(const nlohmann::json& effective, const co
       }
     }
   }
-  for (const auto& [name, s] : servers.items()) out.push_back(d::from_config(name, s, env));
+  for (const auto& s : interop::mcp::read_settings(effective).servers) out.push_back(d::from_config(s, env));
   return out;
 }
 

@@ -128,11 +128,21 @@ void Mapper::check_model_refs() {
       }
     }
     for (const auto& [path, ref] : refs) {
-      if (!listed(ref)) {
-        out_.warnings.push_back(path + ": \"" + ref + "\" is not listed under models.providers; Pincer " +
-                                "only uses configured models (add it with `" + invoked_command() +
-                                    " config set` or `" + invoked_command() + " onboard`)");
+      if (listed(ref)) continue;
+      // As `config validate` judges it (cli/config_checks.h): a fallback is skipped by runs (a
+      // warning); a primary whose provider is not configured is an error there.
+      const auto slash = ref.find('/');
+      const bool provider_known =
+          slash == std::string::npos ||
+          json5::find(cfg, Path{std::string("models"), std::string("providers"), ref.substr(0, slash)}) != nullptr;
+      std::string effect = "Pincer only uses configured models";
+      if (path.find(".fallbacks[") != std::string::npos) {
+        effect = "runs skip this fallback until it is";
+      } else if (!provider_known) {
+        effect = "`" + invoked_command() + " config validate` reports it as an error and every turn fails until it is";
       }
+      out_.warnings.push_back(path + ": \"" + ref + "\" is not listed under models.providers; " + effect + " (add it with `" +
+                              invoked_command() + " config set` or `" + invoked_command() + " onboard`)");
     }
   };
   if (const json* d = json5::find(cfg, Path{std::string("agents"), std::string("defaults"), std::string("model")})) {
