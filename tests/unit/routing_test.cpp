@@ -538,30 +538,6 @@ TEST(AccessPolicy, AServerEntryCoversItsChatsWithoutOneOfTheirOwn) {
   EXPECT_EQ(decide_access(config, r).reason, AccessReason::MissingMention) << "a thread takes its parent's entry first";
 }
 
-TEST(AccessPolicy, DiscordRolesLetMembersOfThoseRolesIn) {
-  ChannelAccessConfig config;
-  config.group_policy = GroupPolicy::Allowlist;
-  config.allow_from = {"1"};
-  config.groups["guild-1"] = GroupSettings{false, std::nullopt, std::vector<std::string>{"7"}, std::vector<std::string>{"r-team"}};
-  config.groups["guild-2"] = GroupSettings{false, std::nullopt, std::nullopt, std::vector<std::string>{"r-team"}};
-  auto from = [](const std::string& space, const std::string& sender, std::vector<std::string> roles) {
-    AccessRequest r = group_msg("chan-x", sender.c_str(), true);
-    r.space_id = space;
-    r.sender_roles = std::move(roles);
-    return r;
-  };
-  EXPECT_EQ(decide_access(config, from("guild-1", "7", {})).reason, AccessReason::GroupPolicyAllowed) << "a listed user";
-  EXPECT_EQ(decide_access(config, from("guild-1", "8", {"r-other", "r-team"})).reason, AccessReason::GroupPolicyAllowed)
-      << "a member of a listed role";
-  EXPECT_EQ(decide_access(config, from("guild-1", "9", {"r-other"})).reason, AccessReason::GroupPolicyNotAllowlisted);
-  // Roles alone are the chat's own list: the channel-wide allowFrom does not apply there.
-  EXPECT_EQ(decide_access(config, from("guild-2", "1", {})).reason, AccessReason::GroupPolicyNotAllowlisted);
-  EXPECT_EQ(decide_access(config, from("guild-2", "8", {"r-team"})).reason, AccessReason::GroupPolicyAllowed);
-  config.group_policy = GroupPolicy::Open;
-  EXPECT_EQ(decide_access(config, from("guild-2", "9", {})).reason, AccessReason::GroupPolicyNotAllowlisted);
-  EXPECT_EQ(decide_access(config, from("guild-2", "9", {"r-team"})).reason, AccessReason::GroupPolicyAllowed);
-}
-
 TEST(AccessPolicy, MentionGateBypasses) {
   ChannelAccessConfig config;
   config.group_policy = GroupPolicy::Open;
