@@ -209,8 +209,24 @@ const std::vector<ChatCommand>& chat_commands() {
   return table;
 }
 
+std::string normalize_command_text(std::string_view text) {
+  std::string line = command_trim(text);
+  if (line.size() < 2 || line[0] != '/') return line;
+  // OpenClaw's "/cmd: args" spelling: a colon right after the command word (spaces allowed
+  // before it, none inside the word) is read as the space after it.
+  std::size_t word_end = 1;
+  while (word_end < line.size() && line[word_end] != ':' && !std::isspace(static_cast<unsigned char>(line[word_end]))) {
+    ++word_end;
+  }
+  std::size_t colon = word_end;
+  while (colon < line.size() && (line[colon] == ' ' || line[colon] == '\t')) ++colon;
+  if (word_end == 1 || colon >= line.size() || line[colon] != ':') return line;
+  const std::string rest = command_trim(std::string_view(line).substr(colon + 1));
+  return line.substr(0, word_end) + (rest.empty() ? "" : " " + rest);
+}
+
 std::optional<CommandInvocation> parse_chat_command(std::string_view text, bool addressed_to_us) {
-  const std::string line = command_trim(text);
+  const std::string line = normalize_command_text(text);
   if (line.size() < 2 || line[0] != '/') return std::nullopt;
   std::size_t end = line.find_first_of(" \t\n@");
   std::string word = command_lower(line.substr(1, end == std::string::npos ? std::string::npos : end - 1));
@@ -256,6 +272,10 @@ CommandReply run_chat_command(const CommandInvocation& inv, CommandContext& cont
       return {"/" + inv.arg + " works in a chat channel (Telegram, Discord …): it moves that conversation's replies to "
               "your linked account on another channel. This surface has no channel address to move.",
               false};
+    }
+    // "/skill NAME" that names no skill command of this agent (agent/skill_command_input.h).
+    if (inv.arg == "skill") {
+      return {"No such skill command. Usage: /skill NAME [input] — /skills lists the skills you can run.", false};
     }
     return {"Unknown command /" + inv.arg + " — /help lists them.", false};
   }

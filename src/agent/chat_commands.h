@@ -55,7 +55,11 @@ struct CommandInvocation {
 /// word); run_chat_command answers it with the one "Unknown command" reply.
 const ChatCommand& unknown_command();
 
-/// Parses `text` as a command of the table (or the unknown command, above). `addressed_to_us`: a "/name@someone" form counts only
+/// `text` trimmed, with OpenClaw's "/cmd: args" spelling read as "/cmd args" (a colon right after
+/// the command word). Other text is only trimmed.
+std::string normalize_command_text(std::string_view text);
+
+/// Parses `text` (normalize_command_text) as a command of the table (or the unknown command, above). `addressed_to_us`: a "/name@someone" form counts only
 /// when true (a Telegram group message that mentions this bot). nullopt: not a command.
 std::optional<CommandInvocation> parse_chat_command(std::string_view text, bool addressed_to_us = false);
 

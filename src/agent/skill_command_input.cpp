@@ -22,6 +22,7 @@ std::set<std::string> builtin_command_words() {
     words.insert(lower(c.name));
     for (const auto& a : c.aliases) words.insert(lower(a));
   }
+  words.insert("skill");  // "/skill NAME [input]" itself
   return words;
 }
 
@@ -71,7 +72,7 @@ std::optional<std::string> expand_skill_command(std::string_view text, const std
     spdlog::warn("skill commands of agent {}: {}", agent_id.empty() ? "(default)" : agent_id, commands.error().message);
     return std::nullopt;
   }
-  auto invocation = skills::parse_skill_command(text, *commands, addressed_to_us);
+  auto invocation = skills::parse_skill_command(normalize_command_text(text), *commands, addressed_to_us);
   if (!invocation) return std::nullopt;
   spdlog::info("session {}: /{} runs skill {}", session_key, invocation->command.name, invocation->command.skill_name);
   return skills::skill_command_prompt(*invocation);

@@ -19,7 +19,7 @@
 
 namespace pincer::agent {
 
-/// The command words the built-in commands take (names and aliases, lower case).
+/// The command words the built-in commands take (names and aliases, lower case), and "skill".
 std::set<std::string> builtin_command_words();
 
 /// The skill commands of `agent_id` ("" = the default agent), from pincer.json and the skills on

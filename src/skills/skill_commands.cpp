@@ -112,6 +112,11 @@ std::optional<SkillInvocation> parse_skill_command(std::string_view text, const 
   if (name == "skill") {
     auto [skill_word, input] = split(rest);
     if (skill_word.empty()) return std::nullopt;
+    // The exact word or name (any case) first: "dash-x" is never taken for "dash--x".
+    const std::string exact = skill_cmd_lower(skill_word);
+    for (const auto& c : commands) {
+      if (c.name == exact || skill_cmd_lower(c.skill_name) == exact) return SkillInvocation{c, std::string(input)};
+    }
     const std::string key = skill_cmd_lookup_key(skill_word);
     for (const auto& c : commands) {
       if (skill_cmd_lookup_key(c.name) == key || skill_cmd_lookup_key(c.skill_name) == key) {

@@ -46,8 +46,8 @@ struct SkillInvocation {
 };
 
 /// Parses `text` ("/name input" with a command word of `commands`, case-insensitive; or
-/// "/skill <name> input", where <name> may be the command word or the skill's name, in any case,
-/// with spaces, "_" and "-" alike). "/name@bot" counts only when `addressed_to_us` (a Telegram
+/// "/skill <name> input", where <name> may be the command word or the skill's name, in any case —
+/// an exact match first, then with runs of spaces and "_" read as one "-"). "/name@bot" counts only when `addressed_to_us` (a Telegram
 /// group message that mentions this bot), as for the built-in commands. nullopt: no skill command
 /// (including "/skill" with no name or an unknown one).
 std::optional<SkillInvocation> parse_skill_command(std::string_view text, const std::vector<SkillCommand>& commands,

@@ -2,6 +2,7 @@
 // makes them for user-invocable skills.
 #include <gtest/gtest.h>
 
+#include "agent/chat_commands.h"
 #include "agent/skill_command_input.h"
 #include "skills/front_matter.h"
 #include "skills/skill_commands.h"
@@ -35,7 +36,7 @@ TEST(SkillCommands, NamesFollowOpenClawsRules) {
   EXPECT_EQ(commands[0].name, "daily_notes");
   EXPECT_EQ(commands[0].skill_name, "Daily Notes");
   EXPECT_EQ(commands[1].name, "weird_name");
-  EXPECT_EQ(commands[2].name, "skill");
+  EXPECT_EQ(commands[2].name, "skill_2");  // "skill" is /skill NAME itself
   EXPECT_EQ(commands[3].name, "a_very_long_skill_name_that_goes");  // 32 characters
   EXPECT_EQ(commands[3].name.size(), 32u);
 }
@@ -51,6 +52,25 @@ TEST(SkillCommands, BuiltInCommandsAndEarlierSkillsKeepTheirWords) {
   const auto long_ones = commands_of({skill_cmd_entry(std::string(40, 'x'), "a"), skill_cmd_entry(std::string(41, 'x'), "b")}, {});
   ASSERT_EQ(long_ones.size(), 2u);
   EXPECT_EQ(long_ones[1].name, std::string(30, 'x') + "_2");
+}
+
+TEST(SkillCommands, ASkillCalledSkillDoesNotTakeTheGenericCommand) {
+  const auto commands = commands_of({skill_cmd_entry("skill", "a skill named skill")});
+  ASSERT_EQ(commands.size(), 1u);
+  EXPECT_EQ(commands[0].name, "skill_2");
+  auto generic = parse_skill_command("/skill skill go", commands);
+  ASSERT_TRUE(generic);
+  EXPECT_EQ(generic->input, "go");
+}
+
+TEST(SkillCommands, AnExactNameWinsOverALooseMatch) {
+  const auto commands = commands_of({skill_cmd_entry("dash--x", "two hyphens"), skill_cmd_entry("dash-x", "one")});
+  auto one = parse_skill_command("/skill dash-x a", commands);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->command.skill_name, "dash-x");
+  auto two = parse_skill_command("/skill DASH--X a", commands);
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->command.skill_name, "dash--x");
 }
 
 TEST(SkillCommands, OnlyEligibleUserInvocableSkillsAreCommands) {
@@ -99,6 +119,21 @@ TEST(SkillCommands, ParsesBothFormsAndBuildsTheModelsMessage) {
   EXPECT_FALSE(parse_skill_command("/daily_notes@SomeBot hi", commands));  // another bot's command in a group
   ASSERT_TRUE(parse_skill_command("/daily_notes@MyBot hi", commands, /*addressed_to_us=*/true));
   EXPECT_EQ(parse_skill_command("/daily_notes@MyBot hi", commands, true)->input, "hi");
+}
+
+TEST(SkillCommands, TheColonSpellingOfACommandIsReadAsOpenClawReadsIt) {
+  EXPECT_EQ(agent::normalize_command_text("  /status: now "), "/status now");
+  EXPECT_EQ(agent::normalize_command_text("/summarize :the text"), "/summarize the text");
+  EXPECT_EQ(agent::normalize_command_text("/status:"), "/status");
+  EXPECT_EQ(agent::normalize_command_text("/status now: later"), "/status now: later");  // a colon in the input stays
+  EXPECT_EQ(agent::normalize_command_text("note: /status"), "note: /status");            // not a command
+  auto status = agent::parse_chat_command("/status: please");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->command->name, "status");
+  const auto commands = commands_of({skill_cmd_entry("release", "Releases.")});
+  auto skill = parse_skill_command(agent::normalize_command_text("/release: v2"), commands);
+  ASSERT_TRUE(skill);
+  EXPECT_EQ(skill->input, "v2");
 }
 
 TEST(SkillCommands, FrontMatterFlagsAreReadAsOpenClawReadsThem) {
