@@ -424,13 +424,19 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto f = std::make_shared<ClientFlags>();
     auto* cmd = app.add_subcommand("health", "Ask the running gateway whether it is healthy");
     add_client_flags(cmd, *f);
-    on_parsed(cmd, action, [f] { return run_health(*f); });
+    on_parsed(cmd, action, [f] {
+      JsonErrors json_errors(f->json);  // --json: an error (unreachable, refused) is JSON on stdout too
+      return run_health(*f);
+    });
   }
   {
     auto f = std::make_shared<ClientFlags>();
     auto* cmd = app.add_subcommand("status", "Show the running gateway's status");
     add_client_flags(cmd, *f);
-    on_parsed(cmd, action, [f] { return run_status(*f); });
+    on_parsed(cmd, action, [f] {
+      JsonErrors json_errors(f->json);
+      return run_status(*f);
+    });
   }
   // agent
   {
@@ -470,7 +476,10 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto* list = sessions->add_subcommand("list", "List sessions, newest first");
     list->add_option("--limit", *limit, "At most this many")->check(whole_number_check(1, 100000, "sessions", "N"));
     add_client_flags(list, *f);
-    on_parsed(list, action, [f, limit] { return run_sessions_list(*f, *limit); });
+    on_parsed(list, action, [f, limit] {
+      JsonErrors json_errors(f->json);
+      return run_sessions_list(*f, *limit);
+    });
 
     auto fs = std::make_shared<ClientFlags>();
     auto key = std::make_shared<std::string>();
@@ -482,6 +491,7 @@ void register_client_commands(CLI::App& app, Action& action) {
     show->add_flag("--startup-context", *startup, "Also print the notes the session started with (hidden from the chat)");
     add_client_flags(show, *fs);
     on_parsed(show, action, [fs, key, show_limit, startup] {
+      JsonErrors json_errors(fs->json);
       return run_sessions_show(*fs, *key, *show_limit, *startup);
     });
 
@@ -490,7 +500,10 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto* reset = sessions->add_subcommand("reset", "Start a session over (the old transcript is archived)");
     reset->add_option("key", *reset_key, "Session key (e.g. main)")->required();
     add_client_flags(reset, *fr);
-    on_parsed(reset, action, [fr, reset_key] { return run_sessions_reset(*fr, *reset_key); });
+    on_parsed(reset, action, [fr, reset_key] {
+      JsonErrors json_errors(fr->json);
+      return run_sessions_reset(*fr, *reset_key);
+    });
   }
   // models
   {
@@ -499,7 +512,10 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto f = std::make_shared<ClientFlags>();
     auto* list = models->add_subcommand("list", "List the models the gateway can use");
     add_client_flags(list, *f);
-    on_parsed(list, action, [f] { return run_models_list(*f); });
+    on_parsed(list, action, [f] {
+      JsonErrors json_errors(f->json);
+      return run_models_list(*f);
+    });
   }
   // channels
   {
@@ -510,7 +526,10 @@ void register_client_commands(CLI::App& app, Action& action) {
     auto probe = std::make_shared<bool>(false);
     status->add_flag("--probe", *probe, "Also check each account against its platform now (e.g. Telegram getMe)");
     add_client_flags(status, *f);
-    on_parsed(status, action, [f, probe] { return run_channels_status(*f, *probe); });
+    on_parsed(status, action, [f, probe] {
+      JsonErrors json_errors(f->json);
+      return run_channels_status(*f, *probe);
+    });
   }
   // gateway call (raw RPC, as `openclaw gateway call`)
   {
