@@ -5,17 +5,16 @@
 
 #include "agent/agents_config.h"
 #include "agent/workspace_roster.h"
-#include "agent/model_registry.h"
 #include "agent/time_zone.h"
 #include "automation/heartbeat.h"
 #include "automation/hooks.h"
 #include "channels/channel_accounts.h"
 #include "channels/channel_checks.h"
 #include "cli/config_file.h"
+#include "cli/config_model_checks.h"
 #include "cli/invoked_command.h"
 #include "core/json5_edit.h"
 #include "core/paths.h"
-#include "llm/auth/auth_profile_file.h"
 #include "core/secret_rules.h"
 #include "gateway/control_ui.h"
 #include "memory/dreaming/dreaming_settings.h"
@@ -244,80 +243,6 @@ std::string gateway_auth_problem(const GatewaySecret& s, const std::filesystem::
   return "";
 }
 
-/// The key of models.providers naming `provider` (case-insensitive, as ModelRegistry), or "".
-static std::string config_checks_provider_key(const nlohmann::json& effective, const std::string& provider) {
-  const json providers = effective.value("models", json::object()).value("providers", json::object());
-  if (!providers.is_object()) return "";
-  for (const auto& item : providers.items()) {
-    const std::string& key = item.key();
-    if (key.size() == provider.size() && std::equal(key.begin(), key.end(), provider.begin(), [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-        })) {
-      return key;
-    }
-  }
-  return "";
-}
-
-/// Model references every turn would refuse (ModelRegistry::resolve, the run's own resolver):
-/// a primary model whose provider is neither under models.providers nor a CLI backend is an error
-/// naming the path (a warning when `options.model_refs_are_errors` is false, or when an auth
-/// profile of one of the agents names that provider: known at run time only); such a fallback is
-/// always a warning (runs skip it). A model its configured provider
-/// does not list, or a provider block that lists no models, is a warning (docs/cli.md: the
-/// provider may serve more than the config lists; each run says the same).
-static void model_reference_problems(const nlohmann::json& effective, const agent::AgentsConfig& agents,
-                                     const config::EnvLookup& env, const ConfigCheckOptions& options, ConfigProblems& out) {
-  std::vector<std::string> profile_providers;  // read once, only when a provider is unknown
-  bool profiles_read = false;
-  for (const auto& p : agent::model_reference_problems(effective)) {
-    if (!p.unknown_provider) {
-      // Every run of this agent would fail with this message (ModelRegistry::resolve).
-      out.warnings.push_back(p.path + ": \"" + p.ref + "\" (agent \"" + p.agent_id + "\"): " + p.message);
-      continue;
-    }
-    // The block is there but lists no models: say that, not "not configured".
-    if (const std::string key = config_checks_provider_key(effective, p.provider); !key.empty()) {
-      out.warnings.push_back(p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
-                             "\", whose " + json5::format_path({"models", "providers", key, "models"}) + " lists no models (add \"" +
-                             p.ref.substr(std::min(p.ref.size(), p.provider.size() + 1)) + "\" there)");
-      continue;
-    }
-    if (!profiles_read) {
-      profiles_read = true;
-      for (const auto& a : agents.agents) {
-        llm::auth::AuthProfileFile file(llm::auth::auth_profiles_path(paths::state_dir(env), a.id));
-        std::error_code ec;
-        if (!std::filesystem::exists(file.path(), ec)) continue;
-        if (auto doc = file.load()) {
-          for (const auto& c : doc->credentials()) profile_providers.push_back(c.provider);
-        }
-      }
-    }
-    const bool in_profiles = std::any_of(profile_providers.begin(), profile_providers.end(), [&](const std::string& x) {
-      return x.size() == p.provider.size() && std::equal(x.begin(), x.end(), p.provider.begin(), [](char a, char b) {
-               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-             });
-    });
-    const std::string problem = p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
-                                "\", which is not configured (add it under " +
-                                json5::format_path({"models", "providers", p.provider}) + " with its models, or use a configured provider)";
-    // A fallback no run can use is skipped (agent::make_model_failover): the primary and the other
-    // fallbacks still answer, as OpenClaw fails over past a "model_not_found" candidate — a warning
-    // everywhere (validate, gateway start and reload, config set, doctor, import).
-    const bool config_checks_is_fallback = p.path.find(".fallbacks[") != std::string::npos;
-    if (in_profiles) {
-      out.warnings.push_back(problem + "; an auth profile names it, but runs resolve models from models.providers only");
-    } else if (config_checks_is_fallback) {
-      out.warnings.push_back(problem + "; runs skip this fallback");
-    } else if (options.model_refs_are_errors) {
-      out.errors.push_back(problem);
-    } else {
-      out.warnings.push_back(problem);
-    }
-  }
-}
-
 /// A binding whose agentId names no agent: routing falls back to the default agent (as
 /// OpenClaw's does), so the messages it was meant to route reach another agent without a word.
 static void binding_agent_problems(const nlohmann::json& effective, const agent::AgentsConfig& agents,
@@ -421,7 +346,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
           invoked_command() + " onboard` does)");
     }
   }
-  model_reference_problems(effective_checked, *agents, env, options, out);
+  check_model_references(effective_checked, *agents, env, options, out);
   binding_agent_problems(effective_checked, *agents, out);
   user_timezone_problem(effective_checked, out);
   heartbeat_config_problems(effective_checked, out);
@@ -557,8 +482,15 @@ static ConfigFileReport config_report_of(const std::filesystem::path& file, cons
   std::vector<std::string> removed;
   auto pruned = config_report_pruned(*resolved, removed);
   if (!pruned) return report;
+  // A line about a removed value, or about an object one of whose values was removed (its problem
+  // may be only that removal: "mcp.servers.x: neither command nor url" once a bad url is gone).
   const auto about_removed = [&removed](const std::string& line) {
-    return std::any_of(removed.begin(), removed.end(), [&line](const std::string& p) { return line.find(p) != std::string::npos; });
+    const std::string head = line.substr(0, line.find(": "));
+    return std::any_of(removed.begin(), removed.end(), [&line, &head](const std::string& p) {
+      const bool inside = !head.empty() && p.size() > head.size() && p.compare(0, head.size(), head) == 0 &&
+                          (p[head.size()] == '.' || p[head.size()] == '[');
+      return inside || line.find(p) != std::string::npos;
+    });
   };
   auto found = check_config(config::with_defaults(*pruned), file, env, options);
   for (auto& e : found.errors) {

@@ -135,6 +135,16 @@ TEST_F(ConfigConsistency, UnusableMcpServersAreWarnedWithTheirPathAndReason) {
       << gateway.process().err();
 }
 
+// A server whose url the schema refuses gets that error alone: not also "neither command nor url
+// is set", which only the removal of the refused url made true.
+TEST_F(ConfigConsistency, AnMcpServerWithABadUrlGetsItsErrorNotAWarningAboutTheMissingUrl) {
+  write_config("agents: { defaults: { model: { primary: 'mock/mock-1' } } }, mcp: { servers: { s3: { url: 'ftp:/bad' } } }");
+  auto validate = pincer({"config", "validate"});
+  EXPECT_EQ(validate.exit_code, 2) << validate.out << validate.err;
+  EXPECT_NE(validate.err.find("mcp.servers.s3.url"), std::string::npos) << validate.err;
+  EXPECT_EQ(validate.err.find("mcp.servers.s3: neither"), std::string::npos) << validate.err;
+}
+
 }  // namespace
 }  // namespace config_consistency_test
 }  // namespace pincer::test

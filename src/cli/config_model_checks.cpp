@@ -1,0 +1,87 @@
+#include "cli/config_model_checks.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "agent/model_registry.h"
+#include "core/json5_edit.h"
+#include "core/paths.h"
+#include "llm/auth/auth_profile_file.h"
+
+namespace pincer::cli {
+
+using nlohmann::json;
+
+namespace {
+
+/// The key of models.providers naming `provider` (case-insensitive, as ModelRegistry), or "".
+std::string config_checks_provider_key(const nlohmann::json& effective, const std::string& provider) {
+  const json providers = effective.value("models", json::object()).value("providers", json::object());
+  if (!providers.is_object()) return "";
+  for (const auto& item : providers.items()) {
+    const std::string& key = item.key();
+    if (key.size() == provider.size() && std::equal(key.begin(), key.end(), provider.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return key;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+void check_model_references(const nlohmann::json& effective, const agent::AgentsConfig& agents, const config::EnvLookup& env,
+                            const ConfigCheckOptions& options, ConfigProblems& out) {
+  std::vector<std::string> profile_providers;  // read once, only when a provider is unknown
+  bool profiles_read = false;
+  for (const auto& p : agent::model_reference_problems(effective)) {
+    if (!p.unknown_provider) {
+      // Every run of this agent would fail with this message (ModelRegistry::resolve).
+      out.warnings.push_back(p.path + ": \"" + p.ref + "\" (agent \"" + p.agent_id + "\"): " + p.message);
+      continue;
+    }
+    // The block is there but lists no models: say that, not "not configured".
+    if (const std::string key = config_checks_provider_key(effective, p.provider); !key.empty()) {
+      out.warnings.push_back(p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
+                             "\", whose " + json5::format_path({"models", "providers", key, "models"}) + " lists no models (add \"" +
+                             p.ref.substr(std::min(p.ref.size(), p.provider.size() + 1)) + "\" there)");
+      continue;
+    }
+    if (!profiles_read) {
+      profiles_read = true;
+      for (const auto& a : agents.agents) {
+        llm::auth::AuthProfileFile file(llm::auth::auth_profiles_path(paths::state_dir(env), a.id));
+        std::error_code ec;
+        if (!std::filesystem::exists(file.path(), ec)) continue;
+        if (auto doc = file.load()) {
+          for (const auto& c : doc->credentials()) profile_providers.push_back(c.provider);
+        }
+      }
+    }
+    const bool in_profiles = std::any_of(profile_providers.begin(), profile_providers.end(), [&](const std::string& x) {
+      return x.size() == p.provider.size() && std::equal(x.begin(), x.end(), p.provider.begin(), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+             });
+    });
+    const std::string problem = p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
+                                "\", which is not configured (add it under " +
+                                json5::format_path({"models", "providers", p.provider}) + " with its models, or use a configured provider)";
+    // A fallback no run can use is skipped (agent::make_model_failover): the primary and the other
+    // fallbacks still answer, as OpenClaw fails over past a "model_not_found" candidate — a warning
+    // everywhere (validate, gateway start and reload, config set, doctor, import).
+    const bool config_checks_is_fallback = p.path.find(".fallbacks[") != std::string::npos;
+    if (in_profiles) {
+      out.warnings.push_back(problem + "; an auth profile names it, but runs resolve models from models.providers only");
+    } else if (config_checks_is_fallback) {
+      out.warnings.push_back(problem + "; runs skip this fallback");
+    } else if (options.model_refs_are_errors) {
+      out.errors.push_back(problem);
+    } else {
+      out.warnings.push_back(problem);
+    }
+  }
+}
+
+
+}  // namespace pincer::cli
