@@ -140,8 +140,9 @@ std::string cron_cli_schedule_problem(const CronJobFlags& f, const std::string& 
     if (at && *at < now - kCronCliPastAtToleranceMs) {
       const int64_t minutes = (now - *at) / 60'000;
       return "--at '" + cli::terminal_safe(f.at) + "' is in the past (" + automation::format_wall_minute(*at, shown_zone) + ", " +
-             (minutes < 120 ? std::to_string(minutes) + " minutes" : minutes < 2 * 1440 ? std::to_string(minutes / 60) + " hours"
-                                                                                          : std::to_string(minutes / 1440) + " days") +
+             (minutes < 120        ? std::to_string(minutes) + (minutes == 1 ? " minute" : " minutes")
+              : minutes < 2 * 1440 ? std::to_string(minutes / 60) + " hours"
+                                   : std::to_string(minutes / 1440) + " days") +
              " ago; now " + automation::format_wall_minute(now, shown_zone) + "): give a future time, or a duration from now (20m, 2h)";
     }
   }

@@ -2,7 +2,10 @@
 // list/show/reset, channels status, models list) print their connection errors — no gateway on the
 // --url port, a refused token — as the one JSON value {"ok": false, "error": {"code", "message"}}
 // on stdout, as `agent --json` and `cron list --json` do, with the same exit code (1). The real
-// binary with a temp PINCER_HOME; the refused token against a real gateway.
+// binary with a temp PINCER_HOME; the refused token against a real gateway. Also `cron add --at`'s
+// "1 minute ago" (was "1 minutes ago").
+#include <ctime>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -96,6 +99,19 @@ TEST_F(CliJsonErrorsTest, RefusedTokenIsAJsonError) {
   EXPECT_FALSE(code.empty()) << probe.out << probe.err;
   EXPECT_NE(code, "UNREACHABLE") << probe.out;
   for (const auto& command : json_errors_commands()) expect_json_error(json_errors_args(command, url), wrong, code);
+}
+
+// `cron add --at` a minute and a half ago: "1 minute ago", not "1 minutes ago".
+TEST_F(CliJsonErrorsTest, CronAddAtAMinuteAgoSaysOneMinute) {
+  write_config();
+  const std::time_t then = std::time(nullptr) - 90;
+  std::tm utc{};
+  gmtime_r(&then, &utc);
+  char at[32];
+  std::strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  const auto r = pincer({"cron", "add", "--at", at, "--system-event", "hi"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(", 1 minute ago; now "), std::string::npos) << r.err;
 }
 
 }  // namespace
