@@ -263,8 +263,10 @@ int run_set(const ConfigFlags& f) {
   } else {
     for (const auto& w : warnings) std::cerr << "pincer: warning: " << w << "\n";
     if (created) std::cout << "Created " << file.string() << " (with a new gateway token)\n";
-    std::cout << (changed ? "Set " : "Unchanged: ") << json5::format_path(path) << " = "
-              << json_dump::compact(display) << " in " << file.string() << "\n";
+    // A secret is not echoed; saying so keeps the placeholder from reading as the value written.
+    const bool hidden = display.is_string() && display.get<std::string>() == config::kRedacted;
+    std::cout << (changed ? "Set " : "Unchanged: ") << json5::format_path(path)
+              << (hidden ? " (a secret: not shown)" : " = " + json_dump::compact(display)) << " in " << file.string() << "\n";
   }
   return 0;
 }

@@ -266,6 +266,12 @@ Result<HookAgentTurn> parse_hook_agent(const json& payload, const std::vector<st
   t.message = text_of(payload, "message");
   if (t.message.empty()) return Error{"INVALID_REQUEST", "message required"};
   if (std::string name = text_of(payload, "name"); !name.empty()) t.name = name;
+  // Text fields given as another type would be dropped silently (the run would go elsewhere).
+  for (const char* key : {"agentId", "sessionKey", "to", "model", "thinking", "name"}) {
+    if (auto it = payload.find(key); it != payload.end() && !it->is_string() && !it->is_null()) {
+      return Error{"INVALID_REQUEST", std::string(key) + " must be a string"};
+    }
+  }
   t.agent_id = text_of(payload, "agentId");
   t.session_key = text_of(payload, "sessionKey");
   t.session_key_from_request = !t.session_key.empty();

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "state_files.h"
 
 namespace pincer::test {
 namespace validate_config_defects_test {  // named: the unity build puts several test files in one unit
@@ -144,6 +145,18 @@ TEST_F(ConfigCommandDefects, JsonErrorsOfGetSetAndUnsetAreJson) {
     EXPECT_FALSE(out["error"]["message"].get<std::string>().empty());
     EXPECT_TRUE(r.err.empty()) << r.err;
   }
+}
+
+// config set of a secret does not echo it, and says so instead of printing the placeholder
+// ("= \"__PINCER_REDACTED__\"" read as if that text had been written).
+TEST_F(ConfigCommandDefects, SettingASecretSaysItIsNotShown) {
+  home_.write("pincer.json", config(kCfgDefectsToken, "  agents: { defaults: { model: { primary: 'lab/m' } } },"));
+  auto set = pincer({"config", "set", "hooks.token", "hook-secret-value-0123456789"});
+  ASSERT_EQ(set.exit_code, 0) << set.out << set.err;
+  EXPECT_NE(set.out.find("Set hooks.token (a secret: not shown) in "), std::string::npos) << set.out;
+  EXPECT_EQ(set.out.find("REDACTED"), std::string::npos) << set.out;
+  EXPECT_EQ(set.out.find("hook-secret-value"), std::string::npos) << set.out;
+  EXPECT_NE(read_file(home_.path() / "pincer.json").find("hook-secret-value-0123456789"), std::string::npos);
 }
 
 }  // namespace

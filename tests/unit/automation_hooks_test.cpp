@@ -91,6 +91,11 @@ TEST(HookBodies, WakeAndAgentWithOpenClawDefaultsAndErrors) {
   EXPECT_EQ(parse_hook_agent({{"message", "m"}, {"channel", "discord"}}, channels).error().message,
             "channel must be last|telegram");
   EXPECT_EQ(parse_hook_agent({{"message", "m"}, {"model", " "}}, channels).error().message, "model required");
+  // A text field of another type is refused (an agentId of 5 ran on the default agent silently).
+  EXPECT_EQ(parse_hook_agent({{"message", "m"}, {"agentId", 5}}, channels).error().message, "agentId must be a string");
+  EXPECT_EQ(parse_hook_agent({{"message", "m"}, {"sessionKey", json::array()}}, channels).error().message,
+            "sessionKey must be a string");
+  EXPECT_TRUE(parse_hook_agent({{"message", "m"}, {"agentId", nullptr}}, channels));  // null: not given
 }
 
 TEST(HookHeaders, TokenFromHeadersOnlyAndIdempotencyKeys) {
