@@ -177,7 +177,10 @@ void register_devices_commands(CLI::App& app, Action& action) {
     auto f = std::make_shared<ClientFlags>();
     auto* cmd = devices->add_subcommand("list", "List pending pairing requests and paired devices");
     add_client_flags(cmd, *f);
-    on_parsed(cmd, action, [f] { return run_list(*f); });
+    on_parsed(cmd, action, [f] {
+      JsonErrors json_errors(f->json);  // --json: an error (unreachable, refused) is JSON on stdout too
+      return run_list(*f);
+    });
   }
   for (const auto& [verb, method, help] :
        {std::tuple{"approve", "device.pair.approve", "Approve a pending pairing request"},
@@ -191,6 +194,7 @@ void register_devices_commands(CLI::App& app, Action& action) {
     add_client_flags(cmd, *f);
     const std::string m = method;
     on_parsed(cmd, action, [f, t, m] {
+      JsonErrors json_errors(f->json);
       if (t->id.empty() && !t->latest) return fail(2, "give a requestId or --latest (see " + cli::invoked_command() + " devices list)");
       return run_resolve(*f, *t, m);
     });
@@ -201,7 +205,10 @@ void register_devices_commands(CLI::App& app, Action& action) {
     auto* cmd = devices->add_subcommand("remove", "Forget a paired device and all its tokens");
     cmd->add_option("deviceId", t->id, "The device id (pincer devices list)")->required();
     add_client_flags(cmd, *f);
-    on_parsed(cmd, action, [f, t] { return run_remove(*f, *t); });
+    on_parsed(cmd, action, [f, t] {
+      JsonErrors json_errors(f->json);
+      return run_remove(*f, *t);
+    });
   }
   {
     auto f = std::make_shared<ClientFlags>();
@@ -216,6 +223,7 @@ void register_devices_commands(CLI::App& app, Action& action) {
     cmd->add_option("--role", t->role, "The token's role (default operator)")->check(CLI::IsMember({"operator", "node"}));
     add_client_flags(cmd, *f);
     on_parsed(cmd, action, [f, t, all] {
+      JsonErrors json_errors(f->json);
       if (*all) return run_revoke_all(*f);
       if (t->id.empty()) return fail(2, "give a deviceId or --all (see " + cli::invoked_command() + " devices list)");
       return run_revoke(*f, *t);

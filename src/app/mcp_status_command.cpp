@@ -46,7 +46,10 @@ void register_mcp_status_command(CLI::App& app, Action& action) {
       "status", "The running gateway's MCP servers: state, tools, and why one is unavailable (exit 1 then)");
   add_client_flags(status, *flags);
   status->add_flag("--start", *start, "Start the servers no run has started yet (the answer may say \"starting\")");
-  on_parsed(status, action, [flags, start] { return detail_mcp_status_command::run_status(*flags, *start); });
+  on_parsed(status, action, [flags, start] {
+    JsonErrors json_errors(flags->json);  // --json: an error (unreachable, refused) is JSON on stdout too
+    return detail_mcp_status_command::run_status(*flags, *start);
+  });
 }
 
 }  // namespace pincer::app

@@ -1,5 +1,5 @@
 // A new-user tester's finding: under --json, the gateway client commands (status, health, sessions
-// list/show/reset, channels status, models list) print their connection errors — no gateway on the
+// list/show/reset, channels status, models list, devices, mcp status) print their connection errors — no gateway on the
 // --url port, a refused token — as the one JSON value {"ok": false, "error": {"code", "message"}}
 // on stdout, as `agent --json` and `cron list --json` do, with the same exit code (1). The real
 // binary with a temp PINCER_HOME; the refused token against a real gateway. Also `cron add --at`'s
@@ -60,7 +60,8 @@ class CliJsonErrorsTest : public ::testing::Test {
 const std::vector<std::vector<std::string>>& json_errors_commands() {
   static const std::vector<std::vector<std::string>> commands = {
       {"status"}, {"health"}, {"sessions", "list"}, {"sessions", "show", "main"}, {"sessions", "reset", "main"},
-      {"channels", "status"}, {"models", "list"}};
+      {"channels", "status"}, {"models", "list"}, {"devices", "list"}, {"devices", "approve", "--latest"},
+      {"devices", "remove", "dev-1"}, {"devices", "revoke", "dev-1"}, {"mcp", "status"}};
   return commands;
 }
 
