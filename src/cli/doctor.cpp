@@ -429,7 +429,10 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
   for (const auto& e : report.problems.errors) {
     if (!missing.empty() && e.find(": missing env var \"") != std::string::npos) continue;  // said above
     // The line names the file it is about (an $include'd one, or the config file itself).
-    const bool own = e.find(", through $include)") == std::string::npos;
+    // (A JSON5 error in an included file starts with that file's name: "inc.json5:2:1: …".)
+    const std::string head = e.substr(0, e.find(':'));
+    const bool other_file = head != config_file.string() && (head.ends_with(".json5") || head.ends_with(".json"));
+    const bool own = e.find(", through $include)") == std::string::npos && !other_file;
     out.push_back(failed("config", e, std::string("fix it in ") + (own ? config_file.string() : "the file named above") + " (" +
                                          invoked_command() + " config validate lists every problem)"));
   }

@@ -147,6 +147,16 @@ TEST_F(ConfigCommandDefects, JsonErrorsOfGetSetAndUnsetAreJson) {
   }
 }
 
+// doctor's fix for a syntax error in an $include'd file points at that file, not pincer.json.
+TEST_F(ConfigCommandDefects, DoctorSendsAnIncludedFilesSyntaxErrorToThatFile) {
+  home_.write("agents.json5", "{\n  defaults: { model: { primary: 'lab/m' } \n");  // unclosed
+  home_.write("pincer.json", config(kCfgDefectsToken, "  agents: { $include: 'agents.json5' },"));
+  auto doctor = pincer({"doctor"});
+  EXPECT_NE(doctor.out.find("agents.json5"), std::string::npos) << doctor.out;
+  EXPECT_NE(doctor.out.find("fix it in the file named above"), std::string::npos) << doctor.out;
+  EXPECT_EQ(doctor.out.find("fix it in " + file()), std::string::npos) << doctor.out;
+}
+
 // config set of a secret does not echo it, and says so instead of printing the placeholder
 // ("= \"__PINCER_REDACTED__\"" read as if that text had been written).
 TEST_F(ConfigCommandDefects, SettingASecretSaysItIsNotShown) {
