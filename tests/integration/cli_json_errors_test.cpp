@@ -24,14 +24,7 @@ class CliJsonErrorsTest : public ::testing::Test {
  protected:
   /// No gateway variables from the developer's shell; `extra` on top ("\x01" removes one).
   std::map<std::string, std::string> env(const std::map<std::string, std::string>& extra = {}) const {
-    std::map<std::string, std::string> e = {{"PINCER_HOME", home_.path().string()},
-                                            {"XDG_CONFIG_HOME", (home_.path() / "xdg").string()},
-                                            {"PINCER_GATEWAY_TOKEN", "\x01"},
-                                            {"PINCER_GATEWAY_PASSWORD", "\x01"},
-                                            {"PINCER_GATEWAY_URL", "\x01"},
-                                            {"PINCER_GATEWAY_PORT", "\x01"}};
-    for (const auto& [k, v] : extra) e[k] = v;
-    return e;
+    return isolated_cli_env(home_.path(), extra);
   }
   RunResult pincer(const std::vector<std::string>& args, const std::map<std::string, std::string>& extra = {}) const {
     return run_pincer(args, env(extra), 60s);

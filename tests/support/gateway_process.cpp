@@ -216,6 +216,18 @@ MockLlm::MockLlm(const std::vector<std::string>& extra_args) {
   port_ = std::stoi(line->substr(line->rfind(':') + 1));
 }
 
+std::map<std::string, std::string> isolated_cli_env(const std::filesystem::path& home,
+                                                    const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> e = {{"PINCER_HOME", home.string()},
+                                          {"XDG_CONFIG_HOME", (home / "xdg").string()},
+                                          {"PINCER_GATEWAY_TOKEN", "\x01"},
+                                          {"PINCER_GATEWAY_PASSWORD", "\x01"},
+                                          {"PINCER_GATEWAY_URL", "\x01"},
+                                          {"PINCER_GATEWAY_PORT", "\x01"}};
+  for (const auto& [k, v] : extra) e[k] = v;
+  return e;
+}
+
 RunResult run_pincer(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                      std::chrono::milliseconds timeout) {
   std::vector<std::string> argv = {pincer_binary()};

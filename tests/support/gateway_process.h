@@ -80,6 +80,12 @@ struct RunResult {
 RunResult run_pincer(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                      std::chrono::milliseconds timeout = 10s);
 
+/// The environment of a CLI run on the home `home` with none of the developer's gateway settings
+/// (PINCER_GATEWAY_TOKEN, _PASSWORD, _URL, _PORT removed) and XDG_CONFIG_HOME inside the home;
+/// `extra` on top ("\x01" removes a variable, as run_pincer reads it).
+std::map<std::string, std::string> isolated_cli_env(const std::filesystem::path& home,
+                                                    const std::map<std::string, std::string>& extra = {});
+
 /// Path of the binary under test (PINCER_BINARY compile definition).
 std::string pincer_binary();
 
