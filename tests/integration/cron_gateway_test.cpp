@@ -91,6 +91,17 @@ class CronGatewayTest : public ::testing::Test {
     auto r = call("cron.runs", {{"id", id}});
     return r["ok"] == true ? r["payload"]["entries"] : json::array();
   }
+  /// Adds `job`, runs it now and waits for its first run entry: {id, entries} (entries empty on failure).
+  std::pair<std::string, json> add_and_run(const json& job) {
+    auto added = call("cron.add", job);
+    EXPECT_EQ(added["ok"], true) << added.dump();
+    if (added["ok"] != true) return {"", json::array()};
+    const std::string id = added["payload"]["id"];
+    EXPECT_EQ(call("cron.run", {{"id", id}})["ok"], true);
+    json entries;
+    EXPECT_TRUE(eventually([&] { return !(entries = runs_of(id)).empty(); })) << gateway_->process().err();
+    return {id, entries};
+  }
   std::map<std::string, std::string> cli_env() const {
     return {{"PINCER_HOME", home_.path().string()}, {"PINCER_GATEWAY_PORT", std::to_string(gateway_ ? gateway_->port() : 1)},
             {"PINCER_GATEWAY_TOKEN", "\x01"}, {"PINCER_GATEWAY_URL", "\x01"}};
@@ -179,12 +190,8 @@ TEST_F(CronGatewayTest, AWebhookDeliveryPostsTheFinishedRunAndABlockedOneFailsTh
   const std::string receiver = "http://127.0.0.1:" + std::to_string(mock_->port()) + "/__mock/receiver/cron";
   json job = turn_job("digest", {{"kind", "every"}, {"everyMs", 3600000}}, "deploy digest ECHO:digest");
   job["delivery"] = {{"mode", "webhook"}, {"to", receiver}};
-  auto added = call("cron.add", job);
-  ASSERT_EQ(added["ok"], true) << added.dump();
-  const std::string id = added["payload"]["id"];
-  ASSERT_EQ(call("cron.run", {{"id", id}})["ok"], true);
-  json entries;
-  ASSERT_TRUE(eventually([&] { return !(entries = runs_of(id)).empty(); })) << gateway_->process().err();
+  const auto [id, entries] = add_and_run(job);
+  ASSERT_FALSE(entries.empty());
   EXPECT_EQ(entries[0]["status"], "ok") << entries.dump();
   EXPECT_EQ(entries[0]["deliveryStatus"], "delivered") << entries.dump();
   json posted;
@@ -338,12 +345,8 @@ TEST_F(CronGatewayTest, TheCliWorksOnTheFileAndThroughTheGateway) {
 TEST_F(CronGatewayTest, ATimeoutBelowAMillisecondStillLimitsTheTurn) {
   json job = turn_job("hasty", {{"kind", "every"}, {"everyMs", 3600000}}, "take your time MOCK_SLOW:100 ECHO:hasty");
   job["payload"]["timeoutSeconds"] = 0.0001;
-  auto added = call("cron.add", job);
-  ASSERT_EQ(added["ok"], true) << added.dump();
-  const std::string id = added["payload"]["id"];
-  ASSERT_EQ(call("cron.run", {{"id", id}})["ok"], true);
-  json entries;
-  ASSERT_TRUE(eventually([&] { return !(entries = runs_of(id)).empty(); })) << gateway_->process().err();
+  const auto [id, entries] = add_and_run(job);
+  ASSERT_FALSE(entries.empty());
   EXPECT_EQ(entries[0]["status"], "error") << entries.dump();
   EXPECT_NE(entries[0].dump().find("timeout"), std::string::npos) << entries.dump();
 }
