@@ -63,7 +63,9 @@ std::vector<skills::SkillCommand> skill_commands_of_all_agents() {
 
 std::optional<std::string> expand_skill_command(std::string_view text, const std::string& session_key,
                                                 bool addressed_to_us) {
-  // Only a command word that is not built in can be a skill command.
+  // Only a command word that is not built in can be a skill command (ordinary text: no copy, no parse).
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] != '/') return std::nullopt;
   auto command = parse_chat_command(text, addressed_to_us);
   if (!command || command->command != &unknown_command()) return std::nullopt;
   const std::string agent_id = skills_agent_of(session_key);
