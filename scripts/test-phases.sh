@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# The phases of `make test` after the release tree's gateway is built:
+# The phases of `make test`, once both trees are configured:
 #   scripts/test-phases.sh RELEASE_TREE SANITIZER_TREE TEST_JOBS BUILD_JOBS FUZZ_SECS
-#   1. the release tree's tests — those labelled `release-tree` (tests/CMakeLists.txt: the OpenClaw
-#      client, Control UI and import tests, the browser tests, the mock LLM's own checks) — while the
-#      sanitizer tree builds beside them at the lowest CPU priority (`make asan`, its output in
-#      SANITIZER_TREE/make-asan.log);
-#   2. every other test, in the sanitizer tree (ASan + UBSan, leaks checked);
-#   3. a short run of every fuzzer over its seeds.
-# Each test runs once, in the tree that suits it. Why the build runs beside the tests: they wait on
-# npm installs, Node and browsers much of the time, and nice 19 lets them keep the CPU whenever they
-# want it (CI budget, 35 min). Stops at the first failed phase; a failed test phase ends with each
+#   1. the sanitizer tree's gateway (clang, ASan + UBSan), while every test's npm peers install
+#      beside it at the lowest CPU priority (scripts/fetch-test-peers.sh);
+#   2. the tests labelled `early` (tests/CMakeLists.txt: OpenClaw's CLI, Control UI and import round
+#      trip, the web chat in Chromium, the mock LLM's own checks) against that gateway, while the rest
+#      of the tree (the gtests, the fuzzers) builds beside them at the lowest CPU priority, and then
+#      gcc checks the gateway's sources (scripts/gcc-check.sh: no code generated);
+#   3. every other test in the sanitizer tree;
+#   4. a short run of every fuzzer over its seeds.
+# Each test runs once, under the sanitizers. The release tree is only configured: its compile
+# commands are gcc's check; `make build` builds it. Why things run beside each other: the early tests
+# wait on npm, Node and browsers much of the time, and at nice 19 the build takes only the CPU they
+# leave (CI budget, 35 min). Stops at the first failed phase; a failed test phase ends with each
 # failed test's own failure lines (ctest-failures.sh).
 set -uo pipefail
 release="$1" sanitizer="$2" test_jobs="$3" build_jobs="$4" fuzz_secs="$5"
@@ -19,31 +22,41 @@ failures="$here/scripts/ctest-failures.sh"
 # CI log shows where the budget goes.
 start="${MAKE_TEST_START:-$(date +%s)}"
 phase() { local s=$(( $(date +%s) - start )); printf '== [%d:%02d] %s\n' $((s / 60)) $((s % 60)) "$*"; }
+sanitized_ctest() {
+  (cd "$sanitizer" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     ctest --output-on-failure -j "$test_jobs" "$@")
+}
+sanitizer="$(cd "$sanitizer" && pwd)"
+peers_log="$sanitizer/fetch-test-peers.log" build_log="$sanitizer/make-asan.log"
 
-mkdir -p "$sanitizer"
-asan_log="$(cd "$sanitizer" && pwd)/make-asan.log"
-phase "release tests; the sanitizer tree builds meanwhile at low priority (log: $asan_log)"
-nice -n 19 make -C "$here" --no-print-directory asan JOBS="$build_jobs" ASAN="$sanitizer" > "$asan_log" 2>&1 &
-asan_build=$!
+phase "the sanitizer tree's gateway; the tests' npm peers install meanwhile (log: $peers_log)"
+nice -n 19 "$here/scripts/fetch-test-peers.sh" > "$peers_log" 2>&1 &
+if ! cmake --build "$sanitizer" -j "$build_jobs" --target pincer; then
+  echo "the sanitizer tree's gateway did not build"
+  exit 1
+fi
 
-(cd "$release" && ctest --output-on-failure -j "$test_jobs" -L release-tree) || release_failed=1
+phase "early tests; the rest of the sanitizer tree builds meanwhile at low priority, then gcc's check (log: $build_log)"
+nice -n 19 bash -c "cmake --build '$sanitizer' -j '$build_jobs' && '$here/scripts/gcc-check.sh' '$release' '$build_jobs'" \
+  > "$build_log" 2>&1 &
+build=$!
+sanitized_ctest -L early || early_failed=1
 
-phase "waiting for the sanitizer build"
-wait "$asan_build" || asan_build_failed=1
-if [ -n "${asan_build_failed:-}" ]; then
-  tail -n 80 "$asan_log"
-  echo "the sanitizer tree did not build (whole log: $asan_log)"
+phase "waiting for the sanitizer build and gcc's check"
+wait "$build" || build_failed=1
+if [ -n "${build_failed:-}" ]; then
+  tail -n 80 "$build_log"
+  echo "the sanitizer tree did not build or gcc's check failed (whole log: $build_log)"
 else
-  tail -n 1 "$asan_log"
-  phase "the sanitizer tree is built"
+  tail -n 1 "$build_log"
+  phase "the sanitizer tree is built and gcc's check passed"
 fi
 # Last, so that a log cut to its tail shows it.
-[ -n "${release_failed:-}" ] && (cd "$release" && "$failures" .)
-[ -n "${release_failed:-}${asan_build_failed:-}" ] && exit 1
+[ -n "${early_failed:-}" ] && (cd "$sanitizer" && "$failures" .)
+[ -n "${early_failed:-}${build_failed:-}" ] && exit 1
 
-phase "sanitizer tests (all but the release tree's)"
-if ! (cd "$sanitizer" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-      ctest --output-on-failure -j "$test_jobs" -LE release-tree); then
+phase "sanitizer tests (all but the early ones)"
+if ! sanitized_ctest -LE early; then
   (cd "$sanitizer" && "$failures" .)
   exit 1
 fi
