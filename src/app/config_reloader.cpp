@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/model_registry.h"
+#include "channels/channel_checks.h"
 #include "cli/config_checks.h"
 #include "core/clock.h"
 #include "core/redact.h"
@@ -115,6 +116,7 @@ bool ConfigReloader::apply_hot(const config::LoadedConfig& next) {
   spdlog::info("config reloaded");
   for (const auto& w : agent::model_reference_warnings(next.effective)) spdlog::warn("config: {}", w);
   for (const auto& w : cli::mcp_server_warnings(next.effective)) spdlog::warn("config: {}", w);
+  for (const auto& w : channels::group_role_warnings(next.effective)) spdlog::warn("config: {}", w);
   return true;
 }
 

@@ -33,6 +33,7 @@
 #include "interop/openai_http/openai_http_service.h"
 #include "app/message_runtime.h"         // session tools + message tool (TL-1, MA-2)
 #include "agent/session_tools_backend.h"  // (same)
+#include "channels/channel_checks.h"
 #include "channels/channel_manager.h"
 #include "channels/dm_scope_check.h"
 #include "cli/config_checks.h"
@@ -476,6 +477,10 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
       log::warn_to_file_only("config: " + w);
     }
     for (const auto& w : cli::mcp_server_warnings(cfg)) {  // a server the gateway lists as disabled
+      std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
+      log::warn_to_file_only("config: " + w);
+    }
+    for (const auto& w : channels::group_role_warnings(cfg)) {  // Discord roles on another channel let nobody in
       std::fprintf(stderr, "pincer: warning: %s\n", w.c_str());
       log::warn_to_file_only("config: " + w);
     }

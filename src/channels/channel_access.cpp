@@ -29,6 +29,8 @@ void add_missing_groups(json& groups, const json& spelling) {
 
 /// OpenClaw's Discord `guilds: {<guild id>: {requireMention?, users?, roles?, channels?: {<channel
 /// id>: {allow?, requireMention?, users?, roles?}}}}` as group entries of the guild and of each channel.
+/// A channel entry's users and roles are each its own when it sets them, else its guild's (OpenClaw:
+/// `channel.users ?? guild.users`, `channel.roles ?? guild.roles`); its other keys are its own alone.
 json discord_guild_groups(const json& guilds) {
   json out = json::object();
   if (!guilds.is_object()) return out;
@@ -40,7 +42,18 @@ json discord_guild_groups(const json& guilds) {
     }
     out[guild] = entry;
     if (const json channels = g.value("channels", json()); channels.is_object()) {
-      for (const auto& [channel, c] : channels.items()) out[channel] = c;
+      for (const auto& [channel, c] : channels.items()) {
+        json own = c;
+        if (own.is_object()) {
+          if (!own.contains("users") && !own.contains("allowFrom")) {
+            for (const char* key : {"allowFrom", "users"}) {
+              if (g.contains(key)) own[key] = g[key];
+            }
+          }
+          if (!own.contains("roles") && g.contains("roles")) own["roles"] = g["roles"];
+        }
+        out[channel] = std::move(own);
+      }
     }
   }
   return out;

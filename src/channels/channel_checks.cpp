@@ -7,6 +7,7 @@
 #include "channels/irc/irc_settings.h"
 #include "channels/matrix/matrix_settings.h"
 #include "channels/email/email_settings.h"
+#include "core/json5_edit.h"
 
 namespace pincer::channels {
 
@@ -281,6 +282,42 @@ std::vector<std::string> channel_problems(const json& effective) {
       if (!taken[i].value.empty() && taken[i].what == taken[j].what && taken[i].value == taken[j].value) {
         out.push_back(taken[j].config_path + ": " + taken[j].what + " is already used by " + taken[i].config_path);
       }
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> group_role_warnings(const json& effective) {
+  std::vector<std::string> out;
+  const json channels = effective.value("channels", json::object());
+  if (!channels.is_object()) return out;
+  auto non_empty_list = [](const json& entry, const char* key) {
+    return entry.contains(key) && entry[key].is_array() && !entry[key].empty();
+  };
+  auto scan = [&](const std::string& channel, const json5::Path& at, const json& block) {
+    if (!block.is_object()) return;
+    for (const char* key : {"groups", "channels", "rooms"}) {
+      const auto it = block.find(key);
+      if (it == block.end() || !it->is_object()) continue;
+      for (const auto& [chat, entry] : it->items()) {
+        if (!entry.is_object() || !non_empty_list(entry, "roles")) continue;
+        json5::Path path = at;
+        for (const std::string& segment : {std::string(key), chat, std::string("roles")}) path.emplace_back(segment);
+        const bool senders = non_empty_list(entry, "allowFrom") || non_empty_list(entry, "users");
+        out.push_back(json5::format_path(path) + ": roles are Discord's only (guild role ids); no " + channel +
+                      " sender has a role, so " +
+                      (senders ? "only the senders of allowFrom/users are let in"
+                               : "this entry admits nobody: list the senders in allowFrom (or users) instead"));
+      }
+    }
+  };
+  for (const auto& [channel, block] : channels.items()) {
+    if (channel == "discord" || !block.is_object()) continue;
+    scan(channel, json5::Path{std::string("channels"), channel}, block);
+    const auto accounts = block.find("accounts");
+    if (accounts == block.end() || !accounts->is_object()) continue;
+    for (const auto& [account, settings] : accounts->items()) {
+      scan(channel, json5::Path{std::string("channels"), channel, std::string("accounts"), account}, settings);
     }
   }
   return out;

@@ -50,6 +50,12 @@ Result<std::string> check_account(const ChannelAccount& spec);
 /// token, an IRC nick on one server). Empty = every account can run.
 std::vector<std::string> channel_problems(const nlohmann::json& effective);
 
+/// The group entries of channels other than Discord that set `roles` (`channels.<id>[.accounts.<a>]
+/// .groups|channels|rooms.<chat>.roles`): only Discord senders have roles, so elsewhere the key lets
+/// nobody in (an entry with roles and no allowFrom/users admits no one). One warning line each,
+/// naming the path. `config validate`, `doctor`, the gateway's start and a reload say them.
+std::vector<std::string> group_role_warnings(const nlohmann::json& effective);
+
 /// Whether `value` is a whole "${NAME}" reference (NAME: A-Z 0-9 _, not starting with a digit) —
 /// what `pincer config set` sees for a secret the gateway's environment provides (it checks with
 /// the references unexpanded): format checks of tokens skip such values; the gateway checks the

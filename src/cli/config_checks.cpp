@@ -319,6 +319,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   }
   // Channels: every account that could not be built or would clash with another.
   for (auto& p : channels::channel_problems(effective)) out.errors.push_back(std::move(p));
+  for (auto& w : channels::group_role_warnings(effective)) out.warnings.push_back(std::move(w));
   for (auto& w : mcp_server_warnings(effective)) out.warnings.push_back(std::move(w));
   // Agents and models. What resolve_agents refuses (a duplicate id …) does not hide the rest: the
   // checks go on without the value it names (a duplicate's id: that entry is left out, as OpenClaw

@@ -64,7 +64,8 @@ Node channel_group_entry() {
                          "OpenClaw's spelling of `allowFrom` (Discord guilds; `allowFrom` wins).")),
       field("roles", array_of(union_of({string(), integer()})).doc(
                          "Discord: role ids whose members are allowed in this chat, besides the senders "
-                         "of `allowFrom`/`users` (either one lets a sender in).")),
+                         "of `allowFrom`/`users` (either one lets a sender in). Other channels have no "
+                         "roles: there it admits no one by itself, and the config checks warn.")),
       field("tools", object({
                          field("allow", array_of(string()).doc("When non-empty, runs of this chat get only these tools.")),
                          field("deny", array_of(string()).doc("Tools runs of this chat never get.")),
@@ -281,7 +282,8 @@ Node channel_entry(bool with_accounts = true) {
                                              "(besides `users`: either one lets a sender in).")),
                           field("channels", map_of(channel_group_entry()).doc(
                                                 "The guild's channels by channel id, each as a "
-                                                "`groups` entry (`allow: true` lists it).")),
+                                                "`groups` entry (`allow: true` lists it); one without "
+                                                "`users` or `roles` of its own takes the guild's.")),
                       }))
                           .doc("Discord (OpenClaw's spelling): guilds by guild id, each entry covering "
                                "its channels without one of their own; read as `groups` entries of the "

@@ -57,6 +57,8 @@ TEST(ChannelAccess, DiscordGuildsBecomeGroupEntriesOfTheGuildAndItsChannels) {
   // Its channels: allow → enabled.
   EXPECT_EQ(a.groups.at("200").enabled, true);
   EXPECT_EQ(a.groups.at("200").require_mention, true);
+  // Without users of its own a channel takes its guild's (OpenClaw: channel.users ?? guild.users).
+  EXPECT_EQ(a.groups.at("200").allow_from, (std::vector<std::string>{"5", "6"}));
   EXPECT_EQ(a.groups.at("201").enabled, false);
   // An entry in groups wins over the guild's channel entry, whole.
   EXPECT_EQ(a.groups.at("202").require_mention, false);
@@ -69,6 +71,16 @@ TEST(ChannelAccess, DiscordRolesOfAGuildAndOfAChannel) {
       {{"guilds", {{"100", {{"roles", {"r1", 2}}, {"channels", {{"200", {{"allow", true}, {"roles", {"r3"}}}}}}}}}}}, "discord");
   EXPECT_EQ(a.groups.at("100").allow_roles, (std::vector<std::string>{"r1", "2"}));
   EXPECT_EQ(a.groups.at("200").allow_roles, std::vector<std::string>{"r3"});
+  // Roles are inherited on their own: a channel with users only keeps its guild's roles; one that
+  // sets `roles: []` has none.
+  const auto b = access_config_from_json(
+      {{"guilds", {{"100", {{"roles", {"r1"}}, {"requireMention", false},
+                             {"channels", {{"200", {{"users", {"u"}}}}, {"201", {{"roles", json::array()}}}}}}}}}},
+      "discord");
+  EXPECT_EQ(b.groups.at("200").allow_roles, std::vector<std::string>{"r1"});
+  EXPECT_EQ(b.groups.at("200").allow_from, std::vector<std::string>{"u"});
+  EXPECT_EQ(b.groups.at("201").allow_roles, std::vector<std::string>{});
+  EXPECT_FALSE(b.groups.at("200").require_mention.has_value()) << "other keys are not inherited";
   EXPECT_FALSE(access_config_from_json({{"groups", {{"g", {{"users", {"u"}}}}}}}, "discord").groups.at("g").allow_roles);
 }
 

@@ -80,6 +80,34 @@ TEST(ConfigChecks, ChannelProblemsAreConfigErrors) {
   EXPECT_THAT(found.errors, ElementsAre("channels.webhook.secret: required, at least 16 characters (it signs every request)"));
 }
 
+// `roles` is in every channel's group entries but only Discord senders have roles: elsewhere a
+// roles-only entry admitted nobody, without a word. validate/doctor (check_config), the gateway's
+// start and a reload all say it, naming the path.
+TEST(ConfigChecks, GroupRolesOutsideDiscordAreWarnedOf) {
+  const json cfg = effective(
+      {{"gateway", {{"auth", {{"token", kToken}}}}},
+       {"channels",
+        {{"telegram",
+          {{"botToken", "111:AAA"},
+           {"groups", {{"-100", {{"roles", {"r1"}}}}, {"-200", {{"roles", {"r1"}}, {"allowFrom", {"5"}}}}}},
+           {"accounts", {{"b", {{"botToken", "222:BBB"}, {"groups", {{"-300", {{"roles", {"r2"}}}}}}}}}}}},
+         {"matrix", {{"homeserver", "https://m.example.org"}, {"accessToken", "t"}, {"userId", "@bot:example.org"},
+                     {"rooms", {{"!r:example.org", {{"roles", {"r3"}}}}}}}},
+         {"discord", {{"token", "x.y.z"}, {"groups", {{"1", {{"roles", {"r4"}}}}}},
+                      {"guilds", {{"2", {{"roles", {"r5"}}}}}}}}}}});
+  const std::vector<std::string> warnings = channels::group_role_warnings(cfg);
+  ASSERT_THAT(warnings,
+              ElementsAre(HasSubstr("channels.matrix.rooms[\"!r:example.org\"].roles: roles are Discord's only"),
+                          HasSubstr("channels.telegram.groups.-100.roles: roles are Discord's only"),
+                          HasSubstr("channels.telegram.groups.-200.roles: roles are Discord's only"),
+                          HasSubstr("channels.telegram.accounts.b.groups.-300.roles: roles are Discord's only")))
+      << ::testing::PrintToString(warnings);
+  EXPECT_THAT(warnings[1], HasSubstr("admits nobody"));
+  EXPECT_THAT(warnings[2], HasSubstr("only the senders of allowFrom/users are let in"));
+  const auto found = cli::check_config(cfg, "/h/pincer.json", env_of({}));
+  for (const auto& w : warnings) EXPECT_THAT(found.warnings, ::testing::Contains(w));
+}
+
 TEST(ConfigChecks, HooksProblemsAreConfigErrorsAndAPathMayNotOverlapAChannelRoute) {
   const json gw = {{"auth", {{"token", kToken}}}};
   auto errors_of = [&](json hooks, json channels = json::object()) {
