@@ -1,7 +1,7 @@
 // The webhook channel end to end (issue #5 §5, issue 22 §8): signed HTTP POSTs to the real
 // gateway's port, the agent answering from the mock LLM, the reply in the HTTP response (sync) or
 // POSTed, signed with the callback key, to a callback server (callback). Replays are refused: the
-// same signed request twice, a stale timestamp, a captured callback posted back in, and a replay
+// same signed request twice (unless its messageId is known: then it is that message's retry), a stale timestamp, a captured callback posted back in, and a replay
 // after a gateway restart. An exec asked for by a sender who is not the owner waits for the owner's
 // `/approve <code> once` (another sender's is refused), every message through the callback. `/dreaming on|off` is
 // the owner's: it writes pincer.json and the reload adds or removes the managed sweep job. No npm dependencies.
@@ -213,19 +213,29 @@ test('bad input is a 400 with a JSON error naming the field; a numeric id is its
   assert.equal(numeric.json.reply, 'Hello from the mock LLM. [wh-num]');
 });
 
-test('a replayed request is refused, and a retry signed anew is answered once by its messageId', async () => {
+test('a replayed request is refused, but a retry of a messageId already taken gets its reply, re-sent in the same second or signed anew', async () => {
   const text = JSON.stringify({ text: 'once ECHO:wh-replay', senderId: 'svc-r', messageId: 'r-1' });
   const headers = signed(text);
   const first = await send(syncBase, text, headers);
   assert.equal(first.status, 200, JSON.stringify(first.json));
   assert.equal(first.json.reply, 'Hello from the mock LLM. [wh-replay]');
-  const replay = await send(syncBase, text, headers);
-  assert.equal(replay.status, 409, JSON.stringify(replay.json));
-  assert.match(replay.json.error, /replayed/);
-  // A sender's retry is a new request (new timestamp): the messageId keeps it from running twice.
+  const expected = { ok: true, duplicate: true, conversationId: 'svc-r', reply: 'Hello from the mock LLM. [wh-replay]' };
+  // The same bytes again (a retry re-sent within the same second signs them the same): its
+  // messageId is known, so it is answered as the retry it is, not run again.
+  const again = await send(syncBase, text, headers);
+  assert.equal(again.status, 200, JSON.stringify(again.json));
+  assert.deepEqual(again.json, expected);
+  // A sender's retry signed anew (new timestamp): the messageId keeps it from running twice.
   await new Promise((r) => setTimeout(r, 1100));
   const retry = await send(syncBase, text, signed(text));
-  assert.deepEqual(retry.json, { ok: true, duplicate: true, conversationId: 'svc-r', reply: 'Hello from the mock LLM. [wh-replay]' });
+  assert.deepEqual(retry.json, expected);
+  // Without a messageId nothing tells a retry from a replay: refused.
+  const plain = JSON.stringify({ text: 'plain ECHO:wh-replay-2', senderId: 'svc-r' });
+  const plainHeaders = signed(plain);
+  assert.equal((await send(syncBase, plain, plainHeaders)).status, 200);
+  const replay = await send(syncBase, plain, plainHeaders);
+  assert.equal(replay.status, 409, JSON.stringify(replay.json));
+  assert.match(replay.json.error, /replayed/);
 });
 
 test('a stale or far-future timestamp is refused even with a valid signature', async () => {

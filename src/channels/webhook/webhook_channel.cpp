@@ -142,8 +142,10 @@ std::optional<WebhookChannel::Refusal> WebhookChannel::authenticate(const net::H
   auto verdict = replay_.admit(key, *ts, now);
   if (!verdict) return Refusal{503, "cannot record the request for replay protection: " + verdict.error().message};
   if (*verdict == ReplayGuard::Verdict::Replayed) {
-    return Refusal{409, "replayed request: this signature was used already (sign each request with a new timestamp; "
-                        "a retry keeps its messageId)"};
+    return Refusal{409,
+                   "replayed request: this signature was used already (sign each request with a new timestamp; "
+                   "a retry keeps its messageId)",
+                   true};
   }
   if (*verdict == ReplayGuard::Verdict::Full) {
     return Refusal{429, "too many requests within " + std::to_string(kWebhookWindowS) + " s; try again later"};
@@ -153,25 +155,32 @@ std::optional<WebhookChannel::Refusal> WebhookChannel::authenticate(const net::H
 
 void WebhookChannel::handle(const net::HttpRouteRequest& req, net::HttpResponder respond) {
   if (req.method != "POST") return respond(answer(405, {{"ok", false}, {"error", "use POST"}}));
-  if (auto refused = authenticate(req)) {
+  auto refuse = [&](const Refusal& refused) {
     ++rejected_;
-    spdlog::warn("webhook[{}]: request from {} refused ({}): {}", settings_.account_id, req.remote_address, refused->status,
-                 refused->error);
-    return respond(answer(refused->status, {{"ok", false}, {"error", refused->error}}));
-  }
-  json body = json::parse(req.body, nullptr, false);
-  auto bad_request = [&](const std::string& error) {
-    ++rejected_;
-    spdlog::warn("webhook[{}]: request from {} refused (400): {}", settings_.account_id, req.remote_address, error);
-    respond(answer(400, {{"ok", false}, {"error", error}}));
+    spdlog::warn("webhook[{}]: request from {} refused ({}): {}", settings_.account_id, req.remote_address, refused.status,
+                 refused.error);
+    respond(answer(refused.status, {{"ok", false}, {"error", refused.error}}));
   };
-  if (!body.is_object()) return bad_request("body must be a JSON object with a non-empty string \"text\"");
-  auto parsed = parse_webhook_message(body);
-  if (!parsed) return bad_request(parsed.error().message);
+  const std::optional<Refusal> refused = authenticate(req);
+  if (refused && !refused->replayed) return refuse(*refused);
+  json body = json::parse(req.body, nullptr, false);
+  Result<WebhookMessage> parsed = body.is_object()
+                                      ? parse_webhook_message(body)
+                                      : Result<WebhookMessage>(Error{"INVALID_REQUEST", "body must be a JSON object with a "
+                                                                                       "non-empty string \"text\""});
+  const int64_t now_s = SystemClock::instance().wall_ms() / 1000;
+  const std::string identity =
+      parsed ? MessageIdRecord::identity(parsed->sender_id, parsed->conversation_id, parsed->message_id) : "";
+  if (refused) {
+    // A replayed signature: a retry re-sent within the same second signs the same bytes. One whose
+    // messageId is already taken is answered as any retry below; anything else stays refused.
+    if (!host_ || identity.empty() || !message_ids_.seen(identity, now_s)) return refuse(*refused);
+    spdlog::info("webhook[{}]: request from {} repeats a signature of message {}: answered as its retry", settings_.account_id,
+                 req.remote_address, parsed->message_id);
+  }
+  if (!parsed) return refuse(Refusal{400, parsed.error().message});
   if (!host_) return respond(answer(503, {{"ok", false}, {"error", "webhook channel not running"}}));
   // A retry of a message already taken (also before a restart) is answered, never run again.
-  const int64_t now_s = SystemClock::instance().wall_ms() / 1000;
-  const std::string identity = MessageIdRecord::identity(parsed->sender_id, parsed->conversation_id, parsed->message_id);
   if (message_ids_.seen(identity, now_s)) {
     if (settings_.sync) return answer_retry(identity, std::move(respond));
     return respond(answer(200, {{"ok", true}, {"duplicate", true}}));

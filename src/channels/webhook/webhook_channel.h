@@ -14,7 +14,8 @@
 // waited for up to replyTimeoutSeconds (then 504 again) —, in callback mode 200 {ok,
 // duplicate:true} (the reply is POSTed once); 400 {ok:false, error} for bad JSON, a blank text or an unusable id, 401 missing
 // or bad timestamp or signature, or a stale timestamp, 403 refused, 405 not POST, 409 a replayed
-// signature, 413 over maxBodyBytes, 429 too many requests within the window, 503 the replay
+// signature (unless the request is otherwise valid and names a messageId already taken: a retry
+// re-sent within the same second signs the same bytes, and is answered as any retry is), 413 over maxBodyBytes, 429 too many requests within the window, 503 the replay
 // record cannot be written, 504 no reply within replyTimeoutSeconds. Callback body:
 // {"conversationId", "text"} with the same two headers, signed with the callback key
 // (webhook_signing.h callback_key), never the inbound one.
@@ -98,6 +99,7 @@ class WebhookChannel final : public Channel {
   struct Refusal {
     int status;
     std::string error;
+    bool replayed = false;  ///< an authentic request whose signature was used already (409)
   };
   /// Timestamp, signature, window and replay checks (webhook_signing.h); nullopt = accepted (and
   /// its signature recorded).
