@@ -112,41 +112,20 @@ void add_job_flags(CLI::App* cmd, CronJobFlags& f) {
 
 std::string cron_cli_default_zone();
 
-/// The years ahead within which a --cron expression must have a run (else it is refused: "0 8 31 2 *"
-/// never runs), and how far in the past an ISO --at may be (a minute, as OpenClaw's cron.add).
-constexpr int kCronCliHorizonYears = 5;
-constexpr int64_t kCronCliPastAtToleranceMs = 60'000;
-
-/// "" when the schedule the flags gave can run; else why not, naming the flag and what was typed:
-/// a --cron with no run within kCronCliHorizonYears, an ISO --at in the past. `zone` is the zone
-/// the schedule is read in (a known IANA name); `shown_zone` the one times are shown in ("" = this
-/// machine's, labelled with its abbreviation, as `cron list` shows them).
-std::string cron_cli_schedule_problem(const CronJobFlags& f, const std::string& zone, const std::string& shown_zone) {
-  const int64_t now = SystemClock::instance().wall_ms();
-  if (!f.cron.empty()) {
-    auto expr = automation::parse_cron_expr(f.cron);
-    if (!expr) return "";  // said before
-    const auto next = automation::cron_next_after(*expr, zone, now);
-    constexpr int64_t kHorizonMs = int64_t{kCronCliHorizonYears} * 36525 * 86'400'000 / 100;
-    if (!next || *next - now > kHorizonMs) {
-      return "--cron '" + cli::terminal_safe(f.cron) + "' never runs: no time in the next " +
-             std::to_string(kCronCliHorizonYears) + " years matches it" +
-             (next ? " (the first is " + automation::format_wall_minute(*next, shown_zone) + ")"
-                   : " (a day its month does not have, such as 31 in February?)");
-    }
-  }
-  if (!f.at.empty() && !duration_ms(f.at)) {
-    const auto at = automation::parse_iso_instant(f.at, zone);
-    if (at && *at < now - kCronCliPastAtToleranceMs) {
-      const int64_t minutes = (now - *at) / 60'000;
-      return "--at '" + cli::terminal_safe(f.at) + "' is in the past (" + automation::format_wall_minute(*at, shown_zone) + ", " +
-             (minutes < 120        ? std::to_string(minutes) + (minutes == 1 ? " minute" : " minutes")
-              : minutes < 2 * 1440 ? std::to_string(minutes / 60) + " hours"
-                                   : std::to_string(minutes / 1440) + " days") +
-             " ago; now " + automation::format_wall_minute(now, shown_zone) + "): give a future time, or a duration from now (20m, 2h)";
-    }
-  }
-  return "";
+/// "" when the schedule the flags gave (`schedule`, as job_from_flags wrote it) can run; else why
+/// not, naming the flag and what was typed. The check is the scheduler's own
+/// (automation::schedule_never_fires: a --cron with no run within 5 years, an --at in the past).
+/// `zone` is the zone the schedule is read in (a known IANA name); `shown_zone` the one times are
+/// shown in ("" = this machine's, labelled with its abbreviation, as `cron list` shows them).
+std::string cron_cli_schedule_problem(const CronJobFlags& f, const json& schedule, const std::string& zone,
+                                      const std::string& shown_zone) {
+  if (f.cron.empty() && f.at.empty()) return "";
+  auto parsed = automation::parse_schedule(schedule, zone);
+  if (!parsed) return "";  // the scheduler names what is wrong
+  const auto problem = automation::schedule_never_fires(*parsed, SystemClock::instance().wall_ms(), shown_zone);
+  if (!problem) return "";
+  if (!f.cron.empty()) return "--cron '" + cli::terminal_safe(f.cron) + "' " + problem->why;
+  return "--at '" + cli::terminal_safe(f.at) + "' " + problem->why + ", or a duration from now (20m, 2h)";
 }
 
 /// The job (add) or the patch (edit) the flags describe. Errors name the flag.
@@ -187,7 +166,10 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
     std::string shown = !f.tz.empty() ? f.tz : cron_cli_default_zone();
     if (!automation::is_known_zone(shown)) shown.clear();
     const std::string zone = shown.empty() ? automation::host_zone() : shown;
-    if (const std::string problem = cron_cli_schedule_problem(f, zone, shown); !problem.empty()) return Error{"2", problem};
+    if (j.contains("schedule")) {
+      if (const std::string problem = cron_cli_schedule_problem(f, j["schedule"], zone, shown); !problem.empty())
+        return Error{"2", problem};
+    }
   }
   if (!f.message.empty() && !f.system_event.empty()) return Error{"2", "give --message or --system-event, not both"};
   if (f.message.empty() && f.system_event.empty() && !patch) return Error{"2", "a payload is required: --message or --system-event"};

@@ -145,6 +145,14 @@ Result<CronJob> parse_cron_job(const nlohmann::json& j, std::string_view where, 
   return job;
 }
 
+Status check_cron_job_fires(const CronJob& job, std::string_view where, bool id_generated, int64_t now_ms) {
+  const auto problem = schedule_never_fires(job.schedule, now_ms, job.schedule.zone);
+  if (!problem) return Ok{};
+  const std::string who = id_generated ? std::string(where) : "job '" + job.id + "' (" + std::string(where) + ")";
+  const std::string& value = job.schedule.kind == Schedule::Kind::Cron ? job.schedule.expr : job.schedule.at;
+  return Error{"CRON_JOB_INVALID", who + ": " + problem->field + ": '" + value + "' " + problem->why};
+}
+
 nlohmann::json cron_job_to_json(const CronJob& job) {
   nlohmann::json out = job.raw.is_object() ? job.raw : nlohmann::json::object();
   if (!job.invalid.empty()) return out;  // kept exactly as written until someone fixes it

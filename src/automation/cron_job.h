@@ -77,6 +77,13 @@ inline constexpr int64_t kCronMinEveryMs = 1000;
 Result<CronJob> parse_cron_job(const nlohmann::json& j, std::string_view where, std::string_view default_zone,
                                bool id_generated = false);
 
+/// The check of a job being added, or given a new schedule, through the scheduler (the cron tool,
+/// cron.add/cron.update, `pincer cron add|edit`): a schedule that can never fire (schedule_never_fires:
+/// a cron expression without a run in 5 years, an `at` in the past) is refused with CRON_JOB_INVALID
+/// naming the job as parse_cron_job does, the field and the value ("new job: schedule.expr: '0 0 31 2 *'
+/// never runs: …"). A job read from the file is not checked: its one-shot may have run already.
+Status check_cron_job_fires(const CronJob& job, std::string_view where, bool id_generated, int64_t now_ms);
+
 /// The job as stored: `raw` with the fields Pincer owns (enabled, timestamps, state) written back.
 nlohmann::json cron_job_to_json(const CronJob& job);
 

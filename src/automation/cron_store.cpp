@@ -172,6 +172,7 @@ Result<CronJob> CronStore::add(nlohmann::json spec, int64_t now_ms) {
   spec.erase("state");
   auto job = parse_cron_job(spec, "new job", default_zone_, id_generated);
   if (!job) return job.error();
+  if (auto st = check_cron_job_fires(*job, "new job", id_generated, now_ms); !st) return st.error();
   schedule_next(*job, now_ms);
   jobs_.push_back(*job);
   if (auto st = save(); !st) {
@@ -196,6 +197,10 @@ Result<CronJob> CronStore::update(std::string_view id, const nlohmann::json& pat
                                         s->is_object() && s->contains("tz") && !(*s)["tz"].is_null())
     return Error{"CRON_JOB_INVALID", "job '" + job->id + "': schedule.tz: an every schedule has no time zone "
                                                         "(tz goes with at and cron schedules)"};
+  // A new schedule must be able to fire; an edit of anything else leaves a spent one-shot alone.
+  if (patch.contains("schedule")) {
+    if (auto st = check_cron_job_fires(*job, jobs_where(index), false, now_ms); !st) return st.error();
+  }
   // A changed schedule or re-enable starts from now; the run record stays (the raw JSON holds
   // the state as last loaded, not the runs since: the record in memory is the current one).
   job->state = it->state;

@@ -44,12 +44,14 @@ class CronStore {
   const CronJob* find(std::string_view id) const;
 
   /// Validates `spec` (OpenClaw's job shape without id/timestamps), gives it an id (uuid) when it
-  /// has none, stamps createdAtMs/updatedAtMs = `now_ms`, computes the next run, saves. An `at`
-  /// whose time has passed is due at once (OpenClaw's rule), not only after a restart.
+  /// has none, stamps createdAtMs/updatedAtMs = `now_ms`, computes the next run, saves. A schedule
+  /// that can never fire — an `at` more than a minute ago, a cron expression without a run in 5
+  /// years — is refused (check_cron_job_fires, as OpenClaw's cron.add); an `at` up to a minute ago
+  /// is due at once.
   Result<CronJob> add(nlohmann::json spec, int64_t now_ms);
   /// Merges `patch` into the job (objects merged, `null` removes), revalidates, saves. The run
   /// record (lastRunAtMs, lastStatus, lastError, consecutiveErrors) is kept; the next run is
-  /// computed again from `now_ms`.
+  /// computed again from `now_ms`. A patch with a `schedule` is refused as add() refuses one.
   Result<CronJob> update(std::string_view id, const nlohmann::json& patch, int64_t now_ms);
   /// Removes the job and its run history. NOT_FOUND for an unknown id.
   Status remove(std::string_view id);

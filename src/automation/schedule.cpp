@@ -350,4 +350,26 @@ nlohmann::json schedule_to_json(const Schedule& s) {
   return j;
 }
 
+std::optional<ScheduleProblem> schedule_never_fires(const Schedule& s, int64_t now_ms, std::string_view shown_zone) {
+  if (s.kind == Schedule::Kind::Cron) {
+    const auto next = cron_next_after(s.cron, s.zone, now_ms);
+    constexpr int64_t kHorizonMs = int64_t{kScheduleHorizonYears} * 36525 * 86'400'000 / 100;
+    if (next && *next - now_ms <= kHorizonMs) return std::nullopt;
+    return ScheduleProblem{"schedule.expr", "never runs: no time in the next " + std::to_string(kScheduleHorizonYears) +
+                                                " years matches it" +
+                                                (next ? " (the first is " + format_wall_minute(*next, shown_zone) + ")"
+                                                      : " (a day its month does not have, such as 31 in February?)")};
+  }
+  if (s.kind == Schedule::Kind::At && s.at_ms < now_ms - kPastAtToleranceMs) {
+    const int64_t minutes = (now_ms - s.at_ms) / 60'000;
+    const std::string ago = minutes < 120        ? std::to_string(minutes) + (minutes == 1 ? " minute" : " minutes")
+                            : minutes < 2 * 1440 ? std::to_string(minutes / 60) + " hours"
+                                                 : std::to_string(minutes / 1440) + " days";
+    return ScheduleProblem{"schedule.at", "is in the past (" + format_wall_minute(s.at_ms, shown_zone) + ", " + ago +
+                                              " ago; now " + format_wall_minute(now_ms, shown_zone) +
+                                              "): give a future time"};
+  }
+  return std::nullopt;
+}
+
 }  // namespace pincer::automation

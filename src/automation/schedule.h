@@ -91,4 +91,23 @@ int64_t stagger_offset_ms(std::string_view job_id, int64_t stagger_ms);
 std::optional<int64_t> next_run_after(const Schedule& s, std::string_view job_id, int64_t now_ms,
                                       std::optional<int64_t> created_at_ms = std::nullopt);
 
+/// How far ahead a cron expression must have a run, and how far in the past an `at` may be, for a
+/// job being added or given a new schedule (a minute, as OpenClaw's cron.add).
+inline constexpr int kScheduleHorizonYears = 5;
+inline constexpr int64_t kPastAtToleranceMs = 60'000;
+
+/// Why a schedule can never fire.
+struct ScheduleProblem {
+  std::string field;  ///< "schedule.expr" or "schedule.at"
+  /// Without the value: "never runs: no time in the next 5 years matches it (the first is …)",
+  /// "is in the past (2020-01-01 08:00 UTC, 3 days ago; now …): give a future time".
+  std::string why;
+};
+
+/// Why `s` can never fire from `now_ms` on, or nullopt: a cron expression with no time within
+/// kScheduleHorizonYears, an `at` more than kPastAtToleranceMs before `now_ms` (every schedules
+/// always fire). Times are shown in `shown_zone` (format_wall_minute). The one check of the cron
+/// tool, cron.add/cron.update (check_cron_job_fires, cron_job.h) and `pincer cron add|edit`.
+std::optional<ScheduleProblem> schedule_never_fires(const Schedule& s, int64_t now_ms, std::string_view shown_zone);
+
 }  // namespace pincer::automation

@@ -1,6 +1,7 @@
 // Cron job validation and state defects a new-user tester found (hardening): a sub-second
-// `everyMs` (one minimum for the tool, the methods and the CLI), a one-shot `at` in the past (due
-// at once, as OpenClaw; a skipped one is disabled), `enabled: false` keeping the run record, a
+// `everyMs` (one minimum for the tool, the methods and the CLI), a one-shot `at` in the past (refused
+// when added, as OpenClaw's cron.add; due at once from the file; a skipped one is disabled), a cron
+// expression that never fires (refused), `enabled: false` keeping the run record, a
 // `tz` edit, unknown agent and channel ids, and a broken jobs.json (not JSON, duplicate ids) that
 // is reported with its path and line and never written over. Manual clock; no timing.
 #include <unistd.h>
@@ -106,20 +107,52 @@ TEST(CronValidation, AHandWrittenSubSecondEveryIsKeptInvalidNotRun) {
 
 // ---- 3. a one-shot `at` in the past -------------------------------------------------------------
 
+// A past one-shot written in the file (or one whose time came while the gateway was down) is due
+// at once, as OpenClaw; adding one through the scheduler is refused (below).
 TEST(CronValidation, APastAtIsDueAtOnceAndThenDisabled) {
   Harness h("past-at", utc("2026-01-01T12:00:00Z"));
+  h.write(json{{"version", 1}, {"jobs", json::array({agent_job("late", {{"kind", "at"}, {"at", "2026-01-01T08:00:00Z"}})})}}.dump());
   ASSERT_TRUE(h.open().ok());
-  auto added = h.sched->add(agent_job("late", {{"kind", "at"}, {"at", "2026-01-01T08:00:00Z"}}));
-  ASSERT_TRUE(added.ok()) << added.error().message;
-  EXPECT_EQ((*added)["state"]["nextRunAtMs"], utc("2026-01-01T08:00:00Z")) << "due, not nothing";
-  ASSERT_TRUE(h.sched->armed_at_ms().has_value()) << "a timer is armed while the gateway runs";
-  EXPECT_LE(*h.sched->armed_at_ms(), h.now);
   h.sched->tick();
-  ASSERT_EQ(h.started, std::vector<std::string>{"late"});
+  ASSERT_EQ(h.started, std::vector<std::string>{"late"}) << "due at once, run once";
   auto job = *h.sched->get("late");
   EXPECT_EQ(job["enabled"], false) << job.dump();
   EXPECT_EQ(job["state"]["lastStatus"], "ok");
   EXPECT_FALSE(h.sched->armed_at_ms().has_value());
+}
+
+// The cron tool and cron.add/cron.update (one path: cron_call → the scheduler → the store) refuse a
+// schedule that can never fire, naming the field, as `pincer cron add` does (the same check).
+TEST(CronValidation, AScheduleThatNeverFiresIsRefusedByAddAndUpdate) {
+  Harness h("never", utc("2026-01-01T12:00:00Z"));
+  ASSERT_TRUE(h.open().ok());
+  auto feb31 = cron_call(*h.sched, "add", agent_job("feb31", {{"kind", "cron"}, {"expr", "0 0 31 2 *"}, {"tz", "UTC"}}));
+  ASSERT_FALSE(feb31.ok());
+  EXPECT_EQ(feb31.error().code, "CRON_JOB_INVALID");
+  EXPECT_THAT(feb31.error().message,
+              HasSubstr("job 'feb31' (new job): schedule.expr: '0 0 31 2 *' never runs: no time in the next 5 years matches it"));
+  json generated = agent_job("x", {{"kind", "at"}, {"at", "2026-01-01T08:00:00Z"}});
+  generated.erase("id");
+  auto past = cron_call(*h.sched, "add", generated);
+  ASSERT_FALSE(past.ok());
+  EXPECT_THAT(past.error().message,
+              HasSubstr("new job: schedule.at: '2026-01-01T08:00:00Z' is in the past (2026-01-01 08:00"));
+  EXPECT_THAT(past.error().message, HasSubstr("4 hours ago"));
+  EXPECT_EQ(h.sched->store().jobs().size(), 0u) << "nothing saved";
+  // Within a minute (a clock apart, a slow caller) is due at once.
+  ASSERT_TRUE(h.sched->add(agent_job("now", {{"kind", "at"}, {"at", "2026-01-01T11:59:30Z"}})).ok());
+
+  ASSERT_TRUE(h.sched->add(agent_job("daily", {{"kind", "cron"}, {"expr", "0 8 * * *"}, {"tz", "UTC"}})).ok());
+  auto never = cron_call(*h.sched, "update", {{"id", "daily"}, {"patch", {{"schedule", {{"expr", "0 0 30 2 *"}}}}}});
+  ASSERT_FALSE(never.ok());
+  EXPECT_THAT(never.error().message, HasSubstr("job 'daily' (jobs[1]): schedule.expr: '0 0 30 2 *' never runs"));
+  auto to_past = h.sched->update("daily", {{"schedule", {{"kind", "at"}, {"at", "2025-12-31T00:00:00Z"}, {"expr", nullptr}}}});
+  ASSERT_FALSE(to_past.ok());
+  EXPECT_THAT(to_past.error().message, HasSubstr("schedule.at: '2025-12-31T00:00:00Z' is in the past"));
+  EXPECT_EQ(h.sched->store().find("daily")->schedule.expr, "0 8 * * *") << "unchanged";
+  // An edit that leaves the schedule alone is not refused for a one-shot whose time has gone.
+  h.now = utc("2026-01-02T00:00:00Z");
+  EXPECT_TRUE(h.sched->update("now", {{"name", "renamed"}}).ok());
 }
 
 TEST(CronValidation, AOneShotSkippedAtStartIsDisabled) {
