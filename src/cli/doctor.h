@@ -55,6 +55,12 @@ std::optional<Finding> check_command_owner(const nlohmann::json& effective);
 /// when no agent has the file. Never names a secret. (cli/doctor_auth.cpp)
 std::vector<Finding> check_auth_profiles(const nlohmann::json& effective, const std::filesystem::path& state_dir,
                                          const config::EnvLookup& env, int64_t now_ms);
+/// "skills": one warning per SKILL.md that no agent can load (it does not parse, its name is a path
+/// or holds a control character), naming its file, line and reason; nothing when every skill loads.
+/// Reads only (bundled skills are not written). (cli/doctor_skills.cpp)
+std::vector<Finding> check_skills(const nlohmann::json& effective, const std::filesystem::path& state_dir,
+                                  const config::EnvLookup& env);
+
 /// Mode bits of the state dir and pincer.json: warn when group/other can read them; the fix names
 /// only the paths that exist and are too open (chmod 700 a directory, 600 a file).
 Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file);

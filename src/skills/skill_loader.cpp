@@ -1,13 +1,14 @@
 #include "skills/skill_loader.h"
-#include "skills/skill_write.h"
 
 #include <sys/utsname.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
+#include "core/utf8.h"
 #include "skills/bundled_skills.h"
 #include "store/atomic_file.h"
 
@@ -86,6 +87,24 @@ fs::path expand_home(const std::string& p, const config::EnvLookup& env) {
   return fs::path(p);
 }
 
+/// Why a SKILL.md's `name` keeps it from loading, or "". OpenClaw loads any non-empty name (its
+/// local loader checks no name rule): "My Skill" and "dash--x" load (the command word is sanitized
+/// separately, skill_commands.h). Refused only what cannot be a name here: a control character
+/// (the name is written into the prompt's skill list) and a path ('/', '\\', "." or ".."): the name
+/// also names the skill's folder to skill_manage and in messages ("skills/<name>/SKILL.md").
+std::string loadable_name_problem(const std::string& name) {
+  for (const unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02x", c);
+      return std::string("the skill name contains a control character (") + code + ")";
+    }
+  }
+  if (name.find_first_of("/\\") != std::string::npos || name == "." || name == "..") {
+    return "skill name \"" + utf8::replace_invalid(name) + "\" is a path: a name has no '/' or '\\' (it names the skill's folder)";
+  }
+  return {};
+}
 
 void load_location(const SkillLocation& loc, std::vector<SkillEntry>& out, std::vector<LoadProblem>& problems) {
   std::error_code ec;
@@ -114,9 +133,9 @@ void load_location(const SkillLocation& loc, std::vector<SkillEntry>& out, std::
       problems.push_back({file, parsed.problem->line, parsed.problem->message, loc.source});
       continue;
     }
-    // The AgentSkills name rule (as skill_manage's): a name is also a key of the usage record and
-    // of skills.entries, and a path part; "../x" or "My Skill" is reported, not loaded.
-    if (auto bad = skill_name_problem(parsed.manifest->name); !bad.empty()) {
+    // Loaded as OpenClaw loads it ("My Skill" too), unless the name is a path or holds a control
+    // character: that skill is reported (skills list/check, doctor, the gateway's log), not loaded.
+    if (auto bad = loadable_name_problem(parsed.manifest->name); !bad.empty()) {
       problems.push_back({file, 1, bad, loc.source});
       continue;
     }

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "skills/skill_usage.h"
 
 namespace pincer::skills {
@@ -22,6 +24,7 @@ struct State {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const Snapshot>> by_session;
   std::set<fs::path> roots;
+  std::set<std::string> logged_problems;  ///< skills not loaded, each said once in the log
 };
 
 State& state() {
@@ -139,6 +142,13 @@ std::shared_ptr<const Snapshot> session_snapshot(const SnapshotRequest& request)
   }
   add_readable_skill_roots(report.locations);
   std::lock_guard lock(state().mutex);
+  // A skill that is not loaded is said in the gateway's log (once per file and reason), not only
+  // by `pincer skills check` and doctor.
+  for (const auto& p : report.problems) {
+    if (state().logged_problems.size() < 4096 && state().logged_problems.insert(p.describe()).second) {
+      spdlog::warn("skills: not loaded: {}", p.describe());
+    }
+  }
   if (state().by_session.size() >= kMaxCachedSessions) state().by_session.clear();
   state().by_session[request.session_key] = snap;
   return snap;
