@@ -154,6 +154,11 @@ std::size_t AgentService::active_runs() const {
 
 bool AgentService::is_active(const std::string& run_id) const { return impl_->run_session.contains(run_id); }
 
+std::string AgentService::session_of_run(const std::string& run_id) const {
+  auto it = impl_->run_session.find(run_id);
+  return it == impl_->run_session.end() ? std::string() : it->second;
+}
+
 // ---- system events (AT-2) ----
 namespace {
 

@@ -161,6 +161,8 @@ class AgentService {
   bool when_finished(const std::string& run_id, std::function<void(const RunEvent&)> done);
   /// True while the run is queued or running.
   bool is_active(const std::string& run_id) const;
+  /// The canonical key of the session whose run `run_id` is (queued or running); "" otherwise.
+  std::string session_of_run(const std::string& run_id) const;
   /// Runs queued or running, across all sessions.
   std::size_t active_runs() const;
   /// Runs running now (not queued), across all sessions.
@@ -170,7 +172,9 @@ class AgentService {
   void drain();
 
   /// `chat.history`: {sessionKey, sessionId, messages, thinkingLevel}; the last `limit` messages.
-  Result<nlohmann::json> history(const std::string& session_key, int limit);
+  /// `entry_ids`: each message carries OpenClaw's `__openclaw: {id, seq}` — the id of its
+  /// transcript entry (what `chat.message.get` looks up) and its 1-based place on the branch.
+  Result<nlohmann::json> history(const std::string& session_key, int limit, bool entry_ids = false);
   /// `sessions.list`: rows {key, sessionId, updatedAt, agentId, model?, …} across agents, newest first.
   nlohmann::json list_sessions(int limit);
   /// `sessions.reset`: archives the transcript and gives the key a new session id.

@@ -23,7 +23,7 @@ namespace pincer::agent {
 
 using nlohmann::json;
 
-Result<json> AgentService::history(const std::string& session_key, int limit) {
+Result<json> AgentService::history(const std::string& session_key, int limit, bool entry_ids) {
   const std::string key = canonical_key(session_key);
   const std::string agent_id = store::agent_id_from_session_key(key);
   store::SessionIndex& index = index_for(agent_id);
@@ -46,8 +46,10 @@ Result<json> AgentService::history(const std::string& session_key, int limit) {
       } else {
         std::error_code ec;
         std::filesystem::remove(partial_reply_path(*file), ec);
+        ctx.entry_ids.push_back(*r);
       }
       ctx.messages.push_back(std::move(*marker));
+      ctx.entry_ids.resize(ctx.messages.size());
     }
   }
   out["thinkingLevel"] = ctx.thinking_level;
@@ -58,6 +60,10 @@ Result<json> AgentService::history(const std::string& session_key, int limit) {
     if (hidden[i]) continue;
     out["messages"].push_back(ctx.messages[i]);
     resolve_image_refs(out["messages"].back(), file->parent_path());  // chat.history shows the image
+    json& m = out["messages"].back();
+    if (entry_ids && m.is_object() && i < ctx.entry_ids.size() && !ctx.entry_ids[i].empty()) {
+      m["__openclaw"] = {{"id", ctx.entry_ids[i]}, {"seq", i + 1}};
+    }
   }
   return out;
 }

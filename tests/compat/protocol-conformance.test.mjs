@@ -53,6 +53,9 @@ const RESULTS = [
   ["skills.proposals.list", { agentId: "main" }, "SkillsProposalsListResultSchema"],
   ["worktrees.list", {}, "WorktreesListResultSchema"],
   ["approval.history", { limit: 50 }, "ApprovalHistoryResultSchema"],
+  ["commands.list", { includeArgs: true, scope: "text" }, "CommandsListResultSchema"],
+  ["commands.list", {}, "CommandsListResultSchema"],
+  ["sessions.create", { label: "Conformance" }, "SessionsCreateResultSchema"],
 ];
 // After a chat turn (the session then has a transcript).
 const RESULTS_AFTER_TURN = [

@@ -1,4 +1,5 @@
-// Chat methods (GW-7 "chat"; openclaw-protocol.md §2.1): chat.send, chat.history, chat.abort.
+// Chat methods (GW-7 "chat"; openclaw-protocol.md §2.1): chat.send, chat.history, chat.abort,
+// chat.message.get.
 #include <algorithm>
 #include <cctype>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "core/redact.h"
 #include "gateway/gateway.h"
 #include "gateway/methods/agents.h"
+#include "gateway/methods/chat_turn.h"
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
 #include "gateway/run_event_bridge.h"
@@ -85,8 +87,10 @@ void answer_chat_command(Gateway& gateway, const Client& client, const agent::Co
 /// timeoutMs?, idempotencyKey}` → `{runId, status:"started"}`; the reply streams as `chat`/`agent`
 /// events. `sessionId` (OpenClaw's Control UI sends the one it shows) is accepted; Pincer routes by
 /// the session key, whose current session the turn joins.
-MethodResult chat_send(MethodContext& ctx) {
-  Params p("chat.send", ctx.request.params);
+}  // namespace
+
+MethodResult send_chat_turn(MethodContext& ctx, const std::string& method, const json& params) {
+  Params p(method, params);
   std::string session_key, message, key, thinking, agent_id, session_id;
   if (auto e = p.only({"sessionKey", "agentId", "sessionId", "message", "thinking", "deliver", "attachments", "timeoutMs",
                        "idempotencyKey"})) {
@@ -102,9 +106,8 @@ MethodResult chat_send(MethodContext& ctx) {
   if (!agents) return no_runtime();
 
   // Images and files (agent/attachments.h): decoded, capped, images recognised by their bytes.
-  auto attachments = agent::parse_chat_attachments(
-      ctx.request.params.is_object() && ctx.request.params.contains("attachments") ? ctx.request.params["attachments"] : json());
-  if (!attachments) return RpcError::invalid("invalid chat.send params: " + attachments.error().message);
+  auto attachments = agent::parse_chat_attachments(params.is_object() && params.contains("attachments") ? params["attachments"] : json());
+  if (!attachments) return RpcError::invalid("invalid " + method + " params: " + attachments.error().message);
   if (agent::is_blank_message(message) && attachments->empty()) return RpcError::invalid("message or attachment required");
   if (attachments->empty() && is_stop_request(message)) {
     auto aborted = agents->abort(session_key, "", "stop");
@@ -126,6 +129,10 @@ MethodResult chat_send(MethodContext& ctx) {
   if (!accepted) return from_error(accepted.error(), ctx.gateway.config_drift_note());
   return json{{"runId", accepted->run_id}, {"status", "started"}};
 }
+
+namespace {
+
+MethodResult chat_send(MethodContext& ctx) { return send_chat_turn(ctx, "chat.send", ctx.request.params); }
 
 /// `chat.history {sessionKey, agentId?, sessionId?, limit? 1..1000 (200), maxBytes? >=1024,
 /// inputRunIds?, includeHidden?}` → `{sessionKey, sessionId, messages, thinkingLevel, defaults, totalMessages,
@@ -171,7 +178,7 @@ MethodResult history_of(MethodContext& ctx, const char* method) {
   }
   auto* agents = ctx.gateway.agents();
   if (!agents) return no_runtime();
-  auto history = agents->history(agents->canonical_key(session_key, agent_id), 0);
+  auto history = agents->history(agents->canonical_key(session_key, agent_id), 0, /*entry_ids=*/true);
   if (!history) return from_error(history.error());
   json out = std::move(*history);
   json all = std::move(out["messages"]);
@@ -241,6 +248,57 @@ MethodResult chat_startup(MethodContext& ctx) {
   return history_of(ctx, "chat.startup");
 }
 
+/// `text` cut to at most `max_chars` code points (never inside a UTF-8 sequence); true when cut.
+bool cut_to_chars(std::string& text, size_t max_chars) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (chars++ == max_chars) {
+      text.resize(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+/// `chat.message.get {sessionKey, agentId?, messageId, maxChars? 1..2000000}` → `{ok:true,
+/// message}` — the message of the session's current transcript whose entry id (chat.history's
+/// `__openclaw.id`) is messageId, in chat.history's shape, each text part cut to maxChars
+/// characters (`__openclaw.truncated` then) — or, as OpenClaw answers, `{ok:false,
+/// unavailableReason:"not_found"}` for an id that is not there or a message chat.history hides.
+MethodResult chat_message_get(MethodContext& ctx) {
+  Params p("chat.message.get", ctx.request.params);
+  std::string session_key, agent_id, message_id;
+  int64_t max_chars = 1'000'000;
+  if (auto e = p.only({"sessionKey", "agentId", "messageId", "maxChars"})) return *e;
+  if (auto e = p.string("sessionKey", session_key, true, true)) return *e;
+  if (auto e = p.string("agentId", agent_id, false, true)) return *e;
+  if (auto e = p.string("messageId", message_id, true, true)) return *e;
+  if (auto e = p.integer("maxChars", max_chars, 1, 2'000'000)) return *e;
+  auto* agents = ctx.gateway.agents();
+  if (!agents) return no_runtime();
+  auto history = agents->history(agents->canonical_key(session_key, agent_id), 0, /*entry_ids=*/true);
+  if (!history) return from_error(history.error());
+  for (auto& m : (*history)["messages"]) {
+    if (!m.is_object() || !m.contains("__openclaw") || m["__openclaw"].value("id", "") != message_id) continue;
+    if (m.contains("display") && m["display"] == false) break;  // hidden from chat.history: not found, as there
+    bool cut = false;
+    const auto limit = static_cast<size_t>(max_chars);
+    if (m.contains("content") && m["content"].is_string()) {
+      cut = cut_to_chars(m["content"].get_ref<std::string&>(), limit);
+    } else if (m.contains("content") && m["content"].is_array()) {
+      for (auto& part : m["content"]) {
+        if (part.is_object() && part.value("type", "") == "text" && part.contains("text") && part["text"].is_string()) {
+          cut = cut_to_chars(part["text"].get_ref<std::string&>(), limit) || cut;
+        }
+      }
+    }
+    if (cut) m["__openclaw"]["truncated"] = true;
+    return json{{"ok", true}, {"message", std::move(m)}};
+  }
+  return json{{"ok", false}, {"unavailableReason", "not_found"}};
+}
+
 /// `chat.abort {sessionKey, runId?}` → `{ok:true, aborted, runIds}`.
 MethodResult chat_abort(MethodContext& ctx) {
   Params p("chat.abort", ctx.request.params);
@@ -262,6 +320,7 @@ void register_chat_methods(MethodRegistry& registry) {
   registry.add({"chat.history", chat_history});
   registry.add({"chat.startup", chat_startup});
   registry.add({"chat.abort", chat_abort});
+  registry.add({"chat.message.get", chat_message_get});
 }
 
 }  // namespace pincer::gateway

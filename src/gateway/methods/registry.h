@@ -80,6 +80,10 @@ void register_config_write_methods(MethodRegistry& registry);
 void register_chat_methods(MethodRegistry& registry);    // chat.send, chat.history, chat.abort
 void register_agent_methods(MethodRegistry& registry);   // agent, agent.wait
 void register_session_methods(MethodRegistry& registry); // sessions.*, models.list, agents.list
+/// sessions.create|send|abort (methods/session_lifecycle.cpp; called by register_session_methods).
+void register_session_lifecycle_methods(MethodRegistry& registry);
+/// commands.list, the slash-command catalog (methods/commands.cpp; called by register_session_methods).
+void register_command_methods(MethodRegistry& registry);
 void register_device_methods(MethodRegistry& registry);  // device.pair.*, device.token.*
 /// OpenClaw clients' per-page methods: empty lists for features Pincer lacks, small reads.
 void register_compat_methods(MethodRegistry& registry);  // *.approval.list, system.info, …

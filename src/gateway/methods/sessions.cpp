@@ -200,6 +200,8 @@ void register_session_methods(MethodRegistry& registry) {
   registry.add({"models.list", models_list});
   registry.add({"agents.list", agents_list});
   register_agents_methods(registry);  // agents.create|update|delete (methods/agents.cpp)
+  register_session_lifecycle_methods(registry);
+  register_command_methods(registry);
 }
 
 }  // namespace pincer::gateway

@@ -33,7 +33,7 @@ constexpr std::array kExplicit = {
     Entry{"transcripts.list", kScopeRead}, Entry{"plugins.catalog.browse", kScopeRead}, Entry{"themes.list", kScopeRead},
     Entry{"tools.github.status", kScopeRead}, Entry{"webSearch.status", kScopeRead}, Entry{"skills.library.list", kScopeRead},
     Entry{"skills.search", kScopeRead}, Entry{"skills.proposals.list", kScopeRead}, Entry{"worktrees.list", kScopeRead},
-    Entry{"sessions.usage.timeseries", kScopeRead},
+    Entry{"sessions.usage.timeseries", kScopeRead}, Entry{"commands.list", kScopeRead}, Entry{"chat.message.get", kScopeRead},
     // write
     Entry{"send", kScopeWrite}, Entry{"poll", kScopeWrite}, Entry{"agent", kScopeWrite},
     Entry{"agent.wait", kScopeWrite}, Entry{"wake", kScopeWrite}, Entry{"talk.mode", kScopeWrite},
@@ -41,6 +41,7 @@ constexpr std::array kExplicit = {
     Entry{"tts.setProvider", kScopeWrite}, Entry{"voicewake.set", kScopeWrite}, Entry{"node.invoke", kScopeWrite},
     Entry{"chat.send", kScopeWrite}, Entry{"chat.abort", kScopeWrite}, Entry{"browser.request", kScopeWrite},
     Entry{"push.test", kScopeWrite}, Entry{"sessions.branches.switch", kScopeWrite},
+    Entry{"sessions.create", kScopeWrite}, Entry{"sessions.send", kScopeWrite}, Entry{"sessions.abort", kScopeWrite},
     // approvals
     Entry{"exec.approval.request", kScopeApprovals}, Entry{"exec.approval.waitDecision", kScopeApprovals},
     Entry{"exec.approval.resolve", kScopeApprovals}, Entry{"exec.approval.list", kScopeApprovals},
