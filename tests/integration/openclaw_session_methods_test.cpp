@@ -158,6 +158,10 @@ TEST_F(OpenClawSessionMethodsTest, SessionsCreateSendAndChatMessageGet) {
             "invalid sessions.create params: must NOT have additional properties (\"worktree\")");
   EXPECT_EQ(c->request("sessions.create", {{"agentId", "nobody"}})["error"]["message"],
             "invalid sessions.create params: /agentId: unknown agent id \"nobody\"");
+  EXPECT_EQ(c->request("sessions.create", {{"key", "agent:ghost:x"}})["error"]["message"],
+            "invalid sessions.create params: /key: unknown agent id \"ghost\"");
+  EXPECT_EQ(c->request("sessions.create", {{"key", "agent:main:x"}, {"agentId", "ops"}})["error"]["message"],
+            "invalid sessions.create params: /key belongs to agent \"main\", not /agentId \"ops\"");
   auto bad_model = c->request("sessions.create", {{"model", "no/such-model"}});
   EXPECT_EQ(bad_model["error"]["code"], "INVALID_REQUEST");
   EXPECT_EQ(bad_model["error"]["message"].get<std::string>().rfind("invalid sessions.create params: model:", 0), 0u)

@@ -85,6 +85,9 @@ MethodResult sessions_create(MethodContext& ctx) {
   if (!agent_id.empty() && agent_of_key(canonical) != agent_id) {
     return invalid_params(kMethod, "/key belongs to agent \"" + agent_of_key(canonical) + "\", not /agentId \"" + agent_id + "\"");
   }
+  if (!agent_known(*agents, agent_of_key(canonical))) {  // "agent:ghost:x" would start an index for no agent
+    return invalid_params(kMethod, "/key: unknown agent id \"" + agent_of_key(canonical) + "\"");
+  }
   json patch = {{"key", canonical}};
   if (!label.empty()) patch["label"] = label;
   if (!model.empty()) patch["model"] = model;
