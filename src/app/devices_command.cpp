@@ -1,4 +1,4 @@
-// `pincer devices list|approve|reject|remove|revoke`: device pairing from the command line (AU-3),
+// `pincer devices list|approve|reject|remove|rename|revoke`: device pairing from the command line (AU-3),
 // through the running gateway's device.pair.* / device.token.* methods (gateway/methods/devices.cpp);
 // `revoke --all` also edits the state dir's files when no gateway runs on it.
 // Same verbs as `openclaw devices`. Data commands take --json (the gateway's payload, unchanged).
@@ -40,6 +40,7 @@ std::string short_id(const std::string& id) { return id.size() > 16 ? id.substr(
 
 std::string client_of(const json& d) {
   std::string c = d.value("displayName", d.value("clientId", "?"));
+  if (d.contains("operatorLabel")) c = "\"" + d.value("operatorLabel", "") + "\" " + c;  // device.pair.rename
   if (d.contains("clientMode")) c += "/" + d.value("clientMode", "");
   std::string where = d.value("platform", "");
   if (d.contains("deviceFamily")) where += (where.empty() ? "" : " ") + d.value("deviceFamily", "");
@@ -115,6 +116,16 @@ int run_remove(const ClientFlags& f, const Target& t) {
     if (!r) return request_failed("device.pair.remove", r.error());
     if (f.json) return print_json(*r);
     std::cout << "Removed device " << r->value("deviceId", t.id) << " (its tokens no longer work)\n";
+    return 0;
+  });
+}
+
+int run_rename(const ClientFlags& f, const Target& t, const std::string& label) {
+  return with_gateway(f, [&](cli::GatewayClient& client) {
+    auto r = client.call("device.pair.rename", {{"deviceId", t.id}, {"label", label}}, f.timeout());
+    if (!r) return request_failed("device.pair.rename", r.error());
+    if (f.json) return print_json(*r);
+    std::cout << "Renamed device " << r->value("deviceId", t.id) << " to \"" << r->value("label", label) << "\"\n";
     return 0;
   });
 }
@@ -208,6 +219,19 @@ void register_devices_commands(CLI::App& app, Action& action) {
     on_parsed(cmd, action, [f, t] {
       JsonErrors json_errors(f->json);
       return run_remove(*f, *t);
+    });
+  }
+  {
+    auto f = std::make_shared<ClientFlags>();
+    auto t = std::make_shared<Target>();
+    auto label = std::make_shared<std::string>();
+    auto* cmd = devices->add_subcommand("rename", "Give a paired device a label (shown by devices list)");
+    cmd->add_option("deviceId", t->id, "The device id (pincer devices list)")->required();
+    cmd->add_option("label", *label, "The label (1-64 characters)")->required();
+    add_client_flags(cmd, *f);
+    on_parsed(cmd, action, [f, t, label] {
+      JsonErrors json_errors(f->json);
+      return run_rename(*f, *t, *label);
     });
   }
   {

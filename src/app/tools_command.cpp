@@ -5,13 +5,12 @@
 #include <memory>
 
 #include "agent/agents_config.h"
+#include "agent/tool_inventory.h"
 #include "app/client_support.h"
 #include "app/commands.h"
 #include "cli/config_file.h"
 #include "core/config.h"
 #include "core/paths.h"
-#include "memory/memory_config.h"
-#include "store/session_keys.h"
 #include "tools/approvals/approval_manager.h"
 #include "tools/policy/policy_pipeline.h"
 
@@ -32,48 +31,20 @@ int explain(const ExplainOptions& o) {
   auto agents = agent::resolve_agents(cfg, state, env);
   if (!agents) return fail(2, agents.error().message);
 
-  tools::policy::PolicyOrigin origin;
-  origin.agent_id = o.agent.empty() ? agents->default_id : store::normalize_agent_id(o.agent);
-  if (!o.session.empty()) {
-    // A control character or a key too long for the store is no session (as `sandbox explain`).
-    if (auto problem = store::session_key_problem(o.session)) return fail(2, "--session: " + *problem);
-    const std::string key = store::to_agent_store_session_key(origin.agent_id, o.session);
-    if (auto parsed = store::parse_agent_session_key(key)) {
-      origin.agent_id = parsed->agent_id;
-      // <channel>:<direct|group|channel>:<peer>… ; "main" and other shapes are the owner's.
-      std::vector<std::string> parts;
-      std::size_t pos = 0;
-      while (pos <= parsed->rest.size()) {
-        auto c = parsed->rest.find(':', pos);
-        parts.push_back(parsed->rest.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
-        if (c == std::string::npos) break;
-        pos = c + 1;
-      }
-      if (parts.size() >= 3 && (parts[1] == "group" || parts[1] == "channel" || parts[1] == "direct" || parts[1] == "dm")) {
-        origin.channel = parts[0];
-        origin.is_group = parts[1] == "group" || parts[1] == "channel";
-        origin.group_id = parts[2];
-        origin.sender_is_owner = false;  // a chat session: show what a sender who is not the owner gets
-      }
-    }
-  }
-  if (o.owner) origin.sender_is_owner = true;
-  if (o.non_owner) origin.sender_is_owner = false;
-  origin.subagent = o.subagent;
-  const agent::AgentSettings* spec = agents->find(origin.agent_id);
-  if (!spec) return fail(2, "unknown agent \"" + origin.agent_id + "\"");
-  if (auto slash = spec->model.primary.find('/'); slash != std::string::npos) {
-    origin.provider = spec->model.primary.substr(0, slash);
-    origin.model = spec->model.primary.substr(slash + 1);
-  }
+  agent::ToolsQuery query;
+  query.agent_id = o.agent;
+  query.session_key = o.session;
+  if (o.owner) query.sender_is_owner = true;
+  if (o.non_owner) query.sender_is_owner = false;
+  query.subagent = o.subagent;
   tools::ToolRegistry registry = tools::ToolRegistry::builtin();
-  auto decision = tools::policy::decide(registry, cfg, origin);
-  if (!decision) return fail(2, decision.error().message);
-  // What AgentService::start removes after the pipeline: the memory tools when memory is off.
-  const auto memory_settings = memory::resolve_memory_settings(cfg, spec->id, spec->workspace, state, memory::memory_env_from_process());
-  if (!memory_settings.enabled) {
-    tools::policy::remove_group(*decision, "memory", "memory", memory::disabled_reason(memory_settings));
+  auto explained = agent::explain_tools(registry, cfg, *agents, state, query);  // one rule with tools.effective
+  if (!explained) {
+    const auto& e = explained.error();
+    return fail(2, (e.code == "INVALID_SESSION_KEY" ? "--session: " : "") + e.message);
   }
+  const tools::policy::PolicyOrigin& origin = explained->origin;
+  const tools::policy::PolicyDecision* decision = &explained->decision;
 
   const auto settings = tools::approvals::ApprovalSettings::from_config(cfg);
   std::string security = settings.security, ask = settings.ask;
@@ -85,7 +56,7 @@ int explain(const ExplainOptions& o) {
   }
   if (o.as_json) {
     nlohmann::json layers = tools::policy::layer_names();
-    layers.push_back("memory");  // remove_group above
+    layers.push_back("memory");  // the memory tools when memory is off (agent/tool_inventory.h)
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& v : decision->verdicts) {
       nlohmann::json row = {{"tool", v.tool}, {"allowed", v.allowed}};

@@ -104,6 +104,7 @@ PairedDevice paired_from(const json& j) {
   d.client_mode = str(j, "clientMode");
   d.role = str(j, "role");
   d.remote_ip = str(j, "remoteIp");
+  d.operator_label = str(j, "operatorLabel");
   d.roles = strs(j, "roles");
   d.scopes = strs(j, "scopes");
   d.approved_scopes = strs(j, "approvedScopes");
@@ -176,6 +177,7 @@ json to_json(const PairedDevice& d, bool include_secrets) {
   put(j, "scopes", d.scopes);
   if (include_secrets) put(j, "approvedScopes", d.approved_scopes);
   put(j, "remoteIp", d.remote_ip);
+  put(j, "operatorLabel", d.operator_label);
   if (include_secrets) {
     json tokens = json::object();
     for (const auto& [role, t] : d.tokens) tokens[role] = token_json(t, true);
@@ -366,6 +368,15 @@ Result<std::optional<std::string>> DeviceStore::reject(const std::string& reques
 
 Result<bool> DeviceStore::remove(const std::string& device_id) {
   if (paired_.erase(device_id) == 0) return false;
+  if (auto st = persist(); !st) return st.error();
+  return true;
+}
+
+Result<bool> DeviceStore::rename(const std::string& device_id, const std::string& label) {
+  auto it = paired_.find(device_id);
+  if (it == paired_.end()) return false;
+  if (it->second.operator_label == label) return true;
+  it->second.operator_label = label;
   if (auto st = persist(); !st) return st.error();
   return true;
 }

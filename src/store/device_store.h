@@ -48,6 +48,7 @@ struct PendingPairing {
 struct PairedDevice {
   std::string device_id, public_key;
   std::string display_name, platform, device_family, client_id, client_mode, role, remote_ip;
+  std::string operator_label;  ///< `operatorLabel`: the operator's name for it (device.pair.rename); "" = none
   std::vector<std::string> roles, scopes, approved_scopes;
   std::map<std::string, DeviceToken> tokens;
   int64_t created_at_ms = 0, approved_at_ms = 0;
@@ -95,6 +96,9 @@ class DeviceStore {
   Result<std::optional<std::string>> reject(const std::string& request_id, int64_t now_ms);
   /// Forgets a paired device and its tokens; false when it was not paired.
   Result<bool> remove(const std::string& device_id);
+  /// Sets the operator's label of a paired device (kept across re-pairing and connects); false
+  /// when it is not paired.
+  Result<bool> rename(const std::string& device_id, const std::string& label);
   /// Updates descriptive fields of a paired device after a successful connect.
   Status touch(const std::string& device_id, const std::string& display_name, const std::string& client_id,
                const std::string& client_mode, const std::string& remote_ip);

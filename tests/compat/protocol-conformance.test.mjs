@@ -30,6 +30,11 @@ const checks = new Checks("conformance");
 // sends them). Only methods Pincer implements; the schema must exist in the installed package.
 const RESULTS = [
   ["system.info", {}, "SystemInfoResultSchema"],
+  ["agents.files.list", { agentId: "main" }, "AgentsFilesListResultSchema"],
+  ["agents.files.set", { agentId: "main", name: "USER.md", content: "Conformance user\n" }, "AgentsFilesSetResultSchema"],
+  ["agents.files.get", { agentId: "main", name: "USER.md" }, "AgentsFilesGetResultSchema"],
+  ["agents.files.get", { agentId: "main", name: "MEMORY.md" }, "AgentsFilesGetResultSchema"],
+  ["agents.workspace.get", { agentId: "main", path: "USER.md" }, "AgentsWorkspaceGetResultSchema"],
   ["agents.list", {}, "AgentsListResultSchema"],
   ["agent.identity.get", { agentId: "main" }, "AgentIdentityResultSchema"],
   ["channels.status", {}, "ChannelsStatusResultSchema"],

@@ -205,6 +205,7 @@ void register_agents_methods(MethodRegistry& registry) {
   registry.add({"agents.create", agents_methods::agents_create});
   registry.add({"agents.update", agents_methods::agents_update});
   registry.add({"agents.delete", agents_methods::agents_delete});
+  register_agent_file_methods(registry);
 }
 
 }  // namespace pincer::gateway

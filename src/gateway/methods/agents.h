@@ -68,4 +68,8 @@ void lend_config_access(agent::CommandContext& context, const Gateway& gateway, 
 /// agents.create, agents.update, agents.delete (called by register_session_methods).
 void register_agents_methods(MethodRegistry& registry);
 
+/// agents.files.list|get|set and agents.workspace.get: the agent's workspace files
+/// (methods/agent_files.cpp; called by register_agents_methods).
+void register_agent_file_methods(MethodRegistry& registry);
+
 }  // namespace pincer::gateway

@@ -7,10 +7,13 @@
 //                       (the approver must hold the scopes requested: "missing scope: <scope>")
 //   device.pair.reject  {requestId}                 → {requestId, deviceId}   + event device.pair.resolved
 //   device.pair.remove  {deviceId}                  → {deviceId}              (its connections are closed)
+//   device.pair.rename  {deviceId, label}           → {deviceId, label}       + event device.pair.changed
 //   device.token.rotate {deviceId, role, scopes?}   → {deviceId, role, token?, scopes, rotatedAtMs, tokenDelivery}
 //   device.token.revoke {deviceId, role}            → {deviceId, role, revokedAtMs}
 // Unknown ids answer INVALID_REQUEST "unknown requestId" / "unknown deviceId"; refused token changes
 // answer INVALID_REQUEST "device token rotation denied" / "device token revocation denied".
+#include <algorithm>
+
 #include "gateway/gateway.h"
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
@@ -127,6 +130,39 @@ MethodResult pair_remove(MethodContext& ctx) {
   return Deferred{};
 }
 
+/// Gives a paired device the operator's label (`operatorLabel` in paired.json; shown by
+/// device.pair.list and `pincer devices list`). The label is trimmed, 1..64 characters, one line.
+MethodResult pair_rename(MethodContext& ctx) {
+  const char* m = "device.pair.rename";
+  Params p(m, ctx.request.params);
+  std::string device_id, label;
+  if (auto e = p.only({"deviceId", "label"})) return *e;
+  if (auto e = p.string("deviceId", device_id, true, true)) return *e;
+  if (auto e = p.string("label", label, true, true)) return *e;
+  std::size_t chars = 0;
+  for (unsigned char c : label) chars += (c & 0xC0) != 0x80;
+  if (chars > 64) return invalid_params(m, "/label must NOT have more than 64 characters");
+  if (std::any_of(label.begin(), label.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+    return invalid_params(m, "/label must be one line without control characters");
+  }
+  const auto a = label.find_first_not_of(' '), b = label.find_last_not_of(' ');
+  const std::string trimmed = a == std::string::npos ? "" : label.substr(a, b - a + 1);
+  if (trimmed.empty()) return RpcError::invalid("label required");
+  if (denies_cross_device(ctx, device_id)) return RpcError::invalid("device pairing rename denied");
+  if (own_device_only(ctx)) {  // a non-operator role of one's own device is the admin's to manage
+    if (const auto* d = ctx.gateway.devices().paired(device_id)) {
+      for (const auto& role : d->roles) {
+        if (role != "operator") return RpcError::invalid("device pairing rename denied");
+      }
+    }
+  }
+  auto renamed = ctx.gateway.devices().rename(device_id, trimmed);
+  if (!renamed) return store_error(renamed.error());
+  if (!*renamed) return RpcError::invalid("unknown deviceId");
+  ctx.gateway.broadcast_pairing_event("device.pair.changed", json::object());
+  return json{{"deviceId", device_id}, {"label", trimmed}};
+}
+
 /// Shared by rotate/revoke: {deviceId, role} (+ scopes? for rotate).
 std::optional<RpcError> token_params(MethodContext& ctx, const char* method, std::string& device_id, std::string& role,
                                      std::optional<std::vector<std::string>>* scopes) {
@@ -209,6 +245,7 @@ void register_device_methods(MethodRegistry& registry) {
   registry.add({"device.pair.approve", pair_approve});
   registry.add({"device.pair.reject", pair_reject});
   registry.add({"device.pair.remove", pair_remove});
+  registry.add({"device.pair.rename", pair_rename});
   registry.add({"device.token.rotate", token_rotate});
   registry.add({"device.token.revoke", token_revoke});
 }

@@ -93,6 +93,7 @@ void register_absent_feature_methods(MethodRegistry& registry);
 void register_presence_methods(MethodRegistry& registry);        // system-presence, last-heartbeat
 void register_session_branch_methods(MethodRegistry& registry);  // sessions.branches.list|switch (SS-4)
 void register_web_search_methods(MethodRegistry& registry);      // webSearch.status (TL-5 settings)
+void register_tool_methods(MethodRegistry& registry);            // tools.catalog, tools.effective (TL-1, TL-2)
 
 /// exec.approval.*, exec.approvals.get|set (methods/approvals.cpp; TL-3).
 void register_approval_methods(MethodRegistry& registry);

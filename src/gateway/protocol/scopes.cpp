@@ -33,7 +33,8 @@ constexpr std::array kExplicit = {
     Entry{"transcripts.list", kScopeRead}, Entry{"plugins.catalog.browse", kScopeRead}, Entry{"themes.list", kScopeRead},
     Entry{"tools.github.status", kScopeRead}, Entry{"webSearch.status", kScopeRead}, Entry{"skills.library.list", kScopeRead},
     Entry{"skills.search", kScopeRead}, Entry{"skills.proposals.list", kScopeRead}, Entry{"worktrees.list", kScopeRead},
-    Entry{"sessions.usage.timeseries", kScopeRead}, Entry{"commands.list", kScopeRead}, Entry{"chat.message.get", kScopeRead},
+    Entry{"sessions.usage.timeseries", kScopeRead}, Entry{"commands.list", kScopeRead}, Entry{"chat.message.get", kScopeRead}, Entry{"tools.effective", kScopeRead},
+    Entry{"agents.workspace.get", kScopeRead},
     // write
     Entry{"send", kScopeWrite}, Entry{"poll", kScopeWrite}, Entry{"agent", kScopeWrite},
     Entry{"agent.wait", kScopeWrite}, Entry{"wake", kScopeWrite}, Entry{"talk.mode", kScopeWrite},
