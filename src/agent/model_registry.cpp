@@ -189,28 +189,65 @@ std::vector<std::string> model_reference_warnings(const json& effective) {
   return out;
 }
 
+namespace {
+
+/// Where the model value `model` (a string or {primary, fallbacks}) under `base` writes each
+/// reference parse_model_choice reads from it: the primary's path ("" when it writes none) and, when
+/// it has a fallbacks list, each kept fallback's path with its index in the file (parse_model_choice
+/// leaves out entries that are not strings or are blank, so the indexes may differ).
+struct WrittenModel {
+  std::string primary;
+  bool has_fallbacks = false;
+  std::vector<std::string> fallbacks;
+};
+WrittenModel written_model(const json& model, const std::string& base) {
+  WrittenModel out;
+  bool has_fallbacks = false;
+  const ModelChoice choice = parse_model_choice(model, &has_fallbacks);
+  if (!choice.primary.empty()) out.primary = model.is_string() ? base : base + ".primary";
+  out.has_fallbacks = has_fallbacks;
+  if (!has_fallbacks) return out;
+  const json& list = model["fallbacks"];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (list[i].is_string() && !parse_model_choice(list[i]).primary.empty()) {
+      out.fallbacks.push_back(base + ".fallbacks[" + std::to_string(i) + "]");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<ModelRefProblem> model_reference_problems(const json& effective) {
   std::vector<ModelRefProblem> out;
   auto agents = resolve_agents(effective, {});
   if (!agents) return out;
   const ModelRegistry registry = ModelRegistry::from_config(effective);
   const json* list = nullptr;
+  json defaults_model;
   if (effective.is_object() && effective.contains("agents") && effective["agents"].is_object()) {
-    if (auto it = effective["agents"].find("list"); it != effective["agents"].end() && it->is_array()) list = &*it;
+    const json& section = effective["agents"];
+    if (auto it = section.find("list"); it != section.end() && it->is_array()) list = &*it;
+    if (auto d = section.find("defaults"); d != section.end() && d->is_object() && d->contains("model")) {
+      defaults_model = (*d)["model"];
+    }
   }
+  const WrittenModel defaults = written_model(defaults_model, "agents.defaults.model");
   for (const auto& a : agents->agents) {
-    // Where the agent's model is written: its own entry of agents.list, else the defaults.
-    std::string base = "agents.defaults.model";
+    // Where each of the agent's references is written: its own entry of agents.list for what that
+    // entry sets (a primary, a fallbacks list), else agents.defaults.model, which it inherits.
+    WrittenModel own;
     for (std::size_t i = 0; list != nullptr && i < list->size(); ++i) {
       const json& entry = (*list)[i];
       if (entry.is_object() && entry.value("id", "") == a.id && entry.contains("model") && !entry["model"].is_null()) {
-        base = "agents.list[" + std::to_string(i) + "].model";
+        own = written_model(entry["model"], "agents.list[" + std::to_string(i) + "].model");
       }
     }
+    const WrittenModel& fallbacks_from = own.has_fallbacks ? own : defaults;
     std::vector<std::pair<std::string, std::string>> refs;  // path, ref
-    if (!a.model.primary.empty()) refs.emplace_back(base + ".primary", a.model.primary);
+    if (!a.model.primary.empty()) refs.emplace_back(own.primary.empty() ? defaults.primary : own.primary, a.model.primary);
     for (std::size_t i = 0; i < a.model.fallbacks.size(); ++i) {
-      refs.emplace_back(base + ".fallbacks[" + std::to_string(i) + "]", a.model.fallbacks[i]);
+      refs.emplace_back(i < fallbacks_from.fallbacks.size() ? fallbacks_from.fallbacks[i] : "", a.model.fallbacks[i]);
     }
     for (const auto& path_and_ref : refs) {
       // Not a structured binding: clang 14 cannot capture one in the lambda below.
@@ -218,9 +255,15 @@ std::vector<ModelRefProblem> model_reference_problems(const json& effective) {
       const std::string& ref = path_and_ref.second;
       auto r = registry.resolve(ref);
       if (r) continue;
-      if (std::any_of(out.begin(), out.end(), [&](const ModelRefProblem& p) { return p.path == path; })) continue;
+      // Written once, used by several agents (the defaults): one problem, naming each of them.
+      auto same = std::find_if(out.begin(), out.end(), [&](const ModelRefProblem& p) { return p.path == path; });
+      if (same != out.end()) {
+        same->agent_ids.push_back(a.id);
+        continue;
+      }
       ModelRefProblem p;
       p.agent_id = a.id;
+      p.agent_ids = {a.id};
       p.path = path;
       p.ref = ref;
       p.provider = split_model_ref(ref).first;

@@ -88,14 +88,19 @@ std::vector<std::string> model_reference_warnings(const nlohmann::json& effectiv
 
 /// One model reference of the config that resolve() refuses (what model_reference_warnings says).
 struct ModelRefProblem {
-  std::string agent_id;
-  std::string path;      ///< where it is written: "agents.defaults.model.primary", "agents.list[1].model.fallbacks[0]"
+  std::string agent_id;                ///< the first agent using it
+  std::vector<std::string> agent_ids;  ///< every agent using it (several inherit agents.defaults.model)
+  /// where it is written in the config: "agents.defaults.model.primary", "agents.list[1].model"
+  /// (a string), "agents.list[1].model.fallbacks[0]" — an agent inheriting the defaults' fallbacks
+  /// (its entry sets no fallbacks list) names agents.defaults.model.fallbacks[N]
+  std::string path;
   std::string ref;       ///< "nope/mock-1"
   std::string provider;  ///< its provider part; "" for a bare model id
   bool unknown_provider = false;  ///< the provider part names no configured provider nor CLI backend
   std::string message;   ///< resolve()'s error message
 };
-/// Every such reference, each path once (an agent inheriting the defaults repeats none).
+/// Every such reference, each path once (an agent inheriting the defaults repeats none: it is
+/// added to that problem's agent_ids).
 std::vector<ModelRefProblem> model_reference_problems(const nlohmann::json& effective);
 
 }  // namespace pincer::agent

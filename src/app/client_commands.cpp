@@ -181,6 +181,11 @@ int run_agent_remote(const ClientFlags& f, const AgentFlags& a) {
                          "accepted is resumed when it starts again (see the reply with: " + cli::invoked_command() + " sessions show " +
                          session_key + ")", r.error().code);
     }
+    // The gateway refused an argument (an unknown --agent, a session key it does not take …):
+    // invalid arguments, exit 2, as `chat --agent` exits for the same agent (docs/cli.md).
+    if (!r && r.error().code == "INVALID_REQUEST") {
+      return fail(2, "agent: " + r.error().message + (f.json ? "" : " [INVALID_REQUEST]"), r.error().code);
+    }
     if (!r) return request_failed("agent", r.error());
     if (f.json) print_json(*r);
     else print_agent_reply(*r);

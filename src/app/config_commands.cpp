@@ -8,6 +8,7 @@
 // Every command takes --file FILE (default $PINCER_HOME/pincer.json). Exit codes (app/commands.h):
 // 0 done; 1 not set (get) or I/O failure; 2 unknown path, invalid value or invalid configuration.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -111,6 +112,10 @@ json display_value(const json5::Path& path, const json& value, bool show_secrets
 
 /// Parses PATH and checks it against the schema. Exit code 2 on failure (printed).
 std::optional<std::pair<json5::Path, const Node*>> checked_path(const std::string& text, const char* command) {
+  if (text.find_first_not_of(" \t") == std::string::npos) {
+    fail(2, std::string("config ") + command + ": the config path is empty (give one such as gateway.port or agents.list[0].id)");
+    return std::nullopt;
+  }
   auto path = json5::parse_path(text);
   if (!path) {
     fail(2, std::string("config ") + command + ": invalid path " + path.error().message);
@@ -186,6 +191,18 @@ int not_written(const std::string& command, const std::string& path, const Error
   return fail(1, command + " " + path + ": not written, the file could not be saved: " + e.message);
 }
 
+/// The errors the file had before an edit and still has after it (the edit was written: it added
+/// none), as warnings naming the file and the path, and saying they are not the edit's.
+std::vector<std::string> already_there(const std::vector<std::string>& errors, const std::filesystem::path& file) {
+  std::vector<std::string> out;
+  for (const auto& e : errors) {
+    out.push_back(cli::naming_file(e, file) + " — already in " + file.string() +
+                  " before this change, which leaves it as it was (`config validate` and the gateway refuse the file until "
+                  "that is fixed)");
+  }
+  return out;
+}
+
 /// An edit's own refusal (EDIT_FAILED, JSON5_PARSE, PATH_NOT_FOUND …), passed out of
 /// edit_config_file with its code so that it is reported as the command's own error.
 constexpr const char* kEditRefused = "EDIT_REFUSED";
@@ -200,6 +217,7 @@ int run_set(const ConfigFlags& f) {
   const auto file = cli::config_path(f.file, config::process_env());
   bool changed = false;
   Error refused;
+  std::vector<std::string> before_errors;  // the file's own errors, left as they were
   // Under the config lock from the read to the write: concurrent sets of other keys all land.
   auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {
     // A new file starts from the commented template, with a gateway token (as `gateway run` would).
@@ -212,7 +230,7 @@ int run_set(const ConfigFlags& f) {
     changed = !current.exists || *text != current.text;
     if (!changed) return std::optional<std::string>{};
     return std::optional<std::string>{std::move(*text)};
-  });
+  }, &before_errors);
   if (!edited) {
     if (edited.error().code == kEditRefused) {
       const int code = refused.code == "EDIT_FAILED" ? 1 : 2;
@@ -228,7 +246,7 @@ int run_set(const ConfigFlags& f) {
   const json display = display_value(path, *value, false);
   // What set allows and validate refuses — a reference to what is not configured yet (a model whose
   // provider comes next): written, as the edits may come in either order, but said.
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings = already_there(before_errors, file);
   if (changed) {
     const std::string shown = json5::format_path(path);
     // Judged as validate and as the gateway judge it: a primary model of a provider not configured
@@ -240,6 +258,7 @@ int run_set(const ConfigFlags& f) {
     const auto gateway_errors = cli::check_config_file(file, config::process_env(), gateway_options).problems.errors;
     for (const auto& e : validate_problems.errors) {
       if (e.find(shown) == std::string::npos) continue;
+      if (std::find(before_errors.begin(), before_errors.end(), e) != before_errors.end()) continue;  // said above
       const bool gateway_refuses = std::find(gateway_errors.begin(), gateway_errors.end(), e) != gateway_errors.end();
       warnings.push_back(e + (gateway_refuses ? " — `config validate` and the gateway refuse the file until that is fixed"
                                               : " — `config validate` refuses the file until that is fixed (the gateway "
@@ -279,6 +298,7 @@ int run_unset(const ConfigFlags& f) {
   const auto file = cli::config_path(f.file, config::process_env());
   bool changed = false;
   Error refused;
+  std::vector<std::string> before_errors;  // the file's own errors, left as they were
   auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {
     if (!current.exists) return std::optional<std::string>{};
     auto text = json5::unset(current.text, path);
@@ -298,7 +318,7 @@ int run_unset(const ConfigFlags& f) {
     }
     changed = true;
     return std::optional<std::string>{std::move(*text)};
-  });
+  }, &before_errors);
   if (!edited) {
     if (edited.error().code == kEditRefused) {
       const std::string where = refused.code == "JSON5_PARSE" ? file.string() + ":" : "";
@@ -317,11 +337,31 @@ int run_unset(const ConfigFlags& f) {
     return fail(2, "config unset: " + json5::format_path(path) + " is not set in " + file.string() + " itself but in " +
                        where_left + ", which config unset does not edit: nothing was changed (remove it there)");
   }
+  std::vector<std::string> warnings = already_there(before_errors, file);
+  if (changed) {
+    // What the removal leaves that runs cope with — a fallback naming a removed provider is skipped
+    // (a warning everywhere; a primary model naming it was refused above) —, said as validate says it.
+    const std::string removed = json5::format_path(path);
+    for (const auto& w : cli::check_config_file(file, config::process_env()).problems.warnings) {
+      for (std::size_t at = w.find(removed); at != std::string::npos; at = w.find(removed, at + 1)) {
+        const std::size_t end = at + removed.size();
+        const unsigned char next = end < w.size() ? static_cast<unsigned char>(w[end]) : ' ';
+        if (!std::isalnum(next) && next != '_' && next != '-' && next != '"') {
+          warnings.push_back(w);
+          break;
+        }
+      }
+    }
+  }
   if (f.json) {
     json out{{"ok", true}, {"file", file.string()}, {"path", json5::format_path(path)}, {"changed", changed}};
     if (included_left) out["stillSetIn"] = json{{"file", left.file.string()}, {"line", left.line}, {"path", left.path}};
+    if (!warnings.empty()) out["warnings"] = warnings;
     std::cout << out.dump(2) << "\n";
-  } else if (changed && included_left) {
+    return 0;
+  }
+  for (const auto& w : warnings) std::cerr << "pincer: warning: " << w << "\n";
+  if (changed && included_left) {
     std::cout << "Removed " << json5::format_path(path) << " from " << file.string() << "; " << where_left
               << " still sets it, unchanged, and that value applies now\n";
   } else if (changed) {

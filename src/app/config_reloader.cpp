@@ -24,6 +24,16 @@ std::string join_paths(const std::vector<std::string>& paths) {
   return out;
 }
 
+/// `why` (one problem a line) with each problem about a value an $include'd file writes named by
+/// that file, its line and its path there, as `config validate` names it (cli/config_checks.h).
+std::string naming_included_files(const std::string& why, const std::filesystem::path& config_path) {
+  std::vector<std::string> lines = cli::lines_of(why);
+  cli::name_included_files(lines, config_path);
+  std::string out;
+  for (const auto& line : lines) out += (out.empty() ? "" : "\n") + line;
+  return out.empty() ? why : out;
+}
+
 gateway::ReloadMode mode_of(const json& effective) {
   return gateway::reload_mode_from(effective["gateway"]["reload"].value("mode", "hybrid"));
 }
@@ -99,7 +109,8 @@ void ConfigReloader::on_change() {
   mode_ = mode;
 }
 
-void ConfigReloader::reject(const std::string& why) {
+void ConfigReloader::reject(const std::string& problems) {
+  const std::string why = naming_included_files(problems, config_path_);
   spdlog::error("config reload rejected, the running config is kept: {}", why);
   // Clients learn it too (status.config, errors of chat.send/agent): only the console saw it before.
   gateway_.config_reload_rejected(redact::apply(why));
@@ -146,8 +157,9 @@ void ConfigReloader::poll_restart(const std::string& why) {
                               : Status(Ok{});
   if (!ready) {
     restart_pending_ = false;
-    spdlog::error("config: restart cancelled, the running config is kept: {}", ready.error().message);
-    gateway_.config_reload_rejected(redact::apply(ready.error().message));
+    const std::string why = naming_included_files(ready.error().message, config_path_);
+    spdlog::error("config: restart cancelled, the running config is kept: {}", why);
+    gateway_.config_reload_rejected(redact::apply(why));
     return;
   }
   spdlog::warn("config: {} changed; restarting the gateway in place", why);

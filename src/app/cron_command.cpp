@@ -137,6 +137,14 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
   if (!f.at.empty()) {
     if (auto d = duration_ms(f.at)) {
       j["schedule"] = {{"kind", "at"}, {"at", SystemClock::instance().wall_ms() + *d}};
+    } else if (!automation::parse_iso_instant(f.at, "UTC")) {  // the form only: the zone comes later
+      // What --at takes, as its --help says: not only an ISO time. A duration counts from now, so a
+      // negative one would be a time already past.
+      const bool negative = f.at.size() > 1 && f.at[0] == '-' && duration_ms(f.at.substr(1));
+      return Error{"2", "--at '" + cli::terminal_safe(f.at) + "': " +
+                            (negative ? std::string("a negative duration is a time already past; ") : std::string()) +
+                            "expected an ISO 8601 time (2026-03-01T08:00, optionally with Z or +01:00) or a duration "
+                            "from now (20m, 2h, 1d; not negative)"};
     } else {
       j["schedule"] = {{"kind", "at"}, {"at", f.at}};
     }

@@ -61,6 +61,17 @@ std::string parse_error_message(const CLI::ParseError& e, const CLI::App& app, c
     }
     if (!extras.empty()) return "unexpected argument \"" + extras.front() + "\" for pincer" + path;
   }
+  // A missing positional argument ("VALUE is required"): which argument of which command.
+  constexpr std::string_view kRequired = " is required";
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && &command != &app && what.size() > kRequired.size() &&
+      what.compare(what.size() - kRequired.size(), kRequired.size(), kRequired) == 0) {
+    const std::string name = what.substr(0, what.size() - kRequired.size());
+    if (const CLI::Option* option = command.get_option_no_throw(name); option != nullptr && !option->nonpositional()) {
+      std::string path;
+      for (const CLI::App* c = &command; c != nullptr && c != &app; c = c->get_parent()) path = " " + c->get_name() + path;
+      return "missing argument " + name + " of pincer" + path;
+    }
+  }
   // A command whose subcommand is mistyped ("pincer cron lst"): CLI11 says only that one is required.
   if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && &command != &app) {
     const auto subs = command.get_subcommands([](const CLI::App*) { return true; });
@@ -89,6 +100,32 @@ bool cli_json_requested(int argc, char** argv, const CLI::App& command) {
     if (word == "--json") return true;
   }
   return false;
+}
+
+/// Whether "--json" is one of the words before a "--": a mistake found before the command line is
+/// parsed (an argument that is not UTF-8, an unknown command) is then printed as the JSON error
+/// every --json command prints, on stdout.
+bool json_word_given(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") return false;
+    if (word == "--json") return true;
+  }
+  return false;
+}
+
+/// The "Usage:" line of `command`'s help with its whole name ("Usage: pincer config set [OPTIONS]
+/// PATH VALUE"), or "" for the top level.
+std::string usage_line(const CLI::App& app, const CLI::App& command, const std::string& path) {
+  if (&command == &app) return "";
+  const std::string help = command.help();
+  const auto at = help.find("Usage:");
+  if (at == std::string::npos) return "";
+  std::string usage = help.substr(at, help.find('\n', at) - at);
+  if (const auto name = usage.find(command.get_name()); name != std::string::npos) {
+    usage.replace(name, command.get_name().size(), "pincer" + path);  // the whole command, not its last word
+  }
+  return usage;
 }
 
 /// `word` in single quotes for a POSIX shell (a ' inside written as '\'').
@@ -141,9 +178,8 @@ int main(int argc, char** argv) {
   // other bytes here, once for every command, naming the argument, instead of failing later.
   for (int i = 1; i < argc; ++i) {
     if (const std::string problem = pincer::utf8::describe_invalid(argv[i]); !problem.empty()) {
-      std::cerr << "pincer: " << argument_name(argc, argv, i) << ": " << problem
-                << " (arguments must be UTF-8 text)\n";
-      return 2;
+      pincer::app::JsonErrors json_errors(json_word_given(argc, argv));  // {"ok": false, "error"} on stdout
+      return pincer::app::fail(2, argument_name(argc, argv, i) + ": " + problem + " (arguments must be UTF-8 text)");
     }
   }
   // An unknown command word gets its own message (CLI11 would say "a subcommand is required").
@@ -155,8 +191,9 @@ int main(int argc, char** argv) {
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (!known) {
-      std::cerr << "pincer: unknown command \"" << argv[1] << "\" (commands: " << names << "; see pincer --help)\n";
-      return 2;
+      pincer::app::JsonErrors json_errors(json_word_given(argc, argv));  // {"ok": false, "error"} on stdout
+      return pincer::app::fail(2, "unknown command \"" + std::string(argv[1]) + "\" (commands: " + names +
+                                      "; see pincer --help)");
     }
   }
   try {
@@ -175,19 +212,16 @@ int main(int argc, char** argv) {
     std::string path;
     for (CLI::App* c = command; c != nullptr && c != &app; c = c->get_parent()) path = " " + c->get_name() + path;
     const std::string message = parse_error_message(e, app, *command, argv);
+    const std::string usage = usage_line(app, *command, path);
     if (cli_json_requested(argc, argv, *command)) {
       pincer::app::JsonErrors json_errors(true);
-      return pincer::app::fail(2, message);  // {"ok": false, "error": {"code": "INVALID_REQUEST", "message"}}
+      // A missing argument shows what the command takes, as the text form's usage line does.
+      const bool missing = message.rfind("missing argument ", 0) == 0 && !usage.empty();
+      // {"ok": false, "error": {"code": "INVALID_REQUEST", "message"}}
+      return pincer::app::fail(2, missing ? message + " (" + usage + ")" : message);
     }
     std::cerr << "pincer: " << message << "\n";
-    const std::string help = command->help();
-    if (const auto at = help.find("Usage:"); at != std::string::npos && command != &app) {
-      std::string usage = help.substr(at, help.find('\n', at) - at);
-      if (const auto name = usage.find(command->get_name()); name != std::string::npos) {
-        usage.replace(name, command->get_name().size(), "pincer" + path);  // the whole command, not its last word
-      }
-      std::cerr << usage << "\n";
-    }
+    if (!usage.empty()) std::cerr << usage << "\n";
     std::cerr << "See pincer" << path << " --help\n";
     return 2;
   }

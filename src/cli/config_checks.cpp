@@ -398,12 +398,7 @@ std::optional<json> config_report_pruned(json doc, std::vector<std::string>& rem
 
 }  // namespace
 
-namespace {
-
-/// `lines` with each problem about a value written in an $include'd file named by that file (and
-/// line) and the path there: "<included file>:<line>: <path there>: <what> (<path> of <file>,
-/// through $include)". Lines about the top-level file, or naming no path, stay as they are.
-void config_report_name_included(std::vector<std::string>& lines, const std::filesystem::path& file) {
+void name_included_files(std::vector<std::string>& lines, const std::filesystem::path& file) {
   const std::string prefix = file.string() + ": ";
   std::vector<std::string> paths;
   std::vector<std::size_t> which;
@@ -434,22 +429,22 @@ void config_report_name_included(std::vector<std::string>& lines, const std::fil
   }
 }
 
-}  // namespace
-
 static ConfigFileReport config_report_of(const std::filesystem::path& file, const config::EnvLookup& env,
                                          ConfigCheckOptions options) {
   ConfigFileReport report;
+  // What "${NAME}" references are read from (config set: kept as written).
+  const config::EnvLookup refs = options.reference_env ? options.reference_env : env;
   // A variable this shell lacks is one error per reference; its "${NAME}" stays as a placeholder
   // so that everything else is still checked (the gateway itself refuses to start without it).
-  auto loaded = config::load_keeping_missing_env(file, env);
+  auto loaded = config::load_keeping_missing_env(file, refs);
   std::error_code ec;
   report.exists = loaded ? loaded->exists : std::filesystem::exists(file, ec);
   options.config_exists = report.exists;
   std::vector<config::EnvReference> missing;
   if (loaded) {
     missing = loaded->missing_env;
-  } else if (auto written = config::resolve_file(file, env, config::EnvRefs::kKeep); written) {
-    missing = config::missing_env_references(*written, env);
+  } else if (auto written = config::resolve_file(file, refs, config::EnvRefs::kKeep); written) {
+    missing = config::missing_env_references(*written, refs);
   }
   for (const auto& m : missing) {
     report.problems.errors.push_back(file.string() + ": missing env var \"" + m.name + "\" referenced at config path " + m.path);
@@ -478,7 +473,7 @@ static ConfigFileReport config_report_of(const std::filesystem::path& file, cons
   }
   report.problems.warnings = config::load_warnings(file);  // beside the errors (the load drops them)
   // Only the schema failed: the rest is checked on what remains without the offending values.
-  auto resolved = config::resolve_file(file, env, config::EnvRefs::kSubstituteSet);
+  auto resolved = config::resolve_file(file, refs, config::EnvRefs::kSubstituteSet);
   if (!resolved || !resolved->is_object()) return report;
   std::vector<std::string> removed;
   auto pruned = config_report_pruned(*resolved, removed);
@@ -509,8 +504,8 @@ static ConfigFileReport config_report_of(const std::filesystem::path& file, cons
 ConfigFileReport check_config_file(const std::filesystem::path& file, const config::EnvLookup& env,
                                    ConfigCheckOptions options) {
   ConfigFileReport report = config_report_of(file, env, std::move(options));
-  config_report_name_included(report.problems.errors, file);
-  config_report_name_included(report.problems.warnings, file);
+  name_included_files(report.problems.errors, file);
+  name_included_files(report.problems.warnings, file);
   return report;
 }
 

@@ -68,6 +68,11 @@ struct ConfigCheckOptions {
   /// PINCER_GATEWAY_TOKEN) writes one with a new random token on its first start: no token in
   /// token mode is then a note, not an error (as doctor's "info"). `config validate` sets it.
   bool config_exists = true;
+  /// Set: what the file's "${NAME}" references are read from instead of `env` (config set and
+  /// unset: cli/config_file.h keep_env_references(), as the gateway's environment is not this
+  /// shell's — a reference stays as written and no variable is missing). `env` still gives the
+  /// state dir, HOME and PINCER_GATEWAY_* to the checks.
+  config::EnvLookup reference_env;
 };
 
 /// The MCP servers of `effective` the gateway lists as disabled instead of starting them, one
@@ -109,6 +114,13 @@ struct ConfigFileReport {
 };
 ConfigFileReport check_config_file(const std::filesystem::path& file, const config::EnvLookup& env,
                                    ConfigCheckOptions options = {});
+
+/// `lines` (problems of `file`: check_config_file's, or config::load's and check_config's) with each
+/// problem about a value written in an $include'd file named by that file (and line) and the path
+/// there: "<included file>:<line>: <path there>: <what> (<path> of <file>, through $include)".
+/// Lines about `file` itself, or naming no path, stay as they are. check_config_file applies it;
+/// the gateway's reload log too (app/config_reloader.cpp), so that both name the same file.
+void name_included_files(std::vector<std::string>& lines, const std::filesystem::path& file);
 
 /// A problem line of `file` as the CLI prints it: "<file>: <line>", unless the line names the
 /// file already (load()'s errors, the auth sentence) or names a source that is not the file: a

@@ -129,12 +129,17 @@ Result<config::LoadedConfig> load_text(const fs::path& path, const std::string& 
   return loaded;
 }
 
-/// The errors check_config finds in `text`, judged without this shell's gateway secrets (the
-/// gateway's environment may provide them: a warning there, not an error).
-/// `model_refs_are_errors`: ConfigCheckOptions's (false for a set: the provider may be set next).
-std::vector<std::string> semantic_errors(const fs::path& path, const std::string& text, bool model_refs_are_errors = false) {
-  auto loaded = load_text(path, text);
-  if (!loaded) return {};
+/// Every error check_config_file finds in `text` as the file `path` would hold it — load()'s
+/// (JSON5, $include, each schema violation: "<path>: <key path>: …") and check_config()'s — as an
+/// edit is judged: "${NAME}" references kept as written, and this shell's gateway secrets left
+/// out (the gateway's environment may provide them: a warning there, not an error). Checked in a
+/// private probe file beside `path` (so that $include paths resolve as the gateway resolves them;
+/// removed before returning), each line naming `path`. `model_refs_are_errors`:
+/// ConfigCheckOptions's (false for a set: the provider may be set next). Errors: writing the probe.
+Result<std::vector<std::string>> edit_errors(const fs::path& path, const std::string& text, bool model_refs_are_errors = false) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::path probe = dir / (".pincer-check-" + ids::random_token(9) + ".json");
+  if (auto st = store::write_file_atomic(probe, text, 0600); !st) return st.error();
   const config::EnvLookup shell = config::process_env();
   const config::EnvLookup env = [shell](const std::string& name) -> std::optional<std::string> {
     if (name == "PINCER_GATEWAY_TOKEN" || name == "PINCER_GATEWAY_PASSWORD") return std::nullopt;
@@ -143,7 +148,13 @@ std::vector<std::string> semantic_errors(const fs::path& path, const std::string
   ConfigCheckOptions options;
   options.runtime_env_known = false;
   options.model_refs_are_errors = model_refs_are_errors;
-  return check_config(loaded->effective, path, env, options).errors;
+  options.reference_env = keep_env_references();
+  auto report = check_config_file(probe, env, options);
+  std::error_code ec;
+  fs::remove(probe, ec);
+  std::vector<std::string> out;
+  for (auto& e : report.problems.errors) out.push_back(replace_all(std::move(e), probe.string(), path.string()));
+  return out;
 }
 
 /// An exclusive flock(2) on `<config>.lock`, held while an edit re-reads the file, compares it with
@@ -188,15 +199,23 @@ Status validate_config_text(const fs::path& path, const std::string& text) {
 
 namespace {
 
-/// Validation of write_config_text: the schema, then every check_config error `text` adds to those
-/// `original` already had (a problem the file had does not block an edit: it may be the first of
-/// several fixes).
-Status check_edit(const ConfigText& original, const std::string& text) {
-  if (auto st = validate_config_text(original.path, text); !st) return st;
-  std::vector<std::string> before = original.exists ? semantic_errors(original.path, original.text) : std::vector<std::string>{};
+/// Validation of write_config_text and edit_config_file: every error of `text` (edit_errors) that
+/// `original` had not. An error the file had already does not block an edit (it may be the first of
+/// several fixes, or about something else): it goes to `kept` when given.
+Status check_edit(const ConfigText& original, const std::string& text, std::vector<std::string>* kept = nullptr) {
+  auto after = edit_errors(original.path, text);
+  if (!after) return after.error();
+  std::vector<std::string> before;
+  if (original.exists && !after->empty()) {
+    if (auto b = edit_errors(original.path, original.text)) before = std::move(*b);
+  }
   std::string added;
-  for (const auto& e : semantic_errors(original.path, text)) {
-    if (std::find(before.begin(), before.end(), e) == before.end()) added += (added.empty() ? "" : "\n") + e;
+  for (auto& e : *after) {
+    if (std::find(before.begin(), before.end(), e) != before.end()) {
+      if (kept != nullptr) kept->push_back(std::move(e));
+    } else {
+      added += (added.empty() ? "" : "\n") + e;
+    }
   }
   if (!added.empty()) return Error{"CONFIG_INVALID", added};
   return Ok{};
@@ -206,10 +225,18 @@ Status check_edit(const ConfigText& original, const std::string& text) {
 
 std::vector<std::string> references_left_by_removal(const ConfigText& original, const std::string& text) {
   if (!original.exists) return {};
-  const auto before = semantic_errors(original.path, original.text, true);
+  auto after = edit_errors(original.path, text, true);
+  if (!after || after->empty()) return {};
+  // What is an error anyway (a schema violation, a channel that cannot start …) is refused by
+  // check_edit in its own words: only what counts because model references do is left here.
+  auto plain = edit_errors(original.path, text, false);
+  auto before = edit_errors(original.path, original.text, true);
+  const auto in = [](const Result<std::vector<std::string>>& lines, const std::string& e) {
+    return lines && std::find(lines->begin(), lines->end(), e) != lines->end();
+  };
   std::vector<std::string> added;
-  for (auto& e : semantic_errors(original.path, text, true)) {
-    if (std::find(before.begin(), before.end(), e) == before.end()) added.push_back(std::move(e));
+  for (auto& e : *after) {
+    if (!in(before, e) && !in(plain, e)) added.push_back(std::move(e));
   }
   return added;
 }
@@ -243,7 +270,7 @@ Status write_config_text(const ConfigText& original, const std::string& text) {
   return store::write_file_atomic(target, text, 0600);
 }
 
-Result<ConfigText> edit_config_file(const fs::path& path, const ConfigEdit& edit) {
+Result<ConfigText> edit_config_file(const fs::path& path, const ConfigEdit& edit, std::vector<std::string>* already_invalid) {
   const fs::path target = write_target(path);
   // The lock is taken before the file is read: a concurrent edit of another key waits and then
   // edits the text this one wrote, instead of failing with CONFLICT.
@@ -254,7 +281,7 @@ Result<ConfigText> edit_config_file(const fs::path& path, const ConfigEdit& edit
   auto edited = edit(*original);
   if (!edited) return edited.error();
   if (!*edited) return *original;  // nothing to change
-  if (auto st = check_edit(*original, **edited); !st) return st.error();
+  if (auto st = check_edit(*original, **edited, already_invalid); !st) return st.error();
   if (auto st = store::write_file_atomic(target, **edited, 0600); !st) return st.error();
   return *original;
 }

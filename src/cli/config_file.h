@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -53,10 +54,12 @@ Result<ConfigText> read_config_text(const std::filesystem::path& path);
 /// with config::load's message — one line per problem, each starting with `path`.
 Status validate_config_text(const std::filesystem::path& path, const std::string& text);
 
-/// Validates `text` (validate_config_text) and refuses, as "CONFIG_INVALID" (one line each), every
-/// problem of cli/config_checks.h check_config the edit would add — a channel account that cannot
-/// run, a token the gateway refuses … — except a gateway secret the gateway's environment may
-/// provide at run time; then atomically replaces `original.path` with it
+/// Refuses, as "CONFIG_INVALID" (one line each), every error of cli/config_checks.h
+/// check_config_file the edit would add — a schema violation, a channel account that cannot run, a
+/// token the gateway refuses … — except a gateway secret the gateway's environment may provide at
+/// run time (env references are kept as written). An error `original` had already does not block
+/// the edit (it may be the first of several fixes, or about something else). Then atomically
+/// replaces `original.path` with it
 /// (mode 0600, parent directories created 0700). A symlinked config is written through to its
 /// target. Refuses with "CONFLICT" when the file changed on disk since `original` was read; that
 /// check and the replacement happen under an exclusive flock on `<target>.lock`, so of two
@@ -64,12 +67,14 @@ Status validate_config_text(const std::filesystem::path& path, const std::string
 /// (never both "written"). Blocks while another writer holds the lock.
 Status write_config_text(const ConfigText& original, const std::string& text);
 
-/// What a removal (`config unset`) would leave dangling: the check_config errors `text` has that
-/// `original` had not, counting a model reference whose provider is not configured as an error
-/// (unlike a set, where the provider may be the next thing set, nothing adds it back after a
-/// removal), e.g. `agents.defaults.model.primary: "my.lab/x" names the provider "my.lab", which is
-/// not configured (add it under models.providers["my.lab"] …)`. Empty when nothing is left
-/// dangling, when `original` does not exist, or when `text` does not load (validation says why).
+/// What a removal (`config unset`) would leave dangling: the errors `text` has that `original` had
+/// not when a primary model reference whose provider is not configured counts as an error (unlike
+/// a set, where the provider may be the next thing set, nothing adds it back after a removal), e.g.
+/// `agents.defaults.model.primary: "my.lab/x" names the provider "my.lab", which is not configured
+/// (add it under models.providers["my.lab"] …)`; a fallback naming one is not (runs skip it: a
+/// warning, as everywhere). Errors of `text` that are errors anyway (write_config_text refuses
+/// them) are left out, and so are problems `original` had already (an unrelated schema error does
+/// not hide a reference). Empty when nothing is left dangling or `original` does not exist.
 std::vector<std::string> references_left_by_removal(const ConfigText& original, const std::string& text);
 
 /// What an edit makes of the file as it is now: the new text, nullopt to leave it unchanged, or
@@ -83,9 +88,12 @@ using ConfigEdit = std::function<Result<std::optional<std::string>>(const Config
 /// order, and none is lost. Returns the text the edit was based on (ConfigText::exists false:
 /// the file was created). Errors: edit's own, "CONFIG_INVALID" (nothing written), "LOCK_FAILED"
 /// (the lock file cannot be created, e.g. a read-only directory), "IO_ERROR"/"TOO_LARGE" (reading
-/// or writing the file).
+/// or writing the file). `already_invalid`, when given, receives the errors the written result
+/// still has that the file had before the edit (each one line, as check_config_file's; the
+/// command says them as warnings).
 /// Blocks while another writer holds the lock.
-Result<ConfigText> edit_config_file(const std::filesystem::path& path, const ConfigEdit& edit);
+Result<ConfigText> edit_config_file(const std::filesystem::path& path, const ConfigEdit& edit,
+                                    std::vector<std::string>* already_invalid = nullptr);
 
 /// A new, commented pincer.json: the gateway on `port`, loopback, token auth with `token`, and
 /// empty `models.providers` and `agents.defaults` sections, each explained by a comment.

@@ -29,6 +29,13 @@ std::string config_checks_provider_key(const nlohmann::json& effective, const st
   return "";
 }
 
+/// `agent "main"`, or `agents "main", "ops"` when several use (inherit) the reference.
+std::string config_checks_agents_label(const std::vector<std::string>& ids) {
+  std::string out = ids.size() == 1 ? "agent " : "agents ";
+  for (std::size_t i = 0; i < ids.size(); ++i) out += (i ? ", \"" : "\"") + ids[i] + "\"";
+  return out;
+}
+
 }  // namespace
 
 void check_model_references(const nlohmann::json& effective, const agent::AgentsConfig& agents, const config::EnvLookup& env,
@@ -38,7 +45,7 @@ void check_model_references(const nlohmann::json& effective, const agent::Agents
   for (const auto& p : agent::model_reference_problems(effective)) {
     if (!p.unknown_provider) {
       // Every run of this agent would fail with this message (ModelRegistry::resolve).
-      out.warnings.push_back(p.path + ": \"" + p.ref + "\" (agent \"" + p.agent_id + "\"): " + p.message);
+      out.warnings.push_back(p.path + ": \"" + p.ref + "\" (" + config_checks_agents_label(p.agent_ids) + "): " + p.message);
       continue;
     }
     // The block is there but lists no models: say that, not "not configured".

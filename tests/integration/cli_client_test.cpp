@@ -211,7 +211,7 @@ TEST_F(CliClientTest, CtrlCAbortsTheRunInTheGateway) {
 
 TEST_F(CliClientTest, AnUnknownAgentIsRefusedWithTheKnownOnes) {
   auto r = pincer({"agent", "-m", "hi", "--agent", "nosuch"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);  // an invalid argument, as for `chat --agent nosuch` (docs/cli.md)
   EXPECT_NE(r.err.find("unknown agent \"nosuch\" (agents: main)"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(home_->path() / "agents" / "nosuch")) << "a phantom agent got a directory";
 }

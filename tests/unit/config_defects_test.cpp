@@ -74,7 +74,7 @@ TEST_F(ConfigDefects, AMissingEnvVarDoesNotHideTheOtherProblems) {
   EXPECT_THAT(errors, Contains(file.string() + ": missing env var \"DEFECTS_HOOK_SECRET\" referenced at config path hooks.token"));
   // The rest, checked with the references as placeholders.
   EXPECT_THAT(errors, Contains(HasSubstr("agents.list[1].id: duplicate agent id \"a\" (also agents.list[0])")));
-  EXPECT_THAT(errors, Contains(HasSubstr("agents.list[2].model.primary: \"nope/x\" names the provider \"nope\"")));
+  EXPECT_THAT(errors, Contains(HasSubstr("agents.list[2].model: \"nope/x\" names the provider \"nope\"")));
   // A placeholder's value is not judged (the missing variable says it).
   EXPECT_THAT(errors, Not(Contains(HasSubstr("hooks.token:"))));
   EXPECT_THAT(errors, Not(Contains(HasSubstr("gateway.auth.token:"))));
@@ -101,7 +101,7 @@ TEST_F(ConfigDefects, ADuplicateAgentIdDoesNotHideALaterDanglingModel) {
       "  list: [ { id: 'a' }, { id: 'a' }, { id: 'b', model: 'nope/x' } ] }"));
   const auto& errors = cli::check_config_file(file, env_of({})).problems.errors;
   EXPECT_THAT(errors, Contains("agents.list[1].id: duplicate agent id \"a\" (also agents.list[0])"));
-  EXPECT_THAT(errors, Contains(HasSubstr("agents.list[2].model.primary: \"nope/x\" names the provider \"nope\", which is not configured")));
+  EXPECT_THAT(errors, Contains(HasSubstr("agents.list[2].model: \"nope/x\" names the provider \"nope\", which is not configured")));
 }
 
 TEST_F(ConfigDefects, AShortTokenIsNamedByItsSourceNotTheFile) {

@@ -99,5 +99,47 @@ TEST_F(ConfigFileReportTest, ARemovalThatLeavesAModelReferenceIsFoundWithThePath
   EXPECT_TRUE(cli::references_left_by_removal(original, unreferenced).empty());
 }
 
+// A fallback naming a removed provider is skipped by runs (a warning everywhere): it does not keep
+// the provider. An unrelated problem the file had already hides no primary reference.
+TEST_F(ConfigFileReportTest, ARemovalIsHeldOnlyByAPrimaryReferenceWhateverTheFileHadBefore) {
+  const std::string providers = "models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'm' } ] }, "
+                                "other: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'x' } ] } } }";
+  const std::string rest = ",\n  agents: { defaults: { model: { primary: 'mock/m', fallbacks: ['other/x'] } } },\n"
+                           "  mcp: { servers: { s: { url: 'ftp:/bad' } } } }";
+  const std::string with = std::string("{ ") + kAuth + ", " + providers + rest;
+  const fs::path file = write(with);
+  const cli::ConfigText original{file, true, with};
+  const std::string without_other = std::string("{ ") + kAuth +
+                                    ", models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'm' } ] } } }" +
+                                    rest;
+  EXPECT_TRUE(cli::references_left_by_removal(original, without_other).empty())
+      << ::testing::PrintToString(cli::references_left_by_removal(original, without_other));
+  const std::string without_mock = std::string("{ ") + kAuth +
+                                   ", models: { providers: { other: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'x' } ] } } }" +
+                                   rest;
+  const auto left = cli::references_left_by_removal(original, without_mock);
+  ASSERT_EQ(left.size(), 1u) << ::testing::PrintToString(left);
+  EXPECT_THAT(left[0], HasSubstr("agents.defaults.model.primary: \"mock/m\" names the provider \"mock\""));
+}
+
+// A model reference is named where the file writes it: a fallback inherited from the defaults by
+// an agent that sets its own primary is agents.defaults.model.fallbacks[N], said once with every
+// agent using it; an agent's own list keeps the file's index (a blank entry counts).
+TEST_F(ConfigFileReportTest, AModelReferenceIsNamedWhereItIsWritten) {
+  const fs::path file = write(std::string("{ ") + kAuth +
+                              ", models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'm' } ] } } },\n"
+                              "  agents: { defaults: { model: { primary: 'mock/m', fallbacks: ['mock/nope'] } },\n"
+                              "    list: [ { id: 'main' }, { id: 'a', model: { primary: 'mock/m' } }, { id: 'b', model: 'mock/bad' },\n"
+                              "            { id: 'c', model: { primary: 'mock/m', fallbacks: [' ', 'mock/gone'] } } ] } }");
+  const auto warnings = cli::check_config_file(file, no_env()).problems.warnings;
+  EXPECT_THAT(warnings, Contains(HasSubstr("agents.defaults.model.fallbacks[0]: \"mock/nope\" (agents \"main\", \"a\", \"b\"): ")));
+  EXPECT_THAT(warnings, Contains(HasSubstr("agents.list[2].model: \"mock/bad\" (agent \"b\"): ")));
+  EXPECT_THAT(warnings, Contains(HasSubstr("agents.list[3].model.fallbacks[1]: \"mock/gone\" (agent \"c\"): ")));
+  for (const std::string absent : {"agents.list[1].model.fallbacks", "agents.list[2].model.primary", "agents.list[2].model.fallbacks",
+                                   "agents.list[3].model.fallbacks[0]"}) {
+    EXPECT_THAT(warnings, Not(Contains(HasSubstr(absent))));
+  }
+}
+
 }  // namespace
 }  // namespace pincer
