@@ -42,11 +42,13 @@ HeartbeatRuntime::HeartbeatRuntime(EventLoop& loop, agent::AgentService& agents,
     gateway_.refresh_health(/*broadcast_event=*/false);  // health shows this beat from now on
   });
   gateway_.set_heartbeat_summary([this](const std::string& agent_id) { return scheduler_->summary(agent_id); });
+  gateway_.set_heartbeat(scheduler_.get());  // wake, set-heartbeats (methods/heartbeat.cpp)
 }
 
 HeartbeatRuntime::~HeartbeatRuntime() {
   *alive_ = false;
   gateway_.set_heartbeat_summary(nullptr);
+  gateway_.set_heartbeat(nullptr);
 }
 
 std::vector<automation::HeartbeatSettings> HeartbeatRuntime::settings_of(const json& config) const {

@@ -73,10 +73,24 @@ void HeartbeatScheduler::stop() {
   armed_at_.reset();
 }
 
+void HeartbeatScheduler::set_paused(bool paused) {
+  if (paused == paused_) return;
+  paused_ = paused;
+  spdlog::info("heartbeat: {} (set-heartbeats)", paused ? "paused" : "resumed");
+  if (!paused) {
+    const int64_t now = now_();
+    for (auto& [id, agent] : agents_) {
+      if (agent.next_due && *agent.next_due <= now) agent.next_due = now + agent.settings.every_ms;
+      agent.wake_at.reset();  // a wake refused while paused is not replayed
+    }
+  }
+  arm();
+}
+
 void HeartbeatScheduler::tick() {
   timer_.reset();
   armed_at_.reset();
-  if (stopped_) return;
+  if (stopped_ || paused_) return;
   const int64_t now = now_();
   std::vector<std::string> due;
   for (auto& [id, agent] : agents_) {
@@ -91,7 +105,7 @@ void HeartbeatScheduler::tick() {
 
 bool HeartbeatScheduler::wake(const std::string& agent_id, const std::string& reason) {
   auto it = agents_.find(agent_id);
-  if (stopped_ || it == agents_.end() || !it->second.settings.enabled) return false;
+  if (stopped_ || paused_ || it == agents_.end() || !it->second.settings.enabled) return false;
   AgentState& agent = it->second;
   const int64_t now = now_();
   if (!agent.wake_at || *agent.wake_at > now) agent.wake_at = now;
@@ -160,7 +174,7 @@ void HeartbeatScheduler::arm() {
   if (timer_) loop_.cancel(*timer_);
   timer_.reset();
   armed_at_.reset();
-  if (stopped_) return;
+  if (stopped_ || paused_) return;
   std::optional<int64_t> wake;
   for (const auto& [id, agent] : agents_) {
     if (!agent.settings.enabled || agent.running) continue;

@@ -71,6 +71,12 @@ class HeartbeatScheduler {
   /// False when that agent has no heartbeat (off or unknown): nothing happens; its main session's
   /// system events then wait for the session's next turn.
   bool wake(const std::string& agent_id, const std::string& reason);
+  /// OpenClaw's `set-heartbeats` (run time only, the config unchanged): while paused no beat
+  /// starts (timed or woken; wake() answers false) and no timer is armed. Resuming keeps each
+  /// agent's next beat, but one that fell due while paused comes `every` after the resume, not at
+  /// once. A beat already running finishes.
+  void set_paused(bool paused);
+  bool paused() const { return paused_; }
   /// No new beat starts; the timer is cancelled.
   void stop();
   /// The timer's work: starts the due beats, re-arms. Public for tests.
@@ -107,6 +113,7 @@ class HeartbeatScheduler {
   std::map<std::string, AgentState> agents_;
   nlohmann::json last_event_;
   bool stopped_ = false;
+  bool paused_ = false;
   std::optional<EventLoop::TimerId> timer_;
   std::optional<int64_t> armed_at_;
   int64_t seq_ = 0;

@@ -35,6 +35,7 @@ class AgentService;
 }
 namespace automation {
 class CronScheduler;
+class HeartbeatScheduler;
 }
 }  // namespace pincer
 
@@ -235,6 +236,10 @@ class Gateway {
   nlohmann::json heartbeat_summary(const std::string& agent_id) const {
     return heartbeat_summary_ ? heartbeat_summary_(agent_id) : nlohmann::json(nullptr);
   }
+  /// AT-1: the heartbeat timer `wake` and `set-heartbeats` act on; null = none (wake then only
+  /// queues its event, set-heartbeats answers UNAVAILABLE).
+  void set_heartbeat(automation::HeartbeatScheduler* heartbeat) { heartbeat_ = heartbeat; }
+  automation::HeartbeatScheduler* heartbeat() { return heartbeat_; }
   /// Extra HTTP endpoints on the gateway's port (webhooks); see core/http_route.h.
   net::HttpRoutes& http_routes() { return http_routes_; }
   /// The channel layer's `channels.status` payload, when the app runs channels (loop thread).
@@ -316,6 +321,7 @@ class Gateway {
   EventLoop* loop_ = nullptr;
   agent::AgentService* agents_ = nullptr;
   automation::CronScheduler* cron_ = nullptr;
+  automation::HeartbeatScheduler* heartbeat_ = nullptr;
   std::function<nlohmann::json()> channels_status_;
   std::function<nlohmann::json(const std::string&)> heartbeat_summary_;
   ChannelsProbe channels_probe_;

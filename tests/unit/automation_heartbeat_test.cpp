@@ -317,5 +317,25 @@ TEST(HeartbeatScheduler, ReconfigureKeepsOrMovesTheNextBeat) {
   EXPECT_FALSE(h.sched.armed_at_ms());
 }
 
+TEST(HeartbeatScheduler, PausedStartsNoBeatAndResumesOneIntervalLater) {
+  HbHarness h;
+  h.sched.configure({h.settings(60'000)});
+  h.sched.set_paused(true);
+  EXPECT_TRUE(h.sched.paused());
+  EXPECT_FALSE(h.sched.armed_at_ms()) << "paused: no timer";
+  EXPECT_FALSE(h.sched.wake("main", "wake")) << "paused: a wake makes no beat";
+  h.now += 180'000;
+  h.sched.tick();
+  EXPECT_TRUE(h.fake.calls.empty()) << "paused: no timed beat";
+  h.sched.set_paused(false);
+  ASSERT_TRUE(h.sched.armed_at_ms());
+  EXPECT_EQ(*h.sched.armed_at_ms(), h.now + 60'000) << "the beat due while paused comes one interval after the resume";
+  h.sched.tick();
+  EXPECT_TRUE(h.fake.calls.empty());
+  ASSERT_TRUE(h.sched.wake("main", "wake"));
+  h.sched.tick();
+  EXPECT_EQ(h.fake.calls.size(), 1u) << "resumed: a wake beats";
+}
+
 }  // namespace
 }  // namespace pincer::automation

@@ -43,6 +43,7 @@ void register_cron_methods(MethodRegistry& registry) {
     // job file, not the gateway's config; a few reminders a minute must not be refused.
     registry.add({name, [action](MethodContext& ctx) { return cron_method(ctx, action); }, false, false});
   }
+  register_heartbeat_methods(registry);  // wake (OpenClaw's cron family), set-heartbeats
 }
 
 }  // namespace pincer::gateway

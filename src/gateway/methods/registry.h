@@ -98,6 +98,8 @@ void register_tool_methods(MethodRegistry& registry);            // tools.catalo
 /// exec.approval.*, exec.approvals.get|set (methods/approvals.cpp; TL-3).
 void register_approval_methods(MethodRegistry& registry);
 void register_cron_methods(MethodRegistry& registry);  // cron.status|list|get|add|update|remove|run|runs
+/// wake, set-heartbeats (methods/heartbeat.cpp, AT-1; called by register_cron_methods).
+void register_heartbeat_methods(MethodRegistry& registry);
 /// Sends the runtime's exec.approval.requested|resolved events to operators with operator.approvals.
 void attach_approval_events(Gateway& gateway, agent::AgentService& agents);
 
