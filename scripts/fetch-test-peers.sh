@@ -3,9 +3,10 @@
 # package and its Node 24 (tests/compat/setup-openclaw.sh), the browser driver, the chat platform
 # emulators' libraries, the MCP/ACP SDKs and reference servers, croner, openai, @google/genai.
 #   scripts/fetch-test-peers.sh
-# `make test` runs it at the lowest CPU priority while the gateway compiles (scripts/test-phases.sh):
-# the downloads wait on the registry, not on the CPU, and the OpenClaw tests no longer start with a
-# 1 GB install (CI budget: 35 min). Each setup script is idempotent and takes its own lock, so a test
+# `make test` runs it while the gateway compiles (scripts/test-phases.sh): the downloads wait on the
+# registry more than on the CPU, and the OpenClaw tests no longer start with a 1 GB install (CI
+# budget: 35 min). Not at nice 19: beside two compilers npm then got ~2 % of a core and took longer
+# than the gateway's build. Each setup script is idempotent and takes its own lock, so a test
 # that starts while this runs waits for the install instead of starting a second one. A failure here
 # is only reported: the test that needs the package runs its setup again and fails with its reason.
 set -uo pipefail

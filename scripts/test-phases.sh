@@ -2,7 +2,8 @@
 # The phases of `make test`, once both trees are configured:
 #   scripts/test-phases.sh RELEASE_TREE SANITIZER_TREE TEST_JOBS BUILD_JOBS FUZZ_SECS
 #   1. the sanitizer tree's gateway (clang, ASan + UBSan), while every test's npm peers install
-#      beside it at the lowest CPU priority (scripts/fetch-test-peers.sh);
+#      beside it (scripts/fetch-test-peers.sh; at normal priority: at nice 19 the compiler starved
+#      npm, and the early tests wait for the OpenClaw package);
 #   2. the tests labelled `early` (tests/CMakeLists.txt: OpenClaw's CLI, Control UI and import round
 #      trip, the web chat in Chromium, the mock LLM's own checks) against that gateway, while the rest
 #      of the tree (the gtests, the fuzzers) builds beside them at the lowest CPU priority, and then
@@ -30,7 +31,7 @@ sanitizer="$(cd "$sanitizer" && pwd)"
 peers_log="$sanitizer/fetch-test-peers.log" build_log="$sanitizer/make-asan.log"
 
 phase "the sanitizer tree's gateway; the tests' npm peers install meanwhile (log: $peers_log)"
-nice -n 19 "$here/scripts/fetch-test-peers.sh" > "$peers_log" 2>&1 &
+"$here/scripts/fetch-test-peers.sh" > "$peers_log" 2>&1 &
 if ! cmake --build "$sanitizer" -j "$build_jobs" --target pincer; then
   echo "the sanitizer tree's gateway did not build"
   exit 1
