@@ -49,7 +49,8 @@ struct CronCli {
   int limit = 20;
 };
 
-/// "30s", "10m", "2h", "1d", "1500ms" or plain milliseconds → ms; nullopt when malformed.
+/// "30s", "10m", "2h", "1d", "1500ms" or plain milliseconds → ms; nullopt when malformed. A
+/// duration longer than any schedule comes back as kScheduleMaxMs + 1 (never an overflow).
 std::optional<int64_t> duration_ms(std::string text) {
   if (!text.empty() && text[0] == '+') text.erase(0, 1);
   std::size_t i = 0;
@@ -57,12 +58,23 @@ std::optional<int64_t> duration_ms(std::string text) {
   if (i == 0 || i > 12) return std::nullopt;
   const int64_t n = std::stoll(text.substr(0, i));
   const std::string unit = text.substr(i);
-  if (unit.empty() || unit == "ms") return n;
-  if (unit == "s") return n * 1000;
-  if (unit == "m") return n * 60'000;
-  if (unit == "h") return n * 3'600'000;
-  if (unit == "d") return n * 86'400'000;
-  return std::nullopt;
+  int64_t scale = 0;
+  if (unit.empty() || unit == "ms") scale = 1;
+  else if (unit == "s") scale = 1000;
+  else if (unit == "m") scale = 60'000;
+  else if (unit == "h") scale = 3'600'000;
+  else if (unit == "d") scale = 86'400'000;
+  else return std::nullopt;
+  constexpr int64_t kBeyond = automation::kScheduleMaxMs + 1;
+  return n > kBeyond / scale ? kBeyond : n * scale;  // n < 10^12: n * scale <= kBeyond fits
+}
+
+/// "--every '…': " / "--at '…': " when `ms` (a duration, or the instant it gives) is after the
+/// last time a schedule can have; "" when it is not.
+std::string beyond_schedules(const char* flag, const std::string& typed, int64_t ms) {
+  if (ms <= automation::kScheduleMaxMs) return "";
+  return std::string(flag) + " '" + cli::terminal_safe(typed) + "': too far ahead: a schedule's times end at " +
+         automation::kScheduleMaxText;
 }
 
 void add_job_flags(CLI::App* cmd, CronJobFlags& f) {
@@ -119,12 +131,13 @@ std::string cron_cli_default_zone();
 /// shown in ("" = this machine's, labelled with its abbreviation, as `cron list` shows them).
 std::string cron_cli_schedule_problem(const CronJobFlags& f, const json& schedule, const std::string& zone,
                                       const std::string& shown_zone) {
-  if (f.cron.empty() && f.at.empty()) return "";
+  if (f.cron.empty() && f.at.empty() && f.every.empty()) return "";
   auto parsed = automation::parse_schedule(schedule, zone);
   if (!parsed) return "";  // the scheduler names what is wrong
   const auto problem = automation::schedule_never_fires(*parsed, SystemClock::instance().wall_ms(), shown_zone);
   if (!problem) return "";
   if (!f.cron.empty()) return "--cron '" + cli::terminal_safe(f.cron) + "' " + problem->why;
+  if (!f.every.empty()) return "--every '" + cli::terminal_safe(f.every) + "' " + problem->why;
   return "--at '" + cli::terminal_safe(f.at) + "' " + problem->why + ", or a duration from now (20m, 2h)";
 }
 
@@ -136,14 +149,17 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
   if (kinds == 0 && !patch) return Error{"2", "a schedule is required: --at, --every or --cron"};
   if (!f.at.empty()) {
     if (auto d = duration_ms(f.at)) {
-      j["schedule"] = {{"kind", "at"}, {"at", SystemClock::instance().wall_ms() + *d}};
+      const int64_t at = SystemClock::instance().wall_ms() + *d;  // both at most kScheduleMaxMs + 1
+      if (std::string far = beyond_schedules("--at", f.at, at); !far.empty()) return Error{"2", far};
+      j["schedule"] = {{"kind", "at"}, {"at", at}};
     } else if (!automation::parse_iso_instant(f.at, "UTC")) {  // the form only: the zone comes later
       // What --at takes, as its --help says: not only an ISO time. A duration counts from now, so a
       // negative one would be a time already past.
       const bool negative = f.at.size() > 1 && f.at[0] == '-' && duration_ms(f.at.substr(1));
       return Error{"2", "--at '" + cli::terminal_safe(f.at) + "': " +
                             (negative ? std::string("a negative duration is a time already past; ") : std::string()) +
-                            "expected an ISO 8601 time (2026-03-01T08:00, optionally with Z or +01:00) or a duration "
+                            "expected an ISO 8601 time (2026-03-01T08:00, optionally with Z or +01:00; years up to "
+                            "9999) or a duration "
                             "from now (20m, 2h, 1d; not negative)"};
     } else {
       j["schedule"] = {{"kind", "at"}, {"at", f.at}};
@@ -155,6 +171,7 @@ Result<json> job_from_flags(const CronJobFlags& f, bool patch) {
     // Every run is an agent turn (a model call): sub-second intervals are a typo (`--every 20`
     // meant 20 minutes?), not a schedule.
     if (*d < automation::kCronMinEveryMs) return Error{"2", "--every: at least 1s (got " + std::to_string(*d) + " ms; give a unit: 30s, 10m, 1h)"};
+    if (std::string far = beyond_schedules("--every", f.every, *d); !far.empty()) return Error{"2", far};
     j["schedule"] = {{"kind", "every"}, {"everyMs", *d}};
   } else if (!f.cron.empty()) {
     // Checked here so the message names the expression and its wrong field, not the job the

@@ -149,7 +149,9 @@ Status check_cron_job_fires(const CronJob& job, std::string_view where, bool id_
   const auto problem = schedule_never_fires(job.schedule, now_ms, job.schedule.zone);
   if (!problem) return Ok{};
   const std::string who = id_generated ? std::string(where) : "job '" + job.id + "' (" + std::string(where) + ")";
-  const std::string& value = job.schedule.kind == Schedule::Kind::Cron ? job.schedule.expr : job.schedule.at;
+  const std::string value = job.schedule.kind == Schedule::Kind::Cron    ? job.schedule.expr
+                            : job.schedule.kind == Schedule::Kind::Every ? std::to_string(job.schedule.every_ms)
+                                                                         : job.schedule.at;
   return Error{"CRON_JOB_INVALID", who + ": " + problem->field + ": '" + value + "' " + problem->why};
 }
 

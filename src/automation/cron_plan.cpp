@@ -57,8 +57,14 @@ std::vector<std::string> due_jobs(const std::vector<CronJob>& jobs, int64_t now_
 
 std::optional<int64_t> next_after_run(const CronJob& job, int64_t started_ms) {
   if (!schedulable(job) || job.schedule.kind == Schedule::Kind::At) return std::nullopt;
-  if (job.schedule.kind == Schedule::Kind::Every) return started_ms + job.schedule.every_ms;  // OpenClaw: from the last run
-  return next_run_after(job.schedule, job.id, started_ms, job.created_at_ms);
+  std::optional<int64_t> next;
+  int64_t sum = 0;
+  if (job.schedule.kind != Schedule::Kind::Every) next = next_run_after(job.schedule, job.id, started_ms, job.created_at_ms);
+  else if (!__builtin_add_overflow(started_ms, job.schedule.every_ms, &sum)) next = sum;  // OpenClaw: from the last run
+  // The floor: a next run at or before this run's start (a wrapped sum, a bad value) would be due
+  // again at once, a loop of model calls; no next run instead (and none after the schedules' end).
+  if (next && (*next <= started_ms || *next > kScheduleMaxMs)) return std::nullopt;
+  return next;
 }
 
 std::optional<int64_t> next_wake_ms(const std::vector<CronJob>& jobs) {

@@ -30,7 +30,8 @@ std::vector<std::string> due_jobs(const std::vector<CronJob>& jobs, int64_t now_
                                   const std::vector<std::string>& running, int max_concurrent);
 
 /// After a run started at `started_ms`: the job's next run (nullopt for a finished `at` job or a
-/// disabled one).
+/// disabled one). Always later than `started_ms` (never due again at once) and at most
+/// kScheduleMaxMs, else nullopt; the sum for `every` is checked, never wraps.
 std::optional<int64_t> next_after_run(const CronJob& job, int64_t started_ms);
 
 /// The earliest next run of the enabled, valid jobs; nullopt when there is none (then the

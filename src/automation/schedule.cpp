@@ -4,6 +4,7 @@
 #include <sodium.h>
 
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <chrono>
@@ -53,6 +54,12 @@ sys_s resolve_local(const date::time_zone* z, local_s t) {
   return sys_s{t.time_since_epoch() - info.first.offset};
 }
 
+std::optional<int64_t> in_range(int64_t ms) { return ms <= kScheduleMaxMs ? std::optional<int64_t>(ms) : std::nullopt; }
+
+std::string beyond_limit(const std::string& field, const std::string& value) {
+  return field + ": " + value + " is out of range: a schedule's times end at " + kScheduleMaxText + " (at most " +
+         std::to_string(kScheduleMaxMs) + " ms)";
+}
 
 }  // namespace
 
@@ -221,22 +228,31 @@ std::optional<int64_t> next_run_after(const Schedule& s, std::string_view job_id
                                       std::optional<int64_t> created_at_ms) {
   switch (s.kind) {
     case Schedule::Kind::At:
-      return s.at_ms > now_ms ? std::optional<int64_t>(s.at_ms) : std::nullopt;
+      return s.at_ms > now_ms ? in_range(s.at_ms) : std::nullopt;
     case Schedule::Kind::Every: {
-      if (s.every_ms < 1) return std::nullopt;
+      // Checked arithmetic: a wrapped sum would be a run in the past, due again at once (a loop).
+      if (s.every_ms < 1 || s.every_ms > kScheduleMaxMs) return std::nullopt;
       const int64_t anchor = std::max<int64_t>(0, s.anchor_ms.value_or(created_at_ms.value_or(now_ms)));
+      if (anchor > kScheduleMaxMs) return std::nullopt;
       if (now_ms < anchor) return anchor;
-      return anchor + ((now_ms - anchor) / s.every_ms + 1) * s.every_ms;
+      int64_t step = 0, next = 0;
+      if (__builtin_mul_overflow((now_ms - anchor) / s.every_ms + 1, s.every_ms, &step) ||
+          __builtin_add_overflow(anchor, step, &next))
+        return std::nullopt;
+      return in_range(next);
     }
     case Schedule::Kind::Cron: {
       const int64_t offset = stagger_offset_ms(job_id, effective_stagger_ms(s));
-      if (offset <= 0) return cron_next_after(s.cron, s.zone, now_ms);
+      if (offset <= 0) {
+        const auto next = cron_next_after(s.cron, s.zone, now_ms);
+        return next ? in_range(*next) : std::nullopt;
+      }
       // The slot whose shifted time is the first after now (OpenClaw's computeStaggeredCronNextRunAtMs).
       int64_t cursor = std::max<int64_t>(0, now_ms - offset);
       for (int attempt = 0; attempt < 4; ++attempt) {
         auto base = cron_next_after(s.cron, s.zone, cursor);
         if (!base) return std::nullopt;
-        if (*base + offset > now_ms) return *base + offset;
+        if (*base + offset > now_ms) return in_range(*base + offset);
         cursor = std::max(cursor + 1, *base + 1000);
       }
       return std::nullopt;
@@ -258,11 +274,18 @@ Result<Schedule> parse_schedule(const nlohmann::json& j, std::string_view defaul
   auto integer = [&](const char* key, std::optional<int64_t>& out, int64_t min) -> Status {
     const nlohmann::json* v = text(key);
     if (v == nullptr) return Ok{};
-    if (!v->is_number() || (v->is_number_float() && v->get<double>() != static_cast<double>(static_cast<int64_t>(v->get<double>()))))
-      return schedule_fail(std::string("schedule.") + key + ": expected a whole number of milliseconds");
-    int64_t n = v->is_number_float() ? static_cast<int64_t>(v->get<double>()) : v->get<int64_t>();
-    if (n < min) return schedule_fail(std::string("schedule.") + key + ": must be at least " + std::to_string(min));
-    out = n;
+    const std::string field = std::string("schedule.") + key;
+    // The range is checked before any conversion: a double beyond int64 (1e300) or an unsigned
+    // beyond it cannot be cast, and a value past kScheduleMaxMs would overflow the next-run sum.
+    const double d = v->is_number() ? v->get<double>() : 0.0;
+    if (!v->is_number() || (v->is_number_float() && (!std::isfinite(d) || std::trunc(d) != d)))
+      return schedule_fail(field + ": expected a whole number of milliseconds");
+    if (d < static_cast<double>(min) || (v->is_number_integer() && !v->is_number_unsigned() && v->get<int64_t>() < min))
+      return schedule_fail(field + ": must be at least " + std::to_string(min));
+    if (d > static_cast<double>(kScheduleMaxMs) || (v->is_number_unsigned() && v->get<uint64_t>() > uint64_t{kScheduleMaxMs}) ||
+        (v->is_number_integer() && !v->is_number_unsigned() && v->get<int64_t>() > kScheduleMaxMs))
+      return schedule_fail(beyond_limit(field, v->dump()));
+    out = v->is_number_float() ? static_cast<int64_t>(d) : v->get<int64_t>();
     return Ok{};
   };
   const std::string k = kind->get<std::string>();
@@ -270,6 +293,8 @@ Result<Schedule> parse_schedule(const nlohmann::json& j, std::string_view defaul
     s.kind = Schedule::Kind::At;
     const nlohmann::json* at = text("at");
     if (at != nullptr && at->is_number_integer() && at->get<int64_t>() >= 0) {  // epoch milliseconds
+      if (at->is_number_unsigned() ? at->get<uint64_t>() > uint64_t{kScheduleMaxMs} : at->get<int64_t>() > kScheduleMaxMs)
+        return schedule_fail(beyond_limit("schedule.at", at->dump()));
       s.at_ms = at->get<int64_t>();
       const std::time_t secs = static_cast<std::time_t>(s.at_ms / 1000);
       std::tm tm{};
@@ -294,7 +319,10 @@ Result<Schedule> parse_schedule(const nlohmann::json& j, std::string_view defaul
       s.tz = s.zone = tz->get<std::string>();
     if (!is_known_zone(s.zone)) return schedule_fail("schedule.tz: unknown time zone '" + s.zone + "'");
     auto ms = parse_iso_instant(s.at, s.zone);
-    if (!ms) return schedule_fail("schedule.at: '" + s.at + "' is not an ISO 8601 time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM])");
+    if (!ms)
+      return schedule_fail("schedule.at: '" + s.at +
+                           "' is not an ISO 8601 time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM], years up to 9999)");
+    if (*ms > kScheduleMaxMs) return schedule_fail(beyond_limit("schedule.at", "'" + s.at + "'"));
     s.at_ms = *ms;
     return s;
   }
@@ -359,6 +387,12 @@ std::optional<ScheduleProblem> schedule_never_fires(const Schedule& s, int64_t n
                                                 " years matches it" +
                                                 (next ? " (the first is " + format_wall_minute(*next, shown_zone) + ")"
                                                       : " (a day its month does not have, such as 31 in February?)")};
+  }
+  if (s.kind == Schedule::Kind::At && s.at_ms > kScheduleMaxMs)
+    return ScheduleProblem{"schedule.at", std::string("is after ") + kScheduleMaxText + ", the last time a schedule can have"};
+  if (s.kind == Schedule::Kind::Every && s.every_ms >= 1 && !next_run_after(s, {}, now_ms)) {
+    return ScheduleProblem{"schedule.everyMs", std::string("is too long: the first run would fall after ") +
+                                                   kScheduleMaxText + ", the last time a schedule can have"};
   }
   if (s.kind == Schedule::Kind::At && s.at_ms < now_ms - kPastAtToleranceMs) {
     const int64_t minutes = (now_ms - s.at_ms) / 60'000;

@@ -23,6 +23,12 @@
 
 namespace pincer::automation {
 
+/// The last instant a schedule may have: 9999-12-31T23:59:59.999Z (the ISO parser's last year).
+/// Every schedule field (everyMs, anchorMs, staggerMs, at) is at most this, checked before any
+/// arithmetic; next_run_after never answers a run after it.
+inline constexpr int64_t kScheduleMaxMs = 253'402'300'799'999;
+inline constexpr const char* kScheduleMaxText = "9999-12-31T23:59:59Z";
+
 /// OpenClaw's default stagger window for recurring top-of-hour cron expressions (5 minutes).
 inline constexpr int64_t kDefaultTopOfHourStaggerMs = 300'000;
 
@@ -87,7 +93,7 @@ int64_t stagger_offset_ms(std::string_view job_id, int64_t stagger_ms);
 
 /// The next run strictly after `now_ms`. `job_id` selects the stagger offset of cron schedules;
 /// `created_at_ms` anchors an `every` without `anchorMs`. nullopt when there is none (an `at` in
-/// the past, a cron expression that never matches).
+/// the past, a cron expression that never matches, a run after kScheduleMaxMs). Never wraps.
 std::optional<int64_t> next_run_after(const Schedule& s, std::string_view job_id, int64_t now_ms,
                                       std::optional<int64_t> created_at_ms = std::nullopt);
 
@@ -98,15 +104,15 @@ inline constexpr int64_t kPastAtToleranceMs = 60'000;
 
 /// Why a schedule can never fire.
 struct ScheduleProblem {
-  std::string field;  ///< "schedule.expr" or "schedule.at"
+  std::string field;  ///< "schedule.expr", "schedule.at" or "schedule.everyMs"
   /// Without the value: "never runs: no time in the next 5 years matches it (the first is …)",
   /// "is in the past (2020-01-01 08:00 UTC, 3 days ago; now …): give a future time".
   std::string why;
 };
 
 /// Why `s` can never fire from `now_ms` on, or nullopt: a cron expression with no time within
-/// kScheduleHorizonYears, an `at` more than kPastAtToleranceMs before `now_ms` (every schedules
-/// always fire). Times are shown in `shown_zone` (format_wall_minute). The one check of the cron
+/// kScheduleHorizonYears, an `at` more than kPastAtToleranceMs before `now_ms`, an `at` or the first
+/// run of an `every` after kScheduleMaxMs. Times are shown in `shown_zone` (format_wall_minute). The one check of the cron
 /// tool, cron.add/cron.update (check_cron_job_fires, cron_job.h) and `pincer cron add|edit`.
 std::optional<ScheduleProblem> schedule_never_fires(const Schedule& s, int64_t now_ms, std::string_view shown_zone);
 

@@ -146,7 +146,7 @@ Status CronScheduler::start(const std::vector<CronInterruptedRun>& interrupted) 
     spdlog::error("cron: {} (no job runs until it is fixed)", file_error_);
     return st;
   }
-  for (const auto& issue : store_.issues()) spdlog::warn("cron: {}", issue);
+  for (const auto& issue : store_.issues()) spdlog::warn("cron: {}: {}", store_.jobs_path().string(), issue);
   std::vector<std::string> missed = plan_startup(store_.mutable_jobs(), now, settings_.missed_runs);
   if (auto st = store_.save(); !st) spdlog::error("cron: {}", st.error().message);
   after_write();
@@ -230,7 +230,7 @@ Status CronScheduler::reload_if_changed() {
     return st;
   }
   file_error_.clear();
-  for (const auto& issue : store_.issues()) spdlog::warn("cron: {}", issue);
+  for (const auto& issue : store_.issues()) spdlog::warn("cron: {}: {}", store_.jobs_path().string(), issue);
   fill_missing_next(now_());
   spdlog::info("cron: reloaded {} ({} jobs)", store_.jobs_path().string(), store_.jobs().size());
   arm();

@@ -210,6 +210,33 @@ TEST_F(CronCliHardeningTest, ABrokenJobFileIsNamedAndNeverWrittenOver) {
   EXPECT_NE(dup.err.find("line 3: the job id 'x' is used twice (jobs[0] and jobs[1])"), std::string::npos) << dup.err;
 }
 
+// Schedules past 9999-12-31 (the tester's overflow: a wrapped next run, jobs run back to back):
+// refused by the CLI naming the flag and by cron.add naming the field, nothing saved.
+TEST_F(CronCliHardeningTest, SchedulesPastTheLimitAreRefusedByTheCliAndCronAdd) {
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--every", "106751991167d"}, {"--every", "106751991168d"}, {"--every", "99999999999d"},
+           {"--at", "99999999d"}, {"--at", "10000-01-01T00:00:00Z"}}) {
+    auto r = cron({"add", "--name", "ovf", flag, value, "--message", "x", "--no-deliver"});
+    EXPECT_EQ(r.exit_code, 2) << flag << " " << value << ": " << r.err;
+    EXPECT_NE(r.err.find(flag + " '" + value + "'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("9999"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(jobs_file()) && read_all(jobs_file()).find("ovf") != std::string::npos);
+  start();
+  for (const json& every : {json(INT64_MAX), json(1e300)}) {
+    auto res = call("cron.add", {{"name", "ovf"},
+                                 {"schedule", {{"kind", "every"}, {"everyMs", every}}},
+                                 {"sessionTarget", "main"},
+                                 {"payload", {{"kind", "systemEvent"}, {"text", "x"}}}});
+    ASSERT_EQ(res["ok"], false) << res.dump();
+    EXPECT_NE(res["error"]["message"].get<std::string>().find("schedule.everyMs: " + every.dump() + " is out of range"),
+              std::string::npos)
+        << res.dump();
+  }
+  auto status = call("cron.status", json::object());
+  EXPECT_FALSE(status.contains("payload") && status["payload"].value("nextWakeAtMs", json()).is_number()) << status.dump();
+}
+
 }  // namespace
 }  // namespace cron_cli_hardening_test
 }  // namespace pincer::test

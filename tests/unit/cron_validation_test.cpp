@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "automation/cron_api.h"
+#include "automation/cron_plan.h"
 #include "automation/schedule.h"
 #include "automation/scheduler.h"
 
@@ -308,6 +309,91 @@ TEST(CronValidation, ANewDefaultZoneMovesTheJobsWithoutTheirOwnTz) {
   // The file says the same (what `pincer cron list` shows offline).
   const json file = json::parse(slurp(h.file()));
   EXPECT_EQ(file["jobs"][0]["state"]["nextRunAtMs"], utc("2026-01-01T07:00:00Z")) << file.dump();
+}
+
+// ---- schedule limits: no field overflows the next-run arithmetic ----------------------------------
+
+TEST(CronValidation, ScheduleFieldsPastTheLimitAreRefusedNamingFieldAndValue) {
+  auto fails = [](const json& schedule, const std::string& expected) {
+    auto s = parse_schedule(schedule, "UTC");
+    ASSERT_FALSE(s.ok()) << schedule.dump();
+    EXPECT_THAT(s.error().message, HasSubstr(expected)) << schedule.dump();
+  };
+  fails({{"kind", "every"}, {"everyMs", INT64_MAX}}, "schedule.everyMs: 9223372036854775807 is out of range");
+  fails({{"kind", "every"}, {"everyMs", 1e300}}, "schedule.everyMs: 1e+300 is out of range");  // was a cast UB
+  fails({{"kind", "every"}, {"everyMs", UINT64_MAX}}, "schedule.everyMs: 18446744073709551615 is out of range");
+  fails({{"kind", "every"}, {"everyMs", kScheduleMaxMs + 1}}, "9999-12-31T23:59:59Z");
+  fails({{"kind", "every"}, {"everyMs", 60000}, {"anchorMs", INT64_MAX}}, "schedule.anchorMs: 9223372036854775807 is out of range");
+  fails({{"kind", "cron"}, {"expr", "0 8 * * *"}, {"staggerMs", 1e19}}, "schedule.staggerMs:");
+  fails({{"kind", "at"}, {"at", int64_t{8'640'000'000'000'000}}}, "schedule.at: 8640000000000000 is out of range");
+  fails({{"kind", "at"}, {"at", "9999-12-31T23:00:00-05:00"}}, "schedule.at: '9999-12-31T23:00:00-05:00' is out of range");
+  fails({{"kind", "at"}, {"at", "10000-01-01T00:00:00Z"}}, "years up to 9999");
+  EXPECT_TRUE(parse_schedule({{"kind", "every"}, {"everyMs", kScheduleMaxMs}}, "UTC").ok()) << "the limit itself";
+}
+
+TEST(CronValidation, TheNextRunNeverWrapsAndNeverFallsPastTheLimit) {
+  Schedule s;
+  s.kind = Schedule::Kind::Every;
+  s.every_ms = INT64_MAX;  // as a file read before the limit could hold it
+  s.anchor_ms = 0;
+  const int64_t now = utc("2026-12-06T00:00:00Z");
+  EXPECT_FALSE(next_run_after(s, "j", now).has_value()) << "was anchor + INT64_MAX, wrapped to 1592";
+  s.every_ms = kScheduleMaxMs;
+  EXPECT_EQ(next_run_after(s, "j", now), kScheduleMaxMs) << "anchored at 0: the limit itself";
+  s.anchor_ms.reset();  // anchored at now: the first run after 9999-12-31
+  EXPECT_FALSE(next_run_after(s, "j", now).has_value()) << "after 9999-12-31";
+  EXPECT_FALSE(next_run_after(s, "j", now, now).has_value());
+  s.every_ms = 3'600'000;
+  EXPECT_EQ(next_run_after(s, "j", now), now + 3'600'000);
+  // After a run: always later than its start, never a wrapped sum (the loop of back-to-back runs).
+  CronJob job;
+  job.id = "ovf";
+  job.schedule = s;
+  job.schedule.every_ms = INT64_MAX;
+  EXPECT_FALSE(next_after_run(job, now).has_value());
+  job.schedule.every_ms = 60'000;
+  EXPECT_EQ(next_after_run(job, now), now + 60'000);
+}
+
+TEST(CronValidation, AnIntervalWhoseRunsFallPastTheLimitIsRefusedByAddAndUpdate) {
+  Harness h("every-far", utc("2026-12-06T00:00:00Z"));
+  ASSERT_TRUE(h.open().ok());
+  auto max = cron_call(*h.sched, "add", agent_job("ovf", {{"kind", "every"}, {"everyMs", INT64_MAX}}));
+  ASSERT_FALSE(max.ok());
+  EXPECT_THAT(max.error().message, HasSubstr("schedule.everyMs: 9223372036854775807 is out of range"));
+  auto huge = cron_call(*h.sched, "add", agent_job("huge", {{"kind", "every"}, {"everyMs", 1e300}}));
+  ASSERT_FALSE(huge.ok());
+  EXPECT_THAT(huge.error().message, HasSubstr("schedule.everyMs: 1e+300 is out of range"));
+  // In range, but the first run would be after 9999: the shared check (cron tool, methods, CLI).
+  auto far = cron_call(*h.sched, "add", agent_job("far", {{"kind", "every"}, {"everyMs", kScheduleMaxMs}}));
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.error().code, "CRON_JOB_INVALID");
+  EXPECT_THAT(far.error().message, HasSubstr("schedule.everyMs: '253402300799999' is too long: the first run would "
+                                             "fall after 9999-12-31T23:59:59Z"));
+  ASSERT_TRUE(cron_call(*h.sched, "add", agent_job("ok", {{"kind", "every"}, {"everyMs", 60000}})).ok());
+  auto patched = cron_call(*h.sched, "update", {{"id", "ok"}, {"patch", {{"schedule", {{"everyMs", 9e18}}}}}});
+  ASSERT_FALSE(patched.ok());
+  EXPECT_THAT(patched.error().message, HasSubstr("schedule.everyMs: 9e+18 is out of range"));
+  EXPECT_EQ(h.sched->store().jobs().size(), 1u);
+}
+
+TEST(CronValidation, AStoredJobPastTheLimitIsReportedAndDisabledNeverRunInALoop) {
+  Harness h("every-file-far", utc("2026-12-06T00:00:00Z"));
+  json job = agent_job("ovf", {{"kind", "every"}, {"everyMs", INT64_MAX}});
+  job["state"] = {{"nextRunAtMs", -9223370240278563277LL}, {"lastRunAtMs", utc("2026-12-05T23:59:00Z")}};
+  h.write(json{{"version", 1}, {"jobs", json::array({job})}}.dump());
+  ASSERT_TRUE(h.open().ok());
+  ASSERT_EQ(h.sched->store().issues().size(), 1u);
+  EXPECT_THAT(h.sched->store().issues()[0], HasSubstr("job 'ovf' (jobs[0]): schedule.everyMs: 9223372036854775807 is out of range"));
+  EXPECT_FALSE(h.sched->armed_at_ms().has_value());
+  for (int i = 0; i < 3; ++i) {
+    h.now += 1000;
+    h.sched->tick();
+  }
+  EXPECT_TRUE(h.started.empty()) << "never run";
+  auto forced = cron_call(*h.sched, "run", {{"id", "ovf"}, {"mode", "force"}});
+  EXPECT_FALSE(forced.ok()) << "an invalid job is not run by hand either";
+  EXPECT_TRUE(h.started.empty());
 }
 
 }  // namespace
