@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "agent/agent_service.h"
+#include "core/json5.h"
+#include "llm/ndjson_parser.h"
 #include "agent/agents_config.h"
 #include "agent/chat_commands.h"
 #include "agent/skill_command_input.h"
@@ -310,12 +312,12 @@ int print_sessions_list(const ClientFlags& f, const json& r) {
 }
 
 int print_session(const ClientFlags& f, const std::string& key, const json& r, bool startup_context) {
-  if (f.json) return print_json(r);
+  // No such session: the same error and exit code with --json ({"ok":false,"error":…}, JsonErrors).
   if (!r.contains("sessionId")) {
-    std::cerr << "pincer: no session \"" << cli::terminal_safe(key) << "\" (" << r.value("sessionKey", key)
-              << "); see " + cli::invoked_command() + " sessions list\n";
-    return 1;
+    return fail(1, "no session \"" + cli::terminal_safe(key) + "\" (" + r.value("sessionKey", key) + "); see " +
+                       cli::invoked_command() + " sessions list", "NOT_FOUND");
   }
+  if (f.json) return print_json(r);
   for (const auto& m : r["messages"]) {
     const std::string role = m.value("role", "?");
     // The conversation only: the model's hidden context (the startup context's notes, CX-2) is
@@ -408,6 +410,11 @@ int run_call(const ClientFlags& f, const std::string& method, const std::string&
   }
   json params = json::object();
   if (!params_text.empty()) {
+    // Deeper values would crash the CLI when sent (copied and dumped recursively): the config's limit.
+    if (llm::json_nesting_exceeds(params_text, json5::kMaxDepth)) {
+      return fail(2, "--params" + (params_arg == "-" || params_arg[0] == '@' ? " " + params_arg : std::string()) +
+                         ": nesting too deep (more than " + std::to_string(json5::kMaxDepth) + " levels)");
+    }
     params = json::parse(params_text, nullptr, false);
     if (params.is_discarded() || !params.is_object()) {
       const std::string shown = params_text.size() > 200 ? params_text.substr(0, 200) + "…" : params_text;

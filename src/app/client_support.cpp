@@ -160,6 +160,10 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
     const Error& e = client.error();
     if (e.code == "INVALID_URL") return fail(2, e.message);
     if (e.code == "UNREACHABLE" || e.code == "TIMEOUT") {
+      // This home's gateway runs elsewhere (its lock file says where): say that, not "start one".
+      if (const std::string running = cli::running_gateway_note(config::process_env(), options->url); !running.empty()) {
+        return fail(1, "cannot reach the gateway at " + options->url + " (" + e.message + "); " + running, e.code);
+      }
       const std::string note = missing_config_note(flags, config::process_env());
       return fail(1, "cannot reach the gateway at " + options->url + " (" + e.message +
                          "). Is it running? Start it with: " + cli::invoked_command() + " gateway run" +

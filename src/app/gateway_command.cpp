@@ -62,15 +62,20 @@ bool is_loopback_host(const std::string& host) {
 }
 
 /// First run: no pincer.json and no token from flags/env. Writes a config with a fresh random
-/// token so that the gateway is never started without auth by accident.
-Result<std::string> create_first_config(const std::filesystem::path& path) {
+/// token so that the gateway is never started without auth by accident, and the address the
+/// gateway was started with (--port, --bind, --host), so that the CLI's later commands, which read
+/// the file, find it there (--port 0, "any free port", keeps 18789).
+Result<std::string> create_first_config(const std::filesystem::path& path, const GatewayRunFlags& flags) {
   const std::string token = ids::random_token(32);
+  const int port = flags.port && *flags.port > 0 ? *flags.port : 18789;
+  const std::string bind = flags.host ? "custom" : flags.bind.value_or("loopback");
   const std::string text =
       "// Pincer configuration (JSON5). Reference: docs/configuration.md\n"
       "{\n"
       "  gateway: {\n"
-      "    port: 18789,\n"
-      "    bind: \"loopback\",  // loopback | lan | custom\n"
+      "    port: " + std::to_string(port) + ",\n"
+      "    bind: \"" + bind + "\",  // loopback | lan | custom\n" +
+      (flags.host ? "    customBindHost: \"" + *flags.host + "\",\n" : std::string()) +
       "    auth: {\n"
       "      mode: \"token\",\n"
       "      // Clients send this in connect.params.auth.token. Keep it secret.\n"
@@ -300,7 +305,7 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
 
   if (!std::filesystem::exists(config_path, ec) && !flags.token && !env_token && !flags.password && !env_password &&
       flags.auth.value_or("token") == "token") {
-    auto created = create_first_config(config_path);
+    auto created = create_first_config(config_path, flags);
     if (!created) return fail(1, created.error().message);
     std::cout << "pincer: created " << config_path.string() << " with a new gateway token (gateway.auth.token)\n";
   }
@@ -446,6 +451,7 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   options.port = s.port;
   options.on_listening = [&](int port) {
     gateway.set_listening_port(port);
+    lock->record_listening(s.bind_host, port);  // clients that miss it name this address
     const std::string host = s.bind_host.find(':') != std::string::npos ? "[" + s.bind_host + "]" : s.bind_host;
     std::printf("pincer gateway listening on ws://%s:%d (auth: %s, state: %s)\n", host.c_str(), port,
                 s.auth.mode.c_str(), state.c_str());

@@ -3,7 +3,9 @@
 #include <cctype>
 #include <charconv>
 
+#include "cli/invoked_command.h"
 #include "core/paths.h"
+#include "store/instance_lock.h"
 
 namespace pincer::cli {
 
@@ -131,6 +133,23 @@ Result<ClientOptions> resolve_connection(const ConnectionFlags& flags, const con
   out.token = token.value_or("");
   out.password = password.value_or("");
   return out;
+}
+
+std::string running_gateway_note(const config::EnvLookup& env, const std::string& url) {
+  const auto state = paths::state_dir(env);
+  const auto holder = store::read_lock_holder(paths::gateway_lock_file(state));
+  if (!holder) return "";
+  const std::string who = "this home's gateway (pid " + std::to_string(holder->pid) + ", state dir " + state.string() + ")";
+  if (holder->port == 0) return who + " is running but does not listen yet (still starting, or stuck): try again in a moment";
+  if (own_loopback_port(url) == holder->port) return "";
+  // A wildcard bind is reached through loopback.
+  std::string host = holder->host == "0.0.0.0" || holder->host.empty() ? "127.0.0.1" : holder->host == "::" ? "::1" : holder->host;
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  const std::string port = std::to_string(holder->port);
+  const auto file = paths::config_file(state);
+  return who + " is running and listens on " + host + ":" + port + ", not at " + url + ": set gateway.port to " + port +
+         " in " + file.string() + " (" + invoked_command() + " config set gateway.port " + port +
+         "), or give --url ws://" + host + ":" + port;
 }
 
 }  // namespace pincer::cli

@@ -40,4 +40,10 @@ std::optional<int> own_loopback_port(const std::string& url);
 /// only when the config is needed), "INVALID_ARGUMENT" (bad PINCER_GATEWAY_PORT).
 Result<ClientOptions> resolve_connection(const ConnectionFlags& flags, const config::EnvLookup& env);
 
+/// When a client cannot reach `url` but this state dir's gateway runs (its lock file,
+/// <state>/gateway.lock, names a living PID): one sentence saying where that gateway listens and how
+/// to reach it (or that it does not listen yet); "" when no gateway of this home runs, or it
+/// listens on the port of `url` already.
+std::string running_gateway_note(const config::EnvLookup& env, const std::string& url);
+
 }  // namespace pincer::cli

@@ -354,6 +354,28 @@ Finding check_running_gateway(const std::filesystem::path& state_dir, const std:
                            ") runs this home's config");
 }
 
+namespace {
+
+/// "port", then "gateway" when one answers there: what it runs (its home, whether it applied this
+/// file). Nothing on the port while this home's gateway runs (its lock file) says where it listens.
+void add_gateway_checks(std::vector<Finding>& out, int port, const std::filesystem::path& state_dir,
+                        const std::filesystem::path& config_file, const config::EnvLookup& env) {
+  out.push_back(check_port(port));
+  if (out.back().status == "ok") {
+    out.push_back(check_running_gateway(state_dir, config_file, env));
+    return;
+  }
+  const std::string url = "ws://127.0.0.1:" + std::to_string(port);
+  if (const std::string running = running_gateway_note(env, url); !running.empty()) {
+    const auto cut = running.find(": ");  // "<where it is>: <how to reach it>"
+    out.back() = failed("port", "nothing answers on 127.0.0.1:" + std::to_string(port) + ", but " +
+                                    running.substr(0, cut),
+                        cut == std::string::npos ? "" : running.substr(cut + 2));
+  }
+}
+
+}  // namespace
+
 std::optional<Finding> check_command_owner(const json& effective) {
   const auto accounts = channels::list_channel_accounts(effective.value("channels", json::object()));
   if (accounts.empty()) return std::nullopt;
@@ -441,6 +463,19 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
   if (!loaded) {
     out.push_back(check_permissions(state_dir, config_file));
     out.push_back(check_state_writable(state_dir));
+    // What needs no valid config: the port and the running gateway (whether it rejected a reload
+    // of this file), at the port the file's gateway section says as written (resolve_connection
+    // reads it raw when the schema rejects the file).
+    if (auto options = resolve_connection({}, env); !options) {
+      out.push_back(warn("port", "not checked: the gateway's port cannot be read from " + config_file.string() +
+                                     " (the config finding above says why)", "fix the config errors above"));
+    } else if (auto port = own_loopback_port(options->url)) {
+      add_gateway_checks(out, *port, state_dir, config_file, env);
+    }
+    out.push_back(warn("skipped",
+                       "not checked while " + config_file.string() + " is invalid: bind and token safety, Control UI, "
+                       "owner, MCP servers, channels, auth profiles, skills and provider (they read the config)",
+                       "fix the config errors above, then run " + invoked_command() + " doctor again"));
     return out;
   }
   if (!loaded->exists) {
@@ -457,11 +492,7 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
   } else {
     port = *p;
   }
-  if (port > 0) {
-    out.push_back(check_port(port));
-    // A gateway answers: check what it runs (its home, whether it applied this file).
-    if (out.back().status == "ok") out.push_back(check_running_gateway(state_dir, config_file, env));
-  }
+  if (port > 0) add_gateway_checks(out, port, state_dir, config_file, env);
   for (auto& f : check_security(cfg, env, loaded->exists)) out.push_back(std::move(f));
   if (auto f = check_control_ui(cfg, env("HOME").value_or(""))) out.push_back(std::move(*f));
   if (auto f = check_command_owner(cfg)) out.push_back(std::move(*f));

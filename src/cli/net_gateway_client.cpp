@@ -15,6 +15,8 @@
 #include <boost/beast/websocket/ssl.hpp>
 
 #include "cli/gateway_client.h"
+#include "core/json5.h"
+#include "llm/ndjson_parser.h"
 #include "core/http_client.h"
 #include "core/net_tls.h"
 #include "core/utf8.h"
@@ -182,6 +184,7 @@ struct GatewayClient::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void on_frame(const std::string& text) {
+    if (llm::json_nesting_exceeds(text, json5::kMaxDepth)) return;  // copying it would recurse that deep
     json frame = json::parse(text, nullptr, false);
     if (!frame.is_object()) return;
     const std::string type = frame.value("type", "");

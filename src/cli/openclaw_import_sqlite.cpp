@@ -11,6 +11,8 @@
 #include <cstring>
 #include <map>
 
+#include "core/json5.h"
+#include "llm/ndjson_parser.h"
 #include "store/atomic_file.h"
 #include "store/transcript.h"
 
@@ -132,6 +134,10 @@ std::string text(sqlite3_stmt* st, int col) {
 bool is_null(sqlite3_stmt* st, int col) { return sqlite3_column_type(st, col) == SQLITE_NULL; }
 
 Result<json> parse_cell(const Db& db, const std::string& table, const std::string& row, const std::string& cell) {
+  if (llm::json_nesting_exceeds(cell, json5::kMaxDepth)) {
+    return invalid(db.source(), "table " + table + ", row " + row + ": nesting too deep (more than " +
+                                    std::to_string(json5::kMaxDepth) + " levels)");
+  }
   json j = json::parse(cell, nullptr, false);
   if (j.is_discarded()) return invalid(db.source(), "table " + table + ", row " + row + ": not valid JSON");
   return j;
@@ -165,6 +171,10 @@ Status read_sessions(Db& db, AgentState& out) {
                    const std::string row = "session_key=" + key;
                    nlohmann::ordered_json entry = nlohmann::ordered_json::object();
                    if (!is_null(st, 2)) {
+                     if (llm::json_nesting_exceeds(text(st, 2), json5::kMaxDepth)) {
+                       return invalid(db.source(), "table session_nodes, row " + row + ": entry_json: nesting too deep (more than " +
+                                                       std::to_string(json5::kMaxDepth) + " levels)");
+                     }
                      entry = nlohmann::ordered_json::parse(text(st, 2), nullptr, false);
                      if (entry.is_discarded() || !entry.is_object()) {
                        return invalid(db.source(), "table session_nodes, row " + row + ": entry_json is not a JSON object");

@@ -12,6 +12,8 @@
 #include <regex>
 
 #include "cli/openclaw_import_sqlite.h"
+#include "core/json5.h"
+#include "llm/ndjson_parser.h"
 #include "core/ids.h"
 #include "store/atomic_file.h"
 
@@ -89,6 +91,9 @@ Result<std::map<std::int64_t, std::string>> read_cold_archive(const ColdArchive&
     ++line_no;
     if (line.empty()) continue;
     const std::string at = "archive line " + std::to_string(line_no);
+    if (llm::json_nesting_exceeds(line, json5::kMaxDepth)) {
+      return cold_error(where, at + ": nesting too deep (more than " + std::to_string(json5::kMaxDepth) + " levels)");
+    }
     json record = json::parse(line, nullptr, false);
     if (record.is_discarded() || !record.is_object() || !record["kind"].is_string()) {
       return cold_error(where, at + " is not a JSON record with a \"kind\"");

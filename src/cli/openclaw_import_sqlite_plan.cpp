@@ -8,6 +8,8 @@
 #include <cstring>
 
 #include "automation/cron_store.h"
+#include "core/json5.h"
+#include "llm/ndjson_parser.h"
 #include "cli/openclaw_import_sqlite.h"
 #include "llm/auth/auth_profiles.h"
 #include "store/atomic_file.h"
@@ -132,6 +134,10 @@ Result<Plan> plan(ImportReport& report, const std::set<std::string>& configured)
         auth_from = dir / "agent" / "auth-profiles.json";
         auto text = store::read_file(auth_from);
         if (!text) return Error{"IO_ERROR", text.error().message};
+        if (llm::json_nesting_exceeds(*text, json5::kMaxDepth)) {
+          return Error{"SQLITE_INVALID", auth_from.string() + ": nesting too deep (more than " +
+                                             std::to_string(json5::kMaxDepth) + " levels)"};
+        }
         json parsed = json::parse(*text, nullptr, false);
         if (parsed.is_discarded() || !parsed.is_object()) {
           return Error{"SQLITE_INVALID", auth_from.string() + ": not a JSON object"};

@@ -2,10 +2,13 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace pincer::store {
@@ -19,7 +22,9 @@ Result<InstanceLock> InstanceLock::acquire(const std::filesystem::path& lock_fil
     char buf[32] = {};
     ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
     std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "unknown";
-    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    pid = pid.substr(0, pid.find('\n'));  // the first line (the second is the address)
+    while (!pid.empty() && pid.back() == ' ') pid.pop_back();
+    if (pid.empty()) pid = "unknown";
     ::close(fd);
     return Error{"GATEWAY_ALREADY_RUNNING", "another Pincer gateway (pid " + pid + ") is already running on state dir " +
                                                lock_file.parent_path().string()};
@@ -32,7 +37,46 @@ Result<InstanceLock> InstanceLock::acquire(const std::filesystem::path& lock_fil
 }
 
 InstanceLock::~InstanceLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+  if (fd_ < 0) return;
+  // An empty file says "no gateway" to read_lock_holder (a crash leaves the PID, checked there).
+  if (::ftruncate(fd_, 0) != 0) {
+  }
+  ::close(fd_);  // closing releases the flock
+}
+
+void InstanceLock::record_listening(const std::string& host, int port) {
+  if (fd_ < 0) return;
+  const std::string text = std::to_string(::getpid()) + "\n" + host + " " + std::to_string(port) + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) < 0) {
+    // Only for messages.
+  }
+}
+
+std::optional<LockHolder> read_lock_holder(const std::filesystem::path& lock_file) {
+  std::ifstream in(lock_file);
+  if (!in) return std::nullopt;
+  LockHolder h;
+  std::string line;
+  if (!std::getline(in, line)) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    h.pid = std::stol(line, &used);
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (h.pid <= 0) return std::nullopt;
+  // A crashed gateway leaves its PID: only a living process counts.
+  if (::kill(static_cast<pid_t>(h.pid), 0) != 0 && errno != EPERM) return std::nullopt;
+  if (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string host;
+    int port = 0;
+    if (fields >> host >> port && port > 0 && port <= 65535) {
+      h.host = host;
+      h.port = port;
+    }
+  }
+  return h;
 }
 
 }  // namespace pincer::store

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "core/result.h"
 
@@ -22,9 +24,22 @@ class InstanceLock {
   InstanceLock(const InstanceLock&) = delete;
   ~InstanceLock();
 
+  /// Adds where the gateway listens to the lock file (second line "<host> <port>"), so that a
+  /// client that cannot reach the configured port can say where this state dir's gateway is.
+  void record_listening(const std::string& host, int port);
+
  private:
   explicit InstanceLock(int fd) : fd_(fd) {}
   int fd_ = -1;
 };
+
+/// What the lock file of a state dir says about its running gateway: its PID and, once it listens,
+/// its address. nullopt when no gateway holds the lock (no file, an empty one, or the PID is gone).
+struct LockHolder {
+  long pid = 0;
+  std::string host;  ///< empty until the gateway listens
+  int port = 0;      ///< 0 until the gateway listens
+};
+std::optional<LockHolder> read_lock_holder(const std::filesystem::path& lock_file);
 
 }  // namespace pincer::store

@@ -133,6 +133,31 @@ TEST(InstanceLock, SecondAcquireFailsUntilReleased) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(InstanceLock, RecordsWhereTheGatewayListensUntilReleased) {
+  auto dir = temp_dir("lock-holder");
+  auto lock_file = dir / "gateway.lock";
+  {
+    auto lock = store::InstanceLock::acquire(lock_file);
+    ASSERT_TRUE(lock);
+    auto holder = store::read_lock_holder(lock_file);
+    ASSERT_TRUE(holder);
+    EXPECT_EQ(holder->pid, ::getpid());
+    EXPECT_EQ(holder->port, 0);  // not listening yet
+    lock->record_listening("127.0.0.1", 19311);
+    holder = store::read_lock_holder(lock_file);
+    ASSERT_TRUE(holder);
+    EXPECT_EQ(holder->host, "127.0.0.1");
+    EXPECT_EQ(holder->port, 19311);
+    // The "already running" message still names only the PID.
+    auto second = store::InstanceLock::acquire(lock_file);
+    ASSERT_FALSE(second);
+    EXPECT_NE(second.error().message.find("(pid " + std::to_string(::getpid()) + ")"), std::string::npos)
+        << second.error().message;
+  }
+  EXPECT_FALSE(store::read_lock_holder(lock_file));  // released: no gateway
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Paths, StateDirFromEnvironment) {
   auto env = [](std::map<std::string, std::string> vars) {
     return [vars](const std::string& k) -> std::optional<std::string> {
