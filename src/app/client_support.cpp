@@ -160,8 +160,12 @@ int with_gateway(const ClientFlags& flags, const std::function<int(cli::GatewayC
     const Error& e = client.error();
     if (e.code == "INVALID_URL") return fail(2, e.message);
     if (e.code == "UNREACHABLE" || e.code == "TIMEOUT") {
-      // This home's gateway runs elsewhere (its lock file says where): say that, not "start one".
-      if (const std::string running = cli::running_gateway_note(config::process_env(), options->url); !running.empty()) {
+      // This home's gateway runs elsewhere (its lock file says where): say that, not "start one" —
+      // for the address the config gave (a --url or PINCER_GATEWAY_URL aims at a gateway of its own).
+      const auto given_url = config::process_env()("PINCER_GATEWAY_URL");
+      const bool from_config = !flags.conn.url && (!given_url || given_url->empty());
+      if (const std::string running = from_config ? cli::running_gateway_note(config::process_env(), options->url) : "";
+          !running.empty()) {
         return fail(1, "cannot reach the gateway at " + options->url + " (" + e.message + "); " + running, e.code);
       }
       const std::string note = missing_config_note(flags, config::process_env());
