@@ -14,12 +14,15 @@ out="$tree/gcc-check"
 rm -rf "$out" && mkdir -p "$out"
 
 # Sources the build generates (the embedded web UI's bytes) are made first: a unity batch includes
-# them. Cheap: a CMake script, no compiler.
+# them. Each by its own command only (`-t commands -s`): building them through ninja would first
+# build the libraries of their target (CMake orders a target's custom commands after its dependencies).
 mapfile -t generated < <(ninja -C "$tree" -t targets all |
   sed -n -E 's#^(\S+\.(c|cc|cpp|cxx|h|hpp)): CUSTOM_COMMAND$#\1#p' | sort -u)
-if [ "${#generated[@]}" -gt 0 ] && ! ninja -C "$tree" "${generated[@]}" > "$out/generate.log" 2>&1; then
-  cat "$out/generate.log"; echo "gcc-check: the generated sources of $tree could not be made"; exit 1
-fi
+for g in "${generated[@]}"; do
+  if ! (cd "$tree" && sh -c "$(ninja -t commands -s "$g")") >> "$out/generate.log" 2>&1; then
+    cat "$out/generate.log"; echo "gcc-check: $g (generated) could not be made"; exit 1
+  fi
+done
 
 # The compile commands of those targets (ninja's, so exactly the tree's flags), less the launcher
 # (ccache does not cache -fsyntax-only) and the object and dependency files this pass does not write.
