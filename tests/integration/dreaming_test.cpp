@@ -60,13 +60,7 @@ class DreamingE2E : public ::testing::Test {
     auto ack = c.request("chat.send", {{"sessionKey", session}, {"message", msg}, {"idempotencyKey", run_id}});
     ASSERT_EQ(ack["ok"], true) << ack.dump();
     for (int i = 0; i < 2000; ++i) {
-      std::optional<json> f;
-      if (!c.events().empty()) {
-        f = std::move(c.events().front());
-        c.events().pop_front();
-      } else {
-        f = c.recv(20s);
-      }
+      std::optional<json> f = c.next_frame(20s);
       ASSERT_TRUE(f) << "no final event for " << run_id;
       const json& p = (*f)["payload"];
       if ((*f)["event"] == "chat" && p.value("runId", "") == run_id && p["state"] != "delta") {
@@ -78,13 +72,7 @@ class DreamingE2E : public ::testing::Test {
   /// The next `cron` event with `action` (skipping others), within 60 s.
   std::optional<json> cron_event(WsClient& c, const std::string& action) {
     for (int i = 0; i < 1000; ++i) {
-      std::optional<json> f;
-      if (!c.events().empty()) {
-        f = std::move(c.events().front());
-        c.events().pop_front();
-      } else {
-        f = c.recv(60s);
-      }
+      std::optional<json> f = c.next_frame(60s);
       if (!f) return std::nullopt;
       if ((*f).value("event", "") == "cron" && (*f)["payload"].value("action", "") == action) return (*f)["payload"];
     }

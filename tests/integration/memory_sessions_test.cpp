@@ -44,13 +44,7 @@ class MemorySessionsE2E : public ::testing::Test {
     EXPECT_EQ(ack["ok"], true) << ack.dump();
     json result;
     for (int i = 0; i < 2000; ++i) {
-      std::optional<json> f;
-      if (!c.events().empty()) {
-        f = std::move(c.events().front());
-        c.events().pop_front();
-      } else {
-        f = c.recv(20s);
-      }
+      std::optional<json> f = c.next_frame(20s);
       if (!f) break;
       const json& p = (*f)["payload"];
       if ((*f)["event"] == "agent" && p.value("stream", "") == "tool" && p["data"].value("phase", "") == "result" &&

@@ -263,13 +263,7 @@ TEST_F(NewUserDefectsB, StatusCountsTheConversationNotTheStartupContext) {
     auto ack = c.request("chat.send", {{"sessionKey", "main"}, {"message", message}, {"idempotencyKey", run_id}});
     EXPECT_EQ(ack["ok"], true) << ack.dump();
     for (int i = 0; i < 4000; ++i) {
-      std::optional<json> f;
-      if (!c.events().empty()) {
-        f = std::move(c.events().front());
-        c.events().pop_front();
-      } else {
-        f = c.recv(30s);
-      }
+      std::optional<json> f = c.next_frame(30s);
       if (!f) break;
       const json& p = (*f)["payload"];
       if ((*f)["event"] == "chat" && (p.value("runId", "") == run_id || p.value("stopReason", "") == "command") &&

@@ -41,13 +41,7 @@ class OpenClawSessionMethodsTest : public ::testing::Test {
   /// The terminal `chat` event of `run_id` (null when none came).
   static json terminal(WsClient& c, const std::string& run_id) {
     for (int i = 0; i < 4000; ++i) {
-      std::optional<json> f;
-      if (!c.events().empty()) {
-        f = std::move(c.events().front());
-        c.events().pop_front();
-      } else {
-        f = c.recv(20s);
-      }
+      std::optional<json> f = c.next_frame(20s);
       if (!f) break;
       const json& p = (*f)["payload"];
       if ((*f)["event"] == "chat" && p.value("runId", "") == run_id && p["state"] != "delta") return p;

@@ -104,6 +104,13 @@ std::optional<json> WsClient::recv(std::chrono::milliseconds timeout) {
   return json::parse(text);
 }
 
+std::optional<json> WsClient::next_frame(std::chrono::milliseconds timeout) {
+  if (events_.empty()) return recv(timeout);
+  json frame = std::move(events_.front());
+  events_.pop_front();
+  return frame;
+}
+
 std::optional<json> WsClient::recv_response(const std::string& id, std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {

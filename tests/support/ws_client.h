@@ -39,6 +39,8 @@ class WsClient {
   /// Next text frame parsed as JSON, or nullopt on timeout or when the socket closed
   /// (then closed() tells how).
   std::optional<nlohmann::json> recv(std::chrono::milliseconds timeout = 5s);
+  /// The oldest event kept in events() (removed from there), else the next frame as recv() gives it.
+  std::optional<nlohmann::json> next_frame(std::chrono::milliseconds timeout = 5s);
   /// Next `res` frame with this id, skipping events (kept in events()); nullopt on timeout/close.
   std::optional<nlohmann::json> recv_response(const std::string& id, std::chrono::milliseconds timeout = 5s);
   /// Waits until the server closes the socket; returns how (nullopt on timeout).
