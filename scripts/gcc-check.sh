@@ -9,7 +9,7 @@
 # batch's diagnostics and exits 1 when any batch fails.
 set -uo pipefail
 tree="$1" jobs="$2"
-targets=(pincer gateway_bench memory_bench dreaming_bench)
+targets=(pincer gateway_bench floor_gateway memory_bench dreaming_bench)
 out="$tree/gcc-check"
 rm -rf "$out" && mkdir -p "$out"
 
