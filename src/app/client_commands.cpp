@@ -57,6 +57,14 @@ int run_health(const ClientFlags& f) {
     std::cout << (r->value("ok", false) ? "ok" : "NOT OK") << " · pincer " << r->value("version", "?") << " · up "
               << duration_text(r->value("uptimeMs", int64_t{0})) << " · "
               << (*r)["connections"].value("clients", 0) << " client(s) · " << f.url_shown << "\n";
+    // set-heartbeats {enabled:false} pauses every beat while the gateway runs: say so (AT-1).
+    for (const auto& agent : r->value("agents", json::array())) {
+      const json beat = agent.value("heartbeat", json::object());
+      if (!beat.is_object() || !beat.value("enabled", false) || !beat.value("paused", false)) continue;
+      std::cout << "heartbeats paused (set-heartbeats); resume them with: " << cli::invoked_command()
+                << " gateway call set-heartbeats --params '{\"enabled\":true}'\n";
+      break;
+    }
     return r->value("ok", false) ? 0 : 1;
   });
 }
@@ -83,6 +91,10 @@ int run_status(const ClientFlags& f) {
       std::cout << "Heartbeat " << cli::terminal_safe(hb.value("agentId", "?")) << ": ";
       if (!hb.value("enabled", false)) {
         std::cout << "off\n";
+        continue;
+      }
+      if (hb.value("paused", false)) {  // set-heartbeats {enabled:false}, until resumed or restarted
+        std::cout << "paused (set-heartbeats; every " << cli::terminal_safe(hb.value("every", "?")) << " once resumed)\n";
         continue;
       }
       std::cout << "every " << cli::terminal_safe(hb.value("every", "?"));

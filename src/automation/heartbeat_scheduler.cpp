@@ -198,7 +198,9 @@ json HeartbeatScheduler::summary(const std::string& agent_id) const {
               {"prompt", s.prompt},
               {"target", s.target},
               {"ackMaxChars", s.ack_max_chars},
-              {"nextDueAtMs", a.next_due ? json(*a.next_due) : json(nullptr)},
+              // Paused by set-heartbeats: no beat is due until resumed (the settings stay as configured).
+              {"paused", paused_},
+              {"nextDueAtMs", a.next_due && !paused_ ? json(*a.next_due) : json(nullptr)},
               {"lastRunAtMs", a.last_run_at ? json(*a.last_run_at) : json(nullptr)},
               {"lastStatus", a.last_status.empty() ? json(nullptr) : json(a.last_status)},
               {"lastReason", a.last_reason.empty() ? json(nullptr) : json(a.last_reason)},

@@ -83,8 +83,9 @@ class HeartbeatScheduler {
   void tick();
 
   /// One agent's heartbeat for health/status: OpenClaw's summary {enabled, every, everyMs, prompt,
-  /// target, model?, ackMaxChars} and Pincer's state {nextDueAtMs, lastRunAtMs, lastStatus,
-  /// lastReason, running}; null for an agent it does not know.
+  /// target, model?, ackMaxChars} and Pincer's state {paused, nextDueAtMs, lastRunAtMs, lastStatus,
+  /// lastReason, running}; null for an agent it does not know. `paused`: set-heartbeats turned every
+  /// beat off while the gateway runs (`enabled` stays the config's); nextDueAtMs is then null.
   nlohmann::json summary(const std::string& agent_id) const;
   /// The last beat's event payload (OpenClaw's `last-heartbeat`), null before the first.
   const nlohmann::json& last_event() const { return last_event_; }

@@ -116,6 +116,42 @@ TEST_F(HeartbeatWakeTest, SetHeartbeatsOffStopsEveryBeatUntilOnAgain) {
   ASSERT_TRUE(eventually([&] { return requests_containing("Paused wake") >= 1; })) << "the next beat after on takes the event";
 }
 
+TEST_F(HeartbeatWakeTest, PausedHeartbeatsAreReportedPausedByHealthAndStatus) {
+  start("1h");
+  auto beat_of = [&](const char* method) {
+    auto r = client_->request(method, json::object());
+    EXPECT_EQ(r["ok"], true) << r.dump();
+    return method == std::string("health") ? r["payload"]["agents"][0]["heartbeat"] : r["payload"]["heartbeat"]["agents"][0];
+  };
+  EXPECT_EQ(beat_of("health").value("paused", true), false);
+  EXPECT_TRUE(beat_of("status")["nextDueAtMs"].is_number_integer());
+  ASSERT_EQ(client_->request("set-heartbeats", {{"enabled", false}})["ok"], true);
+  for (const char* method : {"health", "status"}) {
+    const json beat = beat_of(method);
+    EXPECT_EQ(beat["paused"], true) << method << " " << beat.dump();
+    EXPECT_TRUE(beat["nextDueAtMs"].is_null()) << method << ": no beat is due while paused: " << beat.dump();
+    EXPECT_EQ(beat["enabled"], true) << "the config's setting: " << beat.dump();
+  }
+  const std::map<std::string, std::string> env = {{"PINCER_HOME", home_.path().string()},
+                                                  {"PINCER_GATEWAY_PORT", std::to_string(gateway_->port())},
+                                                  {"PINCER_GATEWAY_TOKEN", "\x01"},
+                                                  {"PINCER_GATEWAY_URL", "\x01"}};
+  auto status = run_pincer({"status"}, env, 30s);
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("Heartbeat main: paused (set-heartbeats; every 1h once resumed)"), std::string::npos) << status.out;
+  auto health = run_pincer({"health"}, env, 30s);
+  EXPECT_EQ(health.exit_code, 0) << health.err;
+  EXPECT_NE(health.out.find("heartbeats paused (set-heartbeats); resume them with: "), std::string::npos) << health.out;
+  EXPECT_NE(health.out.find("gateway call set-heartbeats --params '{\"enabled\":true}'"), std::string::npos) << health.out;
+
+  ASSERT_EQ(client_->request("set-heartbeats", {{"enabled", true}})["ok"], true);
+  EXPECT_EQ(beat_of("health")["paused"], false);
+  EXPECT_TRUE(beat_of("status")["nextDueAtMs"].is_number_integer());
+  auto resumed = run_pincer({"status"}, env, 30s);
+  EXPECT_NE(resumed.out.find("Heartbeat main: every 1h, next in"), std::string::npos) << resumed.out;
+  EXPECT_EQ(run_pincer({"health"}, env, 30s).out.find("paused"), std::string::npos);
+}
+
 TEST_F(HeartbeatWakeTest, BadParamsNameTheField) {
   start("1h");
   auto expect_invalid = [&](const std::string& method, const json& params, const std::string& field) {
