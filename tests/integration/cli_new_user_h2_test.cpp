@@ -1,0 +1,83 @@
+// A new user's findings about the CLI's wording and results (config validate, config get, onboard,
+// agents add, the slash commands of skills, health while the gateway drains): the real binary with
+// a temp PINCER_HOME; no gateway unless a test starts one.
+#include <signal.h>
+
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gateway_process.h"
+#include "state_files.h"
+#include "ws_client.h"
+
+namespace pincer::test {
+namespace cli_new_user_h2_test {  // named: the unity build puts several test files in one unit
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kGatewayAuth = "gateway: { auth: { token: 'a-gateway-token-0123456789abcdef' } }";
+
+class CliNewUserH2Test : public ::testing::Test {
+ protected:
+  std::map<std::string, std::string> env() const {
+    return {{"PINCER_HOME", home_.path().string()},
+            {"XDG_CONFIG_HOME", (home_.path() / "xdg").string()},
+            {"PINCER_GATEWAY_TOKEN", "\x01"},
+            {"PINCER_GATEWAY_URL", "\x01"},
+            {"PINCER_GATEWAY_PORT", "\x01"}};
+  }
+  RunResult pincer(const std::vector<std::string>& args) const { return run_pincer(args, env(), 60s); }
+  /// `pincer <args>` run in the folder `cwd`.
+  RunResult pincer_in(const std::filesystem::path& cwd, const std::vector<std::string>& args) const {
+    std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", cwd.string(), pincer_binary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Process p(argv, env());
+    RunResult r;
+    r.exit_code = p.wait(60s).value_or(-1);
+    r.out = p.out();
+    r.err = p.err();
+    return r;
+  }
+  void write_config(const std::string& members) const {
+    home_.write("pincer.json", std::string("{ ") + kGatewayAuth + (members.empty() ? "" : ", " + members) + " }\n");
+  }
+  TempDir home_;
+};
+
+TEST_F(CliNewUserH2Test, ValidateWarnsOfAProviderThatListsNoModels) {
+  write_config("models: { providers: { empty: { baseUrl: 'http://127.0.0.1:9/v1', models: [] }, "
+               "bare: { baseUrl: 'http://127.0.0.1:9/v1' }, "
+               "ok: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'm' } ] } } }, "
+               "agents: { defaults: { model: { primary: 'ok/m' } } }");
+  auto r = pincer({"config", "validate"});
+  EXPECT_EQ(r.exit_code, 0) << "a warning, not an error (OpenClaw accepts the file): " << r.out << r.err;
+  EXPECT_NE(r.err.find("warning: models.providers.empty.models: empty: no agent can use a model of the provider \"empty\""),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("warning: models.providers.bare.models: not set: no agent can use a model of the provider \"bare\""),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("models.providers.ok"), std::string::npos) << r.err;
+  auto j = pincer({"config", "validate", "--json"});
+  const json doc = json::parse(j.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << j.out << j.err;
+  EXPECT_EQ(doc["valid"], true);
+  EXPECT_NE(doc["warnings"].dump().find("models.providers.empty.models: empty"), std::string::npos) << doc.dump();
+
+  // An agent's model naming that provider: one warning (the reference's), not two.
+  write_config("models: { providers: { empty: { baseUrl: 'http://127.0.0.1:9/v1', models: [] } } }, "
+               "agents: { defaults: { model: { primary: 'empty/m' } } }");
+  auto ref = pincer({"config", "validate"});
+  EXPECT_NE(ref.err.find("agents.defaults.model.primary: \"empty/m\" names the provider \"empty\", whose "
+                         "models.providers.empty.models lists no models"),
+            std::string::npos)
+      << ref.err;
+  EXPECT_EQ(ref.err.find("models.providers.empty.models: empty"), std::string::npos) << ref.err;
+}
+
+}  // namespace
+}  // namespace cli_new_user_h2_test
+}  // namespace pincer::test
