@@ -92,6 +92,10 @@ void print_summary(const cli::OnboardResult& r) {
     for (const auto& f : r.workspace_created) std::cout << " " << f;
     std::cout << ")";
   }
+  if (!r.workspace_given.empty()) {
+    std::cout << "\n             (" << r.workspace_given << " is relative: resolved from the current directory "
+              << r.workspace_cwd.string() << "; agents.defaults.workspace holds the absolute path)";
+  }
   std::cout << "\n  gateway:   port " << r.port << "\n";
   for (const auto& w : r.warnings) std::cerr << "pincer: warning: " << w << "\n";
   std::cout << "\nNext steps:\n";

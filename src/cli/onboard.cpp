@@ -302,6 +302,7 @@ json OnboardResult::to_json() const {
               {"tokenGenerated", token_generated},
               {"warnings", warnings},
               {"nextSteps", next_steps}};
+  if (!workspace_given.empty()) out["workspaceGiven"] = {{"path", workspace_given}, {"relativeTo", workspace_cwd.string()}};
   if (api_key.empty()) out.erase("apiKey");  // no key (Ollama, a local server): not an empty one
   return out;
 }
@@ -455,6 +456,13 @@ Result<OnboardResult> onboard(const OnboardOptions& o, const fs::path& state, co
   if (workspace) {
     if (workspace->empty()) return invalid_argument("--workspace: empty");
     edits.want({"agents", "defaults", "workspace"}, expand_path(*workspace, env).string());
+    // A relative path is resolved from the current directory (OpenClaw's resolveUserPath does the
+    // same), not from the home: the output says so, with the absolute path written.
+    if (*workspace != "~" && workspace->rfind("~/", 0) != 0 && fs::path(*workspace).is_relative()) {
+      std::error_code ec;
+      r.workspace_given = *workspace;
+      r.workspace_cwd = fs::current_path(ec);
+    }
   }
 
   // Write: edit the text in place, validate the whole result, replace the file atomically.

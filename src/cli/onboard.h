@@ -77,13 +77,18 @@ struct OnboardResult {
   std::string model;                       ///< "<provider>/<model id>"
   std::filesystem::path workspace;
   std::vector<std::string> workspace_created;  ///< bootstrap files written
+  /// A relative --workspace (or answer) as typed, resolved from `cwd` (as OpenClaw resolves it);
+  /// "" when it was absolute, ~/…, or not given.
+  std::string workspace_given;
+  std::filesystem::path workspace_cwd;
   int port = 18789;                        ///< where the gateway will listen (PINCER_GATEWAY_PORT > gateway.port)
   bool token_generated = false;
   std::vector<std::string> warnings;       ///< e.g. the API key variable is not set in this shell
   std::vector<std::string> next_steps;     ///< human-readable lines
 
   /// {"configFile", "created", "changed": [...], "provider", "api", "baseUrl", "apiKey", "model",
-  ///  "workspace", "workspaceCreated": [...], "port", "tokenGenerated", "warnings", "nextSteps"}
+  ///  "workspace", "workspaceCreated": [...], "workspaceGiven"?: {"path", "relativeTo"}, "port",
+  ///  "tokenGenerated", "warnings", "nextSteps"}
   nlohmann::json to_json() const;
 };
 

@@ -78,6 +78,39 @@ TEST_F(CliNewUserH2Test, ValidateWarnsOfAProviderThatListsNoModels) {
   EXPECT_EQ(ref.err.find("models.providers.empty.models: empty"), std::string::npos) << ref.err;
 }
 
+TEST_F(CliNewUserH2Test, OnboardSaysWhereARelativeWorkspaceIsAsAnAbsolutePath) {
+  TempDir outside;  // the current directory, not the home
+  std::filesystem::create_directories(outside.path() / "a" / "b");
+  const std::vector<std::string> args = {"onboard", "--non-interactive", "--provider", "openai", "--api-key",
+                                         "sk-test-0123456789", "--model", "gpt-4o", "--workspace", "../../rel/ws"};
+  auto r = pincer_in(outside.path() / "a" / "b", args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // As OpenClaw's resolveUserPath: from the current directory.
+  const std::filesystem::path ws = outside.path() / "rel" / "ws";
+  EXPECT_TRUE(std::filesystem::is_directory(ws));
+  EXPECT_NE(r.out.find("  workspace: " + ws.string() + " (created"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(../../rel/ws is relative: resolved from the current directory " + (outside.path() / "a" / "b").string() +
+                       "; agents.defaults.workspace holds the absolute path)"),
+            std::string::npos)
+      << r.out;
+  auto got = pincer({"config", "get", "agents.defaults.workspace"});
+  EXPECT_EQ(got.out, ws.string() + "\n") << got.err;
+
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  auto j = pincer_in(outside.path() / "a" / "b", json_args);
+  const json doc = json::parse(j.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << j.out << j.err;
+  EXPECT_EQ(doc["workspace"], ws.string());
+  EXPECT_EQ(doc["workspaceGiven"], json({{"path", "../../rel/ws"}, {"relativeTo", (outside.path() / "a" / "b").string()}}));
+
+  // An absolute one needs no note.
+  auto abs = pincer_in(outside.path(), {"onboard", "--non-interactive", "--provider", "openai", "--api-key", "sk-test-0123456789",
+                                        "--model", "gpt-4o", "--workspace", ws.string()});
+  ASSERT_EQ(abs.exit_code, 0) << abs.err;
+  EXPECT_EQ(abs.out.find("is relative"), std::string::npos) << abs.out;
+}
+
 }  // namespace
 }  // namespace cli_new_user_h2_test
 }  // namespace pincer::test
