@@ -389,10 +389,18 @@ std::optional<std::string> workspace_location_problem(const fs::path& workspace,
       }
       if (!lexically_within(ws, state)) continue;
       // Inside the state directory only the agent workspaces (<state>/workspace, workspace-<id>).
-      const std::string top = ws.lexically_relative(state).begin()->string();
+      const fs::path within = ws.lexically_relative(state);
+      const std::string top = within.begin()->string();
       if (top != "workspace" && !top.starts_with("workspace-")) {
-        return "workspace " + shown + " is inside Pincer's own folder " + (state / top).string() +
-               " (in the state directory only workspace and workspace-<id> folders may be workspaces)";
+        // Name the state directory the workspace is in, and Pincer's folder there when the
+        // workspace lies deeper (the workspace itself is already named).
+        const std::string rule = " (in the state directory only " + (state / "workspace").string() + " and " +
+                                 (state / "workspace-<id>").string() + " folders may be workspaces)";
+        if (std::distance(within.begin(), within.end()) == 1) {
+          return "workspace " + shown + " is inside Pincer's state directory " + state.string() + rule;
+        }
+        return "workspace " + shown + " is inside Pincer's folder " + (state / top).string() + " of its state directory " +
+               state.string() + rule;
       }
     }
   }

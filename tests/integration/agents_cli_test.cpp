@@ -93,7 +93,10 @@ TEST(AgentsCli, AddListDeleteKeepCommentsAndRefuseWhatTheyMust) {
   // workspace that cannot be made writes nothing.
   auto own = pincer({"agents", "add", "own", "--workspace", (home.path() / "agents").string()});
   EXPECT_EQ(own.exit_code, 2);
-  EXPECT_NE(own.err.find("inside Pincer's own folder"), std::string::npos) << own.err;
+  EXPECT_NE(own.err.find("workspace " + (home.path() / "agents").string() + " is inside Pincer's state directory " +
+                         home.path().string()),
+            std::string::npos)
+      << own.err;
   home.write("afile", "not a folder");
   auto unmade = pincer({"agents", "add", "unmade", "--workspace", (home.path() / "afile").string()});
   EXPECT_NE(unmade.exit_code, 0);

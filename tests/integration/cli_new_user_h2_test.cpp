@@ -111,6 +111,25 @@ TEST_F(CliNewUserH2Test, OnboardSaysWhereARelativeWorkspaceIsAsAnAbsolutePath) {
   EXPECT_EQ(abs.out.find("is relative"), std::string::npos) << abs.out;
 }
 
+TEST_F(CliNewUserH2Test, AgentsAddNamesTheStateDirectoryAWorkspaceIsIn) {
+  write_config("");
+  const std::filesystem::path state = home_.path();
+  const std::string rule = " (in the state directory only " + (state / "workspace").string() + " and " +
+                           (state / "workspace-<id>").string() + " folders may be workspaces)";
+  auto top = pincer({"agents", "add", "ops", "--workspace", (state / "ops").string()});
+  EXPECT_EQ(top.exit_code, 2) << top.out;
+  EXPECT_NE(top.err.find("workspace " + (state / "ops").string() + " is inside Pincer's state directory " + state.string() + rule),
+            std::string::npos)
+      << top.err;
+  auto deep = pincer({"agents", "add", "ops", "--workspace", (state / "agents" / "ops").string()});
+  EXPECT_EQ(deep.exit_code, 2) << deep.out;
+  EXPECT_NE(deep.err.find("workspace " + (state / "agents" / "ops").string() + " is inside Pincer's folder " +
+                          (state / "agents").string() + " of its state directory " + state.string() + rule),
+            std::string::npos)
+      << deep.err;
+  EXPECT_EQ(pincer({"agents", "list", "--json"}).out.find("\"ops\""), std::string::npos) << "nothing was added";
+}
+
 }  // namespace
 }  // namespace cli_new_user_h2_test
 }  // namespace pincer::test

@@ -183,16 +183,25 @@ TEST(AgentsAdmin, PincersOwnFoldersSystemAndCredentialFoldersAreNeverAWorkspace)
   // otherwise move sessions, credentials or skills to the trash).
   EXPECT_EQ(problem(s.dir / "workspace"), "ok");
   EXPECT_EQ(problem(s.dir / "workspace-ops" / "sub"), "ok");
-  for (const char* own : {"agents/main", "agents", "skills", "bundled-skills", "trash", "credentials", "x"}) {
-    EXPECT_NE(problem(s.dir / own).find("inside Pincer's own folder"), std::string::npos) << own;
+  // Each names the state directory (and Pincer's folder there when the workspace is deeper), not
+  // the workspace twice.
+  const std::string rule = " (in the state directory only " + (s.dir / "workspace").string() + " and " +
+                           (s.dir / "workspace-<id>").string() + " folders may be workspaces)";
+  for (const char* own : {"agents", "skills", "bundled-skills", "trash", "credentials", "x"}) {
+    EXPECT_EQ(problem(s.dir / own),
+              "workspace " + (s.dir / own).string() + " is inside Pincer's state directory " + s.dir.string() + rule);
   }
+  EXPECT_EQ(problem(s.dir / "agents" / "main"), "workspace " + (s.dir / "agents" / "main").string() +
+                                                     " is inside Pincer's folder " + (s.dir / "agents").string() +
+                                                     " of its state directory " + s.dir.string() + rule);
   EXPECT_NE(problem(s.dir).find("is or holds Pincer's state directory"), std::string::npos);
   EXPECT_NE(problem(s.dir.parent_path()).find("is or holds Pincer's state directory"), std::string::npos);
   // Through a symlink too.
   Scratch other;
   fs::create_directories(s.dir / "agents");
   fs::create_directory_symlink(s.dir / "agents", other.dir / "alias");
-  EXPECT_NE(problem(other.dir / "alias").find("inside Pincer's own folder"), std::string::npos);
+  EXPECT_NE(problem(other.dir / "alias").find("inside Pincer's state directory " + s.dir.string()), std::string::npos)
+      << problem(other.dir / "alias");
   EXPECT_EQ(problem(other.dir / "project"), "ok");
   // The whole home, system folders, the home's credential folders.
   EXPECT_NE(problem(home).find("whole home folder"), std::string::npos);
