@@ -142,6 +142,7 @@ ModelFailover::Action ModelFailover::on_failure(const llm::ProviderFailure& fail
       return can_retry ? Action::Retry : Action::GiveUp;
     case Reason::Overloaded:
     case Reason::Timeout:
+    case Reason::ServerError:  // OpenClaw's server_error: retried, then the next model; no cooldown
     case Reason::Network:  // nothing listens at the provider's address: retried, then the next model
       if (can_retry) return Action::Retry;
       return switch_to(Next::OtherModel, failure, now_ms) ? Action::Switch : Action::GiveUp;

@@ -14,8 +14,8 @@
 //   rate_limit            mark the profile cooling; the next candidate of the same model, else
 //                         the next model (OpenClaw's order), else retry with backoff while
 //                         attempts remain (a single key without fallbacks waits out its limit)
-//   overloaded, timeout   retry with backoff while attempts remain, then the next model (other
-//                         profiles of the same provider would meet the same outage)
+//   overloaded, timeout, server_error, network  retry with backoff while attempts remain, then the
+//                         next model (other profiles of the same provider would meet the same outage)
 //   auth                  mark the profile cooling; the next candidate
 //   billing, auth_permanent  mark the profile disabled (hours); the next candidate
 //   model_not_found, format  the next model not tried yet in this run (never another profile of

@@ -53,6 +53,7 @@ std::string channel_error_text(const agent::RunEvent& e) {
   else if (r == "rate_limit") what = "the model provider is busy or rate-limited; try again in a moment";
   else if (r == "overloaded") what = "the model provider is overloaded; try again in a moment";
   else if (r == "timeout") what = "the model provider did not answer in time; try again in a moment";
+  else if (r == "server_error") what = "the model provider had an internal error; try again in a moment";
   else if (r == "network") what = "the model provider could not be reached";
   else if (r == "context_overflow") what = "the conversation no longer fits the model; send /new to start afresh";
   else if (r == "model_not_found") what = "the configured model was not found at the provider";
@@ -67,6 +68,7 @@ std::string failover_notice_text(const agent::RunEvent& e) {
   if (reason == "rate_limit") why = "is rate-limited";
   else if (reason == "overloaded") why = "is overloaded";
   else if (reason == "timeout") why = "did not answer";
+  else if (reason == "server_error") why = "had an internal error";
   else if (reason == "network") why = "could not be reached";
   else if (reason == "billing") why = "is out of credit";
   else if (reason == "auth" || reason == "auth_permanent") why = "refused its credentials";

@@ -27,6 +27,7 @@ std::string_view to_string(FailoverReason reason) {
     case FailoverReason::Auth: return "auth";
     case FailoverReason::AuthPermanent: return "auth_permanent";
     case FailoverReason::Timeout: return "timeout";
+    case FailoverReason::ServerError: return "server_error";
     case FailoverReason::Network: return "network";
     case FailoverReason::Format: return "format";
     case FailoverReason::ModelNotFound: return "model_not_found";
@@ -39,7 +40,8 @@ std::string_view to_string(FailoverReason reason) {
 
 std::optional<FailoverReason> failover_reason_from_string(std::string_view s) {
   for (auto r : {FailoverReason::Billing, FailoverReason::RateLimit, FailoverReason::Overloaded, FailoverReason::Auth,
-                 FailoverReason::AuthPermanent, FailoverReason::Timeout, FailoverReason::Network, FailoverReason::Format,
+                 FailoverReason::AuthPermanent, FailoverReason::Timeout, FailoverReason::ServerError, FailoverReason::Network,
+                 FailoverReason::Format,
                  FailoverReason::ModelNotFound, FailoverReason::SessionExpired,
                  FailoverReason::ContextOverflow, FailoverReason::Unknown}) {
     if (to_string(r) == s) return r;
@@ -233,9 +235,8 @@ std::optional<Reason> by_generic_code(const std::vector<std::string>& codes) {
   for (const std::string& c : codes) {
     if (has_any(c, {"invalid_request", "bad_request", "invalid_argument", "invalid_value"})) return Reason::Format;
     if (has_any(c, {"unavailable"})) return Reason::Overloaded;
-    if (has_any(c, {"api_error", "internal", "server_error", "timeout", "deadline_exceeded"})) {
-      return Reason::Timeout;
-    }
+    if (has_any(c, {"timeout", "deadline_exceeded"})) return Reason::Timeout;
+    if (has_any(c, {"api_error", "internal", "server_error", "upstream_error"})) return Reason::ServerError;
   }
   return std::nullopt;
 }
@@ -254,9 +255,10 @@ std::optional<Reason> by_message(std::string_view t) {
                   "service unavailable", "temporarily unavailable", "maximum pending requests", "529", "503"})) {
     return Reason::Overloaded;
   }
-  if (has_any(t, {"bad gateway", "gateway timeout", "502", "504", "521"})) return Reason::Timeout;
-  if (has_any(t, {"api_error", "internal server error", "internal error", "server_error", "server error"})) {
-    return Reason::Timeout;
+  if (has_any(t, {"gateway timeout", "504"})) return Reason::Timeout;
+  if (has_any(t, {"bad gateway", "502", "521", "api_error", "internal server error", "internal error", "server_error",
+                  "server error"})) {
+    return Reason::ServerError;
   }
   if (says_quota_exhausted(t)) return Reason::Billing;
   if (has_any(t, {"rate limit", "rate_limit", "ratelimit", "rate-limit", "too many requests", "429",
@@ -323,8 +325,10 @@ std::optional<Reason> by_status(int status, std::string_view text, const std::ve
     default: break;
   }
   if (status >= 500 && status <= 599) {
-    return code == Reason::ContextOverflow || says_context_overflow(text) ? Reason::ContextOverflow
-                                                                          : Reason::Timeout;
+    if (code == Reason::ContextOverflow || says_context_overflow(text)) return Reason::ContextOverflow;
+    // OpenClaw's rule: a gateway timeout (504, Cloudflare's 522/524) is "timeout"; any other 5xx
+    // is the provider's own failure, "server_error" (not a slow answer).
+    return status == 504 || status == 522 || status == 524 ? Reason::Timeout : Reason::ServerError;
   }
   return std::nullopt;
 }
@@ -351,8 +355,8 @@ std::string_view phrase(Reason reason, int status, bool overloaded) {
     case Reason::Overloaded: return "overloaded";
     case Reason::Auth: return "authentication failed";
     case Reason::AuthPermanent: return "API key rejected";
-    case Reason::Timeout:
-      if (status == 408 || status == 504 || status == 0) return "timed out";
+    case Reason::Timeout: return "timed out";
+    case Reason::ServerError:
       if (status == 502 || status == 503 || status == 521) return "service unavailable";
       return "server error";
     case Reason::Network: return "could not connect";
@@ -387,7 +391,8 @@ std::string compose(const ModelSpec& model, std::string_view what, const std::st
 }
 
 bool is_retryable(Reason r) {
-  return r == Reason::RateLimit || r == Reason::Overloaded || r == Reason::Timeout || r == Reason::Network;
+  return r == Reason::RateLimit || r == Reason::Overloaded || r == Reason::Timeout || r == Reason::ServerError ||
+         r == Reason::Network;
 }
 
 int64_t now_ms() {

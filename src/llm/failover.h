@@ -54,7 +54,8 @@ enum class FailoverReason {
   Overloaded,       ///< "overloaded": the provider is busy for everyone (503, 529, "high demand")
   Auth,             ///< "auth": credentials rejected, maybe recoverable (401/403)
   AuthPermanent,    ///< "auth_permanent": key invalid, revoked or disabled
-  Timeout,          ///< "timeout": timed out, connection cut, server error (408, 5xx)
+  Timeout,          ///< "timeout": timed out, connection cut (408, 504, 522, 524)
+  ServerError,      ///< "server_error": the provider failed on its side (500, 502 and other 5xx; OpenClaw's)
   Network,          ///< "network": could not connect (refused, host/network unreachable, DNS)
   Format,           ///< "format": the request was rejected as malformed (400)
   ModelNotFound,    ///< "model_not_found" (404)
@@ -63,7 +64,7 @@ enum class FailoverReason {
   Unknown,          ///< "unknown"
 };
 
-/// "billing", "rate_limit", "overloaded", "auth", "auth_permanent", "timeout", "network", "format",
+/// "billing", "rate_limit", "overloaded", "auth", "auth_permanent", "timeout", "server_error", "network", "format",
 /// "model_not_found", "session_expired", "context_overflow", "unknown".
 std::string_view to_string(FailoverReason reason);
 std::optional<FailoverReason> failover_reason_from_string(std::string_view s);

@@ -23,7 +23,7 @@ ModelSpec mock_model() {
 }
 
 TEST(LlmFailover, ReasonNamesAreTheClosedSet) {
-  const char* names[] = {"billing", "rate_limit", "overloaded", "auth", "auth_permanent", "timeout", "network",
+  const char* names[] = {"billing", "rate_limit", "overloaded", "auth", "auth_permanent", "timeout", "server_error", "network",
                          "format", "model_not_found", "session_expired", "context_overflow", "unknown"};
   for (const char* name : names) {
     auto r = failover_reason_from_string(name);
@@ -75,7 +75,7 @@ TEST(LlmFailover, HttpStatusAndBodies) {
       {400, R"({"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})", R::ContextOverflow, false},
       {400, R"({"error":{"message":"Invalid 'messages[2].tool_calls[0].id': string too long.","type":"invalid_request_error","param":"messages","code":"string_above_max_length"}})", R::Format, false},
       {404, R"({"error":{"message":"The model `gpt-9` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}})", R::ModelNotFound, false},
-      {500, R"({"error":{"message":"The server had an error while processing your request.","type":"server_error"}})", R::Timeout, true},
+      {500, R"({"error":{"message":"The server had an error while processing your request.","type":"server_error"}})", R::ServerError, true},
       // Anthropic
       {401, R"({"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}})", R::Auth, false},
       {403, R"({"type":"error","error":{"type":"permission_error","message":"Your API key does not have permission to use the specified resource."}})", R::Auth, false},
@@ -89,7 +89,7 @@ TEST(LlmFailover, HttpStatusAndBodies) {
       {400, R"({"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content: Field required"}})", R::Format, false},
       {413, R"({"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}})", R::ContextOverflow, false},
       {429, R"({"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}})", R::RateLimit, true},
-      {500, R"({"type":"error","error":{"type":"api_error","message":"Internal server error"}})", R::Timeout, true},
+      {500, R"({"type":"error","error":{"type":"api_error","message":"Internal server error"}})", R::ServerError, true},
       {529, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})", R::Overloaded, true},
       // Google Gemini (generativelanguage.googleapis.com)
       {400, R"({"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}})", R::Auth, false},
@@ -97,7 +97,7 @@ TEST(LlmFailover, HttpStatusAndBodies) {
       {401, R"({"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}})", R::Auth, false},
       {429, R"({"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}})", R::RateLimit, true},
       {503, R"({"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}})", R::Overloaded, true},
-      {500, R"({"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}})", R::Timeout, true},
+      {500, R"({"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}})", R::ServerError, true},
       {400, R"({"error":{"code":400,"message":"The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}})", R::ContextOverflow, false},
       {400, R"([{"error":{"code":400,"message":"Invalid JSON payload received. Unknown name \"foo\": Cannot find field.","status":"INVALID_ARGUMENT"}}])", R::Format, false},
       {404, R"({"error":{"code":404,"message":"models/gemini-9 is not found for API version v1beta, or is not supported for generateContent.","status":"NOT_FOUND"}})", R::ModelNotFound, false},
@@ -110,10 +110,12 @@ TEST(LlmFailover, HttpStatusAndBodies) {
       {408, "", R::Timeout, true},
       {410, "", R::SessionExpired, false},
       {422, "", R::Format, false},
-      {502, "<html><head><title>502 Bad Gateway</title></head><body>cloudflare</body></html>", R::Timeout, true},
+      {502, "<html><head><title>502 Bad Gateway</title></head><body>cloudflare</body></html>", R::ServerError, true},
       {503, "upstream connect error", R::Overloaded, true},
       {504, "", R::Timeout, true},
-      {521, "", R::Timeout, true},
+      {521, "", R::ServerError, true},
+      {500, "", R::ServerError, true},
+      {524, "", R::Timeout, true},
       {500, R"({"error":{"message":"the request exceeds the available context size, try increasing it"}})", R::ContextOverflow, false},
       {418, "I'm a teapot", R::Unknown, false},
       {409, R"({"error":{"message":"Too many requests, slow down"}})", R::RateLimit, true},
@@ -126,6 +128,19 @@ TEST(LlmFailover, HttpStatusAndBodies) {
     EXPECT_EQ(f.message.find('\n'), std::string::npos);
     EXPECT_EQ(f.message.find('<'), std::string::npos) << f.message;
   }
+}
+
+TEST(LlmFailover, AnHttp500IsAServerErrorNotATimeout) {
+  // OpenClaw's classification: a 5xx is "server_error" unless it is a gateway timeout (504, 522,
+  // 524); the log and the user's message name the status. It was "timeout" before.
+  const ProviderFailure f = classify_http(mock_model(), 500, R"({"error":{"message":"boom"}})", "");
+  EXPECT_EQ(to_string(f.reason), "server_error");
+  EXPECT_TRUE(f.retryable);
+  EXPECT_EQ(f.cause, "server error (HTTP 500)");
+  EXPECT_EQ(f.message, "mock/mock-model: server error (HTTP 500): boom");
+  EXPECT_EQ(to_string(classify_http(mock_model(), 504, "", "").reason), "timeout");
+  EXPECT_EQ(classify_http(mock_model(), 504, "", "").cause, "timed out (HTTP 504)");
+  EXPECT_EQ(failover_reason_from_string("server_error"), FailoverReason::ServerError);
 }
 
 TEST(LlmFailover, MessagesAreOneClearLine) {
@@ -212,8 +227,8 @@ TEST(LlmFailover, StreamErrors) {
       {{"PROVIDER_STREAM_ERROR", "overloaded_error: Overloaded"}, R::Overloaded},
       {{"PROVIDER_STREAM_ERROR", "rate_limit_exceeded: Slow down"}, R::RateLimit},
       {{"PROVIDER_STREAM_ERROR", "context_length_exceeded: Your input exceeds the context window of this model."}, R::ContextOverflow},
-      {{"PROVIDER_STREAM_ERROR", "server_error: boom"}, R::Timeout},
-      {{"PROVIDER_STREAM_ERROR", "api_error: Internal server error"}, R::Timeout},
+      {{"PROVIDER_STREAM_ERROR", "server_error: boom"}, R::ServerError},
+      {{"PROVIDER_STREAM_ERROR", "api_error: Internal server error"}, R::ServerError},
       {{"PROVIDER_STREAM_ERROR", "insufficient_quota: You exceeded your current quota"}, R::Billing},
       {{"PROVIDER_STREAM_ERROR", "model requires more system memory (9.2 GiB) than is available"}, R::Unknown},
       {{"PROVIDER_STREAM_ERROR", "server busy, please try again.  maximum pending requests exceeded"}, R::Overloaded},
@@ -231,7 +246,7 @@ TEST(LlmFailover, StreamErrors) {
       {{"PROVIDER_STREAM_ERROR", "UNAUTHENTICATED: Request had invalid authentication credentials."}, R::Auth},
       {{"PROVIDER_STREAM_ERROR", "INVALID_ARGUMENT: The input token count (1048577) exceeds the maximum number of tokens allowed (1048576)."}, R::ContextOverflow},
       {{"PROVIDER_STREAM_ERROR", "INVALID_ARGUMENT: Request contains an invalid argument."}, R::Format},
-      {{"PROVIDER_STREAM_ERROR", "INTERNAL: An internal error has occurred."}, R::Timeout},
+      {{"PROVIDER_STREAM_ERROR", "INTERNAL: An internal error has occurred."}, R::ServerError},
       {{"PROVIDER_STREAM_INCOMPLETE", "anthropic-messages stream ended before the response was complete"}, R::Timeout},
       {{"PROVIDER_STREAM_INVALID", "ollama stream: line 2: syntax error"}, R::Unknown},
   };
