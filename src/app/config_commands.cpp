@@ -166,16 +166,19 @@ int run_get(const ConfigFlags& f) {
     resolved = with_includes ? std::move(*with_includes) : std::move(*parsed);
   }
   const json effective = config::with_defaults(resolved);
-  const char* source = "file";
-  const json* value = json5::find(resolved, path);
-  if (value == nullptr) {
-    source = "default";
-    value = json5::find(effective, path);
-  }
+  // The value shown is the effective one (defaults filled in); its source says where it came from:
+  // "file" = exactly as written, "default" = not written, "file+default" = an object or list the
+  // file writes, completed with defaults (e.g. `config get gateway` of a file setting only the token).
+  const json* written = json5::find(resolved, path);
+  const json* value = json5::find(effective, path);
+  if (value == nullptr) value = written;
   if (value == nullptr) {
     return fail(1, json5::format_path(path) + " is not set in " + file.string() + " and has no default");
   }
-  const json shown_value = f.show_secrets ? *value : *json5::find(cli::mask_secrets(effective), path);
+  const char* source = written == nullptr ? "default" : *written == *value ? "file" : "file+default";
+  const json masked_doc = f.show_secrets ? json() : cli::mask_secrets(value == written ? resolved : effective);
+  const json* masked = f.show_secrets ? nullptr : json5::find(masked_doc, path);
+  const json shown_value = masked == nullptr ? *value : *masked;
   if (f.json) {
     std::cout << json{{"path", json5::format_path(path)}, {"value", shown_value}, {"source", source}}.dump(2) << "\n";
   } else {

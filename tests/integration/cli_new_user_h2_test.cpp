@@ -130,6 +130,38 @@ TEST_F(CliNewUserH2Test, AgentsAddNamesTheStateDirectoryAWorkspaceIsIn) {
   EXPECT_EQ(pincer({"agents", "list", "--json"}).out.find("\"ops\""), std::string::npos) << "nothing was added";
 }
 
+TEST_F(CliNewUserH2Test, ConfigGetSaysWhenDefaultsCompleteTheValue) {
+  write_config("");
+  auto source_of = [&](const std::string& path, bool secrets = false) {
+    std::vector<std::string> args = {"config", "get", path, "--json"};
+    if (secrets) args.push_back("--show-secrets");
+    auto r = pincer(args);
+    EXPECT_EQ(r.exit_code, 0) << path << ": " << r.err;
+    const json doc = json::parse(r.out, nullptr, false);
+    EXPECT_TRUE(doc.is_object()) << r.out;
+    return doc.is_object() ? doc : json::object();
+  };
+  // The file writes gateway.auth.token only: gateway and gateway.auth are completed by defaults.
+  for (const char* path : {"gateway", "gateway.auth"}) {
+    const json doc = source_of(path);
+    EXPECT_EQ(doc["source"], "file+default") << doc.dump();
+  }
+  const json gateway = source_of("gateway");
+  EXPECT_EQ(gateway["value"]["port"], 18789) << gateway.dump();
+  EXPECT_EQ(gateway["value"]["auth"]["token"], "__PINCER_REDACTED__") << gateway.dump();
+  // --show-secrets shows the same value, unmasked (it showed the file's object, without the defaults).
+  const json shown = source_of("gateway", true);
+  EXPECT_EQ(shown["source"], "file+default");
+  EXPECT_EQ(shown["value"]["port"], 18789) << shown.dump();
+  EXPECT_EQ(shown["value"]["auth"]["token"], "a-gateway-token-0123456789abcdef");
+  EXPECT_EQ(source_of("gateway.port")["source"], "default");
+  EXPECT_EQ(source_of("gateway.auth.token")["source"], "file");
+  EXPECT_EQ(source_of("gateway.auth.token")["value"], "__PINCER_REDACTED__");
+  write_config("models: { providers: { m: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'x', contextWindow: 1000 } ] } } }");
+  EXPECT_EQ(source_of("models.providers.m.models[0].contextWindow")["source"], "file");
+  EXPECT_EQ(source_of("models.providers.m.models[0]")["source"], "file+default");  // its maxTokens, input …
+}
+
 }  // namespace
 }  // namespace cli_new_user_h2_test
 }  // namespace pincer::test
