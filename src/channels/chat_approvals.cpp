@@ -133,7 +133,7 @@ void ChatApprovals::handle_press(Channel& channel, const InboundMessage& m) {
     channel.answer_callback(m.callback_id, "Unknown decision.");
     return;
   }
-  auto st = agents_.approvals().resolve(id, decision, "agent", 0, m.channel + ":" + m.sender_id);
+  auto st = agents_.approvals().resolve(id, decision, "agent", 0, m.channel + ":" + m.sender_id, "channel");
   channel.answer_callback(m.callback_id, st ? (decision == "deny" ? "Denied." : decision == "allow-once" ? "Approved once." : "Approved always.")
                                             : st.error().message);
 }
@@ -206,7 +206,7 @@ bool ChatApprovals::handle(Channel& channel, const InboundMessage& m) {
     if (extra == "session") scope = "session";
     else if (auto ms = tools::approvals::parse_duration_ms(extra)) ttl = *ms;
   }
-  auto st = agents_.approvals().resolve(code, *decision, scope, ttl, m.channel + ":" + m.sender_id);
+  auto st = agents_.approvals().resolve(code, *decision, scope, ttl, m.channel + ":" + m.sender_id, "channel");
   if (!st) answer(st.error().message);
   return true;
 }

@@ -215,6 +215,26 @@ async function main() {
     assert(res.error.details.missingScope === "operator.write", JSON.stringify(res.error));
     reader.c.ws.close();
   });
+  await checks.step("approval.get / approval.resolve answer OpenClaw's ApprovalGetResult and ApprovalResolveResult", async () => {
+    // A request that waits: exec.approval.request, two-phase (its id at once, the decision later).
+    const accepted = await c.request("exec.approval.request", { command: "make conformance", timeoutMs: 60000, twoPhase: true });
+    assert(accepted.ok && accepted.payload.status === "accepted", JSON.stringify(accepted));
+    const id = accepted.payload.id;
+    const pending = await c.request("approval.get", { id });
+    assert(pending.ok && pending.payload.approval.status === "pending", JSON.stringify(pending));
+    valid("ApprovalGetResultSchema", pending.payload);
+    const resolved = await c.request("approval.resolve", { id, kind: "exec", decision: "deny" });
+    assert(resolved.ok && resolved.payload.applied === true, JSON.stringify(resolved));
+    valid("ApprovalResolveResultSchema", resolved.payload);
+    const again = await c.request("approval.resolve", { id, kind: "exec", decision: "allow-once" });
+    assert(again.ok && again.payload.applied === false && again.payload.approval.status === "denied", JSON.stringify(again));
+    valid("ApprovalResolveResultSchema", again.payload);
+    const ended = await c.request("approval.get", { id });
+    valid("ApprovalGetResultSchema", ended.payload);
+    const unknown = await c.request("approval.get", { id: "no-such-approval" });
+    assert(!unknown.ok && unknown.error.code === "INVALID_REQUEST" && unknown.error.details?.reason === "APPROVAL_NOT_FOUND",
+      JSON.stringify(unknown));
+  });
   await checks.step("an unknown cron job answers CRON_JOB_NOT_FOUND details", async () => {
     const res = await c.request("cron.get", { id: "no-such-job" });
     assert(!res.ok, JSON.stringify(res));

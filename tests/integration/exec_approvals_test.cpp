@@ -2,7 +2,8 @@
 // gateway asks an approval client (the gateway protocol, as `pincer chat` and the web chat do) with
 // exec.approval.requested, and the answer — allow-once, deny, or none before the timeout — decides
 // whether the command runs; the run is told. exec.approval.list, exec.approvals.get|set and the
-// grants of a scoped allow-always (exec.approval.grants.list|revoke) too.
+// grants of a scoped allow-always (exec.approval.grants.list|revoke) too; OpenClaw's unified
+// approval.get / approval.resolve over the same requests.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -232,6 +233,102 @@ TEST_F(ExecApprovalsTest, ASessionGrantIsListedCountsItsUsesAndOnceRevokedIsAske
   ASSERT_EQ(client_->request("exec.approval.resolve", {{"id", again["id"]}, {"decision", "deny"}})["ok"], true);
   wait_event("chat", "run-g3");
   EXPECT_EQ(slurp(workspace() / "grant.txt"), "x\nx\n");
+}
+
+// OpenClaw's unified approval.get / approval.resolve over the same requests: the snapshot of a
+// pending request, the first answer applied (the command runs), later answers not applied.
+TEST_F(ExecApprovalsTest, UnifiedApprovalGetAndResolveFirstAnswerWins) {
+  start(json::array({exec_call("echo unified > u.txt"), {{"text", "done"}}}), "tools: { exec: { ask: 'always' } }");
+  send("run-unified");
+  const json asked = wait_event("exec.approval.requested", "run-unified");
+  const std::string id = asked["id"];
+  auto got = client_->request("approval.get", {{"id", id}});
+  ASSERT_EQ(got["ok"], true) << got.dump();
+  const json& pending = got["payload"]["approval"];
+  EXPECT_EQ(pending["id"], id);
+  EXPECT_EQ(pending["status"], "pending");
+  EXPECT_EQ(pending["urlPath"], "/approve/" + id);
+  EXPECT_EQ(pending["presentation"]["kind"], "exec");
+  EXPECT_EQ(pending["presentation"]["commandText"], "echo unified > u.txt");
+  EXPECT_EQ(pending["presentation"]["agentId"], "main");
+  EXPECT_EQ(pending["presentation"]["allowedDecisions"], json::array({"allow-once", "allow-always", "deny"}));
+  EXPECT_FALSE(pending["presentation"].contains("cwd"));  // reviewer-safe: no cwd, env or argv
+  EXPECT_FALSE(pending.contains("resolvedAtMs"));
+  EXPECT_EQ(pending["createdAtMs"], asked["createdAtMs"]);
+  // The short code is not an approval id.
+  auto by_code = client_->request("approval.get", {{"id", asked["code"]}});
+  EXPECT_EQ(by_code["error"]["code"], "INVALID_REQUEST") << by_code.dump();
+  EXPECT_EQ(by_code["error"]["details"]["reason"], "APPROVAL_NOT_FOUND");
+
+  auto first = client_->request("approval.resolve", {{"id", id}, {"kind", "exec"}, {"decision", "allow-once"}});
+  ASSERT_EQ(first["ok"], true) << first.dump();
+  EXPECT_EQ(first["payload"]["applied"], true);
+  const json& allowed = first["payload"]["approval"];
+  EXPECT_EQ(allowed["status"], "allowed");
+  EXPECT_EQ(allowed["decision"], "allow-once");
+  EXPECT_EQ(allowed["reason"], "user");
+  EXPECT_EQ(allowed["source"], json({{"agentId", "main"}, {"sessionKey", "agent:main:main"}}));
+  EXPECT_EQ(allowed["resolver"], json({{"kind", "runtime"}, {"id", "cli"}}));
+  EXPECT_TRUE(allowed["resolvedAtMs"].is_number_integer());
+  EXPECT_EQ(wait_event("exec.approval.resolved")["decision"], "allow-once");
+  EXPECT_EQ(wait_event("chat", "run-unified")["state"], "final");
+  EXPECT_EQ(slurp(workspace() / "u.txt"), "unified\n");
+
+  // A later answer, by either method, changes nothing.
+  auto second = client_->request("approval.resolve", {{"id", id}, {"kind", "exec"}, {"decision", "deny"}});
+  ASSERT_EQ(second["ok"], true) << second.dump();
+  EXPECT_EQ(second["payload"]["applied"], false);
+  EXPECT_EQ(second["payload"]["approval"]["status"], "allowed");
+  EXPECT_EQ(client_->request("exec.approval.resolve", {{"id", id}, {"decision", "deny"}})["error"]["code"], "APPROVAL_NOT_FOUND");
+  EXPECT_EQ(client_->request("approval.get", {{"id", id}})["payload"]["approval"]["decision"], "allow-once");
+}
+
+// Unknown ids, bad params, an unusable answer (denied: fail closed), an expired request.
+TEST_F(ExecApprovalsTest, UnifiedApprovalErrorsMalformedAnswersAndExpiry) {
+  start(json::array(), "");
+  auto unknown = client_->request("approval.get", {{"id", "no-such-approval"}});
+  EXPECT_EQ(unknown["ok"], false);
+  EXPECT_EQ(unknown["error"]["code"], "INVALID_REQUEST");
+  EXPECT_EQ(unknown["error"]["details"]["reason"], "APPROVAL_NOT_FOUND");
+  EXPECT_NE(unknown["error"]["message"].get<std::string>().find("approval not found"), std::string::npos);
+  auto no_id = client_->request("approval.get", json::object());
+  EXPECT_NE(no_id["error"]["message"].get<std::string>().find("invalid approval.get params"), std::string::npos) << no_id.dump();
+  auto extra = client_->request("approval.get", {{"id", "x"}, {"kind", "exec"}});
+  EXPECT_NE(extra["error"]["message"].get<std::string>().find("kind"), std::string::npos) << extra.dump();
+  EXPECT_EQ(client_->request("approval.resolve", {{"id", "nope"}, {"kind", "exec"}, {"decision", "deny"}})["error"]["details"]["reason"],
+            "APPROVAL_NOT_FOUND");
+
+  // A request that waits (exec.approval.request, two-phase: its id at once).
+  auto ask = [&](const std::string& command, int64_t timeout_ms) {
+    auto accepted = client_->request("exec.approval.request",
+                                     {{"command", command}, {"timeoutMs", timeout_ms}, {"twoPhase", true}});
+    EXPECT_EQ(accepted["payload"]["status"], "accepted") << accepted.dump();
+    // Wall-clock milliseconds, not cut to 32 bits (they once were).
+    EXPECT_GT(accepted["payload"]["createdAtMs"].get<int64_t>(), int64_t{1'600'000'000'000}) << accepted.dump();
+    EXPECT_GT(accepted["payload"]["expiresAtMs"].get<int64_t>(), accepted["payload"]["createdAtMs"].get<int64_t>());
+    return accepted["payload"]["id"].get<std::string>();
+  };
+  const std::string wrong_kind = ask("rm -rf build", 60'000);
+  auto forced = client_->request("approval.resolve", {{"id", wrong_kind}, {"kind", "plugin"}, {"decision", "allow-once"}});
+  ASSERT_EQ(forced["ok"], true) << forced.dump();
+  EXPECT_EQ(forced["payload"]["applied"], true);
+  EXPECT_EQ(forced["payload"]["approval"]["status"], "denied");
+  EXPECT_EQ(forced["payload"]["approval"]["decision"], "deny");
+  EXPECT_EQ(forced["payload"]["approval"]["reason"], "malformed-verdict");
+  EXPECT_EQ(wait_event("exec.approval.resolved")["decision"], "deny");
+
+  const std::string late = ask("make", 1'000);
+  const json resolved = wait_event("exec.approval.resolved");
+  EXPECT_EQ(resolved["id"], late);
+  EXPECT_TRUE(resolved["decision"].is_null());
+  const json expired = client_->request("approval.get", {{"id", late}})["payload"]["approval"];
+  EXPECT_EQ(expired["status"], "expired") << expired.dump();
+  EXPECT_EQ(expired["reason"], "timeout");
+  EXPECT_FALSE(expired.contains("decision"));
+  EXPECT_FALSE(expired.contains("resolver"));
+  auto too_late = client_->request("approval.resolve", {{"id", late}, {"kind", "exec"}, {"decision", "allow-once"}});
+  EXPECT_EQ(too_late["payload"]["applied"], false) << too_late.dump();
+  EXPECT_EQ(too_late["payload"]["approval"]["status"], "expired");
 }
 
 }  // namespace

@@ -97,6 +97,8 @@ TEST(Scopes, TableAndPrefixRules) {
       {"chat.send", MethodAccess::OperatorScope, kScopeWrite},
       {"device.pair.approve", MethodAccess::OperatorScope, kScopePairing},
       {"exec.approval.resolve", MethodAccess::OperatorScope, kScopeApprovals},
+      {"approval.get", MethodAccess::OperatorScope, kScopeApprovals},      // OpenClaw's unified approvals
+      {"approval.resolve", MethodAccess::OperatorScope, kScopeApprovals},
       {"node.invoke.result", MethodAccess::NodeOnly, {}},
       {"totally.unknown", MethodAccess::OperatorScope, kScopeAdmin},  // default-deny
   };

@@ -79,7 +79,7 @@ MethodResult request(MethodContext& ctx) {
     gw.send_to(conn, build_ok_value(rid, out));
   });
   json row = m->get(id);
-  *created = {{"id", id}, {"createdAtMs", row.value("createdAtMs", 0)}, {"expiresAtMs", row.value("expiresAtMs", 0)}};
+  *created = {{"id", id}, {"createdAtMs", row.value("createdAtMs", int64_t{0})}, {"expiresAtMs", row.value("expiresAtMs", int64_t{0})}};
   if (params.value("twoPhase", false)) {
     json accepted = *created;
     accepted["status"] = "accepted";
@@ -198,6 +198,7 @@ void register_approval_methods(MethodRegistry& registry) {
   registry.add({"exec.approval.grants.revoke", grants_revoke});
   registry.add({"exec.approvals.get", approvals_get});
   registry.add({"exec.approvals.set", approvals_set, false, true});
+  register_unified_approval_methods(registry);
 }
 
 void attach_approval_events(Gateway& gateway, agent::AgentService& agents) {

@@ -97,6 +97,9 @@ void register_tool_methods(MethodRegistry& registry);            // tools.catalo
 
 /// exec.approval.*, exec.approvals.get|set (methods/approvals.cpp; TL-3).
 void register_approval_methods(MethodRegistry& registry);
+/// approval.get|resolve, OpenClaw's unified approval methods over the exec approvals
+/// (methods/approval_unified.cpp; called by register_approval_methods).
+void register_unified_approval_methods(MethodRegistry& registry);
 void register_cron_methods(MethodRegistry& registry);  // cron.status|list|get|add|update|remove|run|runs
 /// wake, set-heartbeats (methods/heartbeat.cpp, AT-1; called by register_cron_methods).
 void register_heartbeat_methods(MethodRegistry& registry);

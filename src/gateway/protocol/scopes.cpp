@@ -49,7 +49,8 @@ constexpr std::array kExplicit = {
     Entry{"exec.approval.get", kScopeApprovals}, Entry{"exec.approval.grants.list", kScopeApprovals},
     Entry{"exec.approval.grants.revoke", kScopeApprovals},
     Entry{"plugin.approval.list", kScopeApprovals}, Entry{"openclaw.approval.list", kScopeApprovals},
-    Entry{"approval.history", kScopeApprovals},
+    Entry{"approval.history", kScopeApprovals}, Entry{"approval.get", kScopeApprovals},
+    Entry{"approval.resolve", kScopeApprovals},
     // questions
     Entry{"question.list", kScopeQuestions},
     // pairing

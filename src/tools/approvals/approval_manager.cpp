@@ -330,7 +330,8 @@ std::string ApprovalManager::request(ExecCall call, int64_t timeout_ms, std::fun
 }
 
 Status ApprovalManager::resolve(const std::string& id_or_code, const std::string& decision, const std::string& scope,
-                                int64_t ttl_ms, const std::string& resolved_by) {
+                                int64_t ttl_ms, const std::string& resolved_by, const std::string& resolver_kind,
+                                const std::string& reason) {
   if (decision != "allow-once" && decision != "allow-always" && decision != "deny") {
     return Error{"INVALID_REQUEST", "decision must be allow-once, allow-always or deny (got \"" + decision + "\")"};
   }
@@ -368,11 +369,24 @@ Status ApprovalManager::resolve(const std::string& id_or_code, const std::string
     }
   }
   const std::string id = it->first;  // a copy: finish() erases the entry that holds the key
-  finish(id, decision, resolved_by);
+  finish(id, decision, resolved_by, resolver_kind.empty() ? "runtime" : resolver_kind, reason.empty() ? "user" : reason);
   return Ok{};
 }
 
-void ApprovalManager::finish(const std::string& id, const std::string& decision, const std::string& resolved_by) {
+void ApprovalManager::remember(const Pending& p, Ended ended) {
+  ended.row = {{"id", p.id}, {"code", p.code}, {"request", p.request}, {"createdAtMs", p.created_ms},
+               {"expiresAtMs", p.expires_ms}};
+  ended.resolved_ms = clock_.wall_ms();
+  ended_[p.id] = std::move(ended);
+  ended_order_.push_back(p.id);
+  if (ended_order_.size() > kMaxEnded) {
+    ended_.erase(ended_order_.front());
+    ended_order_.erase(ended_order_.begin());
+  }
+}
+
+void ApprovalManager::finish(const std::string& id, const std::string& decision, const std::string& resolved_by,
+                             const std::string& resolver_kind, const std::string& reason) {
   auto it = pending_.find(id);
   if (it == pending_.end()) return;
   std::unique_ptr<Pending> p = std::move(it->second);
@@ -380,12 +394,18 @@ void ApprovalManager::finish(const std::string& id, const std::string& decision,
   loop_.cancel(p->timer);
   spdlog::info("exec approval {} for run {}: {}{}", id, p->call.run_id, decision.empty() ? "timed out (denied)" : decision,
                resolved_by.empty() ? "" : " by " + resolved_by);
-  recent_[id] = decision;
-  recent_order_.push_back(id);
-  if (recent_order_.size() > 256) {
-    recent_.erase(recent_order_.front());
-    recent_order_.erase(recent_order_.begin());
+  Ended ended;
+  ended.decision = decision;
+  if (decision.empty()) {  // the timer: nobody answered
+    ended.status = "expired";
+    ended.reason = "timeout";
+  } else {
+    ended.status = decision == "deny" ? "denied" : "allowed";
+    ended.reason = reason.empty() ? "user" : reason;
+    ended.resolved_by = resolved_by;
+    ended.resolver_kind = resolver_kind.empty() ? "runtime" : resolver_kind;
   }
+  remember(*p, std::move(ended));
   json event = {{"id", id}, {"decision", decision.empty() ? json(nullptr) : json(decision)}, {"ts", clock_.wall_ms()},
                 {"request", p->request}};
   if (!resolved_by.empty()) event["resolvedBy"] = resolved_by;
@@ -413,6 +433,24 @@ json ApprovalManager::get(const std::string& id) const {
   return {{"id", p.id}, {"code", p.code}, {"request", p.request}, {"createdAtMs", p.created_ms}, {"expiresAtMs", p.expires_ms}};
 }
 
+json ApprovalManager::record(const std::string& id) const {
+  if (json row = get(id); !row.is_null()) {
+    row["status"] = "pending";
+    return row;
+  }
+  auto it = ended_.find(id);
+  if (it == ended_.end()) return nullptr;
+  const Ended& e = it->second;
+  json row = e.row;
+  row["status"] = e.status;
+  row["reason"] = e.reason;
+  row["decision"] = e.decision.empty() ? json(nullptr) : json(e.decision);
+  row["resolvedAtMs"] = e.resolved_ms;
+  row["resolvedBy"] = e.resolved_by;
+  row["resolverKind"] = e.resolver_kind;
+  return row;
+}
+
 void ApprovalManager::cancel_run(const std::string& run_id) {
   for (auto [it, end] = triaging_.equal_range(run_id); it != end; ++it) *it->second = true;
   triaging_.erase(run_id);
@@ -425,6 +463,10 @@ void ApprovalManager::cancel_run(const std::string& run_id) {
     json event = {{"id", it->first}, {"decision", nullptr}, {"ts", clock_.wall_ms()}, {"request", it->second->request},
                   {"cancelled", true}};
     auto waiters = std::move(it->second->waiters);
+    Ended ended;
+    ended.status = "cancelled";
+    ended.reason = "run-aborted";
+    remember(*it->second, std::move(ended));
     it = pending_.erase(it);
     emit("exec.approval.resolved", event);
     for (auto& w : waiters) w("");
@@ -432,8 +474,8 @@ void ApprovalManager::cancel_run(const std::string& run_id) {
 }
 
 bool ApprovalManager::wait_decision(const std::string& id, std::function<void(const std::string&)> done) {
-  if (auto r = recent_.find(id); r != recent_.end()) {
-    done(r->second);
+  if (auto r = ended_.find(id); r != ended_.end()) {
+    done(r->second.decision);
     return true;
   }
   auto it = pending_.find(id);

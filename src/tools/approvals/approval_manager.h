@@ -120,13 +120,24 @@ class ApprovalManager {
   /// allow-always: a session scope or a ttl makes it a grant kept in memory, else the command's
   /// parts become allowlist patterns of the agent (saved). Errors: "INVALID_REQUEST" (unknown
   /// decision/scope), "APPROVAL_NOT_FOUND" (no such pending request; it may have expired).
+  /// The one decision path of every surface (exec.approval.resolve, approval.resolve, chat
+  /// replies). `resolver_kind` (OpenClaw's "device" | "runtime" | "channel") and `reason` ("user",
+  /// or "malformed-verdict" for a deny forced by an unusable answer) are kept with the outcome.
   Status resolve(const std::string& id_or_code, const std::string& decision, const std::string& scope = "agent",
-                 int64_t ttl_ms = 0, const std::string& resolved_by = "");
+                 int64_t ttl_ms = 0, const std::string& resolved_by = "", const std::string& resolver_kind = "runtime",
+                 const std::string& reason = "user");
 
   /// Pending requests (exec.approval.list), oldest first: [{id, code, request, createdAtMs, expiresAtMs}].
   nlohmann::json list() const;
   /// One pending request by id, or null.
   nlohmann::json get(const std::string& id) const;
+  /// One request by its exact id, pending or ended (the last kMaxEnded ended ones are kept, in
+  /// memory): get()'s row plus `status` — "pending", "allowed", "denied", "expired" (timed out) or
+  /// "cancelled" (its run ended) — and, once ended, `reason` ("user" | "malformed-verdict" |
+  /// "timeout" | "run-aborted"), `decision` (null unless allowed/denied), `resolvedAtMs`,
+  /// `resolvedBy` and `resolverKind` ("" when nobody answered). Null when unknown.
+  nlohmann::json record(const std::string& id) const;
+  static constexpr std::size_t kMaxEnded = 256;
   /// Drops the pending requests of a run that ended (their callbacks are not called), and its
   /// smart triages still in flight: their verdict, when it comes, is ignored (no person is asked
   /// about a command of a run that is over).
@@ -155,6 +166,12 @@ class ApprovalManager {
 
  private:
   struct Pending;
+  /// A request that ended: its row (get()'s shape) and how it ended.
+  struct Ended {
+    nlohmann::json row;
+    std::string status, reason, decision, resolved_by, resolver_kind;
+    int64_t resolved_ms = 0;
+  };
   struct Grant {
     std::string id, minted_by;          ///< grant id; the approval that made it
     std::string agent_id, session_key;  ///< session_key "" = agent scope
@@ -167,7 +184,9 @@ class ApprovalManager {
   };
   void drop_expired_grants();
   void ask(ExecCall call, const CommandAnalysis& analysis, GateDone done);
-  void finish(const std::string& id, const std::string& decision, const std::string& resolved_by);
+  void finish(const std::string& id, const std::string& decision, const std::string& resolved_by,
+              const std::string& resolver_kind = "", const std::string& reason = "");
+  void remember(const Pending& p, Ended ended);
   bool granted(const ExecCall& call);  ///< counts the use of the grant that covers `call`
   void emit(const std::string& event, const nlohmann::json& payload);
 
@@ -181,8 +200,8 @@ class ApprovalManager {
   std::map<int, Listener> listeners_;
   int next_listener_ = 0;
   std::map<std::string, std::unique_ptr<Pending>> pending_;  ///< by id
-  std::map<std::string, std::string> recent_;                ///< id → decision of resolved ones (bounded)
-  std::vector<std::string> recent_order_;
+  std::map<std::string, Ended> ended_;  ///< id → how it ended (the last kMaxEnded)
+  std::vector<std::string> ended_order_;
   std::vector<Grant> grants_;
   std::map<std::string, int64_t> ended_grants_;  ///< id → wall ms of revoked/expired grants (bounded)
 };
