@@ -3,6 +3,7 @@
 // context of a run (CX-4). Kept out of agent_service.cpp, which owns lanes and runs; these
 // functions use only the service's accessors.
 #include <algorithm>
+#include <cstdio>
 
 #include <spdlog/spdlog.h>
 
@@ -287,8 +288,16 @@ Result<json> AgentService::patch_session(const std::string& session_key, const j
     else if (!v.is_string()) return Error{"INVALID_REQUEST", "sessions.patch: label must be a string or null"};
     else {
       const std::string label = trim(utf8::replace_invalid(v.get<std::string>()));
+      const auto control = std::find_if(label.begin(), label.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      });
       if (label.empty()) options.remove_fields.push_back("label");
       else if (label.size() > kMaxLabelChars) return Error{"INVALID_REQUEST", "sessions.patch: label is longer than 512 bytes"};
+      else if (control != label.end()) {  // a NUL or a newline would break the lists that show it
+        char code[8];
+        std::snprintf(code, sizeof code, "0x%02x", static_cast<unsigned char>(*control));
+        return Error{"INVALID_REQUEST", std::string("sessions.patch: label contains a control character (") + code + ")"};
+      }
       else patch["label"] = label;
     }
   }

@@ -216,6 +216,50 @@ TEST_F(OpenClawSessionMethodsTest, SessionsCreateSendAndChatMessageGet) {
   EXPECT_EQ(reader->request("sessions.abort", {{"key", key}})["error"]["message"], "missing scope: operator.write");
 }
 
+// sessions.create's idempotencyKey (OpenClaw: a repeat answers the first create; other params
+// are refused), bad keys and labels refused naming the field, a blank message starts no turn.
+TEST_F(OpenClawSessionMethodsTest, SessionsCreateIdempotencyBadKeysAndBlankMessage) {
+  auto c = client();
+  const json params = {{"label", "Once"}, {"idempotencyKey", "create-once"}};
+  auto first = c->request("sessions.create", params);
+  ASSERT_EQ(first["ok"], true) << first.dump();
+  auto again = c->request("sessions.create", params);
+  ASSERT_EQ(again["ok"], true) << again.dump();
+  EXPECT_EQ(again["payload"]["key"], first["payload"]["key"]);
+  EXPECT_EQ(again["payload"]["sessionId"], first["payload"]["sessionId"]);
+  auto other = c->request("sessions.create", {{"label", "Twice"}, {"idempotencyKey", "create-once"}});
+  EXPECT_EQ(other["error"]["code"], "INVALID_REQUEST") << other.dump();
+  EXPECT_NE(other["error"]["message"].get<std::string>().find("/idempotencyKey \"create-once\" was reused"), std::string::npos);
+  // With a first turn: one run only, the repeat answers the same run.
+  const json turn = {{"message", "hi ECHO:once"}, {"idempotencyKey", "create-turn"}};
+  auto started = c->request("sessions.create", turn);
+  ASSERT_EQ(started["payload"]["runStarted"], true) << started.dump();
+  ASSERT_EQ(terminal(*c, "create-turn")["state"], "final");
+  auto repeated = c->request("sessions.create", turn);
+  EXPECT_EQ(repeated["payload"], started["payload"]);
+  auto history = c->request("chat.history", {{"sessionKey", started["payload"]["key"]}});
+  EXPECT_EQ(history["payload"]["messages"].size(), 2u) << history.dump();
+
+  // Keys and labels with control characters are refused, naming the field.
+  auto nul_key = c->request("sessions.create", {{"key", std::string("a\0b", 3)}});
+  EXPECT_EQ(nul_key["error"]["message"], "invalid sessions.create params: /key session key contains a control character (0x00)")
+      << nul_key.dump();
+  auto newline_key = c->request("sessions.create", {{"key", "x\ny"}});
+  EXPECT_EQ(newline_key["error"]["code"], "INVALID_REQUEST");
+  auto nul_label = c->request("sessions.create", {{"label", std::string("a\0b", 3)}});
+  EXPECT_EQ(nul_label["error"]["message"], "invalid sessions.create params: label contains a control character (0x00)")
+      << nul_label.dump();
+  EXPECT_EQ(c->request("sessions.patch", {{"key", first["payload"]["key"]}, {"label", "two\nlines"}})["error"]["code"],
+            "INVALID_REQUEST");
+
+  // A blank message starts no turn, as in OpenClaw.
+  auto blank = c->request("sessions.create", {{"message", "  \n\t "}});
+  ASSERT_EQ(blank["ok"], true) << blank.dump();
+  EXPECT_EQ(blank["payload"]["runStarted"], false);
+  EXPECT_FALSE(blank["payload"].contains("runId")) << blank.dump();
+  EXPECT_FALSE(blank["payload"].contains("runError")) << blank.dump();
+}
+
 TEST_F(OpenClawSessionMethodsTest, SessionsAbortStopsTheSessionsRun) {
   auto c = client();
   auto sent = c->request("sessions.send", {{"key", "main"}, {"message", "MOCK_SLOW:100 MOCK_LONG:3000"}, {"idempotencyKey", "slow-1"}});

@@ -4,6 +4,8 @@
 // options (worktrees, projects, forks, incognito, exec nodes …) name features Pincer does not have
 // and are refused naming the field.
 #include <algorithm>
+#include <map>
+#include <memory>
 
 #include "agent/agent_service.h"
 #include "core/ids.h"
@@ -49,12 +51,35 @@ bool session_exists(agent::AgentService& agents, const std::string& key) {
   return false;
 }
 
+/// OpenClaw's idempotent session creation: the successful answer of a sessions.create with an
+/// `idempotencyKey` is kept for kRetentionMs per caller (its verified device; device-less clients,
+/// who share the gateway's credential, share one space), and a repeat gets it again — the same
+/// session, no second turn. The same key with other params is refused; failures are not kept.
+struct CreateIdempotency {
+  static constexpr int64_t kRetentionMs = 300'000;
+  static constexpr std::size_t kMaxEntries = 2000;
+  struct Entry {
+    json params, answer;
+    int64_t expires_ms = 0;
+  };
+  std::map<std::string, Entry> entries;
+
+  void purge(int64_t now_ms) {
+    std::erase_if(entries, [now_ms](const auto& kv) { return kv.second.expires_ms <= now_ms; });
+  }
+  static std::string owner_key(const Client& client, const std::string& idempotency_key) {
+    return (client.device_id.empty() ? std::string("shared") : "device:" + client.device_id) + "\n" + idempotency_key;
+  }
+};
+
 /// `sessions.create {key?, agentId?, label?, model?, thinkingLevel?, message?, attachments?,
 /// timeoutMs?, idempotencyKey?}` → `{ok:true, key, sessionId, entry, resolved, runStarted}`. Without
 /// `key`, OpenClaw's dashboard key `agent:<agentId>:dashboard:<uuid>`; an existing key is adopted
-/// (its entry kept, the given settings applied). With `message`, the session's first turn starts
-/// as chat.send starts one (`runId`, `status` join the answer, or `runError`).
-MethodResult sessions_create(MethodContext& ctx) {
+/// (its entry kept, the given settings applied). With a `message` that is not blank, the session's
+/// first turn starts as chat.send starts one (`runId`, `status` join the answer, or `runError`); a
+/// blank message (only whitespace) starts no turn, as in OpenClaw (`runStarted: false`). A repeat
+/// with the same `idempotencyKey` answers the first call's answer (CreateIdempotency).
+MethodResult sessions_create(MethodContext& ctx, CreateIdempotency& idempotency) {
   static const char* kMethod = "sessions.create";
   Params p(kMethod, ctx.request.params);
   if (auto e = p.only({"key", "idempotencyKey", "agentId", "label", "model", "thinkingLevel", "message", "attachments",
@@ -76,6 +101,21 @@ MethodResult sessions_create(MethodContext& ctx) {
   }
   auto* agents = ctx.gateway.agents();
   if (!agents) return no_runtime();
+  const int64_t now_ms = ctx.gateway.clock().steady_ms();
+  const std::string once_key = idempotency_key.empty() ? "" : CreateIdempotency::owner_key(ctx.client, idempotency_key);
+  if (!once_key.empty()) {
+    idempotency.purge(now_ms);
+    if (auto it = idempotency.entries.find(once_key); it != idempotency.entries.end()) {
+      if (it->second.params != ctx.request.params) {
+        return RpcError::invalid("invalid sessions.create params: /idempotencyKey \"" + idempotency_key +
+                                 "\" was reused with different parameters (session creation idempotency key)");
+      }
+      return it->second.answer;
+    }
+    if (idempotency.entries.size() >= CreateIdempotency::kMaxEntries) {
+      return RpcError::unavailable("session creation capacity is full; retry later");
+    }
+  }
   if (!agent_id.empty() && !agent_known(*agents, agent_id)) {
     return RpcError::invalid("invalid sessions.create params: /agentId: unknown agent id \"" + agent_id + "\"");
   }
@@ -101,7 +141,9 @@ MethodResult sessions_create(MethodContext& ctx) {
               {"resolved", (*created)["resolved"]},
               {"runStarted", false}};
   const json& params = ctx.request.params;
-  const bool has_turn = !message.empty() || (params.contains("attachments") && !params["attachments"].empty());
+  const bool blank = message.find_first_not_of(" \t\r\n\v\f") == std::string::npos;  // OpenClaw: trim() → no turn
+  if (blank) message.clear();
+  const bool has_turn = !blank || (params.contains("attachments") && !params["attachments"].empty());
   if (has_turn) {
     json turn = {{"sessionKey", canonical},
                  {"message", message},
@@ -115,6 +157,9 @@ MethodResult sessions_create(MethodContext& ctx) {
     } else if (auto* error = std::get_if<RpcError>(&started)) {
       out["runError"] = {{"code", error->code}, {"message", error->message}};
     }
+  }
+  if (!once_key.empty()) {
+    idempotency.entries[once_key] = {ctx.request.params, out, now_ms + CreateIdempotency::kRetentionMs};
   }
   return out;
 }
@@ -186,7 +231,8 @@ MethodResult sessions_abort(MethodContext& ctx) {
 using namespace detail_session_lifecycle;
 
 void register_session_lifecycle_methods(MethodRegistry& registry) {
-  registry.add({"sessions.create", sessions_create});
+  auto idempotency = std::make_shared<CreateIdempotency>();  // one per gateway (per registry)
+  registry.add({"sessions.create", [idempotency](MethodContext& ctx) { return sessions_create(ctx, *idempotency); }});
   registry.add({"sessions.send", sessions_send});
   registry.add({"sessions.abort", sessions_abort});
 }
