@@ -284,6 +284,13 @@ TEST_F(OpenClawSessionMethodsTest, SessionsAbortStopsTheSessionsRun) {
             "invalid sessions.abort params: must have property 'key' or 'runId'");
   EXPECT_EQ(c->request("sessions.abort", {{"key", "agent:main:main"}, {"agentId", "ops"}})["error"]["message"],
             "session key agent does not match agentId");
+  // As OpenClaw: no session of a configured agent is "no-active-run" (sessions.send: "session not
+  // found"); an agent that is not configured is an error.
+  EXPECT_EQ(c->request("sessions.abort", {{"key", "nowhere"}})["payload"],
+            json({{"ok", true}, {"abortedRunId", nullptr}, {"status", "no-active-run"}}));
+  auto ghost = c->request("sessions.abort", {{"key", "agent:ghost:x"}});
+  EXPECT_EQ(ghost["error"]["code"], "INVALID_REQUEST") << ghost.dump();
+  EXPECT_EQ(ghost["error"]["message"], "agent \"ghost\" not found");
 }
 
 }  // namespace

@@ -217,6 +217,12 @@ MethodResult sessions_abort(MethodContext& ctx) {
   if (!agent_id.empty() && agent_of_key(canonical) != agent_id) {
     return RpcError::invalid("session key agent does not match agentId");
   }
+  // As OpenClaw: a key of a configured agent with no session (or no run) is "no-active-run", like
+  // a finished run — unlike sessions.send, which needs the session — but an agent that is not
+  // configured is an error.
+  if (!key.empty() && !agent_known(*agents, agent_of_key(canonical))) {
+    return RpcError::invalid("agent \"" + agent_of_key(canonical) + "\" not found");
+  }
   auto aborted = agents->abort(canonical, run_id, "rpc");
   if (!aborted) {
     if (aborted.error().code == "RUN_SESSION_MISMATCH") return RpcError::invalid("runId does not match session");
