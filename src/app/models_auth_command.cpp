@@ -4,7 +4,8 @@
 // `list` shows each profile's state (usable, cooling until …, disabled until …, expired).
 // A new secret comes from --key-file, --key (warned: visible in `ps`) or the first line of stdin.
 // Exit codes: 0; 1 the file could not be read or written, or no such profile; 2 bad arguments,
-// an invalid configuration or an unknown agent.
+// an invalid configuration or an unknown agent. The edits themselves are llm/auth/auth_profile_edits
+// (shared with the gateway's models.authSetApiKey|authLogout|authOrderSet).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -20,6 +21,7 @@
 #include "cli/invoked_command.h"
 #include "core/config.h"
 #include "core/paths.h"
+#include "llm/auth/auth_profile_edits.h"
 #include "llm/auth/auth_profile_file.h"
 
 namespace pincer::app {
@@ -190,13 +192,11 @@ int add(AuthArgs a) {
     std::getline(std::cin, line);
     a.key = line;
   }
-  // Surrounding whitespace is never part of a key (a paste often adds it).
-  while (!a.key->empty() && std::isspace(static_cast<unsigned char>(a.key->back()))) a.key->pop_back();
-  while (!a.key->empty() && std::isspace(static_cast<unsigned char>(a.key->front()))) a.key->erase(0, 1);
-  if (a.key->empty()) return fail(2, "no secret given: use --key-file PATH, --key VALUE, or pipe it on stdin");
-  if (!llm::auth::secret_is_sendable(*a.key)) {
-    return fail(2, "the secret contains a control character (tab, line break …) or is longer than " +
-                       std::to_string(llm::auth::kMaxSecretBytes) + " bytes; it cannot be sent in an HTTP header");
+  // Line breaks and surrounding whitespace are never part of a key (a paste often adds them).
+  auto secret = llm::auth::clean_secret(*a.key, "the secret");
+  if (!secret) {
+    if (secret.error().message == "the secret is empty") return fail(2, "no secret given: use --key-file PATH, --key VALUE, or pipe it on stdin");
+    return fail(2, secret.error().message);
   }
   if (a.expires_ms != 0 && a.expires_ms <= wall_ms()) std::cerr << "pincer: warning: --expires is in the past: the token is expired\n";
   auto file = file_for(a.agent);
@@ -205,14 +205,11 @@ int add(AuthArgs a) {
   c.id = id;
   c.provider = a.provider;
   c.type = *type;
-  c.secret = *a.key;
+  c.secret = *secret;
   c.expires_ms = a.expires_ms;
-  bool replaced = false;
-  auto st = (*file)->update([&](AuthProfiles& doc) {
-    replaced = doc.find(c.id) != nullptr;
-    doc.put(c);
-  });
-  if (!st) return fail(1, st.error().message);
+  auto put = llm::auth::put_credential(**file, c);
+  if (!put) return fail(put.error().code == "INVALID_INPUT" ? 2 : 1, put.error().message);
+  const bool replaced = *put;
   if (a.json) return print_json({{"ok", true}, {"id", c.id}, {"replaced", replaced}, {"file", (*file)->path().string()}});
   if (!provider_configured(a.provider)) {
     std::cerr << "pincer: warning: no provider \"" << a.provider << "\" under models.providers (and no CLI backend of that name):"
@@ -226,10 +223,10 @@ int add(AuthArgs a) {
 int remove(const AuthArgs& a) {
   auto file = file_for(a.agent);
   if (!file) return fail(2, file.error().message);
-  bool found = false;
-  auto st = (*file)->update([&](AuthProfiles& doc) { found = doc.remove(a.id); });
-  if (!st) return fail(1, st.error().message);
-  if (!found) return fail(1, "no auth profile \"" + a.id + "\" (" + cli::invoked_command() + " models auth list)");
+  auto removed = llm::auth::remove_profiles(**file, {.provider = {}, .ids = std::vector<std::string>{a.id}, .api_keys_only = false});
+  if (!removed) {
+    return fail(1, removed.error().message + (removed.error().code == "AUTH_PROFILE_UNKNOWN" ? " (" + cli::invoked_command() + " models auth list)" : ""));
+  }
   if (a.json) return print_json({{"ok", true}, {"id", a.id}});
   std::cout << "Removed auth profile " << a.id << "\n";
   return 0;
@@ -255,22 +252,11 @@ int order(const AuthArgs& a) {
     return print_json({{"provider", a.provider}, {"order", result}, {"effective", doc->order(a.provider, wall_ms())}});
   }
   if (a.clear && !a.ids.empty()) return fail(2, "give either profile ids or --clear, not both");
-  for (std::size_t i = 0; i < a.ids.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (a.ids[i] == a.ids[j]) return fail(2, "profile id \"" + a.ids[i] + "\" is given twice");
-    }
+  auto st = llm::auth::set_provider_order(**file, a.provider, a.clear ? std::vector<std::string>{} : a.ids, false);
+  if (!st) {
+    if (st.error().code == "AUTH_PROFILE_UNKNOWN") return fail(2, st.error().message + " (" + cli::invoked_command() + " models auth list)");
+    return fail(st.error().code == "INVALID_INPUT" ? 2 : 1, st.error().message);
   }
-  std::string unknown;
-  auto st = (*file)->update([&](AuthProfiles& doc) {
-    for (const auto& id : a.ids) {
-      const auto* c = doc.find(id);
-      if (!c || c->provider != a.provider) unknown += (unknown.empty() ? "\"" : ", \"") + id + "\"";
-    }
-    if (unknown.empty()) doc.set_order(a.provider, a.clear ? std::vector<std::string>{} : a.ids);
-  });
-  if (!st) return fail(1, st.error().message);
-  if (!unknown.empty()) return fail(2, "no auth profile " + unknown + " of provider " + a.provider + " (" +
-      cli::invoked_command() + " models auth list)");
   if (a.json) return print_json({{"ok", true}, {"provider", a.provider}, {"order", a.clear ? std::vector<std::string>{} : a.ids}});
   std::cout << (a.clear ? "Cleared the explicit order of " + a.provider : "Set the order of " + a.provider) << "\n";
   return 0;

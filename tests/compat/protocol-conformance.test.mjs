@@ -61,6 +61,7 @@ const RESULTS = [
   ["commands.list", { includeArgs: true, scope: "text" }, "CommandsListResultSchema"],
   ["commands.list", {}, "CommandsListResultSchema"],
   ["sessions.create", { label: "Conformance" }, "SessionsCreateResultSchema"],
+  ["models.authSetApiKey", { provider: "conformance", apiKey: "ConformanceKey0123456789" }, "ModelsAuthSetApiKeyResultSchema"],
 ];
 // After a chat turn (the session then has a transcript).
 const RESULTS_AFTER_TURN = [

@@ -94,6 +94,8 @@ void register_presence_methods(MethodRegistry& registry);        // system-prese
 void register_session_branch_methods(MethodRegistry& registry);  // sessions.branches.list|switch (SS-4)
 void register_web_search_methods(MethodRegistry& registry);      // webSearch.status (TL-5 settings)
 void register_tool_methods(MethodRegistry& registry);            // tools.catalog, tools.effective (TL-1, TL-2)
+/// models.authSetApiKey|authLogout|authOrderSet (methods/models_auth.cpp; PV-2, PV-3).
+void register_models_auth_methods(MethodRegistry& registry);
 
 /// exec.approval.*, exec.approvals.get|set (methods/approvals.cpp; TL-3).
 void register_approval_methods(MethodRegistry& registry);
