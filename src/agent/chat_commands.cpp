@@ -8,6 +8,7 @@
 #include "agent/agent_service.h"
 #include "agent/agent_skills.h"
 #include "agent/auth_profile_pin.h"
+#include "agent/skill_command_input.h"
 #include "agent/subagents.h"
 #include "core/clock.h"
 #include "memory/dreaming/dreaming_command.h"
@@ -237,14 +238,16 @@ std::optional<CommandInvocation> parse_chat_command(std::string_view text, bool 
   }
   for (const auto& c : chat_commands()) {
     if (c.name != word && std::find(c.aliases.begin(), c.aliases.end(), word) == c.aliases.end()) continue;
-    return CommandInvocation{&c, end == std::string::npos ? "" : command_trim(std::string_view(line).substr(end))};
+    return CommandInvocation{&c, end == std::string::npos ? "" : command_trim(std::string_view(line).substr(end)), ""};
   }
   // "/bogus": a command word that names no command gets one answer on every surface. A path
   // ("/usr/bin/ls …") or other text with "/" goes to the model.
   const bool command_word = !word.empty() && word.size() <= 32 && std::all_of(word.begin(), word.end(), [](unsigned char c) {
     return std::isalnum(c) || c == '_' || c == '-';
   });
-  if (command_word) return CommandInvocation{&unknown_command(), word};
+  if (command_word) {
+    return CommandInvocation{&unknown_command(), word, end == std::string::npos ? "" : command_trim(std::string_view(line).substr(end))};
+  }
   return std::nullopt;
 }
 
@@ -272,6 +275,11 @@ CommandReply run_chat_command(const CommandInvocation& inv, CommandContext& cont
       return {"/" + inv.arg + " works in a chat channel (Telegram, Discord …): it moves that conversation's replies to "
               "your linked account on another channel. This surface has no channel address to move.",
               false};
+    }
+    // A skill typed by a name with spaces, or one this agent has but cannot run: say what to type,
+    // or why and where (skills::skill_command_miss).
+    if (auto hint = skill_command_hint(inv.arg, inv.rest, context.agents.canonical_key(context.session_key))) {
+      return {*hint, false};
     }
     // "/skill NAME" that names no skill command of this agent (agent/skill_command_input.h).
     if (inv.arg == "skill") {

@@ -49,6 +49,7 @@ const std::vector<ChatCommand>& chat_commands();
 struct CommandInvocation {
   const ChatCommand* command = nullptr;  ///< never null in a returned invocation
   std::string arg;                       ///< the rest of the message, trimmed
+  std::string rest;                      ///< unknown_command() only: the message after the word, trimmed
 };
 
 /// The entry a command word that names no command resolves to (its invocation's `arg` is the

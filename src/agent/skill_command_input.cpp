@@ -80,4 +80,14 @@ std::optional<std::string> expand_skill_command(std::string_view text, const std
   return skills::skill_command_prompt(*invocation);
 }
 
+std::optional<std::string> skill_command_hint(const std::string& word, const std::string& rest, const std::string& session_key) {
+  const std::string agent_id = skills_agent_of(session_key);
+  auto view = load_skills_view_from_disk(agent_id);
+  if (!view) {
+    spdlog::warn("skill commands of agent {}: {}", agent_id.empty() ? "(default)" : agent_id, view.error().message);
+    return std::nullopt;
+  }
+  return skills::skill_command_miss(word, rest, view->report, skills::skill_commands(view->report, builtin_command_words()));
+}
+
 }  // namespace pincer::agent

@@ -38,4 +38,9 @@ std::vector<skills::SkillCommand> skill_commands_of_all_agents();
 std::optional<std::string> expand_skill_command(std::string_view text, const std::string& session_key,
                                                 bool addressed_to_us = false);
 
+/// The answer to an unknown "/<word> <rest>" when the skills of the agent of `session_key` explain
+/// it (skills::skill_command_miss: a skill named with spaces, or one the agent cannot run);
+/// nullopt otherwise, or when the skills cannot be read (logged).
+std::optional<std::string> skill_command_hint(const std::string& word, const std::string& rest, const std::string& session_key);
+
 }  // namespace pincer::agent

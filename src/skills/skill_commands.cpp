@@ -1,6 +1,8 @@
 #include "skills/skill_commands.h"
 
 #include <cctype>
+#include <string>
+#include <vector>
 
 namespace pincer::skills {
 namespace {
@@ -127,6 +129,53 @@ std::optional<SkillInvocation> parse_skill_command(std::string_view text, const 
   }
   for (const auto& c : commands) {
     if (c.name == name) return SkillInvocation{c, std::string(rest)};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> skill_command_miss(std::string_view word, std::string_view rest, const SkillsReport& report,
+                                              const std::vector<SkillCommand>& commands) {
+  // The typed names to try, the longest first: the words of `rest` for "/skill", else the word.
+  std::vector<std::string> words;
+  const bool generic = skill_cmd_lower(word) == "skill";
+  if (generic) {
+    std::string_view r = skill_cmd_trim(rest);
+    while (!r.empty()) {
+      std::size_t end = 0;
+      while (end < r.size() && !skill_cmd_space(r[end])) ++end;
+      words.emplace_back(r.substr(0, end));
+      r = skill_cmd_trim(r.substr(end));
+    }
+  } else {
+    words.emplace_back(word);
+  }
+  for (std::size_t n = words.size(); n >= 1; --n) {
+    std::string typed;
+    for (std::size_t i = 0; i < n; ++i) typed += (i ? " " : "") + words[i];
+    const std::string key = skill_cmd_lookup_key(typed);
+    if (n >= 2) {  // one word would have matched already (parse_skill_command)
+      for (const auto& c : commands) {
+        if (skill_cmd_lookup_key(c.name) != key && skill_cmd_lookup_key(c.skill_name) != key) continue;
+        return "\"" + typed + "\" is the skill \"" + c.skill_name + "\": type its command word, /" + c.name +
+               " [input] (or /skill " + c.name + " [input]); a name with spaces is not read as one, since the input follows it.";
+      }
+    }
+    for (const auto& e : report.skills) {
+      const std::string& name = e.manifest.name;
+      if (skill_cmd_lookup_key(name) != key && skill_cmd_lookup_key(skill_cmd_sanitize(name)) != key) continue;
+      if (!e.eligible) {
+        std::string why;
+        for (const auto& r : e.reasons) why += (why.empty() ? "" : "; ") + r;
+        std::string out = "The skill \"" + name + "\" is not available to this agent: " + (why.empty() ? "not eligible" : why) + ".";
+        if (e.disabled) out += " To run it, set skills.entries." + e.manifest.skill_key + ".enabled to true in pincer.json.";
+        return out + " (`pincer skills list` shows each skill and why.)";
+      }
+      if (!e.manifest.user_invocable) {
+        return "The skill \"" + name + "\" cannot be run as a command: its SKILL.md (" + e.file.string() +
+               ") sets user-invocable: false. The agent can still use it when a request calls for it.";
+      }
+    }
+    if (!generic) break;
   }
   return std::nullopt;
 }

@@ -53,6 +53,18 @@ struct SkillInvocation {
 std::optional<SkillInvocation> parse_skill_command(std::string_view text, const std::vector<SkillCommand>& commands,
                                                    bool addressed_to_us = false);
 
+/// Why "/skill <rest>" (`word` "skill") or "/<word> …" ran no skill command of `commands`, when
+/// `report` (the agent's skills, eligible or not) explains it; nullopt = nothing to add (the
+/// generic "no such command" reply stands):
+///   - `rest` names a skill command by a name with spaces ("/skill Daily Notes", whose command
+///     word is daily_notes): what to type instead (the name ends where the input starts, so
+///     Pincer does not guess);
+///   - the words name a skill the agent has but cannot run — disabled (skills.entries.<key>.enabled),
+///     not allowed (skills.allowBundled, agents.list[].skills), missing requirements, blocked by
+///     the safety scan, or `user-invocable: false` in its SKILL.md: that, with the reasons.
+std::optional<std::string> skill_command_miss(std::string_view word, std::string_view rest, const SkillsReport& report,
+                                              const std::vector<SkillCommand>& commands);
+
 /// The message the model gets for `invocation` (the rewrite above).
 std::string skill_command_prompt(const SkillInvocation& invocation);
 

@@ -162,6 +162,31 @@ TEST_F(CliNewUserH2Test, ConfigGetSaysWhenDefaultsCompleteTheValue) {
   EXPECT_EQ(source_of("models.providers.m.models[0]")["source"], "file+default");  // its maxTokens, input …
 }
 
+TEST_F(CliNewUserH2Test, SkillCommandMissesSayWhatToTypeOrThatTheSkillIsDisabled) {
+  write_config("models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k', models: [ { id: 'm' } ] } } }, "
+               "agents: { defaults: { model: { primary: 'mock/m' } } }, "
+               "skills: { entries: { blocked: { enabled: false } } }");
+  home_.write("workspace/skills/my-skill/SKILL.md", "---\nname: My Skill\ndescription: Two words.\n---\nBody.\n");
+  home_.write("workspace/skills/blocked/SKILL.md", "---\nname: blocked\ndescription: Turned off.\n---\nBody.\n");
+  auto spaced = pincer({"agent", "--local", "-m", "/skill My Skill"});
+  EXPECT_NE(spaced.out.find("\"My Skill\" is the skill \"My Skill\": type its command word, /my_skill [input] "
+                            "(or /skill my_skill [input])"),
+            std::string::npos)
+      << spaced.out << spaced.err;
+  EXPECT_EQ(spaced.out.find("No such skill command"), std::string::npos) << spaced.out;
+  auto blocked = pincer({"agent", "--local", "-m", "/skill blocked"});
+  EXPECT_NE(blocked.out.find("The skill \"blocked\" is not available to this agent: disabled in skills.entries.blocked.enabled. "
+                             "To run it, set skills.entries.blocked.enabled to true in pincer.json."),
+            std::string::npos)
+      << blocked.out << blocked.err;
+  EXPECT_EQ(blocked.out.find("No such skill command"), std::string::npos) << blocked.out;
+  auto own_word = pincer({"agent", "--local", "-m", "/blocked"});
+  EXPECT_NE(own_word.out.find("is not available to this agent"), std::string::npos) << own_word.out << own_word.err;
+  // Still the usage for a name that is no skill.
+  auto unknown = pincer({"agent", "--local", "-m", "/skill nosuch"});
+  EXPECT_NE(unknown.out.find("No such skill command. Usage: /skill NAME [input]"), std::string::npos) << unknown.out;
+}
+
 }  // namespace
 }  // namespace cli_new_user_h2_test
 }  // namespace pincer::test

@@ -224,10 +224,12 @@ TEST_F(SkillsE2E, ASkillCommandBecomesTheModelsInstructionToUseThatSkill) {
   std::tie(calls, text) = last_user_text();
   EXPECT_NE(text.find("User input:\nvia agent"), std::string::npos) << text;
 
-  // A blocked skill is no command: the one unknown-command answer, and no model call.
+  // A blocked skill is no command: the answer says why (not "Unknown command"), and no model call.
   const std::size_t before = calls;
   auto blocked = turn("/evil_skill go", "run-cmd-4");
-  EXPECT_NE(text_of(blocked).find("Unknown command /evil_skill"), std::string::npos) << blocked.dump();
+  EXPECT_NE(text_of(blocked).find("evil-skill\\\" is not available to this agent: blocked by the safety scan"),
+            std::string::npos)
+      << blocked.dump();
   std::tie(calls, text) = last_user_text();
   EXPECT_EQ(calls, before);
 

@@ -121,6 +121,35 @@ TEST(SkillCommands, ParsesBothFormsAndBuildsTheModelsMessage) {
   EXPECT_EQ(parse_skill_command("/daily_notes@MyBot hi", commands, true)->input, "hi");
 }
 
+TEST(SkillCommands, AMissSaysWhatToTypeOrWhyTheSkillCannotRun) {
+  SkillsReport report;
+  report.skills = {skill_cmd_entry("My Skill", "two words"), skill_cmd_entry("blocked", "off", false),
+                   skill_cmd_entry("quiet", "not a command", true, false), skill_cmd_entry("notes", "one word")};
+  report.skills[1].disabled = true;
+  report.skills[1].manifest.skill_key = "blocked";
+  report.skills[1].reasons = {"disabled in skills.entries.blocked.enabled"};
+  report.skills[2].file = "/ws/skills/quiet/SKILL.md";
+  const auto commands = skill_commands(report, agent::builtin_command_words());
+  // Before: "/skill My Skill" answered "No such skill command" with no hint.
+  ASSERT_FALSE(parse_skill_command("/skill My Skill summarize this", commands));
+  EXPECT_EQ(skill_command_miss("skill", "My Skill summarize this", report, commands).value_or(""),
+            "\"My Skill\" is the skill \"My Skill\": type its command word, /my_skill [input] (or /skill my_skill [input]); "
+            "a name with spaces is not read as one, since the input follows it.");
+  EXPECT_EQ(skill_command_miss("skill", "blocked now", report, commands).value_or(""),
+            "The skill \"blocked\" is not available to this agent: disabled in skills.entries.blocked.enabled. To run it, set "
+            "skills.entries.blocked.enabled to true in pincer.json. (`pincer skills list` shows each skill and why.)");
+  EXPECT_EQ(skill_command_miss("blocked", "now", report, commands), skill_command_miss("skill", "blocked", report, commands))
+      << "its own command word says the same";
+  EXPECT_NE(skill_command_miss("skill", "quiet", report, commands).value_or("").find("sets user-invocable: false"),
+            std::string::npos);
+  EXPECT_NE(skill_command_miss("skill", "quiet", report, commands).value_or("").find("/ws/skills/quiet/SKILL.md"),
+            std::string::npos);
+  // Nothing to add: an unknown name, or a word that is no skill.
+  EXPECT_FALSE(skill_command_miss("skill", "nosuch thing", report, commands));
+  EXPECT_FALSE(skill_command_miss("skill", "", report, commands));
+  EXPECT_FALSE(skill_command_miss("bogus", "", report, commands));
+}
+
 TEST(SkillCommands, TheColonSpellingOfACommandIsReadAsOpenClawReadsIt) {
   EXPECT_EQ(agent::normalize_command_text("  /status: now "), "/status now");
   EXPECT_EQ(agent::normalize_command_text("/summarize :the text"), "/summarize the text");
