@@ -155,6 +155,15 @@ int run_add(const AgentsFlags& f) {
       return Error{kEditRefused, planned.error().message};
     }
     plan = std::move(*planned);
+    // A model whose provider is not configured: `config validate` (and every run) would reject the
+    // file, so nothing is written — no workspace either (a model the provider does not list stays
+    // a warning, as in validate).
+    if (auto added = cli::model_reference_errors_added(current, plan.text); !added.empty()) {
+      std::string message = "not written, " + file.string() + " would not validate:";
+      for (const auto& line : added) message += "\n  " + line;
+      refused = Error{"INVALID_MODEL", message};
+      return Error{kEditRefused, message};
+    }
     // The workspace first: when it cannot be made, nothing is written (docs/agents.md).
     auto made = agent::ensure_workspace(plan.agent.workspace);
     if (!made) {

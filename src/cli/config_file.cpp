@@ -225,12 +225,17 @@ Status check_edit(const ConfigText& original, const std::string& text, std::vect
 
 std::vector<std::string> references_left_by_removal(const ConfigText& original, const std::string& text) {
   if (!original.exists) return {};
+  return model_reference_errors_added(original, text);
+}
+
+std::vector<std::string> model_reference_errors_added(const ConfigText& original, const std::string& text) {
   auto after = edit_errors(original.path, text, true);
   if (!after || after->empty()) return {};
   // What is an error anyway (a schema violation, a channel that cannot start …) is refused by
   // check_edit in its own words: only what counts because model references do is left here.
   auto plain = edit_errors(original.path, text, false);
-  auto before = edit_errors(original.path, original.text, true);
+  Result<std::vector<std::string>> before = std::vector<std::string>{};
+  if (original.exists) before = edit_errors(original.path, original.text, true);
   const auto in = [](const Result<std::vector<std::string>>& lines, const std::string& e) {
     return lines && std::find(lines->begin(), lines->end(), e) != lines->end();
   };

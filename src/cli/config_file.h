@@ -77,6 +77,12 @@ Status write_config_text(const ConfigText& original, const std::string& text);
 /// not hide a reference). Empty when nothing is left dangling or `original` does not exist.
 std::vector<std::string> references_left_by_removal(const ConfigText& original, const std::string& text);
 
+/// The same errors for an edit that adds a model reference (`agents add --model`): what `text`
+/// has that `original` had not when a primary model naming a provider that is not configured
+/// counts as an error, as `config validate` judges it; `original` may not exist (the file is
+/// created). Empty when the edit adds none.
+std::vector<std::string> model_reference_errors_added(const ConfigText& original, const std::string& text);
+
 /// What an edit makes of the file as it is now: the new text, nullopt to leave it unchanged, or
 /// an error (returned as is by edit_config_file).
 using ConfigEdit = std::function<Result<std::optional<std::string>>(const ConfigText& current)>;

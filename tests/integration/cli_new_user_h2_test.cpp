@@ -187,6 +187,42 @@ TEST_F(CliNewUserH2Test, SkillCommandMissesSayWhatToTypeOrThatTheSkillIsDisabled
   EXPECT_NE(unknown.out.find("No such skill command. Usage: /skill NAME [input]"), std::string::npos) << unknown.out;
 }
 
+TEST_F(CliNewUserH2Test, AgentsAddRefusesAModelOfAProviderThatIsNotConfiguredAndWritesNothing) {
+  const std::string members = "models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'm' } ] } } }, "
+                              "agents: { defaults: { model: { primary: 'mock/m' } } }";
+  write_config(members);
+  const std::string before = read_file(home_.path() / "pincer.json");
+  auto r = pincer({"agents", "add", "ops", "--model", "nosuch/x"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  const std::string validate_line = "agents.list[1].model: \"nosuch/x\" names the provider \"nosuch\", which is not configured";
+  EXPECT_NE(r.err.find("agents add: not written, " + (home_.path() / "pincer.json").string() + " would not validate:"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(validate_line), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(home_.path() / "pincer.json"), before) << "nothing written";
+  EXPECT_FALSE(std::filesystem::exists(home_.path() / "workspace-ops")) << "no workspace made";
+  auto validate = pincer({"config", "validate"});
+  EXPECT_EQ(validate.exit_code, 0) << validate.err;
+  auto j = pincer({"agents", "add", "ops", "--model", "nosuch/x", "--json"});
+  EXPECT_EQ(j.exit_code, 2);
+  const json doc = json::parse(j.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << j.out;
+  EXPECT_EQ(doc["error"]["code"], "INVALID_MODEL") << doc.dump();
+
+  // No config yet: the same (the file is not created).
+  std::filesystem::remove(home_.path() / "pincer.json");
+  auto fresh = pincer({"agents", "add", "ops", "--model", "nosuch/x"});
+  EXPECT_EQ(fresh.exit_code, 2) << fresh.out;
+  EXPECT_FALSE(std::filesystem::exists(home_.path() / "pincer.json"));
+
+  // A model its configured provider does not list: still a warning (validate's too), written.
+  write_config(members);
+  auto unlisted = pincer({"agents", "add", "ops", "--model", "mock/other"});
+  EXPECT_EQ(unlisted.exit_code, 0) << unlisted.err;
+  EXPECT_NE(unlisted.err.find("warning: "), std::string::npos) << unlisted.err;
+  EXPECT_EQ(pincer({"config", "validate"}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace cli_new_user_h2_test
 }  // namespace pincer::test
