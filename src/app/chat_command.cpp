@@ -177,9 +177,16 @@ class Chat {
     if (!client) {
       const bool unreachable = client.error().code == "UNREACHABLE" || client.error().code == "TIMEOUT";
       const std::string note = unreachable ? "" : no_credentials_note(flags_, *options);
-      return fail(1, "cannot connect to the gateway at " + options->url + ": " + client.error().message +
-                         (client.error().code == "UNREACHABLE" ? ". Is it running? Start it with: " +
-                             cli::invoked_command() + " gateway run" : "") + (note.empty() ? "" : " — " + note));
+      // This home's gateway may be shutting down or listen elsewhere (its lock file says): that, not "start it".
+      std::string hint;
+      if (client.error().code == "UNREACHABLE") {
+        const auto given_url = config::process_env()("PINCER_GATEWAY_URL");
+        const bool from_config = !flags_.conn.url && (!given_url || given_url->empty());
+        const std::string running = from_config ? cli::running_gateway_note(config::process_env(), options->url) : "";
+        hint = running.empty() ? ". Is it running? Start it with: " + cli::invoked_command() + " gateway run" : "; " + running;
+      }
+      return fail(1, "cannot connect to the gateway at " + options->url + ": " + client.error().message + hint +
+                         (note.empty() ? "" : " — " + note));
     }
     client_ = std::move(*client);
     lost_ = false;

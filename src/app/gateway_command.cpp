@@ -449,6 +449,8 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   gateway::ServerOptions options;
   options.host = s.bind_host;
   options.port = s.port;
+  // A client that cannot connect during the drain is told the gateway is stopping (cli/connection.cpp).
+  options.on_stopping = [&](bool restarting) { lock->record_stopping(restarting); };
   options.on_listening = [&](int port) {
     gateway.set_listening_port(port);
     lock->record_listening(s.bind_host, port);  // clients that miss it name this address

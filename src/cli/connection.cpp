@@ -140,6 +140,12 @@ std::string running_gateway_note(const config::EnvLookup& env, const std::string
   const auto holder = store::read_lock_holder(paths::gateway_lock_file(state));
   if (!holder) return "";
   const std::string who = "this home's gateway (pid " + std::to_string(holder->pid) + ", state dir " + state.string() + ")";
+  if (holder->restarting) return who + " is restarting (SIGUSR1): try again in a moment";
+  if (holder->stopping) {
+    return who + " is shutting down: it accepts no connection while it finishes its running turns and replies (up to "
+                 "gateway.drainTimeoutMs), then exits; start it again once it has stopped with: " +
+           invoked_command() + " gateway run";
+  }
   if (holder->port == 0) return who + " is running but does not listen yet (still starting, or stuck): try again in a moment";
   if (own_loopback_port(url) == holder->port) return "";
   // A wildcard bind is reached through loopback.

@@ -42,8 +42,9 @@ Result<ClientOptions> resolve_connection(const ConnectionFlags& flags, const con
 
 /// When a client cannot reach `url` but this state dir's gateway runs (its lock file,
 /// <state>/gateway.lock, names a living PID): one sentence saying where that gateway listens and how
-/// to reach it (or that it does not listen yet); "" when no gateway of this home runs, or it
-/// listens on the port of `url` already.
+/// to reach it (or that it does not listen yet, or that it is shutting down or restarting: its
+/// lock file says so during the drain); "" when no gateway of this home runs, or it listens on the
+/// port of `url` already.
 std::string running_gateway_note(const config::EnvLookup& env, const std::string& url);
 
 }  // namespace pincer::cli

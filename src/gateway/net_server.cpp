@@ -75,6 +75,7 @@ class Server {
   }
 
   Status listen(const ServerOptions& options) {
+    on_stopping_ = options.on_stopping;
     error_code ec;
     auto address = asio::ip::make_address(options.host, ec);
     if (ec) return Error{"LISTEN_FAILED", "invalid bind address \"" + options.host + "\": " + ec.message()};
@@ -146,6 +147,7 @@ class Server {
     else spdlog::info("received {}; shutting down", why);
     error_code ignored;
     acceptor_.close(ignored);
+    if (on_stopping_) on_stopping_(restart_);  // e.g. the lock file says so, for clients that cannot connect
     tick_.cancel();
     health_.cancel();
     accept_retry_.cancel();
@@ -196,6 +198,7 @@ class Server {
   asio::signal_set signals_;
   std::chrono::steady_clock::time_point deadline_, drain_deadline_;
   bool restart_ = false;
+  std::function<void(bool restarting)> on_stopping_;
   std::shared_ptr<ReadingSessions> reading_ = std::make_shared<ReadingSessions>();
 };
 

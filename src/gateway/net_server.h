@@ -17,6 +17,9 @@ struct ServerOptions {
   int port = 18789;                ///< 0 picks a free port
   /// Called once the socket listens, with the actual port (e.g. to print the URL).
   std::function<void(int port)> on_listening;
+  /// Called once a signal starts the shutdown (the socket no longer accepts; running turns drain):
+  /// `restarting` for SIGUSR1.
+  std::function<void(bool restarting)> on_stopping;
 };
 
 /// Runs `gateway` on `loop`, on the calling thread, until SIGTERM, SIGINT, SIGHUP (a closed

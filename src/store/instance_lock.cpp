@@ -46,7 +46,19 @@ InstanceLock::~InstanceLock() {
 
 void InstanceLock::record_listening(const std::string& host, int port) {
   if (fd_ < 0) return;
+  host_ = host;
+  port_ = port;
   const std::string text = std::to_string(::getpid()) + "\n" + host + " " + std::to_string(port) + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) < 0) {
+    // Only for messages.
+  }
+}
+
+void InstanceLock::record_stopping(bool restarting) {
+  if (fd_ < 0) return;
+  const std::string address = port_ > 0 ? host_ + " " + std::to_string(port_) : "- 0";
+  const std::string text =
+      std::to_string(::getpid()) + "\n" + address + "\n" + (restarting ? "restarting" : "stopping") + "\n";
   if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) < 0) {
     // Only for messages.
   }
@@ -74,6 +86,10 @@ std::optional<LockHolder> read_lock_holder(const std::filesystem::path& lock_fil
     if (fields >> host >> port && port > 0 && port <= 65535) {
       h.host = host;
       h.port = port;
+    }
+    if (std::getline(in, line)) {
+      h.stopping = line == "stopping";
+      h.restarting = line == "restarting";
     }
   }
   return h;

@@ -19,7 +19,9 @@ class InstanceLock {
   /// "IO_ERROR" when the file cannot be created.
   static Result<InstanceLock> acquire(const std::filesystem::path& lock_file);
 
-  InstanceLock(InstanceLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  InstanceLock(InstanceLock&& other) noexcept : fd_(other.fd_), host_(std::move(other.host_)), port_(other.port_) {
+    other.fd_ = -1;
+  }
   InstanceLock& operator=(InstanceLock&&) = delete;
   InstanceLock(const InstanceLock&) = delete;
   ~InstanceLock();
@@ -27,10 +29,16 @@ class InstanceLock {
   /// Adds where the gateway listens to the lock file (second line "<host> <port>"), so that a
   /// client that cannot reach the configured port can say where this state dir's gateway is.
   void record_listening(const std::string& host, int port);
+  /// Adds a third line, "stopping" (a SIGTERM/SIGINT drain) or "restarting" (SIGUSR1), while the
+  /// gateway no longer accepts connections but has not exited: a client that cannot connect says
+  /// that instead of "start it". The next record_listening (after a restart) drops it.
+  void record_stopping(bool restarting);
 
  private:
   explicit InstanceLock(int fd) : fd_(fd) {}
   int fd_ = -1;
+  std::string host_;  ///< as recorded by record_listening
+  int port_ = 0;
 };
 
 /// What the lock file of a state dir says about its running gateway: its PID and, once it listens,
@@ -39,6 +47,8 @@ struct LockHolder {
   long pid = 0;
   std::string host;  ///< empty until the gateway listens
   int port = 0;      ///< 0 until the gateway listens
+  bool stopping = false;    ///< it is shutting down (draining its turns), accepting no connection
+  bool restarting = false;  ///< it is restarting in place (SIGUSR1)
 };
 std::optional<LockHolder> read_lock_holder(const std::filesystem::path& lock_file);
 

@@ -223,6 +223,50 @@ TEST_F(CliNewUserH2Test, AgentsAddRefusesAModelOfAProviderThatIsNotConfiguredAnd
   EXPECT_EQ(pincer({"config", "validate"}).exit_code, 0);
 }
 
+TEST_F(CliNewUserH2Test, HealthDuringTheShutdownDrainSaysTheGatewayIsStopping) {
+  MockLlm mock;
+  const std::string token = "a-gateway-token-0123456789abcdef";
+  write_config("models: { providers: { mock: { baseUrl: '" + mock.base_url() +
+               "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } }, "
+               "agents: { defaults: { model: { primary: 'mock/mock-model' } } }");
+  Gateway gateway(home_.path());
+  auto cli_env = env();
+  cli_env["PINCER_GATEWAY_PORT"] = std::to_string(gateway.port());
+  WsClient client(gateway.port());
+  ASSERT_TRUE(client.recv());
+  client.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(token)}});
+  auto hello = client.recv_response("c1");
+  ASSERT_TRUE(hello && (*hello)["ok"] == true);
+  auto ack = client.request("chat.send", {{"sessionKey", "main"}, {"message", "hold on MOCK_HOLD:h2drain"}, {"idempotencyKey", "h2-drain"}});
+  ASSERT_EQ(ack["ok"], true) << ack.dump();
+  auto held = [&] {
+    const json h = json::parse(http_request(mock.port(), "GET", "/__mock/holds").body, nullptr, false);
+    return h.is_object() && h.contains("h2drain") && h["h2drain"].value("waiting", 0) >= 1;
+  };
+  for (int i = 0; i < 600 && !held(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(held());
+  gateway.process().signal(SIGTERM);
+  bool told = false;  // the drain has begun: the socket accepts no connection, the turn still runs
+  for (int i = 0; i < 200 && !told; ++i) {
+    auto f = client.recv(20s);
+    if (!f) break;
+    told = (*f)["event"] == "shutdown";
+  }
+  ASSERT_TRUE(told) << "no shutdown event";
+  auto r = run_pincer({"health"}, cli_env, 60s);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.err.find("is shutting down: it accepts no connection while it finishes its running turns and replies"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Start it with"), std::string::npos) << r.err;
+  http_request(mock.port(), "POST", "/__mock/release?name=h2drain");
+  ASSERT_TRUE(gateway.process().wait(60s));
+  // Stopped: the usual advice again.
+  auto after = run_pincer({"health"}, cli_env, 60s);
+  EXPECT_NE(after.err.find("Start it with"), std::string::npos) << after.err;
+  EXPECT_EQ(after.err.find("shutting down"), std::string::npos) << after.err;
+}
+
 }  // namespace
 }  // namespace cli_new_user_h2_test
 }  // namespace pincer::test
