@@ -52,6 +52,7 @@ Gateway::Gateway(GatewaySettings settings, Clock& clock)
   register_device_methods(methods_);
   register_tool_methods(methods_);
   register_models_auth_methods(methods_);
+  register_usage_methods(methods_);
   register_compat_methods(methods_);
   register_approval_methods(methods_);
   register_cron_methods(methods_);

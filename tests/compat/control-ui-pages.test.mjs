@@ -35,7 +35,6 @@ export const ALLOWED_ERRORS = new Map([
   ["doctor.memory.status", /unknown method/],   // OpenClaw's memory doctor (dreaming, embeddings probe): not implemented
   ["migrations.memory.plan", /unknown method/], // importing another app's memory: not implemented
   ["skills.library.list", /unknown method/],    // the uploaded skills library: not implemented
-  ["sessions.usage", /unknown method/],         // usage analytics: not implemented
   // The memory settings page asks for the schema of OpenClaw's memory plugin; Pincer's config has
   // no `plugins` section, and this is OpenClaw's own answer for a path its schema lacks.
   ["config.schema.lookup", /config schema path not found/],

@@ -96,6 +96,8 @@ void register_web_search_methods(MethodRegistry& registry);      // webSearch.st
 void register_tool_methods(MethodRegistry& registry);            // tools.catalog, tools.effective (TL-1, TL-2)
 /// models.authSetApiKey|authLogout|authOrderSet (methods/models_auth.cpp; PV-2, PV-3).
 void register_models_auth_methods(MethodRegistry& registry);
+/// usage.cost, sessions.usage (methods/usage.cpp, from the transcripts' usage entries).
+void register_usage_methods(MethodRegistry& registry);
 
 /// exec.approval.*, exec.approvals.get|set (methods/approvals.cpp; TL-3).
 void register_approval_methods(MethodRegistry& registry);
