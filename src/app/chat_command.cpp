@@ -214,7 +214,10 @@ class Chat {
         std::exchange(cut_partial_, false) ? "[interrupted — the partial reply above was discarded; " : "";
     {
       std::lock_guard lock(mu_);
-      renderer_.begin_run(run);  // before asking: its events from now on are shown
+      // Before asking, its events are followed, but held until the answer says whether the run is
+      // still going: one that ends while the question is on its way is shown from the history only.
+      renderer_.begin_run(run);
+      renderer_.hold();
       renderer_run_ = run;
     }
     auto r = client_->call("chat.history", {{"sessionKey", session_key()}, {"limit", 50}, {"inputRunIds", json::array({run})}},
@@ -226,15 +229,20 @@ class Chat {
       }
     }
     if (pending) {
-      std::cout << (discarded.empty() ? "[the gateway is still answering your last message]\n"
-                                      : discarded + "the gateway answers your last message again:]\n")
-                << std::flush;
+      {
+        std::lock_guard lock(mu_);  // the heading, then what came before the answer, then live
+        std::cout << (discarded.empty() ? "[the gateway is still answering your last message]\n"
+                                        : discarded + "the gateway answers your last message again:]\n")
+                  << std::flush;
+        renderer_.release(/*show=*/true);
+      }
       (void)wait_for_run(run);  // (a double Ctrl-C here stops waiting; the chat goes on)
       note_if_cut(run, text);
       return;
     }
     {
       std::lock_guard lock(mu_);
+      renderer_.release(/*show=*/false);
       renderer_.begin_run("");
     }
     if (!r) return;

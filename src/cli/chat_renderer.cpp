@@ -78,7 +78,26 @@ void ChatRenderer::end_line() {
   at_line_start_ = true;
 }
 
+void ChatRenderer::hold() {
+  if (!held_) held_.emplace();
+}
+
+bool ChatRenderer::release(bool show) {
+  if (!held_) return false;
+  auto events = std::move(*held_);
+  held_.reset();
+  bool ended = false;
+  if (show) {
+    for (const auto& [event, payload] : events) ended |= on_event(event, payload);
+  }
+  return ended;
+}
+
 bool ChatRenderer::on_event(const std::string& event, const json& payload) {
+  if (held_) {
+    held_->emplace_back(event, payload);
+    return false;
+  }
   if (run_id_.empty() || !payload.is_object() || payload.value("runId", "") != run_id_) return false;
   if (event == "agent") {
     const std::string stream = payload.value("stream", "");

@@ -4,8 +4,11 @@
 // without a terminal. Not thread-safe: the caller serialises calls (the chat command holds a mutex).
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,7 +36,15 @@ class ChatRenderer {
   /// Starts following `run_id` (the chat.send idempotencyKey); events of other runs are ignored.
   void begin_run(const std::string& run_id);
   /// Feeds one gateway event. Returns true when it ended the followed run (final, aborted, error).
+  /// While held (hold()), the event is kept instead, and false is returned.
   bool on_event(const std::string& event, const nlohmann::json& payload);
+  /// Keeps the events fed from now on instead of showing them: pincer chat asking a restarted
+  /// gateway whether the resumed run is still going gets that run's events before the answer,
+  /// and shows them only when the answer is "still running" (else the history has the reply).
+  void hold();
+  /// Ends hold(). `show`: the kept events are fed in order, as if they came now (returns true when
+  /// one ended the followed run); else they are dropped. Without a hold(), does nothing.
+  bool release(bool show);
   bool running() const { return !run_id_.empty(); }
   /// How the last run ended: "final", "aborted", "error" ("" while running or before any run).
   const std::string& outcome() const { return outcome_; }
@@ -51,6 +62,7 @@ class ChatRenderer {
   std::string outcome_;
   bool at_line_start_ = true;
   bool printed_ = false;  ///< see printed()
+  std::optional<std::vector<std::pair<std::string, nlohmann::json>>> held_;  ///< see hold()
 };
 
 }  // namespace pincer::cli

@@ -122,5 +122,35 @@ TEST(ChatRenderer, AbortedAndErrorAreMarked) {
   EXPECT_EQ(out.str(), "partial\n[aborted]\n[error] model [31mfailed\n");
 }
 
+TEST(ChatRenderer, HeldEventsAreShownOrDroppedOnRelease) {
+  // pincer chat asks a restarted gateway whether the resumed run is still going: the run's events
+  // that come before the answer are kept, shown when it is, dropped when it finished (the history
+  // then has the reply: shown live too, it was printed twice, after the history's heading).
+  std::ostringstream out;
+  ChatRenderer r(out);
+  r.begin_run("r1");
+  r.hold();
+  EXPECT_FALSE(r.on_event("agent", assistant("r1", "Final")));
+  EXPECT_FALSE(r.on_event("chat", chat("r1", "final", "Final plan.")));  // kept: the run is not ended yet
+  EXPECT_EQ(out.str(), "");
+  EXPECT_TRUE(r.running());
+  EXPECT_TRUE(r.release(/*show=*/true));  // still running, as the answer said: shown in order
+  EXPECT_EQ(out.str(), "Final plan.\n");
+  EXPECT_FALSE(r.running());
+  EXPECT_FALSE(r.release(true));  // no hold: nothing to do
+
+  std::ostringstream finished;
+  ChatRenderer f(finished);
+  f.begin_run("r2");
+  f.hold();
+  f.on_event("agent", assistant("r2", "Final"));
+  f.on_event("chat", chat("r2", "final", "Final plan."));
+  EXPECT_FALSE(f.release(/*show=*/false));
+  EXPECT_EQ(finished.str(), "");
+  f.begin_run("r3");  // events after the release are shown at once
+  f.on_event("agent", assistant("r3", "next"));
+  EXPECT_EQ(finished.str(), "next");
+}
+
 }  // namespace
 }  // namespace pincer::cli
