@@ -4,6 +4,7 @@
 #include "agent/agent_service_impl.h"
 
 #include <algorithm>
+#include <array>
 #include <ctime>
 
 #include <spdlog/spdlog.h>
@@ -203,5 +204,32 @@ std::string AgentService::take_system_events(const std::string& key) {
 
 void AgentService::set_cron_backend(tools::CronBackend* backend) { impl_->cron_backend = backend; }
 tools::SessionBackends& AgentService::session_backends() { return impl_->session_backends; }
+
+std::vector<AgentService::LaneSnapshot> AgentService::lane_snapshots() const {
+  const Impl& s = *impl_;
+  std::array<std::size_t, kRunLaneCount> waiting{};  // queued runs whose session is idle: they wait for a slot
+  for (const auto& [key, lane] : s.lanes) {
+    if (!lane.active && !lane.queue.empty()) ++waiting[static_cast<std::size_t>(lane.queue.front().request.lane)];
+  }
+  std::vector<LaneSnapshot> out;
+  for (RunLane lane : {RunLane::Cron, RunLane::Main, RunLane::Nested, RunLane::Subagent}) {  // by name
+    const auto i = static_cast<std::size_t>(lane);
+    out.push_back(LaneSnapshot{to_string(lane), waiting[i], static_cast<std::size_t>(std::max(0, s.running[i])), s.limits[i],
+                               s.draining});
+  }
+  return out;
+}
+
+AgentService::SessionLaneTotals AgentService::session_lane_totals() const {
+  SessionLaneTotals t;
+  for (const auto& [key, lane] : impl_->lanes) {
+    if (!lane.active && lane.queue.empty()) continue;  // (finished() removes those; a lane being set up)
+    ++t.lanes;
+    if (lane.active) ++t.active;
+    t.queued += lane.queue.size();
+    if (!lane.queue.empty()) ++t.queued_lanes;
+  }
+  return t;
+}
 
 }  // namespace pincer::agent

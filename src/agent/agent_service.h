@@ -171,6 +171,30 @@ class AgentService {
   /// stay in the run journal and start at the next start). Cannot be undone.
   void drain();
 
+  /// One global lane (QL-2: main, subagent, cron, nested) as OpenClaw's `diagnostics.lanes`
+  /// reports a CommandLaneSnapshot: runs waiting for one of its slots (their session has no
+  /// active run: a run behind its own session's run is counted in `SessionLaneTotals`), runs
+  /// holding one, its limit, and whether the gateway drains (GW-10).
+  struct LaneSnapshot {
+    std::string lane;
+    std::size_t queued = 0;
+    std::size_t active = 0;
+    int max_concurrent = 0;
+    bool draining = false;
+  };
+  /// The per-session lanes (QL-1) summed, as OpenClaw's `dynamic` summary: lanes that exist
+  /// (a session with a run queued or running), their running runs, their queued runs, and how
+  /// many of them have a queue.
+  struct SessionLaneTotals {
+    std::size_t lanes = 0;
+    std::size_t active = 0;
+    std::size_t queued = 0;
+    std::size_t queued_lanes = 0;
+  };
+  /// The global lanes in name order, and the session lanes' totals. Loop thread.
+  std::vector<LaneSnapshot> lane_snapshots() const;
+  SessionLaneTotals session_lane_totals() const;
+
   /// `chat.history`: {sessionKey, sessionId, messages, thinkingLevel}; the last `limit` messages.
   /// `entry_ids`: each message carries OpenClaw's `__openclaw: {id, seq}` — the id of its
   /// transcript entry (what `chat.message.get` looks up) and its 1-based place on the branch.
@@ -252,6 +276,8 @@ class AgentService {
   /// The source of every later run's dynamic tools (the MCP client, tools/dynamic_tools.h; owned
   /// by the caller, which clears it before it goes; null = none). Loop thread.
   void set_dynamic_tools(tools::DynamicToolSource* source);
+  /// That source (nullptr when none): tools.effective lists its known tools.
+  tools::DynamicToolSource* dynamic_tools() const;
 
   /// The run journal (SS-6, GW-10), opened at construction (`<state>/runs/journal.jsonl`).
   RunJournal& journal();

@@ -31,7 +31,6 @@ export const ALLOWED_ERRORS = new Map([
   ["sessions.companion.state", /Side chat is unavailable/],  // OpenClaw's own answer without side chat
   ["themes.list", /unknown method/],            // per-user theme store: not implemented (the UI keeps its built-in themes)
   ["tools.github.status", /unknown method/],    // GitHub identity for agents: not implemented
-  ["diagnostics.lanes", /unknown method/],      // lane diagnostics: not implemented
   ["doctor.memory.status", /unknown method/],   // OpenClaw's memory doctor (dreaming, embeddings probe): not implemented
   ["migrations.memory.plan", /unknown method/], // importing another app's memory: not implemented
   ["skills.library.list", /unknown method/],    // the uploaded skills library: not implemented

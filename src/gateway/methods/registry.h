@@ -70,6 +70,8 @@ class MethodRegistry {
 
 /// Registrations, one per method group.
 void register_system_methods(MethodRegistry& registry);  // health, status, logs.tail
+/// diagnostics.lanes, the run lanes (methods/diagnostics.cpp; called by register_system_methods).
+void register_diagnostics_methods(MethodRegistry& registry);
 /// channels.status in OpenClaw's shape (methods/channels.cpp; called by register_system_methods).
 void register_channel_methods(MethodRegistry& registry);
 /// Pincer's channel status ({channels: [account…], pipeline}) → OpenClaw's ChannelsStatusResult.

@@ -201,6 +201,7 @@ void register_system_methods(MethodRegistry& registry) {
   registry.add({"health", health});
   registry.add({"status", status});
   register_channel_methods(registry);  // channels.status (methods/channels.cpp)
+  register_diagnostics_methods(registry);  // diagnostics.lanes (methods/diagnostics.cpp)
   registry.add({"logs.tail", logs_tail});
 }
 
