@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -68,10 +69,7 @@ class ChatTuiTest : public ::testing::Test {
   void SetUp() override {
     if (find_on_path("tmux").empty()) GTEST_SKIP() << "tmux is not installed (scripts/install-deps.sh installs it)";
     mock_ = std::make_unique<MockLlm>();
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+    home_.write("pincer.json", mock_config({.token = kToken, .provider = {.base_url = mock_->base_url(), .models = "{ id: 'mock-model' }"}}));
     gateway_ = std::make_unique<Gateway>(home_.path());
   }
   std::string chat_command(const std::string& extra = "") {
@@ -137,12 +135,7 @@ TEST_F(ChatTuiTest, AReplyCutByAGatewayKillIsShownWhenTheChatReconnects) {
   Tmux tmux(chat_command());
   auto s = tmux.wait_for("/help for commands");
   tmux.type_line("plan my day MOCK_HOLD:cut ECHO:cut-one");
-  auto held = [&] {  // the model is half-way through its answer
-    json h = json::parse(http_request(mock_->port(), "GET", "/__mock/holds").body, nullptr, false);
-    return h.is_object() && h.contains("cut") && h["cut"].value("waiting", 0) >= 1;
-  };
-  for (int i = 0; i < 300 && !held(); ++i) std::this_thread::sleep_for(100ms);
-  ASSERT_TRUE(held());
+  ASSERT_TRUE(wait_for_held(*mock_, "cut"));  // the model is half-way through its answer
   const int port = gateway_->port();
   gateway_->process().signal(SIGKILL);
   ASSERT_TRUE(gateway_->process().wait(10s));
@@ -162,6 +155,7 @@ TEST_F(ChatTuiTest, AReplyCutByAGatewayKillIsShownWhenTheChatReconnects) {
   ASSERT_NE(resumed, std::string::npos) << s;
   EXPECT_GT(resumed, s.find("[connection lost")) << s;
   EXPECT_LT(resumed, s.find("Hello from the mock LLM. [cut-two]")) << s;
+  EXPECT_EQ(s.find("Hello from the mock LLM. [cut-one]", resumed + 1), std::string::npos) << s;  // shown once
 }
 
 TEST_F(ChatTuiTest, CtrlCAbortsTheRunThenSecondCtrlCQuits) {

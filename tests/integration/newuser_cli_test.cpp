@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -102,27 +103,13 @@ TEST_F(NewUserCliTest, TheNoModelHintNamesTheBinaryAsItWasRun) {
 // where the reply will be, and the run (journaled) is answered after the restart (docs/cli.md).
 TEST_F(NewUserCliTest, AnAgentRunCutByKill9SaysWhereItsReplyWillBeAndIsResumed) {
   MockLlm mock;
-  home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kNewUserToken + "' } },\n" +
-                                 "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                 "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                 "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
-  auto held = [&mock] {  // the mock is half-way through streaming the reply (no timing)
-    auto r = http_request(mock.port(), "GET", "/__mock/holds");
-    const auto h = nlohmann::json::parse(r.body, nullptr, false);
-    return h.is_object() && h.contains("nu") && h["nu"].value("waiting", 0) >= 1;
-  };
-  auto eventually_held = [&held] {  // polled every 50 ms within a generous deadline, not a timing
-    for (int i = 0; i < 600; ++i, std::this_thread::sleep_for(50ms)) {
-      if (held()) return true;
-    }
-    return false;
-  };
+  home_.write("pincer.json", mock_config({.token = kNewUserToken, .provider = {.base_url = mock.base_url(), .models = "{ id: 'mock-model' }"}}));
   auto gw = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{}, env());
   auto e = env();
   e["PINCER_GATEWAY_URL"] = "ws://127.0.0.1:" + std::to_string(gw->port());
   e["PINCER_GATEWAY_TOKEN"] = kNewUserToken;
   Process agent({pincer_binary(), "agent", "-m", "hello MOCK_HOLD:nu ECHO:resumed-reply"}, e);
-  ASSERT_TRUE(eventually_held()) << agent.err();
+  ASSERT_TRUE(wait_for_held(mock, "nu")) << agent.err();  // the mock is half-way through streaming the reply
   gw->process().signal(SIGKILL);
   ASSERT_EQ(agent.wait(60s), std::optional<int>(1)) << agent.out() << agent.err();
   EXPECT_NE(agent.err().find("pincer: agent: connection closed ("), std::string::npos) << agent.err();

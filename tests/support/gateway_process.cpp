@@ -185,7 +185,8 @@ Gateway::Gateway(const std::filesystem::path& home, const std::vector<std::strin
                  e["PINCER_HOME"] = home.string();
                  return e;
                }()) {
-  auto line = process_.wait_for_stdout("listening on ws://");
+  // A bound for a loaded machine (an ASan build beside others), not a timing: it returns as soon as it listens.
+  auto line = process_.wait_for_stdout("listening on ws://", std::chrono::seconds(60));
   if (!line) throw std::runtime_error("gateway did not start; stderr: " + process_.err());
   auto colon = line->rfind(':', line->find(' ', line->find("ws://")));
   port_ = std::stoi(line->substr(colon + 1));
@@ -211,7 +212,7 @@ MockLlm::MockLlm(const std::vector<std::string>& extra_args) {
   std::vector<std::string> argv = {node, std::string(PINCER_SOURCE_DIR) + "/tests/mock_llm/mock-llm.mjs", "--port", "0"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   process_ = std::make_unique<Process>(argv, std::map<std::string, std::string>{});
-  auto line = process_->wait_for_stdout("mock-llm listening on http://127.0.0.1:");
+  auto line = process_->wait_for_stdout("mock-llm listening on http://127.0.0.1:", std::chrono::seconds(60));
   if (!line) throw std::runtime_error("mock LLM did not start: " + process_->err());
   port_ = std::stoi(line->substr(line->rfind(':') + 1));
 }

@@ -153,6 +153,14 @@ json connect_params(const std::string& token, const std::vector<std::string>& sc
   return p;
 }
 
+std::optional<json> handshake(WsClient& client, const json& params) {
+  if (!client.recv()) return std::nullopt;  // the connect.challenge
+  client.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", params}});
+  auto res = client.recv_response("c1");
+  if (!res || (*res)["ok"] != true) return std::nullopt;
+  return res;
+}
+
 std::vector<nlohmann::json> chat_turn(WsClient& client, const std::string& session_key, const std::string& message,
                                       const std::string& run_id, std::chrono::milliseconds per_frame) {
   std::vector<nlohmann::json> frames;

@@ -66,6 +66,11 @@ nlohmann::json connect_params(const std::string& token,
                               const std::vector<std::string>& scopes = {"operator.admin", "operator.read",
                                                                         "operator.write"});
 
+/// The opening of a session: reads the gateway's connect.challenge, sends `connect` (id "c1") with
+/// `params` (e.g. connect_params(token)) and returns its response when ok; nullopt when no
+/// challenge came, the connect was refused, or no answer came.
+std::optional<nlohmann::json> handshake(WsClient& client, const nlohmann::json& params);
+
 /// Sends `chat.send {sessionKey, message, idempotencyKey: run_id}` and returns every frame after the
 /// ack up to the run's terminal `chat` event (final, error or aborted; included, last). A refused
 /// send or no terminal event within 2000 frames of at most `per_frame` each is a test failure
