@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -23,11 +24,9 @@ constexpr const char* kRecallMarker = "long-term memory notes";  // in the recal
 constexpr const char* kNote = "The user's favourite tea is oolong, brewed at 85 degrees.";
 
 std::string config(const MockLlm& mock, const std::string& entry) {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } },\n" +
-         "  plugins: { entries: { 'active-memory': " + entry + " } } }\n";
+  return mock_config({.token = kToken,
+                      .provider = {.base_url = mock.base_url()},
+                      .top = ",\n  plugins: { entries: { 'active-memory': " + entry + " } }"});
 }
 
 class ActiveRecallE2E : public ::testing::Test {
@@ -38,10 +37,7 @@ class ActiveRecallE2E : public ::testing::Test {
     home_.write("workspace/MEMORY.md", "# About the user\n\n- Favourite tea: oolong, brewed at 85 degrees.\n");
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    ASSERT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
   /// One chat.send; the terminal chat payload.
   json turn(const std::string& message, const std::string& run_id, const std::string& session = "main") {

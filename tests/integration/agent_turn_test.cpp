@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -25,10 +26,7 @@ std::string agent_config(const MockLlm& mock, const std::string& model = "mock/m
   // OpenAI-style APIs take the /v1 base; Anthropic and Ollama append their own paths to the host.
   const bool v1 = api == "openai-completions" || api == "openai-responses";
   const std::string base = v1 ? mock.base_url() : "http://127.0.0.1:" + std::to_string(mock.port());
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + base + "', apiKey: '" + api_key + "', api: '" + api +
-         "', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: '" + model + "' } } } }\n";
+  return mock_config({.token = kToken, .provider = {.base_url = base, .api_key = api_key, .api = api}, .primary = model});
 }
 
 class AgentTurnTest : public ::testing::Test {

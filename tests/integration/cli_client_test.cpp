@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 
 namespace pincer::test {
 namespace cli_client_test {  // named: the unity build puts several test files in one unit
@@ -18,10 +19,7 @@ using nlohmann::json;
 constexpr const char* kToken = "cli-test-token-0123456789";
 
 std::string config_for(const MockLlm& mock) {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n";
+  return mock_config({.token = kToken, .provider = {.base_url = mock.base_url()}});
 }
 
 class CliClientTest : public ::testing::Test {
@@ -267,10 +265,10 @@ namespace {
 TEST(CliClientEnv, ClientCommandsDoNotNeedTheProvidersEnvVars) {
   MockLlm mock;
   TempDir home;
-  home.write("pincer.json", std::string("{ gateway: { auth: { token: 'env-test-token-0123456789' } },\n") +
-                                "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                "', apiKey: '${PINCER_TEST_PROVIDER_KEY}', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+  home.write("pincer.json", mock_config({.token = "env-test-token-0123456789",
+                                         .provider = {.base_url = mock.base_url(),
+                                                      .models = "{ id: 'mock-model' }",
+                                                      .api_key = "${PINCER_TEST_PROVIDER_KEY}"}}));
   Gateway gateway(home.path(), {}, {{"PINCER_TEST_PROVIDER_KEY", "k"}});
   std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()},
                                             {"PINCER_GATEWAY_PORT", std::to_string(gateway.port())},
@@ -285,10 +283,8 @@ TEST(CliClientEnv, ClientCommandsDoNotNeedTheProvidersEnvVars) {
 TEST(CliClientEnv, RepliesArePrintedWithoutTerminalEscapes) {
   MockLlm mock;
   TempDir home;
-  home.write("pincer.json", std::string("{ gateway: { auth: { token: 'esc-test-token-0123456789' } },\n") +
-                                "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+  home.write("pincer.json",
+             mock_config({.token = "esc-test-token-0123456789", .provider = {.base_url = mock.base_url(), .models = "{ id: 'mock-model' }"}}));
   Gateway gateway(home.path());
   std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()},
                                             {"PINCER_GATEWAY_PORT", std::to_string(gateway.port())}};
@@ -302,10 +298,8 @@ TEST(CliClientEnv, RepliesArePrintedWithoutTerminalEscapes) {
 TEST(CliClientEnv, CorruptSessionsIndexIsQuarantinedNotFatal) {
   MockLlm mock;
   TempDir home;
-  home.write("pincer.json", std::string("{ gateway: { auth: { token: 'idx-test-token-0123456789' } },\n") +
-                                "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+  home.write("pincer.json",
+             mock_config({.token = "idx-test-token-0123456789", .provider = {.base_url = mock.base_url(), .models = "{ id: 'mock-model' }"}}));
   home.write("agents/main/sessions/sessions.json", "{\"agent:main:main\": 5, broken");
   Gateway gateway(home.path());
   std::map<std::string, std::string> env = {{"PINCER_HOME", home.path().string()},

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 
 namespace pincer::test {
 namespace cli_doctor_test {  // named: the unity build puts several test files in one unit
@@ -19,9 +20,8 @@ namespace {
 using nlohmann::json;
 
 std::string config_with(const MockLlm& mock, const std::string& api_key, const std::string& gateway = "auth: { token: 'doctor-token-0123456789abcdefghij' }") {
-  return "{ gateway: { " + gateway + " },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() + "', apiKey: '" + api_key +
-         "', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
+  return "{ gateway: { " + gateway + " },\n  " +
+         mock_models_block({.base_url = mock.base_url(), .models = "{ id: 'mock-model' }", .api_key = api_key}) + ",\n" +
          "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n";
 }
 

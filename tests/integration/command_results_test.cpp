@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -24,11 +25,7 @@ using nlohmann::json;
 constexpr const char* kToken = "command-results-token-0123456789";
 
 std::string cr_config(const MockLlm& mock) {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  tools: { profile: 'minimal' },\n"
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n";
+  return mock_config({.token = kToken, .provider = {.base_url = mock.base_url()}, .top = ",\n  tools: { profile: 'minimal' }"});
 }
 
 /// Polls `done` every 20 ms until it holds or `limit` passes (a generous deadline, not a timing).
@@ -70,10 +67,7 @@ class CommandResultsTest : public ::testing::Test {
     gateway_.reset();
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    EXPECT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
   /// The next event frame (kept ones first); nullopt when none comes within 60 s.
   std::optional<json> next_event() {

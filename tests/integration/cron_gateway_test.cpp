@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -25,10 +26,7 @@ using nlohmann::json;
 constexpr const char* kToken = "cron-gateway-test-token-0123456789";
 
 std::string config_for(const MockLlm& mock) {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n";
+  return mock_config({.token = kToken, .provider = {.base_url = mock.base_url()}});
 }
 
 template <class Fn>

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "raw_socket.h"
 #include "ws_client.h"
 
@@ -22,13 +23,11 @@ namespace fs = std::filesystem;
 constexpr const char* kToken = "dreaming-test-token-0123456789";
 
 std::string dreaming_config(const MockLlm& mock, bool enabled) {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } },\n" +
-         "  memory: { capture: { enabled: false } },\n" +
-         "  plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: " + (enabled ? "true" : "false") +
-         ", timezone: 'UTC' } } } } } }\n";
+  return mock_config({.token = kToken,
+                      .provider = {.base_url = mock.base_url()},
+                      .top = std::string(",\n  memory: { capture: { enabled: false } },\n") +
+                             "  plugins: { entries: { 'memory-core': { config: { dreaming: { enabled: " + (enabled ? "true" : "false") +
+                             ", timezone: 'UTC' } } } } }"});
 }
 
 std::string dreaming_read(const fs::path& p) {

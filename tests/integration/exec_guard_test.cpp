@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -86,16 +87,12 @@ class ExecGuardTest : public ::testing::Test {
                                                                 "--log", (home_.path() / "mock.log").string()});
     const bool v1 = api == "openai-completions" || api == "openai-responses";
     const std::string base = v1 ? mock_->base_url() : "http://127.0.0.1:" + std::to_string(mock_->port());
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + base + "', apiKey: 'mock-key', api: '" +
-                                   api + "', models: [ { id: 'mock-model'" + model_extra + " } ] } } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+    home_.write("pincer.json",
+                mock_config({.token = kToken,
+                             .provider = {.base_url = base, .models = "{ id: 'mock-model'" + model_extra + " }", .api_key = "mock-key", .api = api}}));
     gateway_ = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{}, env);
     client_ = std::make_unique<WsClient>(gateway_->port());
-    ASSERT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
   static json exec_call(const std::string& command, bool background = false) {
     json args = {{"command", command}};

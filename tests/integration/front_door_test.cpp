@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -26,11 +27,9 @@ using namespace std::chrono_literals;
 constexpr const char* kToken = "front-door-token-0123456789abcdef";
 
 std::string config_for(const MockLlm& mock, const std::string& extra = "", const std::string& api_key = "mock-key") {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" + "  models: { providers: { mock: { baseUrl: '" +
-         mock.base_url() + "', apiKey: '" + api_key +
-         "', models: [ { id: 'mock-model' } ] } } },\n"
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } },\n" +
-         extra + "}\n";
+  return mock_config({.token = kToken,
+                      .provider = {.base_url = mock.base_url(), .models = "{ id: 'mock-model' }", .api_key = api_key, .api = ""},
+                      .top = ",\n" + extra});
 }
 
 std::map<std::string, std::string> env_for(const TempDir& home, int port) {
@@ -276,10 +275,9 @@ TEST(FrontDoor, OneRuleForTokensUrlsAndModelNames) {
   EXPECT_NE(r.err.find("models.providers.p.baseUrl: expected http:// or https:// URL with a host"), std::string::npos) << r.err;
 
   TempDir typo;
-  typo.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                "', models: [ { id: 'mock-model' } ] } } },\n"
-                                "  agents: { defaults: { model: { primary: 'mokc/mock-model' } } } }\n");
+  typo.write("pincer.json", mock_config({.token = kToken,
+                                         .provider = {.base_url = mock.base_url(), .models = "{ id: 'mock-model' }", .api_key = "", .api = ""},
+                                         .primary = "mokc/mock-model"}));
   Gateway gateway(typo.path());
   auto warned = gateway.process().wait_for_stdout("pincer web chat", 10s);
   ASSERT_TRUE(warned);

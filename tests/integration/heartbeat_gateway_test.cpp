@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "raw_socket.h"
 #include "ws_client.h"
 
@@ -29,10 +30,7 @@ constexpr const char* kToken = "heartbeat-gateway-test-token-0123456789";
 constexpr const char* kAckPrompt = "Heartbeat check ECHO:HEARTBEAT_OK";
 
 std::string config_with(const MockLlm& mock, const std::string& heartbeat) {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' }, heartbeat: " + heartbeat + " } } }\n";
+  return mock_config({.token = kToken, .provider = {.base_url = mock.base_url()}, .defaults = ", heartbeat: " + heartbeat});
 }
 
 /// "HH:MM" of the UTC wall clock `hours` from now.
@@ -53,10 +51,7 @@ class HeartbeatGatewayTest : public ::testing::Test {
     if (!heartbeat_md.empty()) home_.write("workspace/HEARTBEAT.md", heartbeat_md);
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    ASSERT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
   void TearDown() override {
     if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "raw_socket.h"
 #include "ws_client.h"
 
@@ -32,11 +33,10 @@ constexpr const char* kToken = "hooks-gateway-test-token-0123456789";
 constexpr const char* kHookToken = "hook-token-abcdefghijklmnop";
 
 std::string config_with(const MockLlm& mock, const std::string& hooks, const std::string& heartbeat = "{ every: '0m' }") {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' }, heartbeat: " + heartbeat + " } },\n" +
-         "  hooks: " + hooks + " }\n";
+  return mock_config({.token = kToken,
+                      .provider = {.base_url = mock.base_url()},
+                      .defaults = ", heartbeat: " + heartbeat,
+                      .top = ",\n  hooks: " + hooks});
 }
 
 std::string enabled_hooks(const std::string& extra = "") {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -17,11 +18,9 @@ using nlohmann::json;
 constexpr const char* kToken = "memory-sessions-token-0123456789";
 
 std::string sessions_config(const MockLlm& mock, const std::string& memory) {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } },\n" +
-         "  memory: { capture: { enabled: false }, " + memory + " } }\n";
+  return mock_config({.token = kToken,
+                      .provider = {.base_url = mock.base_url()},
+                      .top = ",\n  memory: { capture: { enabled: false }, " + memory + " }"});
 }
 
 const char* kSessionsOn = "search: { sources: ['memory', 'sessions'], experimental: { sessionMemory: true } }";

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "raw_socket.h"
 #include "ws_client.h"
 
@@ -19,11 +20,10 @@ namespace fs = std::filesystem;
 constexpr const char* kToken = "memory-test-token-0123456789";
 
 std::string config(const MockLlm& mock, const std::string& memory = "", const std::string& agents_list = "") {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' } }" + agents_list + " },\n" +
-         "  memory: { " + memory + " } }\n";
+  return mock_config({.token = kToken,
+                      .provider = {.base_url = mock.base_url()},
+                      .agents = agents_list,
+                      .top = ",\n  memory: { " + memory + " }"});
 }
 
 void set_embeddings(const MockLlm& mock, const json& settings) {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -24,11 +25,10 @@ constexpr const char* kToken = "recall-test-token-0123456789";
 constexpr int kUserOffsetMinutes = 14 * 60;  // Etc/GMT-14 is UTC+14 all year
 
 std::string config(const MockLlm& mock, const std::string& memory = "", const std::string& defaults = "") {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' }, userTimezone: 'Etc/GMT-14'" + defaults +
-         " } },\n  memory: { " + memory + " } }\n";
+  return mock_config({.token = kToken,
+                      .provider = {.base_url = mock.base_url()},
+                      .defaults = ", userTimezone: 'Etc/GMT-14'" + defaults,
+                      .top = ",\n  memory: { " + memory + " }"});
 }
 
 // "YYYY-MM-DD" of now in the user's zone, `days_back` days before.
@@ -60,10 +60,7 @@ class RecallE2E : public ::testing::Test {
     home_.write("pincer.json", text);
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    ASSERT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
   /// One chat.send; returns the final chat payload (null on timeout).
   json turn(const std::string& session, const std::string& message, const std::string& run_id) {

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -24,10 +25,7 @@ using nlohmann::json;
 constexpr const char* kToken = "journal-test-token-0123456789";
 
 std::string config_for(const MockLlm& mock, const std::string& gateway_extra = "") {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' }" + gateway_extra + " },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n";
+  return mock_config({.token = kToken, .provider = {.base_url = mock.base_url()}, .gateway = gateway_extra});
 }
 
 json mock_get(const MockLlm& mock, const std::string& path) {
@@ -274,10 +272,9 @@ TEST_F(RunJournalTest, AQueuedTurnWithAttachmentsKeepsThemAcrossAKill9) {
   const std::string png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
   const std::string note = "aGVsbG8gZnJvbSB0aGUgbm90ZQ==";  // "hello from the note"
   mock_ = std::make_unique<MockLlm>();
-  home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                 "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                 "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'eyes', input: ['text', 'image'] } ] } } },\n" +
-                                 "  agents: { defaults: { model: { primary: 'mock/eyes' } } } }\n");
+  home_.write("pincer.json", mock_config({.token = kToken,
+                                          .provider = {.base_url = mock_->base_url(), .models = "{ id: 'eyes', input: ['text', 'image'] }"},
+                                          .primary = "mock/eyes"}));
   gateway_ = std::make_unique<Gateway>(home_.path());
   {
     auto c = client();

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -29,11 +30,9 @@ using nlohmann::json;
 constexpr const char* kToken = "subagents-test-token-0123456789";
 
 std::string config_for(const MockLlm& mock) {
-  return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-         "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-         "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-         "  agents: { defaults: { model: { primary: 'mock/mock-model' },\n" +
-         "                        subagents: { maxSpawnDepth: 2, maxChildrenPerAgent: 1 } } } }\n";
+  return mock_config({.token = kToken,
+                      .provider = {.base_url = mock.base_url()},
+                      .defaults = ",\n                        subagents: { maxSpawnDepth: 2, maxChildrenPerAgent: 1 }"});
 }
 
 template <class Fn>
