@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -54,12 +55,12 @@ class ChatAttachmentsE2E : public ::testing::Test {
  protected:
   void SetUp() override {
     mock_ = std::make_unique<MockLlm>();
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'eyes', input: ['text', 'image'] },"
-                                   " { id: 'x', input: ['text'] } ] } } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/eyes' } },\n" +
-                                   "    list: [ { id: 'main', default: true }, { id: 'blind', model: 'mock/x' } ] } }\n");
+    home_.write("pincer.json",
+                mock_config({.token = kToken,
+                             .provider = {.base_url = mock_->base_url(),
+                                          .models = "{ id: 'eyes', input: ['text', 'image'] }, { id: 'x', input: ['text'] }"},
+                             .primary = "mock/eyes",
+                             .agents = ",\n    list: [ { id: 'main', default: true }, { id: 'blind', model: 'mock/x' } ]"}));
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
     ASSERT_TRUE(client_->recv());

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 
 namespace pincer::test {
 namespace cli_new_user_fixes_test {  // named: the unity build puts several test files in one unit
@@ -50,9 +51,8 @@ TEST_F(CliNewUserFixesTest, PromoteApplyWithNothingToPromoteNamesNoFileAndSaysWh
 
 TEST_F(CliNewUserFixesTest, CompactOnASingleTurnSaysSoOnce) {
   MockLlm mock;
-  write_config("models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-               "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } }, "
-               "agents: { defaults: { model: { primary: 'mock/mock-model' } } }");
+  write_config(mock_models_block({.base_url = mock.base_url(), .models = "{ id: 'mock-model' }"}) +
+               ", agents: { defaults: { model: { primary: 'mock/mock-model' } } }");
   auto turn = pincer({"agent", "--local", "-m", "hello ECHO:one"});
   ASSERT_EQ(turn.exit_code, 0) << turn.out << turn.err;
   auto r = pincer({"agent", "--local", "-m", "/compact"});

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -29,13 +30,13 @@ class ContextCompactionTest : public ::testing::Test {
              const std::string& extra_models = "") {
     mock_ = std::make_unique<MockLlm>(mock_args);
     home_.write("pincer.json",
-                std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                    "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                    "', apiKey: 'mock-key', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: " +
-                    std::to_string(window) + ", maxTokens: 256 }" + extra_models + " ] } } },\n" +
-                    "  tools: { profile: 'minimal' },\n"
-                    "  agents: { defaults: { model: { primary: 'mock/mock-model' }, bootstrapTotalMaxChars: 1200, "
-                    "compaction: { reserveTokens: 600 }" + extra_defaults + " } } }\n");
+                mock_config({.token = kToken,
+                             .provider = {.base_url = mock_->base_url(),
+                                          .models = "{ id: 'mock-model', contextWindow: " + std::to_string(window) +
+                                                    ", maxTokens: 256 }" + extra_models,
+                                          .api_key = "mock-key"},
+                             .defaults = ", bootstrapTotalMaxChars: 1200, compaction: { reserveTokens: 600 }" + extra_defaults,
+                             .top = ",\n  tools: { profile: 'minimal' }"}));
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
     EXPECT_TRUE(client_->recv());
@@ -314,12 +315,12 @@ TEST_F(ContextCompactionTest, ATranscriptLargerThanTheSummarisersWindowIsSummari
   gateway_.reset();
   client_.reset();
   home_.write("pincer.json",
-              std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                  "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                  "', apiKey: 'mock-key', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 2000, "
-                  "maxTokens: 256 } ] } } },\n  tools: { profile: 'minimal' },\n"
-                  "  agents: { defaults: { model: { primary: 'mock/mock-model' }, bootstrapTotalMaxChars: 1200, "
-                  "compaction: { reserveTokens: 600 } } } }\n");
+              mock_config({.token = kToken,
+                           .provider = {.base_url = mock_->base_url(),
+                                        .models = "{ id: 'mock-model', contextWindow: 2000, maxTokens: 256 }",
+                                        .api_key = "mock-key"},
+                           .defaults = ", bootstrapTotalMaxChars: 1200, compaction: { reserveTokens: 600 }",
+                           .top = ",\n  tools: { profile: 'minimal' }"}));
   gateway_ = std::make_unique<Gateway>(home_.path());
   client_ = std::make_unique<WsClient>(gateway_->port());
   EXPECT_TRUE(client_->recv());

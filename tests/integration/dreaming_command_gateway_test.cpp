@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -49,10 +50,10 @@ std::string command_reply(WsClient& c, const std::string& text, const std::strin
 TEST(DreamingCommandGateway, AdminTurnsItOnWriteOnlyClientsAreRefused) {
   MockLlm mock;
   TempDir home;
-  home.write("pincer.json", std::string("// my own notes stay\n{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                "', apiKey: 'k', models: [ { id: 'mock-model' } ] } } },\n"
-                                "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+  home.write("pincer.json", "// my own notes stay\n" + mock_config({.token = kToken,
+                                                                    .provider = {.base_url = mock.base_url(),
+                                                                                 .models = "{ id: 'mock-model' }",
+                                                                                 .api = ""}}));
   Gateway gateway(home.path());
   const std::string before = read_all(home.path() / "pincer.json");
 

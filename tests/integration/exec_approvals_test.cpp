@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -36,17 +37,12 @@ class ExecApprovalsTest : public ::testing::Test {
     home_.write("script.json", script.dump());
     mock_ = std::make_unique<MockLlm>(std::vector<std::string>{"--script", (home_.path() / "script.json").string(),
                                                                 "--log", (home_.path() / "mock.log").string()});
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', apiKey: 'mock-key', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' } } },\n" + extra_config + " }\n");
+    home_.write("pincer.json", mock_config({.token = kToken,
+                                            .provider = {.base_url = mock_->base_url(), .models = "{ id: 'mock-model' }", .api_key = "mock-key"},
+                                            .top = ",\n" + extra_config}));
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    ASSERT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"},
-                        {"params", connect_params(kToken, {"operator.admin", "operator.read", "operator.write", "operator.approvals"})}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken, {"operator.admin", "operator.read", "operator.write", "operator.approvals"})));
   }
   static json exec_call(const std::string& command) {
     return {{"toolCalls", json::array({{{"name", "exec"}, {"arguments", {{"command", command}}}}})}};

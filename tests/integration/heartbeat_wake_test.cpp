@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "raw_socket.h"
 #include "ws_client.h"
 
@@ -27,18 +28,14 @@ class HeartbeatWakeTest : public ::testing::Test {
   void SetUp() override { mock_ = std::make_unique<MockLlm>(); }
   void start(const std::string& every) {
     home_.write("pincer.json",
-                std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                    "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                    "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-                    "  agents: { defaults: { model: { primary: 'mock/mock-model' }, heartbeat: { every: '" + every +
-                    "', prompt: 'Heartbeat check ECHO:HEARTBEAT_OK' } } } }\n");
+                mock_config({.token = kToken,
+                             .provider = {.base_url = mock_->base_url()},
+                             .defaults = ", heartbeat: { every: '" + every + "', prompt: 'Heartbeat check ECHO:HEARTBEAT_OK' }"}));
     home_.write("workspace/HEARTBEAT.md", "# Heartbeat\n- Check the build status\n");
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    ASSERT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    auto res = handshake(*client_, connect_params(kToken));
+    ASSERT_TRUE(res);
     hello_ = (*res)["payload"];
   }
   void TearDown() override {

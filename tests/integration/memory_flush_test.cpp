@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -51,12 +52,11 @@ class MemoryFlushE2E : public ::testing::Test {
     }
     mock_ = std::make_unique<MockLlm>(args);
     home_.write("pincer.json",
-                std::string("{ gateway: { auth: { token: '") + kFlushToken + "' } },\n" +
-                    "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                    "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: " +
-                    std::to_string(window) + " } ] } } },\n" +
-                    "  agents: { defaults: { model: { primary: 'mock/mock-model' }, userTimezone: 'Etc/GMT-14'" +
-                    defaults + " } }" + (top.empty() ? "" : ",\n  " + top) + " }\n");
+                mock_config({.token = kFlushToken,
+                             .provider = {.base_url = mock_->base_url(),
+                                          .models = "{ id: 'mock-model', contextWindow: " + std::to_string(window) + " }"},
+                             .defaults = ", userTimezone: 'Etc/GMT-14'" + defaults,
+                             .top = top.empty() ? "" : ",\n  " + top}));
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
     ASSERT_TRUE(client_->recv());

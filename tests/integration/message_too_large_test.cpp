@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -35,20 +36,16 @@ class MessageTooLargeTest : public ::testing::Test {
   void start(int64_t window, const std::vector<std::string>& mock_args = {}) {
     mock_ = std::make_unique<MockLlm>(mock_args);
     home_.write("pincer.json",
-                std::string("{ gateway: { auth: { token: '") + kToken +
-                    "' }, http: { endpoints: { chatCompletions: { enabled: true } } } },\n" +
-                    "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                    "', apiKey: 'mock-key', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: " +
-                    std::to_string(window) + ", maxTokens: 256 } ] } } },\n" +
-                    "  tools: { profile: 'minimal' },\n"
-                    "  agents: { defaults: { model: { primary: 'mock/mock-model' }, bootstrapTotalMaxChars: 1200, "
-                    "compaction: { reserveTokens: 600 } } } }\n");
+                mock_config({.token = kToken,
+                             .provider = {.base_url = mock_->base_url(),
+                                          .models = "{ id: 'mock-model', contextWindow: " + std::to_string(window) + ", maxTokens: 256 }",
+                                          .api_key = "mock-key"},
+                             .defaults = ", bootstrapTotalMaxChars: 1200, compaction: { reserveTokens: 600 }",
+                             .top = ",\n  tools: { profile: 'minimal' }",
+                             .gateway = ", http: { endpoints: { chatCompletions: { enabled: true } } }"}));
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    EXPECT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
 
   /// One chat.send turn; the terminal chat payload. `events_` collects every event seen.

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -244,10 +245,9 @@ std::string defects_b_user_day() {
 
 TEST_F(NewUserDefectsB, StatusCountsTheConversationNotTheStartupContext) {
   MockLlm mock;
-  home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kDefectsBToken + "' } },\n" +
-                                 "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                 "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                 "  agents: { defaults: { model: { primary: 'mock/mock-model' }, userTimezone: 'Etc/GMT-14' } } }\n");
+  home_.write("pincer.json", mock_config({.token = kDefectsBToken,
+                                          .provider = {.base_url = mock.base_url(), .models = "{ id: 'mock-model' }"},
+                                          .defaults = ", userTimezone: 'Etc/GMT-14'"}));
   // A note of today: a new session starts with it as its startup context (a transcript entry).
   const fs::path note = home_.path() / "workspace" / "memory" / (defects_b_user_day() + ".md");
   fs::create_directories(note.parent_path());

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "loopback_listener.h"
 #include "ws_client.h"
 
@@ -164,10 +165,11 @@ TEST_F(NewUserPassFixes, OnboardWithoutATerminalSaysSoAndHowToRunItNonInteractiv
 TEST_F(NewUserPassFixes, AWindowTheSystemPromptAndToolsFillIsNamedBeforeAnyModelCall) {
   MockLlm mock;
   auto configure = [&](int window) {
-    home_.write("pincer.json", "{ models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                   "', apiKey: 'k', api: 'openai-completions', models: [ "
-                                   "{ id: 'tiny-model', contextWindow: " + std::to_string(window) + ", maxTokens: 100 } ] } } },\n"
-                                   "  agents: { defaults: { model: { primary: 'mock/tiny-model' } } } }\n");
+    home_.write("pincer.json", "{ " +
+                                   mock_models_block({.base_url = mock.base_url(),
+                                                      .models = "{ id: 'tiny-model', contextWindow: " + std::to_string(window) +
+                                                                ", maxTokens: 100 }"}) +
+                                   ",\n  agents: { defaults: { model: { primary: 'mock/tiny-model' } } } }\n");
   };
   configure(1000);
   auto r = pincer({"agent", "--local", "-m", "hi"}, closed_loopback_port());

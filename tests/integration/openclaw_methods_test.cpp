@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -17,22 +18,14 @@ class OpenClawMethodsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     mock_ = std::make_unique<MockLlm>(std::vector<std::string>{});
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', "
-                                   "contextWindow: 64000 } ] } } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' } },\n" +
-                                   "            list: [ { id: 'main', name: 'Claw' } ] } }\n");
+    home_.write("pincer.json", mock_config({.token = kToken,
+                                            .provider = {.base_url = mock_->base_url(), .models = "{ id: 'mock-model', contextWindow: 64000 }"},
+                                            .agents = ",\n            list: [ { id: 'main', name: 'Claw' } ]"}));
     gateway_ = std::make_unique<Gateway>(home_.path());
   }
   std::unique_ptr<WsClient> client(const std::vector<std::string>& scopes = {"operator.admin"}) {
     auto c = std::make_unique<WsClient>(gateway_->port());
-    EXPECT_TRUE(c->recv());
-    auto params = connect_params(kToken);
-    params["scopes"] = scopes;
-    c->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", params}});
-    auto res = c->recv_response("c1");
-    EXPECT_TRUE(res && (*res)["ok"] == true);
+    EXPECT_TRUE(handshake(*c, connect_params(kToken, scopes)));
     return c;
   }
   /// chat.send, then waits for the run's final chat event; every frame seen goes to `seen_`.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -18,24 +19,16 @@ class OpenClawSessionMethodsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     mock_ = std::make_unique<MockLlm>(std::vector<std::string>{});
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', "
-                                   "contextWindow: 64000 } ] } } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' } },\n" +
-                                   "            list: [ { id: 'main' }, { id: 'ops' } ] } }\n");
+    home_.write("pincer.json", mock_config({.token = kToken,
+                                            .provider = {.base_url = mock_->base_url(), .models = "{ id: 'mock-model', contextWindow: 64000 }"},
+                                            .agents = ",\n            list: [ { id: 'main' }, { id: 'ops' } ]"}));
     home_.write("workspace/skills/deploy-check/SKILL.md",
                 "---\nname: deploy-check\ndescription: Check a deployment before announcing it.\n---\nBody.\n");
     gateway_ = std::make_unique<Gateway>(home_.path());
   }
   std::unique_ptr<WsClient> client(const std::vector<std::string>& scopes = {"operator.admin"}) {
     auto c = std::make_unique<WsClient>(gateway_->port());
-    EXPECT_TRUE(c->recv());
-    auto params = connect_params(kToken);
-    params["scopes"] = scopes;
-    c->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", params}});
-    auto res = c->recv_response("c1");
-    EXPECT_TRUE(res && (*res)["ok"] == true);
+    EXPECT_TRUE(handshake(*c, connect_params(kToken, scopes)));
     return c;
   }
   /// The terminal `chat` event of `run_id` (null when none came).

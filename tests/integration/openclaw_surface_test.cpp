@@ -9,6 +9,7 @@
 
 #include "core/ids.h"
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -30,13 +31,11 @@ class OpenClawSurfaceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     mock_ = std::make_unique<MockLlm>(std::vector<std::string>{});
-    home_.write("pincer.json", std::string("// the user's own comment, kept by config.patch\n") +
-                                   "{ gateway: { auth: { token: '" + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', "
-                                   "contextWindow: 64000 } ] } } },\n" +
-                                   "  channels: { telegram: { botToken: '123:abc', enabled: false } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+    home_.write("pincer.json", "// the user's own comment, kept by config.patch\n" +
+                                   mock_config({.token = kToken,
+                                                .provider = {.base_url = mock_->base_url(),
+                                                             .models = "{ id: 'mock-model', contextWindow: 64000 }"},
+                                                .top = ",\n  channels: { telegram: { botToken: '123:abc', enabled: false } }"}));
     gateway_ = std::make_unique<Gateway>(home_.path());
   }
   std::unique_ptr<WsClient> client(json* hello = nullptr) {

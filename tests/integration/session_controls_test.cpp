@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -37,17 +38,15 @@ class SessionControlsTest : public ::testing::Test {
     args.insert(args.end(), mock_args.begin(), mock_args.end());
     mock_ = std::make_unique<MockLlm>(args);
     home_.write("pincer.json",
-                std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                    "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                    "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000, "
-                    "reasoning: true }, { id: 'mock-two', contextWindow: 96000 } ] } } },\n" +
-                    "  agents: { defaults: { model: { primary: 'mock/mock-model' } " + extra_defaults + " } } " + extra_top + " }\n");
+                mock_config({.token = kToken,
+                             .provider = {.base_url = mock_->base_url(),
+                                          .models = "{ id: 'mock-model', contextWindow: 128000, reasoning: true }, "
+                                                    "{ id: 'mock-two', contextWindow: 96000 }"},
+                             .defaults = extra_defaults,
+                             .top = extra_top}));
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    EXPECT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
 
   /// chat.send and wait for the run's terminal chat event (or, for a command, its answer).

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -43,11 +44,10 @@ class SessionToolsE2E : public ::testing::Test {
  protected:
   /// pincer.json: the mock model, three agents (main, work, other) and `extra` top-level keys.
   std::string config_text(const std::string& extra) const {
-    return std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-           "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-           "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model', contextWindow: 128000 } ] } } },\n" +
-           "  agents: { defaults: { model: { primary: 'mock/mock-model' } },\n" +
-           "            list: [ { id: 'main', default: true }, { id: 'work' }, { id: 'other' } ] },\n" + extra + " }\n";
+    return mock_config({.token = kToken,
+                        .provider = {.base_url = mock_->base_url()},
+                        .agents = ",\n            list: [ { id: 'main', default: true }, { id: 'work' }, { id: 'other' } ]",
+                        .top = ",\n" + extra});
   }
   void start(const json& script, const std::string& extra_config) {
     home_.write("script.json", script.dump());

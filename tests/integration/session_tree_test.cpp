@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -25,19 +26,14 @@ class SessionTreeTest : public ::testing::Test {
  protected:
   void start(const std::vector<std::string>& mock_args = {}) {
     if (!mock_) mock_ = std::make_unique<MockLlm>(mock_args);
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', apiKey: 'mock-key', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                   "  tools: { profile: 'minimal' },\n"
-                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+    home_.write("pincer.json", mock_config({.token = kToken,
+                                            .provider = {.base_url = mock_->base_url(), .models = "{ id: 'mock-model' }", .api_key = "mock-key"},
+                                            .top = ",\n  tools: { profile: 'minimal' }"}));
     client_.reset();
     gateway_.reset();
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    EXPECT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
 
   /// One chat.send; the terminal chat payload (a command's answer is one too).

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -42,10 +43,7 @@ class SilentReplyE2E : public ::testing::Test {
   void configure(const std::string& script) {
     home_.write("script.json", script);
     mock_ = std::make_unique<MockLlm>(std::vector<std::string>{"--script", (home_.path() / "script.json").string()});
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kSilentToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' } } } }\n");
+    home_.write("pincer.json", mock_config({.token = kSilentToken, .provider = {.base_url = mock_->base_url(), .models = "{ id: 'mock-model' }"}}));
   }
   void start(const std::string& script) {
     configure(script);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -22,17 +23,13 @@ class ToolConfigTest : public ::testing::Test {
   /// Starts the gateway with `extra` (JSON5 members) added at the top level of pincer.json.
   void start(const std::string& agents_defaults_extra, const std::string& tools) {
     mock_ = std::make_unique<MockLlm>(std::vector<std::string>{});
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/mock-model' }" +
-                                   agents_defaults_extra + " } },\n  tools: " + tools + " }\n");
+    home_.write("pincer.json", mock_config({.token = kToken,
+                                            .provider = {.base_url = mock_->base_url(), .models = "{ id: 'mock-model' }"},
+                                            .defaults = agents_defaults_extra,
+                                            .top = ",\n  tools: " + tools}));
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    ASSERT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
 
   /// Runs one turn whose model asks for exec `command`; returns the tool result's text.
