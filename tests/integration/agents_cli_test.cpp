@@ -188,12 +188,7 @@ TEST(AgentsGatewayMethods, CreateChatUpdateDelete) {
   Gateway gateway(home.path());
   auto connect = [&](const std::vector<std::string>& scopes) {
     auto c = std::make_unique<WsClient>(gateway.port());
-    EXPECT_TRUE(c->recv());
-    auto params = connect_params(kToken);
-    params["scopes"] = scopes;
-    c->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", params}});
-    auto res = c->recv_response("c1");
-    EXPECT_TRUE(res && (*res)["ok"] == true);
+    EXPECT_TRUE(handshake(*c, connect_params(kToken, scopes)));
     return c;
   };
   auto c = connect({"operator.admin"});

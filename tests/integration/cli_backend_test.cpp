@@ -55,10 +55,7 @@ class CliBackendTest : public ::testing::Test {
                                              {"FAKE_KEEP", "kept"},
                                          });
     client_ = std::make_unique<WsClient>(gateway_->port());
-    EXPECT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
   void TearDown() override {
     if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";

@@ -31,10 +31,7 @@ class GeminiTurnTest : public ::testing::Test {
                     "  agents: { defaults: { model: { primary: 'google/gemini-2.5-flash' } } } }\n");
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    ASSERT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
 
   void TearDown() override {

@@ -69,10 +69,7 @@ class McpClientTest : public ::testing::Test {
     home_.write("pincer.json", merged.dump(2));
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    ASSERT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
 
   /// Scripts the mock's next replies (tests/mock_llm/README.md "script").

@@ -54,10 +54,7 @@ class ModelFailoverTest : public ::testing::Test {
     gateway_.reset();
     gateway_ = std::make_unique<Gateway>(home_.path());
     client_ = std::make_unique<WsClient>(gateway_->port());
-    EXPECT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
 
   void fail_keys(const json& rules) {

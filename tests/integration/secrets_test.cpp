@@ -40,10 +40,7 @@ class SecretsTest : public ::testing::Test {
         home_.path(), std::vector<std::string>{},
         std::map<std::string, std::string>{{"PINCER_TEST_KEY", kProviderKey}, {"PINCER_TEST_BASE_URL", mock_->base_url()}});
     client_ = std::make_unique<WsClient>(gateway_->port());
-    EXPECT_TRUE(client_->recv());
-    client_->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken)}});
-    auto res = client_->recv_response("c1");
-    ASSERT_TRUE(res && (*res)["ok"] == true);
+    ASSERT_TRUE(handshake(*client_, connect_params(kToken)));
   }
   void TearDown() override {
     if (HasFailure() && gateway_) std::cerr << "--- gateway stderr ---\n" << gateway_->process().err() << "\n";
