@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "agent/time_zone.h"
+#include "core/civil_date.h"
 #include "store/transcript.h"
 
 namespace pincer::gateway::usage {
@@ -20,37 +21,13 @@ namespace {
 constexpr int64_t kDayMs = 86'400'000;
 constexpr int64_t kMaxDays = 36'600;
 
-// Civil dates ↔ days since 1970-01-01 (Howard Hinnant's algorithms).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-struct Civil {
-  int64_t y;
-  unsigned m, d;
-};
-
-Civil civil_from_days(int64_t z) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  return {static_cast<int64_t>(yoe) + era * 400 + (m <= 2), m, d};
-}
+using civil::civil_from_days;
+using civil::days_from_civil;
 
 std::string format_day(int64_t day) {
-  const Civil c = civil_from_days(day);
+  const civil::Date c = civil_from_days(day);
   char buf[16];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(c.y), c.m, c.d);
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(c.year), c.month, c.day);
   return buf;
 }
 
@@ -68,8 +45,8 @@ std::optional<int64_t> parse_day(const json& v) {
   const unsigned m = static_cast<unsigned>(std::stoi(s.substr(5, 2))), d = static_cast<unsigned>(std::stoi(s.substr(8, 2)));
   if (m < 1 || m > 12 || d < 1) return std::nullopt;
   const int64_t day = days_from_civil(y, m, d);
-  const Civil back = civil_from_days(day);
-  if (back.y != y || back.m != m || back.d != d) return std::nullopt;
+  const civil::Date back = civil_from_days(day);
+  if (back.year != y || back.month != m || back.day != d) return std::nullopt;
   return day;
 }
 
