@@ -5,7 +5,8 @@
 // A new secret comes from --key-file, --key (warned: visible in `ps`) or the first line of stdin.
 // Exit codes: 0; 1 the file could not be read or written, or no such profile; 2 bad arguments,
 // an invalid configuration or an unknown agent. The edits themselves are llm/auth/auth_profile_edits
-// (shared with the gateway's models.authSetApiKey|authLogout|authOrderSet).
+// (shared with the gateway's models.authSetApiKey|authLogout|authOrderSet), and each profile's
+// state is llm/auth/auth_profile_status (shared with models.authStatus).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -23,6 +24,7 @@
 #include "core/paths.h"
 #include "llm/auth/auth_profile_edits.h"
 #include "llm/auth/auth_profile_file.h"
+#include "llm/auth/auth_profile_status.h"
 
 namespace pincer::app {
 namespace {
@@ -73,30 +75,6 @@ Result<std::shared_ptr<AuthProfileFile>> file_for(const std::string& agent_id) {
   return std::make_shared<AuthProfileFile>(llm::auth::auth_profiles_path(state, a->id));
 }
 
-/// One profile as `list` shows it: no secret, its state at `now`.
-json row(const AuthProfiles& doc, const llm::auth::Credential& c, int64_t now) {
-  const llm::auth::UsageStats s = doc.stats(c.id);
-  json r = {{"id", c.id}, {"provider", c.provider}, {"type", std::string(llm::auth::to_string(c.type))}};
-  if (!c.email.empty()) r["email"] = c.email;
-  if (c.expires_ms > 0) r["expires"] = c.expires_ms;
-  if (s.last_used > 0) r["lastUsed"] = s.last_used;
-  if (s.error_count > 0) r["errorCount"] = s.error_count;
-  std::string state = "usable";
-  if (c.type == llm::auth::CredentialType::Token && c.expires_ms > 0 && c.expires_ms <= now) {
-    state = "expired";
-  } else if (s.disabled_until > now) {
-    state = "disabled";
-    r["disabledUntil"] = s.disabled_until;
-    r["disabledReason"] = s.disabled_reason;
-  } else if (s.cooldown_until > now) {
-    state = "cooling";
-    r["cooldownUntil"] = s.cooldown_until;
-    r["cooldownReason"] = s.cooldown_reason;
-  }
-  r["state"] = state;
-  return r;
-}
-
 int list(const AuthArgs& a) {
   auto file = file_for(a.agent);
   if (!file) return fail(2, file.error().message);
@@ -105,7 +83,7 @@ int list(const AuthArgs& a) {
   const int64_t now = wall_ms();
   json rows = json::array();
   for (const auto& c : doc->credentials()) {
-    if (a.provider.empty() || c.provider == a.provider) rows.push_back(row(*doc, c, now));
+    if (a.provider.empty() || c.provider == a.provider) rows.push_back(llm::auth::profile_state(*doc, c, now));
   }
   json orders = json::object();
   for (const auto& c : doc->credentials()) {

@@ -1,7 +1,7 @@
 // Methods OpenClaw's clients call on every page (issue 23): the per-page lists of features Pincer
 // does not have yet, answered as an empty list in OpenClaw's shape (docs/compatibility.md lists
 // them as "empty: not in Pincer yet"), and the small read methods backed by what Pincer has —
-// agent.identity.get, update.status, system.info, models.authStatus, sessions.describe,
+// agent.identity.get, update.status, system.info, sessions.describe,
 // sessions.observer.visibility, sessions.messages.subscribe; and the Control UI's chat-page reads
 // (tasks.list, progressCard.get, sessions.companion.state).
 #include <sys/statvfs.h>
@@ -112,17 +112,6 @@ MethodResult system_info(MethodContext& ctx) {
   return out;
 }
 
-/// `models.authStatus`: Pincer keeps no auth profiles (keys come from the environment or the
-/// config), so it answers OpenClaw's "unavailable" form with the reason and where to look.
-MethodResult models_auth_status(MethodContext& ctx) {
-  return json{{"ts", ctx.gateway.clock().wall_ms()},
-              {"providers", json::array()},
-              {"unavailable",
-               {{"code", "PINCER_NO_AUTH_PROFILES"},
-                {"message", "Pincer has no auth profiles: provider keys come from models.providers and the "
-                            "environment; `pincer doctor` checks that each provider accepts its key."}}}};
-}
-
 /// `sessions.describe {key, agentId?}` → `{session: <sessions.list row> | null}`.
 MethodResult sessions_describe(MethodContext& ctx) {
   Params p("sessions.describe", ctx.request.params);
@@ -195,7 +184,6 @@ void register_compat_methods(MethodRegistry& registry) {
   registry.add({"agent.identity.get", agent_identity_get});
   registry.add({"update.status", update_status});
   registry.add({"system.info", system_info});
-  registry.add({"models.authStatus", models_auth_status});
   registry.add({"sessions.describe", sessions_describe});
   registry.add({"sessions.observer.visibility", sessions_observer_visibility});
   registry.add({"sessions.messages.subscribe",

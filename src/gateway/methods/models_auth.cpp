@@ -3,7 +3,7 @@
 // llm/auth). Every edit goes through llm/auth/auth_profile_edits — the same functions as
 // `pincer models auth add|remove|order` — so the file is written locked, atomically, 0600, and a
 // running turn's next model call sees the change. No answer, error or log line holds a secret.
-// All three need operator.admin (protocol/scopes.cpp: not in the table) and count against the
+// The three edits need operator.admin (protocol/scopes.cpp: not in the table) and count against the
 // control-plane write budget, as in OpenClaw.
 //
 //   models.authSetApiKey {provider, apiKey, agentId?}   (other members ignored, as OpenClaw's schema allows)
@@ -16,6 +16,9 @@
 //         provider's). Runs in progress are not aborted (abortedRunIds is always empty): their
 //         next model call uses what is left. `warning` says when models.providers.<p>.apiKey in
 //         the config still authenticates the provider.
+//   models.authStatus {refresh?, agentId?}   (operator.read)
+//       → OpenClaw's {ts, providers, providerCapabilities} from the agent's profiles
+//         (models_auth_status.h); `refresh` changes nothing (the file is read on each call).
 //   models.authOrderSet {provider, profileIds?, agentId?}
 //       → {provider, profileIds | null}   profileIds (unique, non-empty) must name every profile
 //         of the provider; absent clears the explicit order.
@@ -36,8 +39,10 @@
 #include "agent/agents_config.h"
 #include "core/config.h"
 #include "gateway/gateway.h"
+#include "gateway/methods/models_auth_status.h"
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
+#include "gateway/protocol/scopes.h"
 #include "llm/auth/auth_profile_edits.h"
 #include "llm/auth/auth_profile_file.h"
 #include "store/session_keys.h"
@@ -170,12 +175,29 @@ MethodResult order_set(MethodContext& ctx) {
   return json{{"provider", provider_raw}, {"profileIds", selected ? json(*selected) : json(nullptr)}};
 }
 
+MethodResult auth_status(MethodContext& ctx) {
+  const std::string method = "models.authStatus";
+  Params p(method, ctx.request.params);
+  if (auto e = p.only({"refresh", "agentId"})) return *e;
+  if (ctx.request.params.is_object() && ctx.request.params.contains("refresh") && !ctx.request.params["refresh"].is_boolean()) {
+    return invalid_params(method, "/refresh must be boolean");
+  }
+  auto target = auth_target(ctx, method);
+  if (auto* e = std::get_if<RpcError>(&target)) return *e;
+  auto& t = std::get<AuthTarget>(target);
+  auto doc = t.file->load();
+  if (!doc) return RpcError::unavailable(method + ": " + doc.error().message);
+  return models_auth_status_payload(*doc, ctx.gateway.agents()->effective_config(), ctx.gateway.clock().wall_ms(),
+                                    operator_scope_allows(ctx.client.scopes, kScopeAdmin));
+}
+
 }  // namespace
 
 void register_models_auth_methods(MethodRegistry& registry) {
   registry.add({"models.authSetApiKey", set_api_key, false, true});
   registry.add({"models.authLogout", logout, false, true});
   registry.add({"models.authOrderSet", order_set, false, true});
+  registry.add({"models.authStatus", auth_status});
 }
 
 }  // namespace pincer::gateway
