@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -29,10 +30,9 @@ json lane_named(const json& payload, const std::string& name) {
 TEST(DiagnosticsLanes, GlobalLanesAndSessionLanesAsOpenClawReportsThem) {
   MockLlm mock;
   TempDir home;
-  home.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                "  models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-                                "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } },\n" +
-                                "  agents: { defaults: { model: { primary: 'mock/mock-model' }, maxConcurrent: 1 } } }\n");
+  home.write("pincer.json", mock_config({.token = kToken,
+                                         .provider = {.base_url = mock.base_url(), .models = "{ id: 'mock-model' }"},
+                                         .defaults = ", maxConcurrent: 1"}));
   Gateway gateway(home.path());
   struct StderrOnFailure {
     Gateway& g;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -26,19 +27,16 @@ class ModelsAuthMethodsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     mock_ = std::make_unique<MockLlm>();
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', models: [ { id: 'model-a' } ] } } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/model-a' } },\n" +
-                                   "    list: [ { id: 'main' }, { id: 'ops' } ] } }\n");
+    home_.write("pincer.json",
+                mock_config({.token = kToken,
+                             .provider = {.base_url = mock_->base_url(), .models = "{ id: 'model-a' }", .api_key = "", .api = ""},
+                             .primary = "mock/model-a",
+                             .agents = ",\n    list: [ { id: 'main' }, { id: 'ops' } ]"}));
     gw_ = std::make_unique<Gateway>(home_.path());
   }
   std::unique_ptr<WsClient> client(const std::vector<std::string>& scopes = {"operator.admin"}) {
     auto c = std::make_unique<WsClient>(gw_->port());
-    EXPECT_TRUE(c->recv());
-    c->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken, scopes)}});
-    auto res = c->recv_response("c1");
-    EXPECT_TRUE(res && (*res)["ok"] == true) << (res ? res->dump() : "no answer");
+    EXPECT_TRUE(handshake(*c, connect_params(kToken, scopes)));
     return c;
   }
   RunResult pincer(const std::vector<std::string>& args) const {

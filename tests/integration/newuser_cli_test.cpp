@@ -35,13 +35,7 @@ std::size_t newuser_count(const std::string& text, const std::string& needle) {
 
 class NewUserCliTest : public ::testing::Test {
  protected:
-  std::map<std::string, std::string> env() const {
-    return {{"PINCER_HOME", home_.path().string()},
-            {"XDG_CONFIG_HOME", (home_.path() / "xdg").string()},
-            {"PINCER_GATEWAY_TOKEN", "\x01"},
-            {"PINCER_GATEWAY_URL", "\x01"},
-            {"PINCER_GATEWAY_PORT", "\x01"}};
-  }
+  std::map<std::string, std::string> env() const { return isolated_cli_env(home_.path()); }
   void write_config() const {
     home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kNewUserToken + "' } } }\n");
   }
@@ -124,10 +118,7 @@ TEST_F(NewUserCliTest, AnAgentRunCutByKill9SaysWhereItsReplyWillBeAndIsResumed) 
   gw = std::make_unique<Gateway>(home_.path(), std::vector<std::string>{}, env());
   ASSERT_TRUE(gw->wait_for_stderr("run journal: resuming"));
   WsClient c(gw->port());
-  ASSERT_TRUE(c.recv());
-  c.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kNewUserToken)}});
-  auto res = c.recv_response("c1");
-  ASSERT_TRUE(res && (*res)["ok"] == true);
+  ASSERT_TRUE(handshake(c, connect_params(kNewUserToken)));
   std::string history;
   for (int i = 0; i < 600 && history.find("[resumed-reply]") == std::string::npos; ++i) {
     if (i > 0) std::this_thread::sleep_for(50ms);  // polled until the resumed turn is saved (a deadline, not a timing)

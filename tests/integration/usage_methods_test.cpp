@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "ws_client.h"
 
 namespace pincer::test {
@@ -44,10 +45,9 @@ class UsageMethodsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     mock_ = std::make_unique<MockLlm>();
-    home_.write("pincer.json", std::string("{ gateway: { auth: { token: '") + kToken + "' } },\n" +
-                                   "  models: { providers: { mock: { baseUrl: '" + mock_->base_url() +
-                                   "', apiKey: 'k', models: [ { id: 'model-a' } ] } } },\n" +
-                                   "  agents: { defaults: { model: { primary: 'mock/model-a' } } } }\n");
+    home_.write("pincer.json", mock_config({.token = kToken,
+                                            .provider = {.base_url = mock_->base_url(), .models = "{ id: 'model-a' }", .api = ""},
+                                            .primary = "mock/model-a"}));
     // An imported OpenClaw session: an hour ago with prices, and 100 days ago (outside 30 days).
     t_ = now_ms() - 3'600'000;
     old_ = now_ms() - 100LL * 86'400'000;
@@ -74,10 +74,7 @@ class UsageMethodsTest : public ::testing::Test {
   }
   std::unique_ptr<WsClient> client(const std::vector<std::string>& scopes) {
     auto c = std::make_unique<WsClient>(gw_->port());
-    EXPECT_TRUE(c->recv());
-    c->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken, scopes)}});
-    auto res = c->recv_response("c1");
-    EXPECT_TRUE(res && (*res)["ok"] == true) << (res ? res->dump() : "no answer");
+    EXPECT_TRUE(handshake(*c, connect_params(kToken, scopes)));
     return c;
   }
   static std::string error(const json& r) { return r.value("error", json::object()).value("message", ""); }
