@@ -577,6 +577,8 @@ std::string AgentService::agent_primary_model(const std::string& agent_id) const
 }
 void AgentService::set_dynamic_tools(tools::DynamicToolSource* source) { impl_->dynamic_tools = source; }
 
+tools::DynamicToolSource* AgentService::dynamic_tools() const { return impl_->dynamic_tools; }
+
 AgentRun* AgentService::active_run(const std::string& key) const {
   auto lane = impl_->lanes.find(key);
   return lane == impl_->lanes.end() ? nullptr : lane->second.active.get();

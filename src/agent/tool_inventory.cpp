@@ -59,9 +59,10 @@ Result<ToolsExplained> explain_tools(const tools::ToolRegistry& registry, const 
   origin.subagent = query.subagent;
   const AgentSettings* spec = agents.find(origin.agent_id);
   if (!spec) return Error{"UNKNOWN_AGENT", "unknown agent \"" + origin.agent_id + "\""};
-  if (auto slash = spec->model.primary.find('/'); slash != std::string::npos) {
-    origin.provider = spec->model.primary.substr(0, slash);
-    origin.model = spec->model.primary.substr(slash + 1);
+  const std::string& model = query.model.empty() ? spec->model.primary : query.model;
+  if (auto slash = model.find('/'); slash != std::string::npos) {
+    origin.provider = model.substr(0, slash);
+    origin.model = model.substr(slash + 1);
   }
   auto decision = tools::policy::decide(registry, config, origin);
   if (!decision) return decision.error();

@@ -5,8 +5,8 @@
 //
 // A session key `agent:<id>:<channel>:<direct|dm|group|channel>:<peer>…` is a chat with a sender
 // who is not the owner (unless the query says otherwise); any other key ("main", a cron or
-// subagent key) is the owner's. The model is the agent's primary model (its provider selects
-// tools.byProvider).
+// subagent key) is the owner's. The model is the query's (a session's override), else the agent's
+// primary model (its provider selects tools.byProvider).
 //
 // Pure computation over the config; thread-safe.
 #pragma once
@@ -29,6 +29,7 @@ struct ToolsQuery {
   std::string session_key;               ///< "" = none (the owner's main session)
   std::optional<bool> sender_is_owner;   ///< overrides what the session key implies
   bool subagent = false;                 ///< a run on the subagent lane
+  std::string model;                     ///< "provider/id" the run uses (a session's override); "" = the agent's primary
 };
 
 struct ToolsExplained {

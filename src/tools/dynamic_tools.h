@@ -36,6 +36,9 @@ class DynamicToolSource {
   /// Loop thread, when a run starts (lazily starts what the run could use). `allowed` is the
   /// run's tool policy for one tool (thread-safe, pure). nullptr: nothing for this run.
   virtual std::shared_ptr<RunToolSet> open_run(std::function<bool(const Tool&)> allowed) = 0;
+  /// Loop thread: the tools known now (of the servers that are ready), starting nothing — what
+  /// tools.effective lists. Unfiltered: the caller applies the policy.
+  virtual std::vector<std::shared_ptr<const Tool>> known_tools() const { return {}; }
 };
 
 }  // namespace pincer::tools

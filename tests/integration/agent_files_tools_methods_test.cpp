@@ -201,6 +201,12 @@ std::set<std::string> effective_ids(const json& payload) {
 
 TEST_F(AgentFilesToolsTest, EffectiveToolsFollowThePolicyAsToolsExplainDoes) {
   auto c = client({"operator.read"});
+  // As OpenClaw: only a session that exists is answered.
+  EXPECT_EQ(error(c->request("tools.effective", {{"sessionKey", "agent:main:main"}})), "unknown session key \"agent:main:main\"");
+  auto admin = client({"operator.admin"});
+  for (const char* key : {"agent:main:main", "agent:ops:main", "agent:main:telegram:group:-100"}) {
+    ASSERT_EQ(admin->request("sessions.create", {{"key", key}})["ok"], true) << key;
+  }
   auto main = c->request("tools.effective", {{"sessionKey", "agent:main:main"}});
   ASSERT_EQ(main["ok"], true) << main.dump();
   EXPECT_EQ(main["payload"]["agentId"], "main");

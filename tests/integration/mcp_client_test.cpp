@@ -10,12 +10,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 
 #include <map>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -187,6 +190,48 @@ TEST_F(McpClientTest, ThePolicyRemovesMcpToolsLikeOthers) {
   EXPECT_EQ(std::find(offered.begin(), offered.end(), "everything__echo"), offered.end()) << "denied by tools.deny";
   EXPECT_TRUE(std::any_of(offered.begin(), offered.end(), [](const std::string& n) { return n.rfind("everything__", 0) == 0; }))
       << "the server's other tools stay";
+
+  // tools.effective lists the ready server's tools the policy leaves, as the run got them.
+  auto effective = client_->request("tools.effective", {{"sessionKey", "main"}});
+  ASSERT_EQ(effective["ok"], true) << effective.dump();
+  std::vector<std::string> listed;
+  for (const auto& g : effective["payload"]["groups"]) {
+    if (g["id"] != "mcp") continue;
+    EXPECT_EQ(g["label"], "MCP server tools");
+    for (const auto& t : g["tools"]) listed.push_back(t["id"]);
+  }
+  std::vector<std::string> mcp_offered;
+  std::copy_if(offered.begin(), offered.end(), std::back_inserter(mcp_offered),
+               [](const std::string& n) { return n.rfind("everything__", 0) == 0; });
+  std::sort(listed.begin(), listed.end());
+  std::sort(mcp_offered.begin(), mcp_offered.end());
+  EXPECT_EQ(listed, mcp_offered) << effective.dump();
+}
+
+// tools.effective decides with the session's model (its /model override), not only the agent's
+// primary: tools.byProvider keyed "<provider>/<model>" applies to the session that uses it.
+TEST_F(McpClientTest, EffectiveToolsFollowTheSessionsModel) {
+  const json models = {{"providers", {{"mock", {{"baseUrl", "http://127.0.0.1:9"}, {"apiKey", "k"}, {"api", "openai-completions"},
+                                                {"models", json::array({{{"id", "mock-model"}}, {{"id", "other-model"}}})}}}}}};
+  start({{"servers", json::object()}},
+        {{"models", models},
+         {"tools", {{"byProvider", {{"mock/other-model", {{"deny", json::array({"read"})}}}}}}}});
+  auto ids = [&](const std::string& key) {
+    std::set<std::string> out;
+    auto r = client_->request("tools.effective", {{"sessionKey", key}});
+    EXPECT_EQ(r["ok"], true) << r.dump();
+    for (const auto& g : r["payload"]["groups"]) {
+      for (const auto& t : g["tools"]) out.insert(t["id"].get<std::string>());
+    }
+    return out;
+  };
+  ASSERT_EQ(client_->request("sessions.create", {{"key", "plain"}})["ok"], true);
+  auto other = client_->request("sessions.create", {{"key", "other"}, {"model", "mock/other-model"}});
+  ASSERT_EQ(other["ok"], true) << other.dump();
+  EXPECT_TRUE(ids("plain").count("read"));
+  const auto with_override = ids("other");
+  EXPECT_FALSE(with_override.count("read")) << "tools.byProvider[\"mock/other-model\"] denies it";
+  EXPECT_TRUE(with_override.count("write"));
 }
 
 // tools/list pages (nextCursor) and notifications/tools/list_changed while a run works: a tool of

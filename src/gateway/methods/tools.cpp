@@ -10,14 +10,17 @@
 //       order); defaultProfiles: the profiles (but "full", which has every tool) that include it.
 //   tools.effective {agentId?, sessionKey}                   (operator.read)
 //       → {agentId, profile, groups: [{id: "core", label: "Built-in tools", source: "core",
-//                                      tools: [{id, label, description, rawDescription, source}]}]}
+//                                      tools: [{id, label, description, rawDescription, source}]},
+//                                     {id: "mcp", label: "MCP server tools", source: "mcp", tools}]}
 //       the tools a run of that session is offered: agent::explain_tools, the rule of the runs and
 //       of `pincer tools explain --session KEY` (a chat session's key means a sender who is not
-//       the owner). A session that does not exist yet is answered from its key. MCP servers'
-//       tools are decided per run (not listed).
+//       the owner), with the session's model (its override, else the agent's primary); then the
+//       MCP servers' tools the running MCP client knows now (ready servers; none is started),
+//       each through the same policy as in a run. As OpenClaw, the session must exist.
 //
 // Errors: INVALID_REQUEST naming the field; `unknown agent id "x"`; `agent id "a" does not match
-// session agent "b"`; an invalid session key (why). Loop thread (no I/O but the config).
+// session agent "b"`; `unknown session key "k"`; an invalid session key (why). Loop thread (no
+// I/O but the config and the sessions index).
 #include <algorithm>
 #include <string_view>
 #include <variant>
@@ -30,6 +33,8 @@
 #include "gateway/methods/params.h"
 #include "gateway/methods/registry.h"
 #include "store/session_keys.h"
+#include "tools/dynamic_tools.h"
+#include "tools/policy/policy_pipeline.h"
 
 namespace pincer::gateway {
 namespace tools_methods {  // named: the unity build joins several files into one unit
@@ -154,9 +159,23 @@ MethodResult effective(MethodContext& ctx) {
     return RpcError::invalid("agent id \"" + requested + "\" does not match session agent \"" + parsed->agent_id + "\"");
   }
 
+  // As OpenClaw: only a session that exists (its entry in the sessions index).
+  auto* service = ctx.gateway.agents();
+  const std::string canonical = service->canonical_key(session_key, requested);
+  const json listed = service->list_sessions(0);
+  const json* entry = nullptr;
+  for (const auto& row : listed["sessions"]) {
+    if (row.value("key", std::string()) == canonical) entry = &row;
+  }
+  if (!entry) return RpcError::invalid("unknown session key \"" + session_key + "\"");
+
   agent::ToolsQuery query;
   query.agent_id = requested;
   query.session_key = session_key;
+  // The session's model override (OpenClaw's providerOverride + modelOverride), else the primary.
+  const std::string provider = entry->value("providerOverride", std::string());
+  const std::string model = entry->value("modelOverride", std::string());
+  if (!provider.empty() && !model.empty()) query.model = provider + "/" + model;
   auto explained = agent::explain_tools(registry(), *r.config, r.agents, r.state_dir, query);
   if (!explained) {
     const auto& e = explained.error();
@@ -174,6 +193,23 @@ MethodResult effective(MethodContext& ctx) {
   }
   json groups = json::array();
   if (!tools.empty()) groups.push_back({{"id", "core"}, {"label", "Built-in tools"}, {"source", "core"}, {"tools", std::move(tools)}});
+  // MCP servers' tools known now, each decided as a run decides it (agent_service.cpp: `allowed`,
+  // every layer of the policy but the profile).
+  json mcp = json::array();
+  tools::policy::PolicyOrigin dynamic_origin = explained->origin;
+  dynamic_origin.skip_profile = true;
+  if (auto* source = service->dynamic_tools()) {
+    for (const auto& tool : source->known_tools()) {
+      auto d = tools::policy::decide(std::vector<const tools::Tool*>{tool.get()}, *r.config, dynamic_origin);
+      if (!d || d->tools.empty()) continue;
+      mcp.push_back({{"id", tool->name()},
+                     {"label", tool->name()},
+                     {"description", summary(tool->description())},
+                     {"rawDescription", tool->description()},
+                     {"source", "mcp"}});
+    }
+  }
+  if (!mcp.empty()) groups.push_back({{"id", "mcp"}, {"label", "MCP server tools"}, {"source", "mcp"}, {"tools", std::move(mcp)}});
   return json{{"agentId", explained->origin.agent_id}, {"profile", explained->profile}, {"groups", std::move(groups)}};
 }
 

@@ -303,6 +303,10 @@ json Manager::status() const { return impl_->status(); }
 
 void Manager::start_all() { impl_->start_idle(); }
 
+std::vector<std::shared_ptr<const tools::Tool>> Manager::known_tools() const {
+  return {impl_->tools.begin(), impl_->tools.end()};
+}
+
 std::shared_ptr<tools::RunToolSet> Manager::open_run(std::function<bool(const tools::Tool&)> allowed) {
   if (impl_->slots.empty()) return nullptr;
   impl_->start_idle();  // lazily: the first run that could use them

@@ -55,6 +55,8 @@ class Manager final : public tools::DynamicToolSource {
   void start_all();
 
   std::shared_ptr<tools::RunToolSet> open_run(std::function<bool(const tools::Tool&)> allowed) override;
+  /// The ready servers' tools now, starting none (tools.effective).
+  std::vector<std::shared_ptr<const tools::Tool>> known_tools() const override;
 
  private:
   std::shared_ptr<ManagerImpl> impl_;
