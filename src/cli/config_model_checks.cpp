@@ -88,21 +88,21 @@ void check_model_references(const nlohmann::json& effective, const agent::Agents
       out.warnings.push_back(problem);
     }
   }
-  // A provider block that lists no models: runs resolve a model only from its provider's list, so
-  // no agent can use this provider (OpenClaw accepts `models: []`, its built-in catalogue filling
-  // in; Pincer has none) — a warning naming the path, unless a model reference above said it.
+  // A provider block whose models list is empty: runs resolve a model only from its provider's
+  // list, so no agent can use this provider (OpenClaw accepts `models: []`, its built-in catalogue
+  // filling in; Pincer has none) — a warning naming the path, unless a model reference above said
+  // it. (A block without the key is left alone: it may be written before its models.)
   const json providers = effective.value("models", json::object()).value("providers", json::object());
   if (!providers.is_object()) return;
   for (const auto& [key, block] : providers.items()) {
     if (!block.is_object()) continue;
     const auto models = block.find("models");
-    if (models != block.end() && !(models->is_array() && models->empty())) continue;
+    if (models == block.end() || !models->is_array() || !models->empty()) continue;
     const std::string at = json5::format_path({"models", "providers", key, "models"});
     const bool said = std::any_of(out.warnings.begin(), out.warnings.end(),
                                   [&](const std::string& w) { return w.find(", whose " + at + " lists no models") != std::string::npos; });
     if (said) continue;
-    out.warnings.push_back(at + ": " + (models == block.end() ? "not set" : "empty") +
-                           ": no agent can use a model of the provider \"" + key +
+    out.warnings.push_back(at + ": empty: no agent can use a model of the provider \"" + key +
                            "\" (runs resolve models from this list only; add its models, e.g. [ { id: \"<model id>\" } ])");
   }
 }
