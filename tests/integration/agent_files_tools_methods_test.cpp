@@ -46,10 +46,7 @@ class AgentFilesToolsTest : public ::testing::Test {
   }
   std::unique_ptr<WsClient> client(const std::vector<std::string>& scopes = {"operator.admin"}) {
     auto c = std::make_unique<WsClient>(gw_->port());
-    EXPECT_TRUE(c->recv());
-    c->send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(kToken, scopes)}});
-    auto res = c->recv_response("c1");
-    EXPECT_TRUE(res && (*res)["ok"] == true) << (res ? res->dump() : "no answer");
+    EXPECT_TRUE(handshake(*c, connect_params(kToken, scopes)));
     return c;
   }
   static std::string error(const json& r) { return r.value("error", json::object()).value("message", ""); }

@@ -3,12 +3,11 @@
 // a temp PINCER_HOME; no gateway unless a test starts one.
 #include <signal.h>
 
-#include <thread>
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "gateway_process.h"
+#include "mock_config.h"
 #include "state_files.h"
 #include "ws_client.h"
 
@@ -22,13 +21,7 @@ constexpr const char* kGatewayAuth = "gateway: { auth: { token: 'a-gateway-token
 
 class CliNewUserH2Test : public ::testing::Test {
  protected:
-  std::map<std::string, std::string> env() const {
-    return {{"PINCER_HOME", home_.path().string()},
-            {"XDG_CONFIG_HOME", (home_.path() / "xdg").string()},
-            {"PINCER_GATEWAY_TOKEN", "\x01"},
-            {"PINCER_GATEWAY_URL", "\x01"},
-            {"PINCER_GATEWAY_PORT", "\x01"}};
-  }
+  std::map<std::string, std::string> env() const { return isolated_cli_env(home_.path()); }
   RunResult pincer(const std::vector<std::string>& args) const { return run_pincer(args, env(), 60s); }
   /// `pincer <args>` run in the folder `cwd`.
   RunResult pincer_in(const std::filesystem::path& cwd, const std::vector<std::string>& args) const {
@@ -224,25 +217,15 @@ TEST_F(CliNewUserH2Test, AgentsAddRefusesAModelOfAProviderThatIsNotConfiguredAnd
 TEST_F(CliNewUserH2Test, HealthDuringTheShutdownDrainSaysTheGatewayIsStopping) {
   MockLlm mock;
   const std::string token = "a-gateway-token-0123456789abcdef";
-  write_config("models: { providers: { mock: { baseUrl: '" + mock.base_url() +
-               "', apiKey: 'k', api: 'openai-completions', models: [ { id: 'mock-model' } ] } } }, "
-               "agents: { defaults: { model: { primary: 'mock/mock-model' } } }");
+  home_.write("pincer.json", mock_config({.token = token, .provider = {.base_url = mock.base_url(), .models = "{ id: 'mock-model' }"}}));
   Gateway gateway(home_.path());
   auto cli_env = env();
   cli_env["PINCER_GATEWAY_PORT"] = std::to_string(gateway.port());
   WsClient client(gateway.port());
-  ASSERT_TRUE(client.recv());
-  client.send_json({{"type", "req"}, {"id", "c1"}, {"method", "connect"}, {"params", connect_params(token)}});
-  auto hello = client.recv_response("c1");
-  ASSERT_TRUE(hello && (*hello)["ok"] == true);
+  ASSERT_TRUE(handshake(client, connect_params(token)));
   auto ack = client.request("chat.send", {{"sessionKey", "main"}, {"message", "hold on MOCK_HOLD:h2drain"}, {"idempotencyKey", "h2-drain"}});
   ASSERT_EQ(ack["ok"], true) << ack.dump();
-  auto held = [&] {
-    const json h = json::parse(http_request(mock.port(), "GET", "/__mock/holds").body, nullptr, false);
-    return h.is_object() && h.contains("h2drain") && h["h2drain"].value("waiting", 0) >= 1;
-  };
-  for (int i = 0; i < 600 && !held(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  ASSERT_TRUE(held());
+  ASSERT_TRUE(wait_for_held(mock, "h2drain"));
   gateway.process().signal(SIGTERM);
   bool told = false;  // the drain has begun: the socket accepts no connection, the turn still runs
   for (int i = 0; i < 200 && !told; ++i) {
