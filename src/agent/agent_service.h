@@ -278,8 +278,6 @@ class AgentService {
   void set_dynamic_tools(tools::DynamicToolSource* source);
   /// That source (nullptr when none): tools.effective lists its known tools.
   tools::DynamicToolSource* dynamic_tools() const;
-  /// That source (nullptr when none): tools.effective lists its known tools.
-  tools::DynamicToolSource* dynamic_tools() const;
 
   /// The run journal (SS-6, GW-10), opened at construction (`<state>/runs/journal.jsonl`).
   RunJournal& journal();
