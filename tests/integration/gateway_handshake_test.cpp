@@ -218,7 +218,7 @@ TEST_F(GatewayTest, ScopesAreEnforcedPerMethod) {
   EXPECT_EQ(denied["error"]["details"],
             (json{{"code", "MISSING_SCOPE"}, {"missingScope", "operator.admin"}, {"requiredScopes", {"operator.admin"}}}));
   // A method the gateway does not have is unknown to every caller, not a scope problem.
-  EXPECT_EQ(reader->request("diagnostics.lanes")["error"]["message"], "unknown method: diagnostics.lanes");
+  EXPECT_EQ(reader->request("tts.status")["error"]["message"], "unknown method: tts.status");
   EXPECT_EQ(reader->request("no.such.method")["error"]["message"], "unknown method: no.such.method");
   EXPECT_EQ(connected({})->request("gateway.stability")["error"]["message"], "unknown method: gateway.stability");
 
