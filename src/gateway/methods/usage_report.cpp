@@ -4,6 +4,7 @@
 #include <cctype>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <system_error>
 
@@ -26,7 +27,7 @@ using civil::days_from_civil;
 
 std::string format_day(int64_t day) {
   const civil::Date c = civil_from_days(day);
-  char buf[16];
+  char buf[40];  // room for any year, so gcc's -Wformat-truncation has nothing to say
   std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(c.year), c.month, c.day);
   return buf;
 }
@@ -255,21 +256,23 @@ Result<Range> parse_range(const json& params, int64_t now_ms) {
   if (mode == "gateway") {
     r.zone.mode = DayZone::Mode::Gateway;
   } else if (mode == "specific") {
-    const auto offset = present("utcOffset") ? parse_utc_offset(p["utcOffset"]) : std::nullopt;
+    // A plain int with a sentinel: gcc 12 -O2 reports *optional<int> here as maybe-uninitialized.
+    constexpr int kNoOffset = std::numeric_limits<int>::min();
+    const int offset = present("utcOffset") ? parse_utc_offset(p["utcOffset"]).value_or(kNoOffset) : kNoOffset;
     if (p.contains("timeZone") && !p["timeZone"].is_null()) {
       const std::string tz = p["timeZone"].is_string() ? p["timeZone"].get<std::string>() : "";
       if (agent::is_time_zone_name(tz) && agent::time_zone_offset_minutes(tz, now_ms)) {
         r.zone.mode = DayZone::Mode::Zone;
         r.zone.zone = tz;
-      } else if (offset) {
+      } else if (offset != kNoOffset) {
         r.zone.mode = DayZone::Mode::Fixed;
-        r.zone.fixed_offset_minutes = *offset;
+        r.zone.fixed_offset_minutes = offset;
       } else {
         return invalid("invalid timeZone: expected a valid IANA time zone");
       }
-    } else if (offset) {
+    } else if (offset != kNoOffset) {
       r.zone.mode = DayZone::Mode::Fixed;
-      r.zone.fixed_offset_minutes = *offset;
+      r.zone.fixed_offset_minutes = offset;
     } else if (present("utcOffset")) {
       return invalid("invalid utcOffset: expected UTC-12:00 through UTC+14:00");
     }
