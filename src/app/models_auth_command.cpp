@@ -271,7 +271,10 @@ void register_models_auth_commands(CLI::App& app, Action& action) {
   auto* l = auth->add_subcommand("list", "Profiles and their state (usable, cooling, disabled, expired); never secrets");
   common(l);
   l->add_option("--provider", args->provider, "Only this provider's profiles");
-  on_parsed(l, action, [args] { return list(*args); });
+  on_parsed(l, action, [args] {
+    JsonErrors json_errors(args->json);  // --json: an error is {"ok": false, "error"} on stdout
+    return list(*args);
+  });
 
   auto* a = auth->add_subcommand("add", "Add or replace a profile (the secret from --key-file, --key or stdin)");
   common(a);
@@ -281,6 +284,7 @@ void register_models_auth_commands(CLI::App& app, Action& action) {
   a->add_option("--expires", args->expires_ms, "token: expiry, ms since the epoch");
   add_secret_option(a, "key", args->key, "The API key or token");
   on_parsed(a, action, [args, a] {
+    JsonErrors json_errors(args->json);
     if (a->count("--id") > 0 && args->id.empty()) return fail(2, "--id is empty: give a profile id, or leave --id out for <provider>:default");
     return add(*args);
   });
@@ -288,19 +292,28 @@ void register_models_auth_commands(CLI::App& app, Action& action) {
   auto* r = auth->add_subcommand("remove", "Remove a profile, its stats and its place in the order");
   common(r);
   r->add_option("id", args->id, "Profile id")->required();
-  on_parsed(r, action, [args] { return remove(*args); });
+  on_parsed(r, action, [args] {
+    JsonErrors json_errors(args->json);  // --json: an error is {"ok": false, "error"} on stdout
+    return remove(*args);
+  });
 
   auto* o = auth->add_subcommand("order", "Show, set (ids in order) or --clear a provider's explicit profile order");
   common(o);
   o->add_option("--provider", args->provider, "Provider id")->required();
   o->add_option("ids", args->ids, "Profile ids, first tried first");
   o->add_flag("--clear", args->clear, "Remove the explicit order");
-  on_parsed(o, action, [args] { return order(*args); });
+  on_parsed(o, action, [args] {
+    JsonErrors json_errors(args->json);  // --json: an error is {"ok": false, "error"} on stdout
+    return order(*args);
+  });
 
   auto* z = auth->add_subcommand("reset", "Clear a profile's cooldown, disable and failure counts");
   common(z);
   z->add_option("id", args->id, "Profile id")->required();
-  on_parsed(z, action, [args] { return reset(*args); });
+  on_parsed(z, action, [args] {
+    JsonErrors json_errors(args->json);  // --json: an error is {"ok": false, "error"} on stdout
+    return reset(*args);
+  });
 }
 
 }  // namespace pincer::app

@@ -175,17 +175,29 @@ void register_skills_commands(CLI::App& app, Action& action) {
   auto* l = skills->add_subcommand("list", "Every skill the agent sees, available or not (and why)");
   common(l);
   l->add_flag("--eligible", args->eligible, "Only the available ones");
-  on_parsed(l, action, [args] { return list(*args); });
+  on_parsed(l, action, [args] {
+    JsonErrors json_errors(args->json);  // --json: an error is {"ok": false, "error"} on stdout
+    return list(*args);
+  });
   auto* i = skills->add_subcommand("info", "One skill: file, location, requirements, state, usage");
   common(i);
   i->add_option("name", args->name, "Skill name")->required();
-  on_parsed(i, action, [args] { return info(*args); });
+  on_parsed(i, action, [args] {
+    JsonErrors json_errors(args->json);  // --json: an error is {"ok": false, "error"} on stdout
+    return info(*args);
+  });
   auto* c = skills->add_subcommand("check", "Unavailable and blocked skills and files that did not load (exit 1 when any is blocked or broken)");
   common(c);
-  on_parsed(c, action, [args] { return check(*args); });
+  on_parsed(c, action, [args] {
+    JsonErrors json_errors(args->json);  // --json: an error is {"ok": false, "error"} on stdout
+    return check(*args);
+  });
   auto* s = skills->add_subcommand("stats", "Uses, successes and failures per skill; candidate/trusted");
   s->add_flag("--json", args->json, "Print JSON");
-  on_parsed(s, action, [args] { return stats(*args); });
+  on_parsed(s, action, [args] {
+    JsonErrors json_errors(args->json);  // --json: an error is {"ok": false, "error"} on stdout
+    return stats(*args);
+  });
 }
 
 }  // namespace pincer::app

@@ -91,7 +91,10 @@ void register_tools_commands(CLI::App& app, Action& action) {
   ex->add_flag("--non-owner", o->non_owner, "As the run of a sender who is not the owner");
   ex->add_flag("--subagent", o->subagent, "As a run on the subagent lane");
   ex->add_flag("--json", o->as_json, "Print JSON");
-  on_parsed(ex, action, [o] { return explain(*o); });
+  on_parsed(ex, action, [o] {
+    JsonErrors json_errors(o->as_json);  // --json: an error is {"ok": false, "error"} on stdout
+    return explain(*o);
+  });
 }
 
 }  // namespace pincer::app
