@@ -26,6 +26,7 @@
 #include "core/utf8.h"
 #include "gateway/methods/agents.h"  // patch_config_file
 #include "store/atomic_file.h"
+#include "store/file_util.h"
 #include "store/instance_lock.h"
 #include "store/session_keys.h"
 
@@ -410,6 +411,9 @@ int run_models_list(const ClientFlags& f) {
 }
 
 int run_call(const ClientFlags& f, const std::string& method, const std::string& params_arg, bool until_final) {
+  if (method.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return fail(2, "gateway call: the method name is empty: give one, e.g. " + cli::invoked_command() + " gateway call health");
+  }
   // `--params -` reads standard input, `--params @FILE` a file: an image attachment does not fit
   // on a command line (the kernel's argument limit is ~128 KiB).
   std::string params_text = params_arg;
@@ -422,19 +426,28 @@ int run_call(const ClientFlags& f, const std::string& method, const std::string&
   }
   json params = json::object();
   if (!params_text.empty()) {
+    const std::string flag = "--params" + (params_arg == "-" || params_arg[0] == '@' ? " " + params_arg : std::string());
     // Deeper values would crash the CLI when sent (copied and dumped recursively): the config's limit.
     if (llm::json_nesting_exceeds(params_text, json5::kMaxDepth)) {
-      return fail(2, "--params" + (params_arg == "-" || params_arg[0] == '@' ? " " + params_arg : std::string()) +
-                         ": nesting too deep (more than " + std::to_string(json5::kMaxDepth) + " levels)");
+      return fail(2, flag + ": nesting too deep (more than " + std::to_string(json5::kMaxDepth) + " levels)");
     }
-    params = json::parse(params_text, nullptr, false);
-    if (params.is_discarded() || !params.is_object()) {
-      const std::string shown = params_text.size() > 200 ? params_text.substr(0, 200) + "…" : params_text;
-      return fail(2, "--params: expected a JSON object, got " + shown);
+    try {
+      params = json::parse(params_text);
+    } catch (const json::parse_error& e) {  // where it stopped and why
+      return fail(2, flag + ": not valid JSON at " + store::parse_error_line_col(params_text, e.byte) + " (line:column): " +
+                         store::short_parse_error(e.what()) + "; expected a JSON object such as '{\"sessionKey\": \"main\"}'");
+    } catch (const json::exception& e) {
+      return fail(2, flag + ": not valid JSON: " + store::short_parse_error(e.what()));
+    }
+    if (!params.is_object()) {
+      return fail(2, flag + ": expected a JSON object ({…}), got " + std::string(params.type_name()) +
+                         " (the method's parameters are named: '{\"key\": value}')");
     }
   }
   return with_gateway(f, [&](cli::GatewayClient& client) {
     auto r = client.call(method, params, f.timeout(), until_final);
+    // The gateway found the method or its parameters invalid: exit 2, as for a bad argument (docs/cli.md).
+    if (!r && r.error().code == "INVALID_REQUEST") return fail(2, method + ": " + r.error().message + " [INVALID_REQUEST]");
     if (!r) return request_failed(method, r.error());
     return print_json(*r);
   });

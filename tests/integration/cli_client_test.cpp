@@ -141,12 +141,30 @@ TEST_F(CliClientTest, ModelsListAndRawCall) {
   EXPECT_NE(r.out.find("mock/mock-model"), std::string::npos) << r.out;
   auto call = json_of(pincer({"gateway", "call", "agents.list"}));
   EXPECT_EQ(call["defaultId"], "main");
+  // The gateway finds the method or its parameters invalid (INVALID_REQUEST): exit 2, as
+  // docs/cli.md says of arguments the gateway refuses; other errors stay 1.
   auto bad = pincer({"gateway", "call", "no.such.method"});
-  EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.err.find("no.such.method"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("pincer: no.such.method: unknown method: no.such.method [INVALID_REQUEST]"), std::string::npos) << bad.err;
+  auto bad_value = pincer({"gateway", "call", "chat.history", "--params", "{\"sessionKey\": 5}"});
+  EXPECT_EQ(bad_value.exit_code, 2) << bad_value.err;
+  EXPECT_NE(bad_value.err.find("[INVALID_REQUEST]"), std::string::npos) << bad_value.err;
+  auto not_found = pincer({"gateway", "call", "cron.get", "--params", "{\"id\": \"no-such-job\"}"});
+  EXPECT_EQ(not_found.exit_code, 1) << not_found.err;
+  // What is wrong with --params, and where.
   auto bad_params = pincer({"gateway", "call", "health", "--params", "[1"});
   EXPECT_EQ(bad_params.exit_code, 2);
-  EXPECT_NE(bad_params.err.find("--params"), std::string::npos) << bad_params.err;
+  EXPECT_NE(bad_params.err.find("pincer: --params: not valid JSON at 1:3 (line:column): "), std::string::npos) << bad_params.err;
+  auto broken = pincer({"gateway", "call", "health", "--params", "{bad json"});
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_NE(broken.err.find("pincer: --params: not valid JSON at 1:2 (line:column): "), std::string::npos) << broken.err;
+  EXPECT_NE(broken.err.find("expected a JSON object such as"), std::string::npos) << broken.err;
+  auto array = pincer({"gateway", "call", "health", "--params", "[1]"});
+  EXPECT_EQ(array.exit_code, 2);
+  EXPECT_NE(array.err.find("pincer: --params: expected a JSON object ({…}), got array"), std::string::npos) << array.err;
+  auto empty = pincer({"gateway", "call", ""});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("pincer: gateway call: the method name is empty: give one, e.g. "), std::string::npos) << empty.err;
   // Parameters from a file (an attachment does not fit on a command line); a missing file is named.
   home_->write("params.json", "{\"sessionKey\": \"main\", \"limit\": 5}");
   auto from_file = pincer({"gateway", "call", "chat.history", "--params", "@" + (home_->path() / "params.json").string()});
