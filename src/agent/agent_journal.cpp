@@ -150,7 +150,12 @@ void AgentService::resume_unfinished(const std::function<RunEventSink(const Send
   }
 }
 
-void AgentService::drain() { impl_->draining = true; }
+void AgentService::drain() {
+  impl_->draining = true;
+  // Nobody answers an exec approval any more: the runs waiting on one are told and go on, so
+  // the drain waits for work, not for the whole drainTimeoutMs.
+  approvals().deny_all_for_shutdown();
+}
 
 std::size_t AgentService::running_runs() const {
   std::size_t n = 0;

@@ -18,6 +18,10 @@ int ask_rank(const std::string& s) { return s == "off" ? 0 : s == "on-miss" ? 1 
 std::string stricter_security(const std::string& a, const std::string& b) { return security_rank(a) <= security_rank(b) ? a : b; }
 std::string stricter_ask(const std::string& a, const std::string& b) { return ask_rank(a) >= ask_rank(b) ? a : b; }
 
+/// What a run is told of an `exec` that the shutdown denied (deny_all_for_shutdown).
+constexpr const char* kShutdownDenied =
+    "exec denied: the gateway is shutting down, so nobody can answer the approval request; the command was not run.";
+
 bool interactive_lane(const std::string& lane) { return lane != "cron" && lane != "heartbeat" && lane != "hook"; }
 
 std::string short_code() {
@@ -260,14 +264,21 @@ void ApprovalManager::gate(ExecCall call, GateDone done) {
 }
 
 void ApprovalManager::ask(ExecCall call, const CommandAnalysis& analysis, GateDone done) {
+  if (shutting_down_) {
+    spdlog::info("exec for run {} refused without asking: the gateway is shutting down: {}", call.run_id, call.command);
+    return done(std::string(kShutdownDenied));
+  }
   const int64_t timeout = settings_.timeout_ms;
   const std::string command = call.command;
-  request(std::move(call), timeout, [done = std::move(done), timeout, command](const std::string& decision) {
+  // Called from finish() on the loop while the manager lives: shutting_down_ tells a deny of the
+  // shutdown from the owner's.
+  request(std::move(call), timeout, [this, done = std::move(done), timeout, command](const std::string& decision) {
     if (decision == "allow-once" || decision == "allow-always") return done(std::nullopt);
     if (decision.empty()) {
       return done("exec denied: nobody answered the approval request within " + std::to_string(timeout / 1000) +
                   "s, so the command was not run.");
     }
+    if (shutting_down_) return done(std::string(kShutdownDenied));
     done("exec denied: the owner refused to run this command.");
   });
   (void)analysis;
@@ -319,7 +330,11 @@ std::string ApprovalManager::request(ExecCall call, int64_t timeout_ms, std::fun
   p->call = std::move(call);
   p->done = std::move(done);
   const std::string id = p->id;
-  p->timer = loop_.after(timeout_ms, [this, id] { finish(id, "", "timeout"); });
+  if (shutting_down_) {  // nobody can answer any more: denied on the next turn of the loop
+    p->timer = loop_.after(0, [this, id] { finish(id, "deny", "", "runtime", "shutdown"); });
+  } else {
+    p->timer = loop_.after(timeout_ms, [this, id] { finish(id, "", "timeout"); });
+  }
   spdlog::info("exec approval {} (code {}) requested for run {} ({}): {}", id, p->code, p->call.run_id,
                p->call.session_key, p->call.command);
   json event = {{"id", id}, {"code", p->code}, {"request", p->request}, {"createdAtMs", p->created_ms},
@@ -471,6 +486,15 @@ void ApprovalManager::cancel_run(const std::string& run_id) {
     emit("exec.approval.resolved", event);
     for (auto& w : waiters) w("");
   }
+}
+
+void ApprovalManager::deny_all_for_shutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  std::vector<std::string> ids;
+  for (const auto& [id, p] : pending_) ids.push_back(id);
+  if (!ids.empty()) spdlog::info("the gateway is shutting down: denying {} pending exec approval(s)", ids.size());
+  for (const auto& id : ids) finish(id, "deny", "", "runtime", "shutdown");  // each one's run is told why
 }
 
 bool ApprovalManager::wait_decision(const std::string& id, std::function<void(const std::string&)> done) {

@@ -134,7 +134,7 @@ class ApprovalManager {
   /// One request by its exact id, pending or ended (the last kMaxEnded ended ones are kept, in
   /// memory): get()'s row plus `status` — "pending", "allowed", "denied", "expired" (timed out) or
   /// "cancelled" (its run ended) — and, once ended, `reason` ("user" | "malformed-verdict" |
-  /// "timeout" | "run-aborted"), `decision` (null unless allowed/denied), `resolvedAtMs`,
+  /// "timeout" | "run-aborted" | "shutdown"), `decision` (null unless allowed/denied), `resolvedAtMs`,
   /// `resolvedBy` and `resolverKind` ("" when nobody answered). Null when unknown.
   nlohmann::json record(const std::string& id) const;
   static constexpr std::size_t kMaxEnded = 256;
@@ -142,6 +142,14 @@ class ApprovalManager {
   /// smart triages still in flight: their verdict, when it comes, is ignored (no person is asked
   /// about a command of a run that is over).
   void cancel_run(const std::string& run_id);
+
+  /// The gateway is shutting down (GW-10): nobody can answer any more, so every pending request
+  /// ends now as denied (status "denied", reason "shutdown", resolverKind "runtime") and its run is
+  /// told "the gateway is shutting down"; an `exec` asked after this is refused at once, and an
+  /// external request (exec.approval.request) ends denied on the next turn of the loop. The drain
+  /// then waits only for runs that still work, not for answers. Cannot be undone.
+  void deny_all_for_shutdown();
+  bool shutting_down() const { return shutting_down_; }
 
   /// Lets a test or a caller wait for the decision of request `id` (exec.approval.waitDecision):
   /// `done` gets the decision ("" = timeout); false when `id` is unknown.
@@ -199,6 +207,7 @@ class ApprovalManager {
   std::multimap<std::string, std::shared_ptr<bool>> triaging_;
   std::map<int, Listener> listeners_;
   int next_listener_ = 0;
+  bool shutting_down_ = false;  ///< deny_all_for_shutdown() was called
   std::map<std::string, std::unique_ptr<Pending>> pending_;  ///< by id
   std::map<std::string, Ended> ended_;  ///< id → how it ended (the last kMaxEnded)
   std::vector<std::string> ended_order_;
