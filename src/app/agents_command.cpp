@@ -26,9 +26,11 @@
 #include "agent/workspace_roster.h"
 #include "agent/model_registry.h"
 #include "agent/workspace.h"
+#include "app/agent_cron_cleanup.h"
 #include "app/client_support.h"
 #include "app/commands.h"
 #include "cli/config_file.h"
+#include "cli/invoked_command.h"
 #include "core/clock.h"
 #include "core/ids.h"
 #include "core/json5.h"
@@ -260,12 +262,22 @@ int run_delete(const AgentsFlags& f) {
   if (!edited) return edit_failed(f, "delete", edited.error(), refused);
   agent::admin::FilesOutcome files;
   if (!f.keep_files) files = agent::admin::move_agent_files_to_trash(plan, state, SystemClock{}.wall_ms());
+  // Its cron jobs go too (as OpenClaw's): each run of a job of an agent that is gone would fail.
+  // Only for this home's config: the jobs are the state dir's.
+  std::optional<Result<json>> cron;
+  if (std::error_code ec; fs::equivalent(file, paths::config_file(state), ec)) cron = remove_agent_cron_jobs(plan.agent.id, state);
+  const std::string cron_left =
+      cron && !*cron ? "its cron jobs were not removed: " + cron->error().message + " (" + cli::invoked_command() +
+                           " cron list shows them, cron rm ID removes one)"
+                     : "";
   if (f.json) {
     json removed = json::array(), failed = json::array();
     for (const auto& r : files.removed) removed.push_back(json{{"path", r.path}, {"method", r.method}, {"movedTo", r.moved_to}});
     for (const auto& r : files.failed) failed.push_back(json{{"path", r.path}, {"reason", r.reason}});
     json out = {{"ok", true}, {"agentId", plan.agent.id}, {"file", file.string()}, {"removedBindings", plan.removed_bindings.size()},
                 {"bindings", plan.removed_bindings}, {"removed", removed}, {"failed", failed}, {"keptFiles", f.keep_files}};
+    if (cron && *cron) out["removedCronJobs"] = **cron;
+    if (!cron_left.empty()) out["cronJobsError"] = cron_left;
     if (files.workspace_retained) {
       out["workspaceRetained"] = true;
       out["workspaceRetainedReason"] = files.workspace_retained_reason;
@@ -277,6 +289,15 @@ int run_delete(const AgentsFlags& f) {
     std::cout << "  Removed " << plan.removed_bindings.size() << " binding" << (plan.removed_bindings.size() == 1 ? "" : "s");
     for (const auto& b : plan.removed_bindings) std::cout << "\n    - " << b.value("match", json::object()).dump();
     std::cout << "\n";
+    if (cron && *cron && !(*cron)->empty()) {
+      const json& jobs = **cron;
+      std::cout << "  Removed " << jobs.size() << " cron job" << (jobs.size() == 1 ? "" : "s");
+      for (const auto& j : jobs) {
+        const std::string name = j.value("name", "");
+        std::cout << "\n    - " << (name.empty() ? "" : name + " ") << "(" << j.value("id", "") << ")";
+      }
+      std::cout << "\n";
+    }
     if (f.keep_files) {
       std::cout << "  Kept its files: " << plan.agent.workspace.string() << ", " << plan.agent.agent_dir.string() << "\n";
     }
@@ -289,6 +310,7 @@ int run_delete(const AgentsFlags& f) {
     for (const auto& r : files.failed) std::cout << "  Could not move " << r.path << ": " << r.reason << "\n";
     std::cout << kHotReloadNote << "\n";
   }
+  if (!cron_left.empty()) std::cerr << "pincer: warning: agent \"" << plan.agent.id << "\" was deleted, but " << cron_left << "\n";
   return 0;
 }
 

@@ -61,6 +61,12 @@ std::vector<Finding> check_auth_profiles(const nlohmann::json& effective, const 
 std::vector<Finding> check_skills(const nlohmann::json& effective, const std::filesystem::path& state_dir,
                                   const config::EnvLookup& env);
 
+/// "cron": one warning per job of <state>/cron/jobs.json whose agentId names no configured agent
+/// (its runs fail), with the fix (`cron rm`, or `cron edit --agent`); nothing when every job's
+/// agent exists or the file does not read. (cli/doctor_cron.cpp)
+std::vector<Finding> check_cron_agents(const nlohmann::json& effective, const std::filesystem::path& state_dir,
+                                       const config::EnvLookup& env);
+
 /// Mode bits of the state dir and pincer.json: warn when group/other can read them; the fix names
 /// only the paths that exist and are too open (chmod 700 a directory, 600 a file).
 Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file);
