@@ -43,6 +43,11 @@ void check_model_references(const nlohmann::json& effective, const agent::Agents
   std::vector<std::string> profile_providers;  // read once, only when a provider is unknown
   bool profiles_read = false;
   for (const auto& p : agent::model_reference_problems(effective)) {
+    // Who uses the reference, and as what: said with every problem, so that `config unset`'s
+    // refusal (which repeats these lines) names the agent and the model that keep a provider.
+    const bool config_checks_is_fallback = p.path.find(".fallbacks[") != std::string::npos;
+    const std::string used_by = std::string(config_checks_is_fallback ? " (a fallback model of " : " (the primary model of ") +
+                                config_checks_agents_label(p.agent_ids) + ")";
     if (!p.unknown_provider) {
       // Every run of this agent would fail with this message (ModelRegistry::resolve).
       out.warnings.push_back(p.path + ": \"" + p.ref + "\" (" + config_checks_agents_label(p.agent_ids) + "): " + p.message);
@@ -71,16 +76,17 @@ void check_model_references(const nlohmann::json& effective, const agent::Agents
                return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
              });
     });
-    const std::string problem = p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
-                                "\", which is not configured (add it under " +
-                                json5::format_path({"models", "providers", p.provider}) + " with its models, or use a configured provider)";
+    std::string problem = p.path + ": \"" + p.ref + "\" names the provider \"" + p.provider +
+                          "\", which is not configured (add it under " +
+                          json5::format_path({"models", "providers", p.provider}) + " with its models, or use a configured provider)" +
+                          used_by;
+    // An auth profile gives a provider credentials, not models: runs resolve models from
+    // models.providers only, so it changes nothing here (it is said, as the user may think so).
+    if (in_profiles) problem += "; an auth profile names that provider, but runs resolve models from models.providers only";
     // A fallback no run can use is skipped (agent::make_model_failover): the primary and the other
     // fallbacks still answer, as OpenClaw fails over past a "model_not_found" candidate — a warning
     // everywhere (validate, gateway start and reload, config set, doctor, import).
-    const bool config_checks_is_fallback = p.path.find(".fallbacks[") != std::string::npos;
-    if (in_profiles) {
-      out.warnings.push_back(problem + "; an auth profile names it, but runs resolve models from models.providers only");
-    } else if (config_checks_is_fallback) {
+    if (config_checks_is_fallback) {
       out.warnings.push_back(problem + "; runs skip this fallback");
     } else if (options.model_refs_are_errors) {
       out.errors.push_back(problem);

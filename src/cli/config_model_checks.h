@@ -14,9 +14,9 @@ namespace pincer::cli {
 
 /// Model references every turn would refuse (ModelRegistry::resolve, the run's own resolver):
 /// a primary model whose provider is neither under models.providers nor a CLI backend is an error
-/// naming the path (a warning when `options.model_refs_are_errors` is false, or when an auth
-/// profile of one of the agents names that provider: known at run time only); such a fallback is
-/// always a warning (runs skip it). A model its configured provider
+/// naming the path and the agents using it (a warning when `options.model_refs_are_errors` is
+/// false); an auth profile naming that provider changes nothing (it gives credentials, not models:
+/// the line says so). Such a fallback is always a warning (runs skip it). A model its configured provider
 /// does not list, or a provider block that lists no models, is a warning (docs/cli.md: the
 /// provider may serve more than the config lists; each run says the same).
 void check_model_references(const nlohmann::json& effective, const agent::AgentsConfig& agents, const config::EnvLookup& env,

@@ -100,16 +100,18 @@ TEST_F(CliNewUserFixesTest, ValidateRejectsAModelOfAProviderThatIsNotConfigured)
       << typo.err;
   EXPECT_EQ(typo.err.find("claude-cli"), std::string::npos) << typo.err;
 
-  // Known only from an auth profile: a warning at most.
+  // Named only by an auth profile: still an error (a profile gives credentials, not models: runs
+  // resolve models from models.providers only, so every turn would fail), saying so.
   write_config(providers + ", agents: { defaults: { model: { primary: 'nope/mock-1' } } }");
   home_.write("agents/main/agent/auth-profiles.json",
               R"({"version":1,"profiles":{"nope:a":{"type":"api_key","provider":"nope","key":"k-0123456789"}}})");
   auto profiled = pincer({"config", "validate"});
-  EXPECT_EQ(profiled.exit_code, 0) << profiled.err;
-  EXPECT_NE(profiled.err.find("warning: agents.defaults.model.primary: \"nope/mock-1\" names the provider \"nope\""),
+  EXPECT_EQ(profiled.exit_code, 2) << profiled.err;
+  EXPECT_EQ(profiled.err.find("warning: agents.defaults.model.primary: \"nope/mock-1\""), std::string::npos) << profiled.err;
+  EXPECT_NE(profiled.err.find("agents.defaults.model.primary: \"nope/mock-1\" names the provider \"nope\""),
             std::string::npos)
       << profiled.err;
-  EXPECT_NE(profiled.err.find("an auth profile names it"), std::string::npos) << profiled.err;
+  EXPECT_NE(profiled.err.find("an auth profile names that provider"), std::string::npos) << profiled.err;
 }
 
 TEST_F(CliNewUserFixesTest, AuthAddRefusesAnExpiryThatIsNotMillisecondsAndAnEmptyId) {

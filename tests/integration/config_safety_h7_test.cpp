@@ -1,0 +1,72 @@
+// Config safety and doctor findings of a new-user tester (H7): `config unset` of a provider the
+// primary model uses when an auth profile names it, validate of a model whose provider is not
+// configured or of a bare model id no provider lists, `config unset gateway.auth.token` while this
+// home's gateway runs with it, and what doctor and onboard say with and without a running
+// gateway. The real binary with a temp PINCER_HOME.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "gateway_process.h"
+
+namespace pincer::test {
+namespace config_safety_h7_test {  // named: the unity build puts several test files in one unit
+namespace {
+
+constexpr const char* kToken = "h7-gateway-token-0123456789abcdef";
+constexpr const char* kProviders =
+    "models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'mock-1' }, { id: 'same' } ] }, "
+    "other: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'other-1' }, { id: 'same' } ] } } }";
+
+class ConfigSafetyH7Test : public ::testing::Test {
+ protected:
+  RunResult pincer(const std::vector<std::string>& args, const std::map<std::string, std::string>& extra = {}) const {
+    return run_pincer(args, isolated_cli_env(home_.path(), extra), 60s);
+  }
+  void write_config(const std::string& members) const {
+    home_.write("pincer.json", "{ gateway: { port: 1, auth: { token: '" + std::string(kToken) + "' } }" +
+                                   (members.empty() ? "" : ", " + members) + " }\n");
+  }
+  std::string config_text() const {
+    std::ifstream in(home_.path() / "pincer.json");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  TempDir home_;
+};
+
+// Item 1: an auth profile naming a provider does not make its models resolvable (runs resolve
+// models from models.providers only): unset refuses to remove the provider the primary model
+// uses, naming the agent and the model, and validate refuses a file without it.
+TEST_F(ConfigSafetyH7Test, UnsetKeepsAProviderThePrimaryUsesEvenWhenAnAuthProfileNamesIt) {
+  write_config(std::string(kProviders) + ", agents: { defaults: { model: { primary: 'other/other-1' } } }");
+  home_.write("agents/main/agent/auth-profiles.json",
+              R"({"version":1,"profiles":{"other:a":{"type":"api_key","provider":"other","key":"k-0123456789"}}})");
+  const std::string before = config_text();
+  auto r = pincer({"config", "unset", "models.providers.other"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("models.providers.other: not removed, the config would still refer to it"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("agents.defaults.model.primary: \"other/other-1\" names the provider \"other\", which is not configured"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(the primary model of agent \"main\")"), std::string::npos) << r.err;
+  EXPECT_EQ(config_text(), before);
+
+  // The same file written by hand: validate refuses it (every turn would fail MODEL_NOT_FOUND).
+  write_config("models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9/v1', models: [ { id: 'mock-1' } ] } } }, "
+               "agents: { defaults: { model: { primary: 'other/other-1' } } }");
+  auto v = pincer({"config", "validate"});
+  EXPECT_EQ(v.exit_code, 2) << v.out << v.err;
+  EXPECT_NE(v.err.find("agents.defaults.model.primary: \"other/other-1\" names the provider \"other\", which is not configured"),
+            std::string::npos)
+      << v.err;
+  EXPECT_NE(v.err.find("an auth profile names that provider, but runs resolve models from models.providers only"),
+            std::string::npos)
+      << v.err;
+}
+
+}  // namespace
+}  // namespace config_safety_h7_test
+}  // namespace pincer::test
