@@ -42,12 +42,44 @@ void check_model_references(const nlohmann::json& effective, const agent::Agents
                             const ConfigCheckOptions& options, ConfigProblems& out) {
   std::vector<std::string> profile_providers;  // read once, only when a provider is unknown
   bool profiles_read = false;
+  const agent::ModelRegistry registry = agent::ModelRegistry::from_config(effective);
   for (const auto& p : agent::model_reference_problems(effective)) {
     // Who uses the reference, and as what: said with every problem, so that `config unset`'s
     // refusal (which repeats these lines) names the agent and the model that keep a provider.
     const bool config_checks_is_fallback = p.path.find(".fallbacks[") != std::string::npos;
     const std::string used_by = std::string(config_checks_is_fallback ? " (a fallback model of " : " (the primary model of ") +
                                 config_checks_agents_label(p.agent_ids) + ")";
+    if (p.provider.empty()) {
+      // A bare model id: runs resolve it when exactly one configured provider lists that id
+      // (ModelRegistry::find); none or several fail every turn (MODEL_NOT_FOUND) — an error for a
+      // primary model, as for a provider that is not configured; a fallback is skipped.
+      std::vector<std::string> owners;
+      for (const auto& e : registry.entries()) {
+        if (e.spec.id.size() == p.ref.size() &&
+            std::equal(e.spec.id.begin(), e.spec.id.end(), p.ref.begin(), [](char a, char b) {
+              return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+            })) {
+          owners.push_back(e.ref());
+        }
+      }
+      std::string problem = p.path + ": \"" + p.ref + "\"" + used_by + " names no provider";
+      if (owners.empty()) {
+        problem += ", and no configured provider lists a model \"" + p.ref + "\": " + p.message +
+                   "; write it as provider/model, with that provider under models.providers";
+      } else {
+        std::string names;
+        for (std::size_t i = 0; i < owners.size(); ++i) names += (i ? ", \"" : "\"") + owners[i] + "\"";
+        problem += ", and several configured providers list it, so runs cannot choose: write one of " + names;
+      }
+      if (config_checks_is_fallback) {
+        out.warnings.push_back(problem + "; runs skip this fallback");
+      } else if (options.model_refs_are_errors) {
+        out.errors.push_back(problem + "; every turn fails with MODEL_NOT_FOUND");
+      } else {
+        out.warnings.push_back(problem + "; every turn fails with MODEL_NOT_FOUND");
+      }
+      continue;
+    }
     if (!p.unknown_provider) {
       // Every run of this agent would fail with this message (ModelRegistry::resolve).
       out.warnings.push_back(p.path + ": \"" + p.ref + "\" (" + config_checks_agents_label(p.agent_ids) + "): " + p.message);

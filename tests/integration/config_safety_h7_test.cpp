@@ -67,6 +67,41 @@ TEST_F(ConfigSafetyH7Test, UnsetKeepsAProviderThePrimaryUsesEvenWhenAnAuthProfil
       << v.err;
 }
 
+// Item 4: a bare model id resolves when exactly one configured provider lists it (as runs
+// resolve it); none or several fail every turn: an error for a primary, a warning for a fallback.
+TEST_F(ConfigSafetyH7Test, ABareModelIdIsAnErrorUnlessExactlyOneProviderListsIt) {
+  write_config(std::string(kProviders) + ", agents: { defaults: { model: { primary: 'x' } } }");
+  auto none = pincer({"config", "validate"});
+  EXPECT_EQ(none.exit_code, 2) << none.out << none.err;
+  EXPECT_NE(none.err.find("agents.defaults.model.primary: \"x\" (the primary model of agent \"main\") names no provider, "
+                          "and no configured provider lists a model \"x\""),
+            std::string::npos)
+      << none.err;
+
+  write_config(std::string(kProviders) + ", agents: { defaults: { model: { primary: 'same' } } }");
+  auto several = pincer({"config", "validate"});
+  EXPECT_EQ(several.exit_code, 2) << several.out << several.err;
+  EXPECT_NE(several.err.find("several configured providers list it, so runs cannot choose: write one of \"mock/same\", "
+                             "\"other/same\""),
+            std::string::npos)
+      << several.err;
+
+  write_config(std::string(kProviders) + ", agents: { defaults: { model: { primary: 'mock-1', fallbacks: ['y'] } } }");
+  auto one = pincer({"config", "validate"});
+  EXPECT_EQ(one.exit_code, 0) << one.out << one.err;
+  EXPECT_EQ(one.err.find("model.primary"), std::string::npos) << one.err;  // it resolves: nothing to say
+  EXPECT_NE(one.err.find("warning: agents.defaults.model.fallbacks[0]: \"y\" (a fallback model of agent \"main\") names no "
+                         "provider"),
+            std::string::npos)
+      << one.err;
+  EXPECT_NE(one.err.find("runs skip this fallback"), std::string::npos) << one.err;
+
+  // config set writes it (the provider may come next) and says validate refuses it.
+  auto set = pincer({"config", "set", "agents.defaults.model.primary", "x"});
+  EXPECT_EQ(set.exit_code, 0) << set.out << set.err;
+  EXPECT_NE(set.err.find("`config validate` refuses the file until that is fixed"), std::string::npos) << set.err;
+}
+
 }  // namespace
 }  // namespace config_safety_h7_test
 }  // namespace pincer::test
