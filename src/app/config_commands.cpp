@@ -20,6 +20,7 @@
 
 #include "app/client_support.h"
 #include "app/commands.h"
+#include "cli/config_auth_guard.h"
 #include "cli/config_checks.h"
 #include "cli/config_file.h"
 #include "cli/invoked_command.h"
@@ -232,6 +233,13 @@ int run_set(const ConfigFlags& f) {
     }
     changed = !current.exists || *text != current.text;
     if (!changed) return std::optional<std::string>{};
+    // An auth mode whose secret the file does not write, while this home's gateway runs with the
+    // file's: it would reject the change and this CLI could no longer reach it (refused, saying so).
+    if (auto lockout = cli::running_gateway_lockout(file, current.text, *text, config::process_env()); !lockout.empty()) {
+      changed = false;
+      refused = Error{"GATEWAY_LOCKOUT", json5::format_path(path) + ": not set: " + lockout};
+      return Error{kEditRefused, refused.message};
+    }
     return std::optional<std::string>{std::move(*text)};
   }, &before_errors);
   if (!edited) {
@@ -318,6 +326,12 @@ int run_unset(const ConfigFlags& f) {
       message += "\nchange or remove " + std::string(left.size() == 1 ? "that reference" : "those references") + " first";
       refused = Error{"STILL_REFERENCED", message};
       return Error{kEditRefused, message};
+    }
+    // The secret of the auth mode, while this home's gateway runs with it: the gateway would
+    // reject the change, keep the old secret, and this CLI could no longer reach it.
+    if (auto lockout = cli::running_gateway_lockout(file, current.text, *text, config::process_env()); !lockout.empty()) {
+      refused = Error{"GATEWAY_LOCKOUT", json5::format_path(path) + ": not removed: " + lockout};
+      return Error{kEditRefused, refused.message};
     }
     changed = true;
     return std::optional<std::string>{std::move(*text)};

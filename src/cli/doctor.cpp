@@ -22,8 +22,10 @@
 #include "cli/config_checks.h"
 #include "cli/config_file.h"
 #include "cli/connection.h"
+#include "core/paths.h"
 #include "core/secret_rules.h"
 #include "gateway/control_ui.h"
+#include "store/instance_lock.h"
 
 namespace pincer::cli {
 namespace {
@@ -314,6 +316,28 @@ Finding check_running_gateway(const std::filesystem::path& state_dir, const std:
   if (!options) return warn("gateway", "cannot ask the running gateway: " + options.error().message, "fix the error above");
   options->connect_timeout = std::chrono::milliseconds(3000);
   auto client = GatewayClient::connect(*options);
+  if (!client && client.error().code.rfind("AUTH_", 0) == 0) {
+    // This home's own gateway (its lock file names this port) refusing this home's credentials:
+    // the file's secret changed or went while it ran (it keeps the one it started with; a change
+    // without one is a reload it rejects) — not another home's gateway.
+    const auto holder = store::read_lock_holder(paths::gateway_lock_file(state_dir));
+    if (holder && holder->port > 0 && own_loopback_port(options->url) == holder->port) {
+      const std::string pid = std::to_string(holder->pid);
+      const std::string used = !options->password.empty() ? "the password this CLI reads (gateway.auth.password or PINCER_GATEWAY_PASSWORD)"
+                               : !options->token.empty() ? "the token this CLI reads (gateway.auth.token in " + config_file.string() +
+                                                               ", or PINCER_GATEWAY_TOKEN here)"
+                                                         : "no secret: neither " + config_file.string() +
+                                                               " (gateway.auth.token) nor this shell (PINCER_GATEWAY_TOKEN) gives one now";
+      return failed("gateway",
+                    "this home's gateway (pid " + pid + ") answers on " + options->url + " but refuses " + used + " (" +
+                        client.error().message + "): it still checks clients against the secret it started with, which " +
+                        config_file.string() + " no longer holds (it was changed or removed while the gateway ran)",
+                    "put the secret the gateway started with back into " + config_file.string() +
+                        ", or restart the gateway (Ctrl-C where it runs, or kill " + pid + "; then " + invoked_command() +
+                        " gateway run) so that it uses the file's — it needs a token there: " + invoked_command() +
+                        " config set gateway.auth.token \"$(openssl rand -hex 24)\"");
+    }
+  }
   if (!client) {
     return failed("gateway",
                   "a gateway answers on " + options->url + " but refuses this home's credentials (" + client.error().message +

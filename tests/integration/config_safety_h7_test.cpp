@@ -102,6 +102,36 @@ TEST_F(ConfigSafetyH7Test, ABareModelIdIsAnErrorUnlessExactlyOneProviderListsIt)
   EXPECT_NE(set.err.find("`config validate` refuses the file until that is fixed"), std::string::npos) << set.err;
 }
 
+// Item 2: while this home's gateway runs with the file's token, an edit that leaves the file
+// without the secret of its auth mode is refused (the gateway would reject it, keep its token, and
+// lock this CLI out); when it happened anyway, doctor names that cause, not "another home".
+TEST_F(ConfigSafetyH7Test, TheTokenTheRunningGatewayUsesIsNotRemovedAndDoctorSaysWhyTheCliIsLockedOut) {
+  write_config("");
+  Gateway gw(home_.path());
+  const std::string before = config_text();
+  auto unset = pincer({"config", "unset", "gateway.auth.token"});
+  EXPECT_EQ(unset.exit_code, 2) << unset.out << unset.err;
+  EXPECT_NE(unset.err.find("gateway.auth.token: not removed: this home's gateway is running (pid"), std::string::npos)
+      << unset.err;
+  EXPECT_NE(unset.err.find("could no longer connect to it"), std::string::npos) << unset.err;
+  auto mode = pincer({"config", "set", "gateway.auth.mode", "password"});
+  EXPECT_EQ(mode.exit_code, 2) << mode.out << mode.err;
+  EXPECT_NE(mode.err.find("gateway.auth.mode: not set: this home's gateway is running"), std::string::npos) << mode.err;
+  EXPECT_EQ(config_text(), before);
+  // With the token in this shell's PINCER_GATEWAY_TOKEN the CLI still reaches it: written.
+  auto with_env = pincer({"config", "unset", "gateway.auth.token", "--json"}, {{"PINCER_GATEWAY_TOKEN", kToken}});
+  EXPECT_EQ(with_env.exit_code, 0) << with_env.out << with_env.err;
+  EXPECT_EQ(config_text().find(kToken), std::string::npos);
+
+  // The token gone from the file: the gateway keeps its own; doctor names the true cause.
+  ASSERT_TRUE(gw.wait_for_stderr("config reload rejected"));
+  auto locked = pincer({"doctor", "--json"}, {{"PINCER_GATEWAY_PORT", std::to_string(gw.port())}});
+  EXPECT_NE(locked.out.find("this home's gateway (pid"), std::string::npos) << locked.out << locked.err;
+  EXPECT_NE(locked.out.find("no longer holds (it was changed or removed while the gateway ran)"), std::string::npos)
+      << locked.out;
+  EXPECT_EQ(locked.out.find("another home"), std::string::npos) << locked.out;
+}
+
 }  // namespace
 }  // namespace config_safety_h7_test
 }  // namespace pincer::test

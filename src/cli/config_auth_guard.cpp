@@ -1,0 +1,76 @@
+#include "cli/config_auth_guard.h"
+
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/invoked_command.h"
+#include "core/json5.h"
+#include "core/paths.h"
+#include "store/instance_lock.h"
+
+namespace pincer::cli {
+namespace {
+
+using nlohmann::json;
+
+/// The auth mode a config text sets ("token" when it sets none) and whether it writes the
+/// secret that mode needs; nullopt when the text does not parse or has an `$include`.
+struct FileAuth {
+  std::string mode = "token";
+  bool has_secret = false;
+};
+std::optional<FileAuth> file_auth(const std::string& text) {
+  if (text.find("$include") != std::string::npos) return std::nullopt;
+  auto doc = json5::parse(text);
+  if (!doc || !doc->is_object()) return std::nullopt;
+  FileAuth out;
+  const json gw = doc->value("gateway", json::object());
+  const json auth = gw.is_object() ? gw.value("auth", json::object()) : json::object();
+  if (!auth.is_object()) return out;
+  if (auto m = auth.find("mode"); m != auth.end() && m->is_string()) out.mode = m->get<std::string>();
+  const char* key = out.mode == "token" ? "token" : out.mode == "password" ? "password" : nullptr;
+  if (key == nullptr) {
+    out.has_secret = true;  // none, trusted-proxy: no secret to lose
+    return out;
+  }
+  const auto v = auth.find(key);
+  out.has_secret = v != auth.end() && v->is_string() && !v->get<std::string>().empty();
+  return out;
+}
+
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code e1, e2;
+  return std::filesystem::weakly_canonical(a, e1) == std::filesystem::weakly_canonical(b, e2);
+}
+
+}  // namespace
+
+std::string running_gateway_lockout(const std::filesystem::path& file, const std::string& before, const std::string& after,
+                                    const config::EnvLookup& env) {
+  const auto state = paths::state_dir(env);
+  if (!same_file(file, paths::config_file(state))) return "";
+  const auto was = file_auth(before);
+  const auto now = file_auth(after);
+  if (!was || !now || !was->has_secret || now->has_secret) return "";
+  if (was->mode != "token" && was->mode != "password") return "";  // the gateway checks no secret now
+  const std::string variable = now->mode == "password" ? "PINCER_GATEWAY_PASSWORD" : "PINCER_GATEWAY_TOKEN";
+  if (auto v = env(variable); v && !v->empty()) return "";  // this shell's CLI authenticates with that
+  const auto holder = store::read_lock_holder(paths::gateway_lock_file(state));
+  if (!holder || holder->stopping) return "";
+  const std::string key = now->mode == "password" ? "gateway.auth.password" : "gateway.auth.token";
+  const std::string old_key = was->mode == "password" ? "gateway.auth.password" : "gateway.auth.token";
+  std::string where = "pid " + std::to_string(holder->pid);
+  if (holder->port > 0) where += ", on " + (holder->host.empty() ? std::string("127.0.0.1") : holder->host) + ":" + std::to_string(holder->port);
+  return "this home's gateway is running (" + where + ") with the " + (was->mode == "password" ? "password" : "token") +
+         " of " + old_key + "; without " + key + " in " + file.string() +
+         " it rejects this change (unless its own environment sets " + variable +
+         "), keeps checking clients against the " + (was->mode == "password" ? "password" : "token") +
+         " it started with, and this CLI, which reads " + key + " (or " + variable +
+         ") from here, could no longer connect to it. To change the secret, set the new one instead (the gateway "
+         "restarts with it): " + invoked_command() + " config set " + key +
+         " \"$(openssl rand -hex 24)\"; to take it from the environment, stop the gateway (Ctrl-C where it runs, or kill " +
+         std::to_string(holder->pid) + "), make this change, and start it again with " + variable + " set";
+}
+
+}  // namespace pincer::cli
