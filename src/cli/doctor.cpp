@@ -84,7 +84,8 @@ json to_json(const Finding& f) {
   return j;
 }
 
-std::vector<Finding> check_security(const json& effective, const config::EnvLookup& env, bool config_exists) {
+std::vector<Finding> check_security(const json& effective, const config::EnvLookup& env, bool config_exists,
+                                    bool gateway_running) {
   std::vector<Finding> out;
   const json& gw = effective.value("gateway", json::object());
   const json& auth = gw.value("auth", json::object());
@@ -92,14 +93,19 @@ std::vector<Finding> check_security(const json& effective, const config::EnvLook
   const std::string bind = gw.value("bind", "loopback");
   const bool loopback = bind == "loopback" ||
                         (bind == "custom" && (gw.value("customBindHost", "").rfind("127.", 0) == 0 || gw.value("customBindHost", "") == "::1"));
+  // The configured bind: what the running gateway does, or what it will do once started.
+  const std::string is = gateway_running ? "is" : "will be";
   if (!loopback && mode == "none") {
-    out.push_back(failed("bind", "gateway.bind is \"" + bind + "\" with gateway.auth.mode \"none\": anyone on the network could drive your agents",
+    out.push_back(failed("bind", "gateway.bind is \"" + bind + "\" with gateway.auth.mode \"none\": anyone on the network " +
+                                     (gateway_running ? "can" : "could") + " drive your agents",
                          invoked_command() + " config set gateway.bind loopback (or set gateway.auth.mode to token)"));
   } else if (!loopback) {
-    out.push_back(warn("bind", "gateway.bind is \"" + bind + "\": the gateway is reachable from other machines",
+    out.push_back(warn("bind", "gateway.bind is \"" + bind + "\": the gateway " + is + " reachable from other machines",
                        "prefer loopback and reach it through SSH or a VPN tunnel"));
-  } else {
+  } else if (gateway_running) {
     out.push_back(ok("bind", "listens on loopback only, auth " + mode));
+  } else {
+    out.push_back(ok("bind", "will listen on loopback only (gateway.bind), auth " + mode + "; no gateway of this home runs now"));
   }
   const GatewaySecret secret = gateway_secret(effective, env, {});
   if (mode == "token") {
@@ -517,7 +523,8 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
     port = *p;
   }
   if (port > 0) add_gateway_checks(out, port, state_dir, config_file, env);
-  for (auto& f : check_security(cfg, env, loaded->exists)) out.push_back(std::move(f));
+  const auto holder = store::read_lock_holder(paths::gateway_lock_file(state_dir));  // this home's gateway, if it runs
+  for (auto& f : check_security(cfg, env, loaded->exists, holder && !holder->stopping)) out.push_back(std::move(f));
   if (auto f = check_control_ui(cfg, env("HOME").value_or(""))) out.push_back(std::move(*f));
   if (auto f = check_command_owner(cfg)) out.push_back(std::move(*f));
   const bool gateway_answers = !out.empty() && std::any_of(out.begin(), out.end(), [](const Finding& f) {

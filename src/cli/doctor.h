@@ -34,9 +34,11 @@ nlohmann::json to_json(const Finding& f);
 /// The secret is the one the gateway would use (PINCER_GATEWAY_TOKEN/PASSWORD in `env` win over
 /// the file, cli/config_checks.h gateway_secret), and findings name where it came from.
 /// With no token anywhere and no config file yet (`config_exists` false), "token" is info: the
-/// gateway's first start writes pincer.json with a fresh random token.
+/// gateway's first start writes pincer.json with a fresh random token. `gateway_running` false (no
+/// gateway of this home runs): the bind finding speaks of the configured bind ("will listen on
+/// loopback only …"), not of a listening gateway.
 std::vector<Finding> check_security(const nlohmann::json& effective, const config::EnvLookup& env = {},
-                                    bool config_exists = true);
+                                    bool config_exists = true, bool gateway_running = true);
 
 /// `gateway.controlUi.root` (when set): fail when it is not a built Control UI (missing, not a
 /// directory, no index.html; gateway::check_control_ui_root), else ok naming where it is served.

@@ -19,6 +19,7 @@
 #include "core/json5.h"
 #include "core/json5_edit.h"
 #include "core/paths.h"
+#include "store/instance_lock.h"
 
 namespace pincer::cli {
 namespace {
@@ -505,8 +506,19 @@ Result<OnboardResult> onboard(const OnboardOptions& o, const fs::path& state, co
     r.port = *resolved;
   }
 
+  // A gateway of this home that runs already reloads the file by itself: say where it is, not "start it".
+  std::string first_step =
+      "Start the gateway:      " + invoked_command() + " gateway run   (or run it as a service: " + invoked_command() + " gateway install)";
+  if (const auto holder = store::read_lock_holder(paths::gateway_lock_file(state)); holder && !holder->stopping) {
+    std::string host = holder->host.empty() || holder->host == "0.0.0.0" ? "127.0.0.1" : holder->host == "::" ? "::1" : holder->host;
+    if (host.find(':') != std::string::npos) host = "[" + host + "]";
+    first_step = "The gateway already runs for this home (pid " + std::to_string(holder->pid) +
+                 (holder->port > 0 ? ", ws://" + host + ":" + std::to_string(holder->port) : std::string(", still starting")) +
+                 "): it reloads " + r.config_file.string() + " by itself (" + invoked_command() +
+                 " status shows it; " + invoked_command() + " doctor says whether it applied this change)";
+  }
   r.next_steps = {
-      "Start the gateway:      " + invoked_command() + " gateway run   (or run it as a service: " + invoked_command() + " gateway install)",
+      first_step,
       "Open the web chat:      http://127.0.0.1:" + std::to_string(r.port) +
           "/   (token: " + invoked_command() + " config get gateway.auth.token --show-secrets)",
       "Chat in the terminal:   " + invoked_command() + " chat",

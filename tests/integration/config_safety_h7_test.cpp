@@ -102,6 +102,16 @@ TEST_F(ConfigSafetyH7Test, ABareModelIdIsAnErrorUnlessExactlyOneProviderListsIt)
   EXPECT_NE(set.err.find("`config validate` refuses the file until that is fixed"), std::string::npos) << set.err;
 }
 
+// Item 3: doctor on a fresh home speaks of the configured bind, not of a listening gateway.
+TEST_F(ConfigSafetyH7Test, DoctorWithNoGatewayRunningSaysWhereItWillListen) {
+  write_config("");
+  auto r = pincer({"doctor", "--json"});
+  EXPECT_NE(r.out.find("will listen on loopback only (gateway.bind), auth token; no gateway of this home runs now"),
+            std::string::npos)
+      << r.out << r.err;
+  EXPECT_EQ(r.out.find("\"listens on loopback only"), std::string::npos) << r.out;
+}
+
 // Item 2: while this home's gateway runs with the file's token, an edit that leaves the file
 // without the secret of its auth mode is refused (the gateway would reject it, keep its token, and
 // lock this CLI out); when it happened anyway, doctor names that cause, not "another home".
@@ -130,6 +140,23 @@ TEST_F(ConfigSafetyH7Test, TheTokenTheRunningGatewayUsesIsNotRemovedAndDoctorSay
   EXPECT_NE(locked.out.find("no longer holds (it was changed or removed while the gateway ran)"), std::string::npos)
       << locked.out;
   EXPECT_EQ(locked.out.find("another home"), std::string::npos) << locked.out;
+}
+
+// Item 3 with this home's gateway running: doctor's bind is the listening gateway's, and onboard
+// says the gateway runs (and where), not "Start the gateway".
+TEST_F(ConfigSafetyH7Test, DoctorAndOnboardSayThatThisHomesGatewayRuns) {
+  write_config("");
+  Gateway gw(home_.path());
+  auto doctor = pincer({"doctor", "--json"}, {{"PINCER_GATEWAY_PORT", std::to_string(gw.port())}});
+  EXPECT_NE(doctor.out.find("listens on loopback only, auth token"), std::string::npos) << doctor.out << doctor.err;
+  EXPECT_EQ(doctor.out.find("will listen"), std::string::npos) << doctor.out;
+
+  auto onboard = pincer({"onboard", "--non-interactive", "--provider", "custom", "--base-url", "http://127.0.0.1:9/v1",
+                         "--api-key-env", "MOCK_KEY", "--model", "m"});
+  EXPECT_NE(onboard.out.find("The gateway already runs for this home (pid"), std::string::npos)
+      << onboard.exit_code << onboard.out << onboard.err;
+  EXPECT_NE(onboard.out.find("ws://127.0.0.1:" + std::to_string(gw.port())), std::string::npos) << onboard.out;
+  EXPECT_EQ(onboard.out.find("Start the gateway"), std::string::npos) << onboard.out;
 }
 
 }  // namespace
