@@ -1,10 +1,11 @@
 // A new-user tester's finding: `pincer agents delete <id>` left that agent's cron jobs in
 // cron/jobs.json; each of their runs then failed and `pincer doctor` said nothing. Now the delete
 // removes them (as OpenClaw's agents delete does) and says how many — in the file when no gateway
-// runs, through the gateway when one does — and doctor warns of a job whose agent is not
-// configured. The real binary with a temp PINCER_HOME.
+// runs, through the gateway when one does, and so does the gateway's agents.delete — and doctor
+// warns of a job whose agent is not configured. The real binary with a temp PINCER_HOME.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -124,6 +125,28 @@ TEST(AgentDeleteCron, WhileTheGatewayRunsTheJobsAreRemovedThroughIt) {
   ASSERT_EQ(listed["payload"]["jobs"].size(), 1u) << listed.dump();
   EXPECT_EQ(listed["payload"]["jobs"][0]["id"], "m1");
   EXPECT_EQ(job_ids(home.path()), (std::vector<std::string>{"m1"}));
+}
+
+// The gateway method (the Control UI's delete) removes them too, and answers which.
+TEST(AgentDeleteCron, TheAgentsDeleteMethodRemovesTheJobs) {
+  MockLlm mock;
+  TempDir home;
+  home.write("pincer.json", config(mock.base_url()));
+  write_jobs(home, json::array({job("m1", "main"), job("o1", "ops", false), job("w1", "work")}));
+  Gateway gateway(home.path());
+  WsClient client(gateway.port());
+  ASSERT_TRUE(handshake(client, connect_params(kToken, {"operator.admin", "operator.read", "operator.write"})));
+  auto deleted = client.request("agents.delete", {{"agentId", "ops"}, {"deleteFiles", false}});
+  ASSERT_EQ(deleted["ok"], true) << deleted.dump();
+  EXPECT_EQ(deleted["payload"]["removedCronJobs"], (json::array({{{"id", "o1"}, {"name", "o1 job"}}}))) << deleted.dump();
+  auto listed = client.request("cron.list", {{"includeDisabled", true}});
+  ASSERT_EQ(listed["ok"], true) << listed.dump();
+  std::vector<std::string> ids;
+  for (const auto& j : listed["payload"]["jobs"]) ids.push_back(j["id"]);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::string>{"m1", "w1"}));
+  const auto in_file = job_ids(home.path());
+  EXPECT_EQ(std::count(in_file.begin(), in_file.end(), "o1"), 0) << listed.dump();
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 
 #include "agent/workspace_roster.h"
 #include "agent/workspace.h"
+#include "automation/cron_agent_jobs.h"
+#include "automation/cron_api.h"
 #include "core/config.h"
 #include "gateway/gateway.h"
 #include "gateway/methods/params.h"
@@ -185,6 +187,13 @@ MethodResult agents_delete(MethodContext& ctx) {
   });
   if (!written) return refused(written.error());
   json out = {{"ok", true}, {"agentId", id}, {"removedBindings", plan.removed_bindings.size()}};
+  // Its cron jobs go too (as OpenClaw's agents.delete): each run of a job of an agent that is gone fails.
+  if (automation::CronScheduler* cron = gw.cron()) {
+    auto jobs = automation::remove_agent_jobs(
+        [cron](std::string_view action, const json& params) { return automation::cron_call(*cron, action, params); }, id);
+    if (jobs) out["removedCronJobs"] = std::move(*jobs);
+    else out["cronJobsError"] = "its cron jobs were not removed: " + jobs.error().message;
+  }
   if (delete_files) {
     const auto files = agent::admin::move_agent_files_to_trash(plan, gw.settings().state_dir, gw.clock().wall_ms());
     json removed = json::array(), failed = json::array();
