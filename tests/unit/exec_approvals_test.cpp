@@ -276,6 +276,41 @@ TEST(ExecApprovals, ATriageThatAnswersAfterItsRunEndedAsksNoOne) {
   EXPECT_FALSE(later);
 }
 
+// SIGTERM (AgentService::drain): nobody can answer any more, so a pending request ends denied at
+// once with the reason, a later ask is refused without asking, and an external request ends
+// denied on the next loop turn.
+TEST(ExecApprovals, ShutdownDeniesWhatWaitsAndAsksNoMore) {
+  Gate g;
+  std::optional<std::string> first;
+  EXPECT_EQ(g.decide(g.call("make"), &first), "PENDING");
+  const std::string id = g.req(0)["id"];
+  g.m.deny_all_for_shutdown();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_NE(first->find("exec denied: the gateway is shutting down"), std::string::npos) << *first;
+  EXPECT_TRUE(g.m.list().empty());
+  const json rec = g.m.record(id);
+  EXPECT_EQ(rec["status"], "denied") << rec.dump();
+  EXPECT_EQ(rec["reason"], "shutdown") << rec.dump();
+  EXPECT_EQ(rec["decision"], "deny") << rec.dump();
+  EXPECT_EQ(rec["resolverKind"], "runtime") << rec.dump();
+  // Asked after: refused at once, nobody is asked.
+  const std::string later = g.decide(g.call("make test"));
+  EXPECT_NE(later.find("the gateway is shutting down"), std::string::npos) << later;
+  EXPECT_EQ(g.requested.size(), 1u);
+  // An external request (exec.approval.request) still gets an id, and its answer on the next turn.
+  std::optional<std::string> decision;
+  const std::string ext = g.m.request(g.call("ls"), 60'000, [&](const std::string& d) {
+    decision = d;
+    g.loop.stop();
+  });
+  EXPECT_FALSE(decision.has_value());
+  const auto guard = g.loop.after(60'000, [&] { g.loop.stop(); });  // never reached unless broken
+  g.loop.run();
+  g.loop.cancel(guard);
+  EXPECT_EQ(decision, "deny");
+  EXPECT_EQ(g.m.record(ext)["reason"], "shutdown");
+}
+
 TEST(ExecApprovals, BadFileIsReportedWithItsPath) {
   test::TempDir dir;
   dir.write("exec-approvals.json", R"({"version":1,"agents":{"main":{"allowlist":[{"pattern":3}]}}})");
