@@ -221,6 +221,7 @@ int run_set(const ConfigFlags& f) {
   const auto file = cli::config_path(f.file, config::process_env());
   bool changed = false;
   Error refused;
+  std::string auth_note;  // the running gateway keeps its old secret (cli/config_auth_guard.h)
   std::vector<std::string> before_errors;  // the file's own errors, left as they were
   // Under the config lock from the read to the write: concurrent sets of other keys all land.
   auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {
@@ -233,6 +234,7 @@ int run_set(const ConfigFlags& f) {
     }
     changed = !current.exists || *text != current.text;
     if (!changed) return std::optional<std::string>{};
+    auth_note = cli::running_gateway_keeps_old_secret(file, current.text, *text, config::process_env());
     // An auth mode whose secret the file does not write, while this home's gateway runs with the
     // file's: it would reject the change and this CLI could no longer reach it (refused, saying so).
     if (auto lockout = cli::running_gateway_lockout(file, current.text, *text, config::process_env()); !lockout.empty()) {
@@ -258,6 +260,7 @@ int run_set(const ConfigFlags& f) {
   // What set allows and validate refuses — a reference to what is not configured yet (a model whose
   // provider comes next): written, as the edits may come in either order, but said.
   std::vector<std::string> warnings = already_there(before_errors, file);
+  if (changed && !auth_note.empty()) warnings.push_back(auth_note);
   if (changed) {
     const std::string shown = json5::format_path(path);
     // Judged as validate and as the gateway judge it: a primary model of a provider not configured
@@ -309,6 +312,7 @@ int run_unset(const ConfigFlags& f) {
   const auto file = cli::config_path(f.file, config::process_env());
   bool changed = false;
   Error refused;
+  std::string auth_note;  // the running gateway keeps its old secret (cli/config_auth_guard.h)
   std::vector<std::string> before_errors;  // the file's own errors, left as they were
   auto edited = cli::edit_config_file(file, [&](const cli::ConfigText& current) -> Result<std::optional<std::string>> {
     if (!current.exists) return std::optional<std::string>{};
@@ -334,6 +338,7 @@ int run_unset(const ConfigFlags& f) {
       return Error{kEditRefused, refused.message};
     }
     changed = true;
+    auth_note = cli::running_gateway_keeps_old_secret(file, current.text, *text, config::process_env());
     return std::optional<std::string>{std::move(*text)};
   }, &before_errors);
   if (!edited) {
@@ -355,6 +360,7 @@ int run_unset(const ConfigFlags& f) {
                        where_left + ", which config unset does not edit: nothing was changed (remove it there)");
   }
   std::vector<std::string> warnings = already_there(before_errors, file);
+  if (changed && !auth_note.empty()) warnings.push_back(auth_note);
   if (changed) {
     // What the removal leaves that runs cope with — a fallback naming a removed provider is skipped
     // (a warning everywhere; a primary model naming it was refused above) —, said as validate says it.

@@ -19,6 +19,8 @@ using nlohmann::json;
 struct FileAuth {
   std::string mode = "token";
   bool has_secret = false;
+  std::string secret;               ///< the secret as written ("${NAME}" too)
+  std::string reload_mode = "hybrid";  ///< gateway.reload.mode
 };
 std::optional<FileAuth> file_auth(const std::string& text) {
   if (text.find("$include") != std::string::npos) return std::nullopt;
@@ -27,6 +29,10 @@ std::optional<FileAuth> file_auth(const std::string& text) {
   FileAuth out;
   const json gw = doc->value("gateway", json::object());
   const json auth = gw.is_object() ? gw.value("auth", json::object()) : json::object();
+  const json reload = gw.is_object() ? gw.value("reload", json::object()) : json::object();
+  if (reload.is_object()) {
+    if (auto m = reload.find("mode"); m != reload.end() && m->is_string()) out.reload_mode = m->get<std::string>();
+  }
   if (!auth.is_object()) return out;
   if (auto m = auth.find("mode"); m != auth.end() && m->is_string()) out.mode = m->get<std::string>();
   const char* key = out.mode == "token" ? "token" : out.mode == "password" ? "password" : nullptr;
@@ -36,6 +42,7 @@ std::optional<FileAuth> file_auth(const std::string& text) {
   }
   const auto v = auth.find(key);
   out.has_secret = v != auth.end() && v->is_string() && !v->get<std::string>().empty();
+  if (out.has_secret) out.secret = v->get<std::string>();
   return out;
 }
 
@@ -71,6 +78,24 @@ std::string running_gateway_lockout(const std::filesystem::path& file, const std
          "restarts with it): " + invoked_command() + " config set " + key +
          " \"$(openssl rand -hex 24)\"; to take it from the environment, stop the gateway (Ctrl-C where it runs, or kill " +
          std::to_string(holder->pid) + "), make this change, and start it again with " + variable + " set";
+}
+
+std::string running_gateway_keeps_old_secret(const std::filesystem::path& file, const std::string& before,
+                                             const std::string& after, const config::EnvLookup& env) {
+  const auto state = paths::state_dir(env);
+  if (!same_file(file, paths::config_file(state))) return "";
+  const auto was = file_auth(before);
+  const auto now = file_auth(after);
+  if (!was || !now || !now->has_secret) return "";
+  if (was->mode == now->mode && was->secret == now->secret) return "";
+  if (now->reload_mode != "hot" && now->reload_mode != "off") return "";
+  const auto holder = store::read_lock_holder(paths::gateway_lock_file(state));
+  if (!holder || holder->stopping) return "";
+  return "this home's gateway (pid " + std::to_string(holder->pid) + ") runs with gateway.reload.mode \"" + now->reload_mode +
+         "\", so it does not restart with the new gateway.auth settings: it keeps checking the " +
+         (was->mode == "password" ? "password" : "token") +
+         " it started with, and this CLI, which now sends the file's, cannot reach it until it restarts (Ctrl-C where it "
+         "runs, or kill " + std::to_string(holder->pid) + "; then " + invoked_command() + " gateway run)";
 }
 
 }  // namespace pincer::cli

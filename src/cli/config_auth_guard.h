@@ -25,4 +25,12 @@ namespace pincer::cli {
 std::string running_gateway_lockout(const std::filesystem::path& file, const std::string& before, const std::string& after,
                                     const config::EnvLookup& env);
 
+/// A warning when writing `after` over `before` changes the auth mode or its secret while this
+/// home's gateway runs, and the file's gateway.reload.mode ("hot" or "off") keeps the gateway from
+/// restarting with it: it goes on checking the old secret while this CLI sends the new one, so the
+/// CLI cannot reach it until it restarts. "" otherwise (the default "hybrid" and "restart" restart
+/// the gateway with the new secret; a file left without one is running_gateway_lockout's case).
+std::string running_gateway_keeps_old_secret(const std::filesystem::path& file, const std::string& before,
+                                             const std::string& after, const config::EnvLookup& env);
+
 }  // namespace pincer::cli

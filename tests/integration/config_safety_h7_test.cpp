@@ -142,6 +142,25 @@ TEST_F(ConfigSafetyH7Test, TheTokenTheRunningGatewayUsesIsNotRemovedAndDoctorSay
   EXPECT_EQ(locked.out.find("another home"), std::string::npos) << locked.out;
 }
 
+// Item 2, a new token while this home's gateway runs with gateway.reload.mode "hot": written,
+// with a warning that the gateway keeps the old one (and so this CLI cannot reach it) until it
+// restarts.
+TEST_F(ConfigSafetyH7Test, ANewTokenTheRunningGatewayDoesNotRestartWithIsWarnedOf) {
+  home_.write("pincer.json", "{ gateway: { port: 1, reload: { mode: 'hot' }, auth: { token: '" + std::string(kToken) + "' } } }\n");
+  Gateway gw(home_.path());
+  auto set = pincer({"config", "set", "gateway.auth.token", "h7-new-token-0123456789abcdefghij"});
+  EXPECT_EQ(set.exit_code, 0) << set.out << set.err;
+  EXPECT_NE(set.err.find("warning: this home's gateway (pid"), std::string::npos) << set.err;
+  EXPECT_NE(set.err.find("runs with gateway.reload.mode \"hot\", so it does not restart with the new gateway.auth settings"),
+            std::string::npos)
+      << set.err;
+  EXPECT_NE(config_text().find("h7-new-token-0123456789abcdefghij"), std::string::npos);
+  // Another key: no such warning.
+  auto other = pincer({"config", "set", "session.dmScope", "main"});
+  EXPECT_EQ(other.exit_code, 0) << other.out << other.err;
+  EXPECT_EQ(other.err.find("reload.mode"), std::string::npos) << other.err;
+}
+
 // Item 3 with this home's gateway running: doctor's bind is the listening gateway's, and onboard
 // says the gateway runs (and where), not "Start the gateway".
 TEST_F(ConfigSafetyH7Test, DoctorAndOnboardSayThatThisHomesGatewayRuns) {
