@@ -243,7 +243,7 @@ void AgentService::start(Pending p) {
   origin.group_id = p.request.origin.chat_id;
   origin.sender_is_owner = p.request.sender_is_owner;
   origin.subagent = p.request.lane == RunLane::Subagent;
-  auto decision = tools::policy::decide(s.tools, s.config, origin);
+  auto decision = s.tool_decisions.decide(s.tools, s.shared_config, origin);  // kept per origin (tool_decision_cache.h)
   if (!decision) return fail(decision.error().message);
   for (const auto& v : decision->verdicts) {
     if (!v.allowed) spdlog::debug("run {}: tool {} removed by {}: {}", p.request.run_id, v.tool, v.layer, v.reason);

@@ -25,6 +25,7 @@
 #include "tools/registry.h"
 #include "store/transcript.h"
 #include "agent/request_frame_cache.h"
+#include "agent/tool_decision_cache.h"
 #include "agent/transcript_cache.h"
 
 #include "agent/oauth_refresher.h"
@@ -112,6 +113,7 @@ struct AgentService::Impl {
   memory::MemoryService memory;  // per-agent memory indexes (MM-4..8); opened on first use
   memory::recall::ActiveRecall recall{loop, http, memory};  // DR-6 active recall and its cache
   tools::approvals::ApprovalManager approvals;  // exec approvals (TL-3)
+  ToolDecisionCache tool_decisions;  ///< the tool policy's decision per origin, until a reload
   RequestFrameCache frames;     ///< each recent session's system prompt + tool definitions, while unchanged
   std::map<std::string, int64_t> workspace_stamps;  ///< by workspace dir: ensure_workspace's directory stamp
   std::string triage_model;                     // approvals.triageModel (smart mode, TL-4)

@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "agent/bootstrap_file_cache.h"
 #include "agent/text_cut.h"
+#include "core/file_watch.h"
 #include "store/atomic_file.h"
 
 namespace pincer::agent {
@@ -230,7 +233,8 @@ std::string truncate_bootstrap_content(std::string_view content, std::string_vie
   return out;
 }
 
-BootstrapLoad load_bootstrap(const fs::path& dir, std::size_t per_file_max, std::size_t total_max, BootstrapSet set) {
+namespace {
+BootstrapLoad read_bootstrap(const fs::path& dir, std::size_t per_file_max, std::size_t total_max, BootstrapSet set) {
   BootstrapLoad load;
   std::size_t remaining = total_max;
   bool stopped = false;
@@ -285,6 +289,43 @@ BootstrapLoad load_bootstrap(const fs::path& dir, std::size_t per_file_max, std:
     load.total_chars += file.content.size();
     load.files.push_back(std::move(file));
   }
+  return load;
+}
+}  // namespace
+
+BootstrapLoad load_bootstrap(const fs::path& dir, std::size_t per_file_max, std::size_t total_max, BootstrapSet set) {
+  // Each turn loads the same files: the last load stands while nothing at their paths changed
+  // (core/file_watch.h: one read(2) instead of a stat per file; issue 17's turn overhead).
+  struct Memo {
+    std::vector<fs::path> paths;  // the directory and every file it may read
+    uint64_t stamp = 0;
+    std::size_t per_file_max = 0, total_max = 0;
+    BootstrapLoad load;
+  };
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, int>, Memo> memo;  // (directory, set) → its last load
+  std::unique_lock lock(mutex);
+  Memo& m = memo[std::make_pair(dir.native(), static_cast<int>(set))];
+  if (m.paths.empty()) {
+    m.paths = {dir, dir / "memory.md"};  // (MEMORY.md's fallback, file_for)
+    for (std::string_view name : kBootstrapFileNames) {
+      if (in_set(name, set)) m.paths.push_back(dir / std::string(name));
+    }
+  }
+  const uint64_t stamp = FileWatch::instance().stamp(m.paths);  // before reading: a later change shows next time
+  if (stamp != 0 && m.stamp == stamp && m.per_file_max == per_file_max && m.total_max == total_max) return m.load;
+  lock.unlock();
+  BootstrapLoad load = read_bootstrap(dir, per_file_max, total_max, set);
+  lock.lock();
+  if (memo.size() >= 256) {  // agents × sets: a bound, not an expected size
+    memo.clear();
+    return load;
+  }
+  Memo& fresh = memo[std::make_pair(dir.native(), static_cast<int>(set))];
+  fresh.stamp = stamp;
+  fresh.per_file_max = per_file_max;
+  fresh.total_max = total_max;
+  fresh.load = load;
   return load;
 }
 

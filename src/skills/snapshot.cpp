@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/file_watch.h"
 #include "skills/skill_usage.h"
 
 namespace pincer::skills {
@@ -93,14 +94,19 @@ std::string format_skills_prompt(const std::vector<SkillEntry>& skills, const st
          items + "</available_skills>";
 }
 
-std::string skills_fingerprint(const LoadOptions& o) {
+namespace {
+// The fingerprint, and (when `watched` is given) every path it depends on: each location, each
+// entry of a location (a skill's directory: its SKILL.md is an entry of it), the usage file.
+std::string fingerprint(const LoadOptions& o, std::vector<fs::path>* watched) {
   std::string fp;
   for (const auto& loc : skill_locations(o)) {
     fp += std::string(to_string(loc.source)) + ":" + loc.dir.string() + "\n";
+    if (watched) watched->push_back(loc.dir);
     std::error_code ec;
     std::vector<std::string> lines;
     for (fs::directory_iterator it(loc.dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
          it.increment(ec)) {
+      if (watched) watched->push_back(it->path());
       const auto file = it->path() / "SKILL.md";
       struct stat st {};
       if (::stat(file.c_str(), &st) != 0) continue;
@@ -114,6 +120,7 @@ std::string skills_fingerprint(const LoadOptions& o) {
   if (auto s = config.find("skills"); s != config.end()) fp += "config:" + s->dump() + "\n";
   if (auto f = agent_skill_filter(config, o.agent_id)) fp += "agent:" + nlohmann::json(*f).dump() + "\n";
   if (!o.state_dir.empty()) {
+    if (watched) watched->push_back(usage_file(o.state_dir));
     struct stat st {};
     if (::stat(usage_file(o.state_dir).c_str(), &st) == 0) {
       for (const auto& s : statuses_for(o.state_dir)) fp += "status:" + s.file.string() + "=" + s.status + "\n";
@@ -122,8 +129,44 @@ std::string skills_fingerprint(const LoadOptions& o) {
   return fp;
 }
 
+// The fingerprint as of the last turn while nothing it read changed (core/file_watch.h): one
+// read(2) per turn instead of a listing and a stat per skill (issue 17's turn overhead).
+std::string watched_fingerprint(const LoadOptions& o) {
+  struct Memo {
+    std::shared_ptr<const nlohmann::json> config;  // held: its address cannot be reused while here
+    std::vector<fs::path> watched;
+    uint64_t stamp = 0;
+    std::string fp;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, Memo> memo;  // by workspace, state dir and agent
+  const std::string key = o.workspace.string() + '\n' + o.state_dir.string() + '\n' + o.agent_id;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = memo.find(key); it != memo.end() && it->second.config == o.config) {
+      const uint64_t now = FileWatch::instance().stamp(it->second.watched);
+      if (now != 0 && now == it->second.stamp) return it->second.fp;
+    }
+  }
+  // Watch first, then read: a change after the stamp shows in the next one. A listing that changed
+  // between the two passes is not kept (a new skill directory would be missing from `watched`).
+  std::vector<fs::path> watched, again;
+  fingerprint(o, &watched);
+  const uint64_t stamp = FileWatch::instance().stamp(watched);
+  std::string fp = fingerprint(o, &again);
+  if (stamp != 0 && again == watched) {
+    std::lock_guard lock(mutex);
+    if (memo.size() >= 64) memo.clear();
+    memo[key] = Memo{o.config, std::move(watched), stamp, fp};
+  }
+  return fp;
+}
+}  // namespace
+
+std::string skills_fingerprint(const LoadOptions& o) { return fingerprint(o, nullptr); }
+
 std::shared_ptr<const Snapshot> session_snapshot(const SnapshotRequest& request) {
-  const std::string fp = skills_fingerprint(request.load);
+  const std::string fp = watched_fingerprint(request.load);
   {
     std::lock_guard lock(state().mutex);
     auto it = state().by_session.find(request.session_key);
@@ -131,7 +174,7 @@ std::shared_ptr<const Snapshot> session_snapshot(const SnapshotRequest& request)
   }
   auto report = load_skills(request.load);
   auto snap = std::make_shared<Snapshot>();
-  snap->fingerprint = skills_fingerprint(request.load);  // after materialising the bundled skills
+  snap->fingerprint = watched_fingerprint(request.load);  // after materialising the bundled skills
   const auto statuses = statuses_for(request.load.state_dir);
   snap->prompt = format_skills_prompt(report.skills, statuses);
   for (const auto& e : report.skills) {
