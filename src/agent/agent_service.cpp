@@ -24,6 +24,7 @@
 #include "agent/agent_skills.h"
 #include "agent/system_prompt.h"
 #include "agent/workspace.h"
+#include "context/message_fit.h"
 #include "core/ids.h"
 #include "core/saturating.h"
 #include "store/session_keys.h"
@@ -272,6 +273,7 @@ void AgentService::start(Pending p) {
   static const std::vector<store::TranscriptEntry> kNoEntries;
   const std::vector<store::TranscriptEntry>* entries_read = &kNoEntries;
   std::optional<int64_t> resume_ms;  // the unanswered user message's time when continuing its turn
+  bool created_transcript = false;   // this turn starts the session (see `discard` below)
   if (std::filesystem::exists(*file)) {
     const uint64_t full_reads = s.transcripts.stats().full_reads;
     auto read = s.transcripts.load(*file);  // only what was appended since the last turn (transcript_cache.h)
@@ -311,6 +313,7 @@ void AgentService::start(Pending p) {
     writer->set_observer([cache = &s.transcripts, path = *file](store::AppendedLine& line) { cache->adopt(path, line); });
     entries_read = &transcript->contents.entries;
   } else {
+    created_transcript = true;
     store::TranscriptCreateOptions options;
     options.session_id = session_id;
     options.cwd = spec->workspace.string();
@@ -464,15 +467,24 @@ void AgentService::start(Pending p) {
   }
   ++s.running[static_cast<std::size_t>(p.request.lane)];
   subagents_->note_run(p.request.run_id, p.request.origin, p.request.sender_is_owner);  // MA-3: children inherit it
-  auto sink = [this, key, request = p.request, user_sink = std::move(p.sink), skill_run](const RunEvent& e) {
+  // A brand-new session whose first message is refused before anything is recorded (too large
+  // for the window, AgentRun::refuse_oversized) is removed again: no empty session is left behind.
+  std::optional<std::pair<std::string, std::filesystem::path>> discard;
+  if (!entry && created_transcript) discard.emplace(session_id, *file);
+  auto sink = [this, key, request = p.request, user_sink = std::move(p.sink), skill_run, discard](const RunEvent& e) {
     skill_run->observe(e);  // skill uses and their outcome (SK-4)
     if (e.kind == RunEvent::Kind::Failover) impl_->last_failover[key] = e.data;  // for /status (PV-5)
     if (e.kind == RunEvent::Kind::Compaction) note_compaction(key, e);
     user_sink(e);
     if (e.kind == RunEvent::Kind::End || e.kind == RunEvent::Kind::Error || e.kind == RunEvent::Kind::Aborted) {
       journal_finished(request, e);  // after the sink: a channel's reply is in its outbox now
+      const bool refused = e.kind == RunEvent::Kind::Error && (e.error_reason == context::kMessageTooLargeReason ||
+                                                               e.error_reason == context::kContextWindowTooSmallReason);
       // Defer: the run is still on the stack.
-      impl_->loop.post([this, key, e] { finished(key, e); });
+      impl_->loop.post([this, key, e, discard = refused ? discard : std::nullopt] {
+        if (discard) discard_unused_session(index_for(e.agent_id), key, discard->first, discard->second);
+        finished(key, e);
+      });
     }
   };
   auto run = std::make_shared<AgentRun>(s.loop, s.http, s.clock, std::move(in), std::move(history), std::move(*writer),

@@ -145,4 +145,10 @@ struct AgentService::Impl {
 /// timestamp (ms); nullopt otherwise. A journaled rerun then continues the turn (agent_journal.cpp).
 std::optional<int64_t> unanswered_turn(const store::SessionContext& ctx, const std::string& message);
 
+/// Removes the session `key` (index entry and transcript `file`) when it is still `session_id` and
+/// its transcript holds no message: a new session whose first message was refused before it was
+/// recorded (agent_service_sessions.cpp). Anything else is left as it is.
+void discard_unused_session(store::SessionIndex& index, const std::string& key, const std::string& session_id,
+                            const std::filesystem::path& file);
+
 }  // namespace pincer::agent

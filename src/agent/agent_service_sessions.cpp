@@ -136,6 +136,25 @@ Result<json> AgentService::reset_session(const std::string& session_key) {
   return archived;
 }
 
+void discard_unused_session(store::SessionIndex& index, const std::string& key, const std::string& session_id,
+                            const std::filesystem::path& file) {
+  const store::SessionEntry* entry = index.get(key);
+  if (!entry || entry->session_id() != session_id) return;  // replaced meanwhile (sessions.reset …)
+  auto contents = store::read_transcript(file);
+  if (!contents) return;
+  for (const auto& e : contents->entries) {
+    if (e.type == "message") return;  // something was said: the session stays
+  }
+  index.remove(key);
+  if (auto st = index.save(); !st) {
+    spdlog::warn("session {}: the refused first message leaves it in the index ({})", key, st.error().message);
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::remove(file, ec);
+  spdlog::info("session {}: removed again, its first message was refused before it was recorded", key);
+}
+
 Result<json> AgentService::delete_session(const std::string& session_key) {
   const std::string key = canonical_key(session_key);
   const std::string agent_id = store::agent_id_from_session_key(key);

@@ -104,6 +104,13 @@ class MessageTooLargeTest : public ::testing::Test {
     s << in.rdbuf();
     return s.str();
   }
+  /// Transcripts (`<id>.jsonl`) in the sessions directory.
+  int transcripts() const {
+    int n = 0;
+    if (!std::filesystem::exists(sessions_dir())) return 0;
+    for (const auto& e : std::filesystem::directory_iterator(sessions_dir())) n += e.path().extension() == ".jsonl";
+    return n;
+  }
   /// Files of a session reset (`<id>.jsonl.reset.<time>`).
   int reset_files() const {
     int n = 0;
@@ -172,6 +179,9 @@ TEST_F(MessageTooLargeTest, AMessageLargerThanTheWindowIsRefusedBeforeAnyModelCa
   EXPECT_NE(cli.err.find("[INVALID_REQUEST]"), std::string::npos) << cli.err;
   EXPECT_EQ(cli.err.find("UNAVAILABLE"), std::string::npos) << cli.err;
   EXPECT_EQ(mock_requests().size(), calls + 1);
+  // `cli-big` was a new session: its refused first message leaves no empty session behind.
+  EXPECT_EQ(client_->request("sessions.list", json::object())["payload"].dump().find("cli-big"), std::string::npos);
+  EXPECT_EQ(transcripts(), 1);
 
   // The OpenAI-compatible API answers OpenAI's own error for it: 400 context_length_exceeded.
   const json request = {{"model", "pincer"}, {"messages", json::array({{{"role", "user"}, {"content", huge_message()}}})}};
@@ -195,6 +205,9 @@ TEST_F(MessageTooLargeTest, AWindowTooSmallForTheSystemPromptIsTheGatewaysSetupN
   const json payload = turn("hello", "small-window");
   EXPECT_EQ(payload["state"], "error") << payload.dump().substr(0, 500);
   EXPECT_NE(agent_error("small-window").find("context window"), std::string::npos) << agent_error("small-window");
+  // The refused first message of a new session leaves neither an index entry nor a transcript.
+  EXPECT_EQ(session_id(), "");
+  EXPECT_EQ(transcripts(), 0);
 
   // Through the OpenAI-compatible API: a server-side problem (500 api_error) with its own code,
   // not 502 upstream_error (no provider was asked) nor the caller's 400.
