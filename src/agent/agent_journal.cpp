@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <set>
+
 #include <spdlog/spdlog.h>
 
 #include "core/utf8.h"
@@ -85,6 +87,26 @@ std::optional<int64_t> unanswered_turn(const store::SessionContext& ctx, const s
     return it->value("timestamp", int64_t{0});
   }
   return std::nullopt;
+}
+
+std::vector<std::pair<std::string, std::string>> unanswered_tool_calls(const store::SessionContext& ctx) {
+  std::set<std::string> answered;
+  for (auto it = ctx.messages.rbegin(); it != ctx.messages.rend(); ++it) {
+    const std::string role = it->is_object() ? it->value("role", "") : "";
+    if (role == "toolResult") {
+      answered.insert(it->value("toolCallId", ""));
+      continue;
+    }
+    std::vector<std::pair<std::string, std::string>> out;
+    if (role != "assistant" || it->value("stopReason", "") != "toolUse" || !(*it)["content"].is_array()) return out;
+    for (const auto& block : (*it)["content"]) {
+      if (!block.is_object() || block.value("type", "") != "toolCall") continue;
+      const std::string id = block.value("id", "");
+      if (!answered.contains(id)) out.emplace_back(id, block.value("name", ""));
+    }
+    return out;
+  }
+  return {};
 }
 
 void AgentService::Impl::open_journal() {

@@ -107,9 +107,18 @@ void AgentRun::start(const std::string& user_message) {
   begin();
 }
 
-void AgentRun::resume(int64_t user_message_ms) {
+void AgentRun::resume(int64_t user_message_ms, const std::vector<std::pair<std::string, std::string>>& lost_calls) {
   turn_message_ms_ = user_message_ms;
   sink_(event(RunEvent::Kind::Start));
+  for (const auto& [id, name] : lost_calls) {
+    llm::ToolResultMessage lost;
+    lost.tool_call_id = id;
+    lost.tool_name = name;
+    lost.content.emplace_back(llm::TextContent{kRestartLostResult});
+    lost.is_error = true;
+    lost.timestamp = clock_.wall_ms();
+    if (!record(lost)) return finish_error(save_error_);
+  }
   begin();
 }
 

@@ -45,6 +45,9 @@ struct CliOutcome;
 
 /// The result given to a tool call that was not run because a steering message arrived.
 inline constexpr const char* kSteeringSkippedResult = "Skipped: the user sent a new message.";
+/// The result of a tool call cut off by a gateway restart (AgentRun::resume).
+inline constexpr const char* kRestartLostResult =
+    "Interrupted: the gateway restarted while this tool ran; its result was lost (it may or may not have taken effect).";
 
 /// Extension points of the loop (AG-3), all called on the event-loop thread; each may be empty.
 struct RunHooks {
@@ -157,9 +160,11 @@ class AgentRun : public std::enable_shared_from_this<AgentRun> {
   /// error_reason is "message_too_large", nothing recorded and nothing sent (agent_run_fit.cpp).
   void start(const std::string& user_message);
   /// Continues a turn a restart cut off (the run journal, SS-6): the history already ends in its
-  /// user message (recorded at `user_message_ms`) and maybe tool results; nothing is recorded
-  /// before the model is called again.
-  void resume(int64_t user_message_ms);
+  /// user message (recorded at `user_message_ms`) and maybe tool calls and results. The calls in
+  /// `lost_calls` (id, name: cut off while they ran) get an error result saying so before the
+  /// model is called again — they are not run again (a call may have had its effect), and without
+  /// a result the model would be asked about a call it already made.
+  void resume(int64_t user_message_ms, const std::vector<std::pair<std::string, std::string>>& lost_calls = {});
   /// Instead of a turn: compacts the session now (/compact, sessions.compact) with the user's
   /// `instructions` for the summary; ends with End (`text` says what happened) or Error.
   void start_compaction(const std::string& instructions);

@@ -501,7 +501,7 @@ void AgentService::start(Pending p) {
   }
   if (p.request.compact) run->start_compaction(p.request.message);
   else if (branch) run->start_branch_switch(std::move(*branch));
-  else if (resume_ms) run->resume(*resume_ms);
+  else if (resume_ms) run->resume(*resume_ms, unanswered_tool_calls(transcript->context));  // calls cut off: an error result each
   else run->start(p.request.memory_flush ? p.request.message : take_system_events(key) + p.request.message);
   // After the start, which sends the model request: the journal's write is not on the turn's path
   // (a run that already ended has answered its entries, and started() ignores those).

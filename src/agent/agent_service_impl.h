@@ -144,6 +144,9 @@ struct AgentService::Impl {
 /// (then only tool calls and results, no final reply: the gateway died mid-turn), that message's
 /// timestamp (ms); nullopt otherwise. A journaled rerun then continues the turn (agent_journal.cpp).
 std::optional<int64_t> unanswered_turn(const store::SessionContext& ctx, const std::string& message);
+/// The tool calls (id, name) of the last assistant message of `ctx` that no tool result answers:
+/// what a gateway killed while they ran left behind. Empty unless `ctx` ends in such a turn.
+std::vector<std::pair<std::string, std::string>> unanswered_tool_calls(const store::SessionContext& ctx);
 
 /// Removes the session `key` (index entry and transcript `file`) when it is still `session_id` and
 /// its transcript holds no message: a new session whose first message was refused before it was

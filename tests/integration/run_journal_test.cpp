@@ -331,6 +331,48 @@ TEST_F(RunJournalTest, AQueuedTurnWithAttachmentsKeepsThemAcrossAKill9) {
   expect_journal_settled();
 }
 
+TEST_F(RunJournalTest, ATurnCutDuringItsToolCallShowsThatCallOnceAfterTheRestart) {
+  mock_ = std::make_unique<MockLlm>();
+  home_.write("pincer.json", config_for(*mock_));
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  const std::filesystem::path started = home_.path() / "tool-started";
+  {
+    auto c = client();
+    const std::string command = "touch '" + started.string() + "'; sleep 20";
+    auto ack = c->request("chat.send", {{"sessionKey", "main"},
+                                        {"message", "run it MOCK_TOOL:exec:" + json{{"command", command}}.dump() + " ECHO:k9t"},
+                                        {"idempotencyKey", "run-k9-tool"}});
+    ASSERT_EQ(ack["ok"], true) << ack.dump();
+    // The tool call is recorded and its command runs when the gateway dies.
+    ASSERT_TRUE(eventually([&] { return std::filesystem::exists(started); }));
+  }
+  gateway_->process().signal(SIGKILL);
+  ASSERT_TRUE(gateway_->process().wait(10s));
+
+  gateway_ = std::make_unique<Gateway>(home_.path());
+  json messages;
+  ASSERT_TRUE(eventually([&] {
+    messages = history();
+    for (const auto& m : of_role(messages, "assistant")) {
+      if (m.value("stopReason", "") == "stop") return true;
+    }
+    return false;
+  })) << messages.dump();
+  int calls = 0;
+  for (const auto& m : of_role(messages, "assistant")) {
+    for (const auto& b : m.value("content", json::array())) calls += b.value("type", "") == "toolCall";
+  }
+  EXPECT_EQ(calls, 1) << messages.dump();
+  EXPECT_EQ(of_role(messages, "user").size(), 1u) << messages.dump();
+  // The call cut off gets a result saying so (not run again: it may have had its effect); the
+  // model answers from it.
+  const auto results = of_role(messages, "toolResult");
+  ASSERT_EQ(results.size(), 1u) << messages.dump();
+  EXPECT_EQ(results[0].value("isError", false), true);
+  EXPECT_NE(text_of(results[0]).find("the gateway restarted while this tool ran"), std::string::npos) << messages.dump();
+  EXPECT_EQ(mock_get(*mock_, "/health")["requests"], 2);  // the tool call, then the answer
+}
+
 }  // namespace
 }  // namespace run_journal_test
 }  // namespace pincer::test
