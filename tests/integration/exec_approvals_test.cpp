@@ -313,6 +313,26 @@ TEST_F(ExecApprovalsTest, UnifiedApprovalErrorsMalformedAnswersAndExpiry) {
   EXPECT_EQ(forced["payload"]["approval"]["reason"], "malformed-verdict");
   EXPECT_EQ(wait_event("exec.approval.resolved")["decision"], "deny");
 
+  // A malformed verdict is the caller's error (INVALID_REQUEST naming the field and the allowed
+  // values), not an answer: the approval stays pending and a proper answer still decides it.
+  const std::string typo = ask("ls /tmp", 60'000);
+  auto bad = client_->request("approval.resolve", {{"id", typo}, {"kind", "exec"}, {"decision", "approve"}});
+  EXPECT_EQ(bad["ok"], false) << bad.dump();
+  EXPECT_EQ(bad["error"]["code"], "INVALID_REQUEST") << bad.dump();
+  EXPECT_NE(bad["error"]["message"].get<std::string>().find(
+                R"(decision "approve" is not allowed (one of allow-once, allow-always, deny))"),
+            std::string::npos)
+      << bad.dump();
+  auto no_kind = client_->request("approval.resolve", {{"id", typo}, {"decision", "deny"}});
+  EXPECT_NE(no_kind["error"]["message"].get<std::string>().find("kind is missing (one of exec, plugin, system-agent)"),
+            std::string::npos)
+      << no_kind.dump();
+  EXPECT_EQ(client_->request("approval.get", {{"id", typo}})["payload"]["approval"]["status"], "pending");
+  auto proper = client_->request("approval.resolve", {{"id", typo}, {"kind", "exec"}, {"decision", "deny"}});
+  EXPECT_EQ(proper["payload"]["applied"], true) << proper.dump();
+  EXPECT_EQ(proper["payload"]["approval"]["reason"], "user") << proper.dump();
+  EXPECT_EQ(wait_event("exec.approval.resolved")["id"], typo);
+
   const std::string late = ask("make", 1'000);
   const json resolved = wait_event("exec.approval.resolved");
   EXPECT_EQ(resolved["id"], late);

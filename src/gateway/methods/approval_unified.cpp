@@ -13,9 +13,11 @@
 // As in OpenClaw: the id must be the exact full id (not the short code); an unknown id, or one no
 // longer kept (the last ApprovalManager::kMaxEnded ended requests are, in memory — a restart
 // forgets them), is INVALID_REQUEST "approval not found" with details.reason APPROVAL_NOT_FOUND;
-// the first answer wins, and a later one gets {applied: false} with the recorded outcome; an answer
-// that cannot be used for a pending request (wrong kind, unknown decision, unknown field) denies
-// it with reason "malformed-verdict" (fail closed). Pincer has no channel reviewers: a `reviewer`
+// the first answer wins, and a later one gets {applied: false} with the recorded outcome. Params
+// that do not match OpenClaw's schema (unknown field, kind or decision missing or not one of the
+// allowed values, grantExpiresInDays out of range) are INVALID_REQUEST naming the field and what is
+// allowed, and the approval stays pending; a well-formed answer of another kind (plugin,
+// system-agent) denies it with reason "malformed-verdict" (fail closed). Pincer has no channel reviewers: a `reviewer`
 // is answered "approval not found", like OpenClaw's unauthorised reviewer.
 #include <algorithm>
 
@@ -136,17 +138,25 @@ MethodResult approval_get(MethodContext& ctx) {
   return json{{"approval", snapshot(record, ctx.gateway.settings().control_ui.base_path)}};
 }
 
-/// Why `params` cannot be used as an answer (OpenClaw's ApprovalResolveParams), or "".
-std::string unusable_answer(const json& params) {
+/// What is wrong with `params` as OpenClaw's ApprovalResolveParams (a closed object: id, kind in
+/// exec/plugin/system-agent, decision in allow-once/allow-always/deny, reviewer?,
+/// grantExpiresInDays? 1..3650), or "" when they are well-formed.
+std::string invalid_params(const json& params) {
   static const std::vector<std::string> kKnown = {"id", "kind", "decision", "reviewer", "grantExpiresInDays"};
   for (const auto& [key, value] : params.items()) {
-    if (std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end()) return "unknown field \"" + key + "\"";
+    if (std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end()) {
+      return "unknown field \"" + key + "\" (allowed: id, kind, decision, reviewer, grantExpiresInDays)";
+    }
   }
-  if (!params.contains("kind")) return "kind is missing";
-  if (params["kind"] != "exec") return "kind " + params["kind"].dump() + " is not this approval's (\"exec\")";
+  const json kind = params.value("kind", json());
+  if (kind != "exec" && kind != "plugin" && kind != "system-agent") {
+    return "kind " + (kind.is_null() ? std::string("is missing") : kind.dump() + " is not allowed") +
+           " (one of exec, plugin, system-agent)";
+  }
   const json decision = params.value("decision", json());
   if (decision != "allow-once" && decision != "allow-always" && decision != "deny") {
-    return "decision " + (decision.is_null() ? std::string("is missing") : decision.dump() + " is not allow-once, allow-always or deny");
+    return "decision " + (decision.is_null() ? std::string("is missing") : decision.dump() + " is not allowed") +
+           " (one of allow-once, allow-always, deny)";
   }
   if (params.contains("grantExpiresInDays")) {
     const json& days = params["grantExpiresInDays"];
@@ -164,6 +174,10 @@ MethodResult approval_resolve(MethodContext& ctx) {
   auto* m = approvals(ctx);
   if (!m) return no_runtime();
   const std::string& base = ctx.gateway.settings().control_ui.base_path;
+  // Malformed params are the caller's error: the approval stays pending for a proper answer.
+  if (const std::string why = invalid_params(params); !why.empty()) {
+    return RpcError::invalid("invalid approval.resolve params: " + why);
+  }
   // Channel reviewers answer from their chat (channels/chat_approvals), not through this method.
   if (params.contains("reviewer")) return not_found(id);
   json record = well_formed_id(id) ? m->record(id) : json(nullptr);
@@ -172,8 +186,9 @@ MethodResult approval_resolve(MethodContext& ctx) {
   const auto [kind, by] = resolver_of(ctx.client);
   std::string decision = "deny", reason = "user";
   int64_t ttl_ms = 0;
-  if (const std::string why = unusable_answer(params); !why.empty()) {
-    spdlog::warn("approval.resolve of {} by {}: {}; denied (malformed-verdict)", id, by, why);
+  if (params["kind"] != "exec") {  // a well-formed answer for another kind of approval: fail closed
+    spdlog::warn("approval.resolve of {} by {}: kind {} is not this approval's (exec); denied (malformed-verdict)", id, by,
+                 params["kind"].dump());
     reason = "malformed-verdict";
   } else {
     decision = params["decision"].get<std::string>();
