@@ -282,6 +282,12 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
       return control_ui_response(req, {302, {{"Location", std::string(prefix) + "/"}}, ""});
     }
     const bool under_prefix = path.size() > prefix.size() && path.starts_with(prefix) && path[prefix.size()] == '/';
+    // approval.get's urlPath (/approve/<id>, OpenClaw's approval page): the web chat, which shows
+    // the pending approvals with their buttons.
+    if ((prefix.empty() || under_prefix) && path.substr(prefix.size()).starts_with("/approve/") &&
+        path.size() > prefix.size() + 9) {
+      return control_ui_response(req, {302, {{"Location", std::string(prefix) + "/"}}, ""});
+    }
     const WebAsset* asset = live || ready || (!prefix.empty() && !under_prefix) ? nullptr : find_web_asset(path.substr(prefix.size()));
     http::response<http::string_body> res;
     res.version(req.version());

@@ -244,6 +244,10 @@ TEST_F(ExecApprovalsTest, UnifiedApprovalGetAndResolveFirstAnswerWins) {
   EXPECT_EQ(pending["id"], id);
   EXPECT_EQ(pending["status"], "pending");
   EXPECT_EQ(pending["urlPath"], "/approve/" + id);
+  // The urlPath is served: it leads to the web chat, which shows the pending approval.
+  const HttpResult page = http_request(gateway_->port(), "GET", pending["urlPath"].get<std::string>());
+  EXPECT_EQ(page.status, 302) << page.body;
+  EXPECT_EQ(page.headers.count("location") ? page.headers.at("location") : "", "/");
   EXPECT_EQ(pending["presentation"]["kind"], "exec");
   EXPECT_EQ(pending["presentation"]["commandText"], "echo unified > u.txt");
   EXPECT_EQ(pending["presentation"]["agentId"], "main");
