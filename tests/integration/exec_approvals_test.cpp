@@ -349,6 +349,29 @@ TEST_F(ExecApprovalsTest, UnifiedApprovalErrorsMalformedAnswersAndExpiry) {
   auto too_late = client_->request("approval.resolve", {{"id", late}, {"kind", "exec"}, {"decision", "allow-once"}});
   EXPECT_EQ(too_late["payload"]["applied"], false) << too_late.dump();
   EXPECT_EQ(too_late["payload"]["approval"]["status"], "expired");
+
+  // approval.history: the ended approvals kept in memory, newest first, OpenClaw's terminal
+  // snapshots, paged by nextCursor.
+  const json all = client_->request("approval.history", json::object());
+  ASSERT_EQ(all["ok"], true) << all.dump();
+  const json& items = all["payload"]["items"];
+  ASSERT_EQ(items.size(), 3u) << all.dump();
+  EXPECT_EQ(items[0]["id"], late);
+  EXPECT_EQ(items[0]["status"], "expired");
+  EXPECT_EQ(items[1]["id"], typo);
+  EXPECT_EQ(items[1]["status"], "denied");
+  EXPECT_EQ(items[1]["reason"], "user");
+  EXPECT_EQ(items[2]["id"], wrong_kind);
+  EXPECT_EQ(items[2]["reason"], "malformed-verdict");
+  EXPECT_EQ(items[2]["presentation"]["commandText"], "rm -rf build");
+  EXPECT_FALSE(all["payload"].contains("nextCursor"));
+  const json page = client_->request("approval.history", {{"limit", 2}})["payload"];
+  ASSERT_EQ(page["items"].size(), 2u) << page.dump();
+  ASSERT_EQ(page["nextCursor"], typo) << page.dump();
+  const json rest = client_->request("approval.history", {{"limit", 2}, {"cursor", typo}})["payload"];
+  ASSERT_EQ(rest["items"].size(), 1u) << rest.dump();
+  EXPECT_EQ(rest["items"][0]["id"], wrong_kind);
+  EXPECT_EQ(client_->request("approval.history", {{"limit", 0}})["error"]["code"], "INVALID_REQUEST");
 }
 
 }  // namespace

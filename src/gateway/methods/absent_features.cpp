@@ -10,7 +10,6 @@
 //   skills.search          {results: []}                        (no skill registry to search)
 //   skills.proposals.list  {schema, updatedAt, proposals: [], installedSkills: []}  (no skill workshop)
 //   worktrees.list         {worktrees: []}                      (no managed git worktrees)
-//   approval.history       {items: []}                          (resolved exec approvals are not kept)
 //   node.list              {ts, nodes: []}                      (no node runtime: node devices pair, nothing runs on them)
 //   usage.status           {updatedAt, providers: []}           (no provider quota windows are tracked: OpenClaw's
 //                                                                answer when no provider reports usage)
@@ -70,7 +69,6 @@ void register_absent_feature_methods(MethodRegistry& registry) {
                 {"installedSkills", json::array()}};
   });
   add(registry, "worktrees.list", [](MethodContext&) { return json{{"worktrees", json::array()}}; });
-  add(registry, "approval.history", [](MethodContext&) { return json{{"items", json::array()}}; });
   add(registry, "node.list", [](MethodContext& ctx) { return json{{"ts", ctx.gateway.clock().wall_ms()}, {"nodes", json::array()}}; });
   add(registry, "usage.status", [](MethodContext& ctx) {
     return json{{"updatedAt", ctx.gateway.clock().wall_ms()}, {"providers", json::array()}};

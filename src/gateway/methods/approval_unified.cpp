@@ -3,6 +3,7 @@
 //   approval.get {id}                      → {approval: snapshot}
 //   approval.resolve {id, kind, decision, grantExpiresInDays?, reviewer?}
 //                                          → {applied, approval: terminal snapshot}
+//   approval.history {cursor?, limit?, kind?} → {items: terminal snapshots, newest first, nextCursor?}
 // A snapshot is OpenClaw's reviewer-safe projection: {id, status, presentation, urlPath,
 // createdAtMs, expiresAtMs} with status pending | allowed | denied | expired | cancelled and, once
 // ended, {resolvedAtMs, reason, decision (allowed/denied), source {agentId, sessionKey},
@@ -205,11 +206,54 @@ MethodResult approval_resolve(MethodContext& ctx) {
   return json{{"applied", true}, {"approval", snapshot(record, base)}};
 }
 
+/// OpenClaw's approval.history {cursor?, limit? 1..100, kind?} → {items, nextCursor?}: the ended
+/// approvals still kept (the last ApprovalManager::kMaxEnded, in memory), newest first, as
+/// terminal snapshots; `nextCursor` (the last item's id) asks for the page after it.
+MethodResult approval_history(MethodContext& ctx) {
+  Params p("approval.history", ctx.request.params);
+  if (auto e = p.only({"cursor", "limit", "kind"})) return *e;
+  const json& params = ctx.request.params;
+  std::string cursor;
+  if (auto e = p.string("cursor", cursor, false, true)) return *e;
+  int64_t limit = 50;
+  if (params.is_object() && params.contains("limit")) {
+    const json& l = params["limit"];
+    if (!l.is_number_integer() || l.get<int64_t>() < 1 || l.get<int64_t>() > 100) {
+      return RpcError::invalid("invalid approval.history params: limit must be an integer 1..100");
+    }
+    limit = l.get<int64_t>();
+  }
+  const json kind = params.is_object() ? params.value("kind", json("exec")) : json("exec");
+  if (kind != "exec" && kind != "plugin" && kind != "system-agent") {
+    return RpcError::invalid("invalid approval.history params: kind " + kind.dump() +
+                             " is not allowed (one of exec, plugin, system-agent)");
+  }
+  auto* m = approvals(ctx);
+  if (!m) return no_runtime();
+  json items = json::array();
+  if (kind != "exec") return json{{"items", items}};  // Pincer's approvals are all exec approvals
+  const std::vector<std::string> ids = m->ended_ids();
+  auto it = ids.begin();
+  if (!cursor.empty()) {
+    it = std::find(ids.begin(), ids.end(), cursor);
+    if (it == ids.end()) return RpcError::invalid("invalid approval.history params: unknown cursor \"" + cursor + "\"");
+    ++it;
+  }
+  const std::string& base = ctx.gateway.settings().control_ui.base_path;
+  for (; it != ids.end() && static_cast<int64_t>(items.size()) < limit; ++it) {
+    if (json record = m->record(*it); !record.is_null()) items.push_back(snapshot(record, base));
+  }
+  json out = {{"items", items}};
+  if (it != ids.end() && !items.empty()) out["nextCursor"] = items.back()["id"];
+  return out;
+}
+
 }  // namespace detail_approval_unified
 
 void register_unified_approval_methods(MethodRegistry& registry) {
   registry.add({"approval.get", detail_approval_unified::approval_get});
   registry.add({"approval.resolve", detail_approval_unified::approval_resolve});
+  registry.add({"approval.history", detail_approval_unified::approval_history});
 }
 
 }  // namespace pincer::gateway

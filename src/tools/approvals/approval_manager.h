@@ -138,6 +138,8 @@ class ApprovalManager {
   /// `resolvedBy` and `resolverKind` ("" when nobody answered). Null when unknown.
   nlohmann::json record(const std::string& id) const;
   static constexpr std::size_t kMaxEnded = 256;
+  /// The ids of the ended requests still kept (record() answers them), the last one ended first.
+  std::vector<std::string> ended_ids() const { return {ended_order_.rbegin(), ended_order_.rend()}; }
   /// Drops the pending requests of a run that ended (their callbacks are not called), and its
   /// smart triages still in flight: their verdict, when it comes, is ignored (no person is asked
   /// about a command of a run that is over).
