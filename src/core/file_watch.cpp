@@ -4,10 +4,13 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -25,23 +28,26 @@ constexpr std::size_t kMaxPaths = 2048;
 }  // namespace
 
 struct FileWatch::State {
+  // One watched path. A path's own entry watches its directory for events naming it and the path
+  // itself; each directory above it has an "ancestor" entry that watches its own parent for events
+  // naming it (a rename or replacement anywhere up the chain changes what the path resolves to).
   struct Entry {
     fs::path path;
-    std::string name;       // the last component, as the parent's events name it
-    int parent_wd = -1;     // the directory holding it (events carry `name`)
-    int self_wd = -1;       // the path itself (followed if a symlink); -1 while it does not exist
-    bool registered = false;
-    bool tried = false;         // registration was attempted once directly
-    bool recheck_self = false;  // its parent saw it created/replaced: watch the new inode
+    std::string name;         // the last component, as the parent's events name it
+    bool ancestor = false;    // watched by name only (no watch on the directory itself)
+    bool unwatchable = false; // a symlink on the way, or no watch possible: stamps are 0
+    bool registered = false;  // watches placed as of the last (re-)registration
+    int parent_wd = -1;       // the directory holding it; -1 while that does not exist
+    int self_wd = -1;         // the path itself; -1 while it does not exist
     uint64_t version = 0;
-    uint64_t parent_seen = 0;   // while the parent is missing: the parent's version when last tried
+    std::vector<Entry*> dependents;  // entries below this ancestor
   };
 
   mutable std::mutex mutex;
   int fd = -1;
   bool unavailable = false;
   uint64_t counter = 0;
-  std::unordered_map<std::string, Entry> entries;           // by path (node-based: pointers stay valid)
+  std::unordered_map<std::string, Entry> entries;           // by path ('\1' + path: ancestors); node-based
   std::unordered_map<int, std::vector<Entry*>> as_parent;   // wd → entries inside that directory
   std::unordered_map<int, std::vector<Entry*>> as_self;     // wd → entries watched themselves
 
@@ -57,7 +63,13 @@ struct FileWatch::State {
     return fd >= 0;
   }
 
-  void bump(Entry& e) { e.version = ++counter; }
+  // A change at e: e and everything below it get new versions and are registered again on their
+  // next stamp (a directory on their way may be another inode now).
+  void bump(Entry& e) {
+    e.version = ++counter;
+    e.registered = false;
+    for (Entry* d : e.dependents) bump(*d);
+  }
 
   static void forget(std::unordered_map<int, std::vector<Entry*>>& map, int wd, const Entry* e) {
     auto it = map.find(wd);
@@ -71,64 +83,61 @@ struct FileWatch::State {
     if (wd >= 0 && !as_parent.contains(wd) && !as_self.contains(wd)) ::inotify_rm_watch(fd, wd);
   }
 
-  void watch_self(Entry& e) {
-    const int old = e.self_wd;
-    const int wd = ::inotify_add_watch(fd, e.path.c_str(), kMask);
-    if (wd == old) return;
-    if (old >= 0) {
-      forget(as_self, old, &e);
-      release(old);
-    }
-    e.self_wd = wd;  // -1: absent now; its parent's events say when it appears
-    if (wd >= 0) as_self[wd].push_back(&e);
+  void unwatch(Entry& e) {
+    if (e.parent_wd >= 0) forget(as_parent, e.parent_wd, &e), release(std::exchange(e.parent_wd, -1));
+    if (e.self_wd >= 0) forget(as_self, e.self_wd, &e), release(std::exchange(e.self_wd, -1));
   }
 
-  // False when the path cannot be watched (its parent is missing, or the watch limit).
+  Entry& entry_for(const fs::path& path, bool ancestor) {
+    const std::string key = ancestor ? '\1' + path.native() : path.native();
+    auto it = entries.find(key);
+    if (it != entries.end()) return it->second;
+    Entry& e = entries.emplace(key, Entry{}).first->second;
+    e.path = path;
+    e.name = path.filename().native();
+    e.ancestor = ancestor;
+    e.version = ++counter;
+    return e;
+  }
+
+  // (Re-)places e's watches. False when it cannot be watched.
   bool register_entry(Entry& e) {
-    const fs::path parent = e.path.has_parent_path() ? e.path.parent_path() : fs::path(".");
-    const int pwd = ::inotify_add_watch(fd, parent.c_str(), kMask | IN_ONLYDIR);
-    if (pwd < 0) return false;
-    e.parent_wd = pwd;
-    as_parent[pwd].push_back(&e);
-    watch_self(e);
+    unwatch(e);
     e.registered = true;
-    bump(e);
+    const fs::path parent = e.path.parent_path();
+    if (parent.empty() || parent == e.path) return true;  // the root: never renamed
+    // A symlink anywhere on the way: what it resolves to depends on entries not watched here.
+    if (struct stat st {}; ::lstat(e.path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return !(e.unwatchable = true);
+    Entry& up = entry_for(parent, true);
+    if (std::find(up.dependents.begin(), up.dependents.end(), &e) == up.dependents.end()) up.dependents.push_back(&e);
+    if (!up.registered && !register_entry(up)) return !(e.unwatchable = true);
+    if (up.unwatchable) return !(e.unwatchable = true);
+    e.parent_wd = ::inotify_add_watch(fd, parent.c_str(), kMask | IN_ONLYDIR | IN_DONT_FOLLOW);
+    if (e.parent_wd < 0) {
+      if (errno != ENOENT && errno != ENOTDIR) return !(e.unwatchable = true);  // the watch limit, EACCES
+      return true;  // its directory does not exist: the ancestor entry says when it appears
+    }
+    as_parent[e.parent_wd].push_back(&e);
+    if (!e.ancestor) {
+      e.self_wd = ::inotify_add_watch(fd, e.path.c_str(), kMask | IN_DONT_FOLLOW);
+      if (e.self_wd >= 0) as_self[e.self_wd].push_back(&e);  // -1: absent now; its parent names it when it appears
+    }
     return true;
   }
 
   void on_event(const inotify_event& ev) {
     if (ev.mask & IN_Q_OVERFLOW) {  // events were lost: anything may have changed
-      for (auto& [_, e] : entries) {
-        bump(e);
-        e.recheck_self = true;
-      }
+      for (auto& [_, e] : entries) bump(e);
       return;
     }
-    const bool gone = (ev.mask & IN_IGNORED) != 0;  // the watch was removed (its inode deleted, or unmounted)
     if (auto it = as_self.find(ev.wd); it != as_self.end()) {
-      for (Entry* e : std::vector<Entry*>(it->second)) {
-        bump(*e);
-        if (gone) {
-          forget(as_self, ev.wd, e);
-          e->self_wd = -1;
-          e->recheck_self = true;
-        }
-      }
+      for (Entry* e : std::vector<Entry*>(it->second)) bump(*e);
     }
     if (auto it = as_parent.find(ev.wd); it != as_parent.end()) {
       const std::string_view name = ev.len > 0 ? std::string_view(ev.name) : std::string_view();
+      const bool dir_itself = (ev.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) != 0;
       for (Entry* e : std::vector<Entry*>(it->second)) {
-        if (gone || (ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF))) {  // the directory itself went
-          bump(*e);
-          if (gone) {
-            forget(as_parent, ev.wd, e);
-            e->parent_wd = -1;
-            e->registered = false;
-          }
-        } else if (name == e->name) {
-          bump(*e);
-          e->recheck_self = true;  // created, replaced, renamed: a different inode may be there now
-        }
+        if (dir_itself || name == e->name) bump(*e);
       }
     }
   }
@@ -147,39 +156,23 @@ struct FileWatch::State {
   }
 
   // The version of one path (registering it), or 0 when it cannot be watched.
-  uint64_t version_of(const fs::path& path, int depth = 0) {
-    auto it = entries.find(path.native());  // as spelled: another spelling is another entry
+  uint64_t version_of(const fs::path& path) {
+    auto it = entries.find(path.native());  // callers' paths are normally absolute and normal already
     if (it == entries.end()) {
-      if (entries.size() >= kMaxPaths) return 0;
-      it = entries.emplace(path.native(), Entry{}).first;
-      it->second.path = path.lexically_normal();  // "dir/" and "dir/." name the directory itself
-      if (!it->second.path.has_filename() && it->second.path.has_parent_path()) it->second.path = it->second.path.parent_path();
-      it->second.name = it->second.path.filename().native();
+      fs::path normal = path.lexically_normal();  // "dir/" and "dir/." name the directory itself
+      if (!normal.has_filename() && normal.has_parent_path()) normal = normal.parent_path();
+      if (!normal.is_absolute()) return 0;
+      it = entries.find(normal.native());
+      if (it == entries.end()) {
+        if (entries.size() >= kMaxPaths) return 0;
+        entry_for(normal, false);
+        it = entries.find(normal.native());
+      }
     }
     Entry& e = it->second;
-    if (!e.registered && !e.tried) {
-      e.tried = true;
-      if (register_entry(e)) return e.version;
-    }
-    if (!e.registered) {
-      // Its directory is missing: the stamp follows the directory's (its creation changes it), and
-      // registration is tried again only when that changed.
-      const fs::path parent = e.path.parent_path();
-      if (depth > 64 || parent.empty() || parent == e.path) return 0;
-      const uint64_t pv = version_of(parent, depth + 1);
-      if (pv == 0) return 0;
-      if (pv != e.parent_seen) {
-        e.parent_seen = pv;
-        if (register_entry(e)) return std::max(e.version, pv);
-      }
-      if (e.version == 0) bump(e);
-      return std::max(e.version, pv);
-    }
-    if (e.recheck_self) {
-      e.recheck_self = false;
-      watch_self(e);
-    }
-    return e.version;
+    if (e.unwatchable) return 0;
+    if (!e.registered && !register_entry(e)) return 0;
+    return e.unwatchable ? 0 : e.version;
   }
 };
 

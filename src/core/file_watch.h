@@ -27,18 +27,20 @@ class FileWatch {
   /// The process-wide instance the gateway's caches share.
   static FileWatch& instance();
 
-  /// A stamp over `paths` (files or directories, existing or not): a number that grows whenever any
-  /// of them is created, removed, renamed, written, truncated or has its attributes changed, or —
-  /// for a directory — an entry directly inside it does (not deeper). Symlinks are followed for
-  /// the content (the link's target is watched) and the link itself is watched through its
-  /// parent directory. Paths are registered on first use; a stamp taken before a change is never
-  /// equal to one taken after it.
-  /// Returns 0 when any path cannot be watched (no inotify, the watch limit reached, its parent
-  /// directory does not exist): the caller must not cache on it (validate by other means).
+  /// A stamp over `paths` (absolute; files or directories, existing or not): a number that grows
+  /// whenever any of them is created, removed, renamed, written, truncated or has its attributes
+  /// changed, or — for a directory — an entry directly inside it does (not deeper), or any
+  /// directory above it is renamed, removed or replaced (each is watched by name in its parent).
+  /// Paths are registered on first use; a stamp taken before a change is never equal to one
+  /// taken after it.
+  /// Returns 0 when any path cannot be watched: a symlink on the way (what it resolves to depends
+  /// on entries elsewhere; such a path stays unwatched for the life of the process), a relative
+  /// path, no inotify, the watch limit reached. The caller must then not cache on it (validate by
+  /// other means, e.g. stat).
   uint64_t stamp(std::span<const std::filesystem::path> paths);
   uint64_t stamp(const std::filesystem::path& path) { return stamp(std::span(&path, 1)); }
 
-  /// Paths registered so far (tests, diagnostics).
+  /// Paths registered so far, with the directories above them (tests, diagnostics).
   std::size_t watched_paths() const;
 
  private:

@@ -151,10 +151,11 @@ std::string watched_fingerprint(const LoadOptions& o) {
   // Watch first, then read: a change after the stamp shows in the next one. A listing that changed
   // between the two passes is not kept (a new skill directory would be missing from `watched`).
   std::vector<fs::path> watched, again;
-  fingerprint(o, &watched);
+  std::string first = fingerprint(o, &watched);
   const uint64_t stamp = FileWatch::instance().stamp(watched);
+  if (stamp == 0) return first;  // a symlinked skill or root: not cached, read every turn as before
   std::string fp = fingerprint(o, &again);
-  if (stamp != 0 && again == watched) {
+  if (again == watched) {
     std::lock_guard lock(mutex);
     if (memo.size() >= 64) memo.clear();
     memo[key] = Memo{o.config, std::move(watched), stamp, fp};
