@@ -135,7 +135,8 @@ Status RunJournal::append_line(const std::string& id, std::string line, bool dur
   // One write of one line, then fdatasync: the step is on disk before the caller acknowledges.
   // A failed write is taken back so the file keeps ending in a complete line.
   const off_t before = ::lseek(fd_, 0, SEEK_END);
-  if (!store::write_all(fd_, line) || (durable && ::fdatasync(fd_) != 0)) {
+  // (No fdatasync where it does nothing: a state directory in memory, store::sync_needed.)
+  if (!store::write_all(fd_, line) || (durable && store::sync_needed(file_) && ::fdatasync(fd_) != 0)) {
     const int err = errno;
     if (before >= 0 && ::ftruncate(fd_, before) != 0) {
       // A torn fragment stays; open() skips it (and the next line starts after it only if the
@@ -201,7 +202,7 @@ Status RunJournal::answered(const std::string& id, const std::string& outcome) {
   // Made durable in the background, beside the turn's transcript (queued in finish()): the final
   // event does not wait for the disk (store/background_sync.h).
   if (auto st = append(json{{"op", "answered"}, {"id", id}, {"outcome", outcome}}, /*durable=*/false); !st) return st;
-  store::sync_in_background(fd_, file_.string());
+  if (store::sync_needed(file_)) store::sync_in_background(fd_, file_.string());
   if (!it->second.dedupe_key.empty()) by_key_.erase(it->second.dedupe_key);
   entries_.erase(it);
   finished_bytes_ += entry_bytes_[id];

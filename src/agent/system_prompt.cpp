@@ -8,6 +8,7 @@
 #include <array>
 #include <utility>
 #include <chrono>
+#include <deque>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -125,7 +126,28 @@ std::string runtime_os() {
   return os;
 }
 
+namespace {
+std::string compose_system_prompt(const SystemPromptInput& input);
+}  // namespace
+
 std::string build_system_prompt(const SystemPromptInput& input) {
+  // Comparing the inputs (mostly one memcmp of the bootstrap files) costs a fraction of writing it.
+  struct Built {
+    SystemPromptInput input;
+    std::string prompt;
+  };
+  thread_local std::deque<Built> recent;  // most recent first; agents × models in use
+  for (const Built& b : recent) {
+    if (b.input == input) return b.prompt;
+  }
+  std::string prompt = compose_system_prompt(input);
+  if (recent.size() >= 4) recent.pop_back();
+  recent.push_front(Built{input, prompt});
+  return prompt;
+}
+
+namespace {
+std::string compose_system_prompt(const SystemPromptInput& input) {
   std::string out;
 
   // Intro.
@@ -201,6 +223,7 @@ std::string build_system_prompt(const SystemPromptInput& input) {
   out += '\n';
   return out;
 }
+}  // namespace
 
 std::string render_turn_context(const TurnContext& context);
 

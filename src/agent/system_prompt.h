@@ -37,6 +37,7 @@ namespace pincer::agent {
 struct PromptTool {
   std::string name;
   std::string description;  ///< full description; the prompt uses its first sentence
+  bool operator==(const PromptTool&) const = default;
 };
 
 /// Name and description of each tool.
@@ -58,9 +59,11 @@ struct SystemPromptInput {
   std::string thinking = "off";             ///< thinking level word
   std::string memory_citations = "auto";    ///< memory.citations: auto | on | off (MM-6)
   std::string skills;                       ///< "## Skills …" section of the session's snapshot (SK-2); "" = none
+  bool operator==(const SystemPromptInput&) const = default;
 };
 
-/// The system prompt (see the header comment). Same input → same bytes.
+/// The system prompt (see the header comment). Same input → same bytes: the last few inputs of the
+/// calling thread and their prompts are kept, so a session's turns build it once (issue 17).
 std::string build_system_prompt(const SystemPromptInput& input);
 
 /// The first sentence (or line) of a tool description, at most 200 chars (cut at a character

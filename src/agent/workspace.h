@@ -86,6 +86,7 @@ struct BootstrapFile {
   bool missing = false;
   std::size_t original_chars = 0;  ///< file size after trimming trailing whitespace (0 if missing)
   bool truncated = false;          ///< content is not the whole (trimmed) file
+  bool operator==(const BootstrapFile&) const = default;
 };
 
 /// The result of load_bootstrap().

@@ -1,8 +1,11 @@
 #include "core/ids.h"
 
+#include <pthread.h>
 #include <sodium.h>
 
 #include <array>
+#include <atomic>
+#include <cstring>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -19,12 +22,48 @@ void ensure_sodium() {
   (void)ready;
 }
 
+// Random bytes for ids, drawn from a per-thread pool refilled 512 bytes at a time: a turn makes
+// several ids, and a getrandom(2) for each was a tenth of a turn's system calls (issue 17). Ids
+// are not secrets (tokens and keys use random_token, straight from the kernel). A forked child
+// starts a fresh pool, so parent and child never hand out the same bytes.
+std::atomic<uint64_t> fork_generation{0};
+
+void id_bytes(uint8_t* out, std::size_t n) {
+  struct Pool {
+    std::array<uint8_t, 512> bytes{};
+    std::size_t used = 512;
+    uint64_t generation = 0;
+  };
+  static const bool registered = [] {
+    pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1); });
+    return true;
+  }();
+  (void)registered;
+  thread_local Pool pool;
+  const uint64_t generation = fork_generation.load(std::memory_order_relaxed);
+  if (pool.generation != generation) {
+    pool.used = pool.bytes.size();
+    pool.generation = generation;
+  }
+  if (n > pool.bytes.size()) {
+    randombytes_buf(out, n);
+    return;
+  }
+  if (pool.used + n > pool.bytes.size()) {
+    randombytes_buf(pool.bytes.data(), pool.bytes.size());
+    pool.used = 0;
+  }
+  std::memcpy(out, pool.bytes.data() + pool.used, n);
+  sodium_memzero(pool.bytes.data() + pool.used, n);  // handed out once
+  pool.used += n;
+}
+
 }  // namespace
 
 std::string uuid_v4() {
   ensure_sodium();
   std::array<uint8_t, 16> b{};
-  randombytes_buf(b.data(), b.size());
+  id_bytes(b.data(), b.size());
   b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);  // version 4
   b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
   static constexpr char kHex[] = "0123456789abcdef";

@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <thread>
 
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
@@ -121,5 +123,19 @@ void sync_in_background(int fd, std::string what) {
 }
 
 void wait_for_background_syncs() { queue().wait_idle(); }
+
+bool sync_needed(const std::filesystem::path& file) {
+  constexpr long kTmpfsMagic = 0x01021994, kRamfsMagic = static_cast<long>(0x858458f6);  // linux/magic.h
+  static std::mutex mutex;
+  static std::map<std::string, bool> by_dir;
+  const std::string dir = file.parent_path().string();
+  std::lock_guard lock(mutex);
+  if (auto it = by_dir.find(dir); it != by_dir.end()) return it->second;
+  struct statfs st {};
+  const bool needed = ::statfs(dir.empty() ? "." : dir.c_str(), &st) != 0 ||
+                      (static_cast<long>(st.f_type) != kTmpfsMagic && static_cast<long>(st.f_type) != kRamfsMagic);
+  if (by_dir.size() < 1024) by_dir.emplace(dir, needed);
+  return needed;
+}
 
 }  // namespace pincer::store

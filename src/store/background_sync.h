@@ -19,6 +19,7 @@
 // are busy; they sleep while nothing is queued (no idle cost before the first turn, no polling).
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace pincer::store {
@@ -30,6 +31,13 @@ namespace pincer::store {
 /// cannot be duplicated (EMFILE), the sync is done at once on the caller's thread instead.
 /// `fd` < 0: nothing.
 void sync_in_background(int fd, std::string what);
+
+/// Whether fdatasync(2) of a file in `file`'s directory can make anything more durable: false on
+/// file systems that live in memory (tmpfs, ramfs), where it returns at once having done nothing —
+/// there a queued sync would only cost a descriptor, a thread hand-off and a wake-up per turn.
+/// One statfs(2) per directory for the life of the process (mounts under a state directory do not
+/// change while the gateway runs); true when it cannot be told.
+bool sync_needed(const std::filesystem::path& file);
 
 /// Blocks until no sync is queued or running. For the gateway's shutdown and for tests (callers
 /// stop queueing first); never called on a turn's path.

@@ -291,9 +291,10 @@ class TranscriptWriter {
   /// must be an object; its keys type/id/parentId/timestamp are ignored. Returns the new id.
   /// Errors: "IO_ERROR" naming the file and strerror (e.g. "No space left on device"): nothing is
   /// acknowledged, the leaf does not move, and the partial line is truncated away.
-  Result<std::string> append(std::string_view type, const Json& fields);
+  /// (By value: the observer's parsed entry is made from it without a copy.)
+  Result<std::string> append(std::string_view type, Json fields);
 
-  Result<std::string> append_message(const Json& message);
+  Result<std::string> append_message(Json message);
   Result<std::string> append_model_change(std::string_view provider, std::string_view model_id);
   Result<std::string> append_thinking_level_change(std::string_view thinking_level);
   /// `details` null = omitted.
@@ -327,7 +328,7 @@ class TranscriptWriter {
   /// Writes `line` and "\n" at the end of the file; `offset` receives where the written bytes start.
   Status write_line(const std::string& line, uint64_t* offset = nullptr);
   void notify(std::string_view type, const std::string& id, const std::string& parent, const std::string& timestamp,
-              const Json& fields, const std::string& line, uint64_t offset);
+              Json&& fields, const std::string& line, uint64_t offset);
 
   std::filesystem::path path_;
   int fd_ = -1;

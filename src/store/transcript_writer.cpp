@@ -170,9 +170,11 @@ Status TranscriptWriter::sync() {
   return Ok{};
 }
 
-void TranscriptWriter::sync_in_background() const { store::sync_in_background(fd_, path_.string()); }
+void TranscriptWriter::sync_in_background() const {
+  if (store::sync_needed(path_)) store::sync_in_background(fd_, path_.string());
+}
 
-Result<std::string> TranscriptWriter::append(std::string_view type, const Json& fields) {
+Result<std::string> TranscriptWriter::append(std::string_view type, Json fields) {
   const std::string id = new_entry_id();
   const std::string parent = leaf_;
   const std::string timestamp = iso_timestamp(clock_->wall_ms());
@@ -191,12 +193,12 @@ Result<std::string> TranscriptWriter::append(std::string_view type, const Json& 
   uint64_t offset = 0;
   if (auto written = write_line(line, &offset); !written) return written.error();
   leaf_ = id;
-  if (observer_) notify(type, id, parent, timestamp, fields, (terminated_fragment ? "\n" : "") + line + "\n", offset);
+  if (observer_) notify(type, id, parent, timestamp, std::move(fields), (terminated_fragment ? "\n" : "") + line + "\n", offset);
   return id;
 }
 
 void TranscriptWriter::notify(std::string_view type, const std::string& id, const std::string& parent,
-                              const std::string& timestamp, const Json& fields, const std::string& text,
+                              const std::string& timestamp, Json&& fields, const std::string& text,
                               uint64_t offset) {
   AppendedLine appended;
   appended.offset = offset;
@@ -211,7 +213,7 @@ void TranscriptWriter::notify(std::string_view type, const std::string& id, cons
     appended.offset = UINT64_MAX;  // unknown: the observer cannot place the line
   }
   // The entry as the parser would read the line back (keys in any order: Json's objects are sorted).
-  Json value = fields.is_object() ? fields : Json::object();
+  Json value = fields.is_object() ? std::move(fields) : Json::object();
   value["type"] = type;
   value["id"] = id;
   value["parentId"] = parent.empty() ? Json(nullptr) : Json(parent);
@@ -220,8 +222,10 @@ void TranscriptWriter::notify(std::string_view type, const std::string& id, cons
   observer_(appended);
 }
 
-Result<std::string> TranscriptWriter::append_message(const Json& message) {
-  return append("message", {{"message", message}});
+Result<std::string> TranscriptWriter::append_message(Json message) {
+  Json fields = Json::object();
+  fields["message"] = std::move(message);
+  return append("message", std::move(fields));
 }
 
 Result<std::string> TranscriptWriter::append_model_change(std::string_view provider, std::string_view model_id) {

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,21 @@ TEST(BackgroundSync, AFailedSyncIsLoggedWithWhatWasBeingSynced) {
   sinks.erase(std::remove(sinks.begin(), sinks.end(), sink), sinks.end());
   EXPECT_NE(captured.str().find("cannot sync the test pipe: Invalid argument"), std::string::npos) << captured.str();
   EXPECT_EQ(captured.str().find("nothing"), std::string::npos);
+}
+
+TEST(BackgroundSync, NoSyncIsNeededOnlyWhereTheFileSystemLivesInMemory) {
+  // Each directory's file system as statfs(2) tells it, independently of the function under test.
+  const auto in_memory = [](const char* dir) {
+    struct statfs st {};
+    return ::statfs(dir, &st) == 0 && (st.f_type == 0x01021994 || st.f_type == static_cast<decltype(st.f_type)>(0x858458f6));
+  };
+  for (const char* dir : {"/dev/shm", "/tmp", "/var/tmp", "/"}) {
+    if (!std::filesystem::is_directory(dir)) continue;
+    const std::filesystem::path file = std::filesystem::path(dir) / "journal.jsonl";
+    EXPECT_EQ(pincer::store::sync_needed(file), !in_memory(dir)) << dir;
+    EXPECT_EQ(pincer::store::sync_needed(file), !in_memory(dir)) << dir << " (cached)";
+  }
+  EXPECT_TRUE(pincer::store::sync_needed("/no/such/directory/file"));  // cannot be told: sync
 }
 
 }  // namespace
