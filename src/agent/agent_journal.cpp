@@ -42,12 +42,29 @@ RunLane lane_named(const std::string& name) {
 }  // namespace
 
 json send_request_json(const SendRequest& r) {
-  json j{{"sessionKey", r.session_key}, {"agentId", r.agent_id}, {"message", r.message}, {"runId", r.run_id},
-              {"thinking", r.thinking}, {"lane", to_string(r.lane)}, {"channel", r.channel},
-              {"origin", {{"channel", r.origin.channel}, {"accountId", r.origin.account_id}, {"chatId", r.origin.chat_id},
-                          {"threadId", r.origin.thread_id}, {"senderId", r.origin.sender_id}, {"isGroup", r.origin.is_group},
-                          {"messageId", r.origin.message_id}, {"reactions", r.origin.reactions}}},
-              {"senderIsOwner", r.sender_is_owner}, {"model", r.model}, {"timeoutMs", r.timeout_ms}};
+  // Assigned field by field: nested initializer lists build and then copy a temporary tree per
+  // level, and this runs for every accepted message.
+  json origin = json::object();
+  origin["channel"] = r.origin.channel;
+  origin["accountId"] = r.origin.account_id;
+  origin["chatId"] = r.origin.chat_id;
+  origin["threadId"] = r.origin.thread_id;
+  origin["senderId"] = r.origin.sender_id;
+  origin["isGroup"] = r.origin.is_group;
+  origin["messageId"] = r.origin.message_id;
+  origin["reactions"] = r.origin.reactions;
+  json j = json::object();
+  j["sessionKey"] = r.session_key;
+  j["agentId"] = r.agent_id;
+  j["message"] = r.message;
+  j["runId"] = r.run_id;
+  j["thinking"] = r.thinking;
+  j["lane"] = to_string(r.lane);
+  j["channel"] = r.channel;
+  j["origin"] = std::move(origin);
+  j["senderIsOwner"] = r.sender_is_owner;
+  j["model"] = r.model;
+  j["timeoutMs"] = r.timeout_ms;
   if (!r.branch_to.empty()) j["branchTo"] = r.branch_to;  // a /tree switch (SS-4)
   return j;
 }

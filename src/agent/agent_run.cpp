@@ -9,6 +9,7 @@
 
 #include "agent/thinking_levels.h"
 #include "agent/tool_result_cap.h"
+#include "core/identity_memo.h"
 #include "core/utf8.h"
 #include "store/atomic_file.h"
 
@@ -176,6 +177,39 @@ void AgentRun::call_model() {
   });
 }
 
+namespace {
+
+/// A stored user message with its turn-context note first (CX-3/CX-4), kept per message while its
+/// note reads the same (core/identity_memo.h): the request then carries the same object every
+/// turn, and its wire form is written once (llm/wire_memo.h). One per thread; bounded (bytes).
+struct NotedMessage {
+  std::string note;
+  llm::SharedMessage message;
+};
+constexpr std::size_t kNotedMessagesBytes = 1024 * 1024;
+
+std::size_t content_bytes(const llm::UserMessage& m) {
+  std::size_t n = 64;
+  for (const auto& block : m.content) {
+    if (const auto* t = std::get_if<llm::TextContent>(&block)) n += t->text.size();
+    else if (const auto* img = std::get_if<llm::ImageContent>(&block)) n += img->data.size() + img->ref.size();
+  }
+  return n;
+}
+
+llm::SharedMessage with_turn_note(const llm::SharedMessage& stored, std::string note) {
+  thread_local IdentityMemo<llm::Message, NotedMessage> noted(kNotedMessagesBytes);
+  if (const NotedMessage* kept = noted.find(stored.get()); kept && kept->note == note) return kept->message;
+  llm::UserMessage copy = std::get<llm::UserMessage>(*stored);
+  copy.content.insert(copy.content.begin(), llm::TextContent{note});
+  const std::size_t cost = content_bytes(copy);
+  auto message = std::make_shared<const llm::Message>(std::move(copy));
+  noted.put(stored, NotedMessage{std::move(note), message}, cost);
+  return message;
+}
+
+}  // namespace
+
 void AgentRun::send_model_request(context::Assembled assembled) {
   if (finished_) return;
   if (aborted_) return finish_aborted();
@@ -186,12 +220,12 @@ void AgentRun::send_model_request(context::Assembled assembled) {
   llm::Context context;
   context.system_prompt = in_.system_prompt;
   // CX-3/CX-4: each user message gets its turn-context block in the request only (never stored).
-  std::vector<llm::Message> history = std::move(assembled.messages);
-  for (auto& message : history) {
-    auto* user = std::get_if<llm::UserMessage>(&message);
-    if (!in_.turn_context || !user || user->timestamp <= 0) continue;
+  llm::MessageList history = std::move(assembled.messages);  // shared with the engine: changed by copy
+  for (std::size_t i = 0; i < history.size() && in_.turn_context; ++i) {
+    const auto* user = std::get_if<llm::UserMessage>(&history[i]);
+    if (!user || user->timestamp <= 0) continue;
     if (std::string note = in_.turn_context(user->timestamp, user->timestamp == turn_message_ms_); !note.empty()) {
-      user->content.insert(user->content.begin(), llm::TextContent{std::move(note)});
+      history.replace(i, with_turn_note(history.shared(i), std::move(note)));
     }
   }
   context.messages = sanitize_history(std::move(history));
@@ -406,7 +440,7 @@ void AgentRun::execute_tool(const llm::ToolCall& call, const tools::Tool* tool, 
     tools::ToolContext ctx;
     ctx.workspace = workspace;
     ctx.cancelled = flag.get();
-    ctx.env = env;
+    if (env) ctx.env = *env;
     ctx.skill_env = skill_env;
     ctx.default_timeout_ms = timeout;
     ctx.processes = processes;

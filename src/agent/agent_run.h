@@ -108,7 +108,9 @@ struct RunInputs {
   /// (single flight per profile). Null = expiring tokens are sent as they are.
   std::shared_ptr<OAuthRefresher> oauth;
   int64_t exec_timeout_ms = 1'800'000;
-  std::map<std::string, std::string> tool_env;  ///< base environment for exec (scrubbed by the tool)
+  /// Base environment for exec (scrubbed by the tool) and CLI backends: the gateway's own, read once
+  /// and shared by every run (null: empty).
+  std::shared_ptr<const std::map<std::string, std::string>> tool_env;
   /// The listed skills' configured variables (skills.entries.<key>.env / .apiKey, agent_skills.h):
   /// given to exec as set, not scrubbed — the owner put them there for those skills.
   std::map<std::string, std::string> skill_env;
@@ -346,7 +348,7 @@ std::shared_ptr<const context::RequestFrame> make_request_frame(const std::strin
 /// providers' rules would drop, leaving the request unanswered) into ordinary replies carrying
 /// incomplete_reply_note, so the model sees that the turn was interrupted instead of answering its
 /// request again. Assistant messages left empty are dropped.
-std::vector<llm::Message> sanitize_history(std::vector<llm::Message> messages);
+llm::MessageList sanitize_history(llm::MessageList messages);
 
 /// "[this reply is incomplete: <errorMessage, e.g. aborted (stop)>]" for an aborted reply, "[this
 /// reply is incomplete: the model call failed]" for a failed one (the provider's error text is not

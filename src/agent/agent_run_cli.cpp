@@ -19,7 +19,7 @@ namespace detail_agent_run_cli {
 
 /// The text of the user messages after the last assistant message (the turn's request, with its
 /// turn-context block); their images go to `images` (passed to the CLI as files, cli_images.h).
-std::string turn_prompt(const std::vector<llm::Message>& messages, std::vector<llm::ImageContent>& images) {
+std::string turn_prompt(const llm::MessageList& messages, std::vector<llm::ImageContent>& images) {
   std::size_t start = messages.size();
   while (start > 0 && std::holds_alternative<llm::UserMessage>(messages[start - 1])) --start;
   std::string out;
@@ -89,7 +89,7 @@ void AgentRun::send_cli_request(const llm::Context& context) {
     CliInvocation inv = build_cli_invocation(settings, call);
     CliCallOptions options;
     options.cwd = in_.workspace;
-    options.base_env = in_.tool_env;
+    if (in_.tool_env) options.base_env = *in_.tool_env;
     options.watchdog_ms = (inv.resuming ? settings.resume_watchdog : settings.fresh_watchdog).limit_ms(in_.timeout_ms);
     options.timeout_ms = in_.timeout_ms;
     std::weak_ptr<AgentRun> weak = weak_from_this();

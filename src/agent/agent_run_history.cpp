@@ -31,7 +31,7 @@ std::string incomplete_reply_note(const llm::AssistantMessage& m) {
   return detail_agent_run_history::reply_has_text(m) ? "\n\n" + note : note;
 }
 
-std::vector<llm::Message> sanitize_history(std::vector<llm::Message> messages) {
+llm::MessageList sanitize_history(llm::MessageList messages) {
   std::set<std::string> answered;  // tool call ids that have a result
   std::set<std::string> called;
   for (const auto& m : messages) {
@@ -40,31 +40,37 @@ std::vector<llm::Message> sanitize_history(std::vector<llm::Message> messages) {
       for (const auto* call : a->tool_calls()) called.insert(call->id);
     }
   }
-  std::vector<llm::Message> out;
+  auto unanswered = [&](const llm::ContentBlock& b) {
+    const auto* call = std::get_if<llm::ToolCall>(&b);
+    return call && !answered.contains(call->id);
+  };
+  llm::MessageList out;
   out.reserve(messages.size());
-  for (auto& m : messages) {  // moved from: the caller's copy is this function's
-    if (auto* a = std::get_if<llm::AssistantMessage>(&m)) {
-      std::erase_if(a->content, [&](const llm::ContentBlock& b) {
-        const auto* call = std::get_if<llm::ToolCall>(&b);
-        return call && !answered.contains(call->id);
-      });
-      const bool failed = a->stop_reason == llm::StopReason::Error || a->stop_reason == llm::StopReason::Aborted;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const llm::Message& m = messages[i];
+    if (const auto* kept = std::get_if<llm::AssistantMessage>(&m)) {
+      const bool failed = kept->stop_reason == llm::StopReason::Error || kept->stop_reason == llm::StopReason::Aborted;
+      if (!failed && std::none_of(kept->content.begin(), kept->content.end(), unanswered)) {
+        if (!kept->content.empty()) out.push_back(messages.shared(i));  // as it is: shared, not copied
+        continue;
+      }
+      auto& a = std::get<llm::AssistantMessage>(messages.mutate(i));
+      std::erase_if(a.content, unanswered);
       if (failed) {
         // The providers' history rules drop failed and aborted replies, which would leave the
         // turn's request unanswered (two user messages in a row): the model would answer it again
         // as if it were new. Keep the turn, marked, as an ordinary reply instead (AG-2).
-        auto first_call = std::find_if(a->content.begin(), a->content.end(), [](const llm::ContentBlock& b) {
+        auto first_call = std::find_if(a.content.begin(), a.content.end(), [](const llm::ContentBlock& b) {
           return std::holds_alternative<llm::ToolCall>(b);
         });
-        a->content.insert(first_call, llm::TextContent{incomplete_reply_note(*a)});
-        a->stop_reason = a->tool_calls().empty() ? llm::StopReason::Stop : llm::StopReason::ToolUse;
+        a.content.insert(first_call, llm::TextContent{incomplete_reply_note(a)});
+        a.stop_reason = a.tool_calls().empty() ? llm::StopReason::Stop : llm::StopReason::ToolUse;
       }
-      if (a->content.empty()) continue;
-      out.emplace_back(std::move(m));
+      if (!a.content.empty()) out.push_back(messages.shared(i));
     } else if (const auto* r = std::get_if<llm::ToolResultMessage>(&m)) {
-      if (called.contains(r->tool_call_id)) out.push_back(std::move(m));
+      if (called.contains(r->tool_call_id)) out.push_back(messages.shared(i));
     } else {
-      out.push_back(std::move(m));
+      out.push_back(messages.shared(i));
     }
   }
   return out;

@@ -55,15 +55,15 @@ const char* to_string(RunLane lane) {
 
 namespace {
 
-std::map<std::string, std::string> process_environment() {
-  // Read once: the gateway never changes its own environment, and every run copies it.
-  static const std::map<std::string, std::string> env = [] {
-    std::map<std::string, std::string> out;
+std::shared_ptr<const std::map<std::string, std::string>> process_environment() {
+  // Read once: the gateway never changes its own environment; every run shares it.
+  static const auto env = [] {
+    auto out = std::make_shared<std::map<std::string, std::string>>();
     for (char** e = environ; e && *e; ++e) {
       std::string kv(*e);
-      if (auto eq = kv.find('='); eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+      if (auto eq = kv.find('='); eq != std::string::npos) (*out)[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
-    return out;
+    return std::shared_ptr<const std::map<std::string, std::string>>(std::move(out));
   }();
   return env;
 }
@@ -160,7 +160,7 @@ Result<SendAccepted> AgentService::send(const SendRequest& request, RunEventSink
       if (!refs) return refs.error();
       record["media"] = std::move(*refs);
     }
-    auto id = impl_->journal.accept(request.source, record);
+    auto id = impl_->journal.accept(request.source, std::move(record));
     if (!id) return Error{"UNAVAILABLE", "cannot record the request in the run journal: " + id.error().message};
     journaled.journal_ids = {*id};
   }

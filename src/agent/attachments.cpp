@@ -385,18 +385,20 @@ void resolve_image_refs(json& message, const std::filesystem::path& sessions_dir
   }
 }
 
-int images_for_model(std::vector<llm::Message>& messages, const llm::ModelSpec& model) {
+int images_for_model(llm::MessageList& messages, const llm::ModelSpec& model) {
   if (std::find(model.input.begin(), model.input.end(), "image") != model.input.end()) return 0;
   int replaced = 0;
-  auto fix = [&](std::vector<llm::ContentBlock>& blocks) {
-    for (auto& block : blocks) {
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const auto* u = std::get_if<llm::UserMessage>(&messages[i]);
+    if (!u || std::none_of(u->content.begin(), u->content.end(),
+                           [](const llm::ContentBlock& b) { return std::holds_alternative<llm::ImageContent>(b); })) {
+      continue;
+    }
+    for (auto& block : std::get<llm::UserMessage>(messages.mutate(i)).content) {  // a copy: the history keeps its images
       if (!std::holds_alternative<llm::ImageContent>(block)) continue;
       block = llm::TextContent{"[image omitted: model " + model.provider + "/" + model.id + " does not accept images]"};
       ++replaced;
     }
-  };
-  for (auto& m : messages) {
-    if (auto* u = std::get_if<llm::UserMessage>(&m)) fix(u->content);
   }
   return replaced;
 }

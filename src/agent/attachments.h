@@ -103,8 +103,9 @@ void resolve_image_refs(std::vector<llm::ContentBlock>& blocks, const std::files
 void resolve_image_refs(nlohmann::json& message, const std::filesystem::path& sessions_dir);
 
 /// For a model without "image" in its input: every image block of a user message becomes
-/// "[image omitted: model <provider>/<id> does not accept images]". Returns how many.
-int images_for_model(std::vector<llm::Message>& messages, const llm::ModelSpec& model);
+/// "[image omitted: model <provider>/<id> does not accept images]" (in a copy of that message:
+/// the history's own stays as it is). Returns how many.
+int images_for_model(llm::MessageList& messages, const llm::ModelSpec& model);
 
 using pincer::base64_encode;  // core/base64.h
 /// Standard or URL-safe base64, padding optional, whitespace ignored; nullopt when not base64.

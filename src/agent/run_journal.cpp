@@ -150,13 +150,12 @@ Status RunJournal::append_line(const std::string& id, std::string line, bool dur
   return Ok{};
 }
 
-Result<std::string> RunJournal::accept(const std::string& source, const json& request, const std::string& dedupe_key) {
+Result<std::string> RunJournal::accept(const std::string& source, json request, const std::string& dedupe_key) {
   JournalEntry e;
   e.id = "j-" + ids::uuid_v4();
   e.source = source;
   e.accepted_ms = static_cast<int64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-  e.request = request;
   e.dedupe_key = dedupe_key;
   // The line a dump of {op, id, ts, source, key, request} writes (keys in its sorted order),
   // without a copy of the request in a record object.
@@ -164,6 +163,7 @@ Result<std::string> RunJournal::accept(const std::string& source, const json& re
   json_dump::Writer w(line);
   w.begin_object().key("id").string(e.id).key("key").string(dedupe_key).key("op").string("accepted");
   w.key("request").value(request).key("source").string(source).key("ts").integer(e.accepted_ms).end_object();
+  e.request = std::move(request);  // kept for a compaction (entry_lines); written above
   if (auto st = append_line(e.id, std::move(line)); !st) return st.error();
   if (!dedupe_key.empty()) by_key_[dedupe_key] = e.id;
   order_.push_back(e.id);

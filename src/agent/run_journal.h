@@ -73,7 +73,7 @@ class RunJournal {
 
   /// Records new work; returns its id. `dedupe_key` (optional) names the platform message so that
   /// a redelivery is recognised (has_message). Errors: "IO_ERROR" (not recorded: refuse the work).
-  Result<std::string> accept(const std::string& source, const nlohmann::json& request, const std::string& dedupe_key = "");
+  Result<std::string> accept(const std::string& source, nlohmann::json request, const std::string& dedupe_key = "");
   /// Records that run `run_id` took entry `id`. Unknown ids are ignored (Ok). Written but not
   /// fdatasync'd (it is on the path of every turn to the model request): a process crash keeps it
   /// (the page cache), and a power loss that drops it also drops the turn's transcript lines,

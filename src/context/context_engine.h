@@ -113,7 +113,7 @@ struct RequestFrame {
 
 /// The messages for one model call.
 struct Assembled {
-  std::vector<llm::Message> messages;
+  llm::MessageList messages;  ///< the history's own messages where kept as they are (shared)
   int64_t estimated_tokens = 0;  ///< the whole request (frame included), corrected by usage
   int64_t budget = 0;            ///< the prompt budget it was assembled for
   OverflowRoute route = OverflowRoute::Fits;  ///< what was found before anything was done (CX-7)

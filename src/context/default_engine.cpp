@@ -109,11 +109,11 @@ void DefaultEngine::calibrate_from_history(const RequestFrame& frame) {
 }
 
 void DefaultEngine::render_each(Prune prune, bool truncate_recent,
-                                const std::function<void(const llm::Message&)>& emit) const {
+                                const std::function<void(const llm::SharedMessage&)>& emit) const {
   if (!summary_.empty()) {
     llm::UserMessage s;
     s.content.emplace_back(llm::TextContent{summary_message_text(summary_)});
-    emit(llm::Message(std::move(s)));
+    emit(std::make_shared<const llm::Message>(std::move(s)));
   }
   // Where the last keep_turns turns begin: results before it are "old" (CX-8).
   std::size_t recent_from = 0;
@@ -130,7 +130,7 @@ void DefaultEngine::render_each(Prune prune, bool truncate_recent,
     const auto* r = std::get_if<llm::ToolResultMessage>(&m);
     const bool old = i < recent_from;
     if (!r || !((prune_on && old) || truncate_recent || truncate_all_)) {
-      emit(m);
+      emit(items_[i].message);  // the stored message itself: shared, not copied
       continue;
     }
     llm::ToolResultMessage copy = *r;
@@ -142,24 +142,24 @@ void DefaultEngine::render_each(Prune prune, bool truncate_recent,
     } else if (truncate_recent || truncate_all_) {
       set_text(copy, soft_prune(text, kTruncateHeadChars, kTruncateTailChars));
     }
-    emit(llm::Message(std::move(copy)));
+    emit(std::make_shared<const llm::Message>(std::move(copy)));
   }
 }
 
-std::vector<llm::Message> DefaultEngine::render(Prune prune, bool truncate_recent) const {
-  std::vector<llm::Message> out;
+llm::MessageList DefaultEngine::render(Prune prune, bool truncate_recent) const {
+  llm::MessageList out;
   out.reserve(items_.size() + 1);
-  render_each(prune, truncate_recent, [&](const llm::Message& m) { out.push_back(m); });
+  render_each(prune, truncate_recent, [&](const llm::SharedMessage& m) { out.push_back(m); });
   return out;
 }
 
 int64_t DefaultEngine::raw_tokens(const RequestFrame& frame, Prune prune, bool truncate_recent) const {
   std::size_t chars = frame_fixed_chars(frame);
-  render_each(prune, truncate_recent, [&](const llm::Message& m) { chars += message_chars(m); });
+  render_each(prune, truncate_recent, [&](const llm::SharedMessage& m) { chars += message_chars(*m); });
   return estimate_tokens(chars);
 }
 
-int64_t DefaultEngine::raw_tokens(const RequestFrame& frame, const std::vector<llm::Message>& messages) const {
+int64_t DefaultEngine::raw_tokens(const RequestFrame& frame, const llm::MessageList& messages) const {
   std::size_t chars = frame_fixed_chars(frame);
   for (const auto& m : messages) chars += message_chars(m);
   return estimate_tokens(chars);

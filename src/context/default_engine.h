@@ -46,11 +46,11 @@ class DefaultEngine final : public ContextEngine {
   enum class Prune { None, Soft, Hard };
   /// Calls `emit` with each message of the request as rendered (CX-8 pruning): the stored message
   /// itself when it is kept as it is, else a pruned copy.
-  void render_each(Prune prune, bool truncate_recent, const std::function<void(const llm::Message&)>& emit) const;
-  std::vector<llm::Message> render(Prune prune, bool truncate_recent) const;
+  void render_each(Prune prune, bool truncate_recent, const std::function<void(const llm::SharedMessage&)>& emit) const;
+  llm::MessageList render(Prune prune, bool truncate_recent) const;
   /// Uncorrected tokens of the frame plus the rendered messages, without copying kept messages.
   int64_t raw_tokens(const RequestFrame& frame, Prune prune, bool truncate_recent) const;
-  int64_t raw_tokens(const RequestFrame& frame, const std::vector<llm::Message>& messages) const;
+  int64_t raw_tokens(const RequestFrame& frame, const llm::MessageList& messages) const;
   void calibrate_from_history(const RequestFrame& frame);
   void finish_assemble(const RequestFrame& frame, int64_t budget, OverflowRoute route,
                        const std::function<void(Assembled)>& done);

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "core/shared_list.h"
 
 namespace pincer::llm {
 
@@ -90,6 +91,10 @@ struct ToolResultMessage {
 };
 
 using Message = std::variant<UserMessage, AssistantMessage, ToolResultMessage>;
+/// A message shared between the session's history and the requests made from it (immutable).
+using SharedMessage = std::shared_ptr<const Message>;
+/// The messages of a request: the history's own shared messages, not copies (core/shared_list.h).
+using MessageList = SharedList<Message>;
 
 /// pi-format JSON of a message / content block.
 nlohmann::json to_json(const Message& message);
@@ -125,7 +130,7 @@ struct ToolDefinition {
 /// Everything sent to a model for one call.
 struct Context {
   std::string system_prompt;
-  std::vector<Message> messages;
+  MessageList messages;
   std::vector<ToolDefinition> tools;
 };
 

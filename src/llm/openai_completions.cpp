@@ -5,6 +5,7 @@
 
 #include "core/json_dump.h"
 #include "llm/openai_chunk_scan.h"
+#include "llm/wire_memo.h"
 
 namespace pincer::llm {
 // Named, then anonymous: each wire API's helpers (Decoder, build_body …) stay apart from the
@@ -119,6 +120,14 @@ void add_tool_result(const ModelSpec& model, const ToolResultMessage& m, Writer&
   w.end_array().key("role").string("user").end_object();
 }
 
+/// One history message as the API's message object(s): nothing (a message with nothing to send),
+/// one object, or two (a tool result with images: the result, then a user message with them).
+void write_message(const ModelSpec& model, const Message& message, Writer& w) {
+  if (const auto* u = std::get_if<UserMessage>(&message)) add_user(model, *u, w);
+  else if (const auto* a = std::get_if<AssistantMessage>(&message)) add_assistant(*a, w);
+  else add_tool_result(model, std::get<ToolResultMessage>(message), w);
+}
+
 void write_messages(const ModelSpec& model, const Context& context, Writer& w) {
   w.begin_array();
   if (!context.system_prompt.empty()) {
@@ -126,10 +135,26 @@ void write_messages(const ModelSpec& model, const Context& context, Writer& w) {
     thread_local json_dump::StringMemo prompt_memo;  // a session's prompt is the same call after call
     w.begin_object().key("content").raw(prompt_memo.literal(context.system_prompt)).key("role").string(role).end_object();
   }
-  for (const Message& message : prepare_history(model, context.messages, map_tool_id)) {
-    if (const auto* u = std::get_if<UserMessage>(&message)) add_user(model, *u, w);
-    else if (const auto* a = std::get_if<AssistantMessage>(&message)) add_assistant(*a, w);
-    else add_tool_result(model, std::get<ToolResultMessage>(message), w);
+  // A kept history message is written once and its wire form reused by the next requests.
+  thread_local WireMemo memo(kWireMemoBytes);
+  const uint32_t variant = accepts_images(model) ? 1 : 0;  // what of the model changes a message's form
+  const PreparedHistory history = prepare_history(model, context.messages, map_tool_id);
+  std::string one;
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const Message& message = history[i];
+    const SharedMessage* shared = history.shared(i);
+    if (const WireForm* kept = shared ? memo.find(shared->get()) : nullptr; kept && kept->variant == variant) {
+      if (!kept->text.empty()) w.raw(kept->text);
+      continue;
+    }
+    one.clear();
+    Writer mw(one);
+    mw.begin_array();  // the writer's comma state for one element; the brackets are cut off below
+    write_message(model, message, mw);
+    mw.end_array();
+    const std::string_view element = std::string_view(one).substr(1, one.size() - 2);
+    if (!element.empty()) w.raw(element);
+    if (shared) memo.put(*shared, WireForm{variant, std::string(element)}, element.size());
   }
   w.end_array();
 }

@@ -451,11 +451,17 @@ struct PendingCalls {
 
 }  // namespace
 
-PreparedHistory prepare_history(const ModelSpec& model, const std::vector<Message>& messages,
-                                const ToolIdMapper& map_id) {
+namespace {
+
+const SharedMessage* shared_at(const std::vector<Message>&, std::size_t) { return nullptr; }
+const SharedMessage* shared_at(const MessageList& messages, std::size_t i) { return &messages.shared(i); }
+
+template <typename Messages>
+PreparedHistory prepare(const ModelSpec& model, const Messages& messages, const ToolIdMapper& map_id) {
   PreparedHistory out;
   PendingCalls pending;
-  for (const Message& message : messages) {
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const Message& message = messages[i];
     if (const auto* a = std::get_if<AssistantMessage>(&message)) {
       pending.flush_synthetic(out);
       if (a->stop_reason == StopReason::Error || a->stop_reason == StopReason::Aborted) continue;
@@ -465,14 +471,14 @@ PreparedHistory prepare_history(const ModelSpec& model, const std::vector<Messag
         out.add_owned(std::move(adapted));
       } else {
         for (const ToolCall* call : a->tool_calls()) pending.calls.emplace_back(call->id, call->name);
-        out.add(message);
+        out.add(message, shared_at(messages, i));
       }
     } else if (const auto* r = std::get_if<ToolResultMessage>(&message)) {
       const std::string id = map_id ? map_id(r->tool_call_id) : r->tool_call_id;
       if (!pending.expects(id) || pending.answered.count(id)) continue;
       pending.answered.insert(id);
       if (id == r->tool_call_id) {
-        out.add(message);
+        out.add(message, shared_at(messages, i));
       } else {
         ToolResultMessage copy = *r;
         copy.tool_call_id = id;
@@ -480,10 +486,20 @@ PreparedHistory prepare_history(const ModelSpec& model, const std::vector<Messag
       }
     } else {
       pending.flush_synthetic(out);
-      out.add(message);
+      out.add(message, shared_at(messages, i));
     }
   }
   return out;
+}
+
+}  // namespace
+
+PreparedHistory prepare_history(const ModelSpec& model, const std::vector<Message>& messages, const ToolIdMapper& map_id) {
+  return prepare(model, messages, map_id);
+}
+
+PreparedHistory prepare_history(const ModelSpec& model, const MessageList& messages, const ToolIdMapper& map_id) {
+  return prepare(model, messages, map_id);
 }
 
 std::string generated_tool_call_id() {

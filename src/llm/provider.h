@@ -309,24 +309,35 @@ class PreparedHistory {
   Iterator end() const { return Iterator(items_.end()); }
   std::size_t size() const { return items_.size(); }
   const Message& operator[](std::size_t i) const { return *items_[i]; }
+  /// The shared message item `i` is, when it is one of a MessageList's kept as it is (nullptr for
+  /// adapted and synthetic ones, and for a history given as a vector): the key of its cached wire
+  /// form (wire_memo.h).
+  const SharedMessage* shared(std::size_t i) const { return shared_[i]; }
 
-  void add(const Message& m) { items_.push_back(&m); }
+  void add(const Message& m, const SharedMessage* shared = nullptr) {
+    items_.push_back(&m);
+    shared_.push_back(shared);
+  }
   /// A new message (an adapted or synthetic one), kept here. `T`: UserMessage, AssistantMessage
   /// or ToolResultMessage (built in place: no temporary variant).
   template <typename T>
   void add_owned(T&& m) {
     items_.push_back(&owned_.emplace_back(std::in_place_type<std::decay_t<T>>, std::forward<T>(m)));
+    shared_.push_back(nullptr);
   }
 
  private:
   std::deque<Message> owned_;  // adapted and synthetic messages (a deque: their addresses stay put)
   std::vector<const Message*> items_;
+  std::vector<const SharedMessage*> shared_;
 };
 PreparedHistory prepare_history(const ModelSpec& model, const std::vector<Message>& messages,
                                 const ToolIdMapper& map_id = {});
+PreparedHistory prepare_history(const ModelSpec& model, const MessageList& messages, const ToolIdMapper& map_id = {});
 /// A temporary history would be gone before the result is read.
 PreparedHistory prepare_history(const ModelSpec& model, std::vector<Message>&& messages,
                                 const ToolIdMapper& map_id = {}) = delete;
+PreparedHistory prepare_history(const ModelSpec& model, MessageList&& messages, const ToolIdMapper& map_id = {}) = delete;
 
 /// A fresh id for APIs that do not give tool calls one (Ollama): "call_<base36 ms>_<n>".
 std::string generated_tool_call_id();

@@ -1,6 +1,7 @@
 // Incremental SSE parser; see sse_parser.h for the rules it follows.
 #include "llm/sse_parser.h"
 
+#include <cstring>
 #include <limits>
 
 namespace pincer::llm {
@@ -37,6 +38,22 @@ Status SseParser::feed(std::string_view bytes, std::vector<SseEvent>& out) {
   return take_line_bytes(bytes, out);
 }
 
+namespace {
+
+/// The first CR or LF at or after `from` (npos: none). Two memchr scans instead of
+/// find_first_of's per-byte search of the set: a reply streams every byte through here.
+std::size_t sse_line_end(std::string_view bytes, std::size_t from) {
+  const char* begin = bytes.data() + from;
+  const std::size_t n = bytes.size() - from;
+  const auto* lf = static_cast<const char*>(std::memchr(begin, '\n', n));
+  const std::size_t until = lf ? static_cast<std::size_t>(lf - begin) : n;
+  const auto* cr = static_cast<const char*>(std::memchr(begin, '\r', until));
+  if (cr) return from + static_cast<std::size_t>(cr - begin);
+  return lf ? from + until : std::string_view::npos;
+}
+
+}  // namespace
+
 Status SseParser::take_line_bytes(std::string_view bytes, std::vector<SseEvent>& out) {
   std::size_t i = 0;
   while (i < bytes.size()) {
@@ -47,7 +64,7 @@ Status SseParser::take_line_bytes(std::string_view bytes, std::vector<SseEvent>&
         continue;
       }
     }
-    const std::size_t end = bytes.find_first_of("\r\n", i);
+    const std::size_t end = sse_line_end(bytes, i);
     const std::string_view piece = bytes.substr(i, end == std::string_view::npos ? bytes.npos : end - i);
     if (line_.size() + piece.size() > max_) return too_large();
     if (end == std::string_view::npos) {

@@ -87,6 +87,30 @@ class ToolSearchTool final : public Tool {
   Load load_;
 };
 
+/// The catalogue's lines ("- name: first sentence"), kept for the last set of tools seen on this
+/// thread: every run makes a new tool set, and its catalogue is the same unless a tool (its name
+/// or description, compared as text) changed.
+const std::string& catalogue_text(const std::vector<const Tool*>& tools) {
+  struct Kept {
+    std::vector<std::pair<std::string, std::string>> tools;  // name, description
+    std::string text;
+  };
+  thread_local Kept kept;
+  const bool same = kept.tools.size() == tools.size() &&
+                    std::equal(tools.begin(), tools.end(), kept.tools.begin(), [](const Tool* t, const auto& k) {
+                      return t->name() == k.first && t->description() == k.second;
+                    });
+  if (!same) {
+    kept.tools.clear();
+    kept.text.clear();
+    for (const Tool* t : tools) {
+      kept.tools.emplace_back(std::string(t->name()), std::string(t->description()));
+      kept.text += "- " + catalogue_line(*t) + "\n";
+    }
+  }
+  return kept.text;
+}
+
 class SearchableToolSet final : public RunToolSet, public std::enable_shared_from_this<SearchableToolSet> {
  public:
   SearchableToolSet(std::vector<const Tool*> deferred, std::shared_ptr<RunToolSet> inner,
@@ -105,10 +129,8 @@ class SearchableToolSet final : public RunToolSet, public std::enable_shared_fro
     std::lock_guard lock(mu_);
     // The same tools (Tool objects are immutable): the same catalogue, no need to write it again.
     if (!search_tool_ || catalogue != catalogue_) {
-      std::string text;
-      for (const Tool* t : catalogue) text += "- " + catalogue_line(*t) + "\n";
       std::weak_ptr<SearchableToolSet> weak = weak_from_this();
-      auto tool = std::make_shared<ToolSearchTool>(text, [weak](const std::string& query, std::size_t limit) {
+      auto tool = std::make_shared<ToolSearchTool>(catalogue_text(catalogue), [weak](const std::string& query, std::size_t limit) {
         auto self = weak.lock();
         return self ? self->load(query, limit) : std::vector<const Tool*>{};
       });

@@ -164,7 +164,7 @@ TEST(Attachments, BinaryLabelledTextIsOmittedAndNamesAreOneLine) {
 }
 
 TEST(Attachments, TextOnlyModelGetsANotice) {
-  std::vector<llm::Message> messages;
+  llm::MessageList messages;
   llm::UserMessage u;
   u.content = {llm::TextContent{"what is this"}, llm::ImageContent{"aGk=", "image/png"}};
   messages.push_back(u);
@@ -176,9 +176,12 @@ TEST(Attachments, TextOnlyModelGetsANotice) {
   llm::ModelSpec text_only;
   text_only.provider = "mock";
   text_only.id = "x";
+  const llm::MessageList before = messages;  // the history's own message, shared
   EXPECT_EQ(images_for_model(messages, text_only), 1);
   EXPECT_EQ(std::get<llm::TextContent>(std::get<llm::UserMessage>(messages[0]).content[1]).text,
             "[image omitted: model mock/x does not accept images]");
+  // The notice is in the request's copy: the history keeps its image.
+  EXPECT_TRUE(std::holds_alternative<llm::ImageContent>(std::get<llm::UserMessage>(before[0]).content[1]));
 }
 
 }  // namespace

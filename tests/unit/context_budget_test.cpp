@@ -159,6 +159,7 @@ TEST(ContextEngine, AssemblesEverythingWhenItFitsAndPrunesOldToolResultsFirst) {
     h.messages.push_back({user("next " + std::to_string(i)), "u" + std::to_string(i)});
     h.messages.push_back({assistant("ok"), "a" + std::to_string(i)});
   }
+  const llm::SharedMessage stored_result = h.messages[2].message, stored_reply = h.messages[3].message;
   engine.bootstrap(std::move(h));
   RequestFrame frame{"system", {}};
   std::optional<Assembled> got;
@@ -166,6 +167,9 @@ TEST(ContextEngine, AssemblesEverythingWhenItFitsAndPrunesOldToolResultsFirst) {
   ASSERT_TRUE(got);
   EXPECT_EQ(got->route, OverflowRoute::Fits);
   EXPECT_EQ(got->messages.size(), 10u);
+  // Kept messages are the session's own (shared, not copied per request).
+  EXPECT_EQ(got->messages.shared(2), stored_result);
+  EXPECT_EQ(got->messages.shared(3), stored_reply);
   // A budget the old result breaks: pruned (no summariser needed), the recent turns intact.
   got.reset();
   engine.assemble(frame, 2000, [&](Assembled a) { got = std::move(a); });
@@ -175,6 +179,10 @@ TEST(ContextEngine, AssemblesEverythingWhenItFitsAndPrunesOldToolResultsFirst) {
   ASSERT_EQ(got->messages.size(), 10u);
   const auto& pruned = std::get<llm::ToolResultMessage>(got->messages[2]);
   EXPECT_LT(std::get<llm::TextContent>(pruned.content[0]).text.size(), 5000u);
+  // The pruned text is the request's copy: the session keeps the whole result.
+  EXPECT_NE(got->messages.shared(2), stored_result);
+  EXPECT_EQ(std::get<llm::TextContent>(std::get<llm::ToolResultMessage>(*stored_result).content[0]).text.size(), 12000u);
+  EXPECT_EQ(got->messages.shared(3), stored_reply);
 }
 
 TEST(ContextEngine, ReportedUsageCorrectsTheEstimate) {

@@ -194,6 +194,34 @@ TEST(LlmProviders, CompletionsToolResultImagesFollowAsUserMessage) {
   EXPECT_EQ(body["max_completion_tokens"], m.max_tokens);  // no per-call cap: the model's maxTokens
 }
 
+TEST(LlmProviders, CompletionsBodyIsTheSameFromKeptWireFormsAndForAnotherModel) {
+  // The second request of a session reuses each kept message's wire form (llm/wire_memo.h): its
+  // body must be the one a fresh build writes, and a model that changes a message's form (images
+  // or not) must get its own form, in either order.
+  const ModelSpec vision = completions_model();
+  ModelSpec text_only = make_model("openai-completions", "http://127.0.0.1:8080/v1/");
+  text_only.input = {"text"};
+  const ProviderApi* api = find_api(vision.api);
+  const Context c = sample_context(vision, "call_1", "reasoning_content");  // ends with an image
+  Context fresh = c;
+  fresh.messages = MessageList();  // equal messages, other objects: nothing kept for them
+  for (const Message& m : c.messages) fresh.messages.push_back(m);
+  const std::string first = api->build_request(vision, c, {}).body;
+  EXPECT_EQ(api->build_request(vision, c, {}).body, first);
+  EXPECT_EQ(api->build_request(vision, fresh, {}).body, first);
+  const std::string text_body = api->build_request(text_only, c, {}).body;
+  EXPECT_EQ(text_body.find("image_url"), std::string::npos);
+  EXPECT_EQ(api->build_request(vision, c, {}).body, first);
+  EXPECT_EQ(api->build_request(text_only, fresh, {}).body, text_body);
+  // A message changed for a request (MessageList::mutate) is a new object: written anew.
+  Context changed = c;
+  std::get<UserMessage>(changed.messages.mutate(0)).content = {TextContent{"Weather in Rome?"}};
+  const std::string changed_body = api->build_request(vision, changed, {}).body;
+  EXPECT_NE(changed_body.find("Weather in Rome?"), std::string::npos);
+  EXPECT_EQ(changed_body.find("Weather in Paris?"), std::string::npos);
+  EXPECT_EQ(api->build_request(vision, c, {}).body, first);
+}
+
 TEST(LlmProviders, ResponsesRequest) {
   const ModelSpec m = responses_model();
   const std::string item =
