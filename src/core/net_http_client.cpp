@@ -417,7 +417,7 @@ class Exchange : public std::enable_shared_from_this<Exchange<Stream>> {
   beast::flat_buffer buffer_;
   http::request<http::string_body> req_;
   std::optional<http::response_parser<http::buffer_body>> parser_;
-  std::array<char, 16 * 1024> chunk_{};
+  std::array<char, 16 * 1024> chunk_;  // not zeroed: the parser writes what is read (16 KB per model call)
   bool done_ = false;
   bool cancelled_ = false;
   bool poolable_ = false;

@@ -44,6 +44,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <algorithm>
 #include <unordered_set>
 #include <vector>
 
@@ -285,7 +286,7 @@ class TranscriptWriter {
   /// Moves the leaf (branching, SS-4): the next entry becomes a child of `entry_id`; "" makes the
   /// next entry a new root. Error "ENTRY_NOT_FOUND" for an id not in the file.
   Status set_leaf(std::string_view entry_id);
-  bool contains(std::string_view entry_id) const { return ids_.contains(std::string(entry_id)); }
+  bool contains(std::string_view entry_id) const { return std::find(ids_.begin(), ids_.end(), entry_id) != ids_.end(); }
 
   /// Appends {type, id, parentId: leaf, timestamp: now, …fields} and makes it the leaf. `fields`
   /// must be an object; its keys type/id/parentId/timestamp are ignored. Returns the new id.
@@ -334,7 +335,9 @@ class TranscriptWriter {
   int fd_ = -1;
   const Clock* clock_;
   FsyncPolicy fsync_;
-  std::unordered_set<std::string> ids_;
+  // Every entry id in the file. A plain vector: ids are short (no allocation each) and a writer is
+  // opened per turn, so a hash set's node per entry cost more than the few look-ups (new ids, set_leaf).
+  std::vector<std::string> ids_;
   std::string leaf_;
   bool needs_newline_ = false;  ///< the file ends in an unterminated fragment
   std::function<void(AppendedLine&)> observer_;

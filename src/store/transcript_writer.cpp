@@ -113,8 +113,8 @@ Result<TranscriptWriter> TranscriptWriter::open(const std::filesystem::path& fil
   const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) return io_error(file, "cannot open");
   TranscriptWriter writer(file, fd, clock, fsync);
-  writer.ids_.reserve(contents.entries.size() + 16);  // one allocation, no rehash while filling
-  for (const auto& entry : contents.entries) writer.ids_.insert(entry.id);
+  writer.ids_.reserve(contents.entries.size() + 16);  // one allocation for a turn's appends too
+  for (const auto& entry : contents.entries) writer.ids_.push_back(entry.id);
   if (!contents.entries.empty()) writer.leaf_ = contents.entries.back().id;
   writer.needs_newline_ = contents.missing_final_newline;
   return writer;
@@ -131,7 +131,7 @@ Status TranscriptWriter::set_leaf(std::string_view entry_id) {
 std::string TranscriptWriter::new_entry_id() const {
   for (int i = 0; i < 100; ++i) {
     std::string id = ids::uuid_v4().substr(0, 8);
-    if (!ids_.contains(id)) return id;
+    if (!contains(id)) return id;
   }
   return ids::uuid_v4();  // as pi: practically unreachable
 }
@@ -188,7 +188,7 @@ Result<std::string> TranscriptWriter::append(std::string_view type, Json fields)
     }
   }
   line += "}";
-  ids_.insert(id);  // even on failure: part of the line may have reached the file
+  if (!contains(id)) ids_.push_back(id);  // even on failure: part of the line may have reached the file
   const bool terminated_fragment = needs_newline_;
   uint64_t offset = 0;
   if (auto written = write_line(line, &offset); !written) return written.error();
