@@ -50,6 +50,7 @@ Result<json> cron_call(CronScheduler& scheduler, std::string_view action, const 
     json spec = params;
     spec.erase("idempotencyKey");
     if (spec.contains("job") && spec["job"].is_object() && !spec.contains("schedule")) spec = spec["job"];
+    spec.erase("effectiveAgentId");  // cron.list's read-only view field (a job copied from a listing)
     return scheduler.add(spec);
   }
   if (action == "runs") {
@@ -73,7 +74,9 @@ Result<json> cron_call(CronScheduler& scheduler, std::string_view action, const 
   if (action == "update") {
     auto patch = params.find("patch");
     if (patch == params.end() || !patch->is_object()) return bad_param(action, "patch: required (an object of the fields to change)");
-    return scheduler.update(*id, *patch);
+    json fields = *patch;
+    fields.erase("effectiveAgentId");  // read-only, as in add
+    return scheduler.update(*id, fields);
   }
   if (action == "run") {
     std::string mode = "force";

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/ids.h"
+#include "store/session_keys.h"
 
 namespace pincer::automation {
 namespace {
@@ -93,6 +94,21 @@ CronSettings cron_settings_from_config(const json& config) {
     }
   }
   if (s.known_agents->empty()) s.known_agents->push_back("main");
+  // The default agent as agent/agents_config.h resolves it: `default: true`, else the first entry.
+  s.default_agent = s.known_agents->front();
+  const json* list = nullptr;
+  if (config.is_object() && config.contains("agents") && config["agents"].is_object() &&
+      config["agents"].contains("list") && config["agents"]["list"].is_array())
+    list = &config["agents"]["list"];
+  if (list) {
+    for (const json& a : *list) {
+      if (a.is_object() && a.contains("default") && a["default"] == true && a.contains("id") && a["id"].is_string()) {
+        s.default_agent = a["id"].get<std::string>();
+        break;
+      }
+    }
+  }
+  s.default_agent = store::normalize_agent_id(s.default_agent);
   s.known_channels.emplace();
   if (config.is_object() && config.contains("channels") && config["channels"].is_object()) {
     for (const auto& [id, entry] : config["channels"].items())
@@ -410,7 +426,7 @@ json CronScheduler::list(bool include_disabled, int64_t limit, int64_t offset) {
   std::vector<json> items;
   std::string inventory;  // ids and change times: the revision a paging client checks each page against
   for (const CronJob* job : jobs) {
-    json j = cron_job_to_json(*job);
+    json j = job_view(*job);
     inventory += job->id + ":" + std::to_string(j.value("updatedAtMs", int64_t{0})) + ";";
     if (!job->invalid.empty()) {
       j["enabled"] = false;
@@ -434,7 +450,14 @@ Result<json> CronScheduler::get(const std::string& id) {
   (void)reload_if_changed();
   const CronJob* job = store_.find(id);
   if (!job) return Error{"NOT_FOUND", "unknown cron job id: " + id};
-  return cron_job_to_json(*job);
+  return job_view(*job);
+}
+
+json CronScheduler::job_view(const CronJob& job) const {
+  json j = cron_job_to_json(job);
+  // OpenClaw's cron.list field (its CLI shows "unresolved" in the Agent ID column without it).
+  j["effectiveAgentId"] = job.agent_id.empty() ? settings_.default_agent : store::normalize_agent_id(job.agent_id);
+  return j;
 }
 
 Result<json> CronScheduler::add(const json& spec) {

@@ -46,6 +46,9 @@ struct CronSettings {
   /// "last"); nullopt = not checked. Jobs already in the file are never refused for them (the
   /// config may change back); a run of such a job fails with the agent's or channel's error.
   std::optional<std::vector<std::string>> known_agents, known_channels;
+  /// The agent a job without `agentId` runs as (agents.list[] with `default: true`, else the first
+  /// entry, else "main"; normalised): cron.list and cron.get answer it as `effectiveAgentId`.
+  std::string default_agent = "main";
 };
 /// Reads `cron.*`, agents.defaults.userTimezone, the agent ids and the channel ids from a
 /// validated config.
@@ -117,13 +120,14 @@ class CronScheduler {
   // ---- the surfaces (methods, CLI through the gateway, the agent's tool) ----
   /// OpenClaw's `cron.status`: {enabled, storePath, jobs, nextWakeAtMs, running, issues}.
   nlohmann::json status();
-  /// OpenClaw's `cron.list` page: {jobs, total, offset, limit, hasMore, nextOffset, snapshotRevision
+  /// OpenClaw's `cron.list` page (each job with OpenClaw's `effectiveAgentId`: its agentId, else
+  /// CronSettings::default_agent): {jobs, total, offset, limit, hasMore, nextOffset, snapshotRevision
   /// (changes when a listed job is added, removed or changed)}; jobs sorted
   /// by next run (none last); disabled ones only with `include_disabled`. Pincer adds `issues`
   /// (the invalid jobs, as status()) and `fileError` (jobs.json is broken: the jobs shown are the
   /// ones loaded before, if any) when there are any.
   nlohmann::json list(bool include_disabled, int64_t limit, int64_t offset);
-  /// One job in OpenClaw's shape, or NOT_FOUND.
+  /// One job in OpenClaw's shape (with `effectiveAgentId` as list()'s), or NOT_FOUND.
   Result<nlohmann::json> get(const std::string& id);
   /// Adds a job (CronStore::add); errors name the field (CRON_JOB_INVALID also for an agentId or
   /// delivery.channel not in CronSettings::known_agents / known_channels). Emits `added`, re-arms.
@@ -157,6 +161,7 @@ class CronScheduler {
     bool operator==(const FileStamp&) const = default;
   };
   FileStamp stamp() const;
+  nlohmann::json job_view(const CronJob& job) const;
   Status guard_writable() const;
   void after_write();
   void fill_missing_next(int64_t now);

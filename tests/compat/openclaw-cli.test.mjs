@@ -300,8 +300,13 @@ dns.promises.lookup = function (h, ...r) { return ok(h) ? plookup.call(this, h, 
     const out = cli("cron", "list", "--json");
     const jobs = out.jobs ?? out;
     assert(Array.isArray(jobs) && jobs.some((j) => j.name === "compat-reminder"), `job not listed: ${JSON.stringify(out).slice(0, 800)}`);
+    const job = jobs.find((j) => j.name === "compat-reminder");
+    assert(job.effectiveAgentId === "main", `no effectiveAgentId "main" (the job has no agentId): ${JSON.stringify(job)}`);
     const { stdout, shown } = cliText("cron", "list");
     assert(/compat-reminder/.test(stdout), `job not in the table: ${shown}`);
+    // The Agent ID column reads effectiveAgentId ?? agentId: "unresolved" when neither is sent.
+    const row = stdout.split("\n").find((l) => /compat-reminder/.test(l)) ?? "";
+    assert(!/unresolved/.test(row) && /\bmain\b/.test(row), `the job's agent is not shown as main: ${shown}`);
     return `${jobs.length} job(s)`;
   });
   check("openclaw status --all", () => {

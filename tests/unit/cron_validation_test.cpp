@@ -237,6 +237,35 @@ TEST(CronValidation, UnknownAgentsAndChannelsAreRefused) {
   EXPECT_EQ(*plain.known_agents, std::vector<std::string>{"main"});
 }
 
+TEST(CronValidation, ListAndGetNameEachJobsEffectiveAgent) {
+  // OpenClaw's CLI shows `effectiveAgentId ?? agentId` in `cron list`, "unresolved" without either.
+  Harness h("effective", utc("2026-01-01T00:00:00Z"));
+  const json config = json::parse(R"({"agents": {"list": [{"id": "main"}, {"id": "Work", "default": true}]}})");
+  ASSERT_TRUE(h.open(cron_settings_from_config(config)).ok());
+  ASSERT_TRUE(h.sched->add(agent_job("plain", {{"kind", "every"}, {"everyMs", 60000}})).ok());
+  json own = agent_job("own", {{"kind", "every"}, {"everyMs", 120000}});
+  own["agentId"] = "main";
+  ASSERT_TRUE(h.sched->add(own).ok());
+  auto list = cron_call(*h.sched, "list", json::object());
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ((*list)["jobs"].size(), 2u);
+  EXPECT_EQ((*list)["jobs"][0]["id"], "plain");
+  EXPECT_EQ((*list)["jobs"][0]["effectiveAgentId"], "work") << "the default agent, normalised";
+  EXPECT_FALSE((*list)["jobs"][0].contains("agentId")) << "the job's own fields are as stored";
+  EXPECT_EQ((*list)["jobs"][1]["effectiveAgentId"], "main");
+  auto got = cron_call(*h.sched, "get", {{"id", "plain"}});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)["effectiveAgentId"], "work");
+  // A job copied from a listing back into cron.update does not store the read-only field.
+  ASSERT_TRUE(cron_call(*h.sched, "update", {{"id", "plain"}, {"patch", *got}}).ok());
+  EXPECT_FALSE(h.sched->store().find("plain")->raw.contains("effectiveAgentId"));
+  EXPECT_THAT(slurp(h.file()), ::testing::Not(HasSubstr("effectiveAgentId")));
+  // Without agents.list the default agent is "main"; else the first entry.
+  EXPECT_EQ(cron_settings_from_config(json::object()).default_agent, "main");
+  EXPECT_EQ(cron_settings_from_config(json::parse(R"({"agents": {"list": [{"id": "ops"}, {"id": "x"}]}})")).default_agent,
+            "ops");
+}
+
 // ---- 5. a broken jobs.json ------------------------------------------------------------------------
 
 TEST(CronValidation, AJobFileThatIsNotJsonNamesItsLineAndIsNeverWrittenOver) {
