@@ -172,10 +172,23 @@ Result<std::string> RunJournal::accept(const std::string& source, json request, 
   return id;
 }
 
+namespace {
+
+/// {"id":…,"op":…,<key>:…} as a dump of that object writes it (keys sorted; `key` sorts after
+/// "op"): the steps of every turn, written without building a tree.
+std::string step_line(const std::string& id, std::string_view op, std::string_view key, const std::string& value) {
+  std::string line;
+  json_dump::Writer w(line);
+  w.begin_object().key("id").string(id).key("op").string(op).key(key).string(value).end_object();
+  return line;
+}
+
+}  // namespace
+
 Status RunJournal::started(const std::string& id, const std::string& run_id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return Ok{};
-  if (auto st = append(json{{"op", "started"}, {"id", id}, {"run", run_id}}, /*durable=*/false); !st) return st;
+  if (auto st = append_line(id, step_line(id, "started", "run", run_id), /*durable=*/false); !st) return st;
   it->second.run_id = run_id;
   return Ok{};
 }
@@ -201,7 +214,7 @@ Status RunJournal::answered(const std::string& id, const std::string& outcome) {
   if (it == entries_.end()) return Ok{};
   // Made durable in the background, beside the turn's transcript (queued in finish()): the final
   // event does not wait for the disk (store/background_sync.h).
-  if (auto st = append(json{{"op", "answered"}, {"id", id}, {"outcome", outcome}}, /*durable=*/false); !st) return st;
+  if (auto st = append_line(id, step_line(id, "answered", "outcome", outcome), /*durable=*/false); !st) return st;
   if (store::sync_needed(file_)) store::sync_in_background(fd_, file_.string());
   if (!it->second.dedupe_key.empty()) by_key_.erase(it->second.dedupe_key);
   entries_.erase(it);

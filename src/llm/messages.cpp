@@ -59,28 +59,36 @@ std::vector<const ToolCall*> AssistantMessage::tool_calls() const {
 
 namespace {
 
+// Objects are built field by field: an initializer list builds each level as a temporary tree
+// and copies it into the next, and every recorded message goes through here (the transcript line,
+// the cache's parsed entry).
 json blocks_to_json(const std::vector<ContentBlock>& blocks) {
   json out = json::array();
+  out.get_ref<json::array_t&>().reserve(blocks.size());
   for (const auto& block : blocks) out.push_back(to_json(block));
   return out;
 }
 
 json usage_to_json(const Usage& u) {
-  return json{{"input", u.input},
-              {"output", u.output},
-              {"cacheRead", u.cache_read},
-              {"cacheWrite", u.cache_write},
-              {"totalTokens", u.total_tokens},
-              {"cost",
-               {{"input", u.cost.input},
-                {"output", u.cost.output},
-                {"cacheRead", u.cost.cache_read},
-                {"cacheWrite", u.cost.cache_write},
-                {"total", u.cost.total}}}};
+  json cost = json::object();
+  cost["input"] = u.cost.input;
+  cost["output"] = u.cost.output;
+  cost["cacheRead"] = u.cost.cache_read;
+  cost["cacheWrite"] = u.cost.cache_write;
+  cost["total"] = u.cost.total;
+  json j = json::object();
+  j["input"] = u.input;
+  j["output"] = u.output;
+  j["cacheRead"] = u.cache_read;
+  j["cacheWrite"] = u.cache_write;
+  j["totalTokens"] = u.total_tokens;
+  j["cost"] = std::move(cost);
+  return j;
 }
 
 json user_to_json(const UserMessage& m) {
-  json j{{"role", "user"}};
+  json j = json::object();
+  j["role"] = "user";
   const bool as_string = m.content_is_string && m.content.size() == 1 &&
                          std::holds_alternative<TextContent>(m.content.front());
   if (as_string) {
@@ -95,10 +103,14 @@ json user_to_json(const UserMessage& m) {
 }
 
 json assistant_to_json(const AssistantMessage& m) {
-  json j{{"role", "assistant"},    {"content", blocks_to_json(m.content)},
-         {"api", m.api},           {"provider", m.provider},
-         {"model", m.model},       {"usage", usage_to_json(m.usage)},
-         {"stopReason", to_string(m.stop_reason)}};
+  json j = json::object();
+  j["role"] = "assistant";
+  j["content"] = blocks_to_json(m.content);
+  j["api"] = m.api;
+  j["provider"] = m.provider;
+  j["model"] = m.model;
+  j["usage"] = usage_to_json(m.usage);
+  j["stopReason"] = to_string(m.stop_reason);
   if (!m.error_message.empty()) j["errorMessage"] = m.error_message;
   if (!m.response_id.empty()) j["responseId"] = m.response_id;
   j["timestamp"] = m.timestamp;
@@ -106,10 +118,11 @@ json assistant_to_json(const AssistantMessage& m) {
 }
 
 json tool_result_to_json(const ToolResultMessage& m) {
-  json j{{"role", "toolResult"},
-         {"toolCallId", m.tool_call_id},
-         {"toolName", m.tool_name},
-         {"content", blocks_to_json(m.content)}};
+  json j = json::object();
+  j["role"] = "toolResult";
+  j["toolCallId"] = m.tool_call_id;
+  j["toolName"] = m.tool_name;
+  j["content"] = blocks_to_json(m.content);
   if (!m.details.is_null()) j["details"] = m.details;
   j["isError"] = m.is_error;
   j["timestamp"] = m.timestamp;
@@ -119,19 +132,32 @@ json tool_result_to_json(const ToolResultMessage& m) {
 }  // namespace
 
 json to_json(const ContentBlock& block) {
-  if (const auto* t = std::get_if<TextContent>(&block)) return json{{"type", "text"}, {"text", t->text}};
+  json j = json::object();
+  if (const auto* t = std::get_if<TextContent>(&block)) {
+    j["type"] = "text";
+    j["text"] = t->text;
+    return j;
+  }
   if (const auto* th = std::get_if<ThinkingContent>(&block)) {
-    json j{{"type", "thinking"}, {"thinking", th->thinking}};
+    j["type"] = "thinking";
+    j["thinking"] = th->thinking;
     if (!th->signature.empty()) j["thinkingSignature"] = th->signature;
     if (th->redacted) j["redacted"] = true;
     return j;
   }
   if (const auto* img = std::get_if<ImageContent>(&block)) {
-    if (!img->ref.empty()) return json{{"type", "image"}, {"mimeType", img->mime_type}, {"ref", img->ref}};
-    return json{{"type", "image"}, {"data", img->data}, {"mimeType", img->mime_type}};
+    j["type"] = "image";
+    j["mimeType"] = img->mime_type;
+    if (!img->ref.empty()) j["ref"] = img->ref;
+    else j["data"] = img->data;
+    return j;
   }
   const auto& call = std::get<ToolCall>(block);
-  return json{{"type", "toolCall"}, {"id", call.id}, {"name", call.name}, {"arguments", call.arguments}};
+  j["type"] = "toolCall";
+  j["id"] = call.id;
+  j["name"] = call.name;
+  j["arguments"] = call.arguments;
+  return j;
 }
 
 json to_json(const Message& message) {
