@@ -28,6 +28,7 @@
 #include "core/ids.h"
 #include "core/saturating.h"
 #include "store/session_keys.h"
+#include "store/session_recovery.h"
 #include "store/session_tree.h"
 #include "store/transcript.h"
 #include "tools/process_table.h"
@@ -120,15 +121,19 @@ store::SessionIndex& AgentService::index_for(const std::string& agent_id) {
   auto& slot = impl_->indexes[agent_id];
   if (!slot) slot = std::make_unique<store::SessionIndex>(store::session_index_path(impl_->state_dir, agent_id), impl_->clock);
   if (auto st = slot->load(); !st) {
-    // A corrupt index must not stop the agent: move it aside (kept for inspection) and start a
-    // new one; the transcripts themselves are untouched.
-    auto moved = slot->quarantine();
-    if (moved) {
-      spdlog::error("sessions index of agent {} could not be read ({}); moved it to {} and started a new index "
-                    "(transcripts are kept)", agent_id, st.error().message, moved->string());
+    // A corrupt index must not stop the agent nor lose its sessions: move it aside (kept for
+    // inspection) and rebuild it from the transcripts beside it (store/session_recovery.h).
+    auto recovery = store::recover_index(*slot, agent_id, st.error().message);
+    if (recovery) {
+      spdlog::error("sessions index of agent {} could not be read ({}); moved it to {} and rebuilt it from the "
+                    "transcripts: {} session(s) recovered{}", agent_id, st.error().message, recovery->kept_at.string(),
+                    recovery->recovered,
+                    recovery->without_key ? " (" + std::to_string(recovery->without_key) +
+                                                " without their key, listed as agent:" + agent_id + ":recovered:<sessionId>)"
+                                          : std::string());
     } else {
-      spdlog::error("sessions index of agent {}: {} (and it could not be moved aside: {})", agent_id, st.error().message,
-                    moved.error().message);
+      spdlog::error("sessions index of agent {}: {} (and it could not be rebuilt: {})", agent_id, st.error().message,
+                    recovery.error().message);
     }
   }
   return *slot;
@@ -317,6 +322,7 @@ void AgentService::start(Pending p) {
     store::TranscriptCreateOptions options;
     options.session_id = session_id;
     options.cwd = spec->workspace.string();
+    options.session_key = key;  // a damaged index is rebuilt with it (store/session_recovery.h)
     options.fsync = store::FsyncPolicy::None;
     auto w = store::TranscriptWriter::create(*file, options, s.clock);
     if (!w) return fail("cannot create session " + key + ": " + w.error().message);

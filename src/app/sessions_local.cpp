@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "store/session_index.h"
 #include "store/session_keys.h"
+#include "store/session_recovery.h"
 #include "store/transcript.h"
 
 namespace pincer::app {
@@ -22,7 +23,17 @@ json local_sessions_list(const std::filesystem::path& state_dir, int limit, int6
     if (!std::filesystem::exists(file, ec)) continue;
     store::SessionIndex index(file, SystemClock::instance());
     if (auto st = index.load(); !st) {
-      std::cerr << "pincer: skipping " << file.string() << ": " << st.error().message << "\n";
+      // Damaged: list what its transcripts hold (the gateway rebuilds the file at its next use).
+      const auto found = store::sessions_from_transcripts(file.parent_path(), agent_id);
+      std::cerr << "pincer: " << file.string() << " is damaged (" << st.error().message << "); listing the "
+                << found.size() << " session(s) found in its transcripts (the gateway rebuilds the index at its "
+                << "next use of agent " << agent_id << ")\n";
+      for (const auto& session : found) {
+        json row = {{"sessionId", session.session_id}, {"updatedAt", session.updated_at}};
+        row["key"] = session.key;
+        row["agentId"] = agent_id;
+        rows.push_back(std::move(row));
+      }
       continue;
     }
     for (const auto& listing : index.list()) {

@@ -69,6 +69,12 @@ std::vector<Finding> check_skills(const nlohmann::json& effective, const std::fi
 std::vector<Finding> check_cron_agents(const nlohmann::json& effective, const std::filesystem::path& state_dir,
                                        const config::EnvLookup& env);
 
+/// "sessions" (SS-1, cli/doctor_sessions.cpp): per agent under <state>/agents, fail when its
+/// sessions.json does not load (the error, how many sessions its transcripts hold, the fix: the
+/// gateway rebuilds it at its next use), warn when a damaged copy `sessions.json.corrupt.<ts>` is
+/// kept beside a rebuilt index (where it is). Nothing when every index loads and none was rebuilt.
+std::vector<Finding> check_session_indexes(const std::filesystem::path& state_dir);
+
 /// Mode bits of the state dir and pincer.json: warn when group/other can read them; the fix names
 /// only the paths that exist and are too open (chmod 700 a directory, 600 a file).
 Finding check_permissions(const std::filesystem::path& state_dir, const std::filesystem::path& config_file);

@@ -371,6 +371,17 @@ Result<SessionEntry> SessionIndex::upsert(std::string_view key, const OrderedJso
   return entry;
 }
 
+Status SessionIndex::restore(std::string_view key, SessionEntry entry) {
+  if (unavailable_) return Error{"SESSIONS_UNAVAILABLE", file_.string() + ": not loaded (quarantine() it first)"};
+  std::string canonical = canonical_store_key(key);
+  if (canonical.empty()) return Error{"SESSIONS_INVALID", "empty session key"};
+  auto slot = entries_.find(canonical);
+  if (slot == entries_.end()) put(std::move(canonical), std::move(entry));
+  else slot->second.entry = std::move(entry);
+  dirty_ = true;
+  return Ok{};
+}
+
 bool SessionIndex::remove(std::string_view key) {
   auto it = entries_.find(canonical_store_key(key));
   if (it == entries_.end()) return false;

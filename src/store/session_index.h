@@ -119,6 +119,11 @@ class SessionIndex {
   /// "SESSIONS_UNAVAILABLE" (after a failed load()).
   Result<SessionEntry> upsert(std::string_view key, const OrderedJson& patch, const UpsertOptions& options = {});
 
+  /// Sets the entry for `key` as given, without merging (updatedAt is kept as it is): rebuilding an
+  /// index (store/session_recovery.h). In memory only: call save(). Errors: "SESSIONS_INVALID"
+  /// (empty key), "SESSIONS_UNAVAILABLE" (after a failed load()).
+  Status restore(std::string_view key, SessionEntry entry);
+
   /// Removes the entry; false when there was none. In memory only: call save().
   bool remove(std::string_view key);
 

@@ -4,7 +4,7 @@
 //
 // File shape, one JSON object per line, each line ending in "\n":
 //   line 1  header  {"type":"session","version":3,"id":<sessionId>,"timestamp":<ISO>,"cwd":<str>,
-//                    "parentSession"?:<str>}
+//                    "parentSession"?:<str>, "sessionKey"?:<str> (Pincer's: the index key)}
 //   then    entries {"type":…,"id":<8 lowercase hex, unique in the file>,
 //                    "parentId":<id of the previous entry on the branch | null>,
 //                    "timestamp":<ISO 8601 UTC with milliseconds, e.g. 2026-03-05T14:22:01.123Z>,
@@ -238,6 +238,10 @@ struct TranscriptCreateOptions {
   std::string cwd;                            ///< the agent's working directory (workspace)
   std::optional<std::string> parent_session;  ///< path of the transcript this one was forked from
   FsyncPolicy fsync = FsyncPolicy::EveryAppend;
+  /// The session's store key, written to the header as "sessionKey" (after pi's fields; pi and
+  /// OpenClaw ignore it) when not empty, so that a damaged sessions.json can be rebuilt with its
+  /// keys (store/session_recovery.h).
+  std::string session_key = {};
 };
 
 /// One line a TranscriptWriter has just appended, for its observer (set_observer): a cache of the

@@ -84,6 +84,7 @@ Result<TranscriptWriter> TranscriptWriter::create(const std::filesystem::path& f
                      ",\"id\":" + dump_lenient(options.session_id) + ",\"timestamp\":" +
                      dump_lenient(iso_timestamp(clock.wall_ms())) + ",\"cwd\":" + dump_lenient(options.cwd);
   if (options.parent_session) line += ",\"parentSession\":" + dump_lenient(*options.parent_session);
+  if (!options.session_key.empty()) line += ",\"sessionKey\":" + dump_lenient(options.session_key);
   line += "}";
   if (auto written = writer.write_line(line); !written) {
     ::unlink(file.c_str());
