@@ -150,7 +150,8 @@ std::vector<std::pair<std::string, std::string>> unanswered_tool_calls(const sto
 
 /// Removes the session `key` (index entry and transcript `file`) when it is still `session_id` and
 /// its transcript holds no message: a new session whose first message was refused before it was
-/// recorded (agent_service_sessions.cpp). Anything else is left as it is.
+/// recorded (agent_service_sessions.cpp), with the media stored for that message
+/// (release_session_media). Anything else is left as it is.
 void discard_unused_session(store::SessionIndex& index, const std::string& key, const std::string& session_id,
                             const std::filesystem::path& file);
 

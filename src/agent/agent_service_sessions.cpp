@@ -152,7 +152,11 @@ void discard_unused_session(store::SessionIndex& index, const std::string& key, 
   }
   std::error_code ec;
   std::filesystem::remove(file, ec);
-  spdlog::info("session {}: removed again, its first message was refused before it was recorded", key);
+  // The images stored for the refused message (attachment_blocks) go with it: its links under
+  // media/by-session/<id>/, and each file no other session links.
+  const int media = release_session_media(file.parent_path(), session_id);
+  spdlog::info("session {}: removed again, its first message was refused before it was recorded{}", key,
+               media > 0 ? " (with " + std::to_string(media) + " stored attachment file(s))" : std::string());
 }
 
 Result<json> AgentService::delete_session(const std::string& session_key) {
