@@ -5,6 +5,7 @@
 
 #include "agent/agents_config.h"
 #include "agent/workspace_roster.h"
+#include "cli/config_workspace_checks.h"
 #include "agent/time_zone.h"
 #include "automation/heartbeat.h"
 #include "automation/hooks.h"
@@ -354,6 +355,7 @@ ConfigProblems check_config(const json& effective, const std::filesystem::path& 
   for (auto& p : memory::dreaming::dreaming_problems(effective_checked)) out.errors.push_back(std::move(p));  // DR-1
   hooks_config_problems(effective_checked, secret, out);
   sandbox_problems(effective_checked, *agents, out);
+  workspace_problems(effective_checked, *agents, out);  // a file where the workspace should be
   // Memory: an extra path that does not exist is indexed as nothing, silently.
   for (const auto& a : agents->agents) {
     const auto memory = memory::resolve_memory_settings(effective_checked, a.id, a.workspace, paths::state_dir(env), memory::memory_env_from_process());
