@@ -13,6 +13,7 @@
 
 #include "agent/bootstrap_file_cache.h"
 #include "agent/text_cut.h"
+#include "core/file_kind.h"
 #include "core/file_watch.h"
 #include "store/atomic_file.h"
 
@@ -248,9 +249,16 @@ BootstrapLoad read_bootstrap(const fs::path& dir, std::size_t per_file_max, std:
       continue;
     }
 
-    auto data = read_bootstrap_file(file.path, kMaxBootstrapFileBytes);  // cached by stat
+    // Not a regular file (a FIFO, a directory, a device, a symlink loop …): said as what it is,
+    // and never opened (a FIFO would block the turn).
+    const std::optional<std::string> odd = not_a_regular_file(file.path);
+    auto data = odd ? Result<std::string>(Error{"NOT_REGULAR", *odd})
+                    : read_bootstrap_file(file.path, kMaxBootstrapFileBytes);  // cached by stat
     std::string text;  // what this file contributes before the total-budget clamp
-    if (!data && data.error().code == "NOT_FOUND") {
+    if (odd) {
+      text = "[NOT LOADED] " + file.path.string() + " " + *odd + "; a bootstrap file must be a regular file.";
+      file.truncated = true;
+    } else if (!data && data.error().code == "NOT_FOUND") {
       if (!is_expected(name)) continue;  // optional file: absent = not loaded
       file.missing = true;
       text = "[MISSING] Expected at: " + file.path.string();

@@ -539,6 +539,7 @@ std::vector<Finding> run_doctor(const std::filesystem::path& state_dir, const st
   for (auto& f : check_skills(cfg, state_dir, env)) out.push_back(std::move(f));
   for (auto& f : check_cron_agents(cfg, state_dir, env)) out.push_back(std::move(f));
   for (auto& f : check_session_indexes(state_dir)) out.push_back(std::move(f));
+  for (auto& f : check_workspaces(cfg, state_dir, env)) out.push_back(std::move(f));
   auto provider_var = std::find_if(missing.begin(), missing.end(), [](const MissingEnvVar& m) {
     return m.path.rfind("models.", 0) == 0 || m.path.rfind("agents.", 0) == 0;
   });

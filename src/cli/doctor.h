@@ -69,6 +69,12 @@ std::vector<Finding> check_skills(const nlohmann::json& effective, const std::fi
 std::vector<Finding> check_cron_agents(const nlohmann::json& effective, const std::filesystem::path& state_dir,
                                        const config::EnvLookup& env);
 
+/// "workspace" (CX-2, cli/doctor_workspace.cpp): per workspace that is a directory, a warning for
+/// each bootstrap file there that is not a regular file (FIFO, directory, device, symlink loop,
+/// dangling symlink: core/file_kind.h words); nothing when all are regular. Never opens a file.
+std::vector<Finding> check_workspaces(const nlohmann::json& effective, const std::filesystem::path& state_dir,
+                                      const config::EnvLookup& env);
+
 /// "sessions" (SS-1, cli/doctor_sessions.cpp): per agent under <state>/agents, fail when its
 /// sessions.json does not load (the error, how many sessions its transcripts hold, the fix: the
 /// gateway rebuilds it at its next use), warn when a damaged copy `sessions.json.corrupt.<ts>` is
