@@ -83,12 +83,15 @@ void ConfigReloader::on_change() {
     gateway_.set_config(next->effective, next->hash);
     return;
   }
-  spdlog::info("config changed: {}", join_paths(plan.changed));
   for (const auto& w : next->warnings) spdlog::warn("config: {}", w);  // a repeated key
+  // "config changed: …" is said only of an edit that goes ahead: a rejected one is logged as the
+  // rejection alone (its reason and the file), not first listed as if it applied.
+  const std::string changed = join_paths(plan.changed);
   using gateway::ReloadMode;
   const ReloadMode mode = mode_of(next->effective);  // the file's own wish applies to this edit
   if (mode == ReloadMode::Off) {  // nothing applies; running_ stays, so a later edit applies all of it
     mode_ = mode;
+    spdlog::info("config changed: {}", changed);
     spdlog::info("config: gateway.reload.mode is \"off\": this edit is not applied (it applies at the next start, "
                  "or when an edit sets gateway.reload.mode to hybrid, hot or restart)");
     return;
@@ -97,9 +100,11 @@ void ConfigReloader::on_change() {
   const bool restart = mode == ReloadMode::Restart || (mode == ReloadMode::Hybrid && !plan.restart_reasons.empty());
   if (restart) {
     if (auto st = preflight_ ? preflight_(*next) : Status(Ok{}); !st) return reject(st.error().message);
+    spdlog::info("config changed: {}", changed);
     return restart_when_idle(join_paths(mode == ReloadMode::Restart ? plan.changed : plan.restart_reasons));
   }
-  if (plan.hot && !apply_hot(*next)) return;
+  if (plan.hot && !apply_hot(*next, changed)) return;
+  if (!plan.hot) spdlog::info("config changed: {}", changed);
   if (!plan.restart_reasons.empty()) {
     spdlog::warn("config: {} need a gateway restart to take effect (gateway.reload.mode is \"hot\")",
                  join_paths(plan.restart_reasons));
@@ -111,17 +116,18 @@ void ConfigReloader::on_change() {
 
 void ConfigReloader::reject(const std::string& problems) {
   const std::string why = naming_included_files(problems, config_path_);
-  spdlog::error("config reload rejected, the running config is kept: {}", why);
+  spdlog::error("config reload rejected ({}), the running config is kept: {}", config_path_.string(), why);
   // Clients learn it too (status.config, errors of chat.send/agent): only the console saw it before.
   gateway_.config_reload_rejected(redact::apply(why));
 }
 
-bool ConfigReloader::apply_hot(const config::LoadedConfig& next) {
+bool ConfigReloader::apply_hot(const config::LoadedConfig& next, const std::string& changed) {
   // Channels first: an account that cannot be built rejects the whole change.
   if (auto st = channels_.reload(next.effective); !st) {
     reject(st.error().message);
     return false;
   }
+  spdlog::info("config changed: {}", changed);
   agents_.reconfigure(next.effective);
   if (on_hot_applied_) on_hot_applied_(next.effective);
   spdlog::info("config reloaded");
@@ -158,7 +164,7 @@ void ConfigReloader::poll_restart(const std::string& why) {
   if (!ready) {
     restart_pending_ = false;
     const std::string why = naming_included_files(ready.error().message, config_path_);
-    spdlog::error("config: restart cancelled, the running config is kept: {}", why);
+    spdlog::error("config: restart cancelled ({}), the running config is kept: {}", config_path_.string(), why);
     gateway_.config_reload_rejected(redact::apply(why));
     return;
   }

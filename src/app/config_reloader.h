@@ -55,10 +55,12 @@ class ConfigReloader {
 
  private:
   void on_change();
-  /// Logs a rejected reload and tells the gateway (status.config, client errors).
+  /// Logs a rejected reload (its reason and the file) and tells the gateway (status.config,
+  /// client errors).
   void reject(const std::string& why);
-  /// False (logged) when the channels reject it: then nothing was applied.
-  bool apply_hot(const config::LoadedConfig& next);
+  /// False (logged) when the channels reject it: then nothing was applied. Else logs "config
+  /// changed: `changed`" before the rest applies.
+  bool apply_hot(const config::LoadedConfig& next, const std::string& changed);
   void restart_when_idle(const std::string& why);
   void poll_restart(const std::string& why);
 

@@ -135,6 +135,12 @@ TEST_F(ConfigSafetyH7Test, TheTokenTheRunningGatewayUsesIsNotRemovedAndDoctorSay
 
   // The token gone from the file: the gateway keeps its own; doctor names the true cause.
   ASSERT_TRUE(gw.wait_for_stderr("config reload rejected"));
+  // Its log names the file and the reason, and does not first list the rejected edit as a change.
+  const std::string log = gw.process().err();
+  EXPECT_NE(log.find("config reload rejected (" + (home_.path() / "pincer.json").string() + "), the running config is kept:"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("config changed:"), std::string::npos) << log;
   auto locked = pincer({"doctor", "--json"}, {{"PINCER_GATEWAY_PORT", std::to_string(gw.port())}});
   EXPECT_NE(locked.out.find("this home's gateway (pid"), std::string::npos) << locked.out << locked.err;
   EXPECT_NE(locked.out.find("no longer holds (it was changed or removed while the gateway ran)"), std::string::npos)
@@ -159,6 +165,8 @@ TEST_F(ConfigSafetyH7Test, ANewTokenTheRunningGatewayDoesNotRestartWithIsWarnedO
   auto other = pincer({"config", "set", "session.dmScope", "main"});
   EXPECT_EQ(other.exit_code, 0) << other.out << other.err;
   EXPECT_EQ(other.err.find("reload.mode"), std::string::npos) << other.err;
+  // An applied edit is logged with its changed paths.
+  EXPECT_TRUE(gw.wait_for_stderr("config changed: session.dmScope")) << gw.process().err();
 }
 
 // Item 3 with this home's gateway running: doctor's bind is the listening gateway's, and onboard
