@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tools/tool.h"
@@ -39,6 +40,15 @@ class DynamicToolSource {
   /// Loop thread: the tools known now (of the servers that are ready), starting nothing — what
   /// tools.effective lists. Unfiltered: the caller applies the policy.
   virtual std::vector<std::shared_ptr<const Tool>> known_tools() const { return {}; }
+  /// A configured, enabled source whose tools known_tools() does not have yet.
+  struct Pending {
+    std::string name;
+    bool failed = false;  ///< it tried and failed (`reason` says why); else not started or starting
+    std::string reason;
+  };
+  /// Loop thread: the sources (MCP servers) configured and enabled but not ready, in name order:
+  /// tools.effective's notice that their tools appear after a run connects them.
+  virtual std::vector<Pending> pending_sources() const { return {}; }
 };
 
 }  // namespace pincer::tools

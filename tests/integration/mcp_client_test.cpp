@@ -182,6 +182,16 @@ TEST_F(McpClientTest, ThePolicyRemovesMcpToolsLikeOthers) {
   // The profile does not remove them (the default "coding" lists no MCP tool); tools.deny does.
   start({{"servers", {{"everything", stdio_server(bin("mcp-server-everything"))}}}},
         {{"tools", {{"deny", json::array({"everything__echo"})}}}});
+  // Before any run the server is configured but not started: tools.effective says so (OpenClaw's
+  // notice "mcp-not-yet-connected") instead of silently listing no MCP tools.
+  ASSERT_EQ(client_->request("sessions.create", {{"key", "main"}})["ok"], true);
+  auto before = client_->request("tools.effective", {{"sessionKey", "main"}});
+  ASSERT_EQ(before["ok"], true) << before.dump();
+  ASSERT_EQ(before["payload"]["notices"].size(), 1u) << before.dump();
+  EXPECT_EQ(before["payload"]["notices"][0]["id"], "mcp-not-yet-connected");
+  EXPECT_EQ(before["payload"]["notices"][0]["severity"], "info");
+  EXPECT_EQ(before["payload"]["notices"][0]["servers"], json::array({"everything"}));
+  EXPECT_NE(before["payload"]["notices"][0]["message"].get<std::string>().find("\"everything\""), std::string::npos);
   script(json::array({"plain"}));
   chat_turn(*client_, "main", "hi", "run-1", std::chrono::seconds(60));
   auto gens = generations();
@@ -206,6 +216,7 @@ TEST_F(McpClientTest, ThePolicyRemovesMcpToolsLikeOthers) {
   std::sort(listed.begin(), listed.end());
   std::sort(mcp_offered.begin(), mcp_offered.end());
   EXPECT_EQ(listed, mcp_offered) << effective.dump();
+  EXPECT_FALSE(effective["payload"].contains("notices")) << "the one server is ready: " << effective.dump();
 }
 
 // tools.effective decides with the session's model (its /model override), not only the agent's
@@ -359,6 +370,15 @@ TEST_F(McpClientTest, BrokenServersAreUnavailableWithTheirReasonAndTheTurnStillC
   check("hangs", "initialize timed out after 1500 ms");
   check("missing", "not found on PATH");
   EXPECT_EQ(server(st, "everything")["state"], "ready");
+  // tools.effective warns of them (the ready one's tools are listed, the others are not).
+  auto effective = client_->request("tools.effective", {{"sessionKey", "main"}});
+  ASSERT_EQ(effective["ok"], true) << effective.dump();
+  const json& notices = effective["payload"]["notices"];
+  ASSERT_EQ(notices.size(), 1u) << effective.dump();
+  EXPECT_EQ(notices[0]["id"], "mcp-unavailable");
+  EXPECT_EQ(notices[0]["severity"], "warning");
+  EXPECT_EQ(notices[0]["servers"], json::array({"garbage", "hangs", "missing", "quits"})) << effective.dump();
+  EXPECT_NE(notices[0]["message"].get<std::string>().find("not found on PATH"), std::string::npos) << effective.dump();
 
   // The gateway is still fine: another turn works.
   script(json::array({"again"}));

@@ -16,7 +16,9 @@
 //       of `pincer tools explain --session KEY` (a chat session's key means a sender who is not
 //       the owner), with the session's model (its override, else the agent's primary); then the
 //       MCP servers' tools the running MCP client knows now (ready servers; none is started),
-//       each through the same policy as in a run. As OpenClaw, the session must exist.
+//       each through the same policy as in a run; `notices` (OpenClaw's ToolsEffectiveNotice) when
+//       configured MCP servers are not ready: "mcp-not-yet-connected" (info; idle or starting) and
+//       "mcp-unavailable" (warning, with the reasons). As OpenClaw, the session must exist.
 //
 // Errors: INVALID_REQUEST naming the field; `unknown agent id "x"`; `agent id "a" does not match
 // session agent "b"`; `unknown session key "k"`; an invalid session key (why). Loop thread (no
@@ -141,6 +143,46 @@ MethodResult catalog(MethodContext& ctx) {
   return json{{"agentId", id}, {"profiles", std::move(profiles)}, {"groups", std::move(groups)}};
 }
 
+/// `"a", "b", "c" and 2 more` (OpenClaw lists three names of a notice's servers).
+std::string server_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < 3; ++i) out += (i ? ", \"" : "\"") + names[i] + "\"";
+  if (names.size() > 3) out += " and " + std::to_string(names.size() - 3) + " more";
+  return out;
+}
+
+/// OpenClaw's ToolsEffectiveNotice {id, severity, message, servers} for the configured MCP servers
+/// whose tools are not listed: "mcp-not-yet-connected" (OpenClaw's id: not started yet, or starting),
+/// and Pincer's "mcp-unavailable" warning for the ones that failed, with their reasons.
+json mcp_notices(const std::vector<tools::DynamicToolSource::Pending>& pending) {
+  std::vector<std::string> waiting, failed;
+  std::string reasons;
+  for (const auto& p : pending) {
+    (p.failed ? failed : waiting).push_back(p.name);
+    if (p.failed) reasons += (reasons.empty() ? "" : "; ") + p.name + ": " + (p.reason.empty() ? "failed" : p.reason);
+  }
+  json notices = json::array();
+  if (!waiting.empty()) {
+    notices.push_back({{"id", "mcp-not-yet-connected"},
+                       {"severity", "info"},
+                       {"message", "MCP server" + std::string(waiting.size() > 1 ? "s " : " ") + server_names(waiting) +
+                                       (waiting.size() > 1 ? " are" : " is") +
+                                       " configured but not connected yet: " + (waiting.size() > 1 ? "their" : "its") +
+                                       " tools are listed here once a run of the agent has started " +
+                                       (waiting.size() > 1 ? "them" : "it") + " (or `pincer mcp status --start`)."},
+                       {"servers", waiting}});
+  }
+  if (!failed.empty()) {
+    notices.push_back({{"id", "mcp-unavailable"},
+                       {"severity", "warning"},
+                       {"message", "MCP server" + std::string(failed.size() > 1 ? "s " : " ") + server_names(failed) +
+                                       (failed.size() > 1 ? " are" : " is") + " unavailable (" + reasons +
+                                       "); Pincer retries with a backoff, and `pincer mcp status` shows the state."},
+                       {"servers", failed}});
+  }
+  return notices;
+}
+
 MethodResult effective(MethodContext& ctx) {
   const char* m = "tools.effective";
   const json& params = ctx.request.params;
@@ -210,7 +252,11 @@ MethodResult effective(MethodContext& ctx) {
     }
   }
   if (!mcp.empty()) groups.push_back({{"id", "mcp"}, {"label", "MCP server tools"}, {"source", "mcp"}, {"tools", std::move(mcp)}});
-  return json{{"agentId", explained->origin.agent_id}, {"profile", explained->profile}, {"groups", std::move(groups)}};
+  json out = {{"agentId", explained->origin.agent_id}, {"profile", explained->profile}, {"groups", std::move(groups)}};
+  if (auto* source = service->dynamic_tools()) {
+    if (json notices = mcp_notices(source->pending_sources()); !notices.empty()) out["notices"] = std::move(notices);
+  }
+  return out;
 }
 
 }  // namespace tools_methods

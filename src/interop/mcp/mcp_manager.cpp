@@ -307,6 +307,18 @@ std::vector<std::shared_ptr<const tools::Tool>> Manager::known_tools() const {
   return {impl_->tools.begin(), impl_->tools.end()};
 }
 
+std::vector<tools::DynamicToolSource::Pending> Manager::pending_sources() const {
+  std::vector<Pending> out;
+  for (const auto& [name, slot] : impl_->slots) {  // a std::map: name order
+    using detail_mcp_manager::State;
+    if (slot.state == State::Ready || slot.state == State::Disabled) continue;
+    // A server restarting after a failure (Starting, its reason kept) counts as failed.
+    const bool failed = slot.state == State::Unavailable || (slot.failures > 0 && !slot.reason.empty());
+    out.push_back({name, failed, slot.reason});
+  }
+  return out;
+}
+
 std::shared_ptr<tools::RunToolSet> Manager::open_run(std::function<bool(const tools::Tool&)> allowed) {
   if (impl_->slots.empty()) return nullptr;
   impl_->start_idle();  // lazily: the first run that could use them

@@ -57,6 +57,9 @@ class Manager final : public tools::DynamicToolSource {
   std::shared_ptr<tools::RunToolSet> open_run(std::function<bool(const tools::Tool&)> allowed) override;
   /// The ready servers' tools now, starting none (tools.effective).
   std::vector<std::shared_ptr<const tools::Tool>> known_tools() const override;
+  /// The enabled servers not ready: idle or starting, or failed (unavailable, or restarting after
+  /// a failure; with its reason).
+  std::vector<Pending> pending_sources() const override;
 
  private:
   std::shared_ptr<ManagerImpl> impl_;
