@@ -445,9 +445,14 @@ int run_call(const ClientFlags& f, const std::string& method, const std::string&
     }
   }
   return with_gateway(f, [&](cli::GatewayClient& client) {
-    auto r = client.call(method, params, f.timeout(), until_final);
-    // The gateway found the method or its parameters invalid: exit 2, as for a bad argument (docs/cli.md).
-    if (!r && r.error().code == "INVALID_REQUEST") return fail(2, method + ": " + r.error().message + " [INVALID_REQUEST]");
+    std::string error_class;  // the answer's error.code; r's code is its details.code when it has one
+    auto r = client.call(method, params, f.timeout(), until_final, &error_class);
+    // The gateway found the method or its parameters invalid: exit 2, as for a bad argument
+    // (docs/cli.md) — INVALID_REQUEST as the answer's code, also with a more specific details.code
+    // (cron's CRON_JOB_NOT_FOUND, an unknown agent id), or as the details.code of another class.
+    if (!r && (error_class == "INVALID_REQUEST" || r.error().code == "INVALID_REQUEST")) {
+      return fail(2, method + ": " + r.error().message + " [" + r.error().code + "]");
+    }
     if (!r) return request_failed(method, r.error());
     return print_json(*r);
   });

@@ -56,8 +56,12 @@ class GatewayClient {
   /// (the specific cause) else its error.code, "TIMEOUT" after `timeout`, "CLOSED" when the connection ended first ("GATEWAY_STOPPING" when
   /// the gateway closed it on purpose: 1001 going away, 1012 service restart), "INVALID_UTF8"
   /// (nothing sent) when a string in `params` is not UTF-8 text (the message names its path).
+  /// `error_class` (optional) gets the answer's own error.code when the gateway answered with an
+  /// error (the class, e.g. INVALID_REQUEST where the Error's code is details.code
+  /// CRON_JOB_NOT_FOUND), else "".
   Result<nlohmann::json> call(const std::string& method, const nlohmann::json& params = nlohmann::json::object(),
-                              std::chrono::milliseconds timeout = std::chrono::seconds(30), bool until_final = false);
+                              std::chrono::milliseconds timeout = std::chrono::seconds(30), bool until_final = false,
+                              std::string* error_class = nullptr);
 
   /// Sends a request without waiting; `done` (optional) gets the final response on the I/O thread
   /// (or at once, on the calling thread, for "INVALID_UTF8": see call()).
@@ -70,6 +74,9 @@ class GatewayClient {
  private:
   struct Impl;
   explicit GatewayClient(std::shared_ptr<Impl> impl);
+  /// call_async, with call()'s `error_class` filled before `done` runs.
+  void request(const std::string& method, const nlohmann::json& params, std::function<void(Result<nlohmann::json>)> done,
+               bool until_final, std::shared_ptr<std::string> error_class);
   std::shared_ptr<Impl> impl_;
 };
 

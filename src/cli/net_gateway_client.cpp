@@ -59,6 +59,8 @@ struct GatewayClient::Impl : std::enable_shared_from_this<Impl> {
   struct Pending {
     bool until_final = false;
     std::function<void(Result<json>)> done;
+    /// call()'s: gets the error's class (error.code) before `done` runs, when the answer is an error.
+    std::shared_ptr<std::string> error_class;
   };
 
   ClientOptions options;
@@ -217,6 +219,10 @@ struct GatewayClient::Impl : std::enable_shared_from_this<Impl> {
     json payload = frame.contains("payload") ? frame["payload"] : json(nullptr);
     if (ok && it->second.until_final && payload.is_object() && payload.value("status", "") == "accepted") return;
     auto done = std::move(it->second.done);
+    if (!ok && it->second.error_class) {
+      const json& err = frame.contains("error") && frame["error"].is_object() ? frame["error"] : json::object();
+      *it->second.error_class = err.value("code", std::string("ERROR"));
+    }
     pending.erase(it);
     if (done) done(ok ? Result<json>(std::move(payload)) : Result<json>(response_error(frame, false)));
   }
@@ -331,6 +337,11 @@ bool GatewayClient::connected() const { return impl_->open; }
 
 void GatewayClient::call_async(const std::string& method, const json& params, std::function<void(Result<json>)> done,
                                bool until_final) {
+  request(method, params, std::move(done), until_final, nullptr);
+}
+
+void GatewayClient::request(const std::string& method, const json& params, std::function<void(Result<json>)> done,
+                            bool until_final, std::shared_ptr<std::string> error_class) {
   // Text that is not UTF-8 cannot be sent as JSON: refuse the request and say where it is.
   if (auto bad = utf8::find_invalid(params)) {
     if (done) {
@@ -346,25 +357,29 @@ void GatewayClient::call_async(const std::string& method, const json& params, st
     return;
   }
   auto impl = impl_;
-  asio::post(impl->ioc, [impl, method, params, done = std::move(done), until_final]() mutable {
+  asio::post(impl->ioc, [impl, method, params, done = std::move(done), until_final,
+                         error_class = std::move(error_class)]() mutable {
     if (!impl->open) {
       if (done) done(Error{"CLOSED", "not connected to the gateway"});
       return;
     }
     const std::string id = "c" + std::to_string(impl->next_id++);
-    impl->pending[id] = Impl::Pending{until_final, std::move(done)};
+    impl->pending[id] = Impl::Pending{until_final, std::move(done), std::move(error_class)};
     impl->send({{"type", "req"}, {"id", id}, {"method", method}, {"params", params}});
   });
 }
 
 Result<json> GatewayClient::call(const std::string& method, const json& params, std::chrono::milliseconds timeout,
-                                 bool until_final) {
+                                 bool until_final, std::string* error_class) {
   auto promise = std::make_shared<std::promise<Result<json>>>();
   auto future = promise->get_future();
-  call_async(method, params, [promise](Result<json> r) { promise->set_value(std::move(r)); }, until_final);
+  // Written on the I/O thread before the promise is set; read here only after the future is ready.
+  auto cls = error_class ? std::make_shared<std::string>() : nullptr;
+  request(method, params, [promise](Result<json> r) { promise->set_value(std::move(r)); }, until_final, cls);
   if (future.wait_for(timeout) != std::future_status::ready) {
     return Error{"TIMEOUT", method + ": no response within " + std::to_string(timeout.count()) + " ms"};
   }
+  if (error_class) *error_class = *cls;
   return future.get();
 }
 

@@ -149,8 +149,21 @@ TEST_F(CliClientTest, ModelsListAndRawCall) {
   auto bad_value = pincer({"gateway", "call", "chat.history", "--params", "{\"sessionKey\": 5}"});
   EXPECT_EQ(bad_value.exit_code, 2) << bad_value.err;
   EXPECT_NE(bad_value.err.find("[INVALID_REQUEST]"), std::string::npos) << bad_value.err;
+  // INVALID_REQUEST with a more specific details.code (cron's CRON_JOB_NOT_FOUND) is still invalid
+  // params: 2, naming the specific code; so is INVALID_REQUEST as the details.code of UNAVAILABLE
+  // (the agent method's refusal of an unknown agent).
   auto not_found = pincer({"gateway", "call", "cron.get", "--params", "{\"id\": \"no-such-job\"}"});
-  EXPECT_EQ(not_found.exit_code, 1) << not_found.err;
+  EXPECT_EQ(not_found.exit_code, 2) << not_found.err;
+  EXPECT_NE(not_found.err.find("pincer: cron.get: "), std::string::npos) << not_found.err;
+  EXPECT_NE(not_found.err.find("[CRON_JOB_NOT_FOUND]"), std::string::npos) << not_found.err;
+  auto no_agent = pincer({"gateway", "call", "agent", "--params",
+                          "{\"message\": \"hi\", \"agentId\": \"nope\", \"idempotencyKey\": \"call-no-agent\"}"});
+  EXPECT_EQ(no_agent.exit_code, 2) << no_agent.err;
+  EXPECT_NE(no_agent.err.find("unknown agent \"nope\""), std::string::npos) << no_agent.err;
+  // Another class is a failed request: 1.
+  auto no_approval = pincer({"gateway", "call", "exec.approval.get", "--params", "{\"id\": \"no-such-approval\"}"});
+  EXPECT_EQ(no_approval.exit_code, 1) << no_approval.err;
+  EXPECT_NE(no_approval.err.find("[APPROVAL_NOT_FOUND]"), std::string::npos) << no_approval.err;
   // What is wrong with --params, and where.
   auto bad_params = pincer({"gateway", "call", "health", "--params", "[1"});
   EXPECT_EQ(bad_params.exit_code, 2);
