@@ -27,11 +27,8 @@ const SETTLE_MS = Number(process.env.CUI_SETTLE_MS ?? 1500);
 // Methods Pincer answers with an error on purpose, and why (docs/compatibility.md says the same).
 // Each page shows these features as unavailable; none is an error of a feature Pincer has.
 export const ALLOWED_ERRORS = new Map([
-  ["chat.metadata", /unknown method/],          // per-session model-account metadata: not implemented
   ["sessions.companion.state", /Side chat is unavailable/],  // OpenClaw's own answer without side chat
-  ["themes.list", /unknown method/],            // per-user theme store: not implemented (the UI keeps its built-in themes)
   ["tools.github.status", /unknown method/],    // GitHub identity for agents: not implemented
-  ["doctor.memory.status", /unknown method/],   // OpenClaw's memory doctor (dreaming, embeddings probe): not implemented
   ["migrations.memory.plan", /unknown method/], // importing another app's memory: not implemented
   ["skills.library.list", /unknown method/],    // the uploaded skills library: not implemented
   // The memory settings page asks for the schema of OpenClaw's memory plugin; Pincer's config has

@@ -1,7 +1,8 @@
 // OpenClaw's agent-file, tool and device-label methods against the real gateway binary:
 // agents.files.list|get|set and agents.workspace.get (gateway/methods/agent_files.cpp),
 // tools.catalog and tools.effective (gateway/methods/tools.cpp, the rule of `pincer tools
-// explain`), device.pair.rename (gateway/methods/devices.cpp, shown by `pincer devices list`).
+// explain`), device.pair.rename (gateway/methods/devices.cpp, shown by `pincer devices list`),
+// chat.metadata, doctor.memory.status and themes.list (gateway/methods/ui_reads.cpp).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -252,6 +253,43 @@ TEST_F(AgentFilesToolsTest, EffectiveToolsFollowThePolicyAsToolsExplainDoes) {
   }
   EXPECT_TRUE(all.count("exec") && all.count("write"));
   EXPECT_EQ(error(c->request("tools.catalog", {{"includePlugins", "yes"}})), "invalid tools.catalog params: /includePlugins must be boolean");
+
+  // The Control UI's other reads of these agents and sessions (methods/ui_reads.cpp), checked here
+  // to start no other gateway: chat.metadata is models.list's models + commands.list's text
+  // commands of the session's agent, with no pinned account.
+  auto meta = c->request("chat.metadata", {{"sessionKey", "agent:ops:main"}});
+  ASSERT_EQ(meta["ok"], true) << meta.dump();
+  EXPECT_EQ(meta["payload"]["models"], c->request("models.list", json::object())["payload"]["models"]);
+  EXPECT_EQ(meta["payload"]["commands"],
+            c->request("commands.list", {{"agentId", "ops"}, {"scope", "text"}})["payload"]["commands"]);
+  EXPECT_FALSE(meta["payload"]["commands"].empty());
+  EXPECT_EQ(meta["payload"]["accountSelection"]["kind"], "automatic");
+  EXPECT_EQ(meta["payload"]["swarmEnabled"], false);
+  EXPECT_EQ(meta["payload"]["runtimeSelectionLocked"], false);
+  auto draft = c->request("chat.metadata", {{"agentId", "main"}});  // a new chat: no session yet
+  ASSERT_EQ(draft["ok"], true) << draft.dump();
+  EXPECT_FALSE(draft["payload"].contains("runtimeSelectionLocked"));
+  EXPECT_EQ(error(c->request("chat.metadata", {{"agentId", "nobody"}})), "unknown agent id \"nobody\"");
+  EXPECT_EQ(error(c->request("chat.metadata", {{"agentId", "ops"}, {"sessionKey", "agent:main:main"}})),
+            "agent id \"ops\" does not match session agent \"main\"");
+  EXPECT_EQ(error(c->request("chat.metadata", {{"sessionKey", "agent:main:main"}, {"authProfileId", "p"}})),
+            "invalid chat.metadata params: must NOT have both sessionKey and authProfileId");
+  // doctor.memory.status: memory on, no embedding provider configured → keyword search, not checked.
+  auto memory = c->request("doctor.memory.status", {{"agentId", "ops"}});
+  ASSERT_EQ(memory["ok"], true) << memory.dump();
+  EXPECT_EQ(memory["payload"]["agentId"], "ops");
+  EXPECT_EQ(memory["payload"]["provider"], "none");
+  EXPECT_EQ(memory["payload"]["embedding"]["ok"], false);
+  EXPECT_EQ(memory["payload"]["embedding"]["checked"], false);
+  EXPECT_EQ(c->request("doctor.memory.status", json::object())["payload"]["agentId"], "main") << "the default agent";
+  EXPECT_EQ(error(c->request("doctor.memory.status", {{"probe", "yes"}})),
+            "invalid doctor.memory.status params: /probe must be boolean");
+  // themes.list: no gateway themes, the UI's default selected.
+  auto themes = c->request("themes.list", json::object());
+  ASSERT_EQ(themes["ok"], true) << themes.dump();
+  EXPECT_EQ(themes["payload"]["themes"], json::array());
+  EXPECT_EQ(themes["payload"]["current"]["id"], themes["payload"]["theme"]["id"]);
+  EXPECT_EQ(themes["payload"]["current"]["scope"], "gateway");
 }
 
 TEST_F(AgentFilesToolsTest, APairedDeviceGetsALabelShownByTheListAndTheCli) {

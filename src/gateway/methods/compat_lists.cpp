@@ -174,6 +174,7 @@ MethodResult sessions_companion_state(MethodContext&) { return RpcError::unavail
 void register_compat_methods(MethodRegistry& registry) {
   register_skill_methods(registry);  // skills.status (methods/skills.cpp)
   register_absent_feature_methods(registry);
+  register_ui_read_methods(registry);  // chat.metadata, doctor.memory.status, themes.list (methods/ui_reads.cpp)
   register_presence_methods(registry);
   register_session_branch_methods(registry);
   register_web_search_methods(registry);

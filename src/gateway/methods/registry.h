@@ -92,6 +92,8 @@ void register_compat_methods(MethodRegistry& registry);  // *.approval.list, sys
 void register_skill_methods(MethodRegistry& registry);   // skills.status (methods/skills.cpp, SK-1..4)
 /// Empty OpenClaw-shaped lists of features Pincer lacks (methods/absent_features.cpp).
 void register_absent_feature_methods(MethodRegistry& registry);
+/// chat.metadata, doctor.memory.status, themes.list from what Pincer has (methods/ui_reads.cpp).
+void register_ui_read_methods(MethodRegistry& registry);
 void register_presence_methods(MethodRegistry& registry);        // system-presence, last-heartbeat
 void register_session_branch_methods(MethodRegistry& registry);  // sessions.branches.list|switch (SS-4)
 void register_web_search_methods(MethodRegistry& registry);      // webSearch.status (TL-5 settings)
