@@ -336,6 +336,9 @@ static int run_gateway_once(const GatewayRunFlags& flags, bool& restart) {
   const config::LoadedConfig* loaded = &*report.loaded;
   const json& cfg = loaded->effective;
   gateway::GatewaySettings s = std::move(*settings);
+  // Where the secret it checks comes from (never the secret): `config set/unset` reads it to tell
+  // whether the file's secret is the one in use (cli/config_auth_guard.h).
+  lock->record_auth(s.auth.mode, cli::gateway_secret(cfg, env, auth_flags(flags)).source);
   warn_loose_permissions(state, config_path);  // once the start is sure: a refusal stays one line
   const std::string where = s.bind_host + ":" + std::to_string(s.port);
   // Reachable from other machines with a guessable secret: start (the owner chose it) but say so.

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/invoked_command.h"
-#include "core/json5.h"
+#include "core/config_text.h"
 #include "core/paths.h"
 #include "store/instance_lock.h"
 
@@ -15,16 +15,17 @@ namespace {
 using nlohmann::json;
 
 /// The auth mode a config text sets ("token" when it sets none) and whether it writes the
-/// secret that mode needs; nullopt when the text does not parse or has an `$include`.
+/// secret that mode needs, with what its `$include`d files write; nullopt when it does not parse
+/// or an include cannot be resolved.
 struct FileAuth {
   std::string mode = "token";
   bool has_secret = false;
   std::string secret;               ///< the secret as written ("${NAME}" too)
   std::string reload_mode = "hybrid";  ///< gateway.reload.mode
 };
-std::optional<FileAuth> file_auth(const std::string& text) {
-  if (text.find("$include") != std::string::npos) return std::nullopt;
-  auto doc = json5::parse(text);
+std::optional<FileAuth> file_auth(const std::filesystem::path& file, const std::string& text, const config::EnvLookup& env) {
+  // As the gateway reads it: the text (about to be written to `file`) with its includes.
+  auto doc = config::resolve_config_text(text, file, env, config::EnvRefs::kKeep);
   if (!doc || !doc->is_object()) return std::nullopt;
   FileAuth out;
   const json gw = doc->value("gateway", json::object());
@@ -57,14 +58,22 @@ std::string running_gateway_lockout(const std::filesystem::path& file, const std
                                     const config::EnvLookup& env) {
   const auto state = paths::state_dir(env);
   if (!same_file(file, paths::config_file(state))) return "";
-  const auto was = file_auth(before);
-  const auto now = file_auth(after);
+  const auto was = file_auth(file, before, env);
+  const auto now = file_auth(file, after, env);
   if (!was || !now || !was->has_secret || now->has_secret) return "";
   if (was->mode != "token" && was->mode != "password") return "";  // the gateway checks no secret now
   const std::string variable = now->mode == "password" ? "PINCER_GATEWAY_PASSWORD" : "PINCER_GATEWAY_TOKEN";
   if (auto v = env(variable); v && !v->empty()) return "";  // this shell's CLI authenticates with that
   const auto holder = store::read_lock_holder(paths::gateway_lock_file(state));
   if (!holder || holder->stopping) return "";
+  // The secret the gateway checks, as its lock file records it (store::InstanceLock::record_auth):
+  // one from --token/--password(-file), PINCER_GATEWAY_* or another mode (--auth) is not the
+  // file's, which it then never checked, so removing that changes nothing for it. A gateway that
+  // records none (an older one) is taken to check the file's.
+  if (!holder->auth_mode.empty() &&
+      (holder->auth_mode != was->mode || holder->auth_source != "gateway.auth." + holder->auth_mode)) {
+    return "";
+  }
   const std::string key = now->mode == "password" ? "gateway.auth.password" : "gateway.auth.token";
   const std::string old_key = was->mode == "password" ? "gateway.auth.password" : "gateway.auth.token";
   std::string where = "pid " + std::to_string(holder->pid);
@@ -84,8 +93,8 @@ std::string running_gateway_keeps_old_secret(const std::filesystem::path& file, 
                                              const std::string& after, const config::EnvLookup& env) {
   const auto state = paths::state_dir(env);
   if (!same_file(file, paths::config_file(state))) return "";
-  const auto was = file_auth(before);
-  const auto now = file_auth(after);
+  const auto was = file_auth(file, before, env);
+  const auto now = file_auth(file, after, env);
   if (!was || !now || !now->has_secret) return "";
   if (was->mode == now->mode && was->secret == now->secret) return "";
   if (now->reload_mode != "hot" && now->reload_mode != "off") return "";

@@ -18,9 +18,10 @@ namespace pincer::cli {
 /// running gateway, or "": `file` is the config of the home `env` names (paths::state_dir), its
 /// gateway runs (its lock file names a living pid that is not stopping), `before` writes the
 /// secret of its auth mode (gateway.auth.token in token mode, the default; gateway.auth.password
-/// in password mode) and `after` writes none for the mode it sets, and this shell gives none
-/// either (PINCER_GATEWAY_TOKEN / PINCER_GATEWAY_PASSWORD). A text with `$include` is left alone
-/// (the secret may come from there). The sentence names the gateway (pid, address), what happens
+/// in password mode) and `after` writes none for the mode it sets, this shell gives none either
+/// (PINCER_GATEWAY_TOKEN / PINCER_GATEWAY_PASSWORD), and the gateway checks the file's secret (its
+/// lock file records where its secret comes from: not a flag, its environment or another mode).
+/// Both texts are read with the files they `$include`. The sentence names the gateway (pid, address), what happens
 /// and the ways to do it on purpose (change the secret instead; or stop the gateway first).
 std::string running_gateway_lockout(const std::filesystem::path& file, const std::string& before, const std::string& after,
                                     const config::EnvLookup& env);

@@ -2,6 +2,7 @@
 // (config_env.cpp) → validate (config_validate.cpp) → defaults (config_defaults.cpp). The other
 // schema walkers: config_export.cpp (JSON Schema, Markdown), config_secrets.cpp (redaction).
 #include "core/config.h"
+#include "core/config_text.h"
 
 #include <cstdlib>
 #include <cerrno>
@@ -211,6 +212,11 @@ Result<nlohmann::json> resolve_file(const std::filesystem::path& file, const Env
   auto text = read_config_file(file);
   if (!text) return invalid(file.string() + ": " + text.error().message);
   return resolve_text(*text, file, env, refs);
+}
+
+Result<nlohmann::json> resolve_config_text(const std::string& text, const std::filesystem::path& file,
+                                           const EnvLookup& env, EnvRefs refs) {
+  return resolve_text(text, file, env, refs);
 }
 
 }  // namespace pincer::config

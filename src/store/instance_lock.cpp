@@ -44,24 +44,29 @@ InstanceLock::~InstanceLock() {
   ::close(fd_);  // closing releases the flock
 }
 
-void InstanceLock::record_listening(const std::string& host, int port) {
+void InstanceLock::write(const std::string& status) {
   if (fd_ < 0) return;
-  host_ = host;
-  port_ = port;
-  const std::string text = std::to_string(::getpid()) + "\n" + host + " " + std::to_string(port) + "\n";
+  const std::string address = port_ > 0 ? host_ + " " + std::to_string(port_) : "- 0";
+  std::string text = std::to_string(::getpid()) + "\n" + address + "\n";
+  if (!status.empty()) text += status + "\n";  // the third line, where earlier readers look for it
+  if (!auth_mode_.empty()) text += "auth " + auth_mode_ + (auth_source_.empty() ? "" : " " + auth_source_) + "\n";
   if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) < 0) {
-    // Only for messages.
+    // Only for messages and the CLI's checks.
   }
 }
 
-void InstanceLock::record_stopping(bool restarting) {
-  if (fd_ < 0) return;
-  const std::string address = port_ > 0 ? host_ + " " + std::to_string(port_) : "- 0";
-  const std::string text =
-      std::to_string(::getpid()) + "\n" + address + "\n" + (restarting ? "restarting" : "stopping") + "\n";
-  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, text.data(), text.size(), 0) < 0) {
-    // Only for messages.
-  }
+void InstanceLock::record_listening(const std::string& host, int port) {
+  host_ = host;
+  port_ = port;
+  write("");
+}
+
+void InstanceLock::record_stopping(bool restarting) { write(restarting ? "restarting" : "stopping"); }
+
+void InstanceLock::record_auth(const std::string& mode, const std::string& source) {
+  auth_mode_ = mode;
+  auth_source_ = source;
+  write("");
 }
 
 std::optional<LockHolder> read_lock_holder(const std::filesystem::path& lock_file) {
@@ -87,9 +92,15 @@ std::optional<LockHolder> read_lock_holder(const std::filesystem::path& lock_fil
       h.host = host;
       h.port = port;
     }
-    if (std::getline(in, line)) {
-      h.stopping = line == "stopping";
-      h.restarting = line == "restarting";
+    while (std::getline(in, line)) {
+      if (line == "stopping") h.stopping = true;
+      else if (line == "restarting") h.restarting = true;
+      else if (line.rfind("auth ", 0) == 0) {  // "auth <mode> [<source>]"
+        const std::string rest = line.substr(5);
+        const std::size_t space = rest.find(' ');
+        h.auth_mode = rest.substr(0, space);
+        h.auth_source = space == std::string::npos ? "" : rest.substr(space + 1);
+      }
     }
   }
   return h;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/config_auth_guard.h"
 #include "core/ids.h"
 #include "core/paths.h"
 #include "core/redact.h"
@@ -156,6 +157,78 @@ TEST(InstanceLock, RecordsWhereTheGatewayListensUntilReleased) {
   }
   EXPECT_FALSE(store::read_lock_holder(lock_file));  // released: no gateway
   std::filesystem::remove_all(dir);
+}
+
+// Which secret the running gateway checks, recorded in its lock file (never the secret itself),
+// and kept when it records its address and its stop.
+TEST(InstanceLock, RecordsWhereTheGatewaysSecretComesFrom) {
+  auto dir = temp_dir("lock-auth");
+  auto lock_file = dir / "gateway.lock";
+  {
+    auto lock = store::InstanceLock::acquire(lock_file);
+    ASSERT_TRUE(lock);
+    EXPECT_EQ(store::read_lock_holder(lock_file)->auth_mode, "");  // not recorded (an older gateway)
+    lock->record_auth("token", "--token-file");
+    lock->record_listening("127.0.0.1", 19312);
+    auto holder = store::read_lock_holder(lock_file);
+    ASSERT_TRUE(holder);
+    EXPECT_EQ(holder->port, 19312);
+    EXPECT_EQ(holder->auth_mode, "token");
+    EXPECT_EQ(holder->auth_source, "--token-file");
+    lock->record_stopping(false);
+    holder = store::read_lock_holder(lock_file);
+    ASSERT_TRUE(holder);
+    EXPECT_TRUE(holder->stopping);
+    EXPECT_EQ(holder->auth_source, "--token-file");
+    lock->record_auth("none", "");
+    EXPECT_EQ(store::read_lock_holder(lock_file)->auth_mode, "none");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// `config unset gateway.auth.token` while this home's gateway runs (this process holds the lock
+// here): refused only when the gateway checks the file's token — not when its lock file says the
+// token came from --token or PINCER_GATEWAY_TOKEN (the file's was never in use) — and also for a
+// file that $includes another.
+TEST(ConfigAuthGuard, RefusesRemovingOnlyTheSecretTheRunningGatewayChecks) {
+  auto home = temp_dir("auth-guard");
+  const auto file = home / "pincer.json";
+  const std::string token = "guard-token-0123456789abcdef0123456789";
+  const std::string before = "{ gateway: { port: 1, auth: { token: '" + token + "' } } }\n";
+  const std::string after = "{ gateway: { port: 1, auth: {} } }\n";
+  std::ofstream(file) << before;
+  const config::EnvLookup env = [home](const std::string& k) -> std::optional<std::string> {
+    if (k == "PINCER_HOME") return home.string();
+    return std::nullopt;
+  };
+  auto lock = store::InstanceLock::acquire(paths::gateway_lock_file(home));
+  ASSERT_TRUE(lock);
+  lock->record_listening("127.0.0.1", 19313);
+  // An older gateway records nothing: taken to check the file's token.
+  EXPECT_NE(cli::running_gateway_lockout(file, before, after, env).find("this home's gateway is running"), std::string::npos);
+  lock->record_auth("token", "gateway.auth.token");
+  EXPECT_NE(cli::running_gateway_lockout(file, before, after, env).find("this home's gateway is running"), std::string::npos);
+  for (const char* source : {"--token", "--token-file", "PINCER_GATEWAY_TOKEN"}) {
+    lock->record_auth("token", source);
+    EXPECT_EQ(cli::running_gateway_lockout(file, before, after, env), "") << source;
+  }
+  lock->record_auth("none", "");  // --auth none: it checks no secret
+  EXPECT_EQ(cli::running_gateway_lockout(file, before, after, env), "");
+
+  // With an $include (the token in pincer.json itself): read with the included file, refused.
+  lock->record_auth("token", "gateway.auth.token");
+  std::ofstream(home / "session.json5") << "{ dmScope: 'main' }\n";
+  const std::string inc_before =
+      "{ session: { $include: './session.json5' }, gateway: { port: 1, auth: { token: '" + token + "' } } }\n";
+  const std::string inc_after = "{ session: { $include: './session.json5' }, gateway: { port: 1, auth: {} } }\n";
+  EXPECT_NE(cli::running_gateway_lockout(file, inc_before, inc_after, env).find("this home's gateway is running"),
+            std::string::npos);
+  // The token written by the included file, the file's own key removed: the secret stays.
+  std::ofstream(home / "auth.json5") << "{ token: '" + token + "' }\n";
+  EXPECT_EQ(cli::running_gateway_lockout(file, "{ gateway: { auth: { $include: './auth.json5', token: '" + token + "' } } }",
+                                         "{ gateway: { auth: { $include: './auth.json5' } } }", env),
+            "");
+  std::filesystem::remove_all(home);  // the lock is released when `lock` goes
 }
 
 TEST(Paths, StateDirFromEnvironment) {
