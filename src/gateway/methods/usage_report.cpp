@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <system_error>
+
+#include <spdlog/spdlog.h>
 
 #include "agent/time_zone.h"
 #include "core/civil_date.h"
@@ -177,16 +178,20 @@ std::optional<Record> read_record(const json& entry) {
   return r;
 }
 
-/// Calls `fn(record)` for every message of `file` that `range` covers.
+/// Calls `fn(record)` for every message of `file` that `range` covers. Read by the shared
+/// transcript reader (store::read_transcript): its size limit, and its skipping of lines that are
+/// not entries (a torn last line …) with a warning, logged here at debug level (the usage views are
+/// asked for again and again; a load of the session for a turn logs them as warnings).
 template <typename Fn>
 void for_each_record(const fs::path& file, const Range& range, Fn fn) {
-  std::ifstream in(file, std::ios::binary);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const json entry = json::parse(line, nullptr, false);
-    if (entry.is_discarded()) continue;  // a torn last line
-    auto r = read_record(entry);
+  auto contents = store::read_transcript(file);
+  if (!contents) {  // gone since it was listed, unreadable or too large: it counts nothing
+    spdlog::debug("usage: {}: {}", file.string(), contents.error().message);
+    return;
+  }
+  for (const auto& w : contents->warnings) spdlog::debug("usage: {}:{}: {}", file.string(), w.line, w.message);
+  for (const auto& entry : contents->entries) {
+    auto r = read_record(entry.raw);
     if (!r) continue;
     if (r->ts ? (*r->ts < range.start_ms || *r->ts > range.end_ms) : !range.include_untimestamped) continue;
     fn(*r);
