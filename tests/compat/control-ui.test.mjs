@@ -27,7 +27,6 @@ const CHROMIUM = "/usr/bin/chromium";
 // have, whose errors the Control UI shows nowhere or as "unavailable".
 // (control-ui-pages.test.mjs visits every other page with the full list.)
 const ALLOWED_ERRORS = new Map([
-  ["chat.metadata", /unknown method/],           // chat metadata (model accounts): not implemented
   ["sessions.companion.state", /Side chat is unavailable/],  // OpenClaw's own answer without side chat
 ]);
 
